@@ -52,6 +52,11 @@ if (isRoot) {
   chownSync(home, uid, gid);
   env.SEALKIT_ROOT_FIXTURES = prepareRootFixtures(workDir, uid, gid);
   env.HOME = home;
+  // Root's own tool shims (e.g. under /root) are unreachable for the test user.
+  env.PATH = (env.PATH ?? '')
+    .split(':')
+    .filter((entry) => entry !== '' && !entry.startsWith('/root'))
+    .join(':');
   env.USER = user.name;
   env.LOGNAME = user.name;
   commandArgs = [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', command, ...commandArgs];

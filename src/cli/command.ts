@@ -1,0 +1,24 @@
+import type { JsonObjectOut } from './output.js';
+
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: AsyncIterable<Uint8Array | string>;
+}
+
+/**
+ * What a successful command produced: `text` is printed in human mode
+ * (bytes exactly as given: no newline is added), `json` under `--json`.
+ */
+export interface CommandResult {
+  readonly text: string | Uint8Array;
+  readonly json: JsonObjectOut;
+}
+
+export interface Command {
+  /** Words after `sealkit`, e.g. `['json', 'canonicalize']`. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+  run(args: readonly string[], io: CliIo): Promise<CommandResult>;
+}

@@ -1,0 +1,42 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Strict argument parsing: an unknown flag, a missing value or a surplus
+ * positional is a usage error (exit 1) raised before anything is read.
+ */
+export function parseCommandArgs<const O extends Options>(
+  args: readonly string[],
+  options: O,
+  usage: string,
+  positionals: { readonly min: number; readonly max: number },
+) {
+  let parsed: ReturnType<
+    typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
+  >;
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (error: unknown) {
+    throw new UsageError(describeParseError(error), usage);
+  }
+  const count = parsed.positionals.length;
+  if (count < positionals.min) throw new UsageError('missing argument', usage);
+  if (count > positionals.max) throw new UsageError('unexpected argument', usage);
+  return parsed;
+}
+
+function describeParseError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${optionName(error)}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `invalid value for option ${optionName(error)}`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument';
+  return 'invalid arguments';
+}
+
+// parseArgs names the offending flag in its message; keep only a flag-shaped token.
+function optionName(error: unknown): string {
+  const match = /'(-{1,2}[A-Za-z0-9][A-Za-z0-9-]*)/.exec(String((error as Error).message));
+  return match?.[1] ?? '';
+}

@@ -1,0 +1,14 @@
+export { type CopyLimits, copyFdHashing, copyStreamHashing, type HashedCopy } from './copy.js';
+export {
+  type HashedLength,
+  isSha256Hex,
+  isSha256Prefixed,
+  Sha256Accumulator,
+  type Sha256Hex,
+  type Sha256Prefixed,
+  sha256Hex,
+  sha256OfStream,
+  sha256Prefixed,
+  toHex,
+  toPrefixed,
+} from './sha256.js';

@@ -1,0 +1,2 @@
+export { readBoundedInput } from './read-bounded.js';
+export { type InputRefusalCode, refuseInput } from './refusals.js';

@@ -1,0 +1,73 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { refuseInput } from './refusals.js';
+
+/**
+ * Reads at most `maxBytes + 1` bytes from a file or from a stream (standard
+ * input), so the caller's size check (which refuses anything over `maxBytes`)
+ * sees that an input is too large without this process ever holding an
+ * unbounded input in memory.
+ */
+export async function readBoundedInput(
+  source: string,
+  maxBytes: number,
+  stdin: AsyncIterable<Uint8Array | string> = process.stdin,
+): Promise<Uint8Array> {
+  if (source === '-') return readBoundedStream(stdin, maxBytes);
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+    fd = openSync(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_CLOEXEC);
+  } catch (error: unknown) {
+    throw (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? refuseInput('input_missing')
+      : refuseInput('input_unreadable');
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw refuseInput('input_not_regular');
+    return readBoundedFd(fd, maxBytes + 1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readBoundedFd(fd: number, limit: number): Uint8Array {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < limit) {
+    const buffer = Buffer.allocUnsafe(Math.min(1 << 20, limit - total));
+    let read: number;
+    try {
+      read = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      throw refuseInput('input_unreadable');
+    }
+    if (read === 0) break;
+    chunks.push(buffer.subarray(0, read));
+    total += read;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+async function readBoundedStream(
+  stream: AsyncIterable<Uint8Array | string>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const limit = maxBytes + 1;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const piece of stream) {
+      const chunk =
+        typeof piece === 'string'
+          ? Buffer.from(piece)
+          : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+      const take = Math.min(chunk.length, limit - total);
+      chunks.push(chunk.subarray(0, take));
+      total += take;
+      if (total >= limit) break;
+    }
+  } catch {
+    throw refuseInput('input_unreadable');
+  }
+  return Buffer.concat(chunks, total);
+}
