@@ -1,23 +1,35 @@
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+export interface OptionSpec {
+  readonly type: 'boolean' | 'string';
+  readonly short?: string;
+}
+export type OptionSpecs = { readonly [name: string]: OptionSpec };
+
+export interface ParsedCommandArgs<O extends OptionSpecs> {
+  readonly values: { readonly [K in keyof O]?: O[K] extends { readonly type: 'boolean' } ? boolean : string };
+  readonly positionals: readonly string[];
+}
 
 /**
  * Strict argument parsing: an unknown flag, a missing value or a surplus
  * positional is a usage error (exit 1) raised before anything is read.
  */
-export function parseCommandArgs<const O extends Options>(
+export function parseCommandArgs<const O extends OptionSpecs>(
   args: readonly string[],
   options: O,
   usage: string,
   positionals: { readonly min: number; readonly max: number },
-) {
-  let parsed: ReturnType<
-    typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>
-  >;
+): ParsedCommandArgs<O> {
+  let parsed: ParsedCommandArgs<O>;
   try {
-    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: [...args],
+      options: { ...options },
+      strict: true,
+      allowPositionals: true,
+    }) as unknown as ParsedCommandArgs<O>;
   } catch (error: unknown) {
     throw new UsageError(describeParseError(error), usage);
   }
@@ -37,6 +49,6 @@ function describeParseError(error: unknown): string {
 
 // parseArgs names the offending flag in its message; keep only a flag-shaped token.
 function optionName(error: unknown): string {
-  const match = /'(-{1,2}[A-Za-z0-9][A-Za-z0-9-]*)/.exec(String((error as Error).message));
+  const match = /'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)/.exec(String((error as Error).message));
   return match?.[1] ?? '';
 }

@@ -60,7 +60,7 @@ describe('sealkit json', () => {
     expect(human.status).toBe(2);
     expect(human.stdout.length).toBe(0);
     expect(human.stderr.toString()).toBe(
-      'sealkit: refused (json_duplicate_key): the JSON document has a duplicate object key\n',
+      'sealkit: refused (json_duplicate_key): a JSON object repeats a key\n',
     );
     const json = runCli(['json', 'digest', '--json', path]);
     expect(json.status).toBe(2);

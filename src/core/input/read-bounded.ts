@@ -16,7 +16,8 @@ export async function readBoundedInput(
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-    fd = openSync(source, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_CLOEXEC);
+    // (libuv opens every descriptor with O_CLOEXEC.)
+    fd = openSync(source, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error: unknown) {
     throw (error as NodeJS.ErrnoException).code === 'ENOENT'
       ? refuseInput('input_missing')

@@ -1,0 +1,2 @@
+// sealkit's library API. Each domain adds its exports here as it lands.
+export * from './core/index.js';
