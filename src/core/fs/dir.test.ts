@@ -1,0 +1,290 @@
+import { spawnSync } from 'node:child_process';
+import {
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Dir } from './dir.js';
+import { isFsError } from './errors.js';
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-dir-')));
+afterAll(() => {
+  spawnSync('chmod', ['-R', 'u+rwx', base]);
+  rmSync(base, { recursive: true, force: true });
+});
+
+let counter = 0;
+function freshDir(): string {
+  counter += 1;
+  const path = join(base, `case-${counter}`);
+  mkdirSync(path, { mode: 0o700 });
+  return path;
+}
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+  } catch (error: unknown) {
+    return isFsError(error) ? error.code : 'not-an-FsError';
+  }
+  return undefined;
+}
+
+describe('Dir.open', () => {
+  it('opens an absolute path and a relative one from the working directory', () => {
+    const root = freshDir();
+    mkdirSync(join(root, 'a', 'b'), { recursive: true });
+    const absolute = Dir.open(join(root, 'a', 'b'));
+    expect(absolute.stat().ino).toBe(lstatSync(join(root, 'a', 'b'), { bigint: true }).ino);
+    absolute.close();
+
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const relative = Dir.open('a/./b/');
+      expect(relative.stat().ino).toBe(lstatSync(join(root, 'a', 'b'), { bigint: true }).ino);
+      relative.close();
+      const dotdot = Dir.open('a/b/..');
+      expect(dotdot.stat().ino).toBe(lstatSync(join(root, 'a'), { bigint: true }).ino);
+      dotdot.close();
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('refuses a symlink at the final, the parent and the grandparent component with ELOOP', () => {
+    const root = freshDir();
+    mkdirSync(join(root, 'real', 'sub', 'leaf'), { recursive: true });
+    symlinkSync('real', join(root, 'top-link'));
+    symlinkSync('sub', join(root, 'real', 'mid-link'));
+    symlinkSync('leaf', join(root, 'real', 'sub', 'leaf-link'));
+    symlinkSync('nowhere', join(root, 'dangling'));
+    expect(codeOf(() => Dir.open(join(root, 'real', 'sub', 'leaf-link')))).toBe('ELOOP');
+    expect(codeOf(() => Dir.open(join(root, 'real', 'mid-link', 'leaf')))).toBe('ELOOP');
+    expect(codeOf(() => Dir.open(join(root, 'top-link', 'sub', 'leaf')))).toBe('ELOOP');
+    expect(codeOf(() => Dir.open(join(root, 'dangling')))).toBe('ELOOP');
+    const opened = Dir.open(join(root, 'real', 'sub', 'leaf'));
+    opened.close();
+  });
+
+  it('reports a file where a directory is expected as ENOTDIR and a missing one as ENOENT', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'file'), 'x');
+    expect(codeOf(() => Dir.open(join(root, 'file')))).toBe('ENOTDIR');
+    expect(codeOf(() => Dir.open(join(root, 'file', 'below')))).toBe('ENOTDIR');
+    expect(codeOf(() => Dir.open(join(root, 'absent', 'below')))).toBe('ENOENT');
+    expect(codeOf(() => Dir.open(''))).toBe('ENOENT');
+    expect(codeOf(() => Dir.open(`${root}\0x`))).toBe('EINVAL');
+  });
+
+  it('makes a closed handle unusable', () => {
+    const dir = Dir.open(freshDir());
+    dir.close();
+    dir.close();
+    expect(dir.closed).toBe(true);
+    expect(codeOf(() => dir.stat())).toBe('EBADF');
+  });
+});
+
+describe('Dir operations', () => {
+  it('refuses names that are not a single component', () => {
+    const dir = Dir.open(freshDir());
+    try {
+      for (const name of ['', '.', '..', 'a/b', '../x', '/abs', 'a\0b']) {
+        expect(codeOf(() => dir.openDir(name))).toBe('EINVAL');
+        expect(codeOf(() => dir.createExclusive(name, 0o600))).toBe('EINVAL');
+        expect(codeOf(() => dir.mkdirExclusive(name, 0o700))).toBe('EINVAL');
+        expect(codeOf(() => dir.stat(name))).toBe('EINVAL');
+        expect(codeOf(() => dir.unlink(name))).toBe('EINVAL');
+      }
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('creates files and directories exclusively, with the exact mode whatever the umask', () => {
+    const root = freshDir();
+    const dir = Dir.open(root);
+    const previous = process.umask(0o077);
+    try {
+      const file = dir.createExclusive('data.json', 0o644);
+      file.write(Buffer.from('{"a":1}'));
+      writeSync(file.fd, Buffer.from('\n'));
+      file.fsync();
+      file.close();
+      expect(readFileSync(join(root, 'data.json'), 'utf8')).toBe('{"a":1}\n');
+      expect(lstatSync(join(root, 'data.json')).mode & 0o7777).toBe(0o644);
+
+      const child = dir.mkdirExclusive('published', 0o755);
+      expect(child.stat().mode).toBe(0o755);
+      expect(child.stat().ino).toBe(lstatSync(join(root, 'published'), { bigint: true }).ino);
+      child.close();
+    } finally {
+      process.umask(previous);
+    }
+
+    symlinkSync('nowhere', join(root, 'dangling'));
+    for (const name of ['data.json', 'published', 'dangling']) {
+      expect(codeOf(() => dir.createExclusive(name, 0o600))).toBe('EEXIST');
+      expect(codeOf(() => dir.mkdirExclusive(name, 0o700))).toBe('EEXIST');
+    }
+    expect(readFileSync(join(root, 'data.json'), 'utf8')).toBe('{"a":1}\n');
+    expect(lstatSync(join(root, 'dangling')).isSymbolicLink()).toBe(true);
+    expect(codeOf(() => dir.createExclusive('bad-mode', 0o10000))).toBe('EINVAL');
+    dir.close();
+  });
+
+  it('stats without following symlinks and agrees with Node for every field', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'file'), 'hello', { mode: 0o640 });
+    symlinkSync('file', join(root, 'link'));
+    const dir = Dir.open(root);
+    try {
+      const ours = dir.stat('file');
+      const node = lstatSync(join(root, 'file'), { bigint: true });
+      expect(ours).toEqual({
+        type: 'file',
+        mode: 0o640,
+        uid: Number(node.uid),
+        gid: Number(node.gid),
+        nlink: 1,
+        size: 5n,
+        ino: node.ino,
+        dev: node.dev,
+      });
+      expect(dir.stat('link').type).toBe('symlink');
+      expect(dir.stat().type).toBe('directory');
+      expect(dir.stat().dev).toBe(fstatSync(dir.fd, { bigint: true }).dev);
+      expect(codeOf(() => dir.stat('absent'))).toBe('ENOENT');
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('changes modes through held descriptors, never through a symlink', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'file'), 'x', { mode: 0o600 });
+    mkdirSync(join(root, 'sub'), { mode: 0o700 });
+    symlinkSync('file', join(root, 'link'));
+    expect(spawnSync('mkfifo', [join(root, 'fifo')]).status).toBe(0);
+    const dir = Dir.open(root);
+    try {
+      dir.chmodChild('file', 0o400);
+      dir.chmodChild('sub', 0o500);
+      expect(lstatSync(join(root, 'file')).mode & 0o7777).toBe(0o400);
+      expect(lstatSync(join(root, 'sub')).mode & 0o7777).toBe(0o500);
+      expect(codeOf(() => dir.chmodChild('link', 0o644))).toBe('ELOOP');
+      expect(lstatSync(join(root, 'file')).mode & 0o7777).toBe(0o400);
+      expect(codeOf(() => dir.chmodChild('fifo', 0o600))).toBe('EINVAL');
+      dir.chmod(0o750);
+      expect(lstatSync(root).mode & 0o7777).toBe(0o750);
+      dir.fsync();
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('lists entries sorted by bytes, without . and .., keeping non-UTF-8 names usable', () => {
+    const root = freshDir();
+    for (const name of ['b', 'B', 'a', 'é', '_', '10', '9']) writeFileSync(join(root, name), '');
+    mkdirSync(join(root, 'dir'));
+    symlinkSync('nowhere', join(root, 'link'));
+    const raw = Buffer.from([0x66, 0xff, 0x66]);
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/`), raw]), '');
+    const dir = Dir.open(root);
+    try {
+      const entries = dir.list();
+      expect(entries.map((entry) => entry.name)).toEqual([
+        '10',
+        '9',
+        'B',
+        '_',
+        'a',
+        'b',
+        'dir',
+        'f\uFFFDf',
+        'link',
+        'é',
+      ]);
+      expect(dir.list()).toEqual(entries);
+      const odd = entries.find((entry) => !entry.utf8);
+      expect(odd?.bytes).toEqual(Uint8Array.from(raw));
+      expect(entries.find((entry) => entry.name === 'dir')?.type).toBe('directory');
+      expect(entries.find((entry) => entry.name === 'link')?.type).toBe('symlink');
+      if (odd === undefined) throw new Error('the non-UTF-8 entry is missing');
+      expect(dir.stat(odd.bytes).type).toBe('file');
+      dir.unlink(odd.bytes);
+      expect(dir.list().some((entry) => !entry.utf8)).toBe(false);
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('lists a directory with more entries than one getdents64 buffer holds', () => {
+    const root = freshDir();
+    const names = Array.from({ length: 3000 }, (_, index) => `entry-${String(index).padStart(5, '0')}`);
+    for (const name of names) writeFileSync(join(root, name), '');
+    const dir = Dir.open(root);
+    try {
+      expect(dir.list().map((entry) => entry.name)).toEqual(names);
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('unlinks a symlink itself and removes only empty directories', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'target'), 'kept');
+    symlinkSync('target', join(root, 'link'));
+    mkdirSync(join(root, 'full'));
+    writeFileSync(join(root, 'full', 'x'), '');
+    mkdirSync(join(root, 'empty'));
+    const dir = Dir.open(root);
+    try {
+      dir.unlink('link');
+      expect(readFileSync(join(root, 'target'), 'utf8')).toBe('kept');
+      expect(codeOf(() => dir.rmdir('full'))).toBe('ENOTEMPTY');
+      expect(codeOf(() => dir.unlink('empty'))).toBe('EISDIR');
+      dir.rmdir('empty');
+      expect(dir.list().map((entry) => entry.name)).toEqual(['full', 'target']);
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('opens children without following symlinks', () => {
+    const root = freshDir();
+    mkdirSync(join(root, 'real'));
+    writeFileSync(join(root, 'file'), 'content');
+    symlinkSync('real', join(root, 'dir-link'));
+    symlinkSync('file', join(root, 'file-link'));
+    const dir = Dir.open(root);
+    try {
+      expect(codeOf(() => dir.openDir('dir-link'))).toBe('ELOOP');
+      expect(codeOf(() => dir.openFile('file-link'))).toBe('ELOOP');
+      expect(codeOf(() => dir.openDir('file'))).toBe('ENOTDIR');
+      const pinned = dir.openPath('file-link');
+      expect(pinned.stat().type).toBe('symlink');
+      pinned.close();
+      const file = dir.openFile('file');
+      expect(Buffer.from(file.readUpTo(3)).toString()).toBe('con');
+      expect(Buffer.from(file.readUpTo(100)).toString()).toBe('tent');
+      file.close();
+      const child = dir.openDir('real');
+      expect(child.list()).toEqual([]);
+      child.close();
+    } finally {
+      dir.close();
+    }
+  });
+});

@@ -1,0 +1,164 @@
+import { AT_REMOVEDIR } from './constants.js';
+import { Descriptor } from './descriptor.js';
+import { FsError } from './errors.js';
+import { closeQuietly, libc } from './libc.js';
+import { type DirEntry, listEntries } from './list.js';
+import { type EntryName, encodeName } from './names.js';
+import { openChild } from './open-child.js';
+import { PathHandle } from './path-handle.js';
+import { ReadableFile } from './readable-file.js';
+import { type FileStat, sameInode, statAt } from './stat.js';
+import { walkToDirectory } from './walk.js';
+import { WritableFile } from './writable-file.js';
+
+/**
+ * A directory held open by descriptor. Every operation names a single
+ * component relative to the held directory (never a path), never follows a
+ * symlink, and keeps acting on the same directory even if it is renamed or
+ * moved: this is what makes check-then-act sequences race-free.
+ *
+ * Failures are `FsError`s with the errno name as `code`; a symlink where a
+ * directory or file is expected is always ELOOP.
+ */
+export class Dir extends Descriptor {
+  /** Opens a directory by path with a no-follow walk (see `walkToDirectory`). */
+  static open(path: string): Dir {
+    return new Dir(walkToDirectory(path));
+  }
+
+  /**
+   * Opens a directory for lookups only (O_PATH): `openPath`, `openFile`,
+   * `openDir` and `stat` work, `list`, `fsync` and `chmod` fail with EBADF.
+   * It needs search permission only, so a 0300 directory can still be checked.
+   */
+  static openForLookup(path: string): Dir {
+    return new Dir(walkToDirectory(path, 'path'));
+  }
+
+  openDir(name: EntryName): Dir {
+    const c = libc();
+    return new Dir(openChild(this.fd, encodeName(name, 'openat'), c.flags.O_RDONLY | c.flags.O_DIRECTORY));
+  }
+
+  /**
+   * Opens a child for reading. O_NONBLOCK keeps a FIFO from blocking the open
+   * and O_NOCTTY keeps a terminal from becoming ours; the caller still checks
+   * the type on the returned handle (or first pins it with `openPath`).
+   */
+  openFile(name: EntryName): ReadableFile {
+    const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = libc().flags;
+    return ReadableFile.adopt(
+      openChild(this.fd, encodeName(name, 'openat'), O_RDONLY | O_NONBLOCK | O_NOCTTY),
+    );
+  }
+
+  /** Pins a child inode without opening it; a symlink is pinned as the symlink itself. */
+  openPath(name: EntryName): PathHandle {
+    return PathHandle.adopt(openChild(this.fd, encodeName(name, 'openat'), libc().flags.O_PATH));
+  }
+
+  /**
+   * Creates a directory that must not exist yet and returns it held. The mode
+   * is applied exactly through the held descriptor (the umask does not apply),
+   * so published modes do not depend on the environment. It is created 0700
+   * first, so it is never more open than requested.
+   */
+  mkdirExclusive(name: EntryName, mode: number): Dir {
+    checkMode(mode, 'mkdirat');
+    const encoded = encodeName(name, 'mkdirat');
+    libc().mkdirat(this.fd, encoded, 0o700);
+    const child = this.openDir(encoded.subarray(0, -1));
+    try {
+      child.chmod(mode);
+      return child;
+    } catch (error: unknown) {
+      child.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Creates a regular file that must not exist yet (an existing name, even a
+   * dangling symlink, gives EEXIST) and returns it open for writing. The mode
+   * is applied exactly, as for `mkdirExclusive`. On a failure after creation
+   * the empty file is left in place: removing it by name could remove
+   * something else.
+   */
+  createExclusive(name: EntryName, mode: number): WritableFile {
+    checkMode(mode, 'openat');
+    const { O_WRONLY, O_CREAT, O_EXCL } = libc().flags;
+    const fd = openChild(this.fd, encodeName(name, 'openat'), O_WRONLY | O_CREAT | O_EXCL, 0o600);
+    const file = WritableFile.adopt(fd);
+    try {
+      file.chmod(mode);
+      return file;
+    } catch (error: unknown) {
+      file.close();
+      throw error;
+    }
+  }
+
+  /** statx without following a symlink: of the child `name`, or of this directory when omitted. */
+  override stat(name?: EntryName): FileStat {
+    return name === undefined ? statAt(this.fd) : statAt(this.fd, encodeName(name, 'statx'));
+  }
+
+  chmod(mode: number): void {
+    checkMode(mode, 'fchmod');
+    libc().fchmod(this.fd, mode);
+  }
+
+  /**
+   * Changes the mode of a child regular file or directory through a
+   * descriptor of its own, never by name: the child is pinned with O_PATH,
+   * its type checked, then reopened and required to be the same inode. A
+   * symlink gives ELOOP, any other type EINVAL.
+   */
+  chmodChild(name: EntryName, mode: number): void {
+    checkMode(mode, 'fchmod');
+    const c = libc();
+    const encoded = encodeName(name, 'openat');
+    const pinned = this.openPath(encoded.subarray(0, -1));
+    try {
+      const expected = pinned.stat();
+      if (expected.type === 'symlink') throw FsError.synthetic('ELOOP', 'openat');
+      if (expected.type !== 'file' && expected.type !== 'directory')
+        throw FsError.synthetic('EINVAL', 'fchmod');
+      const flags =
+        expected.type === 'directory'
+          ? c.flags.O_RDONLY | c.flags.O_DIRECTORY
+          : c.flags.O_RDONLY | c.flags.O_NONBLOCK | c.flags.O_NOCTTY;
+      const fd = openChild(this.fd, encoded, flags);
+      try {
+        if (!sameInode(statAt(fd), expected)) throw FsError.synthetic('ESTALE', 'openat');
+        c.fchmod(fd, mode);
+      } finally {
+        closeQuietly(fd);
+      }
+    } finally {
+      pinned.close();
+    }
+  }
+
+  fsync(): void {
+    libc().fsync(this.fd);
+  }
+
+  list(): readonly DirEntry[] {
+    return listEntries(this.fd);
+  }
+
+  /** Removes a non-directory entry (a symlink itself, never its target). */
+  unlink(name: EntryName): void {
+    libc().unlinkat(this.fd, encodeName(name, 'unlinkat'), 0);
+  }
+
+  /** Removes an empty directory. */
+  rmdir(name: EntryName): void {
+    libc().unlinkat(this.fd, encodeName(name, 'unlinkat'), AT_REMOVEDIR);
+  }
+}
+
+function checkMode(mode: number, syscall: string): void {
+  if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw FsError.synthetic('EINVAL', syscall);
+}

@@ -1,0 +1,13 @@
+export { Dir } from './dir.js';
+export { FsError, FsUnavailable, isFsError } from './errors.js';
+export { fsPrimitivesAvailable } from './libc.js';
+export type { DirEntry, DirEntryType } from './list.js';
+export { type HeldLock, type LockResult, lockExclusiveNonBlocking } from './lock.js';
+export type { EntryName } from './names.js';
+export type { PathHandle } from './path-handle.js';
+export { type ReadPrivateOptions, readPrivateFile, readPrivateJson } from './private-file.js';
+export type { ReadableFile } from './readable-file.js';
+export { type FsRefusalCode, refuseFs } from './refusals.js';
+export { exchange, renameNoReplace } from './rename.js';
+export type { FileStat, FileType } from './stat.js';
+export type { WritableFile } from './writable-file.js';

@@ -1,0 +1,32 @@
+import { readSync } from 'node:fs';
+import { Descriptor } from './descriptor.js';
+import { nodeCall } from './node-call.js';
+
+/** A file opened for reading through a no-follow, non-blocking open. */
+export class ReadableFile extends Descriptor {
+  /** @internal Use `Dir.openFile`. */
+  static adopt(fd: number): ReadableFile {
+    return new ReadableFile(fd);
+  }
+
+  /**
+   * Reads from the current offset until end of file or until `limit` bytes,
+   * whichever comes first; never reads more than `limit`. A caller that must
+   * detect "larger than N" passes N + 1.
+   */
+  readUpTo(limit: number): Uint8Array {
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new RangeError('limit must be a non-negative integer');
+    const chunk = 64 * 1024;
+    const parts: Buffer[] = [];
+    let total = 0;
+    while (total < limit) {
+      const buffer = Buffer.allocUnsafe(Math.min(chunk, limit - total));
+      const count = nodeCall('read', () => readSync(this.fd, buffer, 0, buffer.length, null));
+      if (count === 0) break;
+      parts.push(buffer.subarray(0, count));
+      total += count;
+    }
+    return Buffer.concat(parts, total);
+  }
+}
