@@ -1,0 +1,150 @@
+/**
+ * The one interface every destination backend implements (local directories,
+ * S3-compatible object storage). The run drives it in this order, per
+ * destination: `lock` once, `inspect` every bundle path, then (after every
+ * bundle of the run validated and the whole plan was built without a
+ * collision) `apply` each planned write, and `close`.
+ *
+ * Invariants every backend keeps (docs/distributor.md, "Crash behaviour"):
+ *
+ * 1. State last. `.distributor.json` is the only success marker. It is written
+ *    after every planned output is durably in place (local: fsynced in
+ *    staging before the commit rename; S3: every PUT acknowledged). A crash
+ *    before it is written never makes the bundle path look published.
+ * 2. Our own partial writes are never "unmanaged". A crash must not leave a
+ *    bundle path that a later run classifies `unmanaged`. Local: everything is
+ *    built in a private staging directory in the destination's work area and
+ *    appears at the bundle path only through one atomic rename (first
+ *    publish: RENAME_NOREPLACE; replacement: RENAME_EXCHANGE), so the bundle
+ *    path holds either the old tree or the new one, whole. S3: before the
+ *    first output PUT, a pending marker (`.distributor.pending.json`, listing
+ *    the outputs this run is about to write) is created under the bundle
+ *    prefix; `inspect` reports what such a marker names as `residue`, which
+ *    the next run may overwrite or delete (and nothing else), and the marker
+ *    is removed after the state write.
+ * 3. Replacement is narrow. It deletes only the outputs the old state lists,
+ *    then the old state, then (filesystem-like backends) directories that
+ *    became empty. Anything else found at the bundle path is left alone; a
+ *    managed path holding unlisted files is refused at `inspect`, not swept.
+ * 4. Optimistic concurrency. A replacement proves the state is still the one
+ *    read at planning (`PlannedPrevious.token`): S3 writes the new state with
+ *    `If-Match: <ETag read at planning>` and a first publish with
+ *    `If-None-Match: *`, so two concurrent runs cannot both win; local holds
+ *    an exclusive lock for the whole run and re-reads the state before the
+ *    exchange. A lost race is `destination_changed`, never an overwrite.
+ * 5. Streaming. Output bytes are read from `OutputSource` chunk by chunk;
+ *    memory stays flat with file size. Every byte written is hashed on the
+ *    way and must match the planned digest and size before the commit point.
+ * 6. Fail closed, quietly. Failures are `Refusal`s with fixed text (no key,
+ *    path, bucket, errno or SDK message); anything else a backend throws is
+ *    turned into `destination_write_failed` by the run. A failed apply
+ *    removes what it created (local staging; S3 objects it PUT that the
+ *    pending marker covers may stay, as residue the next run converges).
+ * 7. Fault injection. Before every mutating step (create, write, fsync,
+ *    rename, exchange, delete, PUT) a backend calls `context.beforeStep`.
+ *    It is a test hook supplied through the library API (never an
+ *    environment check); production runs pass a no-op.
+ */
+import type { Dir } from '../core/fs/index.js';
+import type { Refusal } from '../core/refusal/index.js';
+import type { BundleDir, BundlePath, DestinationState, Instant, OutputRecord } from './model/types.js';
+import type { PlannedOutput, PlannedWrite, StateToken } from './plan/types.js';
+
+/** What `inspect` found at one destination bundle path. */
+export type DestinationSnapshot =
+  /** Nothing there (local: no directory, or an empty one; S3: no object under the prefix). */
+  | { readonly kind: 'empty'; readonly residue: readonly BundlePath[] }
+  /** No state, but entries that are not our own residue: refused as unmanaged content. */
+  | { readonly kind: 'unmanaged' }
+  /** A valid `.distributor.json`. */
+  | {
+      readonly kind: 'managed';
+      readonly state: DestinationState;
+      readonly token: StateToken;
+      /** Files at the bundle path the state does not list (local: refused, never swept). */
+      readonly unlisted: boolean;
+      /** Outputs the state lists that are absent (the destination was damaged by someone). */
+      readonly missing: boolean;
+      /** Pending residue of a crashed replacement of ours (S3); empty for local. */
+      readonly residue: readonly BundlePath[];
+    }
+  /** The bundle path cannot be used: an unreadable or invalid state, a symlink, a non-directory... */
+  | { readonly kind: 'invalid'; readonly refusal: Refusal };
+
+/** Which mutating step a backend is about to take; reported to `beforeStep`. */
+export type StepKind = 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir' | 'put' | 'delete';
+
+export interface Step {
+  readonly kind: StepKind;
+  readonly destination_id: string;
+}
+
+export interface ApplyContext {
+  /** Stamped into the state's `published_at`. */
+  readonly now: Instant;
+  /** Called before every mutating step; a test hook may throw (injected failure) or kill the process. */
+  readonly beforeStep: (step: Step) => void;
+}
+
+/**
+ * The bytes of planned outputs, from the run's verified source snapshot
+ * (copies and rendered pages). A stream yields exactly the planned bytes; the
+ * backend still hashes what it writes and refuses a mismatch.
+ */
+export interface OutputSource {
+  open(output: PlannedOutput): AsyncIterable<Uint8Array>;
+  /**
+   * When the snapshot file of `output` sits on a local filesystem and this is
+   * the last destination of the run that needs it, the local backend may
+   * move it (rename) instead of copying. Returns undefined otherwise; other
+   * backends ignore it.
+   */
+  take?(output: PlannedOutput): SnapshotFile | undefined;
+}
+
+/** A snapshot file a backend may move: the held directory and the entry name within it. */
+export interface SnapshotFile {
+  readonly dir: Dir;
+  readonly name: string;
+}
+
+export type AppliedOutcome =
+  | { readonly outcome: 'published' | 'replaced'; readonly outputs: readonly OutputRecord[] }
+  | { readonly outcome: 'refused'; readonly refusal: Refusal };
+
+export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
+
+export interface DestinationBackend {
+  readonly kind: 'local' | 's3';
+  readonly destinationId: string;
+  /**
+   * Guards the destination against a concurrent run for as long as the
+   * backend is open. Local: an exclusive, non-blocking flock in the work area
+   * (`busy` is refused as `destination_locked`). S3: always `acquired`; its
+   * guard is the conditional state write (invariant 4).
+   */
+  lock(): Promise<LockOutcome>;
+  /** Reads the bundle path without changing anything. */
+  inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
+  /** Executes one planned publication or replacement; state last. */
+  apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome>;
+  /**
+   * Local only: a private directory on the destination's filesystem where the
+   * run may keep its verified source snapshot, so outputs can be moved into
+   * staging instead of copied. Removed by `close`.
+   */
+  scratch?(): Dir;
+  /** Releases the lock and removes what the run left in scratch. */
+  close(): Promise<void>;
+}
+
+/**
+ * How the run builds a backend for a configured destination. The S3 backend
+ * is exported as `createS3Backend` from `backends/s3/index.ts` with this shape.
+ */
+export type BackendFactory<Config> = (config: Config, context: BackendOpenContext) => DestinationBackend;
+
+export interface BackendOpenContext {
+  /** Directory that relative roots in the configuration are resolved against. */
+  readonly baseDir: string;
+}

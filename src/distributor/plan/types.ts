@@ -1,0 +1,111 @@
+import type { Sha256Prefixed } from '../../core/digest/index.js';
+import type {
+  BundleDir,
+  BundlePath,
+  DestinationState,
+  OutputCategories,
+  OutputKind,
+  SourceManifest,
+  TransformId,
+} from '../model/types.js';
+
+/**
+ * The plan is pure data: JSON-serializable, built without I/O from validated
+ * bundles and destination snapshots, printed as-is by `--dry-run`, and the
+ * only input `apply` acts on. Nothing in it is a timestamp except the state's
+ * `published_at`, which apply stamps.
+ */
+
+/** The six comparison outcomes of the seed, as the plan states them before anything is written. */
+export type PlannedAction = 'publish' | 'replace' | 'skip_same' | 'skip_newer' | 'conflict' | 'refuse';
+
+/** What a run reports per (bundle, destination) after apply (or, under --dry-run, would report). */
+export type Outcome = 'published' | 'skipped_same' | 'replaced' | 'skipped_newer' | 'conflict' | 'refused';
+
+/**
+ * One file to write at the destination. Its bytes come from the run's source
+ * snapshot: `source_index` is the position of the producing file in
+ * `manifest.files` (a copy, or the Markdown a page is rendered from), and the
+ * digest and size are known at planning (generated pages are rendered during
+ * validation, so the plan can state them and the state file is fully decided).
+ */
+export interface PlannedOutput {
+  readonly path: BundlePath;
+  readonly kind: OutputKind;
+  readonly source_path: BundlePath;
+  readonly source_index: number;
+  readonly transform?: TransformId;
+  readonly sha256: Sha256Prefixed;
+  readonly size: number;
+}
+
+/**
+ * An opaque, backend-specific witness of the destination state read at
+ * planning: the S3 ETag of `.distributor.json`, or the local state file's
+ * digest. A replacement must prove the state is still this one at its commit
+ * point (S3: `If-Match`; local: re-read under the lock before the exchange).
+ */
+export type StateToken = string & { readonly __stateToken: true };
+
+/** What a replacement may delete: exactly the old state's outputs, then the old state. */
+export interface PlannedPrevious {
+  readonly token: StateToken;
+  readonly outputs: readonly BundlePath[];
+}
+
+export interface PlanItemBase {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
+  readonly bundle_dir: BundleDir;
+  readonly bundle_id: string;
+}
+
+/** publish: destination empty (or holding only our own pending residue); replace: managed and older. */
+export interface PlannedWrite extends PlanItemBase {
+  readonly action: 'publish' | 'replace';
+  readonly outputs: readonly PlannedOutput[];
+  /** The state to write last, without `published_at` (stamped by apply). */
+  readonly state: Omit<DestinationState, 'published_at'>;
+  /** replace only: the state being replaced. */
+  readonly previous?: PlannedPrevious;
+  /**
+   * Objects a crashed earlier run of ours left under this bundle path and
+   * recorded in its pending marker; apply may overwrite or delete exactly
+   * these (never anything else). Always empty for the local backend.
+   */
+  readonly residue: readonly BundlePath[];
+}
+
+export interface PlannedSkip extends PlanItemBase {
+  readonly action: 'skip_same' | 'skip_newer';
+}
+
+export interface PlannedRefusal extends PlanItemBase {
+  readonly action: 'conflict' | 'refuse';
+  readonly reason_code: string;
+}
+
+export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;
+
+export interface PlannedDestination {
+  readonly id: string;
+  readonly kind: 'local' | 's3';
+  readonly outputs: OutputCategories;
+}
+
+export interface PlannedBundle {
+  readonly bundle_dir: BundleDir;
+  readonly manifest: SourceManifest;
+}
+
+export interface PipelinePlan {
+  readonly id: string;
+  readonly destinations: readonly PlannedDestination[];
+  readonly bundles: readonly PlannedBundle[];
+}
+
+export interface RunPlan {
+  readonly pipelines: readonly PipelinePlan[];
+  /** Sorted by pipeline (config order), bundle directory (byte order), destination (config order). */
+  readonly items: readonly PlanItem[];
+}
