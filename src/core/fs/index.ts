@@ -5,7 +5,12 @@ export type { DirEntry, DirEntryType } from './list.js';
 export { type HeldLock, type LockResult, lockExclusiveNonBlocking } from './lock.js';
 export type { EntryName } from './names.js';
 export type { PathHandle } from './path-handle.js';
-export { type ReadPrivateOptions, readPrivateFile, readPrivateJson } from './private-file.js';
+export {
+  DEFAULT_PRIVATE_MAX_BYTES,
+  type ReadPrivateOptions,
+  readPrivateFile,
+  readPrivateJson,
+} from './private-file.js';
 export type { ReadableFile } from './readable-file.js';
 export { type FsRefusalCode, refuseFs } from './refusals.js';
 export { exchange, renameNoReplace } from './rename.js';
