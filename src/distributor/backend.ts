@@ -145,6 +145,6 @@ export interface DestinationBackend {
 export type BackendFactory<Config> = (config: Config, context: BackendOpenContext) => DestinationBackend;
 
 export interface BackendOpenContext {
-  /** Directory that relative roots in the configuration are resolved against. */
-  readonly baseDir: string;
+  /** Called before every mutating step outside `apply` too (work-area cleanup); see invariant 7. */
+  readonly beforeStep: (step: Step) => void;
 }

@@ -57,7 +57,8 @@ export interface PlanItemBase {
   readonly pipeline_id: string;
   readonly destination_id: string;
   readonly bundle_dir: BundleDir;
-  readonly bundle_id: string;
+  /** Null when the bundle's manifest could not be read. */
+  readonly bundle_id: string | null;
 }
 
 /** publish: destination empty (or holding only our own pending residue); replace: managed and older. */
@@ -104,7 +105,18 @@ export interface PipelinePlan {
   readonly bundles: readonly PlannedBundle[];
 }
 
+/** A failure that stops the whole run before any destination write (seed: "Digest Mismatch Behavior"). */
+export interface RunFailure {
+  readonly pipeline_id: string;
+  /** Null when the pipeline failed before its bundles were known (discovery). */
+  readonly bundle_dir: BundleDir | null;
+  readonly reason_code: string;
+}
+
 export interface RunPlan {
+  /** True when a failure below means nothing will be written; every write became `run_aborted`. */
+  readonly aborted: boolean;
+  readonly failures: readonly RunFailure[];
   readonly pipelines: readonly PipelinePlan[];
   /** Sorted by pipeline (config order), bundle directory (byte order), destination (config order). */
   readonly items: readonly PlanItem[];

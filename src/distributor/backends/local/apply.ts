@@ -1,0 +1,253 @@
+import { fsyncSync } from 'node:fs';
+import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
+import { type Dir, exchange, isFsError, renameNoReplace } from '../../../core/fs/index.js';
+import { Refusal } from '../../../core/refusal/index.js';
+import type { AppliedOutcome, OutputSource } from '../../backend.js';
+import { serializeState, STATE_FILE } from '../../model/state.js';
+import type { DestinationState, Instant } from '../../model/types.js';
+import { parentDirs } from '../../path/bundle-path.js';
+import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
+import { refuseDistributor } from '../../refusals.js';
+import { readState } from './inspect.js';
+import { closeAll, destinationProblem, ensureDirs, openDirs, removeOwnTree, type StepHook } from './tree.js';
+import { cleanStage, type LocalRoot } from './work-area.js';
+
+const FILE_MODE = 0o644;
+const DIR_MODE = 0o755;
+
+/**
+ * One publication or replacement at a local destination:
+ *
+ * 1. build the whole new tree in a staging directory of this run's work area
+ *    (same filesystem): each output moved from the snapshot or copied from it
+ *    while hashing, checked against the plan, fsynced; the state written
+ *    last; every directory fsynced;
+ * 2. commit with one rename: RENAME_NOREPLACE onto the absent bundle path
+ *    (first publish; an entry that appeared meanwhile fails it), or, after
+ *    re-reading the state and finding the planned token, RENAME_EXCHANGE with
+ *    the managed bundle directory (replacement) — readers see the old tree or
+ *    the new one, whole, never a mix;
+ * 3. after an exchange the old tree sits in staging: only the outputs and
+ *    state it lists are deleted, and directories that became empty; anything
+ *    else keeps the tree, moved to `kept-*`.
+ *
+ * Before the commit any failure removes the staging tree and the parent
+ * directories this call created; after it, the outcome stands and cleanup
+ * problems are left for the next run's sweep.
+ */
+export async function applyLocal(
+  root: LocalRoot,
+  write: PlannedWrite,
+  source: OutputSource,
+  now: Instant,
+  step: StepHook,
+): Promise<AppliedOutcome> {
+  const runDir = root.runDir(step);
+  const stageName = root.nextStageName();
+  const state: DestinationState = { ...write.state, published_at: now };
+  let staged = false;
+  try {
+    step('mkdir');
+    const stage = runDir.mkdirExclusive(stageName, DIR_MODE);
+    staged = true;
+    try {
+      await buildTree(stage, write.outputs, serializeState(state), source, step);
+    } finally {
+      stage.close();
+    }
+    step('fsync');
+    runDir.fsync();
+    const segments = write.bundle_dir.split('/');
+    if (write.action === 'publish') {
+      commitPublish(root.root, segments, runDir, stageName, step);
+      staged = false;
+      return { outcome: 'published', outputs: state.outputs };
+    }
+    commitReplace(root.root, segments, runDir, stageName, write, step);
+    staged = false;
+    try {
+      if (!cleanStage(runDir, stageName, step)) root.keep(runDir, stageName, step);
+    } catch {
+      // Committed: the old tree left in the run directory is swept narrowly (by its own state) later.
+    }
+    return { outcome: 'replaced', outputs: state.outputs };
+  } catch (error: unknown) {
+    if (staged) {
+      try {
+        removeOwnTree(runDir, stageName, step);
+      } catch {
+        // The run directory is removed, or swept by the next run.
+      }
+    }
+    return { outcome: 'refused', refusal: asRefusal(error) };
+  }
+}
+
+async function buildTree(
+  stage: Dir,
+  outputs: readonly PlannedOutput[],
+  stateText: string,
+  source: OutputSource,
+  step: StepHook,
+): Promise<void> {
+  const dirs = new Map<string, Dir>([['', stage]]);
+  try {
+    for (const output of outputs) {
+      const parents = parentDirs(output.path);
+      let parent = stage;
+      for (const path of parents) {
+        const existing = dirs.get(path);
+        if (existing !== undefined) {
+          parent = existing;
+          continue;
+        }
+        step('mkdir');
+        parent = parent.mkdirExclusive(path.slice(path.lastIndexOf('/') + 1), DIR_MODE);
+        dirs.set(path, parent);
+      }
+      await placeOutput(parent, output, source, step);
+    }
+    step('create');
+    const stateFile = stage.createExclusive(STATE_FILE, FILE_MODE);
+    try {
+      step('write');
+      stateFile.write(Buffer.from(stateText, 'utf8'));
+      step('fsync');
+      stateFile.fsync();
+    } finally {
+      stateFile.close();
+    }
+    const deepestFirst = [...dirs.keys()].sort((a, b) => b.length - a.length);
+    for (const path of deepestFirst) {
+      step('fsync');
+      dirs.get(path)?.fsync();
+    }
+  } finally {
+    for (const [path, dir] of dirs) if (path !== '') dir.close();
+  }
+}
+
+async function placeOutput(parent: Dir, output: PlannedOutput, source: OutputSource, step: StepHook): Promise<void> {
+  const name = output.path.slice(output.path.lastIndexOf('/') + 1);
+  const taken = source.take?.(output);
+  if (taken !== undefined) {
+    step('rename');
+    renameNoReplace(taken.dir, taken.name, parent, name);
+    parent.chmodChild(name, FILE_MODE);
+    const file = parent.openFile(name);
+    try {
+      if (file.stat().size !== BigInt(output.size)) throw refuseDistributor('destination_write_failed');
+      step('fsync');
+      fsyncSync(file.fd);
+    } finally {
+      file.close();
+    }
+    return;
+  }
+  step('create');
+  const file = parent.createExclusive(name, FILE_MODE);
+  try {
+    step('write');
+    const accumulator = new Sha256Accumulator();
+    for await (const chunk of source.open(output)) {
+      accumulator.update(chunk);
+      file.write(chunk);
+    }
+    const written = accumulator.finish();
+    if (written.bytes !== output.size || toPrefixed(written.hex) !== output.sha256) {
+      throw refuseDistributor('destination_write_failed', { role: 'destination' });
+    }
+    step('fsync');
+    file.fsync();
+  } finally {
+    file.close();
+  }
+}
+
+function commitPublish(root: Dir, segments: readonly string[], runDir: Dir, stageName: string, step: StepHook): void {
+  const leaf = segments[segments.length - 1] ?? '';
+  const parents = ensureDirs(root, segments.slice(0, -1), step);
+  try {
+    step('rename');
+    try {
+      renameNoReplace(runDir, stageName, parents.dir, leaf);
+    } catch (error: unknown) {
+      throw isFsError(error, 'EEXIST') || isFsError(error, 'ENOTEMPTY')
+        ? refuseDistributor('destination_changed', { role: 'destination' })
+        : destinationProblem(error);
+    }
+  } catch (error: unknown) {
+    removeCreated(root, parents.created, step);
+    closeAll(parents.opened);
+    throw error;
+  }
+  syncCommitted(parents.dir, step);
+  closeAll(parents.opened);
+}
+
+/**
+ * After the commit rename the outcome stands: a failing directory fsync is
+ * not reported as a failed publication (the rename is visible; the next run
+ * reads the state as usual).
+ */
+function syncCommitted(dir: Dir, step: StepHook): void {
+  try {
+    step('fsync');
+    dir.fsync();
+  } catch {
+    // See above.
+  }
+}
+
+function commitReplace(
+  root: Dir,
+  segments: readonly string[],
+  runDir: Dir,
+  stageName: string,
+  write: PlannedWrite,
+  step: StepHook,
+): void {
+  const leaf = segments[segments.length - 1] ?? '';
+  const located = openDirs(root, segments.slice(0, -1));
+  if (located === undefined) throw refuseDistributor('destination_changed', { role: 'destination' });
+  try {
+    const current = openDirs(located.dir, [leaf]);
+    if (current === undefined) throw refuseDistributor('destination_changed', { role: 'destination' });
+    try {
+      if (readState(current.dir)?.token !== write.previous?.token) {
+        throw refuseDistributor('destination_changed', { role: 'destination' });
+      }
+    } finally {
+      closeAll(current.opened);
+    }
+    step('exchange');
+    exchange(runDir, stageName, located.dir, leaf);
+    syncCommitted(located.dir, step);
+  } finally {
+    closeAll(located.opened);
+  }
+}
+
+/** Removes the parent directories a failed first publish created, innermost first, if still empty. */
+function removeCreated(root: Dir, created: readonly string[], step: StepHook): void {
+  for (const path of [...created].reverse()) {
+    const segments = path.split('/');
+    try {
+      const located = openDirs(root, segments.slice(0, -1));
+      if (located === undefined) continue;
+      try {
+        step('rmdir');
+        located.dir.rmdir(segments[segments.length - 1] ?? '');
+      } finally {
+        closeAll(located.opened);
+      }
+    } catch {
+      // Not empty any more, or gone: nothing of ours to remove.
+    }
+  }
+}
+
+function asRefusal(error: unknown): Refusal {
+  if (error instanceof Refusal) return error;
+  return refuseDistributor('destination_write_failed', { role: 'destination' });
+}

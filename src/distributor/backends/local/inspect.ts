@@ -1,0 +1,94 @@
+import { sha256Prefixed } from '../../../core/digest/index.js';
+import { type Dir, isFsError } from '../../../core/fs/index.js';
+import { Refusal } from '../../../core/refusal/index.js';
+import type { DestinationSnapshot } from '../../backend.js';
+import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
+import type { BundleDir, DestinationState } from '../../model/types.js';
+import type { StateToken } from '../../plan/types.js';
+import { refuseDistributor } from '../../refusals.js';
+import { openRegular } from '../../validate/open-source.js';
+import { closeAll, destinationProblem, listTree } from './tree.js';
+
+/**
+ * Reads one destination bundle path, changing nothing. Every directory above
+ * it (the root included) must be a real directory that is not itself a
+ * managed bundle; the path itself is empty (absent or no entries), unmanaged
+ * (entries, no state), or managed (a valid state, with a note of unlisted
+ * entries and missing outputs).
+ */
+export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapshot {
+  const segments = bundleDir.split('/');
+  const leaf = segments[segments.length - 1] ?? '';
+  const opened: Dir[] = [];
+  try {
+    let parent = root;
+    if (holdsState(parent)) return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+    for (const segment of segments.slice(0, -1)) {
+      try {
+        parent = parent.openDir(segment);
+      } catch (error: unknown) {
+        if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
+        return invalid(destinationProblem(error));
+      }
+      opened.push(parent);
+      if (holdsState(parent)) return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+    }
+    let dir: Dir;
+    try {
+      dir = parent.openDir(leaf);
+    } catch (error: unknown) {
+      if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
+      return invalid(destinationProblem(error));
+    }
+    opened.push(dir);
+    return inspectBundleDir(dir);
+  } catch (error: unknown) {
+    return invalid(error instanceof Refusal ? error : refuseDistributor('destination_unreachable', { role: 'destination' }));
+  } finally {
+    closeAll(opened);
+  }
+}
+
+function inspectBundleDir(dir: Dir): DestinationSnapshot {
+  const entries = dir.list();
+  if (entries.length === 0) return { kind: 'empty', residue: [] };
+  if (!entries.some((entry) => entry.utf8 && entry.name === STATE_FILE)) return { kind: 'unmanaged' };
+  const read = readState(dir);
+  if (read === undefined) return invalid(refuseDistributor('destination_state_invalid', { role: 'state' }));
+  const listing = listTree(dir);
+  const listed = new Set<string>(read.state.outputs.map((output) => output.path));
+  listed.add(STATE_FILE);
+  let unlisted = listing.other;
+  for (const file of listing.files) if (!listed.has(file)) unlisted = true;
+  const missing = read.state.outputs.some((output) => !listing.files.has(output.path));
+  return { kind: 'managed', state: read.state, token: read.token, unlisted, missing, residue: [] };
+}
+
+/** The state at a bundle directory and its token (the SHA-256 of its bytes); undefined when invalid. */
+export function readState(dir: Dir): { readonly state: DestinationState; readonly token: StateToken } | undefined {
+  const opened = openRegular(dir, [STATE_FILE]);
+  if (!opened.ok) return undefined;
+  try {
+    if (opened.stat.size > BigInt(STATE_MAX_BYTES)) return undefined;
+    const bytes = opened.file.readUpTo(STATE_MAX_BYTES + 1);
+    return { state: parseState(bytes), token: sha256Prefixed(bytes) as string as StateToken };
+  } catch {
+    return undefined;
+  } finally {
+    opened.file.close();
+  }
+}
+
+function holdsState(dir: Dir): boolean {
+  try {
+    dir.stat(STATE_FILE);
+    return true;
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
+
+function invalid(refusal: Refusal): DestinationSnapshot {
+  return { kind: 'invalid', refusal };
+}

@@ -1,0 +1,205 @@
+import { type Dir, type EntryName, isFsError } from '../../../core/fs/index.js';
+import { refuseDistributor } from '../../refusals.js';
+
+/** Reports one mutating step to the fault hook before it is taken. */
+export type StepHook = (kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir') => void;
+
+/** Bounds on walking a destination bundle tree. */
+export const TREE_LIMITS = { maxDepth: 64, maxEntries: 1_000_000 } as const;
+
+/**
+ * Opens (creating when absent, 0755) each directory of `segments` below
+ * `base`, without following symlinks. Every directory it creates is fsynced
+ * into its parent and reported in `created` (outermost first) so a failed
+ * publication can remove exactly those again.
+ */
+export function ensureDirs(
+  base: Dir,
+  segments: readonly string[],
+  step: StepHook,
+): { readonly dir: Dir; readonly created: readonly string[]; readonly opened: readonly Dir[] } {
+  const opened: Dir[] = [];
+  const created: string[] = [];
+  let current = base;
+  try {
+    for (const [index, segment] of segments.entries()) {
+      let next: Dir;
+      try {
+        next = current.openDir(segment);
+      } catch (error: unknown) {
+        if (!isFsError(error, 'ENOENT')) throw destinationProblem(error);
+        step('mkdir');
+        next = current.mkdirExclusive(segment, 0o755);
+        step('fsync');
+        current.fsync();
+        created.push(segments.slice(0, index + 1).join('/'));
+      }
+      opened.push(next);
+      current = next;
+    }
+  } catch (error: unknown) {
+    for (const dir of opened) dir.close();
+    throw error;
+  }
+  return { dir: current, created, opened };
+}
+
+/** Opens existing directories only; undefined when one is absent. */
+export function openDirs(base: Dir, segments: readonly string[]): { dir: Dir; opened: Dir[] } | undefined {
+  const opened: Dir[] = [];
+  let current = base;
+  try {
+    for (const segment of segments) {
+      current = current.openDir(segment);
+      opened.push(current);
+    }
+    return { dir: current, opened };
+  } catch (error: unknown) {
+    for (const dir of opened) dir.close();
+    if (isFsError(error, 'ENOENT')) return undefined;
+    throw destinationProblem(error);
+  }
+}
+
+export function closeAll(dirs: readonly Dir[]): void {
+  for (const dir of dirs) dir.close();
+}
+
+export function destinationProblem(error: unknown) {
+  if (isFsError(error, 'ELOOP')) return refuseDistributor('destination_symlink', { role: 'destination' });
+  if (isFsError(error, 'ENOTDIR')) return refuseDistributor('destination_not_directory', { role: 'destination' });
+  return refuseDistributor('destination_write_failed', { role: 'destination' });
+}
+
+/**
+ * Removes a tree sealkit built itself (a staging directory, the source
+ * snapshot): files and directories, depth first, never following a link.
+ */
+export function removeOwnTree(parent: Dir, name: EntryName, step: StepHook): void {
+  let dir: Dir;
+  try {
+    dir = parent.openDir(name);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) return;
+    if (isFsError(error, 'ENOTDIR') || isFsError(error, 'ELOOP')) {
+      step('unlink');
+      parent.unlink(name);
+      return;
+    }
+    throw error;
+  }
+  try {
+    for (const entry of dir.list()) {
+      if (entry.type === 'directory') removeOwnTree(dir, entry.bytes, step);
+      else {
+        step('unlink');
+        dir.unlink(entry.bytes);
+      }
+    }
+  } finally {
+    dir.close();
+  }
+  step('rmdir');
+  parent.rmdir(name);
+}
+
+/**
+ * Replacement's narrow deletion (seed: "Replacement Safety Rules"): removes
+ * the listed files, then the directories that became empty (deepest first),
+ * then the state file and the tree's own directory only if nothing else is
+ * left. Returns false when something unlisted remains; the state is then
+ * kept, so the tree stays recognisable as an old publication and no later
+ * cleanup ever treats its leftovers as sealkit's own.
+ */
+export function removeListed(
+  parent: Dir,
+  name: string,
+  listed: readonly string[],
+  stateName: string,
+  step: StepHook,
+): boolean {
+  const dir = parent.openDir(name);
+  try {
+    for (const path of listed) {
+      const segments = path.split('/');
+      const located = openDirs(dir, segments.slice(0, -1));
+      if (located === undefined) continue;
+      try {
+        step('unlink');
+        located.dir.unlink(segments[segments.length - 1] ?? '');
+      } catch (error: unknown) {
+        if (!isFsError(error, 'ENOENT') && !isFsError(error, 'EISDIR')) throw error;
+      } finally {
+        closeAll(located.opened);
+      }
+    }
+    const parents = new Set<string>();
+    for (const path of listed) {
+      const segments = path.split('/');
+      for (let depth = 1; depth < segments.length; depth += 1) parents.add(segments.slice(0, depth).join('/'));
+    }
+    const deepestFirst = [...parents].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1));
+    for (const path of deepestFirst) {
+      const segments = path.split('/');
+      const located = openDirs(dir, segments.slice(0, -1));
+      if (located === undefined) continue;
+      try {
+        step('rmdir');
+        located.dir.rmdir(segments[segments.length - 1] ?? '');
+      } catch (error: unknown) {
+        if (!isFsError(error, 'ENOTEMPTY') && !isFsError(error, 'ENOENT') && !isFsError(error, 'ENOTDIR')) throw error;
+      } finally {
+        closeAll(located.opened);
+      }
+    }
+    const rest = dir.list();
+    if (rest.length > 1 || (rest.length === 1 && rest[0]?.name !== stateName)) return false;
+    if (rest.length === 1) {
+      step('unlink');
+      dir.unlink(stateName);
+    }
+  } finally {
+    dir.close();
+  }
+  step('rmdir');
+  parent.rmdir(name);
+  return true;
+}
+
+export interface TreeListing {
+  /** Regular files, as slash-separated paths relative to the tree. */
+  readonly files: ReadonlySet<string>;
+  /** True when the tree holds a symlink, a FIFO, a device, a socket or a non-UTF-8 name. */
+  readonly other: boolean;
+}
+
+/** Lists a destination bundle tree without following links. */
+export function listTree(root: Dir): TreeListing {
+  const files = new Set<string>();
+  let other = false;
+  let seen = 0;
+  const walk = (dir: Dir, prefix: string, depth: number): void => {
+    if (depth > TREE_LIMITS.maxDepth) throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
+    for (const entry of dir.list()) {
+      seen += 1;
+      if (seen > TREE_LIMITS.maxEntries) throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
+      if (!entry.utf8) {
+        other = true;
+        continue;
+      }
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
+      if (type === 'file') files.add(path);
+      else if (type === 'directory') {
+        const child = dir.openDir(entry.bytes);
+        try {
+          walk(child, path, depth + 1);
+        } finally {
+          child.close();
+        }
+      } else other = true;
+    }
+  };
+  walk(root, '', 0);
+  return { files, other };
+}

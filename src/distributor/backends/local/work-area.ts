@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking, renameNoReplace } from '../../../core/fs/index.js';
+import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
+import { openRegular } from '../../validate/open-source.js';
+import { removeListed, removeOwnTree, type StepHook } from './tree.js';
+
+/**
+ * sealkit's own directory at a local destination root. It holds the lock
+ * file, one `run-*` directory per live run (the source snapshot and staging
+ * trees, on the destination's filesystem so publication is a rename), and
+ * `kept-*` trees: old publications whose replacement found files the old
+ * state did not list, kept rather than deleted. Its name begins with
+ * `.distributor`, which no bundle path may use.
+ */
+export const WORK_AREA = '.distributor.work';
+const LOCK_FILE = 'lock';
+const RUN_PREFIX = 'run-';
+const STAGE_PREFIX = 'stage-';
+const KEPT_PREFIX = 'kept-';
+
+/** One destination root opened by a run; shared by every destination configured with the same root. */
+export class LocalRoot {
+  readonly root: Dir;
+  #work: Dir | undefined;
+  #lock: HeldLock | undefined;
+  #run: { readonly dir: Dir; readonly name: string } | undefined;
+  #stages = 0;
+  #locked: boolean | undefined;
+  #released = false;
+
+  constructor(root: Dir) {
+    this.root = root;
+  }
+
+  get locked(): boolean {
+    return this.#locked === true;
+  }
+
+  /** True once `release` began: several destinations share a root and close it once. */
+  get closing(): boolean {
+    return this.#released;
+  }
+
+  /**
+   * Takes the root's exclusive lock (once per run, whatever the number of
+   * destinations sharing the root), then removes what interrupted runs left
+   * in the work area: their snapshots and staging trees. A leftover staging
+   * tree that carries a state is an old publication swapped out by a
+   * replacement (or a new one not yet swapped in); only what that state
+   * lists is removed, so a file someone else put there survives, kept.
+   */
+  acquire(step: StepHook): boolean {
+    if (this.#locked !== undefined) return this.#locked;
+    const work = this.#openWorkArea(step);
+    const result = lockExclusiveNonBlocking(work, LOCK_FILE);
+    if (result.kind === 'busy') {
+      work.close();
+      this.#locked = false;
+      return false;
+    }
+    this.#work = work;
+    this.#lock = result.lock;
+    this.#locked = true;
+    for (const entry of work.list()) {
+      if (entry.utf8 && entry.type === 'directory' && entry.name.startsWith(RUN_PREFIX)) {
+        this.#sweepRun(entry.name, step);
+      }
+    }
+    return true;
+  }
+
+  /** This run's private directory in the work area (0700), created on first use. */
+  runDir(step: StepHook): Dir {
+    if (this.#run !== undefined) return this.#run.dir;
+    const work = this.#work;
+    if (work === undefined) throw new Error('work area used before the lock was taken');
+    const name = `${RUN_PREFIX}${randomBytes(8).toString('hex')}`;
+    step('mkdir');
+    const dir = work.mkdirExclusive(name, 0o700);
+    this.#run = { dir, name };
+    return dir;
+  }
+
+  nextStageName(): string {
+    this.#stages += 1;
+    return `${STAGE_PREFIX}${this.#stages}`;
+  }
+
+  /**
+   * Keeps an old tree whose replacement left unlisted files in it: moved to
+   * `kept-*` in the work area, never deleted by sealkit.
+   */
+  keep(from: Dir, name: string, step: StepHook): void {
+    const work = this.#work;
+    if (work === undefined) return;
+    step('rename');
+    renameNoReplace(from, name, work, `${KEPT_PREFIX}${randomBytes(8).toString('hex')}`);
+  }
+
+  /** Removes this run's directory (everything in it is the run's own) and releases the lock. */
+  release(step: StepHook): void {
+    if (this.#released) return;
+    this.#released = true;
+    try {
+      const run = this.#run;
+      const work = this.#work;
+      if (run !== undefined && work !== undefined) {
+        run.dir.close();
+        this.#run = undefined;
+        this.#cleanRun(work, run.name, step);
+      }
+    } finally {
+      this.#lock?.release();
+      this.#lock = undefined;
+      this.#work?.close();
+      this.#work = undefined;
+      this.root.close();
+    }
+  }
+
+  #openWorkArea(step: StepHook): Dir {
+    try {
+      return this.root.openDir(WORK_AREA);
+    } catch (error: unknown) {
+      if (!isFsError(error, 'ENOENT')) throw error;
+    }
+    step('mkdir');
+    const work = this.root.mkdirExclusive(WORK_AREA, 0o700);
+    step('fsync');
+    this.root.fsync();
+    return work;
+  }
+
+  #sweepRun(name: string, step: StepHook): void {
+    const work = this.#work;
+    if (work === undefined) return;
+    try {
+      this.#cleanRun(work, name, step);
+    } catch {
+      // A leftover that cannot be cleaned now stays for a later run; it is
+      // invisible at every bundle path and never blocks publication.
+    }
+  }
+
+  #cleanRun(work: Dir, name: string, step: StepHook): void {
+    const run = work.openDir(name);
+    let emptied = true;
+    try {
+      for (const entry of run.list()) {
+        if (entry.utf8 && entry.type === 'directory' && entry.name.startsWith(STAGE_PREFIX)) {
+          if (!cleanStage(run, entry.name, step)) {
+            step('rename');
+            renameNoReplace(run, entry.name, work, `${KEPT_PREFIX}${randomBytes(8).toString('hex')}`);
+          }
+        } else if (entry.type === 'directory' || entry.type === 'file') {
+          removeOwnTree(run, entry.bytes, step);
+        } else emptied = false;
+      }
+    } finally {
+      run.close();
+    }
+    if (emptied) {
+      step('rmdir');
+      work.rmdir(name);
+    }
+  }
+}
+
+/**
+ * Removes one staging tree: narrowly (what its state lists) when it carries
+ * a state, entirely when it does not (then every entry in it was written by
+ * the run that built it: an old publication never loses its state before the
+ * rest of it is gone). False when something unlisted remains.
+ */
+export function cleanStage(parent: Dir, name: string, step: StepHook): boolean {
+  const dir = parent.openDir(name);
+  let listed: readonly string[] | undefined;
+  try {
+    const opened = openRegular(dir, [STATE_FILE]);
+    if (opened.ok) {
+      try {
+        listed = parseState(opened.file.readUpTo(STATE_MAX_BYTES + 1)).outputs.map((output) => output.path);
+      } catch {
+        return false;
+      } finally {
+        opened.file.close();
+      }
+    } else if (opened.problem !== 'missing') return false;
+  } finally {
+    dir.close();
+  }
+  if (listed === undefined) {
+    removeOwnTree(parent, name, step);
+    return true;
+  }
+  return removeListed(parent, name, listed, STATE_FILE, step);
+}
+
+/** Opens a configured destination root: it must exist and be reached without a symlink. */
+export function openRootDir(path: string): Dir | undefined {
+  try {
+    return Dir.open(path);
+  } catch {
+    return undefined;
+  }
+}

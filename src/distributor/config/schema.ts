@@ -1,0 +1,102 @@
+/**
+ * The JSON Schema of `sealkit.distributor.yaml`, published at
+ * docs/schemas/distributor-config.schema.json for editors. The validator in
+ * `parse.ts` enforces the same rules (a test checks that the published file
+ * is this object and that both accept and refuse the same fixtures).
+ */
+const ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } as const;
+const OUTPUTS = {
+  type: 'object',
+  description: 'Categories of files the destination receives; at least one must be true.',
+  additionalProperties: false,
+  required: ['source', 'html'],
+  properties: {
+    source: { type: 'boolean', description: 'Copies of the files listed in manifest.json.' },
+    html: { type: 'boolean', description: 'An HTML page beside each .md file (report.md -> report.html).' },
+  },
+  anyOf: [{ properties: { source: { const: true } } }, { properties: { html: { const: true } } }],
+} as const;
+const PATH = { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$' } as const;
+
+export const DISTRIBUTOR_CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://sealkit.invalid/schemas/distributor-config.schema.json',
+  title: 'sealkit distributor configuration (sealkit.distributor.yaml)',
+  type: 'object',
+  additionalProperties: false,
+  required: ['pipelines'],
+  properties: {
+    pipelines: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'source', 'destinations'],
+        properties: {
+          id: { ...ID, description: 'Pipeline id, unique in the file; written to .distributor.json.' },
+          source: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['root'],
+            properties: {
+              root: {
+                ...PATH,
+                description: 'Directory scanned for bundles (manifest.json); relative to this file.',
+              },
+            },
+          },
+          destinations: {
+            type: 'array',
+            minItems: 1,
+            items: {
+              oneOf: [
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['id', 'kind', 'root', 'outputs'],
+                  properties: {
+                    id: { ...ID, description: 'Destination id, unique in its pipeline.' },
+                    kind: { const: 'local' },
+                    root: { ...PATH, description: 'Existing directory bundles are published under; relative to this file.' },
+                    outputs: OUTPUTS,
+                  },
+                },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
+                  properties: {
+                    id: { ...ID, description: 'Destination id, unique in its pipeline.' },
+                    kind: { const: 's3' },
+                    bucket: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' },
+                    prefix: {
+                      type: 'string',
+                      pattern: '^$|^[^/\\u0000-\\u001f\\u007f\\\\](?:[^\\u0000-\\u001f\\u007f\\\\]*[^/\\u0000-\\u001f\\u007f\\\\])?$',
+                      description: "Key prefix of the destination root, without leading or trailing '/'; '' is the bucket root.",
+                    },
+                    endpoint: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'S3-compatible endpoint URL.' },
+                    region: { type: 'string', minLength: 1 },
+                    force_path_style: { type: 'boolean' },
+                    outputs: OUTPUTS,
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const ID_PATTERN = new RegExp(ID.pattern);
+export const BUCKET_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+export const PREFIX_PATTERN =
+  /^$|^[^/\u0000-\u001f\u007f\\](?:[^\u0000-\u001f\u007f\\]*[^/\u0000-\u001f\u007f\\])?$/u;
+export const ENDPOINT_PATTERN = /^https?:\/\/[^\s]+$/;
+
+/** The bytes of docs/schemas/distributor-config.schema.json. */
+export function configSchemaText(): string {
+  return `${JSON.stringify(DISTRIBUTOR_CONFIG_SCHEMA, null, 2)}\n`;
+}

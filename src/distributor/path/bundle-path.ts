@@ -1,0 +1,97 @@
+import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+import type { BundleDir, BundlePath } from '../model/types.js';
+
+/**
+ * Path decisions (docs/distributor.md, "Path rules"). A manifest path must
+ * already be in normal form: sealkit never rewrites a producer's path, so the
+ * digest it checks is over exactly the listed text. Refused:
+ * - empty; longer than 4096 UTF-8 bytes, or a segment longer than 255;
+ * - NUL, C0/C1 control characters and DEL (they break terminals, logs and
+ *   object keys, and NUL ends a name in every C API);
+ * - backslash anywhere: it is a separator on Windows and in many URL
+ *   handlers, so `a\..\b` would mean different things to different readers;
+ * - a leading slash (absolute), an empty or `.` segment, a trailing slash
+ *   (not normalized: `a/./b`, `a//b`), a `..` segment;
+ * - a segment named `manifest.json` or beginning with `.distributor`
+ *   (reserved for the manifest, destination state and sealkit's markers);
+ * - across one bundle: the same path twice, two paths equal after Unicode NFC
+ *   normalization (`é` composed vs decomposed: one file on macOS and on many
+ *   object-store clients), and a path that is also a directory of another.
+ * Letter case is not folded: `A.md` and `a.md` are two files.
+ */
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+const RESERVED_PREFIX = '.distributor';
+const MANIFEST = 'manifest.json';
+
+/** The refusal code for one path string, or undefined when it is acceptable. */
+export function pathProblem(path: string): DistributorRefusalCode | undefined {
+  if (path.length === 0) return 'path_empty';
+  if (Buffer.byteLength(path, 'utf8') > MAX_PATH_BYTES) return 'path_too_long';
+  if (CONTROL.test(path)) return 'path_control_char';
+  if (path.includes('\\')) return 'path_backslash';
+  if (path.startsWith('/')) return 'path_absolute';
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') return 'path_not_normalized';
+    if (segment === '..') return 'path_dotdot';
+    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) return 'path_too_long';
+    if (segment === MANIFEST || segment.startsWith(RESERVED_PREFIX)) return 'path_reserved';
+  }
+  return undefined;
+}
+
+/** Mints a BundlePath or throws the refusal for the first broken rule. */
+export function toBundlePath(path: string, field = 'files[].path'): BundlePath {
+  const problem = pathProblem(path);
+  if (problem !== undefined) throw refuseDistributor(problem, { role: 'bundle', field });
+  return path as BundlePath;
+}
+
+/** A bundle directory relative to the source root: the same rules, checked on its segments. */
+export function toBundleDir(path: string): BundleDir {
+  const problem = pathProblem(path);
+  if (problem !== undefined) throw refuseDistributor('bundle_dir_invalid', { role: 'bundle' });
+  return path as BundleDir;
+}
+
+/**
+ * The set rules over the paths of one bundle (or the outputs of one
+ * destination): no duplicate, no NFC twin, no path that is another's
+ * directory. Returns the first problem found, deterministically.
+ */
+export function pathSetProblem(paths: readonly string[]): DistributorRefusalCode | undefined {
+  const exact = new Set<string>();
+  const folded = new Set<string>();
+  for (const path of paths) {
+    if (exact.has(path)) return 'path_duplicate';
+    exact.add(path);
+    const nfc = path.normalize('NFC');
+    if (folded.has(nfc)) return 'path_unicode_twin';
+    folded.add(nfc);
+  }
+  for (const nfc of folded) {
+    let cut = nfc.indexOf('/');
+    while (cut !== -1) {
+      if (folded.has(nfc.slice(0, cut))) return 'path_file_dir_clash';
+      cut = nfc.indexOf('/', cut + 1);
+    }
+  }
+  return undefined;
+}
+
+/** Byte order of UTF-8, the order sealkit sorts paths in (the same on every platform and locale). */
+export function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** The parent directories of a path, outermost first (`a/b/c` → `a`, `a/b`). */
+export function parentDirs(path: string): string[] {
+  const parents: string[] = [];
+  let cut = path.indexOf('/');
+  while (cut !== -1) {
+    parents.push(path.slice(0, cut));
+    cut = path.indexOf('/', cut + 1);
+  }
+  return parents;
+}

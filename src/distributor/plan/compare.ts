@@ -1,0 +1,65 @@
+import { canonicalize } from '../../core/json/index.js';
+import { compareInstants } from '../model/instant.js';
+import { manifestJson } from '../model/manifest.js';
+import type { BundlePath, DestinationState, SourceManifest } from '../model/types.js';
+import type { DistributorRefusalCode } from '../refusals.js';
+import type { StateToken } from './types.js';
+
+/** What the planner knows about one destination bundle path: pure data, no handles. */
+export type SnapshotView =
+  | { readonly kind: 'empty'; readonly residue: readonly BundlePath[] }
+  | { readonly kind: 'unmanaged' }
+  | {
+      readonly kind: 'managed';
+      readonly state: DestinationState;
+      readonly token: StateToken;
+      readonly unlisted: boolean;
+      readonly missing: boolean;
+      readonly residue: readonly BundlePath[];
+    }
+  | { readonly kind: 'refused'; readonly reason_code: string };
+
+export type Decision =
+  | { readonly action: 'publish' }
+  | { readonly action: 'replace'; readonly previous: DestinationState; readonly token: StateToken }
+  | { readonly action: 'skip_same' | 'skip_newer' }
+  | { readonly action: 'conflict'; readonly reason_code: DistributorRefusalCode }
+  | { readonly action: 'refuse'; readonly reason_code: string };
+
+/**
+ * The seed's destination comparison rules, in its order:
+ * no state + empty → publish; no state + non-empty → unmanaged (refused);
+ * same normalized manifest → skip; same id, destination older → replace;
+ * same id, destination newer → skip; same id and created, different digest →
+ * conflict; different id → conflict. Two decisions go beyond the seed: a
+ * replacement is refused when the managed path holds unlisted entries (never
+ * swept), and "already published" is refused when outputs the state lists
+ * are gone (the destination was damaged; skipping would hide it).
+ */
+export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
+  switch (view.kind) {
+    case 'empty':
+      return { action: 'publish' };
+    case 'unmanaged':
+      return { action: 'refuse', reason_code: 'destination_unmanaged' };
+    case 'refused':
+      return { action: 'refuse', reason_code: view.reason_code };
+    case 'managed':
+      break;
+  }
+  const published = view.state.source.manifest;
+  if (sameManifest(published, manifest)) {
+    return view.missing ? { action: 'refuse', reason_code: 'destination_incomplete' } : { action: 'skip_same' };
+  }
+  if (published.id !== manifest.id) return { action: 'conflict', reason_code: 'conflict_different_id' };
+  const order = compareInstants(published.created, manifest.created);
+  if (order > 0) return { action: 'skip_newer' };
+  if (order === 0) return { action: 'conflict', reason_code: 'conflict_same_created' };
+  if (view.unlisted) return { action: 'refuse', reason_code: 'destination_unlisted_entry' };
+  return { action: 'replace', previous: view.state, token: view.token };
+}
+
+/** Exact equality of two normalized manifests (their canonical JSON). */
+export function sameManifest(a: SourceManifest, b: SourceManifest): boolean {
+  return canonicalize(manifestJson(a)) === canonicalize(manifestJson(b));
+}

@@ -1,0 +1,139 @@
+import { DISTRIBUTOR_VERSION } from '../version.js';
+import type { BundleDir, SourceManifest } from '../model/types.js';
+import { compareUtf8 } from '../path/bundle-path.js';
+import { decide, type SnapshotView } from './compare.js';
+import { type PageInfo, plannedOutputs } from './outputs.js';
+import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
+
+export interface PlanBundleInput {
+  readonly dir: BundleDir;
+  readonly manifest: SourceManifest;
+  readonly pages: readonly PageInfo[];
+  /** One view per destination of the pipeline, in configuration order. */
+  readonly views: readonly SnapshotView[];
+}
+
+export interface PlanPipelineInput {
+  readonly id: string;
+  readonly destinations: readonly PlannedDestination[];
+  readonly bundles: readonly PlanBundleInput[];
+  /** Discovery and validation failures of this pipeline. */
+  readonly failures: readonly { readonly bundle_dir: BundleDir | null; readonly reason_code: string }[];
+}
+
+/**
+ * Builds the run's plan from validated bundles and destination views, with
+ * no I/O: the same input gives the same plan, and `--dry-run` prints it. A
+ * failed bundle, a failed discovery or an output collision anywhere aborts
+ * the run: every publish or replace becomes `run_aborted`, so nothing is
+ * written; items that would not write keep their own outcome.
+ */
+export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
+  const failures: RunFailure[] = [];
+  const items: PlanItem[] = [];
+  for (const pipeline of pipelines) {
+    for (const failure of pipeline.failures) {
+      failures.push({ pipeline_id: pipeline.id, bundle_dir: failure.bundle_dir, reason_code: failure.reason_code });
+      if (failure.bundle_dir === null) continue;
+      for (const destination of pipeline.destinations) {
+        items.push({
+          pipeline_id: pipeline.id,
+          destination_id: destination.id,
+          bundle_dir: failure.bundle_dir,
+          bundle_id: null,
+          action: 'refuse',
+          reason_code: failure.reason_code,
+        });
+      }
+    }
+    for (const bundle of pipeline.bundles) {
+      for (const [index, destination] of pipeline.destinations.entries()) {
+        const view: SnapshotView = bundle.views[index] ?? { kind: 'refused', reason_code: 'destination_unreachable' };
+        const item = planItem(pipeline.id, destination, bundle, view);
+        if (item.action === 'refuse' && item.reason_code === 'output_collision') {
+          failures.push({ pipeline_id: pipeline.id, bundle_dir: bundle.dir, reason_code: 'output_collision' });
+        }
+        items.push(item);
+      }
+    }
+  }
+  const aborted = failures.length > 0;
+  const order = new Map(pipelines.map((pipeline, index) => [pipeline.id, index]));
+  const destinationOrder = new Map(
+    pipelines.flatMap((pipeline) => pipeline.destinations.map((d, index) => [`${pipeline.id}\u0000${d.id}`, index] as const)),
+  );
+  const finalItems = items
+    .map((item): PlanItem =>
+      aborted && (item.action === 'publish' || item.action === 'replace')
+        ? { ...base(item), action: 'refuse', reason_code: 'run_aborted' }
+        : item,
+    )
+    .sort(
+      (a, b) =>
+        (order.get(a.pipeline_id) ?? 0) - (order.get(b.pipeline_id) ?? 0) ||
+        compareUtf8(a.bundle_dir, b.bundle_dir) ||
+        (destinationOrder.get(`${a.pipeline_id}\u0000${a.destination_id}`) ?? 0) -
+          (destinationOrder.get(`${b.pipeline_id}\u0000${b.destination_id}`) ?? 0),
+    );
+  const pipelinePlans: PipelinePlan[] = pipelines.map((pipeline) => ({
+    id: pipeline.id,
+    destinations: pipeline.destinations,
+    bundles: pipeline.bundles.map((bundle) => ({ bundle_dir: bundle.dir, manifest: bundle.manifest })),
+  }));
+  return { aborted, failures, pipelines: pipelinePlans, items: finalItems };
+}
+
+function planItem(
+  pipelineId: string,
+  destination: PlannedDestination,
+  bundle: PlanBundleInput,
+  view: SnapshotView,
+): PlanItem {
+  const head = {
+    pipeline_id: pipelineId,
+    destination_id: destination.id,
+    bundle_dir: bundle.dir,
+    bundle_id: bundle.manifest.id,
+  };
+  const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
+  if (outputs === undefined) return { ...head, action: 'refuse', reason_code: 'output_collision' };
+  const decision = decide(bundle.manifest, view);
+  switch (decision.action) {
+    case 'skip_same':
+    case 'skip_newer':
+      return { ...head, action: decision.action };
+    case 'conflict':
+    case 'refuse':
+      return { ...head, action: decision.action, reason_code: decision.reason_code };
+    case 'publish':
+    case 'replace':
+      break;
+  }
+  const state = {
+    schema_version: 1 as const,
+    distributor_version: DISTRIBUTOR_VERSION,
+    pipeline_id: pipelineId,
+    destination_id: destination.id,
+    source: { manifest: bundle.manifest },
+    outputs: outputs.map(({ source_index: _index, ...record }) => record),
+  };
+  const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
+  if (decision.action === 'publish') return { ...head, action: 'publish', outputs, state, residue };
+  return {
+    ...head,
+    action: 'replace',
+    outputs,
+    state,
+    previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
+    residue,
+  };
+}
+
+function base(item: PlanItem) {
+  return {
+    pipeline_id: item.pipeline_id,
+    destination_id: item.destination_id,
+    bundle_dir: item.bundle_dir,
+    bundle_id: item.bundle_id,
+  };
+}

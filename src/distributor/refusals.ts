@@ -1,0 +1,275 @@
+import { defineRefusals } from '../core/refusal/index.js';
+
+/**
+ * Every reason the distributor refuses something. Messages are fixed text: they
+ * never name a bundle, path, id, bucket, digest, value or exception.
+ */
+export type DistributorRefusalCode =
+  // configuration
+  | 'config_not_yaml'
+  | 'config_duplicate_key'
+  | 'config_unsupported_yaml'
+  | 'config_unknown_key'
+  | 'config_missing_key'
+  | 'config_wrong_type'
+  | 'config_invalid_value'
+  | 'config_duplicate_id'
+  | 'pipeline_not_found'
+  // discovery
+  | 'source_root_unavailable'
+  | 'bundle_nested'
+  | 'bundle_at_source_root'
+  | 'bundle_dir_invalid'
+  | 'discovery_too_large'
+  // manifest
+  | 'manifest_missing'
+  | 'manifest_exists'
+  | 'manifest_not_regular'
+  | 'manifest_too_large'
+  | 'manifest_not_json'
+  | 'manifest_not_object'
+  | 'manifest_schema_version'
+  | 'manifest_id_invalid'
+  | 'manifest_digest_invalid'
+  | 'manifest_created_invalid'
+  | 'manifest_files_invalid'
+  | 'manifest_file_invalid'
+  | 'manifest_sha256_invalid'
+  | 'manifest_size_invalid'
+  // paths
+  | 'path_empty'
+  | 'path_too_long'
+  | 'path_not_utf8'
+  | 'path_control_char'
+  | 'path_backslash'
+  | 'path_absolute'
+  | 'path_not_normalized'
+  | 'path_dotdot'
+  | 'path_reserved'
+  | 'path_duplicate'
+  | 'path_unicode_twin'
+  | 'path_file_dir_clash'
+  // bundle contents
+  | 'file_missing'
+  | 'file_symlink'
+  | 'file_not_regular'
+  | 'file_unreadable'
+  | 'file_size_mismatch'
+  | 'file_digest_mismatch'
+  | 'bundle_digest_mismatch'
+  | 'markdown_too_large'
+  | 'markdown_not_utf8'
+  // planning
+  | 'output_collision'
+  | 'run_aborted'
+  | 'conflict_different_id'
+  | 'conflict_same_created'
+  // destinations
+  | 'destination_root_unavailable'
+  | 'destination_locked'
+  | 'destination_unmanaged'
+  | 'destination_state_invalid'
+  | 'destination_unlisted_entry'
+  | 'destination_incomplete'
+  | 'destination_symlink'
+  | 'destination_not_directory'
+  | 'destination_nested_bundle'
+  | 'destination_changed'
+  | 'destination_write_failed'
+  | 'destination_unreachable'
+  | 'backend_unavailable';
+
+export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
+  config_not_yaml: { category: 'malformed', message: 'the configuration is not well-formed YAML' },
+  config_duplicate_key: { category: 'malformed', message: 'a mapping in the configuration repeats a key' },
+  config_unsupported_yaml: {
+    category: 'unsupported',
+    message: 'the configuration uses YAML anchors, aliases, tags or several documents, which are refused',
+  },
+  config_unknown_key: { category: 'malformed', message: 'the configuration has a key sealkit does not know' },
+  config_missing_key: { category: 'missing', message: 'the configuration lacks a required key' },
+  config_wrong_type: { category: 'malformed', message: 'a configuration value has the wrong type' },
+  config_invalid_value: { category: 'malformed', message: 'a configuration value is not allowed' },
+  config_duplicate_id: {
+    category: 'conflict',
+    message: 'two pipelines, or two destinations of one pipeline, share an id',
+  },
+  pipeline_not_found: { category: 'missing', message: 'no pipeline in the configuration has the requested id' },
+
+  source_root_unavailable: {
+    category: 'unavailable',
+    message: 'the source root is missing, not a directory, reached through a symbolic link, or unreadable',
+  },
+  bundle_nested: { category: 'unsupported', message: 'a bundle contains another bundle (nested manifest.json)' },
+  bundle_at_source_root: {
+    category: 'unsupported',
+    message: 'the source root itself holds a manifest.json; bundles must be in subdirectories of the source root',
+  },
+  bundle_dir_invalid: {
+    category: 'malformed',
+    message: 'a bundle directory name breaks the path rules (encoding, control characters, reserved names)',
+  },
+  discovery_too_large: {
+    category: 'oversized',
+    message: 'the source tree is deeper or holds more entries than the discovery limits',
+  },
+
+  manifest_missing: { category: 'missing', message: 'the bundle has no manifest.json' },
+  manifest_exists: { category: 'conflict', message: 'the directory already holds a manifest.json' },
+  manifest_not_regular: {
+    category: 'malformed',
+    message: 'manifest.json is a symbolic link or not a regular file',
+  },
+  manifest_too_large: { category: 'oversized', message: 'manifest.json exceeds the size limit' },
+  manifest_not_json: { category: 'malformed', message: 'manifest.json is not strict UTF-8 JSON' },
+  manifest_not_object: { category: 'malformed', message: 'manifest.json does not hold a JSON object' },
+  manifest_schema_version: { category: 'unsupported', message: 'the manifest schema_version is not 1' },
+  manifest_id_invalid: { category: 'malformed', message: 'the manifest id is missing, empty or not a string' },
+  manifest_digest_invalid: {
+    category: 'malformed',
+    message: 'the manifest digest is missing or not a lowercase sha256:<64 hex> string',
+  },
+  manifest_created_invalid: {
+    category: 'malformed',
+    message: 'the manifest created is missing or not an RFC 3339 timestamp',
+  },
+  manifest_files_invalid: {
+    category: 'malformed',
+    message: 'the manifest files is missing, not an array, empty, or longer than the limit',
+  },
+  manifest_file_invalid: {
+    category: 'malformed',
+    message: 'a manifest files[] entry is not an object with path, sha256 and size',
+  },
+  manifest_sha256_invalid: {
+    category: 'malformed',
+    message: 'a files[].sha256 is not a lowercase sha256:<64 hex> string',
+  },
+  manifest_size_invalid: {
+    category: 'malformed',
+    message: 'a files[].size is not a non-negative integer',
+  },
+
+  path_empty: { category: 'malformed', message: 'a file path is empty' },
+  path_too_long: {
+    category: 'oversized',
+    message: 'a file path exceeds 4096 bytes or one of its segments exceeds 255 bytes',
+  },
+  path_not_utf8: { category: 'malformed', message: 'a file name is not valid UTF-8' },
+  path_control_char: { category: 'malformed', message: 'a file path contains NUL or a control character' },
+  path_backslash: { category: 'malformed', message: 'a file path contains a backslash' },
+  path_absolute: { category: 'malformed', message: 'a file path is absolute' },
+  path_not_normalized: {
+    category: 'malformed',
+    message: 'a file path has an empty or "." segment or a trailing slash',
+  },
+  path_dotdot: { category: 'malformed', message: 'a file path has a ".." segment' },
+  path_reserved: {
+    category: 'malformed',
+    message: 'a file path names manifest.json or a name beginning with .distributor, which are reserved',
+  },
+  path_duplicate: { category: 'conflict', message: 'two files have the same path' },
+  path_unicode_twin: {
+    category: 'conflict',
+    message: 'two file paths differ only in Unicode normalization (NFC/NFD)',
+  },
+  path_file_dir_clash: {
+    category: 'conflict',
+    message: 'a file path is also used as a directory by another path',
+  },
+
+  file_missing: { category: 'missing', message: 'a file the manifest lists does not exist' },
+  file_symlink: {
+    category: 'malformed',
+    message: 'a file the manifest lists, or one of its parent directories, is a symbolic link',
+  },
+  file_not_regular: { category: 'malformed', message: 'a file the manifest lists is not a regular file' },
+  file_unreadable: { category: 'unavailable', message: 'a file the manifest lists cannot be read' },
+  file_size_mismatch: {
+    category: 'mismatched',
+    message: 'a file size differs from the size the manifest lists',
+  },
+  file_digest_mismatch: {
+    category: 'mismatched',
+    message: 'a file SHA-256 differs from the digest the manifest lists',
+  },
+  bundle_digest_mismatch: {
+    category: 'mismatched',
+    message: 'the bundle digest over the listed files differs from the manifest digest',
+  },
+  markdown_too_large: {
+    category: 'oversized',
+    message: 'a Markdown file to render as HTML exceeds the size limit',
+  },
+  markdown_not_utf8: {
+    category: 'malformed',
+    message: 'a Markdown file to render as HTML is not valid UTF-8',
+  },
+
+  output_collision: {
+    category: 'conflict',
+    message: 'two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
+  },
+  run_aborted: {
+    category: 'conflict',
+    message: 'nothing was written: another bundle of the run failed validation or planning',
+  },
+  conflict_different_id: {
+    category: 'conflict',
+    message: 'the destination holds a publication of a different bundle id',
+  },
+  conflict_same_created: {
+    category: 'conflict',
+    message: 'the destination holds the same bundle id and created time with a different digest',
+  },
+
+  destination_root_unavailable: {
+    category: 'unavailable',
+    message: 'the destination root is missing, not a directory, reached through a symbolic link, or unusable',
+  },
+  destination_locked: {
+    category: 'conflict',
+    message: 'another sealkit run holds the lock of this destination',
+  },
+  destination_unmanaged: {
+    category: 'conflict',
+    message: 'the destination bundle path holds content without .distributor.json (unmanaged)',
+  },
+  destination_state_invalid: {
+    category: 'malformed',
+    message: 'the destination .distributor.json is not a valid state written by the distributor',
+  },
+  destination_unlisted_entry: {
+    category: 'conflict',
+    message: 'the managed destination holds entries its .distributor.json does not list; nothing is swept',
+  },
+  destination_incomplete: {
+    category: 'conflict',
+    message: 'outputs that the destination .distributor.json lists are missing',
+  },
+  destination_symlink: {
+    category: 'malformed',
+    message: 'the destination bundle path, or a directory above it, is a symbolic link',
+  },
+  destination_not_directory: {
+    category: 'conflict',
+    message: 'the destination bundle path, or a directory above it, is not a directory',
+  },
+  destination_nested_bundle: {
+    category: 'conflict',
+    message: 'the destination bundle path lies inside another managed bundle',
+  },
+  destination_changed: {
+    category: 'conflict',
+    message: 'the destination changed after it was inspected; nothing of this bundle was committed',
+  },
+  destination_write_failed: {
+    category: 'unavailable',
+    message: 'writing to the destination failed; nothing of this bundle was committed',
+  },
+  destination_unreachable: { category: 'unavailable', message: 'the destination cannot be reached' },
+  backend_unavailable: {
+    category: 'unavailable',
+    message: 'the destination kind is not available in this build or on this platform',
+  },
+});

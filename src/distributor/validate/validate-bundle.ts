@@ -1,0 +1,162 @@
+import { copyFdHashing, type HashedLength, type Sha256Prefixed, sha256Hex, toPrefixed } from '../../core/digest/index.js';
+import type { Dir } from '../../core/fs/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { bundleDigest } from '../digest/bundle-digest.js';
+import { MANIFEST_FILE } from '../discover/discover.js';
+import { MANIFEST_LIMITS, parseManifest } from '../model/manifest.js';
+import type { BundleDir, BundlePath, SourceManifest } from '../model/types.js';
+import { toBundlePath } from '../path/bundle-path.js';
+import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
+import { hashFd } from './hash-fd.js';
+import { type OpenProblem, openRegular } from './open-source.js';
+import { BundleSnapshot } from './snapshot.js';
+
+/** A page rendered from one Markdown file of the bundle. */
+export interface RenderedPage {
+  readonly source_index: number;
+  readonly path: BundlePath;
+  readonly sha256: Sha256Prefixed;
+  readonly size: number;
+}
+
+export interface ValidatedBundle {
+  readonly dir: BundleDir;
+  readonly manifest: SourceManifest;
+  /** Pages for every `.md` file, when some destination wants HTML; otherwise empty. */
+  readonly pages: readonly RenderedPage[];
+}
+
+export interface ValidateOptions {
+  readonly renderHtml: boolean;
+  /** Where verified copies and pages go; absent for dry runs and `verify` (hash only). */
+  readonly snapshot?: BundleSnapshot;
+}
+
+type Hashed = HashedLength & { readonly exceeded: boolean };
+
+const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
+  missing: 'file_missing',
+  symlink: 'file_symlink',
+  not_regular: 'file_not_regular',
+  unreadable: 'file_unreadable',
+};
+
+/**
+ * Validates one bundle in the seed's order: the manifest and every path
+ * first (no file is opened before all paths passed), then each file's size
+ * and SHA-256 (streamed once, into the snapshot when there is one), then the
+ * bundle digest over the listed records. The first failure is thrown as a
+ * Refusal naming the rule, never the file.
+ */
+export function validateBundle(sourceRoot: Dir, dir: BundleDir, options: ValidateOptions): ValidatedBundle {
+  const bundleDir = openBundleDir(sourceRoot, dir);
+  try {
+    const manifest = readManifest(bundleDir);
+    const pages: RenderedPage[] = [];
+    for (const [index, file] of manifest.files.entries()) {
+      const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
+      const opened = openRegular(bundleDir, file.path.split('/'));
+      if (!opened.ok) throw refuseDistributor(FILE_PROBLEMS[opened.problem], { role: 'bundle', field: 'files[].path' });
+      try {
+        if (opened.stat.size !== BigInt(file.size)) {
+          throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
+        }
+        if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
+          throw refuseDistributor('markdown_too_large', { role: 'bundle' });
+        }
+        const markdown = pagePath !== undefined ? opened.file.readUpTo(file.size + 1) : undefined;
+        const hashed =
+          markdown !== undefined
+            ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
+            : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
+        if (hashed.exceeded || hashed.bytes !== file.size) {
+          throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
+        }
+        if (toPrefixed(hashed.hex) !== file.sha256) {
+          throw refuseDistributor('file_digest_mismatch', { role: 'bundle', field: 'files[].sha256' });
+        }
+        if (markdown !== undefined && pagePath !== undefined) {
+          const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
+          const page = renderMarkdownPage(markdown, title);
+          const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
+          pages.push({ source_index: index, path: toBundlePath(pagePath), sha256: toPrefixed(kept.hex), size: kept.bytes });
+        }
+      } finally {
+        opened.file.close();
+      }
+    }
+    if (bundleDigest(manifest.files) !== manifest.digest) {
+      throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
+    }
+    return { dir, manifest, pages };
+  } finally {
+    bundleDir.close();
+  }
+}
+
+function openBundleDir(sourceRoot: Dir, dir: BundleDir): Dir {
+  let current = sourceRoot;
+  const opened: Dir[] = [];
+  try {
+    for (const segment of dir.split('/')) {
+      current = current.openDir(segment);
+      opened.push(current);
+    }
+  } catch {
+    for (const handle of opened) handle.close();
+    throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
+  }
+  for (const handle of opened.slice(0, -1)) handle.close();
+  return current;
+}
+
+function readManifest(bundleDir: Dir): SourceManifest {
+  const opened = openRegular(bundleDir, [MANIFEST_FILE]);
+  if (!opened.ok) {
+    throw refuseDistributor(opened.problem === 'missing' ? 'manifest_missing' : 'manifest_not_regular', {
+      role: 'manifest',
+    });
+  }
+  try {
+    if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes)) throw refuseDistributor('manifest_too_large', { role: 'manifest' });
+    let bytes: Uint8Array;
+    try {
+      bytes = opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1);
+    } catch {
+      throw refuseDistributor('file_unreadable', { role: 'manifest' });
+    }
+    return parseManifest(bytes);
+  } finally {
+    opened.file.close();
+  }
+}
+
+/** Copies a source descriptor into the snapshot (or only hashes it), reading each byte once. */
+function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefined, name: string): Hashed {
+  try {
+    if (snapshot === undefined) return hashFd(fd, size);
+    const target = snapshot.create(name);
+    try {
+      return copyFdHashing(fd, target.fd, { maxBytes: size });
+    } finally {
+      target.close();
+    }
+  } catch (error: unknown) {
+    if (error instanceof Refusal) throw error;
+    throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  }
+}
+
+/** Hashes bytes already in memory (a Markdown source or a rendered page) and keeps them in the snapshot. */
+function keepBytes(bytes: Uint8Array, snapshot: BundleSnapshot | undefined, name: string): Hashed {
+  if (snapshot !== undefined) {
+    const target = snapshot.create(name);
+    try {
+      target.write(bytes);
+    } finally {
+      target.close();
+    }
+  }
+  return { hex: sha256Hex(bytes), bytes: bytes.byteLength, exceeded: false };
+}
