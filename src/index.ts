@@ -1,2 +1,3 @@
 // sealkit's library API. Each domain adds its exports here as it lands.
 export * from './core/index.js';
+export * from './migration/index.js';

@@ -1,0 +1,19 @@
+import type { Destination } from './identifiers.js';
+
+/** The starter edition each warehouse destination selects (binding step 8). */
+export const EDITIONS = {
+  bigquery: 'editions/Bigquery/',
+  snowflake: 'editions/Snowflake/kit/',
+} as const;
+
+export type EditionDestination = keyof typeof EDITIONS;
+export type EditionPath = (typeof EDITIONS)[EditionDestination];
+
+/**
+ * The edition a destination selects, or undefined: DuckDB is a local
+ * rehearsal and selects none (seed gap 10), so binding refuses it with
+ * `scaffold_destination_edition_unbound`.
+ */
+export function editionFor(destination: Destination): EditionPath | undefined {
+  return destination === 'duckdb' ? undefined : EDITIONS[destination];
+}
