@@ -1,0 +1,51 @@
+import { guardRefusalsAsync } from '../../core/refusal/index.js';
+import { refuseEdition } from '../refusals.js';
+import { type CheckRun, runCheck } from './apply.js';
+import { readFixtures } from './fixtures.js';
+import { type CheckOptions, planCheck } from './plan.js';
+import { readProjectFiles } from './project-files.js';
+import { loadDbtSchemas } from './schemas.js';
+import { isMapping, parseYaml, type YamlMapping } from './yaml.js';
+
+export interface CheckProjectOptions {
+  readonly target?: string;
+  /** --vars: a YAML mapping as text, or an already parsed mapping. */
+  readonly vars?: string | YamlMapping;
+  /** What env_var() sees; default: none (pass process.env to use the real environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** A directory of `<source>/<table>.csv` Bronze fixtures. */
+  readonly fixtures?: string;
+  readonly captureRows?: readonly string[];
+}
+
+export const MAX_VARS_BYTES = 64 * 1024;
+
+/** Parses --vars: one YAML mapping (e.g. `{enable_migration_models: true}`); an empty value is no vars. */
+export function parseVars(text: string): YamlMapping {
+  if (text.trim() === '') return {};
+  if (Buffer.byteLength(text, 'utf8') > MAX_VARS_BYTES) throw refuseEdition('vars_invalid');
+  const parsed = parseYaml(text);
+  if (!parsed.ok || !isMapping(parsed.value)) throw refuseEdition('vars_invalid');
+  return parsed.value;
+}
+
+/**
+ * `sealkit edition check`: reads the project (and fixtures), plans without
+ * I/O, then parses, builds and tests in an in-memory DuckDB. Refusals are
+ * for inputs the check cannot read; everything it finds is in the report.
+ */
+export async function checkProject(projectDir: string, options: CheckProjectOptions = {}): Promise<CheckRun> {
+  return guardRefusalsAsync(async () => {
+    const vars = typeof options.vars === 'string' ? parseVars(options.vars) : (options.vars ?? {});
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+    const checkOptions: CheckOptions = { target: options.target ?? 'default', vars, env };
+    const files = readProjectFiles(projectDir);
+    const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
+    const plan = planCheck(files, loadDbtSchemas(), checkOptions);
+    return runCheck(plan, {
+      ...(fixtures === undefined ? {} : { fixtures }),
+      ...(options.captureRows === undefined ? {} : { captureRows: options.captureRows }),
+    });
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * What the offline check can find wrong with a project, one stable code per
+ * kind of problem, each with fixed text. Findings name the file, model or
+ * test they concern (the subject of the report, as `dbt ls` would); their
+ * messages never carry a value, a variable, a path outside the project or
+ * the text of a parser or engine error.
+ */
+export type FindingCode =
+  | 'yaml_syntax'
+  | 'yaml_schema'
+  | 'invalid_resource_name'
+  | 'duplicate_model'
+  | 'duplicate_macro'
+  | 'duplicate_source'
+  | 'properties_without_model'
+  | 'jinja_syntax'
+  | 'undefined_ref'
+  | 'undefined_source'
+  | 'undefined_macro'
+  | 'undefined_variable'
+  | 'undefined_var'
+  | 'undefined_env_var'
+  | 'compiler_error'
+  | 'render_error'
+  | 'config_not_boolean'
+  | 'ref_to_disabled_model'
+  | 'source_disabled'
+  | 'dependency_cycle'
+  | 'sql_parse_error'
+  | 'sql_not_single_select'
+  | 'fixture_missing'
+  | 'build_failed'
+  | 'dependency_failed'
+  | 'unsupported_test'
+  | 'test_target_invalid'
+  | 'test_failed'
+  | 'test_error';
+
+export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
+  yaml_syntax: 'the file is not a single well-formed YAML document (or repeats a key)',
+  yaml_schema: "the file does not validate against dbt's JSON schema",
+  invalid_resource_name: 'a model, source, table or column name is not a plain identifier',
+  duplicate_model: 'two model files have the same name',
+  duplicate_macro: 'two macros have the same name',
+  duplicate_source: 'a source table is defined twice',
+  properties_without_model: 'a properties file describes a model that has no SQL file',
+  jinja_syntax: 'the Jinja template does not compile',
+  undefined_ref: 'ref() names a model the project does not have',
+  undefined_source: 'source() names a source table the project does not define',
+  undefined_macro: 'the template calls a macro or function that is not defined',
+  undefined_variable: 'the template prints a variable that is not defined',
+  undefined_var: 'var() names a variable that has no value and no default',
+  undefined_env_var: 'env_var() names an environment variable that is unset and has no default',
+  compiler_error: 'a macro raised a compiler error',
+  render_error: 'the template failed to render',
+  config_not_boolean: 'an enabled config does not render to true or false',
+  ref_to_disabled_model: 'an enabled model refers to a disabled model',
+  source_disabled: 'an enabled model reads a disabled source',
+  dependency_cycle: 'the model is part of a ref() cycle',
+  sql_parse_error: 'the rendered SQL does not parse',
+  sql_not_single_select: 'the rendered SQL is not exactly one SELECT statement',
+  fixture_missing: 'no fixture CSV was given for a source table the model reads',
+  build_failed: 'the model failed to build on the fixtures',
+  dependency_failed: 'a model this one depends on did not build',
+  unsupported_test:
+    'the offline check runs only not_null, unique, relationships and accepted_values without extra configs',
+  test_target_invalid: 'the test names a column or relationship target the check cannot resolve',
+  test_failed: 'the test found failing rows',
+  test_error: 'the test query failed to run',
+};

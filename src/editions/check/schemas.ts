@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { schemasRoot } from '../installation.js';
+import { refuseEdition } from '../refusals.js';
+import type { YamlValue } from './yaml.js';
+
+/** One schema violation, described only by what sealkit's shipped schema says. */
+export interface SchemaViolation {
+  /** The JSON Schema keyword that failed, e.g. `additionalProperties`. */
+  readonly keyword: string;
+  /** Where in dbt's schema the rule lives, e.g. `#/properties/models/items/additionalProperties`. */
+  readonly schemaPath: string;
+}
+
+export interface DbtSchemas {
+  readonly project: (value: YamlValue) => readonly SchemaViolation[];
+  readonly properties: (value: YamlValue) => readonly SchemaViolation[];
+}
+
+export const PROJECT_SCHEMA_FILE = 'dbt_project-latest.json';
+export const PROPERTIES_SCHEMA_FILE = 'dbt_yml_files-latest.json';
+
+let cached: DbtSchemas | undefined;
+
+/**
+ * dbt's own JSON schemas (draft-07), compiled once per process. ajv runs
+ * with strict mode off because the upstream schemas use keywords without a
+ * `type` beside them; the schemas are used exactly as published.
+ */
+export function loadDbtSchemas(dir: string = schemasRoot()): DbtSchemas {
+  if (cached !== undefined && dir === schemasRoot()) return cached;
+  let projectSchema: unknown;
+  let propertiesSchema: unknown;
+  try {
+    // Installation data shipped with sealkit, not user input.
+    projectSchema = JSON.parse(readFileSync(join(dir, PROJECT_SCHEMA_FILE), 'utf8'));
+    propertiesSchema = JSON.parse(readFileSync(join(dir, PROPERTIES_SCHEMA_FILE), 'utf8'));
+  } catch {
+    throw refuseEdition('check_schemas_unavailable');
+  }
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+  let project: ValidateFunction;
+  let properties: ValidateFunction;
+  try {
+    project = ajv.compile(projectSchema as object);
+    properties = ajv.compile(propertiesSchema as object);
+  } catch {
+    throw refuseEdition('check_schemas_unavailable');
+  }
+  const schemas = { project: violations(project), properties: violations(properties) };
+  if (dir === schemasRoot()) cached = schemas;
+  return schemas;
+}
+
+function violations(validate: ValidateFunction): (value: YamlValue) => readonly SchemaViolation[] {
+  return (value) => {
+    if (validate(value)) return [];
+    const seen = new Set<string>();
+    const out: SchemaViolation[] = [];
+    for (const error of validate.errors ?? []) {
+      const key = `${error.keyword} ${error.schemaPath}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ keyword: error.keyword, schemaPath: error.schemaPath });
+    }
+    return out.sort((a, b) => (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0));
+  };
+}

@@ -1,0 +1,55 @@
+import type { TestSpec } from './properties.js';
+
+/** A plain identifier: what the check accepts as a model, source, table or column name. */
+export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Where the harness builds models: one schema, so ref() is `"main"."<model>"`. */
+export const MODEL_SCHEMA = 'main';
+
+export function modelRelation(name: string): string {
+  return `${quoteIdentifier(MODEL_SCHEMA)}.${quoteIdentifier(name)}`;
+}
+
+export function sourceRelation(schema: string, identifier: string): string {
+  return `${quoteIdentifier(schema)}.${quoteIdentifier(identifier)}`;
+}
+
+const UNQUOTED_LITERAL = /^(?:-?[0-9]+(?:\.[0-9]+)?|true|false)$/i;
+
+/**
+ * The query whose single count is the number of failing rows, with dbt's
+ * semantics: NULL passes unique, relationships and accepted_values (dbt's
+ * generic tests filter NULLs the same way). `undefined` for a test the
+ * check cannot express safely (an unquoted accepted value that is not a
+ * number or boolean).
+ */
+export function testQuery(spec: TestSpec, relation: string, column: string, to?: string): string | undefined {
+  const col = quoteIdentifier(column);
+  switch (spec.kind) {
+    case 'not_null':
+      return `select count(*) from ${relation} where ${col} is null`;
+    case 'unique':
+      return `select count(*) from (select ${col} from ${relation} where ${col} is not null group by ${col} having count(*) > 1) as duplicated`;
+    case 'relationships': {
+      if (to === undefined) return undefined;
+      const field = quoteIdentifier(spec.field);
+      return `select count(*) from (select ${col} as child from ${relation} where ${col} is not null) as c left join (select ${field} as parent from ${to}) as p on c.child = p.parent where p.parent is null`;
+    }
+    case 'accepted_values': {
+      if (!spec.quote && !spec.values.every((value) => UNQUOTED_LITERAL.test(value))) return undefined;
+      const values = spec.values.map((value) => (spec.quote ? quoteLiteral(value) : value));
+      if (values.length === 0) return `select count(*) from ${relation} where ${col} is not null`;
+      return `select count(*) from ${relation} where ${col} is not null and ${col} not in (${values.join(', ')})`;
+    }
+    case 'unsupported':
+      return undefined;
+  }
+}

@@ -1,0 +1,98 @@
+import type { Dir } from '../core/fs/index.js';
+
+/** One regular file read from a held directory tree; `path` is relative, '/'-separated. */
+export interface TreeFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface Tree {
+  /** Every directory below the root, parents before children, sorted by path. */
+  readonly dirs: readonly string[];
+  /** Every regular file, sorted by path. */
+  readonly files: readonly TreeFile[];
+}
+
+export interface TreeLimits {
+  readonly maxFiles: number;
+  readonly maxTotalBytes: number;
+  readonly maxFileBytes: number;
+  readonly maxDepth: number;
+}
+
+/** Why a tree could not be read whole; callers map it to their own refusal code. */
+export type TreeProblem = 'entry_invalid' | 'too_large';
+
+export class TreeReadError extends Error {
+  readonly problem: TreeProblem;
+  constructor(problem: TreeProblem) {
+    super(problem);
+    this.name = 'TreeReadError';
+    this.problem = problem;
+  }
+}
+
+export interface TreeReadOptions {
+  readonly limits: TreeLimits;
+  /** Entries to leave out (not read, not listed), by relative path; e.g. `.ci`. */
+  readonly skip?: (path: string) => boolean;
+  /** Only files for which this holds are read; others are ignored (default: all). */
+  readonly include?: (path: string) => boolean;
+}
+
+/**
+ * Reads a whole tree through held descriptors: every directory is opened
+ * relative to its parent with O_NOFOLLOW, every file is opened no-follow and
+ * checked to be a regular file on the opened descriptor itself, so a symlink
+ * swapped in mid-walk is refused rather than followed. A symlink, a special
+ * file or a name that is not UTF-8 anywhere in the tree is `entry_invalid`;
+ * exceeding a limit is `too_large` (files are read at most limit + 1 bytes).
+ */
+export function readTree(root: Dir, options: TreeReadOptions): Tree {
+  const dirs: string[] = [];
+  const files: TreeFile[] = [];
+  let total = 0;
+  const { limits } = options;
+
+  const walk = (dir: Dir, prefix: string, depth: number): void => {
+    if (depth > limits.maxDepth) throw new TreeReadError('too_large');
+    for (const entry of dir.list()) {
+      if (!entry.utf8) throw new TreeReadError('entry_invalid');
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (options.skip?.(path) === true) continue;
+      const stat = dir.stat(entry.name);
+      if (stat.type === 'directory') {
+        dirs.push(path);
+        const child = dir.openDir(entry.name);
+        try {
+          walk(child, path, depth + 1);
+        } finally {
+          child.close();
+        }
+        continue;
+      }
+      if (stat.type !== 'file') throw new TreeReadError('entry_invalid');
+      if (options.include !== undefined && !options.include(path)) continue;
+      if (files.length + 1 > limits.maxFiles) throw new TreeReadError('too_large');
+      const file = dir.openFile(entry.name);
+      try {
+        const opened = file.stat();
+        if (opened.type !== 'file' || opened.ino !== stat.ino || opened.dev !== stat.dev)
+          throw new TreeReadError('entry_invalid');
+        const bytes = file.readUpTo(limits.maxFileBytes + 1);
+        if (bytes.length > limits.maxFileBytes) throw new TreeReadError('too_large');
+        total += bytes.length;
+        if (total > limits.maxTotalBytes) throw new TreeReadError('too_large');
+        files.push({ path, bytes });
+      } finally {
+        file.close();
+      }
+    }
+  };
+
+  walk(root, '', 0);
+  const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  dirs.sort(byPath);
+  files.sort((a, b) => byPath(a.path, b.path));
+  return { dirs, files };
+}

@@ -1,0 +1,96 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { Dir, isFsError } from '../../core/fs/index.js';
+import { refuseEdition } from '../refusals.js';
+
+/** A destination that passed every check, with its parent held open. */
+export interface HeldDestination {
+  readonly parent: Dir;
+  readonly name: string;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Splits DEST into the folder that will hold it and its own name, without
+ * normalizing: `a/..` must be resolved by the filesystem (where `a` may be a
+ * symlink), not by string rules.
+ */
+export function splitDestination(dest: string): { readonly parent: string; readonly name: string } {
+  if (dest.length === 0 || dest.includes('\0') || LONE_SURROGATE.test(dest))
+    throw refuseEdition('destination_invalid');
+  const trimmed = dest.replace(/\/+$/, '');
+  if (trimmed.length === 0) throw refuseEdition('destination_invalid');
+  const slash = trimmed.lastIndexOf('/');
+  const name = trimmed.slice(slash + 1);
+  const parent = slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash);
+  if (name === '.' || name === '..') throw refuseEdition('destination_invalid');
+  return { parent, name };
+}
+
+/**
+ * The physical path DEST would have: the longest existing ancestor resolved
+ * with every symlink followed (realpath(3)), plus the components that do not
+ * exist yet. Used only to decide whether DEST lies inside the installation.
+ */
+export function physicalPath(path: string): string {
+  const pending: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      const real = realpathSync.native(current);
+      return pending.length === 0 ? real : resolve(real, ...pending.reverse());
+    } catch (error: unknown) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refuseEdition('destination_parent_invalid');
+      const { parent, name } = splitDestination(current);
+      if (parent === current) throw refuseEdition('destination_parent_invalid');
+      pending.push(name);
+      current = parent;
+    }
+  }
+}
+
+export function isInside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith('../'));
+}
+
+/**
+ * The workspace destination rules, checked in this order so each failure has
+ * one code: a usable path (destination_invalid); outside the installation,
+ * symlinks followed (destination_inside_installation); an existing parent
+ * directory (destination_parent_missing / _invalid); DEST itself absent
+ * (destination_symlink for a link, even a dangling one; destination_exists
+ * for anything else). The parent is opened by its physical path with a
+ * no-follow walk and held: the rename that publishes the workspace goes
+ * through this descriptor, so the parent cannot be swapped afterwards.
+ */
+export function holdDestination(dest: string, installationRoot: string): HeldDestination {
+  const { parent, name } = splitDestination(dest);
+  const physicalParent = physicalPath(parent);
+  if (isInside(installationRoot, resolve(physicalParent, name)))
+    throw refuseEdition('destination_inside_installation');
+  let realParent: string;
+  try {
+    realParent = realpathSync.native(parent);
+  } catch (error: unknown) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw refuseEdition(code === 'ENOENT' ? 'destination_parent_missing' : 'destination_parent_invalid');
+  }
+  let held: Dir;
+  try {
+    held = Dir.open(realParent);
+  } catch {
+    throw refuseEdition('destination_parent_invalid');
+  }
+  try {
+    const existing = held.stat(name);
+    throw refuseEdition(existing.type === 'symlink' ? 'destination_symlink' : 'destination_exists');
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) return { parent: held, name };
+    held.close();
+    if (isFsError(error)) throw refuseEdition('destination_parent_invalid');
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import { guardRefusals } from '../../core/refusal/index.js';
+import type { EditionId } from '../editions.js';
+import { editionsRoot, installationRoot } from '../installation.js';
+import { applyWorkspacePlan } from './apply.js';
+import { holdDestination } from './destination.js';
+import { planWorkspace, type WorkspacePlan } from './plan.js';
+import { readEditionSource } from './source.js';
+
+export interface NewWorkspaceOptions {
+  readonly edition: EditionId;
+  /** Where the workspace will be created; it must not exist yet. */
+  readonly dest: string;
+  /** Check and plan only: nothing is written. */
+  readonly dryRun?: boolean;
+  /** The sealkit installation to copy from and to keep DEST out of (default: this one). */
+  readonly installationRoot?: string;
+}
+
+export interface NewWorkspaceResult {
+  readonly status: 'created' | 'planned';
+  readonly plan: WorkspacePlan;
+}
+
+/**
+ * `sealkit edition new`: copies one starter edition into a new client
+ * workspace. The dry run performs every destination check the real run does
+ * and returns the very plan the real run would execute.
+ */
+export function newWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
+  return guardRefusals(() => {
+    const root = options.installationRoot ?? installationRoot();
+    const source = readEditionSource(editionsRoot(root), options.edition);
+    const plan = planWorkspace(source);
+    if (options.dryRun === true) {
+      holdDestination(options.dest, root).parent.close();
+      return { status: 'planned', plan };
+    }
+    return applyWorkspacePlan(plan, source, options.dest, root);
+  });
+}
