@@ -1,5 +1,7 @@
 import type { Command } from '../command.js';
+import { evidenceCheck } from './evidence-check.js';
+import { evidenceSynth } from './evidence-synth.js';
 import { jsonCanonicalize, jsonDigest } from './json.js';
 
 /** Every command sealkit has; `sealkit --help` lists them in this order. */
-export const COMMANDS: readonly Command[] = [jsonCanonicalize, jsonDigest];
+export const COMMANDS: readonly Command[] = [jsonCanonicalize, jsonDigest, evidenceCheck, evidenceSynth];

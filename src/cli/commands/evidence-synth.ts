@@ -1,0 +1,142 @@
+import { guardRefusals } from '../../core/refusal/index.js';
+import {
+  applySynthesisPlan,
+  DESTINATIONS,
+  isSourceBindingId,
+  parseUtcTimestamp,
+  planSynthesis,
+  RETAIL_TABLE_NAMES,
+  SOURCE_KINDS,
+  type SynthesizeOptions,
+} from '../../migration/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const OPTIONS = {
+  out: { type: 'string' },
+  source: { type: 'string' },
+  destination: { type: 'string' },
+  tables: { type: 'string' },
+  'source-binding-id': { type: 'string' },
+  'finished-at': { type: 'string' },
+  seed: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const USAGE = `Usage: sealkit evidence synth --out DIR --source csv|sql --destination bigquery|snowflake|duckdb
+                              [--tables customers,products,orders,order_items]
+                              [--source-binding-id ALIAS] [--finished-at TIMESTAMP] [--seed N]
+                              [--dry-run] [--json]
+
+Writes SYNTHETIC migration evidence for the canonical retail tables: mapping.json,
+dry-run.json and run-manifests/<run_id>.json in the new directory DIR (0700,
+files 0600). A fixture generator for tests and demos, not a loader: nothing is
+extracted from any source. The dry run and manifest say they are synthetic.
+Same options, same bytes.
+
+Options:
+  --out DIR                 the directory to create; it must not exist
+  --source csv|sql          the source kind the evidence describes
+  --destination NAME        bigquery, snowflake or duckdb (duckdb selects no edition)
+  --tables LIST             comma-separated canonical tables, in load order (default: all four)
+  --source-binding-id ALIAS the alias recorded in both artifacts (default synthetic_retail)
+  --finished-at TIMESTAMP   the run's UTC finish time, e.g. 2025-01-31T12:00:00Z (default: now)
+  --seed N                  picks raw header variants, counts and the run ID (default 1)
+  --dry-run                 print the plan (files, modes, sizes, SHA-256) and write nothing
+  --json                    print one JSON object on stdout
+  -h, --help                show this help
+
+Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error.`;
+
+export const evidenceSynth: Command = {
+  path: ['evidence', 'synth'],
+  summary: 'write synthetic, owner-only migration evidence (a fixture generator, not a loader)',
+  usage: USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
+    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const out = values.out;
+    if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
+    const options = synthOptions(values);
+    const plan = guardRefusals(() => planSynthesis(options));
+    if (values['dry-run']) {
+      const lines = plan.files.map(
+        (file) => `  ${file.path}  0600  ${file.bytes} bytes  sha256 ${file.sha256}`,
+      );
+      return {
+        text: `plan: would write SYNTHETIC evidence (${plan.source} source, ${plan.destination}); nothing written\n${lines.join('\n')}\n`,
+        json: {
+          status: 'planned',
+          synthetic: true,
+          source: plan.source,
+          destination: plan.destination,
+          tables: plan.tables,
+          directories: plan.directories,
+          files: plan.files.map((file) => ({
+            path: file.path,
+            mode: '0600',
+            bytes: file.bytes,
+            sha256: file.sha256,
+            content: file.content,
+          })),
+        },
+      };
+    }
+    const result = applySynthesisPlan(plan, out);
+    return {
+      text: `wrote SYNTHETIC evidence (${result.source} source, ${result.destination}; a fixture, not a load):\n${result.files.map((file) => `  ${file}`).join('\n')}\n`,
+      json: {
+        status: 'written',
+        synthetic: true,
+        source: result.source,
+        destination: result.destination,
+        tables: result.tables,
+        files: result.files,
+      },
+    };
+  },
+};
+
+function synthOptions(values: {
+  readonly source?: string | undefined;
+  readonly destination?: string | undefined;
+  readonly tables?: string | undefined;
+  readonly 'source-binding-id'?: string | undefined;
+  readonly 'finished-at'?: string | undefined;
+  readonly seed?: string | undefined;
+}): SynthesizeOptions {
+  const source = SOURCE_KINDS.find((kind) => kind === values.source);
+  if (source === undefined) throw new UsageError('invalid or missing value for option --source', USAGE);
+  const destination = DESTINATIONS.find((name) => name === values.destination);
+  if (destination === undefined)
+    throw new UsageError('invalid or missing value for option --destination', USAGE);
+  const tables = values.tables?.split(',');
+  if (
+    tables !== undefined &&
+    (tables.some((table) => !RETAIL_TABLE_NAMES.includes(table)) || new Set(tables).size !== tables.length)
+  ) {
+    throw new UsageError('invalid value for option --tables', USAGE);
+  }
+  const alias = values['source-binding-id'];
+  if (alias !== undefined && !isSourceBindingId(alias)) {
+    throw new UsageError('invalid value for option --source-binding-id', USAGE);
+  }
+  const finishedAt = values['finished-at'];
+  if (finishedAt !== undefined && parseUtcTimestamp(finishedAt) === undefined) {
+    throw new UsageError('invalid value for option --finished-at', USAGE);
+  }
+  const seed = values.seed;
+  if (seed !== undefined && !/^(0|[1-9][0-9]{0,8})$/.test(seed))
+    throw new UsageError('invalid value for option --seed', USAGE);
+  return {
+    source,
+    destination,
+    tables,
+    sourceBindingId: alias,
+    finishedAt,
+    seed: seed === undefined ? undefined : Number(seed),
+  };
+}
