@@ -8,8 +8,8 @@
 
   Dispatched in dbt's adapter.dispatch style, so each warehouse has its own
   implementation and a project can override one in its own macros:
-    bigquery__   BigQuery (production target of retail_analytics)
-    snowflake__  Snowflake (production target of reliable_pipeline)
+    bigquery__   BigQuery (the warehouse of the BigQuery edition)
+    snowflake__  Snowflake (the warehouse of the Snowflake edition)
     duckdb__     DuckDB, what `sealkit edition check --fixtures` executes
     default__    any other adapter: refused at compile time, never guessed
 
