@@ -13,6 +13,12 @@ export interface CliIo {
 export interface CommandResult {
   readonly text: string | Uint8Array;
   readonly json: JsonObjectOut;
+  /**
+   * Set by a command that reports many items and printed its full report, but
+   * refused some of them (e.g. `distribute run` with a conflict): exit 2
+   * after the report instead of 0.
+   */
+  readonly refused?: boolean;
 }
 
 export interface Command {

@@ -1,6 +1,6 @@
 import type { CliIo, Command } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
+import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { reportFailure, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './version.js';
@@ -65,7 +65,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     const result = await found.command.run(found.rest, io);
     if (json) writeJson(io, result.json);
     else io.stdout.write(result.text);
-    return EXIT.ok;
+    return exitCodeForResult(result);
   } catch (error: unknown) {
     reportFailure(io, error, json);
     return exitCodeFor(error);
