@@ -1,7 +1,20 @@
 import type { Command } from '../command.js';
+import { distributeManifestCommand, distributeRunCommand, distributeVerifyCommand } from './distribute.js';
+import { editionCheck } from './edition-check.js';
+import { editionNew } from './edition-new.js';
 import { evidenceCheck } from './evidence-check.js';
 import { evidenceSynth } from './evidence-synth.js';
 import { jsonCanonicalize, jsonDigest } from './json.js';
 
 /** Every command sealkit has; `sealkit --help` lists them in this order. */
-export const COMMANDS: readonly Command[] = [jsonCanonicalize, jsonDigest, evidenceCheck, evidenceSynth];
+export const COMMANDS: readonly Command[] = [
+  jsonCanonicalize,
+  jsonDigest,
+  evidenceCheck,
+  evidenceSynth,
+  distributeRunCommand,
+  distributeVerifyCommand,
+  distributeManifestCommand,
+  editionNew,
+  editionCheck,
+];

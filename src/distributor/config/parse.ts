@@ -39,7 +39,8 @@ export function parseConfig(bytes: Uint8Array, baseDir: string): DistributorConf
     if (error.code === 'MULTIPLE_DOCS') throw refuse('config_unsupported_yaml');
   }
   if (doc.errors.length > 0 || doc.warnings.length > 0) throw refuse('config_not_yaml');
-  if (doc.directives?.docStart === true && doc.directives.yaml.explicit) throw refuse('config_unsupported_yaml');
+  if (doc.directives?.docStart === true && doc.directives.yaml.explicit)
+    throw refuse('config_unsupported_yaml');
   const value = toPlain(doc.contents ?? null);
   return readConfig(value, baseDir);
 }
@@ -62,7 +63,8 @@ function toPlain(node: Node | null | unknown): Plain {
       const key = pair.key;
       if (!isScalar(key) || typeof key.value !== 'string') throw refuse('config_wrong_type');
       const keyTagged = key as { anchor?: string; tag?: string };
-      if (keyTagged.anchor !== undefined || keyTagged.tag !== undefined) throw refuse('config_unsupported_yaml');
+      if (keyTagged.anchor !== undefined || keyTagged.tag !== undefined)
+        throw refuse('config_unsupported_yaml');
       out[key.value] = toPlain(pair.value ?? null);
     }
     return out;
@@ -93,7 +95,10 @@ function readPipeline(value: Plain, baseDir: string): PipelineConfig {
 
 function readDestination(value: Plain, baseDir: string): DestinationConfig {
   const field = 'pipelines[].destinations[]';
-  const kind = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as PlainMap).kind : undefined;
+  const kind =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as PlainMap).kind
+      : undefined;
   if (kind === 'local') {
     const destination = object(value, ['id', 'kind', 'root', 'outputs'], [], field);
     return {
@@ -118,7 +123,9 @@ function readDestination(value: Plain, baseDir: string): DestinationConfig {
       ...(destination.endpoint === undefined
         ? {}
         : { endpoint: matching(destination.endpoint, ENDPOINT_PATTERN, `${field}.endpoint`) }),
-      ...(destination.region === undefined ? {} : { region: nonEmpty(destination.region, `${field}.region`) }),
+      ...(destination.region === undefined
+        ? {}
+        : { region: nonEmpty(destination.region, `${field}.region`) }),
       ...(destination.force_path_style === undefined
         ? {}
         : { force_path_style: boolean(destination.force_path_style, `${field}.force_path_style`) }),
@@ -138,9 +145,15 @@ function outputs(value: Plain | undefined): OutputCategories {
   return result;
 }
 
-function object(value: Plain | undefined, required: readonly string[], optional: readonly string[], field: string): PlainMap {
+function object(
+  value: Plain | undefined,
+  required: readonly string[],
+  optional: readonly string[],
+  field: string,
+): PlainMap {
   if (value === undefined) throw refuse('config_missing_key', field);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse('config_wrong_type', field);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw refuse('config_wrong_type', field);
   const map = value as PlainMap;
   for (const key of Object.keys(map)) {
     if (!required.includes(key) && !optional.includes(key)) throw refuse('config_unknown_key', field);

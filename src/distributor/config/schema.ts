@@ -58,7 +58,10 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                   properties: {
                     id: { ...ID, description: 'Destination id, unique in its pipeline.' },
                     kind: { const: 'local' },
-                    root: { ...PATH, description: 'Existing directory bundles are published under; relative to this file.' },
+                    root: {
+                      ...PATH,
+                      description: 'Existing directory bundles are published under; relative to this file.',
+                    },
                     outputs: OUTPUTS,
                   },
                 },
@@ -72,10 +75,16 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                     bucket: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' },
                     prefix: {
                       type: 'string',
-                      pattern: '^$|^[^/\\u0000-\\u001f\\u007f\\\\](?:[^\\u0000-\\u001f\\u007f\\\\]*[^/\\u0000-\\u001f\\u007f\\\\])?$',
-                      description: "Key prefix of the destination root, without leading or trailing '/'; '' is the bucket root.",
+                      pattern:
+                        '^$|^[^/\\u0000-\\u001f\\u007f\\\\](?:[^\\u0000-\\u001f\\u007f\\\\]*[^/\\u0000-\\u001f\\u007f\\\\])?$',
+                      description:
+                        "Key prefix of the destination root, without leading or trailing '/'; '' is the bucket root.",
                     },
-                    endpoint: { type: 'string', pattern: '^https?://[^\\s]+$', description: 'S3-compatible endpoint URL.' },
+                    endpoint: {
+                      type: 'string',
+                      pattern: '^https?://[^\\s]+$',
+                      description: 'S3-compatible endpoint URL.',
+                    },
                     region: { type: 'string', minLength: 1 },
                     force_path_style: { type: 'boolean' },
                     outputs: OUTPUTS,
@@ -90,10 +99,17 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
   },
 } as const;
 
-export const ID_PATTERN = new RegExp(ID.pattern);
-export const BUCKET_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-export const PREFIX_PATTERN =
-  /^$|^[^/\u0000-\u001f\u007f\\](?:[^\u0000-\u001f\u007f\\]*[^/\u0000-\u001f\u007f\\])?$/u;
+export const ID_PATTERN = new RegExp(ID.pattern, 'u');
+export const BUCKET_PATTERN = new RegExp(
+  DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
+    .bucket.pattern,
+  'u',
+);
+export const PREFIX_PATTERN = new RegExp(
+  DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
+    .prefix.pattern,
+  'u',
+);
 export const ENDPOINT_PATTERN = /^https?:\/\/[^\s]+$/;
 
 /** The bytes of docs/schemas/distributor-config.schema.json. */

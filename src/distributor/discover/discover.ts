@@ -15,7 +15,10 @@ export const DISCOVERY_LIMITS = { maxDepth: 64, maxEntries: 2_000_000 } as const
  * pipeline (seed: "If nested manifests are found, the MVP should fail"), as
  * does a manifest at the source root itself. Sorted by UTF-8 bytes.
  */
-export function discoverBundles(root: Dir): readonly BundleDir[] {
+export function discoverBundles(
+  root: Dir,
+  options: { readonly rootIsBundle?: boolean } = {},
+): readonly BundleDir[] {
   const found: string[] = [];
   let seen = 0;
   const walk = (dir: Dir, segments: readonly DirEntry[], insideBundle: boolean): void => {
@@ -25,10 +28,13 @@ export function discoverBundles(root: Dir): readonly BundleDir[] {
     if (seen > DISCOVERY_LIMITS.maxEntries) throw refuseDistributor('discovery_too_large');
     const isBundle = entries.some((entry) => entry.utf8 && entry.name === MANIFEST_FILE);
     if (isBundle) {
-      if (segments.length === 0) throw refuseDistributor('bundle_at_source_root', { role: 'bundle' });
+      if (segments.length === 0 && options.rootIsBundle !== true) {
+        throw refuseDistributor('bundle_at_source_root', { role: 'bundle' });
+      }
       if (insideBundle) throw refuseDistributor('bundle_nested', { role: 'bundle' });
-      if (segments.some((segment) => !segment.utf8)) throw refuseDistributor('bundle_dir_invalid', { role: 'bundle' });
-      found.push(segments.map((segment) => segment.name).join('/'));
+      if (segments.some((segment) => !segment.utf8))
+        throw refuseDistributor('bundle_dir_invalid', { role: 'bundle' });
+      if (segments.length > 0) found.push(segments.map((segment) => segment.name).join('/'));
     }
     for (const entry of entries) {
       if (!isDirectory(dir, entry)) continue;
@@ -48,6 +54,7 @@ export function discoverBundles(root: Dir): readonly BundleDir[] {
     }
   };
   walk(root, [], false);
+  if (options.rootIsBundle === true) return [];
   return found.sort(compareUtf8).map((path) => toBundleDir(path));
 }
 

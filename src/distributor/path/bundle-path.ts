@@ -1,5 +1,5 @@
-import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import type { BundleDir, BundlePath } from '../model/types.js';
+import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 
 /**
  * Path decisions (docs/distributor.md, "Path rules"). A manifest path must
@@ -21,7 +21,6 @@ import type { BundleDir, BundlePath } from '../model/types.js';
  */
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 const RESERVED_PREFIX = '.distributor';
 const MANIFEST = 'manifest.json';
 
@@ -29,7 +28,7 @@ const MANIFEST = 'manifest.json';
 export function pathProblem(path: string): DistributorRefusalCode | undefined {
   if (path.length === 0) return 'path_empty';
   if (Buffer.byteLength(path, 'utf8') > MAX_PATH_BYTES) return 'path_too_long';
-  if (CONTROL.test(path)) return 'path_control_char';
+  if (hasControlCharacter(path)) return 'path_control_char';
   if (path.includes('\\')) return 'path_backslash';
   if (path.startsWith('/')) return 'path_absolute';
   for (const segment of path.split('/')) {
@@ -39,6 +38,15 @@ export function pathProblem(path: string): DistributorRefusalCode | undefined {
     if (segment === MANIFEST || segment.startsWith(RESERVED_PREFIX)) return 'path_reserved';
   }
   return undefined;
+}
+
+/** NUL, C0 controls, DEL and C1 controls (U+0000–U+001F, U+007F–U+009F). */
+function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x20 || (unit >= 0x7f && unit <= 0x9f)) return true;
+  }
+  return false;
 }
 
 /** Mints a BundlePath or throws the refusal for the first broken rule. */

@@ -22,7 +22,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * bytes.
  */
 export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string): Uint8Array {
-  if (markdown.byteLength > MARKDOWN_MAX_BYTES) throw refuseDistributor('markdown_too_large', { role: 'bundle' });
+  if (markdown.byteLength > MARKDOWN_MAX_BYTES)
+    throw refuseDistributor('markdown_too_large', { role: 'bundle' });
   let text: string;
   try {
     text = decoder.decode(markdown);
@@ -33,7 +34,7 @@ export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string):
   const tokens = renderer.parse(text, env);
   const title = firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
-  const escape = renderer.utils.escapeHtml;
+  const escapeHtml = renderer.utils.escapeHtml;
   return Buffer.from(
     [
       '<!DOCTYPE html>',
@@ -43,7 +44,7 @@ export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string):
       `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
       '<meta name="viewport" content="width=device-width, initial-scale=1">',
       '<meta name="generator" content="sealkit distributor">',
-      `<title>${escape(title)}</title>`,
+      `<title>${escapeHtml(title)}</title>`,
       '</head>',
       '<body>',
       `${body}</body>`,
@@ -54,7 +55,8 @@ export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string):
   );
 }
 
-const CSP = "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
@@ -62,7 +64,9 @@ function firstHeadingText(tokens: readonly Token[]): string | undefined {
   const index = tokens.findIndex((token) => token.type === 'heading_open');
   const inline = index === -1 ? undefined : tokens[index + 1];
   if (inline === undefined || inline.type !== 'inline') return undefined;
-  const text = collectText(inline.children ?? []).replace(/\s+/g, ' ').trim();
+  const text = collectText(inline.children ?? [])
+    .replace(/\s+/g, ' ')
+    .trim();
   return text === '' ? undefined : text;
 }
 
@@ -78,5 +82,7 @@ function collectText(tokens: readonly Token[]): string {
 
 /** `report.md` → `report.html`; only a lowercase `.md` extension is Markdown (seed). */
 export function htmlSidecarPath(path: string): string | undefined {
-  return path.endsWith('.md') && !path.endsWith('/.md') && path.length > 3 ? `${path.slice(0, -3)}.html` : undefined;
+  return path.endsWith('.md') && !path.endsWith('/.md') && path.length > 3
+    ? `${path.slice(0, -3)}.html`
+    : undefined;
 }

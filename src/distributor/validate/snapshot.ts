@@ -20,8 +20,14 @@ export class SourceSnapshot {
     this.owner = owner;
   }
 
+  /** Creates the directory of bundle `index`, held until the caller closes it. */
   bundle(index: number): BundleSnapshot {
     return new BundleSnapshot(this.#dir.mkdirExclusive(`b${index}`, 0o700));
+  }
+
+  /** Opens the directory of bundle `index` again (for apply), held until closed. */
+  reopen(index: number): BundleSnapshot {
+    return new BundleSnapshot(this.#dir.openDir(`b${index}`));
   }
 
   close(): void {

@@ -1,4 +1,10 @@
-import { copyFdHashing, type HashedLength, type Sha256Prefixed, sha256Hex, toPrefixed } from '../../core/digest/index.js';
+import {
+  copyFdHashing,
+  type HashedLength,
+  type Sha256Prefixed,
+  sha256Hex,
+  toPrefixed,
+} from '../../core/digest/index.js';
 import type { Dir } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
@@ -52,47 +58,61 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
 export function validateBundle(sourceRoot: Dir, dir: BundleDir, options: ValidateOptions): ValidatedBundle {
   const bundleDir = openBundleDir(sourceRoot, dir);
   try {
-    const manifest = readManifest(bundleDir);
-    const pages: RenderedPage[] = [];
-    for (const [index, file] of manifest.files.entries()) {
-      const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
-      const opened = openRegular(bundleDir, file.path.split('/'));
-      if (!opened.ok) throw refuseDistributor(FILE_PROBLEMS[opened.problem], { role: 'bundle', field: 'files[].path' });
-      try {
-        if (opened.stat.size !== BigInt(file.size)) {
-          throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
-        }
-        if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
-          throw refuseDistributor('markdown_too_large', { role: 'bundle' });
-        }
-        const markdown = pagePath !== undefined ? opened.file.readUpTo(file.size + 1) : undefined;
-        const hashed =
-          markdown !== undefined
-            ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
-            : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
-        if (hashed.exceeded || hashed.bytes !== file.size) {
-          throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
-        }
-        if (toPrefixed(hashed.hex) !== file.sha256) {
-          throw refuseDistributor('file_digest_mismatch', { role: 'bundle', field: 'files[].sha256' });
-        }
-        if (markdown !== undefined && pagePath !== undefined) {
-          const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
-          const page = renderMarkdownPage(markdown, title);
-          const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
-          pages.push({ source_index: index, path: toBundlePath(pagePath), sha256: toPrefixed(kept.hex), size: kept.bytes });
-        }
-      } finally {
-        opened.file.close();
-      }
-    }
-    if (bundleDigest(manifest.files) !== manifest.digest) {
-      throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
-    }
-    return { dir, manifest, pages };
+    return { dir, ...validateBundleDir(bundleDir, options) };
   } finally {
     bundleDir.close();
   }
+}
+
+/** Validates the bundle held open as `bundleDir` (see `validateBundle`). */
+export function validateBundleDir(
+  bundleDir: Dir,
+  options: ValidateOptions,
+): { readonly manifest: SourceManifest; readonly pages: readonly RenderedPage[] } {
+  const manifest = readManifest(bundleDir);
+  const pages: RenderedPage[] = [];
+  for (const [index, file] of manifest.files.entries()) {
+    const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
+    const opened = openRegular(bundleDir, file.path.split('/'));
+    if (!opened.ok)
+      throw refuseDistributor(FILE_PROBLEMS[opened.problem], { role: 'bundle', field: 'files[].path' });
+    try {
+      if (opened.stat.size !== BigInt(file.size)) {
+        throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
+      }
+      if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
+        throw refuseDistributor('markdown_too_large', { role: 'bundle' });
+      }
+      const markdown = pagePath !== undefined ? opened.file.readUpTo(file.size + 1) : undefined;
+      const hashed =
+        markdown !== undefined
+          ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
+          : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
+      if (hashed.exceeded || hashed.bytes !== file.size) {
+        throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
+      }
+      if (toPrefixed(hashed.hex) !== file.sha256) {
+        throw refuseDistributor('file_digest_mismatch', { role: 'bundle', field: 'files[].sha256' });
+      }
+      if (markdown !== undefined && pagePath !== undefined) {
+        const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
+        const page = renderMarkdownPage(markdown, title);
+        const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
+        pages.push({
+          source_index: index,
+          path: toBundlePath(pagePath),
+          sha256: toPrefixed(kept.hex),
+          size: kept.bytes,
+        });
+      }
+    } finally {
+      opened.file.close();
+    }
+  }
+  if (bundleDigest(manifest.files) !== manifest.digest) {
+    throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
+  }
+  return { manifest, pages };
 }
 
 function openBundleDir(sourceRoot: Dir, dir: BundleDir): Dir {
@@ -119,7 +139,8 @@ function readManifest(bundleDir: Dir): SourceManifest {
     });
   }
   try {
-    if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes)) throw refuseDistributor('manifest_too_large', { role: 'manifest' });
+    if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes))
+      throw refuseDistributor('manifest_too_large', { role: 'manifest' });
     let bytes: Uint8Array;
     try {
       bytes = opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1);

@@ -1,0 +1,233 @@
+import {
+  distributeRun,
+  type ItemOutcome,
+  OUTCOMES,
+  type PlanItem,
+  type RunReport,
+  verifyBundle,
+  writeManifest,
+} from '../../distributor/index.js';
+import type { CliIo, Command, CommandResult } from '../command.js';
+import type { JsonObjectOut } from '../output.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run] [--json]
+
+Publishes every manifested report bundle under each pipeline's source root to
+its destinations (local directories, S3-compatible storage). Every bundle of
+the run is validated (paths, sizes, SHA-256, bundle digest) before anything is
+written; one failure writes nothing. Per bundle and destination the outcome is
+published, replaced, skipped_same, skipped_newer, conflict or refused.
+
+Options:
+  --config FILE   configuration (default sealkit.distributor.yaml)
+  --pipeline ID   run only this pipeline
+  --dry-run       print the plan a real run would apply; write nothing
+  --json          print one JSON object with every outcome (and the plan)
+  -h, --help      show this help
+
+Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
+2 a conflict, a refusal, or a refused configuration; 70 internal error.`;
+
+const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
+
+Validates one source bundle in place: manifest.json, every path, each file's
+size and SHA-256, the bundle digest, and no nested manifest. Writes nothing.
+The first failure is named by its reason code (exit 2).
+
+Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.`;
+
+const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339] [--json]
+
+Writes BUNDLE_DIR/manifest.json for a producer: every regular file below the
+directory, sorted by path, with its size and SHA-256, and the bundle digest.
+--created defaults to now (UTC). An existing manifest.json is never replaced.
+
+Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.`;
+
+const RUN_OPTIONS = {
+  config: { type: 'string' },
+  pipeline: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const distributeRunCommand: Command = {
+  path: ['distribute', 'run'],
+  summary: 'validate report bundles and publish them to their destinations',
+  usage: RUN_USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
+    if (values.help) return { text: `${RUN_USAGE}\n`, json: { status: 'ok', usage: RUN_USAGE } };
+    const progress = progressPrinter(io);
+    const report = await distributeRun({
+      ...(values.config === undefined ? {} : { configPath: values.config }),
+      ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
+      dryRun: values['dry-run'] === true,
+      ...(progress === undefined ? {} : { onProgress: progress }),
+    });
+    if (progress !== undefined) io.stderr.write('\n');
+    return {
+      text: report.dry_run ? planText(report) : summaryText(report),
+      json: report as unknown as JsonObjectOut,
+      refused: report.status !== 'ok',
+    };
+  },
+};
+
+export const distributeVerifyCommand: Command = {
+  path: ['distribute', 'verify'],
+  summary: 'validate one source bundle (manifest, paths, sizes, digests)',
+  usage: VERIFY_USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      VERIFY_USAGE,
+      { min: 0, max: 1 },
+    );
+    if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
+    const dir = requireDir(positionals[0], VERIFY_USAGE);
+    const verified = verifyBundle(dir);
+    return {
+      text: `valid: ${verified.files} files, ${verified.bytes} bytes, digest ${verified.manifest.digest}\n`,
+      json: {
+        status: 'ok',
+        id: verified.manifest.id,
+        created: verified.manifest.created,
+        digest: verified.manifest.digest,
+        files: verified.files,
+        bytes: verified.bytes,
+      },
+    };
+  },
+};
+
+export const distributeManifestCommand: Command = {
+  path: ['distribute', 'manifest'],
+  summary: 'write manifest.json for a producer bundle directory',
+  usage: MANIFEST_USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      {
+        id: { type: 'string' },
+        created: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      MANIFEST_USAGE,
+      { min: 0, max: 1 },
+    );
+    if (values.help) return { text: `${MANIFEST_USAGE}\n`, json: { status: 'ok', usage: MANIFEST_USAGE } };
+    const dir = requireDir(positionals[0], MANIFEST_USAGE);
+    if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
+    const manifest = writeManifest(dir, {
+      id: values.id,
+      ...(values.created === undefined ? {} : { created: values.created }),
+    });
+    const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
+    return {
+      text: `wrote manifest.json: ${manifest.files.length} files, ${bytes} bytes, digest ${manifest.digest}\n`,
+      json: {
+        status: 'ok',
+        id: manifest.id,
+        created: manifest.created,
+        digest: manifest.digest,
+        files: manifest.files.length,
+        bytes,
+      },
+    };
+  },
+};
+
+function requireDir(value: string | undefined, text: string): string {
+  if (value === undefined || value.length === 0) throw usage('missing argument', text);
+  return value;
+}
+
+function usage(message: string, text: string): UsageError {
+  return new UsageError(message, text);
+}
+
+/** Progress goes to stderr, only on a terminal: pipes and --json consumers see the report alone. */
+function progressPrinter(
+  io: CliIo,
+): ((event: { phase: string; done: number; total: number }) => void) | undefined {
+  if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
+  return (event) =>
+    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`);
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+function countsLine(report: RunReport): string {
+  return OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
+}
+
+function failuresText(report: RunReport): string {
+  if (report.failures.length === 0) return '';
+  const rows = [
+    ['PIPELINE', 'BUNDLE', 'REASON'],
+    ...report.failures.map((failure) => [
+      failure.pipeline_id,
+      failure.bundle_dir ?? '(discovery)',
+      failure.reason_code,
+    ]),
+  ];
+  return `run aborted before any write:\n${table(rows)}\n\n`;
+}
+
+function summaryText(report: RunReport): string {
+  const rows = [
+    ['PIPELINE', 'DESTINATION', 'BUNDLE', 'OUTCOME', 'REASON'],
+    ...report.outcomes.map((item: ItemOutcome) => [
+      item.pipeline_id,
+      item.destination_id,
+      item.bundle_dir,
+      item.outcome,
+      item.reason_code ?? '',
+    ]),
+  ];
+  return `${failuresText(report)}${table(rows)}\n\nsummary: ${countsLine(report)}\n`;
+}
+
+function planText(report: RunReport): string {
+  const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
+  for (const item of report.plan.items) lines.push(...planItemLines(item));
+  return `${failuresText(report)}${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
+}
+
+function planItemLines(item: PlanItem): string[] {
+  const where = `${item.pipeline_id} -> ${item.destination_id}: ${item.bundle_dir}`;
+  switch (item.action) {
+    case 'publish':
+    case 'replace': {
+      const lines = [`${item.action} ${where}`];
+      for (const output of item.outputs)
+        lines.push(`  write ${output.path} (${output.kind}, ${output.size} bytes)`);
+      lines.push('  write .distributor.json (last)');
+      for (const path of item.previous?.outputs ?? []) lines.push(`  delete old ${path}`);
+      return lines;
+    }
+    case 'skip_same':
+    case 'skip_newer':
+      return [`${item.action} ${where}`];
+    case 'conflict':
+    case 'refuse':
+      return [`${item.action} ${where} (${item.reason_code})`];
+  }
+}
