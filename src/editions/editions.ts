@@ -16,13 +16,13 @@ export interface EditionSpec {
   readonly projectName: string;
 }
 
-export const EDITIONS: { readonly [K in EditionId]: EditionSpec } = {
+export const STARTER_EDITIONS: { readonly [K in EditionId]: EditionSpec } = {
   bigquery: { id: 'bigquery', folder: 'Bigquery', projectDir: '', projectName: 'retail_analytics' },
   snowflake: { id: 'snowflake', folder: 'Snowflake', projectDir: 'kit', projectName: 'reliable_pipeline' },
 };
 
-export const EDITION_IDS: readonly EditionId[] = ['bigquery', 'snowflake'];
+export const STARTER_EDITION_IDS: readonly EditionId[] = ['bigquery', 'snowflake'];
 
 export function isEditionId(value: string): value is EditionId {
-  return (EDITION_IDS as readonly string[]).includes(value);
+  return (STARTER_EDITION_IDS as readonly string[]).includes(value);
 }

@@ -1,5 +1,5 @@
 import { type Sha256Hex, sha256Hex } from '../../core/digest/index.js';
-import { EDITIONS, type EditionId } from '../editions.js';
+import { type EditionId, STARTER_EDITIONS } from '../editions.js';
 import type { EditionSource } from './source.js';
 
 export interface WorkspaceFile {
@@ -31,7 +31,7 @@ export const WORKSPACE_DIR_MODE = 0o700;
 export const WORKSPACE_FILE_MODE = 0o600;
 
 export function planWorkspace(source: EditionSource): WorkspacePlan {
-  const spec = EDITIONS[source.edition];
+  const spec = STARTER_EDITIONS[source.edition];
   return {
     edition: source.edition,
     projectName: spec.projectName,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
-import { EDITIONS, type EditionId } from '../editions.js';
+import { type EditionId, STARTER_EDITIONS } from '../editions.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, type Tree, TreeReadError } from '../tree.js';
 
@@ -35,7 +35,7 @@ export function readEditionSource(editionsRoot: string, edition: EditionId): Edi
     () => {
       let root: Dir;
       try {
-        root = Dir.open(join(editionsRoot, EDITIONS[edition].folder));
+        root = Dir.open(join(editionsRoot, STARTER_EDITIONS[edition].folder));
       } catch (error: unknown) {
         if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR'))
           throw refuseEdition('edition_source_missing');

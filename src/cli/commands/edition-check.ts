@@ -1,0 +1,146 @@
+import { type CheckReport, checkProject } from '../../editions/index.js';
+import type { Command, CommandResult } from '../command.js';
+import type { JsonObjectOut } from '../output.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const OPTIONS = {
+  target: { type: 'string' },
+  vars: { type: 'string' },
+  fixtures: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const TARGETS = ['default', 'migration'] as const;
+
+const USAGE = `Usage: sealkit edition check PROJECT_DIR [--target default|migration] [--vars YAML]
+                             [--fixtures DIR] [--json]
+
+The offline stand-in for \`dbt parse\` on a dbt project of the starter editions,
+with no dbt and no warehouse:
+  1. validates dbt_project.yml and every properties YAML against dbt's JSON schemas;
+  2. resolves which models and sources are enabled for the target and vars
+     (enabled configs, +enabled in dbt_project.yml, the migration gate) and
+     lists them as dbt ls would;
+  3. renders every model's Jinja (ref, source, config, var, env_var,
+     adapter.dispatch to duckdb__ implementations), failing on an undefined
+     ref, source, macro or variable;
+  4. parses every rendered SQL with DuckDB;
+  5. with --fixtures DIR (<source>/<table>.csv per Bronze table): loads them
+     into an in-memory DuckDB, builds the models in dependency order and runs
+     the schema tests (not_null, unique, relationships, accepted_values).
+
+Options:
+  --target NAME    default (the default) or migration
+  --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
+  --fixtures DIR   Bronze fixture CSVs to build and test on
+  --json           print one JSON object on stdout
+  -h, --help       show this help
+
+env_var() reads the environment (e.g. MIGRATION_BRONZE_NAMESPACE); its values
+are used, never printed. A pass is local evidence only: warehouse behaviour of
+casts is not verified.
+
+Exit codes: 0 everything passed, 2 a check failed (the report says which) or
+the input was refused (with a reason code), 1 usage error, 70 internal error.`;
+
+export const editionCheck: Command = {
+  path: ['edition', 'check'],
+  summary: 'check a dbt project of the starter editions offline (schemas, Jinja, SQL, tests on DuckDB)',
+  usage: USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
+    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const projectDir = positionals[0];
+    if (projectDir === undefined) throw new UsageError('missing argument PROJECT_DIR', USAGE);
+    const target = values.target ?? 'default';
+    if (!(TARGETS as readonly string[]).includes(target))
+      throw new UsageError('invalid value for option --target (one of: default, migration)', USAGE);
+    const { report } = await checkProject(projectDir, {
+      target,
+      env: process.env,
+      ...(values.vars === undefined ? {} : { vars: values.vars }),
+      ...(values.fixtures === undefined ? {} : { fixtures: values.fixtures }),
+    });
+    return {
+      text: formatReport(report),
+      json: report as unknown as JsonObjectOut,
+      refused: report.status === 'failed',
+    };
+  },
+};
+
+function table(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
+  return rows.map((row) =>
+    `  ${row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')}`.trimEnd(),
+  );
+}
+
+function findingText(item: {
+  readonly finding?: { readonly reason_code: string; readonly message: string };
+}): string {
+  return item.finding === undefined ? '' : `${item.finding.reason_code}: ${item.finding.message}`;
+}
+
+/** The human report: files, sources, models and tests, one line each, then the summary. */
+export function formatReport(report: CheckReport): string {
+  const lines: string[] = [
+    `edition check: project ${report.project}, target ${report.target}, ${report.fixtures ? 'with fixtures' : 'no fixtures (tests not run)'}`,
+    '',
+    'files',
+    ...table(
+      report.files.map((file) => [
+        file.status,
+        file.path,
+        [findingText(file), ...file.violations.map((v) => `${v.keyword} at ${v.schema_path}`)]
+          .filter(Boolean)
+          .join('; '),
+      ]),
+    ),
+    '',
+    'sources',
+    ...table(
+      report.sources.map((source) => [
+        source.status,
+        source.name,
+        source.fixture_rows === undefined ? '' : `${source.fixture_rows} fixture rows`,
+        findingText(source),
+      ]),
+    ),
+    '',
+    'models',
+    ...table([
+      ['STATUS', 'MODEL', 'MATERIALIZED', 'ROWS', 'TAGS', 'FINDING'],
+      ...report.models.map((model) => [
+        model.status,
+        model.fqn,
+        model.materialized,
+        model.rows === undefined ? '-' : String(model.rows),
+        model.tags.join(',') || '-',
+        findingText(model),
+      ]),
+    ]),
+    '',
+    'tests',
+    ...table(
+      report.tests.map((test) => [
+        test.status,
+        test.name,
+        test.failures === undefined || test.failures === 0 ? '' : `${test.failures} failing rows`,
+        findingText(test),
+      ]),
+    ),
+    '',
+    `enabled models (dbt ls): ${report.listed.length}`,
+    ...report.listed.map((name) => `  ${name}`),
+    '',
+    `${report.status}: ${report.summary.models_enabled} models enabled, ${report.summary.models_disabled} disabled, ${report.summary.models_failed} failed; ` +
+      `${report.summary.tests} tests: ${report.summary.tests_passed} passed, ${report.summary.tests_failed} failed, ${report.summary.tests_not_run} not run; ` +
+      `${report.summary.files} files, ${report.summary.files_invalid} invalid`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

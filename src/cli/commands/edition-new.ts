@@ -1,0 +1,89 @@
+import { isEditionId, newWorkspace, STARTER_EDITION_IDS, type WorkspacePlan } from '../../editions/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const OPTIONS = {
+  edition: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const USAGE = `Usage: sealkit edition new --edition bigquery|snowflake [--dry-run] [--json] DEST
+
+Creates a client workspace at DEST from one starter edition:
+  bigquery   dbt project retail_analytics; the workspace root is the project
+  snowflake  dbt project reliable_pipeline; the project is DEST/kit/
+
+DEST must not exist, must not be a symbolic link, and must lie outside the
+sealkit installation or checkout (checked with symlinks resolved). Its parent
+folder must exist. CI-only .ci/ folders are left out; no marker file is
+written. The workspace is staged beside DEST, verified, and published with
+one atomic no-replace rename: a failed run leaves nothing at DEST.
+Folders are created 0700 and files 0600 (owner-only).
+
+Options:
+  --edition NAME   bigquery or snowflake (required)
+  --dry-run        run every check and print the plan; write nothing
+  --json           print one JSON object on stdout
+  -h, --help       show this help
+
+Exit codes: 0 created (or planned), 1 usage error, 2 refused (with a reason code),
+70 internal error.`;
+
+function octal(mode: number): string {
+  return `0${mode.toString(8)}`;
+}
+
+function describe(plan: WorkspacePlan, created: boolean): string {
+  const verb = created ? 'created' : 'would create';
+  const project = plan.projectDir === '.' ? 'the workspace root' : `${plan.projectDir}/`;
+  const lines = [
+    `${verb} a ${plan.edition} workspace: dbt project ${plan.projectName} at ${project}`,
+    `  ${plan.dirs.length} folders (${octal(plan.dirMode)}), ${plan.files.length} files (${octal(plan.fileMode)})`,
+    ...plan.dirs.map((dir) => `  ${created ? 'created' : 'create '} ${dir}/`),
+    ...plan.files.map((file) => `  ${created ? 'created' : 'create '} ${file.path}`),
+    ...plan.skipped.map((path) => `  skipped ${path}/ (CI only)`),
+  ];
+  if (created) {
+    const cd = plan.projectDir === '.' ? 'DEST' : `DEST/${plan.projectDir}`;
+    lines.push(`next: cd ${cd} && sealkit edition check . --fixtures fixtures`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const editionNew: Command = {
+  path: ['edition', 'new'],
+  summary: 'create a client workspace from a starter dbt edition (bigquery or snowflake)',
+  usage: USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
+    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const edition = values.edition;
+    if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
+    if (!isEditionId(edition))
+      throw new UsageError(
+        `invalid value for option --edition (one of: ${STARTER_EDITION_IDS.join(', ')})`,
+        USAGE,
+      );
+    const dest = positionals[0];
+    if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
+    const result = newWorkspace({ edition, dest, dryRun: values['dry-run'] === true });
+    const { plan } = result;
+    return {
+      text: describe(plan, result.status === 'created'),
+      json: {
+        status: result.status,
+        edition: plan.edition,
+        project_name: plan.projectName,
+        project_dir: plan.projectDir,
+        dir_mode: octal(plan.dirMode),
+        file_mode: octal(plan.fileMode),
+        dirs: plan.dirs,
+        files: plan.files.map((file) => ({ path: file.path, sha256: file.sha256, bytes: file.bytes })),
+        skipped: plan.skipped,
+      },
+    };
+  },
+};
