@@ -73,8 +73,9 @@ export const editionCheck: Command = {
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
+  for (const row of rows) {
+    for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, cell.length);
+  }
   return rows.map((row) =>
     `  ${row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')}`.trimEnd(),
   );
