@@ -1,0 +1,13 @@
+export { canonicalize, canonicalizeToBytes } from './jcs.js';
+export { parseStrict } from './parse.js';
+export { pyDumps } from './pydumps.js';
+export { type JsonRefusalCode, refuseJson } from './refusals.js';
+export {
+  DEFAULT_JSON_LIMITS,
+  isJsonObject,
+  type JsonArray,
+  JsonFloat,
+  type JsonLimits,
+  type JsonObject,
+  type JsonValue,
+} from './value.js';

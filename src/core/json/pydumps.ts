@@ -1,0 +1,124 @@
+import { guardRefusals } from '../refusal/index.js';
+import { refuseJson } from './refusals.js';
+import {
+  isPlainArray,
+  isPlainRecord,
+  MAX_SERIAL_DEPTH,
+  QuotedKeys,
+  quoteString,
+  recordKeys,
+  settle,
+} from './serial.js';
+import { JsonFloat } from './value.js';
+
+/**
+ * Python 3 refuses to convert an int of more than 4300 decimal digits to text
+ * (`sys.int_info.default_max_str_digits`), so json.dumps raises there; an
+ * integer longer than that has no Python-compatible form.
+ */
+const PYTHON_MAX_INT_DIGITS = 4300;
+
+/**
+ * The text of Python's
+ * `json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`
+ * over exact integers, the form Python-side fingerprints are computed on.
+ * Integers: safe `number` integers and bigints of any size (up to Python's
+ * digit limit). Every non-integer number, JsonFloat included, is refused:
+ * Python's float repr is not reproduced here. Keys sort by Unicode code point
+ * as Python sorts `str`, not by UTF-16 code unit as RFC 8785 does.
+ */
+export function pyDumps(value: unknown): string {
+  return guardRefusals(
+    () => writeValue(value, 0, '', new QuotedKeys()),
+    () => refuseJson('canonical_unsupported_value'),
+  );
+}
+
+function writeValue(value: unknown, depth: number, out: string, keys: QuotedKeys): string {
+  switch (typeof value) {
+    case 'string':
+      return out + quoteString(value);
+    case 'number':
+      return out + integerText(value);
+    case 'boolean':
+      return out + (value ? 'true' : 'false');
+    case 'bigint':
+      return out + bigintText(value);
+    case 'object':
+      if (value === null) return `${out}null`;
+      if (value instanceof JsonFloat) throw refuseJson('canonical_float_refused');
+      if (depth >= MAX_SERIAL_DEPTH) throw refuseJson('canonical_too_deep');
+      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1, keys));
+      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1, keys));
+      throw refuseJson('canonical_unsupported_value');
+    default:
+      throw refuseJson('canonical_unsupported_value');
+  }
+}
+
+function writeArray(array: readonly unknown[], depth: number, keys: QuotedKeys): string {
+  let text = '[';
+  for (let i = 0; i < array.length; i++) {
+    if (i !== 0) text += ',';
+    text = writeValue(array[i], depth, text, keys);
+  }
+  return `${text}]`;
+}
+
+function writeRecord(record: Readonly<Record<string, unknown>>, depth: number, keys: QuotedKeys): string {
+  const names = sortByCodePoint(recordKeys(record));
+  let text = '{';
+  let separator = '';
+  for (const name of names) {
+    text += `${separator}${keys.quote(name)}:`;
+    text = writeValue(record[name], depth, text, keys);
+    separator = ',';
+  }
+  return `${text}}`;
+}
+
+function integerText(value: number): string {
+  if (!Number.isFinite(value)) throw refuseJson('canonical_non_finite');
+  if (!Number.isInteger(value)) throw refuseJson('canonical_float_refused');
+  // Beyond 2^53 a number no longer names one integer; Python would print the
+  // exact value of whatever the producer meant, which is unknown here.
+  if (!Number.isSafeInteger(value)) throw refuseJson('canonical_unsafe_integer');
+  return String(value);
+}
+
+function bigintText(value: bigint): string {
+  const text = value.toString();
+  const digits = value < 0n ? text.length - 1 : text.length;
+  if (digits > PYTHON_MAX_INT_DIGITS) throw refuseJson('canonical_unsafe_integer');
+  return text;
+}
+
+// UTF-16 order differs from code point order only where a surrogate (an
+// astral character) meets a unit in U+E000..U+FFFF, so keys without any unit
+// at or above U+D800 keep the fast native sort.
+const HIGH_UNIT = /[\uD800-\uFFFF]/;
+
+function sortByCodePoint(keys: string[]): string[] {
+  keys.sort();
+  for (const key of keys) {
+    if (HIGH_UNIT.test(key)) return keys.sort(compareCodePoints);
+  }
+  return keys;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above U+E000..U+FFFF, so code units compare as the code points they start. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
+}
