@@ -1,0 +1,323 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyProject, EDITION_PROJECTS, writeFixtures } from '../../../test/helpers/edition-trees.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { checkProject } from './check.js';
+
+const MIGRATION = { target: 'migration', vars: '{enable_migration_models: true}' } as const;
+const EDITIONS = ['bigquery', 'snowflake'] as const;
+const PROJECT_NAMES = { bigquery: 'retail_analytics', snowflake: 'reliable_pipeline' } as const;
+
+const CANONICAL = {
+  customers: ['customer_id', 'created_at', 'country'],
+  products: ['product_id', 'product_name', 'category'],
+  orders: ['order_id', 'customer_id', 'order_status', 'order_date', 'updated_at'],
+  order_items: ['order_item_id', 'order_id', 'product_id', 'quantity', 'unit_price'],
+} as const;
+const SILVER = ['silver_customers', 'silver_products', 'silver_orders', 'silver_order_items'];
+const MIGRATION_SILVER = SILVER.map((name) => `migration_${name}`);
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sealkit-edition-check-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(EDITIONS)('the %s edition', (edition) => {
+  const project = EDITION_PROJECTS[edition];
+  const fixtures = join(project, 'fixtures');
+
+  it('passes the default target with its Bronze fixtures: Silver and Gold build and every schema test passes', async () => {
+    const { report, captured } = await checkProject(project, { fixtures, captureRows: SILVER });
+    expect(report.status).toBe('passed');
+    expect(report.project).toBe(PROJECT_NAMES[edition]);
+    const enabled = report.models.filter((model) => model.enabled);
+    expect(enabled.map((model) => model.name).sort()).toEqual(
+      ['gold_customer_orders', 'gold_daily_revenue', ...SILVER].sort(),
+    );
+    for (const model of enabled) {
+      expect(model.status).toBe('passed');
+      expect(model.built).toBe(true);
+      expect(model.rows).toBeGreaterThan(0);
+    }
+    expect(report.tests.length).toBeGreaterThanOrEqual(19);
+    expect(report.tests.every((test) => test.status === 'passed' && test.failures === 0)).toBe(true);
+    const kinds = new Set(report.tests.map((test) => test.kind));
+    expect([...kinds].sort()).toEqual(['accepted_values', 'not_null', 'relationships', 'unique']);
+    // Exactly the canonical columns, in canonical order.
+    for (const [table, columns] of Object.entries(CANONICAL)) {
+      expect(captured[`silver_${table}`]?.columns).toEqual(columns);
+    }
+  });
+
+  it('passes the migration target with the gate open: migration Silver models build, tagged medallion', async () => {
+    const { report, captured } = await checkProject(project, {
+      ...MIGRATION,
+      fixtures,
+      captureRows: MIGRATION_SILVER,
+    });
+    expect(report.status).toBe('passed');
+    for (const name of MIGRATION_SILVER) {
+      const model = report.models.find((item) => item.name === name);
+      expect(model).toMatchObject({ enabled: true, status: 'passed', built: true, tags: ['medallion'] });
+    }
+    for (const [table, columns] of Object.entries(CANONICAL)) {
+      expect(captured[`migration_silver_${table}`]?.columns).toEqual([
+        ...columns,
+        '_migration_run_id',
+        '_ingested_at_utc',
+      ]);
+    }
+    expect(report.tests.every((test) => test.status === 'passed')).toBe(true);
+  });
+
+  it('lists no migration model under the default target, nor with only one half of the gate', async () => {
+    const runs = [
+      await checkProject(project),
+      await checkProject(project, { target: 'migration' }),
+      await checkProject(project, { vars: '{enable_migration_models: true}' }),
+      await checkProject(project, { target: 'migration', vars: '{enable_migration_models: false}' }),
+    ];
+    for (const { report } of runs) {
+      expect(report.status).toBe('passed');
+      expect(report.listed.length).toBe(6);
+      expect(report.listed.some((name) => name.includes('.migration.'))).toBe(false);
+      expect(
+        report.sources.filter((source) => source.name.startsWith('migration_bronze.')).map((s) => s.enabled),
+      ).toEqual([false, false, false, false]);
+    }
+    const open = await checkProject(project, MIGRATION);
+    expect(open.report.listed.filter((name) => name.includes('.migration.')).sort()).toEqual(
+      MIGRATION_SILVER.map((name) => `${PROJECT_NAMES[edition]}.migration.silver.${name}`).sort(),
+    );
+    // An ordinary build is unchanged: the same non-migration models either way.
+    expect(open.report.listed.filter((name) => !name.includes('.migration.'))).toEqual(
+      runs[0]?.report.listed,
+    );
+  });
+
+  it('without fixtures renders and parses every model and leaves the tests not run', async () => {
+    const { report } = await checkProject(project, MIGRATION);
+    expect(report.status).toBe('passed');
+    expect(report.fixtures).toBe(false);
+    expect(report.models.every((model) => model.status === 'passed' && !model.built)).toBe(true);
+    expect(report.tests.every((test) => test.status === 'not_run')).toBe(true);
+    expect(report.files.every((file) => file.status === 'valid')).toBe(true);
+  });
+});
+
+describe('the migration Bronze namespace', () => {
+  it('comes from MIGRATION_BRONZE_NAMESPACE (env var before var) and never appears in the report', async () => {
+    const project = EDITION_PROJECTS.bigquery;
+    const fixtures = join(project, 'fixtures');
+    const namespace = 'starterkit_migration_zq_sentinel_ns';
+    const withEnv = await checkProject(project, {
+      ...MIGRATION,
+      fixtures,
+      env: { MIGRATION_BRONZE_NAMESPACE: namespace },
+    });
+    expect(withEnv.report.status).toBe('passed');
+    const report = JSON.stringify(withEnv.report);
+    expect(scanForSentinels({ stdout: report, stderr: '' }, [], [namespace, 'zq_sentinel'])).toEqual([]);
+
+    // The var is the fallback when the environment variable is unset.
+    const withVar = await checkProject(project, {
+      target: 'migration',
+      vars: `{enable_migration_models: true, migration_bronze_namespace: ${namespace}}`,
+      fixtures,
+    });
+    expect(withVar.report.status).toBe('passed');
+  });
+});
+
+describe('the blank-key policy (item 136)', () => {
+  it('drops NULL, empty and ASCII-space-only primary keys, keeps a tab, and maps blank foreign keys to NULL', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const fixtures = writeFixtures(join(dir, 'fixtures'), {
+      'bronze.customers': [
+        'customer_id,created_at,country',
+        'c1,2024-01-01 00:00:00,NL',
+        ',2024-01-02 00:00:00,NULL_KEY',
+        '"",2024-01-03 00:00:00,EMPTY_KEY',
+        '"   ",2024-01-04 00:00:00,SPACES_KEY',
+        '"\t",2024-01-05 00:00:00,TAB_KEY',
+        '" c2 ",2024-01-06 00:00:00,PADDED_KEY',
+        '',
+      ].join('\n'),
+      'bronze.products': [
+        'product_id,product_name,category',
+        'p1,Beans,coffee',
+        '"  ",Blank,coffee',
+        '',
+      ].join('\n'),
+      'bronze.orders': [
+        'order_id,customer_id,order_status,order_date,updated_at',
+        'o1,c1,placed,2024-02-01,2024-02-01 10:00:00',
+        'o2,,placed,2024-02-01,2024-02-01 10:00:00',
+        'o3,"",shipped,2024-02-02,2024-02-02 10:00:00',
+        'o4,"    ",delivered,2024-02-02,2024-02-02 10:00:00',
+        'o5,"\t",returned,2024-02-03,2024-02-03 10:00:00',
+        '"",c1,placed,2024-02-03,2024-02-03 10:00:00',
+        '',
+      ].join('\n'),
+      'bronze.order_items': [
+        'order_item_id,order_id,product_id,quantity,unit_price',
+        'i1,o1,p1,2,1.50',
+        'i2," ","",1,2.00',
+        'i3,,p1,1,3.25',
+        '" ",o1,p1,9,9.99',
+        '',
+      ].join('\n'),
+    });
+    const { report, captured } = await checkProject(project, { fixtures, captureRows: SILVER });
+    expect(captured.silver_customers?.rows).toEqual([
+      ['c1', '2024-01-01 00:00:00', 'NL'],
+      ['\t', '2024-01-05 00:00:00', 'TAB_KEY'],
+      [' c2 ', '2024-01-06 00:00:00', 'PADDED_KEY'],
+    ]);
+    expect(captured.silver_products?.rows).toEqual([['p1', 'Beans', 'coffee']]);
+    expect(captured.silver_orders?.rows).toEqual([
+      ['o1', 'c1', 'placed', '2024-02-01', '2024-02-01 10:00:00'],
+      ['o2', null, 'placed', '2024-02-01', '2024-02-01 10:00:00'],
+      ['o3', null, 'shipped', '2024-02-02', '2024-02-02 10:00:00'],
+      ['o4', null, 'delivered', '2024-02-02', '2024-02-02 10:00:00'],
+      ['o5', '\t', 'returned', '2024-02-03', '2024-02-03 10:00:00'],
+    ]);
+    expect(captured.silver_order_items?.rows).toEqual([
+      ['i1', 'o1', 'p1', '2', '1.500000000'],
+      ['i2', null, null, '1', '2.000000000'],
+      ['i3', null, 'p1', '1', '3.250000000'],
+    ]);
+    // A tab key is a value: the tab customer exists, so the tab order passes relationships.
+    expect(report.status).toBe('passed');
+  });
+});
+
+describe('planted faults in a broken copy', () => {
+  const fixturesOf = (project: string) => join(project, 'fixtures');
+
+  it('catches an unknown YAML key (yaml_schema, naming the file and the rule, not the key)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        '  - name: silver_products\n',
+        '  - name: silver_products\n    colums_zqkey: []\n',
+      ),
+    );
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    const entry = report.files.find((item) => item.path === 'models/silver/_silver__models.yml');
+    expect(entry).toMatchObject({ status: 'invalid', finding: { reason_code: 'yaml_schema' } });
+    expect(entry?.violations).toContainEqual({
+      keyword: 'additionalProperties',
+      schema_path: '#/properties/models/items/additionalProperties',
+    });
+    expect(scanForSentinels({ stdout: JSON.stringify(report), stderr: '' }, [], ['colums_zqkey'])).toEqual(
+      [],
+    );
+  });
+
+  it('catches a ref to a missing model (undefined_ref)', async () => {
+    const project = copyProject('snowflake', join(dir, 'project'));
+    const file = join(project, 'models', 'gold', 'gold_daily_revenue.sql');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("ref('silver_orders')", "ref('silver_orderz')"));
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    expect(report.models.find((model) => model.name === 'gold_daily_revenue')).toMatchObject({
+      status: 'failed',
+      finding: { reason_code: 'undefined_ref' },
+    });
+    expect(report.models.filter((model) => model.status === 'failed').length).toBe(1);
+  });
+
+  it('catches a SQL syntax error (sql_parse_error)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', 'silver_products.sql');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(' as category\n', ' as category,\nfrom from\n'));
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    expect(report.models.find((model) => model.name === 'silver_products')).toMatchObject({
+      status: 'failed',
+      finding: { reason_code: 'sql_parse_error' },
+    });
+  });
+
+  it('catches a failing unique test (test_failed, with its failing-row count)', async () => {
+    const project = copyProject('snowflake', join(dir, 'project'));
+    const fixtures = fixturesOf(project);
+    const file = join(fixtures, 'bronze', 'products.csv');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}p001,Duplicate beans,coffee\n`);
+    const { report } = await checkProject(project, { fixtures });
+    expect(report.status).toBe('failed');
+    const failed = report.tests.filter((test) => test.status === 'failed');
+    expect(failed.map((test) => test.name)).toEqual(['unique_silver_products_product_id']);
+    expect(failed[0]).toMatchObject({ failures: 1, finding: { reason_code: 'test_failed' } });
+  });
+
+  it('catches an undefined macro, a ref to a disabled model and a dependency cycle', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const silver = join(project, 'models', 'silver');
+    writeFileSync(join(silver, 'silver_customers.sql'), "select {{ starter_kast('a', 'string') }} as a");
+    writeFileSync(
+      join(project, 'models', 'gold', 'gold_x.sql'),
+      "select * from {{ ref('migration_silver_orders') }}",
+    );
+    writeFileSync(join(project, 'models', 'gold', 'gold_a.sql'), "select * from {{ ref('gold_b') }}");
+    writeFileSync(join(project, 'models', 'gold', 'gold_b.sql'), "select * from {{ ref('gold_a') }}");
+    const { report } = await checkProject(project);
+    const code = (name: string) => report.models.find((model) => model.name === name)?.finding?.reason_code;
+    expect(code('silver_customers')).toBe('undefined_macro');
+    expect(code('gold_x')).toBe('ref_to_disabled_model');
+    expect(code('gold_a')).toBe('dependency_cycle');
+    expect(code('gold_b')).toBe('dependency_cycle');
+  });
+
+  it('ignores a leftover .scaffold-staging folder (only model and macro paths are read)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeFixtures(join(project, '.scaffold-staging'), { 'x.broken': 'not sql {{' });
+    writeFileSync(join(project, '.scaffold-staging', 'broken.sql'), 'selct {{ nope(');
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('passed');
+  });
+});
+
+describe('refusals', () => {
+  it('refuses what it cannot read, with fixed codes and no echo of the input', async () => {
+    const secret = join(dir, 'customer_project_zq');
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => checkProject(secret), 'project_missing'],
+      [() => checkProject(dir), 'project_file_missing'],
+      [() => checkProject(EDITION_PROJECTS.bigquery, { vars: '[1, 2]' }), 'vars_invalid'],
+      [() => checkProject(EDITION_PROJECTS.bigquery, { vars: '{a: 1, a: 2}' }), 'vars_invalid'],
+      [() => checkProject(EDITION_PROJECTS.bigquery, { fixtures: secret }), 'fixtures_missing'],
+    ];
+    for (const [run, code] of cases) {
+      const error = await run().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Refusal);
+      expect((error as Refusal).code).toBe(code);
+      expect(
+        scanForSentinels(
+          { stdout: (error as Refusal).message, stderr: '' },
+          [],
+          [secret, 'customer_project_zq'],
+        ),
+      ).toEqual([]);
+    }
+  });
+
+  it('refuses a fixture for a table no source defines, and malformed CSV', async () => {
+    const unknown = writeFixtures(join(dir, 'unknown'), { 'bronze.suppliers': 'supplier_id\ns1\n' });
+    await expect(checkProject(EDITION_PROJECTS.bigquery, { fixtures: unknown })).rejects.toMatchObject({
+      code: 'fixture_unknown_table',
+    });
+    const ragged = writeFixtures(join(dir, 'ragged'), { 'bronze.customers': 'customer_id,country\nc1\n' });
+    await expect(checkProject(EDITION_PROJECTS.bigquery, { fixtures: ragged })).rejects.toMatchObject({
+      code: 'fixtures_invalid',
+    });
+  });
+});
