@@ -2,3 +2,4 @@
 export * from './core/index.js';
 export * from './editions/index.js';
 export * from './migration/index.js';
+export * from './owner/index.js';

@@ -5,6 +5,7 @@ import { editionNew } from './edition-new.js';
 import { evidenceCheck } from './evidence-check.js';
 import { evidenceSynth } from './evidence-synth.js';
 import { jsonCanonicalize, jsonDigest } from './json.js';
+import { ownerSubjects, ownerVerify } from './owner.js';
 
 /** Every command sealkit has; `sealkit --help` lists them in this order. */
 export const COMMANDS: readonly Command[] = [
@@ -17,4 +18,6 @@ export const COMMANDS: readonly Command[] = [
   distributeManifestCommand,
   editionNew,
   editionCheck,
+  ownerVerify,
+  ownerSubjects,
 ];

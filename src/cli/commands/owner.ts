@@ -1,0 +1,189 @@
+import { readBoundedInput } from '../../core/input/index.js';
+import {
+  ActivationAttempt,
+  CompositionGrant,
+  MAX_ORIGINAL_BYTES,
+  MAX_OWNER_BYTES,
+  QualificationOwner,
+  ScopedExecutionOwner,
+  type SelectedEpoch,
+} from '../../owner/index.js';
+import type { CliIo, Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const COMMON = `FILE holds the exact canonical bytes of a dpone.composition-scoped-execution-owner.v1
+document (at most 8 MiB; - reads standard input). --expected-sha256 is its
+SHA-256, known independently of the file: decoding requires both. Originals
+(attempt, grants, qualification owner) are canonical documents of at most 1 MiB.
+
+The codec authenticates nothing: it checks a complete, exact document and
+documentary equality with the originals supplied, not who produced them.
+
+Exit codes: 0 success, 1 usage error, 2 refused (scoped_execution_* reason), 70 internal error.`;
+
+const VERIFY_USAGE = `Usage: sealkit owner verify FILE --expected-sha256 HEX
+         [--qualification-owner FILE --qualification-grant FILE --execution-grant FILE] [--json]
+
+Decodes and validates a scoped execution owner document and prints its owner
+reference and key, R (the embedded activation request's SHA-256), E (the
+owner document's SHA-256) and the execution epoch of every guard. With the
+three originals, also requires them: the qualification owner named by the
+handoff, and both grants over the owner's full scope and claims.
+
+Options:
+  --expected-sha256 HEX        the document's SHA-256 (64 lowercase hex digits)
+  --qualification-owner FILE   the qualification owner original
+  --qualification-grant FILE   the qualification grant original
+  --execution-grant FILE       the execution grant original
+  --json                       print one JSON object on stdout (epochs as decimal strings)
+  -h, --help                   show this help
+
+${COMMON}`;
+
+const SUBJECTS_USAGE = `Usage: sealkit owner subjects FILE --expected-sha256 HEX [--attempt FILE] [--json]
+
+Prints the three subjects: R (the embedded activation request), E (the whole
+owner document) and, with --attempt, A (the attempt) after validating the
+attempt against R, its workload, constituents, pack and exact legacy write
+epochs, together with the epochs all declared effects of its workload select.
+
+Options:
+  --expected-sha256 HEX   the document's SHA-256 (64 lowercase hex digits)
+  --attempt FILE          an activation attempt original
+  --json                  print one JSON object on stdout (epochs as decimal strings)
+  -h, --help              show this help
+
+${COMMON}`;
+
+const VERIFY_OPTIONS = {
+  'expected-sha256': { type: 'string' },
+  'qualification-owner': { type: 'string' },
+  'qualification-grant': { type: 'string' },
+  'execution-grant': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const SUBJECTS_OPTIONS = {
+  'expected-sha256': { type: 'string' },
+  attempt: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+async function readOwner(
+  file: string | undefined,
+  expected: string | undefined,
+  usage: string,
+  io: CliIo,
+): Promise<ScopedExecutionOwner> {
+  if (file === undefined) throw new UsageError('missing argument FILE', usage);
+  if (expected === undefined) throw new UsageError('missing option --expected-sha256', usage);
+  const raw = await readBoundedInput(file, MAX_OWNER_BYTES, io.stdin);
+  return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: expected });
+}
+
+async function readOriginal(file: string, io: CliIo): Promise<Uint8Array> {
+  return readBoundedInput(file, MAX_ORIGINAL_BYTES, io.stdin);
+}
+
+function epochLines(epochs: readonly SelectedEpoch[]): string {
+  return epochs.map((entry) => `  ${entry.guardId} ${entry.epoch}\n`).join('');
+}
+
+function epochsJson(epochs: readonly SelectedEpoch[]): { guard_id: string; execution_epoch: string }[] {
+  return epochs.map((entry) => ({ guard_id: entry.guardId, execution_epoch: entry.epoch.toString() }));
+}
+
+export const ownerVerify: Command = {
+  path: ['owner', 'verify'],
+  summary: 'decode and validate a scoped execution owner document; print R, E, owner and guard epochs',
+  usage: VERIFY_USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
+    if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
+    const originalFiles = [
+      values['qualification-owner'],
+      values['qualification-grant'],
+      values['execution-grant'],
+    ];
+    const given = originalFiles.filter((file) => file !== undefined).length;
+    if (given !== 0 && given !== 3) {
+      throw new UsageError(
+        'give all of --qualification-owner, --qualification-grant and --execution-grant, or none',
+        VERIFY_USAGE,
+      );
+    }
+    const owner = await readOwner(positionals[0], values['expected-sha256'], VERIFY_USAGE, io);
+    const summary = owner.describe();
+    let originals: 'matched' | 'not_supplied' = 'not_supplied';
+    if (given === 3) {
+      const [ownerFile, qualificationFile, executionFile] = originalFiles as [string, string, string];
+      const qualificationOwner = QualificationOwner.fromBytes(await readOriginal(ownerFile, io));
+      const qualificationGrant = CompositionGrant.fromBytes(await readOriginal(qualificationFile, io));
+      const executionGrant = CompositionGrant.fromBytes(await readOriginal(executionFile, io));
+      owner.requireOriginals({ qualificationOwner, qualificationGrant, executionGrant });
+      originals = 'matched';
+    }
+    const text =
+      'owner document: verified\n' +
+      `owner reference: ${summary.ownerReference.kind} ${summary.ownerReference.activationId}\n` +
+      `owner key: ${summary.ownerKey}\n` +
+      `R (request): ${summary.requestSha256}\n` +
+      `E (owner subject): ${summary.subjectSha256}\n` +
+      `guard epochs (execution):\n${epochLines(summary.guardEpochs)}` +
+      `originals: ${originals === 'matched' ? 'matched (qualification owner, qualification grant, execution grant)' : 'not supplied'}\n`;
+    return {
+      text,
+      json: {
+        status: 'ok',
+        owner_reference: {
+          kind: summary.ownerReference.kind,
+          activation_id: summary.ownerReference.activationId,
+        },
+        owner_key: summary.ownerKey,
+        request_sha256: summary.requestSha256,
+        subject_sha256: summary.subjectSha256,
+        guard_epochs: epochsJson(summary.guardEpochs),
+        originals,
+      },
+    };
+  },
+};
+
+export const ownerSubjects: Command = {
+  path: ['owner', 'subjects'],
+  summary: 'print R, E and (with --attempt) A of a scoped execution owner document',
+  usage: SUBJECTS_USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(args, SUBJECTS_OPTIONS, SUBJECTS_USAGE, {
+      min: 0,
+      max: 1,
+    });
+    if (values.help) return { text: `${SUBJECTS_USAGE}\n`, json: { status: 'ok', usage: SUBJECTS_USAGE } };
+    const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
+    const summary = owner.describe();
+    let text = `R ${summary.requestSha256}\nE ${summary.subjectSha256}\n`;
+    if (values.attempt === undefined) {
+      return {
+        text,
+        json: { status: 'ok', request_sha256: summary.requestSha256, subject_sha256: summary.subjectSha256 },
+      };
+    }
+    const attempt = ActivationAttempt.fromBytes(await readOriginal(values.attempt, io));
+    const selected = owner.requireAttempt(attempt);
+    const attemptSha256 = attempt.sha256;
+    text += `A ${attemptSha256}\nselected epochs (all declared effects of the attempt's workload):\n${epochLines(selected)}`;
+    return {
+      text,
+      json: {
+        status: 'ok',
+        request_sha256: summary.requestSha256,
+        subject_sha256: summary.subjectSha256,
+        attempt_sha256: attemptSha256,
+        selected_epochs: epochsJson(selected),
+      },
+    };
+  },
+};

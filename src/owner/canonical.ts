@@ -1,0 +1,85 @@
+import { isSha256Hex, type Sha256Hex, sha256Hex } from '../core/digest/index.js';
+import { parseStrict, pyDumps } from '../core/json/index.js';
+import { MAX_DEPTH, MAX_INTEGER_DIGITS } from './limits.js';
+import { fail, type Site } from './read.js';
+import { isScopedExecutionRefusal, refuseScopedExecution } from './refusals.js';
+
+/** How one canonical document kind is decoded: its byte bound and its strict validator. */
+export interface CanonicalCodec<T> {
+  /** Refuses byte-level failures: size, JSON syntax, non-canonical bytes. */
+  readonly site: Site;
+  readonly maxBytes: number;
+  /** Reads plain JSON data into a detached, deeply frozen value, or refuses. */
+  validate(value: unknown): T;
+}
+
+/**
+ * Runs `work` so that only scoped-execution refusals leave it. A core JSON
+ * refusal, a TypeError from a forged instance or any other exception becomes
+ * the site's fixed reason; its text (which may quote input) is dropped.
+ */
+export function guardScoped<T>(site: Site, work: () => T): T {
+  try {
+    return work();
+  } catch (error: unknown) {
+    if (isScopedExecutionRefusal(error)) throw error;
+    throw refuseScopedExecution(site.reason, { role: site.role });
+  }
+}
+
+/** The independently expected digest, which must be 64 lowercase hex digits. */
+export function readExpectedSha256(expected: unknown, role: string): Sha256Hex {
+  if (typeof expected !== 'string' || !isSha256Hex(expected)) {
+    throw refuseScopedExecution('scoped_execution_subject', { role, field: 'expected_sha256' });
+  }
+  return expected;
+}
+
+/** The canonical form: Python's json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")), UTF-8. */
+export function canonicalBytes(value: unknown): Buffer {
+  return Buffer.from(pyDumps(value), 'utf8');
+}
+
+/**
+ * Decodes `raw` only when it is, byte for byte, the canonical form of a valid
+ * value: bound first (before any decoding), then the expected digest when one
+ * is given, then strict JSON, the validator, and the exact canonical bytes.
+ */
+export function decodeCanonical<T>(
+  raw: Uint8Array,
+  codec: CanonicalCodec<T>,
+  expectedSha256: Sha256Hex | undefined,
+): T {
+  if (!(raw instanceof Uint8Array) || raw.length > codec.maxBytes) fail(codec.site);
+  if (expectedSha256 !== undefined && sha256Hex(raw) !== expectedSha256) {
+    throw refuseScopedExecution('scoped_execution_subject', { role: codec.site.role });
+  }
+  const parsed = guardScoped(codec.site, () =>
+    parseStrict(raw, { maxBytes: codec.maxBytes, maxDepth: MAX_DEPTH, maxIntegerDigits: MAX_INTEGER_DIGITS }),
+  );
+  const value = guardScoped(codec.site, () => codec.validate(parsed));
+  const canonical = guardScoped(codec.site, () => canonicalBytes(value));
+  if (Buffer.compare(canonical, raw) !== 0) fail(codec.site);
+  return value;
+}
+
+/**
+ * Turns a JavaScript value into the canonical bytes that `decodeCanonical`
+ * accepts, reading every property exactly once (getters cannot show the
+ * validator something else later). Unsupported values (undefined, floats,
+ * NaN, class instances, symbols, cycles) refuse with the site's reason.
+ */
+export function valueToCanonical(value: unknown, site: Site): Buffer {
+  return guardScoped(site, () => canonicalBytes(value));
+}
+
+/** A mutable deep copy of validated data (plain objects and arrays; bigints kept). */
+export function cloneData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneData);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
+    return copy;
+  }
+  return value;
+}

@@ -1,0 +1,81 @@
+import type { Sha256Hex } from '../../core/digest/index.js';
+import type { PhysicalClaim } from '../claim.js';
+import { fail, sameList } from '../read.js';
+import type { ActivationRequestValue } from '../request.js';
+import { CELL_RULES, type CellRule, type GuardId, guardIdOf, type ObjectId } from '../vocabulary.js';
+import type { ObjectIndex } from './objects.js';
+import { OBJECT, OWNER } from './sites.js';
+
+/** Which directions of the full qualified scope an object is claimed in. */
+export interface Direction {
+  readonly read: boolean;
+  readonly write: boolean;
+}
+
+/** The cross-reference every later check of the document uses. */
+export interface ScopeIndex extends ObjectIndex {
+  readonly cell: CellRule;
+  readonly claims: readonly PhysicalClaim[];
+  readonly claimGuards: readonly GuardId[];
+  readonly claimOf: ReadonlyMap<GuardId, PhysicalClaim>;
+  readonly direction: ReadonlyMap<ObjectId, Direction>;
+}
+
+/**
+ * Complete claim subject coverage (each claim subject is exactly one object
+ * of its domain, each object is a subject of its domain's claim), then the
+ * execution cell: target claims are exactly the request resources and carry
+ * the cell's target connector; source claims carry one of its source
+ * connectors.
+ */
+export function indexScope(
+  objects: ObjectIndex,
+  claims: readonly PhysicalClaim[],
+  claimGuards: readonly GuardId[],
+  request: ActivationRequestValue,
+): ScopeIndex {
+  const claimOf = new Map<GuardId, PhysicalClaim>();
+  const direction = new Map<ObjectId, Direction>();
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i] as PhysicalClaim;
+    const guard = claimGuards[i] as GuardId;
+    claimOf.set(guard, claim);
+    const bySubject = new Map<Sha256Hex, ObjectId>();
+    for (const object of objects.byDomain.get(guard) ?? [])
+      bySubject.set(object.subject_sha256, object.object_id);
+    const read = new Set<ObjectId>();
+    const write = new Set<ObjectId>();
+    for (const subject of claim.read_subjects) {
+      const id = bySubject.get(subject);
+      if (id === undefined) fail(OBJECT, 'objects');
+      read.add(id);
+    }
+    for (const subject of claim.write_subjects) {
+      const id = bySubject.get(subject);
+      if (id === undefined) fail(OBJECT, 'objects');
+      write.add(id);
+    }
+    for (const id of bySubject.values()) {
+      const entry = { read: read.has(id), write: write.has(id) };
+      if (!entry.read && !entry.write) fail(OBJECT, 'objects');
+      direction.set(id, Object.freeze(entry));
+    }
+  }
+  // An object of a domain nobody claims is outside the scope.
+  for (const guard of objects.byDomain.keys()) if (!claimOf.has(guard)) fail(OBJECT, 'objects');
+
+  const cell = CELL_RULES[request.execution_cell];
+  const targets: GuardId[] = [];
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i] as PhysicalClaim;
+    if (claim.role === 'target') {
+      if (claim.connector !== cell.target) fail(OWNER, 'claims[].connector');
+      targets.push(claimGuards[i] as GuardId);
+    } else if (!cell.sources.includes(claim.connector)) {
+      fail(OWNER, 'claims[].connector');
+    }
+  }
+  if (!sameList(targets, request.resources.map(guardIdOf))) fail(OWNER, 'claims');
+
+  return { ...objects, cell, claims, claimGuards, claimOf, direction };
+}

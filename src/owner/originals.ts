@@ -1,0 +1,168 @@
+import { type Sha256Hex, sha256Hex } from '../core/digest/index.js';
+import { type ActivationAttemptValue, validateAttempt } from './attempt.js';
+import {
+  type CanonicalCodec,
+  canonicalBytes,
+  cloneData,
+  decodeCanonical,
+  guardScoped,
+  readExpectedSha256,
+  valueToCanonical,
+} from './canonical.js';
+import { type CompositionGrantValue, validateGrant } from './grant.js';
+import { MAX_ORIGINAL_BYTES } from './limits.js';
+import { type QualificationOperationValue, validateOperation } from './operation.js';
+import { type QualificationOwnerValue, validateQualificationOwner } from './qualification-owner.js';
+import type { Site } from './read.js';
+import { type ActivationRequestValue, validateRequest } from './request.js';
+import { qualificationOwnerKey } from './vocabulary.js';
+
+export interface DecodeOptions {
+  /** When given, the raw bytes must have this SHA-256 (64 lowercase hex digits). */
+  readonly expectedSha256?: string;
+}
+
+function codec<T>(
+  site: Site,
+  at: string,
+  validate: (value: unknown, site: Site, at: string) => T,
+): CanonicalCodec<T> {
+  return { site, maxBytes: MAX_ORIGINAL_BYTES, validate: (value) => validate(value, site, at) };
+}
+
+const REQUEST_CODEC = codec(
+  { reason: 'scoped_execution_originals', role: 'request' },
+  'request',
+  validateRequest,
+);
+const GRANT_CODEC = codec({ reason: 'scoped_execution_originals', role: 'grant' }, 'grant', validateGrant);
+const QUALIFICATION_OWNER_CODEC = codec(
+  { reason: 'scoped_execution_originals', role: 'qualification_owner' },
+  'qualification_owner',
+  validateQualificationOwner,
+);
+const OPERATION_CODEC = codec(
+  { reason: 'scoped_execution_handoff', role: 'operation' },
+  'operation',
+  validateOperation,
+);
+const ATTEMPT_CODEC = codec(
+  { reason: 'scoped_execution_attempt', role: 'attempt' },
+  'attempt',
+  validateAttempt,
+);
+
+function expected(options: DecodeOptions | undefined, role: string): Sha256Hex | undefined {
+  const given = options?.expectedSha256;
+  return given === undefined ? undefined : readExpectedSha256(given, role);
+}
+
+/**
+ * An immutable original: a validated, deeply frozen value held in a private
+ * slot. Every serialization, hash and read revalidates it, so an instance
+ * that was forged (created without a validated value) refuses instead of
+ * answering.
+ */
+abstract class CanonicalOriginal<T> {
+  readonly #value: T;
+
+  protected constructor(value: T) {
+    this.#value = value;
+    Object.freeze(this);
+  }
+
+  protected abstract get codec(): CanonicalCodec<T>;
+
+  /** The revalidated value (deeply frozen). */
+  get value(): T {
+    const codec = this.codec;
+    return guardScoped(codec.site, () => codec.validate(this.#value));
+  }
+
+  /** The exact canonical bytes. */
+  toBytes(): Uint8Array {
+    const value = this.value;
+    return guardScoped(this.codec.site, () => canonicalBytes(value));
+  }
+
+  /** SHA-256 of the canonical bytes. */
+  get sha256(): Sha256Hex {
+    return sha256Hex(this.toBytes());
+  }
+
+  /** A mutable, detached copy of the document (integers beyond 2^53 stay bigint). */
+  toJSON(): unknown {
+    return cloneData(this.value);
+  }
+}
+
+/** The nonproduction activation request R. */
+export class ActivationRequest extends CanonicalOriginal<ActivationRequestValue> {
+  static fromBytes(raw: Uint8Array, options?: DecodeOptions): ActivationRequest {
+    return new ActivationRequest(decodeCanonical(raw, REQUEST_CODEC, expected(options, 'request')));
+  }
+  static fromValue(value: unknown): ActivationRequest {
+    return ActivationRequest.fromBytes(valueToCanonical(value, REQUEST_CODEC.site));
+  }
+  protected get codec(): CanonicalCodec<ActivationRequestValue> {
+    return REQUEST_CODEC;
+  }
+}
+
+/** A qualification or execution grant. */
+export class CompositionGrant extends CanonicalOriginal<CompositionGrantValue> {
+  static fromBytes(raw: Uint8Array, options?: DecodeOptions): CompositionGrant {
+    return new CompositionGrant(decodeCanonical(raw, GRANT_CODEC, expected(options, 'grant')));
+  }
+  static fromValue(value: unknown): CompositionGrant {
+    return CompositionGrant.fromBytes(valueToCanonical(value, GRANT_CODEC.site));
+  }
+  protected get codec(): CanonicalCodec<CompositionGrantValue> {
+    return GRANT_CODEC;
+  }
+}
+
+/** The qualification owner whose scope the execution owner takes over. */
+export class QualificationOwner extends CanonicalOriginal<QualificationOwnerValue> {
+  static fromBytes(raw: Uint8Array, options?: DecodeOptions): QualificationOwner {
+    return new QualificationOwner(
+      decodeCanonical(raw, QUALIFICATION_OWNER_CODEC, expected(options, 'qualification_owner')),
+    );
+  }
+  static fromValue(value: unknown): QualificationOwner {
+    return QualificationOwner.fromBytes(valueToCanonical(value, QUALIFICATION_OWNER_CODEC.site));
+  }
+  /** `qualification:<run id>`. */
+  get ownerKey(): string {
+    return qualificationOwnerKey(this.value.qualification_run_id);
+  }
+  protected get codec(): CanonicalCodec<QualificationOwnerValue> {
+    return QUALIFICATION_OWNER_CODEC;
+  }
+}
+
+/** One qualification operation (a source-seal association embeds one). */
+export class QualificationOperation extends CanonicalOriginal<QualificationOperationValue> {
+  static fromBytes(raw: Uint8Array, options?: DecodeOptions): QualificationOperation {
+    return new QualificationOperation(decodeCanonical(raw, OPERATION_CODEC, expected(options, 'operation')));
+  }
+  static fromValue(value: unknown): QualificationOperation {
+    return QualificationOperation.fromBytes(valueToCanonical(value, OPERATION_CODEC.site));
+  }
+  protected get codec(): CanonicalCodec<QualificationOperationValue> {
+    return OPERATION_CODEC;
+  }
+}
+
+/** The activation attempt A. */
+export class ActivationAttempt extends CanonicalOriginal<ActivationAttemptValue> {
+  static fromBytes(raw: Uint8Array, options?: DecodeOptions): ActivationAttempt {
+    return new ActivationAttempt(decodeCanonical(raw, ATTEMPT_CODEC, expected(options, 'attempt')));
+  }
+  static fromValue(value: unknown): ActivationAttempt {
+    return ActivationAttempt.fromBytes(valueToCanonical(value, ATTEMPT_CODEC.site));
+  }
+  protected get codec(): CanonicalCodec<ActivationAttemptValue> {
+    return ATTEMPT_CODEC;
+  }
+}
