@@ -50,11 +50,6 @@ export function snapshotTree(root: string, exclude: readonly string[] = []): Map
   return out;
 }
 
-/** The checkout as `edition new` could touch it; build output and dependencies are left out. */
-export function snapshotCheckout(): Map<string, string> {
-  return snapshotTree(REPO_ROOT, ['.git', 'node_modules', 'dist']);
-}
-
 /** Writes `<dir>/<source>/<table>.csv` files from raw CSV text. */
 export function writeFixtures(dir: string, tables: Readonly<Record<string, string>>): string {
   for (const [key, text] of Object.entries(tables)) {

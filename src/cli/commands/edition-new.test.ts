@@ -1,0 +1,239 @@
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
+import { snapshotTree } from '../../../test/helpers/edition-trees.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+
+const EDITION_ROOTS = {
+  bigquery: join(REPO_ROOT, 'editions', 'Bigquery'),
+  snowflake: join(REPO_ROOT, 'editions', 'Snowflake'),
+} as const;
+
+/** The edition as a workspace should hold it: contents only (modes differ by design), `.ci` left out. */
+function expectedContents(edition: keyof typeof EDITION_ROOTS): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, entry] of snapshotTree(EDITION_ROOTS[edition])) {
+    if (path.split('/').includes('.ci')) continue;
+    out.set(path, entry.startsWith('dir') ? 'dir' : `file ${entry.split(' ')[2]}`);
+  }
+  return out;
+}
+
+function contentsAndModes(root: string): { contents: Map<string, string>; modes: Set<string> } {
+  const contents = new Map<string, string>();
+  const modes = new Set<string>();
+  for (const [path, entry] of snapshotTree(root)) {
+    const [kind, mode, hash] = entry.split(' ');
+    contents.set(path, kind === 'dir' ? 'dir' : `file ${hash}`);
+    modes.add(`${kind} ${mode}`);
+  }
+  return { contents, modes };
+}
+
+let dir: string;
+let editions: Map<string, string>;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sealkit-edition-new-'));
+  editions = snapshotTree(join(REPO_ROOT, 'editions'));
+});
+afterEach(() => {
+  // The shipped editions are never touched, and no staging folder is ever left in the checkout.
+  expect(snapshotTree(join(REPO_ROOT, 'editions'))).toEqual(editions);
+  expect(readdirSync(REPO_ROOT).filter((name) => name.startsWith('.sealkit-edition-staging'))).toEqual([]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sealkit edition new', () => {
+  it.each(['bigquery', 'snowflake'] as const)(
+    'copies the %s edition, without .ci/ and without a marker file, owner-only',
+    (edition) => {
+      const dest = join(dir, 'client_ws');
+      const run = runCli(['edition', 'new', '--edition', edition, dest]);
+      expect(run.status).toBe(0);
+      expect(run.stderr.toString()).toBe('');
+      const { contents, modes } = contentsAndModes(dest);
+      expect(contents).toEqual(expectedContents(edition));
+      expect(modes).toEqual(new Set(['dir 700', 'file 600']));
+      expect([...contents.keys()].some((path) => path.split('/').includes('.ci'))).toBe(false);
+      // Nothing but the workspace appeared beside it: the staging folder was renamed, not left.
+      expect(readdirSync(dir)).toEqual(['client_ws']);
+      expect(scanForSentinels(run, [], [dir, 'client_ws'])).toEqual([]);
+    },
+  );
+
+  it('gives a workspace the offline check passes (Snowflake: the project is DEST/kit)', () => {
+    const dest = join(dir, 'ws');
+    expect(runCli(['edition', 'new', '--edition', 'snowflake', dest]).status).toBe(0);
+    const check = runCli([
+      'edition',
+      'check',
+      join(dest, 'kit'),
+      '--fixtures',
+      join(dest, 'kit', 'fixtures'),
+      '--json',
+    ]);
+    expect(check.status).toBe(0);
+    expect(JSON.parse(check.stdout.toString())).toMatchObject({
+      status: 'passed',
+      project: 'reliable_pipeline',
+    });
+  });
+
+  it('prints with --dry-run the very plan a real run executes, and writes nothing', () => {
+    const dest = join(dir, 'ws');
+    const dry = runCli(['edition', 'new', '--edition', 'bigquery', '--dry-run', '--json', dest]);
+    expect(dry.status).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+    const real = runCli(['edition', 'new', '--edition', 'bigquery', '--json', dest]);
+    expect(real.status).toBe(0);
+    const planned = JSON.parse(dry.stdout.toString()) as Record<string, unknown>;
+    const created = JSON.parse(real.stdout.toString()) as Record<string, unknown>;
+    expect(planned.status).toBe('planned');
+    expect(created.status).toBe('created');
+    expect({ ...planned, status: 'x' }).toEqual({ ...created, status: 'x' });
+    expect(created).toMatchObject({ project_name: 'retail_analytics', project_dir: '.', skipped: ['.ci'] });
+  });
+
+  describe('refusals write nothing', () => {
+    const refuse = (dest: string, code: string, sentinels: readonly string[]) => {
+      const watched = [dir, join(REPO_ROOT, 'editions')];
+      const before = watched.map((path) => snapshotTree(path));
+      for (const json of [false, true]) {
+        const run = runCli(['edition', 'new', '--edition', 'bigquery', ...(json ? ['--json'] : []), dest]);
+        expect(run.status).toBe(2);
+        if (json)
+          expect(JSON.parse(run.stdout.toString())).toMatchObject({ status: 'refused', reason_code: code });
+        else expect(run.stderr.toString()).toMatch(new RegExp(`^sealkit: refused \\(${code}\\): `));
+        expect(scanForSentinels(run, [], [...sentinels, dir])).toEqual([]);
+      }
+      expect(watched.map((path) => snapshotTree(path))).toEqual(before);
+    };
+
+    it('refuses a destination inside the checkout, including one whose parent does not exist', () => {
+      refuse(join(REPO_ROOT, 'editions', 'Bigquery', 'ws_zq_inside'), 'destination_inside_installation', [
+        'ws_zq_inside',
+      ]);
+      refuse(join(REPO_ROOT, 'ws_zq_top'), 'destination_inside_installation', ['ws_zq_top']);
+      expect(existsSync(join(REPO_ROOT, 'ws_zq_top'))).toBe(false);
+      refuse(join(REPO_ROOT, 'src', 'no_such_zq', 'ws'), 'destination_inside_installation', ['no_such_zq']);
+      refuse(REPO_ROOT, 'destination_inside_installation', []);
+    });
+
+    it('refuses a destination that reaches the checkout through a symlink', () => {
+      symlinkSync(REPO_ROOT, join(dir, 'link_zq'));
+      refuse(join(dir, 'link_zq', 'ws_zq_linked'), 'destination_inside_installation', [
+        'ws_zq_linked',
+        'link_zq',
+      ]);
+      symlinkSync(join(REPO_ROOT, 'editions'), join(dir, 'editions_link_zq'));
+      // Not normalized as text: the filesystem resolves `..` after the link, into the checkout.
+      refuse(`${dir}/editions_link_zq/../ws_zq_dotdot`, 'destination_inside_installation', ['ws_zq_dotdot']);
+      expect(existsSync(join(REPO_ROOT, 'ws_zq_dotdot'))).toBe(false);
+    });
+
+    it('refuses an existing destination: a directory, even empty, or a file', () => {
+      mkdirSync(join(dir, 'existing_zq'));
+      refuse(join(dir, 'existing_zq'), 'destination_exists', ['existing_zq']);
+      writeFileSync(join(dir, 'file_zq'), 'x');
+      refuse(join(dir, 'file_zq'), 'destination_exists', ['file_zq']);
+    });
+
+    it('refuses a destination that is a symlink, to a directory or dangling', () => {
+      mkdirSync(join(dir, 'target_zq'));
+      symlinkSync(join(dir, 'target_zq'), join(dir, 'link_zq'));
+      refuse(join(dir, 'link_zq'), 'destination_symlink', ['link_zq', 'target_zq']);
+      symlinkSync(join(dir, 'nowhere_zq'), join(dir, 'dangling_zq'));
+      refuse(join(dir, 'dangling_zq'), 'destination_symlink', ['dangling_zq', 'nowhere_zq']);
+    });
+
+    it('refuses a destination whose parent folder does not exist', () => {
+      refuse(join(dir, 'missing_zq', 'ws'), 'destination_parent_missing', ['missing_zq']);
+    });
+  });
+
+  it('is a usage error (exit 1) without --edition, with an unknown edition or without DEST', () => {
+    for (const args of [
+      ['edition', 'new', join(dir, 'a')],
+      ['edition', 'new', '--edition', 'postgres', join(dir, 'a')],
+      ['edition', 'new', '--edition', 'bigquery'],
+    ]) {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+/**
+ * The whole installation, hashed before and after every run. It is a copy of
+ * this checkout's installed files (bin, package.json, dist, editions, the dbt
+ * schemas; node_modules linked) in a private folder, so the snapshot is exact:
+ * colleagues editing the shared checkout cannot change it mid-test. The copy
+ * also proves the installation is found wherever sealkit is installed.
+ */
+describe('sealkit edition new, against a whole-installation hash snapshot', () => {
+  let install: string;
+  let outside: string;
+  const runInstalled = (args: readonly string[]) => {
+    const result = spawnSync(process.execPath, [join(install, 'bin', 'sealkit.js'), ...args], { input: '' });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+
+  beforeAll(() => {
+    const base = mkdtempSync(join(tmpdir(), 'sealkit-installation-'));
+    install = join(base, 'sealkit');
+    outside = join(base, 'client');
+    mkdirSync(outside);
+    for (const part of ['bin', 'package.json', 'dist', 'editions', join('src', 'editions', 'dbt-jsonschema')])
+      cpSync(join(REPO_ROOT, part), join(install, part), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(install, 'node_modules'));
+  });
+  afterAll(() => rmSync(join(install, '..'), { recursive: true, force: true }));
+
+  it('leaves the installation byte-for-byte unchanged after every run, refused or not', () => {
+    symlinkSync(install, join(outside, 'install_link'));
+    mkdirSync(join(outside, 'taken'));
+    symlinkSync(join(outside, 'nowhere'), join(outside, 'dangling'));
+    const cases: [readonly string[], number, string | undefined][] = [
+      [['--edition', 'bigquery', join(install, 'ws')], 2, 'destination_inside_installation'],
+      [
+        ['--edition', 'snowflake', join(install, 'editions', 'Snowflake', 'kit', 'ws')],
+        2,
+        'destination_inside_installation',
+      ],
+      [['--edition', 'bigquery', join(outside, 'install_link', 'ws')], 2, 'destination_inside_installation'],
+      [['--edition', 'bigquery', join(outside, 'taken')], 2, 'destination_exists'],
+      [['--edition', 'bigquery', join(outside, 'dangling')], 2, 'destination_symlink'],
+      [['--edition', 'bigquery', '--dry-run', join(outside, 'ws_dry')], 0, undefined],
+      [['--edition', 'bigquery', join(outside, 'ws_bigquery')], 0, undefined],
+      [['--edition', 'snowflake', join(outside, 'ws_snowflake')], 0, undefined],
+    ];
+    for (const [args, status, code] of cases) {
+      const before = snapshotTree(install);
+      const run = runInstalled(['edition', 'new', '--json', ...args]);
+      expect(run.status).toBe(status);
+      if (code !== undefined) expect(JSON.parse(run.stdout.toString())).toMatchObject({ reason_code: code });
+      expect(snapshotTree(install)).toEqual(before);
+    }
+    expect(readdirSync(outside).sort()).toEqual([
+      'dangling',
+      'install_link',
+      'taken',
+      'ws_bigquery',
+      'ws_snowflake',
+    ]);
+    expect(existsSync(join(outside, 'ws_snowflake', 'kit', 'dbt_project.yml'))).toBe(true);
+  });
+});
