@@ -15,7 +15,8 @@ export const MANIFEST_LIMITS = { maxBytes: 16 * 1024 * 1024, maxDepth: 16, maxFi
  * path rules before any file of the bundle is opened.
  */
 export function parseManifest(bytes: Uint8Array): SourceManifest {
-  if (bytes.length > MANIFEST_LIMITS.maxBytes) throw refuseDistributor('manifest_too_large', { role: 'manifest' });
+  if (bytes.length > MANIFEST_LIMITS.maxBytes)
+    throw refuseDistributor('manifest_too_large', { role: 'manifest' });
   let value: JsonValue;
   try {
     value = parseStrict(bytes, { maxBytes: MANIFEST_LIMITS.maxBytes, maxDepth: MANIFEST_LIMITS.maxDepth });
@@ -44,7 +45,8 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
   const id = value.id;
   if (typeof id !== 'string' || id.length === 0) throw fail('manifest_id_invalid', 'id');
   const digest = value.digest;
-  if (typeof digest !== 'string' || !isSha256Prefixed(digest)) throw fail('manifest_digest_invalid', 'digest');
+  if (typeof digest !== 'string' || !isSha256Prefixed(digest))
+    throw fail('manifest_digest_invalid', 'digest');
   const created = typeof value.created === 'string' ? parseInstant(value.created) : undefined;
   if (created === undefined) throw fail('manifest_created_invalid', 'created');
   const rawFiles = value.files;
@@ -73,7 +75,8 @@ function fileFromJson(
     if (error instanceof Refusal) throw fail(error.code as DistributorRefusalCode, 'files[].path');
     throw error;
   }
-  if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256)) throw fail('manifest_sha256_invalid', 'files[].sha256');
+  if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256))
+    throw fail('manifest_sha256_invalid', 'files[].sha256');
   if (!isSize(size)) throw fail('manifest_size_invalid', 'files[].size');
   return { path: bundlePath, sha256: sha256 as Sha256Prefixed, size };
 }

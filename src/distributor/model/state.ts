@@ -1,6 +1,6 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
 import { isJsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { Refusal } from '../../core/refusal/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import { pathProblem, pathSetProblem } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
@@ -96,7 +96,13 @@ export function serializeState(state: DestinationState): string {
     source: { manifest: manifestJson(state.source.manifest) },
     outputs: state.outputs.map((output) =>
       output.transform === undefined
-        ? { path: output.path, kind: output.kind, source_path: output.source_path, sha256: output.sha256, size: output.size }
+        ? {
+            path: output.path,
+            kind: output.kind,
+            source_path: output.source_path,
+            sha256: output.sha256,
+            size: output.size,
+          }
         : {
             path: output.path,
             kind: output.kind,

@@ -49,7 +49,9 @@ export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
   }
   const published = view.state.source.manifest;
   if (sameManifest(published, manifest)) {
-    return view.missing ? { action: 'refuse', reason_code: 'destination_incomplete' } : { action: 'skip_same' };
+    return view.missing
+      ? { action: 'refuse', reason_code: 'destination_incomplete' }
+      : { action: 'skip_same' };
   }
   if (published.id !== manifest.id) return { action: 'conflict', reason_code: 'conflict_different_id' };
   const order = compareInstants(published.created, manifest.created);

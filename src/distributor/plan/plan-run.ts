@@ -1,6 +1,6 @@
-import { DISTRIBUTOR_VERSION } from '../version.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
+import { DISTRIBUTOR_VERSION } from '../version.js';
 import { decide, type SnapshotView } from './compare.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
@@ -33,7 +33,11 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const items: PlanItem[] = [];
   for (const pipeline of pipelines) {
     for (const failure of pipeline.failures) {
-      failures.push({ pipeline_id: pipeline.id, bundle_dir: failure.bundle_dir, reason_code: failure.reason_code });
+      failures.push({
+        pipeline_id: pipeline.id,
+        bundle_dir: failure.bundle_dir,
+        reason_code: failure.reason_code,
+      });
       if (failure.bundle_dir === null) continue;
       for (const destination of pipeline.destinations) {
         items.push({
@@ -48,10 +52,17 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
     }
     for (const bundle of pipeline.bundles) {
       for (const [index, destination] of pipeline.destinations.entries()) {
-        const view: SnapshotView = bundle.views[index] ?? { kind: 'refused', reason_code: 'destination_unreachable' };
+        const view: SnapshotView = bundle.views[index] ?? {
+          kind: 'refused',
+          reason_code: 'destination_unreachable',
+        };
         const item = planItem(pipeline.id, destination, bundle, view);
         if (item.action === 'refuse' && item.reason_code === 'output_collision') {
-          failures.push({ pipeline_id: pipeline.id, bundle_dir: bundle.dir, reason_code: 'output_collision' });
+          failures.push({
+            pipeline_id: pipeline.id,
+            bundle_dir: bundle.dir,
+            reason_code: 'output_collision',
+          });
         }
         items.push(item);
       }
@@ -60,13 +71,16 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const aborted = failures.length > 0;
   const order = new Map(pipelines.map((pipeline, index) => [pipeline.id, index]));
   const destinationOrder = new Map(
-    pipelines.flatMap((pipeline) => pipeline.destinations.map((d, index) => [`${pipeline.id}\u0000${d.id}`, index] as const)),
+    pipelines.flatMap((pipeline) =>
+      pipeline.destinations.map((d, index) => [`${pipeline.id}\u0000${d.id}`, index] as const),
+    ),
   );
   const finalItems = items
-    .map((item): PlanItem =>
-      aborted && (item.action === 'publish' || item.action === 'replace')
-        ? { ...base(item), action: 'refuse', reason_code: 'run_aborted' }
-        : item,
+    .map(
+      (item): PlanItem =>
+        aborted && (item.action === 'publish' || item.action === 'replace')
+          ? { ...base(item), action: 'refuse', reason_code: 'run_aborted' }
+          : item,
     )
     .sort(
       (a, b) =>

@@ -27,7 +27,7 @@ import type { SnapshotView } from '../plan/compare.js';
 import { type PlanBundleInput, type PlanPipelineInput, planRun } from '../plan/plan-run.js';
 import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { refuseDistributor } from '../refusals.js';
-import { BundleSnapshot, SourceSnapshot } from '../validate/snapshot.js';
+import { BundleSnapshot, type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
 import { validateBundle } from '../validate/validate-bundle.js';
 import { loadConfig } from './load-config.js';
 import { buildReport, type ItemOutcome, predictedOutcome, type RunReport } from './report.js';
@@ -226,7 +226,7 @@ function validatePipeline(
     }
     const renderHtml = pipeline.destinations.some((d) => d.outputs.html);
     if (!hashOnly) {
-      snapshot = openSnapshot(destinations, temporary, pipelineIndex);
+      snapshot = openSnapshot(destinations, temporary, pipelineIndex, options.beforeStep ?? (() => {}));
       snapshotsToClose.push(snapshot);
     }
     for (const [index, dir] of found.entries()) {
@@ -268,12 +268,13 @@ function openSnapshot(
   destinations: readonly OpenDestination[],
   temporary: { path?: string },
   pipelineIndex: number,
+  beforeStep: (step: Step) => void,
 ): SourceSnapshot {
   for (const destination of destinations) {
     const backend = destination.backend;
     if (backend?.scratch === undefined || destination.refusal !== undefined) continue;
     try {
-      return new SourceSnapshot(backend.scratch(), backend);
+      return new SourceSnapshot(backend.scratch(), backend, snapshotStep(backend.destinationId, beforeStep));
     } catch {
       // Try the next destination, then the temporary directory.
     }
@@ -281,7 +282,7 @@ function openSnapshot(
   temporary.path ??= mkdtempSync(`${tmpdir()}/sealkit-distributor-`);
   const base = Dir.open(temporary.path);
   try {
-    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), undefined);
+    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), undefined, () => {});
   } finally {
     base.close();
   }
@@ -376,6 +377,10 @@ function outputSource(snapshot: BundleSnapshot, mayTake: boolean): OutputSource 
       : BundleSnapshot.pageName(output.source_index);
   const open: OutputSource['open'] = (output) => snapshot.read(nameOf(output));
   return mayTake ? { open, take: (output) => ({ dir: snapshot.dir, name: nameOf(output) }) } : { open };
+}
+
+function snapshotStep(destinationId: string, beforeStep: (step: Step) => void): SnapshotStep {
+  return (kind) => beforeStep({ kind, destination_id: destinationId });
 }
 
 function withoutOutputs(outcome: ItemOutcome): ItemOutcome {

@@ -1,5 +1,10 @@
 import { createReadStream } from 'node:fs';
 import type { Dir, WritableFile } from '../../core/fs/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { refuseDistributor } from '../refusals.js';
+
+/** Reports a snapshot write to the run's fault hook before it happens. */
+export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
 
 /**
  * The run's verified copy of its source bundles. Validation streams every
@@ -12,22 +17,27 @@ import type { Dir, WritableFile } from '../../core/fs/index.js';
  */
 export class SourceSnapshot {
   readonly #dir: Dir;
+  readonly #step: SnapshotStep;
   readonly owner: unknown;
 
   /** `owner` is the backend whose scratch area holds the snapshot (it may move files instead of copying). */
-  constructor(dir: Dir, owner: unknown) {
+  constructor(dir: Dir, owner: unknown, step: SnapshotStep) {
     this.#dir = dir;
     this.owner = owner;
+    this.#step = step;
   }
 
   /** Creates the directory of bundle `index`, held until the caller closes it. */
   bundle(index: number): BundleSnapshot {
-    return new BundleSnapshot(this.#dir.mkdirExclusive(`b${index}`, 0o700));
+    return snapshotWrite(() => {
+      this.#step('mkdir');
+      return new BundleSnapshot(this.#dir.mkdirExclusive(`b${index}`, 0o700), this.#step);
+    });
   }
 
   /** Opens the directory of bundle `index` again (for apply), held until closed. */
   reopen(index: number): BundleSnapshot {
-    return new BundleSnapshot(this.#dir.openDir(`b${index}`));
+    return new BundleSnapshot(this.#dir.openDir(`b${index}`), this.#step);
   }
 
   close(): void {
@@ -37,9 +47,11 @@ export class SourceSnapshot {
 
 export class BundleSnapshot {
   readonly dir: Dir;
+  readonly #step: SnapshotStep;
 
-  constructor(dir: Dir) {
+  constructor(dir: Dir, step: SnapshotStep) {
     this.dir = dir;
+    this.#step = step;
   }
 
   static copyName(fileIndex: number): string {
@@ -51,7 +63,10 @@ export class BundleSnapshot {
   }
 
   create(name: string): WritableFile {
-    return this.dir.createExclusive(name, 0o600);
+    return snapshotWrite(() => {
+      this.#step('create');
+      return this.dir.createExclusive(name, 0o600);
+    });
   }
 
   /** Streams a snapshot file in 1 MiB chunks; the descriptor closes when the stream ends or is abandoned. */
@@ -62,5 +77,15 @@ export class BundleSnapshot {
 
   close(): void {
     this.dir.close();
+  }
+}
+
+/** A failing snapshot write is the run's own storage failing, reported as such (not as a source problem). */
+function snapshotWrite<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error: unknown) {
+    if (error instanceof Refusal) throw error;
+    throw refuseDistributor('destination_write_failed', { role: 'destination' });
   }
 }

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { Refusal } from '../../core/refusal/index.js';
+import { parseManifest } from './manifest.js';
+
+const SHA = `sha256:${'a'.repeat(64)}`;
+const valid = {
+  schema_version: 1,
+  id: 'weather.daily',
+  digest: SHA,
+  created: '2026-05-30T11:10:00+02:00',
+  files: [{ path: 'report.md', sha256: SHA, size: 12 }],
+};
+
+function codeOf(document: unknown): string | undefined {
+  try {
+    parseManifest(Buffer.from(typeof document === 'string' ? document : JSON.stringify(document)));
+    return undefined;
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error.code;
+    throw error;
+  }
+}
+
+describe('source manifest', () => {
+  it('reads the normalized model and ignores unknown fields', () => {
+    const manifest = parseManifest(
+      Buffer.from(JSON.stringify({ ...valid, producer: 'x', files: [{ ...valid.files[0], note: 1 }] })),
+    );
+    expect(manifest).toEqual({
+      schema_version: 1,
+      id: 'weather.daily',
+      digest: SHA,
+      created: '2026-05-30T09:10:00Z',
+      files: [{ path: 'report.md', sha256: SHA, size: 12 }],
+    });
+  });
+
+  it.each([
+    ['not JSON', '{', 'manifest_not_json'],
+    ['a duplicate key', '{"id":"a","id":"b"}', 'manifest_not_json'],
+    ['an array', [], 'manifest_not_object'],
+    ['schema_version 2', { ...valid, schema_version: 2 }, 'manifest_schema_version'],
+    ['schema_version "1"', { ...valid, schema_version: '1' }, 'manifest_schema_version'],
+    ['an empty id', { ...valid, id: '' }, 'manifest_id_invalid'],
+    ['an uppercase digest', { ...valid, digest: SHA.toUpperCase() }, 'manifest_digest_invalid'],
+    ['a bare hex digest', { ...valid, digest: 'a'.repeat(64) }, 'manifest_digest_invalid'],
+    ['a date without time', { ...valid, created: '2026-05-30' }, 'manifest_created_invalid'],
+    ['no files', { ...valid, files: [] }, 'manifest_files_invalid'],
+    ['files not an array', { ...valid, files: {} }, 'manifest_files_invalid'],
+    ['a file without size', { ...valid, files: [{ path: 'a', sha256: SHA }] }, 'manifest_size_invalid'],
+    [
+      'a fractional size',
+      { ...valid, files: [{ path: 'a', sha256: SHA, size: 1.5 }] },
+      'manifest_size_invalid',
+    ],
+    ['a negative size', { ...valid, files: [{ path: 'a', sha256: SHA, size: -1 }] }, 'manifest_size_invalid'],
+    [
+      'a short sha256',
+      { ...valid, files: [{ path: 'a', sha256: 'sha256:ab', size: 1 }] },
+      'manifest_sha256_invalid',
+    ],
+    ['a numeric path', { ...valid, files: [{ path: 7, sha256: SHA, size: 1 }] }, 'manifest_file_invalid'],
+    ['an absolute path', { ...valid, files: [{ path: '/x', sha256: SHA, size: 1 }] }, 'path_absolute'],
+    ['a .. path', { ...valid, files: [{ path: '../x', sha256: SHA, size: 1 }] }, 'path_dotdot'],
+    [
+      'manifest.json listed',
+      { ...valid, files: [{ path: 'manifest.json', sha256: SHA, size: 1 }] },
+      'path_reserved',
+    ],
+    ['a duplicate path', { ...valid, files: [valid.files[0], valid.files[0]] }, 'path_duplicate'],
+    [
+      'NFC/NFD twins',
+      {
+        ...valid,
+        files: [
+          { path: 'caf\u00e9.md', sha256: SHA, size: 1 },
+          { path: 'cafe\u0301.md', sha256: SHA, size: 1 },
+        ],
+      },
+      'path_unicode_twin',
+    ],
+  ])('refuses %s', (_label, document, code) => {
+    expect(codeOf(document)).toBe(code);
+  });
+});

@@ -1,0 +1,63 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { pathProblem, pathSetProblem } from './bundle-path.js';
+
+describe('bundle path rules', () => {
+  it.each([
+    ['report.md', undefined],
+    ['a/b/c.txt', undefined],
+    ['données/é.md', undefined],
+    ['with space/and "quotes".txt', undefined],
+    ['', 'path_empty'],
+    ['/etc/passwd', 'path_absolute'],
+    ['a\\b.txt', 'path_backslash'],
+    ['..\\evil', 'path_backslash'],
+    ['a\u0000b', 'path_control_char'],
+    ['a\nb', 'path_control_char'],
+    ['a\u007fb', 'path_control_char'],
+    ['a\u0085b', 'path_control_char'],
+    ['a/./b', 'path_not_normalized'],
+    ['./a', 'path_not_normalized'],
+    ['a//b', 'path_not_normalized'],
+    ['a/', 'path_not_normalized'],
+    ['../a', 'path_dotdot'],
+    ['a/../../b', 'path_dotdot'],
+    ['manifest.json', 'path_reserved'],
+    ['sub/manifest.json', 'path_reserved'],
+    ['.distributor.json', 'path_reserved'],
+    ['x/.distributor.pending.json', 'path_reserved'],
+    ['.distributor.work/lock', 'path_reserved'],
+    [`${'a'.repeat(256)}`, 'path_too_long'],
+    [`${'a/'.repeat(2100)}b`, 'path_too_long'],
+  ])('%j → %s', (path, expected) => {
+    expect(pathProblem(path)).toBe(expected);
+  });
+
+  it('refuses duplicates, NFC/NFD twins and file/directory clashes across one bundle', () => {
+    expect(pathSetProblem(['a.md', 'b.md'])).toBeUndefined();
+    expect(pathSetProblem(['a.md', 'a.md'])).toBe('path_duplicate');
+    expect(pathSetProblem(['caf\u00e9.md', 'cafe\u0301.md'])).toBe('path_unicode_twin');
+    expect(pathSetProblem(['r\u00e9/x', 're\u0301/y'])).toBeUndefined();
+    expect(pathSetProblem(['a', 'a/b'])).toBe('path_file_dir_clash');
+    expect(pathSetProblem(['r\u00e9', 're\u0301/y'])).toBe('path_file_dir_clash');
+    expect(pathSetProblem(['A.md', 'a.md'])).toBeUndefined();
+  });
+
+  it('never accepts a path that could leave the bundle', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', '.', '..', '', '/', '\\', 'é', 'b.md'), { maxLength: 8 }),
+        (parts) => {
+          const path = parts.join('');
+          if (pathProblem(path) !== undefined) return;
+          const segments = path.split('/');
+          expect(path.startsWith('/')).toBe(false);
+          expect(segments).not.toContain('..');
+          expect(segments).not.toContain('.');
+          expect(segments).not.toContain('');
+          expect(path).not.toContain('\\');
+        },
+      ),
+    );
+  });
+});

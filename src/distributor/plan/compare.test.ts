@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import type { Sha256Prefixed } from '../../core/digest/index.js';
+import type { BundleDir, BundlePath, DestinationState, Instant, SourceManifest } from '../model/types.js';
+import { decide, type SnapshotView } from './compare.js';
+import { planRun } from './plan-run.js';
+import type { StateToken } from './types.js';
+
+const sha = (c: string) => `sha256:${c.repeat(64)}` as Sha256Prefixed;
+const manifest = (over: Partial<SourceManifest> = {}): SourceManifest => ({
+  schema_version: 1,
+  id: 'weather.daily',
+  digest: sha('1'),
+  created: '2026-05-30T11:10:00Z' as Instant,
+  files: [{ path: 'report.md' as BundlePath, sha256: sha('2'), size: 10 }],
+  ...over,
+});
+const managed = (
+  published: SourceManifest,
+  extra: Partial<{ unlisted: boolean; missing: boolean }> = {},
+): SnapshotView => ({
+  kind: 'managed',
+  state: {
+    schema_version: 1,
+    distributor_version: '0.1.0',
+    pipeline_id: 'p',
+    destination_id: 'd',
+    published_at: '2026-05-30T12:00:00Z' as Instant,
+    source: { manifest: published },
+    outputs: [
+      {
+        path: 'report.md' as BundlePath,
+        kind: 'source',
+        source_path: 'report.md' as BundlePath,
+        sha256: sha('2'),
+        size: 10,
+      },
+    ],
+  } satisfies DestinationState,
+  token: 'token-1' as StateToken,
+  unlisted: extra.unlisted ?? false,
+  missing: extra.missing ?? false,
+  residue: [],
+});
+
+describe('destination comparison (the seed six plus two safety rules)', () => {
+  const source = manifest();
+  it('no state and empty → publish', () => {
+    expect(decide(source, { kind: 'empty', residue: [] })).toEqual({ action: 'publish' });
+  });
+  it('no state and non-empty → unmanaged, refused', () => {
+    expect(decide(source, { kind: 'unmanaged' })).toEqual({
+      action: 'refuse',
+      reason_code: 'destination_unmanaged',
+    });
+  });
+  it('same manifest → skip', () => {
+    expect(decide(source, managed(manifest()))).toEqual({ action: 'skip_same' });
+  });
+  it('same id, destination older → replace with the read token', () => {
+    const decision = decide(
+      source,
+      managed(manifest({ created: '2026-05-29T11:10:00Z' as Instant, digest: sha('9') })),
+    );
+    expect(decision).toMatchObject({ action: 'replace', token: 'token-1' });
+  });
+  it('same id, destination newer → skip newer', () => {
+    expect(
+      decide(source, managed(manifest({ created: '2026-05-31T00:00:00Z' as Instant, digest: sha('9') }))),
+    ).toEqual({
+      action: 'skip_newer',
+    });
+  });
+  it('same id and created, different digest → conflict', () => {
+    expect(decide(source, managed(manifest({ digest: sha('9') })))).toEqual({
+      action: 'conflict',
+      reason_code: 'conflict_same_created',
+    });
+  });
+  it('different id → conflict', () => {
+    expect(decide(source, managed(manifest({ id: 'other' })))).toEqual({
+      action: 'conflict',
+      reason_code: 'conflict_different_id',
+    });
+  });
+  it('compares instants, not text: the same time with an offset is the same created', () => {
+    const sameInstant = manifest({ created: '2026-05-30T11:10:00Z' as Instant });
+    expect(decide(sameInstant, managed(manifest()))).toEqual({ action: 'skip_same' });
+  });
+  it('refuses to replace a managed path holding unlisted files, and to call a damaged one published', () => {
+    const older = manifest({ created: '2026-05-29T00:00:00Z' as Instant, digest: sha('9') });
+    expect(decide(source, managed(older, { unlisted: true }))).toEqual({
+      action: 'refuse',
+      reason_code: 'destination_unlisted_entry',
+    });
+    expect(decide(source, managed(manifest(), { missing: true }))).toEqual({
+      action: 'refuse',
+      reason_code: 'destination_incomplete',
+    });
+  });
+});
+
+describe('planRun', () => {
+  const destinations = [{ id: 'site', kind: 'local' as const, outputs: { source: true, html: true } }];
+  const md = manifest({
+    files: [
+      { path: 'report.md' as BundlePath, sha256: sha('2'), size: 10 },
+      { path: 'report.html' as BundlePath, sha256: sha('3'), size: 10 },
+    ],
+  });
+  const page = { source_index: 0, path: 'report.html' as BundlePath, sha256: sha('4'), size: 50 };
+
+  it('fails an output collision at planning and aborts every write of the run', () => {
+    const plan = planRun([
+      {
+        id: 'p',
+        destinations,
+        failures: [],
+        bundles: [
+          { dir: 'a' as BundleDir, manifest: md, pages: [page], views: [{ kind: 'empty', residue: [] }] },
+          { dir: 'b' as BundleDir, manifest: manifest(), pages: [], views: [{ kind: 'empty', residue: [] }] },
+        ],
+      },
+    ]);
+    expect(plan.aborted).toBe(true);
+    expect(plan.failures).toEqual([{ pipeline_id: 'p', bundle_dir: 'a', reason_code: 'output_collision' }]);
+    expect(
+      plan.items.map((item) => [item.bundle_dir, item.action, 'reason_code' in item ? item.reason_code : '']),
+    ).toEqual([
+      ['a', 'refuse', 'output_collision'],
+      ['b', 'refuse', 'run_aborted'],
+    ]);
+  });
+
+  it('does not collide when the destination takes HTML only', () => {
+    const plan = planRun([
+      {
+        id: 'p',
+        destinations: [{ id: 'site', kind: 'local', outputs: { source: false, html: true } }],
+        failures: [],
+        bundles: [
+          { dir: 'a' as BundleDir, manifest: md, pages: [page], views: [{ kind: 'empty', residue: [] }] },
+        ],
+      },
+    ]);
+    expect(plan.aborted).toBe(false);
+    const item = plan.items[0];
+    expect(item?.action).toBe('publish');
+    if (item?.action === 'publish') {
+      expect(item.outputs.map((o) => [o.path, o.kind, o.transform])).toEqual([
+        ['report.html', 'generated', 'markdown_to_html'],
+      ]);
+      expect(item.state.outputs).toEqual([
+        {
+          path: 'report.html',
+          kind: 'generated',
+          source_path: 'report.md',
+          transform: 'markdown_to_html',
+          sha256: sha('4'),
+          size: 50,
+        },
+      ]);
+    }
+  });
+
+  it('is deterministic and serializable', () => {
+    const input = [
+      {
+        id: 'p',
+        destinations,
+        failures: [],
+        bundles: [
+          {
+            dir: 'a' as BundleDir,
+            manifest: manifest(),
+            pages: [],
+            views: [{ kind: 'empty' as const, residue: [] }],
+          },
+        ],
+      },
+    ];
+    const text = JSON.stringify(planRun(input));
+    expect(JSON.stringify(planRun(input))).toBe(text);
+    expect(JSON.parse(text)).toEqual(planRun(input));
+  });
+});

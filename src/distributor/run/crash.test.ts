@@ -1,0 +1,249 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import type { Step } from '../backend.js';
+import { distributeRun } from './run.js';
+
+/**
+ * Crash behaviour. The scenario touches every kind of write: a first publish
+ * (rename without replace, parents created), a replacement (exchange, then
+ * narrow deletion of the old tree), a skip, an unmanaged path that must be
+ * left alone, two destinations (one receives moved snapshot files, the other
+ * copies), Markdown pages. After a failure injected at any single step, or a
+ * SIGKILL at a random step or a random moment:
+ * - every bundle path holds either its state before the run or its state
+ *   after an uninterrupted run, whole (never a mix, never partial);
+ * - files that are not sealkit's are untouched;
+ * - one more run converges to exactly the tree an uninterrupted run leaves.
+ */
+const T0 = () => new Date('2026-06-01T00:00:00Z');
+const T1 = () => new Date('2026-06-02T00:00:00Z');
+const BIG = Buffer.alloc(8 * 1024 * 1024, 0x61);
+
+let base: string;
+let counter = 0;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'sealkit-crash-'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+interface Scenario {
+  readonly dir: string;
+  readonly config: string;
+  readonly roots: readonly string[];
+}
+
+/** The destinations as they are before the run under test: one older publication, user files, an unmanaged path. */
+async function scenario(): Promise<Scenario> {
+  counter += 1;
+  const dir = join(base, `s${counter}`);
+  const source = join(dir, 'src');
+  const site = join(dir, 'site');
+  const archive = join(dir, 'archive');
+  for (const path of [source, site, archive]) mkdirSync(path, { recursive: true });
+  const config = writeConfig(dir, [
+    {
+      id: 'reports',
+      source,
+      destinations: [
+        { id: 'site', root: site, source: true, html: true },
+        { id: 'archive', root: archive, source: true, html: false },
+      ],
+    },
+  ]);
+  makeBundle(
+    source,
+    'daily/replaced',
+    [
+      { path: 'old.md', content: '# Old\n' },
+      { path: 'x/gone.txt', content: 'g' },
+    ],
+    {
+      id: 'replaced',
+      created: '2026-05-01T00:00:00Z',
+    },
+  );
+  makeBundle(source, 'daily/kept', [{ path: 'k.txt', content: 'k' }], {
+    id: 'kept',
+    created: '2026-05-01T00:00:00Z',
+  });
+  const first = await distributeRun({ configPath: config, now: T0 });
+  expect(first.status).toBe('ok');
+  rmSync(join(source, 'daily', 'replaced'), { recursive: true });
+  makeBundle(
+    source,
+    'daily/replaced',
+    [
+      { path: 'new.md', content: '# New\n\nText.\n' },
+      { path: 'x/still.txt', content: 's' },
+    ],
+    { id: 'replaced', created: '2026-05-02T00:00:00Z' },
+  );
+  makeBundle(
+    source,
+    'weekly/fresh',
+    [
+      { path: 'report.md', content: '# Fresh\n' },
+      { path: 'data/big.bin', content: BIG },
+    ],
+    { id: 'fresh', created: '2026-05-02T00:00:00Z' },
+  );
+  makeBundle(source, 'other/unmanaged', [{ path: 'u.txt', content: 'u' }], {
+    id: 'u',
+    created: '2026-05-02T00:00:00Z',
+  });
+  for (const root of [site, archive]) {
+    mkdirSync(join(root, 'other', 'unmanaged'), { recursive: true });
+    writeFileSync(join(root, 'other', 'unmanaged', 'user.txt'), 'user data');
+    writeFileSync(join(root, 'README.txt'), 'user data');
+  }
+  return { dir, config, roots: [site, archive] };
+}
+
+const BUNDLES = ['daily/replaced', 'daily/kept', 'weekly/fresh', 'other/unmanaged'];
+
+function subtree(tree: Record<string, string>, prefix: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(tree).filter(([path]) => path === prefix || path.startsWith(`${prefix}/`)),
+  );
+}
+
+type Tree = Record<string, string>;
+let reference: { before: Tree[]; after: Tree[]; beforeLoose: Tree[]; afterLoose: Tree[]; steps: number };
+const loose = (root: string): Tree => describeTree(root, { ignorePublishedAt: true });
+
+beforeAll(async () => {
+  const s = await scenario();
+  const before = s.roots.map((root) => describeTree(root));
+  const beforeLoose = s.roots.map(loose);
+  let steps = 0;
+  const report = await distributeRun({
+    configPath: s.config,
+    now: T1,
+    beforeStep: () => {
+      steps += 1;
+    },
+  });
+  expect(
+    report.outcomes.map((o) => [o.destination_id, o.bundle_dir, o.outcome, o.reason_code ?? '']),
+  ).toEqual([
+    ['site', 'daily/kept', 'skipped_same', ''],
+    ['archive', 'daily/kept', 'skipped_same', ''],
+    ['site', 'daily/replaced', 'replaced', ''],
+    ['archive', 'daily/replaced', 'replaced', ''],
+    ['site', 'other/unmanaged', 'refused', 'destination_unmanaged'],
+    ['archive', 'other/unmanaged', 'refused', 'destination_unmanaged'],
+    ['site', 'weekly/fresh', 'published', ''],
+    ['archive', 'weekly/fresh', 'published', ''],
+  ]);
+  reference = {
+    before,
+    after: s.roots.map((root) => describeTree(root)),
+    beforeLoose,
+    afterLoose: s.roots.map(loose),
+    steps,
+  };
+}, 120_000);
+
+/** The three crash guarantees, checked on the destinations left by an interrupted run. */
+async function expectRecoverable(
+  s: Scenario,
+  label: string,
+  clock: 'pinned' | 'real' = 'pinned',
+): Promise<void> {
+  const describe = clock === 'pinned' ? (root: string) => describeTree(root) : loose;
+  const expectedBefore = clock === 'pinned' ? reference.before : reference.beforeLoose;
+  const expectedAfter = clock === 'pinned' ? reference.after : reference.afterLoose;
+  const interrupted = s.roots.map(describe);
+  for (const [index, tree] of interrupted.entries()) {
+    for (const bundle of BUNDLES) {
+      const now = subtree(tree, bundle);
+      const before = subtree(expectedBefore[index] ?? {}, bundle);
+      const after = subtree(expectedAfter[index] ?? {}, bundle);
+      const whole =
+        JSON.stringify(now) === JSON.stringify(before) || JSON.stringify(now) === JSON.stringify(after);
+      expect({ label, root: index, bundle, whole }).toEqual({ label, root: index, bundle, whole: true });
+    }
+    expect({ label, readme: tree['README.txt'] }).toEqual({
+      label,
+      readme: reference.before[index]?.['README.txt'],
+    });
+  }
+  const rerun = await distributeRun({ configPath: s.config, now: T1 });
+  expect({ label, aborted: rerun.aborted }).toEqual({ label, aborted: false });
+  expect({ label, trees: s.roots.map(describe) }).toEqual({ label, trees: expectedAfter });
+}
+
+describe('crash safety', () => {
+  it('survives a failure injected at every single write, rename and delete', async () => {
+    expect(reference.steps).toBeGreaterThan(40);
+    for (let failAt = 0; failAt < reference.steps; failAt += 1) {
+      const s = await scenario();
+      let seen = 0;
+      const inject = (step: Step): void => {
+        seen += 1;
+        if (seen === failAt + 1) throw new Error(`injected failure at ${step.kind}`);
+      };
+      const report = await distributeRun({ configPath: s.config, now: T1, beforeStep: inject });
+      expect(report.outcomes).toHaveLength(8);
+      await expectRecoverable(s, `failure at step ${failAt}`);
+      rmSync(s.dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
+  it('survives SIGKILL at 50 random steps and 10 random moments', async () => {
+    const random = mulberry32(0x5ea1c17);
+    const distributor = join(REPO_ROOT, 'dist', 'src', 'distributor', 'index.js');
+    for (let round = 0; round < 50; round += 1) {
+      const s = await scenario();
+      const killAt = Math.floor(random() * reference.steps);
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { distributeRun } = await import(${JSON.stringify(distributor)});
+           let seen = 0;
+           await distributeRun({ configPath: process.argv[1], now: () => new Date('2026-06-02T00:00:00Z'),
+             beforeStep: () => { if (seen++ === Number(process.argv[2])) process.kill(process.pid, 'SIGKILL'); } });`,
+          s.config,
+          String(killAt),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect({ round, killAt, signal: child.signal }).toEqual({ round, killAt, signal: 'SIGKILL' });
+      await expectRecoverable(s, `SIGKILL at step ${killAt}`);
+      rmSync(s.dir, { recursive: true, force: true });
+    }
+    for (let round = 0; round < 10; round += 1) {
+      const s = await scenario();
+      const child = spawn(process.execPath, [
+        join(REPO_ROOT, 'bin', 'sealkit.js'),
+        'distribute',
+        'run',
+        '--config',
+        s.config,
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 60 + Math.floor(random() * 400)));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await expectRecoverable(s, `SIGKILL at a random moment (round ${round})`, 'real');
+      rmSync(s.dir, { recursive: true, force: true });
+    }
+  }, 900_000);
+});
+
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

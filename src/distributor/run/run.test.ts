@@ -1,0 +1,350 @@
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import {
+  describeTree,
+  makeBundle,
+  sha256Of,
+  writeConfig,
+} from '../../../test/helpers/distributor-fixtures.js';
+import { distributeRun } from './run.js';
+
+const CLOCK = () => new Date('2026-06-01T00:00:00Z');
+const REPORT = { path: 'report.md', content: '# Brentwood\n\nSunny.\n' };
+const SUMMARY = { path: 'summary.txt', content: 'sunny\n' };
+
+let work: string;
+let source: string;
+let dest: string;
+let config: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'sealkit-run-'));
+  source = join(work, 'src');
+  dest = join(work, 'dest');
+  mkdirSync(source);
+  mkdirSync(dest);
+  config = writeConfig(work, [{ id: 'weather', source, destinations: [{ id: 'site', root: dest }] }]);
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+const run = (options: { dryRun?: boolean; configPath?: string } = {}) =>
+  distributeRun({
+    configPath: options.configPath ?? config,
+    now: CLOCK,
+    ...(options.dryRun ? { dryRun: true } : {}),
+  });
+const outcomes = (report: Awaited<ReturnType<typeof run>>) =>
+  report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
+const bundleTree = () => {
+  const tree = describeTree(dest);
+  return Object.fromEntries(Object.entries(tree).filter(([path]) => !path.startsWith('.distributor.work')));
+};
+
+describe('distribute run (local destination)', () => {
+  it('publishes, skips, replaces, skips newer and reports conflicts, with the seed state', async () => {
+    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], {
+      id: 'weather.b1',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const first = await run();
+    expect(first.status).toBe('ok');
+    expect(outcomes(first)).toEqual([['weather/b1', 'published', '']]);
+    const published = join(dest, 'weather', 'b1');
+    expect(describeTree(published)).toEqual({
+      '.distributor.json': expect.stringMatching(/^file 644 /),
+      'report.html': expect.stringMatching(/^file 644 /),
+      'report.md': `file 644 ${sha256Of(REPORT.content)}`,
+      'summary.txt': `file 644 ${sha256Of(SUMMARY.content)}`,
+    });
+    expect((statSync(published).mode & 0o777).toString(8)).toBe('755');
+    const state = JSON.parse(readFileSync(join(published, '.distributor.json'), 'utf8'));
+    expect(Object.keys(state)).toEqual([
+      'schema_version',
+      'distributor_version',
+      'pipeline_id',
+      'destination_id',
+      'published_at',
+      'source',
+      'outputs',
+    ]);
+    expect(state.published_at).toBe('2026-06-01T00:00:00Z');
+    expect(state.outputs.map((o: { path: string; kind: string }) => [o.path, o.kind])).toEqual([
+      ['report.html', 'generated'],
+      ['report.md', 'source'],
+      ['summary.txt', 'source'],
+    ]);
+    const html = readFileSync(join(published, 'report.html'));
+    expect(state.outputs[0]).toMatchObject({
+      sha256: sha256Of(html),
+      size: html.length,
+      source_path: 'report.md',
+    });
+
+    expect(outcomes(await run())).toEqual([['weather/b1', 'skipped_same', '']]);
+
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'weather.b1', created: '2026-05-31T00:00:00Z' });
+    expect(outcomes(await run())).toEqual([['weather/b1', 'replaced', '']]);
+    expect(Object.keys(describeTree(published)).sort()).toEqual([
+      '.distributor.json',
+      'report.html',
+      'report.md',
+    ]);
+
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'weather.b1', created: '2026-05-30T00:00:00Z' });
+    expect(outcomes(await run())).toEqual([['weather/b1', 'skipped_newer', '']]);
+
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'weather.b1', created: '2026-05-31T02:00:00+02:00' });
+    const same = await run();
+    expect(outcomes(same)).toEqual([['weather/b1', 'conflict', 'conflict_same_created']]);
+    expect(same.status).toBe('refused');
+
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'other.bundle', created: '2027-01-01T00:00:00Z' });
+    expect(outcomes(await run())).toEqual([['weather/b1', 'conflict', 'conflict_different_id']]);
+    expect(Object.keys(describeTree(published)).sort()).toEqual([
+      '.distributor.json',
+      'report.html',
+      'report.md',
+    ]);
+  });
+
+  it('validates every bundle before writing: one digest mismatch writes nothing anywhere', async () => {
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const bad = makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'c', [SUMMARY], { id: 'c', created: '2026-05-30T11:10:00Z' });
+    writeFileSync(join(bad, 'summary.txt'), 'SUNNY\n');
+    const report = await run();
+    expect(report.status).toBe('refused');
+    expect(report.aborted).toBe(true);
+    expect(report.failures).toEqual([
+      { pipeline_id: 'weather', bundle_dir: 'b', reason_code: 'file_digest_mismatch' },
+    ]);
+    expect(outcomes(report)).toEqual([
+      ['a', 'refused', 'run_aborted'],
+      ['b', 'refused', 'file_digest_mismatch'],
+      ['c', 'refused', 'run_aborted'],
+    ]);
+    expect(describeTree(dest)).toEqual({
+      '.distributor.work': 'dir 700',
+      '.distributor.work/lock': expect.any(String),
+    });
+  });
+
+  it.each([
+    ['a wrong size', (b: string) => writeFileSync(join(b, 'summary.txt'), 'sunny!\n'), 'file_size_mismatch'],
+    ['a missing file', (b: string) => rmSync(join(b, 'summary.txt')), 'file_missing'],
+    [
+      'a symlinked file',
+      (b: string) => {
+        rmSync(join(b, 'summary.txt'));
+        writeFileSync(join(b, '..', 'outside.txt'), SUMMARY.content);
+        symlinkSync(join(b, '..', 'outside.txt'), join(b, 'summary.txt'));
+      },
+      'file_symlink',
+    ],
+    [
+      'a bad bundle digest',
+      (b: string) => {
+        const manifest = JSON.parse(readFileSync(join(b, 'manifest.json'), 'utf8'));
+        manifest.digest = `sha256:${'0'.repeat(64)}`;
+        writeFileSync(join(b, 'manifest.json'), JSON.stringify(manifest));
+      },
+      'bundle_digest_mismatch',
+    ],
+  ])('refuses %s before any write', async (_label, damage, code) => {
+    const bundle = makeBundle(source, 'x', [SUMMARY], { id: 'x', created: '2026-05-30T11:10:00Z' });
+    damage(bundle);
+    const report = await run();
+    expect(outcomes(report)).toEqual([['x', 'refused', code]]);
+    expect(bundleTree()).toEqual({});
+  });
+
+  it('refuses a file under a symlinked parent directory', async () => {
+    const bundle = makeBundle(source, 'x', [{ path: 'data/a.csv', content: '1\n' }], {
+      id: 'x',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const real = join(work, 'elsewhere');
+    mkdirSync(real);
+    writeFileSync(join(real, 'a.csv'), '1\n');
+    rmSync(join(bundle, 'data'), { recursive: true });
+    symlinkSync(real, join(bundle, 'data'));
+    expect(outcomes(await run())).toEqual([['x', 'refused', 'file_symlink']]);
+  });
+
+  it('refuses nested manifests and a manifest at the source root', async () => {
+    makeBundle(source, 'outer', [SUMMARY], { id: 'outer', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'outer/inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' });
+    const nested = await run();
+    expect(nested.failures).toEqual([
+      { pipeline_id: 'weather', bundle_dir: null, reason_code: 'bundle_nested' },
+    ]);
+    expect(bundleTree()).toEqual({});
+    rmSync(join(source, 'outer'), { recursive: true });
+    writeFileSync(join(source, 'manifest.json'), '{}');
+    expect((await run()).failures[0]?.reason_code).toBe('bundle_at_source_root');
+  });
+
+  it('prints under --dry-run exactly the plan the real run then applies, and writes nothing', async () => {
+    makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'b/c', [SUMMARY], { id: 'c', created: '2026-05-30T11:10:00Z' });
+    const before = describeTree(work);
+    const dry = await run({ dryRun: true });
+    expect(describeTree(work)).toEqual(before);
+    expect(dry.dry_run).toBe(true);
+    expect(outcomes(dry)).toEqual([
+      ['a', 'published', ''],
+      ['b/c', 'published', ''],
+    ]);
+    const real = await run();
+    expect(JSON.stringify(real.plan)).toBe(JSON.stringify(dry.plan));
+    expect(outcomes(real)).toEqual(outcomes(dry));
+  });
+
+  it('refuses unmanaged content and never sweeps a managed directory holding unlisted files', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, 'a'));
+    writeFileSync(join(dest, 'a', 'keep.txt'), 'mine');
+    expect(outcomes(await run())).toEqual([
+      ['a', 'refused', 'destination_unmanaged'],
+      ['b', 'published', ''],
+    ]);
+    writeFileSync(join(dest, 'b', 'added-by-user.txt'), 'mine');
+    rmSync(join(source, 'b'), { recursive: true });
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-06-01T00:00:00Z' });
+    expect(outcomes(await run())[1]).toEqual(['b', 'refused', 'destination_unlisted_entry']);
+    expect(readFileSync(join(dest, 'a', 'keep.txt'), 'utf8')).toBe('mine');
+    expect(readFileSync(join(dest, 'b', 'added-by-user.txt'), 'utf8')).toBe('mine');
+    expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
+  });
+
+  it('replaces narrowly: only old outputs, the old state and emptied directories go', async () => {
+    makeBundle(
+      source,
+      'r',
+      [
+        { path: 'keep/a.txt', content: 'a' },
+        { path: 'gone/deep/b.txt', content: 'b' },
+      ],
+      { id: 'r', created: '2026-05-30T11:10:00Z' },
+    );
+    await run();
+    writeFileSync(join(dest, 'sibling.txt'), 'not ours');
+    rmSync(join(source, 'r'), { recursive: true });
+    makeBundle(source, 'r', [{ path: 'keep/a.txt', content: 'A' }], {
+      id: 'r',
+      created: '2026-05-31T11:10:00Z',
+    });
+    expect(outcomes(await run())).toEqual([['r', 'replaced', '']]);
+    expect(Object.keys(describeTree(join(dest, 'r'))).sort()).toEqual([
+      '.distributor.json',
+      'keep',
+      'keep/a.txt',
+    ]);
+    expect(readFileSync(join(dest, 'sibling.txt'), 'utf8')).toBe('not ours');
+    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
+  it('serves several destinations with their own output categories from one validation', async () => {
+    const html = join(work, 'html');
+    const archive = join(work, 'archive');
+    mkdirSync(html);
+    mkdirSync(archive);
+    const multi = writeConfig(work, [
+      {
+        id: 'weather',
+        source,
+        destinations: [
+          { id: 'site', root: html, source: false, html: true },
+          { id: 'archive', root: archive, source: true, html: false },
+        ],
+      },
+    ]);
+    makeBundle(source, 'd', [REPORT, SUMMARY], { id: 'd', created: '2026-05-30T11:10:00Z' });
+    const report = await run({ configPath: multi });
+    expect(report.outcomes.map((o) => [o.destination_id, o.outcome, o.outputs])).toEqual([
+      ['site', 'published', 1],
+      ['archive', 'published', 2],
+    ]);
+    expect(Object.keys(describeTree(join(html, 'd'))).sort()).toEqual(['.distributor.json', 'report.html']);
+    expect(Object.keys(describeTree(join(archive, 'd'))).sort()).toEqual([
+      '.distributor.json',
+      'report.md',
+      'summary.txt',
+    ]);
+    expect(existsSync(join(work, 'archive', '.distributor.work', 'lock'))).toBe(true);
+  });
+
+  it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const holder = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
+       const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
+       process.stdout.write(result.kind + '\\n');
+       setTimeout(() => {}, 60000);`,
+      join(dest, '.distributor.work'),
+    ]);
+    try {
+      const line = await new Promise<string>((resolve) => {
+        createInterface({ input: holder.stdout }).once('line', resolve);
+      });
+      expect(line).toBe('acquired');
+      const report = await run();
+      expect(outcomes(report)).toEqual([['a', 'refused', 'destination_locked']]);
+      expect(bundleTree()).toEqual({});
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    expect(outcomes(await run())).toEqual([['a', 'published', '']]);
+  });
+
+  it('refuses a destination root that is missing or reached through a symlink', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    rmSync(dest, { recursive: true });
+    expect(outcomes(await run())).toEqual([['a', 'refused', 'destination_root_unavailable']]);
+    mkdirSync(join(work, 'real'));
+    symlinkSync(join(work, 'real'), dest);
+    expect(outcomes(await run())).toEqual([['a', 'refused', 'destination_root_unavailable']]);
+    expect(describeTree(join(work, 'real'))).toEqual({});
+  });
+
+  it('refuses a bundle path inside another managed bundle and a symlinked parent at the destination', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    await run();
+    rmSync(join(source, 'a'), { recursive: true });
+    makeBundle(source, 'a/b', [SUMMARY], { id: 'ab', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['a/b', 'refused', 'destination_nested_bundle']]);
+    makeBundle(source, 'l/x', [SUMMARY], { id: 'lx', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(work, 'target'));
+    symlinkSync(join(work, 'target'), join(dest, 'l'));
+    expect(outcomes(await run())).toContainEqual(['l/x', 'refused', 'destination_symlink']);
+    expect(describeTree(join(work, 'target'))).toEqual({});
+  });
+
+  it('refuses an unreadable source file without writing', async () => {
+    const bundle = makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    chmodSync(join(bundle, 'summary.txt'), 0o000);
+    expect(outcomes(await run())).toEqual([['a', 'refused', 'file_unreadable']]);
+  });
+});

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * Real source bundles for distributor tests. Digests are computed here with
+ * node:crypto and JSON.stringify, independently of src/distributor, so a bug
+ * there cannot make its own fixtures agree with it.
+ */
+export interface FixtureFile {
+  readonly path: string;
+  readonly content: string | Uint8Array;
+}
+
+export interface FixtureManifest {
+  readonly id: string;
+  readonly created: string;
+  /** Overrides for building invalid manifests. */
+  readonly digest?: string;
+  readonly files?: readonly { readonly path: string; readonly sha256: string; readonly size: number }[];
+  readonly extra?: Record<string, unknown>;
+}
+
+export function sha256Of(content: string | Uint8Array): string {
+  return `sha256:${createHash('sha256').update(content).digest('hex')}`;
+}
+
+export function fileRecords(files: readonly FixtureFile[]) {
+  return files.map((file) => ({
+    path: file.path,
+    sha256: sha256Of(file.content),
+    size: Buffer.byteLength(file.content),
+  }));
+}
+
+export function bundleDigestOf(records: readonly { path: string; sha256: string; size: number }[]): string {
+  const payload = `[${records
+    .map((r) => `{"path":${JSON.stringify(r.path)},"sha256":${JSON.stringify(r.sha256)},"size":${r.size}}`)
+    .join(',')}]`;
+  return sha256Of(payload);
+}
+
+/** Writes the files and a manifest.json (valid unless overridden) into `root/dir`. */
+export function makeBundle(
+  root: string,
+  dir: string,
+  files: readonly FixtureFile[],
+  manifest: FixtureManifest,
+): string {
+  const bundle = join(root, dir);
+  mkdirSync(bundle, { recursive: true });
+  for (const file of files) {
+    mkdirSync(dirname(join(bundle, file.path)), { recursive: true });
+    writeFileSync(join(bundle, file.path), file.content);
+  }
+  const records = manifest.files ?? fileRecords(files);
+  writeFileSync(
+    join(bundle, 'manifest.json'),
+    JSON.stringify(
+      {
+        schema_version: 1,
+        id: manifest.id,
+        digest: manifest.digest ?? bundleDigestOf(records),
+        created: manifest.created,
+        files: records,
+        ...(manifest.extra ?? {}),
+      },
+      null,
+      2,
+    ),
+  );
+  return bundle;
+}
+
+export interface LocalDestinationFixture {
+  readonly id: string;
+  readonly root: string;
+  readonly source?: boolean;
+  readonly html?: boolean;
+}
+
+/** Writes sealkit.distributor.yaml with one pipeline per entry; returns its path. */
+export function writeConfig(
+  dir: string,
+  pipelines: readonly {
+    readonly id: string;
+    readonly source: string;
+    readonly destinations: readonly LocalDestinationFixture[];
+  }[],
+): string {
+  const lines = ['pipelines:'];
+  for (const pipeline of pipelines) {
+    lines.push(
+      `  - id: ${pipeline.id}`,
+      '    source:',
+      `      root: ${JSON.stringify(pipeline.source)}`,
+      '    destinations:',
+    );
+    for (const d of pipeline.destinations) {
+      lines.push(
+        `      - id: ${d.id}`,
+        '        kind: local',
+        `        root: ${JSON.stringify(d.root)}`,
+        '        outputs:',
+        `          source: ${d.source ?? true}`,
+        `          html: ${d.html ?? true}`,
+      );
+    }
+  }
+  const path = join(dir, 'sealkit.distributor.yaml');
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/**
+ * Every entry under `root` as `path → description` (file digest and mode,
+ * directory mode, link target), sorted: two trees are equal when their maps
+ * are. `published_at` differs between runs: callers pin the clock, or ignore it.
+ */
+export function describeTree(
+  root: string,
+  options: { readonly ignorePublishedAt?: boolean } = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, rel: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const key = rel === '' ? name : `${rel}/${name}`;
+      const stat = lstatSync(path);
+      const mode = (stat.mode & 0o7777).toString(8);
+      if (stat.isDirectory()) {
+        out[key] = `dir ${mode}`;
+        walk(path, key);
+      } else if (stat.isFile()) {
+        let bytes: Buffer | string = readFileSync(path);
+        if (options.ignorePublishedAt === true && name === '.distributor.json') {
+          bytes = bytes.toString('utf8').replace(/"published_at": "[^"]*"/, '"published_at": ""');
+        }
+        out[key] = `file ${mode} ${sha256Of(bytes)}`;
+      } else if (stat.isSymbolicLink()) out[key] = `link ${readlinkSync(path)}`;
+      else out[key] = 'other';
+    }
+  };
+  walk(root, '');
+  return out;
+}
