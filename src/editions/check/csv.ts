@@ -6,7 +6,7 @@ export interface CsvTable {
   readonly rows: readonly (readonly (string | null)[])[];
 }
 
-const fatal = new TextDecoder('utf-8', { fatal: true });
+const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A strict RFC 4180 reader for fixtures: UTF-8 without BOM, comma

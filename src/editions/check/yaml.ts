@@ -7,7 +7,7 @@ export interface YamlMapping {
 
 export type YamlParse = { readonly ok: true; readonly value: YamlValue } | { readonly ok: false };
 
-const fatal = new TextDecoder('utf-8', { fatal: true });
+const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Strict YAML for dbt files and --vars: UTF-8, one document, no duplicate
