@@ -1,0 +1,302 @@
+import { guardRefusals, Refusal } from '../../core/refusal/index.js';
+import { refuseContract } from '../authoring/refusals.js';
+import { type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
+import { readResource, type ValidatedResource } from '../authoring/validate.js';
+import { type CanonicalProjection, canonicalizeProjection } from '../canonical/canonical.js';
+import type { BuildContext, BuiltContent } from '../projection/build-context.js';
+import { type ContractFallback, constructProjection } from '../projection/construct.js';
+import { buildModelContent } from '../projection/model.js';
+import type { ProjectionPayload } from '../projection/payload.js';
+import type { SealedProjection } from '../projection/sealed.js';
+import { buildSemanticModelContent } from '../projection/semantic-model.js';
+import { buildSourceContent } from '../projection/source.js';
+import type { SqlParser } from '../sql/parser.js';
+import { checkDashboard } from './dashboard.js';
+import { ReferenceContext } from './reference-context.js';
+
+/** One resource file of a project: its path relative to the project folder and its bytes. */
+export interface ProjectFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * `valid`: the resource passed every check; `refused`: it did not (see
+ * `refusal`); `blocked`: it was not checked against the graph because another
+ * file of the project was refused before the graph could be built.
+ */
+export type OutcomeStatus = 'valid' | 'refused' | 'blocked';
+
+export interface ResourceOutcome {
+  /** 1-based position of the file in byte order of its relative path. */
+  readonly file: number;
+  /** For library callers; the CLI never prints paths. */
+  readonly path: string;
+  readonly status: OutcomeStatus;
+  readonly kind: ResourceKind | null;
+  readonly id: string | null;
+  /** The authored contract version, or null (unversioned, dashboards, refused files). */
+  readonly version: string | null;
+  readonly refusal: Refusal | null;
+  /** Ids this resource depends on, sorted: SQL relations, datasets, relationship targets, used models. */
+  readonly dependencies: readonly string[];
+}
+
+/** ProjectGraph edge: from a consumer to its dependency. */
+export interface DependencyEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+type ContractBuilt = BuiltContent<ProjectionPayload['content']>;
+
+interface Entry {
+  readonly file: number;
+  readonly path: string;
+  resource: ValidatedResource | null;
+  refusal: Refusal | null;
+  built: ContractBuilt | null;
+  dependencies: readonly string[];
+  blocked: boolean;
+}
+
+const compareBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * A contract project validated as one graph: every file parsed strictly and
+ * validated against its kind's schema, ids unique, every reference resolved
+ * through the ReferenceContext, every model's SQL parsed (in one batch) and
+ * projected, dependency cycles refused. Projections are sealed from here only.
+ */
+export class ContractProject {
+  readonly #entries: readonly Entry[];
+  readonly #byId: ReadonlyMap<string, Entry>;
+  readonly #graphComplete: boolean;
+
+  private constructor(entries: readonly Entry[], graphComplete: boolean) {
+    this.#entries = entries;
+    this.#graphComplete = graphComplete;
+    const byId = new Map<string, Entry>();
+    for (const entry of entries) if (entry.resource !== null) byId.set(entry.resource.id, entry);
+    this.#byId = byId;
+  }
+
+  static async fromFiles(files: readonly ProjectFile[], parser: SqlParser): Promise<ContractProject> {
+    const sorted = [...files].sort((a, b) => compareBytes(a.path, b.path));
+    const entries: Entry[] = sorted.map((file, index) => {
+      const entry: Entry = {
+        file: index + 1,
+        path: file.path,
+        resource: null,
+        refusal: null,
+        built: null,
+        dependencies: [],
+        blocked: false,
+      };
+      try {
+        entry.resource = readResource(file.bytes);
+      } catch (error: unknown) {
+        entry.refusal = asRefusal(error);
+      }
+      return entry;
+    });
+
+    // Ids identify resources project-wide: a repeated id is refused in every file that declares it.
+    const byId = new Map<string, Entry[]>();
+    for (const entry of entries) {
+      if (entry.resource === null) continue;
+      const list = byId.get(entry.resource.id) ?? [];
+      list.push(entry);
+      byId.set(entry.resource.id, list);
+    }
+    for (const list of byId.values()) {
+      if (list.length < 2) continue;
+      for (const entry of list) {
+        entry.refusal = refuseContract('contract_duplicate_id', {
+          role: ROLE_OF_KIND[(entry.resource as ValidatedResource).kind],
+          field: 'id',
+        });
+      }
+    }
+
+    // An incomplete graph cannot answer references: fail closed for every other file.
+    const graphComplete = entries.every((entry) => entry.refusal === null);
+    if (!graphComplete) {
+      for (const entry of entries) if (entry.refusal === null) entry.blocked = true;
+      return new ContractProject(entries, false);
+    }
+
+    const resources = entries.map((entry) => entry.resource as ValidatedResource);
+    const references = new ReferenceContext(resources);
+    const sqlTexts = [
+      ...new Set(resources.flatMap((resource) => (resource.kind === 'Model' ? [resource.sql] : []))),
+    ];
+    const serialized = await guardRefusalsAsyncParse(parser, sqlTexts);
+    const parsedByText = new Map(sqlTexts.map((text, index) => [text, serialized[index]]));
+    const context: BuildContext = { references, parsedSql: (text) => parsedByText.get(text) };
+
+    for (const entry of entries) {
+      const resource = entry.resource as ValidatedResource;
+      try {
+        guardRefusals(() => {
+          if (resource.kind === 'Dashboard') {
+            entry.dependencies = checkDashboard(resource, references);
+            return;
+          }
+          const built: ContractBuilt =
+            resource.kind === 'Source'
+              ? buildSourceContent(resource)
+              : resource.kind === 'Model'
+                ? buildModelContent(resource, context)
+                : buildSemanticModelContent(resource, context);
+          entry.built = built;
+          entry.dependencies = built.dependencies;
+        });
+      } catch (error: unknown) {
+        entry.refusal = asRefusal(error);
+      }
+    }
+    refuseCycles(entries);
+    return new ContractProject(entries, true);
+  }
+
+  /** Per-file outcomes in file order. */
+  get outcomes(): readonly ResourceOutcome[] {
+    return this.#entries.map((entry) => {
+      const resource = entry.resource;
+      const status: OutcomeStatus = entry.refusal !== null ? 'refused' : entry.blocked ? 'blocked' : 'valid';
+      const version =
+        resource !== null && resource.kind !== 'Dashboard' ? (resource.contract?.version ?? null) : null;
+      return {
+        file: entry.file,
+        path: entry.path,
+        status,
+        kind: resource?.kind ?? null,
+        id: resource?.id ?? null,
+        version,
+        refusal: entry.refusal,
+        dependencies: entry.dependencies,
+      };
+    });
+  }
+
+  /** True when every file is valid. */
+  get valid(): boolean {
+    return this.#graphComplete && this.#entries.every((entry) => entry.refusal === null);
+  }
+
+  /**
+   * Seals the projection of one resource. `fallback` is the explicit
+   * constructor fallback for resources without authored contract metadata;
+   * when the resource has metadata, the fallback must match it.
+   */
+  seal(id: string, fallback?: ContractFallback): SealedProjection {
+    if (!this.#graphComplete) throw refuseContract('contract_project_invalid', { role: 'project' });
+    const entry = this.#byId.get(id);
+    if (entry === undefined || entry.resource === null) {
+      throw refuseContract('contract_resource_not_found', { role: 'project' });
+    }
+    if (entry.refusal !== null) throw entry.refusal;
+    const resource = entry.resource;
+    if (resource.kind === 'Dashboard' || entry.built === null) {
+      throw refuseContract('contract_resource_not_contract_bearing', { role: 'project' });
+    }
+    return constructProjection(resource, entry.built, fallback);
+  }
+
+  /** Seals and canonicalizes: the canonical bytes and their SHA-256. */
+  project(id: string, fallback?: ContractFallback): CanonicalProjection {
+    return canonicalizeProjection(this.seal(id, fallback));
+  }
+
+  /** Edges of the validated graph (consumer → dependency), sorted; only from valid resources. */
+  dependencyEdges(): readonly DependencyEdge[] {
+    const edges: DependencyEdge[] = [];
+    for (const entry of this.#entries) {
+      if (entry.resource === null || entry.refusal !== null || entry.blocked) continue;
+      for (const to of entry.dependencies) edges.push({ from: entry.resource.id, to });
+    }
+    return edges.sort((a, b) => compareBytes(a.from, b.from) || compareBytes(a.to, b.to));
+  }
+}
+
+function asRefusal(error: unknown): Refusal {
+  return error instanceof Refusal ? error : refuseContract('contract_field_invalid', { role: 'resource' });
+}
+
+async function guardRefusalsAsyncParse(
+  parser: SqlParser,
+  texts: readonly string[],
+): Promise<readonly (string | undefined)[]> {
+  if (texts.length === 0) return [];
+  try {
+    const out = await parser.serialize(texts);
+    if (out.length !== texts.length) throw new Error('parser answered a different number of texts');
+    return out;
+  } catch (error: unknown) {
+    if (error instanceof Refusal) throw error;
+    throw refuseContract('contract_sql_parser_unavailable', { role: 'sql' });
+  }
+}
+
+/** Resources on a dependency cycle (self-references included) are refused. */
+function refuseCycles(entries: readonly Entry[]): void {
+  const byId = new Map<string, Entry>();
+  for (const entry of entries) if (entry.resource !== null) byId.set(entry.resource.id, entry);
+  // Tarjan's strongly connected components, iterative so deep chains cannot overflow the stack.
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const onCycle = new Set<string>();
+  for (const start of byId.keys()) {
+    if (index.has(start)) continue;
+    const work: { id: string; next: number }[] = [{ id: start, next: 0 }];
+    index.set(start, counter);
+    low.set(start, counter);
+    counter += 1;
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as { id: string; next: number };
+      const deps = byId.get(frame.id)?.dependencies ?? [];
+      if (frame.next < deps.length) {
+        const to = deps[frame.next] as string;
+        frame.next += 1;
+        if (to === frame.id) onCycle.add(to);
+        if (!byId.has(to)) continue;
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter);
+          counter += 1;
+          stack.push(to);
+          onStack.add(to);
+          work.push({ id: to, next: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.id, Math.min(low.get(frame.id) as number, index.get(to) as number));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined)
+        low.set(parent.id, Math.min(low.get(parent.id) as number, low.get(frame.id) as number));
+      if (low.get(frame.id) === index.get(frame.id)) {
+        const component: string[] = [];
+        let member: string | undefined;
+        do {
+          member = stack.pop() as string;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.id);
+        if (component.length > 1) for (const id of component) onCycle.add(id);
+      }
+    }
+  }
+  for (const id of onCycle) {
+    const entry = byId.get(id);
+    if (entry === undefined || entry.resource === null || entry.refusal !== null) continue;
+    entry.refusal = refuseContract('contract_reference_cycle', { role: ROLE_OF_KIND[entry.resource.kind] });
+  }
+}

@@ -1,0 +1,129 @@
+import { lstatSync } from 'node:fs';
+import { Dir, isFsError } from '../../core/fs/index.js';
+import { guardRefusals } from '../../core/refusal/index.js';
+import { refuseContract } from '../authoring/refusals.js';
+import type { ProjectFile } from './contract-project.js';
+
+/** Bounds on what one project may ask sealkit to read. */
+export interface ProjectLimits {
+  readonly maxFiles: number;
+  readonly maxFileBytes: number;
+  readonly maxTotalBytes: number;
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_PROJECT_LIMITS: ProjectLimits = {
+  maxFiles: 20_000,
+  maxFileBytes: 1024 * 1024,
+  maxTotalBytes: 256 * 1024 * 1024,
+  maxDepth: 8,
+};
+
+const ROLE = 'project';
+const RESOURCE_FILE = /\.ya?ml$/;
+
+/**
+ * Reads every `*.yaml` / `*.yml` file under the project folder through held
+ * directory descriptors: no symlink is followed anywhere (one is refused),
+ * entries that are neither files nor directories are refused, names starting
+ * with a dot (such as `.sealkit/`, `.git/`) are skipped, and every bound is
+ * checked before bytes are held. Files come back in byte order of their
+ * relative path.
+ */
+export function readContractProjectFiles(
+  path: string,
+  limits: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+): ProjectFile[] {
+  return guardRefusals(
+    () => {
+      const root = openRoot(path);
+      const files: ProjectFile[] = [];
+      const total = { bytes: 0 };
+      try {
+        walk(root, '', 1, files, total, limits);
+      } finally {
+        root.close();
+      }
+      if (files.length === 0) throw refuseContract('contract_project_empty', { role: ROLE });
+      return files.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+    },
+    () => refuseContract('contract_project_unreadable', { role: ROLE }),
+  );
+}
+
+function openRoot(path: string): Dir {
+  try {
+    return Dir.open(path);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) throw refuseContract('contract_project_missing', { role: ROLE });
+    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE });
+    if (isFsError(error, 'ENOTDIR')) {
+      // O_DIRECTORY|O_NOFOLLOW reports a symlink as ENOTDIR; tell the two apart for the user.
+      let symlink = false;
+      try {
+        symlink = lstatSync(path).isSymbolicLink();
+      } catch {
+        symlink = false;
+      }
+      throw refuseContract(symlink ? 'contract_project_symlink' : 'contract_project_not_directory', {
+        role: ROLE,
+      });
+    }
+    throw refuseContract('contract_project_unreadable', { role: ROLE });
+  }
+}
+
+function walk(
+  dir: Dir,
+  prefix: string,
+  depth: number,
+  files: ProjectFile[],
+  total: { bytes: number },
+  limits: ProjectLimits,
+): void {
+  for (const entry of dir.list()) {
+    if (entry.bytes[0] === 0x2e) continue; // dot entries: tool state, VCS metadata
+    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
+    if (type === 'symlink') throw refuseContract('contract_project_symlink', { role: ROLE });
+    if (type === 'directory') {
+      if (depth >= limits.maxDepth) throw refuseContract('contract_project_too_large', { role: ROLE });
+      const child = dir.openDir(entry.bytes);
+      try {
+        walk(child, relative, depth + 1, files, total, limits);
+      } finally {
+        child.close();
+      }
+      continue;
+    }
+    if (type !== 'file') throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+    if (!RESOURCE_FILE.test(entry.name)) continue;
+    if (!entry.utf8) throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+    if (files.length >= limits.maxFiles) throw refuseContract('contract_project_too_large', { role: ROLE });
+    files.push({ path: relative, bytes: readFile(dir, entry.bytes, total, limits) });
+  }
+}
+
+function readFile(dir: Dir, name: Uint8Array, total: { bytes: number }, limits: ProjectLimits): Uint8Array {
+  let file: ReturnType<Dir['openFile']>;
+  try {
+    file = dir.openFile(name);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE });
+    throw refuseContract('contract_project_unreadable', { role: ROLE });
+  }
+  try {
+    // The listing could be stale: the opened inode itself must be a regular file.
+    if (file.stat().type !== 'file')
+      throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+    const bytes = file.readUpTo(limits.maxFileBytes + 1);
+    if (bytes.length > limits.maxFileBytes)
+      throw refuseContract('contract_file_too_large', { role: 'resource' });
+    total.bytes += bytes.length;
+    if (total.bytes > limits.maxTotalBytes)
+      throw refuseContract('contract_project_too_large', { role: ROLE });
+    return bytes;
+  } finally {
+    file.close();
+  }
+}

@@ -1,0 +1,72 @@
+import type { PhysicalType } from '../authoring/physical-type.js';
+import { refuseContract } from '../authoring/refusals.js';
+import type { AuthoredCheck, ModelResource } from '../authoring/schemas/resource.js';
+import { normalizeDistinctTexts, normalizeText } from '../authoring/text.js';
+import { projectDuckDbSql } from '../sql/from-duckdb.js';
+import type { BuildContext, BuiltContent } from './build-context.js';
+import { projectFields } from './fields.js';
+import { typeLiteral } from './literals.js';
+import type { CheckPayload, ModelContent } from './payload.js';
+import { normalizedSet } from './sets.js';
+
+const ROLE = 'model';
+
+/**
+ * Model content: output fields, checks (a set; severity materialized) and the
+ * SQL as the closed AST with relations resolved to stable ids.
+ */
+export function buildModelContent(model: ModelResource, context: BuildContext): BuiltContent<ModelContent> {
+  const fields = projectFields(model.fields, ROLE);
+  const checks = normalizedSet(
+    model.checks.map((check) => projectCheck(check, fields.types)),
+    { role: ROLE, field: 'checks' },
+  );
+  const site = { role: ROLE, field: 'sql' } as const;
+  const sql = projectDuckDbSql(context.parsedSql(model.sql), {
+    resolveRelation: (name) => context.references.resolve(name, ['Source', 'Model'], site).id,
+  });
+  return {
+    content: { fields: [...fields.payloads], checks, sql: sql.query },
+    dependencies: sql.relations,
+  };
+}
+
+function fieldOf(
+  name: string,
+  types: ReadonlyMap<string, PhysicalType>,
+  field: string,
+): [string, PhysicalType] {
+  const site = { role: ROLE, field };
+  const normalized = normalizeText(name, site);
+  const type = types.get(normalized);
+  if (type === undefined) throw refuseContract('contract_member_unavailable', site);
+  return [normalized, type];
+}
+
+function projectCheck(check: AuthoredCheck, types: ReadonlyMap<string, PhysicalType>): CheckPayload {
+  switch (check.type) {
+    case 'unique': {
+      const site = { role: ROLE, field: 'checks[].fields' };
+      // Unique-check fields are a set: order is not part of the check.
+      const names = normalizeDistinctTexts(check.fields, site);
+      for (const name of names) fieldOf(name, types, 'checks[].fields');
+      return { type: 'unique', fields: normalizedSet(names, site), severity: check.severity };
+    }
+    case 'not_null':
+      return {
+        type: 'not_null',
+        field: fieldOf(check.field, types, 'checks[].field')[0],
+        severity: check.severity,
+      };
+    case 'accepted_values': {
+      const [field, type] = fieldOf(check.field, types, 'checks[].field');
+      const site = { role: ROLE, field: 'checks[].values' };
+      const values = normalizedSet(
+        check.values.map((value) => typeLiteral(value, type, site)),
+        site,
+        check.values,
+      );
+      return { type: 'accepted_values', field, values, severity: check.severity };
+    }
+  }
+}

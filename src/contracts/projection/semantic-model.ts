@@ -1,0 +1,217 @@
+import { splitMemberTarget } from '../authoring/identifiers.js';
+import {
+  isNumericType,
+  isOrderedType,
+  isTemporalType,
+  type PhysicalType,
+} from '../authoring/physical-type.js';
+import { refuseContract } from '../authoring/refusals.js';
+import type { SemanticModelResource } from '../authoring/schemas/resource.js';
+import { normalizeDistinctTexts, normalizeText } from '../authoring/text.js';
+import type { BuildContext, BuiltContent } from './build-context.js';
+import { fieldTypes } from './fields.js';
+import { typeLiteral } from './literals.js';
+import type { SemanticModelContent } from './payload.js';
+import { byName, normalizedSet, requireDistinctNames } from './sets.js';
+
+const ROLE = 'semantic_model';
+
+type Content = SemanticModelContent;
+type Binding = Content['dimensions'][number]['binding'];
+
+/**
+ * SemanticModel content. References resolve through the project graph; every
+ * binding carries the full physical field reference (dataset id + field) and
+ * its type, and filter literals are typed through that binding — never
+ * through a dimension's presentation name. Contractual defaults are
+ * materialized: time granularity (day), empty-result behaviour (zero for
+ * counts, null otherwise) and each measure's time dimension.
+ */
+export function buildSemanticModelContent(
+  model: SemanticModelResource,
+  context: BuildContext,
+): BuiltContent<Content> {
+  const { references } = context;
+  const dataset = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model' });
+  const types = fieldTypes(dataset.fields, ROLE);
+  const dependencies = new Set<string>([dataset.id]);
+
+  // Entities, dimensions and measures share one namespace of member names.
+  requireDistinctNames(
+    [
+      ...model.entities.map((entity) => entity.name),
+      ...model.dimensions.map((dimension) => dimension.name),
+      ...model.measures.map((measure) => measure.name),
+    ],
+    { role: ROLE, field: 'dimensions[].name' },
+  );
+  requireDistinctNames(
+    model.relationships.map((relationship) => relationship.name),
+    { role: ROLE, field: 'relationships[].name' },
+  );
+  requireDistinctNames(
+    model.filters.map((filter) => filter.name),
+    { role: ROLE, field: 'filters[].name' },
+  );
+
+  const bind = (field: string, site: string): Binding => {
+    const name = normalizeText(field, { role: ROLE, field: site });
+    const type = types.get(name);
+    if (type === undefined) throw refuseContract('contract_binding_missing', { role: ROLE, field: site });
+    return { resource: dataset.id, field: name, type };
+  };
+  const tuple = (fields: readonly string[], site: string): string[] => {
+    const names = normalizeDistinctTexts(fields, { role: ROLE, field: site });
+    for (const name of names) {
+      if (!types.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field: site });
+    }
+    return names;
+  };
+
+  const entities = byName(
+    model.entities.map((entity) => ({
+      name: entity.name,
+      type: entity.type,
+      fields: tuple(entity.fields, 'entities[].fields'),
+    })),
+  );
+
+  const dimensions = byName(
+    model.dimensions.map((dimension) => {
+      const binding = bind(dimension.field, 'dimensions[].field');
+      const time = dimension.type === 'time';
+      if (time && !isTemporalType(binding.type)) {
+        throw refuseContract('contract_binding_conflict', { role: ROLE, field: 'dimensions[].field' });
+      }
+      if (!time && dimension.time_granularity !== undefined) {
+        throw refuseContract('contract_field_invalid', {
+          role: ROLE,
+          field: 'dimensions[].time_granularity',
+        });
+      }
+      return {
+        name: dimension.name,
+        type: dimension.type,
+        binding,
+        time_granularity: time ? (dimension.time_granularity ?? 'day') : null,
+      };
+    }),
+  );
+  const timeDimensions = new Set(dimensions.filter((d) => d.type === 'time').map((d) => d.name));
+  const timeDimension = (name: string | undefined, field: string): string | null => {
+    if (name === undefined) return null;
+    if (!timeDimensions.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
+    return name;
+  };
+  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension');
+
+  const measures = byName(
+    model.measures.map((measure) => {
+      let binding: Binding | null = null;
+      if (measure.field === undefined) {
+        if (measure.agg !== 'count')
+          throw refuseContract('contract_binding_missing', { role: ROLE, field: 'measures[].field' });
+      } else {
+        binding = bind(measure.field, 'measures[].field');
+        if (!aggregationApplies(measure.agg, binding.type)) {
+          throw refuseContract('contract_aggregation_type_mismatch', { role: ROLE, field: 'measures[].agg' });
+        }
+      }
+      const counts = measure.agg === 'count' || measure.agg === 'count_distinct';
+      const emptyResult: 'null' | 'zero' =
+        measure.empty_result === undefined ? (counts ? 'zero' : 'null') : (measure.empty_result ?? 'null');
+      return {
+        name: measure.name,
+        agg: measure.agg,
+        binding,
+        empty_result: emptyResult,
+        agg_time_dimension:
+          timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension') ?? defaultTime,
+      };
+    }),
+  );
+
+  const memberTarget = (target: string, field: string) => {
+    // The member suffix is kept; only the resource part resolves.
+    const { resource, member } = splitMemberTarget(target);
+    const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field });
+    const entity = resolved.entities.find((candidate) => candidate.name === member);
+    if (entity === undefined) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
+    dependencies.add(resolved.id);
+    return { ref: { resource: resolved.id, member }, arity: entity.fields.length };
+  };
+
+  const relationships = byName(
+    model.relationships.map((relationship) => {
+      const fields = tuple(relationship.fields, 'relationships[].fields');
+      const to = memberTarget(relationship.to, 'relationships[].to');
+      if (to.arity !== fields.length) {
+        throw refuseContract('contract_arity_mismatch', { role: ROLE, field: 'relationships[].fields' });
+      }
+      return {
+        name: relationship.name,
+        fields,
+        to: to.ref,
+        cardinality: relationship.cardinality,
+        // Paths keep their order: they are a route, not a set.
+        path: relationship.path.map((hop) => memberTarget(hop, 'relationships[].path').ref),
+      };
+    }),
+  );
+
+  const dimensionBindings = new Map(dimensions.map((dimension) => [dimension.name, dimension.binding]));
+  const filters = byName(
+    model.filters.map((filter) => ({
+      name: filter.name,
+      conditions: normalizedSet(
+        filter.conditions.map((condition) => {
+          const binding = dimensionBindings.get(condition.dimension);
+          if (binding === undefined) {
+            throw refuseContract('contract_binding_missing', {
+              role: ROLE,
+              field: 'filters[].conditions[].dimension',
+            });
+          }
+          const site = { role: ROLE, field: 'filters[].conditions[].values' };
+          const authored =
+            'values' in condition ? condition.values : 'value' in condition ? [condition.value] : [];
+          const typed = authored.map((literal) => typeLiteral(literal, binding.type, site));
+          return {
+            dimension: condition.dimension,
+            binding,
+            op: condition.op,
+            values: normalizedSet(typed, site, authored),
+          };
+        }),
+        { role: ROLE, field: 'filters[].conditions' },
+      ),
+    })),
+  );
+
+  return {
+    content: {
+      dataset: dataset.id,
+      defaults: { agg_time_dimension: defaultTime },
+      entities,
+      dimensions,
+      measures,
+      relationships,
+      filters,
+    },
+    dependencies: [...dependencies].sort(),
+  };
+}
+
+function aggregationApplies(agg: string, type: PhysicalType): boolean {
+  switch (agg) {
+    case 'sum':
+    case 'average':
+    case 'median':
+      return isNumericType(type);
+    case 'min':
+    case 'max':
+      return isOrderedType(type);
+    default:
+      return true;
+  }
+}

@@ -1,0 +1,44 @@
+import { canonicalize } from '../../core/json/index.js';
+import { refuseContract } from '../authoring/refusals.js';
+import type { TextContext } from '../authoring/text.js';
+import { compareCodeUnits } from '../authoring/text.js';
+
+/**
+ * Normalizes a declared set of already-normalized members: sorted by their
+ * RFC 8785 encoding (so the order is defined for any member shape) and free
+ * of duplicates. `authored` tells a duplicate from a collision: two members
+ * equal after normalization but authored differently (e.g. NFC and NFD
+ * spellings of one string) are a collision.
+ */
+export function normalizedSet<T>(
+  members: readonly T[],
+  site: TextContext,
+  authored?: readonly unknown[],
+): T[] {
+  const keyed = members.map((member, index) => ({ key: canonicalize(member), member, index }));
+  keyed.sort((a, b) => compareCodeUnits(a.key, b.key));
+  for (let i = 1; i < keyed.length; i++) {
+    const previous = keyed[i - 1];
+    const current = keyed[i];
+    if (previous === undefined || current === undefined || previous.key !== current.key) continue;
+    const before = authored?.[previous.index];
+    const after = authored?.[current.index];
+    const collided = typeof before === 'string' && typeof after === 'string' && before !== after;
+    throw refuseContract(collided ? 'contract_nfc_collision' : 'contract_duplicate_member', site);
+  }
+  return keyed.map((entry) => entry.member);
+}
+
+/** Sorts members keyed by name; names were checked distinct before. */
+export function byName<T extends { readonly name: string }>(members: readonly T[]): T[] {
+  return [...members].sort((a, b) => compareCodeUnits(a.name, b.name));
+}
+
+/** Refuses a repeated name among members that share one namespace. */
+export function requireDistinctNames(names: readonly string[], site: TextContext): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw refuseContract('contract_duplicate_member', site);
+    seen.add(name);
+  }
+}

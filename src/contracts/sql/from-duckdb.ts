@@ -1,0 +1,741 @@
+import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
+import { guardRefusals } from '../../core/refusal/index.js';
+import { asciiLower } from '../authoring/identifiers.js';
+import type { PhysicalType } from '../authoring/physical-type.js';
+import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
+import { requireNfc } from '../authoring/text.js';
+import type {
+  CompareOp,
+  Qualifier,
+  SqlCte,
+  SqlExpr,
+  SqlFrom,
+  SqlFunction,
+  SqlOrder,
+  SqlQuery,
+  SqlSelectItem,
+} from './ast.js';
+
+/**
+ * Projects DuckDB's parser JSON (`json_serialize_sql`) into the closed SQL
+ * representation. Every DuckDB node is checked against the exact key set this
+ * version produces and every field it does not carry over must hold its
+ * neutral value, so a construct this file does not know (or a parser upgrade
+ * that adds one) is refused instead of silently dropped.
+ */
+
+/** Resolves a relation name of the SQL (ASCII-lowercased) to a Source or Model id, or refuses. */
+export interface RelationResolver {
+  resolveRelation(name: string): string;
+}
+
+export interface ProjectedSql {
+  readonly query: SqlQuery;
+  /** Resource ids the query reads, sorted and deduplicated: the model's SQL dependencies. */
+  readonly relations: readonly string[];
+}
+
+/** DuckDB nests deeply per SQL level; this bounds the document, `MAX_DEPTH` bounds our tree. */
+const PARSER_JSON_MAX_DEPTH = 2000;
+const MAX_DEPTH = 96;
+const MAX_NODES = 20_000;
+
+const ROLE = 'sql';
+const FIELD = 'sql';
+
+function fail(code: ContractRefusalCode): never {
+  throw refuseContract(code, { role: ROLE, field: FIELD });
+}
+
+function unsupported(): never {
+  return fail('contract_sql_unsupported');
+}
+
+export function projectDuckDbSql(parserJson: string | undefined, resolver: RelationResolver): ProjectedSql {
+  if (parserJson === undefined) fail('contract_sql_parse_failed');
+  return guardRefusals(
+    () => {
+      const document = parseStrict(Buffer.from(parserJson, 'utf8'), {
+        maxBytes: 64 * 1024 * 1024,
+        maxDepth: PARSER_JSON_MAX_DEPTH,
+      });
+      const root = object(document);
+      if (root.error === true) {
+        // "not implemented" is DuckDB's answer for statements other than SELECT.
+        if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
+        fail('contract_sql_parse_failed');
+      }
+      const statements = root.statements;
+      if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
+      keys(root, ['error', 'statements'], []);
+      const converter = new Converter(resolver);
+      const query = converter.query(converter.statement(statements[0]), new Map(), 0);
+      return { query, relations: [...converter.relations].sort() };
+    },
+    () => refuseContract('contract_sql_unsupported', { role: ROLE, field: FIELD }),
+  );
+}
+
+// --- JSON helpers -----------------------------------------------------------
+
+function object(value: JsonValue | undefined): JsonObject {
+  if (value === undefined || !isJsonObject(value)) return unsupported();
+  return value;
+}
+
+function array(value: JsonValue | undefined): readonly JsonValue[] {
+  if (!Array.isArray(value)) return unsupported();
+  return value as readonly JsonValue[];
+}
+
+function text(value: JsonValue | undefined): string {
+  if (typeof value !== 'string') return unsupported();
+  return value;
+}
+
+function bool(value: JsonValue | undefined): boolean {
+  if (typeof value !== 'boolean') return unsupported();
+  return value;
+}
+
+function integer(value: JsonValue | undefined): bigint {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  return unsupported();
+}
+
+/** Requires exactly the keys this DuckDB version writes for a node (query_location is optional). */
+function keys(node: JsonObject, required: readonly string[], optional: readonly string[]): void {
+  for (const key of required) if (!(key in node)) unsupported();
+  for (const key of Object.keys(node)) {
+    if (key === 'query_location') continue;
+    if (!required.includes(key) && !optional.includes(key)) unsupported();
+  }
+}
+
+function isEmptyArray(value: JsonValue | undefined): boolean {
+  return Array.isArray(value) && value.length === 0;
+}
+
+/** DuckDB writes HUGEINT values as {upper: int64, lower: uint64}. */
+function hugeint(value: JsonValue | undefined): bigint {
+  if (value !== undefined && isJsonObject(value)) {
+    keys(value, ['upper', 'lower'], []);
+    const lower = integer(value.lower);
+    if (lower < 0n) unsupported();
+    return (integer(value.upper) << 64n) + lower;
+  }
+  return integer(value);
+}
+
+function identifier(value: string): string {
+  if (value.length === 0 || value.length > 1024) unsupported();
+  return requireNfc(value, { role: ROLE, field: FIELD });
+}
+
+// --- scope -------------------------------------------------------------------
+
+interface Binding {
+  /** The name written in the SQL, folded for comparison. */
+  readonly folded: string;
+  readonly qualifier: Qualifier;
+}
+
+/** CTE names visible at a point of the query, folded → declared spelling. */
+type CteScope = ReadonlyMap<string, string>;
+
+const COMPARISONS: Readonly<Record<string, CompareOp>> = {
+  COMPARE_EQUAL: 'eq',
+  COMPARE_NOTEQUAL: 'ne',
+  COMPARE_LESSTHAN: 'lt',
+  COMPARE_LESSTHANOREQUALTO: 'lte',
+  COMPARE_GREATERTHAN: 'gt',
+  COMPARE_GREATERTHANOREQUALTO: 'gte',
+  COMPARE_DISTINCT_FROM: 'is_distinct_from',
+  COMPARE_NOT_DISTINCT_FROM: 'is_not_distinct_from',
+};
+
+const OPERATOR_FUNCTIONS: Readonly<Record<string, SqlFunction>> = {
+  '+': 'add',
+  '-': 'subtract',
+  '*': 'multiply',
+  '/': 'divide',
+  '//': 'integer_divide',
+  '%': 'modulo',
+  '||': 'concat_op',
+  '~~': 'like',
+  '!~~': 'not_like',
+  '~~*': 'ilike',
+  '!~~*': 'not_ilike',
+};
+
+const NAMED_FUNCTIONS: ReadonlySet<string> = new Set<SqlFunction>([
+  'count',
+  'count_star',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'median',
+  'any_value',
+  'abs',
+  'round',
+  'floor',
+  'ceil',
+  'lower',
+  'upper',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'length',
+  'concat',
+  'substring',
+  'replace',
+  'nullif',
+  'greatest',
+  'least',
+  'date_trunc',
+  'date_part',
+  'year',
+  'month',
+  'day',
+  'starts_with',
+  'contains',
+]);
+
+const CAST_TYPES: Readonly<Record<string, PhysicalType>> = {
+  BOOLEAN: { name: 'boolean' },
+  TINYINT: { name: 'int8' },
+  SMALLINT: { name: 'int16' },
+  INTEGER: { name: 'int32' },
+  BIGINT: { name: 'int64' },
+  FLOAT: { name: 'float32' },
+  DOUBLE: { name: 'float64' },
+  VARCHAR: { name: 'string' },
+  DATE: { name: 'date' },
+  TIME: { name: 'time' },
+  TIMESTAMP: { name: 'timestamp' },
+  'TIMESTAMP WITH TIME ZONE': { name: 'timestamp_tz' },
+  BLOB: { name: 'binary' },
+};
+
+const INTEGER_CONSTANTS = new Set([
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+]);
+
+const EXPRESSION_BASE = ['class', 'type', 'alias'] as const;
+const TABLE_BASE = ['type', 'alias', 'sample'] as const;
+const SELECT_KEYS = [
+  'type',
+  'modifiers',
+  'cte_map',
+  'select_list',
+  'from_table',
+  'where_clause',
+  'group_expressions',
+  'group_sets',
+  'aggregate_handling',
+  'having',
+  'sample',
+  'qualify',
+] as const;
+const SET_KEYS = ['type', 'modifiers', 'cte_map', 'setop_type', 'left', 'right', 'setop_all'] as const;
+
+class Converter {
+  readonly relations = new Set<string>();
+  #nodes = 0;
+
+  constructor(private readonly resolver: RelationResolver) {}
+
+  #tick(depth: number): void {
+    this.#nodes += 1;
+    if (depth > MAX_DEPTH || this.#nodes > MAX_NODES) fail('contract_sql_too_complex');
+  }
+
+  query(node: JsonObject, outer: CteScope, depth: number): SqlQuery {
+    this.#tick(depth);
+    const ctes = this.#ctes(object(node.cte_map), outer, depth);
+    const scope = new Map(outer);
+    for (const cte of ctes) scope.set(asciiLower(cte.name), cte.name);
+    const modifiers = this.#modifiers(array(node.modifiers), depth);
+
+    if (node.type === 'SET_OPERATION_NODE') {
+      keys(node, SET_KEYS, []);
+      if (modifiers.distinct) unsupported();
+      const op = { UNION: 'union', EXCEPT: 'except', INTERSECT: 'intersect' }[text(node.setop_type)];
+      if (op === undefined) unsupported();
+      return {
+        node: 'set',
+        op: op as 'union' | 'except' | 'intersect',
+        all: bool(node.setop_all),
+        left: this.query(object(node.left), scope, depth + 1),
+        right: this.query(object(node.right), scope, depth + 1),
+        with: ctes,
+        order_by: modifiers.orderBy(new Map()),
+        limit: modifiers.limit,
+        offset: modifiers.offset,
+      };
+    }
+    if (node.type !== 'SELECT_NODE') unsupported();
+    keys(node, SELECT_KEYS, []);
+    if (node.sample !== null || node.qualify !== null) unsupported();
+    if (node.aggregate_handling !== 'STANDARD_HANDLING') unsupported();
+
+    const bindings: Binding[] = [];
+    const from = this.#from(object(node.from_table), scope, bindings, depth + 1);
+    const byName = new Map<string, Qualifier>();
+    for (const binding of bindings) {
+      if (byName.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
+      byName.set(binding.folded, binding.qualifier);
+    }
+    const expr = (value: JsonValue | undefined) => this.#expr(object(value), byName, depth + 1);
+    const optionalExpr = (value: JsonValue | undefined) => (value === null ? null : expr(value));
+
+    const groupBy = array(node.group_expressions).map(expr);
+    const groupSets = array(node.group_sets);
+    const simpleGrouping =
+      groupBy.length === 0
+        ? groupSets.length === 0
+        : groupSets.length === 1 &&
+          array(groupSets[0]).length === groupBy.length &&
+          array(groupSets[0]).every((index, position) => integer(index) === BigInt(position));
+    if (!simpleGrouping) unsupported();
+
+    const select: SqlSelectItem[] = array(node.select_list).map((item) => {
+      const itemNode = object(item);
+      const alias = text(itemNode.alias);
+      return {
+        expr: this.#expr(itemNode, byName, depth + 1, true),
+        alias: alias === '' ? null : identifier(alias),
+      };
+    });
+    if (select.length === 0) unsupported();
+    return {
+      node: 'select',
+      with: ctes,
+      distinct: modifiers.distinct,
+      select,
+      from,
+      where: optionalExpr(node.where_clause),
+      group_by: groupBy,
+      having: optionalExpr(node.having),
+      order_by: modifiers.orderBy(byName),
+      limit: modifiers.limit,
+      offset: modifiers.offset,
+    };
+  }
+
+  #ctes(cteMap: JsonObject, outer: CteScope, depth: number): SqlCte[] {
+    keys(cteMap, ['map'], []);
+    const visible = new Map(outer);
+    const declared = new Set<string>();
+    const out: SqlCte[] = [];
+    for (const entry of array(cteMap.map)) {
+      const pair = object(entry);
+      keys(pair, ['key', 'value'], []);
+      const name = identifier(text(pair.key));
+      const value = object(pair.value);
+      keys(value, ['aliases', 'query', 'materialized', 'key_targets'], []);
+      if (!isEmptyArray(value.aliases) || !isEmptyArray(value.key_targets)) unsupported();
+      if (value.materialized !== 'CTE_MATERIALIZE_DEFAULT') unsupported();
+      const folded = asciiLower(name);
+      if (declared.has(folded)) fail('contract_sql_qualifier_ambiguous');
+      declared.add(folded);
+      // Non-recursive: a CTE sees the CTEs declared before it, never itself.
+      const query = this.query(this.statement(value.query), visible, depth + 1);
+      out.push({ name, query });
+      visible.set(folded, name);
+    }
+    return out;
+  }
+
+  statement(value: JsonValue | undefined): JsonObject {
+    const wrapper = object(value);
+    keys(wrapper, ['node', 'named_param_map'], []);
+    if (!isEmptyArray(wrapper.named_param_map)) unsupported();
+    const node = object(wrapper.node);
+    if (node.type !== 'SELECT_NODE' && node.type !== 'SET_OPERATION_NODE') unsupported();
+    return node;
+  }
+
+  #modifiers(modifiers: readonly JsonValue[], depth: number) {
+    let distinct = false;
+    let orders: readonly JsonValue[] = [];
+    let limit: SqlExpr | null = null;
+    let offset: SqlExpr | null = null;
+    const seen = new Set<string>();
+    for (const item of modifiers) {
+      const modifier = object(item);
+      const type = text(modifier.type);
+      if (seen.has(type)) unsupported();
+      seen.add(type);
+      if (type === 'DISTINCT_MODIFIER') {
+        keys(modifier, ['type', 'distinct_on_targets'], []);
+        if (!isEmptyArray(modifier.distinct_on_targets)) unsupported();
+        distinct = true;
+      } else if (type === 'ORDER_MODIFIER') {
+        keys(modifier, ['type', 'orders'], []);
+        orders = array(modifier.orders);
+      } else if (type === 'LIMIT_MODIFIER') {
+        keys(modifier, ['type', 'limit', 'offset'], []);
+        limit = modifier.limit === null ? null : this.#countLiteral(object(modifier.limit), depth);
+        offset = modifier.offset === null ? null : this.#countLiteral(object(modifier.offset), depth);
+      } else {
+        unsupported();
+      }
+    }
+    const orderBy = (scope: ReadonlyMap<string, Qualifier>): SqlOrder[] =>
+      orders.map((entry) => {
+        const order = object(entry);
+        keys(order, ['type', 'null_order', 'expression'], []);
+        const direction = { ORDER_DEFAULT: 'default', ASCENDING: 'asc', DESCENDING: 'desc' }[
+          text(order.type)
+        ];
+        const nulls = {
+          ORDER_DEFAULT: 'default',
+          NULLS_FIRST: 'first',
+          'NULLS FIRST': 'first',
+          NULLS_LAST: 'last',
+          'NULLS LAST': 'last',
+        }[text(order.null_order)];
+        if (direction === undefined || nulls === undefined) unsupported();
+        return {
+          expr: this.#expr(object(order.expression), scope, depth + 1),
+          direction: direction as SqlOrder['direction'],
+          nulls: nulls as SqlOrder['nulls'],
+        };
+      });
+    return { distinct, orderBy, limit, offset };
+  }
+
+  /** LIMIT and OFFSET: non-negative integer constants only. */
+  #countLiteral(node: JsonObject, depth: number): SqlExpr {
+    const literal = this.#expr(node, new Map(), depth + 1);
+    if (literal.node !== 'literal' || literal.type !== 'integer' || literal.value.startsWith('-'))
+      unsupported();
+    return literal;
+  }
+
+  #from(node: JsonObject, ctes: CteScope, bindings: Binding[], depth: number): SqlFrom | null {
+    this.#tick(depth);
+    const type = text(node.type);
+    if (node.sample !== null) unsupported();
+    const alias = text(node.alias);
+    const declaredAlias = alias === '' ? null : identifier(alias);
+    switch (type) {
+      case 'EMPTY':
+        keys(node, TABLE_BASE, []);
+        return null;
+      case 'BASE_TABLE': {
+        keys(
+          node,
+          [...TABLE_BASE, 'schema_name', 'table_name', 'column_name_alias', 'catalog_name', 'at_clause'],
+          [],
+        );
+        // A schema or catalog would name a physical location, not a resource of the project.
+        if (node.schema_name !== '' || node.catalog_name !== '' || node.at_clause !== null) unsupported();
+        if (!isEmptyArray(node.column_name_alias)) unsupported();
+        const written = identifier(text(node.table_name));
+        const folded = asciiLower(written);
+        const cte = ctes.get(folded);
+        if (cte !== undefined) {
+          bindings.push(
+            declaredAlias === null
+              ? { folded, qualifier: { scope: 'cte', name: cte } }
+              : { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias } },
+          );
+          return { node: 'cte', name: cte, alias: declaredAlias };
+        }
+        const id = this.resolver.resolveRelation(folded);
+        this.relations.add(id);
+        // An implicit qualifier (the relation's own name) resolves to the stable id;
+        // an explicit alias keeps its query-local meaning.
+        bindings.push(
+          declaredAlias === null
+            ? { folded, qualifier: { scope: 'resource', id } }
+            : { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias } },
+        );
+        return { node: 'resource', id, alias: declaredAlias };
+      }
+      case 'SUBQUERY': {
+        keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
+        if (!isEmptyArray(node.column_name_alias)) unsupported();
+        const query = this.query(this.statement(node.subquery), ctes, depth + 1);
+        if (declaredAlias !== null) {
+          bindings.push({
+            folded: asciiLower(declaredAlias),
+            qualifier: { scope: 'alias', name: declaredAlias },
+          });
+        }
+        return { node: 'subquery', query, alias: declaredAlias };
+      }
+      case 'JOIN': {
+        keys(
+          node,
+          [
+            ...TABLE_BASE,
+            'left',
+            'right',
+            'condition',
+            'join_type',
+            'ref_type',
+            'using_columns',
+            'delim_flipped',
+            'duplicate_eliminated_columns',
+          ],
+          [],
+        );
+        if (declaredAlias !== null || node.delim_flipped !== false) unsupported();
+        if (!isEmptyArray(node.duplicate_eliminated_columns)) unsupported();
+        const refType = text(node.ref_type);
+        const joinType = text(node.join_type);
+        let kind: 'inner' | 'left' | 'right' | 'full' | 'cross';
+        if (refType === 'CROSS' && joinType === 'INNER') kind = 'cross';
+        else if (refType === 'REGULAR') {
+          const mapped = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full' }[joinType];
+          if (mapped === undefined) unsupported();
+          kind = mapped as 'inner' | 'left' | 'right' | 'full';
+        } else return unsupported();
+        const left = this.#from(object(node.left), ctes, bindings, depth + 1);
+        const right = this.#from(object(node.right), ctes, bindings, depth + 1);
+        if (left === null || right === null) unsupported();
+        const using = array(node.using_columns).map((column) => identifier(text(column)));
+        if (kind === 'cross' && (node.condition !== null || using.length > 0)) unsupported();
+        // The join condition sees the relations bound so far in this FROM clause.
+        const scope = new Map<string, Qualifier>();
+        for (const binding of bindings) {
+          if (scope.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
+          scope.set(binding.folded, binding.qualifier);
+        }
+        const on = node.condition === null ? null : this.#expr(object(node.condition), scope, depth + 1);
+        return { node: 'join', type: kind, left, right, on, using };
+      }
+      default:
+        return unsupported();
+    }
+  }
+
+  #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>): Qualifier {
+    const qualifier = scope.get(asciiLower(written));
+    if (qualifier === undefined) fail('contract_sql_qualifier_unknown');
+    return qualifier;
+  }
+
+  #expr(
+    node: JsonObject,
+    scope: ReadonlyMap<string, Qualifier>,
+    depth: number,
+    aliasAllowed = false,
+  ): SqlExpr {
+    this.#tick(depth);
+    // Aliases exist on select items only; elsewhere (struct members) they would carry meaning we drop.
+    if (!aliasAllowed && node.alias !== '') unsupported();
+    const cls = text(node.class);
+    const type = text(node.type);
+    const child = (value: JsonValue | undefined) => this.#expr(object(value), scope, depth + 1);
+    const children = (value: JsonValue | undefined) => array(value).map(child);
+    switch (cls) {
+      case 'COLUMN_REF': {
+        keys(node, [...EXPRESSION_BASE, 'column_names'], []);
+        const names = array(node.column_names).map((name) => identifier(text(name)));
+        if (names.length === 1) return { node: 'column', qualifier: null, name: names[0] as string };
+        if (names.length === 2) {
+          return {
+            node: 'column',
+            qualifier: this.#qualifier(names[0] as string, scope),
+            name: names[1] as string,
+          };
+        }
+        return unsupported();
+      }
+      case 'STAR': {
+        keys(
+          node,
+          [
+            ...EXPRESSION_BASE,
+            'relation_name',
+            'exclude_list',
+            'replace_list',
+            'columns',
+            'expr',
+            'qualified_exclude_list',
+            'rename_list',
+          ],
+          [],
+        );
+        if (!aliasAllowed || node.alias !== '') unsupported();
+        for (const list of ['exclude_list', 'replace_list', 'qualified_exclude_list', 'rename_list']) {
+          if (!isEmptyArray(node[list])) unsupported();
+        }
+        if (node.columns !== false || node.expr !== null) unsupported();
+        const relation = text(node.relation_name);
+        return {
+          node: 'star',
+          qualifier: relation === '' ? null : this.#qualifier(identifier(relation), scope),
+        };
+      }
+      case 'CONSTANT':
+        keys(node, [...EXPRESSION_BASE, 'value'], []);
+        return this.#constant(object(node.value));
+      case 'COMPARISON': {
+        keys(node, [...EXPRESSION_BASE, 'left', 'right'], []);
+        const op = COMPARISONS[type];
+        if (op === undefined) unsupported();
+        return { node: 'compare', op: op as CompareOp, left: child(node.left), right: child(node.right) };
+      }
+      case 'CONJUNCTION': {
+        keys(node, [...EXPRESSION_BASE, 'children'], []);
+        const op = { CONJUNCTION_AND: 'and', CONJUNCTION_OR: 'or' }[type];
+        const args = children(node.children);
+        if (op === undefined || args.length < 2) unsupported();
+        return { node: 'logical', op: op as 'and' | 'or', args };
+      }
+      case 'OPERATOR': {
+        keys(node, [...EXPRESSION_BASE, 'children'], []);
+        const args = children(node.children);
+        const [first, ...rest] = args;
+        if (first === undefined) return unsupported();
+        switch (type) {
+          case 'OPERATOR_NOT':
+            if (rest.length !== 0) unsupported();
+            return { node: 'not', arg: first };
+          case 'OPERATOR_IS_NULL':
+          case 'OPERATOR_IS_NOT_NULL':
+            if (rest.length !== 0) unsupported();
+            return { node: 'is_null', negated: type === 'OPERATOR_IS_NOT_NULL', arg: first };
+          case 'COMPARE_IN':
+          case 'COMPARE_NOT_IN':
+            if (rest.length === 0) unsupported();
+            return { node: 'in', negated: type === 'COMPARE_NOT_IN', arg: first, list: rest };
+          case 'OPERATOR_COALESCE':
+            return { node: 'coalesce', args };
+          default:
+            return unsupported();
+        }
+      }
+      case 'BETWEEN':
+        keys(node, [...EXPRESSION_BASE, 'input', 'lower', 'upper'], []);
+        if (type !== 'COMPARE_BETWEEN') unsupported();
+        return { node: 'between', arg: child(node.input), low: child(node.lower), high: child(node.upper) };
+      case 'FUNCTION': {
+        keys(
+          node,
+          [
+            ...EXPRESSION_BASE,
+            'function_name',
+            'schema',
+            'children',
+            'filter',
+            'order_bys',
+            'distinct',
+            'is_operator',
+            'export_state',
+            'catalog',
+          ],
+          [],
+        );
+        if (
+          node.schema !== '' ||
+          node.catalog !== '' ||
+          node.filter !== null ||
+          node.export_state !== false
+        ) {
+          unsupported();
+        }
+        const orderBys = object(node.order_bys);
+        keys(orderBys, ['type', 'orders'], []);
+        if (orderBys.type !== 'ORDER_MODIFIER' || !isEmptyArray(orderBys.orders)) unsupported();
+        const written = text(node.function_name);
+        const isOperator = bool(node.is_operator);
+        const name = isOperator
+          ? OPERATOR_FUNCTIONS[written]
+          : NAMED_FUNCTIONS.has(written)
+            ? written
+            : undefined;
+        if (name === undefined) unsupported();
+        return {
+          node: 'call',
+          name: name as SqlFunction,
+          args: children(node.children),
+          distinct: bool(node.distinct),
+        };
+      }
+      case 'CAST': {
+        keys(node, [...EXPRESSION_BASE, 'child', 'cast_type', 'try_cast'], []);
+        if (node.try_cast !== false) unsupported();
+        return { node: 'cast', type: this.#type(object(node.cast_type)), arg: child(node.child) };
+      }
+      case 'CASE': {
+        keys(node, [...EXPRESSION_BASE, 'case_checks', 'else_expr'], []);
+        const branches = array(node.case_checks).map((entry) => {
+          const check = object(entry);
+          keys(check, ['when_expr', 'then_expr'], []);
+          return { when: child(check.when_expr), result: child(check.then_expr) };
+        });
+        if (branches.length === 0) unsupported();
+        return { node: 'case', branches, else: node.else_expr === null ? null : child(node.else_expr) };
+      }
+      default:
+        return unsupported();
+    }
+  }
+
+  #type(castType: JsonObject): PhysicalType {
+    keys(castType, ['id', 'type_info'], []);
+    const id = text(castType.id);
+    if (id === 'DECIMAL') {
+      const info = object(castType.type_info);
+      keys(info, ['type', 'alias', 'extension_info', 'width', 'scale'], []);
+      if (info.type !== 'DECIMAL_TYPE_INFO' || info.alias !== '' || info.extension_info !== null)
+        unsupported();
+      const precision = Number(integer(info.width));
+      const scale = Number(integer(info.scale));
+      if (precision < 1 || precision > 38 || scale < 0 || scale > precision) unsupported();
+      return { name: 'decimal', precision, scale };
+    }
+    const mapped = CAST_TYPES[id];
+    if (mapped === undefined || castType.type_info !== null) unsupported();
+    return mapped as PhysicalType;
+  }
+
+  #constant(value: JsonObject): SqlExpr {
+    const typeNode = object(value.type);
+    keys(typeNode, ['id', 'type_info'], []);
+    const id = text(typeNode.id);
+    if (value.is_null === true) {
+      keys(value, ['type', 'is_null'], []);
+      if (id !== 'NULL' || typeNode.type_info !== null) unsupported();
+      return { node: 'literal', type: 'null' };
+    }
+    keys(value, ['type', 'is_null', 'value'], []);
+    if (value.is_null !== false) unsupported();
+    if (id === 'VARCHAR') {
+      if (typeNode.type_info !== null) unsupported();
+      const literal = text(value.value);
+      if (literal.length > 65_536) fail('contract_sql_too_complex');
+      return { node: 'literal', type: 'string', value: requireNfc(literal, { role: ROLE, field: FIELD }) };
+    }
+    if (INTEGER_CONSTANTS.has(id)) {
+      if (typeNode.type_info !== null) unsupported();
+      return { node: 'literal', type: 'integer', value: hugeint(value.value).toString() };
+    }
+    if (id === 'DECIMAL') {
+      const { scale } = this.#type(typeNode) as { scale: number };
+      const unscaled = hugeint(value.value);
+      const negative = unscaled < 0n;
+      const digits = (negative ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+      const body = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+      return { node: 'literal', type: 'decimal', value: negative ? `-${body}` : body };
+    }
+    // DOUBLE and FLOAT constants are approximate: refused rather than rounded into an identity.
+    return unsupported();
+  }
+}
