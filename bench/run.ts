@@ -3,11 +3,18 @@
 import { cpus } from 'node:os';
 import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
+import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
 
 /** Every benchmark, in run order. A new benchmark is one file plus one entry here. */
-const REGISTRY: readonly Benchmark[] = [jsonParse, canonicalizeBenchmark, canonicalizeBytesBenchmark];
+const REGISTRY: readonly Benchmark[] = [
+  jsonParse,
+  canonicalizeBenchmark,
+  canonicalizeBytesBenchmark,
+  editionCheckPlanBenchmark,
+  editionNewBenchmark,
+];
 
 function machine(): Readonly<Record<string, string | number>> {
   const cores = cpus();
