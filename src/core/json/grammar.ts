@@ -45,6 +45,11 @@ function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
 }
 
+/** ASCII letters and digits: a token that runs into one of them is malformed. */
+function isWordChar(c: number): boolean {
+  return (c >= ZERO && c <= NINE) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+}
+
 /** The value of one hex digit, or -1; `c` may be NaN past the end of the text. */
 function hexValue(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
@@ -159,6 +164,7 @@ export class StrictGrammar {
   private parseLiteral(word: string, value: JsonValue): JsonValue {
     if (!this.text.startsWith(word, this.pos)) throw refuseJson('json_malformed');
     this.pos += word.length;
+    if (isWordChar(this.text.charCodeAt(this.pos))) throw refuseJson('json_malformed');
     return value;
   }
 
@@ -286,16 +292,15 @@ export class StrictGrammar {
       while (isDigit(c));
       isFloat = true;
     }
-    // A number running into more number characters ("01", "1.2.3", "1e2e3")
-    // is a malformed number, not a value followed by trailing data.
-    if (isDigit(c) || c === DOT || c === LOWER_E || c === UPPER_E || c === PLUS || c === MINUS) {
-      throw refuseJson('json_malformed');
-    }
+    // A number running into more number or word characters ("01", "1.2.3",
+    // "0x10", "1e2e3") is a malformed token, not a value followed by
+    // trailing data.
+    if (c === DOT || c === PLUS || c === MINUS || isWordChar(c)) throw refuseJson('json_malformed');
     this.pos = i;
     if (isFloat) return new JsonFloat(text.slice(start, i));
+    if (digits > this.limits.maxIntegerDigits) throw refuseJson('json_integer_too_long');
     // "-0" is the integer 0: there is no negative zero among integers.
     if (digits <= EXACT_DIGITS) return negative && magnitude !== 0 ? -magnitude : magnitude;
-    if (digits > this.limits.maxIntegerDigits) throw refuseJson('json_integer_too_long');
     const lexeme = text.slice(start, i);
     const approximate = Number(lexeme);
     // Any integer beyond 2^53 - 1 rounds to at least 2^53, which is not safe,
