@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { contractProject, contractSchemas, contractValidate } from './contract.js';
 import { distributeManifestCommand, distributeRunCommand, distributeVerifyCommand } from './distribute.js';
 import { editionCheck } from './edition-check.js';
 import { editionNew } from './edition-new.js';
@@ -20,4 +21,7 @@ export const COMMANDS: readonly Command[] = [
   editionCheck,
   ownerVerify,
   ownerSubjects,
+  contractValidate,
+  contractProject,
+  contractSchemas,
 ];
