@@ -22,7 +22,7 @@ import { distributeRun } from './run.js';
  */
 const T0 = () => new Date('2026-06-01T00:00:00Z');
 const T1 = () => new Date('2026-06-02T00:00:00Z');
-const BIG = Buffer.alloc(8 * 1024 * 1024, 0x61);
+const BIG = Buffer.alloc(2 * 1024 * 1024, 0x61);
 
 let base: string;
 let counter = 0;
@@ -190,6 +190,7 @@ describe('crash safety', () => {
       };
       const report = await distributeRun({ configPath: s.config, now: T1, beforeStep: inject });
       expect(report.outcomes).toHaveLength(8);
+      expect({ failAt, injected: seen > failAt }).toEqual({ failAt, injected: true });
       await expectRecoverable(s, `failure at step ${failAt}`);
       rmSync(s.dir, { recursive: true, force: true });
     }
@@ -215,7 +216,12 @@ describe('crash safety', () => {
         ],
         { encoding: 'utf8' },
       );
-      expect({ round, killAt, signal: child.signal }).toEqual({ round, killAt, signal: 'SIGKILL' });
+      expect({ round, killAt, signal: child.signal, stderr: child.stderr }).toEqual({
+        round,
+        killAt,
+        signal: 'SIGKILL',
+        stderr: '',
+      });
       await expectRecoverable(s, `SIGKILL at step ${killAt}`);
       rmSync(s.dir, { recursive: true, force: true });
     }
@@ -228,7 +234,7 @@ describe('crash safety', () => {
         '--config',
         s.config,
       ]);
-      await new Promise((resolve) => setTimeout(resolve, 60 + Math.floor(random() * 400)));
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(random() * 400)));
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       await expectRecoverable(s, `SIGKILL at a random moment (round ${round})`, 'real');

@@ -1,0 +1,238 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+
+let work: string;
+let source: string;
+let dest: string;
+let config: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'sealkit-cli-distribute-'));
+  source = join(work, 'src');
+  dest = join(work, 'dest');
+  mkdirSync(source);
+  mkdirSync(dest);
+  config = writeConfig(work, [{ id: 'weather', source, destinations: [{ id: 'site', root: dest }] }]);
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+const REPORT = { path: 'report.md', content: '# Daily\n\nSunny.\n' };
+
+describe('sealkit distribute run', () => {
+  it('publishes with exit 0 and a summary table, then skips', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    const first = runCli(['distribute', 'run', '--config', config]);
+    expect(first.status).toBe(0);
+    expect(first.stderr.length).toBe(0);
+    const text = first.stdout.toString();
+    expect(text).toMatch(/^PIPELINE +DESTINATION +BUNDLE +OUTCOME +REASON\n/);
+    expect(text).toContain('weather   site         weather/b1  published');
+    expect(text).toContain(
+      'summary: 1 published, 0 replaced, 0 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
+    );
+    const again = runCli(['distribute', 'run', '--config', config, '--json']);
+    expect(again.status).toBe(0);
+    const report = JSON.parse(again.stdout.toString());
+    expect(report).toMatchObject({ status: 'ok', dry_run: false, counts: { skipped_same: 1 } });
+    expect(report.outcomes).toEqual([
+      {
+        pipeline_id: 'weather',
+        destination_id: 'site',
+        bundle_dir: 'weather/b1',
+        bundle_id: 'b1',
+        outcome: 'skipped_same',
+      },
+    ]);
+  });
+
+  it('reads sealkit.distributor.yaml from the working directory by default', () => {
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    const run = runCli(['distribute', 'run', '--json'], { cwd: work });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout.toString()).counts.published).toBe(1);
+  });
+
+  it('prints the plan under --dry-run, writes nothing, and the real run applies that plan', () => {
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    const before = describeTree(work);
+    const human = runCli(['distribute', 'run', '--config', config, '--dry-run']);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain('publish weather -> site: b\n  write report.html (generated,');
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
+    expect(describeTree(work)).toEqual(before);
+    const real = runCli(['distribute', 'run', '--config', config, '--json']);
+    expect(JSON.parse(real.stdout.toString()).plan).toEqual(JSON.parse(dry.stdout.toString()).plan);
+  });
+
+  it('exits 2 with every outcome when one item conflicts, and 2 when the run is aborted', () => {
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    rmSync(join(source, 'a'), { recursive: true });
+    makeBundle(source, 'a', [REPORT], { id: 'not-a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'c', [REPORT], { id: 'c', created: '2026-05-30T11:10:00Z' });
+    const conflict = runCli(['distribute', 'run', '--config', config, '--json']);
+    expect(conflict.status).toBe(2);
+    const report = JSON.parse(conflict.stdout.toString());
+    expect(report.outcomes.map((o: { outcome: string }) => o.outcome)).toEqual([
+      'conflict',
+      'skipped_same',
+      'published',
+    ]);
+    expect(conflict.stdout.toString().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses a digest mismatch with exit 2, writes no bundle, and leaks no name, path, value or digest', () => {
+    const secretDir = 'customer_zq_accounts';
+    const bundle = makeBundle(
+      source,
+      secretDir,
+      [{ path: 'secret_file_zq.md', content: 'SECRET_VALUE_ZQ' }],
+      {
+        id: 'secret_id_zq',
+        created: '2026-05-30T11:10:00Z',
+      },
+    );
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    writeFileSync(join(bundle, 'secret_file_zq.md'), 'SECRET_VALUE_ZX');
+    const human = runCli(['distribute', 'run', '--config', config]);
+    const json = runCli(['distribute', 'run', '--config', config, '--json']);
+    for (const run of [human, json]) {
+      expect(run.status).toBe(2);
+      expect(describeTree(dest)).toEqual({
+        '.distributor.work': 'dir 700',
+        '.distributor.work/lock': expect.any(String),
+      });
+      expect(
+        scanForSentinels(
+          run,
+          [dest],
+          [
+            'secret_file_zq',
+            'SECRET_VALUE_ZQ',
+            'SECRET_VALUE_ZX',
+            'secret_id_zq',
+            manifest.digest.slice(7, 40),
+            manifest.files[0].sha256.slice(7, 40),
+            work,
+          ],
+        ),
+      ).toEqual([]);
+    }
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      status: 'refused',
+      aborted: true,
+      failures: [{ pipeline_id: 'weather', bundle_dir: secretDir, reason_code: 'file_digest_mismatch' }],
+    });
+    expect(human.stdout.toString()).toContain('file_digest_mismatch');
+  });
+
+  it('refuses a broken configuration without naming it or its values', () => {
+    writeFileSync(
+      config,
+      'pipelines:\n  - id: weather\n    source: {root: /srv/SECRET_ROOT_ZQ}\n    sourse: x\n',
+    );
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      'sealkit: refused (config_unknown_key): the configuration has a key sealkit does not know\n',
+    );
+    expect(scanForSentinels(run, [], ['SECRET_ROOT_ZQ', 'sourse', work])).toEqual([]);
+    const missing = runCli(['distribute', 'run', '--config', join(work, 'absent.yaml'), '--json']);
+    expect(missing.status).toBe(2);
+    expect(JSON.parse(missing.stdout.toString())).toMatchObject({ reason_code: 'input_missing' });
+    const pipeline = runCli(['distribute', 'run', '--config', config, '--pipeline', 'nope']);
+    expect(pipeline.status).toBe(2);
+  });
+
+  it('treats unknown flags as usage errors', () => {
+    expect(runCli(['distribute', 'run', '--force']).status).toBe(1);
+    expect(runCli(['distribute', 'verify']).status).toBe(1);
+    expect(runCli(['distribute', 'manifest', work]).status).toBe(1);
+  });
+});
+
+describe('sealkit distribute verify and manifest', () => {
+  it('writes a manifest a producer can publish, and verify accepts it', () => {
+    const bundle = join(work, 'bundle');
+    mkdirSync(join(bundle, 'data'), { recursive: true });
+    writeFileSync(join(bundle, 'report.md'), '# R\n');
+    writeFileSync(join(bundle, 'data', 'b.csv'), 'x\n');
+    writeFileSync(join(bundle, 'Z.txt'), 'z');
+    const wrote = runCli([
+      'distribute',
+      'manifest',
+      bundle,
+      '--id',
+      'weather.r',
+      '--created',
+      '2026-05-30T13:10:00+02:00',
+      '--json',
+    ]);
+    expect(wrote.status).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    expect(manifest.created).toBe('2026-05-30T11:10:00Z');
+    expect(manifest.files.map((f: { path: string }) => f.path)).toEqual(['Z.txt', 'data/b.csv', 'report.md']);
+    expect(JSON.parse(wrote.stdout.toString())).toMatchObject({
+      status: 'ok',
+      files: 3,
+      digest: manifest.digest,
+    });
+    const verified = runCli(['distribute', 'verify', bundle, '--json']);
+    expect(verified.status).toBe(0);
+    expect(JSON.parse(verified.stdout.toString())).toMatchObject({
+      status: 'ok',
+      id: 'weather.r',
+      files: 3,
+      bytes: 7,
+    });
+    const again = runCli(['distribute', 'manifest', bundle, '--id', 'x']);
+    expect(again.status).toBe(2);
+    expect(again.stderr.toString()).toContain('(manifest_exists)');
+  });
+
+  it('defaults --created to now and refuses a bad one', () => {
+    const bundle = join(work, 'b');
+    mkdirSync(bundle);
+    writeFileSync(join(bundle, 'a.txt'), 'a');
+    expect(runCli(['distribute', 'manifest', bundle, '--id', 'x', '--created', '30 May 2026']).status).toBe(
+      2,
+    );
+    const before = Date.now();
+    expect(runCli(['distribute', 'manifest', bundle, '--id', 'x']).status).toBe(0);
+    const created = Date.parse(JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')).created);
+    expect(created).toBeGreaterThanOrEqual(before - 1000);
+    expect(created).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it('names the first failure of a damaged bundle by reason code and field, nothing else', () => {
+    const bundle = makeBundle(work, 'v', [{ path: 'secret_name_zq.txt', content: 'abc' }], {
+      id: 'secret_id_zq',
+      created: '2026-05-30T11:10:00Z',
+    });
+    writeFileSync(join(bundle, 'secret_name_zq.txt'), 'abd');
+    const run = runCli(['distribute', 'verify', bundle, '--json']);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      status: 'refused',
+      reason_code: 'file_digest_mismatch',
+      category: 'mismatched',
+      message: 'a file SHA-256 differs from the digest the manifest lists',
+      role: 'bundle',
+      field: 'files[].sha256',
+    });
+    expect(scanForSentinels(run, [], ['secret_name_zq', 'secret_id_zq', work])).toEqual([]);
+    makeBundle(bundle, 'nested', [{ path: 'n.txt', content: 'n' }], {
+      id: 'n',
+      created: '2026-05-30T11:10:00Z',
+    });
+    writeFileSync(join(bundle, 'secret_name_zq.txt'), 'abc');
+    expect(JSON.parse(runCli(['distribute', 'verify', bundle, '--json']).stdout.toString()).reason_code).toBe(
+      'bundle_nested',
+    );
+  });
+});
