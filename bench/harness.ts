@@ -37,10 +37,18 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = { warmupRuns: 5, rounds: 15, minS
 
 export interface VariantResult {
   readonly name: string;
+  /** Median wall-clock time of one operation. */
   readonly medianMs: number;
   readonly minMs: number;
   readonly maxMs: number;
+  /** Median process CPU time (user + system, all threads) of one operation. */
+  readonly cpuMs: number;
   readonly opsPerSecond: number;
+  /**
+   * Median over rounds of (this variant's time / the reference's time in the
+   * same round): paired within a round, so load from other processes that
+   * comes and goes affects both sides of each ratio alike.
+   */
   readonly ratio: number;
   readonly opsPerSample: number;
 }
@@ -60,10 +68,18 @@ export function lastResult(): unknown {
   return sink;
 }
 
-function timeOnce(variant: Variant, ops: number): number {
+interface Sample {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+function timeOnce(variant: Variant, ops: number): Sample {
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < ops; i++) sink = variant.run();
-  return Number(process.hrtime.bigint() - start) / 1e6 / ops;
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6 / ops;
+  const cpu = process.cpuUsage(cpuStart);
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1e3 / ops };
 }
 
 function median(values: readonly number[]): number {
@@ -79,38 +95,45 @@ export function runBenchmark(
 ): BenchmarkResult {
   const prepared = benchmark.prepare();
   const { variants } = prepared;
+  const referenceIndex = variants.findIndex((variant) => variant.name === prepared.reference);
+  if (referenceIndex < 0)
+    throw new Error(`benchmark ${benchmark.name} has no variant named as its reference`);
   const opsPerSample = variants.map((variant) => {
     const warm: number[] = [];
-    for (let i = 0; i < options.warmupRuns; i++) warm.push(timeOnce(variant, 1));
+    for (let i = 0; i < options.warmupRuns; i++) warm.push(timeOnce(variant, 1).wallMs);
     return Math.max(1, Math.ceil(options.minSampleMs / Math.max(median(warm), 1e-6)));
   });
-  const samples = variants.map((): number[] => []);
+  // rounds[r][v]: the sample of variant v in round r.
+  const rounds: Sample[][] = [];
   for (let round = 0; round < options.rounds; round++) {
+    const samples: Sample[] = new Array<Sample>(variants.length);
     for (let k = 0; k < variants.length; k++) {
       const index = (k + round) % variants.length;
       const variant = variants[index];
-      const target = samples[index];
-      if (variant === undefined || target === undefined) continue;
-      target.push(timeOnce(variant, opsPerSample[index] ?? 1));
+      if (variant !== undefined) samples[index] = timeOnce(variant, opsPerSample[index] ?? 1);
     }
+    rounds.push(samples);
   }
-  const referenceIndex = variants.findIndex((variant) => variant.name === prepared.reference);
-  const referenceMs = median(samples[referenceIndex] ?? []);
+  const column = (index: number): Sample[] =>
+    rounds.map((samples) => samples[index] ?? { wallMs: Number.NaN, cpuMs: Number.NaN });
+  const reference = column(referenceIndex);
   return {
     name: benchmark.name,
     description: benchmark.description,
     workload: prepared.workload,
     reference: prepared.reference,
     variants: variants.map((variant, index) => {
-      const own = samples[index] ?? [];
-      const medianMs = median(own);
+      const own = column(index);
+      const wall = own.map((sample) => sample.wallMs);
+      const medianMs = median(wall);
       return {
         name: variant.name,
         medianMs,
-        minMs: Math.min(...own),
-        maxMs: Math.max(...own),
+        minMs: Math.min(...wall),
+        maxMs: Math.max(...wall),
+        cpuMs: median(own.map((sample) => sample.cpuMs)),
         opsPerSecond: 1000 / medianMs,
-        ratio: medianMs / referenceMs,
+        ratio: median(own.map((sample, round) => sample.wallMs / (reference[round]?.wallMs ?? Number.NaN))),
         opsPerSample: opsPerSample[index] ?? 1,
       };
     }),

@@ -35,14 +35,16 @@ function printTable(results: readonly BenchmarkResult[]): void {
   process.stdout.write(`node ${info.node}, ${info.platform}, ${info.cores} x ${info.cpu}\n`);
   for (const result of results) {
     process.stdout.write(`\n${result.name}: ${result.description}\n`);
-    process.stdout.write(`workload: ${result.workload}; ratio = time / time of "${result.reference}"\n`);
+    process.stdout.write(
+      `workload: ${result.workload}; ratio = median over rounds of time / time of "${result.reference}" in the same round\n`,
+    );
     const width = Math.max(...result.variants.map((variant) => variant.name.length), 7);
     process.stdout.write(
-      `${pad('variant', width)}  ${pad('median ms', 10, true)}  ${pad('min ms', 9, true)}  ${pad('ops/s', 9, true)}  ${pad('ratio', 6, true)}\n`,
+      `${pad('variant', width)}  ${pad('median ms', 10, true)}  ${pad('min ms', 9, true)}  ${pad('cpu ms', 9, true)}  ${pad('ops/s', 9, true)}  ${pad('ratio', 6, true)}\n`,
     );
     for (const variant of result.variants) {
       process.stdout.write(
-        `${pad(variant.name, width)}  ${pad(variant.medianMs.toFixed(3), 10, true)}  ${pad(variant.minMs.toFixed(3), 9, true)}  ${pad(variant.opsPerSecond.toFixed(1), 9, true)}  ${pad(`${variant.ratio.toFixed(2)}x`, 6, true)}\n`,
+        `${pad(variant.name, width)}  ${pad(variant.medianMs.toFixed(3), 10, true)}  ${pad(variant.minMs.toFixed(3), 9, true)}  ${pad(variant.cpuMs.toFixed(3), 9, true)}  ${pad(variant.opsPerSecond.toFixed(1), 9, true)}  ${pad(`${variant.ratio.toFixed(2)}x`, 6, true)}\n`,
       );
     }
   }

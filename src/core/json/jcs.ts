@@ -1,14 +1,6 @@
 import { guardRefusals } from '../refusal/index.js';
 import { refuseJson } from './refusals.js';
-import {
-  isPlainArray,
-  isPlainRecord,
-  MAX_SERIAL_DEPTH,
-  QuotedKeys,
-  quoteString,
-  recordKeys,
-  settle,
-} from './serial.js';
+import { isPlainArray, isPlainRecord, MAX_SERIAL_DEPTH, quoteString, recordKeys, settle } from './serial.js';
 import { JsonFloat } from './value.js';
 
 const encoder = new TextEncoder();
@@ -26,7 +18,7 @@ const MAX_EXACT_BIGINT = 2n ** 53n;
 export function canonicalize(value: unknown): string {
   // A throwing getter or proxy trap is a property of the value, not a bug here.
   return guardRefusals(
-    () => writeValue(value, 0, '', new QuotedKeys()),
+    () => writeValue(value, 0, ''),
     () => refuseJson('canonical_unsupported_value'),
   );
 }
@@ -36,7 +28,7 @@ export function canonicalizeToBytes(value: unknown): Uint8Array {
   return encoder.encode(canonicalize(value));
 }
 
-function writeValue(value: unknown, depth: number, out: string, keys: QuotedKeys): string {
+function writeValue(value: unknown, depth: number, out: string): string {
   switch (typeof value) {
     case 'string':
       return out + quoteString(value);
@@ -51,31 +43,31 @@ function writeValue(value: unknown, depth: number, out: string, keys: QuotedKeys
       if (value === null) return `${out}null`;
       if (value instanceof JsonFloat) return out + numberText(value.value);
       if (depth >= MAX_SERIAL_DEPTH) throw refuseJson('canonical_too_deep');
-      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1, keys));
-      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1, keys));
+      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1));
+      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1));
       throw refuseJson('canonical_unsupported_value');
     default:
       throw refuseJson('canonical_unsupported_value');
   }
 }
 
-function writeArray(array: readonly unknown[], depth: number, keys: QuotedKeys): string {
+function writeArray(array: readonly unknown[], depth: number): string {
   let text = '[';
   for (let i = 0; i < array.length; i++) {
     if (i !== 0) text += ',';
-    text = writeValue(array[i], depth, text, keys);
+    text = writeValue(array[i], depth, text);
   }
   return `${text}]`;
 }
 
-function writeRecord(record: Readonly<Record<string, unknown>>, depth: number, keys: QuotedKeys): string {
+function writeRecord(record: Readonly<Record<string, unknown>>, depth: number): string {
   // The default sort compares UTF-16 code units, which is RFC 8785's key order.
   const names = recordKeys(record).sort();
   let text = '{';
   let separator = '';
   for (const name of names) {
-    text += `${separator}${keys.quote(name)}:`;
-    text = writeValue(record[name], depth, text, keys);
+    text += `${separator}${quoteString(name)}:`;
+    text = writeValue(record[name], depth, text);
     separator = ',';
   }
   return `${text}}`;

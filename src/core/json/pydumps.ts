@@ -1,14 +1,6 @@
 import { guardRefusals } from '../refusal/index.js';
 import { refuseJson } from './refusals.js';
-import {
-  isPlainArray,
-  isPlainRecord,
-  MAX_SERIAL_DEPTH,
-  QuotedKeys,
-  quoteString,
-  recordKeys,
-  settle,
-} from './serial.js';
+import { isPlainArray, isPlainRecord, MAX_SERIAL_DEPTH, quoteString, recordKeys, settle } from './serial.js';
 import { JsonFloat } from './value.js';
 
 /**
@@ -29,12 +21,12 @@ const PYTHON_MAX_INT_DIGITS = 4300;
  */
 export function pyDumps(value: unknown): string {
   return guardRefusals(
-    () => writeValue(value, 0, '', new QuotedKeys()),
+    () => writeValue(value, 0, ''),
     () => refuseJson('canonical_unsupported_value'),
   );
 }
 
-function writeValue(value: unknown, depth: number, out: string, keys: QuotedKeys): string {
+function writeValue(value: unknown, depth: number, out: string): string {
   switch (typeof value) {
     case 'string':
       return out + quoteString(value);
@@ -48,30 +40,30 @@ function writeValue(value: unknown, depth: number, out: string, keys: QuotedKeys
       if (value === null) return `${out}null`;
       if (value instanceof JsonFloat) throw refuseJson('canonical_float_refused');
       if (depth >= MAX_SERIAL_DEPTH) throw refuseJson('canonical_too_deep');
-      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1, keys));
-      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1, keys));
+      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1));
+      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1));
       throw refuseJson('canonical_unsupported_value');
     default:
       throw refuseJson('canonical_unsupported_value');
   }
 }
 
-function writeArray(array: readonly unknown[], depth: number, keys: QuotedKeys): string {
+function writeArray(array: readonly unknown[], depth: number): string {
   let text = '[';
   for (let i = 0; i < array.length; i++) {
     if (i !== 0) text += ',';
-    text = writeValue(array[i], depth, text, keys);
+    text = writeValue(array[i], depth, text);
   }
   return `${text}]`;
 }
 
-function writeRecord(record: Readonly<Record<string, unknown>>, depth: number, keys: QuotedKeys): string {
+function writeRecord(record: Readonly<Record<string, unknown>>, depth: number): string {
   const names = sortByCodePoint(recordKeys(record));
   let text = '{';
   let separator = '';
   for (const name of names) {
-    text += `${separator}${keys.quote(name)}:`;
-    text = writeValue(record[name], depth, text, keys);
+    text += `${separator}${quoteString(name)}:`;
+    text = writeValue(record[name], depth, text);
     separator = ',';
   }
   return `${text}}`;

@@ -40,24 +40,6 @@ export function quoteString(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-/**
- * Quoted keys, memoized for one serialization: documents repeat the same few
- * keys in every record, and a map hit is cheaper than checking and escaping
- * the key again. Only keys that passed the check are ever stored.
- */
-export class QuotedKeys {
-  private readonly quoted = new Map<string, string>();
-
-  quote(key: string): string {
-    let text = this.quoted.get(key);
-    if (text === undefined) {
-      text = quoteString(key);
-      this.quoted.set(key, text);
-    }
-    return text;
-  }
-}
-
 const SETTLE_AT = 256;
 
 /**
