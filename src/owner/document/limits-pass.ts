@@ -25,8 +25,9 @@ function within(
  * an oversized collection refuses the whole document with its own reason
  * whatever else is wrong with it. The order puts each count before the counts
  * it implies (a 257th claim also needs a 257th observation and epoch move; an
- * 8193rd binding needs an 8193rd object), so a document over one limit is
- * refused for that limit. Entries of the wrong type count as nothing here;
+ * 8193rd genuine write binding needs an 8193rd write effect and object; an
+ * 8193rd retained source an 8193rd object), so a consistent document over
+ * one limit is refused for that limit. Entries of the wrong type count as nothing here;
  * the entry readers refuse them.
  */
 export function checkOwnerLimits(top: Fields): void {
@@ -40,8 +41,8 @@ export function checkOwnerLimits(top: Fields): void {
       effects += lengthOf(fieldOf(workload, 'effects'));
       bindings += lengthOf(fieldOf(workload, 'write_bindings'));
     }
-    within(effects, L.effects, WORKLOAD, 'workloads[].effects');
     within(bindings, L.writeBindings, WRITE_BINDING, 'workloads[].write_bindings');
+    within(effects, L.effects, WORKLOAD, 'workloads[].effects');
   }
   if (Array.isArray(top.claims)) within(top.claims.length, L.claims, OWNER, 'claims');
   if (Array.isArray(top.observations))
