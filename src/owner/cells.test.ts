@@ -104,7 +104,9 @@ describe.each(EXECUTION_CELLS)('the valid %s fixture', (cell) => {
       const attempt = ActivationAttempt.fromValue(attemptData);
       expect(attempt.sha256).toBe(sha256(toCanonical(attemptData).bytes));
       expect(attempt.value.activation_request_sha256).toBe(owner.requestSha256);
-      const guards = [...new Set(workload.effects.map(([object]) => guardOfObject.get(object) as string))].sort();
+      const guards = [
+        ...new Set(workload.effects.map(([object]) => guardOfObject.get(object) as string)),
+      ].sort();
       expect(owner.requireAttempt(attempt)).toEqual(
         guards.map((guardId) => ({ guardId, epoch: epochOf.get(guardId) })),
       );
