@@ -34,7 +34,6 @@ export function buildSemanticModelContent(
   const { references } = context;
   const dataset = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model' });
   const types = fieldTypes(dataset.fields, ROLE);
-  const dependencies = new Set<string>([dataset.id]);
 
   // Entities, dimensions and measures share one namespace of member names.
   requireDistinctNames(
@@ -137,7 +136,9 @@ export function buildSemanticModelContent(
     const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field });
     const entity = resolved.entities.find((candidate) => candidate.name === member);
     if (entity === undefined) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
-    dependencies.add(resolved.id);
+    // Relationship targets are lateral references, not dependencies: semantic
+    // models commonly relate to each other in both directions (and to
+    // themselves), which a consumer → dependency graph must not turn into cycles.
     return { ref: { resource: resolved.id, member }, arity: entity.fields.length };
   };
 
@@ -198,7 +199,7 @@ export function buildSemanticModelContent(
       relationships,
       filters,
     },
-    dependencies: [...dependencies].sort(),
+    dependencies: [dataset.id],
   };
 }
 
