@@ -101,18 +101,20 @@ export class ScopedExecutionOwner {
     return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: sha256Hex(raw) });
   }
 
-  #validated(): ValidatedOwner {
-    return guardScoped(DOCUMENT, () => validateOwner(this.#value));
+  // Static, so that a forged receiver reaches the guard: reading its missing
+  // private slot inside guardScoped refuses instead of throwing a TypeError.
+  static #validate(owner: ScopedExecutionOwner): ValidatedOwner {
+    return guardScoped(DOCUMENT, () => validateOwner(owner.#value));
   }
 
   /** A mutable, detached copy of the complete document (epochs are bigint). */
   toJSON(): unknown {
-    return cloneData(this.#validated().value);
+    return cloneData(ScopedExecutionOwner.#validate(this).value);
   }
 
   /** The exact canonical bytes. */
   toBytes(): Uint8Array {
-    const { value } = this.#validated();
+    const { value } = ScopedExecutionOwner.#validate(this);
     return guardScoped(DOCUMENT, () => canonicalBytes(value));
   }
 
@@ -123,30 +125,33 @@ export class ScopedExecutionOwner {
 
   /** R: SHA-256 of the embedded request. */
   get requestSha256(): Sha256Hex {
-    return this.#validated().requestSha256;
+    return ScopedExecutionOwner.#validate(this).requestSha256;
   }
 
   get ownerReference(): OwnerReference {
-    return Object.freeze({ kind: 'execution', activationId: this.#validated().value.request.activation_id });
+    return Object.freeze({
+      kind: 'execution',
+      activationId: ScopedExecutionOwner.#validate(this).value.request.activation_id,
+    });
   }
 
   get ownerKey(): string {
-    return executionOwnerKey(this.#validated().value.request.activation_id);
+    return executionOwnerKey(ScopedExecutionOwner.#validate(this).value.request.activation_id);
   }
 
   get guardEpochs(): readonly SelectedEpoch[] {
-    return epochsOf(this.#validated());
+    return epochsOf(ScopedExecutionOwner.#validate(this));
   }
 
   /** The embedded request R as its own original. */
   get request(): ActivationRequest {
-    const { value } = this.#validated();
+    const { value } = ScopedExecutionOwner.#validate(this);
     return guardScoped(DOCUMENT, () => ActivationRequest.fromBytes(canonicalBytes(value.request)));
   }
 
   /** Owner reference, key, R, E and guard epochs from a single revalidation. */
   describe(): OwnerSummary {
-    const validated = this.#validated();
+    const validated = ScopedExecutionOwner.#validate(this);
     const { value } = validated;
     const subjectSha256 = guardScoped(DOCUMENT, () => sha256Hex(canonicalBytes(value)));
     return Object.freeze({
@@ -163,7 +168,7 @@ export class ScopedExecutionOwner {
 
   /** The legacy write projection: every genuine write, by workload, guard and logical write hash. */
   writeProjection(): readonly ProjectedWrite[] {
-    const { value, scope } = this.#validated();
+    const { value, scope } = ScopedExecutionOwner.#validate(this);
     const out: ProjectedWrite[] = [];
     for (const workload of value.workloads) {
       for (const binding of workload.write_bindings) {
@@ -187,7 +192,7 @@ export class ScopedExecutionOwner {
    * with scoped_execution_originals otherwise.
    */
   requireOriginals(originals: RequiredOriginals): void {
-    const validated = this.#validated();
+    const validated = ScopedExecutionOwner.#validate(this);
     const site = { reason: 'scoped_execution_originals', role: 'originals' } as const;
     const { qualificationOwner, qualificationGrant, executionGrant } = guardScoped(site, () => ({
       qualificationOwner: originals.qualificationOwner,
@@ -213,7 +218,7 @@ export class ScopedExecutionOwner {
    * and returns the epochs selected by all declared effects of its workload.
    */
   requireAttempt(attempt: ActivationAttempt): readonly SelectedEpoch[] {
-    const validated = this.#validated();
+    const validated = ScopedExecutionOwner.#validate(this);
     const site = { reason: 'scoped_execution_attempt', role: 'attempt' } as const;
     if (!(attempt instanceof ActivationAttempt)) fail(site);
     return guardScoped(site, () => compareAttempt(validated, attempt.value));
