@@ -237,8 +237,9 @@ describe('requireAttempt', () => {
   }
 
   it('returns the epochs of every guard its workload declares effects on, not only the written ones', () => {
-    const selected = owner.requireAttempt(ActivationAttempt.fromValue(built.attempts.invoices));
-    const written = (built.attempts.invoices.write_epochs as Data[]).map((e) => e.guard_id);
+    const data = built.attempts.invoices as Data;
+    const selected = owner.requireAttempt(ActivationAttempt.fromValue(data));
+    const written = (data.write_epochs as Data[]).map((e) => e.guard_id);
     expect(written).toHaveLength(1);
     expect(selected.map((e) => e.guardId)).toHaveLength(2);
     expect(selected.map((e) => e.guardId)).toEqual(expect.arrayContaining(written));

@@ -32,9 +32,10 @@ describe('frozen values', () => {
       (owner as unknown as Record<string, unknown>).requestSha256 = 'x';
     }).toThrow(TypeError);
     expect(() => Object.defineProperty(owner, 'extra', { value: 1 })).toThrow(TypeError);
-    const request = owner.request.value;
+    const hashes = owner.request.value.workloads[0]?.writes[0]?.logical_write_sha256s;
+    expect(hashes?.length).toBeGreaterThan(0);
     expect(() => {
-      (request.workloads[0]?.writes[0]?.logical_write_sha256s as string[]).push('x');
+      (hashes as unknown as string[]).push('x');
     }).toThrow(TypeError);
     const epochs = owner.guardEpochs;
     expect(() => {
