@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planCheck } from '../src/editions/check/plan.js';
 import { readProjectFiles } from '../src/editions/check/project-files.js';
-import { loadDbtSchemas } from '../src/editions/check/schemas.js';
-import { editionsRoot } from '../src/editions/installation.js';
+import { AJV_OPTIONS, compileDbtSchemas, loadDbtSchemas } from '../src/editions/check/schemas.js';
+import { editionsRoot, schemasRoot } from '../src/editions/installation.js';
 import { newWorkspace } from '../src/editions/workspace/workspace.js';
 import type { Benchmark } from './harness.js';
 
@@ -56,6 +56,12 @@ export const editionCheckPlanBenchmark: Benchmark = {
         { name: 'read + plan', run: () => planCheck(readProjectFiles(project), schemas, options) },
         { name: 'read project files only', run: () => readProjectFiles(project) },
         { name: 'plan only (files in memory)', run: () => planCheck(files, schemas, options) },
+        { name: "compile dbt's schemas (once per process)", run: () => compileDbtSchemas(schemasRoot()) },
+        {
+          name: "compile dbt's schemas (ajv defaults, allErrors)",
+          run: () =>
+            compileDbtSchemas(schemasRoot(), { ...AJV_OPTIONS, inlineRefs: true, code: { optimize: true } }),
+        },
       ],
     };
   },
