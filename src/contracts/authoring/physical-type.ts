@@ -41,10 +41,10 @@ export const SIMPLE_TYPE_NAMES = [
 
 /** Shape check for editors; precision ≤ 38 and scale ≤ precision are checked by `parsePhysicalType`. */
 export const PHYSICAL_TYPE_PATTERN = new RegExp(
-  `^(?:${SIMPLE_TYPE_NAMES.join('|')}|decimal\\((?:[1-9]|[1-3][0-9])\\s*,\\s*(?:[0-9]|[1-3][0-9])\\))$`,
+  `^(?:${SIMPLE_TYPE_NAMES.join('|')}|decimal\\((?:[1-9]|[12][0-9]|3[0-8]),(?:[0-9]|[12][0-9]|3[0-8])\\))$`,
 );
 
-const DECIMAL = /^decimal\(([0-9]+)\s*,\s*([0-9]+)\)$/;
+const DECIMAL = /^decimal\(([0-9]+),([0-9]+)\)$/;
 export const MAX_DECIMAL_PRECISION = 38;
 
 export function parsePhysicalType(text: string, context: { role: string; field: string }): PhysicalType {

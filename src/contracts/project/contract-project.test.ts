@@ -218,7 +218,9 @@ describe('the ReferenceContext', () => {
       baseProject({
         'semantic/orders.yaml': semanticModel({
           entities: [{ name: 'order', type: 'primary', fields: [...fields] }],
-          relationships: [{ name: 'loop', fields: [...fields], to: 'orders_sm.order', cardinality: 'one_to_one', path }],
+          relationships: [
+            { name: 'loop', fields: [...fields], to: 'orders_sm.order', cardinality: 'one_to_one', path },
+          ],
         }),
       });
     const a = await digestOf(

@@ -55,10 +55,16 @@ export function projectDuckDbSql(parserJson: string | undefined, resolver: Relat
   if (parserJson === undefined) fail('contract_sql_parse_failed');
   return guardRefusals(
     () => {
-      const document = parseStrict(Buffer.from(parserJson, 'utf8'), {
-        maxBytes: 64 * 1024 * 1024,
-        maxDepth: PARSER_JSON_MAX_DEPTH,
-      });
+      let document: JsonValue;
+      try {
+        document = parseStrict(Buffer.from(parserJson, 'utf8'), {
+          maxBytes: 64 * 1024 * 1024,
+          maxDepth: PARSER_JSON_MAX_DEPTH,
+        });
+      } catch {
+        // Not a parser answer at all: nothing of it can be represented.
+        return unsupported();
+      }
       const root = object(document);
       if (root.error === true) {
         // "not implemented" is DuckDB's answer for statements other than SELECT.
@@ -500,7 +506,9 @@ class Converter {
         let kind: 'inner' | 'left' | 'right' | 'full' | 'cross';
         if (refType === 'CROSS' && joinType === 'INNER') kind = 'cross';
         else if (refType === 'REGULAR') {
-          const mapped = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full' }[joinType];
+          const mapped = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', FULL: 'full', OUTER: 'full' }[
+            joinType
+          ];
           if (mapped === undefined) unsupported();
           kind = mapped as 'inner' | 'left' | 'right' | 'full';
         } else return unsupported();
@@ -642,8 +650,10 @@ class Converter {
           ],
           [],
         );
+        // The parser writes some built-ins (TRIM, SUBSTRING syntax) with schema "main";
+        // the function is the same one either way.
         if (
-          node.schema !== '' ||
+          (node.schema !== '' && node.schema !== 'main') ||
           node.catalog !== '' ||
           node.filter !== null ||
           node.export_state !== false

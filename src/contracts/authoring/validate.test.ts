@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { type Doc, dashboard, model, semanticModel, source, yamlOf } from '../fixtures/resources.js';
+import { isValidatedResource, readResource } from './validate.js';
+import { parseStrictYaml } from './yaml.js';
+
+function refusal(action: () => unknown): Refusal {
+  try {
+    action();
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+const read = (text: string | Uint8Array) =>
+  readResource(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+
+describe('strict YAML', () => {
+  it.each([
+    ['a BOM', Buffer.from('\ufeffkind: Source\n'), 'contract_yaml_not_utf8'],
+    ['invalid UTF-8', Buffer.from([0x6b, 0x3a, 0x20, 0xff, 0x0a]), 'contract_yaml_not_utf8'],
+    ['a duplicate key', 'kind: Source\nid: a.b\nid: a.c\n', 'contract_yaml_duplicate_key'],
+    [
+      'a duplicate key spelled with quotes',
+      'kind: Source\n"id": a.b\nid: a.c\n',
+      'contract_yaml_duplicate_key',
+    ],
+    ['two documents', 'kind: Source\n---\nkind: Model\n', 'contract_yaml_multiple_documents'],
+    ['no document', '# only a comment\n', 'contract_yaml_multiple_documents'],
+    ['an anchor and alias', 'kind: Source\ntags: &t [a]\nname: *t\n', 'contract_yaml_alias'],
+    ['an anchor alone', 'kind: &k Source\n', 'contract_yaml_alias'],
+    ['an explicit tag', 'kind: !!str Source\n', 'contract_yaml_tag'],
+    ['a custom tag', 'kind: !thing Source\n', 'contract_yaml_tag'],
+    ['a non-string key', 'kind: Source\n1: one\n', 'contract_yaml_key_not_string'],
+    ['a complex key', 'kind: Source\n? [a, b]\n: c\n', 'contract_yaml_key_not_string'],
+    ['a hex number', 'kind: Source\nn: 0x1F\n', 'contract_yaml_number_inexact'],
+    ['an octal number', 'kind: Source\nn: 0o17\n', 'contract_yaml_number_inexact'],
+    ['an infinite number', 'kind: Source\nn: .inf\n', 'contract_yaml_number_inexact'],
+    ['NaN', 'kind: Source\nn: .nan\n', 'contract_yaml_number_inexact'],
+    ['a number with leading zeros (a zip code?)', 'kind: Source\nn: 007\n', 'contract_yaml_number_inexact'],
+    ['an integer beyond 2^53', 'kind: Source\nn: 9007199254740993\n', 'contract_yaml_number_inexact'],
+    [
+      'a decimal a double rounds',
+      'kind: Source\nn: 0.10000000000000000555\n',
+      'contract_yaml_number_inexact',
+    ],
+    ['an overflowing exponent', 'kind: Source\nn: 1e400\n', 'contract_yaml_number_inexact'],
+    ['a lone surrogate escape', 'kind: Source\nname: "\\uD800"\n', 'contract_text_invalid'],
+    ['unclosed flow', 'kind: [Source\n', 'contract_yaml_malformed'],
+    ['deep nesting', `kind: Source\nx: ${'['.repeat(40)}${']'.repeat(40)}\n`, 'contract_yaml_too_deep'],
+  ])('refuses %s', (_label, text, code) => {
+    expect(refusal(() => read(text)).code).toBe(code);
+  });
+
+  it('keeps exact plain decimals and strings, and never turns YAML 1.1 booleans or dates into other types', () => {
+    expect(
+      parseStrictYaml(Buffer.from('a: 1.50\nb: -0.25e1\nc: yes\nd: 2024-01-31\ne: 12:30:00\nf: ~\n')),
+    ).toEqual({
+      a: 1.5,
+      b: -2.5,
+      c: 'yes',
+      d: '2024-01-31',
+      e: '12:30:00',
+      f: null,
+    });
+  });
+});
+
+describe('the authoring schemas', () => {
+  const cases: [string, Doc, string, string | undefined][] = [
+    ['an unknown top-level field', { ...source(), owner_email: 'x' }, 'contract_field_unknown', undefined],
+    [
+      'an unknown nested field',
+      source({ fields: [{ name: 'a', type: 'string', nulable: true }] }),
+      'contract_field_unknown',
+      'fields[]',
+    ],
+    ['a missing required field', { ...source(), fields: undefined }, 'contract_field_missing', 'fields'],
+    ['a missing id', { ...source(), id: undefined }, 'contract_field_missing', 'id'],
+    [
+      'a wrong type',
+      source({ fields: [{ name: 'a', type: 'string', nullable: 'no' }] }),
+      'contract_field_invalid',
+      'fields[].nullable',
+    ],
+    [
+      'an unknown enum value',
+      source({ fields: [{ name: 'a', type: 'string', classification: 'secret' }] }),
+      'contract_field_invalid',
+      'fields[].classification',
+    ],
+    ['an id with uppercase', source({ id: 'Retail.orders' }), 'contract_identifier_invalid', 'id'],
+    ['an id with an empty segment', source({ id: 'retail..orders' }), 'contract_identifier_invalid', 'id'],
+    ['a non-ASCII name', source({ name: 'bestellungen_ü' }), 'contract_identifier_invalid', 'name'],
+    [
+      'a bad version',
+      source({ contract: { version: '1.0', compatibility: 'full' } }),
+      'contract_identifier_invalid',
+      'contract.version',
+    ],
+    [
+      'a version with a leading zero',
+      source({ contract: { version: '1.02.0', compatibility: 'full' } }),
+      'contract_identifier_invalid',
+      'contract.version',
+    ],
+    [
+      'an unknown physical type',
+      source({ fields: [{ name: 'a', type: 'varchar' }] }),
+      'contract_type_invalid',
+      'fields[].type',
+    ],
+    [
+      'a decimal beyond 38 digits',
+      source({ fields: [{ name: 'a', type: 'decimal(39,2)' }] }),
+      'contract_type_invalid',
+      'fields[].type',
+    ],
+    ['no fields', source({ fields: [] }), 'contract_field_invalid', 'fields'],
+    [
+      'an unknown check type',
+      model({ checks: [{ type: 'regex', field: 'a' }] }),
+      'contract_field_invalid',
+      'checks[].type',
+    ],
+    [
+      'a condition with value and values',
+      semanticModel({
+        filters: [{ name: 'f', conditions: [{ dimension: 'status', op: 'in', value: 'a' }] }],
+      }),
+      'contract_field_missing',
+      'filters[].conditions[].values',
+    ],
+    [
+      'a relationship target without a member',
+      semanticModel({
+        relationships: [{ name: 'r', fields: ['a'], to: 'customers_sm', cardinality: 'one_to_one' }],
+      }),
+      'contract_identifier_invalid',
+      'relationships[].to',
+    ],
+    [
+      'a dashboard with contract metadata',
+      dashboard({ contract: { version: '1.0.0', compatibility: 'full' } }),
+      'contract_field_unknown',
+      undefined,
+    ],
+    ['an unknown kind', { ...source(), kind: 'Metric' }, 'contract_kind_unknown', 'kind'],
+    ['no kind', { ...source(), kind: undefined }, 'contract_kind_unknown', 'kind'],
+  ];
+
+  it.each(cases)('refuses %s with a code and an allowlisted field path', (_label, doc, code, field) => {
+    const error = refusal(() => read(yamlOf(doc)));
+    expect(error.code).toBe(code);
+    expect(error.field).toBe(field);
+  });
+
+  it('refuses a document that is not a mapping', () => {
+    expect(refusal(() => read('- kind: Source\n')).code).toBe('contract_kind_unknown');
+    expect(refusal(() => read('just text\n')).code).toBe('contract_kind_unknown');
+  });
+
+  it('never reports an unknown key or a value, only schema paths', () => {
+    const planted = source({
+      fields: [{ name: 'SECRET_COLUMN_ZQ', type: 'string', SECRET_KEY_ZQ: 'VALUE_ZQ_1' }],
+    });
+    const error = refusal(() => read(yamlOf(planted)));
+    expect(error.code).toBe('contract_field_unknown');
+    const printed = { stdout: JSON.stringify(error.toJSON()), stderr: `${error.message} ${error.field}` };
+    expect(scanForSentinels(printed, [], ['SECRET_COLUMN_ZQ', 'SECRET_KEY_ZQ', 'VALUE_ZQ_1'])).toEqual([]);
+  });
+
+  it('returns a deeply frozen resource with defaults materialized, registered as validated', () => {
+    const resource = read(yamlOf(source()));
+    expect(isValidatedResource(resource)).toBe(true);
+    expect(isValidatedResource({ ...resource })).toBe(false);
+    expect(Object.isFrozen(resource)).toBe(true);
+    if (resource.kind !== 'Source') throw new Error('kind');
+    const [first] = resource.fields;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first).toMatchObject({
+      classification: 'internal',
+      critical_data_element: false,
+      authoritative_definitions: [],
+    });
+  });
+});

@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalize } from '../../core/json/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { refuseContract } from '../authoring/refusals.js';
+import type { SqlQuery } from './ast.js';
+import { SqlQuerySchema } from './ast.js';
+import { type ProjectedSql, projectDuckDbSql, type RelationResolver } from './from-duckdb.js';
+import { createDuckDbSqlParser, type SqlParser } from './parser.js';
+
+let parser: SqlParser;
+beforeAll(async () => {
+  parser = await createDuckDbSqlParser();
+});
+afterAll(() => parser.close());
+
+/** The relations of a small project: names → stable ids (an id also resolves to itself). */
+const RELATIONS: Readonly<Record<string, string>> = {
+  orders: 'shop.source.orders',
+  customers: 'shop.source.customers',
+  'shop.source.orders': 'shop.source.orders',
+  'shop.source.customers': 'shop.source.customers',
+  c: 'shop.source.c',
+  facts: 'shop.model.facts',
+};
+
+const resolver: RelationResolver = {
+  resolveRelation(name) {
+    const id = RELATIONS[name];
+    if (id === undefined)
+      throw refuseContract('contract_reference_unavailable', { role: 'model', field: 'sql' });
+    return id;
+  },
+};
+
+async function project(sql: string): Promise<ProjectedSql> {
+  const [json] = await parser.serialize([sql]);
+  return projectDuckDbSql(json, resolver);
+}
+
+async function refusal(sql: string): Promise<string> {
+  try {
+    await project(sql);
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error.code;
+    throw error;
+  }
+  return 'accepted';
+}
+
+const encoded = async (sql: string) => canonicalize((await project(sql)).query);
+
+describe('accepted SQL corpus', () => {
+  it.each([
+    'select 1',
+    'select order_id, amount from orders',
+    'select o.order_id from orders o',
+    'select orders.* from orders',
+    'select * from orders',
+    "select distinct status from orders where amount > 10 and status <> 'x' or amount is null",
+    'select status, count(*), count(distinct customer_id), sum(amount), avg(amount), min(amount), max(amount) from orders group by status having count(*) > 1',
+    'select status from orders order by status desc nulls last, 1 limit 10 offset 5',
+    'select o.order_id, c.segment from orders o left join customers c on c.customer_id = o.customer_id',
+    'select * from orders join customers using (customer_id)',
+    'select * from orders o full outer join customers c on o.customer_id = c.customer_id',
+    'select * from orders cross join customers',
+    'select * from orders, customers',
+    'with x as (select * from orders), y as (select * from x) select * from y',
+    'select * from (select order_id from orders) as sub',
+    'select order_id from orders union all select customer_id from customers',
+    'select order_id from orders except select order_id from facts order by 1',
+    'select cast(amount as decimal(12, 2)), amount::int, cast(ordered_at as date), cast(x as timestamp with time zone) from orders',
+    "select case when amount > 100 then 'big' when amount > 10 then 'mid' else 'small' end from orders",
+    "select coalesce(status, 'none'), nullif(status, ''), lower(status), upper(trim(status)) from orders",
+    'select amount between 1 and 2, amount not between 3 and 4, amount in (1, 2), amount not in (3) from orders',
+    "select status like 'a%', status not like 'b%', status ilike 'c%' from orders",
+    "select -amount, amount + 1, amount - 1, amount * 2, amount / 2, amount // 2, amount % 2, status || 'x' from orders",
+    "select date_trunc('month', ordered_at), year(ordered_at) from orders",
+    'select 12345678901234567890123456789, -170141183460469231731687303715884105728, 1.50, 0.001, null',
+    'select not (amount is not null) from orders',
+    'select a is distinct from b, a is not distinct from b from orders',
+    'select "shop.source.orders".order_id from "shop.source.orders"',
+    'select ORDERS.order_id from Orders',
+  ])('%s', async (sql) => {
+    const projected = await project(sql);
+    // The projection is itself a valid closed AST.
+    expect(SqlQuerySchema.safeParse(projected.query).success).toBe(true);
+  });
+
+  it('keeps exact literals: integers beyond 2^64 and decimals with their scale', async () => {
+    const query = (
+      await project('select 12345678901234567890123456789 as big, 1.50 as price, -0.001 as tiny')
+    ).query as Extract<SqlQuery, { node: 'select' }>;
+    expect(query.select.map((item) => item.expr)).toEqual([
+      { node: 'literal', type: 'integer', value: '12345678901234567890123456789' },
+      { node: 'literal', type: 'decimal', value: '1.50' },
+      // DuckDB folds the sign into the constant.
+      { node: 'literal', type: 'decimal', value: '-0.001' },
+    ]);
+  });
+
+  it('does not depend on layout, comments or keyword case', async () => {
+    expect(await encoded('SELECT  o.order_id  -- the key\nFROM orders AS o')).toBe(
+      await encoded('select o.order_id from orders o'),
+    );
+  });
+});
+
+describe('refused SQL corpus', () => {
+  it.each([
+    ['two statements', 'select 1; select 2', 'contract_sql_not_single_select'],
+    ['no statement', '-- nothing', 'contract_sql_not_single_select'],
+    ['an insert', 'insert into orders values (1)', 'contract_sql_not_single_select'],
+    ['a syntax error', 'selec 1', 'contract_sql_parse_failed'],
+    ['a table function', "select * from read_csv('x.csv')", 'contract_sql_unsupported'],
+    ['a schema-qualified table', 'select * from main.orders', 'contract_sql_unsupported'],
+    ['a window function', 'select row_number() over () from orders', 'contract_sql_unsupported'],
+    ['a scalar subquery', 'select (select 1)', 'contract_sql_unsupported'],
+    ['an IN subquery', 'select 1 from orders where order_id in (select 1)', 'contract_sql_unsupported'],
+    ['EXISTS', 'select exists (select 1)', 'contract_sql_unsupported'],
+    [
+      'a recursive CTE',
+      'with recursive r as (select 1 as n union all select n + 1 from r where n < 3) select * from r',
+      'contract_sql_unsupported',
+    ],
+    ['a double literal', 'select 1.5e3', 'contract_sql_unsupported'],
+    ['an unknown function', 'select md5(status) from orders', 'contract_sql_unsupported'],
+    ['a function of another schema', 'select other.lower(status) from orders', 'contract_sql_unsupported'],
+    [
+      'an aggregate FILTER',
+      'select count(*) filter (where amount > 1) from orders',
+      'contract_sql_unsupported',
+    ],
+    ['an ordered aggregate', 'select sum(amount order by amount) from orders', 'contract_sql_unsupported'],
+    ['TRY_CAST', 'select try_cast(status as int) from orders', 'contract_sql_unsupported'],
+    [
+      'a cast to a type outside the contract types',
+      'select status::uuid from orders',
+      'contract_sql_unsupported',
+    ],
+    ['GROUP BY ROLLUP', 'select status from orders group by rollup (status)', 'contract_sql_unsupported'],
+    ['GROUP BY ALL', 'select status, count(*) from orders group by all', 'contract_sql_unsupported'],
+    ['QUALIFY', 'select status from orders qualify true', 'contract_sql_unsupported'],
+    ['DISTINCT ON', 'select distinct on (status) status from orders', 'contract_sql_unsupported'],
+    ['SELECT * EXCLUDE', 'select * exclude (status) from orders', 'contract_sql_unsupported'],
+    ['COLUMNS()', "select columns('a.*') from orders", 'contract_sql_unsupported'],
+    ['TABLESAMPLE', 'select * from orders tablesample 10%', 'contract_sql_unsupported'],
+    ['column aliases on a table', 'select * from orders as o(a, b)', 'contract_sql_unsupported'],
+    ['a NATURAL join', 'select * from orders natural join customers', 'contract_sql_unsupported'],
+    [
+      'an ASOF join',
+      'select * from orders asof join customers on orders.a >= customers.a',
+      'contract_sql_unsupported',
+    ],
+    ['a POSITIONAL join', 'select * from orders positional join customers', 'contract_sql_unsupported'],
+    [
+      'a SEMI join',
+      'select * from orders semi join customers using (customer_id)',
+      'contract_sql_unsupported',
+    ],
+    ['a parameter', 'select $1', 'contract_sql_unsupported'],
+    ['a struct literal', "select {'a': 1}", 'contract_sql_unsupported'],
+    ['a list index', 'select status[1] from orders', 'contract_sql_unsupported'],
+    ['COLLATE', 'select status collate nocase from orders', 'contract_sql_unsupported'],
+    ['VALUES', 'select * from (values (1), (2)) v(x)', 'contract_sql_unsupported'],
+    ['LIMIT with an expression', 'select 1 from orders limit 1 + 1', 'contract_sql_unsupported'],
+    ['UNION BY NAME', 'select 1 as a union by name select 2 as a', 'contract_sql_unsupported'],
+    ['a non-NFC string literal', "select 'cafe\u0301'", 'contract_text_invalid'],
+    ['an unknown relation', 'select * from nowhere', 'contract_reference_unavailable'],
+  ])('refuses %s', async (_label, sql, code) => {
+    expect(await refusal(sql)).toBe(code);
+  });
+});
+
+describe('query scope', () => {
+  const qualifierOf = async (sql: string) => {
+    const query = (await project(sql)).query as Extract<SqlQuery, { node: 'select' }>;
+    const expr = query.select[0]?.expr;
+    if (expr?.node !== 'column' && expr?.node !== 'star') throw new Error('not a column');
+    return expr.qualifier;
+  };
+
+  it('resolves an implicit relation qualifier to the stable resource id', async () => {
+    expect(await qualifierOf('select orders.order_id from orders')).toEqual({
+      scope: 'resource',
+      id: 'shop.source.orders',
+    });
+    expect(await qualifierOf('select Orders.order_id from ORDERS')).toEqual({
+      scope: 'resource',
+      id: 'shop.source.orders',
+    });
+    expect(await qualifierOf('select orders.* from orders')).toEqual({
+      scope: 'resource',
+      id: 'shop.source.orders',
+    });
+  });
+
+  it('gives the same identity whether a relation is written by name or by id', async () => {
+    expect(await encoded('select order_id from "shop.source.orders"')).toBe(
+      await encoded('select order_id from orders'),
+    );
+    // …but the implicit qualifier is the name written in the query.
+    expect(await refusal('select orders.order_id from "shop.source.orders"')).toBe(
+      'contract_sql_qualifier_unknown',
+    );
+  });
+
+  it('keeps an explicit alias query-local, even when it is also the name of a resource', async () => {
+    expect(await qualifierOf('select customers.order_id from orders as customers')).toEqual({
+      scope: 'alias',
+      name: 'customers',
+    });
+    // The table's own name is no longer in scope once it has an alias.
+    expect(await refusal('select orders.order_id from orders as o')).toBe('contract_sql_qualifier_unknown');
+  });
+
+  it('lets a CTE name shadow a resource of the same name', async () => {
+    const projected = await project('with c as (select 1 as x) select c.x from c');
+    const query = projected.query as Extract<SqlQuery, { node: 'select' }>;
+    expect(query.from).toEqual({ node: 'cte', name: 'c', alias: null });
+    expect(projected.relations).toEqual([]);
+    expect(await qualifierOf('with c as (select 1 as x) select c.x from c')).toEqual({
+      scope: 'cte',
+      name: 'c',
+    });
+  });
+
+  it('does not let a CTE see itself or a later CTE', async () => {
+    // `c` inside its own definition is the resource named c, not the CTE.
+    expect((await project('with c as (select * from c) select * from c')).relations).toEqual([
+      'shop.source.c',
+    ]);
+    expect(await refusal('with a as (select * from b), b as (select 1) select * from a')).toBe(
+      'contract_reference_unavailable',
+    );
+  });
+
+  it('refuses ambiguous qualifiers', async () => {
+    expect(await refusal('select orders.order_id from orders join orders on true')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    expect(await refusal('select o.x from orders o join customers o on true')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    expect(await refusal('select * from orders join customers orders on true')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+  });
+
+  it('refuses qualifiers that name nothing in scope, including outer relations (no correlation)', async () => {
+    expect(await refusal('select x.order_id from orders')).toBe('contract_sql_qualifier_unknown');
+    expect(await refusal('select * from orders o, (select o.order_id) s')).toBe(
+      'contract_sql_qualifier_unknown',
+    );
+    expect(await refusal('select a.b.c from orders')).toBe('contract_sql_unsupported');
+  });
+
+  it('lists the resources the query reads, sorted and deduplicated', async () => {
+    expect(
+      (
+        await project(
+          'select * from orders o join customers c using (customer_id) join orders o2 using (order_id)',
+        )
+      ).relations,
+    ).toEqual(['shop.source.customers', 'shop.source.orders']);
+  });
+
+  it('changes identity when an explicit alias is renamed, not when an implicit name resolves the same', async () => {
+    expect(await encoded('select o.order_id from orders o')).not.toBe(
+      await encoded('select p.order_id from orders p'),
+    );
+  });
+});
+
+describe('bounds', () => {
+  it('refuses expressions nested deeper than the limit', async () => {
+    expect(await refusal(`select ${'('.repeat(150)}1${')'.repeat(150)} + ${'1 + '.repeat(120)}1`)).toBe(
+      'contract_sql_too_complex',
+    );
+  });
+
+  it('refuses parser output that is not a parser answer', () => {
+    expect(() => projectDuckDbSql(undefined, resolver)).toThrow(
+      expect.objectContaining({ code: 'contract_sql_parse_failed' }),
+    );
+    expect(() =>
+      projectDuckDbSql('{"error":false,"statements":[{"node":{"type":"SELECT_NODE"}}]}', resolver),
+    ).toThrow(expect.objectContaining({ code: 'contract_sql_unsupported' }));
+    expect(() => projectDuckDbSql('not json', resolver)).toThrow(
+      expect.objectContaining({ code: 'contract_sql_unsupported' }),
+    );
+  });
+});
