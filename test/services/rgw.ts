@@ -138,6 +138,8 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
     };
     const clients: S3Client[] = [];
     const makeClient = (): S3Client => {
+      // The pinned SDK's Node 20 notice would clutter every test log.
+      process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
       const client = new S3Client({
         endpoint,
         region: REGION,

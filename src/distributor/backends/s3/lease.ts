@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { instantOf } from '../../model/instant.js';
+import type { BundlePath } from '../../model/types.js';
+import { classifyS3Error } from './errors.js';
+import { bareEtag } from './etag.js';
+import { type PendingMarker, serializePending } from './pending.js';
+
+export interface LeaseClock {
+  /** Wall-clock time for lease ends (a test may run it ahead to stand for "later"). */
+  now(): Date;
+}
+
+export interface LeaseSettings {
+  readonly client: S3Client;
+  readonly bucket: string;
+  /** The marker's key. */
+  readonly key: string;
+  readonly clock: LeaseClock;
+  /** How long a claim lasts without renewal. */
+  readonly leaseMs: number;
+  /** The fault-injection hook, called before every marker write and delete. */
+  readonly beforeWrite: (kind: 'put' | 'delete') => void;
+}
+
+/** The lease was lost: another run took the marker over, or a renewal failed. */
+export class LeaseLost extends Error {
+  constructor() {
+    super('lease lost');
+    this.name = 'LeaseLost';
+  }
+}
+
+/**
+ * This run's hold on one bundle prefix through its pending marker. Every
+ * write is conditional on the marker version this run wrote last, so a
+ * takeover by another run is detected by the next renewal; while work goes
+ * on, a timer renews the lease every quarter of its length, and a lost lease
+ * aborts the upload in flight (`signal`).
+ */
+export class Lease {
+  readonly run = randomBytes(16).toString('hex');
+  readonly #settings: LeaseSettings;
+  readonly #abort = new AbortController();
+  #etag: string | undefined;
+  #outputs: readonly BundlePath[] = [];
+  #queue: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #lost = false;
+  /** Why the lease was lost: `LeaseLost` for a takeover, else the renewal's own failure. */
+  #lossReason: unknown;
+
+  constructor(settings: LeaseSettings) {
+    this.#settings = settings;
+  }
+
+  /** Aborted when the lease is lost; passed to every upload. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get held(): boolean {
+    return this.#etag !== undefined && !this.#lost;
+  }
+
+  /**
+   * Creates the marker (`If-None-Match: *`) or takes over an expired one
+   * (`If-Match` its ETag), claiming `outputs`. A lost race throws the SDK's
+   * precondition error for the caller to classify.
+   */
+  async acquire(outputs: readonly BundlePath[], current: string | undefined): Promise<void> {
+    this.#etag = await this.#write(
+      outputs,
+      this.#expiry(),
+      current === undefined ? { IfNoneMatch: '*' } : { IfMatch: current },
+    );
+    this.#outputs = outputs;
+    const interval = Math.max(Math.floor(this.#settings.leaseMs / 4), 1);
+    this.#timer = setInterval(() => {
+      this.renew().catch(() => undefined);
+    }, interval);
+    this.#timer.unref();
+  }
+
+  /**
+   * Extends the lease. Throws `LeaseLost` when another run took the marker
+   * over, or the renewal's own failure; either way the lease is then lost.
+   */
+  renew(): Promise<void> {
+    return this.#serialized(async () => {
+      if (this.#lost) throw this.#lossReason;
+      if (this.#etag === undefined) throw new LeaseLost();
+      try {
+        this.#etag = await this.#write(this.#outputs, this.#expiry(), { IfMatch: this.#etag });
+      } catch (error) {
+        this.#markLost(classifyS3Error(error) === 'precondition' ? new LeaseLost() : error);
+        throw this.#lossReason;
+      }
+    });
+  }
+
+  /** Throws why the lease was lost, when a renewal has failed since the last check. */
+  check(): void {
+    if (this.#lost) throw this.#lossReason;
+  }
+
+  /**
+   * Ends the claim early after a failure: the marker stays (it names what
+   * this run may have written) but expires now, so the next run converges at
+   * once instead of waiting for the lease. `outputs` may shrink the claim by
+   * keys this run found taken by someone else. Best effort: a failure here
+   * leaves the lease to expire on its own.
+   */
+  async release(outputs: readonly BundlePath[]): Promise<void> {
+    this.#stopTimer();
+    await this.#serialized(async () => {
+      if (this.#etag === undefined || this.#lost) return;
+      try {
+        this.#etag = await this.#write(outputs, instantOf(this.#settings.clock.now()), {
+          IfMatch: this.#etag,
+        });
+      } catch {
+        // the lease expires on its own
+      }
+    });
+  }
+
+  /** Deletes the marker: the last step of a run whose state is written and whose leftovers are gone. */
+  async remove(): Promise<void> {
+    this.#stopTimer();
+    await this.#serialized(async () => {
+      if (this.#lost) throw this.#lossReason;
+      this.#settings.beforeWrite('delete');
+      await this.#settings.client.send(
+        new DeleteObjectCommand({ Bucket: this.#settings.bucket, Key: this.#settings.key }),
+      );
+      this.#etag = undefined;
+    });
+  }
+
+  /** Stops renewing (the marker stays as it is). */
+  stop(): void {
+    this.#stopTimer();
+  }
+
+  #expiry() {
+    return instantOf(new Date(this.#settings.clock.now().getTime() + this.#settings.leaseMs));
+  }
+
+  async #write(
+    outputs: readonly BundlePath[],
+    expires: PendingMarker['expires'],
+    condition: { IfNoneMatch: '*' } | { IfMatch: string },
+  ): Promise<string> {
+    const marker: PendingMarker = { schema_version: 1, run: this.run, expires, outputs };
+    this.#settings.beforeWrite('put');
+    const response = await this.#settings.client.send(
+      new PutObjectCommand({
+        Bucket: this.#settings.bucket,
+        Key: this.#settings.key,
+        Body: serializePending(marker),
+        ContentType: 'application/json',
+        ...condition,
+      }),
+    );
+    return bareEtag(response.ETag) ?? '';
+  }
+
+  #serialized(task: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(task);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #markLost(reason: unknown): void {
+    this.#lost = true;
+    this.#lossReason = reason;
+    this.#stopTimer();
+    this.#abort.abort();
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,56 @@
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { bareEtag } from './etag.js';
+import type { BundleKeys } from './keys.js';
+
+export interface ListedObject {
+  readonly size: number;
+  readonly etag: string;
+}
+
+export interface BundleListing {
+  /** Bundle-relative name → object, for every key under the bundle prefix. */
+  readonly objects: ReadonlyMap<string, ListedObject>;
+  /** More objects exist than `maxObjects`; `objects` holds the first ones only. */
+  readonly overflow: boolean;
+}
+
+/**
+ * Every object under the exact bundle prefix, following continuation tokens
+ * page by page. The listing stops at `maxObjects`: a prefix holding more
+ * objects than any bundle of sealkit can write cannot be ours alone, and the
+ * caller classifies it without the rest.
+ */
+export async function listBundle(
+  client: S3Client,
+  bucket: string,
+  keys: BundleKeys,
+  maxObjects: number,
+): Promise<BundleListing> {
+  const objects = new Map<string, ListedObject>();
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: keys.prefix, ContinuationToken: token }),
+    );
+    for (const entry of page.Contents ?? []) {
+      const relative = entry.Key === undefined ? undefined : keys.relative(entry.Key);
+      if (relative === undefined) continue;
+      if (objects.size >= maxObjects) return { objects, overflow: true };
+      objects.set(relative, { size: entry.Size ?? -1, etag: bareEtag(entry.ETag) ?? '' });
+    }
+    if (page.IsTruncated === true && page.NextContinuationToken === undefined) {
+      // A truncated page without a way on would silently hide objects.
+      throw new IncompleteListing();
+    }
+    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return { objects, overflow: false };
+}
+
+/** The server said the listing goes on but gave no continuation token. */
+export class IncompleteListing extends Error {
+  constructor() {
+    super('incomplete listing');
+    this.name = 'IncompleteListing';
+  }
+}

@@ -1,0 +1,305 @@
+// The S3 backend against a real S3 implementation (Ceph RGW on 127.0.0.1),
+// driven through the distributor's library run: discovery, validation, the
+// pure planner and this backend, exactly as `sealkit distribute run` does.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BundleSpec,
+  listKeys,
+  putMany,
+  readPrefix,
+  s3Config,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
+import { scanBytes } from '../../../../test/helpers/sentinels.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import { parseState } from '../../model/state.js';
+import { distributeRun } from '../../run/run.js';
+import { createS3Backend } from './index.js';
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  Object.assign(process.env, rgw.awsEnv);
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('dist');
+  work = mkdtempSync(join(tmpdir(), 's3-backend-'));
+});
+
+afterAll(async () => {
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+let counter = 0;
+
+/** A fresh source root and destination prefix per test. */
+function fixture(destination: { source?: boolean; html?: boolean } = {}) {
+  counter += 1;
+  const source = mkdtempSync(join(work, `src-${counter}-`));
+  const prefix = `site-${counter}/reports`;
+  const config = s3Config(rgw, source, { bucket, prefix, ...destination });
+  const run = (options: { dryRun?: boolean } = {}) =>
+    distributeRun({
+      config,
+      now: () => NOW,
+      s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
+      ...options,
+    });
+  return { source, prefix, config, run };
+}
+
+const daily = (created: string, summary = 'all clear\n'): BundleSpec => ({
+  id: 'weather.daily.brentwood',
+  created,
+  files: { 'report.md': '# Brentwood\n\nSunny, *22 °C*.\n', 'summary.txt': summary },
+});
+
+describe('S3 destination: the six outcomes on a real radosgw', () => {
+  it('publishes outputs first and .distributor.json last, leaves no marker, then skips the same manifest', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    writeBundle(source, 'leeds/2026-05-30', { ...daily('2026-05-30T11:10:00Z'), id: 'weather.daily.leeds' });
+
+    const first = await run();
+    expect(first.outcomes.map((o) => [o.bundle_dir, o.outcome])).toEqual([
+      ['brentwood/2026-05-30', 'published'],
+      ['leeds/2026-05-30', 'published'],
+    ]);
+    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    const bundle = `${prefix}/brentwood/2026-05-30`;
+    expect([...stored.keys()].filter((key) => key.startsWith(`${bundle}/`)).sort()).toEqual([
+      `${bundle}/.distributor.json`,
+      `${bundle}/report.html`,
+      `${bundle}/report.md`,
+      `${bundle}/summary.txt`,
+    ]);
+    const state = parseState(stored.get(`${bundle}/.distributor.json`)?.bytes ?? Buffer.alloc(0));
+    expect(state.published_at).toBe('2026-06-01T12:00:00Z');
+    expect(state.destination_id).toBe('bucket');
+    for (const output of state.outputs) {
+      const object = stored.get(`${bundle}/${output.path}`);
+      expect(`sha256:${object?.sha256}`).toBe(output.sha256);
+      expect(object?.bytes.length).toBe(output.size);
+    }
+    expect(stored.get(`${bundle}/report.html`)?.contentType).toBe('text/html; charset=utf-8');
+    expect(stored.get(`${bundle}/report.html`)?.bytes.toString('utf8')).toContain('<h1>Brentwood</h1>');
+
+    const second = await run();
+    expect(second.outcomes.map((o) => o.outcome)).toEqual(['skipped_same', 'skipped_same']);
+    const after = await readPrefix(s3, bucket, `${prefix}/`);
+    expect([...after].map(([key, o]) => [key, o.etag])).toEqual([...stored].map(([key, o]) => [key, o.etag]));
+  });
+
+  it('replaces an older publication, deleting only the outputs its state listed', async () => {
+    const { source, prefix, run } = fixture();
+    const dir = 'brentwood/2026-05-30';
+    writeBundle(source, dir, daily('2026-05-30T11:10:00Z'));
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+    const bundle = `${prefix}/${dir}`;
+    // Someone else's objects next to the bundle and under a longer sibling name.
+    await putMany(s3, bucket, [
+      [`${prefix}/brentwood/2026-05-300/x.txt`, 'sibling'],
+      [`${prefix}/brentwood/2026-05-30`, 'bare key'],
+      [`${prefix}/brentwood/notes.txt`, 'parent'],
+    ]);
+
+    rmSync(join(source, dir), { recursive: true });
+    writeBundle(source, dir, {
+      id: 'weather.daily.brentwood',
+      created: '2026-05-30T12:00:00Z',
+      files: { 'summary.txt': 'rain later\n', 'data/obs.csv': 'hour,temp\n12,19\n' },
+    });
+    const report = await run();
+    expect(report.outcomes[0]?.outcome).toBe('replaced');
+    const keys = await listKeys(s3, bucket, `${prefix}/`);
+    expect(keys.sort()).toEqual(
+      [
+        `${bundle}/.distributor.json`,
+        `${bundle}/data/obs.csv`,
+        `${bundle}/summary.txt`,
+        `${prefix}/brentwood/2026-05-30`,
+        `${prefix}/brentwood/2026-05-300/x.txt`,
+        `${prefix}/brentwood/notes.txt`,
+      ].sort(),
+    );
+  });
+
+  it('skips when the destination is newer, and reports both conflicts', async () => {
+    const { source, run } = fixture();
+    const dir = 'brentwood/2026-05-30';
+    writeBundle(source, dir, daily('2026-05-30T12:00:00Z'));
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+
+    rmSync(join(source, dir), { recursive: true });
+    writeBundle(source, dir, daily('2026-05-30T11:00:00Z', 'older\n'));
+    expect((await run()).outcomes[0]?.outcome).toBe('skipped_newer');
+
+    rmSync(join(source, dir), { recursive: true });
+    writeBundle(source, dir, daily('2026-05-30T12:00:00Z', 'same created, other bytes\n'));
+    const same = await run();
+    expect([same.outcomes[0]?.outcome, same.outcomes[0]?.reason_code]).toEqual([
+      'conflict',
+      'conflict_same_created',
+    ]);
+
+    rmSync(join(source, dir), { recursive: true });
+    writeBundle(source, dir, { ...daily('2026-05-30T13:00:00Z'), id: 'weather.daily.other' });
+    const other = await run();
+    expect([other.outcomes[0]?.outcome, other.outcomes[0]?.reason_code]).toEqual([
+      'conflict',
+      'conflict_different_id',
+    ]);
+    expect(other.status).toBe('refused');
+  });
+
+  it('refuses a prefix holding objects without state as unmanaged, and writes nothing there', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    await putMany(s3, bucket, [[`${prefix}/brentwood/2026-05-30/index.html`, 'hand-made']]);
+    const report = await run();
+    expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
+      'refused',
+      'destination_unmanaged',
+    ]);
+    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([`${prefix}/brentwood/2026-05-30/index.html`]);
+  });
+
+  it('regression: objects under a longer sibling prefix (a/bc) or at the bare bundle key do not make a/b unmanaged', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'a/b', daily('2026-05-30T11:10:00Z'));
+    await putMany(s3, bucket, [
+      [`${prefix}/a/bc/report.md`, 'sibling'],
+      [`${prefix}/a/b`, 'bare key'],
+    ]);
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+  });
+
+  it('a --dry-run inspects and plans but writes nothing', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    const report = await run({ dryRun: true });
+    expect(report.dry_run).toBe(true);
+    expect(report.outcomes[0]?.outcome).toBe('published');
+    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([]);
+  });
+
+  it('refuses a .distributor.json sealkit did not write as destination_state_invalid', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    await putMany(s3, bucket, [[`${prefix}/brentwood/2026-05-30/.distributor.json`, '{"schema_version":1}']]);
+    const report = await run();
+    expect(report.outcomes[0]?.reason_code).toBe('destination_state_invalid');
+  });
+});
+
+describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
+  it('publishes a bundle of 1,100 files and recognises it on the rerun (every page read)', async () => {
+    const { source, prefix, run } = fixture({ html: false });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1100; i++) files[`rows/${String(i).padStart(4, '0')}.csv`] = `id\n${i}\n`;
+    writeBundle(source, 'big', { id: 'big', created: '2026-05-30T11:10:00Z', files });
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+    expect(await listKeys(s3, bucket, `${prefix}/big/`)).toHaveLength(1101);
+    expect((await run()).outcomes[0]?.outcome).toBe('skipped_same');
+  });
+
+  it('regression: a foreign object sorted after the first 1,000 keys still makes the prefix unmanaged', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
+    // 1,200 objects of a crashed run of ours, named by its (expired) pending marker...
+    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
+    const marker = {
+      expires: '2026-01-01T00:00:00Z',
+      outputs: claimed,
+      run: '0123456789abcdef0123456789abcdef',
+      schema_version: 1,
+    };
+    await putMany(s3, bucket, [
+      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
+      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
+    ]);
+    const dry = await run({ dryRun: true });
+    expect(dry.outcomes[0]?.outcome).toBe('published');
+    const plannedResidue =
+      dry.plan.items[0] && 'residue' in dry.plan.items[0] ? dry.plan.items[0].residue : [];
+    expect(plannedResidue).toHaveLength(1200);
+
+    // ...plus one object nobody claimed, on the second page of the listing.
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/bulk/zz-foreign.txt`, Body: 'foreign' }),
+    );
+    const report = await run();
+    expect(report.outcomes[0]?.reason_code).toBe('destination_unmanaged');
+    expect(await listKeys(s3, bucket, `${prefix}/bulk/`)).toHaveLength(1202);
+  });
+
+  it('converges a prefix holding 1,200 objects of a crashed run: publishes, then deletes exactly the residue', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
+    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
+    const marker = {
+      expires: '2026-01-01T00:00:00Z',
+      outputs: claimed,
+      run: '0123456789abcdef0123456789abcdef',
+      schema_version: 1,
+    };
+    await putMany(s3, bucket, [
+      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
+      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
+      [`${prefix}/bulky/keep.txt`, 'sibling'],
+    ]);
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+      [
+        `${prefix}/bulk/.distributor.json`,
+        `${prefix}/bulk/report.html`,
+        `${prefix}/bulk/report.md`,
+        `${prefix}/bulk/summary.txt`,
+        `${prefix}/bulky/keep.txt`,
+      ].sort(),
+    );
+  });
+});
+
+describe('S3 destination: failures are fixed refusals', () => {
+  it('an unreachable endpoint is destination_unreachable, with no bucket, key or credential in the report', async () => {
+    const { source, config } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    const destination = config.pipelines[0]?.destinations[0];
+    if (destination === undefined) throw new Error('fixture');
+    const unreachable = {
+      pipelines: [
+        {
+          ...config.pipelines[0],
+          id: 'reports',
+          source: { root: source },
+          destinations: [{ ...destination, endpoint: 'http://127.0.0.1:9', bucket: 'sentinel-bucket-name' }],
+        },
+      ],
+    };
+    const report = await distributeRun({
+      config: unreachable,
+      now: () => NOW,
+      s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
+    });
+    expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
+      'refused',
+      'destination_unreachable',
+    ]);
+    const hits = scanBytes(
+      [{ label: 'report', bytes: JSON.stringify(report) }],
+      ['sentinel-bucket-name', rgw.accessKeyId, rgw.secretAccessKey, '127.0.0.1:9'],
+    );
+    expect(hits).toEqual([]);
+  });
+});
