@@ -175,12 +175,13 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       else if ((modelCounts.get(name) ?? 0) > 1) finding = 'duplicate_model';
 
       let config: ResolvedConfig = projectConfig(project.models, projectName, [...dirs, name]);
-      let enabled = evaluate(config.enabled, (text) => renderValue(text, false));
+      let enabled = renderedBoolean(config.enabled, (text) => renderValue(text, false));
       const props = propsByModel.get(name);
       if (props?.config !== undefined) {
         const before = config.enabled;
         config = applyConfig(config, props.config);
-        if (config.enabled !== before) enabled = evaluate(config.enabled, (text) => renderValue(text, true));
+        if (config.enabled !== before)
+          enabled = renderedBoolean(config.enabled, (text) => renderValue(text, true));
       }
       const rendered = harness.render(decode(file.bytes), resolver, {
         withMacros: true,
@@ -190,7 +191,8 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       for (const inline of rendered.record.configs) {
         const before = config.enabled;
         config = applyConfig(config, inline);
-        if (config.enabled !== before) enabled = evaluate(config.enabled, (text) => renderValue(text, true));
+        if (config.enabled !== before)
+          enabled = renderedBoolean(config.enabled, (text) => renderValue(text, true));
       }
       if (typeof enabled === 'string') finding ??= enabled;
       if (!rendered.ok) finding ??= rendered.code;
@@ -279,13 +281,6 @@ function projectVars(project: YamlMapping, projectName: string): YamlMapping {
   return out;
 }
 
-function evaluate(
-  raw: YamlValue | undefined,
-  render: (text: string) => RenderOutcome,
-): boolean | FindingCode | undefined {
-  return renderedBoolean(raw, render);
-}
-
 function uniqueSources(pairs: readonly (readonly [string, string])[]): SourceKey[] {
   const seen = new Map<string, SourceKey>();
   for (const [source, table] of pairs) seen.set(`${source}.${table}`, { source, table });
@@ -372,11 +367,9 @@ function planTests(
     names.set(base, count);
     return count === 1 ? base : `${base}_${count}`;
   };
+  const modelNames = new Set(models.map((model) => model.name));
   const resolver: RelationResolver = {
-    model: (name) =>
-      enabledModels.has(name) || models.some((model) => model.name === name)
-        ? modelRelation(name)
-        : undefined,
+    model: (name) => (modelNames.has(name) ? modelRelation(name) : undefined),
     source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
   };
 

@@ -42,7 +42,7 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         const project = readProjectFile(root);
         const modelPaths = projectPaths(project['model-paths'], ['models']);
         const macroPaths = projectPaths(project['macro-paths'], ['macros']);
-        const budget = { files: 0 };
+        const budget = { files: 0, bytes: 0 };
         const modelFiles = modelPaths.flatMap((path) =>
           readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget),
         );
@@ -116,7 +116,7 @@ function readUnder(
   root: Dir,
   path: string,
   wanted: (name: string) => boolean,
-  budget: { files: number },
+  budget: { files: number; bytes: number },
 ): ProjectFile[] {
   let dir: Dir | undefined = root;
   const opened: Dir[] = [];
@@ -133,10 +133,16 @@ function readUnder(
       opened.push(dir);
     }
     const tree = readTree(dir, {
-      limits: { ...PROJECT_LIMITS, maxFiles: PROJECT_LIMITS.maxFiles - budget.files },
+      // The limits hold for the whole project, across every model and macro path.
+      limits: {
+        ...PROJECT_LIMITS,
+        maxFiles: PROJECT_LIMITS.maxFiles - budget.files,
+        maxTotalBytes: PROJECT_LIMITS.maxTotalBytes - budget.bytes,
+      },
       include: wanted,
     });
     budget.files += tree.files.length;
+    for (const file of tree.files) budget.bytes += file.bytes.length;
     return tree.files.map((file) => ({ path: `${path}/${file.path}`, bytes: file.bytes }));
   } catch (error: unknown) {
     if (error instanceof TreeReadError)
