@@ -100,6 +100,13 @@ describe('a failed copy leaves nothing at DEST', () => {
     expect(snapshotTree(root)).toEqual(before);
   });
 
+  it('refuses an edition name it does not ship (edition_unknown), before reading anything', () => {
+    expect(() => newWorkspace({ edition: 'postgres' as 'bigquery', dest: join(dir, 'ws') })).toThrow(
+      expect.objectContaining({ code: 'edition_unknown' }),
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('refuses an installation without the edition (edition_source_missing)', () => {
     const root = fakeInstallation();
     rmSync(join(root, 'editions', 'Snowflake'), { recursive: true });

@@ -1,6 +1,7 @@
 import { guardRefusals } from '../../core/refusal/index.js';
-import type { EditionId } from '../editions.js';
+import { type EditionId, isEditionId } from '../editions.js';
 import { editionsRoot, installationRoot } from '../installation.js';
+import { refuseEdition } from '../refusals.js';
 import { applyWorkspacePlan } from './apply.js';
 import { holdDestination } from './destination.js';
 import { planWorkspace, type WorkspacePlan } from './plan.js';
@@ -28,6 +29,9 @@ export interface NewWorkspaceResult {
  */
 export function newWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
   return guardRefusals(() => {
+    // Library callers are not type-checked at run time: an unknown name is refused, not looked up.
+    if (typeof options.edition !== 'string' || !isEditionId(options.edition))
+      throw refuseEdition('edition_unknown');
     const root = options.installationRoot ?? installationRoot();
     const source = readEditionSource(editionsRoot(root), options.edition);
     const plan = planWorkspace(source);
