@@ -1,9 +1,10 @@
 import type { BackendFactory } from '../backend.js';
 import type { S3DestinationConfig } from '../config/types.js';
+import { createS3Backend } from './s3/index.js';
 
 /**
- * The S3 backend built into sealkit, when present. Until it is wired here, S3
- * destinations are refused with `backend_unavailable` unless a factory is
- * passed to `distributeRun`.
+ * The S3 backend built into sealkit. `distributeRun` uses it unless a factory
+ * is passed (`s3Backend`); undefined would refuse S3 destinations with
+ * `backend_unavailable`.
  */
-export const builtinS3Factory: BackendFactory<S3DestinationConfig> | undefined = undefined;
+export const builtinS3Factory: BackendFactory<S3DestinationConfig> | undefined = createS3Backend;

@@ -6,6 +6,9 @@ import { classifyS3Error } from './errors.js';
 import { bareEtag } from './etag.js';
 import { type PendingMarker, serializePending } from './pending.js';
 
+/** How long a pending marker's claim lasts without renewal, unless configured. */
+export const DEFAULT_LEASE_MS = 120_000;
+
 export interface LeaseClock {
   /** Wall-clock time for lease ends (a test may run it ahead to stand for "later"). */
   now(): Date;

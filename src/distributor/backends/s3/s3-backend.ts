@@ -18,7 +18,7 @@ import { createS3Client } from './client.js';
 import { classifyS3Error } from './errors.js';
 import { inspectPrefix } from './inspect.js';
 import { bundleKeys } from './keys.js';
-import type { LeaseClock } from './lease.js';
+import { DEFAULT_LEASE_MS, type LeaseClock } from './lease.js';
 import { ObjectTooLarge } from './objects.js';
 import { publishToPrefix } from './publish.js';
 
@@ -34,8 +34,6 @@ export interface S3BackendOptions {
   readonly leaseMs?: number;
 }
 
-export const DEFAULT_LEASE_MS = 120_000;
-
 /**
  * The most objects one bundle prefix can hold when sealkit alone wrote it:
  * every file copied and rendered, for an old and a new publication, plus the
@@ -45,8 +43,8 @@ const MAX_LISTED_OBJECTS = 4 * MANIFEST_LIMITS.maxFiles + 2;
 
 const systemClock: LeaseClock = { now: () => new Date() };
 
-/** The S3-compatible destination backend (shape: `BackendFactory<S3DestinationConfig>`). */
-export function createS3Backend(
+/** The S3-compatible destination backend, with the SDK loaded (`lazy.ts` defers this module). */
+export function createS3BackendNow(
   config: S3DestinationConfig,
   _context: BackendOpenContext,
   options: S3BackendOptions = {},

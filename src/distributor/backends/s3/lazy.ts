@@ -1,0 +1,47 @@
+import type {
+  AppliedOutcome,
+  ApplyContext,
+  BackendOpenContext,
+  DestinationBackend,
+  DestinationSnapshot,
+  LockOutcome,
+  OutputSource,
+} from '../../backend.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import type { BundleDir } from '../../model/types.js';
+import type { PlannedWrite } from '../../plan/types.js';
+import type { S3BackendOptions } from './s3-backend.js';
+
+/**
+ * The S3 backend, loading the AWS SDK (about 0.3 s of module loading) on
+ * first use instead of at start-up: every sealkit command imports the
+ * distributor, few of them talk to S3.
+ */
+export function createS3Backend(
+  config: S3DestinationConfig,
+  context: BackendOpenContext,
+  options: S3BackendOptions = {},
+): DestinationBackend {
+  let loaded: Promise<DestinationBackend> | undefined;
+  const backend = (): Promise<DestinationBackend> => {
+    loaded ??= import('./s3-backend.js').then((module) =>
+      module.createS3BackendNow(config, context, options),
+    );
+    return loaded;
+  };
+  return {
+    kind: 's3',
+    destinationId: config.id,
+    lock: async (): Promise<LockOutcome> => (await backend()).lock(),
+    inspect: async (bundleDir: BundleDir): Promise<DestinationSnapshot> =>
+      (await backend()).inspect(bundleDir),
+    apply: async (
+      write: PlannedWrite,
+      source: OutputSource,
+      applyContext: ApplyContext,
+    ): Promise<AppliedOutcome> => (await backend()).apply(write, source, applyContext),
+    close: async (): Promise<void> => {
+      if (loaded !== undefined) await (await loaded).close();
+    },
+  };
+}
