@@ -236,6 +236,17 @@ describe('distribute run (local destination)', () => {
     expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
   });
 
+  it('publishes onto an existing empty directory (the seed calls it empty) by an atomic swap', async () => {
+    makeBundle(source, 'e/x', [SUMMARY], { id: 'x', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, 'e', 'x'), { recursive: true });
+    expect(outcomes(await run())).toEqual([['e/x', 'published', '']]);
+    expect(Object.keys(describeTree(join(dest, 'e', 'x'))).sort()).toEqual([
+      '.distributor.json',
+      'summary.txt',
+    ]);
+    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
   it('replaces narrowly: only old outputs, the old state and emptied directories go', async () => {
     makeBundle(
       source,
@@ -314,8 +325,11 @@ describe('distribute run (local destination)', () => {
       expect(outcomes(report)).toEqual([['a', 'refused', 'destination_locked']]);
       expect(bundleTree()).toEqual({});
     } finally {
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
       holder.kill('SIGKILL');
+      await exited;
     }
+    // The kernel released the dead holder's lock.
     expect(outcomes(await run())).toEqual([['a', 'published', '']]);
   });
 

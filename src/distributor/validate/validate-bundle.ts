@@ -48,28 +48,52 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
   unreadable: 'file_unreadable',
 };
 
-/**
- * Validates one bundle in the seed's order: the manifest and every path
- * first (no file is opened before all paths passed), then each file's size
- * and SHA-256 (streamed once, into the snapshot when there is one), then the
- * bundle digest over the listed records. The first failure is thrown as a
- * Refusal naming the rule, never the file.
+/*
+ * Validation in the seed's order: the manifest, every path and the bundle
+ * digest over the listed records first (no listed file is opened before all
+ * of them passed), then each file's size and SHA-256, streamed once (into the
+ * snapshot when there is one). The first failure is thrown as a Refusal
+ * naming the rule, never the file.
  */
-export function validateBundle(sourceRoot: Dir, dir: BundleDir, options: ValidateOptions): ValidatedBundle {
+/** Reads and checks a bundle's manifest.json (every path included); no listed file is opened. */
+export function readBundleManifest(sourceRoot: Dir, dir: BundleDir): SourceManifest {
   const bundleDir = openBundleDir(sourceRoot, dir);
   try {
-    return { dir, ...validateBundleDir(bundleDir, options) };
+    return readManifest(bundleDir);
   } finally {
     bundleDir.close();
   }
 }
 
-/** Validates the bundle held open as `bundleDir` (see `validateBundle`). */
+/** Checks every listed file of a bundle whose manifest was read (see `validateBundleDir`). */
+export function verifyBundleFiles(
+  sourceRoot: Dir,
+  dir: BundleDir,
+  manifest: SourceManifest,
+  options: ValidateOptions,
+): readonly RenderedPage[] {
+  const bundleDir = openBundleDir(sourceRoot, dir);
+  try {
+    return verifyFiles(bundleDir, manifest, options);
+  } finally {
+    bundleDir.close();
+  }
+}
+
+/** Validates the bundle held open as `bundleDir`: its manifest, then its files. */
 export function validateBundleDir(
   bundleDir: Dir,
   options: ValidateOptions,
 ): { readonly manifest: SourceManifest; readonly pages: readonly RenderedPage[] } {
   const manifest = readManifest(bundleDir);
+  return { manifest, pages: verifyFiles(bundleDir, manifest, options) };
+}
+
+function verifyFiles(
+  bundleDir: Dir,
+  manifest: SourceManifest,
+  options: ValidateOptions,
+): readonly RenderedPage[] {
   const pages: RenderedPage[] = [];
   for (const [index, file] of manifest.files.entries()) {
     const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
@@ -109,10 +133,7 @@ export function validateBundleDir(
       opened.file.close();
     }
   }
-  if (bundleDigest(manifest.files) !== manifest.digest) {
-    throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
-  }
-  return { manifest, pages };
+  return pages;
 }
 
 function openBundleDir(sourceRoot: Dir, dir: BundleDir): Dir {
@@ -147,7 +168,14 @@ function readManifest(bundleDir: Dir): SourceManifest {
     } catch {
       throw refuseDistributor('file_unreadable', { role: 'manifest' });
     }
-    return parseManifest(bytes);
+    const manifest = parseManifest(bytes);
+    // The digest covers the declared records; each file must then match its
+    // record exactly, so checking it first is the same check, before any byte
+    // of the files is read.
+    if (bundleDigest(manifest.files) !== manifest.digest) {
+      throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
+    }
+    return manifest;
   } finally {
     opened.file.close();
   }

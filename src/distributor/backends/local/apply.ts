@@ -3,7 +3,7 @@ import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
 import { type Dir, exchange, isFsError, renameNoReplace } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, OutputSource } from '../../backend.js';
-import { serializeState, STATE_FILE } from '../../model/state.js';
+import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { DestinationState, Instant } from '../../model/types.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
@@ -59,7 +59,7 @@ export async function applyLocal(
     runDir.fsync();
     const segments = write.bundle_dir.split('/');
     if (write.action === 'publish') {
-      commitPublish(root.root, segments, runDir, stageName, step);
+      commitPublish(root, segments, runDir, stageName, step);
       staged = false;
       return { outcome: 'published', outputs: state.outputs };
     }
@@ -127,7 +127,12 @@ async function buildTree(
   }
 }
 
-async function placeOutput(parent: Dir, output: PlannedOutput, source: OutputSource, step: StepHook): Promise<void> {
+async function placeOutput(
+  parent: Dir,
+  output: PlannedOutput,
+  source: OutputSource,
+  step: StepHook,
+): Promise<void> {
   const name = output.path.slice(output.path.lastIndexOf('/') + 1);
   const taken = source.take?.(output);
   if (taken !== undefined) {
@@ -164,25 +169,60 @@ async function placeOutput(parent: Dir, output: PlannedOutput, source: OutputSou
   }
 }
 
-function commitPublish(root: Dir, segments: readonly string[], runDir: Dir, stageName: string, step: StepHook): void {
+function commitPublish(
+  root: LocalRoot,
+  segments: readonly string[],
+  runDir: Dir,
+  stageName: string,
+  step: StepHook,
+): void {
   const leaf = segments[segments.length - 1] ?? '';
-  const parents = ensureDirs(root, segments.slice(0, -1), step);
+  const parents = ensureDirs(root.root, segments.slice(0, -1), step);
+  let swappedEmpty = false;
   try {
     step('rename');
     try {
       renameNoReplace(runDir, stageName, parents.dir, leaf);
     } catch (error: unknown) {
-      throw isFsError(error, 'EEXIST') || isFsError(error, 'ENOTEMPTY')
-        ? refuseDistributor('destination_changed', { role: 'destination' })
-        : destinationProblem(error);
+      if (!isFsError(error, 'EEXIST') && !isFsError(error, 'ENOTEMPTY')) throw destinationProblem(error);
+      // The seed counts an existing directory without entries as empty: swap
+      // the new tree in for it, atomically, instead of writing into it.
+      if (!isEmptyDirectory(parents.dir, leaf))
+        throw refuseDistributor('destination_changed', { role: 'destination' });
+      step('exchange');
+      exchange(runDir, stageName, parents.dir, leaf);
+      swappedEmpty = true;
     }
   } catch (error: unknown) {
-    removeCreated(root, parents.created, step);
+    removeCreated(root.root, parents.created, step);
     closeAll(parents.opened);
     throw error;
   }
   syncCommitted(parents.dir, step);
   closeAll(parents.opened);
+  if (swappedEmpty) {
+    try {
+      step('rmdir');
+      runDir.rmdir(stageName);
+    } catch {
+      try {
+        // Someone wrote into it meanwhile: it is theirs, kept.
+        root.keep(runDir, stageName, step);
+      } catch {
+        // Committed; what is left is swept narrowly by a later run.
+      }
+    }
+  }
+}
+
+function isEmptyDirectory(parent: Dir, name: string): boolean {
+  const located = openDirs(parent, [name]);
+  if (located === undefined) return false;
+  try {
+    return located.dir.list().length === 0;
+  } finally {
+    closeAll(located.opened);
+  }
 }
 
 /**

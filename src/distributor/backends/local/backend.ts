@@ -68,7 +68,10 @@ class LocalBackend implements DestinationBackend {
   async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
     const root = this.#root;
     if (root === undefined) {
-      return { kind: 'invalid', refusal: refuseDistributor('destination_root_unavailable', { role: 'destination' }) };
+      return {
+        kind: 'invalid',
+        refusal: refuseDistributor('destination_root_unavailable', { role: 'destination' }),
+      };
     }
     return inspectLocal(root.root, bundleDir);
   }
@@ -99,7 +102,8 @@ class LocalBackend implements DestinationBackend {
   }
 
   #usableRoot(): LocalRoot {
-    if (this.#root === undefined) throw refuseDistributor('destination_root_unavailable', { role: 'destination' });
+    if (this.#root === undefined)
+      throw refuseDistributor('destination_root_unavailable', { role: 'destination' });
     return this.#root;
   }
 

@@ -22,7 +22,8 @@ export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapsh
   const opened: Dir[] = [];
   try {
     let parent = root;
-    if (holdsState(parent)) return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+    if (holdsState(parent))
+      return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
     for (const segment of segments.slice(0, -1)) {
       try {
         parent = parent.openDir(segment);
@@ -31,7 +32,8 @@ export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapsh
         return invalid(destinationProblem(error));
       }
       opened.push(parent);
-      if (holdsState(parent)) return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+      if (holdsState(parent))
+        return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
     }
     let dir: Dir;
     try {
@@ -43,7 +45,11 @@ export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapsh
     opened.push(dir);
     return inspectBundleDir(dir);
   } catch (error: unknown) {
-    return invalid(error instanceof Refusal ? error : refuseDistributor('destination_unreachable', { role: 'destination' }));
+    return invalid(
+      error instanceof Refusal
+        ? error
+        : refuseDistributor('destination_unreachable', { role: 'destination' }),
+    );
   } finally {
     closeAll(opened);
   }
@@ -65,7 +71,9 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
 }
 
 /** The state at a bundle directory and its token (the SHA-256 of its bytes); undefined when invalid. */
-export function readState(dir: Dir): { readonly state: DestinationState; readonly token: StateToken } | undefined {
+export function readState(
+  dir: Dir,
+): { readonly state: DestinationState; readonly token: StateToken } | undefined {
   const opened = openRegular(dir, [STATE_FILE]);
   if (!opened.ok) return undefined;
   try {

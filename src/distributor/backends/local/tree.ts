@@ -2,7 +2,9 @@ import { type Dir, type EntryName, isFsError } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
-export type StepHook = (kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir') => void;
+export type StepHook = (
+  kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir',
+) => void;
 
 /** Bounds on walking a destination bundle tree. */
 export const TREE_LIMITS = { maxDepth: 64, maxEntries: 1_000_000 } as const;
@@ -67,7 +69,8 @@ export function closeAll(dirs: readonly Dir[]): void {
 
 export function destinationProblem(error: unknown) {
   if (isFsError(error, 'ELOOP')) return refuseDistributor('destination_symlink', { role: 'destination' });
-  if (isFsError(error, 'ENOTDIR')) return refuseDistributor('destination_not_directory', { role: 'destination' });
+  if (isFsError(error, 'ENOTDIR'))
+    return refuseDistributor('destination_not_directory', { role: 'destination' });
   return refuseDistributor('destination_write_failed', { role: 'destination' });
 }
 
@@ -136,9 +139,12 @@ export function removeListed(
     const parents = new Set<string>();
     for (const path of listed) {
       const segments = path.split('/');
-      for (let depth = 1; depth < segments.length; depth += 1) parents.add(segments.slice(0, depth).join('/'));
+      for (let depth = 1; depth < segments.length; depth += 1)
+        parents.add(segments.slice(0, depth).join('/'));
     }
-    const deepestFirst = [...parents].sort((a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1));
+    const deepestFirst = [...parents].sort(
+      (a, b) => b.split('/').length - a.split('/').length || (a < b ? -1 : 1),
+    );
     for (const path of deepestFirst) {
       const segments = path.split('/');
       const located = openDirs(dir, segments.slice(0, -1));
@@ -147,7 +153,8 @@ export function removeListed(
         step('rmdir');
         located.dir.rmdir(segments[segments.length - 1] ?? '');
       } catch (error: unknown) {
-        if (!isFsError(error, 'ENOTEMPTY') && !isFsError(error, 'ENOENT') && !isFsError(error, 'ENOTDIR')) throw error;
+        if (!isFsError(error, 'ENOTEMPTY') && !isFsError(error, 'ENOENT') && !isFsError(error, 'ENOTDIR'))
+          throw error;
       } finally {
         closeAll(located.opened);
       }
@@ -179,10 +186,12 @@ export function listTree(root: Dir): TreeListing {
   let other = false;
   let seen = 0;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
-    if (depth > TREE_LIMITS.maxDepth) throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
+    if (depth > TREE_LIMITS.maxDepth)
+      throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
     for (const entry of dir.list()) {
       seen += 1;
-      if (seen > TREE_LIMITS.maxEntries) throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
+      if (seen > TREE_LIMITS.maxEntries)
+        throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
       if (!entry.utf8) {
         other = true;
         continue;

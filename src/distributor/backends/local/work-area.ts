@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking, renameNoReplace } from '../../../core/fs/index.js';
+import {
+  Dir,
+  type HeldLock,
+  isFsError,
+  lockExclusiveNonBlocking,
+  renameNoReplace,
+} from '../../../core/fs/index.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import { openRegular } from '../../validate/open-source.js';
 import { removeListed, removeOwnTree, type StepHook } from './tree.js';

@@ -1,0 +1,87 @@
+import { Refusal } from '../../core/refusal/index.js';
+import type {
+  BackendFactory,
+  BackendOpenContext,
+  DestinationBackend,
+  DestinationSnapshot,
+} from '../backend.js';
+import type { LocalBackends } from '../backends/local/index.js';
+import type { DestinationConfig, S3DestinationConfig } from '../config/types.js';
+import type { BundleDir } from '../model/types.js';
+import type { SnapshotView } from '../plan/compare.js';
+import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+
+/** A configured destination opened for one run. */
+export interface OpenDestination {
+  readonly config: DestinationConfig;
+  readonly backend: DestinationBackend | undefined;
+  /** Why this destination cannot be used in this run (root unavailable, lock busy...). */
+  refusal: Refusal | undefined;
+}
+
+export function openDestination(
+  config: DestinationConfig,
+  locals: LocalBackends,
+  s3Factory: BackendFactory<S3DestinationConfig> | undefined,
+  context: BackendOpenContext,
+): OpenDestination {
+  try {
+    if (config.kind === 'local')
+      return { config, backend: locals.create(config, context), refusal: undefined };
+    if (s3Factory === undefined) {
+      return {
+        config,
+        backend: undefined,
+        refusal: refuseDistributor('backend_unavailable', { role: 'destination' }),
+      };
+    }
+    return { config, backend: s3Factory(config, context), refusal: undefined };
+  } catch (error: unknown) {
+    return { config, backend: undefined, refusal: asRefusal(error, 'backend_unavailable') };
+  }
+}
+
+/** Takes every destination's lock; a busy or failing one is refused for the whole run. */
+export async function lockAll(destinations: readonly OpenDestination[]): Promise<void> {
+  for (const destination of destinations) {
+    if (destination.backend === undefined || destination.refusal !== undefined) continue;
+    try {
+      const lock = await destination.backend.lock();
+      if (lock.kind === 'busy')
+        destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
+    } catch (error: unknown) {
+      destination.refusal = asRefusal(error, 'destination_unreachable');
+    }
+  }
+}
+
+/** What the planner sees of one bundle path at one destination. */
+export async function inspectDestination(
+  destination: OpenDestination,
+  dir: BundleDir,
+): Promise<SnapshotView> {
+  if (destination.refusal !== undefined || destination.backend === undefined) {
+    return { kind: 'refused', reason_code: destination.refusal?.code ?? 'backend_unavailable' };
+  }
+  let snapshot: DestinationSnapshot;
+  try {
+    snapshot = await destination.backend.inspect(dir);
+  } catch (error: unknown) {
+    return { kind: 'refused', reason_code: asRefusal(error, 'destination_unreachable').code };
+  }
+  return snapshot.kind === 'invalid' ? { kind: 'refused', reason_code: snapshot.refusal.code } : snapshot;
+}
+
+export async function closeAll(destinations: readonly OpenDestination[]): Promise<void> {
+  for (const destination of destinations) {
+    try {
+      await destination.backend?.close();
+    } catch {
+      // Leftovers in a work area are swept by the next run.
+    }
+  }
+}
+
+export function asRefusal(error: unknown, fallback: DistributorRefusalCode): Refusal {
+  return error instanceof Refusal ? error : refuseDistributor(fallback);
+}

@@ -1,0 +1,238 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { Dir } from '../../core/fs/index.js';
+import { guardRefusals } from '../../core/refusal/index.js';
+import type { DestinationBackend, Step } from '../backend.js';
+import { removeOwnTree } from '../backends/local/tree.js';
+import type { PipelineConfig } from '../config/types.js';
+import { discoverBundles } from '../discover/discover.js';
+import type { BundleDir, SourceManifest } from '../model/types.js';
+import { decide, type SnapshotView } from '../plan/compare.js';
+import type { PageInfo } from '../plan/outputs.js';
+import type { PlanPipelineInput } from '../plan/plan-run.js';
+import { refuseDistributor } from '../refusals.js';
+import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
+import { readBundleManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import { asRefusal, inspectDestination, type OpenDestination } from './destinations.js';
+
+export interface SourceBundle {
+  readonly dir: BundleDir;
+  readonly manifest: SourceManifest;
+  views: readonly SnapshotView[];
+  pages: readonly PageInfo[];
+  /** Position in the pipeline's snapshot, when its files were kept there. */
+  snapshotIndex: number | undefined;
+}
+
+/** One pipeline's sources as the run learns them, phase by phase. */
+export interface SourcePipeline {
+  readonly config: PipelineConfig;
+  readonly destinations: readonly OpenDestination[];
+  readonly root: Dir | undefined;
+  readonly failures: { bundle_dir: BundleDir | null; reason_code: string }[];
+  readonly bundles: SourceBundle[];
+  snapshot: SourceSnapshot | undefined;
+  /** The backend whose scratch area holds the snapshot (it may move files instead of copying). */
+  owner: DestinationBackend | undefined;
+}
+
+/** Phase 1: discovery and every manifest (paths and bundle digest included); no listed file is read. */
+export function readManifests(
+  config: PipelineConfig,
+  destinations: readonly OpenDestination[],
+): SourcePipeline {
+  let root: Dir | undefined;
+  try {
+    root = Dir.open(config.source.root);
+  } catch {
+    root = undefined;
+  }
+  const pipeline: SourcePipeline = {
+    config,
+    destinations,
+    root,
+    failures: [],
+    bundles: [],
+    snapshot: undefined,
+    owner: undefined,
+  };
+  if (root === undefined) {
+    pipeline.failures.push({ bundle_dir: null, reason_code: 'source_root_unavailable' });
+    return pipeline;
+  }
+  const held = root;
+  let found: readonly BundleDir[];
+  try {
+    found = guardRefusals(
+      () => discoverBundles(held),
+      () => refuseDistributor('source_root_unavailable'),
+    );
+  } catch (error: unknown) {
+    pipeline.failures.push({
+      bundle_dir: null,
+      reason_code: asRefusal(error, 'source_root_unavailable').code,
+    });
+    return pipeline;
+  }
+  for (const dir of found) {
+    try {
+      const manifest = guardRefusals(
+        () => readBundleManifest(held, dir),
+        () => refuseDistributor('file_unreadable', { role: 'manifest' }),
+      );
+      pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
+    } catch (error: unknown) {
+      pipeline.failures.push({ bundle_dir: dir, reason_code: asRefusal(error, 'file_unreadable').code });
+    }
+  }
+  return pipeline;
+}
+
+/** Phase 2: what every destination holds at every bundle path (read only). */
+export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
+  for (const bundle of pipeline.bundles) {
+    const views: SnapshotView[] = [];
+    for (const destination of pipeline.destinations)
+      views.push(await inspectDestination(destination, bundle.dir));
+    bundle.views = views;
+  }
+}
+
+export interface VerifyContext {
+  /** Hash only (dry run, or the run is already aborted): nothing is kept. */
+  readonly hashOnly: boolean;
+  readonly beforeStep: (step: Step) => void;
+  readonly temporary: { path?: string };
+  readonly onProgress: ((done: number, total: number) => void) | undefined;
+}
+
+/**
+ * Phase 3: every byte of every listed file, read once. A bundle that some
+ * destination will receive (its manifest decides publish or replace there)
+ * is streamed into the run's snapshot; the others are only hashed, so a
+ * no-op rerun writes nothing.
+ */
+export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, context: VerifyContext): void {
+  const root = pipeline.root;
+  if (root === undefined) return;
+  const renderHtml = pipeline.config.destinations.some((d) => d.outputs.html);
+  const total = pipeline.bundles.length;
+  for (const [index, bundle] of pipeline.bundles.entries()) {
+    context.onProgress?.(index, total);
+    const keep =
+      !context.hashOnly && pipeline.failures.length === 0 && bundle.views.some(writes(bundle.manifest));
+    let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
+    try {
+      if (keep) {
+        pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
+        bundleSnapshot = pipeline.snapshot.bundle(index);
+      }
+      const target = bundleSnapshot;
+      bundle.pages = guardRefusals(
+        () =>
+          verifyBundleFiles(
+            root,
+            bundle.dir,
+            bundle.manifest,
+            target === undefined ? { renderHtml } : { renderHtml, snapshot: target },
+          ),
+        () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+      );
+      if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
+    } catch (error: unknown) {
+      pipeline.failures.push({
+        bundle_dir: bundle.dir,
+        reason_code: asRefusal(error, 'file_unreadable').code,
+      });
+    } finally {
+      bundleSnapshot?.close();
+    }
+  }
+  context.onProgress?.(total, total);
+}
+
+const writes =
+  (manifest: SourceManifest) =>
+  (view: SnapshotView): boolean => {
+    const action = decide(manifest, view).action;
+    return action === 'publish' || action === 'replace';
+  };
+
+/** The planner's input for a pipeline whose phases all ran. */
+export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
+  const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
+  return {
+    id: pipeline.config.id,
+    destinations: pipeline.destinations.map((d) => ({
+      id: d.config.id,
+      kind: d.config.kind,
+      outputs: d.config.outputs,
+    })),
+    bundles: pipeline.bundles
+      .filter((bundle) => !failed.has(bundle.dir))
+      .map((bundle) => ({
+        dir: bundle.dir,
+        manifest: bundle.manifest,
+        pages: bundle.pages,
+        views: bundle.views,
+      })),
+    failures: pipeline.failures,
+  };
+}
+
+/**
+ * The snapshot lives in the first usable local destination's work area (same
+ * filesystem: its outputs are then moved, not copied), else in a private
+ * temporary directory.
+ */
+function openSnapshot(
+  pipeline: SourcePipeline,
+  context: VerifyContext,
+  pipelineIndex: number,
+): SourceSnapshot {
+  for (const destination of pipeline.destinations) {
+    const backend = destination.backend;
+    if (backend?.scratch === undefined || destination.refusal !== undefined) continue;
+    try {
+      const snapshot = new SourceSnapshot(
+        backend.scratch(),
+        backend,
+        snapshotStep(backend.destinationId, context),
+      );
+      pipeline.owner = backend;
+      return snapshot;
+    } catch {
+      // Try the next destination, then the temporary directory.
+    }
+  }
+  context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
+  const base = Dir.open(context.temporary.path);
+  try {
+    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), undefined, () => {});
+  } finally {
+    base.close();
+  }
+}
+
+function snapshotStep(destinationId: string, context: VerifyContext): SnapshotStep {
+  return (kind) => context.beforeStep({ kind, destination_id: destinationId });
+}
+
+export function closeSources(pipelines: readonly SourcePipeline[], temporary: { path?: string }): void {
+  for (const pipeline of pipelines) {
+    pipeline.snapshot?.close();
+    pipeline.root?.close();
+  }
+  if (temporary.path === undefined) return;
+  try {
+    const parent = Dir.open(dirname(temporary.path));
+    try {
+      removeOwnTree(parent, basename(temporary.path), () => {});
+    } finally {
+      parent.close();
+    }
+  } catch {
+    // A private temporary directory; the OS temp cleaner reclaims it.
+  }
+}
