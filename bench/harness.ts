@@ -9,6 +9,8 @@ export interface Variant {
   readonly name: string;
   /** One operation; its result is kept so the engine cannot drop the work. */
   readonly run: () => unknown;
+  /** Untimed work before every operation (e.g. a fresh empty destination). */
+  readonly setup?: () => void;
 }
 
 export interface PreparedBenchmark {
@@ -17,11 +19,17 @@ export interface PreparedBenchmark {
   /** The variant the others are compared with (ratio = variant / reference time). */
   readonly reference: string;
   readonly variants: readonly Variant[];
+  /** Figures other than time (peak RSS, target ratios), read once after the last round. */
+  readonly notes?: () => Readonly<Record<string, string | number>>;
+  /** Removes what `prepare` created; called after the notes, also when a round throws. */
+  readonly dispose?: () => void;
 }
 
 export interface Benchmark {
   readonly name: string;
   readonly description: string;
+  /** Overrides for heavy workloads (e.g. fewer rounds of a 1 GiB publication). */
+  readonly runOptions?: Partial<RunOptions>;
   /** Builds the workload and checks the variants agree before anything is timed. */
   prepare(): PreparedBenchmark;
 }
@@ -59,6 +67,7 @@ export interface BenchmarkResult {
   readonly workload: string;
   readonly reference: string;
   readonly variants: readonly VariantResult[];
+  readonly notes?: Readonly<Record<string, string | number>>;
 }
 
 let sink: unknown;
@@ -74,6 +83,17 @@ interface Sample {
 }
 
 function timeOnce(variant: Variant, ops: number): Sample {
+  if (variant.setup !== undefined) {
+    let wallMs = 0;
+    let cpuMs = 0;
+    for (let i = 0; i < ops; i++) {
+      variant.setup();
+      const one = timeOnce({ name: variant.name, run: variant.run }, 1);
+      wallMs += one.wallMs;
+      cpuMs += one.cpuMs;
+    }
+    return { wallMs: wallMs / ops, cpuMs: cpuMs / ops };
+  }
   const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < ops; i++) sink = variant.run();
@@ -94,6 +114,14 @@ export function runBenchmark(
   options: RunOptions = DEFAULT_RUN_OPTIONS,
 ): BenchmarkResult {
   const prepared = benchmark.prepare();
+  try {
+    return measure(benchmark, prepared, { ...options, ...benchmark.runOptions });
+  } finally {
+    prepared.dispose?.();
+  }
+}
+
+function measure(benchmark: Benchmark, prepared: PreparedBenchmark, options: RunOptions): BenchmarkResult {
   const { variants } = prepared;
   const referenceIndex = variants.findIndex((variant) => variant.name === prepared.reference);
   if (referenceIndex < 0)
@@ -137,6 +165,7 @@ export function runBenchmark(
         opsPerSample: opsPerSample[index] ?? 1,
       };
     }),
+    ...(prepared.notes === undefined ? {} : { notes: prepared.notes() }),
   };
 }
 

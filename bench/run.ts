@@ -3,9 +3,11 @@
 import { cpus } from 'node:os';
 import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
+import { distributorBenchmark } from './distributor.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
+import { ownerBenchmark } from './owner.js';
 
 /** Every benchmark, in run order. A new benchmark is one file plus one entry here. */
 const REGISTRY: readonly Benchmark[] = [
@@ -14,6 +16,8 @@ const REGISTRY: readonly Benchmark[] = [
   canonicalizeBytesBenchmark,
   editionCheckPlanBenchmark,
   editionNewBenchmark,
+  distributorBenchmark,
+  ownerBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {
@@ -47,6 +51,7 @@ function printTable(results: readonly BenchmarkResult[]): void {
         `${pad(variant.name, width)}  ${pad(variant.medianMs.toFixed(3), 10, true)}  ${pad(variant.minMs.toFixed(3), 9, true)}  ${pad(variant.cpuMs.toFixed(3), 9, true)}  ${pad(variant.opsPerSecond.toFixed(1), 9, true)}  ${pad(`${variant.ratio.toFixed(2)}x`, 6, true)}\n`,
       );
     }
+    for (const [key, value] of Object.entries(result.notes ?? {})) process.stdout.write(`${key}: ${value}\n`);
   }
 }
 
