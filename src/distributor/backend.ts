@@ -72,7 +72,17 @@ export type DestinationSnapshot =
   | { readonly kind: 'invalid'; readonly refusal: Refusal };
 
 /** Which mutating step a backend is about to take; reported to `beforeStep`. */
-export type StepKind = 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir' | 'put' | 'delete';
+export type StepKind =
+  | 'mkdir'
+  | 'create'
+  | 'write'
+  | 'fsync'
+  | 'rename'
+  | 'exchange'
+  | 'unlink'
+  | 'rmdir'
+  | 'put'
+  | 'delete';
 
 export interface Step {
   readonly kind: StepKind;

@@ -94,16 +94,23 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
     category: 'conflict',
     message: 'two pipelines, or two destinations of one pipeline, share an id',
   },
-  pipeline_not_found: { category: 'missing', message: 'no pipeline in the configuration has the requested id' },
+  pipeline_not_found: {
+    category: 'missing',
+    message: 'no pipeline in the configuration has the requested id',
+  },
 
   source_root_unavailable: {
     category: 'unavailable',
     message: 'the source root is missing, not a directory, reached through a symbolic link, or unreadable',
   },
-  bundle_nested: { category: 'unsupported', message: 'a bundle contains another bundle (nested manifest.json)' },
+  bundle_nested: {
+    category: 'unsupported',
+    message: 'a bundle contains another bundle (nested manifest.json)',
+  },
   bundle_at_source_root: {
     category: 'unsupported',
-    message: 'the source root itself holds a manifest.json; bundles must be in subdirectories of the source root',
+    message:
+      'the source root itself holds a manifest.json; bundles must be in subdirectories of the source root',
   },
   bundle_dir_invalid: {
     category: 'malformed',
@@ -124,7 +131,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
   manifest_not_json: { category: 'malformed', message: 'manifest.json is not strict UTF-8 JSON' },
   manifest_not_object: { category: 'malformed', message: 'manifest.json does not hold a JSON object' },
   manifest_schema_version: { category: 'unsupported', message: 'the manifest schema_version is not 1' },
-  manifest_id_invalid: { category: 'malformed', message: 'the manifest id is missing, empty or not a string' },
+  manifest_id_invalid: {
+    category: 'malformed',
+    message: 'the manifest id is missing, empty or not a string',
+  },
   manifest_digest_invalid: {
     category: 'malformed',
     message: 'the manifest digest is missing or not a lowercase sha256:<64 hex> string',
@@ -208,7 +218,8 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
 
   output_collision: {
     category: 'conflict',
-    message: 'two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
+    message:
+      'two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
   },
   run_aborted: {
     category: 'conflict',
