@@ -1,0 +1,103 @@
+// `sealkit distribute run` (the real built CLI) against the test radosgw:
+// credentials only from the environment (the AWS SDK's standard chain), one
+// outcome per bundle in human and --json form, exit 2 on a refusal, and no
+// bucket, prefix, endpoint or key in anything it prints.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../../test/helpers/cli.js';
+import { listKeys, putMany, s3ConfigYaml, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import { scanForSentinels } from '../../../../test/helpers/sentinels.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+
+const PREFIX = 'sentinel-prefix-7f3a';
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('sentinel-bucket');
+  work = mkdtempSync(join(tmpdir(), 's3-cli-'));
+});
+
+afterAll(async () => {
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+function setUp(name: string) {
+  const dir = mkdtempSync(join(work, `${name}-`));
+  const source = join(dir, 'out');
+  writeBundle(source, 'weather/brentwood', {
+    id: 'weather.daily.brentwood',
+    created: '2026-05-30T11:10:00Z',
+    files: { 'report.md': '# Brentwood\n\nSunny.\n', 'summary.txt': 'all clear\n' },
+  });
+  const prefix = `${PREFIX}/${name}`;
+  writeFileSync(join(dir, 'sealkit.distributor.yaml'), s3ConfigYaml(rgw, source, { bucket, prefix }));
+  const env = { ...process.env, ...rgw.awsEnv };
+  const cli = (...args: string[]) => runCli(['distribute', 'run', ...args], { cwd: dir, env });
+  return { dir, prefix, cli };
+}
+
+describe('sealkit distribute run with an S3 destination', () => {
+  it('publishes (exit 0), then skips on the rerun; --json carries one outcome per bundle', async () => {
+    const { prefix, cli } = setUp('publish');
+    const first = cli('--json');
+    expect(first.stderr.toString('utf8')).toBe('');
+    expect(first.status).toBe(0);
+    const report = JSON.parse(first.stdout.toString('utf8')) as {
+      status: string;
+      outcomes: { outcome: string; destination_id: string; outputs?: number }[];
+    };
+    expect(report.status).toBe('ok');
+    expect(report.outcomes).toEqual([
+      expect.objectContaining({ destination_id: 'bucket', outcome: 'published', outputs: 3 }),
+    ]);
+    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+      ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map(
+        (name) => `${prefix}/weather/brentwood/${name}`,
+      ),
+    );
+    const second = cli();
+    expect(second.status).toBe(0);
+    expect(second.stdout.toString('utf8')).toContain('skipped_same');
+  });
+
+  it('credentials come only from the SDK chain: without them the bundle is refused, exit 2, with fixed text', () => {
+    const { dir } = setUp('nokeys');
+    const env: NodeJS.ProcessEnv = { ...process.env, ...rgw.awsEnv };
+    delete env.AWS_ACCESS_KEY_ID;
+    delete env.AWS_SECRET_ACCESS_KEY;
+    const run = runCli(['distribute', 'run', '--json'], { cwd: dir, env });
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout.toString('utf8')) as { outcomes: { reason_code?: string }[] };
+    expect(report.outcomes[0]?.reason_code).toBe('destination_unreachable');
+  });
+
+  it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {
+    const { dir, prefix, cli } = setUp('unmanaged');
+    await putMany(s3, bucket, [[`${prefix}/weather/brentwood/index.html`, 'hand-made']]);
+    const human = cli();
+    const json = cli('--json');
+    for (const run of [human, json]) {
+      expect(run.status).toBe(2);
+      expect(`${run.stdout.toString('utf8')}`).toContain('destination_unmanaged');
+    }
+    const sentinels = [
+      bucket,
+      PREFIX,
+      rgw.endpoint.replace('http://', ''),
+      rgw.accessKeyId,
+      rgw.secretAccessKey,
+    ];
+    for (const run of [human, json]) expect(scanForSentinels(run, [join(dir, 'out')], sentinels)).toEqual([]);
+    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([`${prefix}/weather/brentwood/index.html`]);
+  });
+});
