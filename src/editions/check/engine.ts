@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { refuseEdition } from '../refusals.js';
 import { quoteIdentifier } from './sql.js';
 
@@ -13,6 +13,7 @@ const QUERY_NODES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'CTE_NODE', 'R
 export class CheckEngine {
   readonly #instance: DuckDBInstance;
   readonly #connection: DuckDBConnection;
+  #serialize: DuckDBPreparedStatement | undefined;
 
   private constructor(instance: DuckDBInstance, connection: DuckDBConnection) {
     this.#instance = instance;
@@ -31,7 +32,9 @@ export class CheckEngine {
 
   /** DuckDB's parser alone (json_serialize_sql): no table needs to exist. */
   async parse(sql: string): Promise<ParseVerdict> {
-    const prepared = await this.#connection.prepare('select json_serialize_sql($1::varchar)');
+    this.#serialize ??= await this.#connection.prepare('select json_serialize_sql($1::varchar)');
+    const prepared = this.#serialize;
+    prepared.clearBindings();
     prepared.bindVarchar(1, sql);
     const rows = (await prepared.runAndReadAll()).getRows();
     const text = rows[0]?.[0];
@@ -96,6 +99,7 @@ export class CheckEngine {
   }
 
   close(): void {
+    this.#serialize?.destroySync();
     this.#connection.closeSync();
     this.#instance.closeSync();
   }
