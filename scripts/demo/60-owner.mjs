@@ -1,0 +1,66 @@
+// Tour of the scoped execution owner codec: verify a valid owner document
+// with its originals, print its three subjects R, E and A, then watch a
+// one-byte change be refused — by the expected digest, and by the rules when
+// the digest follows the change.
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const title = 'owner: the scoped execution owner codec (R, E, A and fixed refusals)';
+
+export async function run(ctx) {
+  // The example owner of the PostgreSQL → MSSQL transfer cell and its originals,
+  // built the way a producer would (the same builder the tests use).
+  const fixtures = join(ctx.root, 'dist', 'src', 'owner', 'fixtures');
+  const { toCanonical } = await import(pathToFileURL(join(fixtures, 'build.js')).href);
+  const { buildCell } = await import(pathToFileURL(join(fixtures, 'cells.js')).href);
+  const built = buildCell('postgres_mssql_full_refresh_v1');
+  const write = (name, data) => {
+    const path = join(ctx.workDir, name);
+    writeFileSync(path, toCanonical(data).bytes);
+    return path;
+  };
+  const ownerFile = write('owner.json', built.owner);
+  const expected = toCanonical(built.owner).sha256;
+  const originals = [
+    '--qualification-owner',
+    write('qualification-owner.json', built.qualificationOwner),
+    '--qualification-grant',
+    write('qualification-grant.json', built.qualificationGrant),
+    '--execution-grant',
+    write('execution-grant.json', built.executionGrant),
+  ];
+  const attemptFile = write('attempt.json', built.attempts.orders);
+
+  ctx.say('Verify the owner document against its independently known SHA-256, and require its originals:');
+  const verified = ctx.sealkit(['owner', 'verify', ownerFile, '--expected-sha256', expected, ...originals]);
+  if (verified.status !== 0) throw new Error('owner verify failed');
+
+  ctx.say('The three subjects: R (the embedded request), E (the whole owner), A (an attempt bound to R):');
+  const subjects = ctx.sealkit([
+    'owner',
+    'subjects',
+    ownerFile,
+    '--expected-sha256',
+    expected,
+    '--attempt',
+    attemptFile,
+  ]);
+  if (subjects.status !== 0) throw new Error('owner subjects failed');
+
+  ctx.say('Change one byte (the target table "Orders" becomes "Ordera") and verify again:');
+  const bytes = Buffer.from(toCanonical(built.owner).bytes);
+  const at = bytes.indexOf('"Orders"') + 6;
+  bytes[at] = 'a'.charCodeAt(0);
+  const changed = join(ctx.workDir, 'owner-changed.json');
+  writeFileSync(changed, bytes);
+  const byDigest = ctx.sealkit(['owner', 'verify', changed, '--expected-sha256', expected]);
+  if (byDigest.status !== 2) throw new Error('the changed document was not refused');
+  ctx.say(
+    '…and with the digest of the changed bytes, the rules refuse it (the write no longer names its object):',
+  );
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const byRules = ctx.sealkit(['owner', 'verify', changed, '--expected-sha256', digest, '--json']);
+  if (byRules.status !== 2) throw new Error('the changed document was not refused');
+}
