@@ -1,6 +1,6 @@
 // `npm run bench [-- NAME] [--json]`: runs every registered benchmark (or the
 // one named) and prints a table, or one JSON object with --json.
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { distributorBenchmark } from './distributor.js';
@@ -27,6 +27,8 @@ function machine(): Readonly<Record<string, string | number>> {
     platform: `${process.platform} ${process.arch}`,
     cpu: cores[0]?.model.trim() ?? 'unknown',
     cores: cores.length,
+    // Other processes' load skews wall-clock figures; recorded so a reader can judge them.
+    loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
   };
 }
 
@@ -36,7 +38,9 @@ function pad(text: string, width: number, right = false): string {
 
 function printTable(results: readonly BenchmarkResult[]): void {
   const info = machine();
-  process.stdout.write(`node ${info.node}, ${info.platform}, ${info.cores} x ${info.cpu}\n`);
+  process.stdout.write(
+    `node ${info.node}, ${info.platform}, ${info.cores} x ${info.cpu}, load average ${info.loadAverage1m} at start\n`,
+  );
   for (const result of results) {
     process.stdout.write(`\n${result.name}: ${result.description}\n`);
     process.stdout.write(
