@@ -57,6 +57,7 @@ async function raceRuns(count: number, options: Record<string, unknown>): Promis
       { env: { ...process.env, ...rgw.awsEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const out: Buffer[] = [];
+    const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     let counted = false;
     const countReady = () => {
@@ -66,13 +67,15 @@ async function raceRuns(count: number, options: Record<string, unknown>): Promis
       if (ready === count) openGate();
     };
     child.stderr.on('data', (chunk: Buffer) => {
+      err.push(chunk);
       if (chunk.toString('utf8').includes('ready')) countReady();
     });
     return new Promise<ChildResult>((resolve, reject) => {
       child.once('exit', (code) => {
         // A run that never reached the gate must not hold the others back.
         countReady();
-        if (code !== 0) reject(new Error(`child exited ${code}`));
+        if (code !== 0)
+          reject(new Error(`child exited ${code}: ${Buffer.concat(err).toString('utf8').slice(-2000)}`));
         else resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as ChildResult);
       });
     });
