@@ -1,0 +1,306 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+function workDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-evidence-'));
+  roots.push(dir);
+  return dir;
+}
+
+interface Synthesized {
+  readonly out: string;
+  readonly mapping: string;
+  readonly dryRun: string;
+  readonly manifest: string;
+}
+
+function synth(extra: readonly string[] = []): Synthesized {
+  const out = join(workDir(), 'evidence');
+  const run = runCli([
+    'evidence',
+    'synth',
+    '--out',
+    out,
+    '--source',
+    'sql',
+    '--destination',
+    'bigquery',
+    ...extra,
+  ]);
+  expect({ status: run.status, stderr: run.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+  const [name] = readdirSync(join(out, 'run-manifests'));
+  return {
+    out,
+    mapping: join(out, 'mapping.json'),
+    dryRun: join(out, 'dry-run.json'),
+    manifest: join(out, 'run-manifests', name as string),
+  };
+}
+
+function check(evidence: Synthesized, extra: readonly string[]): ReturnType<typeof runCli> {
+  return runCli([
+    'evidence',
+    'check',
+    '--mapping-file',
+    evidence.mapping,
+    '--inventory-file',
+    evidence.dryRun,
+    '--run-manifest',
+    evidence.manifest,
+    ...extra,
+  ]);
+}
+
+/** What a successful check must never print: the seed's never-emitted list, as the synthetic files hold it. */
+function neverEmitted(evidence: Synthesized): string[] {
+  const dryRun = JSON.parse(readFileSync(evidence.dryRun, 'utf8')) as Record<string, unknown>;
+  const manifest = JSON.parse(readFileSync(evidence.manifest, 'utf8')) as Record<string, unknown>;
+  const inventory = dryRun.inventory as { row_count: number; columns: { name: string; type: string }[] }[];
+  return [
+    evidence.out,
+    'mapping.json',
+    'dry-run.json',
+    String(manifest.run_id),
+    String(manifest.target_identity),
+    String(manifest.pipeline_name),
+    String((manifest.source_identity as Record<string, unknown>).schema),
+    ...(manifest.load_ids as string[]),
+    ...inventory.map((entry) => String(entry.row_count)),
+    ...inventory.flatMap((entry) => entry.columns.map((column) => column.type)),
+    ...inventory
+      .flatMap((entry) => entry.columns.map((column) => column.name))
+      // 'Status' would match the output's own "status" key.
+      .filter((name) => name.length >= 4 && name.toLowerCase() !== 'status'),
+    String(manifest.source_mapping_fingerprint),
+    String(manifest.schema_confirmation_fingerprint),
+    String(manifest.source_schema_fingerprint),
+    String(manifest.typed_schema_fingerprint),
+    String(dryRun.readiness_note),
+  ];
+}
+
+describe('sealkit evidence check', () => {
+  it('prints the bound tables and edition, and nothing from the never-emitted list', () => {
+    const evidence = synth();
+    const args = ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', '36h'];
+    const json = check(evidence, [...args, '--json']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout.toString())).toEqual({
+      status: 'bound',
+      edition: 'editions/Bigquery/',
+      destination: 'bigquery',
+      source_kind: 'sql',
+      tables: [
+        { table: 'customers', bronze_table: 'customers', source_columns: 3, mapping_rules: 3 },
+        { table: 'order_items', bronze_table: 'order_items', source_columns: 5, mapping_rules: 5 },
+        { table: 'orders', bronze_table: 'orders', source_columns: 5, mapping_rules: 5 },
+        { table: 'products', bronze_table: 'products', source_columns: 3, mapping_rules: 3 },
+      ],
+    });
+    const human = check(evidence, args);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain('bound: the evidence selects editions/Bigquery/');
+    expect(human.stdout.toString()).toContain('  orders -> orders: 5 source columns, 5 mapping rules\n');
+    for (const run of [json, human]) {
+      expect(run.stderr.length).toBe(0);
+      expect(scanForSentinels(run, [], neverEmitted(evidence))).toEqual([]);
+    }
+  });
+
+  it('accepts 7d, 3600 and 90m as maximum ages, and refuses a stale or future run with exit 2', () => {
+    const evidence = synth();
+    for (const age of ['7d', '3600', '90m', '45s']) {
+      expect(
+        check(evidence, ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', age]).status,
+      ).toBe(0);
+    }
+    const old = synth(['--finished-at', '2024-01-01T00:00:00Z']);
+    const stale = check(old, [
+      '--source-binding-id',
+      'synthetic_retail',
+      '--max-evidence-age',
+      '36h',
+      '--json',
+    ]);
+    expect(stale.status).toBe(2);
+    expect(JSON.parse(stale.stdout.toString())).toMatchObject({
+      status: 'refused',
+      reason_code: 'scaffold_evidence_stale',
+      role: 'run_manifest',
+      field: 'finished_at_utc',
+    });
+    const future = synth(['--finished-at', '2099-01-01T00:00:00Z']);
+    expect(
+      JSON.parse(
+        check(future, [
+          '--source-binding-id',
+          'synthetic_retail',
+          '--max-evidence-age',
+          '3650d',
+          '--json',
+        ]).stdout.toString(),
+      ),
+    ).toMatchObject({ reason_code: 'scaffold_evidence_stale' });
+  });
+
+  it('refuses a missing alias, maximum age or file with its reason code, never a guess', () => {
+    const evidence = synth();
+    const noAlias = check(evidence, ['--max-evidence-age', '1d', '--json']);
+    expect(noAlias.status).toBe(2);
+    expect(JSON.parse(noAlias.stdout.toString())).toMatchObject({
+      reason_code: 'scaffold_source_identity_unavailable',
+      field: 'source_binding_id',
+    });
+    const noAge = check(evidence, ['--source-binding-id', 'synthetic_retail', '--json']);
+    expect(JSON.parse(noAge.stdout.toString())).toMatchObject({
+      reason_code: 'scaffold_evidence_freshness_unavailable',
+      field: 'max_evidence_age',
+    });
+    const noMapping = runCli([
+      'evidence',
+      'check',
+      '--inventory-file',
+      evidence.dryRun,
+      '--run-manifest',
+      evidence.manifest,
+      '--json',
+    ]);
+    expect(noMapping.status).toBe(2);
+    expect(JSON.parse(noMapping.stdout.toString())).toMatchObject({
+      reason_code: 'scaffold_input_missing',
+      role: 'mapping',
+    });
+    const mismatch = check(evidence, ['--source-binding-id', 'other_shop', '--max-evidence-age', '1d']);
+    expect(mismatch.status).toBe(2);
+    expect(mismatch.stderr.toString()).toBe(
+      'sealkit: refused (scaffold_source_identity_mismatch): the source binding alias differs across the dry run, run manifest and invocation\n',
+    );
+  });
+
+  it('treats a malformed maximum age, an unknown flag or a positional as a usage error', () => {
+    const evidence = synth();
+    for (const age of ['1.5h', '0', '-1d', '36 h', '1w', '']) {
+      const run = check(evidence, ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', age]);
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString()).toContain('invalid value for option --max-evidence-age');
+    }
+    expect(runCli(['evidence', 'check', '--dry-run-file', evidence.dryRun]).status).toBe(1);
+    expect(runCli(['evidence', 'check', evidence.dryRun]).status).toBe(1);
+  });
+
+  it('prints help', () => {
+    const help = runCli(['evidence', 'check', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout.toString()).toContain('Usage: sealkit evidence check');
+    expect(runCli(['evidence']).stdout.toString()).toContain('sealkit evidence synth');
+  });
+});
+
+describe('sealkit evidence synth', () => {
+  it('writes owner-only synthetic evidence and lists the files', () => {
+    const out = join(workDir(), 'evidence');
+    const run = runCli([
+      'evidence',
+      'synth',
+      '--out',
+      out,
+      '--source',
+      'csv',
+      '--destination',
+      'snowflake',
+      '--tables',
+      'orders,customers',
+      '--seed',
+      '3',
+      '--finished-at',
+      '2025-03-14T09:26:53Z',
+      '--json',
+    ]);
+    expect(run.status).toBe(0);
+    const printed = JSON.parse(run.stdout.toString()) as { files: string[] };
+    expect(printed).toMatchObject({
+      status: 'written',
+      synthetic: true,
+      source: 'csv',
+      destination: 'snowflake',
+      tables: ['orders', 'customers'],
+    });
+    expect(printed.files.slice(0, 2)).toEqual(['mapping.json', 'dry-run.json']);
+    expect(printed.files[2]).toMatch(/^run-manifests\/[0-9a-f-]{36}\.json$/);
+    expect(readdirSync(out).sort()).toEqual(['dry-run.json', 'mapping.json', 'run-manifests']);
+  });
+
+  it('prints with --dry-run the very plan it would write, and writes nothing', () => {
+    const parent = workDir();
+    const args = [
+      'evidence',
+      'synth',
+      '--out',
+      join(parent, 'evidence'),
+      '--source',
+      'sql',
+      '--destination',
+      'duckdb',
+    ];
+    const fixed = ['--finished-at', '2025-03-14T09:26:53Z', '--seed', '5'];
+    const plan = runCli([...args, ...fixed, '--dry-run', '--json']);
+    expect(plan.status).toBe(0);
+    expect(readdirSync(parent)).toEqual([]);
+    const planned = JSON.parse(plan.stdout.toString()) as {
+      status: string;
+      files: { path: string; content: string; mode: string }[];
+    };
+    expect(planned.status).toBe('planned');
+    expect(runCli([...args, ...fixed]).status).toBe(0);
+    for (const file of planned.files) {
+      expect(file.mode).toBe('0600');
+      expect(readFileSync(join(parent, 'evidence', file.path), 'utf8')).toBe(file.content);
+    }
+  });
+
+  it('refuses an existing directory with exit 2 and keeps it', () => {
+    const parent = workDir();
+    const args = [
+      'evidence',
+      'synth',
+      '--out',
+      join(parent, 'evidence'),
+      '--source',
+      'sql',
+      '--destination',
+      'bigquery',
+    ];
+    expect(runCli(args).status).toBe(0);
+    const again = runCli([...args, '--json']);
+    expect(again.status).toBe(2);
+    expect(JSON.parse(again.stdout.toString())).toMatchObject({
+      reason_code: 'evidence_synth_output_exists',
+    });
+    expect(scanForSentinels(again, [], [parent])).toEqual([]);
+  });
+
+  it('treats missing or invalid options as usage errors', () => {
+    const out = join(workDir(), 'evidence');
+    for (const args of [
+      ['--source', 'sql', '--destination', 'bigquery'],
+      ['--out', out, '--destination', 'bigquery'],
+      ['--out', out, '--source', 'parquet', '--destination', 'bigquery'],
+      ['--out', out, '--source', 'sql', '--destination', 'redshift'],
+      ['--out', out, '--source', 'sql', '--destination', 'bigquery', '--tables', 'customers,invoices'],
+      ['--out', out, '--source', 'sql', '--destination', 'bigquery', '--seed', 'x'],
+      ['--out', out, '--source', 'sql', '--destination', 'bigquery', '--finished-at', 'yesterday'],
+      ['--out', out, '--source', 'sql', '--destination', 'bigquery', '--source-binding-id', 'Bad-Alias'],
+    ]) {
+      expect(runCli(['evidence', 'synth', ...args]).status).toBe(1);
+    }
+    expect(() => readdirSync(out)).toThrow();
+  });
+});
