@@ -150,9 +150,11 @@ function mutate(document: Record<string, Node>, m: Mutation): void {
       else delete parent[key as string];
       return;
     case 'null':
-      return set(null);
+      set(null);
+      return;
     case 'replace':
-      return set(m.value);
+      set(m.value);
+      return;
     case 'string':
       if (typeof current === 'string') {
         const variants = [
