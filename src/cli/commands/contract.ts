@@ -120,10 +120,6 @@ function refuseProject(project: ContractProject, io: CliIo, json: boolean): neve
   );
 }
 
-function projectPath(values: { readonly help?: boolean | undefined }, positionals: readonly string[]) {
-  return values.help === true ? undefined : (positionals[0] as string);
-}
-
 export const contractValidate: Command = {
   path: ['contract', 'validate'],
   summary: 'validate a contract project (sources, models, semantic models, dashboards)',
@@ -135,10 +131,10 @@ export const contractValidate: Command = {
       VALIDATE_USAGE,
       { min: 0, max: 1 },
     );
-    const dir = projectPath(values, positionals);
-    if (dir === undefined)
+    if (values.help === true)
       return { text: `${VALIDATE_USAGE}\n`, json: { status: 'ok', usage: VALIDATE_USAGE } };
-    if (positionals.length === 0) return usageError(VALIDATE_USAGE);
+    const dir = positionals[0];
+    if (dir === undefined) return usageError(VALIDATE_USAGE);
     const project = await openContractProject(dir);
     if (!project.valid) refuseProject(project, io, values.json === true);
     const outcomes = project.outcomes;
@@ -200,10 +196,10 @@ export const contractProject: Command = {
       PROJECT_USAGE,
       { min: 0, max: 1 },
     );
-    const dir = projectPath(values, positionals);
-    if (dir === undefined)
+    if (values.help === true)
       return { text: `${PROJECT_USAGE}\n`, json: { status: 'ok', usage: PROJECT_USAGE } };
-    if (positionals.length === 0) return usageError(PROJECT_USAGE);
+    const dir = positionals[0];
+    if (dir === undefined) return usageError(PROJECT_USAGE);
     const project = await openContractProject(dir);
     let items: ProjectedItem[];
     if (values.resource !== undefined) {

@@ -171,7 +171,7 @@ export class ContractProject {
         file: entry.file,
         path: entry.path,
         status,
-        kind: resource?.kind ?? null,
+        kind: resource?.kind ?? kindOfRole(entry.refusal?.role),
         id: resource?.id ?? null,
         version,
         refusal: entry.refusal,
@@ -218,6 +218,12 @@ export class ContractProject {
     }
     return edges.sort((a, b) => compareBytes(a.from, b.from) || compareBytes(a.to, b.to));
   }
+}
+
+/** A file refused by its kind's schema still names its kind through the refusal role. */
+function kindOfRole(role: string | undefined): ResourceKind | null {
+  const found = Object.entries(ROLE_OF_KIND).find(([, candidate]) => candidate === role);
+  return found === undefined ? null : (found[0] as ResourceKind);
 }
 
 function asRefusal(error: unknown): Refusal {

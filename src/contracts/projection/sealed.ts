@@ -1,3 +1,4 @@
+import { refuseContract } from '../authoring/refusals.js';
 import type { ProjectionPayload } from './payload.js';
 
 type DeepReadonly<T> = T extends readonly (infer U)[]
@@ -20,6 +21,9 @@ export type ProjectionView = DeepReadonly<ProjectionPayload> & { readonly [viewB
 /** Every instance the constructor below made; nothing else is sealed. */
 const SEALED = new WeakSet<object>();
 
+/** Only code holding this token (this module) can run the constructor, even from plain JavaScript. */
+const TOKEN: unique symbol = Symbol('SealedProjection');
+
 let construct: ((payload: ProjectionPayload) => SealedProjection) | undefined;
 
 /**
@@ -31,14 +35,15 @@ let construct: ((payload: ProjectionPayload) => SealedProjection) | undefined;
 export class SealedProjection {
   readonly #payload: ProjectionPayload;
 
-  private constructor(payload: ProjectionPayload) {
+  private constructor(token: typeof TOKEN, payload: ProjectionPayload) {
+    if (token !== TOKEN) throw refuseContract('contract_not_sealed', { role: 'projection' });
     this.#payload = deepFreeze(payload);
     SEALED.add(this);
     Object.freeze(this);
   }
 
   static {
-    construct = (payload) => new SealedProjection(payload);
+    construct = (payload) => new SealedProjection(TOKEN, payload);
   }
 
   get kind(): ProjectionPayload['resource']['kind'] {

@@ -1,0 +1,305 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { collectTree, scanForSentinels } from '../../../test/helpers/sentinels.js';
+import {
+  baseProject,
+  copyExample,
+  exampleGolden,
+  model,
+  source,
+  writeProjectTree,
+} from '../../contracts/fixtures/resources.js';
+
+describe('sealkit contract', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-contract-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const json = (run: { stdout: Buffer }) =>
+    JSON.parse(run.stdout.toString('utf8')) as Record<string, unknown>;
+
+  it('validates the example project and lists every file', () => {
+    copyExample(join(dir, 'retail'));
+    const run = runCli(['contract', 'validate', join(dir, 'retail')]);
+    expect(run.status).toBe(0);
+    expect(run.stderr.length).toBe(0);
+    const text = run.stdout.toString('utf8');
+    expect(text).toContain('file 8: valid    Source         retail.source.orders\n');
+    expect(text).toMatch(/8 resources valid \(2 Dashboard, 2 Model, 2 SemanticModel, 2 Source\)\n$/);
+    const out = json(runCli(['contract', 'validate', '--json', join(dir, 'retail')]));
+    expect(out).toMatchObject({ status: 'ok', valid: 8 });
+  });
+
+  it('projects the example: id, kind, version and the golden digests', () => {
+    copyExample(join(dir, 'retail'));
+    const run = runCli(['contract', 'project', '--json', join(dir, 'retail')]);
+    expect(run.status).toBe(0);
+    const out = json(run) as { resources: { id: string; status: string; digest: string | null }[] };
+    const index = JSON.parse(readFileSync(join(exampleGolden(), 'index.json'), 'utf8')) as {
+      resources: { id: string; digest: string }[];
+    };
+    const projected = out.resources.filter((item) => item.status === 'projected');
+    expect(projected.map((item) => [item.id, item.digest])).toEqual(
+      index.resources.map((entry) => [entry.id, entry.digest]),
+    );
+    expect(out.resources.filter((item) => item.status === 'not_contract_bearing')).toHaveLength(2);
+    const human = runCli(['contract', 'project', join(dir, 'retail'), '--resource', 'retail.source.orders']);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toMatch(
+      /^Source {9}retail\.source\.orders {2}1\.3\.0 {2}backward {2}sha256:[0-9a-f]{64}\n$/,
+    );
+  });
+
+  it('writes the canonical bytes with --out, byte for byte the golden tree, create-only', () => {
+    copyExample(join(dir, 'retail'));
+    const out = join(dir, 'out');
+    const run = runCli(['contract', 'project', join(dir, 'retail'), '--out', out]);
+    expect(run.status).toBe(0);
+    const golden = exampleGolden();
+    expect(readdirSync(join(out, 'resources')).sort()).toEqual(readdirSync(join(golden, 'resources')).sort());
+    for (const name of readdirSync(join(golden, 'resources'))) {
+      expect(
+        readFileSync(join(out, 'resources', name)).equals(readFileSync(join(golden, 'resources', name))),
+      ).toBe(true);
+    }
+    expect(readFileSync(join(out, 'index.json')).equals(readFileSync(join(golden, 'index.json')))).toBe(true);
+    // No staging folder is left beside the output.
+    expect(readdirSync(dir).sort()).toEqual(['out', 'retail']);
+
+    const again = runCli(['contract', 'project', join(dir, 'retail'), '--out', out, '--json']);
+    expect(again.status).toBe(2);
+    expect(json(again)).toMatchObject({ status: 'refused', reason_code: 'contract_out_exists' });
+    expect(readdirSync(dir).sort()).toEqual(['out', 'retail']);
+
+    const orphan = runCli(['contract', 'project', join(dir, 'retail'), '--out', join(dir, 'missing', 'out')]);
+    expect(orphan.status).toBe(2);
+    expect(orphan.stderr.toString()).toContain('(contract_out_parent_missing)');
+  });
+
+  it('refuses an existing empty output folder and leaves it alone', () => {
+    copyExample(join(dir, 'retail'));
+    mkdirSync(join(dir, 'out'));
+    const run = runCli(['contract', 'project', join(dir, 'retail'), '--out', join(dir, 'out')]);
+    expect(run.status).toBe(2);
+    expect(readdirSync(join(dir, 'out'))).toEqual([]);
+  });
+
+  it('refuses a project with a broken file: per-file outcomes, exit 2, no names or values, nothing written', () => {
+    const project = join(dir, 'customer_project_zq');
+    writeProjectTree(
+      project,
+      baseProject({
+        'sources/secret_orders_zq.yaml': source({
+          id: 't.source.secret_zq',
+          name: 'secret_zq',
+          fields: [{ name: 'SECRET_COLUMN_ZQ', type: 'string', SECRET_KEY_ZQ: 'VALUE_ZQ_1' }],
+        }),
+      }),
+    );
+    const outRoot = join(dir, 'published');
+    mkdirSync(outRoot);
+    const out = join(outRoot, 'out');
+    const human = runCli(['contract', 'project', project, '--out', out]);
+    expect(human.status).toBe(2);
+    expect(human.stdout.length).toBe(0);
+    const stderr = human.stderr.toString();
+    expect(stderr).toContain('file 5: refused  Source         (contract_field_unknown) at fields[]:');
+    expect(stderr).toContain('file 1: blocked');
+    expect(stderr).toMatch(/sealkit: refused \(contract_project_invalid\): .*\n$/);
+    expect(existsSync(out)).toBe(false);
+
+    const machine = runCli(['contract', 'validate', '--json', project]);
+    expect(machine.status).toBe(2);
+    expect(json(machine)).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_project_invalid',
+      items: expect.arrayContaining([
+        {
+          file: 5,
+          status: 'refused',
+          kind: 'Source',
+          reason_code: 'contract_field_unknown',
+          field: 'fields[]',
+        },
+        { file: 1, status: 'blocked', kind: 'Dashboard' },
+      ]),
+    });
+    const sentinels = [
+      'SECRET_COLUMN_ZQ',
+      'SECRET_KEY_ZQ',
+      'VALUE_ZQ_1',
+      'secret_orders_zq',
+      'customer_project_zq',
+      't.source.secret_zq',
+    ];
+    // Nothing printed or written names the project, its files, fields, keys or values.
+    for (const run of [human, machine]) expect(scanForSentinels(run, [outRoot], sentinels)).toEqual([]);
+    expect(collectTree(outRoot)).toEqual([]);
+  });
+
+  it('reports a semantic refusal per resource without printing its id', () => {
+    const project = join(dir, 'p');
+    writeProjectTree(
+      project,
+      baseProject({
+        'models/facts.yaml': model({
+          id: 't.model.hidden_zq',
+          sql: "select * from read_csv('/etc/SECRET_PATH_ZQ')",
+        }),
+      }),
+    );
+    const run = runCli(['contract', 'validate', '--json', project]);
+    expect(run.status).toBe(2);
+    expect(json(run).items).toContainEqual({
+      file: 2,
+      status: 'refused',
+      kind: 'Model',
+      reason_code: 'contract_sql_unsupported',
+      field: 'sql',
+    });
+    expect(scanForSentinels(run, [], ['SECRET_PATH_ZQ', 't.model.hidden_zq'])).toEqual([]);
+  });
+
+  it.each([
+    ['a missing folder', (root: string) => join(root, 'nope'), 'contract_project_missing'],
+    [
+      'a file instead of a folder',
+      (root: string) => {
+        writeFileSync(join(root, 'f.yaml'), 'kind: Source\n');
+        return join(root, 'f.yaml');
+      },
+      'contract_project_not_directory',
+    ],
+    [
+      'a symlinked project',
+      (root: string) => {
+        copyExample(join(root, 'real'));
+        symlinkSync(join(root, 'real'), join(root, 'link'));
+        return join(root, 'link');
+      },
+      'contract_project_symlink',
+    ],
+    [
+      'a symlink inside the project',
+      (root: string) => {
+        copyExample(join(root, 'p'));
+        symlinkSync('/etc/hostname', join(root, 'p', 'sources', 'linked.yaml'));
+        return join(root, 'p');
+      },
+      'contract_project_symlink',
+    ],
+    [
+      'a project without resource files',
+      (root: string) => {
+        mkdirSync(join(root, 'empty'));
+        writeFileSync(join(root, 'empty', 'README.md'), '# nothing\n');
+        return join(root, 'empty');
+      },
+      'contract_project_empty',
+    ],
+    [
+      'an oversized resource file',
+      (root: string) => {
+        mkdirSync(join(root, 'big'));
+        writeFileSync(
+          join(root, 'big', 'huge.yaml'),
+          `kind: Source\ndescription: "${'x'.repeat(1024 * 1024)}"\n`,
+        );
+        return join(root, 'big');
+      },
+      'contract_file_too_large',
+    ],
+  ])('refuses %s', (_label, make, code) => {
+    const target = make(dir);
+    const run = runCli(['contract', 'validate', '--json', target]);
+    expect(run.status).toBe(2);
+    expect(json(run)).toMatchObject({ status: 'refused', reason_code: code });
+    expect(scanForSentinels(run, [], [dir])).toEqual([]);
+  });
+
+  it('skips dot folders such as .sealkit and .git', () => {
+    copyExample(join(dir, 'p'));
+    mkdirSync(join(dir, 'p', '.sealkit', 'ledger'), { recursive: true });
+    writeFileSync(join(dir, 'p', '.sealkit', 'ledger', 'state.yaml'), 'not: a resource\n');
+    expect(runCli(['contract', 'validate', join(dir, 'p')]).status).toBe(0);
+  });
+
+  it('refuses an unknown resource and a dashboard with --resource', () => {
+    copyExample(join(dir, 'p'));
+    const unknown = runCli(['contract', 'project', join(dir, 'p'), '--resource', 'retail.nope', '--json']);
+    expect(unknown.status).toBe(2);
+    expect(json(unknown)).toMatchObject({ reason_code: 'contract_resource_not_found' });
+    const board = runCli([
+      'contract',
+      'project',
+      join(dir, 'p'),
+      '--resource',
+      'retail.dashboard.sales_overview',
+    ]);
+    expect(board.status).toBe(2);
+    expect(board.stderr.toString()).toContain('(contract_resource_not_contract_bearing)');
+  });
+
+  it('lists unversioned resources without projecting them, and refuses them with --resource', () => {
+    const project = join(dir, 'p');
+    writeProjectTree(project, baseProject({ 'sources/orders.yaml': source({ contract: undefined }) }));
+    const run = runCli(['contract', 'project', '--json', project]);
+    expect(run.status).toBe(0);
+    expect(json(run).resources as unknown[]).toContainEqual({
+      file: 4,
+      kind: 'Source',
+      id: 't.source.orders',
+      status: 'unversioned',
+      version: null,
+      compatibility: null,
+      digest: null,
+    });
+    const one = runCli(['contract', 'project', project, '--resource', 't.source.orders']);
+    expect(one.status).toBe(2);
+    expect(one.stderr.toString()).toContain('(contract_version_missing)');
+  });
+
+  it('writes the JSON Schemas, create-only', () => {
+    const out = join(dir, 'schemas');
+    const run = runCli(['contract', 'schemas', '--out', out]);
+    expect(run.status).toBe(0);
+    expect(readdirSync(out).sort()).toEqual([
+      'dashboard.schema.json',
+      'model.schema.json',
+      'projection.schema.json',
+      'resource.schema.json',
+      'semantic-model.schema.json',
+      'source.schema.json',
+    ]);
+    expect(runCli(['contract', 'schemas', '--out', out]).status).toBe(2);
+  });
+
+  it('treats bad arguments as usage errors (exit 1) and prints help', () => {
+    for (const args of [
+      ['contract', 'validate'],
+      ['contract', 'validate', 'a', 'b'],
+      ['contract', 'project', 'a', '--bogus'],
+      ['contract', 'project', 'a', '--out'],
+      ['contract', 'schemas'],
+    ]) {
+      expect(runCli(args).status).toBe(1);
+    }
+    const help = runCli(['contract', 'project', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout.toString()).toContain('Usage: sealkit contract project DIR');
+  });
+});
