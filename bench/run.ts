@@ -5,6 +5,7 @@ import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { distributorBenchmark } from './distributor.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
+import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
 import { ownerBenchmark } from './owner.js';
@@ -18,6 +19,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionNewBenchmark,
   distributorBenchmark,
   ownerBenchmark,
+  evidenceBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {
