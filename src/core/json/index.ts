@@ -2,6 +2,7 @@ export { canonicalize, canonicalizeToBytes } from './jcs.js';
 export { parseStrict } from './parse.js';
 export { pyDumps } from './pydumps.js';
 export { type JsonRefusalCode, refuseJson } from './refusals.js';
+export { MAX_SERIAL_DEPTH } from './serial.js';
 export {
   DEFAULT_JSON_LIMITS,
   isJsonObject,
