@@ -62,8 +62,13 @@ export class Lease {
     return this.#abort.signal;
   }
 
-  get held(): boolean {
-    return this.#etag !== undefined && !this.#lost;
+  /**
+   * Why the lease was lost (`LeaseLost` for a takeover, else the renewal's
+   * failure), or undefined while it holds. A lost lease aborts the uploads in
+   * flight, so their abort errors say less than this.
+   */
+  get lossReason(): unknown {
+    return this.#lost ? this.#lossReason : undefined;
   }
 
   /**

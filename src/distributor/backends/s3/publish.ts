@@ -158,7 +158,7 @@ export async function publishToPrefix(
   } catch (error) {
     await settleAfterFailure(lease, commitAttempted ? claims : sortedUnique(attempted), marker !== undefined);
     // After the commit the publication stands; what is left is residue the marker names.
-    return committed ? applied(write) : refused(asRefusal(error));
+    return committed ? applied(write) : refused(asRefusal(lease.lossReason ?? error));
   } finally {
     lease.stop();
   }

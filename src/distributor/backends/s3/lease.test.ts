@@ -1,0 +1,131 @@
+// The pending marker's lease on a real radosgw: a slow run keeps its claim by
+// renewing it, another run is locked out meanwhile, and a run whose marker
+// was taken over stops before its commit point. The plan comes from a real
+// --dry-run; apply is called on the backend with a deliberately slow source.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listKeys, s3Config, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import type { OutputSource } from '../../backend.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import type { Instant } from '../../model/types.js';
+import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
+import { distributeRun } from '../../run/run.js';
+import { createS3Backend } from './index.js';
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  Object.assign(process.env, rgw.awsEnv);
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('lease');
+  work = mkdtempSync(join(tmpdir(), 's3-lease-'));
+});
+
+afterAll(async () => {
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+const FILES: Record<string, string> = { 'report.md': '# Lease\n\nSlow upload.\n', 'summary.txt': 'ok\n' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A real plan (from --dry-run) for one bundle under a fresh prefix, and the S3 destination config. */
+async function planOne(
+  name: string,
+): Promise<{ write: PlannedWrite; destination: S3DestinationConfig; prefix: string }> {
+  const source = mkdtempSync(join(work, `${name}-`));
+  writeBundle(source, 'daily', { id: `lease.${name}`, created: '2026-05-30T11:10:00Z', files: FILES });
+  const prefix = `lease-${name}`;
+  const config = s3Config(rgw, source, { bucket, prefix, html: false });
+  const report = await distributeRun({ config, dryRun: true });
+  const write = report.plan.items[0];
+  const destination = config.pipelines[0]?.destinations[0];
+  if (write === undefined || write.action !== 'publish' || destination === undefined)
+    throw new Error('fixture');
+  return { write, destination, prefix };
+}
+
+/** The planned bytes of a copied file, yielded in small pieces with a pause before each (a slow network or disk). */
+function slowSource(
+  pauseMs: number,
+  onChunk: (count: number) => Promise<void> = async () => {},
+): OutputSource {
+  let chunks = 0;
+  return {
+    async *open(output: PlannedOutput) {
+      const bytes = Buffer.from(FILES[output.source_path] ?? '', 'utf8');
+      for (let at = 0; at < bytes.length; at += 4) {
+        await sleep(pauseMs);
+        chunks += 1;
+        await onChunk(chunks);
+        yield bytes.subarray(at, at + 4);
+      }
+    },
+  };
+}
+
+const context = { now: '2026-06-01T12:00:00Z' as Instant, beforeStep: () => {} };
+const noHook = { beforeStep: () => {} };
+
+describe('S3 pending marker lease', () => {
+  it('a slow run renews its lease: another run is locked out long after the first lease length, then the slow run commits', async () => {
+    const { write, destination, prefix } = await planOne('renewed');
+    const slow = createS3Backend(destination, noHook, { leaseMs: 1500 });
+    const other = createS3Backend(destination, noHook, { leaseMs: 1500 });
+    // About 6 s of upload; the competitor comes after more than twice the lease length.
+    const publishing = slow.apply(write, slowSource(1000), context);
+    await sleep(3500);
+    const competing = await other.apply(write, slowSource(0), context);
+    expect(competing.outcome === 'refused' ? competing.refusal.code : competing.outcome).toBe(
+      'destination_locked',
+    );
+    const result = await publishing;
+    expect(result.outcome).toBe('published');
+    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+      ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
+    );
+    await slow.close();
+    await other.close();
+  });
+
+  it('a run whose marker was taken over (its lease expired while it stalled) stops before writing the state', async () => {
+    const { write, destination, prefix } = await planOne('overtaken');
+    const markerKey = `${prefix}/daily/.distributor.pending.json`;
+    const backend = createS3Backend(destination, noHook, { leaseMs: 200 });
+    const takeover = async (chunk: number) => {
+      if (chunk !== 2) return;
+      // Another run, later, takes the marker over exactly as sealkit does: If-Match its ETag.
+      const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+      const marker = {
+        expires: '2099-01-01T00:00:00Z',
+        outputs: ['report.md', 'summary.txt'],
+        run: 'ffffffffffffffffffffffffffffffff',
+        schema_version: 1,
+      };
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: markerKey,
+          Body: `${JSON.stringify(marker)}\n`,
+          IfMatch: (current.ETag ?? '').replaceAll('"', ''),
+        }),
+      );
+    };
+    const result = await backend.apply(write, slowSource(60, takeover), context);
+    expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe('destination_changed');
+    const keys = await listKeys(s3, bucket, `${prefix}/`);
+    expect(keys).not.toContain(`${prefix}/daily/.distributor.json`);
+    // The marker is the other run's, untouched by the run that lost it.
+    const marker = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+    expect(await marker.Body?.transformToString()).toContain('ffffffffffffffffffffffffffffffff');
+    await backend.close();
+  });
+});
