@@ -1,7 +1,8 @@
-// The pending marker's lease on a real radosgw: a slow run keeps its claim by
-// renewing it, another run is locked out meanwhile, and a run whose marker
-// was taken over stops before its commit point. The plan comes from a real
-// --dry-run; apply is called on the backend with a deliberately slow source.
+// The S3 backend's apply on a real radosgw, with sources that misbehave: the
+// pending marker's lease (a slow run keeps its claim by renewing it, another
+// run is locked out meanwhile, a run whose marker was taken over stops before
+// its commit point) and the verification of uploaded bytes. The plan comes
+// from a real --dry-run; apply is called on the backend directly.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,4 +129,61 @@ describe('S3 pending marker lease', () => {
     expect(await marker.Body?.transformToString()).toContain('ffffffffffffffffffffffffffffffff');
     await backend.close();
   });
+});
+
+/** A source that yields `bytes` for every output, whatever the plan says. */
+function fixedSource(bytes: (output: PlannedOutput) => Uint8Array): OutputSource {
+  return {
+    async *open(output: PlannedOutput) {
+      yield bytes(output);
+    },
+  };
+}
+
+describe('S3 uploads are verified against the plan', () => {
+  it('bytes of the planned length but another digest are refused; the state is never written', async () => {
+    const { write, destination, prefix } = await planOne('tampered');
+    const backend = createS3Backend(destination, noHook);
+    const tampered = fixedSource((output) => {
+      const bytes = Buffer.from(FILES[output.source_path] ?? '', 'utf8');
+      bytes[0] = (bytes[0] ?? 0) ^ 0x20;
+      return bytes;
+    });
+    const result = await backend.apply(write, tampered, context);
+    expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe(
+      'destination_write_failed',
+    );
+    expect(await listKeys(s3, bucket, `${prefix}/`)).not.toContain(`${prefix}/daily/.distributor.json`);
+    // The failed run's claim expired at once: a correct run converges right away.
+    const good = await backend.apply(
+      write,
+      fixedSource((o) => Buffer.from(FILES[o.source_path] ?? '', 'utf8')),
+      context,
+    );
+    expect(good.outcome).toBe('published');
+    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+      ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
+    );
+    await backend.close();
+  });
+
+  it('a source shorter or longer than planned fails the upload at once (no wait for a server timeout)', async () => {
+    for (const [name, change] of [
+      ['short', (bytes: Buffer) => bytes.subarray(0, bytes.length - 1)],
+      ['long', (bytes: Buffer) => Buffer.concat([bytes, Buffer.from('x')])],
+    ] as const) {
+      const { write, destination, prefix } = await planOne(name);
+      const backend = createS3Backend(destination, noHook);
+      const result = await backend.apply(
+        write,
+        fixedSource((output) => change(Buffer.from(FILES[output.source_path] ?? '', 'utf8'))),
+        context,
+      );
+      expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe(
+        'destination_write_failed',
+      );
+      expect(await listKeys(s3, bucket, `${prefix}/`)).not.toContain(`${prefix}/daily/.distributor.json`);
+      await backend.close();
+    }
+  }, 30_000); // radosgw waits about a minute for a body that never completes: a hang fails here
 });
