@@ -1,5 +1,5 @@
 import type { Sha256Hex } from '../core/digest/index.js';
-import { type GuardEpoch, readGuardEpochs } from './guard-epochs.js';
+import { epochsToBigInt, type GuardEpoch, readGuardEpochs } from './guard-epochs.js';
 import { MAX_EXECUTION_EPOCH, ORIGINAL_LIMITS } from './limits.js';
 import { fail, readIdList, readMatching, readRecord, readSha256, type Site } from './read.js';
 import { ID, UUID, type WorkloadId } from './vocabulary.js';
@@ -34,25 +34,19 @@ const FIELDS = [
 
 export function validateAttempt(value: unknown, site: Site, at: string): ActivationAttemptValue {
   const f = readRecord(value, FIELDS, site, at);
-  if (f.schema !== ATTEMPT_SCHEMA) fail(site, `${at}.schema`);
-  return Object.freeze({
-    schema: ATTEMPT_SCHEMA,
-    activation_request_sha256: readSha256(
-      f.activation_request_sha256,
-      site,
-      `${at}.activation_request_sha256`,
-    ),
-    attempt_id: readMatching(f.attempt_id, UUID, site, `${at}.attempt_id`),
-    workload_id: readMatching(f.workload_id, ID, site, `${at}.workload_id`) as WorkloadId,
-    constituents: readIdList(
-      f.constituents,
-      1,
-      ORIGINAL_LIMITS.constituents.max,
-      ID,
-      site,
-      `${at}.constituents`,
-    ),
-    pack_sha256: readSha256(f.pack_sha256, site, `${at}.pack_sha256`),
-    write_epochs: readGuardEpochs(f.write_epochs, 2n, MAX_EXECUTION_EPOCH, site, `${at}.write_epochs`),
-  });
+  if (f.schema !== ATTEMPT_SCHEMA) fail(site, at, '.schema');
+  readSha256(f.activation_request_sha256, site, at, '.activation_request_sha256');
+  readMatching(f.attempt_id, UUID, site, at, '.attempt_id');
+  readMatching(f.workload_id, ID, site, at, '.workload_id');
+  readIdList(f.constituents, 1, ORIGINAL_LIMITS.constituents.max, ID, site, at, '.constituents');
+  readSha256(f.pack_sha256, site, at, '.pack_sha256');
+  readGuardEpochs(f.write_epochs, 2n, MAX_EXECUTION_EPOCH, site, at, '.write_epochs');
+  return value as ActivationAttemptValue;
+}
+
+/** Epochs as bigints before checking (decoder-owned data only). */
+export function prepareAttempt(value: unknown): void {
+  if (typeof value === 'object' && value !== null) {
+    epochsToBigInt((value as Record<string, unknown>).write_epochs, 'epoch');
+  }
 }

@@ -9,7 +9,12 @@ export interface CanonicalCodec<T> {
   /** Refuses byte-level failures: size, JSON syntax, non-canonical bytes. */
   readonly site: Site;
   readonly maxBytes: number;
-  /** Reads plain JSON data into a detached, deeply frozen value, or refuses. */
+  /**
+   * Readies freshly parsed data (owned by the decoder alone) for checking:
+   * epochs become bigints. It never runs on data a caller supplied.
+   */
+  prepare?(parsed: unknown): void;
+  /** Checks plain JSON data where it is and returns it typed, or refuses. */
   validate(value: unknown): T;
 }
 
@@ -57,9 +62,26 @@ export function decodeCanonical<T>(
   const parsed = guardScoped(codec.site, () =>
     parseStrict(raw, { maxBytes: codec.maxBytes, maxDepth: MAX_DEPTH, maxIntegerDigits: MAX_INTEGER_DIGITS }),
   );
-  const value = guardScoped(codec.site, () => codec.validate(parsed));
+  const value = guardScoped(codec.site, () => {
+    codec.prepare?.(parsed);
+    return codec.validate(parsed);
+  });
   const canonical = guardScoped(codec.site, () => canonicalBytes(value));
   if (Buffer.compare(canonical, raw) !== 0) fail(codec.site);
+  // The parsed tree is reachable from nowhere else: freezing it makes the value immutable.
+  return deepFreeze(value);
+}
+
+/** Freezes plain data (objects and arrays) all the way down. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    if (Array.isArray(value)) {
+      for (const item of value) deepFreeze(item);
+    } else {
+      for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    }
+    Object.freeze(value);
+  }
   return value;
 }
 

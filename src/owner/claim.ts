@@ -1,5 +1,4 @@
 import type { Sha256Hex } from '../core/digest/index.js';
-import { OWNER_LIMITS } from './limits.js';
 import {
   fail,
   readArray,
@@ -48,47 +47,17 @@ const DIRECTIONAL_FIELDS = [
   'service_id',
   'write_subjects',
 ] as const;
-const PHYSICAL_FIELDS = [...DIRECTIONAL_FIELDS, 'observation_sha256'].sort();
+const PHYSICAL_FIELDS = [...DIRECTIONAL_FIELDS, 'observation_sha256'];
 
 export interface ReadClaims<C extends DirectionalClaim> {
   readonly claims: readonly C[];
   readonly guards: readonly GuardId[];
 }
 
-function readOneClaim(value: unknown, withObservation: boolean, site: Site, field: string): PhysicalClaim {
-  const f = readRecord(value, withObservation ? PHYSICAL_FIELDS : DIRECTIONAL_FIELDS, site, field);
-  const claim = {
-    connector: readOneOf(f.connector, CONNECTORS, site, `${field}.connector`),
-    service_id: readMatching(f.service_id, ID, site, `${field}.service_id`),
-    physical_subject_sha256: readSha256(f.physical_subject_sha256, site, `${field}.physical_subject_sha256`),
-    role: readOneOf(f.role, CLAIM_ROLES, site, `${field}.role`),
-    read_subjects: readSha256List(
-      f.read_subjects,
-      0,
-      OWNER_LIMITS.subjects.max,
-      site,
-      `${field}.read_subjects`,
-    ),
-    write_subjects: readSha256List(
-      f.write_subjects,
-      0,
-      OWNER_LIMITS.subjects.max,
-      site,
-      `${field}.write_subjects`,
-    ),
-  } as { -readonly [K in keyof PhysicalClaim]: PhysicalClaim[K] };
-  if (withObservation) {
-    claim.observation_sha256 = readSha256(f.observation_sha256, site, `${field}.observation_sha256`);
-  }
-  // A claim that names no subject covers nothing.
-  if (claim.read_subjects.length + claim.write_subjects.length === 0) fail(site, field);
-  return Object.freeze(claim);
-}
-
 /**
- * Claims strictly ascending by guard. The subject count is the sum of
- * read-subject and write-subject counts: a subject in both directions counts
- * twice.
+ * Claims strictly ascending by guard, at `field` (`claims`). The subject
+ * count is the sum of read-subject and write-subject counts: a subject in
+ * both directions counts twice.
  */
 export function readClaims<C extends DirectionalClaim>(
   value: unknown,
@@ -98,16 +67,23 @@ export function readClaims<C extends DirectionalClaim>(
   field: string,
 ): ReadClaims<C> {
   const list = readArray(value, limits.claims.min, limits.claims.max, site, field);
-  const claims: PhysicalClaim[] = [];
   const guards: GuardId[] = [];
   let subjects = 0;
   for (const entry of list) {
-    const claim = readOneClaim(entry, withObservation, site, `${field}[]`);
-    subjects += claim.read_subjects.length + claim.write_subjects.length;
+    const f = readRecord(entry, withObservation ? PHYSICAL_FIELDS : DIRECTIONAL_FIELDS, site, field, '[]');
+    readOneOf(f.connector, CONNECTORS, site, field, '[].connector');
+    readMatching(f.service_id, ID, site, field, '[].service_id');
+    readSha256(f.physical_subject_sha256, site, field, '[].physical_subject_sha256');
+    readOneOf(f.role, CLAIM_ROLES, site, field, '[].role');
+    const reads = readSha256List(f.read_subjects, 0, limits.subjects, site, field, '[].read_subjects');
+    const writes = readSha256List(f.write_subjects, 0, limits.subjects, site, field, '[].write_subjects');
+    if (withObservation) readSha256(f.observation_sha256, site, field, '[].observation_sha256');
+    // A claim that names no subject covers nothing.
+    if (reads.length + writes.length === 0) fail(site, field, '[]');
+    subjects += reads.length + writes.length;
     if (subjects > limits.subjects) fail(site, field);
-    claims.push(claim);
-    guards.push(guardIdOf(claim));
+    guards.push(guardIdOf(entry as DirectionalClaim));
   }
   requireAscending(guards, site, field);
-  return { claims: Object.freeze(claims) as unknown as readonly C[], guards: Object.freeze(guards) };
+  return { claims: list as readonly C[], guards };
 }

@@ -1,6 +1,6 @@
 import type { Sha256Hex } from '../core/digest/index.js';
 import { MAX_DESCRIPTOR_PATH, MAX_DESCRIPTOR_SIZE } from './limits.js';
-import { fail, readRecord, readSha256, readSmallInteger, readString, type Site } from './read.js';
+import { fail, readRecord, readSha256, readSmallInteger, type Site } from './read.js';
 
 /**
  * Where an original's evidence was recorded: a relative path, its digest and
@@ -18,13 +18,19 @@ const FIELDS = ['path', 'sha256', 'size_bytes'] as const;
 /** Relative, `/`-separated segments of [A-Za-z0-9._-] that never start with a dot: no `.`, `..` or absolute paths. */
 const RELATIVE_PATH = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 
-export function readDescriptor(value: unknown, site: Site, field: string): OriginalDescriptor {
-  const fields = readRecord(value, FIELDS, site, field);
-  const path = readString(fields.path, site, `${field}.path`);
-  if (path.length > MAX_DESCRIPTOR_PATH || !RELATIVE_PATH.test(path)) fail(site, `${field}.path`);
-  return Object.freeze({
-    path,
-    sha256: readSha256(fields.sha256, site, `${field}.sha256`),
-    size_bytes: readSmallInteger(fields.size_bytes, 1, MAX_DESCRIPTOR_SIZE, site, `${field}.size_bytes`),
-  });
+/** Checks the descriptor at `field` + `suffix`. */
+export function readDescriptor(
+  value: unknown,
+  site: Site,
+  field: string,
+  suffix: string,
+): OriginalDescriptor {
+  const f = readRecord(value, FIELDS, site, field, suffix);
+  const path = f.path;
+  if (typeof path !== 'string' || path.length > MAX_DESCRIPTOR_PATH || !RELATIVE_PATH.test(path)) {
+    fail(site, field, `${suffix}.path`);
+  }
+  readSha256(f.sha256, site, field, `${suffix}.sha256`);
+  readSmallInteger(f.size_bytes, 1, MAX_DESCRIPTOR_SIZE, site, field, `${suffix}.size_bytes`);
+  return value as OriginalDescriptor;
 }

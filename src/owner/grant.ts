@@ -26,26 +26,22 @@ const FIELDS = ['claims', 'grant_kind', 'owner_key', 'schema', 'scope_sha256'] a
 
 export function validateGrant(value: unknown, site: Site, at: string): CompositionGrantValue {
   const f = readRecord(value, FIELDS, site, at);
-  if (f.schema !== GRANT_SCHEMA) fail(site, `${at}.schema`);
-  const kind = readOneOf(f.grant_kind, GRANT_KINDS, site, `${at}.grant_kind`);
-  const ownerKey = readMatching(
+  if (f.schema !== GRANT_SCHEMA) fail(site, at, '.schema');
+  const kind = readOneOf(f.grant_kind, GRANT_KINDS, site, at, '.grant_kind');
+  readMatching(
     f.owner_key,
     kind === 'execution' ? EXECUTION_OWNER_KEY : QUALIFICATION_OWNER_KEY,
     site,
-    `${at}.owner_key`,
+    at,
+    '.owner_key',
   );
-  const { claims } = readClaims<DirectionalClaim>(
+  readSha256(f.scope_sha256, site, at, '.scope_sha256');
+  readClaims<DirectionalClaim>(
     f.claims,
     false,
     { claims: ORIGINAL_LIMITS.grantClaims, subjects: ORIGINAL_LIMITS.grantSubjects.max },
     site,
     `${at}.claims`,
   );
-  return Object.freeze({
-    schema: GRANT_SCHEMA,
-    grant_kind: kind,
-    owner_key: ownerKey,
-    scope_sha256: readSha256(f.scope_sha256, site, `${at}.scope_sha256`),
-    claims,
-  });
+  return value as CompositionGrantValue;
 }

@@ -10,13 +10,14 @@ export interface GuardEpoch {
 
 const FIELDS = ['epoch', 'guard_id'] as const;
 
-/** A list of guard epochs, strictly ascending by guard, epochs in [min, max]. */
+/** Checks a list of guard epochs at `field` + `suffix`: strictly ascending by guard, epochs in [min, max]. */
 export function readGuardEpochs(
   value: unknown,
   min: bigint,
   max: bigint,
   site: Site,
   field: string,
+  suffix: string,
 ): readonly GuardEpoch[] {
   const list = readArray(
     value,
@@ -24,21 +25,25 @@ export function readGuardEpochs(
     ORIGINAL_LIMITS.guardEpochs.max,
     site,
     field,
+    suffix,
   );
-  const out: GuardEpoch[] = [];
+  const guards: string[] = [];
   for (const entry of list) {
-    const f = readRecord(entry, FIELDS, site, `${field}[]`);
-    out.push(
-      Object.freeze({
-        guard_id: readMatching(f.guard_id, GUARD_ID, site, `${field}[].guard_id`) as GuardId,
-        epoch: readBigInteger(f.epoch, min, max, site, `${field}[].epoch`),
-      }),
-    );
+    const f = readRecord(entry, FIELDS, site, field, `${suffix}[]`);
+    guards.push(readMatching(f.guard_id, GUARD_ID, site, field, `${suffix}[].guard_id`));
+    readBigInteger(f.epoch, min, max, site, field, `${suffix}[].epoch`);
   }
-  requireAscending(
-    out.map((entry) => entry.guard_id),
-    site,
-    field,
-  );
-  return Object.freeze(out);
+  requireAscending(guards, site, field, suffix);
+  return value as readonly GuardEpoch[];
+}
+
+/** Turns the epochs of a list that `readGuardEpochs` will check into bigints, in place (decoder-owned data only). */
+export function epochsToBigInt(list: unknown, key: string): void {
+  if (!Array.isArray(list)) return;
+  for (const entry of list) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const record = entry as Record<string, unknown>;
+    const epoch = record[key];
+    if (typeof epoch === 'number' && Number.isSafeInteger(epoch)) record[key] = BigInt(epoch);
+  }
 }

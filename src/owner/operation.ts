@@ -1,5 +1,5 @@
 import type { Sha256Hex } from '../core/digest/index.js';
-import { type GuardEpoch, readGuardEpochs } from './guard-epochs.js';
+import { epochsToBigInt, type GuardEpoch, readGuardEpochs } from './guard-epochs.js';
 import { MAX_QUALIFICATION_EPOCH, MAX_TRY_NUMBER, MIN_QUALIFICATION_EPOCH } from './limits.js';
 import {
   fail,
@@ -55,36 +55,42 @@ const FIELDS = [
   'work_item_sha256',
 ] as const;
 
-export function validateOperation(value: unknown, site: Site, at: string): QualificationOperationValue {
-  const f = readRecord(value, FIELDS, site, at);
-  if (f.schema !== OPERATION_SCHEMA) fail(site, `${at}.schema`);
-  const runId = readMatching(f.qualification_run_id, UUID, site, `${at}.qualification_run_id`);
-  const ownerKey = readMatching(f.owner_key, QUALIFICATION_OWNER_KEY, site, `${at}.owner_key`);
+/** Checks an operation at `field` + `suffix`. */
+export function validateOperation(
+  value: unknown,
+  site: Site,
+  field: string,
+  suffix = '',
+): QualificationOperationValue {
+  const f = readRecord(value, FIELDS, site, field, suffix);
+  if (f.schema !== OPERATION_SCHEMA) fail(site, field, `${suffix}.schema`);
+  const runId = readMatching(f.qualification_run_id, UUID, site, field, `${suffix}.qualification_run_id`);
+  const ownerKey = readMatching(f.owner_key, QUALIFICATION_OWNER_KEY, site, field, `${suffix}.owner_key`);
   // The operation's owner is the qualification run it belongs to.
-  if (ownerKey !== qualificationOwnerKey(runId)) fail(site, `${at}.owner_key`);
-  return Object.freeze({
-    schema: OPERATION_SCHEMA,
-    owner_key: ownerKey,
-    owner_subject_sha256: readSha256(f.owner_subject_sha256, site, `${at}.owner_subject_sha256`),
-    qualification_run_id: runId,
-    grant_sha256: readSha256(f.grant_sha256, site, `${at}.grant_sha256`),
-    fixture_plan_sha256: readSha256(f.fixture_plan_sha256, site, `${at}.fixture_plan_sha256`),
-    qualification_plan_sha256: readSha256(
-      f.qualification_plan_sha256,
-      site,
-      `${at}.qualification_plan_sha256`,
-    ),
-    work_item_id: readMatching(f.work_item_id, ID, site, `${at}.work_item_id`),
-    work_item_sha256: readSha256(f.work_item_sha256, site, `${at}.work_item_sha256`),
-    action: readOneOf(f.action, OPERATION_ACTIONS, site, `${at}.action`),
-    runner_invocation_id: readMatching(f.runner_invocation_id, ID, site, `${at}.runner_invocation_id`),
-    try_number: readSmallInteger(f.try_number, 1, MAX_TRY_NUMBER, site, `${at}.try_number`),
-    guard_epochs: readGuardEpochs(
-      f.guard_epochs,
-      MIN_QUALIFICATION_EPOCH,
-      MAX_QUALIFICATION_EPOCH,
-      site,
-      `${at}.guard_epochs`,
-    ),
-  });
+  if (ownerKey !== qualificationOwnerKey(runId)) fail(site, field, `${suffix}.owner_key`);
+  readSha256(f.owner_subject_sha256, site, field, `${suffix}.owner_subject_sha256`);
+  readSha256(f.grant_sha256, site, field, `${suffix}.grant_sha256`);
+  readSha256(f.fixture_plan_sha256, site, field, `${suffix}.fixture_plan_sha256`);
+  readSha256(f.qualification_plan_sha256, site, field, `${suffix}.qualification_plan_sha256`);
+  readMatching(f.work_item_id, ID, site, field, `${suffix}.work_item_id`);
+  readSha256(f.work_item_sha256, site, field, `${suffix}.work_item_sha256`);
+  readOneOf(f.action, OPERATION_ACTIONS, site, field, `${suffix}.action`);
+  readMatching(f.runner_invocation_id, ID, site, field, `${suffix}.runner_invocation_id`);
+  readSmallInteger(f.try_number, 1, MAX_TRY_NUMBER, site, field, `${suffix}.try_number`);
+  readGuardEpochs(
+    f.guard_epochs,
+    MIN_QUALIFICATION_EPOCH,
+    MAX_QUALIFICATION_EPOCH,
+    site,
+    field,
+    `${suffix}.guard_epochs`,
+  );
+  return value as QualificationOperationValue;
+}
+
+/** Epochs as bigints before checking (decoder-owned data only). */
+export function prepareOperation(value: unknown): void {
+  if (typeof value === 'object' && value !== null) {
+    epochsToBigInt((value as Record<string, unknown>).guard_epochs, 'epoch');
+  }
 }

@@ -1,5 +1,5 @@
 import { type Sha256Hex, sha256Hex } from '../core/digest/index.js';
-import { type ActivationAttemptValue, validateAttempt } from './attempt.js';
+import { type ActivationAttemptValue, prepareAttempt, validateAttempt } from './attempt.js';
 import {
   type CanonicalCodec,
   canonicalBytes,
@@ -11,7 +11,7 @@ import {
 } from './canonical.js';
 import { type CompositionGrantValue, validateGrant } from './grant.js';
 import { MAX_ORIGINAL_BYTES } from './limits.js';
-import { type QualificationOperationValue, validateOperation } from './operation.js';
+import { prepareOperation, type QualificationOperationValue, validateOperation } from './operation.js';
 import { type QualificationOwnerValue, validateQualificationOwner } from './qualification-owner.js';
 import type { Site } from './read.js';
 import { type ActivationRequestValue, validateRequest } from './request.js';
@@ -26,8 +26,14 @@ function codec<T>(
   site: Site,
   at: string,
   validate: (value: unknown, site: Site, at: string) => T,
+  prepare?: (parsed: unknown) => void,
 ): CanonicalCodec<T> {
-  return { site, maxBytes: MAX_ORIGINAL_BYTES, validate: (value) => validate(value, site, at) };
+  return {
+    site,
+    maxBytes: MAX_ORIGINAL_BYTES,
+    validate: (value) => validate(value, site, at),
+    ...(prepare === undefined ? {} : { prepare }),
+  };
 }
 
 const REQUEST_CODEC = codec(
@@ -45,11 +51,13 @@ const OPERATION_CODEC = codec(
   { reason: 'scoped_execution_handoff', role: 'operation' },
   'operation',
   validateOperation,
+  prepareOperation,
 );
 const ATTEMPT_CODEC = codec(
   { reason: 'scoped_execution_attempt', role: 'attempt' },
   'attempt',
   validateAttempt,
+  prepareAttempt,
 );
 
 function expected(options: DecodeOptions | undefined, role: string): Sha256Hex | undefined {
@@ -59,9 +67,10 @@ function expected(options: DecodeOptions | undefined, role: string): Sha256Hex |
 
 /**
  * An immutable original: a validated, deeply frozen value held in a private
- * slot. Every serialization, hash and read revalidates it, so an instance
- * that was forged (created without a validated value) refuses instead of
- * answering.
+ * slot. Every serialization, hash and read revalidates it through its
+ * canonical bytes (the held value is read once, then decoded like any
+ * input), so an instance that was forged or given an unvalidated value by a
+ * subclass refuses instead of answering.
  */
 abstract class CanonicalOriginal<T> {
   readonly #value: T;
@@ -76,7 +85,11 @@ abstract class CanonicalOriginal<T> {
   /** The revalidated value (deeply frozen). */
   get value(): T {
     const codec = this.codec;
-    return guardScoped(codec.site, () => codec.validate(this.#value));
+    return decodeCanonical(
+      guardScoped(codec.site, () => canonicalBytes(this.#value)),
+      codec,
+      undefined,
+    );
   }
 
   /** The exact canonical bytes. */

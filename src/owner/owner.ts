@@ -12,7 +12,7 @@ import {
 import { compareAttempt, compareOriginals, type SelectedEpoch } from './document/compare.js';
 import type { ScopedExecutionOwnerValue } from './document/model.js';
 import { DOCUMENT } from './document/sites.js';
-import { type ValidatedOwner, validateOwner } from './document/validate.js';
+import { prepareOwner, type ValidatedOwner, validateOwner } from './document/validate.js';
 import { MAX_OWNER_BYTES } from './limits.js';
 import { ActivationAttempt, ActivationRequest, CompositionGrant, QualificationOwner } from './originals.js';
 import { fail } from './read.js';
@@ -24,6 +24,7 @@ import { logicalWriteSha256Unchecked } from './write.js';
 const OWNER_CODEC: CanonicalCodec<ScopedExecutionOwnerValue> = {
   site: DOCUMENT,
   maxBytes: MAX_OWNER_BYTES,
+  prepare: prepareOwner,
   validate: (value) => validateOwner(value).value,
 };
 
@@ -101,8 +102,10 @@ export class ScopedExecutionOwner {
     return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: sha256Hex(raw) });
   }
 
-  // Static, so that a forged receiver reaches the guard: reading its missing
-  // private slot inside guardScoped refuses instead of throwing a TypeError.
+  // Revalidation checks the held value where it is: only this module's
+  // decoder creates owners (the constructor token), so the value is always a
+  // frozen tree it parsed itself. Static, so that a forged receiver reaches
+  // the guard: reading its missing slot there refuses instead of throwing.
   static #validate(owner: ScopedExecutionOwner): ValidatedOwner {
     return guardScoped(DOCUMENT, () => validateOwner(owner.#value));
   }

@@ -20,11 +20,9 @@ const FIELDS = ['grant_sha256', 'qualification_run_id', 'schema', 'scope_sha256'
 
 export function validateQualificationOwner(value: unknown, site: Site, at: string): QualificationOwnerValue {
   const f = readRecord(value, FIELDS, site, at);
-  if (f.schema !== QUALIFICATION_OWNER_SCHEMA) fail(site, `${at}.schema`);
-  return Object.freeze({
-    schema: QUALIFICATION_OWNER_SCHEMA,
-    qualification_run_id: readMatching(f.qualification_run_id, UUID, site, `${at}.qualification_run_id`),
-    grant_sha256: readSha256(f.grant_sha256, site, `${at}.grant_sha256`),
-    scope_sha256: readSha256(f.scope_sha256, site, `${at}.scope_sha256`),
-  });
+  if (f.schema !== QUALIFICATION_OWNER_SCHEMA) fail(site, at, '.schema');
+  readMatching(f.qualification_run_id, UUID, site, at, '.qualification_run_id');
+  readSha256(f.grant_sha256, site, at, '.grant_sha256');
+  readSha256(f.scope_sha256, site, at, '.scope_sha256');
+  return value as QualificationOwnerValue;
 }

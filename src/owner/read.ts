@@ -2,37 +2,45 @@ import { isSha256Hex, type Sha256Hex } from '../core/digest/index.js';
 import { refuseScopedExecution, type ScopedExecutionReason } from './refusals.js';
 
 /**
- * Where a strict read happens: the reason it refuses with, the artifact role
- * and an allowlisted field path written here (never taken from the input).
- * A path without `[]` at its end names a collection as a whole (count,
- * order, duplicates, coverage); `name[]…` names one entry.
+ * Strict checks over plain JSON data. Readers check a value where it is and
+ * return it typed; they never copy or change it (the decoder owns the data
+ * it checks, so no caller can change it afterwards).
+ *
+ * A refusal names the reason of its site, the artifact role and an
+ * allowlisted field path written here, never taken from the input: the path
+ * is `field` + `suffix`, joined only when a check fails. A path without `[]`
+ * at its end names a collection as a whole (count, order, duplicates,
+ * coverage); `name[]…` names one entry.
  */
 export interface Site {
   readonly reason: ScopedExecutionReason;
   readonly role: string;
 }
 
-export function fail(site: Site, field?: string): never {
+export function fail(site: Site, field?: string, suffix = ''): never {
   throw refuseScopedExecution(
     site.reason,
-    field === undefined ? { role: site.role } : { role: site.role, field },
+    field === undefined ? { role: site.role } : { role: site.role, field: field + suffix },
   );
 }
 
 export type Fields = Readonly<Record<string, unknown>>;
 
-/**
- * A plain object with exactly `keys` (no unknown, missing or symbol keys).
- * Values are read by the caller once each, into a detached copy.
- */
-export function readRecord(value: unknown, keys: readonly string[], site: Site, field?: string): Fields {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(site, field);
+/** A plain object with exactly `keys`: no unknown, missing or symbol keys, no class instances. */
+export function readRecord(
+  value: unknown,
+  keys: readonly string[],
+  site: Site,
+  field?: string,
+  suffix?: string,
+): Fields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(site, field, suffix);
   const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) fail(site, field);
-  if (Object.getOwnPropertySymbols(value).length !== 0) fail(site, field);
-  if (Object.keys(value).length !== keys.length) fail(site, field);
+  if (proto !== Object.prototype && proto !== null) fail(site, field, suffix);
+  if (Object.getOwnPropertySymbols(value).length !== 0) fail(site, field, suffix);
+  if (Object.keys(value).length !== keys.length) fail(site, field, suffix);
   for (const key of keys) {
-    if (!Object.hasOwn(value, key)) fail(site, field);
+    if (!Object.hasOwn(value, key)) fail(site, field, suffix);
   }
   return value as Fields;
 }
@@ -44,10 +52,11 @@ export function readArray(
   max: number,
   site: Site,
   field: string,
+  suffix?: string,
 ): readonly unknown[] {
-  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) fail(site, field);
+  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) fail(site, field, suffix);
   const array = value as readonly unknown[];
-  if (array.length < min || array.length > max) fail(site, field);
+  if (array.length < min || array.length > max) fail(site, field, suffix);
   return array;
 }
 
@@ -56,13 +65,14 @@ export function lengthOf(value: unknown): number {
   return Array.isArray(value) ? value.length : 0;
 }
 
-export function readString(value: unknown, site: Site, field: string): string {
-  if (typeof value !== 'string') fail(site, field);
-  return value;
-}
-
-export function readMatching(value: unknown, pattern: RegExp, site: Site, field: string): string {
-  if (typeof value !== 'string' || !pattern.test(value)) fail(site, field);
+export function readMatching(
+  value: unknown,
+  pattern: RegExp,
+  site: Site,
+  field: string,
+  suffix?: string,
+): string {
+  if (typeof value !== 'string' || !pattern.test(value)) fail(site, field, suffix);
   return value;
 }
 
@@ -71,13 +81,14 @@ export function readOneOf<T extends string>(
   allowed: readonly T[],
   site: Site,
   field: string,
+  suffix?: string,
 ): T {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) fail(site, field);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) fail(site, field, suffix);
   return value as T;
 }
 
-export function readSha256(value: unknown, site: Site, field: string): Sha256Hex {
-  if (typeof value !== 'string' || !isSha256Hex(value)) fail(site, field);
+export function readSha256(value: unknown, site: Site, field: string, suffix?: string): Sha256Hex {
+  if (typeof value !== 'string' || !isSha256Hex(value)) fail(site, field, suffix);
   return value;
 }
 
@@ -86,35 +97,41 @@ export function readSha256(value: unknown, site: Site, field: string): Sha256Hex
  * as bigint, smaller ones as number; floats (JsonFloat), booleans, strings and
  * unsafe doubles are refused, so no epoch is ever rounded.
  */
-export function readBigInteger(value: unknown, min: bigint, max: bigint, site: Site, field: string): bigint {
+export function readBigInteger(
+  value: unknown,
+  min: bigint,
+  max: bigint,
+  site: Site,
+  field: string,
+  suffix?: string,
+): bigint {
   let integer: bigint;
   if (typeof value === 'bigint') integer = value;
   else if (typeof value === 'number' && Number.isSafeInteger(value)) integer = BigInt(value);
-  else fail(site, field);
-  if (integer < min || integer > max) fail(site, field);
+  else fail(site, field, suffix);
+  if (integer < min || integer > max) fail(site, field, suffix);
   return integer;
 }
 
-/** An exact integer in [min, max] where max is a safe integer, as a number. */
+/** An exact integer in [min, max] where max is a safe integer: a number, never a bigint. */
 export function readSmallInteger(
   value: unknown,
   min: number,
   max: number,
   site: Site,
   field: string,
+  suffix?: string,
 ): number {
-  let integer: number;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) integer = value;
-  else if (typeof value === 'bigint' && value >= BigInt(min) && value <= BigInt(max)) integer = Number(value);
-  else fail(site, field);
-  if (integer < min || integer > max) fail(site, field);
-  return integer;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    fail(site, field, suffix);
+  }
+  return value;
 }
 
 /** Strictly ascending keys: sorted and without duplicates (ASCII keys, so code units order as code points). */
-export function requireAscending(keys: readonly string[], site: Site, field: string): void {
+export function requireAscending(keys: readonly string[], site: Site, field: string, suffix?: string): void {
   for (let i = 1; i < keys.length; i++) {
-    if (!((keys[i - 1] as string) < (keys[i] as string))) fail(site, field);
+    if (!((keys[i - 1] as string) < (keys[i] as string))) fail(site, field, suffix);
   }
 }
 
@@ -125,7 +142,7 @@ export function sameList(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** Reads a list of IDs of one grammar, strictly ascending. */
+/** A list of IDs of one grammar, strictly ascending. */
 export function readIdList(
   value: unknown,
   min: number,
@@ -133,12 +150,17 @@ export function readIdList(
   pattern: RegExp,
   site: Site,
   field: string,
+  suffix = '',
 ): readonly string[] {
-  const array = readArray(value, min, max, site, field);
-  const out: string[] = new Array(array.length);
-  for (let i = 0; i < array.length; i++) out[i] = readMatching(array[i], pattern, site, `${field}[]`);
-  requireAscending(out, site, field);
-  return Object.freeze(out);
+  const array = readArray(value, min, max, site, field, suffix);
+  const entry = `${suffix}[]`;
+  let previous = '';
+  for (let i = 0; i < array.length; i++) {
+    const id = readMatching(array[i], pattern, site, field, entry);
+    if (i > 0 && !(previous < id)) fail(site, field, suffix);
+    previous = id;
+  }
+  return array as readonly string[];
 }
 
 export function readSha256List(
@@ -147,10 +169,15 @@ export function readSha256List(
   max: number,
   site: Site,
   field: string,
+  suffix = '',
 ): readonly Sha256Hex[] {
-  const array = readArray(value, min, max, site, field);
-  const out: Sha256Hex[] = new Array(array.length);
-  for (let i = 0; i < array.length; i++) out[i] = readSha256(array[i], site, `${field}[]`);
-  requireAscending(out, site, field);
-  return Object.freeze(out);
+  const array = readArray(value, min, max, site, field, suffix);
+  const entry = `${suffix}[]`;
+  let previous = '';
+  for (let i = 0; i < array.length; i++) {
+    const hex = readSha256(array[i], site, field, entry);
+    if (i > 0 && !(previous < hex)) fail(site, field, suffix);
+    previous = hex;
+  }
+  return array as readonly Sha256Hex[];
 }

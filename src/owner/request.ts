@@ -75,106 +75,81 @@ const GROUP_FIELDS = ['guard_id', 'logical_write_sha256s'] as const;
 
 const L = ORIGINAL_LIMITS;
 
+/** Checks a request at `at` (its path prefix: `request`). */
 export function validateRequest(value: unknown, site: Site, at: string): ActivationRequestValue {
   const f = readRecord(value, FIELDS, site, at);
-  if (f.schema !== REQUEST_SCHEMA) fail(site, `${at}.schema`);
+  if (f.schema !== REQUEST_SCHEMA) fail(site, at, '.schema');
+  readMatching(f.activation_id, UUID, site, at, '.activation_id');
+  readOneOf(f.execution_cell, EXECUTION_CELLS, site, at, '.execution_cell');
+  readSha256(f.pack_sha256, site, at, '.pack_sha256');
 
-  const resourceList = readArray(
+  const resources = readArray(
     f.resources,
     L.requestResources.min,
     L.requestResources.max,
     site,
-    `${at}.resources`,
+    at,
+    '.resources',
   );
-  const resources: RequestResource[] = [];
   const guards: GuardId[] = [];
-  for (const entry of resourceList) {
-    const field = `${at}.resources[]`;
-    const r = readRecord(entry, RESOURCE_FIELDS, site, field);
-    const resource: RequestResource = Object.freeze({
-      connector: readOneOf(r.connector, CONNECTORS, site, `${field}.connector`),
-      service_id: readMatching(r.service_id, ID, site, `${field}.service_id`),
-      physical_subject_sha256: readSha256(
-        r.physical_subject_sha256,
-        site,
-        `${field}.physical_subject_sha256`,
-      ),
-      observation_sha256: readSha256(r.observation_sha256, site, `${field}.observation_sha256`),
-    });
-    resources.push(resource);
-    guards.push(guardIdOf(resource));
+  for (const entry of resources) {
+    const r = readRecord(entry, RESOURCE_FIELDS, site, at, '.resources[]');
+    readOneOf(r.connector, CONNECTORS, site, at, '.resources[].connector');
+    readMatching(r.service_id, ID, site, at, '.resources[].service_id');
+    readSha256(r.physical_subject_sha256, site, at, '.resources[].physical_subject_sha256');
+    readSha256(r.observation_sha256, site, at, '.resources[].observation_sha256');
+    guards.push(guardIdOf(entry as RequestResource));
   }
-  requireAscending(guards, site, `${at}.resources`);
+  requireAscending(guards, site, at, '.resources');
   const resourceGuards = new Set(guards);
 
-  const workloadList = readArray(
+  const workloads = readArray(
     f.workloads,
     L.requestWorkloads.min,
     L.requestWorkloads.max,
     site,
-    `${at}.workloads`,
+    at,
+    '.workloads',
   );
-  const workloads: RequestWorkload[] = [];
-  const seenConstituents = new Set<string>();
-  const seenWrites = new Set<string>();
+  const ids: string[] = [];
+  const constituents = new Set<string>();
+  const writes = new Set<string>();
   const usedGuards = new Set<GuardId>();
-  for (const entry of workloadList) {
-    const field = `${at}.workloads[]`;
-    const w = readRecord(entry, WORKLOAD_FIELDS, site, field);
-    const constituents = readIdList(w.constituents, 1, L.constituents.max, ID, site, `${field}.constituents`);
-    for (const constituent of constituents) {
-      if (seenConstituents.has(constituent)) fail(site, `${field}.constituents`);
-      seenConstituents.add(constituent);
+  for (const entry of workloads) {
+    const w = readRecord(entry, WORKLOAD_FIELDS, site, at, '.workloads[]');
+    ids.push(readMatching(w.workload_id, ID, site, at, '.workloads[].workload_id'));
+    const own = readIdList(w.constituents, 1, L.constituents.max, ID, site, at, '.workloads[].constituents');
+    for (const constituent of own) {
+      if (constituents.has(constituent)) fail(site, at, '.workloads[].constituents');
+      constituents.add(constituent);
     }
-    if (seenConstituents.size > L.constituents.max) fail(site, `${field}.constituents`);
-    const groupList = readArray(w.writes, L.writeGroups.min, L.writeGroups.max, site, `${field}.writes`);
-    const groups: RequestWriteGroup[] = [];
-    for (const groupEntry of groupList) {
-      const g = readRecord(groupEntry, GROUP_FIELDS, site, `${field}.writes[]`);
-      const guard = readMatching(g.guard_id, GUARD_ID, site, `${field}.writes[].guard_id`) as GuardId;
-      if (!resourceGuards.has(guard)) fail(site, `${field}.writes[].guard_id`);
+    if (constituents.size > L.constituents.max) fail(site, at, '.workloads[].constituents');
+    const groups = readArray(w.writes, L.writeGroups.min, L.writeGroups.max, site, at, '.workloads[].writes');
+    const groupGuards: string[] = [];
+    for (const group of groups) {
+      const g = readRecord(group, GROUP_FIELDS, site, at, '.workloads[].writes[]');
+      const guard = readMatching(g.guard_id, GUARD_ID, site, at, '.workloads[].writes[].guard_id') as GuardId;
+      if (!resourceGuards.has(guard)) fail(site, at, '.workloads[].writes[].guard_id');
       usedGuards.add(guard);
+      groupGuards.push(guard);
       const hashes = readSha256List(
         g.logical_write_sha256s,
         1,
         L.logicalWrites.max,
         site,
-        `${field}.writes[].logical_write_sha256s`,
+        at,
+        '.workloads[].writes[].logical_write_sha256s',
       );
       for (const hash of hashes) {
-        if (seenWrites.has(hash)) fail(site, `${field}.writes[].logical_write_sha256s`);
-        seenWrites.add(hash);
+        if (writes.has(hash)) fail(site, at, '.workloads[].writes[].logical_write_sha256s');
+        writes.add(hash);
       }
-      if (seenWrites.size > L.logicalWrites.max) fail(site, `${field}.writes[].logical_write_sha256s`);
-      groups.push(Object.freeze({ guard_id: guard, logical_write_sha256s: hashes }));
+      if (writes.size > L.logicalWrites.max) fail(site, at, '.workloads[].writes[].logical_write_sha256s');
     }
-    requireAscending(
-      groups.map((group) => group.guard_id),
-      site,
-      `${field}.writes`,
-    );
-    workloads.push(
-      Object.freeze({
-        workload_id: readMatching(w.workload_id, ID, site, `${field}.workload_id`) as WorkloadId,
-        constituents,
-        writes: Object.freeze(groups),
-      }),
-    );
+    requireAscending(groupGuards, site, at, '.workloads[].writes');
   }
-  requireAscending(
-    workloads.map((workload) => workload.workload_id),
-    site,
-    `${at}.workloads`,
-  );
+  requireAscending(ids, site, at, '.workloads');
   // A resource no workload writes to has no place in the write partition.
-  if (usedGuards.size !== resourceGuards.size) fail(site, `${at}.resources`);
-
-  return Object.freeze({
-    schema: REQUEST_SCHEMA,
-    activation_id: readMatching(f.activation_id, UUID, site, `${at}.activation_id`),
-    execution_cell: readOneOf(f.execution_cell, EXECUTION_CELLS, site, `${at}.execution_cell`),
-    pack_sha256: readSha256(f.pack_sha256, site, `${at}.pack_sha256`),
-    resources: Object.freeze(resources),
-    workloads: Object.freeze(workloads),
-  });
+  if (usedGuards.size !== resourceGuards.size) fail(site, at, '.resources');
+  return value as ActivationRequestValue;
 }

@@ -97,34 +97,23 @@ function normalizeCopy(copy: Record<string, unknown>): void {
  * Validates a detached copy of an original write and requires every field of
  * the normalized copy to equal the original: an embedded canonical connector
  * later changed to an alias is a changed original and refuses. The supplied
- * value is never modified.
+ * value is never modified; once checked, it is returned as it is.
  */
 export function readWrite(value: unknown, site: Site, field: string): DbtRelationWrite {
   const fields = readRecord(value, WRITE_FIELDS, site, field);
-  const original: Record<string, unknown> = {};
-  for (const key of WRITE_FIELDS) original[key] = fields[key];
-  const copy = { ...original };
+  const copy: Record<string, unknown> = { ...fields };
   normalizeCopy(copy);
   for (const key of WRITE_FIELDS) {
-    if (copy[key] !== original[key]) fail(site, `${field}.${key}`);
+    if (copy[key] !== fields[key]) fail(site, field, `.${key}`);
   }
   for (const key of TEXT_FIELDS) {
-    if (!isPlainText(copy[key])) fail(site, `${field}.${key}`);
+    if (!isPlainText(copy[key])) fail(site, field, `.${key}`);
   }
-  const database = copy.database;
-  if (database !== null && !isPlainText(database)) fail(site, `${field}.database`);
-  return Object.freeze({
-    project_path: copy.project_path as string,
-    workflow_id: copy.workflow_id as string,
-    resource_id: copy.resource_id as string,
-    kind: readOneOf(copy.kind, WRITE_KINDS, site, `${field}.kind`),
-    connector: readOneOf(copy.connector, CONNECTORS, site, `${field}.connector`),
-    connection_ref: copy.connection_ref as string,
-    database,
-    schema: copy.schema as string,
-    relation: copy.relation as string,
-    role: readOneOf(copy.role, WRITE_ROLES, site, `${field}.role`),
-  });
+  if (copy.database !== null && !isPlainText(copy.database)) fail(site, field, '.database');
+  readOneOf(copy.kind, WRITE_KINDS, site, field, '.kind');
+  readOneOf(copy.connector, CONNECTORS, site, field, '.connector');
+  readOneOf(copy.role, WRITE_ROLES, site, field, '.role');
+  return value as DbtRelationWrite;
 }
 
 /**
@@ -147,13 +136,17 @@ export function createDbtRelationWrite(input: DbtRelationWriteInput): DbtRelatio
       role: input.role ?? DEFAULT_WRITE_ROLE,
     };
     normalizeCopy(copy);
-    return readWrite(copy, WRITE_SITE, 'write');
+    return Object.freeze(readWrite(copy, WRITE_SITE, 'write'));
   });
 }
 
 /** The logical write hash of a validated write: SHA-256 of its canonical bytes. */
 export function logicalWriteSha256(write: DbtRelationWrite): Sha256Hex {
-  return guardScoped(WRITE_SITE, () => sha256Hex(pyDumps(readWrite(write, WRITE_SITE, 'write'))));
+  return guardScoped(WRITE_SITE, () => {
+    // One read of each property: what is checked is what is hashed.
+    const detached = { ...(write as object) };
+    return sha256Hex(pyDumps(readWrite(detached, WRITE_SITE, 'write')));
+  });
 }
 
 /** The same hash without revalidating: for callers that just validated `write`. */

@@ -2,14 +2,16 @@ import type { Sha256Hex } from '../../core/digest/index.js';
 import { sha256Hex } from '../../core/digest/index.js';
 import { canonicalBytes } from '../canonical.js';
 import { readDescriptor } from '../descriptor.js';
+import { epochsToBigInt } from '../guard-epochs.js';
 import {
   MAX_EXECUTION_EPOCH,
   MAX_ORIGINAL_BYTES,
   MAX_QUALIFICATION_EPOCH,
   MIN_QUALIFICATION_EPOCH,
 } from '../limits.js';
-import { validateOperation } from '../operation.js';
+import { prepareOperation, validateOperation } from '../operation.js';
 import {
+  type Fields,
   fail,
   readArray,
   readBigInteger,
@@ -21,7 +23,7 @@ import {
   sameList,
 } from '../read.js';
 import { GUARD_ID, type GuardId, ID, type ObjectId, QUALIFICATION_OWNER_KEY } from '../vocabulary.js';
-import type { EpochMove, OwnerHandoff, SourceSealAssociation } from './model.js';
+import type { OwnerHandoff } from './model.js';
 import type { ObservationIndex } from './observations.js';
 import type { ScopeIndex } from './scope.js';
 import { HANDOFF } from './sites.js';
@@ -35,36 +37,36 @@ const FIELDS = [
 const MOVE_FIELDS = ['execution_epoch', 'guard_id', 'qualification_epoch'] as const;
 const SEAL_FIELDS = ['operation', 'original', 'source_object_ids'] as const;
 
-/** One move per claim guard, ascending; the new epoch is exactly the old plus one. */
-function readEpochs(value: unknown, scope: ScopeIndex): readonly EpochMove[] {
-  const field = 'handoff.epochs';
-  const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, HANDOFF, field);
-  const moves: EpochMove[] = [];
+/** One move per claim guard, ascending; the new epoch is exactly the old plus one. Returns the old epochs. */
+function readEpochs(value: unknown, scope: ScopeIndex): ReadonlyMap<GuardId, bigint> {
+  const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, HANDOFF, 'handoff.epochs');
+  const old = new Map<GuardId, bigint>();
+  const guards: GuardId[] = [];
   for (const entry of list) {
-    const f = readRecord(entry, MOVE_FIELDS, HANDOFF, `${field}[]`);
-    const guard = readMatching(f.guard_id, GUARD_ID, HANDOFF, `${field}[].guard_id`) as GuardId;
-    if (!scope.claimOf.has(guard)) fail(HANDOFF, `${field}[].guard_id`);
-    const old = readBigInteger(
+    const f = readRecord(entry, MOVE_FIELDS, HANDOFF, 'handoff.epochs[]');
+    const guard = readMatching(f.guard_id, GUARD_ID, HANDOFF, 'handoff.epochs[].guard_id') as GuardId;
+    if (!scope.claimOf.has(guard)) fail(HANDOFF, 'handoff.epochs[].guard_id');
+    const before = readBigInteger(
       f.qualification_epoch,
       MIN_QUALIFICATION_EPOCH,
       MAX_QUALIFICATION_EPOCH,
       HANDOFF,
-      `${field}[].qualification_epoch`,
+      'handoff.epochs[].qualification_epoch',
     );
-    const next = readBigInteger(
+    const after = readBigInteger(
       f.execution_epoch,
       2n,
       MAX_EXECUTION_EPOCH,
       HANDOFF,
-      `${field}[].execution_epoch`,
+      'handoff.epochs[].execution_epoch',
     );
-    if (next !== old + 1n) fail(HANDOFF, `${field}[].execution_epoch`);
-    moves.push(Object.freeze({ guard_id: guard, qualification_epoch: old, execution_epoch: next }));
+    if (after !== before + 1n) fail(HANDOFF, 'handoff.epochs[].execution_epoch');
+    old.set(guard, before);
+    guards.push(guard);
   }
-  const guards = moves.map((move) => move.guard_id);
-  requireAscending(guards, HANDOFF, field);
-  if (!sameList(guards, scope.claimGuards)) fail(HANDOFF, field);
-  return Object.freeze(moves);
+  requireAscending(guards, HANDOFF, 'handoff.epochs');
+  if (!sameList(guards, scope.claimGuards)) fail(HANDOFF, 'handoff.epochs');
+  return old;
 }
 
 /**
@@ -81,10 +83,9 @@ function readSeals(
   scope: ScopeIndex,
   retained: ReadonlySet<ObjectId>,
   observations: ObservationIndex,
-): readonly SourceSealAssociation[] {
+): void {
   const field = 'handoff.source_seals';
   const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, HANDOFF, field);
-  const seals: SourceSealAssociation[] = [];
   const digests: Sha256Hex[] = [];
   const sealed = new Set<ObjectId>();
   const paths = new Set<string>();
@@ -92,19 +93,21 @@ function readSeals(
   let grant: Sha256Hex | undefined;
   for (const entry of list) {
     const f = readRecord(entry, SEAL_FIELDS, HANDOFF, `${field}[]`);
-    const at = `${field}[].operation`;
-    const operation = validateOperation(f.operation, HANDOFF, at);
-    if (operation.action !== 'source_seal') fail(HANDOFF, `${at}.action`);
+    const operation = validateOperation(f.operation, HANDOFF, `${field}[].operation`);
+    if (operation.action !== 'source_seal') fail(HANDOFF, `${field}[].operation.action`);
     const bytes = canonicalBytes(operation);
-    if (bytes.length > MAX_ORIGINAL_BYTES) fail(HANDOFF, at);
+    if (bytes.length > MAX_ORIGINAL_BYTES) fail(HANDOFF, `${field}[].operation`);
     digests.push(sha256Hex(bytes));
-    if (operation.owner_key !== handoff.key) fail(HANDOFF, `${at}.owner_key`);
-    if (operation.owner_subject_sha256 !== handoff.subject) fail(HANDOFF, `${at}.owner_subject_sha256`);
-    if (grant !== undefined && operation.grant_sha256 !== grant) fail(HANDOFF, `${at}.grant_sha256`);
+    if (operation.owner_key !== handoff.key) fail(HANDOFF, `${field}[].operation.owner_key`);
+    if (operation.owner_subject_sha256 !== handoff.subject)
+      fail(HANDOFF, `${field}[].operation.owner_subject_sha256`);
+    if (grant !== undefined && operation.grant_sha256 !== grant)
+      fail(HANDOFF, `${field}[].operation.grant_sha256`);
     grant = operation.grant_sha256;
     const selected = new Set<GuardId>();
     for (const held of operation.guard_epochs) {
-      if (oldEpochs.get(held.guard_id) !== held.epoch) fail(HANDOFF, `${at}.guard_epochs`);
+      if (oldEpochs.get(held.guard_id) !== BigInt(held.epoch))
+        fail(HANDOFF, `${field}[].operation.guard_epochs`);
       selected.add(held.guard_id);
     }
     const sources = readIdList(
@@ -118,9 +121,9 @@ function readSeals(
     for (const id of sources) {
       if (!retained.has(id) || sealed.has(id)) fail(HANDOFF, `${field}[].source_object_ids`);
       sealed.add(id);
-      if (!selected.has(scope.guardOf.get(id) as GuardId)) fail(HANDOFF, `${at}.guard_epochs`);
+      if (!selected.has(scope.guardOf.get(id) as GuardId)) fail(HANDOFF, `${field}[].operation.guard_epochs`);
     }
-    const original = readDescriptor(f.original, HANDOFF, `${field}[].original`);
+    const original = readDescriptor(f.original, HANDOFF, `${field}[]`, '.original');
     if (paths.has(original.path) || observations.paths.has(original.path))
       fail(HANDOFF, `${field}[].original.path`);
     if (originals.has(original.sha256) || observations.digests.has(original.sha256)) {
@@ -128,11 +131,9 @@ function readSeals(
     }
     paths.add(original.path);
     originals.add(original.sha256);
-    seals.push(Object.freeze({ source_object_ids: sources, operation, original }));
   }
   requireAscending(digests, HANDOFF, field);
   if (sealed.size !== retained.size) fail(HANDOFF, field);
-  return Object.freeze(seals);
 }
 
 export function readHandoff(
@@ -153,14 +154,20 @@ export function readHandoff(
     HANDOFF,
     'handoff.qualification_owner_subject_sha256',
   );
-  const epochs = readEpochs(f.epochs, scope);
-  const oldEpochs = new Map<GuardId, bigint>();
-  for (const move of epochs) oldEpochs.set(move.guard_id, move.qualification_epoch);
-  const seals = readSeals(f.source_seals, { key, subject }, oldEpochs, scope, retained, observations);
-  return Object.freeze({
-    qualification_owner_key: key,
-    qualification_owner_subject_sha256: subject,
-    epochs,
-    source_seals: seals,
-  });
+  const oldEpochs = readEpochs(f.epochs, scope);
+  readSeals(f.source_seals, { key, subject }, oldEpochs, scope, retained, observations);
+  return value as OwnerHandoff;
+}
+
+/** Epochs as bigints before checking (decoder-owned data only): moves and seal operations. */
+export function prepareHandoff(handoff: unknown): void {
+  if (typeof handoff !== 'object' || handoff === null) return;
+  const epochs = (handoff as Fields).epochs;
+  epochsToBigInt(epochs, 'qualification_epoch');
+  epochsToBigInt(epochs, 'execution_epoch');
+  const seals = (handoff as Fields).source_seals;
+  if (!Array.isArray(seals)) return;
+  for (const seal of seals) {
+    if (typeof seal === 'object' && seal !== null) prepareOperation((seal as Fields).operation);
+  }
 }

@@ -1,12 +1,4 @@
-import {
-  fail,
-  readArray,
-  readMatching,
-  readOneOf,
-  readRecord,
-  readSha256,
-  requireAscending,
-} from '../read.js';
+import { fail, readArray, readOneOf, readRecord, readSha256 } from '../read.js';
 import {
   CONNECTOR_RULES,
   CONNECTORS,
@@ -38,41 +30,25 @@ export interface ObjectIndex {
   readonly byDomain: ReadonlyMap<GuardId, readonly OwnerObject[]>;
 }
 
-function readQualifiedName(
-  value: unknown,
-  connector: (typeof CONNECTORS)[number],
-  field: string,
-): readonly string[] {
+function checkObject(value: unknown): OwnerObject {
+  const f = readRecord(value, FIELDS, OBJECT, 'objects[]');
+  const connector = readOneOf(f.connector, CONNECTORS, OBJECT, 'objects[].connector');
+  const kind = readOneOf(f.object_kind, OBJECT_KINDS, OBJECT, 'objects[].object_kind');
   const rule = CONNECTOR_RULES[connector];
-  const parts = readArray(value, rule.parts, rule.parts, OBJECT, field);
-  const out: string[] = [];
+  if (!rule.kinds.includes(kind)) fail(OBJECT, 'objects[].object_kind');
+  const id = f.object_id;
+  if (typeof id !== 'string' || !ID.test(id)) fail(OBJECT, 'objects[].object_id');
+  const service = f.service_id;
+  if (typeof service !== 'string' || !ID.test(service)) fail(OBJECT, 'objects[].service_id');
+  readSha256(f.physical_subject_sha256, OBJECT, 'objects[].physical_subject_sha256');
+  readSha256(f.subject_sha256, OBJECT, 'objects[].subject_sha256');
+  const parts = readArray(f.qualified_name, rule.parts, rule.parts, OBJECT, 'objects[].qualified_name');
   for (const part of parts) {
-    const text = readMatching(part, NAME_PART, OBJECT, `${field}[]`);
-    if (text.length > rule.maxPart) fail(OBJECT, `${field}[]`);
-    out.push(text);
+    if (typeof part !== 'string' || part.length > rule.maxPart || !NAME_PART.test(part)) {
+      fail(OBJECT, 'objects[].qualified_name[]');
+    }
   }
-  return Object.freeze(out);
-}
-
-function readObject(value: unknown): OwnerObject {
-  const field = 'objects[]';
-  const f = readRecord(value, FIELDS, OBJECT, field);
-  const connector = readOneOf(f.connector, CONNECTORS, OBJECT, `${field}.connector`);
-  const kind = readOneOf(f.object_kind, OBJECT_KINDS, OBJECT, `${field}.object_kind`);
-  if (!CONNECTOR_RULES[connector].kinds.includes(kind)) fail(OBJECT, `${field}.object_kind`);
-  return Object.freeze({
-    object_id: readMatching(f.object_id, ID, OBJECT, `${field}.object_id`) as ObjectId,
-    connector,
-    service_id: readMatching(f.service_id, ID, OBJECT, `${field}.service_id`),
-    physical_subject_sha256: readSha256(
-      f.physical_subject_sha256,
-      OBJECT,
-      `${field}.physical_subject_sha256`,
-    ),
-    subject_sha256: readSha256(f.subject_sha256, OBJECT, `${field}.subject_sha256`),
-    object_kind: kind,
-    qualified_name: readQualifiedName(f.qualified_name, connector, `${field}.qualified_name`),
-  });
+  return value as OwnerObject;
 }
 
 /**
@@ -82,34 +58,35 @@ function readObject(value: unknown): OwnerObject {
  * retained; lexically different names are different coordinates).
  */
 export function readObjects(value: unknown): ObjectIndex {
-  const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, OBJECT, 'objects');
-  const objects: OwnerObject[] = [];
+  const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, OBJECT, 'objects') as readonly OwnerObject[];
   const byId = new Map<ObjectId, OwnerObject>();
   const guardOf = new Map<ObjectId, GuardId>();
   const byDomain = new Map<GuardId, OwnerObject[]>();
-  const identities = new Set<string>();
-  const coordinates = new Set<string>();
+  // Per domain: its subjects; per connector/service: its qualified names.
+  const subjects = new Map<GuardId, Set<string>>();
+  const coordinates = new Map<string, Set<string>>();
+  let previous = '';
   for (const entry of list) {
-    const object = readObject(entry);
+    const object = checkObject(entry);
+    if (!(previous < object.object_id)) fail(OBJECT, 'objects');
+    previous = object.object_id;
     const guard = guardIdOf(object);
-    const identity = `${guard}:${object.subject_sha256}`;
-    if (identities.has(identity)) fail(OBJECT, 'objects');
-    identities.add(identity);
-    // Parts never contain '.', so joining them keeps coordinates distinct.
-    const coordinate = `${object.connector}:${object.service_id}:${object.qualified_name.join('.')}`;
-    if (coordinates.has(coordinate)) fail(OBJECT, 'objects');
-    coordinates.add(coordinate);
-    objects.push(object);
+    const domainSubjects = subjects.get(guard);
+    if (domainSubjects === undefined) subjects.set(guard, new Set([object.subject_sha256]));
+    else if (domainSubjects.has(object.subject_sha256)) fail(OBJECT, 'objects');
+    else domainSubjects.add(object.subject_sha256);
+    const service = `${object.connector}:${object.service_id}`;
+    // Parts never contain '.', so the joined name keeps coordinates distinct.
+    const name = object.qualified_name.join('.');
+    const names = coordinates.get(service);
+    if (names === undefined) coordinates.set(service, new Set([name]));
+    else if (names.has(name)) fail(OBJECT, 'objects');
+    else names.add(name);
     byId.set(object.object_id, object);
     guardOf.set(object.object_id, guard);
     const domain = byDomain.get(guard);
     if (domain === undefined) byDomain.set(guard, [object]);
     else domain.push(object);
   }
-  requireAscending(
-    objects.map((object) => object.object_id),
-    OBJECT,
-    'objects',
-  );
-  return { objects: Object.freeze(objects), byId, guardOf, byDomain };
+  return { objects: list, byId, guardOf, byDomain };
 }

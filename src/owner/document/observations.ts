@@ -9,7 +9,7 @@ import {
   sameList,
 } from '../read.js';
 import type { ActivationRequestValue } from '../request.js';
-import { GUARD_ID, type GuardId, guardIdOf, ID, type ObjectId } from '../vocabulary.js';
+import { GUARD_ID, type GuardId, guardIdOf, ID } from '../vocabulary.js';
 import type { OwnerObservation } from './model.js';
 import type { ScopeIndex } from './scope.js';
 import { OBSERVATION } from './sites.js';
@@ -35,33 +35,34 @@ export function readObservations(
   request: ActivationRequestValue,
 ): ObservationIndex {
   const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, OBSERVATION, 'observations');
-  const observations: OwnerObservation[] = [];
   const paths = new Set<string>();
   const digests = new Set<string>();
+  const guards: GuardId[] = [];
   for (const entry of list) {
-    const field = 'observations[]';
-    const f = readRecord(entry, FIELDS, OBSERVATION, field);
-    const guard = readMatching(f.guard_id, GUARD_ID, OBSERVATION, `${field}.guard_id`) as GuardId;
+    const f = readRecord(entry, FIELDS, OBSERVATION, 'observations[]');
+    const guard = readMatching(f.guard_id, GUARD_ID, OBSERVATION, 'observations[].guard_id') as GuardId;
     const claim = scope.claimOf.get(guard);
-    if (claim === undefined) fail(OBSERVATION, `${field}.guard_id`);
+    if (claim === undefined) fail(OBSERVATION, 'observations[].guard_id');
     const objectIds = readIdList(
       f.object_ids,
       1,
       Number.MAX_SAFE_INTEGER,
       ID,
       OBSERVATION,
-      `${field}.object_ids`,
-    ) as readonly ObjectId[];
-    const domain = (scope.byDomain.get(guard) ?? []).map((object) => object.object_id);
-    if (!sameList(objectIds, domain)) fail(OBSERVATION, `${field}.object_ids`);
-    const original = readDescriptor(f.original, OBSERVATION, `${field}.original`);
-    if (original.sha256 !== claim.observation_sha256) fail(OBSERVATION, `${field}.original.sha256`);
+      'observations[].object_ids',
+    );
+    const domain = scope.byDomain.get(guard) ?? [];
+    if (objectIds.length !== domain.length) fail(OBSERVATION, 'observations[].object_ids');
+    for (let i = 0; i < domain.length; i++) {
+      if (objectIds[i] !== domain[i]?.object_id) fail(OBSERVATION, 'observations[].object_ids');
+    }
+    const original = readDescriptor(f.original, OBSERVATION, 'observations[]', '.original');
+    if (original.sha256 !== claim.observation_sha256) fail(OBSERVATION, 'observations[].original.sha256');
     if (paths.has(original.path) || digests.has(original.sha256)) fail(OBSERVATION, 'observations');
     paths.add(original.path);
     digests.add(original.sha256);
-    observations.push(Object.freeze({ guard_id: guard, object_ids: objectIds, original }));
+    guards.push(guard);
   }
-  const guards = observations.map((observation) => observation.guard_id);
   requireAscending(guards, OBSERVATION, 'observations');
   if (!sameList(guards, scope.claimGuards)) fail(OBSERVATION, 'observations');
   for (const resource of request.resources) {
@@ -70,5 +71,5 @@ export function readObservations(
       fail(OBSERVATION, 'request.resources[].observation_sha256');
     }
   }
-  return { observations: Object.freeze(observations), paths, digests };
+  return { observations: list as readonly OwnerObservation[], paths, digests };
 }

@@ -35,31 +35,28 @@ export function indexScope(
   request: ActivationRequestValue,
 ): ScopeIndex {
   const claimOf = new Map<GuardId, PhysicalClaim>();
-  const direction = new Map<ObjectId, Direction>();
+  const direction = new Map<ObjectId, { read: boolean; write: boolean }>();
   for (let i = 0; i < claims.length; i++) {
     const claim = claims[i] as PhysicalClaim;
     const guard = claimGuards[i] as GuardId;
     claimOf.set(guard, claim);
-    const bySubject = new Map<Sha256Hex, ObjectId>();
-    for (const object of objects.byDomain.get(guard) ?? [])
-      bySubject.set(object.subject_sha256, object.object_id);
-    const read = new Set<ObjectId>();
-    const write = new Set<ObjectId>();
+    const bySubject = new Map<Sha256Hex, { read: boolean; write: boolean }>();
+    for (const object of objects.byDomain.get(guard) ?? []) {
+      const entry = { read: false, write: false };
+      bySubject.set(object.subject_sha256, entry);
+      direction.set(object.object_id, entry);
+    }
     for (const subject of claim.read_subjects) {
-      const id = bySubject.get(subject);
-      if (id === undefined) fail(OBJECT, 'objects');
-      read.add(id);
+      const entry = bySubject.get(subject);
+      if (entry === undefined) fail(OBJECT, 'objects');
+      entry.read = true;
     }
     for (const subject of claim.write_subjects) {
-      const id = bySubject.get(subject);
-      if (id === undefined) fail(OBJECT, 'objects');
-      write.add(id);
+      const entry = bySubject.get(subject);
+      if (entry === undefined) fail(OBJECT, 'objects');
+      entry.write = true;
     }
-    for (const id of bySubject.values()) {
-      const entry = { read: read.has(id), write: write.has(id) };
-      if (!entry.read && !entry.write) fail(OBJECT, 'objects');
-      direction.set(id, Object.freeze(entry));
-    }
+    for (const entry of bySubject.values()) if (!entry.read && !entry.write) fail(OBJECT, 'objects');
   }
   // An object of a domain nobody claims is outside the scope.
   for (const guard of objects.byDomain.keys()) if (!claimOf.has(guard)) fail(OBJECT, 'objects');

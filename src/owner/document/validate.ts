@@ -5,7 +5,7 @@ import { MAX_ORIGINAL_BYTES, OWNER_LIMITS } from '../limits.js';
 import { fail, readRecord, readSha256 } from '../read.js';
 import { validateRequest } from '../request.js';
 import type { GuardId, ObjectId } from '../vocabulary.js';
-import { readHandoff } from './handoff.js';
+import { prepareHandoff, readHandoff } from './handoff.js';
 import { checkOwnerLimits } from './limits-pass.js';
 import { OWNER_FIELDS, OWNER_SCHEMA, type ScopedExecutionOwnerValue } from './model.js';
 import { readObjects } from './objects.js';
@@ -24,8 +24,8 @@ export interface ValidatedOwner {
 }
 
 /**
- * Validates plain owner data (parsed JSON, or a value this module produced)
- * and returns a detached, deeply frozen copy. Checks run in a fixed order:
+ * Checks plain owner data (parsed JSON, or a value this module produced)
+ * where it is; nothing is copied or changed. Checks run in a fixed order:
  * the top-level shape, every count of the limit table, the embedded request,
  * then objects, claims, observations, retained sources, workloads and the
  * handoff; the first failure refuses the whole document.
@@ -33,7 +33,7 @@ export interface ValidatedOwner {
 export function validateOwner(data: unknown): ValidatedOwner {
   const top = readRecord(data, OWNER_FIELDS, DOCUMENT);
   if (top.schema !== OWNER_SCHEMA) fail(DOCUMENT, 'schema');
-  const scopeSha256 = readSha256(top.scope_sha256, DOCUMENT, 'scope_sha256');
+  readSha256(top.scope_sha256, DOCUMENT, 'scope_sha256');
   checkOwnerLimits(top);
 
   const request = validateRequest(top.request, ORIGINALS, 'request');
@@ -50,23 +50,21 @@ export function validateOwner(data: unknown): ValidatedOwner {
   );
   const scope = indexScope(objects, claims, guards, request);
   const observations = readObservations(top.observations, scope, request);
-  const retainedIds = readRetained(top.retained_source_ids, scope);
-  const retained = new Set<ObjectId>(retainedIds);
-  const workloads = readWorkloads(top.workloads, scope, retained, request);
+  const retained = new Set<ObjectId>(readRetained(top.retained_source_ids, scope));
+  readWorkloads(top.workloads, scope, retained, request);
   const handoff = readHandoff(top.handoff, scope, retained, observations);
 
   const executionEpochs = new Map<GuardId, bigint>();
-  for (const move of handoff.epochs) executionEpochs.set(move.guard_id, move.execution_epoch);
-  const value: ScopedExecutionOwnerValue = Object.freeze({
-    schema: OWNER_SCHEMA,
-    request,
-    scope_sha256: scopeSha256,
-    claims,
-    objects: objects.objects,
-    retained_source_ids: retainedIds,
-    workloads,
-    observations: observations.observations,
-    handoff,
-  });
-  return { value, requestSha256: sha256Hex(requestBytes), scope, executionEpochs };
+  for (const move of handoff.epochs) executionEpochs.set(move.guard_id, BigInt(move.execution_epoch));
+  return {
+    value: data as ScopedExecutionOwnerValue,
+    requestSha256: sha256Hex(requestBytes),
+    scope,
+    executionEpochs,
+  };
+}
+
+/** Epochs as bigints before checking (decoder-owned data only). */
+export function prepareOwner(data: unknown): void {
+  if (typeof data === 'object' && data !== null) prepareHandoff((data as Record<string, unknown>).handoff);
 }

@@ -1,7 +1,7 @@
 import type { Sha256Hex } from '../../core/digest/index.js';
-import { fail, readArray, readMatching, readOneOf, readRecord, requireAscending } from '../read.js';
+import { fail, readArray, readMatching, readOneOf, readRecord } from '../read.js';
 import type { ActivationRequestValue, RequestWorkload } from '../request.js';
-import { ACCESSES, type GuardId, ID, type ObjectId, PURPOSES, type WorkloadId } from '../vocabulary.js';
+import { ACCESSES, type GuardId, ID, type ObjectId, PURPOSES } from '../vocabulary.js';
 import { logicalWriteSha256Unchecked, readWrite } from '../write.js';
 import type { OwnerEffect, OwnerWorkload, OwnerWriteBinding } from './model.js';
 import type { ScopeIndex } from './scope.js';
@@ -22,32 +22,30 @@ function readEffects(
   scope: ScopeIndex,
   retained: ReadonlySet<ObjectId>,
 ): readonly OwnerEffect[] {
-  const field = 'workloads[].effects';
-  const list = readArray(value, 0, Number.MAX_SAFE_INTEGER, WORKLOAD, field);
-  const effects: OwnerEffect[] = [];
-  const keys: string[] = [];
+  const list = readArray(value, 0, Number.MAX_SAFE_INTEGER, WORKLOAD, 'workloads[].effects');
+  let previous = '';
   for (const entry of list) {
-    const f = readRecord(entry, EFFECT_FIELDS, WORKLOAD, `${field}[]`);
-    const effect: OwnerEffect = Object.freeze({
-      object_id: readMatching(f.object_id, ID, WORKLOAD, `${field}[].object_id`) as ObjectId,
-      access: readOneOf(f.access, ACCESSES, WORKLOAD, `${field}[].access`),
-      purpose: readOneOf(f.purpose, PURPOSES, WORKLOAD, `${field}[].purpose`),
-    });
-    const direction = scope.direction.get(effect.object_id);
-    if (direction === undefined) fail(WORKLOAD, `${field}[].object_id`);
-    // The access decides; a purpose never grants write access.
-    if (effect.access === 'read' ? !direction.read : !direction.write) fail(WORKLOAD, `${field}[].access`);
-    if (effect.access === 'write') {
-      const guard = scope.guardOf.get(effect.object_id) as GuardId;
-      if (scope.claimOf.get(guard)?.role !== 'target') fail(WORKLOAD, `${field}[].access`);
-      if (retained.has(effect.object_id)) fail(WORKLOAD, `${field}[].access`);
-    }
-    effects.push(effect);
+    const f = readRecord(entry, EFFECT_FIELDS, WORKLOAD, 'workloads[].effects[]');
+    const objectId = f.object_id;
+    if (typeof objectId !== 'string' || !ID.test(objectId)) fail(WORKLOAD, 'workloads[].effects[].object_id');
+    const access = readOneOf(f.access, ACCESSES, WORKLOAD, 'workloads[].effects[].access');
+    const purpose = readOneOf(f.purpose, PURPOSES, WORKLOAD, 'workloads[].effects[].purpose');
     // NUL sorts before every ID character, so the joined key orders as the triple.
-    keys.push(`${effect.object_id}\u0000${effect.access}\u0000${effect.purpose}`);
+    const key = `${objectId}\u0000${access}\u0000${purpose}`;
+    if (!(previous < key)) fail(WORKLOAD, 'workloads[].effects');
+    previous = key;
+    const direction = scope.direction.get(objectId as ObjectId);
+    if (direction === undefined) fail(WORKLOAD, 'workloads[].effects[].object_id');
+    // The access decides; a purpose never grants write access.
+    if (access === 'read' ? !direction.read : !direction.write)
+      fail(WORKLOAD, 'workloads[].effects[].access');
+    if (access === 'write') {
+      const guard = scope.guardOf.get(objectId as ObjectId) as GuardId;
+      if (scope.claimOf.get(guard)?.role !== 'target') fail(WORKLOAD, 'workloads[].effects[].access');
+      if (retained.has(objectId as ObjectId)) fail(WORKLOAD, 'workloads[].effects[].access');
+    }
   }
-  requireAscending(keys, WORKLOAD, field);
-  return Object.freeze(effects);
+  return list as readonly OwnerEffect[];
 }
 
 /** Every workload of the cell that needs one reads at least one retained source of the cell's kind. */
@@ -100,20 +98,23 @@ function readBindings(
   const list = readArray(value, 0, Number.MAX_SAFE_INTEGER, WRITE_BINDING, field);
   const written = new Set<ObjectId>();
   for (const effect of effects) if (effect.access === 'write') written.add(effect.object_id);
-  const bindings: OwnerWriteBinding[] = [];
-  const subjects: Sha256Hex[] = [];
   const byGuard = new Map<GuardId, Sha256Hex[]>();
+  let previous = '';
   for (const entry of list) {
-    const f = readRecord(entry, BINDING_FIELDS, WRITE_BINDING, `${field}[]`);
-    const write = readWrite(f.write, WRITE_BINDING, `${field}[].write`);
-    const objectId = readMatching(f.object_id, ID, WRITE_BINDING, `${field}[].object_id`) as ObjectId;
-    const object = scope.byId.get(objectId);
-    if (object === undefined || retained.has(objectId)) fail(WRITE_BINDING, `${field}[].object_id`);
+    const f = readRecord(entry, BINDING_FIELDS, WRITE_BINDING, 'workloads[].write_bindings[]');
+    const write = readWrite(f.write, WRITE_BINDING, 'workloads[].write_bindings[].write');
+    const objectId = f.object_id;
+    if (typeof objectId !== 'string' || !ID.test(objectId))
+      fail(WRITE_BINDING, 'workloads[].write_bindings[].object_id');
+    const object = scope.byId.get(objectId as ObjectId);
+    if (object === undefined || retained.has(object.object_id))
+      fail(WRITE_BINDING, 'workloads[].write_bindings[].object_id');
     // Different legacy writes never map to one declared object.
-    if (state.objects.has(objectId)) fail(WRITE_BINDING, `${field}[].object_id`);
-    state.objects.add(objectId);
-    const guard = scope.guardOf.get(objectId) as GuardId;
-    if (scope.claimOf.get(guard)?.role !== 'target') fail(WRITE_BINDING, `${field}[].object_id`);
+    if (state.objects.has(object.object_id)) fail(WRITE_BINDING, 'workloads[].write_bindings[].object_id');
+    state.objects.add(object.object_id);
+    const guard = scope.guardOf.get(object.object_id) as GuardId;
+    if (scope.claimOf.get(guard)?.role !== 'target')
+      fail(WRITE_BINDING, 'workloads[].write_bindings[].object_id');
     if (
       write.connector !== object.connector ||
       write.kind !== object.object_kind ||
@@ -121,20 +122,18 @@ function readBindings(
       !scope.cell.writeKinds.includes(write.kind) ||
       !scope.cell.writeRoles.includes(write.role)
     ) {
-      fail(WRITE_BINDING, `${field}[].write`);
+      fail(WRITE_BINDING, 'workloads[].write_bindings[].write');
     }
     // The genuine write needs the write access itself, whatever the purpose.
-    if (!written.has(objectId)) fail(WRITE_BINDING, `${field}[].object_id`);
+    if (!written.has(object.object_id)) fail(WRITE_BINDING, 'workloads[].write_bindings[].object_id');
     const subject = logicalWriteSha256Unchecked(write);
-    if (state.subjects.has(subject)) fail(WRITE_BINDING, field);
+    if (!(previous < subject) || state.subjects.has(subject)) fail(WRITE_BINDING, field);
+    previous = subject;
     state.subjects.add(subject);
-    subjects.push(subject);
     const group = byGuard.get(guard);
     if (group === undefined) byGuard.set(guard, [subject]);
     else group.push(subject);
-    bindings.push(Object.freeze({ write, object_id: objectId }));
   }
-  requireAscending(subjects, WRITE_BINDING, field);
   // The bridge reproduces the request's write partition of this workload, resource by resource.
   if (byGuard.size !== request.writes.length) fail(WRITE_BINDING, field);
   for (const group of request.writes) {
@@ -144,7 +143,7 @@ function readBindings(
       if (mine[i] !== group.logical_write_sha256s[i]) fail(WRITE_BINDING, field);
     }
   }
-  return Object.freeze(bindings);
+  return list as readonly OwnerWriteBinding[];
 }
 
 /**
@@ -163,16 +162,14 @@ export function readWorkloads(
   const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, WORKLOAD, 'workloads');
   if (list.length !== request.workloads.length) fail(WORKLOAD, 'workloads');
   const state: BindingState = { subjects: new Set(), objects: new Set() };
-  const workloads: OwnerWorkload[] = [];
   for (let i = 0; i < list.length; i++) {
     const f = readRecord(list[i], WORKLOAD_FIELDS, WORKLOAD, 'workloads[]');
-    const id = readMatching(f.workload_id, ID, WORKLOAD, 'workloads[].workload_id') as WorkloadId;
+    const id = readMatching(f.workload_id, ID, WORKLOAD, 'workloads[].workload_id');
     const requested = request.workloads[i] as RequestWorkload;
     if (id !== requested.workload_id) fail(WORKLOAD, 'workloads');
     const effects = readEffects(f.effects, scope, retained);
     requireRetainedRead(effects, scope, retained);
-    const bindings = readBindings(f.write_bindings, requested, effects, scope, retained, state);
-    workloads.push(Object.freeze({ workload_id: id, effects, write_bindings: bindings }));
+    readBindings(f.write_bindings, requested, effects, scope, retained, state);
   }
-  return Object.freeze(workloads);
+  return list as readonly OwnerWorkload[];
 }
