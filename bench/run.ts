@@ -4,6 +4,7 @@ import { cpus, loadavg } from 'node:os';
 import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { distributorBenchmark } from './distributor.js';
+import { distributorS3Benchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
@@ -18,6 +19,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionCheckPlanBenchmark,
   editionNewBenchmark,
   distributorBenchmark,
+  distributorS3Benchmark,
   ownerBenchmark,
   evidenceBenchmark,
 ];

@@ -10,7 +10,16 @@
 // worker even when it is killed before `stop()` runs.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +44,8 @@ export interface RgwService {
   readonly dataDir: string;
   /** Process ids of the three daemons (monitor, OSD, gateway). */
   daemonPids(): readonly number[];
+  /** For a `detached` cluster: what another process needs to use and stop it. */
+  detachedHandle(): DetachedRgw;
   /** A client for test assertions (path-style, the test keys). */
   client(): S3Client;
   /** Creates a fresh bucket with a unique name and returns the name. */
@@ -46,6 +57,25 @@ export interface RgwService {
 export interface RgwOptions {
   /** Overall bound for start-up (default 90 s). */
   readonly timeoutMs?: number;
+  /**
+   * Daemons outlive the starting process (no parent-death signal), for a
+   * benchmark that starts the cluster from a short-lived helper process and
+   * stops it later with `stopDetachedRgw`. Tests leave this off.
+   */
+  readonly detached?: boolean;
+  /** Capacity of the in-memory OSD (default 1 GiB). */
+  readonly memstoreBytes?: number;
+}
+
+/** What a detached cluster needs to be found and stopped by another process. */
+export interface DetachedRgw {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly startupMs: number;
+  readonly dataDir: string;
+  readonly pids: readonly number[];
 }
 
 const REGION = 'us-east-1';
@@ -64,7 +94,8 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
     const osdUuid = randomUUID();
     for (const sub of ['mon', 'osd', 'rgw', 'run', 'log', 'crash', 'home']) mkdirSync(join(dir, sub));
     const conf = join(dir, 'ceph.conf');
-    writeFileSync(conf, cephConf(dir, fsid, monPort, rgwPort));
+    writeFileSync(conf, cephConf(dir, fsid, monPort, rgwPort, options.memstoreBytes ?? 1024 * 1024 * 1024));
+    const detached = options.detached === true;
     const keyring = join(dir, 'keyring');
     const monmap = join(dir, 'monmap');
     const env = daemonEnv(dir);
@@ -83,7 +114,7 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
     ]);
     await tool('monmaptool', ['--create', '--add', 'a', `v1:127.0.0.1:${monPort}`, '--fsid', fsid, monmap]);
     await tool('ceph-mon', ['-c', conf, '--mkfs', '-i', 'a', '--monmap', monmap, '--keyring', keyring]);
-    daemons.push(startDaemon('ceph-mon', ['-f', '-c', conf, '-i', 'a'], env, dir));
+    daemons.push(startDaemon('ceph-mon', ['-f', '-c', conf, '-i', 'a'], env, dir, detached));
 
     // The monitor takes a moment to form its one-member quorum; `osd create`
     // is the first command that needs it, so it doubles as the readiness probe.
@@ -93,8 +124,8 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
     });
     await tool('ceph-osd', ['-c', conf, '-i', '0', '--mkfs', '--osd-uuid', osdUuid]);
     const osdArgs = ['-f', '-c', conf, '-i', '0'] as const;
-    daemons.push(startDaemon('ceph-osd', osdArgs, env, dir));
-    daemons.push(startDaemon('radosgw', ['-f', '-c', conf, '-n', 'client.rgw.a'], env, dir));
+    daemons.push(startDaemon('ceph-osd', osdArgs, env, dir, detached));
+    daemons.push(startDaemon('radosgw', ['-f', '-c', conf, '-n', 'client.rgw.a'], env, dir, detached));
 
     // Ceph 16's OSD sometimes sends its first monitor command before its
     // monitor client holds the map (the monitor answers "wrong fsid") and
@@ -106,7 +137,7 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
       const osdIndex = daemons.findIndex((daemon) => daemon.name === 'ceph-osd');
       if (daemons[osdIndex]?.exitCode() !== 'running' && osdRestarts < MAX_OSD_RESTARTS) {
         osdRestarts += 1;
-        daemons[osdIndex] = startDaemon('ceph-osd', osdArgs, env, dir);
+        daemons[osdIndex] = startDaemon('ceph-osd', osdArgs, env, dir, detached);
       }
       checkAlive(daemons);
       const response = await fetch(`${endpoint}/`, { signal: AbortSignal.timeout(2_000) });
@@ -161,6 +192,15 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
       awsEnv,
       startupMs,
       dataDir: dir,
+      detachedHandle: () => ({
+        endpoint,
+        region: REGION,
+        accessKeyId,
+        secretAccessKey,
+        startupMs,
+        dataDir: dir,
+        pids: daemons.flatMap((daemon) => (daemon.child.pid === undefined ? [] : [daemon.child.pid])),
+      }),
       daemonPids: () =>
         daemons.flatMap((daemon) => (daemon.child.pid === undefined ? [] : [daemon.child.pid])),
       client: makeClient,
@@ -186,7 +226,13 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
   }
 }
 
-function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
+function cephConf(
+  dir: string,
+  fsid: string,
+  monPort: number,
+  rgwPort: number,
+  memstoreBytes: number,
+): string {
   // Admin sockets are off: their Unix socket paths have a 107-byte limit that a
   // deep TMPDIR would exceed, and nothing here needs them.
   return `[global]
@@ -207,7 +253,7 @@ setuser match path = ${dir}
 mon data = ${dir}/mon
 osd data = ${dir}/osd
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = ${memstoreBytes}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg num = 8
@@ -244,14 +290,24 @@ interface Daemon {
   exitCode(): number | null | 'running';
 }
 
-function startDaemon(name: string, args: readonly string[], env: NodeJS.ProcessEnv, dir: string): Daemon {
+function startDaemon(
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  dir: string,
+  outliveParent: boolean,
+): Daemon {
   const out = openSync(join(dir, 'log', `${name}.stdio`), 'a');
-  const child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', name, ...args], {
+  const [command, commandArgs] = outliveParent
+    ? [name, [...args]]
+    : ['setpriv', ['--pdeathsig', 'SIGKILL', '--', name, ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: dir,
     env,
     detached: true,
     stdio: ['ignore', out, out],
   });
+  if (outliveParent) child.unref();
   closeSync(out);
   let state: number | null | 'running' = 'running';
   const exited = new Promise<void>((resolve) => {
@@ -377,4 +433,21 @@ function tailLogs(dir: string): string {
     }
   }
   return parts.join('\n');
+}
+
+/** Stops a cluster started with `detached: true` (possibly by another process): kills, waits, removes. */
+export function stopDetachedRgw(handle: DetachedRgw): void {
+  for (const pid of handle.pids) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 10_000;
+  while (handle.pids.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) {
+    Atomics.wait(sleeper, 0, 0, 20);
+  }
+  rmSync(handle.dataDir, { recursive: true, force: true });
 }
