@@ -65,6 +65,8 @@ export interface RgwOptions {
   readonly detached?: boolean;
   /** Capacity of the in-memory OSD (default 1 GiB). */
   readonly memstoreBytes?: number;
+  /** Where the cluster's fresh directory is made (default TMPDIR). */
+  readonly parentDir?: string;
 }
 
 /** What a detached cluster needs to be found and stopped by another process. */
@@ -84,7 +86,7 @@ const MAX_OSD_RESTARTS = 3;
 export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
   const started = Date.now();
   const deadline = started + (options.timeoutMs ?? 90_000);
-  const dir = mkdtempSync(join(tmpdir(), 'rgw-'));
+  const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'rgw-'));
   // The OSD may be restarted during start-up (see below), hence a mutable list.
   const daemons: Daemon[] = [];
   try {
