@@ -252,15 +252,19 @@ function checkFreshness(runManifest: RunManifestRecord, invocation: BindingInvoc
 }
 
 function boundTables(mapping: Mapping, dryRun: DryRunRecord): readonly BoundTable[] {
+  const snapshot = new Map(dryRun.snapshot.map((entry) => [entry.folded, entry.columns]));
+  const normalized = new Map(
+    (dryRun.normalizedTables ?? []).map((entry) => [fold(entry.table), entry.normalizedColumns]),
+  );
+  const rules = new Map(mapping.tables.map((entry) => [entry.folded, entry.rules]));
   return dryRun.resolvedTables.map((table, index): BoundTable => {
     const folded = fold(table);
     return {
       table,
       bronzeTable: dryRun.destinationTables[index] ?? table,
-      sourceColumns: dryRun.snapshot.find((entry) => entry.folded === folded)?.columns ?? [],
-      bronzeColumns:
-        dryRun.normalizedTables?.find((entry) => fold(entry.table) === folded)?.normalizedColumns ?? [],
-      rules: mapping.tables.find((entry) => entry.folded === folded)?.rules ?? [],
+      sourceColumns: snapshot.get(folded) ?? [],
+      bronzeColumns: normalized.get(folded) ?? [],
+      rules: rules.get(folded) ?? [],
     };
   });
 }

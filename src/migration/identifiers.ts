@@ -49,6 +49,11 @@ export function fold(value: SafeIdentifier): FoldedIdentifier {
   return value.toLowerCase() as FoldedIdentifier;
 }
 
+/** Whether `value` has more than `limit` code points; the UTF-16 length bounds the count from above. */
+export function longerThan(value: string, limit: number): boolean {
+  return value.length > limit && codePointLength(value) > limit;
+}
+
 /** Length in code points, as Python's `len(str)` counts; UTF-16 `length` would count astral characters twice. */
 export function codePointLength(value: string): number {
   let count = 0;

@@ -2,12 +2,12 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../core/json/inde
 import {
   CASTS,
   type Cast,
-  codePointLength,
   type FoldedIdentifier,
   fold,
   hasControlOrNewline,
   isOneOf,
   isSafeIdentifier,
+  longerThan,
   type SafeIdentifier,
 } from './identifiers.js';
 import { EVIDENCE_LIMITS } from './limits.js';
@@ -51,7 +51,7 @@ export function checkMappingBounds(document: JsonObject): void {
     for (const rule of rules as readonly JsonValue[]) {
       if (!isJsonObject(rule)) continue;
       const source = own(rule, 'source');
-      if (typeof source === 'string' && codePointLength(source) > EVIDENCE_LIMITS.mappingSourceNameLength) {
+      if (typeof source === 'string' && longerThan(source, EVIDENCE_LIMITS.mappingSourceNameLength)) {
         reader.fail('scaffold_input_oversized', 'tables[].source');
       }
     }

@@ -1,10 +1,4 @@
-import {
-  isJsonObject,
-  type JsonArray,
-  JsonFloat,
-  type JsonObject,
-  type JsonValue,
-} from '../core/json/index.js';
+import { isJsonObject, type JsonArray, type JsonObject, type JsonValue } from '../core/json/index.js';
 import type { EvidenceField, EvidenceRole } from './fields.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 
@@ -84,12 +78,4 @@ export class FieldReader {
 /** An own property, or undefined; objects from parseStrict have a null prototype, others may not. */
 export function own(object: JsonObject, key: string): JsonValue | undefined {
   return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
-export function isInteger(value: JsonValue): value is number | bigint {
-  return (typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint';
-}
-
-export function isFloat(value: JsonValue): value is JsonFloat {
-  return value instanceof JsonFloat;
 }

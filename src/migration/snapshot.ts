@@ -1,11 +1,11 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json/index.js';
 import type { EvidenceRole } from './fields.js';
 import {
-  codePointLength,
   type FoldedIdentifier,
   fold,
   isOneOf,
   isSafeIdentifier,
+  longerThan,
   type SafeIdentifier,
   TYPE_FAMILIES,
   type TypeFamily,
@@ -68,7 +68,7 @@ export function checkSnapshotBounds(record: JsonObject, role: EvidenceRole): voi
 }
 
 function tooLong(value: JsonValue | undefined): boolean {
-  return typeof value === 'string' && codePointLength(value) > EVIDENCE_LIMITS.snapshotNameLength;
+  return typeof value === 'string' && longerThan(value, EVIDENCE_LIMITS.snapshotNameLength);
 }
 
 /**
