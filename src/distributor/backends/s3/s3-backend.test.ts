@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BundleSpec,
@@ -272,6 +272,41 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
 });
 
 describe('S3 destination: failures are fixed refusals', () => {
+  it('a missing bucket is destination_root_unavailable', async () => {
+    const { source, config } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    const destination = config.pipelines[0]?.destinations[0];
+    if (destination === undefined) throw new Error('fixture');
+    const report = await distributeRun({
+      config: {
+        pipelines: [
+          {
+            id: 'reports',
+            source: { root: source },
+            destinations: [{ ...destination, bucket: 'no-such-bucket-here' }],
+          },
+        ],
+      },
+      now: () => NOW,
+      s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
+    });
+    expect(report.outcomes[0]?.reason_code).toBe('destination_root_unavailable');
+  });
+
+  it('an output the state lists that someone deleted is reported as destination_incomplete, not skipped', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    expect((await run()).outcomes[0]?.outcome).toBe('published');
+    await s3.send(
+      new DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}/brentwood/2026-05-30/summary.txt` }),
+    );
+    const report = await run();
+    expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
+      'refused',
+      'destination_incomplete',
+    ]);
+  });
+
   it('an unreachable endpoint is destination_unreachable, with no bucket, key or credential in the report', async () => {
     const { source, config } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
