@@ -31,7 +31,8 @@ const refuse = (code: 'destination_changed' | 'destination_locked' | 'destinatio
 
 /**
  * One planned publication or replacement under a bundle prefix, in the order
- * that keeps every crash recoverable (docs/distributor.md, "S3"):
+ * that keeps every crash recoverable (docs/distributor.md, "S3 destinations:
+ * reference"):
  *
  * 1. read the pending marker; refuse `destination_locked` while another run's
  *    lease is live; create it or take it over, claiming the new outputs, the
@@ -39,9 +40,10 @@ const refuse = (code: 'destination_changed' | 'destination_locked' | 'destinatio
  * 2. check that the state is still the one planned (absent for a publish,
  *    the planned ETag for a replacement): the lease now stops anyone else
  *    from committing, so this check holds until our own commit;
- * 3. PUT every output (a few at a time), streamed and verified; a key that is neither claimed
- *    residue nor an old output is written with `If-None-Match: *`, so
- *    content that appeared since planning is never overwritten;
+ * 3. PUT every output (a few at a time), streamed and verified; a key that
+ *    is neither claimed residue nor an old output is written with
+ *    `If-None-Match: *`, so content that appeared since planning is never
+ *    overwritten;
  * 4. renew the lease, then PUT the state: `If-None-Match: *` for a publish,
  *    `If-Match: <planned ETag>` for a replacement (the commit point);
  * 5. delete every claimed key the new state does not list (old outputs and
