@@ -1,4 +1,5 @@
 // sealkit's library API. Each domain adds its exports here as it lands.
+export * from './contracts/index.js';
 export * from './core/index.js';
 export * from './editions/index.js';
 export * from './migration/index.js';

@@ -4,9 +4,9 @@ import {
   contractJsonSchemas,
   openContractProject,
   projectionTree,
-  type ResourceOutcome,
+  type ContractResourceOutcome as ResourceOutcome,
   refuseContract,
-  writeTreeCreateOnly,
+  writeContractOutput,
 } from '../../contracts/index.js';
 import { Refusal, type RefusalRecord } from '../../core/refusal/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
@@ -227,7 +227,7 @@ export const contractProject: Command = {
     let written: number | null = null;
     if (values.out !== undefined) {
       const tree = projectionTree(projections);
-      writeTreeCreateOnly(values.out, tree);
+      writeContractOutput(values.out, tree);
       written = tree.length;
     }
     const width = Math.max(0, ...items.map((item) => (item.outcome.id ?? '').length));
@@ -260,7 +260,7 @@ export const contractSchemas: Command = {
       return { text: `${SCHEMAS_USAGE}\n`, json: { status: 'ok', usage: SCHEMAS_USAGE } };
     if (values.out === undefined) return usageError(SCHEMAS_USAGE);
     const files = contractJsonSchemas();
-    writeTreeCreateOnly(values.out, files);
+    writeContractOutput(values.out, files);
     const names = files.map((file) => file.path.join('/'));
     return {
       text: `${names.map((name) => `wrote ${name}\n`).join('')}`,
