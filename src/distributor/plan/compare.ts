@@ -1,6 +1,4 @@
-import { canonicalize } from '../../core/json/index.js';
 import { compareInstants } from '../model/instant.js';
-import { manifestJson } from '../model/manifest.js';
 import type { BundlePath, DestinationState, SourceManifest } from '../model/types.js';
 import type { DistributorRefusalCode } from '../refusals.js';
 import type { StateToken } from './types.js';
@@ -61,7 +59,24 @@ export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
   return { action: 'replace', previous: view.state, token: view.token };
 }
 
-/** Exact equality of two normalized manifests (their canonical JSON). */
+/** Exact equality of two normalized manifests, field by field (the model holds nothing else). */
 export function sameManifest(a: SourceManifest, b: SourceManifest): boolean {
-  return canonicalize(manifestJson(a)) === canonicalize(manifestJson(b));
+  if (
+    a.schema_version !== b.schema_version ||
+    a.id !== b.id ||
+    a.digest !== b.digest ||
+    a.created !== b.created
+  ) {
+    return false;
+  }
+  if (a.files.length !== b.files.length) return false;
+  return a.files.every((file, index) => {
+    const other = b.files[index];
+    return (
+      other !== undefined &&
+      file.path === other.path &&
+      file.sha256 === other.sha256 &&
+      file.size === other.size
+    );
+  });
 }

@@ -94,7 +94,12 @@ describe('distribute run (local destination)', () => {
       source_path: 'report.md',
     });
 
+    const beforeRerun = describeTree(dest);
+    const workMtime = statSync(join(dest, '.distributor.work')).mtimeMs;
     expect(outcomes(await run())).toEqual([['weather/b1', 'skipped_same', '']]);
+    // A no-op rerun verifies every byte but writes nothing: no snapshot or staging entry came and went.
+    expect(describeTree(dest)).toEqual(beforeRerun);
+    expect(statSync(join(dest, '.distributor.work')).mtimeMs).toBe(workMtime);
 
     rmSync(join(source, 'weather', 'b1'), { recursive: true });
     makeBundle(source, 'weather/b1', [REPORT], { id: 'weather.b1', created: '2026-05-31T00:00:00Z' });

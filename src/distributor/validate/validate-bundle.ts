@@ -164,10 +164,14 @@ function readManifest(bundleDir: Dir): SourceManifest {
       throw refuseDistributor('manifest_too_large', { role: 'manifest' });
     let bytes: Uint8Array;
     try {
-      bytes = opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1);
+      // Sized by the pinned inode (already bounded): one allocation, and a file
+      // that grew while being read shows as one byte too many.
+      bytes = opened.file.readUpTo(Number(opened.stat.size) + 1);
     } catch {
       throw refuseDistributor('file_unreadable', { role: 'manifest' });
     }
+    if (bytes.length !== Number(opened.stat.size))
+      throw refuseDistributor('file_unreadable', { role: 'manifest' });
     const manifest = parseManifest(bytes);
     // The digest covers the declared records; each file must then match its
     // record exactly, so checking it first is the same check, before any byte

@@ -16,15 +16,20 @@ import { closeAll, destinationProblem, listTree } from './tree.js';
  * (entries, no state), or managed (a valid state, with a note of unlisted
  * entries and missing outputs).
  */
-export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapshot {
+export function inspectLocal(
+  root: Dir,
+  bundleDir: BundleDir,
+  ancestors: Map<string, boolean> = new Map(),
+): DestinationSnapshot {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
   const opened: Dir[] = [];
   try {
     let parent = root;
-    if (holdsState(parent))
+    if (holdsStateCached(parent, '', ancestors)) {
       return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
-    for (const segment of segments.slice(0, -1)) {
+    }
+    for (const [index, segment] of segments.slice(0, -1).entries()) {
       try {
         parent = parent.openDir(segment);
       } catch (error: unknown) {
@@ -32,8 +37,9 @@ export function inspectLocal(root: Dir, bundleDir: BundleDir): DestinationSnapsh
         return invalid(destinationProblem(error));
       }
       opened.push(parent);
-      if (holdsState(parent))
+      if (holdsStateCached(parent, segments.slice(0, index + 1).join('/'), ancestors)) {
         return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+      }
     }
     let dir: Dir;
     try {
@@ -61,7 +67,7 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   if (!entries.some((entry) => entry.utf8 && entry.name === STATE_FILE)) return { kind: 'unmanaged' };
   const read = readState(dir);
   if (read === undefined) return invalid(refuseDistributor('destination_state_invalid', { role: 'state' }));
-  const listing = listTree(dir);
+  const listing = listTree(dir, entries);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
   listed.add(STATE_FILE);
   let unlisted = listing.other;
@@ -78,13 +84,27 @@ export function readState(
   if (!opened.ok) return undefined;
   try {
     if (opened.stat.size > BigInt(STATE_MAX_BYTES)) return undefined;
-    const bytes = opened.file.readUpTo(STATE_MAX_BYTES + 1);
+    const bytes = opened.file.readUpTo(Number(opened.stat.size) + 1);
+    if (bytes.length !== Number(opened.stat.size)) return undefined;
     return { state: parseState(bytes), token: sha256Prefixed(bytes) as string as StateToken };
   } catch {
     return undefined;
   } finally {
     opened.file.close();
   }
+}
+
+/**
+ * Directories above bundle paths are shared by many bundles; under the run's
+ * lock whether one holds a state does not change (sealkit only adds plain
+ * directories), so each is checked once per run.
+ */
+function holdsStateCached(dir: Dir, path: string, cache: Map<string, boolean>): boolean {
+  const known = cache.get(path);
+  if (known !== undefined) return known;
+  const holds = holdsState(dir);
+  cache.set(path, holds);
+  return holds;
 }
 
 function holdsState(dir: Dir): boolean {

@@ -1,4 +1,4 @@
-import { type Dir, type EntryName, isFsError } from '../../../core/fs/index.js';
+import { type Dir, type DirEntry, type EntryName, isFsError } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
@@ -180,15 +180,15 @@ export interface TreeListing {
   readonly other: boolean;
 }
 
-/** Lists a destination bundle tree without following links. */
-export function listTree(root: Dir): TreeListing {
+/** Lists a destination bundle tree without following links (`top`: the root's entries, when already listed). */
+export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
   const files = new Set<string>();
   let other = false;
   let seen = 0;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > TREE_LIMITS.maxDepth)
       throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
-    for (const entry of dir.list()) {
+    for (const entry of depth === 0 && top !== undefined ? top : dir.list()) {
       seen += 1;
       if (seen > TREE_LIMITS.maxEntries)
         throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });

@@ -27,6 +27,8 @@ const KEPT_PREFIX = 'kept-';
 /** One destination root opened by a run; shared by every destination configured with the same root. */
 export class LocalRoot {
   readonly root: Dir;
+  /** Directories above bundle paths already checked for a state, for this run (see `inspectLocal`). */
+  readonly ancestors = new Map<string, boolean>();
   #work: Dir | undefined;
   #lock: HeldLock | undefined;
   #run: { readonly dir: Dir; readonly name: string } | undefined;
