@@ -38,14 +38,32 @@ export async function run(ctx) {
   );
 
   ctx.say('Producers write manifest.json with `distribute manifest` (files sorted, digests computed):');
-  ctx.sealkit(['distribute', 'manifest', weather, '--id', 'weather.daily.brentwood.2026-05-30', '--created', '2026-05-30T11:10:00Z']);
-  ctx.sealkit(['distribute', 'manifest', sales, '--id', 'sales.weekly.2026-w22', '--created', '2026-06-01T08:00:00Z']);
+  ctx.sealkit([
+    'distribute',
+    'manifest',
+    weather,
+    '--id',
+    'weather.daily.brentwood.2026-05-30',
+    '--created',
+    '2026-05-30T11:10:00Z',
+  ]);
+  ctx.sealkit([
+    'distribute',
+    'manifest',
+    sales,
+    '--id',
+    'sales.weekly.2026-w22',
+    '--created',
+    '2026-06-01T08:00:00Z',
+  ]);
   ctx.sealkit(['distribute', 'verify', weather]);
 
   ctx.say('The plan first (--dry-run writes nothing), then the run:');
   ctx.sealkit(['distribute', 'run', '--dry-run'], { cwd: base });
   ctx.sealkit(['distribute', 'run'], { cwd: base });
-  const state = JSON.parse(readFileSync(join(site, 'weather', 'daily', '2026-05-30', '.distributor.json'), 'utf8'));
+  const state = JSON.parse(
+    readFileSync(join(site, 'weather', 'daily', '2026-05-30', '.distributor.json'), 'utf8'),
+  );
   ctx.say(
     `site/weather/daily/2026-05-30 now holds ${state.outputs.map((o) => `${o.path} (${o.kind})`).join(', ')} and .distributor.json`,
   );
@@ -53,16 +71,36 @@ export async function run(ctx) {
   ctx.say('A rerun changes nothing:');
   ctx.sealkit(['distribute', 'run'], { cwd: base });
 
-  ctx.say('The producer re-issues the weather report later the same day: same id, newer `created` -> replaced:');
+  ctx.say(
+    'The producer re-issues the weather report later the same day: same id, newer `created` -> replaced:',
+  );
   writeFileSync(join(weather, 'summary.txt'), 'sunny, 22 C (corrected)\n');
   rmSync(join(weather, 'manifest.json'));
-  ctx.sealkit(['distribute', 'manifest', weather, '--id', 'weather.daily.brentwood.2026-05-30', '--created', '2026-05-30T17:00:00Z']);
+  ctx.sealkit([
+    'distribute',
+    'manifest',
+    weather,
+    '--id',
+    'weather.daily.brentwood.2026-05-30',
+    '--created',
+    '2026-05-30T17:00:00Z',
+  ]);
   ctx.sealkit(['distribute', 'run'], { cwd: base });
 
-  ctx.say('Another producer reuses the sales directory for a different bundle id -> conflict, exit 2, nothing touched:');
+  ctx.say(
+    'Another producer reuses the sales directory for a different bundle id -> conflict, exit 2, nothing touched:',
+  );
   rmSync(join(sales, 'manifest.json'));
-  ctx.sealkit(['distribute', 'manifest', sales, '--id', 'sales.weekly.2026-w22.eu', '--created', '2026-06-02T08:00:00Z']);
-  ctx.sealkit(['distribute', 'run', '--json'], { cwd: base });
+  ctx.sealkit([
+    'distribute',
+    'manifest',
+    sales,
+    '--id',
+    'sales.weekly.2026-w22.eu',
+    '--created',
+    '2026-06-02T08:00:00Z',
+  ]);
+  ctx.sealkit(['distribute', 'run'], { cwd: base });
 
   ctx.say('A bundle whose file no longer matches its manifest stops the whole run before any write:');
   writeFileSync(join(sales, 'data', 'totals.csv'), 'region,total\nnorth,999\n');
