@@ -309,6 +309,24 @@ describe('distribute run (local destination)', () => {
     expect(existsSync(join(work, 'archive', '.distributor.work', 'lock'))).toBe(true);
   });
 
+  it('lets two pipelines publish to one root in one run, under one lock', async () => {
+    const other = join(work, 'other-src');
+    mkdirSync(other);
+    const shared = writeConfig(work, [
+      { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
+      { id: 'second', source: other, destinations: [{ id: 'site', root: dest, html: false }] },
+    ]);
+    makeBundle(source, 'one', [REPORT], { id: 'one', created: '2026-05-30T11:10:00Z' });
+    makeBundle(other, 'two', [REPORT], { id: 'two', created: '2026-05-30T11:10:00Z' });
+    const report = await run({ configPath: shared });
+    expect(report.outcomes.map((o) => [o.pipeline_id, o.bundle_dir, o.outcome])).toEqual([
+      ['first', 'one', 'published'],
+      ['second', 'two', 'published'],
+    ]);
+    expect(Object.keys(describeTree(join(dest, 'two'))).sort()).toEqual(['.distributor.json', 'report.md']);
+    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
   it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });

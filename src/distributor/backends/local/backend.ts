@@ -88,7 +88,7 @@ class LocalBackend implements DestinationBackend {
     const hook = this.#hook(this.#context.beforeStep);
     const runDir = root.runDir(hook);
     hook('mkdir');
-    this.#scratch = runDir.mkdirExclusive('snapshot', 0o700);
+    this.#scratch = runDir.mkdirExclusive(root.nextSnapshotName(), 0o700);
     return this.#scratch;
   }
 

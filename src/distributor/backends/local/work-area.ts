@@ -94,6 +94,12 @@ export class LocalRoot {
     return `${STAGE_PREFIX}${this.#stages}`;
   }
 
+  /** A fresh name for a source snapshot in this run's directory (several pipelines may share a root). */
+  nextSnapshotName(): string {
+    this.#stages += 1;
+    return `snapshot-${this.#stages}`;
+  }
+
   /**
    * Keeps an old tree whose replacement left unlisted files in it: moved to
    * `kept-*` in the work area, never deleted by sealkit.
