@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { collectTree, scanForSentinels } from '../../test/helpers/sentinels.js';
+import { sha256Hex } from '../core/digest/index.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 import {
   ALIAS,
@@ -438,6 +439,11 @@ function prepare(fixture: Fixture): { paths: PathChoice; sentinels: string[]; di
   };
 }
 
+/** Every name and file digest under `dir`: what "nothing written" is checked against. */
+function treeDigest(dir: string): string[] {
+  return collectTree(dir).map((source) => `${source.label} ${sha256Hex(source.bytes)}`);
+}
+
 function cliArgs(paths: PathChoice, invocation: Invocation, json: boolean): string[] {
   const args = ['evidence', 'check'];
   if (paths.mappingFile !== undefined) args.push('--mapping-file', paths.mappingFile);
@@ -464,7 +470,7 @@ describe('every reason code has a fixture made by mutating a synthetic bundle', 
     const invocation = fixture.invocation ?? {};
     expect(summary(bindFiles(paths, invocation))).toEqual(fixture.expected);
 
-    const before = collectTree(dir);
+    const before = treeDigest(dir);
     const json = runCli(cliArgs(paths, invocation, true));
     expect({ status: json.status, stderr: json.stderr.toString() }).toEqual({ status: 2, stderr: '' });
     const { code, ...place } = fixture.expected;
@@ -483,7 +489,29 @@ describe('every reason code has a fixture made by mutating a synthetic bundle', 
     );
     for (const run of [json, human]) expect(scanForSentinels(run, [], sentinels)).toEqual([]);
     // A check never writes: the tree is byte-for-byte what it was.
-    expect(collectTree(dir)).toEqual(before);
+    expect(treeDigest(dir)).toEqual(before);
     expect(readdirSync(dir)).toEqual(['zqx_bundle_dir']);
+  });
+});
+
+describe('a successful check', () => {
+  it('prints the bound tables and none of the planted never-emitted values', () => {
+    for (const source of ['sql', 'csv'] as const) {
+      const { paths, sentinels, dir } = prepare({
+        name: 'bound',
+        expected: { code: 'scaffold_input_missing' },
+        source,
+      });
+      expect(summary(bindFiles(paths))).toEqual({ code: 'bound' });
+      // Table names are the model's subject and are printed; everything else planted must not be.
+      const hidden = sentinels.filter((sentinel) => sentinel !== 'customers' && sentinel !== 'order_items');
+      for (const json of [true, false]) {
+        const run = runCli(cliArgs(paths, {}, json));
+        expect({ status: run.status, stderr: run.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+        expect(run.stdout.toString()).toContain('order_items');
+        expect(scanForSentinels(run, [], hidden)).toEqual([]);
+      }
+      expect(readdirSync(dir)).toEqual(['zqx_bundle_dir']);
+    }
   });
 });
