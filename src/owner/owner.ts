@@ -65,9 +65,10 @@ export interface RequiredOriginals {
 
 /**
  * The `dpone.composition-scoped-execution-owner.v1` document as an immutable
- * value. Its state is a deeply frozen validated copy in a private slot; every
- * serialization, hash and comparison revalidates it (nested originals
- * included), so a forged or tampered instance refuses rather than answers.
+ * value. Its state, in a private slot, is the tree its decoder parsed from
+ * the canonical bytes, checked and then deeply frozen; every serialization,
+ * hash, query and comparison revalidates it (nested originals included), so
+ * a forged or tampered instance refuses rather than answers.
  * It authenticates nothing: equal supplied originals are documentary facts.
  */
 export class ScopedExecutionOwner {

@@ -51,42 +51,100 @@ function checkObject(value: unknown): OwnerObject {
   return value as OwnerObject;
 }
 
+/** A physical domain seen among the objects, with the guard computed once for all its objects. */
+interface Domain {
+  readonly connector: string;
+  readonly serviceId: string;
+  readonly guard: GuardId;
+  readonly subjects: Set<string>;
+  /** Qualified names already declared on the domain's connector/service (shared by its domains). */
+  readonly names: Map<string, Map<string, Set<string>>>;
+}
+
+/** Whether `parts` is already among `names`; records it if not. Nested maps: no joined key strings. */
+function seenBefore(names: Map<string, Map<string, Set<string>>>, parts: readonly string[]): boolean {
+  const three = parts.length === 3;
+  const first = three ? (parts[0] as string) : '';
+  const second = parts[three ? 1 : 0] as string;
+  const third = parts[three ? 2 : 1] as string;
+  let middle = names.get(first);
+  if (middle === undefined) {
+    middle = new Map();
+    names.set(first, middle);
+  }
+  let last = middle.get(second);
+  if (last === undefined) {
+    last = new Set();
+    middle.set(second, last);
+  }
+  if (last.has(third)) return true;
+  last.add(third);
+  return false;
+}
+
 /**
  * Objects ascending by object ID. Declared identity is
  * connector/service/physical domain/subject: two object IDs may neither split
- * one identity nor name the same qualified coordinate (compared exactly, case
- * retained; lexically different names are different coordinates).
+ * one identity nor name the same qualified coordinate (connector/service and
+ * name, compared exactly with case retained; lexically different names are
+ * different coordinates).
  */
 export function readObjects(value: unknown): ObjectIndex {
   const list = readArray(value, 1, Number.MAX_SAFE_INTEGER, OBJECT, 'objects') as readonly OwnerObject[];
   const byId = new Map<ObjectId, OwnerObject>();
   const guardOf = new Map<ObjectId, GuardId>();
   const byDomain = new Map<GuardId, OwnerObject[]>();
-  // Per domain: its subjects; per connector/service: its qualified names.
-  const subjects = new Map<GuardId, Set<string>>();
-  const coordinates = new Map<string, Set<string>>();
+  // Domains by physical subject (almost always one each), and names by connector/service.
+  const domains = new Map<string, Domain[]>();
+  const services = new Map<string, Map<string, Map<string, Map<string, Set<string>>>>>();
   let previous = '';
   for (const entry of list) {
     const object = checkObject(entry);
     if (!(previous < object.object_id)) fail(OBJECT, 'objects');
     previous = object.object_id;
-    const guard = guardIdOf(object);
-    const domainSubjects = subjects.get(guard);
-    if (domainSubjects === undefined) subjects.set(guard, new Set([object.subject_sha256]));
-    else if (domainSubjects.has(object.subject_sha256)) fail(OBJECT, 'objects');
-    else domainSubjects.add(object.subject_sha256);
-    const service = `${object.connector}:${object.service_id}`;
-    // Parts never contain '.', so the joined name keeps coordinates distinct.
-    const name = object.qualified_name.join('.');
-    const names = coordinates.get(service);
-    if (names === undefined) coordinates.set(service, new Set([name]));
-    else if (names.has(name)) fail(OBJECT, 'objects');
-    else names.add(name);
+    const domain = domainOf(object, domains, services);
+    if (domain.subjects.has(object.subject_sha256)) fail(OBJECT, 'objects');
+    domain.subjects.add(object.subject_sha256);
+    if (seenBefore(domain.names, object.qualified_name)) fail(OBJECT, 'objects');
     byId.set(object.object_id, object);
-    guardOf.set(object.object_id, guard);
-    const domain = byDomain.get(guard);
-    if (domain === undefined) byDomain.set(guard, [object]);
-    else domain.push(object);
+    guardOf.set(object.object_id, domain.guard);
+    const members = byDomain.get(domain.guard);
+    if (members === undefined) byDomain.set(domain.guard, [object]);
+    else members.push(object);
   }
   return { objects: list, byId, guardOf, byDomain };
+}
+
+function domainOf(
+  object: OwnerObject,
+  domains: Map<string, Domain[]>,
+  services: Map<string, Map<string, Map<string, Map<string, Set<string>>>>>,
+): Domain {
+  let candidates = domains.get(object.physical_subject_sha256);
+  if (candidates === undefined) {
+    candidates = [];
+    domains.set(object.physical_subject_sha256, candidates);
+  }
+  for (const domain of candidates) {
+    if (domain.connector === object.connector && domain.serviceId === object.service_id) return domain;
+  }
+  let byService = services.get(object.connector);
+  if (byService === undefined) {
+    byService = new Map();
+    services.set(object.connector, byService);
+  }
+  let names = byService.get(object.service_id);
+  if (names === undefined) {
+    names = new Map();
+    byService.set(object.service_id, names);
+  }
+  const domain: Domain = {
+    connector: object.connector,
+    serviceId: object.service_id,
+    guard: guardIdOf(object),
+    subjects: new Set(),
+    names,
+  };
+  candidates.push(domain);
+  return domain;
 }

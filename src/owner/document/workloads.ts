@@ -17,23 +17,29 @@ interface BindingState {
   readonly objects: Set<ObjectId>;
 }
 
+/** Strict order of effects by the (object ID, access, purpose) triple. */
+function tripleBefore(a: OwnerEffect, b: OwnerEffect): boolean {
+  if (a.object_id !== b.object_id) return a.object_id < b.object_id;
+  if (a.access !== b.access) return a.access < b.access;
+  return a.purpose < b.purpose;
+}
+
 function readEffects(
   value: unknown,
   scope: ScopeIndex,
   retained: ReadonlySet<ObjectId>,
 ): readonly OwnerEffect[] {
   const list = readArray(value, 0, Number.MAX_SAFE_INTEGER, WORKLOAD, 'workloads[].effects');
-  let previous = '';
+  let previous: OwnerEffect | undefined;
   for (const entry of list) {
     const f = readRecord(entry, EFFECT_FIELDS, WORKLOAD, 'workloads[].effects[]');
     const objectId = f.object_id;
     if (typeof objectId !== 'string' || !ID.test(objectId)) fail(WORKLOAD, 'workloads[].effects[].object_id');
     const access = readOneOf(f.access, ACCESSES, WORKLOAD, 'workloads[].effects[].access');
-    const purpose = readOneOf(f.purpose, PURPOSES, WORKLOAD, 'workloads[].effects[].purpose');
-    // NUL sorts before every ID character, so the joined key orders as the triple.
-    const key = `${objectId}\u0000${access}\u0000${purpose}`;
-    if (!(previous < key)) fail(WORKLOAD, 'workloads[].effects');
-    previous = key;
+    readOneOf(f.purpose, PURPOSES, WORKLOAD, 'workloads[].effects[].purpose');
+    const effect = entry as OwnerEffect;
+    if (previous !== undefined && !tripleBefore(previous, effect)) fail(WORKLOAD, 'workloads[].effects');
+    previous = effect;
     const direction = scope.direction.get(objectId as ObjectId);
     if (direction === undefined) fail(WORKLOAD, 'workloads[].effects[].object_id');
     // The access decides; a purpose never grants write access.
