@@ -4,8 +4,7 @@ import type { ActivationAttemptValue } from '../attempt.js';
 import type { DirectionalClaim, PhysicalClaim } from '../claim.js';
 import type { CompositionGrantValue } from '../grant.js';
 import type { QualificationOwnerValue } from '../qualification-owner.js';
-import { fail, type Site } from '../read.js';
-import type { RequestWorkload } from '../request.js';
+import { fail, type Site, sameList } from '../read.js';
 import { executionOwnerKey, type GuardId, qualificationOwnerKey } from '../vocabulary.js';
 import type { ValidatedOwner } from './validate.js';
 
@@ -101,9 +100,7 @@ export function compareAttempt(
   if (attempt.pack_sha256 !== value.request.pack_sha256) fail(ATTEMPT, 'pack_sha256');
   const requested = value.request.workloads.find((workload) => workload.workload_id === attempt.workload_id);
   if (requested === undefined) fail(ATTEMPT, 'workload_id');
-  if (pyDumps(attempt.constituents) !== pyDumps((requested as RequestWorkload).constituents)) {
-    fail(ATTEMPT, 'constituents');
-  }
+  if (!sameList(attempt.constituents, requested.constituents)) fail(ATTEMPT, 'constituents');
   const writeGuards = requested.writes.map((group) => group.guard_id);
   if (attempt.write_epochs.length !== writeGuards.length) fail(ATTEMPT, 'write_epochs');
   for (let i = 0; i < writeGuards.length; i++) {
