@@ -1,7 +1,7 @@
 import type { BoundEvidence, BoundTable } from './bound.js';
 import type { DryRunRecord } from './dry-run.js';
 import { EDITIONS } from './edition.js';
-import type { EvidenceField } from './fields.js';
+import type { EvidenceField, EvidenceRole } from './fields.js';
 import { mappingsFingerprint } from './fingerprints.js';
 import { isMaxEvidenceAge } from './freshness.js';
 import { type FoldedIdentifier, fold, isSafeIdentifier, type SafeIdentifier } from './identifiers.js';
@@ -37,9 +37,8 @@ export interface ParsedEvidence {
   readonly runManifest: RunManifestRecord;
 }
 
-type Role = 'mapping' | 'dry_run' | 'run_manifest' | undefined;
-
-function fail(code: EvidenceRefusalCode, role: Role, field: EvidenceField): never {
+/** `role` is undefined when the invocation itself (alias, maximum age) is at fault. */
+function fail(code: EvidenceRefusalCode, role: EvidenceRole | undefined, field: EvidenceField): never {
   throw refuseEvidence(code, role === undefined ? { field } : { role, field });
 }
 
