@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -229,6 +230,25 @@ describe('sealkit contract', () => {
     expect(run.status).toBe(2);
     expect(json(run)).toMatchObject({ status: 'refused', reason_code: code });
     expect(scanForSentinels(run, [], [dir])).toEqual([]);
+  });
+
+  it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {
+    copyExample(join(dir, 'p'));
+    chmodSync(join(dir, 'p', 'sources', 'orders.yaml'), 0o000);
+    const run = runCli(['contract', 'validate', '--json', join(dir, 'p')]);
+    expect(run.status).toBe(2);
+    expect(json(run)).toMatchObject({ reason_code: 'contract_project_unreadable' });
+  });
+
+  it('writes nothing and leaves no staging folder when the output parent is not writable', () => {
+    copyExample(join(dir, 'p'));
+    const locked = join(dir, 'locked');
+    mkdirSync(locked, { mode: 0o555 });
+    const run = runCli(['contract', 'project', join(dir, 'p'), '--out', join(locked, 'out'), '--json']);
+    expect(run.status).toBe(2);
+    expect(json(run)).toMatchObject({ reason_code: 'contract_out_failed' });
+    expect(readdirSync(locked)).toEqual([]);
+    chmodSync(locked, 0o755);
   });
 
   it('skips dot folders such as .sealkit and .git', () => {
