@@ -3,6 +3,7 @@
 import { cpus, loadavg } from 'node:os';
 import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
+import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
 import { distributorS3Benchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
@@ -22,6 +23,7 @@ const REGISTRY: readonly Benchmark[] = [
   distributorS3Benchmark,
   ownerBenchmark,
   evidenceBenchmark,
+  contractsBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {
