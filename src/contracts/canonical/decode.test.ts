@@ -64,12 +64,20 @@ describe('publication decoding', () => {
 
   it('refuses values outside the closed representation', () => {
     expect(code(Buffer.from('not json'))).toBe('contract_projection_malformed');
-    expect(code(mutate('t.source.orders', (doc) => void (doc.profile = 'leapview.contract/v2')))).toBe(
-      'contract_projection_malformed',
-    );
-    expect(code(mutate('t.source.orders', (doc) => void (doc.extra = true)))).toBe(
-      'contract_projection_malformed',
-    );
+    expect(
+      code(
+        mutate('t.source.orders', (doc) => {
+          doc.profile = 'leapview.contract/v2';
+        }),
+      ),
+    ).toBe('contract_projection_malformed');
+    expect(
+      code(
+        mutate('t.source.orders', (doc) => {
+          doc.extra = true;
+        }),
+      ),
+    ).toBe('contract_projection_malformed');
     expect(
       code(
         mutate('t.model.facts', (doc) => {
@@ -100,7 +108,11 @@ describe('publication decoding', () => {
       'contract_projection_not_canonical',
     );
     expect(
-      code(mutate('t.source.orders', (doc) => void ((fields(doc)[0] as Mutable).name = 'cafe\u0301'))),
+      code(
+        mutate('t.source.orders', (doc) => {
+          (fields(doc)[0] as Mutable).name = 'cafe\u0301';
+        }),
+      ),
     ).toBe('contract_projection_not_canonical');
     expect(
       code(
