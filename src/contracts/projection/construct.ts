@@ -1,7 +1,7 @@
 import { refuseContract } from '../authoring/refusals.js';
 import { ContractMetadata } from '../authoring/schemas/common.js';
 import type { ModelResource, SemanticModelResource, SourceResource } from '../authoring/schemas/resource.js';
-import { isValidatedResource } from '../authoring/validate.js';
+import { isValidatedResource, type Validated } from '../authoring/validate.js';
 import type { BuiltContent } from './build-context.js';
 import { type ContractMetadataPayload, PROFILE, type ProjectionPayload } from './payload.js';
 import { type SealedProjection, sealPayload } from './sealed.js';
@@ -46,7 +46,7 @@ export function resolveContract(
  * the validated project graph. Nothing else of the authored resource is read.
  */
 export function constructProjection(
-  resource: ContractResource,
+  resource: Validated<SourceResource> | Validated<ModelResource> | Validated<SemanticModelResource>,
   built: BuiltContent<ProjectionPayload['content']>,
   fallback: ContractFallback | undefined,
 ): SealedProjection {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStrict } from '../../core/json/index.js';
+import type { SourceResource } from '../authoring/schemas/resource.js';
 import { validateResource } from '../authoring/validate.js';
 import { canonicalizeProjection } from '../canonical/canonical.js';
 import { decodeProjection } from '../canonical/decode.js';
@@ -63,8 +64,13 @@ describe('sealing cannot be bypassed', () => {
     if (validated.kind !== 'Source') throw new Error('kind');
     const built = { content: { fields: [] }, dependencies: [] };
     expect(constructProjection(validated, built, undefined).id).toBe('t.source.orders');
-    const lookalike = { ...validated };
+    const lookalike = JSON.parse(JSON.stringify(validated)) as SourceResource;
+    // @ts-expect-error an unvalidated resource does not type-check…
     expect(() => constructProjection(lookalike, built, undefined)).toThrow(
+      expect.objectContaining({ code: 'contract_not_validated' }),
+    );
+    // …and a copy forced through the type system is refused at run time.
+    expect(() => constructProjection({ ...validated }, built, undefined)).toThrow(
       expect.objectContaining({ code: 'contract_not_validated' }),
     );
   });
