@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -143,4 +152,19 @@ export function describeTree(
   };
   walk(root, '');
   return out;
+}
+
+/**
+ * A private copy of the built package (bin, dist, package.json, a link to
+ * node_modules) under `dir`, for tests that start many child processes: on a
+ * machine where others rebuild dist/ meanwhile, a child must not load a
+ * half-written module. Returns the copy's root.
+ */
+export function privateBuild(repoRoot: string, dir: string): string {
+  const root = join(dir, 'build');
+  mkdirSync(root);
+  for (const entry of ['bin', 'dist', 'package.json'])
+    cpSync(join(repoRoot, entry), join(root, entry), { recursive: true });
+  symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+  return root;
 }

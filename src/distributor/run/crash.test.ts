@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
-import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import {
+  describeTree,
+  makeBundle,
+  privateBuild,
+  writeConfig,
+} from '../../../test/helpers/distributor-fixtures.js';
 import type { Step } from '../backend.js';
 import { distributeRun } from './run.js';
 
@@ -25,9 +30,11 @@ const T1 = () => new Date('2026-06-02T00:00:00Z');
 const BIG = Buffer.alloc(2 * 1024 * 1024, 0x61);
 
 let base: string;
+let build: string;
 let counter = 0;
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'sealkit-crash-'));
+  build = privateBuild(REPO_ROOT, base);
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -198,7 +205,7 @@ describe('crash safety', () => {
 
   it('survives SIGKILL at 50 random steps and 10 random moments', async () => {
     const random = mulberry32(0x5ea1c17);
-    const distributor = join(REPO_ROOT, 'dist', 'src', 'distributor', 'index.js');
+    const distributor = join(build, 'dist', 'src', 'distributor', 'index.js');
     for (let round = 0; round < 50; round += 1) {
       const s = await scenario();
       const killAt = Math.floor(random() * reference.steps);
@@ -228,7 +235,7 @@ describe('crash safety', () => {
     for (let round = 0; round < 10; round += 1) {
       const s = await scenario();
       const child = spawn(process.execPath, [
-        join(REPO_ROOT, 'bin', 'sealkit.js'),
+        join(build, 'bin', 'sealkit.js'),
         'distribute',
         'run',
         '--config',

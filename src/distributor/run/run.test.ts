@@ -309,6 +309,44 @@ describe('distribute run (local destination)', () => {
     expect(existsSync(join(work, 'archive', '.distributor.work', 'lock'))).toBe(true);
   });
 
+  it('sweeps a crashed run: a staging tree whose state was cut short goes, an old tree keeps unlisted files', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const crashed = join(dest, '.distributor.work', 'run-0123456789abcdef');
+    mkdirSync(join(crashed, 'stage-1', 'data'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(crashed, 'stage-1', 'data', 'x.bin'), 'partial');
+    writeFileSync(join(crashed, 'stage-1', '.distributor.json'), '');
+    mkdirSync(join(crashed, 'stage-2'));
+    const oldState = {
+      schema_version: 1,
+      distributor_version: '0.1.0',
+      pipeline_id: 'weather',
+      destination_id: 'site',
+      published_at: '2026-05-01T00:00:00Z',
+      source: {
+        manifest: {
+          schema_version: 1,
+          id: 'old',
+          digest: sha256Of('x'),
+          created: '2026-05-01T00:00:00Z',
+          files: [{ path: 'old.txt', sha256: sha256Of('o'), size: 1 }],
+        },
+      },
+      outputs: [{ path: 'old.txt', kind: 'source', source_path: 'old.txt', sha256: sha256Of('o'), size: 1 }],
+    };
+    writeFileSync(join(crashed, 'stage-2', '.distributor.json'), JSON.stringify(oldState));
+    writeFileSync(join(crashed, 'stage-2', 'old.txt'), 'o');
+    writeFileSync(join(crashed, 'stage-2', 'someone-elses.txt'), 'mine');
+    expect(outcomes(await run())).toEqual([['a', 'published', '']]);
+    const work = describeTree(join(dest, '.distributor.work'));
+    const kept = Object.keys(work).filter((path) => path.startsWith('kept-'));
+    expect(kept.map((path) => path.replace(/^kept-[0-9a-f]+/, 'kept-*')).sort()).toEqual([
+      'kept-*',
+      'kept-*/.distributor.json',
+      'kept-*/someone-elses.txt',
+    ]);
+    expect(Object.keys(work).filter((path) => path.startsWith('run-'))).toEqual([]);
+  });
+
   it('lets two pipelines publish to one root in one run, under one lock', async () => {
     const other = join(work, 'other-src');
     mkdirSync(other);

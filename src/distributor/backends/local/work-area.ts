@@ -182,9 +182,12 @@ export class LocalRoot {
 
 /**
  * Removes one staging tree: narrowly (what its state lists) when it carries
- * a state, entirely when it does not (then every entry in it was written by
- * the run that built it: an old publication never loses its state before the
- * rest of it is gone). False when something unlisted remains.
+ * a valid state, entirely when it does not. A tree without a valid state is
+ * always a new tree this kind of run was building (its state is written
+ * last, and a crash can leave it missing, empty or cut short); an old
+ * publication swapped out by a replacement carries the complete state that
+ * was read and checked just before the swap, and keeps it until everything
+ * else of it is gone. False when something unlisted remains.
  */
 export function cleanStage(parent: Dir, name: string, step: StepHook): boolean {
   const dir = parent.openDir(name);
@@ -195,7 +198,7 @@ export function cleanStage(parent: Dir, name: string, step: StepHook): boolean {
       try {
         listed = parseState(opened.file.readUpTo(STATE_MAX_BYTES + 1)).outputs.map((output) => output.path);
       } catch {
-        return false;
+        listed = undefined;
       } finally {
         opened.file.close();
       }
