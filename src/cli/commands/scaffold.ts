@@ -1,0 +1,125 @@
+import { parseMaxEvidenceAge } from '../../migration/index.js';
+import { SCAFFOLD_EDITIONS, type ScaffoldResult, scaffold, scaffoldExitCode } from '../../scaffold/index.js';
+import type { CliIo, Command, CommandResult } from '../command.js';
+import type { JsonObjectOut } from '../output.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+
+const OPTIONS = {
+  edition: { type: 'string' },
+  workspace: { type: 'string' },
+  'source-id': { type: 'string' },
+  'mapping-file': { type: 'string' },
+  'inventory-file': { type: 'string' },
+  'run-manifest': { type: 'string' },
+  'source-binding-id': { type: 'string' },
+  'max-evidence-age': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const USAGE = `Usage: sealkit scaffold --edition bigquery|snowflake --workspace DIR --source-id ID
+                        --mapping-file FILE --inventory-file FILE --run-manifest FILE
+                        --source-binding-id ALIAS --max-evidence-age DURATION [--dry-run]
+
+Generates editable dbt Silver models for one source into a client workspace
+(made by sealkit edition new), create-only: models/migration/generated/ID/ is
+staged in .scaffold-staging/ID/, sealed, verified and published with one
+atomic no-replace rename, or nothing is published. An existing output is
+never touched (output_exists). Reads only the named local files.
+
+Options:
+  --edition NAME              bigquery or snowflake (required)
+  --workspace DIR             the client workspace root (required)
+  --source-id ID              a generic alias, ^[a-z][a-z0-9_]{0,39}$ (required); never a client name
+  --mapping-file FILE         the reviewed mapping (version 1 JSON)
+  --inventory-file FILE       the saved --dry-run report of the load (owner-only file)
+  --run-manifest FILE         run-manifests/<run_id>.json of the completed load (owner-only)
+  --source-binding-id ALIAS   must equal the alias in both artifacts
+  --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
+  --dry-run                   run every check that needs no write and print the planned files;
+                              writes nothing, not even a lock file
+  -h, --help                  show this help
+
+Prints exactly one JSON object on stdout: status, reason_codes, stage and,
+where relevant, the project-relative output or staging path, staging_state
+and a repair command. There is no --json flag: the output is always JSON.
+
+Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
+written), 2 refused, 3 published with published_permissions_not_normalized or
+published_durability_unknown, 4 publish_unverified, 70 internal error.`;
+
+export const scaffoldCommand: Command = {
+  path: ['scaffold'],
+  summary: 'generate editable dbt Silver models for one source into a client workspace (create-only)',
+  usage: USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
+    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const edition = values.edition;
+    if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
+    if (!(SCAFFOLD_EDITIONS as readonly string[]).includes(edition)) {
+      throw new UsageError(
+        `invalid value for option --edition (one of: ${SCAFFOLD_EDITIONS.join(', ')})`,
+        USAGE,
+      );
+    }
+    const workspace = values.workspace;
+    if (workspace === undefined) throw new UsageError('missing option --workspace', USAGE);
+    const sourceId = values['source-id'];
+    if (sourceId === undefined) throw new UsageError('missing option --source-id', USAGE);
+    const rawAge = values['max-evidence-age'];
+    const maxEvidenceAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
+    if (rawAge !== undefined && maxEvidenceAge === undefined) {
+      throw new UsageError('invalid value for option --max-evidence-age', USAGE);
+    }
+
+    const result = await withInterruption((signal) =>
+      scaffold({
+        edition,
+        workspace,
+        sourceId,
+        mappingFile: values['mapping-file'],
+        inventoryFile: values['inventory-file'],
+        runManifestFile: values['run-manifest'],
+        sourceBindingId: values['source-binding-id'],
+        maxEvidenceAge,
+        dryRun: values['dry-run'] === true,
+        signal,
+        // Printed before the staging lock is released (§6.2: the lock goes last).
+        onResult: (outcome) => printResult(io, outcome),
+      }),
+    );
+    const code = scaffoldExitCode(result);
+    return {
+      text: '',
+      json: result as unknown as JsonObjectOut,
+      ...(code === 2 ? { refused: true } : {}),
+      ...(code === 3 ? { publication: 'with_condition' as const } : {}),
+      ...(code === 4 ? { publication: 'unverified' as const } : {}),
+    };
+  },
+};
+
+function printResult(io: CliIo, result: ScaffoldResult): void {
+  io.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * SIGINT and SIGTERM during the run only interrupt it: before publication
+ * the run stops at its next step boundary and reports `interrupted` with
+ * its staging directory left exactly as it was; after the rename it
+ * completes. The handlers never unseal, rename or delete anything.
+ */
+async function withInterruption<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

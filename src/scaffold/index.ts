@@ -1,0 +1,33 @@
+// The Silver scaffolder (seed: silver-scaffolder-contract): create-only,
+// evidence-bound generation of editable dbt Silver models into a client
+// workspace, staged, sealed, verified and published with one atomic
+// no-replace rename. Reads local files only; never runs dbt or a warehouse.
+export {
+  CANONICAL_TABLES as SCAFFOLD_CANONICAL_TABLES,
+  type CanonicalTable as ScaffoldCanonicalTable,
+  type CanonicalTableName,
+} from './canonical.js';
+export {
+  EDITION_PROFILES,
+  type EditionProfile,
+  SCAFFOLD_EDITIONS,
+  type ScaffoldEdition,
+} from './editions.js';
+export { type PlannedFile as ScaffoldPlannedFile, planScaffold, type ScaffoldPlan } from './plan.js';
+export {
+  PUBLICATION_CONDITION_MESSAGES,
+  type PublicationConditionCode,
+  refuseScaffold,
+  type ScaffoldRefusalCode,
+} from './refusals.js';
+export { type ResolvedModel, resolveModels } from './resolve.js';
+export {
+  exitCodeOf as scaffoldExitCode,
+  type ScaffoldReasonCode,
+  type ScaffoldResult,
+  type ScaffoldStage,
+  type ScaffoldStatus,
+  type StagingState,
+} from './result.js';
+export { type ScaffoldOptions, scaffold } from './run.js';
+export { isSourceId, type SourceId } from './source-id.js';

@@ -1,0 +1,103 @@
+import { fsPrimitivesAvailable } from '../core/fs/index.js';
+import { bindEvidence, refuseEvidence } from '../migration/index.js';
+import type { CanonicalTableName } from './canonical.js';
+import type { EditionProfile } from './editions.js';
+import { planScaffold, type ScaffoldPlan } from './plan.js';
+import { refuseScaffold } from './refusals.js';
+import { resolveModels } from './resolve.js';
+import type { SourceId } from './source-id.js';
+import { type PathSurvey, surveyPaths } from './workspace/collisions.js';
+import { HeldWorkspace } from './workspace/open-workspace.js';
+
+export interface EvidenceInputs {
+  readonly mappingFile: string | undefined;
+  readonly inventoryFile: string | undefined;
+  readonly runManifestFile: string | undefined;
+  readonly sourceBindingId: string | undefined;
+  readonly maxEvidenceAge: number | undefined;
+  readonly now: Date | undefined;
+}
+
+/** Everything preflight holds for the steps after it. */
+export interface Preflight {
+  readonly workspace: HeldWorkspace;
+  readonly survey: PathSurvey;
+  readonly plan: ScaffoldPlan;
+}
+
+/** A refusal that concerns a collision on the output or staging path (the result points at it). */
+export class CollisionRefusal extends Error {
+  constructor(
+    readonly code: NonNullable<PathSurvey['refusal']>,
+    readonly concerns: PathSurvey['concerns'],
+    readonly outputSealed: boolean,
+  ) {
+    super(code);
+  }
+}
+
+/** An input-rule refusal (§3.2) that names one canonical table. */
+export class TableRefusal extends Error {
+  constructor(
+    readonly refusal: ReturnType<typeof refuseScaffold>,
+    readonly table: CanonicalTableName | undefined,
+  ) {
+    super(refusal.code);
+  }
+}
+
+/**
+ * Every check of §3 and §6.3 that needs no write, in a fixed order so each
+ * failure has one code: the platform (atomic_publish_unavailable), the
+ * workspace (§3.1), the output and staging paths with the collision
+ * precedence (§6.2 step 1), one filesystem for staging and output, the
+ * evidence binding (the input contract's `scaffold_*` codes, §3.3), the
+ * edition the evidence selects, then the canonical retail scope (§3.2) and
+ * the plan. Shared by --dry-run and the default mode.
+ */
+export function preflight(
+  edition: EditionProfile,
+  workspacePath: string,
+  sourceId: SourceId,
+  evidence: EvidenceInputs,
+  crossDeviceFault: boolean,
+): Preflight {
+  if (!fsPrimitivesAvailable()) throw refuseScaffold('atomic_publish_unavailable');
+  const workspace = HeldWorkspace.open(workspacePath, edition, sourceId);
+  let survey: PathSurvey | undefined;
+  try {
+    survey = surveyPaths(workspace, sourceId);
+    if (survey.refusal !== undefined) {
+      throw new CollisionRefusal(survey.refusal, survey.concerns, survey.outputSealed);
+    }
+    const stagingDevice = (survey.stagingRoot ?? workspace.project).stat().dev;
+    const outputDevice = (survey.generated ?? workspace.migration).stat().dev;
+    if (stagingDevice !== outputDevice || crossDeviceFault) throw refuseScaffold('staging_cross_filesystem');
+
+    const bound = bindEvidence({
+      mappingFile: evidence.mappingFile,
+      dryRunFile: evidence.inventoryFile,
+      runManifestFile: evidence.runManifestFile,
+      sourceBindingId: evidence.sourceBindingId,
+      maxAge: evidence.maxEvidenceAge,
+      now: evidence.now,
+    });
+    if (bound.status === 'refused') throw bound.refusal;
+    if (bound.edition !== edition.evidenceEdition) {
+      throw refuseEvidence('scaffold_destination_mismatch', { field: 'destination' });
+    }
+    const resolution = resolveModels(bound);
+    if (!resolution.ok) {
+      throw new TableRefusal(
+        refuseScaffold(resolution.code, { role: resolution.role, field: resolution.field }),
+        resolution.table,
+      );
+    }
+    return { workspace, survey, plan: planScaffold(edition, sourceId, resolution.models, bound.integrity) };
+  } catch (error: unknown) {
+    survey?.generated?.close();
+    survey?.stagingRoot?.close();
+    workspace.close();
+    throw error;
+  }
+}

@@ -1,0 +1,182 @@
+import { defineRefusals } from '../core/refusal/index.js';
+
+/**
+ * The scaffolder's own fixed reason codes (seed: silver-scaffolder-contract
+ * §3, §6; DESIGN.md "Scaffolder"). Input-binding failures keep the evidence
+ * contract's `scaffold_*` codes (src/migration/refusals.ts). Messages are
+ * fixed text: never a path, a name, a fingerprint, an errno or a value.
+ */
+export type ScaffoldRefusalCode =
+  | 'option_invalid'
+  | 'source_id_invalid'
+  | 'atomic_publish_unavailable'
+  | 'workspace_inside_starter_repo'
+  | 'workspace_invalid'
+  | 'workspace_is_starter_checkout'
+  | 'edition_project_mismatch'
+  | 'workspace_missing_migration_models'
+  | 'workspace_unreadable'
+  | 'staging_inside_dbt_paths'
+  | 'symlink_refused'
+  | 'not_regular_file'
+  | 'output_exists'
+  | 'output_parent_invalid'
+  | 'staging_root_invalid'
+  | 'staging_in_use'
+  | 'staging_exists'
+  | 'staging_cross_filesystem'
+  | 'non_canonical_table'
+  | 'non_canonical_target'
+  | 'missing_primary_key'
+  | 'missing_contract_column'
+  | 'inventory_identifier_missing'
+  | 'inventory_identifier_unsafe'
+  | 'staging_write_failed'
+  | 'staging_modified'
+  | 'workspace_changed'
+  | 'publish_permission_denied'
+  | 'publish_failed'
+  | 'interrupted';
+
+export const refuseScaffold = defineRefusals<ScaffoldRefusalCode>({
+  option_invalid: {
+    category: 'malformed',
+    message: 'a scaffold option is missing or outside its allowed values',
+  },
+  source_id_invalid: {
+    category: 'malformed',
+    message: 'the source id must be a generic alias matching ^[a-z][a-z0-9_]{0,39}$',
+  },
+  atomic_publish_unavailable: {
+    category: 'unavailable',
+    message: 'this platform or filesystem offers no atomic no-replace directory rename; nothing is published',
+  },
+  workspace_inside_starter_repo: {
+    category: 'malformed',
+    message: 'the workspace, its output or its staging path lies inside the sealkit installation or checkout',
+  },
+  workspace_invalid: {
+    category: 'malformed',
+    message:
+      'the workspace or its dbt project directory does not exist, is not a directory, or is a symbolic link',
+  },
+  workspace_is_starter_checkout: {
+    category: 'malformed',
+    message: 'the workspace has the starter repository layout (editions/Bigquery or editions/Snowflake)',
+  },
+  edition_project_mismatch: {
+    category: 'mismatched',
+    message: 'the dbt project has no readable dbt_project.yml or its name does not match the edition',
+  },
+  workspace_missing_migration_models: {
+    category: 'missing',
+    message: 'the dbt project has no models/migration/ directory; it is not an edition workspace',
+  },
+  workspace_unreadable: {
+    category: 'unavailable',
+    message: 'a workspace directory could not be read',
+  },
+  staging_inside_dbt_paths: {
+    category: 'malformed',
+    message: 'the staging directory would lie inside a dbt path configured in dbt_project.yml',
+  },
+  symlink_refused: {
+    category: 'malformed',
+    message: 'a symbolic link sits on the output or staging path; it is left unchanged',
+  },
+  not_regular_file: {
+    category: 'malformed',
+    message: 'a special file (not a regular file or directory) sits on the output or staging path',
+  },
+  output_exists: {
+    category: 'conflict',
+    message: 'the output directory already exists; the scaffolder only ever creates it new',
+  },
+  output_parent_invalid: {
+    category: 'malformed',
+    message:
+      'models/migration/generated/ is not a directory owned by the current user without group or other write permission',
+  },
+  staging_root_invalid: {
+    category: 'malformed',
+    message:
+      'the staging root or its lock file is not owner-only, not owned by the current user, or not as expected',
+  },
+  staging_in_use: {
+    category: 'conflict',
+    message:
+      'another scaffold run for this source id holds the staging lock; do not remove its staging directory',
+  },
+  staging_exists: {
+    category: 'conflict',
+    message: 'a staging directory of an abandoned run exists; inspect it, then remove it by hand',
+  },
+  staging_cross_filesystem: {
+    category: 'unavailable',
+    message:
+      'the staging root and the output directory are not on the same mount; no atomic rename is possible',
+  },
+  non_canonical_table: {
+    category: 'malformed',
+    message: 'the mapping names a table outside the canonical retail tables',
+  },
+  non_canonical_target: {
+    category: 'malformed',
+    message: 'a mapping rule targets a column outside the canonical columns of its table',
+  },
+  missing_primary_key: {
+    category: 'missing',
+    message: 'the canonical primary key of a table resolves to no mapping rule or Bronze column',
+  },
+  missing_contract_column: {
+    category: 'missing',
+    message: 'a canonical column of a table resolves to no mapping rule or Bronze column',
+  },
+  inventory_identifier_missing: {
+    category: 'missing',
+    message: 'the dry run records no normalized Bronze column for a mapping rule source',
+  },
+  inventory_identifier_unsafe: {
+    category: 'malformed',
+    message: 'a Bronze table or column name from the dry run is not a safe SQL identifier',
+  },
+  staging_write_failed: {
+    category: 'unavailable',
+    message: 'the staging directory could not be written or sealed; nothing was published',
+  },
+  staging_modified: {
+    category: 'conflict',
+    message: 'the staging directory changed during the run; nothing was published',
+  },
+  workspace_changed: {
+    category: 'conflict',
+    message: 'a workspace directory on the output path was replaced during the run; nothing was published',
+  },
+  publish_permission_denied: {
+    category: 'unavailable',
+    message: 'the filesystem denied the publishing rename; nothing was published',
+  },
+  publish_failed: {
+    category: 'unavailable',
+    message: 'the publishing rename failed; nothing was published',
+  },
+  interrupted: {
+    category: 'unavailable',
+    message: 'the run was interrupted before publication; nothing was published',
+  },
+});
+
+/** Conditions of a run that did publish (§6.5); they are reported, not thrown. */
+export type PublicationConditionCode =
+  | 'published_durability_unknown'
+  | 'published_permissions_not_normalized'
+  | 'publish_identity_mismatch';
+
+export const PUBLICATION_CONDITION_MESSAGES: { readonly [K in PublicationConditionCode]: string } = {
+  published_durability_unknown:
+    'the output is complete and visible, but a directory fsync failed: it may not survive a crash',
+  published_permissions_not_normalized:
+    'the output is complete, but some modes are still read-only; run the repair command before editing',
+  publish_identity_mismatch:
+    'the directory now at the output path is not the one this run verified; inspect it before use',
+};

@@ -1,0 +1,114 @@
+import type { EvidenceRefusalCode } from '../migration/index.js';
+import type { CanonicalTableName } from './canonical.js';
+import type { ScaffoldEdition } from './editions.js';
+import type { PublicationConditionCode, ScaffoldRefusalCode } from './refusals.js';
+
+/** §6.5 statuses, with `plan_only` for --dry-run (§6.1). */
+export type ScaffoldStatus =
+  | 'published'
+  | 'published_permissions_not_normalized'
+  | 'published_durability_unknown'
+  | 'publish_unverified'
+  | 'refused'
+  | 'plan_only';
+
+export type ScaffoldStage = 'preflight' | 'stage' | 'seal' | 'verify' | 'publish' | 'normalize';
+
+/** §6.2 step 7: the modes a leftover staging directory was left with. */
+export type StagingState = 'unsealed' | 'partially_sealed' | 'sealed';
+
+export type ScaffoldReasonCode = ScaffoldRefusalCode | EvidenceRefusalCode | PublicationConditionCode;
+
+/**
+ * The one JSON object a run prints on stdout and the library returns: the
+ * same object. Paths are project-relative; it never holds an absolute path,
+ * a fingerprint, a Bronze or source name, an errno or exception text.
+ */
+export interface ScaffoldResult {
+  readonly status: ScaffoldStatus;
+  /** Every condition; empty for `published` and `plan_only`. */
+  readonly reason_codes: readonly ScaffoldReasonCode[];
+  readonly stage: ScaffoldStage;
+  /** The fixed text of the first reason code. */
+  readonly message?: string;
+  /** For an evidence refusal: the artifact (`mapping`, `dry_run`, `run_manifest`) and allowlisted field. */
+  readonly role?: string;
+  readonly field?: string;
+  /** For an input-rule refusal: the canonical table concerned. */
+  readonly table?: CanonicalTableName;
+  readonly edition?: ScaffoldEdition;
+  readonly source_id?: string;
+  /** The dbt project inside the workspace: '.' or 'kit'. Paths below are relative to it. */
+  readonly project_dir?: '.' | 'kit';
+  readonly output?: string;
+  readonly staging?: string;
+  readonly staging_state?: StagingState;
+  /** A command to run from the project directory (repair of modes, or recovery of a leftover staging). */
+  readonly repair?: string;
+  /** The planned (dry run) or published files: project-relative path and SHA-256. */
+  readonly files?: readonly { readonly path: string; readonly sha256: string }[];
+}
+
+const KEY_ORDER: readonly (keyof ScaffoldResult)[] = [
+  'status',
+  'reason_codes',
+  'stage',
+  'message',
+  'role',
+  'field',
+  'table',
+  'edition',
+  'project_dir',
+  'source_id',
+  'output',
+  'staging',
+  'staging_state',
+  'repair',
+  'files',
+];
+
+/** The same result with its keys in one fixed order, so every run prints the same shape. */
+export function inKeyOrder(result: ScaffoldResult): ScaffoldResult {
+  const ordered: Record<string, unknown> = {};
+  for (const key of KEY_ORDER) if (result[key] !== undefined) ordered[key] = result[key];
+  return ordered as unknown as ScaffoldResult;
+}
+
+/** The §6.5 exit code: 0 published or planned, 2 refused, 3 published with a condition, 4 unverified. */
+export function exitCodeOf(result: Pick<ScaffoldResult, 'status'>): 0 | 2 | 3 | 4 {
+  switch (result.status) {
+    case 'published':
+    case 'plan_only':
+      return 0;
+    case 'refused':
+      return 2;
+    case 'published_permissions_not_normalized':
+    case 'published_durability_unknown':
+      return 3;
+    case 'publish_unverified':
+      return 4;
+  }
+}
+
+/** The most severe status of a published run's conditions (§6.5: status is the most severe, codes list all). */
+export function publishedStatus(conditions: ReadonlySet<PublicationConditionCode>): ScaffoldStatus {
+  if (conditions.has('publish_identity_mismatch')) return 'publish_unverified';
+  if (conditions.has('published_durability_unknown')) return 'published_durability_unknown';
+  if (conditions.has('published_permissions_not_normalized')) return 'published_permissions_not_normalized';
+  return 'published';
+}
+
+/** Listing order of conditions in `reason_codes`: most severe first. */
+export const CONDITION_ORDER: readonly PublicationConditionCode[] = [
+  'publish_identity_mismatch',
+  'published_durability_unknown',
+  'published_permissions_not_normalized',
+];
+
+export function repairCommand(output: string): string {
+  return `chmod -R u+w ${output}`;
+}
+
+export function recoveryCommand(staging: string): string {
+  return `chmod -R u+w ${staging} && rm -r ${staging}`;
+}

@@ -1,0 +1,189 @@
+import { type Dir, type FileStat, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+import { lockFileName, MANIFEST_NAME, OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
+import type { ScaffoldRefusalCode } from '../refusals.js';
+import type { SourceId } from '../source-id.js';
+import { currentUid, type Entry, lookAt, ownedWithout, sameInode } from './entry.js';
+import type { HeldWorkspace } from './open-workspace.js';
+
+/** The collision precedence of §6.2 step 1 (and §6.3's parent checks), most decisive first. */
+const PRECEDENCE: readonly ScaffoldRefusalCode[] = [
+  'symlink_refused',
+  'not_regular_file',
+  'output_exists',
+  'output_parent_invalid',
+  'staging_root_invalid',
+  'staging_in_use',
+  'staging_exists',
+];
+
+/** What preflight found on the output and staging paths, with the directories it may hold on to. */
+export interface PathSurvey {
+  /** The first code by precedence, or undefined when the paths are clear. */
+  readonly refusal: ScaffoldRefusalCode | undefined;
+  /** models/migration/generated, held when it exists and is valid. */
+  readonly generated: Dir | undefined;
+  /** .scaffold-staging, held when it exists and is valid. */
+  readonly stagingRoot: Dir | undefined;
+  /** U33: the existing output's root or manifest is not owner-writable (metadata only, never contents). */
+  readonly outputSealed: boolean;
+  /** The collision the refusal is about: where the result points the operator. */
+  readonly concerns: 'output' | 'staging' | undefined;
+}
+
+/**
+ * Surveys the output path (generated/, generated/<source_id>) and the staging
+ * path (.scaffold-staging, its lock file, .scaffold-staging/<source_id>)
+ * without writing anything: lstat-style looks through the held chain, and a
+ * non-blocking lock attempt on an existing lock file to tell a live run from
+ * an abandoned one. The same survey serves --dry-run and preflight.
+ */
+export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathSurvey {
+  const found = new Set<ScaffoldRefusalCode>();
+  let outputSealed = false;
+  let outputFound = false;
+  let generated: Dir | undefined;
+  let stagingRoot: Dir | undefined;
+  try {
+    const generatedEntry = lookAt(workspace.migration, OUTPUT_PARENTS[2]);
+    generated = holdDirectory(
+      workspace.migration,
+      OUTPUT_PARENTS[2],
+      generatedEntry,
+      0o022,
+      found,
+      'output_parent_invalid',
+    );
+    if (generated !== undefined) {
+      const output = lookAt(generated, sourceId);
+      classify(output, found, 'output_exists');
+      if (output.kind === 'file' || output.kind === 'directory') outputFound = true;
+      if (output.kind === 'directory') outputSealed = isSealed(generated, sourceId, output.stat);
+    }
+
+    const rootEntry = lookAt(workspace.project, STAGING_ROOT);
+    stagingRoot = holdDirectory(
+      workspace.project,
+      STAGING_ROOT,
+      rootEntry,
+      0o077,
+      found,
+      'staging_root_invalid',
+    );
+    if (stagingRoot !== undefined) {
+      const lock = lookAt(stagingRoot, lockFileName(sourceId));
+      if (lock.kind === 'file') {
+        if (!validLockFile(lock.stat)) found.add('staging_root_invalid');
+        else if (lockIsHeld(stagingRoot, sourceId)) found.add('staging_in_use');
+      } else if (lock.kind === 'directory') found.add('staging_root_invalid');
+      else classify(lock, found, 'staging_root_invalid');
+      classify(lookAt(stagingRoot, sourceId), found, 'staging_exists');
+    }
+  } catch (error: unknown) {
+    generated?.close();
+    stagingRoot?.close();
+    throw error;
+  }
+  const refusal = PRECEDENCE.find((code) => found.has(code));
+  return {
+    refusal,
+    generated,
+    stagingRoot,
+    outputSealed: refusal === 'output_exists' && outputSealed,
+    concerns: refusal === undefined ? undefined : concernOf(refusal, outputFound),
+  };
+}
+
+function concernOf(code: ScaffoldRefusalCode, outputFound: boolean): 'output' | 'staging' {
+  if (code === 'output_exists' || code === 'output_parent_invalid') return 'output';
+  if (code === 'symlink_refused' || code === 'not_regular_file') return outputFound ? 'output' : 'staging';
+  return 'staging';
+}
+
+/** A symlink or special file is recorded by kind; a regular file or directory as `present`. */
+function classify(entry: Entry, found: Set<ScaffoldRefusalCode>, present: ScaffoldRefusalCode): void {
+  if (entry.kind === 'symlink') found.add('symlink_refused');
+  else if (entry.kind === 'special') found.add('not_regular_file');
+  else if (entry.kind !== 'absent') found.add(present);
+}
+
+/**
+ * Opens an existing directory on the path and checks it is a real directory
+ * owned by the running user without the `forbidden` mode bits; anything else
+ * is recorded and nothing is held.
+ */
+function holdDirectory(
+  parent: Dir,
+  name: string,
+  entry: Entry,
+  forbidden: number,
+  found: Set<ScaffoldRefusalCode>,
+  invalid: ScaffoldRefusalCode,
+): Dir | undefined {
+  if (entry.kind === 'absent') return undefined;
+  if (entry.kind !== 'directory') {
+    classify(entry, found, invalid);
+    return undefined;
+  }
+  const dir = openExisting(parent, name, found, invalid);
+  if (dir === undefined) return undefined;
+  const held = dir.stat();
+  if (!sameInode(held, entry.stat) || !ownedWithout(held, forbidden)) {
+    dir.close();
+    found.add(invalid);
+    return undefined;
+  }
+  return dir;
+}
+
+function openExisting(
+  parent: Dir,
+  name: string,
+  found: Set<ScaffoldRefusalCode>,
+  invalid: ScaffoldRefusalCode,
+): Dir | undefined {
+  try {
+    return parent.openDir(name);
+  } catch (error: unknown) {
+    // Replaced between the look and the open, or unreadable: refuse, never guess.
+    found.add(isFsError(error, 'ELOOP') ? 'symlink_refused' : invalid);
+    return undefined;
+  }
+}
+
+/** §6.3: an existing lock file is an empty regular file of the running user, mode 0600, one link. */
+export function validLockFile(stat: FileStat): boolean {
+  return (
+    stat.type === 'file' &&
+    stat.size === 0n &&
+    stat.uid === currentUid() &&
+    stat.mode === 0o600 &&
+    stat.nlink === 1
+  );
+}
+
+/**
+ * Tries the lock of an existing lock file without waiting and releases it at
+ * once: busy means a live run. The file exists, so the open creates nothing.
+ */
+function lockIsHeld(stagingRoot: Dir, sourceId: SourceId): boolean {
+  const attempt = lockExclusiveNonBlocking(stagingRoot, lockFileName(sourceId));
+  if (attempt.kind === 'busy') return true;
+  attempt.lock.release();
+  return false;
+}
+
+/** U33: the published root or its manifest (normalized last) lacks owner write: a run stopped before normalizing. */
+function isSealed(generated: Dir, sourceId: SourceId, root: FileStat): boolean {
+  if ((root.mode & 0o200) === 0) return true;
+  try {
+    const output = generated.openDir(sourceId);
+    try {
+      const manifest = lookAt(output, MANIFEST_NAME);
+      return manifest.kind === 'file' && (manifest.stat.mode & 0o200) === 0;
+    } finally {
+      output.close();
+    }
+  } catch {
+    return false;
+  }
+}

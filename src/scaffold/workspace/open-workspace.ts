@@ -1,0 +1,159 @@
+import { lstatSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { Dir, isFsError } from '../../core/fs/index.js';
+import type { EditionProfile } from '../editions.js';
+import { OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
+import { refuseScaffold } from '../refusals.js';
+import { readDbtProject, stagingOutsideDbtPaths } from './dbt-project.js';
+import { lookAt, sameInode } from './entry.js';
+import { isInside, starterRepositoryRoot } from './installation.js';
+
+/**
+ * The workspace held open from its root down to models/migration/ (§6.3):
+ * every later lookup, create, chmod and rename is relative to one of these
+ * descriptors, never a path re-resolved by name. `project` is `root` itself
+ * for BigQuery.
+ */
+export class HeldWorkspace {
+  private constructor(
+    readonly root: Dir,
+    readonly project: Dir,
+    readonly models: Dir,
+    readonly migration: Dir,
+    readonly edition: EditionProfile,
+  ) {}
+
+  /**
+   * The workspace checks of §3.1, in this order, before any write:
+   * workspace_invalid (missing, not a directory, a symlink),
+   * workspace_inside_starter_repo, workspace_is_starter_checkout,
+   * workspace_invalid (the project directory), edition_project_mismatch,
+   * symlink_refused / workspace_missing_migration_models (models/migration/),
+   * staging_inside_dbt_paths. Returns the held chain.
+   */
+  static open(workspace: string, edition: EditionProfile, sourceId: string): HeldWorkspace {
+    if (workspace.length === 0 || workspace.includes('\0')) throw refuseScaffold('workspace_invalid');
+    let seen: ReturnType<typeof lstatSync>;
+    let real: string;
+    try {
+      seen = lstatSync(workspace, { bigint: true });
+      real = realpathSync.native(workspace);
+    } catch {
+      throw refuseScaffold('workspace_invalid');
+    }
+    if (seen.isSymbolicLink() || !seen.isDirectory()) throw refuseScaffold('workspace_invalid');
+    checkOutsideStarterRepository(real, edition, sourceId);
+
+    let root: Dir;
+    try {
+      root = Dir.open(real);
+    } catch {
+      throw refuseScaffold('workspace_invalid');
+    }
+    const opened: Dir[] = [root];
+    try {
+      const rootStat = root.stat();
+      // The path named on the command line and the directory held are one inode.
+      if (rootStat.dev !== BigInt(seen.dev) || rootStat.ino !== BigInt(seen.ino)) {
+        throw refuseScaffold('workspace_invalid');
+      }
+      if (hasStarterLayout(root)) throw refuseScaffold('workspace_is_starter_checkout');
+      const project = edition.projectDir === '.' ? root : openProject(root, edition.projectDir);
+      if (project !== root) opened.push(project);
+      const facts = readDbtProject(project);
+      if (facts === undefined || facts.name !== edition.projectName) {
+        throw refuseScaffold('edition_project_mismatch');
+      }
+      const models = openOutputParent(project, OUTPUT_PARENTS[0]);
+      opened.push(models);
+      const migration = openOutputParent(models, OUTPUT_PARENTS[1]);
+      opened.push(migration);
+      if (!stagingOutsideDbtPaths(facts.paths, STAGING_ROOT))
+        throw refuseScaffold('staging_inside_dbt_paths');
+      return new HeldWorkspace(root, project, models, migration, edition);
+    } catch (error: unknown) {
+      for (const dir of opened.reverse()) dir.close();
+      if (refuseScaffold.is(error)) throw error;
+      throw refuseScaffold('workspace_unreadable');
+    }
+  }
+
+  /**
+   * Whether every held component is still reachable by its name from the
+   * one above it (a rename or a symlink swap after preflight is caught here
+   * before anything is created through a moved descriptor).
+   */
+  checkChain(): void {
+    const links: [Dir, string, Dir][] = [
+      [this.project, OUTPUT_PARENTS[0], this.models],
+      [this.models, OUTPUT_PARENTS[1], this.migration],
+    ];
+    if (this.project !== this.root) links.unshift([this.root, this.edition.projectDir, this.project]);
+    for (const [parent, name, child] of links) {
+      const entry = lookAt(parent, name);
+      if (entry.kind === 'symlink') throw refuseScaffold('symlink_refused');
+      if (entry.kind !== 'directory' || !sameInode(entry.stat, child.stat())) {
+        throw refuseScaffold('workspace_changed');
+      }
+    }
+  }
+
+  close(): void {
+    this.migration.close();
+    this.models.close();
+    if (this.project !== this.root) this.project.close();
+    this.root.close();
+  }
+}
+
+/** Output and staging paths are fixed below the workspace, so checking their joined real paths is exact. */
+function checkOutsideStarterRepository(real: string, edition: EditionProfile, sourceId: string): void {
+  const repository = starterRepositoryRoot();
+  if (repository === undefined) return;
+  const project = edition.projectDir === '.' ? real : join(real, edition.projectDir);
+  const candidates = [
+    real,
+    project,
+    join(project, ...OUTPUT_PARENTS, sourceId),
+    join(project, STAGING_ROOT, sourceId),
+  ];
+  if (candidates.some((candidate) => isInside(repository, candidate))) {
+    throw refuseScaffold('workspace_inside_starter_repo');
+  }
+}
+
+/** The starter repository's layout (U24): `editions/Bigquery` or `editions/Snowflake`, of any type. */
+function hasStarterLayout(root: Dir): boolean {
+  const editions = lookAt(root, 'editions');
+  if (editions.kind !== 'directory') return false;
+  const dir = root.openDir('editions');
+  try {
+    return lookAt(dir, 'Bigquery').kind !== 'absent' || lookAt(dir, 'Snowflake').kind !== 'absent';
+  } finally {
+    dir.close();
+  }
+}
+
+function openProject(root: Dir, name: string): Dir {
+  try {
+    return root.openDir(name);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ELOOP') || isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) {
+      throw refuseScaffold('workspace_invalid');
+    }
+    throw error;
+  }
+}
+
+/** models/ and migration/: a symlink is symlink_refused (§6.3); absent or not a directory, not a workspace. */
+function openOutputParent(parent: Dir, name: string): Dir {
+  try {
+    return parent.openDir(name);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ELOOP')) throw refuseScaffold('symlink_refused');
+    if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) {
+      throw refuseScaffold('workspace_missing_migration_models');
+    }
+    throw error;
+  }
+}
