@@ -4,3 +4,4 @@ export * from './core/index.js';
 export * from './editions/index.js';
 export * from './migration/index.js';
 export * from './owner/index.js';
+export * from './scaffold/index.js';

@@ -19,6 +19,11 @@ export interface CommandResult {
    * after the report instead of 0.
    */
   readonly refused?: boolean;
+  /**
+   * Set by `scaffold` only: it published, but with a condition (exit 3) or
+   * the visible tree is not the one it verified (exit 4).
+   */
+  readonly publication?: 'with_condition' | 'unverified';
 }
 
 export interface Command {

@@ -1,13 +1,31 @@
 import { Refusal } from '../core/refusal/index.js';
 import { UsageError } from './usage-error.js';
 
-/** Exit codes are decided here and nowhere else. */
-export const EXIT = { ok: 0, usage: 1, refused: 2, internal: 70 } as const;
+/**
+ * Exit codes are decided here and nowhere else. 3 and 4 are `scaffold`'s
+ * only (seed silver-scaffolder §6.5): published with a condition
+ * (permissions not normalized, durability unknown), and published but
+ * unverified (the visible tree is not the one the run verified).
+ */
+export const EXIT = {
+  ok: 0,
+  usage: 1,
+  refused: 2,
+  publishedWithCondition: 3,
+  publishUnverified: 4,
+  internal: 70,
+} as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The exit code of a command that completed and printed its result. */
-export function exitCodeForResult(result: { readonly refused?: boolean }): ExitCode {
-  return result.refused === true ? EXIT.refused : EXIT.ok;
+export function exitCodeForResult(result: {
+  readonly refused?: boolean;
+  readonly publication?: 'with_condition' | 'unverified';
+}): ExitCode {
+  if (result.refused === true) return EXIT.refused;
+  if (result.publication === 'with_condition') return EXIT.publishedWithCondition;
+  if (result.publication === 'unverified') return EXIT.publishUnverified;
+  return EXIT.ok;
 }
 
 export function exitCodeFor(error: unknown): ExitCode {

@@ -7,6 +7,7 @@ import { evidenceCheck } from './evidence-check.js';
 import { evidenceSynth } from './evidence-synth.js';
 import { jsonCanonicalize, jsonDigest } from './json.js';
 import { ownerSubjects, ownerVerify } from './owner.js';
+import { scaffoldCommand } from './scaffold.js';
 
 /** Every command sealkit has; `sealkit --help` lists them in this order. */
 export const COMMANDS: readonly Command[] = [
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   distributeManifestCommand,
   editionNew,
   editionCheck,
+  scaffoldCommand,
   ownerVerify,
   ownerSubjects,
   contractValidate,
