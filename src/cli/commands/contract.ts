@@ -113,6 +113,9 @@ function outcomeLine(outcome: ResourceOutcome): string {
 /** Prints the per-file report (human mode) and throws the project refusal with every item. */
 function refuseProject(project: ContractProject, io: CliIo, json: boolean): never {
   const outcomes = project.outcomes;
+  // A bug is not a property of the project: it exits 70 with fixed text, like any internal error.
+  const internal = outcomes.find((outcome) => outcome.refusal?.category === 'internal');
+  if (internal?.refusal) throw internal.refusal;
   if (!json) for (const outcome of outcomes) io.stderr.write(outcomeLine(outcome));
   throw new ItemizedRefusal(
     refuseContract('contract_project_invalid', { role: 'project' }),

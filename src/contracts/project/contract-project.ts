@@ -1,4 +1,4 @@
-import { guardRefusals, Refusal } from '../../core/refusal/index.js';
+import { guardRefusals, Refusal, refuseInternal } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
 import { readResource, type ValidatedResource } from '../authoring/validate.js';
@@ -226,8 +226,9 @@ function kindOfRole(role: string | undefined): ResourceKind | null {
   return found === undefined ? null : (found[0] as ResourceKind);
 }
 
+/** Only refusals reach an outcome; anything else is a bug in sealkit, reported as such. */
 function asRefusal(error: unknown): Refusal {
-  return error instanceof Refusal ? error : refuseContract('contract_field_invalid', { role: 'resource' });
+  return error instanceof Refusal ? error : refuseInternal('internal_error');
 }
 
 async function guardRefusalsAsyncParse(
