@@ -38,9 +38,10 @@ export interface PathSurvey {
  * an abandoned one. The same survey serves --dry-run and preflight.
  */
 export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathSurvey {
-  const found = new Set<ScaffoldRefusalCode>();
+  const found = new Map<ScaffoldRefusalCode, 'output' | 'staging'>();
+  const onOutput = new Found(found, 'output');
+  const onStaging = new Found(found, 'staging');
   let outputSealed = false;
-  let outputFound = false;
   let generated: Dir | undefined;
   let stagingRoot: Dir | undefined;
   try {
@@ -50,13 +51,12 @@ export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathS
       OUTPUT_PARENTS[2],
       generatedEntry,
       0o022,
-      found,
+      onOutput,
       'output_parent_invalid',
     );
     if (generated !== undefined) {
       const output = lookAt(generated, sourceId);
-      classify(output, found, 'output_exists');
-      if (output.kind === 'file' || output.kind === 'directory') outputFound = true;
+      classify(output, onOutput, 'output_exists');
       if (output.kind === 'directory') outputSealed = isSealed(generated, sourceId, output.stat);
     }
 
@@ -66,17 +66,17 @@ export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathS
       STAGING_ROOT,
       rootEntry,
       0o077,
-      found,
+      onStaging,
       'staging_root_invalid',
     );
     if (stagingRoot !== undefined) {
       const lock = lookAt(stagingRoot, lockFileName(sourceId));
       if (lock.kind === 'file') {
-        if (!validLockFile(lock.stat)) found.add('staging_root_invalid');
-        else if (lockIsHeld(stagingRoot, sourceId)) found.add('staging_in_use');
-      } else if (lock.kind === 'directory') found.add('staging_root_invalid');
-      else classify(lock, found, 'staging_root_invalid');
-      classify(lookAt(stagingRoot, sourceId), found, 'staging_exists');
+        if (!validLockFile(lock.stat)) onStaging.add('staging_root_invalid');
+        else if (lockIsHeld(stagingRoot, sourceId)) onStaging.add('staging_in_use');
+      } else if (lock.kind === 'directory') onStaging.add('staging_root_invalid');
+      else classify(lock, onStaging, 'staging_root_invalid');
+      classify(lookAt(stagingRoot, sourceId), onStaging, 'staging_exists');
     }
   } catch (error: unknown) {
     generated?.close();
@@ -89,18 +89,24 @@ export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathS
     generated,
     stagingRoot,
     outputSealed: refusal === 'output_exists' && outputSealed,
-    concerns: refusal === undefined ? undefined : concernOf(refusal, outputFound),
+    concerns: refusal === undefined ? undefined : found.get(refusal),
   };
 }
 
-function concernOf(code: ScaffoldRefusalCode, outputFound: boolean): 'output' | 'staging' {
-  if (code === 'output_exists' || code === 'output_parent_invalid') return 'output';
-  if (code === 'symlink_refused' || code === 'not_regular_file') return outputFound ? 'output' : 'staging';
-  return 'staging';
+/** Records each code with the path it was first found on (the output path is surveyed first). */
+class Found {
+  constructor(
+    private readonly found: Map<ScaffoldRefusalCode, 'output' | 'staging'>,
+    private readonly where: 'output' | 'staging',
+  ) {}
+
+  add(code: ScaffoldRefusalCode): void {
+    if (!this.found.has(code)) this.found.set(code, this.where);
+  }
 }
 
 /** A symlink or special file is recorded by kind; a regular file or directory as `present`. */
-function classify(entry: Entry, found: Set<ScaffoldRefusalCode>, present: ScaffoldRefusalCode): void {
+function classify(entry: Entry, found: Found, present: ScaffoldRefusalCode): void {
   if (entry.kind === 'symlink') found.add('symlink_refused');
   else if (entry.kind === 'special') found.add('not_regular_file');
   else if (entry.kind !== 'absent') found.add(present);
@@ -116,7 +122,7 @@ function holdDirectory(
   name: string,
   entry: Entry,
   forbidden: number,
-  found: Set<ScaffoldRefusalCode>,
+  found: Found,
   invalid: ScaffoldRefusalCode,
 ): Dir | undefined {
   if (entry.kind === 'absent') return undefined;
@@ -138,7 +144,7 @@ function holdDirectory(
 function openExisting(
   parent: Dir,
   name: string,
-  found: Set<ScaffoldRefusalCode>,
+  found: Found,
   invalid: ScaffoldRefusalCode,
 ): Dir | undefined {
   try {
