@@ -86,6 +86,10 @@ describe('destination comparison (the seed six plus two safety rules)', () => {
     const sameInstant = manifest({ created: '2026-05-30T11:10:00Z' as Instant });
     expect(decide(sameInstant, managed(manifest()))).toEqual({ action: 'skip_same' });
   });
+  it('publishes the same bundle again over residue of an interrupted run of ours, so it converges', () => {
+    const withResidue = { ...managed(manifest()), residue: ['report.md' as BundlePath] } as SnapshotView;
+    expect(decide(source, withResidue)).toMatchObject({ action: 'replace', token: 'token-1' });
+  });
   it('refuses to replace a managed path holding unlisted files, and to call a damaged one published', () => {
     const older = manifest({ created: '2026-05-29T00:00:00Z' as Instant, digest: sha('9') });
     expect(decide(source, managed(older, { unlisted: true }))).toEqual({

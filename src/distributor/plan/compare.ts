@@ -29,10 +29,12 @@ export type Decision =
  * no state + empty → publish; no state + non-empty → unmanaged (refused);
  * same normalized manifest → skip; same id, destination older → replace;
  * same id, destination newer → skip; same id and created, different digest →
- * conflict; different id → conflict. Two decisions go beyond the seed: a
+ * conflict; different id → conflict. Three decisions go beyond the seed: a
  * replacement is refused when the managed path holds unlisted entries (never
  * swept), and "already published" is refused when outputs the state lists
- * are gone (the destination was damaged; skipping would hide it).
+ * are gone (the destination was damaged; skipping would hide it), and the
+ * same manifest beside residue of an interrupted run of ours is published
+ * again (`replace`), which completes that run's cleanup.
  */
 export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
   switch (view.kind) {
@@ -47,6 +49,11 @@ export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
   }
   const published = view.state.source.manifest;
   if (sameManifest(published, manifest)) {
+    // Residue of ours beside a state that already matches: a run was killed
+    // after its commit, before its cleanup (S3: state written, pending marker
+    // and old objects still there). Publishing the same bundle again over it
+    // finishes that cleanup; skipping would leave it forever.
+    if (view.residue.length > 0) return { action: 'replace', previous: view.state, token: view.token };
     return view.missing
       ? { action: 'refuse', reason_code: 'destination_incomplete' }
       : { action: 'skip_same' };

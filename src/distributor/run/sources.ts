@@ -195,11 +195,7 @@ function openSnapshot(
     const backend = destination.backend;
     if (backend?.scratch === undefined || destination.refusal !== undefined) continue;
     try {
-      const snapshot = new SourceSnapshot(
-        backend.scratch(),
-        backend,
-        snapshotStep(backend.destinationId, context),
-      );
+      const snapshot = new SourceSnapshot(backend.scratch(), snapshotStep(backend.destinationId, context));
       pipeline.owner = backend;
       return snapshot;
     } catch {
@@ -209,7 +205,7 @@ function openSnapshot(
   context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
   const base = Dir.open(context.temporary.path);
   try {
-    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), undefined, () => {});
+    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {});
   } finally {
     base.close();
   }

@@ -18,12 +18,9 @@ export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
 export class SourceSnapshot {
   readonly #dir: Dir;
   readonly #step: SnapshotStep;
-  readonly owner: unknown;
 
-  /** `owner` is the backend whose scratch area holds the snapshot (it may move files instead of copying). */
-  constructor(dir: Dir, owner: unknown, step: SnapshotStep) {
+  constructor(dir: Dir, step: SnapshotStep) {
     this.#dir = dir;
-    this.owner = owner;
     this.#step = step;
   }
 

@@ -26,13 +26,6 @@ export interface RenderedPage {
   readonly size: number;
 }
 
-export interface ValidatedBundle {
-  readonly dir: BundleDir;
-  readonly manifest: SourceManifest;
-  /** Pages for every `.md` file, when some destination wants HTML; otherwise empty. */
-  readonly pages: readonly RenderedPage[];
-}
-
 export interface ValidateOptions {
   readonly renderHtml: boolean;
   /** Where verified copies and pages go; absent for dry runs and `verify` (hash only). */
