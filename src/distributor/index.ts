@@ -1,5 +1,6 @@
 // The distributor's library API: validate manifested report bundles and
-// publish them to local directories and S3-compatible storage.
+// publish them to local directories and S3-compatible storage. Generic names
+// carry a distributor prefix here, as they are re-exported from src/index.ts.
 export { type VerifiedBundle, verifyBundle } from './api/verify.js';
 export { type WriteManifestOptions, writeManifest } from './api/write-manifest.js';
 export type {
@@ -15,8 +16,15 @@ export type {
   Step,
   StepKind,
 } from './backend.js';
-export { CONFIG_MAX_BYTES, DEFAULT_CONFIG_FILE, parseConfig } from './config/parse.js';
-export { configSchemaText, DISTRIBUTOR_CONFIG_SCHEMA } from './config/schema.js';
+export {
+  CONFIG_MAX_BYTES as DISTRIBUTOR_CONFIG_MAX_BYTES,
+  DEFAULT_CONFIG_FILE as DISTRIBUTOR_CONFIG_FILE,
+  parseConfig as parseDistributorConfig,
+} from './config/parse.js';
+export {
+  configSchemaText as distributorConfigSchemaText,
+  DISTRIBUTOR_CONFIG_SCHEMA,
+} from './config/schema.js';
 export type {
   DestinationConfig,
   DistributorConfig,
@@ -25,9 +33,16 @@ export type {
   S3DestinationConfig,
 } from './config/types.js';
 export { bundleDigest, bundleDigestPayload } from './digest/bundle-digest.js';
-export { compareInstants, parseInstant } from './model/instant.js';
-export { parseManifest, serializeManifest } from './model/manifest.js';
-export { parseState, STATE_FILE, serializeState } from './model/state.js';
+export { compareInstants, parseInstant as parseRfc3339Instant } from './model/instant.js';
+export {
+  parseManifest as parseBundleManifest,
+  serializeManifest as serializeBundleManifest,
+} from './model/manifest.js';
+export {
+  parseState as parseDestinationState,
+  STATE_FILE as DESTINATION_STATE_FILE,
+  serializeState as serializeDestinationState,
+} from './model/state.js';
 export type {
   BundleDir,
   BundlePath,
@@ -40,8 +55,11 @@ export type {
   SourceManifest,
   TransformId,
 } from './model/types.js';
-export { pathProblem, pathSetProblem } from './path/bundle-path.js';
-export { decide, type SnapshotView } from './plan/compare.js';
+export {
+  pathProblem as bundlePathProblem,
+  pathSetProblem as bundlePathSetProblem,
+} from './path/bundle-path.js';
+export { decide as compareDestination, type SnapshotView } from './plan/compare.js';
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
   Outcome,
@@ -54,8 +72,13 @@ export type {
   StateToken,
 } from './plan/types.js';
 export { type DistributorRefusalCode, refuseDistributor } from './refusals.js';
-export { loadConfig } from './run/load-config.js';
-export { type ItemOutcome, OUTCOMES, type OutcomeCounts, type RunReport } from './run/report.js';
+export { loadConfig as loadDistributorConfig } from './run/load-config.js';
+export {
+  type ItemOutcome,
+  OUTCOMES as DISTRIBUTE_OUTCOMES,
+  type OutcomeCounts,
+  type RunReport,
+} from './run/report.js';
 export { type DistributeRunOptions, distributeRun, type ProgressEvent } from './run/run.js';
 export { renderMarkdownPage } from './transform/markdown.js';
 export { DISTRIBUTOR_VERSION } from './version.js';

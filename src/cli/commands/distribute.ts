@@ -1,7 +1,7 @@
 import {
+  DISTRIBUTE_OUTCOMES,
   distributeRun,
   type ItemOutcome,
-  OUTCOMES,
   type PlanItem,
   type RunReport,
   verifyBundle,
@@ -175,7 +175,7 @@ function table(rows: readonly (readonly string[])[]): string {
 }
 
 function countsLine(report: RunReport): string {
-  return OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
+  return DISTRIBUTE_OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
 }
 
 function failuresText(report: RunReport): string {
