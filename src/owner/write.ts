@@ -45,7 +45,7 @@ export interface DbtRelationWriteInput {
   readonly role?: string;
 }
 
-export const WRITE_FIELDS = [
+const WRITE_FIELDS = [
   'connection_ref',
   'connector',
   'database',
