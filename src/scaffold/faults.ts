@@ -120,7 +120,13 @@ export class Faults {
       if (rule.action !== 'fail' && rule.action !== 'pause') continue;
       if (rule.point !== point || (rule.nth !== undefined && rule.nth !== nth)) continue;
       if (rule.action === 'fail') throw FsError.synthetic('EIO', 'fault');
-      await resume(this.#pause(point, nth));
+      const pause = this.#pause(point, nth);
+      try {
+        await resume(pause.released);
+      } finally {
+        // An interrupted pause stops listening too, so nothing keeps the process alive.
+        pause.stop();
+      }
     }
   }
 
@@ -145,8 +151,10 @@ export class Faults {
     return nth;
   }
 
-  #pause(point: FaultPoint, nth: number): Promise<void> {
-    if (this.#controller?.pause !== undefined) return Promise.resolve(this.#controller.pause(point, nth));
+  #pause(point: FaultPoint, nth: number): Pause {
+    if (this.#controller?.pause !== undefined) {
+      return { released: Promise.resolve(this.#controller.pause(point, nth)), stop: () => undefined };
+    }
     return pauseOnStandardStreams(point, nth);
   }
 }
@@ -156,20 +164,31 @@ export function injectedError(errno: string, syscall: string): FsError {
   return new FsError(errno, 0, syscall);
 }
 
-function pauseOnStandardStreams(point: FaultPoint, nth: number): Promise<void> {
+interface Pause {
+  readonly released: Promise<void>;
+  stop(): void;
+}
+
+function pauseOnStandardStreams(point: FaultPoint, nth: number): Pause {
   process.stderr.write(`sealkit scaffold fault: paused at ${point}#${nth}\n`);
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const done = (): void => {
-      stdin.off('data', done);
-      stdin.off('end', done);
-      stdin.off('close', done);
-      stdin.pause();
-      resolve();
-    };
-    stdin.on('data', done);
-    stdin.on('end', done);
-    stdin.on('close', done);
-    stdin.resume();
+  const stdin = process.stdin;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
   });
+  const stop = (): void => {
+    stdin.off('data', done);
+    stdin.off('end', done);
+    stdin.off('close', done);
+    stdin.pause();
+  };
+  function done(): void {
+    stop();
+    release();
+  }
+  stdin.on('data', done);
+  stdin.on('end', done);
+  stdin.on('close', done);
+  stdin.resume();
+  return { released, stop };
 }
