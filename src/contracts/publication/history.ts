@@ -1,0 +1,23 @@
+import { type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import { guardLedger } from './guard.js';
+import { refuseLedger } from './refusals.js';
+import { checkLedgerSchema, ledgerExists } from './schema.js';
+import type { LedgerSession } from './session.js';
+import { verifyResourceEntries } from './state.js';
+
+/**
+ * The publications of one resource in position order, each verified as read
+ * (hash, digest, baseline links; the latest decodes). A tampered entry fails
+ * with its position. `replayLedger` validates the whole chain.
+ */
+export async function readPublicationHistory(
+  session: LedgerSession,
+  id: string,
+): Promise<readonly LedgerEntry[]> {
+  return guardLedger(async () => {
+    if (!(await ledgerExists(session))) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+    await checkLedgerSchema(session);
+    const rows = await session.query(`${SELECT_ENTRY} WHERE resource_id = $1 ORDER BY position`, [id]);
+    return verifyResourceEntries(rows);
+  });
+}

@@ -1,0 +1,85 @@
+import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { connectionOver, type LedgerConnection } from './connection.js';
+import { EMBEDDED_LEDGER_DIR } from './location.js';
+import { pgliteLedgerSession } from './pglite-session.js';
+import { refuseLedger } from './refusals.js';
+
+const [SEALKIT_DIR, LEDGER_DIR] = EMBEDDED_LEDGER_DIR;
+const LOCK_FILE = 'ledger.lock';
+
+/**
+ * Opens PGlite (embedded PostgreSQL) in `<project>/.sealkit/ledger`. Only one
+ * process may have it open: an exclusive lock on `.sealkit/ledger.lock` is
+ * held until `close()`. The folders are reached through held descriptors
+ * without following symlinks, and PGlite is given the held `.sealkit`
+ * directory's /proc path, so a swapped path cannot redirect it. With
+ * `create: false` a missing ledger is refused and nothing is created.
+ */
+export async function openEmbeddedLedger(
+  projectDir: string,
+  options: { readonly create: boolean },
+): Promise<LedgerConnection> {
+  let project: Dir | undefined;
+  let sealkit: Dir | undefined;
+  let lock: HeldLock | undefined;
+  const release = () => {
+    lock?.release();
+    sealkit?.close();
+    project?.close();
+  };
+  try {
+    try {
+      project = Dir.open(projectDir);
+      sealkit = openOrCreate(project, SEALKIT_DIR, options.create);
+      if (sealkit === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+      const locked = lockExclusiveNonBlocking(sealkit, LOCK_FILE);
+      if (locked.kind === 'busy') throw refuseLedger('contract_ledger_busy', { role: 'ledger' });
+      lock = locked.lock;
+      const ledger = openOrCreate(sealkit, LEDGER_DIR, options.create);
+      if (ledger === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+      ledger.close();
+    } catch (error: unknown) {
+      if (error instanceof Refusal) throw error;
+      throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });
+    }
+    const dataDir = `/proc/self/fd/${sealkit.fd}/${LEDGER_DIR}`;
+    let db: import('@electric-sql/pglite').PGlite;
+    try {
+      const { PGlite } = await import('@electric-sql/pglite');
+      db = await PGlite.create({ dataDir });
+    } catch {
+      throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });
+    }
+    const held = release;
+    return connectionOver('pglite', pgliteLedgerSession(db), async () => {
+      try {
+        await db.close();
+      } finally {
+        held();
+      }
+    });
+  } catch (error: unknown) {
+    release();
+    throw error;
+  }
+}
+
+/** A child directory held open; created 0700 when allowed and absent; undefined when absent. */
+function openOrCreate(parent: Dir, name: string, create: boolean): Dir | undefined {
+  try {
+    return parent.openDir(name);
+  } catch (error: unknown) {
+    if (!isFsError(error, 'ENOENT') || !create) {
+      if (isFsError(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+  }
+  try {
+    return parent.mkdirExclusive(name, 0o700);
+  } catch (error: unknown) {
+    // Another process created it in between: use theirs.
+    if (isFsError(error, 'EEXIST')) return parent.openDir(name);
+    throw error;
+  }
+}

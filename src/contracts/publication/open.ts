@@ -1,0 +1,18 @@
+import type { LedgerConnection } from './connection.js';
+import type { LedgerLocation } from './location.js';
+import { openEmbeddedLedger } from './open-embedded.js';
+import { openPostgresLedger } from './open-postgres.js';
+
+/**
+ * Opens the ledger at `location`. `create: false` (reading, dry runs) never
+ * creates an embedded ledger; a server's ledger schema is created by the
+ * first publication (`ensureLedgerSchema`), inside its transaction.
+ */
+export async function openLedger(
+  location: LedgerLocation,
+  options: { readonly create: boolean },
+): Promise<LedgerConnection> {
+  return location.kind === 'postgres'
+    ? openPostgresLedger(location.url)
+    : openEmbeddedLedger(location.projectDir, options);
+}

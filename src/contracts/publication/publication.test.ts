@@ -1,0 +1,499 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type LedgerBackend,
+  pgliteBackend,
+  postgresBackend,
+  type TestLedger,
+} from '../../../test/helpers/ledger-backends.js';
+import type { Refusal } from '../../core/refusal/index.js';
+import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
+import { applyPublicationPlan } from './apply.js';
+import type { WideningApproval } from './approval.js';
+import type { PublicationCandidate, PublicationRequest } from './decide.js';
+import { type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import { approvalOf, candidatesOf, sourceAt } from './fixtures.js';
+import { readPublicationHistory } from './history.js';
+import { type PublicationPlan, planPublication } from './plan.js';
+import { runContractPublication } from './publish.js';
+import { replayLedger } from './replay.js';
+import { APPEND_ONLY_SQLSTATE, ensureLedgerSchema, LEDGER_TABLE } from './schema.js';
+import { type LedgerSession, LedgerSqlError } from './session.js';
+import { readLedgerState } from './state.js';
+
+const SOURCE = 't.source.orders';
+const MODEL = 't.model.facts';
+const SEMANTIC = 't.semantic.orders';
+
+let parser: SqlParser;
+beforeAll(async () => {
+  parser = await createDuckDbSqlParser();
+});
+afterAll(() => parser.close());
+
+/** The base source at a version, with field changes; its canonical candidate. */
+async function source(
+  version: string,
+  fields: Parameters<typeof sourceAt>[1] = {},
+): Promise<PublicationCandidate> {
+  return (await candidatesOf({ 'sources/orders.yaml': sourceAt(version, fields) }, parser)).get(
+    SOURCE,
+  ) as PublicationCandidate;
+}
+
+async function codeOf(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (error: unknown) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+  return 'accepted';
+}
+
+for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBackend[]) {
+  describe(`the publication ledger on ${backend.name}`, () => {
+    let ledger: TestLedger;
+    beforeAll(() => backend.start());
+    afterAll(() => backend.stop());
+    beforeEach(async () => {
+      ledger = await backend.fresh();
+    });
+    afterEach(() => ledger.dispose());
+
+    /** Plans against the current state and applies in one owner transaction. */
+    const publish = (requests: readonly PublicationRequest[]) =>
+      ledger.owner.transaction(async (session) => {
+        await ensureLedgerSchema(session);
+        const state = await readLedgerState(session, [SOURCE, MODEL, SEMANTIC]);
+        const plan = planPublication(state, requests);
+        return { plan, applied: await applyPublicationPlan(session, plan) };
+      });
+    const request = (
+      candidate: PublicationCandidate,
+      baseline: PublicationRequest['baseline'],
+      approval: WideningApproval | null = null,
+    ): PublicationRequest => ({ candidate, baseline, approval });
+    const planOnly = (requests: readonly PublicationRequest[]) =>
+      ledger.owner.transaction(async (session) =>
+        planPublication(await readLedgerState(session, [SOURCE, MODEL, SEMANTIC]), requests),
+      );
+    const refusalOf = (plan: PublicationPlan) => plan.items[0]?.refusal?.code;
+    const rows = () => ledger.owner.session.query(`${SELECT_ENTRY} ORDER BY position`);
+
+    it('appends a genesis entry bound to its bytes, digest, checks and direct identity', async () => {
+      const v1 = await source('1.0.0');
+      const { plan, applied } = await publish([request(v1, 'genesis')]);
+      expect(plan.items.map((item) => item.status)).toEqual(['append']);
+      const entry = applied.appended[0] as LedgerEntry;
+      expect(entry).toMatchObject({
+        position: 1,
+        previousHash: 'genesis',
+        profile: 'leapview.contract/v1',
+        resource: { kind: 'Source', id: SOURCE },
+        version: '1.0.0',
+        compatibility: 'backward',
+        digest: v1.digest,
+        baseline: 'genesis',
+        verdict: 'genesis',
+        security: 'unchanged',
+        changes: [],
+        checks: ['baseline_genesis', 'canonical_decoding', 'digest'],
+        affected: { kind: 'Source', id: SOURCE },
+        approval: null,
+      });
+      expect(Buffer.from(entry.projection).equals(Buffer.from(v1.bytes))).toBe(true);
+      expect(applied.head).toEqual({ position: 1, entryHash: entry.entryHash });
+      const history = await readPublicationHistory(ledger.owner.session, SOURCE);
+      expect(history.map((item) => item.entryHash)).toEqual([entry.entryHash]);
+      expect(await replayLedger(ledger.owner.session)).toEqual({
+        entries: 1,
+        resources: 1,
+        head: applied.head,
+      });
+    });
+
+    it('re-publishing identical bytes is idempotent (a retry with the original baseline too)', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const again = await publish([request(v1, v1.digest)]);
+      expect(again.plan.items[0]?.status).toBe('unchanged');
+      expect(again.applied.appended).toEqual([]);
+      const retry = await publish([request(v1, 'genesis')]);
+      expect(retry.plan.items[0]?.status).toBe('unchanged');
+      expect(await rows()).toHaveLength(1);
+    });
+
+    it('chains a compatible change on its baseline and records the classification', async () => {
+      const v1 = await source('1.0.0');
+      const v11 = await source('1.1.0', { status: { nullable: false } });
+      const first = await publish([request(v1, 'genesis')]);
+      const { applied } = await publish([request(v11, v1.digest)]);
+      const entry = applied.appended[0] as LedgerEntry;
+      expect(entry).toMatchObject({
+        position: 2,
+        previousHash: first.applied.head?.entryHash,
+        baseline: v1.digest,
+        verdict: 'compatible',
+        checks: ['baseline_current', 'canonical_decoding', 'classification', 'digest', 'version_increases'],
+        changes: [
+          {
+            path: 'content.fields[status].nullable',
+            rule: 'field_nullable_tightened',
+            verdict: 'compatible',
+          },
+          { path: 'contract.version', rule: 'version_changed', verdict: 'compatible' },
+        ],
+      });
+      expect((await replayLedger(ledger.owner.session)).entries).toBe(2);
+    });
+
+    it('refuses a version reused with different bytes', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const other = await source('1.0.0', { status: { nullable: false } });
+      expect(refusalOf(await planOnly([request(other, v1.digest)]))).toBe('contract_ledger_version_reused');
+    });
+
+    it('refuses a version that does not increase', async () => {
+      const v2 = await source('2.0.0');
+      await publish([request(v2, 'genesis')]);
+      const lower = await source('1.9.0', { status: { nullable: false } });
+      expect(refusalOf(await planOnly([request(lower, v2.digest)]))).toBe(
+        'contract_ledger_version_not_increasing',
+      );
+    });
+
+    it('refuses a breaking change without a major bump and appends it with one', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const minor = await source('1.1.0', { amount: { type: 'string' } });
+      expect(refusalOf(await planOnly([request(minor, v1.digest)]))).toBe(
+        'contract_ledger_major_bump_required',
+      );
+      const major = await source('2.0.0', { amount: { type: 'string' } });
+      const { applied } = await publish([request(major, v1.digest)]);
+      expect(applied.appended[0]).toMatchObject({
+        verdict: 'breaking',
+        checks: expect.arrayContaining(['major_version_bump']),
+      });
+    });
+
+    it('refuses a widening without approval, with an approval of another version, and an approval where nothing widens', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const widened = await source('1.1.0', { amount: { type: 'decimal(14,2)' } });
+      expect(refusalOf(await planOnly([request(widened, v1.digest)]))).toBe(
+        'contract_ledger_approval_required',
+      );
+      expect(refusalOf(await planOnly([request(widened, v1.digest, approvalOf(`${SOURCE}@1.2.0`))]))).toBe(
+        'contract_ledger_approval_mismatch',
+      );
+      expect(refusalOf(await planOnly([request(widened, v1.digest, approvalOf(`${MODEL}@1.1.0`))]))).toBe(
+        'contract_ledger_approval_mismatch',
+      );
+      const compatible = await source('1.1.0', { status: { nullable: false } });
+      expect(refusalOf(await planOnly([request(compatible, v1.digest, approvalOf(`${SOURCE}@1.1.0`))]))).toBe(
+        'contract_ledger_approval_unexpected',
+      );
+      expect(await rows()).toHaveLength(1);
+    });
+
+    it('refuses an approval on a genesis publication', async () => {
+      const v1 = await source('1.0.0');
+      expect(refusalOf(await planOnly([request(v1, 'genesis', approvalOf(`${SOURCE}@1.0.0`))]))).toBe(
+        'contract_ledger_approval_unexpected',
+      );
+    });
+
+    it('appends an approved widening with the approval bound into its hash', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const widened = await source('1.1.0', {
+        amount: { type: 'decimal(14,2)' },
+        status: { classification: 'public' },
+      });
+      const approval = approvalOf(`${SOURCE}@1.1.0`);
+      const { applied } = await publish([request(widened, v1.digest, approval)]);
+      expect(applied.appended[0]).toMatchObject({
+        verdict: 'widening',
+        security: 'widened',
+        approval,
+        checks: expect.arrayContaining(['widening_approval']),
+      });
+      expect((await replayLedger(ledger.owner.session)).entries).toBe(2);
+    });
+
+    it('refuses stale and mismatched baselines', async () => {
+      const v1 = await source('1.0.0');
+      const v11 = await source('1.1.0', { status: { nullable: false } });
+      const v12 = await source('1.2.0', { status: { nullable: false, classification: 'confidential' } });
+      const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
+      await publish([request(v1, 'genesis')]);
+      await publish([request(v11, v1.digest)]);
+      expect(refusalOf(await planOnly([request(v12, 'genesis')]))).toBe('contract_ledger_baseline_stale');
+      expect(refusalOf(await planOnly([request(v12, v1.digest)]))).toBe('contract_ledger_baseline_stale');
+      expect(refusalOf(await planOnly([request(v12, model.digest)]))).toBe(
+        'contract_ledger_baseline_mismatch',
+      );
+      expect(refusalOf(await planOnly([request(model, v1.digest)]))).toBe(
+        'contract_ledger_baseline_mismatch',
+      );
+    });
+
+    it('lets exactly one of two plans on the same baseline win; the other gets a stale baseline', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const a = await source('1.1.0', { status: { nullable: false } });
+      const b = await source('1.1.0', { amount: { critical_data_element: true } });
+      const planA = await planOnly([request(a, v1.digest)]);
+      const planB = await planOnly([request(b, v1.digest)]);
+      await ledger.owner.transaction((session) => applyPublicationPlan(session, planA));
+      expect(await codeOf(ledger.owner.transaction((session) => applyPublicationPlan(session, planB)))).toBe(
+        'contract_ledger_baseline_stale',
+      );
+      expect(await rows()).toHaveLength(2);
+    });
+
+    it('refuses a plan whose chain head moved (another resource was published)', async () => {
+      const all = await candidatesOf({}, parser);
+      const planSource = await planOnly([request(all.get(SOURCE) as PublicationCandidate, 'genesis')]);
+      const planModel = await planOnly([request(all.get(MODEL) as PublicationCandidate, 'genesis')]);
+      await ledger.owner.transaction((session) => applyPublicationPlan(session, planSource));
+      expect(
+        await codeOf(ledger.owner.transaction((session) => applyPublicationPlan(session, planModel))),
+      ).toBe('contract_ledger_plan_stale');
+    });
+
+    it('appends several resources in one plan as consecutive, chained positions sorted by id', async () => {
+      const all = await candidatesOf({}, parser);
+      const { applied } = await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+      expect(applied.appended.map((entry) => [entry.position, entry.resource.id])).toEqual([
+        [1, MODEL],
+        [2, SEMANTIC],
+        [3, SOURCE],
+      ]);
+      expect(applied.appended[1]?.previousHash).toBe(applied.appended[0]?.entryHash);
+      expect((await replayLedger(ledger.owner.session)).resources).toBe(3);
+    });
+
+    it('never applies a plan that refused an item, and writes nothing', async () => {
+      const v1 = await source('1.0.0');
+      const plan = await planOnly([request(v1, 'genesis', approvalOf(`${SOURCE}@1.0.0`))]);
+      expect(await codeOf(ledger.owner.transaction((session) => applyPublicationPlan(session, plan)))).toBe(
+        'contract_ledger_approval_unexpected',
+      );
+      const run = await runContractPublication(ledger.owner, [{ id: SOURCE, ...v1 }], {
+        approval: approvalOf(`${SOURCE}@1.0.0`),
+        dryRun: false,
+      });
+      expect(run.applied).toBeNull();
+      const exists = await ledger.owner.session.query(
+        `SELECT to_regclass('${LEDGER_TABLE}') IS NOT NULL AS present`,
+      );
+      expect(exists[0]?.present).toBe(false);
+    });
+
+    it('requires the caller to own a transaction, and never commits by itself', async () => {
+      const v1 = await source('1.0.0');
+      expect(await codeOf(ensureLedgerSchema(ledger.owner.session))).toBe(
+        'contract_ledger_transaction_required',
+      );
+      const { session } = ledger.owner;
+      await session.query('BEGIN');
+      await ensureLedgerSchema(session);
+      const plan = planPublication(await readLedgerState(session, [SOURCE]), [request(v1, 'genesis')]);
+      await applyPublicationPlan(session, plan);
+      await session.query('ROLLBACK');
+      // The caller rolled back: nothing of it remains, not even the schema.
+      const exists = await session.query(`SELECT to_regclass('${LEDGER_TABLE}') IS NOT NULL AS present`);
+      expect(exists[0]?.present).toBe(false);
+    });
+
+    it('runs a publication as a dry run without writing anything', async () => {
+      const v1 = await source('1.0.0');
+      const run = await runContractPublication(ledger.owner, [{ id: SOURCE, ...v1 }], {
+        approval: null,
+        dryRun: true,
+      });
+      expect(run.plan.items.map((item) => item.status)).toEqual(['append']);
+      expect(run.applied).toBeNull();
+      const exists = await ledger.owner.session.query(
+        `SELECT to_regclass('${LEDGER_TABLE}') IS NOT NULL AS present`,
+      );
+      expect(exists[0]?.present).toBe(false);
+      // The real run writes the very entry the dry run planned.
+      const real = await runContractPublication(ledger.owner, [{ id: SOURCE, ...v1 }], {
+        approval: null,
+        dryRun: false,
+      });
+      expect(real.applied?.appended[0]?.entryHash).toBe(run.plan.items[0]?.entry?.entryHash);
+    });
+
+    describe('append-only in the database', () => {
+      const statements = [
+        `UPDATE ${LEDGER_TABLE} SET version = '9.9.9'`,
+        `DELETE FROM ${LEDGER_TABLE}`,
+        `TRUNCATE ${LEDGER_TABLE}`,
+      ];
+      const sqlstate = async (session: LedgerSession, text: string) => {
+        try {
+          await session.query(text);
+        } catch (error: unknown) {
+          return error instanceof LedgerSqlError ? error.sqlstate : 'other';
+        }
+        return 'accepted';
+      };
+
+      it('refuses UPDATE, DELETE and TRUNCATE even for the owner (trigger)', async () => {
+        await publish([request(await source('1.0.0'), 'genesis')]);
+        for (const text of statements) {
+          expect(await sqlstate(ledger.owner.session, text)).toBe(APPEND_ONLY_SQLSTATE);
+        }
+        expect(await rows()).toHaveLength(1);
+      });
+
+      it('gives the publisher role only SELECT and INSERT (privileges)', async () => {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        await ledger.asPublisher(async (session) => {
+          for (const text of statements) expect(await sqlstate(session, text)).toBe('42501');
+          await session.query('BEGIN');
+          const state = await readLedgerState(session, [SOURCE]);
+          await applyPublicationPlan(session, planPublication(state, [request(v11, v1.digest)]));
+          await session.query('COMMIT');
+        });
+        expect(await rows()).toHaveLength(2);
+      });
+
+      it('refuses to publish to or read a ledger whose triggers are disabled or bypassed', async () => {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        const { session } = ledger.owner;
+        await session.query(`ALTER TABLE ${LEDGER_TABLE} DISABLE TRIGGER publications_append_only`);
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('contract_ledger_unprotected');
+        expect(await codeOf(replayLedger(session))).toBe('contract_ledger_unprotected');
+        expect(await codeOf(readPublicationHistory(session, SOURCE))).toBe('contract_ledger_unprotected');
+        await session.query(`ALTER TABLE ${LEDGER_TABLE} ENABLE TRIGGER publications_append_only`);
+        await session.query('SET session_replication_role = replica');
+        expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('contract_ledger_unprotected');
+        await session.query('SET session_replication_role = origin');
+        expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('accepted');
+      });
+
+      it('refuses a table of the same name that is not this ledger', async () => {
+        const { session } = ledger.owner;
+        await session.query('CREATE SCHEMA sealkit_ledger');
+        await session.query(`CREATE TABLE ${LEDGER_TABLE} (position bigint PRIMARY KEY, note text)`);
+        expect(await codeOf(publish([request(await source('1.0.0'), 'genesis')]))).toBe(
+          'contract_ledger_schema_mismatch',
+        );
+      });
+    });
+
+    describe('replay and tampering', () => {
+      /** Three entries: the source's genesis, an approved widening (position 2), a compatible change. */
+      async function threeEntries(): Promise<void> {
+        const v1 = await source('1.0.0');
+        const v11 = await source('1.1.0', { amount: { type: 'decimal(14,2)' } });
+        const v12 = await source('1.2.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
+        await publish([request(v1, 'genesis')]);
+        await publish([request(v11, v1.digest, approvalOf(`${SOURCE}@1.1.0`))]);
+        await publish([request(v12, v11.digest)]);
+        expect((await replayLedger(ledger.owner.session)).entries).toBe(3);
+      }
+
+      const other = async () => (await source('1.1.0', { amount: { type: 'decimal(16,2)' } })).bytes;
+      /** For every column, a plausible different value of the right type. */
+      const TAMPERS: readonly (readonly [string, () => Promise<string | Uint8Array | null>])[] = [
+        ['position', async () => '7'],
+        ['previous_hash', async () => `sha256:${'0'.repeat(64)}`],
+        ['entry_hash', async () => `sha256:${'1'.repeat(64)}`],
+        ['profile', async () => 'leapview.contract/v2'],
+        ['resource_kind', async () => 'Model'],
+        ['resource_id', async () => 't.source.other'],
+        ['version', async () => '1.1.1'],
+        ['compatibility', async () => 'full'],
+        ['digest', async () => `sha256:${'2'.repeat(64)}`],
+        ['projection', other],
+        ['baseline', async () => `sha256:${'3'.repeat(64)}`],
+        ['verdict', async () => 'compatible'],
+        ['security', async () => 'widened'],
+        ['changes', async () => '[]'],
+        ['checks', async () => '["digest"]'],
+        ['affected', async () => '{"id":"t.dashboard.sales","kind":"Source"}'],
+        ['approval', async () => null],
+      ];
+
+      for (const [column, value] of TAMPERS) {
+        it(`detects a tampered ${column} at its position`, async () => {
+          await threeEntries();
+          const replacement = await value();
+          const cast = column === 'position' ? '::bigint' : column === 'projection' ? '::bytea' : '';
+          await ledger.tamper(async (session) => {
+            await session.query(`UPDATE ${LEDGER_TABLE} SET ${column} = $1${cast} WHERE position = 2`, [
+              replacement,
+            ]);
+          });
+          const error = await replayLedger(ledger.owner.session).then(
+            () => undefined,
+            (caught: unknown) => caught as Refusal & { position?: number },
+          );
+          expect(error?.code).toBe('contract_ledger_tampered');
+          expect(error?.position).toBe(2);
+        });
+      }
+
+      it('detects a deleted entry at its position', async () => {
+        await threeEntries();
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
+        });
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          position: 2,
+          field: 'position',
+        });
+      });
+
+      it('detects a rewritten verdict even when the tamperer recomputes the entry hash', async () => {
+        await threeEntries();
+        const [row] = await ledger.owner.session.query(`${SELECT_ENTRY} WHERE position = 2`);
+        const { entryHashOf, entryOfRow } = await import('./entry.js');
+        const entry = entryOfRow(row as Record<string, unknown>, 2);
+        const forged = { ...entry, verdict: 'compatible' as const, approval: null };
+        await ledger.tamper(async (session) => {
+          await session.query(
+            `UPDATE ${LEDGER_TABLE} SET verdict = 'compatible', approval = NULL, entry_hash = $1 WHERE position = 2`,
+            [entryHashOf(forged)],
+          );
+        });
+        // Its own hash now matches; the chain (position 3) or the re-run rules give it away.
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          position: 2,
+        });
+      });
+
+      it('refuses tampered evidence when a publication or the history reads it', async () => {
+        await threeEntries();
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET compatibility = 'none' WHERE position = 3`);
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          position: 3,
+        });
+        const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
+        await expect(publish([request(v13, 'genesis')])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          position: 3,
+        });
+      });
+
+      it('refuses to replay a ledger that does not exist', async () => {
+        expect(await codeOf(replayLedger(ledger.owner.session))).toBe('contract_ledger_missing');
+      });
+    });
+  });
+}

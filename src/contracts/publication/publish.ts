@@ -1,0 +1,90 @@
+import type { Sha256Prefixed } from '../../core/digest/index.js';
+import { type AppliedPublication, applyPublicationPlan } from './apply.js';
+import { splitApprovalTarget, type WideningApproval } from './approval.js';
+import type { LedgerConnection } from './connection.js';
+import { guardLedger } from './guard.js';
+import { type PublicationPlan, planPublication } from './plan.js';
+import { refuseLedger } from './refusals.js';
+import { ensureLedgerSchema } from './schema.js';
+import { emptyLedgerState, type LedgerState, latestBaseline, readLedgerState } from './state.js';
+
+/** A candidate whose resource id the caller already knows (e.g. from a projected contract project). */
+export interface IdentifiedCandidate {
+  readonly id: string;
+  readonly bytes: Uint8Array;
+  readonly digest: Sha256Prefixed;
+}
+
+/**
+ * Plans publishing each candidate on top of its resource's latest publication
+ * (or as its genesis). The approval, if any, goes to the candidate it names;
+ * an approval naming none of them is refused.
+ */
+export function planLatestPublication(
+  state: LedgerState,
+  candidates: readonly IdentifiedCandidate[],
+  approval: WideningApproval | null,
+): PublicationPlan {
+  const target = approval === null ? undefined : splitApprovalTarget(approval.approves);
+  if (approval !== null && !candidates.some((candidate) => candidate.id === target?.id)) {
+    throw refuseLedger('contract_ledger_approval_unexpected', { role: 'publication', field: 'approval' });
+  }
+  return planPublication(
+    state,
+    candidates.map((candidate) => ({
+      candidate: { bytes: candidate.bytes, digest: candidate.digest },
+      baseline: latestBaseline(state, candidate.id),
+      approval: target?.id === candidate.id ? approval : null,
+    })),
+  );
+}
+
+export interface PublicationRun {
+  readonly plan: PublicationPlan;
+  /** Null for a dry run, or when the plan refused an item (then nothing was written). */
+  readonly applied: AppliedPublication | null;
+}
+
+const ROLLBACK = Symbol('rollback');
+
+/**
+ * Caller-side convenience (what `sealkit contract publish` runs): one
+ * transaction that creates the ledger if needed, reads the latest
+ * publications under the ledger lock, plans, and applies — committed only when
+ * every item is appended or unchanged. A dry run, or a plan with a refused
+ * item, rolls back: nothing is written, not even the ledger schema. With no
+ * connection (a dry run against an embedded ledger that does not exist yet)
+ * the plan is made against an empty ledger.
+ */
+export async function runContractPublication(
+  connection: LedgerConnection | null,
+  candidates: readonly IdentifiedCandidate[],
+  options: { readonly approval: WideningApproval | null; readonly dryRun: boolean },
+): Promise<PublicationRun> {
+  const ids = candidates.map((candidate) => candidate.id);
+  if (connection === null) {
+    if (!options.dryRun) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+    return {
+      plan: planLatestPublication(emptyLedgerState(ids), candidates, options.approval),
+      applied: null,
+    };
+  }
+  let run: PublicationRun | undefined;
+  await guardLedger(async () => {
+    try {
+      await connection.transaction(async (session) => {
+        if (!options.dryRun) await ensureLedgerSchema(session);
+        const state = await readLedgerState(session, ids);
+        const plan = planLatestPublication(state, candidates, options.approval);
+        if (options.dryRun || plan.refused > 0) {
+          run = { plan, applied: null };
+          throw ROLLBACK;
+        }
+        run = { plan, applied: await applyPublicationPlan(session, plan) };
+      });
+    } catch (error: unknown) {
+      if (error !== ROLLBACK) throw error;
+    }
+  });
+  return run as PublicationRun;
+}

@@ -1,0 +1,171 @@
+import { refuseLedger } from './refusals.js';
+import type { LedgerSession } from './session.js';
+
+/** Written on the table as its comment; a table without it is not this ledger. */
+export const LEDGER_FORMAT = 'sealkit.contract-ledger/v1';
+export const LEDGER_TABLE = 'sealkit_ledger.publications';
+/** The role a deployment grants SELECT and INSERT (never UPDATE, DELETE or TRUNCATE) when it exists. */
+export const LEDGER_PUBLISHER_ROLE = 'sealkit_ledger_publisher';
+/** SQLSTATE raised by the append-only triggers. */
+export const APPEND_ONLY_SQLSTATE = 'SKL01';
+/** Advisory lock key serializing appends and schema creation: "sealkit" in ASCII. */
+export const LEDGER_LOCK_KEY = '32495325108218228';
+
+/** Columns in table order with their types, as `format_type` reports them on PostgreSQL 15 and PGlite. */
+export const LEDGER_COLUMNS: readonly (readonly [string, string])[] = [
+  ['position', 'bigint'],
+  ['previous_hash', 'text'],
+  ['entry_hash', 'text'],
+  ['profile', 'text'],
+  ['resource_kind', 'text'],
+  ['resource_id', 'text'],
+  ['version', 'text'],
+  ['compatibility', 'text'],
+  ['digest', 'text'],
+  ['projection', 'bytea'],
+  ['baseline', 'text'],
+  ['verdict', 'text'],
+  ['security', 'text'],
+  ['changes', 'text'],
+  ['checks', 'text'],
+  ['affected', 'text'],
+  ['approval', 'text'],
+];
+
+/**
+ * The ledger DDL: one table, append-only in the database. Triggers refuse
+ * UPDATE, DELETE and TRUNCATE for everyone (owners included); privileges give
+ * PUBLIC nothing and the publisher role only SELECT and INSERT. Unique
+ * constraints make the chain linear: one entry per position and per previous
+ * hash, one successor per (resource, baseline), one entry per (resource,
+ * version). The same statements run on PostgreSQL 15 and on PGlite, one at
+ * a time (PGlite's extended protocol takes one statement per query).
+ */
+const CREATE: readonly string[] = [
+  'CREATE SCHEMA IF NOT EXISTS sealkit_ledger',
+  // Index order matters: PostgreSQL checks a primary key first, then unique
+  // indexes in creation order. Position is therefore a unique column declared
+  // after the per-resource constraints, so a competing publication of the same
+  // resource that only the insert can see (e.g. under REPEATABLE READ) trips
+  // those first and is reported as a stale baseline, not as a moved chain head.
+  `CREATE TABLE sealkit_ledger.publications (
+  position bigint NOT NULL CHECK (position >= 1),
+  previous_hash text NOT NULL,
+  entry_hash text NOT NULL,
+  profile text NOT NULL,
+  resource_kind text NOT NULL,
+  resource_id text NOT NULL,
+  version text NOT NULL,
+  compatibility text NOT NULL,
+  digest text NOT NULL,
+  projection bytea NOT NULL,
+  baseline text NOT NULL,
+  verdict text NOT NULL,
+  security text NOT NULL,
+  changes text NOT NULL,
+  checks text NOT NULL,
+  affected text NOT NULL,
+  approval text,
+  CONSTRAINT publications_one_successor UNIQUE (resource_id, baseline),
+  CONSTRAINT publications_version_once UNIQUE (resource_id, version),
+  CONSTRAINT publications_position_once UNIQUE (position),
+  CONSTRAINT publications_previous_hash_once UNIQUE (previous_hash),
+  CONSTRAINT publications_entry_hash_once UNIQUE (entry_hash)
+)`,
+  `COMMENT ON TABLE sealkit_ledger.publications IS '${LEDGER_FORMAT}'`,
+  `CREATE FUNCTION sealkit_ledger.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE EXCEPTION 'the sealkit contract ledger is append-only' USING ERRCODE = '${APPEND_ONLY_SQLSTATE}';
+END
+$fn$`,
+  `CREATE TRIGGER publications_append_only BEFORE UPDATE OR DELETE ON sealkit_ledger.publications
+  FOR EACH ROW EXECUTE FUNCTION sealkit_ledger.refuse_change()`,
+  `CREATE TRIGGER publications_no_truncate BEFORE TRUNCATE ON sealkit_ledger.publications
+  FOR EACH STATEMENT EXECUTE FUNCTION sealkit_ledger.refuse_change()`,
+  'REVOKE ALL ON sealkit_ledger.publications FROM PUBLIC',
+  `DO $grant$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${LEDGER_PUBLISHER_ROLE}') THEN
+    GRANT USAGE ON SCHEMA sealkit_ledger TO ${LEDGER_PUBLISHER_ROLE};
+    GRANT SELECT, INSERT ON sealkit_ledger.publications TO ${LEDGER_PUBLISHER_ROLE};
+  END IF;
+END
+$grant$`,
+];
+
+/** True when the ledger table exists (nothing is created). */
+export async function ledgerExists(session: LedgerSession): Promise<boolean> {
+  const rows = await session.query(`SELECT to_regclass('${LEDGER_TABLE}') IS NOT NULL AS present`);
+  return rows[0]?.present === true;
+}
+
+/**
+ * Fails closed unless the caller's session is inside a transaction block: a
+ * transaction id assigned by one statement is still assigned in the next one
+ * only when both run in the same transaction.
+ */
+export async function requireTransaction(session: LedgerSession): Promise<void> {
+  await session.query('SELECT pg_current_xact_id()::text AS xid');
+  const rows = await session.query('SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS inside');
+  if (rows[0]?.inside !== true)
+    throw refuseLedger('contract_ledger_transaction_required', { role: 'ledger' });
+}
+
+/** Serializes appends (and schema creation) until the caller's transaction ends. */
+export async function lockLedger(session: LedgerSession): Promise<void> {
+  await session.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK_KEY}::bigint)`);
+}
+
+/**
+ * Creates the ledger in the caller's transaction when it does not exist, then
+ * checks that it is the ledger this version writes and that it is protected.
+ */
+export async function ensureLedgerSchema(session: LedgerSession): Promise<void> {
+  await requireTransaction(session);
+  await lockLedger(session);
+  if (!(await ledgerExists(session))) {
+    for (const statement of CREATE) await session.query(statement);
+  }
+  await checkLedgerSchema(session);
+}
+
+/** Refuses a ledger table of another shape or format, or one whose append-only triggers are off. */
+export async function checkLedgerSchema(session: LedgerSession): Promise<void> {
+  const comment = await session.query(
+    `SELECT obj_description('${LEDGER_TABLE}'::regclass, 'pg_class') AS format`,
+  );
+  const columns = await session.query(
+    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS not_null
+       FROM pg_attribute
+      WHERE attrelid = '${LEDGER_TABLE}'::regclass AND attnum > 0 AND NOT attisdropped
+      ORDER BY attnum`,
+  );
+  const shape = columns.map((row) => [row.name, row.type]);
+  if (comment[0]?.format !== LEDGER_FORMAT || JSON.stringify(shape) !== JSON.stringify(LEDGER_COLUMNS)) {
+    throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
+  }
+  await checkLedgerProtection(session);
+}
+
+/**
+ * The append-only guard must be in force for this session: both triggers
+ * present and enabled, and the session not in replica mode (which skips
+ * ordinary triggers).
+ */
+export async function checkLedgerProtection(session: LedgerSession): Promise<void> {
+  const rows = await session.query(
+    `SELECT tgname AS name, tgenabled AS enabled FROM pg_trigger
+      WHERE tgrelid = '${LEDGER_TABLE}'::regclass AND NOT tgisinternal ORDER BY tgname`,
+  );
+  const mode = await session.query(`SELECT current_setting('session_replication_role') AS mode`);
+  const enabled = new Set(
+    rows.filter((row) => row.enabled === 'O' || row.enabled === 'A').map((row) => row.name),
+  );
+  if (
+    mode[0]?.mode !== 'origin' ||
+    !enabled.has('publications_append_only') ||
+    !enabled.has('publications_no_truncate')
+  ) {
+    throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+  }
+}

@@ -1,0 +1,91 @@
+import type { Sha256Prefixed } from '../../core/digest/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { decodeProjection } from '../canonical/decode.js';
+import { type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
+import { tampered } from './refusals.js';
+import { checkLedgerSchema, ledgerExists } from './schema.js';
+import type { LedgerRow, LedgerSession } from './session.js';
+
+export interface LedgerHead {
+  readonly position: number;
+  readonly entryHash: Sha256Prefixed;
+}
+
+/** What a publication plan is computed against: the chain head and the entries of the resources concerned. */
+export interface LedgerState {
+  readonly head: LedgerHead | null;
+  /** Every resource id read → its verified entries in position order (empty: never published). */
+  readonly resources: ReadonlyMap<string, readonly LedgerEntry[]>;
+}
+
+/** The state of a ledger that does not exist yet, for `ids` (a dry run that must create nothing). */
+export function emptyLedgerState(ids: readonly string[]): LedgerState {
+  return Object.freeze({ head: null, resources: new Map(ids.map((id) => [id, []])) });
+}
+
+const positionOf = (row: LedgerRow): number => {
+  const text = row.position;
+  return typeof text === 'string' && /^[1-9][0-9]{0,14}$/.test(text) ? Number(text) : 0;
+};
+
+/**
+ * Verifies the entries of one resource as read: each entry's hash and digest,
+ * the baselines linking them (genesis first, then each previous digest), and
+ * that the latest one decodes (it is the baseline of the next publication).
+ */
+export function verifyResourceEntries(rows: readonly LedgerRow[]): LedgerEntry[] {
+  const entries: LedgerEntry[] = [];
+  for (const row of rows) {
+    const entry = verifiedEntryOfRow(row, positionOf(row));
+    const previous = entries[entries.length - 1];
+    if (entry.baseline !== (previous === undefined ? 'genesis' : previous.digest)) {
+      throw tampered(entry.position, 'baseline');
+    }
+    entries.push(entry);
+  }
+  const latest = entries[entries.length - 1];
+  if (latest !== undefined) {
+    try {
+      decodeProjection(latest.projection, latest.digest);
+    } catch (error: unknown) {
+      if (error instanceof Refusal) throw tampered(latest.position, 'projection');
+      throw error;
+    }
+  }
+  return entries;
+}
+
+/**
+ * Reads (and verifies) what a publication of `ids` depends on. A ledger that
+ * does not exist yet reads as empty. Run it in the same transaction as the
+ * append, after `lockLedger`, so that nothing changes in between.
+ */
+export async function readLedgerState(session: LedgerSession, ids: readonly string[]): Promise<LedgerState> {
+  const wanted = [...new Set(ids)];
+  const resources = new Map<string, readonly LedgerEntry[]>(wanted.map((id) => [id, []]));
+  if (!(await ledgerExists(session))) return Object.freeze({ head: null, resources });
+  await checkLedgerSchema(session);
+  const headRows = await session.query(`${SELECT_ENTRY} ORDER BY position DESC LIMIT 1`);
+  const headRow = headRows[0];
+  const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
+  const rows = await session.query(
+    `${SELECT_ENTRY} WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY position`,
+    [JSON.stringify(wanted)],
+  );
+  const byId = new Map<string, LedgerRow[]>();
+  for (const row of rows) {
+    const id = String(row.resource_id);
+    byId.set(id, [...(byId.get(id) ?? []), row]);
+  }
+  for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
+  return Object.freeze({
+    head: head === null ? null : { position: head.position, entryHash: head.entryHash },
+    resources,
+  });
+}
+
+/** The baseline a new publication of `id` must name: the latest digest, or genesis. */
+export function latestBaseline(state: LedgerState, id: string): Sha256Prefixed | 'genesis' {
+  const entries = state.resources.get(id);
+  return entries?.[entries.length - 1]?.digest ?? 'genesis';
+}
