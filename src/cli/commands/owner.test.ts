@@ -136,10 +136,10 @@ describe('sealkit owner', () => {
   ): { code: string; run: ReturnType<typeof runCli> } {
     const before = readdirSync(dir).sort();
     const run = runCli([...args, '--json'], input === undefined ? {} : { input });
-    expect(run.status).toBe(2);
+    expect(run.status, run.stderr.toString()).toBe(2);
     expect(readdirSync(dir).sort()).toEqual(before);
     const human = runCli(args, input === undefined ? {} : { input });
-    expect(human.status).toBe(2);
+    expect(human.status, human.stderr.toString()).toBe(2);
     expect(human.stdout.length).toBe(0);
     // The directory holds the planted inputs; that nothing was written there is the listing check above.
     for (const capture of [run, human]) expect(scanForSentinels(capture, [], SENTINELS)).toEqual([]);
