@@ -1,0 +1,108 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { ScaffoldScratch, SOURCE_ID } from '../../../test/helpers/scaffold-workspace.js';
+
+const scratch = new ScaffoldScratch('cli');
+afterAll(() => scratch.dispose());
+
+function oneObject(stdout: Buffer): Record<string, unknown> {
+  const lines = stdout
+    .toString()
+    .split('\n')
+    .filter((line) => line !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+}
+
+describe('sealkit scaffold', () => {
+  it('publishes, prints exactly one JSON object and exits 0; a rerun exits 2 with output_exists', () => {
+    const fixture = scratch.fixture('snowflake');
+    const first = runCli(fixture.cliArgs());
+    expect(first.status).toBe(0);
+    expect(first.stderr.length).toBe(0);
+    expect(oneObject(first.stdout)).toMatchObject({
+      status: 'published',
+      reason_codes: [],
+      stage: 'normalize',
+      edition: 'snowflake',
+      project_dir: 'kit',
+      source_id: SOURCE_ID,
+      output: `models/migration/generated/${SOURCE_ID}`,
+    });
+    expect(readdirSync(fixture.output)).toHaveLength(6);
+    const second = runCli(fixture.cliArgs());
+    expect(second.status).toBe(2);
+    expect(oneObject(second.stdout)).toMatchObject({ status: 'refused', reason_codes: ['output_exists'] });
+  });
+
+  it('--dry-run prints plan_only with the planned files, exits 0 and writes nothing, not even a lock file', () => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const run = runCli(fixture.cliArgs(['--dry-run']));
+    expect(run.status).toBe(0);
+    const result = oneObject(run.stdout);
+    expect(result.status).toBe('plan_only');
+    expect((result.files as { path: string }[]).map((file) => file.path)).toContain(
+      `models/migration/generated/${SOURCE_ID}/.scaffold-manifest.json`,
+    );
+    expect(fixture.snapshot()).toEqual(before);
+    expect(existsSync(fixture.stagingRoot)).toBe(false);
+  });
+
+  it.each([
+    ['an unknown flag', ['--force']],
+    ['--json (the output is always JSON)', ['--json']],
+    ['an invalid maximum age', ['--max-evidence-age', '3 days']],
+    ['a positional argument', ['extra']],
+  ])('%s is a usage error (exit 1) that writes nothing', (_name, extra) => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const run = runCli(fixture.cliArgs(extra));
+    expect(run.status).toBe(1);
+    expect(fixture.snapshot()).toEqual(before);
+  });
+
+  it.each([
+    ['--edition', 'missing option --edition'],
+    ['--workspace', 'missing option --workspace'],
+    ['--source-id', 'missing option --source-id'],
+  ])('without %s it is a usage error', (flag, message) => {
+    const fixture = scratch.fixture('bigquery');
+    const args = fixture.cliArgs();
+    const index = args.indexOf(flag);
+    args.splice(index, 2);
+    const run = runCli(args);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain(message);
+  });
+
+  it('an edition other than bigquery or snowflake is a usage error', () => {
+    const fixture = scratch.fixture('bigquery');
+    const args = fixture.cliArgs();
+    args[args.indexOf('--edition') + 1] = 'duckdb';
+    expect(runCli(args).status).toBe(1);
+  });
+
+  it('a missing evidence file is refused with its evidence code (exit 2), naming the role only', () => {
+    const fixture = scratch.fixture('bigquery');
+    const args = fixture.cliArgs();
+    args[args.indexOf('--mapping-file') + 1] = join(fixture.evidence.dir, 'absent.json');
+    const run = runCli(args);
+    expect(run.status).toBe(2);
+    expect(oneObject(run.stdout)).toMatchObject({
+      status: 'refused',
+      reason_codes: ['scaffold_input_missing'],
+      role: 'mapping',
+    });
+    expect(run.stdout.toString()).not.toContain(fixture.evidence.dir);
+  });
+
+  it('is listed by sealkit --help and has its own --help', () => {
+    expect(runCli(['--help']).stdout.toString()).toContain('sealkit scaffold');
+    const help = runCli(['scaffold', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout.toString()).toContain('--source-binding-id ALIAS');
+  });
+});
