@@ -11,6 +11,7 @@ import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
 import { ownerBenchmark } from './owner.js';
+import { scaffoldBenchmark } from './scaffold.js';
 
 /** Every benchmark, in run order. A new benchmark is one file plus one entry here. */
 const REGISTRY: readonly Benchmark[] = [
@@ -23,6 +24,7 @@ const REGISTRY: readonly Benchmark[] = [
   distributorS3Benchmark,
   ownerBenchmark,
   evidenceBenchmark,
+  scaffoldBenchmark,
   contractsBenchmark,
 ];
 
