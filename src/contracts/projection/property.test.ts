@@ -341,12 +341,22 @@ function yamlOf(doc: unknown): string {
   return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-async function digests(generated: Generated, permuteWith?: () => number): Promise<Record<string, string>> {
+/**
+ * Projects the three resources. Block YAML by default; `flow` writes each
+ * document as JSON text, which is YAML 1.2 flow style and reads through the
+ * same strict reader in about half the time (used where key order is not
+ * what a property is about).
+ */
+async function digests(
+  generated: Generated,
+  permuteWith?: () => number,
+  style: 'block' | 'flow' = 'block',
+): Promise<Record<string, string>> {
   const docs = { 'a.yaml': generated.source, 'b.yaml': generated.model, 'c.yaml': generated.semantic };
-  const files = Object.entries(docs).map(([path, doc]) => ({
-    path,
-    bytes: Buffer.from(yamlOf(permuteWith === undefined ? doc : permuted(doc, permuteWith)), 'utf8'),
-  }));
+  const files = Object.entries(docs).map(([path, doc]) => {
+    const value = permuteWith === undefined ? doc : permuted(doc, permuteWith);
+    return { path, bytes: Buffer.from(style === 'flow' ? JSON.stringify(value) : yamlOf(value), 'utf8') };
+  });
   const project = await ContractProject.fromFiles(files, parser);
   if (!project.valid) {
     const refused = project.outcomes.find((outcome) => outcome.refusal !== null);
@@ -564,7 +574,9 @@ describe('projection properties over generated resources', () => {
         async (generated, which, pick) => {
           const changed = clone(generated);
           EXCLUDED_CHANGES[which]?.(changed, pick);
-          expect(await digests(changed)).toEqual(await digests(generated));
+          expect(await digests(changed, undefined, 'flow')).toEqual(
+            await digests(generated, undefined, 'flow'),
+          );
         },
       ),
       { numRuns: RUNS_C },
