@@ -15,7 +15,9 @@ const IN_PROCESS_RUNS = 30;
 function spawnOk(args: readonly string[]): string {
   const result = spawnSync(process.execPath, [...args], { encoding: 'utf8' });
   if (result.status !== 0)
-    throw new Error(`scaffold benchmark process failed (exit ${String(result.status)})`);
+    throw new Error(
+      `scaffold benchmark process failed (exit ${String(result.status)}): ${result.stdout} ${result.stderr}`,
+    );
   return result.stdout;
 }
 
@@ -35,6 +37,7 @@ export const scaffoldBenchmark: Benchmark = {
     const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-scaffold-'));
     cpSync(distRoot, join(base, 'dist'), { recursive: true });
     cpSync(join(repoRoot, 'bin'), join(base, 'bin'), { recursive: true });
+    cpSync(join(repoRoot, 'package.json'), join(base, 'package.json'));
     symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
     const bin = join(base, 'bin', 'sealkit.js');
     const child = join(base, 'dist', 'bench', 'scaffold-child.js');
