@@ -304,6 +304,13 @@ describe('input refusals (criterion 8): the canonical retail scope', () => {
   });
 });
 
+/** The first rule of the mapping's customers table, to corrupt in place. */
+function firstRule(mapping: Doc): Doc {
+  const rule = (mapping.tables as Record<string, Doc[]>).customers?.[0];
+  if (rule === undefined) throw new Error('the retail mapping has a customers rule');
+  return rule;
+}
+
 describe('validator parity with the evidence reader (criterion 9)', () => {
   const invalidMappings: { name: string; raw?: string; mutate?: (mapping: Doc) => void }[] = [
     { name: 'version 2', mutate: (m) => (m.version = 2) },
@@ -317,15 +324,15 @@ describe('validator parity with the evidence reader (criterion 9)', () => {
     },
     {
       name: 'a float cast',
-      mutate: (m) => (((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).cast = 'float'),
+      mutate: (m) => (firstRule(m).cast = 'float'),
     },
     {
       name: 'a rule without a target',
-      mutate: (m) => delete ((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).target,
+      mutate: (m) => delete firstRule(m).target,
     },
     {
       name: 'an extra rule key',
-      mutate: (m) => (((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).note = 'x'),
+      mutate: (m) => (firstRule(m).note = 'x'),
     },
     {
       name: 'a duplicate target',
@@ -336,11 +343,11 @@ describe('validator parity with the evidence reader (criterion 9)', () => {
     },
     {
       name: 'an unsafe target',
-      mutate: (m) => (((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).target = 'customer id'),
+      mutate: (m) => (firstRule(m).target = 'customer id'),
     },
     {
       name: 'a source with a newline',
-      mutate: (m) => (((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).source = 'a\nb'),
+      mutate: (m) => (firstRule(m).source = 'a\nb'),
     },
     { name: 'an extra top-level key', mutate: (m) => (m.comment = 'x') },
     { name: 'a JSON array', raw: '[]' },
@@ -348,7 +355,7 @@ describe('validator parity with the evidence reader (criterion 9)', () => {
     { name: 'not UTF-8', raw: 'not-utf8' },
     {
       name: 'a source over 255 code points',
-      mutate: (m) => (((m.tables as Record<string, Doc[]>).customers?.[0] as Doc).source = 'x'.repeat(256)),
+      mutate: (m) => (firstRule(m).source = 'x'.repeat(256)),
     },
   ];
 
