@@ -16,6 +16,7 @@ export type {
   Step,
   StepKind,
 } from './backend.js';
+export { createS3Backend, PENDING_FILE, type S3BackendOptions } from './backends/s3/index.js';
 export {
   CONFIG_MAX_BYTES as DISTRIBUTOR_CONFIG_MAX_BYTES,
   DEFAULT_CONFIG_FILE as DISTRIBUTOR_CONFIG_FILE,
