@@ -1,0 +1,187 @@
+import type { ResourceKind } from '../authoring/schemas/resource.js';
+import { GraphRefusal } from './refusals.js';
+
+export interface GraphNode {
+  readonly id: string;
+  readonly kind: ResourceKind;
+}
+
+/** A dependency: `from` (the consumer) depends on `to`. */
+export interface GraphEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The project's dependency graph: edges point from a consumer to its
+ * dependency. Construction refuses duplicate nodes, edges to unknown nodes,
+ * duplicate edges and cycles (self-loops included), each with the offending
+ * path, so every graph that exists is a DAG without repeated edges.
+ * Adjacency is kept in compressed arrays (node indexes), both directions.
+ */
+export class ProjectGraph {
+  readonly #ids: readonly string[];
+  readonly #kinds: readonly ResourceKind[];
+  readonly #index: ReadonlyMap<string, number>;
+  /** Consumers of node i: consumers[consumerStart[i] .. consumerStart[i + 1]). */
+  readonly #consumerStart: Int32Array;
+  readonly #consumers: Int32Array;
+
+  private constructor(
+    ids: readonly string[],
+    kinds: readonly ResourceKind[],
+    index: ReadonlyMap<string, number>,
+    consumerStart: Int32Array,
+    consumers: Int32Array,
+  ) {
+    this.#ids = ids;
+    this.#kinds = kinds;
+    this.#index = index;
+    this.#consumerStart = consumerStart;
+    this.#consumers = consumers;
+    Object.freeze(this);
+  }
+
+  static build(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): ProjectGraph {
+    const ids = nodes.map((node) => node.id);
+    const kinds = nodes.map((node) => node.kind);
+    const index = new Map<string, number>();
+    for (const [i, id] of ids.entries()) {
+      if (index.has(id)) throw new GraphRefusal('contract_graph_duplicate_node', [id]);
+      index.set(id, i);
+    }
+    const n = ids.length;
+    const from = new Int32Array(edges.length);
+    const to = new Int32Array(edges.length);
+    for (const [e, edge] of edges.entries()) {
+      const a = index.get(edge.from);
+      const b = index.get(edge.to);
+      if (a === undefined || b === undefined) {
+        throw new GraphRefusal('contract_graph_node_unknown', [edge.from, edge.to]);
+      }
+      if (a === b) throw new GraphRefusal('contract_graph_cycle', [edge.from, edge.to]);
+      from[e] = a;
+      to[e] = b;
+    }
+    const dependencies = compress(n, from, to);
+    const repeated = repeatedEdge(n, dependencies);
+    if (repeated !== null) {
+      throw new GraphRefusal('contract_graph_duplicate_edge', [
+        ids[repeated[0]] as string,
+        ids[repeated[1]] as string,
+      ]);
+    }
+    const consumers = compress(n, to, from);
+    const cycle = findCycle(n, dependencies, consumers);
+    if (cycle !== null)
+      throw new GraphRefusal(
+        'contract_graph_cycle',
+        cycle.map((i) => ids[i] as string),
+      );
+    return new ProjectGraph(ids, kinds, index, consumers.start, consumers.targets);
+  }
+
+  get size(): number {
+    return this.#ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.#index.has(id);
+  }
+
+  /** @internal Node index of `id`, or undefined. */
+  indexOf(id: string): number | undefined {
+    return this.#index.get(id);
+  }
+
+  /** @internal */
+  idAt(index: number): string {
+    return this.#ids[index] as string;
+  }
+
+  /** @internal */
+  kindAt(index: number): ResourceKind {
+    return this.#kinds[index] as ResourceKind;
+  }
+
+  /** @internal Calls `visit` with the index of every direct consumer of node `index`. */
+  forEachConsumer(index: number, visit: (consumer: number) => void): void {
+    for (let k = this.#consumerStart[index] as number; k < (this.#consumerStart[index + 1] as number); k++) {
+      visit(this.#consumers[k] as number);
+    }
+  }
+}
+
+interface Compressed {
+  readonly start: Int32Array;
+  readonly targets: Int32Array;
+}
+
+/** Compressed adjacency of source → target over `n` nodes. */
+function compress(n: number, source: Int32Array, target: Int32Array): Compressed {
+  const start = new Int32Array(n + 1);
+  for (const s of source) start[s + 1] = (start[s + 1] as number) + 1;
+  for (let i = 0; i < n; i++) start[i + 1] = (start[i + 1] as number) + (start[i] as number);
+  const fill = start.slice(0, n);
+  const targets = new Int32Array(source.length);
+  for (let e = 0; e < source.length; e++) {
+    const s = source[e] as number;
+    targets[fill[s] as number] = target[e] as number;
+    fill[s] = (fill[s] as number) + 1;
+  }
+  return { start, targets };
+}
+
+/** An edge listed twice, found by sorting each node's dependency list in place. */
+function repeatedEdge(n: number, dependencies: Compressed): [number, number] | null {
+  for (let i = 0; i < n; i++) {
+    const list = dependencies.targets.subarray(dependencies.start[i], dependencies.start[i + 1]).sort();
+    for (let k = 1; k < list.length; k++) if (list[k] === list[k - 1]) return [i, list[k] as number];
+  }
+  return null;
+}
+
+/**
+ * Kahn's algorithm (no recursion: deep chains cannot overflow the stack).
+ * Nodes left over all have a dependency among the leftovers; following those
+ * from any leftover node must revisit one: the cycle, reported consumer →
+ * dependency and closed (first node repeated at the end).
+ */
+function findCycle(n: number, dependencies: Compressed, consumers: Compressed): number[] | null {
+  const remaining = new Int32Array(n);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < n; i++) {
+    remaining[i] = (dependencies.start[i + 1] as number) - (dependencies.start[i] as number);
+    if (remaining[i] === 0) queue[tail++] = i;
+  }
+  while (head < tail) {
+    const node = queue[head++] as number;
+    for (let k = consumers.start[node] as number; k < (consumers.start[node + 1] as number); k++) {
+      const consumer = consumers.targets[k] as number;
+      remaining[consumer] = (remaining[consumer] as number) - 1;
+      if (remaining[consumer] === 0) queue[tail++] = consumer;
+    }
+  }
+  if (tail === n) return null;
+  let node = remaining.findIndex((count) => count > 0);
+  const order = new Map<number, number>();
+  const walk: number[] = [];
+  while (!order.has(node)) {
+    order.set(node, walk.length);
+    walk.push(node);
+    let next = -1;
+    for (let k = dependencies.start[node] as number; k < (dependencies.start[node + 1] as number); k++) {
+      const dependency = dependencies.targets[k] as number;
+      if ((remaining[dependency] as number) > 0) {
+        next = dependency;
+        break;
+      }
+    }
+    node = next;
+  }
+  const cycle = walk.slice(order.get(node));
+  cycle.push(node);
+  return cycle;
+}
