@@ -4,11 +4,19 @@ import { UsageError } from './usage-error.js';
 export interface OptionSpec {
   readonly type: 'boolean' | 'string';
   readonly short?: string;
+  /** A string option that may be repeated (`--resource A --resource B`): its value is a list. */
+  readonly multiple?: boolean;
 }
 export type OptionSpecs = { readonly [name: string]: OptionSpec };
 
 export interface ParsedCommandArgs<O extends OptionSpecs> {
-  readonly values: { readonly [K in keyof O]?: O[K] extends { readonly type: 'boolean' } ? boolean : string };
+  readonly values: {
+    readonly [K in keyof O]?: O[K] extends { readonly type: 'boolean' }
+      ? boolean
+      : O[K] extends { readonly multiple: true }
+        ? readonly string[]
+        : string;
+  };
   readonly positionals: readonly string[];
 }
 

@@ -26,6 +26,15 @@ export {
 export { parseStrictYaml, type YamlValue } from './authoring/yaml.js';
 export { type CanonicalProjection, canonicalizeProjection } from './canonical/canonical.js';
 export { decodeProjection } from './canonical/decode.js';
+// Version classification, the append-only publication ledger and the project graph.
+export { affectedDashboards } from './graph/affected.js';
+export { projectGraphOf } from './graph/from-project.js';
+export {
+  type GraphEdge as ProjectGraphEdge,
+  type GraphNode as ProjectGraphNode,
+  ProjectGraph,
+} from './graph/graph.js';
+export { type ContractGraphRefusalCode, GraphRefusal, refuseGraph } from './graph/refusals.js';
 export { contractJsonSchemas } from './output/json-schemas.js';
 export { projectionTree } from './output/projection-tree.js';
 export {
@@ -70,9 +79,70 @@ export {
 } from './projection/payload.js';
 export { type ProjectionView, SealedProjection } from './projection/sealed.js';
 export { normalizeUrl as normalizeDefinitionUrl } from './projection/url.js';
+export { type AppliedPublication, applyPublicationPlan } from './publication/apply.js';
+export { checkApproval as checkWideningApproval, type WideningApproval } from './publication/approval.js';
+export type { LedgerConnection } from './publication/connection.js';
+export type { PublicationCandidate, PublicationRequest } from './publication/decide.js';
+export {
+  type LedgerEntry,
+  PUBLICATION_CHECKS,
+  type PublicationCheck,
+  type PublicationVerdict,
+  type ResourceIdentity as ContractResourceIdentity,
+  type SecurityResult as PublicationSecurityResult,
+} from './publication/entry.js';
+export { readPublicationHistory } from './publication/history.js';
+export { type LedgerLocation, ledgerLocation } from './publication/location.js';
+export { openLedger } from './publication/open.js';
+export { pgLedgerSession } from './publication/pg-session.js';
+export { pgliteLedgerSession } from './publication/pglite-session.js';
+export {
+  PLAN_FORMAT as PUBLICATION_PLAN_FORMAT,
+  type PlanItem as PublicationPlanItem,
+  type PublicationPlan,
+  planPublication,
+} from './publication/plan.js';
+export {
+  type IdentifiedCandidate,
+  type PublicationRun,
+  planLatestPublication,
+  runContractPublication,
+} from './publication/publish.js';
+export { type ContractLedgerRefusalCode, LedgerTamperRefusal, refuseLedger } from './publication/refusals.js';
+export { type LedgerReplay, replayLedger } from './publication/replay.js';
+export {
+  APPEND_ONLY_SQLSTATE,
+  ensureLedgerSchema,
+  LEDGER_FORMAT,
+  LEDGER_PUBLISHER_ROLE,
+  LEDGER_TABLE,
+  lockLedger,
+} from './publication/schema.js';
+export {
+  type LedgerParam,
+  type LedgerRow,
+  type LedgerSession,
+  LedgerSqlError,
+} from './publication/session.js';
+export {
+  emptyLedgerState,
+  type LedgerHead,
+  type LedgerState,
+  latestBaseline,
+  readLedgerState,
+} from './publication/state.js';
 export type {
   SqlExpr as ContractSqlExpr,
   SqlFrom as ContractSqlFrom,
   SqlQuery as ContractSqlQuery,
 } from './sql/ast.js';
 export { createDuckDbSqlParser, type SqlParser as ContractSqlParser } from './sql/parser.js';
+export type { ContractChange } from './version/changes.js';
+export {
+  type ClassifyOptions as ContractClassifyOptions,
+  type ContractClassification,
+  classifyContractVersion,
+} from './version/classify.js';
+export { type ContractVersionRefusalCode, refuseContractVersion } from './version/refusals.js';
+export { CONTRACT_RULE_IDS, CONTRACT_RULES, type ContractRuleId } from './version/rules.js';
+export type { ChangeVerdict as ContractChangeVerdict, ContractVerdict } from './version/verdict.js';

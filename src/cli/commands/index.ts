@@ -1,5 +1,10 @@
 import type { Command } from '../command.js';
 import { contractProject, contractSchemas, contractValidate } from './contract.js';
+import { contractAffected } from './contract-affected.js';
+import { contractClassify } from './contract-classify.js';
+import { contractHistory } from './contract-history.js';
+import { contractPublish } from './contract-publish.js';
+import { contractReplay } from './contract-replay.js';
 import { distributeManifestCommand, distributeRunCommand, distributeVerifyCommand } from './distribute.js';
 import { editionCheck } from './edition-check.js';
 import { editionNew } from './edition-new.js';
@@ -26,4 +31,9 @@ export const COMMANDS: readonly Command[] = [
   contractValidate,
   contractProject,
   contractSchemas,
+  contractClassify,
+  contractPublish,
+  contractHistory,
+  contractReplay,
+  contractAffected,
 ];

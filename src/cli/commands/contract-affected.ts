@@ -1,0 +1,49 @@
+import {
+  affectedDashboards,
+  openContractProject,
+  projectGraphOf,
+  refuseContract,
+} from '../../contracts/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+import { LEDGER_EXIT_CODES } from './contract-ledger-output.js';
+
+const USAGE = `Usage: sealkit contract affected DIR --resource ID [--json]
+
+Lists the dashboards of the contract project in DIR whose transitive
+dependencies include the resource ID (the identity a publication names
+directly): sorted, each once, dashboards that do not depend on it excluded.
+The project must validate (see sealkit contract validate).
+
+Options:
+  --resource ID   the directly published resource
+  --json          print one JSON object on stdout
+  -h, --help      show this help
+
+${LEDGER_EXIT_CODES}`;
+
+export const contractAffected: Command = {
+  path: ['contract', 'affected'],
+  summary: 'list the dashboards that depend, transitively, on a resource',
+  usage: USAGE,
+  async run(args): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { resource: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      USAGE,
+      { min: 0, max: 1 },
+    );
+    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const dir = positionals[0];
+    if (dir === undefined || values.resource === undefined) throw new UsageError('missing argument', USAGE);
+    const project = await openContractProject(dir);
+    const graph = projectGraphOf(project);
+    if (!graph.has(values.resource)) throw refuseContract('contract_resource_not_found', { role: 'project' });
+    const dashboards = affectedDashboards(graph, values.resource);
+    return {
+      text: `${dashboards.map((id) => `${id}\n`).join('')}${dashboards.length} dashboard${dashboards.length === 1 ? '' : 's'} affected\n`,
+      json: { status: 'ok', resource: values.resource, dashboards: [...dashboards] },
+    };
+  },
+};

@@ -1,0 +1,59 @@
+import { ledgerLocation, openLedger, readPublicationHistory } from '../../contracts/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+import { entryJson, entryLine, LEDGER_EXIT_CODES, reportTamper } from './contract-ledger-output.js';
+
+const USAGE = `Usage: sealkit contract history ID [--ledger URL] [--project DIR] [--json]
+
+Lists the publications of resource ID in ledger order: position, version,
+verdict, digest and any widening approval (with --json, every stored field).
+Each entry is verified as it is read (entry hash, digest, baseline links); a
+tampered entry is refused with its position. \`sealkit contract replay\`
+re-validates the whole ledger.
+
+Options:
+  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
+                  ledger of the contract project)
+  --project DIR   the contract project whose embedded ledger to read (default .)
+  --json          print one JSON object on stdout
+  -h, --help      show this help
+
+${LEDGER_EXIT_CODES}`;
+
+export const contractHistory: Command = {
+  path: ['contract', 'history'],
+  summary: 'list the publications of a contract resource',
+  usage: USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      {
+        ledger: { type: 'string' },
+        project: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      USAGE,
+      { min: 0, max: 1 },
+    );
+    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const id = positionals[0];
+    if (id === undefined) throw new UsageError('missing argument', USAGE);
+    const connection = await openLedger(ledgerLocation(values.ledger, values.project ?? '.'), {
+      create: false,
+    });
+    try {
+      const entries = await readPublicationHistory(connection.session, id).catch((error: unknown) => {
+        reportTamper(error, io, values.json === true);
+        throw error;
+      });
+      return {
+        text: `${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}\n`,
+        json: { status: 'ok', resource: id, publications: entries.map(entryJson) },
+      };
+    } finally {
+      await connection.close();
+    }
+  },
+};

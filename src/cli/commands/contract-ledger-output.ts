@@ -1,0 +1,147 @@
+import type {
+  ContractChange,
+  ContractClassification,
+  LedgerEntry,
+  LedgerHead,
+  PublicationPlan,
+  PublicationPlanItem,
+} from '../../contracts/index.js';
+import { LedgerTamperRefusal } from '../../contracts/index.js';
+import type { CliIo } from '../command.js';
+import type { JsonObjectOut } from '../output.js';
+
+/** Shared printing of the contract ledger commands: entries, plans and classifications, human and JSON. */
+
+export const LEDGER_EXIT_CODES =
+  'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
+
+export function changeJson(change: ContractChange): JsonObjectOut {
+  return { path: change.path, rule: change.rule, verdict: change.verdict };
+}
+
+export function changeLines(changes: readonly ContractChange[], indent: string): string {
+  const verdicts = Math.max(0, ...changes.map((change) => change.verdict.length));
+  const rules = Math.max(0, ...changes.map((change) => change.rule.length));
+  return changes
+    .map(
+      (change) =>
+        `${indent}${change.verdict.padEnd(verdicts)}  ${change.rule.padEnd(rules)}  ${change.path}\n`,
+    )
+    .join('');
+}
+
+export function classificationJson(classification: ContractClassification): JsonObjectOut {
+  return {
+    resource: { kind: classification.resource.kind, id: classification.resource.id },
+    baseline: { ...classification.baseline },
+    candidate: { ...classification.candidate },
+    verdict: classification.verdict,
+    changes: classification.changes.map(changeJson),
+  };
+}
+
+export function headJson(head: LedgerHead | null): JsonObjectOut | null {
+  return head === null ? null : { position: head.position, entry_hash: head.entryHash };
+}
+
+export function headText(head: LedgerHead | null): string {
+  return head === null ? 'empty ledger' : `ledger head ${head.position} ${head.entryHash}`;
+}
+
+export function entryJson(entry: LedgerEntry): JsonObjectOut {
+  return {
+    position: entry.position,
+    previous_hash: entry.previousHash,
+    entry_hash: entry.entryHash,
+    profile: entry.profile,
+    resource: { kind: entry.resource.kind, id: entry.resource.id },
+    version: entry.version,
+    compatibility: entry.compatibility,
+    digest: entry.digest,
+    baseline: entry.baseline,
+    verdict: entry.verdict,
+    security: entry.security,
+    changes: entry.changes.map(changeJson),
+    checks: [...entry.checks],
+    affected: { kind: entry.affected.kind, id: entry.affected.id },
+    approval:
+      entry.approval === null
+        ? null
+        : {
+            approves: entry.approval.approves,
+            approver: entry.approval.approver,
+            approved_at: entry.approval.approvedAt,
+            reason: entry.approval.reason,
+          },
+  };
+}
+
+export function entryLine(entry: LedgerEntry): string {
+  const approval =
+    entry.approval === null
+      ? ''
+      : `  approved by ${entry.approval.approver} at ${entry.approval.approvedAt}: ${entry.approval.reason}`;
+  return `${String(entry.position).padStart(6)}  ${entry.version.padEnd(9)}  ${entry.verdict.padEnd(10)}  ${entry.digest}${approval}\n`;
+}
+
+export function planItemJson(item: PublicationPlanItem): JsonObjectOut {
+  return {
+    status: item.status,
+    resource: item.resource === null ? null : { kind: item.resource.kind, id: item.resource.id },
+    version: item.version,
+    digest: item.digest,
+    baseline: item.baseline,
+    classification: item.classification === null ? null : classificationJson(item.classification),
+    entry: item.entry === null ? null : entryJson(item.entry),
+    ...(item.refusal === null
+      ? {}
+      : {
+          reason_code: item.refusal.code,
+          message: item.refusal.message,
+          ...(item.refusal.field === undefined ? {} : { field: item.refusal.field }),
+        }),
+  };
+}
+
+export function planItemText(item: PublicationPlanItem, width: number): string {
+  const head = `${item.status.padEnd(9)}  ${(item.resource?.kind ?? '-').padEnd(13)}  ${(item.resource?.id ?? '-').padEnd(width)}`;
+  const from = item.classification === null ? '' : `${item.classification.baseline.version} → `;
+  const version = `${from}${item.version ?? '-'}`;
+  if (item.refusal !== null) {
+    const changes = item.classification === null ? '' : changeLines(item.classification.changes, '    ');
+    return `${head}  ${version}  (${item.refusal.code}): ${item.refusal.message}\n${changes}`;
+  }
+  const entry = item.entry;
+  if (entry === null) return `${head}  ${version}\n`;
+  if (item.status === 'unchanged') {
+    return `${head}  ${version}  already published at position ${entry.position}\n`;
+  }
+  const approval =
+    entry.approval === null
+      ? ''
+      : `    approved by ${entry.approval.approver} at ${entry.approval.approvedAt}\n`;
+  return `${head}  ${version}  ${entry.verdict}  position ${entry.position}  ${entry.digest}\n${changeLines(entry.changes, '    ')}${approval}`;
+}
+
+export function planJson(plan: PublicationPlan): JsonObjectOut {
+  return {
+    format: plan.format,
+    head: headJson(plan.head),
+    appends: plan.appends,
+    unchanged: plan.items.filter((item) => item.status === 'unchanged').length,
+    refused: plan.refused,
+    items: plan.items.map(planItemJson),
+  };
+}
+
+export function planText(plan: PublicationPlan): string {
+  const width = Math.max(0, ...plan.items.map((item) => (item.resource?.id ?? '-').length));
+  return `plan against the ${headText(plan.head)}\n${plan.items.map((item) => planItemText(item, width)).join('')}`;
+}
+
+/** In human mode, where a tamper was found (the refusal line itself follows from the CLI). */
+export function reportTamper(error: unknown, io: CliIo, json: boolean): void {
+  if (!json && error instanceof LedgerTamperRefusal) {
+    io.stderr.write(`ledger position ${error.position}: ${error.field ?? 'entry'} does not re-validate\n`);
+  }
+}

@@ -1,0 +1,171 @@
+import {
+  type ContractProject,
+  checkWideningApproval,
+  type IdentifiedCandidate,
+  type LedgerConnection,
+  ledgerLocation,
+  openContractProject,
+  openLedger,
+  refuseContract,
+  runContractPublication,
+  type WideningApproval,
+} from '../../contracts/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import type { CliIo, Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
+import { headJson, headText, planJson, planText, reportTamper } from './contract-ledger-output.js';
+
+const USAGE = `Usage: sealkit contract publish DIR [--resource ID ...] [--ledger URL]
+         [--approve-widening ID@VERSION --approver NAME --reason TEXT [--approved-at TIME]]
+         [--dry-run] [--json]
+
+Projects the contract project in DIR, classifies every versioned Source, Model
+and SemanticModel (or each --resource) against its latest publication in the
+ledger, prints the plan, and appends the new publications — all or nothing, in
+one transaction. Re-publishing identical bytes changes nothing. Refused: a
+version reused with other bytes, a version that does not increase, a breaking
+change without a new major version, a widening without an approval of exactly
+ID@VERSION, an approval where nothing widens, tampered evidence.
+
+The ledger is append-only PostgreSQL: by default PGlite (embedded) in
+DIR/.sealkit/ledger, created by the first publication; --ledger postgres://...
+uses a PostgreSQL server (the URL is never printed).
+
+Options:
+  --resource ID               publish only this resource (repeatable)
+  --ledger URL                a postgres:// or postgresql:// URL
+  --approve-widening ID@VER   approve the widening publication of ID at VER
+  --approver NAME             who approves (required with --approve-widening)
+  --reason TEXT               why (required with --approve-widening)
+  --approved-at TIME          when, RFC 3339 UTC to the second (default: now)
+  --dry-run                   print the plan only; nothing is created or written
+  --json                      print one JSON object on stdout
+  -h, --help                  show this help
+
+Exit codes: 0 every resource published or unchanged, 1 usage error, 2 refused
+(nothing was written; with the per-resource plan), 70 internal error.`;
+
+const OPTIONS = {
+  resource: { type: 'string', multiple: true },
+  ledger: { type: 'string' },
+  'approve-widening': { type: 'string' },
+  approver: { type: 'string' },
+  reason: { type: 'string' },
+  'approved-at': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function approvalOf(values: {
+  readonly 'approve-widening'?: string;
+  readonly approver?: string;
+  readonly reason?: string;
+  readonly 'approved-at'?: string;
+}): WideningApproval | null {
+  const approves = values['approve-widening'];
+  if (approves === undefined) {
+    if (values.approver !== undefined || values.reason !== undefined || values['approved-at'] !== undefined) {
+      throw new UsageError('--approver, --reason and --approved-at need --approve-widening', USAGE);
+    }
+    return null;
+  }
+  if (values.approver === undefined || values.reason === undefined) {
+    throw new UsageError('--approve-widening needs --approver and --reason', USAGE);
+  }
+  return checkWideningApproval({
+    approves,
+    approver: values.approver,
+    reason: values.reason,
+    approvedAt: values['approved-at'] ?? `${new Date().toISOString().slice(0, 19)}Z`,
+  });
+}
+
+/** The versioned contract-bearing resources to publish: all of them, or exactly the requested ones. */
+function candidatesOf(
+  project: ContractProject,
+  requested: readonly string[] | undefined,
+): IdentifiedCandidate[] {
+  if (!project.valid) throw refuseContract('contract_project_invalid', { role: 'project' });
+  const outcomes = project.outcomes;
+  const ids =
+    requested === undefined
+      ? outcomes.flatMap((outcome) =>
+          outcome.kind !== 'Dashboard' && outcome.version !== null && outcome.id !== null ? [outcome.id] : [],
+        )
+      : [...new Set(requested)];
+  return ids.map((id) => {
+    const outcome = outcomes.find((candidate) => candidate.id === id);
+    if (outcome === undefined) throw refuseContract('contract_resource_not_found', { role: 'project' });
+    if (outcome.kind === 'Dashboard')
+      throw refuseContract('contract_resource_not_contract_bearing', { role: 'project' });
+    if (outcome.version === null)
+      throw refuseContract('contract_version_missing', { role: 'projection', field: 'contract' });
+    const { bytes, digest } = project.project(id);
+    return { id, bytes, digest };
+  });
+}
+
+async function open(dir: string, url: string | undefined, dryRun: boolean): Promise<LedgerConnection | null> {
+  const location = ledgerLocation(url, dir);
+  try {
+    return await openLedger(location, { create: !dryRun });
+  } catch (error: unknown) {
+    // A dry run against an embedded ledger that does not exist yet plans against an empty one.
+    if (
+      dryRun &&
+      location.kind === 'embedded' &&
+      error instanceof Refusal &&
+      error.code === 'contract_ledger_missing'
+    ) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+export const contractPublish: Command = {
+  path: ['contract', 'publish'],
+  summary: 'classify and append contract publications to the append-only ledger',
+  usage: USAGE,
+  async run(args, io: CliIo): Promise<CommandResult> {
+    const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
+    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const dir = positionals[0];
+    if (dir === undefined) throw new UsageError('missing argument', USAGE);
+    const approval = approvalOf(values);
+    const dryRun = values['dry-run'] === true;
+    const project = await openContractProject(dir);
+    const candidates = candidatesOf(project, values.resource);
+    const connection = await open(dir, values.ledger, dryRun);
+    let run: Awaited<ReturnType<typeof runContractPublication>>;
+    try {
+      run = await runContractPublication(connection, candidates, { approval, dryRun });
+    } catch (error: unknown) {
+      reportTamper(error, io, values.json === true);
+      throw error;
+    } finally {
+      await connection?.close();
+    }
+    const { plan, applied } = run;
+    const refused = plan.refused > 0;
+    const footer = refused
+      ? `refused: ${plan.refused} of ${plan.items.length} resources; nothing was written\n`
+      : applied === null
+        ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged; nothing was written\n`
+        : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
+    return {
+      text: `${planText(plan)}${footer}`,
+      json: {
+        status: refused ? 'refused' : 'ok',
+        dry_run: dryRun,
+        ledger: values.ledger === undefined ? 'embedded' : 'postgres',
+        plan: planJson(plan),
+        appended: applied?.appended.length ?? 0,
+        head: headJson(applied?.head ?? plan.head),
+      },
+      refused,
+    };
+  },
+};

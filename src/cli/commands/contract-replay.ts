@@ -1,0 +1,62 @@
+import { ledgerLocation, openLedger, replayLedger } from '../../contracts/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { parseCommandArgs } from '../parse.js';
+import { headJson, headText, LEDGER_EXIT_CODES, reportTamper } from './contract-ledger-output.js';
+
+const USAGE = `Usage: sealkit contract replay [--ledger URL] [--project DIR] [--json]
+
+Re-reads the whole publication ledger and re-validates everything: positions,
+the hash chain, every stored column, the canonical bytes against their digests
+and the publication decoder, baselines, and the publication rules re-run
+(recomputed classifications, checks, versions, approvals). The first entry
+that does not re-validate is refused with its position (exit 2). On success it
+prints the head: keep it to detect a rewrite of the chain from some point on.
+
+Options:
+  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
+                  ledger of the contract project)
+  --project DIR   the contract project whose embedded ledger to replay (default .)
+  --json          print one JSON object on stdout
+  -h, --help      show this help
+
+${LEDGER_EXIT_CODES}`;
+
+export const contractReplay: Command = {
+  path: ['contract', 'replay'],
+  summary: 're-validate the whole contract publication ledger',
+  usage: USAGE,
+  async run(args, io): Promise<CommandResult> {
+    const { values } = parseCommandArgs(
+      args,
+      {
+        ledger: { type: 'string' },
+        project: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      USAGE,
+      { min: 0, max: 0 },
+    );
+    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const connection = await openLedger(ledgerLocation(values.ledger, values.project ?? '.'), {
+      create: false,
+    });
+    try {
+      const replay = await replayLedger(connection.session).catch((error: unknown) => {
+        reportTamper(error, io, values.json === true);
+        throw error;
+      });
+      return {
+        text: `replayed ${replay.entries} entries of ${replay.resources} resources: valid; ${headText(replay.head)}\n`,
+        json: {
+          status: 'ok',
+          entries: replay.entries,
+          resources: replay.resources,
+          head: headJson(replay.head),
+        },
+      };
+    } finally {
+      await connection.close();
+    }
+  },
+};
