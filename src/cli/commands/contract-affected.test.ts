@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { baseProject, copyExample, writeProjectTree } from '../../contracts/fixtures/resources.js';
+
+describe('sealkit contract affected', () => {
+  let dir: string;
+  let retail: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-affected-'));
+    retail = join(dir, 'retail');
+    copyExample(retail);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const dashboards = (resource: string) => {
+    const run = runCli(['contract', 'affected', retail, '--resource', resource, '--json']);
+    expect(run.status).toBe(0);
+    return (JSON.parse(run.stdout.toString('utf8')) as { dashboards: string[] }).dashboards;
+  };
+
+  it('lists the dashboards that depend on a resource, sorted, unrelated ones excluded', () => {
+    expect(dashboards('retail.source.orders')).toEqual([
+      'retail.dashboard.customer_health',
+      'retail.dashboard.sales_overview',
+    ]);
+    expect(dashboards('retail.model.customer_dim')).toEqual(['retail.dashboard.customer_health']);
+    expect(dashboards('retail.dashboard.sales_overview')).toEqual([]);
+    const run = runCli(['contract', 'affected', retail, '--resource', 'retail.semantic.customers']);
+    expect(run.stdout.toString('utf8')).toBe('retail.dashboard.customer_health\n1 dashboard affected\n');
+  });
+
+  it('refuses an unknown resource and an invalid project without naming them', () => {
+    const unknown = runCli(['contract', 'affected', retail, '--resource', 'zq.sentinel.resource']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.toString('utf8')).toContain('contract_resource_not_found');
+    expect(scanForSentinels(unknown, [], ['zq.sentinel.resource'])).toEqual([]);
+    const broken = join(dir, 'broken');
+    writeProjectTree(broken, baseProject({ 'sources/extra.yaml': 'kind: Source\nid: zq.sentinel.broken\n' }));
+    const invalid = runCli(['contract', 'affected', broken, '--resource', 't.source.orders', '--json']);
+    expect(invalid.status).toBe(2);
+    expect(JSON.parse(invalid.stdout.toString('utf8'))).toMatchObject({
+      reason_code: 'contract_project_invalid',
+    });
+    expect(scanForSentinels(invalid, [], ['zq.sentinel.broken', broken])).toEqual([]);
+  });
+
+  it('needs --resource', () => {
+    expect(runCli(['contract', 'affected', retail]).status).toBe(1);
+  });
+});

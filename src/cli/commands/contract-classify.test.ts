@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { exampleGolden, filesOf } from '../../contracts/fixtures/resources.js';
+import { contractProjectFromFiles } from '../../contracts/index.js';
+
+const golden = (id: string) => join(exampleGolden(), 'resources', `${id}.json`);
+
+describe('sealkit contract classify', () => {
+  let dir: string;
+  let widened: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-classify-'));
+    // The example's orders source with a wider amount and a new version, projected by the real pipeline.
+    const source = readFileSync(join(exampleGolden(), '..', 'retail', 'sources', 'orders.yaml'), 'utf8')
+      .replace('type: decimal(12,2)', 'type: decimal(14,2)')
+      .replace('version: 1.3.0', 'version: 1.4.0');
+    const project = await contractProjectFromFiles(filesOf({ 'orders.yaml': source }));
+    widened = join(dir, 'widened.json');
+    writeFileSync(widened, project.project('retail.source.orders').bytes);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints the verdict and every change (path, rule, verdict)', () => {
+    const run = runCli(['contract', 'classify', golden('retail.source.orders'), widened]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString('utf8')).toBe(
+      [
+        'Source retail.source.orders 1.3.0 → 1.4.0: widening',
+        '  widening    field_type_widened  content.fields[amount].type',
+        '  compatible  version_changed     contract.version',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse(
+      runCli(['contract', 'classify', '--json', golden('retail.source.orders'), widened]).stdout.toString(
+        'utf8',
+      ),
+    );
+    expect(json).toEqual({
+      status: 'ok',
+      resource: { kind: 'Source', id: 'retail.source.orders' },
+      baseline: { version: '1.3.0', compatibility: 'backward' },
+      candidate: { version: '1.4.0', compatibility: 'backward' },
+      verdict: 'widening',
+      changes: [
+        { path: 'content.fields[amount].type', rule: 'field_type_widened', verdict: 'widening' },
+        { path: 'contract.version', rule: 'version_changed', verdict: 'compatible' },
+      ],
+    });
+  });
+
+  it('reads one side from standard input and says identical for equal bytes', () => {
+    const bytes = readFileSync(golden('retail.model.order_facts'));
+    const run = runCli(['contract', 'classify', golden('retail.model.order_facts'), '-'], { input: bytes });
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString('utf8')).toBe('Model retail.model.order_facts 1.1.0 → 1.1.0: identical\n');
+  });
+
+  it('refuses projections of two different resources', () => {
+    const run = runCli([
+      'contract',
+      'classify',
+      '--json',
+      golden('retail.source.orders'),
+      golden('retail.source.customers'),
+    ]);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(run.stdout.toString('utf8'))).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_classify_resource_mismatch',
+    });
+  });
+
+  it('refuses a file that is not a canonical projection without printing what it holds', () => {
+    const sentinel = 'zq_sentinel_field_name';
+    const text = readFileSync(golden('retail.source.orders'), 'utf8').replace(
+      '"name":"amount"',
+      `"name":"${sentinel}"`,
+    );
+    const pretty = join(dir, 'pretty.json');
+    writeFileSync(pretty, JSON.stringify(JSON.parse(text), null, 2));
+    for (const args of [
+      ['contract', 'classify', pretty, golden('retail.source.orders')],
+      ['contract', 'classify', '--json', pretty, golden('retail.source.orders')],
+    ]) {
+      const run = runCli(args);
+      expect(run.status).toBe(2);
+      expect(`${run.stdout}${run.stderr}`).toContain('contract_projection_not_canonical');
+      expect(scanForSentinels(run, [], [sentinel, pretty])).toEqual([]);
+    }
+    const unsorted = join(dir, 'unsorted.json');
+    writeFileSync(unsorted, text);
+    const run = runCli(['contract', 'classify', '--json', golden('retail.source.orders'), unsorted]);
+    expect(JSON.parse(run.stdout.toString('utf8'))).toMatchObject({
+      reason_code: 'contract_projection_not_canonical',
+      role: 'candidate',
+    });
+    expect(scanForSentinels(run, [], [sentinel])).toEqual([]);
+  });
+
+  it('refuses a missing file and rejects a wrong command line', () => {
+    const missing = runCli(['contract', 'classify', join(dir, 'nope.json'), widened]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.toString('utf8')).toContain('input_missing');
+    expect(runCli(['contract', 'classify', widened]).status).toBe(1);
+    expect(runCli(['contract', 'classify', '-', '-']).status).toBe(1);
+    expect(runCli(['contract', 'classify', widened, widened, widened]).status).toBe(1);
+  });
+});

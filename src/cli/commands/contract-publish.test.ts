@@ -1,0 +1,304 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { type PostgresServer, startPostgres } from '../../../test/services/postgres.js';
+import { copyExample } from '../../contracts/fixtures/resources.js';
+import { Dir, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+
+const ORDERS = 'retail.source.orders';
+type Json = Record<string, unknown> & {
+  plan?: {
+    items: { status: string; reason_code?: string; resource: { id: string } | null; entry: Json | null }[];
+  };
+};
+
+const jsonOf = (run: { stdout: Buffer }) => JSON.parse(run.stdout.toString('utf8')) as Json;
+
+describe('sealkit contract publish, history and replay', () => {
+  let dir: string;
+  let template: string;
+  let server: PostgresServer;
+  let counter = 0;
+  let project: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-ledger-'));
+    // PGlite's first start runs initdb (seconds); every test copies this initialized, empty cluster.
+    template = join(dir, 'template');
+    const db = await PGlite.create({ dataDir: template });
+    await db.close();
+    server = await startPostgres();
+  });
+  afterAll(() => {
+    server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    counter += 1;
+    project = join(dir, `retail-${counter}`);
+    copyExample(project);
+  });
+
+  /** Gives the project an embedded ledger (an empty initialized cluster) without a cold start. */
+  const withEmbeddedLedger = () => {
+    mkdirSync(join(project, '.sealkit'), { mode: 0o700 });
+    cpSync(template, join(project, '.sealkit', 'ledger'), { recursive: true });
+  };
+  const edit = (from: string, to: string, file = 'sources/orders.yaml') => {
+    const path = join(project, file);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(from, to));
+  };
+  const widen = () => {
+    edit('type: decimal(12,2)', 'type: decimal(14,2)');
+    edit('version: 1.3.0', 'version: 1.4.0');
+  };
+  const database = async () => {
+    const name = `cli_${process.pid}_${counter}`;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(server.url);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  const publish = (...args: string[]) => runCli(['contract', 'publish', project, ...args]);
+  const statuses = (run: { stdout: Buffer }) => jsonOf(run).plan?.items.map((item) => item.status);
+
+  it('plans with --dry-run and creates nothing, not even the embedded ledger', () => {
+    const run = publish('--dry-run', '--json');
+    expect(run.status).toBe(0);
+    expect(statuses(run)).toEqual(Array(6).fill('append'));
+    expect(jsonOf(run)).toMatchObject({
+      status: 'ok',
+      dry_run: true,
+      ledger: 'embedded',
+      appended: 0,
+      head: null,
+    });
+    expect(existsSync(join(project, '.sealkit'))).toBe(false);
+  });
+
+  it('publishes the example to the embedded ledger, then re-publishing changes nothing', () => {
+    withEmbeddedLedger();
+    const first = publish('--json');
+    expect(first.status).toBe(0);
+    expect(jsonOf(first)).toMatchObject({ status: 'ok', appended: 6, head: { position: 6 } });
+    const dryRun = publish('--dry-run');
+    expect(dryRun.stdout.toString('utf8')).toMatch(
+      /dry run: 0 to append, 6 unchanged; nothing was written\n$/,
+    );
+    const again = publish('--json');
+    expect(statuses(again)).toEqual(Array(6).fill('unchanged'));
+    expect(jsonOf(again)).toMatchObject({ appended: 0, head: { position: 6 } });
+  });
+
+  it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    const refused = publish('--json');
+    expect(refused.status).toBe(2);
+    const item = jsonOf(refused).plan?.items.find((candidate) => candidate.resource?.id === ORDERS);
+    expect(item).toMatchObject({ status: 'refused', reason_code: 'contract_ledger_approval_required' });
+    expect(jsonOf(refused)).toMatchObject({ status: 'refused', appended: 0, head: { position: 6 } });
+
+    const approved = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approver',
+      'Ada Steward',
+      '--reason',
+      'Wholesale amounts exceed 10^10.',
+      '--approved-at',
+      '2026-03-01T09:30:00Z',
+    );
+    expect(approved.status).toBe(0);
+    const text = approved.stdout.toString('utf8');
+    expect(text).toContain(
+      'append     Source         retail.source.orders       1.3.0 → 1.4.0  widening  position 7',
+    );
+    expect(text).toContain('    approved by Ada Steward at 2026-03-01T09:30:00Z\n');
+
+    const history = runCli(['contract', 'history', ORDERS, '--project', project, '--json']);
+    expect(history.status).toBe(0);
+    const publications = (jsonOf(history) as { publications: Json[] }).publications;
+    expect(publications.map((entry) => [entry.position, entry.version, entry.verdict])).toEqual([
+      [6, '1.3.0', 'genesis'],
+      [7, '1.4.0', 'widening'],
+    ]);
+    expect(publications[1]).toMatchObject({
+      baseline: publications[0]?.digest,
+      affected: { kind: 'Source', id: ORDERS },
+      approval: {
+        approves: `${ORDERS}@1.4.0`,
+        approver: 'Ada Steward',
+        approved_at: '2026-03-01T09:30:00Z',
+        reason: 'Wholesale amounts exceed 10^10.',
+      },
+    });
+    // Evidence holds the direct identity only, never the dashboards derived from the graph.
+    expect(history.stdout.toString('utf8')).not.toContain('dashboard');
+
+    const replay = runCli(['contract', 'replay', '--project', project]);
+    expect(replay.status).toBe(0);
+    expect(replay.stdout.toString('utf8')).toMatch(
+      /^replayed 7 entries of 6 resources: valid; ledger head 7 sha256:[0-9a-f]{64}\n$/,
+    );
+  });
+
+  it('refuses a breaking change without a major version, and a reused version', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    edit('type: decimal(12,2)', 'type: string');
+    const breaking = publish('--resource', ORDERS, '--json');
+    expect(breaking.status).toBe(2);
+    expect(jsonOf(breaking).plan?.items[0]).toMatchObject({ reason_code: 'contract_ledger_version_reused' });
+    edit('version: 1.3.0', 'version: 1.4.0');
+    const minor = publish('--resource', ORDERS, '--json');
+    expect(jsonOf(minor).plan?.items[0]).toMatchObject({
+      reason_code: 'contract_ledger_major_bump_required',
+    });
+    edit('version: 1.4.0', 'version: 2.0.0');
+    const major = publish('--resource', ORDERS, '--json');
+    expect(major.status).toBe(0);
+    expect(jsonOf(major).plan?.items[0]?.entry).toMatchObject({ verdict: 'breaking', version: '2.0.0' });
+  });
+
+  it('refuses malformed or misplaced approvals without printing them', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    const sentinels = ['zq_sentinel_approver', 'zq_sentinel_reason'];
+    const bad = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approver',
+      sentinels[0] as string,
+      '--reason',
+      sentinels[1] as string,
+      '--approved-at',
+      'yesterday',
+    );
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.toString('utf8')).toContain('contract_ledger_approval_invalid');
+    expect(scanForSentinels(bad, [], sentinels)).toEqual([]);
+    const elsewhere = publish(
+      '--resource',
+      'retail.source.customers',
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approver',
+      sentinels[0] as string,
+      '--reason',
+      sentinels[1] as string,
+      '--json',
+    );
+    expect(elsewhere.status).toBe(2);
+    expect(jsonOf(elsewhere)).toMatchObject({ reason_code: 'contract_ledger_approval_unexpected' });
+    expect(scanForSentinels(elsewhere, [], sentinels)).toEqual([]);
+    const mismatched = publish(
+      '--approve-widening',
+      `${ORDERS}@1.5.0`,
+      '--approver',
+      'A',
+      '--reason',
+      'R',
+      '--json',
+    );
+    expect(jsonOf(mismatched).plan?.items.find((item) => item.resource?.id === ORDERS)).toMatchObject({
+      reason_code: 'contract_ledger_approval_mismatch',
+    });
+    expect(publish('--approver', 'A').status).toBe(1);
+    expect(publish('--approve-widening', `${ORDERS}@1.4.0`).status).toBe(1);
+  });
+
+  it('refuses to read or replay an embedded ledger that does not exist, and a busy one', () => {
+    const history = runCli(['contract', 'history', ORDERS, '--project', project]);
+    expect(history.status).toBe(2);
+    expect(history.stderr.toString('utf8')).toContain('contract_ledger_missing');
+    expect(runCli(['contract', 'replay', '--project', project, '--json']).status).toBe(2);
+    expect(existsSync(join(project, '.sealkit'))).toBe(false);
+
+    withEmbeddedLedger();
+    const held = lockExclusiveNonBlocking(Dir.open(join(project, '.sealkit')), 'ledger.lock');
+    if (held.kind !== 'acquired') throw new Error('the test could not take the lock');
+    try {
+      const busy = publish('--json');
+      expect(busy.status).toBe(2);
+      expect(jsonOf(busy)).toMatchObject({ reason_code: 'contract_ledger_busy' });
+    } finally {
+      held.lock.release();
+    }
+  });
+
+  it('publishes to PostgreSQL with --ledger and never prints the URL or its password', async () => {
+    const url = new URL(await database());
+    url.password = 'zqSentinelPassword';
+    const ledger = url.toString();
+    const first = publish('--ledger', ledger, '--json');
+    expect(first.status).toBe(0);
+    expect(jsonOf(first)).toMatchObject({ ledger: 'postgres', appended: 6 });
+    const history = runCli(['contract', 'history', ORDERS, '--ledger', ledger]);
+    expect(history.stdout.toString('utf8')).toMatch(
+      /^ {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
+    );
+    for (const run of [first, history])
+      expect(scanForSentinels(run, [project], ['zqSentinelPassword'])).toEqual([]);
+
+    const unreachable = new URL(ledger);
+    unreachable.port = '1';
+    const down = runCli(['contract', 'replay', '--ledger', unreachable.toString()]);
+    expect(down.status).toBe(2);
+    expect(down.stderr.toString('utf8')).toContain('contract_ledger_unavailable');
+    const invalid = runCli([
+      'contract',
+      'replay',
+      '--ledger',
+      'mysql://root:zqSentinelPassword@db.example/x',
+    ]);
+    expect(invalid.status).toBe(2);
+    expect(invalid.stderr.toString('utf8')).toContain('contract_ledger_location_invalid');
+    for (const run of [down, invalid])
+      expect(scanForSentinels(run, [], ['zqSentinelPassword', 'db.example'])).toEqual([]);
+  });
+
+  it('replay reports the position of an entry a superuser tampered with', async () => {
+    const ledger = await database();
+    expect(publish('--ledger', ledger).status).toBe(0);
+    widen();
+    expect(
+      publish('--ledger', ledger, '--approve-widening', `${ORDERS}@1.4.0`, '--approver', 'A', '--reason', 'R')
+        .status,
+    ).toBe(0);
+    const client = new pg.Client({ connectionString: ledger });
+    await client.connect();
+    try {
+      await client.query('SET session_replication_role = replica');
+      await client.query(`UPDATE sealkit_ledger.publications SET approval = NULL WHERE position = 7`);
+    } finally {
+      await client.end();
+    }
+    const human = runCli(['contract', 'replay', '--ledger', ledger]);
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString('utf8')).toBe(
+      'ledger position 7: entry_hash does not re-validate\nsealkit: refused (contract_ledger_tampered): the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n',
+    );
+    const json = runCli(['contract', 'replay', '--ledger', ledger, '--json']);
+    expect(jsonOf(json)).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_ledger_tampered',
+      position: 7,
+      field: 'entry_hash',
+    });
+    const history = runCli(['contract', 'history', ORDERS, '--ledger', ledger, '--json']);
+    expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
+    const publishAgain = publish('--ledger', ledger, '--json');
+    expect(jsonOf(publishAgain)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
+  });
+});
