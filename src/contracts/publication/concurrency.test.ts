@@ -4,7 +4,7 @@ import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { applyPublicationPlan } from './apply.js';
 import type { LedgerConnection } from './connection.js';
 import type { PublicationCandidate } from './decide.js';
-import { SELECT_ENTRY } from './entry.js';
+import { BY_POSITION, SELECT_ENTRY } from './entry.js';
 import { candidatesOf, sourceAt } from './fixtures.js';
 import { planPublication } from './plan.js';
 import { runContractPublication } from './publish.js';
@@ -110,7 +110,7 @@ describe('two concurrent publishers of one resource on PostgreSQL', () => {
         );
         expect(outcome).toEqual({ won: 1, refused: ['contract_ledger_baseline_stale'] });
       }
-      const rows = await ledger.owner.session.query(`${SELECT_ENTRY} ORDER BY position`);
+      const rows = await ledger.owner.session.query(`${SELECT_ENTRY} ORDER BY ${BY_POSITION}`);
       expect(rows).toHaveLength(6);
       expect((await replayLedger(ledger.owner.session)).entries).toBe(6);
     });

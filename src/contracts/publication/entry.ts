@@ -111,7 +111,13 @@ export function entryParams(entry: LedgerEntry): LedgerParam[] {
 export const INSERT_ENTRY = `INSERT INTO ${LEDGER_TABLE} (${LEDGER_COLUMNS.map(([name]) => name).join(', ')})
   VALUES (${LEDGER_COLUMNS.map(([, type], index) => `$${index + 1}::${type}`).join(', ')})`;
 
-/** Every column, numbers as text so both backends return the same JavaScript values. */
+/**
+ * Every column, numbers as text so both backends return the same JavaScript
+ * values. The text column keeps the name `position`, so ordering must name
+ * the table's column (`BY_POSITION`): a bare `ORDER BY position` would sort
+ * the text alias ('10' before '2').
+ */
+export const BY_POSITION = `${LEDGER_TABLE}.position`;
 export const SELECT_ENTRY = `SELECT ${LEDGER_COLUMNS.map(([name]) => (name === 'position' ? 'position::text AS position' : name)).join(', ')} FROM ${LEDGER_TABLE}`;
 
 const KINDS: readonly string[] = ['Source', 'Model', 'SemanticModel'];

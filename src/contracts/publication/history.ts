@@ -1,4 +1,4 @@
-import { type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
 import { refuseLedger } from './refusals.js';
 import { checkLedgerSchema, ledgerExists } from './schema.js';
@@ -17,7 +17,7 @@ export async function readPublicationHistory(
   return guardLedger(async () => {
     if (!(await ledgerExists(session))) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
     await checkLedgerSchema(session);
-    const rows = await session.query(`${SELECT_ENTRY} WHERE resource_id = $1 ORDER BY position`, [id]);
+    const rows = await session.query(`${SELECT_ENTRY} WHERE resource_id = $1 ORDER BY ${BY_POSITION}`, [id]);
     return verifyResourceEntries(rows);
   });
 }

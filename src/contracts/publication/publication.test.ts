@@ -10,7 +10,7 @@ import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { applyPublicationPlan } from './apply.js';
 import type { WideningApproval } from './approval.js';
 import type { PublicationCandidate, PublicationRequest } from './decide.js';
-import { type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { approvalOf, candidatesOf, sourceAt } from './fixtures.js';
 import { readPublicationHistory } from './history.js';
 import { type PublicationPlan, planPublication } from './plan.js';
@@ -77,7 +77,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         planPublication(await readLedgerState(session, [SOURCE, MODEL, SEMANTIC]), requests),
       );
     const refusalOf = (plan: PublicationPlan) => plan.items[0]?.refusal?.code;
-    const rows = () => ledger.owner.session.query(`${SELECT_ENTRY} ORDER BY position`);
+    const rows = () => ledger.owner.session.query(`${SELECT_ENTRY} ORDER BY ${BY_POSITION}`);
 
     it('appends a genesis entry bound to its bytes, digest, checks and direct identity', async () => {
       const v1 = await source('1.0.0');
@@ -273,6 +273,23 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       ]);
       expect(applied.appended[1]?.previousHash).toBe(applied.appended[0]?.entryHash);
       expect((await replayLedger(ledger.owner.session)).resources).toBe(3);
+    });
+
+    it('orders entries by numeric position past 9 (the head, history and replay), not by their text', async () => {
+      let previous: PublicationCandidate | null = null;
+      for (let minor = 0; minor < 12; minor += 1) {
+        // Each version adds deprecation guidance text: a compatible change on top of the one before.
+        const next = await source(`1.${minor}.0`, {
+          status: { deprecation: { guidance: `Step ${minor}.` } },
+        });
+        const { applied } = await publish([request(next, previous?.digest ?? 'genesis')]);
+        expect(applied.head?.position).toBe(minor + 1);
+        previous = next;
+      }
+      const history = await readPublicationHistory(ledger.owner.session, SOURCE);
+      expect(history.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      expect((await readLedgerState(ledger.owner.session, [SOURCE])).head?.position).toBe(12);
+      expect((await replayLedger(ledger.owner.session)).head?.position).toBe(12);
     });
 
     it('never applies a plan that refused an item, and writes nothing', async () => {

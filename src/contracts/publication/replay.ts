@@ -2,7 +2,7 @@ import { canonicalize } from '../../core/json/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
 import { decidePublication, type EntryContent } from './decide.js';
-import { entryHashOf, entryOfRow, type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import { BY_POSITION, entryHashOf, entryOfRow, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
 import { refuseLedger, tampered } from './refusals.js';
 import { checkLedgerProtection, checkLedgerSchema, ledgerExists } from './schema.js';
@@ -64,7 +64,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
     for (;;) {
       const after = previous?.position ?? 0;
       const rows = await session.query(
-        `${SELECT_ENTRY} WHERE position > $1::bigint ORDER BY position LIMIT ${PAGE}`,
+        `${SELECT_ENTRY} WHERE position > $1::bigint ORDER BY ${BY_POSITION} LIMIT ${PAGE}`,
         [String(after)],
       );
       for (const row of rows) {

@@ -1,7 +1,7 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
-import { type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
+import { BY_POSITION, type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
 import { tampered } from './refusals.js';
 import { checkLedgerSchema, ledgerExists } from './schema.js';
 import type { LedgerRow, LedgerSession } from './session.js';
@@ -65,11 +65,11 @@ export async function readLedgerState(session: LedgerSession, ids: readonly stri
   const resources = new Map<string, readonly LedgerEntry[]>(wanted.map((id) => [id, []]));
   if (!(await ledgerExists(session))) return Object.freeze({ head: null, resources });
   await checkLedgerSchema(session);
-  const headRows = await session.query(`${SELECT_ENTRY} ORDER BY position DESC LIMIT 1`);
+  const headRows = await session.query(`${SELECT_ENTRY} ORDER BY ${BY_POSITION} DESC LIMIT 1`);
   const headRow = headRows[0];
   const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
   const rows = await session.query(
-    `${SELECT_ENTRY} WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY position`,
+    `${SELECT_ENTRY} WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY ${BY_POSITION}`,
     [JSON.stringify(wanted)],
   );
   const byId = new Map<string, LedgerRow[]>();
