@@ -10,6 +10,7 @@ import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
+import { ledgerBenchmark } from './ledger.js';
 import { ownerBenchmark } from './owner.js';
 import { scaffoldBenchmark } from './scaffold.js';
 
@@ -26,6 +27,7 @@ const REGISTRY: readonly Benchmark[] = [
   evidenceBenchmark,
   scaffoldBenchmark,
   contractsBenchmark,
+  ledgerBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {

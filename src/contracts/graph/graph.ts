@@ -43,17 +43,21 @@ export class ProjectGraph {
   }
 
   static build(nodes: readonly GraphNode[], edges: readonly GraphEdge[]): ProjectGraph {
-    const ids = nodes.map((node) => node.id);
-    const kinds = nodes.map((node) => node.kind);
+    const n = nodes.length;
+    const ids: string[] = new Array<string>(n);
+    const kinds: ResourceKind[] = new Array<ResourceKind>(n);
     const index = new Map<string, number>();
-    for (const [i, id] of ids.entries()) {
+    for (let i = 0; i < n; i++) {
+      const { id, kind } = nodes[i] as GraphNode;
       if (index.has(id)) throw new GraphRefusal('contract_graph_duplicate_node', [id]);
       index.set(id, i);
+      ids[i] = id;
+      kinds[i] = kind;
     }
-    const n = ids.length;
     const from = new Int32Array(edges.length);
     const to = new Int32Array(edges.length);
-    for (const [e, edge] of edges.entries()) {
+    for (let e = 0; e < edges.length; e++) {
+      const edge = edges[e] as GraphEdge;
       const a = index.get(edge.from);
       const b = index.get(edge.to);
       if (a === undefined || b === undefined) {
@@ -132,11 +136,15 @@ function compress(n: number, source: Int32Array, target: Int32Array): Compressed
   return { start, targets };
 }
 
-/** An edge listed twice, found by sorting each node's dependency list in place. */
+/** An edge listed twice: one pass over each node's dependencies, marking the ones seen for it. */
 function repeatedEdge(n: number, dependencies: Compressed): [number, number] | null {
+  const seenFor = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
-    const list = dependencies.targets.subarray(dependencies.start[i], dependencies.start[i + 1]).sort();
-    for (let k = 1; k < list.length; k++) if (list[k] === list[k - 1]) return [i, list[k] as number];
+    for (let k = dependencies.start[i] as number; k < (dependencies.start[i + 1] as number); k++) {
+      const target = dependencies.targets[k] as number;
+      if (seenFor[target] === i) return [i, target];
+      seenFor[target] = i;
+    }
   }
   return null;
 }

@@ -1,7 +1,6 @@
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
-import { refuseLedger } from './refusals.js';
-import { checkLedgerSchema, ledgerExists } from './schema.js';
+import { checkLedgerSchema } from './schema.js';
 import type { LedgerSession } from './session.js';
 import { verifyResourceEntries } from './state.js';
 
@@ -15,7 +14,6 @@ export async function readPublicationHistory(
   id: string,
 ): Promise<readonly LedgerEntry[]> {
   return guardLedger(async () => {
-    if (!(await ledgerExists(session))) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
     await checkLedgerSchema(session);
     const rows = await session.query(`${SELECT_ENTRY} WHERE resource_id = $1 ORDER BY ${BY_POSITION}`, [id]);
     return verifyResourceEntries(rows);

@@ -1,12 +1,18 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
-import { type AppliedPublication, applyPublicationPlan } from './apply.js';
+import { type AppliedPublication, insertPlannedEntries, plannedEntries } from './apply.js';
 import { splitApprovalTarget, type WideningApproval } from './approval.js';
 import type { LedgerConnection } from './connection.js';
 import { guardLedger } from './guard.js';
 import { type PublicationPlan, planPublication } from './plan.js';
 import { refuseLedger } from './refusals.js';
 import { ensureLedgerSchema } from './schema.js';
-import { emptyLedgerState, type LedgerState, latestBaseline, readLedgerState } from './state.js';
+import {
+  emptyLedgerState,
+  type LedgerState,
+  latestBaseline,
+  readInspectedLedgerState,
+  readLedgerState,
+} from './state.js';
 
 /** A candidate whose resource id the caller already knows (e.g. from a projected contract project). */
 export interface IdentifiedCandidate {
@@ -73,14 +79,27 @@ export async function runContractPublication(
   await guardLedger(async () => {
     try {
       await connection.transaction(async (session) => {
-        if (!options.dryRun) await ensureLedgerSchema(session);
-        const state = await readLedgerState(session, ids);
+        let state: LedgerState;
+        if (options.dryRun) {
+          state = await readLedgerState(session, ids);
+        } else {
+          await ensureLedgerSchema(session);
+          state = await readInspectedLedgerState(session, ids);
+        }
         const plan = planLatestPublication(state, candidates, options.approval);
         if (options.dryRun || plan.refused > 0) {
           run = { plan, applied: null };
           throw ROLLBACK;
         }
-        run = { plan, applied: await applyPublicationPlan(session, plan) };
+        // Planned in this transaction under the ledger lock: nothing moved since the read.
+        const appends = plannedEntries(plan);
+        run = {
+          plan,
+          applied:
+            appends.length === 0
+              ? { appended: [], head: plan.head }
+              : await insertPlannedEntries(session, appends),
+        };
       });
     } catch (error: unknown) {
       if (error !== ROLLBACK) throw error;

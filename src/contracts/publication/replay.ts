@@ -1,11 +1,10 @@
 import { canonicalize } from '../../core/json/index.js';
-import { Refusal } from '../../core/refusal/index.js';
-import { decodeProjection } from '../canonical/decode.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import { decidePublication, type EntryContent } from './decide.js';
 import { BY_POSITION, entryHashOf, entryOfRow, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
 import { refuseLedger, tampered } from './refusals.js';
-import { checkLedgerProtection, checkLedgerSchema, ledgerExists } from './schema.js';
+import { inspectLedger } from './schema.js';
 import type { LedgerSession } from './session.js';
 import type { LedgerHead } from './state.js';
 
@@ -53,12 +52,9 @@ function columnOf(refusal: Refusal): string {
  */
 export async function replayLedger(session: LedgerSession): Promise<LedgerReplay> {
   return guardLedger(async () => {
-    if (!(await ledgerExists(session))) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
-    await checkLedgerSchema(session).catch((error: unknown) => {
-      // Protection is judged after the evidence: a tamper is reported with its position first.
-      if (error instanceof Refusal && error.code === 'contract_ledger_unprotected') return;
-      throw error;
-    });
+    const inspection = await inspectLedger(session);
+    if (!inspection.present) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+    if (!inspection.isLedger) throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
     const byResource = new Map<string, LedgerEntry[]>();
     let previous: LedgerEntry | null = null;
     for (;;) {
@@ -77,7 +73,8 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
       }
       if (rows.length < PAGE) break;
     }
-    await checkLedgerProtection(session);
+    // Protection is judged after the evidence: a tamper is reported with its position first.
+    if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
     const last = previous as LedgerEntry | null;
     return {
       entries: last?.position ?? 0,
@@ -95,12 +92,7 @@ function verifyEntry(
   const at = (column: string) => tampered(entry.position, column);
   if (entry.previousHash !== (previous?.entryHash ?? 'genesis')) throw at('previous_hash');
   if (entryHashOf(entry) !== entry.entryHash) throw at('entry_hash');
-  try {
-    decodeProjection(entry.projection, entry.digest);
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw at('projection');
-    throw error;
-  }
+  // The re-decision decodes the bytes against their digest: a failure there is the projection column.
   const decision = decidePublication((id) => byResource.get(id) ?? [], {
     candidate: { bytes: entry.projection, digest: entry.digest },
     baseline: entry.baseline,

@@ -1,3 +1,4 @@
+import { canonicalize, parseStrict } from '../../core/json/index.js';
 import { refuseLedger } from './refusals.js';
 import type { LedgerSession } from './session.js';
 
@@ -93,79 +94,101 @@ END
 $grant$`,
 ];
 
+/**
+ * Everything sealkit checks about the ledger table, in one statement: whether
+ * it exists, its format comment, its columns, its enabled append-only
+ * triggers, and whether this session skips ordinary triggers (replica mode).
+ */
+const INSPECT = `SELECT c.oid IS NOT NULL AS present,
+  obj_description(c.oid, 'pg_class') AS format,
+  (SELECT json_agg(json_build_array(attname::text, format_type(atttypid, atttypmod)) ORDER BY attnum)
+     FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped)::text AS columns,
+  (SELECT json_agg(tgname::text ORDER BY tgname) FROM pg_trigger
+     WHERE tgrelid = c.oid AND NOT tgisinternal AND tgenabled IN ('O', 'A'))::text AS triggers,
+  current_setting('session_replication_role') AS mode
+FROM (SELECT to_regclass('${LEDGER_TABLE}')::oid AS oid) AS c`;
+
+const EXPECTED_COLUMNS = canonicalize(LEDGER_COLUMNS);
+const REQUIRED_TRIGGERS = ['publications_append_only', 'publications_no_truncate'];
+
+export interface LedgerInspection {
+  readonly present: boolean;
+  /** The table is this ledger: format comment and exact columns. */
+  readonly isLedger: boolean;
+  /** Both append-only triggers are enabled and this session does not bypass them. */
+  readonly protected: boolean;
+}
+
+/** Catalog text read as strict JSON (the only JSON reader sealkit uses). */
+function catalogJson(text: unknown): unknown {
+  return typeof text === 'string' ? parseStrict(Buffer.from(text, 'utf8')) : null;
+}
+
+export async function inspectLedger(session: LedgerSession): Promise<LedgerInspection> {
+  const row = (await session.query(INSPECT))[0];
+  const present = row?.present === true;
+  const triggers = catalogJson(row?.triggers);
+  const enabled = Array.isArray(triggers) ? triggers : [];
+  return {
+    present,
+    isLedger:
+      present &&
+      row?.format === LEDGER_FORMAT &&
+      canonicalize(catalogJson(row?.columns)) === EXPECTED_COLUMNS,
+    protected: row?.mode === 'origin' && REQUIRED_TRIGGERS.every((name) => enabled.includes(name)),
+  };
+}
+
+/** Refuses a table of another shape or format, then one whose append-only guard is not in force. */
+export function requireUsableLedger(inspection: LedgerInspection): void {
+  if (!inspection.isLedger) throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
+  if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+}
+
 /** True when the ledger table exists (nothing is created). */
 export async function ledgerExists(session: LedgerSession): Promise<boolean> {
-  const rows = await session.query(`SELECT to_regclass('${LEDGER_TABLE}') IS NOT NULL AS present`);
-  return rows[0]?.present === true;
+  return (await inspectLedger(session)).present;
 }
 
 /**
- * Fails closed unless the caller's session is inside a transaction block: a
+ * Fails closed unless the caller's session is inside a transaction block (a
  * transaction id assigned by one statement is still assigned in the next one
- * only when both run in the same transaction.
+ * only when both run in the same transaction), and takes the ledger lock,
+ * which serializes appends and schema creation until that transaction ends.
  */
 export async function requireTransaction(session: LedgerSession): Promise<void> {
   await session.query('SELECT pg_current_xact_id()::text AS xid');
-  const rows = await session.query('SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS inside');
+  const rows = await session.query(
+    `SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS inside
+       FROM (SELECT pg_advisory_xact_lock(${LEDGER_LOCK_KEY}::bigint)) AS locked`,
+  );
   if (rows[0]?.inside !== true)
     throw refuseLedger('contract_ledger_transaction_required', { role: 'ledger' });
 }
 
-/** Serializes appends (and schema creation) until the caller's transaction ends. */
+/** Takes the ledger lock until the caller's transaction ends. */
 export async function lockLedger(session: LedgerSession): Promise<void> {
   await session.query(`SELECT pg_advisory_xact_lock(${LEDGER_LOCK_KEY}::bigint)`);
 }
 
 /**
- * Creates the ledger in the caller's transaction when it does not exist, then
- * checks that it is the ledger this version writes and that it is protected.
+ * In the caller's transaction and under the ledger lock, creates the ledger
+ * when it does not exist, then checks that it is the ledger this version
+ * writes and that it is protected.
  */
 export async function ensureLedgerSchema(session: LedgerSession): Promise<void> {
   await requireTransaction(session);
-  await lockLedger(session);
-  if (!(await ledgerExists(session))) {
+  let inspection = await inspectLedger(session);
+  if (!inspection.present) {
     for (const statement of CREATE) await session.query(statement);
+    inspection = await inspectLedger(session);
   }
-  await checkLedgerSchema(session);
+  requireUsableLedger(inspection);
 }
 
-/** Refuses a ledger table of another shape or format, or one whose append-only triggers are off. */
+/** Refuses a missing ledger, a table that is not this ledger, or an unprotected one. */
 export async function checkLedgerSchema(session: LedgerSession): Promise<void> {
-  const comment = await session.query(
-    `SELECT obj_description('${LEDGER_TABLE}'::regclass, 'pg_class') AS format`,
-  );
-  const columns = await session.query(
-    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS not_null
-       FROM pg_attribute
-      WHERE attrelid = '${LEDGER_TABLE}'::regclass AND attnum > 0 AND NOT attisdropped
-      ORDER BY attnum`,
-  );
-  const shape = columns.map((row) => [row.name, row.type]);
-  if (comment[0]?.format !== LEDGER_FORMAT || JSON.stringify(shape) !== JSON.stringify(LEDGER_COLUMNS)) {
-    throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
-  }
-  await checkLedgerProtection(session);
-}
-
-/**
- * The append-only guard must be in force for this session: both triggers
- * present and enabled, and the session not in replica mode (which skips
- * ordinary triggers).
- */
-export async function checkLedgerProtection(session: LedgerSession): Promise<void> {
-  const rows = await session.query(
-    `SELECT tgname AS name, tgenabled AS enabled FROM pg_trigger
-      WHERE tgrelid = '${LEDGER_TABLE}'::regclass AND NOT tgisinternal ORDER BY tgname`,
-  );
-  const mode = await session.query(`SELECT current_setting('session_replication_role') AS mode`);
-  const enabled = new Set(
-    rows.filter((row) => row.enabled === 'O' || row.enabled === 'A').map((row) => row.name),
-  );
-  if (
-    mode[0]?.mode !== 'origin' ||
-    !enabled.has('publications_append_only') ||
-    !enabled.has('publications_no_truncate')
-  ) {
-    throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
-  }
+  const inspection = await inspectLedger(session);
+  if (!inspection.present) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+  requireUsableLedger(inspection);
 }

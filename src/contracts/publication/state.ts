@@ -3,7 +3,7 @@ import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
 import { tampered } from './refusals.js';
-import { checkLedgerSchema, ledgerExists } from './schema.js';
+import { inspectLedger, LEDGER_TABLE, requireUsableLedger } from './schema.js';
 import type { LedgerRow, LedgerSession } from './session.js';
 
 export interface LedgerHead {
@@ -57,27 +57,44 @@ export function verifyResourceEntries(rows: readonly LedgerRow[]): LedgerEntry[]
 
 /**
  * Reads (and verifies) what a publication of `ids` depends on. A ledger that
- * does not exist yet reads as empty. Run it in the same transaction as the
- * append, after `lockLedger`, so that nothing changes in between.
+ * does not exist yet reads as empty; a table that is not this ledger, or an
+ * unprotected one, is refused. Run it in the same transaction as the append,
+ * after `lockLedger`, so that nothing changes in between.
  */
 export async function readLedgerState(session: LedgerSession, ids: readonly string[]): Promise<LedgerState> {
+  const inspection = await inspectLedger(session);
+  if (!inspection.present) return emptyLedgerState(ids);
+  requireUsableLedger(inspection);
+  return readInspectedLedgerState(session, ids);
+}
+
+/**
+ * @internal The read of `readLedgerState` for a caller that has just
+ * inspected the ledger in the same transaction: one statement for the
+ * resources' entries and the chain head (the row with the highest position).
+ */
+export async function readInspectedLedgerState(
+  session: LedgerSession,
+  ids: readonly string[],
+): Promise<LedgerState> {
   const wanted = [...new Set(ids)];
-  const resources = new Map<string, readonly LedgerEntry[]>(wanted.map((id) => [id, []]));
-  if (!(await ledgerExists(session))) return Object.freeze({ head: null, resources });
-  await checkLedgerSchema(session);
-  const headRows = await session.query(`${SELECT_ENTRY} ORDER BY ${BY_POSITION} DESC LIMIT 1`);
-  const headRow = headRows[0];
-  const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
   const rows = await session.query(
-    `${SELECT_ENTRY} WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY ${BY_POSITION}`,
+    `${SELECT_ENTRY}
+      WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+         OR ${BY_POSITION} = (SELECT max(position) FROM ${LEDGER_TABLE})
+      ORDER BY ${BY_POSITION}`,
     [JSON.stringify(wanted)],
   );
-  const byId = new Map<string, LedgerRow[]>();
+  const requested = new Set(wanted);
+  const byId = new Map<string, LedgerRow[]>(wanted.map((id) => [id, []]));
   for (const row of rows) {
     const id = String(row.resource_id);
-    byId.set(id, [...(byId.get(id) ?? []), row]);
+    if (requested.has(id)) byId.get(id)?.push(row);
   }
+  const resources = new Map<string, readonly LedgerEntry[]>();
   for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
+  const headRow = rows[rows.length - 1];
+  const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
   return Object.freeze({
     head: head === null ? null : { position: head.position, entryHash: head.entryHash },
     resources,

@@ -1,0 +1,106 @@
+// The ledger benchmark's worker: the ledger API is asynchronous and the
+// harness times synchronous operations, so publications and replays run here
+// and the main thread blocks on a shared flag until the answer is posted.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MessagePort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import {
+  contractProjectFromFiles,
+  type IdentifiedCandidate,
+  type LedgerSession,
+  pgLedgerSession,
+  pgliteLedgerSession,
+  replayLedger,
+  runContractPublication,
+} from '../src/contracts/index.js';
+import { connectionOver } from '../src/contracts/publication/connection.js';
+import { ledgerWorkload } from './ledger-generate.js';
+import { type BenchPostgres, startBenchPostgres } from './ledger-postgres.js';
+
+interface Setup {
+  readonly port: MessagePort;
+  readonly flag: Int32Array;
+  readonly resources: number;
+  readonly versions: number;
+}
+
+export type Backend = 'pglite' | 'postgres';
+export type Request =
+  | { readonly action: 'reset'; readonly backend: Backend }
+  | { readonly action: 'run'; readonly backend: Backend }
+  | { readonly action: 'stop' };
+export interface Answer {
+  readonly publications: number;
+  readonly entries: number;
+  readonly publishMs: number;
+  readonly replayMs: number;
+}
+
+const { port, flag, resources, versions } = workerData as Setup;
+
+// Every version step of every resource, projected by the real pipeline before anything is timed.
+const steps: IdentifiedCandidate[][] = [];
+for (const files of ledgerWorkload(resources, versions)) {
+  const project = await contractProjectFromFiles(files);
+  steps.push(
+    project.outcomes.map((outcome) => ({
+      ...project.project(outcome.id as string),
+      id: outcome.id as string,
+    })),
+  );
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sealkit-bench-pglite-'));
+const lite = await PGlite.create({ dataDir });
+const server: BenchPostgres = await startBenchPostgres();
+const client = new pg.Client({ connectionString: server.url });
+await client.connect();
+const sessions: Record<Backend, LedgerSession> = {
+  pglite: pgliteLedgerSession(lite),
+  postgres: pgLedgerSession(client),
+};
+
+async function answer(request: Request): Promise<Answer | null> {
+  if (request.action === 'stop') {
+    await client.end();
+    server.stop();
+    await lite.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    return null;
+  }
+  const session = sessions[request.backend];
+  if (request.action === 'reset') {
+    await session.query('DROP SCHEMA IF EXISTS sealkit_ledger CASCADE');
+    return null;
+  }
+  const connection = connectionOver(request.backend, session, async () => undefined);
+  const start = performance.now();
+  let publications = 0;
+  for (const step of steps) {
+    for (const candidate of step) {
+      // One transaction per publication, as `sealkit contract publish --resource ID` runs it.
+      const run = await runContractPublication(connection, [candidate], { approval: null, dryRun: false });
+      if (run.applied?.appended.length !== 1) throw new Error('a benchmark publication was not appended');
+      publications += 1;
+    }
+  }
+  const published = performance.now();
+  const replay = await replayLedger(session);
+  const end = performance.now();
+  return { publications, entries: replay.entries, publishMs: published - start, replayMs: end - published };
+}
+
+port.on('message', (request: Request) => {
+  answer(request)
+    .then(
+      (result) => port.postMessage({ ok: true, result }),
+      (error: unknown) => port.postMessage({ ok: false, error: String(error) }),
+    )
+    .finally(() => {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    });
+});
