@@ -268,6 +268,28 @@ describe('input refusals (criterion 8): the canonical retail scope', () => {
     },
   );
 
+  it('the library refuses unknown or mistyped options (option_invalid) before anything else', async () => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const bad: Record<string, unknown>[] = [
+      { ...fixture.options(), update: true },
+      { ...fixture.options(), force: true },
+      { ...fixture.options(), dryRun: 'yes' },
+      { ...fixture.options(), mappingFile: 42 },
+      { ...fixture.options(), edition: 'duckdb' },
+      { ...fixture.options(), workspace: undefined },
+    ];
+    for (const options of bad) {
+      const result = await scaffold(options as unknown as Parameters<typeof scaffold>[0]);
+      expect(result).toMatchObject({
+        status: 'refused',
+        reason_codes: ['option_invalid'],
+        stage: 'preflight',
+      });
+    }
+    expect(fixture.snapshot()).toEqual(before);
+  });
+
   it('extra source columns are never selected: the generated files carry canonical columns only', async () => {
     const bundle = editedBundle((tables) =>
       editTable(tables, 'customers', (columns) => [

@@ -3,6 +3,7 @@ import { Refusal, refuseInternal } from '../core/refusal/index.js';
 import { EDITION_PROFILES, type EditionProfile, isScaffoldEdition } from './editions.js';
 import type { FaultController } from './faults.js';
 import { MANIFEST_NAME, outputPath, STAGING_ROOT, stagingPath } from './names.js';
+import { checkOptionShape } from './options.js';
 import type { PlannedFile, ScaffoldPlan } from './plan.js';
 import { CollisionRefusal, type Preflight, preflight, TableRefusal } from './preflight.js';
 import { ensureOutputParent, publishedIsOurs, publishRename } from './publish/output.js';
@@ -117,9 +118,8 @@ class Run {
 
   #preflight(): Preflight {
     const options = this.#options;
-    if (!isScaffoldEdition(options.edition) || typeof options.workspace !== 'string') {
-      throw refuseScaffold('option_invalid');
-    }
+    checkOptionShape(options);
+    if (!isScaffoldEdition(options.edition)) throw refuseScaffold('option_invalid');
     this.#edition = EDITION_PROFILES[options.edition];
     if (!isSourceId(options.sourceId)) throw refuseScaffold('source_id_invalid');
     this.#sourceId = options.sourceId;
