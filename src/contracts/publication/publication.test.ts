@@ -9,6 +9,7 @@ import type { Refusal } from '../../core/refusal/index.js';
 import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { applyPublicationPlan } from './apply.js';
 import type { WideningApproval } from './approval.js';
+import { connectionOver } from './connection.js';
 import type { PublicationCandidate, PublicationRequest } from './decide.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { approvalOf, candidatesOf, sourceAt } from './fixtures.js';
@@ -290,6 +291,40 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       expect(history.map((entry) => entry.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
       expect((await readLedgerState(ledger.owner.session, [SOURCE])).head?.position).toBe(12);
       expect((await replayLedger(ledger.owner.session)).head?.position).toBe(12);
+    });
+
+    it('refuses a plan naming one resource twice, or a state not read for a resource', async () => {
+      const v1 = await source('1.0.0');
+      const v2 = await source('2.0.0');
+      expect(await codeOf(planOnly([request(v1, 'genesis'), request(v2, 'genesis')]))).toBe(
+        'contract_ledger_request_duplicate',
+      );
+      const unread = ledger.owner.transaction(async (session) =>
+        planPublication(await readLedgerState(session, [MODEL]), [request(v1, 'genesis')]),
+      );
+      expect(await codeOf(unread)).toBe('contract_ledger_state_incomplete');
+    });
+
+    it('turns a failing statement into contract_ledger_failed, without the database text', async () => {
+      const v1 = await source('1.0.0');
+      // The publisher role may not create the ledger schema: the database refuses the statement.
+      const error = await ledger.asPublisher((session) =>
+        runContractPublication(
+          connectionOver(backend.name, session, async () => undefined),
+          [{ id: SOURCE, ...v1 }],
+          {
+            approval: null,
+            dryRun: false,
+          },
+        ).then(
+          () => undefined,
+          (caught: unknown) => caught as Refusal,
+        ),
+      );
+      expect(error?.code).toBe('contract_ledger_failed');
+      expect(error?.message).toBe(
+        'the ledger database refused or failed a statement; the transaction was not committed',
+      );
     });
 
     it('never applies a plan that refused an item, and writes nothing', async () => {
