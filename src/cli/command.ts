@@ -29,7 +29,18 @@ export interface CommandResult {
 export interface Command {
   /** Words after `sealkit`, e.g. `['json', 'canonicalize']`. */
   readonly path: readonly string[];
-  readonly summary: string;
   readonly usage: string;
   run(args: readonly string[], io: CliIo): Promise<CommandResult>;
+}
+
+/**
+ * One line of `sealkit --help` and the way to load the command behind it.
+ * Commands are imported only when run: importing every domain (DuckDB,
+ * PGlite, the AWS SDK, markdown-it) on each start made `sealkit --version`
+ * several times slower than starting Node.
+ */
+export interface CommandEntry {
+  readonly path: readonly string[];
+  readonly summary: string;
+  load(): Promise<Command>;
 }

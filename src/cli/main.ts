@@ -1,11 +1,11 @@
-import type { CliIo, Command } from './command.js';
+import type { CliIo, CommandEntry } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { reportFailure, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './version.js';
 
-function topUsage(commands: readonly Command[]): string {
+function topUsage(commands: readonly CommandEntry[]): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
   const lines = commands.map((c) => `  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
@@ -27,8 +27,8 @@ function topUsage(commands: readonly Command[]): string {
 }
 
 /** Finds the longest command path that prefixes argv. */
-function resolve(argv: readonly string[]): { command: Command; rest: readonly string[] } | undefined {
-  let best: Command | undefined;
+function resolve(argv: readonly string[]): { command: CommandEntry; rest: readonly string[] } | undefined {
+  let best: CommandEntry | undefined;
   for (const command of COMMANDS) {
     const matches = command.path.every((word, i) => argv[i] === word);
     if (matches && (best === undefined || command.path.length > best.path.length)) best = command;
@@ -62,7 +62,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       }
       throw new UsageError('unknown command', usage);
     }
-    const result = await found.command.run(found.rest, io);
+    const command = await found.command.load();
+    const result = await command.run(found.rest, io);
     if (json) writeJson(io, result.json);
     else io.stdout.write(result.text);
     return exitCodeForResult(result);

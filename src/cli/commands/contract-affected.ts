@@ -25,7 +25,6 @@ ${LEDGER_EXIT_CODES}`;
 
 export const contractAffected: Command = {
   path: ['contract', 'affected'],
-  summary: 'list the dashboards that depend, transitively, on a resource',
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(

@@ -26,7 +26,6 @@ ${LEDGER_EXIT_CODES}`;
 
 export const contractClassify: Command = {
   path: ['contract', 'classify'],
-  summary: 'classify the change between two canonical contract projections',
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(

@@ -23,7 +23,6 @@ ${LEDGER_EXIT_CODES}`;
 
 export const contractHistory: Command = {
   path: ['contract', 'history'],
-  summary: 'list the publications of a contract resource',
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(

@@ -127,7 +127,6 @@ async function open(dir: string, url: string | undefined, dryRun: boolean): Prom
 
 export const contractPublish: Command = {
   path: ['contract', 'publish'],
-  summary: 'classify and append contract publications to the append-only ledger',
   usage: USAGE,
   async run(args, io: CliIo): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });

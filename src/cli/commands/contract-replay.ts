@@ -23,7 +23,6 @@ ${LEDGER_EXIT_CODES}`;
 
 export const contractReplay: Command = {
   path: ['contract', 'replay'],
-  summary: 're-validate the whole contract publication ledger',
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(

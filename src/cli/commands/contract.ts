@@ -125,7 +125,6 @@ function refuseProject(project: ContractProject, io: CliIo, json: boolean): neve
 
 export const contractValidate: Command = {
   path: ['contract', 'validate'],
-  summary: 'validate a contract project (sources, models, semantic models, dashboards)',
   usage: VALIDATE_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
@@ -185,7 +184,6 @@ function itemLine(item: ProjectedItem, width: number): string {
 
 export const contractProject: Command = {
   path: ['contract', 'project'],
-  summary: 'print (and with --out write) the canonical leapview.contract/v1 projections and digests',
   usage: PROJECT_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
@@ -250,7 +248,6 @@ export const contractProject: Command = {
 
 export const contractSchemas: Command = {
   path: ['contract', 'schemas'],
-  summary: 'write the JSON Schemas of contract resources and projections (for editors)',
   usage: SCHEMAS_USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(

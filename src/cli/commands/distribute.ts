@@ -56,7 +56,6 @@ const RUN_OPTIONS = {
 
 export const distributeRunCommand: Command = {
   path: ['distribute', 'run'],
-  summary: 'validate report bundles and publish them to their destinations',
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
@@ -79,7 +78,6 @@ export const distributeRunCommand: Command = {
 
 export const distributeVerifyCommand: Command = {
   path: ['distribute', 'verify'],
-  summary: 'validate one source bundle (manifest, paths, sizes, digests)',
   usage: VERIFY_USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
@@ -107,7 +105,6 @@ export const distributeVerifyCommand: Command = {
 
 export const distributeManifestCommand: Command = {
   path: ['distribute', 'manifest'],
-  summary: 'write manifest.json for a producer bundle directory',
   usage: MANIFEST_USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(

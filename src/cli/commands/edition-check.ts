@@ -47,7 +47,6 @@ the input was refused (with a reason code), 1 usage error, 70 internal error.`;
 
 export const editionCheck: Command = {
   path: ['edition', 'check'],
-  summary: 'check a dbt project of the starter editions offline (schemas, Jinja, SQL, tests on DuckDB)',
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });

@@ -55,7 +55,6 @@ function describe(plan: WorkspacePlan, created: boolean): string {
 
 export const editionNew: Command = {
   path: ['edition', 'new'],
-  summary: 'create a client workspace from a starter dbt edition (bigquery or snowflake)',
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });

@@ -38,7 +38,6 @@ Exit codes: 0 bound, 1 usage error, 2 refused (with a reason code), 70 internal 
 
 export const evidenceCheck: Command = {
   path: ['evidence', 'check'],
-  summary: 'check that mapping, dry run and run manifest bind (scaffolder input contract)',
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });

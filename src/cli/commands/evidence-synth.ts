@@ -53,7 +53,6 @@ Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 interna
 
 export const evidenceSynth: Command = {
   path: ['evidence', 'synth'],
-  summary: 'write synthetic, owner-only migration evidence (a fixture generator, not a loader)',
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });

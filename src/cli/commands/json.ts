@@ -64,7 +64,6 @@ function parseMaxBytes(raw: string | undefined, usage: string): number {
 
 export const jsonCanonicalize: Command = {
   path: ['json', 'canonicalize'],
-  summary: 'print the RFC 8785 (or Python-compatible) canonical form of a JSON document',
   usage: CANONICALIZE_USAGE,
   async run(args, io): Promise<CommandResult> {
     const outcome = await canonicalFromArgs(args, CANONICALIZE_USAGE, io);
@@ -80,7 +79,6 @@ export const jsonCanonicalize: Command = {
 
 export const jsonDigest: Command = {
   path: ['json', 'digest'],
-  summary: 'print the SHA-256 of the canonical form of a JSON document',
   usage: DIGEST_USAGE,
   async run(args, io): Promise<CommandResult> {
     const outcome = await canonicalFromArgs(args, DIGEST_USAGE, io);

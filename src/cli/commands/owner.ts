@@ -98,7 +98,6 @@ function epochsJson(epochs: readonly SelectedEpoch[]): { guard_id: string; execu
 
 export const ownerVerify: Command = {
   path: ['owner', 'verify'],
-  summary: 'decode and validate a scoped execution owner document; print R, E, owner and guard epochs',
   usage: VERIFY_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
@@ -154,7 +153,6 @@ export const ownerVerify: Command = {
 
 export const ownerSubjects: Command = {
   path: ['owner', 'subjects'],
-  summary: 'print R, E and (with --attempt) A of a scoped execution owner document',
   usage: SUBJECTS_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, SUBJECTS_OPTIONS, SUBJECTS_USAGE, {

@@ -51,7 +51,6 @@ published_durability_unknown, 4 publish_unverified, 70 internal error.`;
 
 export const scaffoldCommand: Command = {
   path: ['scaffold'],
-  summary: 'generate editable dbt Silver models for one source into a client workspace (create-only)',
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
