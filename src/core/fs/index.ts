@@ -2,7 +2,13 @@ export { Dir } from './dir.js';
 export { FsError, FsUnavailable, isFsError } from './errors.js';
 export { fsPrimitivesAvailable } from './libc.js';
 export type { DirEntry, DirEntryType } from './list.js';
-export { type HeldLock, type LockResult, lockExclusiveNonBlocking } from './lock.js';
+export {
+  type HeldLock,
+  type LockProbe,
+  type LockResult,
+  lockExclusiveNonBlocking,
+  probeLock,
+} from './lock.js';
 export type { EntryName } from './names.js';
 export type { PathHandle } from './path-handle.js';
 export {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dir } from './dir.js';
 import { isFsError } from './errors.js';
-import { lockExclusiveNonBlocking } from './lock.js';
+import { lockExclusiveNonBlocking, probeLock } from './lock.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-lock-')));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -100,6 +100,49 @@ describe('lockExclusiveNonBlocking', () => {
       expect(code(() => lockExclusiveNonBlocking(dir, 'linked.lock'))).toBe('ELOOP');
       expect(code(() => lockExclusiveNonBlocking(dir, '../x.lock'))).toBe('EINVAL');
       expect(dir.list().some((entry) => entry.name === 'elsewhere.lock')).toBe(false);
+    } finally {
+      dir.close();
+    }
+  });
+});
+
+describe('probeLock', () => {
+  it('reports an absent lock file without creating it, a held one as held, a free one as free', async () => {
+    const dir = Dir.open(base);
+    try {
+      expect(probeLock(dir, 'probe.lock')).toBe('absent');
+      expect(dir.list().some((entry) => entry.name === 'probe.lock')).toBe(false);
+
+      const taken = lockExclusiveNonBlocking(dir, 'probe.lock');
+      if (taken.kind !== 'acquired') throw new Error('the lock was not acquired');
+      taken.lock.release();
+      expect(probeLock(dir, 'probe.lock')).toBe('free');
+
+      const holder = await startHolder(join(base, 'probe.lock'));
+      try {
+        expect(probeLock(dir, 'probe.lock')).toBe('held');
+      } finally {
+        holder.kill('SIGKILL');
+        await exited(holder);
+      }
+      expect(probeLock(dir, 'probe.lock')).toBe('free');
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('refuses a symlink as the lock file without creating its target', () => {
+    symlinkSync('probe-target.lock', join(base, 'probe-linked.lock'));
+    const dir = Dir.open(base);
+    try {
+      let code: string | undefined;
+      try {
+        probeLock(dir, 'probe-linked.lock');
+      } catch (error: unknown) {
+        code = isFsError(error) ? error.code : 'other';
+      }
+      expect(code).toBe('ELOOP');
+      expect(dir.list().some((entry) => entry.name === 'probe-target.lock')).toBe(false);
     } finally {
       dir.close();
     }

@@ -1,4 +1,4 @@
-import { type Dir, type FileStat, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+import { type Dir, type FileStat, isFsError, probeLock } from '../../core/fs/index.js';
 import { lockFileName, MANIFEST_NAME, OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
 import type { ScaffoldRefusalCode } from '../refusals.js';
 import type { SourceId } from '../source-id.js';
@@ -171,11 +171,9 @@ export function validLockFile(stat: FileStat): boolean {
  * Tries the lock of an existing lock file without waiting and releases it at
  * once: busy means a live run. The file exists, so the open creates nothing.
  */
+/** Never creates the lock file: preflight also serves plan-only runs, which write nothing. */
 function lockIsHeld(stagingRoot: Dir, sourceId: SourceId): boolean {
-  const attempt = lockExclusiveNonBlocking(stagingRoot, lockFileName(sourceId));
-  if (attempt.kind === 'busy') return true;
-  attempt.lock.release();
-  return false;
+  return probeLock(stagingRoot, lockFileName(sourceId)) === 'held';
 }
 
 /** U33: the published root or its manifest (normalized last) lacks owner write: a run stopped before normalizing. */
