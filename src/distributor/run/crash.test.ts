@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,7 +195,11 @@ describe('crash safety', () => {
         seen += 1;
         if (seen === failAt + 1) throw new Error(`injected failure at ${step.kind}`);
       };
+      const descriptorsBefore = openDescriptors();
       const report = await distributeRun({ configPath: s.config, now: T1, beforeStep: inject });
+      // A failed run closes every directory and file it opened (a leaked
+      // handle would pin deleted directories for the life of the process).
+      expect({ failAt, descriptors: openDescriptors() }).toEqual({ failAt, descriptors: descriptorsBefore });
       expect(report.outcomes).toHaveLength(8);
       expect({ failAt, injected: seen > failAt }).toEqual({ failAt, injected: true });
       await expectRecoverable(s, `failure at step ${failAt}`);
@@ -241,14 +245,30 @@ describe('crash safety', () => {
         '--config',
         s.config,
       ]);
+      // Listened for at spawn: a run that ends before the kill has already
+      // emitted 'exit', and a listener added after it would wait forever.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(random() * 400)));
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await exited;
       await expectRecoverable(s, `SIGKILL at a random moment (round ${round})`, 'real');
       rmSync(s.dir, { recursive: true, force: true });
     }
   }, 900_000);
 });
+
+/** The descriptors this process holds, as `fd -> target` (readlink of /proc/self/fd). */
+function openDescriptors(): Record<string, string> {
+  const held: Record<string, string> = {};
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      held[fd] = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      // The descriptor readdir itself used, closed by now.
+    }
+  }
+  return held;
+}
 
 function mulberry32(seed: number): () => number {
   let state = seed >>> 0;

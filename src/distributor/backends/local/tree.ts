@@ -22,28 +22,58 @@ export function ensureDirs(
 ): { readonly dir: Dir; readonly created: readonly string[]; readonly opened: readonly Dir[] } {
   const opened: Dir[] = [];
   const created: string[] = [];
+  const madeAt: number[] = [];
   let current = base;
   try {
     for (const [index, segment] of segments.entries()) {
       let next: Dir;
+      let made = false;
       try {
         next = current.openDir(segment);
       } catch (error: unknown) {
         if (!isFsError(error, 'ENOENT')) throw destinationProblem(error);
         step('mkdir');
         next = current.mkdirExclusive(segment, 0o755);
+        made = true;
+      }
+      // Recorded before anything else can fail, so a failure below closes
+      // the handle and removes the directory this call made.
+      opened.push(next);
+      if (made) {
+        madeAt.push(index);
+        created.push(segments.slice(0, index + 1).join('/'));
         step('fsync');
         current.fsync();
-        created.push(segments.slice(0, index + 1).join('/'));
       }
-      opened.push(next);
       current = next;
     }
   } catch (error: unknown) {
+    removeMade(base, segments, opened, madeAt, step);
     for (const dir of opened) dir.close();
     throw error;
   }
   return { dir: current, created, opened };
+}
+
+/** Undoes a failed `ensureDirs`: removes the directories it made (at `madeAt`), innermost first, if still empty. */
+function removeMade(
+  base: Dir,
+  segments: readonly string[],
+  opened: readonly Dir[],
+  madeAt: readonly number[],
+  step: StepHook,
+): void {
+  for (const index of [...madeAt].reverse()) {
+    const parent = index === 0 ? base : opened[index - 1];
+    const name = segments[index];
+    if (parent === undefined || name === undefined) continue;
+    try {
+      step('rmdir');
+      parent.rmdir(name);
+    } catch {
+      // Not empty any more, or the step failed: left for a later run's narrow sweep.
+    }
+  }
 }
 
 /** Opens existing directories only; undefined when one is absent. */
