@@ -1,4 +1,4 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, type Hash, hash } from 'node:crypto';
 
 declare const hexBrand: unique symbol;
 declare const prefixedBrand: unique symbol;
@@ -27,8 +27,9 @@ export function toHex(prefixed: Sha256Prefixed): Sha256Hex {
   return prefixed.slice('sha256:'.length) as Sha256Hex;
 }
 
+/** One-shot: `crypto.hash` skips the Hash object a streaming digest needs (most inputs here are small). */
 export function sha256Hex(data: Uint8Array | string): Sha256Hex {
-  return createHash('sha256').update(data).digest('hex') as Sha256Hex;
+  return hash('sha256', data, 'hex') as Sha256Hex;
 }
 
 export function sha256Prefixed(data: Uint8Array | string): Sha256Prefixed {

@@ -112,6 +112,45 @@ describe('Dir operations', () => {
     }
   });
 
+  it('starts writeback of a written file without changing it, and refuses a closed handle', () => {
+    const root = freshDir();
+    const dir = Dir.open(root);
+    try {
+      const file = dir.createExclusive('big.bin', 0o600);
+      const bytes = Buffer.alloc(3 * 1024 * 1024 + 17, 0x5a);
+      file.write(bytes);
+      file.startWriteback();
+      file.fsync();
+      file.close();
+      expect(readFileSync(join(root, 'big.bin')).equals(bytes)).toBe(true);
+      expect(codeOf(() => file.startWriteback())).toBe('EBADF');
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('lists, stats and lists again with one shared buffer: results of an earlier call stay intact', () => {
+    const root = freshDir();
+    const dir = Dir.open(root);
+    try {
+      for (const name of ['b', 'a', 'long-name-'.repeat(20)]) dir.createExclusive(name, 0o600).close();
+      const first = dir.list();
+      const firstStat = dir.stat('a');
+      const child = dir.mkdirExclusive('z', 0o700);
+      child.createExclusive('only', 0o600).close();
+      const second = child.list();
+      const childStat = dir.stat('z');
+      child.close();
+      expect(first.map((entry) => entry.name)).toEqual(['a', 'b', 'long-name-'.repeat(20)]);
+      expect(second.map((entry) => entry.name)).toEqual(['only']);
+      expect(firstStat.type).toBe('file');
+      expect(childStat.type).toBe('directory');
+      expect(firstStat.ino).toBe(lstatSync(join(root, 'a'), { bigint: true }).ino);
+    } finally {
+      dir.close();
+    }
+  });
+
   it('creates files and directories exclusively, with the exact mode whatever the umask', () => {
     const root = freshDir();
     const dir = Dir.open(root);

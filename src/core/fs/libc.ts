@@ -26,6 +26,8 @@ export interface Libc {
   flock(fd: number, operation: number): void;
   fchmod(fd: number, mode: number): void;
   fsync(fd: number): void;
+  /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
+  startWriteback(fd: number): void;
   close(fd: number): void;
 }
 
@@ -35,6 +37,8 @@ interface KoffiModule {
   load(path: string): { func(definition: string): Native };
   errno(): number;
 }
+
+const SYNC_FILE_RANGE_WRITE = 2;
 
 let cached: Libc | FsUnavailable | undefined;
 
@@ -91,6 +95,9 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
   const flock = func('int flock(int fd, int operation)');
   const fchmod = func('int fchmod(int fd, uint32_t mode)');
   const fsync = func('int fsync(int fd)');
+  const syncFileRange = func(
+    'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
+  );
   const close = func('int close(int fd)');
 
   // `result` is evaluated by the caller before this runs, and koffi.errno()
@@ -133,6 +140,9 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
     },
     fsync: (fd) => {
       check(fsync(fd), 'fsync');
+    },
+    startWriteback: (fd) => {
+      check(syncFileRange(fd, 0, 0, SYNC_FILE_RANGE_WRITE), 'sync_file_range');
     },
     close: (fd) => {
       check(close(fd), 'close');

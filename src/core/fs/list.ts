@@ -33,6 +33,13 @@ const D_TYPES: { readonly [code: number]: DirEntryType } = {
 };
 
 const strict = new TextDecoder('utf-8', { fatal: true });
+
+// One buffer for every listing of the process, allocated without zero-filling
+// once: the kernel fills it and only the `length` bytes it reports are read;
+// names are copied out before `listEntries` returns, and listing is
+// synchronous (no other listing can interleave with one in progress).
+const LISTING_BUFFER_BYTES = 64 * 1024;
+let listingBuffer: Buffer | undefined;
 const lenient = new TextDecoder('utf-8');
 
 /**
@@ -43,7 +50,8 @@ export function listEntries(fd: number): readonly DirEntry[] {
   const c = libc();
   // A held descriptor keeps its read position: rewind so a second listing is complete.
   c.lseek(fd, 0, SEEK_SET);
-  const buffer = Buffer.alloc(64 * 1024);
+  listingBuffer ??= Buffer.allocUnsafe(LISTING_BUFFER_BYTES);
+  const buffer = listingBuffer;
   const entries: DirEntry[] = [];
   for (;;) {
     const length = c.getdents64(fd, buffer);

@@ -37,9 +37,14 @@ const TYPES: ReadonlyMap<number, FileType> = new Map([
   [0o010000, 'fifo'],
 ]);
 
+// Reused by every statx of the process: the call is synchronous and the reply
+// is decoded into a fresh object before `statAt` returns. Zeroed before each
+// call so a reply can never be mistaken for a field left by an earlier one.
+const statxBuffer = Buffer.alloc(STATX_BUFFER_SIZE);
+
 /** statx on `name` inside `dirFd` without following a final symlink; no name means the descriptor itself. */
 export function statAt(dirFd: number, name?: Buffer): FileStat {
-  const buffer = Buffer.alloc(STATX_BUFFER_SIZE);
+  const buffer = statxBuffer.fill(0);
   const flags = name === undefined ? AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW : AT_SYMLINK_NOFOLLOW;
   libc().statx(dirFd, name ?? EMPTY_NAME, flags, STATX_BASIC_STATS, buffer);
   return decodeStatx(buffer);

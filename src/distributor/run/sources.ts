@@ -12,6 +12,7 @@ import { decide, type SnapshotView } from '../plan/compare.js';
 import type { PageInfo } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { refuseDistributor } from '../refusals.js';
+import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
 import { readBundleManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
 import { asRefusal, inspectDestination, type OpenDestination } from './destinations.js';
@@ -75,16 +76,21 @@ export function readManifests(
     });
     return pipeline;
   }
-  for (const dir of found) {
-    try {
-      const manifest = guardRefusals(
-        () => readBundleManifest(held, dir),
-        () => refuseDistributor('file_unreadable', { role: 'manifest' }),
-      );
-      pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
-    } catch (error: unknown) {
-      pipeline.failures.push({ bundle_dir: dir, reason_code: asRefusal(error, 'file_unreadable').code });
+  const parents = new HeldDirs(held);
+  try {
+    for (const dir of found) {
+      try {
+        const manifest = guardRefusals(
+          () => readBundleManifest(parents, dir),
+          () => refuseDistributor('file_unreadable', { role: 'manifest' }),
+        );
+        pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
+      } catch (error: unknown) {
+        pipeline.failures.push({ bundle_dir: dir, reason_code: asRefusal(error, 'file_unreadable').code });
+      }
     }
+  } finally {
+    parents.close();
   }
   return pipeline;
 }
@@ -118,6 +124,23 @@ export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, conte
   if (root === undefined) return;
   const renderHtml = pipeline.config.destinations.some((d) => d.outputs.html);
   const total = pipeline.bundles.length;
+  const parents = new HeldDirs(root);
+  try {
+    verifyEach(pipeline, pipelineIndex, context, parents, renderHtml);
+  } finally {
+    parents.close();
+  }
+  context.onProgress?.(total, total);
+}
+
+function verifyEach(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+  parents: HeldDirs,
+  renderHtml: boolean,
+): void {
+  const total = pipeline.bundles.length;
   for (const [index, bundle] of pipeline.bundles.entries()) {
     context.onProgress?.(index, total);
     const keep =
@@ -132,7 +155,7 @@ export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, conte
       bundle.pages = guardRefusals(
         () =>
           verifyBundleFiles(
-            root,
+            parents,
             bundle.dir,
             bundle.manifest,
             target === undefined ? { renderHtml } : { renderHtml, snapshot: target },
@@ -149,7 +172,6 @@ export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, conte
       bundleSnapshot?.close();
     }
   }
-  context.onProgress?.(total, total);
 }
 
 const writes =

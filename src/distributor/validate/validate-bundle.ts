@@ -5,7 +5,7 @@ import {
   sha256Hex,
   toPrefixed,
 } from '../../core/digest/index.js';
-import type { Dir } from '../../core/fs/index.js';
+import type { Dir, WritableFile } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
@@ -15,6 +15,7 @@ import { toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
 import { hashFd } from './hash-fd.js';
+import type { HeldDirs } from './held-dirs.js';
 import { type OpenProblem, openRegular } from './open-source.js';
 import { BundleSnapshot } from './snapshot.js';
 
@@ -49,7 +50,7 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
  * naming the rule, never the file.
  */
 /** Reads and checks a bundle's manifest.json (every path included); no listed file is opened. */
-export function readBundleManifest(sourceRoot: Dir, dir: BundleDir): SourceManifest {
+export function readBundleManifest(sourceRoot: HeldDirs, dir: BundleDir): SourceManifest {
   const bundleDir = openBundleDir(sourceRoot, dir);
   try {
     return readManifest(bundleDir);
@@ -60,7 +61,7 @@ export function readBundleManifest(sourceRoot: Dir, dir: BundleDir): SourceManif
 
 /** Checks every listed file of a bundle whose manifest was read (see `validateBundleDir`). */
 export function verifyBundleFiles(
-  sourceRoot: Dir,
+  sourceRoot: HeldDirs,
   dir: BundleDir,
   manifest: SourceManifest,
   options: ValidateOptions,
@@ -129,20 +130,14 @@ function verifyFiles(
   return pages;
 }
 
-function openBundleDir(sourceRoot: Dir, dir: BundleDir): Dir {
-  let current = sourceRoot;
-  const opened: Dir[] = [];
+/** The bundle directory, opened for the caller to close; its parents stay held by `sourceRoot`. */
+function openBundleDir(sourceRoot: HeldDirs, dir: BundleDir): Dir {
+  const segments = dir.split('/');
   try {
-    for (const segment of dir.split('/')) {
-      current = current.openDir(segment);
-      opened.push(current);
-    }
+    return sourceRoot.open(segments.slice(0, -1)).openDir(segments[segments.length - 1] ?? '');
   } catch {
-    for (const handle of opened) handle.close();
     throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
   }
-  for (const handle of opened.slice(0, -1)) handle.close();
-  return current;
 }
 
 function readManifest(bundleDir: Dir): SourceManifest {
@@ -184,13 +179,29 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
     if (snapshot === undefined) return hashFd(fd, size);
     const target = snapshot.create(name);
     try {
-      return copyFdHashing(fd, target.fd, { maxBytes: size });
+      const copied = copyFdHashing(fd, target.fd, { maxBytes: size });
+      startWriteback(target);
+      return copied;
     } finally {
       target.close();
     }
   } catch (error: unknown) {
     if (error instanceof Refusal) throw error;
     throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  }
+}
+
+/**
+ * The disk starts writing a snapshot copy while the next file is hashed, so
+ * the fsync before the commit rename finds little left to do. Only a hint:
+ * durability still comes from that fsync, which reports any write error, so
+ * a filesystem that refuses the hint changes nothing.
+ */
+function startWriteback(file: WritableFile): void {
+  try {
+    file.startWriteback();
+  } catch {
+    // See above: the fsync before the commit point is the check.
   }
 }
 

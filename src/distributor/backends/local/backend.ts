@@ -73,7 +73,7 @@ class LocalBackend implements DestinationBackend {
         refusal: refuseDistributor('destination_root_unavailable', { role: 'destination' }),
       };
     }
-    return inspectLocal(root.root, bundleDir, root.ancestors);
+    return inspectLocal(root.parents, bundleDir, root.ancestors);
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {

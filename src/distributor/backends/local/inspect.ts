@@ -6,49 +6,50 @@ import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import type { BundleDir, DestinationState } from '../../model/types.js';
 import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
+import type { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
-import { closeAll, destinationProblem, listTree } from './tree.js';
+import { destinationProblem, listTree } from './tree.js';
 
 /**
- * Reads one destination bundle path, changing nothing. Every directory above
+ * Reads one destination bundle path, changing nothing; the directories above
+ * it are looked up through `parents`, held across the run's sorted bundle
+ * paths (see `HeldDirs`). Every directory above
  * it (the root included) must be a real directory that is not itself a
  * managed bundle; the path itself is empty (absent or no entries), unmanaged
  * (entries, no state), or managed (a valid state, with a note of unlisted
  * entries and missing outputs).
  */
 export function inspectLocal(
-  root: Dir,
+  parents: HeldDirs,
   bundleDir: BundleDir,
   ancestors: Map<string, boolean> = new Map(),
 ): DestinationSnapshot {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
-  const opened: Dir[] = [];
+  let dir: Dir | undefined;
   try {
-    let parent = root;
+    let parent = parents.open([]);
     if (holdsStateCached(parent, '', ancestors)) {
       return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
     }
-    for (const [index, segment] of segments.slice(0, -1).entries()) {
+    for (let depth = 1; depth < segments.length; depth += 1) {
+      const above = segments.slice(0, depth);
       try {
-        parent = parent.openDir(segment);
+        parent = parents.open(above);
       } catch (error: unknown) {
         if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
         return invalid(destinationProblem(error));
       }
-      opened.push(parent);
-      if (holdsStateCached(parent, segments.slice(0, index + 1).join('/'), ancestors)) {
+      if (holdsStateCached(parent, above.join('/'), ancestors)) {
         return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
       }
     }
-    let dir: Dir;
     try {
       dir = parent.openDir(leaf);
     } catch (error: unknown) {
       if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
       return invalid(destinationProblem(error));
     }
-    opened.push(dir);
     return inspectBundleDir(dir);
   } catch (error: unknown) {
     return invalid(
@@ -57,7 +58,7 @@ export function inspectLocal(
         : refuseDistributor('destination_unreachable', { role: 'destination' }),
     );
   } finally {
-    closeAll(opened);
+    dir?.close();
   }
 }
 

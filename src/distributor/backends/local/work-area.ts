@@ -7,6 +7,7 @@ import {
   renameNoReplace,
 } from '../../../core/fs/index.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
+import { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
 import { removeListed, removeOwnTree, type StepHook } from './tree.js';
 
@@ -29,6 +30,8 @@ export class LocalRoot {
   readonly root: Dir;
   /** Directories above bundle paths already checked for a state, for this run (see `inspectLocal`). */
   readonly ancestors = new Map<string, boolean>();
+  /** Directories above bundle paths, held while the run inspects its sorted bundle paths. */
+  readonly parents: HeldDirs;
   #work: Dir | undefined;
   #lock: HeldLock | undefined;
   #run: { readonly dir: Dir; readonly name: string } | undefined;
@@ -38,6 +41,7 @@ export class LocalRoot {
 
   constructor(root: Dir) {
     this.root = root;
+    this.parents = new HeldDirs(root);
   }
 
   get locked(): boolean {
@@ -128,6 +132,7 @@ export class LocalRoot {
       this.#lock = undefined;
       this.#work?.close();
       this.#work = undefined;
+      this.parents.close();
       this.root.close();
     }
   }
