@@ -326,4 +326,46 @@ describe('Dir operations', () => {
       dir.close();
     }
   });
+
+  it('lists a held directory again completely, including entries added since the first listing', () => {
+    const root = freshDir();
+    const dir = Dir.open(root);
+    try {
+      dir.createExclusive('first', 0o600).close();
+      expect(dir.list().map((entry) => entry.name)).toEqual(['first']);
+      dir.createExclusive('second', 0o600).close();
+      expect(dir.list().map((entry) => entry.name)).toEqual(['first', 'second']);
+      expect(dir.list().map((entry) => entry.name)).toEqual(['first', 'second']);
+    } finally {
+      dir.close();
+    }
+  });
+
+  it('reads a file of an expected size whole, and shows a file that is larger or smaller', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'exact'), 'twelve bytes');
+    writeFileSync(join(root, 'empty'), '');
+    writeFileSync(join(root, 'big'), Buffer.alloc(200_000, 0x62));
+    const dir = Dir.open(root);
+    const read = (name: string, size: number): string => {
+      const file = dir.openFile(name);
+      try {
+        return Buffer.from(file.readExpected(size)).toString();
+      } finally {
+        file.close();
+      }
+    };
+    try {
+      expect(read('exact', 12)).toBe('twelve bytes');
+      expect(read('exact', 11)).toBe('twelve bytes');
+      expect(read('exact', 5)).toBe('twelve');
+      expect(read('exact', 20)).toBe('twelve bytes');
+      expect(read('empty', 0)).toBe('');
+      expect(read('big', 200_000)).toHaveLength(200_000);
+      expect(read('big', 100_000)).toHaveLength(100_001);
+      expect(codeOf(() => read('exact', -1))).toBe('not-an-FsError');
+    } finally {
+      dir.close();
+    }
+  });
 });

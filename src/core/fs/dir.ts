@@ -21,6 +21,9 @@ import { WritableFile } from './writable-file.js';
  * directory or file is expected is always ELOOP.
  */
 export class Dir extends Descriptor {
+  /** Whether the descriptor's read position has moved (a listing ran): the next listing rewinds first. */
+  #listed = false;
+
   /** Opens a directory by path with a no-follow walk (see `walkToDirectory`). */
   static open(path: string): Dir {
     return new Dir(walkToDirectory(path));
@@ -145,7 +148,9 @@ export class Dir extends Descriptor {
   }
 
   list(): readonly DirEntry[] {
-    return listEntries(this.fd);
+    const entries = listEntries(this.fd, this.#listed);
+    this.#listed = true;
+    return entries;
   }
 
   /** Removes a non-directory entry (a symlink itself, never its target). */

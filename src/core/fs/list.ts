@@ -46,10 +46,11 @@ const lenient = new TextDecoder('utf-8');
  * Every entry of the directory held by `fd`, except '.' and '..', sorted by
  * the bytes of the name so the order is the same on every filesystem and locale.
  */
-export function listEntries(fd: number): readonly DirEntry[] {
+export function listEntries(fd: number, rewind = true): readonly DirEntry[] {
   const c = libc();
-  // A held descriptor keeps its read position: rewind so a second listing is complete.
-  c.lseek(fd, 0, SEEK_SET);
+  // A held descriptor keeps its read position: rewind so a second listing is
+  // complete. A descriptor never listed is at the start already.
+  if (rewind) c.lseek(fd, 0, SEEK_SET);
   listingBuffer ??= Buffer.allocUnsafe(LISTING_BUFFER_BYTES);
   const buffer = listingBuffer;
   const entries: DirEntry[] = [];

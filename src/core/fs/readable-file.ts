@@ -29,4 +29,20 @@ export class ReadableFile extends Descriptor {
     }
     return Buffer.concat(parts, total);
   }
+
+  /**
+   * `readUpTo(size + 1)` for a regular file expected to hold `size` bytes,
+   * in one read when it does: asked for `size + 1` bytes, a regular file
+   * returns fewer only at end of file, so exactly `size` bytes is the whole
+   * file (a file grown before the read returns `size + 1`, as with
+   * `readUpTo`). Any other count falls back to reading to end of file.
+   */
+  readExpected(size: number): Uint8Array {
+    if (!Number.isSafeInteger(size) || size < 0) throw new RangeError('size must be a non-negative integer');
+    const buffer = Buffer.allocUnsafe(size + 1);
+    const count = nodeCall('read', () => readSync(this.fd, buffer, 0, size + 1, null));
+    if (count === size || count === 0) return buffer.subarray(0, count);
+    const rest = this.readUpTo(size + 1 - count);
+    return Buffer.concat([buffer.subarray(0, count), rest]);
+  }
 }

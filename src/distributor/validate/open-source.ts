@@ -1,4 +1,10 @@
-import { type Dir, type FileStat, isFsError, type ReadableFile } from '../../core/fs/index.js';
+import {
+  type Dir,
+  type DirEntryType,
+  type FileStat,
+  isFsError,
+  type ReadableFile,
+} from '../../core/fs/index.js';
 
 export type OpenProblem = 'missing' | 'symlink' | 'not_regular' | 'unreadable';
 
@@ -12,7 +18,7 @@ export type OpenedFile =
  * name first so a FIFO or device is never opened, and checks the opened
  * descriptor is that same regular file.
  */
-export function openRegular(base: Dir, segments: readonly string[]): OpenedFile {
+export function openRegular(base: Dir, segments: readonly string[], listedAs?: DirEntryType): OpenedFile {
   const parents: Dir[] = [];
   try {
     let dir = base;
@@ -21,18 +27,22 @@ export function openRegular(base: Dir, segments: readonly string[]): OpenedFile 
       parents.push(dir);
     }
     const name = segments[segments.length - 1] ?? '';
-    // A no-follow statx by name tells the same as pinning the name with O_PATH
-    // and closing the pin before the open (what this did before), one open and
-    // close fewer: the type is known before any open, and the descriptor
-    // opened below must be that same inode, so a swap in between is refused.
-    const expected: FileStat = dir.stat(name);
-    if (expected.type === 'symlink') return { ok: false, problem: 'symlink' };
-    if (expected.type !== 'file') return { ok: false, problem: 'not_regular' };
+    // A no-follow statx by name gives the type before any open (a FIFO or
+    // device is never opened), and the descriptor opened below must be that
+    // same inode. A caller that has just listed the directory passes the type
+    // the listing showed instead: the statx would be as racy against a swap
+    // before the open, which is no-follow and non-blocking, and whose own
+    // stat must still show a regular file.
+    const expected: FileStat | undefined =
+      listedAs === 'file' && segments.length === 1 ? undefined : dir.stat(name);
+    if (expected?.type === 'symlink') return { ok: false, problem: 'symlink' };
+    if (expected !== undefined && expected.type !== 'file') return { ok: false, problem: 'not_regular' };
     const file = dir.openFile(name);
     const stat = file.stat();
-    if (stat.dev !== expected.dev || stat.ino !== expected.ino || stat.type !== 'file') {
+    const swapped = expected !== undefined && (stat.dev !== expected.dev || stat.ino !== expected.ino);
+    if (swapped || stat.type !== 'file') {
       file.close();
-      return { ok: false, problem: 'unreadable' };
+      return { ok: false, problem: swapped ? 'unreadable' : 'not_regular' };
     }
     return { ok: true, file, stat };
   } catch (error: unknown) {

@@ -101,7 +101,7 @@ function verifyFiles(
       if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
         throw refuseDistributor('markdown_too_large', { role: 'bundle' });
       }
-      const markdown = pagePath !== undefined ? opened.file.readUpTo(file.size + 1) : undefined;
+      const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
       const hashed =
         markdown !== undefined
           ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
@@ -154,7 +154,7 @@ function readManifest(bundleDir: Dir): SourceManifest {
     try {
       // Sized by the pinned inode (already bounded): one allocation, and a file
       // that grew while being read shows as one byte too many.
-      bytes = opened.file.readUpTo(Number(opened.stat.size) + 1);
+      bytes = opened.file.readExpected(Number(opened.stat.size));
     } catch {
       throw refuseDistributor('file_unreadable', { role: 'manifest' });
     }

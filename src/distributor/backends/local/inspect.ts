@@ -1,5 +1,5 @@
 import { sha256Prefixed } from '../../../core/digest/index.js';
-import { type Dir, isFsError } from '../../../core/fs/index.js';
+import { type Dir, type DirEntryType, isFsError } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
@@ -65,8 +65,9 @@ export function inspectLocal(
 function inspectBundleDir(dir: Dir): DestinationSnapshot {
   const entries = dir.list();
   if (entries.length === 0) return { kind: 'empty', residue: [] };
-  if (!entries.some((entry) => entry.utf8 && entry.name === STATE_FILE)) return { kind: 'unmanaged' };
-  const read = readState(dir);
+  const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
+  if (stateEntry === undefined) return { kind: 'unmanaged' };
+  const read = readState(dir, stateEntry.type);
   if (read === undefined) return invalid(refuseDistributor('destination_state_invalid', { role: 'state' }));
   const listing = listTree(dir, entries);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
@@ -80,12 +81,13 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
 /** The state at a bundle directory and its token (the SHA-256 of its bytes); undefined when invalid. */
 export function readState(
   dir: Dir,
+  listedAs?: DirEntryType,
 ): { readonly state: DestinationState; readonly token: StateToken } | undefined {
-  const opened = openRegular(dir, [STATE_FILE]);
+  const opened = openRegular(dir, [STATE_FILE], listedAs);
   if (!opened.ok) return undefined;
   try {
     if (opened.stat.size > BigInt(STATE_MAX_BYTES)) return undefined;
-    const bytes = opened.file.readUpTo(Number(opened.stat.size) + 1);
+    const bytes = opened.file.readExpected(Number(opened.stat.size));
     if (bytes.length !== Number(opened.stat.size)) return undefined;
     return { state: parseState(bytes), token: sha256Prefixed(bytes) as string as StateToken };
   } catch {
