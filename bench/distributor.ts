@@ -18,6 +18,10 @@ import type { Benchmark, Variant } from './harness.js';
  * - a no-op rerun over 10,000 small bundles (discover, read every manifest,
  *   inspect every destination path, hash every file, skip) vs hashing the
  *   same sources once in a Node process (and vs openssl): target <= 1.3x.
+ * Two floors show what no implementation can go below on this machine: the
+ * copy every publication makes (`cp -r` of the source to tmpfs, added to
+ * openssl's time), and the reads every rerun makes (each source file hashed
+ * and each destination state read, by path, nothing parsed or checked).
  * Each run is a fresh process (`distributor-child.js`) running a private copy
  * of the build, so figures include process start, as for a user, and peak
  * RSS and CPU time are the child's own. Peak RSS is also taken for one bundle
@@ -42,8 +46,9 @@ interface ChildReport {
   readonly files?: number;
 }
 
-function runChild(mode: 'run' | 'hash', target: string): ChildReport {
-  const result = spawnSync(process.execPath, [child, mode, target], { encoding: 'utf8' });
+function runChild(mode: 'run' | 'hash' | 'reads', target: string, destination?: string): ChildReport {
+  const args = destination === undefined ? [child, mode, target] : [child, mode, target, destination];
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`distributor benchmark child failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as ChildReport;
 }
@@ -159,8 +164,10 @@ export const distributorBenchmark: Benchmark = {
       opensslBig: series(),
       publishDisk: series(),
       publishTmpfs: series(),
+      copyTmpfs: series(),
       opensslSmall: series(),
       hashSmall: series(),
+      readsFloor: series(),
       noop: series(),
     };
     const variants: Variant[] = [
@@ -183,6 +190,20 @@ export const distributorBenchmark: Benchmark = {
               name: 'sealkit publish 1 GiB, 1,000 bundles (tmpfs)',
             },
           ]),
+      ...(shm === undefined
+        ? []
+        : [
+            {
+              // The copy a publication cannot avoid (every byte written once), by cp.
+              name: 'floor: cp -r of the 1 GiB source to tmpfs',
+              setup: () => rmSync(join(shm, 'cp-copy'), { recursive: true, force: true }),
+              run: timed(s.copyTmpfs, () => {
+                const result = spawnSync('cp', ['-r', bigSource, join(shm, 'cp-copy')]);
+                if (result.status !== 0) throw new Error('cp failed');
+                return undefined;
+              }),
+            },
+          ]),
       {
         name: 'openssl dgst -sha256, 10,000 small files',
         run: timed(s.opensslSmall, () => {
@@ -193,6 +214,10 @@ export const distributorBenchmark: Benchmark = {
       {
         name: 'node: hash the 10,000 bundles once (all files)',
         run: timed(s.hashSmall, () => runChild('hash', smallSource)),
+      },
+      {
+        name: 'floor: node reads the sources and every state once',
+        run: timed(s.readsFloor, () => runChild('reads', smallSource, smallDest)),
       },
       {
         name: 'sealkit no-op rerun, 10,000 bundles',
@@ -206,6 +231,11 @@ export const distributorBenchmark: Benchmark = {
     const ratio = (a: Series, b: Series) =>
       median(a.wallMs.map((value, index) => value / (b.wallMs[index] ?? Number.NaN))).toFixed(2);
     const mib = (kib: number) => (kib / 1024).toFixed(1);
+    // Reading and hashing (openssl) plus writing every byte once (cp), in the same round, over openssl alone.
+    const floorRatio = (hash: Series, copy: Series) =>
+      median(hash.wallMs.map((value, index) => (value + (copy.wallMs[index] ?? Number.NaN)) / value)).toFixed(
+        2,
+      );
     return {
       workload: `${BIG_BUNDLES} x ${BIG_FILE / 1024} KiB bundles (publish); ${SMALL_BUNDLES} x ${SMALL_FILE} B bundles (no-op rerun)`,
       reference: variants[0]?.name ?? '',
@@ -218,6 +248,18 @@ export const distributorBenchmark: Benchmark = {
           : { 'publish (tmpfs) / openssl, wall': ratio(s.publishTmpfs, s.opensslBig) }),
         'no-op rerun / node hashing once, wall (target <= 1.3)': ratio(s.noop, s.hashSmall),
         'no-op rerun / openssl, wall': ratio(s.noop, s.opensslSmall),
+        'floor of a rerun (sources + states read) / node hashing once, wall': ratio(
+          s.readsFloor,
+          s.hashSmall,
+        ),
+        ...(shm === undefined
+          ? {}
+          : {
+              'floor of a publish: (openssl + cp to tmpfs) / openssl, wall': floorRatio(
+                s.opensslBig,
+                s.copyTmpfs,
+              ),
+            }),
         'CPU ms, publish 1 GiB (disk)': median(s.publishDisk.cpuMs).toFixed(0),
         ...(shm === undefined
           ? {}
