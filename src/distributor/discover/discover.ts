@@ -1,4 +1,4 @@
-import { type Dir, type DirEntry, isFsError } from '../../core/fs/index.js';
+import { type Dir, type DirEntry, type DirEntryType, isFsError } from '../../core/fs/index.js';
 import type { BundleDir } from '../model/types.js';
 import { compareUtf8, toBundleDir } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
@@ -6,6 +6,13 @@ import { refuseDistributor } from '../refusals.js';
 export const MANIFEST_FILE = 'manifest.json';
 /** Bounds on the walk: a source tree deeper or larger than this is refused, not half-scanned. */
 export const DISCOVERY_LIMITS = { maxDepth: 64, maxEntries: 2_000_000 } as const;
+
+/**
+ * Called for each bundle as the walk finds it, with the bundle directory held
+ * open and the type the listing gave `manifest.json`; the directory is closed
+ * when it returns. The walk's own checks on the bundle path have passed.
+ */
+export type OnBundle = (bundleDir: Dir, path: string, manifestListedAs: DirEntryType) => void;
 
 /**
  * Every bundle under a source root: each directory holding `manifest.json`.
@@ -17,7 +24,7 @@ export const DISCOVERY_LIMITS = { maxDepth: 64, maxEntries: 2_000_000 } as const
  */
 export function discoverBundles(
   root: Dir,
-  options: { readonly rootIsBundle?: boolean } = {},
+  options: { readonly rootIsBundle?: boolean; readonly onBundle?: OnBundle } = {},
 ): readonly BundleDir[] {
   const found: string[] = [];
   let seen = 0;
@@ -26,7 +33,8 @@ export function discoverBundles(
     const entries = dir.list();
     seen += entries.length;
     if (seen > DISCOVERY_LIMITS.maxEntries) throw refuseDistributor('discovery_too_large');
-    const isBundle = entries.some((entry) => entry.utf8 && entry.name === MANIFEST_FILE);
+    const manifest = entries.find((entry) => entry.utf8 && entry.name === MANIFEST_FILE);
+    const isBundle = manifest !== undefined;
     if (isBundle) {
       if (segments.length === 0 && options.rootIsBundle !== true) {
         throw refuseDistributor('bundle_at_source_root', { role: 'bundle' });
@@ -34,7 +42,11 @@ export function discoverBundles(
       if (insideBundle) throw refuseDistributor('bundle_nested', { role: 'bundle' });
       if (segments.some((segment) => !segment.utf8))
         throw refuseDistributor('bundle_dir_invalid', { role: 'bundle' });
-      if (segments.length > 0) found.push(segments.map((segment) => segment.name).join('/'));
+      if (segments.length > 0) {
+        const path = segments.map((segment) => segment.name).join('/');
+        found.push(path);
+        options.onBundle?.(dir, path, manifest.type);
+      }
     }
     for (const entry of entries) {
       if (!isDirectory(dir, entry)) continue;

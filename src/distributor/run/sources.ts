@@ -6,7 +6,7 @@ import { guardRefusals } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
-import { discoverBundles } from '../discover/discover.js';
+import { discoverBundles, type OnBundle } from '../discover/discover.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import type { PageInfo } from '../plan/outputs.js';
@@ -14,7 +14,7 @@ import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
-import { readBundleManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import { readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
 import { asRefusal, inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
@@ -63,10 +63,26 @@ export function readManifests(
     return pipeline;
   }
   const held = root;
+  // Each manifest is read while the walk holds its bundle directory: no second
+  // open of the directory, and the listing already tells the manifest's type.
+  const read = new Map<string, SourceManifest | { readonly failed: string }>();
+  const onBundle: OnBundle = (bundleDir, path, listedAs) => {
+    try {
+      read.set(
+        path,
+        guardRefusals(
+          () => readManifest(bundleDir, listedAs),
+          () => refuseDistributor('file_unreadable', { role: 'manifest' }),
+        ),
+      );
+    } catch (error: unknown) {
+      read.set(path, { failed: asRefusal(error, 'file_unreadable').code });
+    }
+  };
   let found: readonly BundleDir[];
   try {
     found = guardRefusals(
-      () => discoverBundles(held),
+      () => discoverBundles(held, { onBundle }),
       () => refuseDistributor('source_root_unavailable'),
     );
   } catch (error: unknown) {
@@ -76,21 +92,13 @@ export function readManifests(
     });
     return pipeline;
   }
-  const parents = new HeldDirs(held);
-  try {
-    for (const dir of found) {
-      try {
-        const manifest = guardRefusals(
-          () => readBundleManifest(parents, dir),
-          () => refuseDistributor('file_unreadable', { role: 'manifest' }),
-        );
-        pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
-      } catch (error: unknown) {
-        pipeline.failures.push({ bundle_dir: dir, reason_code: asRefusal(error, 'file_unreadable').code });
-      }
+  for (const dir of found) {
+    const manifest = read.get(dir);
+    if (manifest === undefined || 'failed' in manifest) {
+      pipeline.failures.push({ bundle_dir: dir, reason_code: manifest?.failed ?? 'file_unreadable' });
+    } else {
+      pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
     }
-  } finally {
-    parents.close();
   }
   return pipeline;
 }

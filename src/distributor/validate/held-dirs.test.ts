@@ -15,6 +15,20 @@ beforeEach(() => {
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
 describe('HeldDirs', () => {
+  it('gives the root without closing the held chain (regression: inspecting each bundle reopened its parents)', () => {
+    const root = Dir.open(work);
+    const held = new HeldDirs(root);
+    try {
+      const ax = held.open(['a', 'x']);
+      expect(held.root).toBe(root);
+      expect(ax.closed).toBe(false);
+      expect(held.open(['a', 'x'])).toBe(ax);
+    } finally {
+      held.close();
+      root.close();
+    }
+  });
+
   it('opens each directory of a path once for sorted neighbours and closes every one it holds', () => {
     const root = Dir.open(work);
     const before = openDescriptors();

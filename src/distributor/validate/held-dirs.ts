@@ -20,6 +20,11 @@ export class HeldDirs {
     this.#root = root;
   }
 
+  /** The root itself; unlike `open([])`, it keeps the held chain. */
+  get root(): Dir {
+    return this.#root;
+  }
+
   /** The directory at `segments` below the root (the root for none); owned by this chain: do not close it. */
   open(segments: readonly string[]): Dir {
     let common = 0;

@@ -5,7 +5,7 @@ import {
   sha256Hex,
   toPrefixed,
 } from '../../core/digest/index.js';
-import type { Dir, WritableFile } from '../../core/fs/index.js';
+import type { Dir, DirEntryType, WritableFile } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
@@ -49,16 +49,6 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
  * snapshot when there is one). The first failure is thrown as a Refusal
  * naming the rule, never the file.
  */
-/** Reads and checks a bundle's manifest.json (every path included); no listed file is opened. */
-export function readBundleManifest(sourceRoot: HeldDirs, dir: BundleDir): SourceManifest {
-  const bundleDir = openBundleDir(sourceRoot, dir);
-  try {
-    return readManifest(bundleDir);
-  } finally {
-    bundleDir.close();
-  }
-}
-
 /** Checks every listed file of a bundle whose manifest was read (see `validateBundleDir`). */
 export function verifyBundleFiles(
   sourceRoot: HeldDirs,
@@ -140,8 +130,13 @@ function openBundleDir(sourceRoot: HeldDirs, dir: BundleDir): Dir {
   }
 }
 
-function readManifest(bundleDir: Dir): SourceManifest {
-  const opened = openRegular(bundleDir, [MANIFEST_FILE]);
+/**
+ * Reads and checks the manifest.json of the bundle held as `bundleDir` (every
+ * path and the bundle digest included); no listed file is opened. A caller
+ * that has just listed the directory passes the type it saw (see `openRegular`).
+ */
+export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceManifest {
+  const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
     throw refuseDistributor(opened.problem === 'missing' ? 'manifest_missing' : 'manifest_not_regular', {
       role: 'manifest',

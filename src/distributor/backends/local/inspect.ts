@@ -28,7 +28,9 @@ export function inspectLocal(
   const leaf = segments[segments.length - 1] ?? '';
   let dir: Dir | undefined;
   try {
-    let parent = parents.open([]);
+    // The root via `root`, not `open([])`: that would close the held chain,
+    // and every bundle would reopen the directories it shares with the last.
+    let parent = parents.root;
     if (holdsStateCached(parent, '', ancestors)) {
       return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
     }
