@@ -35,6 +35,13 @@ async function statusOf(promise: Promise<unknown>): Promise<number> {
 }
 
 describe('radosgw test service', () => {
+  it('listens on a port below the ephemeral range, which outgoing connections cannot take before it binds', () => {
+    const port = Number(new URL(rgw.endpoint).port);
+    const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    expect(port).toBeGreaterThanOrEqual(20_000);
+    expect(port).toBeLessThan(Math.min(32_000, Number(ephemeralLow)));
+  });
+
   it('runs every daemon as the unprivileged test user, with its data in a private temp directory', () => {
     const uid = process.geteuid?.();
     expect(uid).not.toBe(0);

@@ -399,15 +399,27 @@ async function retry(deadline: number, attempt: () => Promise<unknown>): Promise
   throw new Error(`timed out: ${String(last)}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port that was free a moment ago, below the kernel's ephemeral range
+ * (32768 and up by default on Linux). The gateway binds its port seconds
+ * after the pick (the monitor and OSD start first, then its own start-up); a
+ * port from the ephemeral range can meanwhile be handed to any outgoing
+ * connection of the machine (one was: radosgw exited 98, address in use),
+ * one below it only to a listener that picks the same number.
+ */
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = 20_000 + (randomBytes(2).readUInt16BE(0) % 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
