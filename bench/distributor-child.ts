@@ -3,9 +3,11 @@
 //   node dist/bench/distributor-child.js run CONFIG   → {"maxRssKiB","cpuMs","counts"}
 //   node dist/bench/distributor-child.js hash ROOT    → {"maxRssKiB","cpuMs","files"}
 //   node dist/bench/distributor-child.js reads ROOT DEST → {"maxRssKiB","cpuMs","files"}
+//   node dist/bench/distributor-child.js held-reads ROOT DEST → {"maxRssKiB","cpuMs","files"}
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Dir } from '../src/core/fs/index.js';
 import { distributeRun } from '../src/distributor/index.js';
 
 const [mode, target = '', destination = ''] = process.argv.slice(2);
@@ -47,12 +49,75 @@ function readsOfRerun(root: string, dest: string, relative: string): number {
   return files;
 }
 
+/** Reads one regular file below a held directory: no-follow open, fstat (type and size), one read. */
+function readHeld(dir: Dir, name: string): Uint8Array {
+  const file = dir.openFile(name);
+  try {
+    const stat = file.stat();
+    if (stat.type !== 'file') throw new Error('not a regular file');
+    return file.readExpected(Number(stat.size));
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * The same reads as `readsOfRerun`, made the way a rerun must make them to
+ * refuse symlinks and swapped entries: every directory opened no-follow
+ * relative to its held parent and listed, every file opened no-follow and
+ * fstatted; each destination state opened below its held bundle directory.
+ * Still nothing parsed, checked against a manifest, or listed at the
+ * destination. The floor under any rerun that keeps those guarantees.
+ */
+function heldReadsOfRerun(source: Dir, dest: Dir): number {
+  let files = 0;
+  for (const entry of source.list()) {
+    if (entry.type === 'directory') {
+      const child = source.openDir(entry.name);
+      try {
+        const entries = child.list();
+        if (entries.some((inner) => inner.name === 'manifest.json')) {
+          for (const inner of entries) {
+            if (inner.type !== 'file') continue;
+            createHash('sha256').update(readHeld(child, inner.name)).digest('hex');
+            files += 1;
+          }
+          const destBundle = dest.openDir(entry.name);
+          try {
+            readHeld(destBundle, '.distributor.json');
+            files += 1;
+          } finally {
+            destBundle.close();
+          }
+        } else {
+          const destChild = dest.openDir(entry.name);
+          try {
+            files += heldReadsOfRerun(child, destChild);
+          } finally {
+            destChild.close();
+          }
+        }
+      } finally {
+        child.close();
+      }
+    }
+  }
+  return files;
+}
+
 const figures = (): { maxRssKiB: number; cpuMs: number } => {
   const usage = process.resourceUsage();
   return { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 };
 };
 
-if (mode === 'reads') {
+if (mode === 'held-reads') {
+  const source = Dir.open(target);
+  const dest = Dir.open(destination);
+  const files = heldReadsOfRerun(source, dest);
+  source.close();
+  dest.close();
+  process.stdout.write(`${JSON.stringify({ ...figures(), files })}\n`);
+} else if (mode === 'reads') {
   const files = readsOfRerun(target, destination, '');
   process.stdout.write(`${JSON.stringify({ ...figures(), files })}\n`);
 } else if (mode === 'hash') {

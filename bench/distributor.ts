@@ -18,10 +18,11 @@ import type { Benchmark, Variant } from './harness.js';
  * - a no-op rerun over 10,000 small bundles (discover, read every manifest,
  *   inspect every destination path, hash every file, skip) vs hashing the
  *   same sources once in a Node process (and vs openssl): target <= 1.3x.
- * Two floors show what no implementation can go below on this machine: the
- * copy every publication makes (`cp -r` of the source to tmpfs, added to
- * openssl's time), and the reads every rerun makes (each source file hashed
- * and each destination state read, by path, nothing parsed or checked).
+ * Floors show what no implementation can go below on this machine: the copy
+ * every publication makes (`cp -r` of the source to tmpfs, added to openssl's
+ * time), the reads every rerun makes (each source file hashed and each
+ * destination state read, by path, nothing parsed or checked), and the same
+ * reads made through held, no-follow descriptors, as sealkit makes them.
  * Each run is a fresh process (`distributor-child.js`) running a private copy
  * of the build, so figures include process start, as for a user, and peak
  * RSS and CPU time are the child's own. Peak RSS is also taken for one bundle
@@ -46,7 +47,11 @@ interface ChildReport {
   readonly files?: number;
 }
 
-function runChild(mode: 'run' | 'hash' | 'reads', target: string, destination?: string): ChildReport {
+function runChild(
+  mode: 'run' | 'hash' | 'reads' | 'held-reads',
+  target: string,
+  destination?: string,
+): ChildReport {
   const args = destination === undefined ? [child, mode, target] : [child, mode, target, destination];
   const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`distributor benchmark child failed: ${result.stderr}`);
@@ -168,6 +173,7 @@ export const distributorBenchmark: Benchmark = {
       opensslSmall: series(),
       hashSmall: series(),
       readsFloor: series(),
+      heldReadsFloor: series(),
       noop: series(),
     };
     const variants: Variant[] = [
@@ -220,6 +226,10 @@ export const distributorBenchmark: Benchmark = {
         run: timed(s.readsFloor, () => runChild('reads', smallSource, smallDest)),
       },
       {
+        name: 'floor: the same reads through held descriptors',
+        run: timed(s.heldReadsFloor, () => runChild('held-reads', smallSource, smallDest)),
+      },
+      {
         name: 'sealkit no-op rerun, 10,000 bundles',
         run: timed(s.noop, () => {
           const report = runChild('run', smallConfig);
@@ -249,6 +259,10 @@ export const distributorBenchmark: Benchmark = {
         'no-op rerun / openssl, wall': ratio(s.noop, s.opensslSmall),
         'floor of a rerun (sources + states read) / node hashing once, wall': ratio(
           s.readsFloor,
+          s.hashSmall,
+        ),
+        'floor of a rerun through held descriptors / node hashing once, wall': ratio(
+          s.heldReadsFloor,
           s.hashSmall,
         ),
         ...(shm === undefined
