@@ -30,8 +30,8 @@ export const COMPARE_OPS = [
 ] as const;
 export type CompareOp = (typeof COMPARE_OPS)[number];
 
-/** Functions and operators the representation admits; everything else is refused. */
-export const SQL_FUNCTIONS = [
+/** Functions the representation admits by name; everything else is refused. */
+export const SQL_NAMED_FUNCTIONS = [
   // aggregates
   'count',
   'count_star',
@@ -65,7 +65,10 @@ export const SQL_FUNCTIONS = [
   'day',
   'starts_with',
   'contains',
-  // operators
+] as const;
+
+/** Operators, represented as functions of the same node kind. */
+const SQL_OPERATORS = [
   'add',
   'subtract',
   'multiply',
@@ -78,6 +81,9 @@ export const SQL_FUNCTIONS = [
   'ilike',
   'not_ilike',
 ] as const;
+
+/** Functions and operators the representation admits; everything else is refused. */
+export const SQL_FUNCTIONS = [...SQL_NAMED_FUNCTIONS, ...SQL_OPERATORS] as const;
 export type SqlFunction = (typeof SQL_FUNCTIONS)[number];
 
 export type SqlExpr =

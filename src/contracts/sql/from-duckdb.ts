@@ -4,16 +4,17 @@ import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
 import { requireNfc } from '../authoring/text.js';
-import type {
-  CompareOp,
-  Qualifier,
-  SqlCte,
-  SqlExpr,
-  SqlFrom,
-  SqlFunction,
-  SqlOrder,
-  SqlQuery,
-  SqlSelectItem,
+import {
+  type CompareOp,
+  type Qualifier,
+  SQL_NAMED_FUNCTIONS,
+  type SqlCte,
+  type SqlExpr,
+  type SqlFrom,
+  type SqlFunction,
+  type SqlOrder,
+  type SqlQuery,
+  type SqlSelectItem,
 } from './ast.js';
 
 /**
@@ -175,39 +176,7 @@ const OPERATOR_FUNCTIONS: Readonly<Record<string, SqlFunction>> = {
   '!~~*': 'not_ilike',
 };
 
-const NAMED_FUNCTIONS: ReadonlySet<string> = new Set<SqlFunction>([
-  'count',
-  'count_star',
-  'sum',
-  'avg',
-  'min',
-  'max',
-  'median',
-  'any_value',
-  'abs',
-  'round',
-  'floor',
-  'ceil',
-  'lower',
-  'upper',
-  'trim',
-  'ltrim',
-  'rtrim',
-  'length',
-  'concat',
-  'substring',
-  'replace',
-  'nullif',
-  'greatest',
-  'least',
-  'date_trunc',
-  'date_part',
-  'year',
-  'month',
-  'day',
-  'starts_with',
-  'contains',
-]);
+const NAMED_FUNCTIONS: ReadonlySet<string> = new Set<SqlFunction>(SQL_NAMED_FUNCTIONS);
 
 const CAST_TYPES: Readonly<Record<string, PhysicalType>> = {
   BOOLEAN: { name: 'boolean' },
