@@ -9,7 +9,15 @@ import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { readState } from './inspect.js';
-import { closeAll, destinationProblem, ensureDirs, openDirs, removeOwnTree, type StepHook } from './tree.js';
+import {
+  closeAll,
+  destinationProblem,
+  ensureDirs,
+  openDirs,
+  removeEnsured,
+  removeOwnTree,
+  type StepHook,
+} from './tree.js';
 import { cleanStage, type LocalRoot } from './work-area.js';
 
 const FILE_MODE = 0o644;
@@ -194,7 +202,7 @@ function commitPublish(
       swappedEmpty = true;
     }
   } catch (error: unknown) {
-    removeCreated(root.root, parents.created, step);
+    removeEnsured(parents, step);
     closeAll(parents.opened);
     throw error;
   }
@@ -265,25 +273,6 @@ function commitReplace(
     syncCommitted(located.dir, step);
   } finally {
     closeAll(located.opened);
-  }
-}
-
-/** Removes the parent directories a failed first publish created, innermost first, if still empty. */
-function removeCreated(root: Dir, created: readonly string[], step: StepHook): void {
-  for (const path of [...created].reverse()) {
-    const segments = path.split('/');
-    try {
-      const located = openDirs(root, segments.slice(0, -1));
-      if (located === undefined) continue;
-      try {
-        step('rmdir');
-        located.dir.rmdir(segments[segments.length - 1] ?? '');
-      } finally {
-        closeAll(located.opened);
-      }
-    } catch {
-      // Not empty any more, or gone: nothing of ours to remove.
-    }
   }
 }
 

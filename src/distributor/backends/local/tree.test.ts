@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dir } from '../../../core/fs/index.js';
-import { ensureDirs, type StepHook } from './tree.js';
+import { ensureDirs, removeEnsured, type StepHook } from './tree.js';
 
 const base = mkdtempSync(join(tmpdir(), 'sealkit-tree-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -42,6 +42,23 @@ describe('ensureDirs', () => {
           expect({ failOn, nth, left: existsSync(join(base, 'fail')) }).toEqual({ failOn, nth, left: false });
         }
       }
+    } finally {
+      root.close();
+    }
+  });
+
+  it('removes what it created on request, innermost first, keeping a directory that is no longer empty and one it did not create', () => {
+    mkdirSync(join(base, 'kept'));
+    const root = Dir.open(base);
+    try {
+      const made = ensureDirs(root, ['kept', 'one', 'two'], () => {});
+      expect(made.created).toEqual(['kept/one', 'kept/one/two']);
+      writeFileSync(join(base, 'kept', 'one', 'theirs.txt'), 'x');
+      removeEnsured(made, () => {});
+      for (const dir of made.opened) dir.close();
+      expect(existsSync(join(base, 'kept', 'one', 'two'))).toBe(false);
+      expect(existsSync(join(base, 'kept', 'one', 'theirs.txt'))).toBe(true);
+      expect(existsSync(join(base, 'kept'))).toBe(true);
     } finally {
       root.close();
     }

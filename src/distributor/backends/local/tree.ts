@@ -9,17 +9,25 @@ export type StepHook = (
 /** Bounds on walking a destination bundle tree. */
 export const TREE_LIMITS = { maxDepth: 64, maxEntries: 1_000_000 } as const;
 
+/** What `ensureDirs` opened (the caller closes `opened`) and which of those it created. */
+export interface EnsuredDirs {
+  readonly dir: Dir;
+  /** Paths of the directories it created, outermost first. */
+  readonly created: readonly string[];
+  readonly opened: readonly Dir[];
+  readonly base: Dir;
+  readonly segments: readonly string[];
+  /** Indexes into `segments` (and `opened`) of the directories it created. */
+  readonly madeAt: readonly number[];
+}
+
 /**
  * Opens (creating when absent, 0755) each directory of `segments` below
  * `base`, without following symlinks. Every directory it creates is fsynced
- * into its parent and reported in `created` (outermost first) so a failed
- * publication can remove exactly those again.
+ * into its parent and reported, so a failed publication can remove exactly
+ * those again (`removeEnsured`); a failure inside it removes them itself.
  */
-export function ensureDirs(
-  base: Dir,
-  segments: readonly string[],
-  step: StepHook,
-): { readonly dir: Dir; readonly created: readonly string[]; readonly opened: readonly Dir[] } {
+export function ensureDirs(base: Dir, segments: readonly string[], step: StepHook): EnsuredDirs {
   const opened: Dir[] = [];
   const created: string[] = [];
   const madeAt: number[] = [];
@@ -52,10 +60,18 @@ export function ensureDirs(
     for (const dir of opened) dir.close();
     throw error;
   }
-  return { dir: current, created, opened };
+  return { dir: current, created, opened, base, segments, madeAt };
 }
 
-/** Undoes a failed `ensureDirs`: removes the directories it made (at `madeAt`), innermost first, if still empty. */
+/**
+ * Removes the directories `ensureDirs` created, innermost first, if still
+ * empty, through the handles it holds (no name is looked up again).
+ */
+export function removeEnsured(ensured: EnsuredDirs, step: StepHook): void {
+  removeMade(ensured.base, ensured.segments, ensured.opened, ensured.madeAt, step);
+}
+
+/** Removes the directories made at `madeAt`, innermost first, if still empty. */
 function removeMade(
   base: Dir,
   segments: readonly string[],
