@@ -233,6 +233,33 @@ describe('Dir operations', () => {
     }
   });
 
+  it('changes the mode of an opened file through its descriptor: the held inode, not what the name points to later', () => {
+    const root = freshDir();
+    writeFileSync(join(root, 'held'), 'x', { mode: 0o600 });
+    writeFileSync(join(root, 'other'), 'y', { mode: 0o600 });
+    const dir = Dir.open(root);
+    try {
+      const file = dir.openFile('held');
+      try {
+        // The name now points at another inode; the descriptor still holds the first one.
+        expect(spawnSync('mv', [join(root, 'held'), join(root, 'moved')]).status).toBe(0);
+        expect(spawnSync('mv', [join(root, 'other'), join(root, 'held')]).status).toBe(0);
+        file.chmod(0o644);
+        file.fsync();
+        expect(lstatSync(join(root, 'moved')).mode & 0o7777).toBe(0o644);
+        expect(lstatSync(join(root, 'held')).mode & 0o7777).toBe(0o600);
+        expect(codeOf(() => file.chmod(0o10000))).toBe('EINVAL');
+        expect(codeOf(() => file.chmod(-1))).toBe('EINVAL');
+        expect(lstatSync(join(root, 'moved')).mode & 0o7777).toBe(0o644);
+      } finally {
+        file.close();
+      }
+      expect(codeOf(() => file.chmod(0o600))).toBe('EBADF');
+    } finally {
+      dir.close();
+    }
+  });
+
   it('lists entries sorted by bytes, without . and .., keeping non-UTF-8 names usable', () => {
     const root = freshDir();
     for (const name of ['b', 'B', 'a', 'é', '_', '10', '9']) writeFileSync(join(root, name), '');

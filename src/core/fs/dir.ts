@@ -3,6 +3,7 @@ import { Descriptor } from './descriptor.js';
 import { FsError } from './errors.js';
 import { closeQuietly, libc } from './libc.js';
 import { type DirEntry, listEntries } from './list.js';
+import { checkMode } from './mode.js';
 import { type EntryName, encodeName } from './names.js';
 import { openChild } from './open-child.js';
 import { PathHandle } from './path-handle.js';
@@ -162,8 +163,4 @@ export class Dir extends Descriptor {
   rmdir(name: EntryName): void {
     libc().unlinkat(this.fd, encodeName(name, 'unlinkat'), AT_REMOVEDIR);
   }
-}
-
-function checkMode(mode: number, syscall: string): void {
-  if (!Number.isInteger(mode) || mode < 0 || mode > 0o7777) throw FsError.synthetic('EINVAL', syscall);
 }

@@ -1,5 +1,7 @@
-import { readSync } from 'node:fs';
+import { fsyncSync, readSync } from 'node:fs';
 import { Descriptor } from './descriptor.js';
+import { libc } from './libc.js';
+import { checkMode } from './mode.js';
 import { nodeCall } from './node-call.js';
 
 /** A file opened for reading through a no-follow, non-blocking open. */
@@ -28,6 +30,21 @@ export class ReadableFile extends Descriptor {
       total += count;
     }
     return Buffer.concat(parts, total);
+  }
+
+  /**
+   * fchmod of the held inode. For a file opened no-follow and checked with
+   * `stat()`, nothing is looked up by name again, so it cannot change another
+   * inode than the one checked.
+   */
+  chmod(mode: number): void {
+    checkMode(mode, 'fchmod');
+    libc().fchmod(this.fd, mode);
+  }
+
+  /** fsync of the held inode (Linux accepts a descriptor opened read-only). */
+  fsync(): void {
+    nodeCall('fsync', () => fsyncSync(this.fd));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { fsyncSync, writeSync } from 'node:fs';
 import { Descriptor } from './descriptor.js';
 import { libc } from './libc.js';
+import { checkMode } from './mode.js';
 import { nodeCall } from './node-call.js';
 
 /** A file sealkit created exclusively and holds open for writing. */
@@ -34,6 +35,7 @@ export class WritableFile extends Descriptor {
   }
 
   chmod(mode: number): void {
+    checkMode(mode, 'fchmod');
     libc().fchmod(this.fd, mode);
   }
 }

@@ -1,4 +1,3 @@
-import { fsyncSync } from 'node:fs';
 import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
 import { type Dir, exchange, isFsError, renameNoReplace } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
@@ -63,8 +62,10 @@ export async function applyLocal(
     } finally {
       stage.close();
     }
-    step('fsync');
-    runDir.fsync();
+    // The stage's own entry in the run directory is not fsynced: the commit
+    // renames it away, and that rename is made durable by the fsync of the
+    // destination parent (syncCommitted). A crash before it leaves scratch
+    // that the next run sweeps, durable or not.
     const segments = write.bundle_dir.split('/');
     if (write.action === 'publish') {
       commitPublish(root, segments, runDir, stageName, step);
@@ -146,12 +147,17 @@ async function placeOutput(
   if (taken !== undefined) {
     step('rename');
     renameNoReplace(taken.dir, taken.name, parent, name);
-    parent.chmodChild(name, FILE_MODE);
+    // One no-follow open serves the check, the mode and the fsync: the file
+    // sits in this run's private staging tree, so no name is looked up twice.
     const file = parent.openFile(name);
     try {
-      if (file.stat().size !== BigInt(output.size)) throw refuseDistributor('destination_write_failed');
+      const stat = file.stat();
+      if (stat.type !== 'file' || stat.size !== BigInt(output.size)) {
+        throw refuseDistributor('destination_write_failed');
+      }
+      file.chmod(FILE_MODE);
       step('fsync');
-      fsyncSync(file.fd);
+      file.fsync();
     } finally {
       file.close();
     }
