@@ -323,6 +323,7 @@ export const distributorBenchmark: Benchmark = {
           : { 'CPU ms, publish 1 GiB (tmpfs)': median(measured(s.publishTmpfs.cpuMs)).toFixed(0) }),
         'CPU ms, node hashing 10,000 bundles once': median(measured(s.hashSmall.cpuMs)).toFixed(0),
         'CPU ms, no-op rerun 10,000 bundles': median(measured(s.noop.cpuMs)).toFixed(0),
+        'CPU ms, floor through held descriptors': median(measured(s.heldReadsFloor.cpuMs)).toFixed(0),
         'peak RSS MiB, publish 1 GiB in 1,000 bundles': mib(median(measured(s.publishDisk.rssKiB))),
         'peak RSS MiB, publish one bundle of one 256 MiB file': mib(hugeRss),
         'peak RSS MiB, no-op rerun over 10,000 bundles': mib(median(measured(s.noop.rssKiB))),
