@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { Dir } from './dir.js';
 import { isFsError } from './errors.js';
 
@@ -181,6 +182,43 @@ describe('Dir operations', () => {
     expect(lstatSync(join(root, 'dangling')).isSymbolicLink()).toBe(true);
     expect(codeOf(() => dir.createExclusive('bad-mode', 0o10000))).toBe('EINVAL');
     dir.close();
+  });
+
+  it('leaves the requested bits, minus the umask, when killed between a create and its chmod', () => {
+    // Regression: a directory was created 0700 and opened up by the chmod
+    // after it, so a run killed in between left a parent folder of published
+    // bundles closed to everyone else, and later runs used it as it was.
+    const root = freshDir();
+    const fsIndex = join(REPO_ROOT, 'dist', 'src', 'core', 'fs');
+    for (const [create, name] of [
+      ['mkdirExclusive', 'folder'],
+      ['createExclusive', 'file'],
+    ] as const) {
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { libc } = await import(${JSON.stringify(join(fsIndex, 'libc.js'))});
+           const { Dir } = await import(${JSON.stringify(join(fsIndex, 'dir.js'))});
+           process.umask(0o022);
+           const dir = Dir.open(process.argv[1]);
+           // The real create runs; the process dies where its chmod would have run.
+           libc().fchmod = () => process.kill(process.pid, 'SIGKILL');
+           dir[process.argv[2]](process.argv[3], 0o755);`,
+          root,
+          create,
+          name,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect({ create, signal: child.signal, stderr: child.stderr }).toEqual({
+        create,
+        signal: 'SIGKILL',
+        stderr: '',
+      });
+      expect({ create, mode: lstatSync(join(root, name)).mode & 0o7777 }).toEqual({ create, mode: 0o755 });
+    }
   });
 
   it('stats without following symlinks and agrees with Node for every field', () => {

@@ -64,13 +64,16 @@ export class Dir extends Descriptor {
   /**
    * Creates a directory that must not exist yet and returns it held. The mode
    * is applied exactly through the held descriptor (the umask does not apply),
-   * so published modes do not depend on the environment. It is created 0700
-   * first, so it is never more open than requested.
+   * so published modes do not depend on the environment. It is created with
+   * the requested permission bits (the umask can only remove some), so it is
+   * never more open than requested, and a process killed between the mkdir
+   * and the chmod leaves what a plain `mkdir` would, not a directory closed to
+   * everyone else that a later run takes as it is.
    */
   mkdirExclusive(name: EntryName, mode: number): Dir {
     checkMode(mode, 'mkdirat');
     const encoded = encodeName(name, 'mkdirat');
-    libc().mkdirat(this.fd, encoded, 0o700);
+    libc().mkdirat(this.fd, encoded, mode & 0o777);
     const child = this.openDir(encoded.subarray(0, -1));
     try {
       child.chmod(mode);
@@ -84,14 +87,15 @@ export class Dir extends Descriptor {
   /**
    * Creates a regular file that must not exist yet (an existing name, even a
    * dangling symlink, gives EEXIST) and returns it open for writing. The mode
-   * is applied exactly, as for `mkdirExclusive`. On a failure after creation
+   * is applied exactly and the file created with the requested permission
+   * bits, as for `mkdirExclusive`. On a failure after creation
    * the empty file is left in place: removing it by name could remove
    * something else.
    */
   createExclusive(name: EntryName, mode: number): WritableFile {
     checkMode(mode, 'openat');
     const { O_WRONLY, O_CREAT, O_EXCL } = libc().flags;
-    const fd = openChild(this.fd, encodeName(name, 'openat'), O_WRONLY | O_CREAT | O_EXCL, 0o600);
+    const fd = openChild(this.fd, encodeName(name, 'openat'), O_WRONLY | O_CREAT | O_EXCL, mode & 0o777);
     const file = WritableFile.adopt(fd);
     try {
       file.chmod(mode);
