@@ -191,7 +191,8 @@ function commitPublish(
   step: StepHook,
 ): void {
   const leaf = segments[segments.length - 1] ?? '';
-  const parents = ensureDirs(root.root, segments.slice(0, -1), step);
+  const scratch = { dir: runDir, nextName: () => root.nextParentName() };
+  const parents = ensureDirs(root.root, segments.slice(0, -1), scratch, step);
   let swappedEmpty = false;
   try {
     step('rename');

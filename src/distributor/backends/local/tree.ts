@@ -1,4 +1,10 @@
-import { type Dir, type DirEntry, type EntryName, isFsError } from '../../../core/fs/index.js';
+import {
+  type Dir,
+  type DirEntry,
+  type EntryName,
+  isFsError,
+  renameNoReplace,
+} from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
@@ -21,13 +27,29 @@ export interface EnsuredDirs {
   readonly madeAt: readonly number[];
 }
 
+/** Where `ensureDirs` builds a missing directory before renaming it into place. */
+export interface Scratch {
+  readonly dir: Dir;
+  /** A name not used in `dir` yet. */
+  readonly nextName: () => string;
+}
+
 /**
  * Opens (creating when absent, 0755) each directory of `segments` below
- * `base`, without following symlinks. Every directory it creates is fsynced
- * into its parent and reported, so a failed publication can remove exactly
- * those again (`removeEnsured`); a failure inside it removes them itself.
+ * `base`, without following symlinks. A missing directory is made in
+ * `scratch` (same filesystem), given its mode there, and renamed into place
+ * without replacing: it appears whole, with its exact mode, or not at all,
+ * whatever the umask and wherever the process is killed (a leftover in
+ * scratch is the run's own). Every directory it creates is fsynced into its
+ * parent and reported, so a failed publication can remove exactly those
+ * again (`removeEnsured`); a failure inside it removes them itself.
  */
-export function ensureDirs(base: Dir, segments: readonly string[], step: StepHook): EnsuredDirs {
+export function ensureDirs(
+  base: Dir,
+  segments: readonly string[],
+  scratch: Scratch,
+  step: StepHook,
+): EnsuredDirs {
   const opened: Dir[] = [];
   const created: string[] = [];
   const madeAt: number[] = [];
@@ -40,9 +62,9 @@ export function ensureDirs(base: Dir, segments: readonly string[], step: StepHoo
         next = current.openDir(segment);
       } catch (error: unknown) {
         if (!isFsError(error, 'ENOENT')) throw destinationProblem(error);
-        step('mkdir');
-        next = current.mkdirExclusive(segment, 0o755);
-        made = true;
+        const built = buildInScratch(scratch, current, segment, step);
+        next = built.dir;
+        made = built.made;
       }
       // Recorded before anything else can fail, so a failure below closes
       // the handle and removes the directory this call made.
@@ -61,6 +83,41 @@ export function ensureDirs(base: Dir, segments: readonly string[], step: StepHoo
     throw error;
   }
   return { dir: current, created, opened, base, segments, madeAt };
+}
+
+/**
+ * One missing directory: made in scratch and renamed to `name` in `parent`.
+ * The held handle follows the inode through the rename. When the name was
+ * taken meanwhile (by someone else: the run holds the lock), the scratch
+ * copy is removed and the existing directory opened instead, not made.
+ */
+function buildInScratch(
+  scratch: Scratch,
+  parent: Dir,
+  name: string,
+  step: StepHook,
+): { readonly dir: Dir; readonly made: boolean } {
+  const scratchName = scratch.nextName();
+  step('mkdir');
+  const dir = scratch.dir.mkdirExclusive(scratchName, 0o755);
+  try {
+    step('rename');
+    renameNoReplace(scratch.dir, scratchName, parent, name);
+    return { dir, made: true };
+  } catch (error: unknown) {
+    dir.close();
+    if (!isFsError(error, 'EEXIST') && !isFsError(error, 'ENOTEMPTY')) throw error;
+    try {
+      scratch.dir.rmdir(scratchName);
+    } catch {
+      // Left in the run's scratch, removed with it.
+    }
+    try {
+      return { dir: parent.openDir(name), made: false };
+    } catch (opening: unknown) {
+      throw destinationProblem(opening);
+    }
+  }
 }
 
 /**

@@ -98,6 +98,12 @@ export class LocalRoot {
     return `${STAGE_PREFIX}${this.#stages}`;
   }
 
+  /** A fresh name in this run's directory for a destination parent folder built before it is renamed into place. */
+  nextParentName(): string {
+    this.#stages += 1;
+    return `parent-${this.#stages}`;
+  }
+
   /** A fresh name for a source snapshot in this run's directory (several pipelines may share a root). */
   nextSnapshotName(): string {
     this.#stages += 1;
