@@ -1,11 +1,11 @@
 import { AT_REMOVEDIR } from './constants.js';
-import { Descriptor } from './descriptor.js';
 import { FsError } from './errors.js';
 import { closeQuietly, libc } from './libc.js';
 import { type DirEntry, listEntries } from './list.js';
 import { checkMode } from './mode.js';
 import { type EntryName, encodeName } from './names.js';
 import { openChild } from './open-child.js';
+import { OpenDescriptor } from './open-descriptor.js';
 import { PathHandle } from './path-handle.js';
 import { ReadableFile } from './readable-file.js';
 import { type FileStat, sameInode, statAt } from './stat.js';
@@ -21,7 +21,7 @@ import { WritableFile } from './writable-file.js';
  * Failures are `FsError`s with the errno name as `code`; a symlink where a
  * directory or file is expected is always ELOOP.
  */
-export class Dir extends Descriptor {
+export class Dir extends OpenDescriptor {
   /** Whether the descriptor's read position has moved (a listing ran): the next listing rewinds first. */
   #listed = false;
 
@@ -111,11 +111,6 @@ export class Dir extends Descriptor {
     return name === undefined ? statAt(this.fd) : statAt(this.fd, encodeName(name, 'statx'));
   }
 
-  chmod(mode: number): void {
-    checkMode(mode, 'fchmod');
-    libc().fchmod(this.fd, mode);
-  }
-
   /**
    * Changes the mode of a child regular file or directory through a
    * descriptor of its own, never by name: the child is pinned with O_PATH,
@@ -146,10 +141,6 @@ export class Dir extends Descriptor {
     } finally {
       pinned.close();
     }
-  }
-
-  fsync(): void {
-    libc().fsync(this.fd);
   }
 
   list(): readonly DirEntry[] {

@@ -1,11 +1,9 @@
-import { fsyncSync, readSync } from 'node:fs';
-import { Descriptor } from './descriptor.js';
-import { libc } from './libc.js';
-import { checkMode } from './mode.js';
+import { readSync } from 'node:fs';
 import { nodeCall } from './node-call.js';
+import { OpenDescriptor } from './open-descriptor.js';
 
 /** A file opened for reading through a no-follow, non-blocking open. */
-export class ReadableFile extends Descriptor {
+export class ReadableFile extends OpenDescriptor {
   /** @internal Use `Dir.openFile`. */
   static adopt(fd: number): ReadableFile {
     return new ReadableFile(fd);
@@ -30,21 +28,6 @@ export class ReadableFile extends Descriptor {
       total += count;
     }
     return Buffer.concat(parts, total);
-  }
-
-  /**
-   * fchmod of the held inode. For a file opened no-follow and checked with
-   * `stat()`, nothing is looked up by name again, so it cannot change another
-   * inode than the one checked.
-   */
-  chmod(mode: number): void {
-    checkMode(mode, 'fchmod');
-    libc().fchmod(this.fd, mode);
-  }
-
-  /** fsync of the held inode (Linux accepts a descriptor opened read-only). */
-  fsync(): void {
-    nodeCall('fsync', () => fsyncSync(this.fd));
   }
 
   /**

@@ -1,11 +1,10 @@
-import { fsyncSync, writeSync } from 'node:fs';
-import { Descriptor } from './descriptor.js';
+import { writeSync } from 'node:fs';
 import { libc } from './libc.js';
-import { checkMode } from './mode.js';
 import { nodeCall } from './node-call.js';
+import { OpenDescriptor } from './open-descriptor.js';
 
 /** A file sealkit created exclusively and holds open for writing. */
-export class WritableFile extends Descriptor {
+export class WritableFile extends OpenDescriptor {
   /** @internal Use `Dir.createExclusive`. */
   static adopt(fd: number): WritableFile {
     return new WritableFile(fd);
@@ -20,10 +19,6 @@ export class WritableFile extends Descriptor {
     }
   }
 
-  fsync(): void {
-    nodeCall('fsync', () => fsyncSync(this.fd));
-  }
-
   /**
    * Asks the kernel to start writing the file's dirty pages now, without
    * waiting (sync_file_range WRITE). It makes nothing durable — only `fsync`
@@ -32,10 +27,5 @@ export class WritableFile extends Descriptor {
    */
   startWriteback(): void {
     libc().startWriteback(this.fd);
-  }
-
-  chmod(mode: number): void {
-    checkMode(mode, 'fchmod');
-    libc().fchmod(this.fd, mode);
   }
 }
