@@ -3,9 +3,14 @@
 // suite under a dedicated account; a test run as root would pass permission
 // checks that prove nothing (root bypasses mode bits).
 //
+// A checkout the test account cannot read (a clone under /root, or in a
+// `mktemp -d` folder: both 0700) is copied into the run's private folder,
+// owned by that account, and the suite runs from the copy; the user's own
+// folders keep their permissions. See docs/development.md#running-the-tests.
+//
 // Usage: npm test [-- [--no-check] [vitest args...]]
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,7 +45,8 @@ step('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
 const isRoot = process.geteuid?.() === 0;
 const workDir = mkdtempSync(join(tmpdir(), 'sealkit-test-'));
 const env = { ...process.env, SEALKIT_TEST_CACHE: workDir, TMPDIR: workDir };
-let command = bin('vitest');
+let suiteRoot = root;
+let command = join(suiteRoot, 'node_modules', '.bin', 'vitest');
 let commandArgs = ['run', '--configLoader', 'runner', ...vitestArgs];
 
 if (isRoot) {
@@ -48,6 +54,11 @@ if (isRoot) {
   const { uid, gid, home } = user;
   chownSync(workDir, uid, gid);
   chmodSync(workDir, 0o700);
+  const unreachable = firstUnreachable(uid, gid);
+  if (unreachable !== undefined) {
+    suiteRoot = copyCheckout(workDir, unreachable, uid, gid);
+    command = join(suiteRoot, 'node_modules', '.bin', 'vitest');
+  }
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chownSync(home, uid, gid);
   env.SEALKIT_ROOT_FIXTURES = prepareRootFixtures(workDir, uid, gid);
@@ -66,9 +77,77 @@ if (isRoot) {
   process.stderr.write('\n== suite\n');
 }
 
-const status = run(command, commandArgs, { env });
+const status = run(command, commandArgs, { env, cwd: suiteRoot });
 rmSync(workDir, { recursive: true, force: true });
 process.exit(status);
+
+// The first entry of the checkout (outside .git) that the test account cannot
+// read, or a folder it cannot enter, or undefined when it reaches everything.
+// `find -readable` asks the kernel with the account's own ids (access(2)), so
+// ACLs and every parent folder's mode are taken into account.
+function firstUnreachable(uid, gid) {
+  const result = spawnSync(
+    'setpriv',
+    [
+      `--reuid=${uid}`,
+      `--regid=${gid}`,
+      '--clear-groups',
+      '--',
+      'find',
+      root,
+      '-path',
+      join(root, '.git'),
+      '-prune',
+      '-o',
+      '(',
+      '!',
+      '-readable',
+      '-o',
+      '-type',
+      'd',
+      '!',
+      '-executable',
+      ')',
+      '-print',
+      '-quit',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (result.error) throw result.error;
+  const first = result.stdout.split('\n')[0];
+  if (result.status === 0 && first === '') return undefined;
+  return first === '' ? root : first;
+}
+
+// Copies the built checkout (sources, dist, node_modules; not .git) into the
+// run's private folder and gives the copy to the test account. Symbolic links
+// are copied as they are: node_modules/.bin holds relative links that must
+// point inside the copy, not back into the unreachable original.
+function copyCheckout(base, unreachable, uid, gid) {
+  const copy = join(base, 'checkout');
+  process.stderr.write(`\n== copy of the checkout (the test account cannot reach ${unreachable}): ${copy}\n`);
+  try {
+    cpSync(root, copy, {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (source) => source !== join(root, '.git'),
+    });
+  } catch (error) {
+    rmSync(base, { recursive: true, force: true });
+    process.stderr.write(
+      `sealkit test: cannot copy the checkout into ${base} (${error.code ?? error.message}).\n` +
+        'The unprivileged test account cannot read this checkout, so the suite runs from a copy\n' +
+        'in the temporary folder. Free space there, point TMPDIR at a folder with about 1 GiB free,\n' +
+        'or clone into a folder every user can enter (for example under /srv or /opt).\n',
+    );
+    process.exit(1);
+  }
+  if (run('chown', ['-R', '--no-dereference', `${uid}:${gid}`, copy]) !== 0) {
+    process.stderr.write(`sealkit test: cannot give the copy ${copy} to the test account\n`);
+    process.exit(1);
+  }
+  return copy;
+}
 
 function ensureTestUser() {
   const name = process.env.SEALKIT_TEST_USER ?? 'sealkit-test';
