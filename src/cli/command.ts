@@ -1,5 +1,7 @@
 import type { JsonObjectOut } from './output.js';
 
+export type Disclosure = 'located' | 'private';
+
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
@@ -13,6 +15,12 @@ export interface CliIo {
 export interface CommandResult {
   readonly text: string | Uint8Array;
   readonly json: JsonObjectOut;
+  /**
+   * Human mode only: the refusals of a command that reports many items
+   * (formatted with `formatRefusal`), printed on stderr after `text`, so
+   * that `>/dev/null` in a cron job hides the report but never a failure.
+   */
+  readonly errors?: string;
   /**
    * Set by a command that reports many items and printed its full report, but
    * refused some of them (e.g. `distribute run` with a conflict): exit 2
@@ -42,5 +50,12 @@ export interface Command {
 export interface CommandEntry {
   readonly path: readonly string[];
   readonly summary: string;
+  /**
+   * Whose data the command reads, which decides what its refusals may show
+   * (docs/refusals.md#two-policies): `located` for the operator's own files
+   * (path, line, column, key, hint), `private` for migration evidence, the
+   * scaffolder and the owner codec (code, role and allowlisted field only).
+   */
+  readonly disclosure: Disclosure;
   load(): Promise<Command>;
 }

@@ -1,15 +1,18 @@
-import type { CliIo, CommandEntry } from './command.js';
+import { didYouMean } from '../core/refusal/index.js';
+import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { reportFailure, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './version.js';
 
-function topUsage(commands: readonly CommandEntry[]): string {
+function topUsage(commands: readonly CommandEntry[], group?: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
   const lines = commands.map((c) => `  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
-    'Usage: sealkit <command> [options]',
+    group === undefined
+      ? 'Usage: sealkit <command> [options]'
+      : `Usage: sealkit ${group} <command> [options]`,
     '',
     'sealkit publishes the artifacts of a data platform canonically, content-addressed,',
     'bounded, and refused with a fixed reason code rather than guessed.',
@@ -36,10 +39,58 @@ function resolve(argv: readonly string[]): { command: CommandEntry; rest: readon
   return best === undefined ? undefined : { command: best, rest: argv.slice(best.path.length) };
 }
 
+function groupUsage(group: string): string | undefined {
+  const members = COMMANDS.filter((c) => c.path[0] === group && c.path.length > 1);
+  return members.length === 0 ? undefined : topUsage(members, group);
+}
+
+/**
+ * An unknown command: one line with the word given, the nearest command when
+ * one is close, and where to look. Within a known group the suggestion and
+ * the pointer are the group's.
+ */
+function unknownCommand(argv: readonly string[], usage: string): UsageError {
+  const words = argv.filter((word) => !word.startsWith('-'));
+  const group = words[0] !== undefined ? groupUsage(words[0]) : undefined;
+  if (group !== undefined && words[0] !== undefined) {
+    const given = words[1] ?? '';
+    const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
+    const hint = didYouMean(given, members);
+    return new UsageError(`unknown command '${words[0]} ${given}'`, group, {
+      brief: true,
+      helpCommand: `sealkit ${words[0]} --help`,
+      ...(hint !== undefined ? { hint } : {}),
+    });
+  }
+  const given = words[0] ?? argv[0] ?? '';
+  const hint = didYouMean(
+    given,
+    COMMANDS.map((c) => c.path[0] ?? ''),
+  );
+  return new UsageError(`unknown command '${given}'`, usage, {
+    brief: true,
+    helpCommand: 'sealkit --help',
+    ...(hint !== undefined ? { hint } : {}),
+  });
+}
+
 export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const json = argv.includes('--json');
   const usage = topUsage(COMMANDS);
+  let disclosure: Disclosure = 'located';
   try {
+    if (argv[0] === 'help' && argv.length > 1) {
+      // `sealkit help distribute run` is `sealkit distribute run --help`.
+      const topic = argv.slice(1).filter((word) => word !== '--json');
+      const found = resolve(topic);
+      if (found !== undefined && found.rest.length === 0)
+        return await main([...topic, '--help', ...(json ? ['--json'] : [])], io);
+      const group = topic.length === 1 && topic[0] !== undefined ? groupUsage(topic[0]) : undefined;
+      if (group === undefined) throw unknownCommand(topic, usage);
+      if (json) writeJson(io, { status: 'ok', usage: group });
+      else io.stdout.write(`${group}\n`);
+      return EXIT.ok;
+    }
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       if (json) writeJson(io, { status: 'ok', usage });
       else io.stdout.write(`${usage}\n`);
@@ -53,22 +104,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     }
     const found = resolve(argv);
     if (found === undefined) {
-      const group = COMMANDS.filter((c) => c.path[0] === argv[0]);
-      if (group.length > 0 && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
-        const groupUsage = topUsage(group);
-        if (json) writeJson(io, { status: 'ok', usage: groupUsage });
-        else io.stdout.write(`${groupUsage}\n`);
+      const group = argv[0] === undefined ? undefined : groupUsage(argv[0]);
+      if (group !== undefined && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
+        if (json) writeJson(io, { status: 'ok', usage: group });
+        else io.stdout.write(`${group}\n`);
         return EXIT.ok;
       }
-      throw new UsageError('unknown command', usage);
+      throw unknownCommand(argv, usage);
     }
+    disclosure = found.command.disclosure;
     const command = await found.command.load();
     const result = await command.run(found.rest, io);
     if (json) writeJson(io, result.json);
-    else io.stdout.write(result.text);
+    else {
+      io.stdout.write(result.text);
+      if (result.errors !== undefined && result.errors !== '') io.stderr.write(result.errors);
+    }
     return exitCodeForResult(result);
   } catch (error: unknown) {
-    reportFailure(io, error, json);
+    reportFailure(io, error, json, disclosure);
     return exitCodeFor(error);
   }
 }

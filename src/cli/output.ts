@@ -1,5 +1,5 @@
-import { Refusal } from '../core/refusal/index.js';
-import type { CliIo } from './command.js';
+import { Refusal, type RefusalRecord } from '../core/refusal/index.js';
+import type { CliIo, Disclosure } from './command.js';
 import { UsageError } from './usage-error.js';
 
 export interface JsonObjectOut {
@@ -10,22 +10,78 @@ export function writeJson(io: CliIo, value: JsonObjectOut): void {
   io.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+const INTERNAL_MESSAGE = 'sealkit hit an internal error; nothing was published by the failing step';
+
 /**
- * Prints a failure. Refusal messages are fixed per code; an unexpected error
- * prints fixed text only — its message may hold paths or values from the input.
+ * What a refusal may show under a command's disclosure policy: a private
+ * command never prints a location or a hint, whatever the library attached
+ * (docs/refusals.md#two-policies).
  */
-export function reportFailure(io: CliIo, error: unknown, json: boolean): void {
+export function disclosed(refusal: Refusal, disclosure: Disclosure): Refusal {
+  return disclosure === 'private' ? refusal.redacted() : refusal;
+}
+
+/** The `--json` object of a refusal: `reason_code`, `category`, `message`, then what is known of where. */
+export function refusalJson(refusal: Refusal, disclosure: Disclosure): RefusalRecord {
+  return disclosed(refusal, disclosure).toJSON();
+}
+
+/**
+ * The human form of a refusal, one formatter for every command:
+ *
+ *     error[contract_field_unknown]: a resource file has a key sealkit does not know
+ *       --> retail/sources/orders.yaml:14:5
+ *       = at: fields[3].nulable
+ *       = help: did you mean 'nullable'?
+ */
+export function formatRefusal(refusal: Refusal, disclosure: Disclosure): string {
+  const shown = disclosed(refusal, disclosure);
+  const lines = [`error[${shown.code}]: ${shown.message}`];
+  const location = shown.location;
+  if (location?.path !== undefined) {
+    const position =
+      location.line === undefined
+        ? ''
+        : `:${location.line}${location.column === undefined ? '' : `:${location.column}`}`;
+    lines.push(`  --> ${location.path}${position}`);
+  } else if (location?.line !== undefined) {
+    lines.push(
+      `  --> line ${location.line}${location.column === undefined ? '' : `, column ${location.column}`}`,
+    );
+  }
+  if (location?.pointer !== undefined) lines.push(`  = at: ${location.pointer}`);
+  else if (shown.field !== undefined) lines.push(`  = field: ${shown.field}`);
+  if (shown.hint !== undefined) lines.push(`  = help: ${shown.hint}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Prints a failure: human form on stderr, or one JSON object on stdout.
+ * Refusal messages are fixed per code; an unexpected error prints fixed text
+ * only — its message may hold paths or values from the input.
+ */
+export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosure: Disclosure): void {
   if (error instanceof UsageError) {
-    if (json) writeJson(io, { status: 'usage_error', reason_code: 'usage', message: error.message });
-    else io.stderr.write(`sealkit: ${error.message}\n${error.usage}\n`);
+    if (json) {
+      writeJson(io, {
+        status: 'usage_error',
+        reason_code: 'usage',
+        message: error.message,
+        ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      });
+    } else {
+      io.stderr.write(`sealkit: ${error.message}\n`);
+      if (error.hint !== undefined) io.stderr.write(`  = help: ${error.hint}\n`);
+      io.stderr.write(error.brief ? `see '${error.helpCommand}'\n` : `${error.usage}\n`);
+    }
     return;
   }
   if (error instanceof Refusal && error.category !== 'internal') {
-    if (json) writeJson(io, { status: 'refused', ...error.toJSON() });
-    else io.stderr.write(`sealkit: refused (${error.code}): ${error.message}\n`);
+    if (json) writeJson(io, { status: 'refused', ...refusalJson(error, disclosure) });
+    else io.stderr.write(formatRefusal(error, disclosure));
     return;
   }
-  const message = 'sealkit hit an internal error; nothing was published by the failing step';
-  if (json) writeJson(io, { status: 'internal_error', reason_code: 'internal_error', message });
-  else io.stderr.write(`sealkit: internal error (internal_error): ${message}\n`);
+  if (json)
+    writeJson(io, { status: 'internal_error', reason_code: 'internal_error', message: INTERNAL_MESSAGE });
+  else io.stderr.write(`error[internal_error]: ${INTERNAL_MESSAGE}\n`);
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { didYouMean } from '../core/refusal/index.js';
 import { UsageError } from './usage-error.js';
 
 export interface OptionSpec {
@@ -39,12 +40,35 @@ export function parseCommandArgs<const O extends OptionSpecs>(
       allowPositionals: true,
     }) as unknown as ParsedCommandArgs<O>;
   } catch (error: unknown) {
-    throw new UsageError(describeParseError(error), usage);
+    throw usageErrorOf(error, options, usage);
   }
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError('missing argument', usage);
   if (count > positionals.max) throw new UsageError('unexpected argument', usage);
   return parsed;
+}
+
+/** `sealkit distribute run` from a usage text's first line `Usage: sealkit distribute run …`. */
+export function helpCommandOf(usage: string): string {
+  const match = /^Usage: (sealkit(?: [a-z][a-z-]*)*)/.exec(usage);
+  return `${match?.[1] ?? 'sealkit'} --help`;
+}
+
+// An unknown flag is one line, the nearest known flag and where to look:
+// the whole usage text is one command away.
+function usageErrorOf(error: unknown, options: OptionSpecs, usage: string): UsageError {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const given = optionName(error);
+    const known = [...Object.keys(options), 'help'].map((name) => `--${name}`);
+    const hint = given.startsWith('--') ? didYouMean(given, known) : undefined;
+    return new UsageError(`unknown option ${given}`, usage, {
+      brief: true,
+      helpCommand: helpCommandOf(usage),
+      ...(hint !== undefined ? { hint } : {}),
+    });
+  }
+  return new UsageError(describeParseError(error), usage);
 }
 
 function describeParseError(error: unknown): string {

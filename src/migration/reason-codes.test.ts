@@ -485,7 +485,9 @@ describe('every reason code has a fixture made by mutating a synthetic bundle', 
     expect({ status: human.status, stdout: human.stdout.toString() }).toEqual({ status: 2, stdout: '' });
     expect(human.stdout.length).toBe(0);
     expect(human.stderr.toString()).toBe(
-      `sealkit: refused (${fixture.expected.code}): ${refuseEvidence.table[fixture.expected.code].message}\n`,
+      `error[${fixture.expected.code}]: ${refuseEvidence.table[fixture.expected.code].message}\n${
+        'field' in place && place.field !== undefined ? `  = field: ${place.field}\n` : ''
+      }`,
     );
     for (const run of [json, human]) expect(scanForSentinels(run, [], sentinels)).toEqual([]);
     // A check never writes: the tree is byte-for-byte what it was.

@@ -287,7 +287,7 @@ describe('sealkit contract publish, history and replay', () => {
     const human = runCli(['contract', 'replay', '--ledger', ledger]);
     expect(human.status).toBe(2);
     expect(human.stderr.toString('utf8')).toBe(
-      'ledger position 7: entry_hash does not re-validate\nsealkit: refused (contract_ledger_tampered): the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n',
+      'ledger position 7: entry_hash does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  = field: entry_hash\n',
     );
     const json = runCli(['contract', 'replay', '--ledger', ledger, '--json']);
     expect(jsonOf(json)).toMatchObject({

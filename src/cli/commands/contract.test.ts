@@ -88,7 +88,7 @@ describe('sealkit contract', () => {
 
     const orphan = runCli(['contract', 'project', join(dir, 'retail'), '--out', join(dir, 'missing', 'out')]);
     expect(orphan.status).toBe(2);
-    expect(orphan.stderr.toString()).toContain('(contract_out_parent_missing)');
+    expect(orphan.stderr.toString()).toContain('error[contract_out_parent_missing]');
   });
 
   it('refuses an existing empty output folder and leaves it alone', () => {
@@ -120,7 +120,7 @@ describe('sealkit contract', () => {
     const stderr = human.stderr.toString();
     expect(stderr).toContain('file 5: refused  Source         (contract_field_unknown) at fields[]:');
     expect(stderr).toContain('file 1: blocked');
-    expect(stderr).toMatch(/sealkit: refused \(contract_project_invalid\): .*\n$/);
+    expect(stderr).toMatch(/error\[contract_project_invalid\]: .*\n$/);
     expect(existsSync(out)).toBe(false);
 
     const machine = runCli(['contract', 'validate', '--json', project]);
@@ -271,7 +271,7 @@ describe('sealkit contract', () => {
       'retail.dashboard.sales_overview',
     ]);
     expect(board.status).toBe(2);
-    expect(board.stderr.toString()).toContain('(contract_resource_not_contract_bearing)');
+    expect(board.stderr.toString()).toContain('error[contract_resource_not_contract_bearing]');
   });
 
   it('lists unversioned resources without projecting them, and refuses them with --resource', () => {
@@ -290,7 +290,7 @@ describe('sealkit contract', () => {
     });
     const one = runCli(['contract', 'project', project, '--resource', 't.source.orders']);
     expect(one.status).toBe(2);
-    expect(one.stderr.toString()).toContain('(contract_version_missing)');
+    expect(one.stderr.toString()).toContain('error[contract_version_missing]');
   });
 
   it('writes the JSON Schemas, create-only', () => {

@@ -139,7 +139,7 @@ describe('sealkit distribute run', () => {
     const run = runCli(['distribute', 'run', '--config', config]);
     expect(run.status).toBe(2);
     expect(run.stderr.toString()).toBe(
-      'sealkit: refused (config_unknown_key): the configuration has a key sealkit does not know\n',
+      'error[config_unknown_key]: the configuration has a key sealkit does not know\n  = field: pipelines[]\n',
     );
     expect(scanForSentinels(run, [], ['SECRET_ROOT_ZQ', 'sourse', work])).toEqual([]);
     const missing = runCli(['distribute', 'run', '--config', join(work, 'absent.yaml'), '--json']);
@@ -192,7 +192,7 @@ describe('sealkit distribute verify and manifest', () => {
     });
     const again = runCli(['distribute', 'manifest', bundle, '--id', 'x']);
     expect(again.status).toBe(2);
-    expect(again.stderr.toString()).toContain('(manifest_exists)');
+    expect(again.stderr.toString()).toContain('error[manifest_exists]');
   });
 
   it('defaults --created to now and refuses a bad one', () => {

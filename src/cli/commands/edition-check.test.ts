@@ -75,9 +75,7 @@ describe('sealkit edition check', () => {
     const secret = join(dir, 'client_project_zq');
     const missing = runCli(['edition', 'check', secret]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr.toString()).toBe(
-      'sealkit: refused (project_missing): the project directory does not exist\n',
-    );
+    expect(missing.stderr.toString()).toBe('error[project_missing]: the project directory does not exist\n');
     const vars = runCli([
       'edition',
       'check',

@@ -115,7 +115,7 @@ describe('sealkit edition new', () => {
         expect(run.status).toBe(2);
         if (json)
           expect(JSON.parse(run.stdout.toString())).toMatchObject({ status: 'refused', reason_code: code });
-        else expect(run.stderr.toString()).toMatch(new RegExp(`^sealkit: refused \\(${code}\\): `));
+        else expect(run.stderr.toString()).toMatch(new RegExp(`^error\\[${code}\\]: `));
         expect(scanForSentinels(run, [], [...sentinels, dir])).toEqual([]);
       }
       expect(watched.map((path) => snapshotTree(path))).toEqual(before);

@@ -181,7 +181,7 @@ describe('sealkit evidence check', () => {
     const mismatch = check(evidence, ['--source-binding-id', 'other_shop', '--max-evidence-age', '1d']);
     expect(mismatch.status).toBe(2);
     expect(mismatch.stderr.toString()).toBe(
-      'sealkit: refused (scaffold_source_identity_mismatch): the source binding alias differs across the dry run, run manifest and invocation\n',
+      'error[scaffold_source_identity_mismatch]: the source binding alias differs across the dry run, run manifest and invocation\n  = field: source_binding_id\n',
     );
   });
 

@@ -59,9 +59,7 @@ describe('sealkit json', () => {
     const human = runCli(['json', 'canonicalize', path]);
     expect(human.status).toBe(2);
     expect(human.stdout.length).toBe(0);
-    expect(human.stderr.toString()).toBe(
-      'sealkit: refused (json_duplicate_key): a JSON object repeats a key\n',
-    );
+    expect(human.stderr.toString()).toBe('error[json_duplicate_key]: a JSON object repeats a key\n');
     const json = runCli(['json', 'digest', '--json', path]);
     expect(json.status).toBe(2);
     expect(JSON.parse(json.stdout.toString())).toMatchObject({
@@ -104,11 +102,11 @@ describe('sealkit json', () => {
   it('refuses a missing file and a directory without naming them', () => {
     const missing = runCli(['json', 'digest', join(dir, 'absent_zq.json')]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr.toString()).toContain('(input_missing)');
+    expect(missing.stderr.toString()).toContain('error[input_missing]');
     expect(missing.stderr.toString()).not.toContain('absent_zq');
     const directory = runCli(['json', 'digest', dir]);
     expect(directory.status).toBe(2);
-    expect(directory.stderr.toString()).toContain('(input_not_regular)');
+    expect(directory.stderr.toString()).toContain('error[input_not_regular]');
   });
 
   it('treats an unknown flag or a surplus argument as a usage error that writes nothing', () => {

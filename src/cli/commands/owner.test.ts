@@ -155,7 +155,9 @@ describe('sealkit owner', () => {
     );
     const { code, run } = refused(['owner', 'verify', file, '--expected-sha256', sha256(changed)]);
     expect(code).toBe('scoped_execution_write_binding');
-    expect(run.stderr.toString()).toMatch(/^sealkit: refused \(scoped_execution_write_binding\): [^\n]+\n$/);
+    expect(run.stderr.toString()).toMatch(
+      /^error\[scoped_execution_write_binding\]: [^\n]+\n {2}= field: workloads\[\]\.write_bindings\[\]\.write\n$/,
+    );
   });
 
   it('refuses originals that differ and an attempt of another owner', () => {

@@ -5,7 +5,9 @@ export {
   type RefusalCategory,
   type RefusalContext,
   type RefusalFactory,
+  type RefusalLocation,
   type RefusalRecord,
   type RefusalSpec,
   type RefusalTable,
 } from './refusal.js';
+export { didYouMean, editDistance, nearest } from './suggest.js';

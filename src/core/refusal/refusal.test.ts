@@ -30,6 +30,60 @@ describe('Refusal', () => {
     expect(JSON.stringify(refusal.toJSON())).not.toContain('customer');
   });
 
+  it('carries where the fault is and a hint, for the located domains', () => {
+    const refusal = refuseDemo('demo_malformed', {
+      location: { path: 'retail/sources/orders.yaml', line: 14, column: 5, pointer: 'fields[3].nulable' },
+      hint: "did you mean 'nullable'?",
+    });
+    expect(refusal.toJSON()).toEqual({
+      reason_code: 'demo_malformed',
+      category: 'malformed',
+      message: 'the demo artifact is malformed',
+      location: { path: 'retail/sources/orders.yaml', line: 14, column: 5, pointer: 'fields[3].nulable' },
+      hint: "did you mean 'nullable'?",
+    });
+    expect(refusal.message).toBe('the demo artifact is malformed');
+  });
+
+  it('adds an outer file name to an inner position without losing the line and column', () => {
+    const inner = refuseDemo('demo_malformed', { role: 'bundle', location: { line: 3, column: 9 } });
+    const outer = inner.at({ path: 'weekly/manifest.json' });
+    expect(outer.location).toEqual({ path: 'weekly/manifest.json', line: 3, column: 9 });
+    expect(outer.role).toBe('bundle');
+    expect(outer.code).toBe('demo_malformed');
+    expect(inner.location).toEqual({ line: 3, column: 9 });
+  });
+
+  it('redacted() keeps code, role and field and drops every located detail', () => {
+    const located = refuseDemo('demo_missing', {
+      role: 'mapping',
+      field: 'tables[].cast',
+      location: { path: 'SENTINEL_PATH', line: 2, column: 1, pointer: 'SENTINEL_KEY' },
+      hint: 'SENTINEL_HINT',
+    });
+    const redacted = located.redacted();
+    expect(redacted.toJSON()).toEqual({
+      reason_code: 'demo_missing',
+      category: 'missing',
+      message: 'the demo artifact is missing',
+      role: 'mapping',
+      field: 'tables[].cast',
+    });
+    expect(JSON.stringify(redacted)).not.toContain('SENTINEL');
+  });
+
+  it('drops positions that are not 1-based integers and a column without a line', () => {
+    const refusal = refuseDemo('demo_missing', { location: { line: 0, column: 4 } });
+    expect(refusal.location).toBeUndefined();
+    const halfway = refuseDemo('demo_missing', { location: { path: 'a.yaml', line: 1.5, column: 2 } });
+    expect(halfway.location).toEqual({ path: 'a.yaml' });
+  });
+
+  it('shows control characters of a located path escaped, on one line', () => {
+    const refusal = refuseDemo('demo_missing', { location: { path: 'a\nb\u001b[31m.yaml' } });
+    expect(refusal.location?.path).toBe('a\\u000ab\\u001b[31m.yaml');
+  });
+
   it('knows its own codes and no others', () => {
     expect(refuseDemo.codes).toEqual(['demo_missing', 'demo_malformed']);
     expect(refuseDemo.is(refuseDemo('demo_missing'))).toBe(true);

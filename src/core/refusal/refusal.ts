@@ -3,6 +3,11 @@
  * a category, the artifact role it concerns and an allowlisted field path; its
  * message is fixed text looked up from the code, so nothing a caller supplies
  * (names, paths, values, exception text) can ever reach a message.
+ *
+ * On the operator's own files a refusal may also say where (`location`) and
+ * what to try (`hint`): the disclosure policy of docs/refusals.md. The private
+ * domains (migration evidence, scaffolder, owner codec) hand out only
+ * `redacted()` refusals, which carry neither.
  */
 
 export type RefusalCategory =
@@ -32,11 +37,57 @@ export type RefusalTable<Code extends string> = { readonly [K in Code]: RefusalS
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\[\]|\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const CODE = /^[a-z][a-z0-9_]*$/;
 
+/**
+ * Where a refusal's cause is, in the operator's own input. Every part is
+ * optional; a part that is not known is absent, never guessed.
+ */
+export type RefusalLocation = {
+  /** The input as the user named it (a relative path stays relative), or a path inside a bundle. */
+  readonly path?: string;
+  /** 1-based line of the fault in `path`. */
+  readonly line?: number;
+  /** 1-based column (in characters) of the fault in `path`. */
+  readonly column?: number;
+  /** The key path inside the document, e.g. `pipelines[0].destinations[1].outputs.htm`. */
+  readonly pointer?: string;
+};
+
 export interface RefusalContext {
   /** The artifact role concerned, e.g. `mapping`, `dry_run`, `run_manifest`, `bundle`. */
   readonly role?: string;
   /** An allowlisted field path such as `tables[].cast`; never a value or a name taken from input. */
   readonly field?: string;
+  /** Located domains only: where the fault is. */
+  readonly location?: RefusalLocation;
+  /** Located domains only: one line of advice, e.g. `did you mean 'nullable'?`. */
+  readonly hint?: string;
+}
+
+function cleanLocation(location: RefusalLocation | undefined): RefusalLocation | undefined {
+  if (location === undefined) return undefined;
+  const out: { -readonly [K in keyof RefusalLocation]: RefusalLocation[K] } = {};
+  if (typeof location.path === 'string' && location.path !== '') out.path = oneLine(location.path);
+  if (isPosition(location.line)) out.line = location.line;
+  if (isPosition(location.column) && out.line !== undefined) out.column = location.column;
+  if (typeof location.pointer === 'string' && location.pointer !== '')
+    out.pointer = oneLine(location.pointer);
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+function isPosition(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
+
+// A located detail is printed on one line of a terminal: control characters
+// (a newline or an escape sequence in a file name) are shown escaped.
+function oneLine(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
 }
 
 export class Refusal<Code extends string = string> extends Error {
@@ -44,6 +95,8 @@ export class Refusal<Code extends string = string> extends Error {
   readonly category: RefusalCategory;
   readonly role: string | undefined;
   readonly field: string | undefined;
+  readonly location: RefusalLocation | undefined;
+  readonly hint: string | undefined;
 
   constructor(code: Code, spec: RefusalSpec, context: RefusalContext = {}) {
     super(spec.message);
@@ -52,6 +105,35 @@ export class Refusal<Code extends string = string> extends Error {
     this.category = spec.category;
     this.role = context.role !== undefined && CODE.test(context.role) ? context.role : undefined;
     this.field = context.field !== undefined && FIELD_PATH.test(context.field) ? context.field : undefined;
+    this.location = cleanLocation(context.location);
+    this.hint = typeof context.hint === 'string' && context.hint !== '' ? oneLine(context.hint) : undefined;
+  }
+
+  /**
+   * The same refusal with `location` merged over the one it has: an outer
+   * reader adds the file name to a position found by an inner parser, which
+   * keeps its line and column. Only what `location` sets is replaced.
+   */
+  at(location: RefusalLocation, hint?: string): Refusal<Code> {
+    return this.copy({
+      location: { ...this.location, ...location },
+      ...(hint !== undefined ? { hint } : this.hint !== undefined ? { hint: this.hint } : {}),
+    });
+  }
+
+  /** The same refusal without any located detail: what the private domains hand out. */
+  redacted(): Refusal<Code> {
+    if (this.location === undefined && this.hint === undefined) return this;
+    return this.copy({});
+  }
+
+  private copy(located: Pick<RefusalContext, 'location' | 'hint'>): Refusal<Code> {
+    const context: RefusalContext = {
+      ...(this.role !== undefined ? { role: this.role } : {}),
+      ...(this.field !== undefined ? { field: this.field } : {}),
+      ...located,
+    };
+    return new Refusal(this.code, { category: this.category, message: this.message }, context);
   }
 
   /** The serializable form printed under `--json`; it holds only fixed text and allowlisted fields. */
@@ -63,6 +145,8 @@ export class Refusal<Code extends string = string> extends Error {
     };
     if (this.role !== undefined) record.role = this.role;
     if (this.field !== undefined) record.field = this.field;
+    if (this.location !== undefined) record.location = this.location;
+    if (this.hint !== undefined) record.hint = this.hint;
     return record;
   }
 }
@@ -73,6 +157,8 @@ export interface RefusalRecord {
   readonly message: string;
   readonly role?: string;
   readonly field?: string;
+  readonly location?: RefusalLocation;
+  readonly hint?: string;
 }
 
 export interface RefusalFactory<Code extends string> {

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { defineRefusals } from '../core/refusal/index.js';
+import { formatRefusal, refusalJson } from './output.js';
+
+const refuseDemo = defineRefusals<'demo_unknown_key' | 'demo_missing'>({
+  demo_unknown_key: { category: 'malformed', message: 'a resource file has a key sealkit does not know' },
+  demo_missing: { category: 'missing', message: 'the input file does not exist' },
+});
+
+const located = refuseDemo('demo_unknown_key', {
+  role: 'contract',
+  location: { path: 'retail/sources/orders.yaml', line: 14, column: 5, pointer: 'fields[3].nulable' },
+  hint: "did you mean 'nullable'?",
+});
+
+describe('the refusal formatter', () => {
+  it('prints code and message, then where, the key path and the hint', () => {
+    expect(formatRefusal(located, 'located')).toBe(
+      [
+        'error[demo_unknown_key]: a resource file has a key sealkit does not know',
+        '  --> retail/sources/orders.yaml:14:5',
+        '  = at: fields[3].nulable',
+        "  = help: did you mean 'nullable'?",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints a bare position when no file is known', () => {
+    const refusal = refuseDemo('demo_unknown_key', { location: { line: 2, column: 7 } });
+    expect(formatRefusal(refusal, 'located')).toBe(
+      'error[demo_unknown_key]: a resource file has a key sealkit does not know\n  --> line 2, column 7\n',
+    );
+  });
+
+  it('prints the field path when that is all there is (the role is in --json only)', () => {
+    const refusal = refuseDemo('demo_missing', { role: 'mapping', field: 'tables[].cast' });
+    expect(formatRefusal(refusal, 'private')).toBe(
+      'error[demo_missing]: the input file does not exist\n  = field: tables[].cast\n',
+    );
+  });
+
+  it('never shows a location or a hint for a private command, in either form', () => {
+    const human = formatRefusal(located, 'private');
+    const json = JSON.stringify(refusalJson(located, 'private'));
+    for (const text of [human, json]) {
+      expect(text).not.toContain('orders.yaml');
+      expect(text).not.toContain('nulable');
+      expect(text).not.toContain('nullable');
+      expect(text).toContain('demo_unknown_key');
+    }
+  });
+
+  it('gives --json the location object and the hint, absent fields omitted', () => {
+    expect(refusalJson(located, 'located')).toEqual({
+      reason_code: 'demo_unknown_key',
+      category: 'malformed',
+      message: 'a resource file has a key sealkit does not know',
+      role: 'contract',
+      location: { path: 'retail/sources/orders.yaml', line: 14, column: 5, pointer: 'fields[3].nulable' },
+      hint: "did you mean 'nullable'?",
+    });
+    expect(refusalJson(refuseDemo('demo_missing'), 'located')).toEqual({
+      reason_code: 'demo_missing',
+      category: 'missing',
+      message: 'the input file does not exist',
+    });
+  });
+});

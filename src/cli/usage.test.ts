@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.js';
+
+describe('command-line usage errors', () => {
+  it('names an unknown command, suggests the nearest and points to the help, in one line each', () => {
+    const run = runCli(['distrib']);
+    expect(run.status).toBe(1);
+    expect(run.stdout.toString()).toBe('');
+    expect(run.stderr.toString()).toBe(
+      "sealkit: unknown command 'distrib'\n  = help: did you mean 'distribute'?\nsee 'sealkit --help'\n",
+    );
+  });
+
+  it('suggests within a group and points to the group help', () => {
+    const run = runCli(['distribute', 'verfy']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toBe(
+      "sealkit: unknown command 'distribute verfy'\n  = help: did you mean 'verify'?\nsee 'sealkit distribute --help'\n",
+    );
+  });
+
+  it('names an unknown flag with the nearest flag of that command', () => {
+    const run = runCli(['json', 'canonicalize', '--jsn']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toBe(
+      "sealkit: unknown option --jsn\n  = help: did you mean '--json'?\nsee 'sealkit json canonicalize --help'\n",
+    );
+  });
+
+  it('gives no suggestion when nothing is close', () => {
+    const run = runCli(['zzzzqqqq']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toBe("sealkit: unknown command 'zzzzqqqq'\nsee 'sealkit --help'\n");
+  });
+
+  it('reports a usage error as one JSON object on stdout with --json', () => {
+    const run = runCli(['distrib', '--json']);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: "unknown command 'distrib'",
+      hint: "did you mean 'distribute'?",
+    });
+  });
+
+  it('`sealkit help <command>` prints that command’s help', () => {
+    const help = runCli(['help', 'distribute', 'run']);
+    const direct = runCli(['distribute', 'run', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout.toString()).toBe(direct.stdout.toString());
+    expect(help.stdout.toString()).toMatch(/^Usage: sealkit distribute run/);
+  });
+
+  it('`sealkit help <group>` names the group in its usage line', () => {
+    const run = runCli(['help', 'distribute']);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toMatch(/^Usage: sealkit distribute <command> \[options\]\n/);
+    expect(run.stdout.toString()).toContain('sealkit distribute verify');
+    expect(run.stdout.toString()).not.toContain('sealkit json canonicalize');
+  });
+
+  it('`sealkit help <unknown>` is a usage error with a suggestion', () => {
+    const run = runCli(['help', 'contrct']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain("did you mean 'contract'?");
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { defineRefusals, type Refusal } from '../refusal/index.js';
+import { plainOf, readStrictYaml, type YamlFault, type YamlFaultPlace } from './yaml.js';
+
+const refuseDemo = defineRefusals<'demo_yaml'>({ demo_yaml: { category: 'malformed', message: 'bad yaml' } });
+
+interface Seen {
+  readonly fault: YamlFault;
+  readonly place: YamlFaultPlace;
+}
+
+function faultOf(input: string | Uint8Array): Seen {
+  let seen: Seen | undefined;
+  const refuse = (fault: YamlFault, place: YamlFaultPlace): Refusal => {
+    seen = { fault, place };
+    return refuseDemo('demo_yaml', { location: place });
+  };
+  expect(() => readStrictYaml(input, { refuse, maxDepth: 4 })).toThrow('bad yaml');
+  if (seen === undefined) throw new Error('no fault reported');
+  return seen;
+}
+
+const refuse = (): Refusal => refuseDemo('demo_yaml');
+
+describe('the strict YAML reader', () => {
+  it('keeps the line and column of every key and value', () => {
+    const node = readStrictYaml('pipelines:\n  - id: weekly\n    source: {root: reports}\n', { refuse });
+    expect(node.kind).toBe('map');
+    if (node.kind !== 'map') return;
+    const [pipelines] = node.entries;
+    expect(pipelines?.keyAt).toEqual({ line: 1, column: 1 });
+    const list = pipelines?.value;
+    if (list?.kind !== 'seq') throw new Error('expected a list');
+    const first = list.items[0];
+    if (first?.kind !== 'map') throw new Error('expected a mapping');
+    expect(first.entries.map((e) => [e.key, e.keyAt])).toEqual([
+      ['id', { line: 2, column: 5 }],
+      ['source', { line: 3, column: 5 }],
+    ]);
+    expect(plainOf(node)).toEqual({ pipelines: [{ id: 'weekly', source: { root: 'reports' } }] });
+  });
+
+  it('reads YAML 1.2 core scalars: yes stays a string, numbers keep their lexeme', () => {
+    const node = readStrictYaml('a: yes\nb: 1.50\nc: true\nd:\n', { refuse });
+    expect(plainOf(node)).toEqual({ a: 'yes', b: 1.5, c: true, d: null });
+    if (node.kind !== 'map') throw new Error('expected a mapping');
+    expect(node.entries[1]?.value).toMatchObject({ kind: 'number', source: '1.50' });
+  });
+
+  it('refuses a duplicate key at the repeated key', () => {
+    expect(faultOf('a: 1\nb: 2\na: 3\n')).toEqual({ fault: 'duplicate_key', place: { line: 3, column: 1 } });
+  });
+
+  it('refuses anchors, aliases and tags where they are written, with the key path', () => {
+    expect(faultOf('base: &b {x: 1}\n')).toMatchObject({
+      fault: 'alias',
+      place: { line: 1, pointer: 'base' },
+    });
+    expect(faultOf('a: !!str 1\n')).toMatchObject({ fault: 'tag', place: { line: 1, pointer: 'a' } });
+    expect(faultOf('list:\n  - !custom x\n')).toMatchObject({ fault: 'tag' });
+  });
+
+  it('refuses a second document, a directive, a key that is not a string and deep nesting', () => {
+    expect(faultOf('a: 1\n---\nb: 2\n')).toMatchObject({ fault: 'multiple_documents', place: { line: 2 } });
+    expect(faultOf('%YAML 1.2\n---\na: 1\n').fault).toBe('directive');
+    expect(faultOf('1: x\n').fault).toBe('key_not_string');
+    expect(faultOf('a: {b: {c: {d: {e: 1}}}}\n')).toMatchObject({
+      fault: 'too_deep',
+      place: { pointer: 'a.b.c.d' },
+    });
+  });
+
+  it('refuses malformed YAML with the position of the fault', () => {
+    expect(faultOf('a: [1, 2\nb: 3\n')).toMatchObject({
+      fault: 'malformed',
+      place: { line: expect.any(Number) },
+    });
+    expect(faultOf('a: "unterminated\n').fault).toBe('malformed');
+  });
+
+  it('refuses a BOM and ill-formed UTF-8 with their position', () => {
+    expect(faultOf('\ufeffa: 1\n')).toEqual({ fault: 'not_utf8', place: { line: 1, column: 1 } });
+    const bytes = new Uint8Array([...new TextEncoder().encode('a: 1\nb: '), 0xfe]);
+    expect(faultOf(bytes)).toEqual({ fault: 'not_utf8', place: { line: 2, column: 4 } });
+  });
+
+  it('reads an empty document as null', () => {
+    expect(readStrictYaml('', { refuse })).toMatchObject({ kind: 'null' });
+    expect(readStrictYaml('# only a comment\n', { refuse })).toMatchObject({ kind: 'null' });
+  });
+});

@@ -1,0 +1,250 @@
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import type { Refusal } from '../refusal/index.js';
+import { type PathSegment, pointerOf } from './pointer.js';
+import { decodeUtf8Strict } from './utf8.js';
+
+/**
+ * The one strict YAML reader (docs/refusals.md#text-inputs): YAML 1.2 core
+ * schema, UTF-8 without a BOM, exactly one document, string keys only,
+ * bounded depth; duplicate keys, anchors, aliases, explicit tags and
+ * directives are refused. Every node keeps its line and column, so a caller
+ * can say where a value is wrong. The parser's own messages quote the source
+ * and are never passed on: a fault is one of `YamlFault`, which each domain
+ * maps to its own reason code.
+ */
+
+export interface Position {
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based, in characters. */
+  readonly column: number;
+}
+
+export type YamlNode =
+  | { readonly kind: 'null'; readonly at: Position }
+  | { readonly kind: 'boolean'; readonly value: boolean; readonly at: Position }
+  | {
+      readonly kind: 'number';
+      readonly value: number;
+      /** The number as written, for callers that refuse a literal a double does not hold exactly. */
+      readonly source: string;
+      readonly at: Position;
+    }
+  | { readonly kind: 'string'; readonly value: string; readonly at: Position }
+  | { readonly kind: 'seq'; readonly items: readonly YamlNode[]; readonly at: Position }
+  | { readonly kind: 'map'; readonly entries: readonly YamlEntry[]; readonly at: Position };
+
+export type YamlMapNode = Extract<YamlNode, { readonly kind: 'map' }>;
+
+export interface YamlEntry {
+  readonly key: string;
+  /** Where the key is written: an unknown or misspelt key is reported here. */
+  readonly keyAt: Position;
+  readonly value: YamlNode;
+}
+
+export type YamlFault =
+  | 'not_utf8'
+  | 'malformed'
+  | 'duplicate_key'
+  | 'multiple_documents'
+  | 'alias'
+  | 'tag'
+  | 'directive'
+  | 'key_not_string'
+  | 'too_deep';
+
+/** Where a fault is, as far as it is known. */
+export interface YamlFaultPlace {
+  readonly line?: number;
+  readonly column?: number;
+  readonly pointer?: string;
+}
+
+export interface StrictYamlOptions {
+  /** Nesting bound; a deeper document is refused with `too_deep`. */
+  readonly maxDepth?: number;
+  /** Builds the domain's refusal for a fault; the reader throws what it returns. */
+  readonly refuse: (fault: YamlFault, place: YamlFaultPlace) => Refusal;
+}
+
+const DEFAULT_MAX_DEPTH = 64;
+
+/**
+ * Reads one strict YAML document. An empty document is a `null` node; whether
+ * that is acceptable is the caller's decision.
+ */
+export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOptions): YamlNode {
+  let text: string;
+  if (typeof input === 'string') {
+    if (input.startsWith('\ufeff')) throw options.refuse('not_utf8', { line: 1, column: 1 });
+    text = input;
+  } else {
+    const decoded = decodeUtf8Strict(input);
+    if (!decoded.ok) throw options.refuse('not_utf8', { line: decoded.line, column: decoded.column });
+    text = decoded.text;
+  }
+  const lines = new LineCounter();
+  const position = (offset: number): Position => positionOf(text, lines, offset);
+  let documents: ReturnType<typeof parseAllDocuments>;
+  try {
+    documents = parseAllDocuments(text, {
+      version: '1.2',
+      schema: 'core',
+      uniqueKeys: true,
+      merge: false,
+      strict: true,
+      prettyErrors: false,
+      intAsBigInt: false,
+      lineCounter: lines,
+    });
+  } catch {
+    throw options.refuse('malformed', {});
+  }
+  if (!Array.isArray(documents)) throw options.refuse('malformed', {});
+  if (documents.length > 1) {
+    const second = documents[1]?.range?.[0];
+    throw options.refuse('multiple_documents', second === undefined ? {} : position(second));
+  }
+  const document = documents[0];
+  if (document === undefined) return { kind: 'null', at: { line: 1, column: 1 } };
+  const problem = document.errors[0] ?? document.warnings[0];
+  if (problem !== undefined) {
+    const place = position(problem.pos[0]);
+    if (problem.code === 'DUPLICATE_KEY') throw options.refuse('duplicate_key', place);
+    if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
+    if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
+    if (problem.code === 'BAD_DIRECTIVE' || problem.code === 'MISSING_CHAR') {
+      throw options.refuse(problem.code === 'BAD_DIRECTIVE' ? 'directive' : 'malformed', place);
+    }
+    throw options.refuse('malformed', place);
+  }
+  if (document.directives?.docStart === true && document.directives.yaml.explicit) {
+    throw options.refuse('directive', { line: 1, column: 1 });
+  }
+  const converter = new Converter(options, position, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  if (document.contents === null) return { kind: 'null', at: position(document.range?.[0] ?? 0) };
+  return converter.convert(document.contents, [], 1);
+}
+
+function positionOf(text: string, lines: LineCounter, offset: number): Position {
+  const { line } = lines.linePos(offset);
+  const lineNumber = Math.max(1, line);
+  const start = lines.lineStarts[lineNumber - 1] ?? 0;
+  return { line: lineNumber, column: [...text.slice(start, offset)].length + 1 };
+}
+
+class Converter {
+  constructor(
+    private readonly options: StrictYamlOptions,
+    private readonly position: (offset: number) => Position,
+    private readonly maxDepth: number,
+  ) {}
+
+  private at(node: unknown): Position {
+    const range = (node as { range?: readonly number[] | null }).range;
+    return this.position(range?.[0] ?? 0);
+  }
+
+  private fail(fault: YamlFault, node: unknown, path: readonly PathSegment[]): Refusal {
+    const pointer = pointerOf(path);
+    return this.options.refuse(fault, { ...this.at(node), ...(pointer === '' ? {} : { pointer }) });
+  }
+
+  convert(node: unknown, path: readonly PathSegment[], depth: number): YamlNode {
+    if (depth > this.maxDepth) throw this.fail('too_deep', node, path);
+    if (isAlias(node)) throw this.fail('alias', node, path);
+    const props = node as Node;
+    if (props.anchor !== undefined) throw this.fail('alias', node, path);
+    if (props.tag !== undefined) throw this.fail('tag', node, path);
+    const at = this.at(node);
+    if (isMap(node)) {
+      const entries: YamlEntry[] = [];
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (isAlias(key)) throw this.fail('alias', key, path);
+        if (!isScalar(key) || typeof key.value !== 'string')
+          throw this.fail('key_not_string', key ?? node, path);
+        if (key.anchor !== undefined) throw this.fail('alias', key, path);
+        if (key.tag !== undefined) throw this.fail('tag', key, path);
+        const keyAt = this.at(key);
+        const childPath = [...path, key.value];
+        const value: YamlNode =
+          pair.value === null || pair.value === undefined
+            ? { kind: 'null', at: keyAt }
+            : this.convert(pair.value, childPath, depth + 1);
+        entries.push({ key: key.value, keyAt, value });
+      }
+      return { kind: 'map', entries, at };
+    }
+    if (isSeq(node)) {
+      const items = node.items.map(
+        (item, index): YamlNode =>
+          item === null || item === undefined
+            ? { kind: 'null', at }
+            : this.convert(item, [...path, index], depth + 1),
+      );
+      return { kind: 'seq', items, at };
+    }
+    if (isScalar(node)) {
+      const value: unknown = node.value;
+      if (value === null) return { kind: 'null', at };
+      if (typeof value === 'boolean') return { kind: 'boolean', value, at };
+      if (typeof value === 'string') return { kind: 'string', value, at };
+      if (typeof value === 'number') {
+        return {
+          kind: 'number',
+          value,
+          source: typeof node.source === 'string' ? node.source : String(value),
+          at,
+        };
+      }
+    }
+    throw this.fail('malformed', node, path);
+  }
+}
+
+/** The plain value of a node (maps become null-prototype objects), for callers that check shape elsewhere. */
+export type YamlPlain =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly YamlPlain[]
+  | { readonly [key: string]: YamlPlain };
+
+export function plainOf(node: YamlNode): YamlPlain {
+  switch (node.kind) {
+    case 'null':
+      return null;
+    case 'boolean':
+    case 'number':
+    case 'string':
+      return node.value;
+    case 'seq':
+      return node.items.map(plainOf);
+    case 'map': {
+      const out: { [key: string]: YamlPlain } = Object.create(null);
+      for (const entry of node.entries) out[entry.key] = plainOf(entry.value);
+      return out;
+    }
+  }
+}
+
+/** The entry for `key`, if the map has it. */
+export function entryOf(map: YamlMapNode, key: string): YamlEntry | undefined {
+  return map.entries.find((entry) => entry.key === key);
+}
+
+/** What a node is, in words a user reads: `a string`, `a list`, … */
+export function describeKind(node: YamlNode): string {
+  const names: { readonly [K in YamlNode['kind']]: string } = {
+    null: 'an empty value',
+    boolean: 'true or false',
+    number: 'a number',
+    string: 'a string',
+    seq: 'a list',
+    map: 'a mapping',
+  };
+  return names[node.kind];
+}
