@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineRefusals } from '../core/refusal/index.js';
+import { defineRefusals, refuseAll } from '../core/refusal/index.js';
 import { formatRefusal, refusalJson } from './output.js';
 
 const refuseDemo = defineRefusals<'demo_unknown_key' | 'demo_missing'>({
@@ -49,6 +49,17 @@ describe('the refusal formatter', () => {
       expect(text).not.toContain('nullable');
       expect(text).toContain('demo_unknown_key');
     }
+  });
+
+  it('prints every listed error, then how many more there were', () => {
+    const errors = Array.from({ length: 52 }, (_, i) =>
+      refuseDemo('demo_unknown_key', { location: { path: 'a.yaml', line: i + 1, column: 1 } }),
+    );
+    const text = formatRefusal(refuseAll(errors), 'located');
+    expect(text.split('\n').filter((line) => line.startsWith('error[demo_unknown_key]'))).toHaveLength(50);
+    expect(text).toContain('  --> a.yaml:50:1\n');
+    expect(text).not.toContain('a.yaml:51:1');
+    expect(text.endsWith('... and 2 more errors\n')).toBe(true);
   });
 
   it('gives --json the location object and the hint, absent fields omitted', () => {

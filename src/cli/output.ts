@@ -36,6 +36,13 @@ export function refusalJson(refusal: Refusal, disclosure: Disclosure): RefusalRe
  */
 export function formatRefusal(refusal: Refusal, disclosure: Disclosure): string {
   const shown = disclosed(refusal, disclosure);
+  const blocks = [shown, ...shown.also].map(formatOne);
+  if (shown.omitted > 0)
+    blocks.push(`... and ${shown.omitted} more ${shown.omitted === 1 ? 'error' : 'errors'}\n`);
+  return blocks.join('');
+}
+
+function formatOne(shown: Refusal): string {
   const lines = [`error[${shown.code}]: ${shown.message}`];
   const location = shown.location;
   if (location?.path !== undefined) {

@@ -1,6 +1,7 @@
 export { guardRefusals, guardRefusalsAsync, type InternalRefusalCode, refuseInternal } from './guard.js';
 export {
   defineRefusals,
+  MAX_REPORTED_ERRORS,
   Refusal,
   type RefusalCategory,
   type RefusalContext,
@@ -9,5 +10,6 @@ export {
   type RefusalRecord,
   type RefusalSpec,
   type RefusalTable,
+  refuseAll,
 } from './refusal.js';
 export { didYouMean, editDistance, nearest } from './suggest.js';

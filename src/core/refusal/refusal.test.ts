@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { guardRefusals, guardRefusalsAsync } from './guard.js';
-import { defineRefusals, Refusal, type RefusalTable } from './refusal.js';
+import { defineRefusals, Refusal, type RefusalTable, refuseAll } from './refusal.js';
 
 type DemoCode = 'demo_missing' | 'demo_malformed';
 const table: RefusalTable<DemoCode> = {
@@ -82,6 +82,34 @@ describe('Refusal', () => {
   it('shows control characters of a located path escaped, on one line', () => {
     const refusal = refuseDemo('demo_missing', { location: { path: 'a\nb\u001b[31m.yaml' } });
     expect(refusal.location?.path).toBe('a\\u000ab\\u001b[31m.yaml');
+  });
+
+  it('refuseAll keeps the first error as the refusal and lists the others, capped with a count', () => {
+    const errors = Array.from({ length: 60 }, (_, i) =>
+      refuseDemo('demo_malformed', { location: { line: i + 1 } }),
+    );
+    const all = refuseAll(errors);
+    expect(all.code).toBe('demo_malformed');
+    expect(all.location).toEqual({ line: 1 });
+    expect(all.also.map((other) => other.location?.line)).toEqual(
+      Array.from({ length: 49 }, (_, i) => i + 2),
+    );
+    expect(all.omitted).toBe(10);
+    const json = all.toJSON();
+    expect(json.also).toHaveLength(49);
+    expect(json.omitted).toBe(10);
+    expect(all.at({ path: 'a.yaml' }).also).toHaveLength(49);
+    expect(all.redacted().also).toEqual([]);
+    expect(all.redacted().toJSON()).not.toHaveProperty('also');
+  });
+
+  it('refuseAll of one refusal is that refusal, with nothing listed', () => {
+    const one = refuseAll([refuseDemo('demo_missing')]);
+    expect(one.toJSON()).toEqual({
+      reason_code: 'demo_missing',
+      category: 'missing',
+      message: 'the demo artifact is missing',
+    });
   });
 
   it('knows its own codes and no others', () => {

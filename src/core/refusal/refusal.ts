@@ -97,8 +97,20 @@ export class Refusal<Code extends string = string> extends Error {
   readonly field: string | undefined;
   readonly location: RefusalLocation | undefined;
   readonly hint: string | undefined;
+  /**
+   * Further independent errors found in the same input (located domains),
+   * at most `MAX_REPORTED_ERRORS - 1` of them; see `refuseAll`.
+   */
+  readonly also: readonly Refusal[];
+  /** How many more errors were found than are listed. */
+  readonly omitted: number;
 
-  constructor(code: Code, spec: RefusalSpec, context: RefusalContext = {}) {
+  constructor(
+    code: Code,
+    spec: RefusalSpec,
+    context: RefusalContext = {},
+    group: { readonly also: readonly Refusal[]; readonly omitted: number } = { also: [], omitted: 0 },
+  ) {
     super(spec.message);
     this.name = 'Refusal';
     this.code = code;
@@ -107,6 +119,8 @@ export class Refusal<Code extends string = string> extends Error {
     this.field = context.field !== undefined && FIELD_PATH.test(context.field) ? context.field : undefined;
     this.location = cleanLocation(context.location);
     this.hint = typeof context.hint === 'string' && context.hint !== '' ? oneLine(context.hint) : undefined;
+    this.also = group.also;
+    this.omitted = group.omitted;
   }
 
   /**
@@ -123,17 +137,31 @@ export class Refusal<Code extends string = string> extends Error {
 
   /** The same refusal without any located detail: what the private domains hand out. */
   redacted(): Refusal<Code> {
-    if (this.location === undefined && this.hint === undefined) return this;
-    return this.copy({});
+    if (this.location === undefined && this.hint === undefined && this.also.length === 0) return this;
+    return this.copy({}, { also: [], omitted: 0 });
   }
 
-  private copy(located: Pick<RefusalContext, 'location' | 'hint'>): Refusal<Code> {
+  /** The same refusal listing `also` and `omitted` as further errors (see refuseAll). */
+  withOthers(also: readonly Refusal[], omitted: number): Refusal<Code> {
+    return this.copy(
+      {
+        ...(this.location !== undefined ? { location: this.location } : {}),
+        ...(this.hint !== undefined ? { hint: this.hint } : {}),
+      },
+      { also, omitted },
+    );
+  }
+
+  private copy(
+    located: Pick<RefusalContext, 'location' | 'hint'>,
+    group: { readonly also: readonly Refusal[]; readonly omitted: number } = this,
+  ): Refusal<Code> {
     const context: RefusalContext = {
       ...(this.role !== undefined ? { role: this.role } : {}),
       ...(this.field !== undefined ? { field: this.field } : {}),
       ...located,
     };
-    return new Refusal(this.code, { category: this.category, message: this.message }, context);
+    return new Refusal(this.code, { category: this.category, message: this.message }, context, group);
   }
 
   /** The serializable form printed under `--json`; it holds only fixed text and allowlisted fields. */
@@ -147,8 +175,33 @@ export class Refusal<Code extends string = string> extends Error {
     if (this.field !== undefined) record.field = this.field;
     if (this.location !== undefined) record.location = this.location;
     if (this.hint !== undefined) record.hint = this.hint;
+    if (this.also.length > 0) record.also = this.also.map((other) => other.toJSON());
+    if (this.omitted > 0) record.omitted = this.omitted;
     return record;
   }
+}
+
+/** A located input reports at most this many errors at once, then a count. */
+export const MAX_REPORTED_ERRORS = 50;
+
+/**
+ * Every independent error of one input as one refusal: the first, with the
+ * others in `also` (up to MAX_REPORTED_ERRORS in all) and the rest counted in
+ * `omitted`. The exit code and `reason_code` are the first error's.
+ * See docs/refusals.md#every-error-at-once.
+ */
+export function refuseAll<Code extends string>(refusals: readonly Refusal<Code>[]): Refusal<Code> {
+  const [first, ...rest] = refusals;
+  if (first === undefined) throw new Error('refuseAll needs at least one refusal');
+  const flat = rest.flatMap((other) => [other, ...other.also]);
+  const listed = flat.slice(0, MAX_REPORTED_ERRORS - 1 - first.also.length);
+  const combined = first.at({});
+  const also = [...first.also, ...listed];
+  const omitted =
+    first.omitted + rest.reduce((sum, other) => sum + other.omitted, 0) + (flat.length - listed.length);
+  Object.defineProperty(combined, 'also', { value: also, enumerable: true });
+  Object.defineProperty(combined, 'omitted', { value: omitted, enumerable: true });
+  return combined;
 }
 
 export interface RefusalRecord {
@@ -159,6 +212,8 @@ export interface RefusalRecord {
   readonly field?: string;
   readonly location?: RefusalLocation;
   readonly hint?: string;
+  readonly also?: readonly RefusalRecord[];
+  readonly omitted?: number;
 }
 
 export interface RefusalFactory<Code extends string> {
