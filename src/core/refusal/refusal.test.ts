@@ -112,6 +112,16 @@ describe('Refusal', () => {
     });
   });
 
+  it('is() checks the table a refusal came from, not only its code', () => {
+    const lookalike = defineRefusals<'demo_missing'>({
+      demo_missing: { category: 'missing', message: 'another table' },
+    });
+    expect(refuseDemo.is(lookalike('demo_missing'))).toBe(false);
+    expect(lookalike.is(refuseDemo('demo_missing'))).toBe(false);
+    expect(refuseDemo.is(refuseDemo('demo_missing').at({ path: 'a.json' }))).toBe(true);
+    expect(refuseDemo.is(refuseDemo('demo_missing', { hint: 'x' }).redacted())).toBe(true);
+  });
+
   it('knows its own codes and no others', () => {
     expect(refuseDemo.codes).toEqual(['demo_missing', 'demo_malformed']);
     expect(refuseDemo.is(refuseDemo('demo_missing'))).toBe(true);

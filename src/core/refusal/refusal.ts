@@ -104,6 +104,8 @@ export class Refusal<Code extends string = string> extends Error {
   readonly also: readonly Refusal[];
   /** How many more errors were found than are listed. */
   readonly omitted: number;
+  /** The table entry this refusal was made from: `factory.is()` compares it, not only the code. */
+  readonly #spec: RefusalSpec;
 
   constructor(
     code: Code,
@@ -112,6 +114,7 @@ export class Refusal<Code extends string = string> extends Error {
     group: { readonly also: readonly Refusal[]; readonly omitted: number } = { also: [], omitted: 0 },
   ) {
     super(spec.message);
+    this.#spec = spec;
     this.name = 'Refusal';
     this.code = code;
     this.category = spec.category;
@@ -161,7 +164,12 @@ export class Refusal<Code extends string = string> extends Error {
       ...(this.field !== undefined ? { field: this.field } : {}),
       ...located,
     };
-    return new Refusal(this.code, { category: this.category, message: this.message }, context, group);
+    return new Refusal(this.code, this.#spec, context, group);
+  }
+
+  /** Whether this refusal was made from exactly `spec` (a table entry), not merely a code of that name. */
+  madeFrom(spec: RefusalSpec | undefined): boolean {
+    return spec !== undefined && this.#spec === spec;
   }
 
   /** The serializable form printed under `--json`; it holds only fixed text and allowlisted fields. */
@@ -236,6 +244,7 @@ export function defineRefusals<Code extends string>(table: RefusalTable<Code>): 
   return Object.assign(refuse, {
     table,
     codes,
-    is: (value: unknown): value is Refusal<Code> => value instanceof Refusal && own.has(value.code),
+    is: (value: unknown): value is Refusal<Code> =>
+      value instanceof Refusal && own.has(value.code) && value.madeFrom(table[value.code as Code]),
   });
 }
