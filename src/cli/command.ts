@@ -57,5 +57,12 @@ export interface CommandEntry {
    * scaffolder and the owner codec (code, role and allowlisted field only).
    */
   readonly disclosure: Disclosure;
+  /**
+   * Whether the command runs without the Linux primitives (openat, renameat2,
+   * flock, statx through libc). A command that needs them refuses at once
+   * with `platform_unsupported` where they cannot be loaded
+   * (docs/development.md#platforms), before reading anything.
+   */
+  readonly portable: boolean;
   load(): Promise<Command>;
 }

@@ -1,3 +1,4 @@
+import { fsPrimitivesAvailable, refusePlatform } from '../core/fs/index.js';
 import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -113,6 +114,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       throw unknownCommand(argv, usage);
     }
     disclosure = found.command.disclosure;
+    const wantsHelp = found.rest.includes('--help') || found.rest.includes('-h');
+    if (!found.command.portable && !wantsHelp && !fsPrimitivesAvailable())
+      throw refusePlatform('platform_unsupported');
     const command = await found.command.load();
     const result = await command.run(found.rest, io);
     if (json) writeJson(io, result.json);

@@ -69,3 +69,14 @@ export const refuseFs = defineRefusals<FsRefusalCode>({
     message: 'the private file does not hold a JSON object',
   },
 });
+
+export type PlatformRefusalCode = 'platform_unsupported';
+
+/** A command that needs the Linux primitives, where they cannot be loaded (another OS, no koffi binary). */
+export const refusePlatform = defineRefusals<PlatformRefusalCode>({
+  platform_unsupported: {
+    category: 'unsupported',
+    message:
+      'this command needs Linux with glibc (openat, renameat2, flock, statx through libc), which cannot be loaded here; nothing was read or written',
+  },
+});

@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+// What `npm pack` ships and whether the packed tarball installs and runs, as a
+// user would install it (docs/development.md#the-package).
+
+const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
+const work = mkdtempSync(join(tmpdir(), 'sealkit-pack-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function npm(
+  args: readonly string[],
+  cwd: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync('npm', [...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function packedFiles(): readonly string[] {
+  const packed = npm(['pack', '--dry-run', '--json', '--ignore-scripts'], REPO_ROOT);
+  expect(packed.status).toBe(0);
+  const [entry] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
+  return entry.files.map((file) => file.path).sort();
+}
+
+describe('the package', () => {
+  it('ships the CLI, the library, the starter editions, the JSON Schemas and the licence, and no test code', () => {
+    const files = packedFiles();
+    const tops = [
+      ...new Set(files.map((path) => (path.startsWith('dist/src/') ? 'dist/src' : path.split('/')[0]))),
+    ];
+    expect(tops.sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'bin',
+      'dist/src',
+      'docs',
+      'editions',
+      'package.json',
+      'src',
+    ]);
+    expect(files).toContain('bin/sealkit.js');
+    expect(files).toContain('dist/src/index.js');
+    expect(files).toContain('docs/schemas/distributor-config.schema.json');
+    expect(files).toContain('docs/schemas/contracts/source.schema.json');
+    expect(files.filter((path) => path.startsWith('docs/') && !path.startsWith('docs/schemas/'))).toEqual([]);
+    expect(
+      files.filter((path) => path.startsWith('src/') && !path.startsWith('src/editions/dbt-jsonschema/')),
+    ).toEqual([]);
+    // Test fixtures and builders stay in the repository.
+    const testCode = files.filter(
+      (path) =>
+        /\.test\.|\/testdata\//.test(path) ||
+        /^dist\/src\/(owner\/fixtures|migration\/testing|contracts\/fixtures|contracts\/publication\/fixtures)/.test(
+          path,
+        ),
+    );
+    expect(testCode).toEqual([]);
+  });
+
+  it('installs from the packed tarball into a fresh prefix and runs: --version, a job, the library', () => {
+    const pack = npm(['pack', '--ignore-scripts', '--pack-destination', work], REPO_ROOT);
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = join(work, `sealkit-${version}.tgz`);
+    expect(existsSync(tarball)).toBe(true);
+    const prefix = join(work, 'prefix');
+    const install = npm(
+      ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball],
+      work,
+    );
+    expect(install.status, install.stderr).toBe(0);
+
+    const bin = join(prefix, 'bin', 'sealkit');
+    const run = (args: readonly string[]) => spawnSync(bin, [...args], { cwd: work, encoding: 'utf8' });
+    const versionRun = run(['--version']);
+    expect(versionRun.stdout).toBe(`${version}\n`);
+    expect(versionRun.status).toBe(0);
+
+    writeFileSync(join(work, 'doc.json'), '{"b":1,"a":[true,null]}');
+    const digest = run(['json', 'canonicalize', 'doc.json']);
+    expect(digest.status, digest.stderr).toBe(0);
+    expect(digest.stdout).toBe('{"a":[true,null],"b":1}');
+
+    const installed = join(prefix, 'lib', 'node_modules', 'sealkit');
+    expect(existsSync(join(installed, 'docs', 'schemas', 'distributor-config.schema.json'))).toBe(true);
+    // A project that depends on the installed package imports it by name.
+    const app = join(work, 'app');
+    mkdirSync(join(app, 'node_modules'), { recursive: true });
+    symlinkSync(installed, join(app, 'node_modules', 'sealkit'));
+    const library = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const m = await import('sealkit'); console.log(typeof m.parseStrict)"],
+      { cwd: app, encoding: 'utf8' },
+    );
+    expect(library.stderr).toBe('');
+    expect(library.stdout).toBe('function\n');
+  }, 600_000);
+});
