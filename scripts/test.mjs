@@ -8,18 +8,29 @@
 // owned by that account, and the suite runs from the copy; the user's own
 // folders keep their permissions. See docs/development.md#running-the-tests.
 //
+// `npm run test:unit` (`--unit`) leaves out the test files that need a
+// service (Ceph RGW, PostgreSQL, Chromium, the package registry); see
+// docs/development.md#test-tiers.
+//
 // Usage: npm test [-- [--no-check] [vitest args...]]
+//        npm run test:unit [-- [--no-check] [vitest args...]]
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceTestFiles } from './service-tests.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const args = process.argv.slice(2);
-const skipChecks = args[0] === '--no-check';
-const vitestArgs = skipChecks ? args.slice(1) : args;
+const leading = new Set();
+while (args[0] === '--no-check' || args[0] === '--unit') leading.add(args.shift());
+const skipChecks = leading.has('--no-check');
+const unitOnly = leading.has('--unit');
+const vitestArgs = unitOnly
+  ? [...serviceTestFiles(root).flatMap((file) => ['--exclude', file]), ...args]
+  : args;
 
 function run(command, commandArgs, options = {}) {
   const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', ...options });
@@ -75,6 +86,11 @@ if (isRoot) {
   process.stderr.write(`\n== suite (as unprivileged uid ${uid})\n`);
 } else {
   process.stderr.write('\n== suite\n');
+}
+if (unitOnly) {
+  process.stderr.write(
+    `(unit tier: ${serviceTestFiles(root).length} test files that need a service are left out)\n`,
+  );
 }
 
 const status = run(command, commandArgs, { env, cwd: suiteRoot });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { POSTGRES_REQUIREMENTS, requireInstalled } from './installed.js';
 
 /**
  * A real PostgreSQL 15 server for tests, started on 127.0.0.1 on a free port
@@ -20,7 +21,8 @@ const BIN_DIRS = ['/usr/lib/postgresql/15/bin'];
 export function postgresBinDir(): string {
   const found = BIN_DIRS.find((dir) => existsSync(join(dir, 'initdb')));
   if (found === undefined) {
-    throw new Error('PostgreSQL 15 is not installed: .ci/run installs the Debian package postgresql');
+    requireInstalled('PostgreSQL 15', POSTGRES_REQUIREMENTS);
+    throw new Error('PostgreSQL 15 is not installed: apt-get install postgresql');
   }
   return found;
 }

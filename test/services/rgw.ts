@@ -24,6 +24,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { RGW_REQUIREMENTS, requireInstalled } from './installed.js';
 
 export interface RgwService {
   /** `http://127.0.0.1:PORT` */
@@ -84,6 +85,7 @@ const REGION = 'us-east-1';
 const MAX_OSD_RESTARTS = 3;
 
 export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
+  requireInstalled('Ceph RGW (the S3 the tests use)', RGW_REQUIREMENTS);
   const started = Date.now();
   const deadline = started + (options.timeoutMs ?? 90_000);
   const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'rgw-'));

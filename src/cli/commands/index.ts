@@ -146,4 +146,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'list the dashboards that depend, transitively, on a resource',
     load: async () => (await import('./contract-affected.js')).contractAffected,
   },
+  {
+    path: ['completion'],
+    disclosure: 'located',
+    portable: true,
+    summary: 'print a shell completion script (bash, zsh or fish)',
+    load: async () => (await import('./completion.js')).completionCommand,
+  },
 ];

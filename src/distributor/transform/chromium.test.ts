@@ -6,6 +6,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import { CHROMIUM_REQUIREMENTS, requireInstalled } from '../../../test/services/installed.js';
 import { distributeRun } from '../run/run.js';
 
 /**
@@ -28,6 +29,7 @@ const ARGS = [
 let work: string;
 let browser: Browser;
 beforeAll(async () => {
+  requireInstalled('Chromium (the headless browser the page tests use)', CHROMIUM_REQUIREMENTS);
   work = mkdtempSync(join(tmpdir(), 'sealkit-chromium-'));
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 }, 60_000);

@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.js';
+import { COMMANDS } from './commands/index.js';
+import { flagsOfUsage } from './completion-script.js';
+
+// The completion scripts, run in the real shells (bash, zsh, fish from
+// Debian's packages, installed by .ci/run).
+
+const work = mkdtempSync(join(tmpdir(), 'sealkit-completion-'));
+
+function script(shell: string): string {
+  const run = runCli(['completion', shell]);
+  expect(run.status).toBe(0);
+  const path = join(work, `sealkit.${shell}`);
+  writeFileSync(path, run.stdout);
+  return path;
+}
+
+const bashScript = script('bash');
+const zshScript = script('zsh');
+const fishScript = script('fish');
+
+/** What the bash completion function offers for the words typed so far (the last one being completed). */
+function bash(words: readonly string[]): readonly string[] {
+  const array = words.map((word) => `'${word}'`).join(' ');
+  const run = spawnSync(
+    'bash',
+    [
+      '-c',
+      `source '${bashScript}'; COMP_WORDS=(sealkit ${array}); COMP_CWORD=${words.length}; _sealkit; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { cwd: work, encoding: 'utf8' },
+  );
+  expect(run.stderr).toBe('');
+  return run.stdout.split('\n').filter((line) => line !== '');
+}
+
+/** The same in zsh through bashcompinit; zsh filters the candidates by the typed prefix itself. */
+function zsh(words: readonly string[]): readonly string[] {
+  const array = words.map((word) => `'${word}'`).join(' ');
+  const run = spawnSync(
+    'zsh',
+    [
+      '-f',
+      '-c',
+      `autoload -U compinit && compinit -u -D; source '${zshScript}'; setopt ksharrays; COMP_WORDS=(sealkit ${array}); COMP_CWORD=${words.length}; _sealkit; print -l -- "\${COMPREPLY[@]}"`,
+    ],
+    { cwd: work, encoding: 'utf8', env: { ...process.env, HOME: work } },
+  );
+  expect(run.stderr).toBe('');
+  return run.stdout.split('\n').filter((line) => line !== '');
+}
+
+/** What fish itself completes for a command line. */
+function fish(line: string): readonly string[] {
+  const run = spawnSync('fish', ['--no-config', '-c', `source '${fishScript}'; complete -C '${line}'`], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, HOME: work, XDG_CONFIG_HOME: work, XDG_DATA_HOME: work },
+  });
+  expect(run.stderr).toBe('');
+  return run.stdout
+    .split('\n')
+    .filter((entry) => entry !== '')
+    .map((entry) => entry.split('\t')[0] ?? '');
+}
+
+describe('sealkit completion', () => {
+  it('bash completes commands, subcommands and each command’s flags', () => {
+    expect(bash(['distrib'])).toEqual(['distribute']);
+    expect(bash(['distribute', 've'])).toEqual(['verify']);
+    expect(bash(['contract', ''])).toEqual([
+      'validate',
+      'project',
+      'schemas',
+      'classify',
+      'publish',
+      'history',
+      'replay',
+      'affected',
+    ]);
+    expect(bash(['distribute', 'run', '--c'])).toEqual(['--config']);
+    expect(bash(['edition', 'new', '--dry-run', '--ed'])).toEqual(['--edition']);
+    expect(bash(['help', 'sca'])).toEqual(['scaffold']);
+  });
+
+  it('bash completes file names for arguments', () => {
+    writeFileSync(join(work, 'orders.json'), '{}');
+    expect(bash(['json', 'digest', 'ord'])).toEqual(['orders.json']);
+  });
+
+  it('zsh offers the same candidates', () => {
+    expect(zsh(['distrib'])).toContain('distribute');
+    expect(zsh(['distribute', 'run', '--c'])).toContain('--config');
+    expect(zsh(['distribute', 'run', '--c'])).not.toContain('--edition');
+  });
+
+  it('fish completes commands, subcommands and flags', () => {
+    expect(fish('sealkit distrib')).toEqual(['distribute']);
+    expect(fish('sealkit contract cl')).toEqual(['classify']);
+    expect(fish('sealkit distribute run --con')).toEqual(['--config']);
+  });
+
+  it('covers every command of the table and every flag its help lists', async () => {
+    const bashText = spawnSync('cat', [bashScript], { encoding: 'utf8' }).stdout;
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      expect(bashText).toContain(`'${entry.path.join(' ')}')`);
+      for (const flag of flagsOfUsage(command.usage)) expect(bashText).toContain(flag);
+    }
+  });
+
+  it('refuses an unknown shell as a usage error naming it', () => {
+    const run = runCli(['completion', 'tcsh']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain("unknown shell 'tcsh'");
+  });
+});
+
+describe('flags of a usage text', () => {
+  it('are every --flag it names, with --help, sorted and once each', () => {
+    expect(
+      flagsOfUsage('Usage: x [--json] [--config FILE]\n  --config FILE  the file (default --config)'),
+    ).toEqual(['--config', '--help', '--json']);
+  });
+});
