@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell code, whose ${...} is shell expansion
 import type { CommandEntry } from './command.js';
 
 /**
