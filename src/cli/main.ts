@@ -3,7 +3,7 @@ import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
-import { reportFailure, writeJson } from './output.js';
+import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './version.js';
 
@@ -122,7 +122,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     if (json) writeJson(io, result.json);
     else {
       io.stdout.write(result.text);
-      if (result.errors !== undefined && result.errors !== '') io.stderr.write(result.errors);
+      if (result.errors !== undefined && result.errors !== '') {
+        io.stderr.write(wantsColour(io.stderr) ? paintRefusals(result.errors) : result.errors);
+      }
     }
     return exitCodeForResult(result);
   } catch (error: unknown) {

@@ -63,11 +63,44 @@ function formatOne(shown: Refusal): string {
 }
 
 /**
+ * Colour on stderr only when a person is likely reading it: a terminal, no
+ * `NO_COLOR` (https://no-color.org: any value, even empty, turns colour off),
+ * and not `TERM=dumb`. Pipes, files and CI logs get plain text.
+ */
+export function wantsColour(stream: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((stream as { isTTY?: boolean }).isTTY !== true) return false;
+  if (env.NO_COLOR !== undefined) return false;
+  return env.TERM !== 'dumb';
+}
+
+const RED_BOLD = '\u001b[1;31m';
+const BLUE = '\u001b[34m';
+const CYAN = '\u001b[36m';
+const BOLD = '\u001b[1m';
+const RESET = '\u001b[0m';
+
+/** Paints the formatted refusals in `text` (the output of formatRefusal) for a terminal. */
+export function paintRefusals(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const error = /^error\[([a-z0-9_]+)\]: (.*)$/.exec(line);
+      if (error !== null) return `${RED_BOLD}error[${error[1]}]${RESET}${BOLD}: ${error[2]}${RESET}`;
+      if (line.startsWith('  --> ')) return `  ${BLUE}-->${RESET} ${line.slice(6)}`;
+      if (line.startsWith('  = help: ')) return `  ${CYAN}= help:${RESET} ${line.slice(10)}`;
+      if (line.startsWith('  = ')) return `  ${BLUE}=${RESET}${line.slice(3)}`;
+      return line;
+    })
+    .join('\n');
+}
+
+/**
  * Prints a failure: human form on stderr, or one JSON object on stdout.
  * Refusal messages are fixed per code; an unexpected error prints fixed text
  * only — its message may hold paths or values from the input.
  */
 export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosure: Disclosure): void {
+  const paint = wantsColour(io.stderr) ? paintRefusals : (text: string) => text;
   if (error instanceof UsageError) {
     if (json) {
       writeJson(io, {
@@ -85,10 +118,10 @@ export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosu
   }
   if (error instanceof Refusal && error.category !== 'internal') {
     if (json) writeJson(io, { status: 'refused', ...refusalJson(error, disclosure) });
-    else io.stderr.write(formatRefusal(error, disclosure));
+    else io.stderr.write(paint(formatRefusal(error, disclosure)));
     return;
   }
   if (json)
     writeJson(io, { status: 'internal_error', reason_code: 'internal_error', message: INTERNAL_MESSAGE });
-  else io.stderr.write(`error[internal_error]: ${INTERNAL_MESSAGE}\n`);
+  else io.stderr.write(paint(`error[internal_error]: ${INTERNAL_MESSAGE}\n`));
 }
