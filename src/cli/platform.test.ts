@@ -70,6 +70,13 @@ describe('the command table', () => {
       COMMANDS.filter((entry) => entry.portable)
         .map((entry) => entry.path.join(' '))
         .sort(),
-    ).toEqual(['contract classify', 'json canonicalize', 'json digest', 'owner subjects', 'owner verify']);
+    ).toEqual([
+      'completion',
+      'contract classify',
+      'json canonicalize',
+      'json digest',
+      'owner subjects',
+      'owner verify',
+    ]);
   });
 });
