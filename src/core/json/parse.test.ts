@@ -254,7 +254,9 @@ describe('parseStrict: where the first error is', () => {
   });
 
   it('reports a too long integer at its first digit', () => {
-    expect(placeOfRefusal(utf8('{\n  "n": -12345}'), { maxIntegerDigits: 4 })).toBe('json_integer_too_long 2:8');
+    expect(placeOfRefusal(utf8('{\n  "n": -12345}'), { maxIntegerDigits: 4 })).toBe(
+      'json_integer_too_long 2:8',
+    );
   });
 
   it('counts columns in characters, not bytes or UTF-16 units', () => {
