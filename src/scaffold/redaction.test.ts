@@ -8,7 +8,8 @@ import { scaffold } from './index.js';
 /**
  * The scaffolder's result carries a code, a role, an allowlisted field and
  * project-relative paths only: a located fault in its inputs (evidence JSON,
- * dbt_project.yml) never adds a line, column or hint (docs/scaffold.md#refusals).
+ * dbt_project.yml) never adds a line, column or hint
+ * (docs/scaffold.md#the-result-object-and-exit-codes).
  */
 
 const scratch = new ScaffoldScratch('redaction');

@@ -399,7 +399,8 @@ class Run {
  */
 function refusalOf(error: unknown, stage: ScaffoldStage): Refusal {
   if (error instanceof TableRefusal) return error.refusal.redacted();
-  // Redacted: a core reader's line, column or hint never reaches the result (docs/scaffold.md#refusals).
+  // Redacted: a core reader's line, column or hint never reaches the result
+  // (docs/scaffold.md#the-result-object-and-exit-codes).
   if (error instanceof Refusal && error.category !== 'internal') return error.redacted();
   if (error instanceof FsUnavailable) return refuseScaffold('atomic_publish_unavailable');
   if (isFsError(error)) return refuseScaffold(FAILURE_BY_STAGE[stage]);
