@@ -21,7 +21,7 @@ import { MAX_AGE, NOW, retailBundle, writeBundle } from './testing/bundles.js';
 /**
  * The evidence library hands out only redacted refusals: no location and no
  * hint, even though core JSON refusals now carry a line and column
- * (docs/evidence.md#refusals).
+ * (docs/evidence.md#privacy).
  */
 
 const roots: string[] = [];

@@ -6,7 +6,7 @@ import { guardRefusals, guardRefusalsAsync, Refusal } from '../core/refusal/inde
  * `work`, and every refusal leaves redacted, without a location or a hint,
  * whatever a core reader attached. The evidence describes a customer's
  * source schema, so no line, column, key or file name may be shown
- * (docs/refusals.md#two-policies, docs/evidence.md#refusals).
+ * (docs/refusals.md#two-policies, docs/evidence.md#privacy).
  */
 export function guardPrivate<T>(work: () => T, fallback?: () => Refusal): T {
   try {

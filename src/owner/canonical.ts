@@ -25,7 +25,7 @@ export interface CanonicalCodec<T> {
  * instance or any other exception into the site's fixed reason (its text may
  * quote input); a refusal of another table, such as a core JSON refusal with
  * its line, column and hint, becomes that reason too. The owner document's
- * payload is never described, not even by position (docs/owner.md#refusals).
+ * payload is never described, not even by position (docs/owner.md#reasons).
  */
 export function guardScoped<T>(site: Site, work: () => T): T {
   const siteReason = () => refuseScopedExecution(site.reason, { role: site.role });

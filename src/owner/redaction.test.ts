@@ -19,7 +19,7 @@ import {
 /**
  * The owner codec describes no payload, not even by position: every refusal
  * it hands out has no location and no hint, although core JSON now reports
- * a line and column (docs/owner.md#refusals).
+ * a line and column (docs/owner.md#reasons).
  */
 
 function refusalOf(work: () => unknown): Refusal {

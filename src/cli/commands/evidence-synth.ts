@@ -59,7 +59,7 @@ export const evidenceSynth: Command = {
     const out = values.out;
     if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
     const options = synthOptions(values);
-    // The library's boundary guards and redacts (docs/evidence.md#refusals).
+    // The library's boundary guards and redacts (docs/evidence.md#privacy).
     const plan = planSynthesis(options);
     if (values['dry-run']) {
       const lines = plan.files.map(
