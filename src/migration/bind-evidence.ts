@@ -1,11 +1,12 @@
 import { basename } from 'node:path';
 import type { JsonObject } from '../core/json/index.js';
-import { guardRefusals, type Refusal } from '../core/refusal/index.js';
+import type { Refusal } from '../core/refusal/index.js';
 import { bindRecords } from './binding.js';
 import type { BoundEvidence } from './bound.js';
 import { checkDryRunBounds, parseDryRun } from './dry-run.js';
 import { checkMappingBounds, parseMapping } from './mapping.js';
 import { readMappingDocument } from './mapping-file.js';
+import { guardPrivate } from './private-boundary.js';
 import { readPrivateEvidenceJson } from './private-json.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 import { checkRunManifestBounds, parseRunManifest } from './run-manifest.js';
@@ -121,7 +122,7 @@ function requireSupplied(options: BindEvidenceOptions): {
 
 function outcomeOf(work: () => BoundEvidence): EvidenceOutcome {
   try {
-    return guardRefusals(work);
+    return guardPrivate(work);
   } catch (error: unknown) {
     if (refuseEvidence.is(error)) return { status: 'refused', refusal: error };
     throw error;

@@ -66,6 +66,7 @@ export {
   parseMapping,
 } from './mapping.js';
 export { loadMappingFile, readMappingDocument } from './mapping-file.js';
+export { guardPrivate, guardPrivateAsync } from './private-boundary.js';
 export { ADMISSION_CODE_FOR, readPrivateEvidenceJson } from './private-json.js';
 export type { TargetIdentity, TypeProfile } from './record-fields.js';
 export { type EvidenceRefusalCode, refuseEvidence, refuseSynth, type SynthRefusalCode } from './refusals.js';

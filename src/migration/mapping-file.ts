@@ -2,9 +2,9 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Dir, isFsError, type ReadableFile } from '../core/fs/index.js';
 import { isJsonObject, type JsonObject, parseStrict } from '../core/json/index.js';
-import { guardRefusals } from '../core/refusal/index.js';
 import { EVIDENCE_LIMITS } from './limits.js';
 import { type Mapping, parseMapping } from './mapping.js';
+import { guardPrivate } from './private-boundary.js';
 import { asAdmissionRefusal } from './private-json.js';
 import { refuseEvidence } from './refusals.js';
 
@@ -20,7 +20,7 @@ const refuse = (code: Parameters<typeof refuseEvidence>[0]) => refuseEvidence(co
  * descriptor required to be the same inode.
  */
 export function readMappingDocument(path: string): JsonObject {
-  return guardRefusals(
+  return guardPrivate(
     () => {
       const bytes = readMappingBytes(path);
       let value: ReturnType<typeof parseStrict>;

@@ -1,8 +1,8 @@
 import { type FsRefusalCode, readPrivateJson, refuseFs } from '../core/fs/index.js';
 import { type JsonObject, type JsonRefusalCode, refuseJson } from '../core/json/index.js';
-import { guardRefusals } from '../core/refusal/index.js';
 import type { EvidenceRole } from './fields.js';
 import { EVIDENCE_LIMITS } from './limits.js';
+import { guardPrivate } from './private-boundary.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 
 /**
@@ -55,7 +55,7 @@ export function asAdmissionRefusal(error: unknown, role: EvidenceRole): unknown 
  * strict UTF-8 JSON object without duplicate keys.
  */
 export function readPrivateEvidenceJson(path: string, role: EvidenceRole): JsonObject {
-  return guardRefusals(() => {
+  return guardPrivate(() => {
     try {
       return readPrivateJson(path, { maxBytes: EVIDENCE_LIMITS.privateJsonBytes });
     } catch (error: unknown) {

@@ -1,5 +1,6 @@
 import { isSha256Hex, type Sha256Hex, sha256Hex } from '../core/digest/index.js';
 import { parseStrict, pyDumps } from '../core/json/index.js';
+import { guardRefusals } from '../core/refusal/index.js';
 import { MAX_DEPTH, MAX_INTEGER_DIGITS } from './limits.js';
 import { fail, type Site } from './read.js';
 import { isScopedExecutionRefusal, refuseScopedExecution } from './refusals.js';
@@ -19,16 +20,19 @@ export interface CanonicalCodec<T> {
 }
 
 /**
- * Runs `work` so that only scoped-execution refusals leave it. A core JSON
- * refusal, a TypeError from a forged instance or any other exception becomes
- * the site's fixed reason; its text (which may quote input) is dropped.
+ * The codec's library boundary: only scoped-execution refusals leave `work`,
+ * and only redacted. Core `guardRefusals` turns a TypeError from a forged
+ * instance or any other exception into the site's fixed reason (its text may
+ * quote input); a refusal of another table, such as a core JSON refusal with
+ * its line, column and hint, becomes that reason too. The owner document's
+ * payload is never described, not even by position (docs/owner.md#reasons).
  */
 export function guardScoped<T>(site: Site, work: () => T): T {
+  const siteReason = () => refuseScopedExecution(site.reason, { role: site.role });
   try {
-    return work();
+    return guardRefusals(work, siteReason);
   } catch (error: unknown) {
-    if (isScopedExecutionRefusal(error)) throw error;
-    throw refuseScopedExecution(site.reason, { role: site.role });
+    throw isScopedExecutionRefusal(error) ? error.redacted() : siteReason();
   }
 }
 

@@ -21,13 +21,12 @@ export {
   type ScaffoldRefusalCode,
 } from './refusals.js';
 export { type ResolvedModel, resolveModels } from './resolve.js';
-export {
-  exitCodeOf as scaffoldExitCode,
-  type ScaffoldReasonCode,
-  type ScaffoldResult,
-  type ScaffoldStage,
-  type ScaffoldStatus,
-  type StagingState,
+export type {
+  ScaffoldReasonCode,
+  ScaffoldResult,
+  ScaffoldStage,
+  ScaffoldStatus,
+  StagingState,
 } from './result.js';
 export { type ScaffoldOptions, scaffold } from './run.js';
 export { isSourceId, type SourceId } from './source-id.js';

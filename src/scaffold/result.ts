@@ -74,22 +74,6 @@ export function inKeyOrder(result: ScaffoldResult): ScaffoldResult {
   return ordered as unknown as ScaffoldResult;
 }
 
-/** The §6.5 exit code: 0 published or planned, 2 refused, 3 published with a condition, 4 unverified. */
-export function exitCodeOf(result: Pick<ScaffoldResult, 'status'>): 0 | 2 | 3 | 4 {
-  switch (result.status) {
-    case 'published':
-    case 'plan_only':
-      return 0;
-    case 'refused':
-      return 2;
-    case 'published_permissions_not_normalized':
-    case 'published_durability_unknown':
-      return 3;
-    case 'publish_unverified':
-      return 4;
-  }
-}
-
 /** The most severe status of a published run's conditions (§6.5: status is the most severe, codes list all). */
 export function publishedStatus(conditions: ReadonlySet<PublicationConditionCode>): ScaffoldStatus {
   if (conditions.has('publish_identity_mismatch')) return 'publish_unverified';

@@ -1,5 +1,6 @@
 import { type Dir, FsUnavailable, isFsError } from '../core/fs/index.js';
-import { Refusal, refuseInternal } from '../core/refusal/index.js';
+import { Refusal } from '../core/refusal/index.js';
+import { guardPrivateAsync } from '../migration/index.js';
 import { EDITION_PROFILES, type EditionProfile, isScaffoldEdition } from './editions.js';
 import type { FaultController } from './faults.js';
 import { MANIFEST_NAME, outputPath, STAGING_ROOT, stagingPath } from './names.js';
@@ -71,12 +72,12 @@ export async function runScaffold(
   const run = new Run(options, ctx);
   let result: ScaffoldResult;
   try {
-    result = inKeyOrder(await run.execute());
+    // The private boundary: only a redacted refusal (internal_error for a bug) leaves the scaffolder.
+    result = inKeyOrder(await guardPrivateAsync(() => run.execute()));
   } catch (error: unknown) {
     run.close();
     run.releaseLock();
-    if (error instanceof Refusal) throw error;
-    throw refuseInternal('internal_error');
+    throw error;
   }
   try {
     options.onResult?.(result);
@@ -397,8 +398,10 @@ class Run {
  * is a bug and leaves as internal_error.
  */
 function refusalOf(error: unknown, stage: ScaffoldStage): Refusal {
-  if (error instanceof TableRefusal) return error.refusal;
-  if (error instanceof Refusal && error.category !== 'internal') return error;
+  if (error instanceof TableRefusal) return error.refusal.redacted();
+  // Redacted: a core reader's line, column or hint never reaches the result
+  // (docs/scaffold.md#the-result-object-and-exit-codes).
+  if (error instanceof Refusal && error.category !== 'internal') return error.redacted();
   if (error instanceof FsUnavailable) return refuseScaffold('atomic_publish_unavailable');
   if (isFsError(error)) return refuseScaffold(FAILURE_BY_STAGE[stage]);
   throw error;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scanBytes, scanForSentinels } from './sentinels.js';
+import { scanBytes, scanForLocatedDetail, scanForSentinels } from './sentinels.js';
 
 describe('sentinel scan', () => {
   let dir: string;
@@ -47,5 +47,44 @@ describe('sentinel scan', () => {
 
   it('refuses sentinels too short to be meaningful', () => {
     expect(() => scanBytes([{ label: 'x', bytes: 'abc' }], ['ab'])).toThrow();
+  });
+});
+
+describe('located-detail scan', () => {
+  const marks = (stdout: string, stderr = ''): string[] =>
+    scanForLocatedDetail({ stdout, stderr }).map((hit) => `${hit.sentinel}@${hit.where}`);
+
+  it('finds every mark of a located refusal, human and --json', () => {
+    const human =
+      'error[json_malformed]: the document is not well-formed JSON\n  --> data/orders.json:3:14\n  = at: fields[3].nulable\n  = help: expected a value\n';
+    expect(marks('', human)).toEqual(
+      expect.arrayContaining(['-->@stderr', '= help@stderr', '= at:@stderr', 'name:line:column@stderr']),
+    );
+    const json = JSON.stringify({
+      reason_code: 'json_malformed',
+      location: { path: 'a.json', line: 3, column: 14, pointer: 'a' },
+      hint: 'x',
+    });
+    expect(marks(json)).toEqual(
+      expect.arrayContaining([
+        'location member@stdout',
+        'hint member@stdout',
+        'line member@stdout',
+        'column member@stdout',
+        'pointer member@stdout',
+      ]),
+    );
+    expect(marks('  --> line 3, column 14')).toEqual(
+      expect.arrayContaining(['line N@stdout', 'column N@stdout']),
+    );
+    expect(marks('refused in mapping.json:3')).toEqual(['name:line:column@stdout']);
+  });
+
+  it('passes a private refusal and a clock time', () => {
+    const human =
+      'error[scaffold_input_malformed]: the input is not a strict UTF-8 JSON object\n  = field: tables[].cast\n';
+    const json =
+      '{"status":"refused","reason_code":"scaffold_input_malformed","role":"mapping","at":"2025-03-14T09:26:53Z"}';
+    expect(marks(json, human)).toEqual([]);
   });
 });

@@ -110,3 +110,66 @@ export function scanForSentinels(
   ];
   return scanBytes(sources, sentinels);
 }
+
+/**
+ * The marks of a located refusal (docs/refusals.md#two-policies): the human
+ * `-->`, `= help:` and `= at:` lines, the `--json` `location` and `hint`
+ * members, and a line/column however written. A private command (migration
+ * evidence, scaffolder, owner codec) must print none of them.
+ */
+export const LOCATED_MARKS: readonly { readonly mark: string; readonly pattern: RegExp }[] = [
+  { mark: '-->', pattern: /-->/ },
+  { mark: '= help', pattern: /= help/ },
+  { mark: '= at:', pattern: /= at:/ },
+  { mark: 'location member', pattern: /"location"/ },
+  { mark: 'hint member', pattern: /"hint"/ },
+  { mark: 'line member', pattern: /"line"/ },
+  { mark: 'column member', pattern: /"column"/ },
+  { mark: 'pointer member', pattern: /"pointer"/ },
+  // `file.json:3:14` and `:3`, but not a clock time such as 09:26:53.
+  { mark: 'name:line:column', pattern: /[^\d\s:"]:\d+(?::\d+)?\b/ },
+  { mark: 'line N', pattern: /\bline \d+/i },
+  { mark: 'column N', pattern: /\bcolumn \d+/i },
+];
+
+/** Every located mark in a command's stdout and stderr (see LOCATED_MARKS). */
+export function scanForLocatedDetail(capture: CommandCapture): SentinelHit[] {
+  const hits: SentinelHit[] = [];
+  for (const [where, bytes] of [
+    ['stdout', capture.stdout],
+    ['stderr', capture.stderr],
+  ] as const) {
+    const text = typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8');
+    for (const { mark, pattern } of LOCATED_MARKS) {
+      if (pattern.test(text)) hits.push({ sentinel: mark, encoding: 'pattern', where });
+    }
+  }
+  return hits;
+}
+
+/** A key planted in every located-style fault below: no private command may print it. */
+export const KEY_SENTINEL = 'ZqPlantedKey';
+
+/**
+ * JSON documents with faults that a located domain reports by line and
+ * column (and often a hint): each at a known place, each holding
+ * KEY_SENTINEL, so a private domain printing anything of it is caught.
+ */
+export const LOCATED_FAULTS: readonly { readonly name: string; readonly bytes: Buffer }[] = [
+  { name: 'malformed at 3:8', bytes: Buffer.from(`{\n  "${KEY_SENTINEL}": 1,\n  "b": ,\n  "c": 2\n}\n`) },
+  {
+    name: 'duplicate key at 4:3',
+    bytes: Buffer.from(`{\n  "${KEY_SENTINEL}": 1,\n  "b": 2,\n  "${KEY_SENTINEL}": 3\n}\n`),
+  },
+  { name: 'lone surrogate at 2:20', bytes: Buffer.from(`{\n  "${KEY_SENTINEL}": "\\udc00"\n}\n`) },
+  { name: 'trailing data at 3:1', bytes: Buffer.from(`{"${KEY_SENTINEL}": 1}\n\n{"b": 2}\n`) },
+  { name: 'byte order mark at 1:1', bytes: Buffer.from(`\ufeff{"${KEY_SENTINEL}": 1}\n`) },
+  {
+    name: 'invalid UTF-8 at 2:20',
+    bytes: Buffer.concat([
+      Buffer.from(`{\n  "${KEY_SENTINEL}": "`),
+      Buffer.from([0xe9]),
+      Buffer.from('"\n}\n'),
+    ]),
+  },
+];

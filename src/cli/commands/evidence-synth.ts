@@ -1,4 +1,3 @@
-import { guardRefusals } from '../../core/refusal/index.js';
 import {
   applySynthesisPlan,
   DESTINATIONS,
@@ -60,7 +59,8 @@ export const evidenceSynth: Command = {
     const out = values.out;
     if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
     const options = synthOptions(values);
-    const plan = guardRefusals(() => planSynthesis(options));
+    // The library's boundary guards and redacts (docs/evidence.md#privacy).
+    const plan = planSynthesis(options);
     if (values['dry-run']) {
       const lines = plan.files.map(
         (file) => `  ${file.path}  0600  ${file.bytes} bytes  sha256 ${file.sha256}`,

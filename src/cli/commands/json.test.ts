@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
+import { expectGolden } from '../../../test/helpers/golden.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 
 describe('sealkit json', () => {
@@ -52,24 +53,27 @@ describe('sealkit json', () => {
     expect(out.sha256).toBe(createHash('sha256').update('[1,2]').digest('hex'));
   });
 
-  it('refuses with exit 2 and a fixed reason code, leaking no key or value', () => {
-    const planted = '{"SECRET_COLUMN_ZQ": "VALUE_ZQ_1", "SECRET_COLUMN_ZQ": 2}';
+  it('refuses with exit 2, names the file and the place, and quotes no key or value', () => {
+    const planted = '{"SECRET_COLUMN_ZQ": "VALUE_ZQ_1",\n "SECRET_COLUMN_ZQ": 2}';
     writeFileSync(join(dir, 'customer_schema_zq.json'), planted);
     const path = join(dir, 'customer_schema_zq.json');
     const human = runCli(['json', 'canonicalize', path]);
     expect(human.status).toBe(2);
     expect(human.stdout.length).toBe(0);
-    expect(human.stderr.toString()).toBe('error[json_duplicate_key]: a JSON object repeats a key\n');
+    expect(human.stderr.toString()).toBe(
+      `error[json_duplicate_key]: a JSON object repeats a key\n  --> ${path}:2:2\n`,
+    );
     const json = runCli(['json', 'digest', '--json', path]);
     expect(json.status).toBe(2);
-    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+    expect(JSON.parse(json.stdout.toString())).toEqual({
       status: 'refused',
       reason_code: 'json_duplicate_key',
+      category: 'malformed',
+      message: 'a JSON object repeats a key',
+      location: { path, line: 2, column: 2 },
     });
     for (const run of [human, json]) {
-      expect(
-        scanForSentinels(run, [], ['SECRET_COLUMN_ZQ', 'VALUE_ZQ_1', 'customer_schema_zq', dir]),
-      ).toEqual([]);
+      expect(scanForSentinels(run, [], ['SECRET_COLUMN_ZQ', 'VALUE_ZQ_1'])).toEqual([]);
     }
   });
 
@@ -99,14 +103,26 @@ describe('sealkit json', () => {
     expect(JSON.parse(over.stdout.toString())).toMatchObject({ reason_code: 'json_too_large' });
   });
 
-  it('refuses a missing file and a directory without naming them', () => {
-    const missing = runCli(['json', 'digest', join(dir, 'absent_zq.json')]);
+  it('names a missing file, an unreadable file and a directory as the user gave them', () => {
+    // The document is the operator's own input (a located domain, docs/refusals.md#two-policies).
+    const missing = runCli(['json', 'digest', 'absent_zq.json'], { cwd: dir });
     expect(missing.status).toBe(2);
-    expect(missing.stderr.toString()).toContain('error[input_missing]');
-    expect(missing.stderr.toString()).not.toContain('absent_zq');
-    const directory = runCli(['json', 'digest', dir]);
+    expect(missing.stderr.toString()).toBe(
+      'error[input_missing]: the input file does not exist\n  --> absent_zq.json\n',
+    );
+    mkdirSync(join(dir, 'data'));
+    const directory = runCli(['json', 'digest', '--json', './data'], { cwd: dir });
     expect(directory.status).toBe(2);
-    expect(directory.stderr.toString()).toContain('error[input_not_regular]');
+    expect(JSON.parse(directory.stdout.toString())).toMatchObject({
+      reason_code: 'input_not_regular',
+      location: { path: './data' },
+    });
+    writeFileSync(join(dir, 'data', 'locked.json'), '{}', { mode: 0o000 });
+    const unreadable = runCli(['json', 'digest', 'data/locked.json'], { cwd: dir });
+    expect(unreadable.status).toBe(2);
+    expect(unreadable.stderr.toString()).toBe(
+      'error[input_unreadable]: the input file cannot be read\n  --> data/locked.json\n',
+    );
   });
 
   it('treats an unknown flag or a surplus argument as a usage error that writes nothing', () => {
@@ -120,6 +136,134 @@ describe('sealkit json', () => {
     expect(JSON.parse(surplus.stdout.toString())).toMatchObject({ status: 'usage_error' });
     expect(runCli(['json', 'digest', '--max-bytes', 'lots']).status).toBe(1);
     expect(readdirSync(dir)).toEqual(before);
+  });
+});
+
+/**
+ * One bad input of the golden corpus: files written into a fresh folder that
+ * is the CLI's working directory, so every path in the output is relative,
+ * as the user typed it.
+ */
+interface BadInput {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly files?: Readonly<Record<string, string | Uint8Array>>;
+  readonly directories?: readonly string[];
+  readonly stdin?: string;
+  readonly unreadable?: string;
+}
+
+const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+const BAD_INPUTS: readonly BadInput[] = [
+  {
+    name: 'malformed-line-3',
+    args: ['canonicalize', 'data/orders.json'],
+    files: { 'data/orders.json': '{\n  "id": 17,\n  "currency": EUR,\n  "total": 12\n}\n' },
+  },
+  {
+    name: 'duplicate-key',
+    args: ['digest', 'data/orders.json'],
+    files: { 'data/orders.json': '{\n  "id": 17,\n  "status": "paid",\n  "id": 18\n}\n' },
+  },
+  {
+    name: 'lone-surrogate',
+    args: ['canonicalize', 'names.json'],
+    files: { 'names.json': '[\n  "ok",\n  "broken \\ud83d here"\n]\n' },
+  },
+  { name: 'bom', args: ['digest', 'bom.json'], files: { 'bom.json': '\ufeff{"a": 1}\n' } },
+  {
+    name: 'invalid-utf8',
+    args: ['digest', 'latin1.json'],
+    // "café" saved as Latin-1 on line 2: the byte E9 is not UTF-8.
+    files: {
+      'latin1.json': Buffer.from([...Buffer.from('{\n  "name": "caf'), 0xe9, ...Buffer.from('"\n}\n')]),
+    },
+  },
+  { name: 'too-deep', args: ['digest', 'deep.json'], files: { 'deep.json': `${nested(65)}\n` } },
+  {
+    name: 'trailing-garbage',
+    args: ['canonicalize', 'two.json'],
+    files: { 'two.json': '{"a": 1}\n{"b": 2}\n' },
+  },
+  {
+    name: 'trailing-comma',
+    args: ['canonicalize', 'list.json'],
+    files: { 'list.json': '[\n  1,\n  2,\n]\n' },
+  },
+  {
+    name: 'unclosed-string',
+    args: ['canonicalize', 'config.json'],
+    files: { 'config.json': '{\n  "title": "sales report,\n  "year": 2024\n}\n' },
+  },
+  { name: 'empty-file', args: ['digest', 'empty.json'], files: { 'empty.json': '' } },
+  { name: 'missing-file', args: ['digest', 'data/absent.json'], directories: ['data'] },
+  { name: 'directory', args: ['canonicalize', 'data'], directories: ['data'] },
+  {
+    name: 'unreadable-file',
+    args: ['digest', 'secret.json'],
+    files: { 'secret.json': '{}' },
+    unreadable: 'secret.json',
+  },
+  {
+    name: 'float-python',
+    args: ['canonicalize', '--python', 'prices.json'],
+    files: { 'prices.json': '{"price": 1.5}\n' },
+  },
+  {
+    name: 'too-large',
+    args: ['digest', '--max-bytes', '8', 'big.json'],
+    files: { 'big.json': '[1, 2, 3, 4]\n' },
+  },
+  {
+    name: 'integer-too-long',
+    args: ['digest', 'long.json'],
+    files: { 'long.json': `{\n  "n": ${'9'.repeat(4301)}\n}\n` },
+  },
+  { name: 'stdin-malformed', args: ['digest', '-'], stdin: '{"a": 1,\n "b" 2}\n' },
+];
+
+function transcript(args: readonly string[], run: ReturnType<typeof runCli>): string {
+  return [
+    `$ sealkit json ${args.join(' ')}`,
+    `exit: ${run.status}`,
+    '--- stdout',
+    run.stdout.toString('utf8'),
+    '--- stderr',
+    run.stderr.toString('utf8'),
+  ].join('\n');
+}
+
+describe('sealkit json: golden corpus of bad inputs', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-cli-json-corpus-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each(BAD_INPUTS)('$name: names the input, the line and the column, human and --json', (bad) => {
+    for (const folder of bad.directories ?? []) mkdirSync(join(dir, folder), { recursive: true });
+    for (const [path, content] of Object.entries(bad.files ?? {})) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    if (bad.unreadable !== undefined) chmodSync(join(dir, bad.unreadable), 0o000);
+    const options = { cwd: dir, ...(bad.stdin !== undefined ? { input: bad.stdin } : {}) };
+    const human = runCli(['json', ...bad.args], options);
+    const json = runCli(['json', ...bad.args, '--json'], options);
+    expect(human.status).toBe(2);
+    expect(json.status).toBe(2);
+    // Human mode: nothing on stdout, so `>/dev/null` never hides the refusal.
+    expect(human.stdout.length).toBe(0);
+    expect(json.stderr.length).toBe(0);
+    const record = JSON.parse(json.stdout.toString()) as { location?: { path?: string } };
+    expect(record.location?.path).toBe(bad.stdin !== undefined ? '<stdin>' : bad.args.at(-1));
+    // Neither form prints the temporary folder: relative stays relative.
+    expect(`${human.stderr}${json.stdout}`).not.toContain(dir);
+    expectGolden(
+      join(REPO_ROOT, 'src', 'core', 'json', 'testdata', 'refusals', `${bad.name}.txt`),
+      `${transcript(bad.args, human)}\n${transcript([...bad.args, '--json'], json)}`,
+    );
   });
 });
 

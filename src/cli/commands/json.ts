@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../core/digest/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { canonicalize, DEFAULT_JSON_LIMITS, parseStrict, pyDumps } from '../../core/json/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -47,13 +47,30 @@ async function canonicalFromArgs(args: readonly string[], usage: string, io: Par
   const { values, positionals } = parseCommandArgs(args, OPTIONS, usage, { min: 0, max: 1 });
   if (values.help) return { help: true as const };
   const maxBytes = parseMaxBytes(values['max-bytes'], usage);
-  const input = await readBoundedInput(positionals[0] ?? '-', maxBytes, io.stdin);
-  const canonical = guardRefusals((): Canonical => {
+  const source = positionals[0] ?? '-';
+  const canonical = await locatedAt(source, async (): Promise<Canonical> => {
+    const input = await readBoundedInput(source, maxBytes, io.stdin);
     const value = parseStrict(input, { maxBytes, maxDepth: DEFAULT_JSON_LIMITS.maxDepth });
     const text = values.python ? pyDumps(value) : canonicalize(value);
     return { form: values.python ? 'python' : 'rfc8785', bytes: Buffer.from(text, 'utf8') };
   });
   return { help: false as const, canonical };
+}
+
+/**
+ * The document is the operator's own input, so a refusal names it as given
+ * (`<stdin>` for standard input) over the line and column the parser found:
+ * `--> data/orders.json:3:14` (docs/json.md#reading-an-error).
+ */
+async function locatedAt<T>(source: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await guardRefusalsAsync(work);
+  } catch (error: unknown) {
+    if (error instanceof Refusal && error.category !== 'internal') {
+      throw error.at({ path: source === '-' ? '<stdin>' : source });
+    }
+    throw error;
+  }
 }
 
 function parseMaxBytes(raw: string | undefined, usage: string): number {

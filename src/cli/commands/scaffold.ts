@@ -1,5 +1,10 @@
 import { parseMaxEvidenceAge } from '../../migration/index.js';
-import { SCAFFOLD_EDITIONS, type ScaffoldResult, scaffold, scaffoldExitCode } from '../../scaffold/index.js';
+import {
+  SCAFFOLD_EDITIONS,
+  type ScaffoldResult,
+  type ScaffoldStatus,
+  scaffold,
+} from '../../scaffold/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
 import type { JsonObjectOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
@@ -89,15 +94,23 @@ export const scaffoldCommand: Command = {
         onResult: (outcome) => printResult(io, outcome),
       }),
     );
-    const code = scaffoldExitCode(result);
-    return {
-      text: '',
-      json: result as unknown as JsonObjectOut,
-      ...(code === 2 ? { refused: true } : {}),
-      ...(code === 3 ? { publication: 'with_condition' as const } : {}),
-      ...(code === 4 ? { publication: 'unverified' as const } : {}),
-    };
+    return { text: '', json: result as unknown as JsonObjectOut, ...OUTCOME_OF[result.status] };
   },
+};
+
+/**
+ * What each status means to the CLI; src/cli/exit-codes.ts turns it into
+ * the exit code (0, 2, 3 or 4), the only place exit codes are decided.
+ */
+const OUTCOME_OF: {
+  readonly [S in ScaffoldStatus]: Pick<CommandResult, 'refused' | 'publication'>;
+} = {
+  published: {},
+  plan_only: {},
+  refused: { refused: true },
+  published_permissions_not_normalized: { publication: 'with_condition' },
+  published_durability_unknown: { publication: 'with_condition' },
+  publish_unverified: { publication: 'unverified' },
 };
 
 function printResult(io: CliIo, result: ScaffoldResult): void {

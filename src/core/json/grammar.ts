@@ -1,4 +1,5 @@
-import { refuseJson } from './refusals.js';
+import type { Refusal } from '../refusal/index.js';
+import { type JsonRefusalCode, refuseJson } from './refusals.js';
 import { JsonFloat, type JsonValue } from './value.js';
 
 /** Bounds the grammar enforces itself; the byte size is checked before decoding. */
@@ -41,6 +42,26 @@ const CLOSE_BRACE = 0x7d;
 /** Integers of at most this many digits are exact when accumulated in a double. */
 const EXACT_DIGITS = 15;
 
+/**
+ * Fixed advice for the commonest faults; never quotes the document (the
+ * private domains drop hints anyway, see docs/refusals.md#two-policies).
+ */
+const HINTS = {
+  arrayNext: "expected ',' or ']' after an array element",
+  objectNext: "expected ',' or '}' after an object member",
+  key: 'expected a key in double quotes',
+  trailingComma: 'JSON allows no comma before a closing bracket or brace',
+  colon: "expected ':' after an object key",
+  value: 'expected a value: an object, array, string, number, true, false or null',
+  end: 'the document ends before its value is complete',
+  unclosedString: 'a string is not closed before the end of its line',
+  control: 'a control character inside a string must be escaped, e.g. \\t',
+  escape: 'a string uses an escape JSON does not have (valid: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)',
+  number: 'a JSON number has no leading zero, hex digits, Infinity or trailing dot',
+  literal: 'expected true, false or null',
+  trailing: 'only one JSON value may be in the document',
+} as const;
+
 function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
 }
@@ -78,7 +99,7 @@ export class StrictGrammar {
   parseDocument(): JsonValue {
     const value = this.parseValue();
     this.skipWhitespace();
-    if (this.pos < this.text.length) throw refuseJson('json_trailing_data');
+    if (this.pos < this.text.length) throw this.refuseAt('json_trailing_data', this.pos, HINTS.trailing);
     return value;
   }
 
@@ -92,7 +113,7 @@ export class StrictGrammar {
       let c = this.skipWhitespace();
       if (c === OPEN_BRACKET || c === OPEN_BRACE) {
         const depth = current === undefined ? 1 : parents.length + 2;
-        if (depth > this.limits.maxDepth) throw refuseJson('json_too_deep');
+        if (depth > this.limits.maxDepth) throw this.refuseAt('json_too_deep', this.pos);
         this.pos++;
         const isArray = c === OPEN_BRACKET;
         const opened: Container = isArray ? [] : (Object.create(null) as JsonRecord);
@@ -123,7 +144,7 @@ export class StrictGrammar {
             this.pos++;
             break;
           }
-          if (c !== CLOSE_BRACKET) throw refuseJson('json_malformed');
+          if (c !== CLOSE_BRACKET) throw this.malformedAt(this.pos, HINTS.arrayNext);
         } else {
           current[currentKey] = value;
           if (c === COMMA) {
@@ -131,7 +152,7 @@ export class StrictGrammar {
             currentKey = this.parseKey(current);
             break;
           }
-          if (c !== CLOSE_BRACE) throw refuseJson('json_malformed');
+          if (c !== CLOSE_BRACE) throw this.malformedAt(this.pos, HINTS.objectNext);
         }
         this.pos++;
         value = current;
@@ -143,11 +164,15 @@ export class StrictGrammar {
 
   /** Reads `"key" :` and refuses a key the object already holds (compared after unescaping). */
   private parseKey(target: JsonRecord): string {
-    if (this.skipWhitespace() !== QUOTE) throw refuseJson('json_malformed');
+    const c = this.skipWhitespace();
+    if (c !== QUOTE) {
+      throw this.malformedAt(this.pos, c === CLOSE_BRACE ? HINTS.trailingComma : HINTS.key);
+    }
+    const start = this.pos;
     const key = this.parseString();
     // The object has a null prototype, so `in` sees own keys only.
-    if (key in target) throw refuseJson('json_duplicate_key');
-    if (this.skipWhitespace() !== COLON) throw refuseJson('json_malformed');
+    if (key in target) throw this.refuseAt('json_duplicate_key', start);
+    if (this.skipWhitespace() !== COLON) throw this.malformedAt(this.pos, HINTS.colon);
     this.pos++;
     return key;
   }
@@ -158,13 +183,15 @@ export class StrictGrammar {
     if (c === LOWER_T) return this.parseLiteral('true', true);
     if (c === LOWER_F) return this.parseLiteral('false', false);
     if (c === LOWER_N) return this.parseLiteral('null', null);
-    throw refuseJson('json_malformed');
+    const hint = c === CLOSE_BRACKET ? HINTS.trailingComma : HINTS.value;
+    throw this.malformedAt(this.pos, hint);
   }
 
   private parseLiteral(word: string, value: JsonValue): JsonValue {
-    if (!this.text.startsWith(word, this.pos)) throw refuseJson('json_malformed');
-    this.pos += word.length;
-    if (isWordChar(this.text.charCodeAt(this.pos))) throw refuseJson('json_malformed');
+    const start = this.pos;
+    if (!this.text.startsWith(word, start)) throw this.malformedAt(start, HINTS.literal);
+    if (isWordChar(this.text.charCodeAt(start + word.length))) throw this.malformedAt(start, HINTS.literal);
+    this.pos = start + word.length;
     return value;
   }
 
@@ -186,9 +213,11 @@ export class StrictGrammar {
       }
       if (c !== BACKSLASH) {
         // An unescaped control character, or the end of the text (NaN).
-        throw refuseJson('json_malformed');
+        const hint = Number.isNaN(c) || c === LF || c === CR ? HINTS.unclosedString : HINTS.control;
+        throw this.malformedAt(i, hint);
       }
       decoded += text.slice(start, i);
+      const escapeAt = i;
       const escaped = text.charCodeAt(i + 1);
       i += 2;
       switch (escaped) {
@@ -217,37 +246,39 @@ export class StrictGrammar {
           decoded += '\t';
           break;
         case LOWER_U: {
-          const unit = this.hex4(i);
+          const unit = this.hex4(i, escapeAt);
           i += 4;
           if (unit >= 0xd800 && unit <= 0xdbff) {
             // A high surrogate is only text when a low-surrogate escape follows.
             const low =
-              text.charCodeAt(i) === BACKSLASH && text.charCodeAt(i + 1) === LOWER_U ? this.hex4(i + 2) : -1;
-            if (low < 0xdc00 || low > 0xdfff) throw refuseJson('json_lone_surrogate');
+              text.charCodeAt(i) === BACKSLASH && text.charCodeAt(i + 1) === LOWER_U
+                ? this.hex4(i + 2, i)
+                : -1;
+            if (low < 0xdc00 || low > 0xdfff) throw this.refuseAt('json_lone_surrogate', escapeAt);
             decoded += String.fromCharCode(unit, low);
             i += 6;
           } else if (unit >= 0xdc00 && unit <= 0xdfff) {
-            throw refuseJson('json_lone_surrogate');
+            throw this.refuseAt('json_lone_surrogate', escapeAt);
           } else {
             decoded += String.fromCharCode(unit);
           }
           break;
         }
         default:
-          throw refuseJson('json_malformed');
+          throw this.malformedAt(escapeAt, Number.isNaN(escaped) ? HINTS.unclosedString : HINTS.escape);
       }
       start = i;
     }
   }
 
-  /** Four hex digits at `at` as a code unit; refuses anything else. */
-  private hex4(at: number): number {
+  /** Four hex digits at `at` as a code unit; refuses anything else, pointing at the escape at `escapeAt`. */
+  private hex4(at: number, escapeAt: number): number {
     const text = this.text;
     const a = hexValue(text.charCodeAt(at));
     const b = hexValue(text.charCodeAt(at + 1));
     const c = hexValue(text.charCodeAt(at + 2));
     const d = hexValue(text.charCodeAt(at + 3));
-    if ((a | b | c | d) < 0) throw refuseJson('json_malformed');
+    if ((a | b | c | d) < 0) throw this.malformedAt(escapeAt, HINTS.escape);
     return (a << 12) | (b << 8) | (c << 4) | d;
   }
 
@@ -273,13 +304,13 @@ export class StrictGrammar {
         c = text.charCodeAt(++i);
       } while (isDigit(c));
     } else {
-      throw refuseJson('json_malformed');
+      throw this.malformedAt(start, HINTS.number);
     }
     const digits = i - digitsStart;
     let isFloat = false;
     if (c === DOT) {
       c = text.charCodeAt(++i);
-      if (!isDigit(c)) throw refuseJson('json_malformed');
+      if (!isDigit(c)) throw this.malformedAt(start, HINTS.number);
       do c = text.charCodeAt(++i);
       while (isDigit(c));
       isFloat = true;
@@ -287,7 +318,7 @@ export class StrictGrammar {
     if (c === LOWER_E || c === UPPER_E) {
       c = text.charCodeAt(++i);
       if (c === PLUS || c === MINUS) c = text.charCodeAt(++i);
-      if (!isDigit(c)) throw refuseJson('json_malformed');
+      if (!isDigit(c)) throw this.malformedAt(start, HINTS.number);
       do c = text.charCodeAt(++i);
       while (isDigit(c));
       isFloat = true;
@@ -295,10 +326,10 @@ export class StrictGrammar {
     // A number running into more number or word characters ("01", "1.2.3",
     // "0x10", "1e2e3") is a malformed token, not a value followed by
     // trailing data.
-    if (c === DOT || c === PLUS || c === MINUS || isWordChar(c)) throw refuseJson('json_malformed');
+    if (c === DOT || c === PLUS || c === MINUS || isWordChar(c)) throw this.malformedAt(start, HINTS.number);
     this.pos = i;
     if (isFloat) return new JsonFloat(text.slice(start, i));
-    if (digits > this.limits.maxIntegerDigits) throw refuseJson('json_integer_too_long');
+    if (digits > this.limits.maxIntegerDigits) throw this.refuseAt('json_integer_too_long', start);
     // "-0" is the integer 0: there is no negative zero among integers.
     if (digits <= EXACT_DIGITS) return negative && magnitude !== 0 ? -magnitude : magnitude;
     const lexeme = text.slice(start, i);
@@ -306,6 +337,21 @@ export class StrictGrammar {
     // Any integer beyond 2^53 - 1 rounds to at least 2^53, which is not safe,
     // so a safe result means the lexeme was represented exactly.
     return Number.isSafeInteger(approximate) ? approximate : BigInt(lexeme);
+  }
+
+  private malformedAt(index: number, hint: string): Refusal<JsonRefusalCode> {
+    // Past the end of the text the fault is that the document stopped early.
+    return this.refuseAt('json_malformed', index, index >= this.text.length ? HINTS.end : hint);
+  }
+
+  /**
+   * The refusal `code` at UTF-16 index `index` of the text: 1-based line
+   * (lines end at LF, so a CRLF file counts alike) and column in characters
+   * (code points), as an editor shows them. Computed only on failure.
+   */
+  private refuseAt(code: JsonRefusalCode, index: number, hint?: string): Refusal<JsonRefusalCode> {
+    const { line, column } = positionOf(this.text, Math.min(index, this.text.length));
+    return refuseJson(code, { location: { line, column }, ...(hint !== undefined ? { hint } : {}) });
   }
 
   /** Skips JSON whitespace and returns the next char code (NaN at the end). */
@@ -317,4 +363,25 @@ export class StrictGrammar {
     this.pos = i;
     return c;
   }
+}
+
+/** 1-based line and column (in code points) of UTF-16 index `index` of `text`. */
+export function positionOf(text: string, index: number): { readonly line: number; readonly column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    lineStart = i + 1;
+  }
+  let column = 1;
+  for (let i = lineStart; i < index; i++) {
+    const unit = text.charCodeAt(i);
+    // The high half of a surrogate pair and its low half are one character.
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff && i + 1 < index) i++;
+    }
+    column++;
+  }
+  return { line, column };
 }

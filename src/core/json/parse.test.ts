@@ -220,6 +220,97 @@ describe('parseStrict: refused documents', () => {
   });
 });
 
+/** The 1-based line and column a refusal reports, as `line:column`. */
+function placeOfRefusal(bytes: Uint8Array, limits?: Partial<JsonLimits>): string {
+  const refusal = refusalOf(() => parseStrict(bytes, limits));
+  return `${refusal.code} ${refusal.location?.line}:${refusal.location?.column}`;
+}
+
+describe('parseStrict: where the first error is', () => {
+  it.each([
+    ['a missing value on line 3', '{\n  "a": 1,\n  "b": ,\n  "c": 2\n}', 'json_malformed 3:8'],
+    ['a repeated key, at the repeated key', '{\n  "id": 1,\n    "id": 2\n}', 'json_duplicate_key 3:5'],
+    ['a lone surrogate, at its escape', '[\n "ok",\n  "\\ud800x"\n]', 'json_lone_surrogate 3:4'],
+    ['a high surrogate followed by a non-surrogate escape', '["\\ud800\\u0041"]', 'json_lone_surrogate 1:3'],
+    ['data after the value', '{"a": 1}\n\n  2', 'json_trailing_data 3:3'],
+    ['a trailing comma in an object', '{"a": 1,\n}', 'json_malformed 2:1'],
+    ['a trailing comma in an array', '[1,\n 2,\n]', 'json_malformed 3:1'],
+    ['a missing colon', '{"a" 1}', 'json_malformed 1:6'],
+    ['a missing comma', '{"a": 1\n "b": 2}', 'json_malformed 2:2'],
+    ['a single-quoted key', "{'a': 1}", 'json_malformed 1:2'],
+    ['a malformed number, at its start', '[1, 012]', 'json_malformed 1:5'],
+    ['a misspelled literal, at its start', '{"a": nul}', 'json_malformed 1:7'],
+    ['an invalid escape, at its backslash', '["a\\x"]', 'json_malformed 1:4'],
+    ['a short \\u escape', '["\\u12"]', 'json_malformed 1:3'],
+    ['a raw newline inside a string', '{"a": "open\n}', 'json_malformed 1:12'],
+    ['a document that stops early, at its end', '{"a": [1,\n 2', 'json_malformed 2:3'],
+    ['an empty document', '', 'json_malformed 1:1'],
+  ])('reports %s', (_label, text, expected) => {
+    expect(placeOfRefusal(utf8(text))).toBe(expected);
+  });
+
+  it('reports nesting too deep at the opening bracket one level past the limit', () => {
+    expect(placeOfRefusal(utf8('[\n [\n  {"a":\n   [1]}]]'), { maxDepth: 3 })).toBe('json_too_deep 4:4');
+  });
+
+  it('reports a too long integer at its first digit', () => {
+    expect(placeOfRefusal(utf8('{\n  "n": -12345}'), { maxIntegerDigits: 4 })).toBe(
+      'json_integer_too_long 2:8',
+    );
+  });
+
+  it('counts columns in characters, not bytes or UTF-16 units', () => {
+    // "é" is 2 bytes, "€" 3 bytes and "😀" 4 bytes (2 UTF-16 units); each is one column.
+    expect(placeOfRefusal(utf8('{"é€😀": 1, "é€😀": 2}'))).toBe('json_duplicate_key 1:12');
+    expect(placeOfRefusal(utf8('["😀😀", x]'))).toBe('json_malformed 1:8');
+    expect(placeOfRefusal(utf8('{\n "ü": "😀" "x"}'))).toBe('json_malformed 2:11');
+  });
+
+  it('counts a CRLF line end as one line break and never as a column', () => {
+    expect(placeOfRefusal(utf8('{\r\n  "a": 1,\r\n  "a": 2\r\n}'))).toBe('json_duplicate_key 3:3');
+    expect(placeOfRefusal(utf8('[\r\n1\r\n,,]'))).toBe('json_malformed 3:2');
+    expect(placeOfRefusal(utf8('{}\r\n{}'))).toBe('json_trailing_data 2:1');
+  });
+
+  it('reports the first bad byte of invalid UTF-8 by line and character column', () => {
+    // Line 2 holds "é" (one character, two bytes) before the bad byte.
+    expect(placeOfRefusal(Uint8Array.of(0x5b, 0x0a, 0x22, 0xc3, 0xa9, 0xff, 0x22, 0x5d))).toBe(
+      'json_not_utf8 2:3',
+    );
+    expect(placeOfRefusal(Uint8Array.of(0x5b, 0x0d, 0x0a, 0x22, 0xe2, 0x82, 0x22))).toBe('json_not_utf8 2:2');
+  });
+
+  it('reports a byte order mark at 1:1 and still refuses it', () => {
+    const refusal = refusalOf(() => parseStrict(Uint8Array.of(0xef, 0xbb, 0xbf, 0x7b, 0x7d)));
+    expect(refusal.code).toBe('json_not_utf8');
+    expect(refusal.location).toEqual({ line: 1, column: 1 });
+    expect(refusal.hint).toContain('byte order mark');
+  });
+
+  it('names no file: the caller adds the path it was given', () => {
+    const refusal = refusalOf(() => parse('[1,,2]'));
+    expect(refusal.location).toEqual({ line: 1, column: 4 });
+    expect(refusal.at({ path: 'data/orders.json' }).location).toEqual({
+      path: 'data/orders.json',
+      line: 1,
+      column: 4,
+    });
+  });
+
+  it('gives a size refusal no position: it is decided before decoding', () => {
+    const refusal = refusalOf(() => parseStrict(utf8('[1,2,3]'), { maxBytes: 3 }));
+    expect(refusal.code).toBe('json_too_large');
+    expect(refusal.location).toBeUndefined();
+  });
+
+  it('never quotes the document in a hint', () => {
+    for (const text of ['{"secret_zq": secret_zq}', '["secret_zq', '{"secret_zq" "x"}', '[01secret_zq]']) {
+      const refusal = refusalOf(() => parse(text));
+      expect(JSON.stringify(refusal.toJSON())).not.toContain('secret_zq');
+    }
+  });
+});
+
 describe('parseStrict: encoding', () => {
   it('refuses a UTF-8 byte order mark', () => {
     expect(refusedCode(Uint8Array.of(0xef, 0xbb, 0xbf, 0x31))).toBe('json_not_utf8');

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
 import { Dir, fsPrimitivesAvailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
-import { Refusal } from '../../core/refusal/index.js';
+import { guardRefusals } from '../../core/refusal/index.js';
+import { guardPrivate } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import type { SynthesisPlan } from './plan.js';
 
@@ -23,6 +24,10 @@ export interface SynthesisResult {
  * not exist; on any failure only what this run created is removed.
  */
 export function applySynthesisPlan(plan: SynthesisPlan, out: string): SynthesisResult {
+  return guardPrivate(() => publishPlan(plan, out));
+}
+
+function publishPlan(plan: SynthesisPlan, out: string): SynthesisResult {
   const { parentPath, name } = splitOut(out);
   if (!fsPrimitivesAvailable()) throw refuseSynth('evidence_synth_unavailable');
   const parent = openParent(parentPath);
@@ -163,10 +168,5 @@ function exists(dir: Dir, name: string): boolean {
 }
 
 function attempt<T>(step: () => T): T {
-  try {
-    return step();
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    throw refuseSynth('evidence_synth_write_failed');
-  }
+  return guardRefusals(step, () => refuseSynth('evidence_synth_write_failed'));
 }

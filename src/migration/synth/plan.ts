@@ -10,6 +10,7 @@ import {
   SOURCE_KINDS,
   type SourceKind,
 } from '../identifiers.js';
+import { guardPrivate } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import { type EpochMicros, parseUtcTimestamp } from '../timestamps.js';
 import {
@@ -72,18 +73,20 @@ export function planSynthesis(
   options: SynthesizeOptions,
   clock: () => Date = () => new Date(),
 ): SynthesisPlan {
-  const spec = bundleSpecFor(options, clock);
-  const bundle = buildEvidenceBundle(spec);
-  const files = filesOf(bundle);
-  requireBinds(files, spec);
-  return {
-    synthetic: true,
-    source: spec.source,
-    destination: spec.destination,
-    tables: spec.tables.map((table) => table.table),
-    directories: [RUN_MANIFEST_DIR],
-    files,
-  };
+  return guardPrivate(() => {
+    const spec = bundleSpecFor(options, clock);
+    const bundle = buildEvidenceBundle(spec);
+    const files = filesOf(bundle);
+    requireBinds(files, spec);
+    return {
+      synthetic: true,
+      source: spec.source,
+      destination: spec.destination,
+      tables: spec.tables.map((table) => table.table),
+      directories: [RUN_MANIFEST_DIR],
+      files,
+    };
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { guardRefusals } from '../../core/refusal/index.js';
+import { guardPrivate } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import { applySynthesisPlan, type SynthesisResult } from './apply.js';
 import { planSynthesis, type SynthesizeOptions } from './plan.js';
@@ -11,7 +11,7 @@ import { planSynthesis, type SynthesizeOptions } from './plan.js';
  * constructions, and the dry run and manifest say they are synthetic.
  */
 export function synthesizeEvidence(options: SynthesizeOptions & { readonly out: string }): SynthesisResult {
-  return guardRefusals(
+  return guardPrivate(
     () => applySynthesisPlan(planSynthesis(options), options.out),
     () => refuseSynth('evidence_synth_write_failed'),
   );
