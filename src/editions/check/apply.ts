@@ -155,7 +155,7 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
             show(
               draft('test_failed', {
                 ...test.at,
-                hint: `${failures} failing ${failures === 1 ? 'row' : 'rows'}${failures > failingRows.length ? `, the first ${failingRows.length} shown` : ''}`,
+                hint: `${test.kind} on ${test.attachedTo}.${test.column}: ${failures} failing ${failures === 1 ? 'row' : 'rows'}${failures > failingRows.length ? `, the first ${failingRows.length} shown` : ''}`,
                 failingRows,
               }),
             ),

@@ -74,15 +74,20 @@ export interface MacroProblem {
   readonly subject?: string;
 }
 
-/** Line and column of a nunjucks compile error (its numbers only; its message quotes the template). */
+/**
+ * Line and column of a nunjucks compile error. nunjucks rewraps the error and
+ * keeps the position only in its message, as `[Line 2, Column 10]` (1-based);
+ * only those two numbers are read, never the rest of the message, which
+ * quotes the template. An error at the end of the file has no position.
+ */
 function compilePlace(error: unknown): { line?: number; column?: number } {
-  const { lineno, colno } = (error ?? {}) as { lineno?: unknown; colno?: unknown };
-  if (typeof lineno !== 'number' || !Number.isSafeInteger(lineno) || lineno < 0) return {};
-  // nunjucks counts lines from 0 in the lexer and reports them as given.
-  const line = lineno + 1;
-  return typeof colno === 'number' && Number.isSafeInteger(colno) && colno >= 0
-    ? { line, column: colno + 1 }
-    : { line };
+  const message = error instanceof Error ? error.message : '';
+  const match = /\[Line ([0-9]{1,9}), Column ([0-9]{1,9})\]/.exec(message);
+  if (match === null) return {};
+  const line = Number(match[1]);
+  const column = Number(match[2]);
+  if (line < 1) return {};
+  return column >= 1 ? { line, column } : { line };
 }
 
 const MACRO_NAME = /\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;

@@ -161,6 +161,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
         ...(problem.line === undefined ? {} : { line: problem.line }),
         ...(problem.column === undefined ? {} : { column: problem.column }),
         ...(problem.subject === undefined ? {} : { hint: `the macro '${problem.subject}' is defined twice` }),
+        ...(problem.code === 'jinja_syntax' && problem.line === undefined ? { hint: UNCLOSED_HINT } : {}),
       }),
       violations: [],
     });
@@ -436,6 +437,9 @@ function positionAt(text: string, offset: number): { line: number; column: numbe
   return { line, column };
 }
 
+/** nunjucks names no line when the template ends inside a tag. */
+const UNCLOSED_HINT = 'the file ends inside a tag: look for a {{, {% or {# that is never closed';
+
 /** A failed render as a finding: the name it is about, where it is called, and the nearest name known. */
 function renderFinding(
   rendered: Extract<RenderOutcome, { readonly ok: false }>,
@@ -450,6 +454,8 @@ function renderFinding(
     ...(rendered.line === undefined ? {} : { line: rendered.line }),
     ...(rendered.column === undefined ? {} : { column: rendered.column }),
   };
+  if (rendered.code === 'jinja_syntax' && rendered.line === undefined)
+    return draft('jinja_syntax', { ...base, hint: UNCLOSED_HINT });
   if (subject === undefined) return draft(rendered.code, base);
   switch (rendered.code) {
     case 'undefined_ref': {
