@@ -40,7 +40,11 @@ const replace = (path: string, from: string, to: string): Files => {
 const CASES: readonly Case[] = [
   {
     name: 'undefined-ref-typo',
-    project: replace('models/gold/gold_order_sizes.sql', "ref('silver_order_items')", "ref('silver_order_item')"),
+    project: replace(
+      'models/gold/gold_order_sizes.sql',
+      "ref('silver_order_items')",
+      "ref('silver_order_item')",
+    ),
     args: CHECK,
   },
   {
@@ -68,8 +72,7 @@ const CASES: readonly Case[] = [
   {
     name: 'not-null-test-nulls',
     project: {
-      'fixtures/bronze/order_items.csv':
-        'order_item_id,order_id,quantity\ni1,o1,2\n,o1,1\ni3,o2,5\n,o3,4\n',
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\n,o1,1\ni3,o2,5\n,o3,4\n',
     },
     args: WITH_FIXTURES,
   },
@@ -78,44 +81,73 @@ const CASES: readonly Case[] = [
     project: {
       'fixtures/bronze/orders.csv':
         'order_id,customer_id,order_status\no1,c1,placed\no2,c2,shiped\no3,c1,placed\n',
-      'fixtures/bronze/order_items.csv':
-        'order_item_id,order_id,quantity\ni1,o1,2\ni2,o9,1\ni3,o2,5\n',
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\ni2,o9,1\ni3,o2,5\n',
     },
     args: WITH_FIXTURES,
   },
   {
     name: 'yaml-duplicate-key',
-    project: replace('models/silver/_silver__models.yml', '      - name: order_status\n', '      - name: order_status\n        name: status\n'),
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_status\n',
+      '      - name: order_status\n        name: status\n',
+    ),
     args: CHECK,
   },
   {
     name: 'yaml-tab-indentation',
-    project: replace('models/silver/_silver__models.yml', '      - name: order_status\n', '      - name: order_status\n\t\tdescription: x\n'),
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_status\n',
+      '      - name: order_status\n\t\tdescription: x\n',
+    ),
     args: CHECK,
   },
   {
     name: 'yaml-bom',
-    project: { 'models/bronze/_bronze__sources.yml': `\ufeff${SMALL_PROJECT['models/bronze/_bronze__sources.yml']}` },
+    project: {
+      'models/bronze/_bronze__sources.yml': `\ufeff${SMALL_PROJECT['models/bronze/_bronze__sources.yml']}`,
+    },
     args: CHECK,
   },
   {
     name: 'schema-yml-unknown-model',
-    project: replace('models/silver/_silver__models.yml', '  - name: silver_order_items\n', '  - name: silver_order_itmes\n'),
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '  - name: silver_order_items\n',
+      '  - name: silver_order_itmes\n',
+    ),
     args: CHECK,
   },
   {
     name: 'schema-yml-unknown-key',
-    project: replace('models/silver/_silver__models.yml', '      - name: order_id\n        data_tests: [not_null, unique]\n      - name: order_status', '      - name: order_id\n        data_tests: [not_null, unique]\n        descripton: the key\n      - name: order_status'),
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n      - name: order_status',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n        descripton: the key\n      - name: order_status',
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'schema-yml-several-errors',
+    project: {
+      'models/silver/_silver__models.yml': (SMALL_PROJECT['models/silver/_silver__models.yml'] ?? '')
+        .replace('  - name: silver_orders\n', '  - name: silver_order\n    descripton: orders\n')
+        .replace('      - name: order_item_id\n', '      - name: order_item_id\n        nulable: false\n')
+        .replace('  - name: silver_order_items\n', '  - name: silver_order_item\n'),
+    },
     args: CHECK,
   },
   {
     name: 'model-sql-bom',
-    project: { 'models/silver/silver_orders.sql': `\ufeff${SMALL_PROJECT['models/silver/silver_orders.sql']}` },
+    project: {
+      'models/silver/silver_orders.sql': `\ufeff${SMALL_PROJECT['models/silver/silver_orders.sql']}`,
+    },
     args: CHECK,
   },
   {
     name: 'jinja-unclosed',
-    project: replace('models/silver/silver_orders.sql', "}}\n", "\n"),
+    project: replace('models/silver/silver_orders.sql', '}}\n', '\n'),
     args: CHECK,
   },
   {
@@ -126,8 +158,8 @@ const CASES: readonly Case[] = [
   {
     name: 'fixture-value-does-not-cast',
     project: {
-      'fixtures/bronze/order_items.csv':
-        'order_item_id,order_id,quantity\ni1,o1,2\ni2,o1,"one, really"\n',
+      'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\ni2,o1,"one, really"\n',
     },
     args: WITH_FIXTURES,
   },
@@ -147,10 +179,13 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   { name: 'project-dir-missing', args: ['edition', 'check', 'shpo'] },
-  { name: 'vars-duplicate-key', args: [...CHECK, '--vars', '{enable_migration_models: true, enable_migration_models: false}'] },
+  {
+    name: 'vars-duplicate-key',
+    args: [...CHECK, '--vars', '{enable_migration_models: true, enable_migration_models: false}'],
+  },
   { name: 'vars-not-a-mapping', args: [...CHECK, '--vars', '[enable_migration_models]'] },
   {
-    name: 'fixtures-bad-csv-and-unknown-table',
+    name: 'fixtures-two-bad-csv-files',
     project: {
       'fixtures/bronze/orders.csv': 'order_id,customer_id,order_status\no1,c1\no2,c2,shipped\n',
       'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,"o1,2\n',
@@ -209,7 +244,10 @@ function jsonView(stdout: string): unknown {
   const items = (key: string) =>
     ((value[key] ?? []) as (Item & Record<string, unknown>)[])
       .filter((item) => item.finding !== undefined)
-      .map((item) => ({ [key === 'files' || key === 'sources' ? 'path' : 'name']: item.name ?? item.path, finding: item.finding }));
+      .map((item) => ({
+        [key === 'files' || key === 'sources' ? 'path' : 'name']: item.name ?? item.path,
+        finding: item.finding,
+      }));
   return {
     status: value.status,
     summary: value.summary,
@@ -232,11 +270,11 @@ describe('edition refusals and findings, as a user sees them', () => {
     expect(human.stderr.toString()).toMatch(/^error\[[a-z0-9_]+\]: /);
     expect(json.stderr.toString()).toBe('');
     const view = jsonView(json.stdout.toString());
-    expectGolden(join(GOLDEN, `${testCase.name}.txt`), transcript(testCase.args, human, human.stdout.toString()));
     expectGolden(
-      join(GOLDEN, `${testCase.name}.json`),
-      `${JSON.stringify(view, null, 2)}\n`,
+      join(GOLDEN, `${testCase.name}.txt`),
+      transcript(testCase.args, human, human.stdout.toString()),
     );
+    expectGolden(join(GOLDEN, `${testCase.name}.json`), `${JSON.stringify(view, null, 2)}\n`);
     // No temp folder prefix: paths are shown as the user typed them.
     for (const run of [human, json]) expect(`${run.stdout}${run.stderr}`).not.toContain(root);
   });

@@ -145,9 +145,9 @@ export const SMALL_PROJECT: Readonly<Record<string, string>> = {
     'group by orders.order_id',
     '',
   ].join('\n'),
-  'fixtures/bronze/orders.csv': 'order_id,customer_id,order_status\no1,c1,placed\no2,c2,shipped\no3,c1,placed\n',
-  'fixtures/bronze/order_items.csv':
-    'order_item_id,order_id,quantity\ni1,o1,2\ni2,o1,1\ni3,o2,5\ni4,o3,1\n',
+  'fixtures/bronze/orders.csv':
+    'order_id,customer_id,order_status\no1,c1,placed\no2,c2,shipped\no3,c1,placed\n',
+  'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\ni2,o1,1\ni3,o2,5\ni4,o3,1\n',
 };
 
 export function writeSmallProject(

@@ -90,11 +90,22 @@ function findingText(item: { readonly finding?: Finding }): string {
   return item.finding === undefined ? '' : item.finding.reason_code;
 }
 
-/** Every finding of the report in order (files, sources, models, tests). */
+/**
+ * Every finding of the report: files, sources, models, tests, each in report
+ * order, with the findings that only follow from another one
+ * (`dependency_failed`) last, so the cause is read first.
+ */
 export function reportFindings(report: CheckReport): readonly Finding[] {
-  return [...report.files, ...report.sources, ...report.models, ...report.tests].flatMap((item) =>
-    item.finding === undefined ? [] : [item.finding],
-  );
+  const all = [
+    ...report.files.flatMap((file) =>
+      file.finding === undefined ? [] : [file.finding, ...(file.also ?? [])],
+    ),
+    ...[...report.sources, ...report.models, ...report.tests].flatMap((item) =>
+      item.finding === undefined ? [] : [item.finding],
+    ),
+  ];
+  const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
+  return [...all.filter((found) => !follows(found)), ...all.filter(follows)];
 }
 
 const MAX_SHOWN_VALUE = 60;

@@ -204,10 +204,10 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
       kind: file.kind,
       status: file.finding === undefined ? 'valid' : 'invalid',
       ...optional(show(file.finding)),
-      violations: file.violations.map((violation) => ({
-        keyword: violation.keyword,
-        schema_path: violation.schemaPath,
-      })),
+      ...(file.also === undefined || file.also.length === 0
+        ? {}
+        : { also: file.also.flatMap((other) => show(other) ?? []) }),
+      violations: uniqueRules(file.violations),
     }));
 
     const failedModels = models.filter((model) => model.status === 'failed').length;
@@ -246,6 +246,21 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
   }
 }
 
+/** The rules a file breaks, each once (where they break is in the findings). */
+function uniqueRules(
+  violations: CheckPlan['files'][number]['violations'],
+): { readonly keyword: string; readonly schema_path: string }[] {
+  const seen = new Set<string>();
+  const out: { readonly keyword: string; readonly schema_path: string }[] = [];
+  for (const violation of violations) {
+    const key = `${violation.keyword} ${violation.schemaPath}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ keyword: violation.keyword, schema_path: violation.schemaPath });
+  }
+  return out;
+}
+
 function optional<T>(value: T | undefined): { finding?: T } {
   return value === undefined ? {} : { finding: value };
 }
@@ -270,7 +285,10 @@ function blockedBy(
 }
 
 /** sql_parse_error at the line DuckDB names, when the rendered SQL keeps the file's lines. */
-function parseFinding(verdict: Extract<ParseVerdict, { readonly ok: false }>, model: PlannedModel): FindingDraft {
+function parseFinding(
+  verdict: Extract<ParseVerdict, { readonly ok: false }>,
+  model: PlannedModel,
+): FindingDraft {
   const place: { line?: number; column?: number } = {};
   if (verdict.offset !== undefined && model.sql !== undefined) {
     const renderedLines = model.sql.split('\n');

@@ -114,7 +114,11 @@ export function readCsv(bytes: Uint8Array): CsvRead {
   const seen = new Set<string>();
   for (const [index, name] of header.entries()) {
     if (name === null || !IDENTIFIER.test(name))
-      return { ok: false, line: 1, hint: `header field ${index + 1} is not a plain identifier (letters, digits, _)` };
+      return {
+        ok: false,
+        line: 1,
+        hint: `header field ${index + 1} is not a plain identifier (letters, digits, _)`,
+      };
     if (seen.has(name.toLowerCase()))
       return { ok: false, line: 1, hint: `the column '${name}' is named twice in the header` };
     seen.add(name.toLowerCase());

@@ -114,9 +114,10 @@ export class CheckEngine {
         if (value === null || typeof value === 'boolean' || typeof value === 'string') shown = value;
         else if (typeof value === 'number') shown = Number.isFinite(value) ? value : String(value);
         else if (typeof value === 'bigint')
-          shown = value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-            ? Number(value)
-            : value.toString();
+          shown =
+            value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+              ? Number(value)
+              : value.toString();
         else shown = String(value);
         Object.defineProperty(out, name, { value: shown, enumerable: true, writable: true });
       }

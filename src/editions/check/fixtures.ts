@@ -1,5 +1,5 @@
-import { Dir, isFsError } from '../../core/fs/index.js';
 import { join } from 'node:path';
+import { Dir, isFsError } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, TreeReadError } from '../tree.js';

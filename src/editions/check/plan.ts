@@ -23,6 +23,8 @@ export interface FileResult {
   readonly path: string;
   readonly kind: 'project' | 'properties' | 'macros';
   readonly finding: FindingDraft | undefined;
+  /** Further independent findings in the same file (another unknown key, another unknown model). */
+  readonly also?: readonly FindingDraft[];
   readonly violations: readonly SchemaViolation[];
 }
 
@@ -289,7 +291,10 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
           hint: `'${disabledRef}' is disabled for this target and vars`,
         }),
       };
-    const read = model.sources.map((key) => ({ key, planned: sourceByKey.get(`${key.source}.${key.table}`) }));
+    const read = model.sources.map((key) => ({
+      key,
+      planned: sourceByKey.get(`${key.source}.${key.table}`),
+    }));
     const off = read.find((entry) => entry.planned?.enabled !== true);
     if (off !== undefined) {
       const label = `${off.key.source}.${off.key.table}`;
@@ -325,17 +330,16 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     if (modelCounts.has(props.name)) continue;
     const index = fileResults.findIndex((result) => result.path === props.file);
     const existing = fileResults[index];
-    if (existing !== undefined && existing.finding === undefined) {
-      const hint = didYouMean(props.name, modelNames);
-      fileResults[index] = {
-        ...existing,
-        finding: draft('properties_without_model', {
-          file: props.file,
-          ...props.at,
-          ...(hint === undefined ? {} : { hint }),
-        }),
-      };
-    }
+    if (existing === undefined) continue;
+    const hint = didYouMean(props.name, modelNames);
+    const found = draft('properties_without_model', {
+      file: props.file,
+      ...props.at,
+      ...(hint === undefined ? {} : { hint }),
+    });
+    if (existing.finding === undefined) fileResults[index] = { ...existing, finding: found };
+    else if (existing.finding.code === 'properties_without_model')
+      fileResults[index] = { ...existing, also: [...(existing.also ?? []), found] };
   }
 
   const sourceProps = new Map(properties.sources.map((table) => [`${table.source}.${table.table}`, table]));
@@ -364,9 +368,34 @@ function schemaOutcome(
   node: YamlNode | undefined,
 ): {
   readonly finding: FindingDraft | undefined;
+  readonly also?: readonly FindingDraft[];
   readonly violations: readonly SchemaViolation[];
 } {
   if (violations.length === 0) return { finding: undefined, violations };
+  // Every unknown key is its own error; other rules (dbt's anyOf branches
+  // fail together) are summed up by the most specific one.
+  const keyed = new Map<string, FindingDraft>();
+  for (const violation of violations) {
+    if (violation.key === undefined) continue;
+    const path = [...segmentsOf(node, violation.instancePath), violation.key];
+    const place = placeIn(node, path);
+    if (place.pointer === undefined || keyed.has(place.pointer)) continue;
+    const suggestion =
+      violation.allowed === undefined ? undefined : didYouMean(violation.key, violation.allowed);
+    keyed.set(
+      place.pointer,
+      draft('yaml_schema', {
+        file,
+        ...place,
+        hint: `dbt does not know the key '${violation.key}' here${suggestion === undefined ? '' : `; ${suggestion}`}`,
+      }),
+    );
+  }
+  const byLine = [...keyed.values()].sort(
+    (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+  );
+  const [first, ...rest] = byLine;
+  if (first !== undefined) return { finding: first, ...(rest.length > 0 ? { also: rest } : {}), violations };
   const depth = (violation: SchemaViolation): number =>
     violation.instancePath.split('/').length + (violation.key === undefined ? 0 : 1);
   const deepest = [...violations].sort(
@@ -376,7 +405,10 @@ function schemaOutcome(
       byString(a.instancePath, b.instancePath),
   )[0];
   if (deepest === undefined) return { finding: draft('yaml_schema', { file }), violations };
-  const path = [...segmentsOf(node, deepest.instancePath), ...(deepest.key === undefined ? [] : [deepest.key])];
+  const path = [
+    ...segmentsOf(node, deepest.instancePath),
+    ...(deepest.key === undefined ? [] : [deepest.key]),
+  ];
   const place = placeIn(node, path);
   const suggestion =
     deepest.key === undefined || deepest.allowed === undefined
@@ -401,7 +433,8 @@ function segmentsOf(node: YamlNode | undefined, pointer: string): PathSegment[] 
       current = current.items[index];
     } else {
       out.push(segment);
-      current = current?.kind === 'map' ? current.entries.find((entry) => entry.key === segment)?.value : undefined;
+      current =
+        current?.kind === 'map' ? current.entries.find((entry) => entry.key === segment)?.value : undefined;
     }
   }
   return out;
@@ -630,9 +663,9 @@ function planTests(
           });
           if (!rendered.ok) {
             code = rendered.code;
-            if (rendered.subject !== undefined) hint = `${spec.to} names '${rendered.subject}', which the project does not define`;
-          }
-          else if (!IDENTIFIER.test(spec.field)) code = 'test_target_invalid';
+            if (rendered.subject !== undefined)
+              hint = `${spec.to} names '${rendered.subject}', which the project does not define`;
+          } else if (!IDENTIFIER.test(spec.field)) code = 'test_target_invalid';
           else {
             to = rendered.text;
             for (const ref of rendered.record.refs) {
@@ -661,7 +694,10 @@ function planTests(
           models: [...new Set(deps.models)].sort(byString),
           sources: uniqueSources(deps.sources.map((key) => [key.source, key.table] as const)),
           at: here,
-          finding: code === undefined ? undefined : draft(code, { ...here, ...(hint === undefined ? {} : { hint }) }),
+          finding:
+            code === undefined
+              ? undefined
+              : draft(code, { ...here, ...(hint === undefined ? {} : { hint }) }),
         });
       }
     }

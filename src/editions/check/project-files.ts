@@ -1,5 +1,5 @@
-import { Dir, isFsError } from '../../core/fs/index.js';
 import { join } from 'node:path';
+import { Dir, isFsError } from '../../core/fs/index.js';
 import type { YamlNode } from '../../core/input/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
@@ -90,7 +90,10 @@ function readProjectFile(root: Dir, path: string): { project: YamlMapping; node:
   try {
     const stat = root.stat(PROJECT_FILE);
     if (stat.type !== 'file')
-      throw refuseEdition('project_file_invalid', { location, hint: 'dbt_project.yml is not a regular file' });
+      throw refuseEdition('project_file_invalid', {
+        location,
+        hint: 'dbt_project.yml is not a regular file',
+      });
     const file = root.openFile(PROJECT_FILE);
     try {
       bytes = file.readUpTo(PROJECT_LIMITS.maxFileBytes + 1);

@@ -70,6 +70,8 @@ export interface FileReport {
   readonly kind: 'project' | 'properties' | 'macros';
   readonly status: 'valid' | 'invalid';
   readonly finding?: Finding;
+  /** Further independent findings in the same file (each unknown key, each unknown model name). */
+  readonly also?: readonly Finding[];
   /** dbt schema rules that failed: keyword and where the rule sits in dbt's schema (never the offending value). */
   readonly violations: readonly { readonly keyword: string; readonly schema_path: string }[];
 }

@@ -80,7 +80,7 @@ function violations(validate: ValidateFunction): (value: YamlValue) => readonly 
     const seen = new Set<string>();
     const out: SchemaViolation[] = [];
     for (const error of validate.errors ?? []) {
-      const seenKey = `${error.keyword} ${error.schemaPath}`;
+      const seenKey = JSON.stringify([error.keyword, error.schemaPath, error.instancePath, error.params]);
       if (seen.has(seenKey)) continue;
       seen.add(seenKey);
       const key =
