@@ -55,7 +55,7 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
     fixtureByKey.set(key, table);
   }
   if (unknown.length > 0) throw refuseAll(unknown);
-  const show = (found: FindingDraft | undefined) => finding(found, plan.projectDir);
+  const show = (found: FindingDraft | undefined) => finding(masked(found, plan.secrets), plan.projectDir);
 
   const engine = await CheckEngine.open();
   try {
@@ -323,6 +323,19 @@ function engineFinding(
     ...(file === undefined ? {} : { file }),
     ...(detail === undefined ? {} : { detail }),
   });
+}
+
+/**
+ * DuckDB's message with every var()/env_var() value replaced by `…`: a
+ * rendered schema name (the migration Bronze namespace) is used, never
+ * printed. Longest first, so a value containing another is masked whole.
+ */
+function masked(found: FindingDraft | undefined, secrets: readonly string[]): FindingDraft | undefined {
+  if (found?.detail === undefined) return found;
+  let detail = found.detail;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length))
+    detail = detail.replaceAll(secret, '…');
+  return { ...found, detail };
 }
 
 function nearestSource(key: string, known: readonly string[]): string {

@@ -288,6 +288,25 @@ describe('planted faults in a broken copy', () => {
     expect(code('gold_b')).toBe('dependency_cycle');
   });
 
+  it("masks env_var() and var() values in DuckDB's message (sql_parse_error detail)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeFileSync(
+      join(project, 'models', 'gold', 'gold_env.sql'),
+      "select 1 as a from {{ ref('silver_orders') }} as t {{ env_var('ZQ_SECRET') }}\n",
+    );
+    const { report } = await checkProject(project, { env: { ZQ_SECRET: 'zq_secret_value' } });
+    const found = report.models.find((model) => model.name === 'gold_env')?.finding;
+    // DuckDB names the token it stopped at, which is the env_var() value.
+    expect(found).toMatchObject({
+      reason_code: 'sql_parse_error',
+      location: { line: 1 },
+      detail: 'syntax error at or near "…"',
+    });
+    expect(scanForSentinels({ stdout: JSON.stringify(report), stderr: '' }, [], ['zq_secret_value'])).toEqual(
+      [],
+    );
+  });
+
   it('ignores a leftover .scaffold-staging folder (only model and macro paths are read)', async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
     writeFixtures(join(project, '.scaffold-staging'), { 'x.broken': 'not sql {{' });

@@ -97,6 +97,22 @@ export class JinjaHarness {
   readonly #context: RenderContext;
   readonly #macros: nunjucks.Template | undefined;
   readonly macroProblems: readonly MacroProblem[];
+  readonly #secrets = new Set<string>();
+
+  /**
+   * Every text value handed out by var() and env_var() so far: they may end
+   * up in rendered SQL and so in DuckDB's messages, which are shown only
+   * with these values masked (docs/editions.md#reading-an-error).
+   */
+  get secrets(): readonly string[] {
+    return [...this.#secrets];
+  }
+
+  #reveal(value: unknown): unknown {
+    // Shorter values are not worth masking and would garble the message.
+    if (typeof value === 'string' && value.length >= 3) this.#secrets.add(value);
+    return value;
+  }
 
   constructor(macroFiles: readonly MacroFile[], context: RenderContext) {
     this.#env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
@@ -192,15 +208,16 @@ export class JinjaHarness {
       var: (...args: unknown[]): unknown => {
         const name = args[0];
         if (typeof name !== 'string') return fail('undefined_var');
-        if (Object.hasOwn(cliVars, name)) return cliVars[name];
-        if (options.withProjectVars && Object.hasOwn(projectVars, name)) return projectVars[name];
+        if (Object.hasOwn(cliVars, name)) return this.#reveal(cliVars[name]);
+        if (options.withProjectVars && Object.hasOwn(projectVars, name))
+          return this.#reveal(projectVars[name]);
         if (args.length >= 2 && !isKeywords(args[1])) return args[1];
         return fail('undefined_var', name);
       },
       env_var: (...args: unknown[]): unknown => {
         const name = args[0];
         if (typeof name !== 'string') return fail('undefined_env_var');
-        if (Object.hasOwn(env, name)) return env[name];
+        if (Object.hasOwn(env, name)) return this.#reveal(env[name]);
         if (args.length >= 2 && !isKeywords(args[1])) return args[1];
         return fail('undefined_env_var');
       },

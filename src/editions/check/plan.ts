@@ -87,6 +87,8 @@ export interface CheckPlan {
   /** The project folder as the user named it: findings name files under it. */
   readonly projectDir: string;
   readonly projectName: string;
+  /** Values var() and env_var() returned: masked wherever DuckDB's messages are shown. */
+  readonly secrets: readonly string[];
   readonly target: string;
   readonly files: readonly FileResult[];
   readonly models: readonly PlannedModel[];
@@ -348,6 +350,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   return {
     projectDir: files.projectDir,
     projectName,
+    secrets: harness.secrets,
     target: options.target,
     files: fileResults,
     models: planned,
