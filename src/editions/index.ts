@@ -11,6 +11,8 @@ export type {
   CheckReport,
   CheckSummary,
   FileReport,
+  Finding,
+  FindingDraft,
   ModelReport,
   SourceReport,
   TestReport,

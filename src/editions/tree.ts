@@ -25,10 +25,13 @@ export type TreeProblem = 'entry_invalid' | 'too_large';
 
 export class TreeReadError extends Error {
   readonly problem: TreeProblem;
-  constructor(problem: TreeProblem) {
+  /** The entry at fault, relative to the root read (its folder, for a name that is not UTF-8). */
+  readonly path: string | undefined;
+  constructor(problem: TreeProblem, path?: string) {
     super(problem);
     this.name = 'TreeReadError';
     this.problem = problem;
+    this.path = path === '' ? undefined : path;
   }
 }
 
@@ -55,9 +58,9 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
   const { limits } = options;
 
   const walk = (dir: Dir, prefix: string, depth: number): void => {
-    if (depth > limits.maxDepth) throw new TreeReadError('too_large');
+    if (depth > limits.maxDepth) throw new TreeReadError('too_large', prefix);
     for (const entry of dir.list()) {
-      if (!entry.utf8) throw new TreeReadError('entry_invalid');
+      if (!entry.utf8) throw new TreeReadError('entry_invalid', prefix);
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (options.skip?.(path) === true) continue;
       const stat = dir.stat(entry.name);
@@ -71,16 +74,16 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
         }
         continue;
       }
-      if (stat.type !== 'file') throw new TreeReadError('entry_invalid');
+      if (stat.type !== 'file') throw new TreeReadError('entry_invalid', path);
       if (options.include !== undefined && !options.include(path)) continue;
       if (files.length + 1 > limits.maxFiles) throw new TreeReadError('too_large');
       const file = dir.openFile(entry.name);
       try {
         const opened = file.stat();
         if (opened.type !== 'file' || opened.ino !== stat.ino || opened.dev !== stat.dev)
-          throw new TreeReadError('entry_invalid');
+          throw new TreeReadError('entry_invalid', path);
         const bytes = file.readUpTo(limits.maxFileBytes + 1);
-        if (bytes.length > limits.maxFileBytes) throw new TreeReadError('too_large');
+        if (bytes.length > limits.maxFileBytes) throw new TreeReadError('too_large', path);
         total += bytes.length;
         if (total > limits.maxTotalBytes) throw new TreeReadError('too_large');
         files.push({ path, bytes });

@@ -52,30 +52,73 @@ describe('sealkit edition check', () => {
     expect(scanForSentinels(run, [], ['zq_ns_cli', project])).toEqual([]);
   });
 
-  it('prints the report and exits 2 when a check fails', () => {
+  it('prints the report on stdout and the located finding on stderr, and exits 2 when a check fails', () => {
     const project = copyProject('bigquery', join(dir, 'broken'));
     const file = join(project, 'models', 'silver', 'silver_orders.sql');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('from bronze', 'from bronze bronze bronze'));
-    const human = runCli(['edition', 'check', project]);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('from bronze', 'from bronze bronze bronze'));
+    const line = text.slice(0, text.indexOf('from bronze')).split('\n').length;
+    const human = runCli(['edition', 'check', 'broken'], { cwd: dir });
     expect(human.status).toBe(2);
     expect(human.stdout.toString()).toMatch(
-      /\n {2}failed +retail_analytics\.silver\.silver_orders +table +- +silver +sql_parse_error: the rendered SQL does not parse\n/,
+      /\n {2}failed +retail_analytics\.silver\.silver_orders +table +- +silver +sql_parse_error\n/,
     );
     expect(human.stdout.toString()).toMatch(/\nfailed: 6 models enabled, 4 disabled, 1 failed;/);
-    const json = runCli(['edition', 'check', project, '--json']);
+    expect(human.stderr.toString()).toMatch(
+      new RegExp(
+        `^error\\[sql_parse_error\\]: the rendered SQL does not parse\n  --> broken/models/silver/silver_orders\\.sql:${line}:\\d+\n  = duckdb: syntax error at or near "bronze"\n$`,
+      ),
+    );
+    // The cron redirect hides the report, never the failure.
+    expect(human.stdout.toString()).not.toContain('error[');
+    const json = runCli(['edition', 'check', 'broken', '--json'], { cwd: dir });
     expect(json.status).toBe(2);
+    expect(json.stderr.toString()).toBe('');
     expect(JSON.parse(json.stdout.toString())).toMatchObject({
       status: 'failed',
       summary: { models_failed: 1 },
+      models: expect.arrayContaining([
+        expect.objectContaining({
+          name: 'silver_orders',
+          finding: expect.objectContaining({
+            location: { path: 'broken/models/silver/silver_orders.sql', line, column: expect.any(Number) },
+            detail: 'syntax error at or near "bronze"',
+          }),
+        }),
+      ]),
     });
+    // Relative in, relative out: the temp folder the user is in is never printed.
     expect(scanForSentinels(human, [], [dir])).toEqual([]);
+  });
+
+  it('lists at most 50 findings on stderr, then how many more', () => {
+    const project = copyProject('bigquery', join(dir, 'many'));
+    for (let index = 0; index < 55; index += 1)
+      writeFileSync(
+        join(project, 'models', 'gold', `gold_typo_${index}.sql`),
+        "select * from {{ ref('silver_ordrs') }}\n",
+      );
+    const human = runCli(['edition', 'check', 'many'], { cwd: dir });
+    expect(human.status).toBe(2);
+    const errors = human.stderr.toString();
+    expect(errors.match(/^error\[undefined_ref\]/gm)?.length).toBe(50);
+    expect(errors).toMatch(/\n\.\.\. and 5 more findings\n$/);
+    const json = JSON.parse(
+      runCli(['edition', 'check', 'many', '--json'], { cwd: dir }).stdout.toString(),
+    ) as {
+      models: { finding?: { reason_code: string } }[];
+    };
+    // --json keeps every finding: it is the report, not a message.
+    expect(json.models.filter((model) => model.finding?.reason_code === 'undefined_ref').length).toBe(55);
   });
 
   it('refuses an unreadable input with a fixed code (exit 2) and a bad target as a usage error (exit 1)', () => {
     const secret = join(dir, 'client_project_zq');
     const missing = runCli(['edition', 'check', secret]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr.toString()).toBe('error[project_missing]: the project directory does not exist\n');
+    expect(missing.stderr.toString()).toBe(
+      `error[project_missing]: the project directory does not exist\n  --> ${secret}\n`,
+    );
     const vars = runCli([
       'edition',
       'check',
@@ -89,8 +132,8 @@ describe('sealkit edition check', () => {
       status: 'refused',
       reason_code: 'vars_invalid',
     });
-    for (const run of [missing, vars])
-      expect(scanForSentinels(run, [], ['client_project_zq', 'secret_zq_value', dir])).toEqual([]);
+    // The --vars value is never echoed, only where in it the fault is.
+    expect(scanForSentinels(vars, [], ['secret_zq_value'])).toEqual([]);
     expect(runCli(['edition', 'check', EDITION_PROJECTS.bigquery, '--target', 'prod']).status).toBe(1);
     expect(runCli(['edition', 'check']).status).toBe(1);
   });

@@ -1,6 +1,7 @@
-import { type CheckReport, checkProject } from '../../editions/index.js';
+import { MAX_REPORTED_ERRORS, Refusal } from '../../core/refusal/index.js';
+import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
-import type { JsonObjectOut } from '../output.js';
+import { formatRefusal, type JsonObjectOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -42,6 +43,9 @@ env_var() reads the environment (e.g. MIGRATION_BRONZE_NAMESPACE); its values
 are used, never printed. A pass is local evidence only: warehouse behaviour of
 casts is not verified.
 
+The report goes to stdout; every finding, with its file, line and column,
+goes to stderr (the first ${MAX_REPORTED_ERRORS}, then a count).
+
 Exit codes: 0 everything passed, 2 a check failed (the report says which) or
 the input was refused (with a reason code), 1 usage error, 70 internal error.`;
 
@@ -62,9 +66,11 @@ export const editionCheck: Command = {
       ...(values.vars === undefined ? {} : { vars: values.vars }),
       ...(values.fixtures === undefined ? {} : { fixtures: values.fixtures }),
     });
+    const errors = formatFindings(report);
     return {
       text: formatReport(report),
       json: report as unknown as JsonObjectOut,
+      ...(errors === '' ? {} : { errors }),
       refused: report.status === 'failed',
     };
   },
@@ -80,10 +86,78 @@ function table(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
-function findingText(item: {
-  readonly finding?: { readonly reason_code: string; readonly message: string };
-}): string {
-  return item.finding === undefined ? '' : `${item.finding.reason_code}: ${item.finding.message}`;
+function findingText(item: { readonly finding?: Finding }): string {
+  return item.finding === undefined ? '' : item.finding.reason_code;
+}
+
+/**
+ * Every finding of the report: files, sources, models, tests, each in report
+ * order, with the findings that only follow from another one
+ * (`dependency_failed`) last, so the cause is read first.
+ */
+export function reportFindings(report: CheckReport): readonly Finding[] {
+  const all = [
+    ...report.files.flatMap((file) =>
+      file.finding === undefined ? [] : [file.finding, ...(file.also ?? [])],
+    ),
+    ...[...report.sources, ...report.models, ...report.tests].flatMap((item) =>
+      item.finding === undefined ? [] : [item.finding],
+    ),
+  ];
+  const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
+  return [...all.filter((found) => !follows(found)), ...all.filter(follows)];
+}
+
+const MAX_SHOWN_VALUE = 60;
+
+/** A value shown on one terminal line: control characters (a newline in a field) escaped. */
+function escapeControls(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    out += control ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
+}
+
+/** One failing row on one line: `order_id='O-1', n_records=2` (long text cut, control characters escaped). */
+export function formatRow(row: Readonly<Record<string, string | number | boolean | null>>): string {
+  return Object.entries(row)
+    .map(([column, value]) => {
+      if (value === null) return `${column}=NULL`;
+      if (typeof value !== 'string') return `${column}=${String(value)}`;
+      const cut = value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE - 1)}…` : value;
+      return `${column}='${escapeControls(cut)}'`;
+    })
+    .join(', ');
+}
+
+/**
+ * The findings in the one refusal format (docs/editions.md#reading-an-error),
+ * for stderr: each names its file as found under PROJECT_DIR, with line and
+ * column when known, the hint, DuckDB's message and failing rows.
+ */
+export function formatFindings(report: CheckReport): string {
+  const findings = reportFindings(report);
+  const blocks = findings.slice(0, MAX_REPORTED_ERRORS).map((found) => {
+    const shown = new Refusal(
+      found.reason_code,
+      { category: 'mismatched', message: found.message },
+      {
+        ...(found.location === undefined ? {} : { location: found.location }),
+        ...(found.hint === undefined ? {} : { hint: found.hint }),
+      },
+    );
+    const extra = [
+      ...(found.detail === undefined ? [] : [`  = duckdb: ${escapeControls(found.detail)}`]),
+      ...(found.failing_rows ?? []).map((row) => `  = row: ${formatRow(row)}`),
+    ];
+    return `${formatRefusal(shown, 'located')}${extra.map((line) => `${line}\n`).join('')}`;
+  });
+  const omitted = findings.length - blocks.length;
+  if (omitted > 0) blocks.push(`... and ${omitted} more ${omitted === 1 ? 'finding' : 'findings'}\n`);
+  return blocks.join('');
 }
 
 /** The human report: files, sources, models and tests, one line each, then the summary. */

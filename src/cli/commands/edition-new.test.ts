@@ -106,60 +106,65 @@ describe('sealkit edition new', () => {
     expect(created).toMatchObject({ project_name: 'retail_analytics', project_dir: '.', skipped: ['.ci'] });
   });
 
-  describe('refusals write nothing', () => {
-    const refuse = (dest: string, code: string, sentinels: readonly string[]) => {
+  describe('refusals write nothing and name DEST as given', () => {
+    /** `hidden`: what the refusal must never print (where a link points, what it resolves to). */
+    const refuse = (dest: string, code: string, hidden: readonly string[]) => {
       const watched = [dir, join(REPO_ROOT, 'editions')];
       const before = watched.map((path) => snapshotTree(path));
       for (const json of [false, true]) {
         const run = runCli(['edition', 'new', '--edition', 'bigquery', ...(json ? ['--json'] : []), dest]);
         expect(run.status).toBe(2);
         if (json)
-          expect(JSON.parse(run.stdout.toString())).toMatchObject({ status: 'refused', reason_code: code });
-        else expect(run.stderr.toString()).toMatch(new RegExp(`^error\\[${code}\\]: `));
-        expect(scanForSentinels(run, [], [...sentinels, dir])).toEqual([]);
+          expect(JSON.parse(run.stdout.toString())).toMatchObject({
+            status: 'refused',
+            reason_code: code,
+            location: { path: dest },
+          });
+        else {
+          expect(run.stderr.toString()).toMatch(new RegExp(`^error\\[${code}\\]: [^\\n]*\\n  --> `));
+          expect(run.stderr.toString().split('\n')[1]).toBe(`  --> ${dest}`);
+          expect(run.stdout.toString()).toBe('');
+        }
+        expect(scanForSentinels(run, [], hidden)).toEqual([]);
       }
       expect(watched.map((path) => snapshotTree(path))).toEqual(before);
     };
 
     it('refuses a destination inside the checkout, including one whose parent does not exist', () => {
-      refuse(join(REPO_ROOT, 'editions', 'Bigquery', 'ws_zq_inside'), 'destination_inside_installation', [
-        'ws_zq_inside',
-      ]);
-      refuse(join(REPO_ROOT, 'ws_zq_top'), 'destination_inside_installation', ['ws_zq_top']);
+      refuse(join(REPO_ROOT, 'editions', 'Bigquery', 'ws_zq_inside'), 'destination_inside_installation', []);
+      refuse(join(REPO_ROOT, 'ws_zq_top'), 'destination_inside_installation', []);
       expect(existsSync(join(REPO_ROOT, 'ws_zq_top'))).toBe(false);
-      refuse(join(REPO_ROOT, 'src', 'no_such_zq', 'ws'), 'destination_inside_installation', ['no_such_zq']);
+      refuse(join(REPO_ROOT, 'src', 'no_such_zq', 'ws'), 'destination_inside_installation', []);
       refuse(REPO_ROOT, 'destination_inside_installation', []);
     });
 
     it('refuses a destination that reaches the checkout through a symlink', () => {
       symlinkSync(REPO_ROOT, join(dir, 'link_zq'));
-      refuse(join(dir, 'link_zq', 'ws_zq_linked'), 'destination_inside_installation', [
-        'ws_zq_linked',
-        'link_zq',
-      ]);
+      // The path as typed, never what the link resolves to.
+      refuse(join(dir, 'link_zq', 'ws_zq_linked'), 'destination_inside_installation', [REPO_ROOT]);
       symlinkSync(join(REPO_ROOT, 'editions'), join(dir, 'editions_link_zq'));
       // Not normalized as text: the filesystem resolves `..` after the link, into the checkout.
-      refuse(`${dir}/editions_link_zq/../ws_zq_dotdot`, 'destination_inside_installation', ['ws_zq_dotdot']);
+      refuse(`${dir}/editions_link_zq/../ws_zq_dotdot`, 'destination_inside_installation', [REPO_ROOT]);
       expect(existsSync(join(REPO_ROOT, 'ws_zq_dotdot'))).toBe(false);
     });
 
     it('refuses an existing destination: a directory, even empty, or a file', () => {
       mkdirSync(join(dir, 'existing_zq'));
-      refuse(join(dir, 'existing_zq'), 'destination_exists', ['existing_zq']);
-      writeFileSync(join(dir, 'file_zq'), 'x');
-      refuse(join(dir, 'file_zq'), 'destination_exists', ['file_zq']);
+      refuse(join(dir, 'existing_zq'), 'destination_exists', []);
+      writeFileSync(join(dir, 'file_zq'), 'x_zq_contents');
+      refuse(join(dir, 'file_zq'), 'destination_exists', ['x_zq_contents']);
     });
 
     it('refuses a destination that is a symlink, to a directory or dangling', () => {
       mkdirSync(join(dir, 'target_zq'));
       symlinkSync(join(dir, 'target_zq'), join(dir, 'link_zq'));
-      refuse(join(dir, 'link_zq'), 'destination_symlink', ['link_zq', 'target_zq']);
+      refuse(join(dir, 'link_zq'), 'destination_symlink', ['target_zq']);
       symlinkSync(join(dir, 'nowhere_zq'), join(dir, 'dangling_zq'));
-      refuse(join(dir, 'dangling_zq'), 'destination_symlink', ['dangling_zq', 'nowhere_zq']);
+      refuse(join(dir, 'dangling_zq'), 'destination_symlink', ['nowhere_zq']);
     });
 
     it('refuses a destination whose parent folder does not exist', () => {
-      refuse(join(dir, 'missing_zq', 'ws'), 'destination_parent_missing', ['missing_zq']);
+      refuse(join(dir, 'missing_zq', 'ws'), 'destination_parent_missing', []);
     });
   });
 

@@ -1,11 +1,14 @@
+import { join } from 'node:path';
+import { didYouMean, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
-import { CheckEngine } from './engine.js';
-import type { FindingCode } from './findings.js';
+import { CheckEngine, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
 import type { CheckPlan, PlannedModel } from './plan.js';
 import {
   type CheckReport,
+  draft,
   type FileReport,
+  type FindingDraft,
   finding,
   type ModelReport,
   type SourceReport,
@@ -36,27 +39,38 @@ export interface CheckRun {
 export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): Promise<CheckRun> {
   const fixtures = options.fixtures;
   const fixtureByKey = new Map<string, FixtureTable>();
+  const unknown: Refusal[] = [];
+  const known = plan.sources.map((source) => `${source.source}.${source.table}`);
   for (const table of fixtures?.tables ?? []) {
     const key = `${table.source}.${table.table}`;
-    if (!plan.sources.some((source) => `${source.source}.${source.table}` === key))
-      throw refuseEdition('fixture_unknown_table');
+    if (!known.includes(key)) {
+      const near = nearestSource(key, known);
+      unknown.push(
+        refuseEdition('fixture_unknown_table', {
+          location: { path: join(fixtures?.dir ?? '.', table.source, `${table.table}.csv`) },
+          hint: `no source table '${key}' is defined in the project's properties files${near}`,
+        }),
+      );
+    }
     fixtureByKey.set(key, table);
   }
+  if (unknown.length > 0) throw refuseAll(unknown);
+  const show = (found: FindingDraft | undefined) => finding(masked(found, plan.secrets), plan.projectDir);
 
   const engine = await CheckEngine.open();
   try {
-    const modelFindings = new Map<string, FindingCode | undefined>(
+    const modelFindings = new Map<string, FindingDraft | undefined>(
       plan.models.map((model) => [model.name, model.finding]),
     );
     for (const model of plan.models) {
       if (!model.enabled || model.finding !== undefined || model.sql === undefined) continue;
       const verdict = await engine.parse(model.sql);
-      if (verdict !== 'ok') modelFindings.set(model.name, verdict);
+      if (!verdict.ok) modelFindings.set(model.name, parseFinding(verdict, model));
     }
 
     const loaded = new Map<string, number>();
     const built = new Map<string, number>();
-    const sourceFindings = new Map<string, FindingCode | undefined>();
+    const sourceFindings = new Map<string, FindingDraft | undefined>();
     const captured: Record<string, CapturedRows> = {};
     if (fixtures !== undefined) {
       for (const source of plan.sources) {
@@ -67,15 +81,15 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         try {
           await engine.loadTable(source.schema, source.identifier, table.columns, table.rows);
           loaded.set(key, table.rows.length);
-        } catch {
-          sourceFindings.set(key, 'build_failed');
+        } catch (error: unknown) {
+          sourceFindings.set(key, engineFinding('build_failed', source.path, error));
         }
       }
       const byName = new Map(plan.models.map((model) => [model.name, model]));
       for (const name of plan.buildOrder) {
         const model = byName.get(name);
         if (model === undefined || modelFindings.get(name) !== undefined || model.sql === undefined) continue;
-        const blocked = blockedBy(model, modelFindings, built, loaded);
+        const blocked = blockedBy(model, modelFindings, built, loaded, fixtures.dir);
         if (blocked !== undefined) {
           modelFindings.set(name, blocked);
           continue;
@@ -84,8 +98,8 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         try {
           await engine.run(`create ${kind} ${model.relation} as ${model.sql}`);
           built.set(name, await engine.count(`select count(*) from ${model.relation}`));
-        } catch {
-          modelFindings.set(name, 'build_failed');
+        } catch (error: unknown) {
+          modelFindings.set(name, engineFinding('build_failed', model.path, error));
         }
       }
       for (const name of options.captureRows ?? []) {
@@ -101,7 +115,7 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         tests.push({
           ...base,
           status: 'failed',
-          ...optional(finding(test.finding ?? 'test_target_invalid')),
+          ...optional(show(test.finding ?? draft('test_target_invalid', test.at))),
         });
         continue;
       }
@@ -113,18 +127,46 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         test.models.every((name) => built.has(name)) &&
         test.sources.every((key) => loaded.has(`${key.source}.${key.table}`));
       if (!ready) {
-        tests.push({ ...base, status: 'failed', ...optional(finding('dependency_failed')) });
+        const failed = [
+          ...test.models.filter((name) => !built.has(name)),
+          ...test.sources.map((key) => `${key.source}.${key.table}`).filter((key) => !loaded.has(key)),
+        ];
+        tests.push({
+          ...base,
+          status: 'failed',
+          ...optional(
+            show(draft('dependency_failed', { ...test.at, hint: `not built: ${failed.join(', ')}` })),
+          ),
+        });
         continue;
       }
       try {
         const failures = await engine.count(test.sql);
-        tests.push(
-          failures === 0
-            ? { ...base, status: 'passed', failures }
-            : { ...base, status: 'failed', failures, ...optional(finding('test_failed')) },
-        );
-      } catch {
-        tests.push({ ...base, status: 'failed', ...optional(finding('test_error')) });
+        if (failures === 0) {
+          tests.push({ ...base, status: 'passed', failures });
+          continue;
+        }
+        const failingRows = test.rowsSql === undefined ? [] : await engine.values(test.rowsSql);
+        tests.push({
+          ...base,
+          status: 'failed',
+          failures,
+          ...optional(
+            show(
+              draft('test_failed', {
+                ...test.at,
+                hint: `${test.kind} on ${test.attachedTo}.${test.column}: ${failures} failing ${failures === 1 ? 'row' : 'rows'}${failures > failingRows.length ? `, the first ${failingRows.length} shown` : ''}`,
+                failingRows,
+              }),
+            ),
+          ),
+        });
+      } catch (error: unknown) {
+        tests.push({
+          ...base,
+          status: 'failed',
+          ...optional(show(engineFinding('test_error', test.at.file, error, test.at))),
+        });
       }
     }
 
@@ -141,7 +183,7 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         status: code !== undefined ? 'failed' : model.enabled ? 'passed' : 'disabled',
         built: rows !== undefined,
         ...(rows === undefined ? {} : { rows }),
-        ...optional(finding(code)),
+        ...optional(show(code)),
       };
     });
     const sources: SourceReport[] = plan.sources.map((source) => {
@@ -154,18 +196,18 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         enabled: source.enabled,
         status: code !== undefined ? 'failed' : source.enabled ? 'passed' : 'disabled',
         ...(rows === undefined ? {} : { fixture_rows: rows }),
-        ...optional(finding(code)),
+        ...optional(show(code)),
       };
     });
     const files: FileReport[] = plan.files.map((file) => ({
       path: file.path,
       kind: file.kind,
       status: file.finding === undefined ? 'valid' : 'invalid',
-      ...optional(finding(file.finding)),
-      violations: file.violations.map((violation) => ({
-        keyword: violation.keyword,
-        schema_path: violation.schemaPath,
-      })),
+      ...optional(show(file.finding)),
+      ...(file.also === undefined || file.also.length === 0
+        ? {}
+        : { also: file.also.flatMap((other) => show(other) ?? []) }),
+      violations: uniqueRules(file.violations),
     }));
 
     const failedModels = models.filter((model) => model.status === 'failed').length;
@@ -204,18 +246,99 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
   }
 }
 
+/** The rules a file breaks, each once (where they break is in the findings). */
+function uniqueRules(
+  violations: CheckPlan['files'][number]['violations'],
+): { readonly keyword: string; readonly schema_path: string }[] {
+  const seen = new Set<string>();
+  const out: { readonly keyword: string; readonly schema_path: string }[] = [];
+  for (const violation of violations) {
+    const key = `${violation.keyword} ${violation.schemaPath}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ keyword: violation.keyword, schema_path: violation.schemaPath });
+  }
+  return out;
+}
+
 function optional<T>(value: T | undefined): { finding?: T } {
   return value === undefined ? {} : { finding: value };
 }
 
 function blockedBy(
   model: PlannedModel,
-  findings: ReadonlyMap<string, FindingCode | undefined>,
+  findings: ReadonlyMap<string, FindingDraft | undefined>,
   built: ReadonlyMap<string, number>,
   loaded: ReadonlyMap<string, number>,
-): FindingCode | undefined {
-  if (model.refs.some((ref) => findings.get(ref) !== undefined || !built.has(ref)))
-    return 'dependency_failed';
-  if (model.sources.some((key) => !loaded.has(`${key.source}.${key.table}`))) return 'fixture_missing';
+  fixturesDir: string,
+): FindingDraft | undefined {
+  const failed = model.refs.filter((ref) => findings.get(ref) !== undefined || !built.has(ref));
+  if (failed.length > 0)
+    return draft('dependency_failed', { file: model.path, hint: `not built: ${failed.join(', ')}` });
+  const missing = model.sources.find((key) => !loaded.has(`${key.source}.${key.table}`));
+  if (missing !== undefined)
+    return draft('fixture_missing', {
+      file: model.path,
+      hint: `no fixture for source '${missing.source}.${missing.table}': add ${join(fixturesDir, missing.source, `${missing.table}.csv`)}`,
+    });
   return undefined;
+}
+
+/** sql_parse_error at the line DuckDB names, when the rendered SQL keeps the file's lines. */
+function parseFinding(
+  verdict: Extract<ParseVerdict, { readonly ok: false }>,
+  model: PlannedModel,
+): FindingDraft {
+  const place: { line?: number; column?: number } = {};
+  if (verdict.offset !== undefined && model.sql !== undefined) {
+    const renderedLines = model.sql.split('\n');
+    const sourceLines = model.source.split('\n');
+    // Jinja may add or drop lines; a line is named only when rendering kept them all, a
+    // column only when that line renders to itself.
+    if (renderedLines.length === sourceLines.length) {
+      const before = model.sql.slice(0, verdict.offset);
+      const line = before.split('\n').length;
+      place.line = line;
+      if (renderedLines[line - 1] === sourceLines[line - 1])
+        place.column = [...before.slice(before.lastIndexOf('\n') + 1)].length + 1;
+    }
+  }
+  return draft(verdict.code, {
+    file: model.path,
+    ...place,
+    ...(verdict.message === undefined ? {} : { detail: verdict.message }),
+  });
+}
+
+/** A failure of the engine itself, with the first line of DuckDB's message. */
+function engineFinding(
+  code: 'build_failed' | 'test_error',
+  file: string | undefined,
+  error: unknown,
+  at: Omit<FindingDraft, 'code'> = {},
+): FindingDraft {
+  const detail = engineMessageLine(error);
+  return draft(code, {
+    ...at,
+    ...(file === undefined ? {} : { file }),
+    ...(detail === undefined ? {} : { detail }),
+  });
+}
+
+/**
+ * DuckDB's message with every var()/env_var() value replaced by `…`: a
+ * rendered schema name (the migration Bronze namespace) is used, never
+ * printed. Longest first, so a value containing another is masked whole.
+ */
+function masked(found: FindingDraft | undefined, secrets: readonly string[]): FindingDraft | undefined {
+  if (found?.detail === undefined) return found;
+  let detail = found.detail;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length))
+    detail = detail.replaceAll(secret, '…');
+  return { ...found, detail };
+}
+
+function nearestSource(key: string, known: readonly string[]): string {
+  const hint = didYouMean(key, known);
+  return hint === undefined ? '' : `; ${hint}`;
 }

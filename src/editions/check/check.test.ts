@@ -199,7 +199,7 @@ describe('the blank-key policy (item 136)', () => {
 describe('planted faults in a broken copy', () => {
   const fixturesOf = (project: string) => join(project, 'fixtures');
 
-  it('catches an unknown YAML key (yaml_schema, naming the file and the rule, not the key)', async () => {
+  it('catches an unknown YAML key (yaml_schema, naming the file, line, key path and the rule)', async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
     const file = join(project, 'models', 'silver', '_silver__models.yml');
     writeFileSync(
@@ -217,9 +217,13 @@ describe('planted faults in a broken copy', () => {
       keyword: 'additionalProperties',
       schema_path: '#/properties/models/items/additionalProperties',
     });
-    expect(scanForSentinels({ stdout: JSON.stringify(report), stderr: '' }, [], ['colums_zqkey'])).toEqual(
-      [],
-    );
+    // The operator's own file: the key is named where it is (docs/editions.md#reading-an-error).
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.includes('colums_zqkey')) + 1;
+    expect(entry?.finding).toMatchObject({
+      location: { path: file, line, column: 5, pointer: 'models[1].colums_zqkey' },
+      hint: "dbt does not know the key 'colums_zqkey' here",
+    });
   });
 
   it('catches a ref to a missing model (undefined_ref)', async () => {
@@ -233,6 +237,10 @@ describe('planted faults in a broken copy', () => {
       finding: { reason_code: 'undefined_ref' },
     });
     expect(report.models.filter((model) => model.status === 'failed').length).toBe(1);
+    expect(report.models.find((model) => model.name === 'gold_daily_revenue')?.finding).toMatchObject({
+      location: { path: file },
+      hint: "ref('silver_orderz'): did you mean 'silver_orders'?",
+    });
   });
 
   it('catches a SQL syntax error (sql_parse_error)', async () => {
@@ -256,7 +264,10 @@ describe('planted faults in a broken copy', () => {
     expect(report.status).toBe('failed');
     const failed = report.tests.filter((test) => test.status === 'failed');
     expect(failed.map((test) => test.name)).toEqual(['unique_silver_products_product_id']);
-    expect(failed[0]).toMatchObject({ failures: 1, finding: { reason_code: 'test_failed' } });
+    expect(failed[0]).toMatchObject({
+      failures: 1,
+      finding: { reason_code: 'test_failed', failing_rows: [{ product_id: 'p001', n_records: 2 }] },
+    });
   });
 
   it('catches an undefined macro, a ref to a disabled model and a dependency cycle', async () => {
@@ -275,6 +286,25 @@ describe('planted faults in a broken copy', () => {
     expect(code('gold_x')).toBe('ref_to_disabled_model');
     expect(code('gold_a')).toBe('dependency_cycle');
     expect(code('gold_b')).toBe('dependency_cycle');
+  });
+
+  it("masks env_var() and var() values in DuckDB's message (sql_parse_error detail)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeFileSync(
+      join(project, 'models', 'gold', 'gold_env.sql'),
+      "select 1 as a from {{ ref('silver_orders') }} as t {{ env_var('ZQ_SECRET') }}\n",
+    );
+    const { report } = await checkProject(project, { env: { ZQ_SECRET: 'zq_secret_value' } });
+    const found = report.models.find((model) => model.name === 'gold_env')?.finding;
+    // DuckDB names the token it stopped at, which is the env_var() value.
+    expect(found).toMatchObject({
+      reason_code: 'sql_parse_error',
+      location: { line: 1 },
+      detail: 'syntax error at or near "…"',
+    });
+    expect(scanForSentinels({ stdout: JSON.stringify(report), stderr: '' }, [], ['zq_secret_value'])).toEqual(
+      [],
+    );
   });
 
   it('ignores a leftover .scaffold-staging folder (only model and macro paths are read)', async () => {

@@ -5,7 +5,7 @@ import { readFixtures } from './fixtures.js';
 import { type CheckOptions, planCheck } from './plan.js';
 import { readProjectFiles } from './project-files.js';
 import { loadDbtSchemas } from './schemas.js';
-import { isMapping, parseYaml, type YamlMapping } from './yaml.js';
+import { isMapping, parseYaml, type YamlMapping, yamlFaultHint } from './yaml.js';
 
 export interface CheckProjectOptions {
   readonly target?: string;
@@ -20,12 +20,26 @@ export interface CheckProjectOptions {
 
 export const MAX_VARS_BYTES = 64 * 1024;
 
-/** Parses --vars: one YAML mapping (e.g. `{enable_migration_models: true}`); an empty value is no vars. */
+const VARS_EXAMPLE = "write a mapping such as --vars '{enable_migration_models: true}'";
+
+/**
+ * Parses --vars: one YAML mapping (e.g. `{enable_migration_models: true}`);
+ * an empty value is no vars. A refusal gives the line and column inside the
+ * value (it is the user's own argument), never the value itself.
+ */
 export function parseVars(text: string): YamlMapping {
   if (text.trim() === '') return {};
-  if (Buffer.byteLength(text, 'utf8') > MAX_VARS_BYTES) throw refuseEdition('vars_invalid');
+  if (Buffer.byteLength(text, 'utf8') > MAX_VARS_BYTES)
+    throw refuseEdition('vars_invalid', { hint: `--vars is longer than ${MAX_VARS_BYTES} bytes` });
   const parsed = parseYaml(text);
-  if (!parsed.ok || !isMapping(parsed.value)) throw refuseEdition('vars_invalid');
+  if (!parsed.ok) {
+    const { line, column } = parsed.place;
+    throw refuseEdition('vars_invalid', {
+      ...(line === undefined ? {} : { location: { line, ...(column === undefined ? {} : { column }) } }),
+      hint: `${yamlFaultHint(parsed.fault)}; ${VARS_EXAMPLE}`,
+    });
+  }
+  if (!isMapping(parsed.value)) throw refuseEdition('vars_invalid', { hint: VARS_EXAMPLE });
   return parsed.value;
 }
 

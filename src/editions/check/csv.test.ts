@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsv } from './csv.js';
+import { parseCsv, readCsv } from './csv.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
@@ -40,5 +40,25 @@ describe('the fixture CSV reader', () => {
 
   it('refuses bytes that are not UTF-8', () => {
     expect(parseCsv(Uint8Array.from([0x61, 0x0a, 0xff, 0x0a]))).toBeUndefined();
+  });
+});
+
+describe('where the fixture CSV reader refuses', () => {
+  it.each([
+    [
+      'a ragged row, by its line',
+      'a,b\n1,2\n3\n',
+      { line: 3, hint: 'this record has 1 field; the header has 2' },
+    ],
+    ['an unterminated quote, where it opens', 'a,b\n1,"open\n', { line: 2, column: 3 }],
+    ['a quote inside an unquoted field', 'a\nx"y\n', { line: 2, column: 2 }],
+    ['a repeated header', 'id,ID\n1,2\n', { line: 1, hint: "the column 'ID' is named twice in the header" }],
+    ['a BOM', '\ufeffa\n1\n', { line: 1, column: 1 }],
+  ])('%s', (_label, text, where) => {
+    expect(readCsv(bytes(text))).toMatchObject({ ok: false, ...where });
+  });
+
+  it('gives the line of a record after a quoted field that spans lines', () => {
+    expect(readCsv(bytes('a,b\n"x\ny",1\n2\n'))).toMatchObject({ ok: false, line: 4 });
   });
 });

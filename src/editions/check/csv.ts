@@ -1,3 +1,4 @@
+import { decodeUtf8Strict } from '../../core/input/index.js';
 import { IDENTIFIER } from './sql.js';
 
 /** One Bronze table from a fixture CSV: every value is text; `null` is an unquoted empty field. */
@@ -6,7 +7,14 @@ export interface CsvTable {
   readonly rows: readonly (readonly (string | null)[])[];
 }
 
-const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Why a CSV was refused and where (1-based; the column counts characters). */
+export interface CsvFault {
+  readonly line: number;
+  readonly column?: number;
+  readonly hint: string;
+}
+
+export type CsvRead = { readonly ok: true; readonly table: CsvTable } | ({ readonly ok: false } & CsvFault);
 
 /**
  * A strict RFC 4180 reader for fixtures: UTF-8 without BOM, comma
@@ -19,14 +27,32 @@ const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * Returns undefined for anything else: the caller refuses with a fixed code.
  */
 export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
-  let text: string;
-  try {
-    text = fatal.decode(bytes);
-  } catch {
-    return undefined;
-  }
-  if (text.startsWith('\ufeff') || text.length === 0) return undefined;
+  const read = readCsv(bytes);
+  return read.ok ? read.table : undefined;
+}
+
+/** parseCsv, saying where and why a file is refused (never quoting its text). */
+export function readCsv(bytes: Uint8Array): CsvRead {
+  const decoded = decodeUtf8Strict(bytes);
+  if (!decoded.ok)
+    return {
+      ok: false,
+      line: decoded.line,
+      column: decoded.column,
+      hint:
+        decoded.reason === 'bom'
+          ? 'the file starts with a byte order mark; save it as UTF-8 without BOM'
+          : 'the bytes here are not UTF-8; save the file as UTF-8',
+    };
+  const text = decoded.text;
+  if (text.length === 0) return { ok: false, line: 1, hint: 'the file is empty; it needs a header row' };
+  const at = (offset: number, hint: string): CsvRead => {
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length;
+    return { ok: false, line, column: [...before.slice(before.lastIndexOf('\n') + 1)].length + 1, hint };
+  };
   const records: (string | null)[][] = [];
+  const starts: number[] = [0];
   let record: (string | null)[] = [];
   let index = 0;
   const length = text.length;
@@ -36,10 +62,11 @@ export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
     if (text[index] === '"') {
       index += 1;
       let out = '';
+      const opened = index - 1;
       for (;;) {
-        if (index >= length) return undefined;
+        if (index >= length) return at(opened, 'this quoted field is never closed');
         const quote = text.indexOf('"', index);
-        if (quote === -1) return undefined;
+        if (quote === -1) return at(opened, 'this quoted field is never closed');
         out += text.slice(index, quote);
         if (text[quote + 1] === '"') {
           out += '"';
@@ -53,7 +80,7 @@ export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
     } else {
       let end = index;
       while (end < length && text[end] !== ',' && text[end] !== '\n' && text[end] !== '\r') {
-        if (text[end] === '"') return undefined;
+        if (text[end] === '"') return at(end, 'a quote inside an unquoted field; quote the whole field');
         end += 1;
       }
       value = end === index ? null : text.slice(index, end);
@@ -71,24 +98,42 @@ export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
       continue;
     }
     if (ch === '\r') {
-      if (text[index + 1] !== '\n') return undefined;
+      if (text[index + 1] !== '\n') return at(index, 'a carriage return without a line feed');
       index += 1;
     }
-    if (text[index] !== '\n') return undefined;
+    if (text[index] !== '\n') return at(index, 'text after a closing quote; a field ends at , or a line end');
     index += 1;
     records.push(record);
     record = [];
     if (index >= length) break;
+    starts.push(index);
   }
   const [header, ...rows] = records;
-  if (header === undefined || header.length === 0) return undefined;
+  if (header === undefined || header.length === 0) return { ok: false, line: 1, hint: 'no header row' };
   const columns: string[] = [];
   const seen = new Set<string>();
-  for (const name of header) {
-    if (name === null || !IDENTIFIER.test(name) || seen.has(name.toLowerCase())) return undefined;
+  for (const [index, name] of header.entries()) {
+    if (name === null || !IDENTIFIER.test(name))
+      return {
+        ok: false,
+        line: 1,
+        hint: `header field ${index + 1} is not a plain identifier (letters, digits, _)`,
+      };
+    if (seen.has(name.toLowerCase()))
+      return { ok: false, line: 1, hint: `the column '${name}' is named twice in the header` };
     seen.add(name.toLowerCase());
     columns.push(name);
   }
-  if (!rows.every((row) => row.length === columns.length)) return undefined;
-  return { columns, rows };
+  const ragged = rows.findIndex((row) => row.length !== columns.length);
+  if (ragged !== -1) {
+    const row = rows[ragged] ?? [];
+    const start = starts[ragged + 1] ?? 0;
+    const line = text.slice(0, start).split('\n').length;
+    return {
+      ok: false,
+      line,
+      hint: `this record has ${row.length} ${row.length === 1 ? 'field' : 'fields'}; the header has ${columns.length}`,
+    };
+  }
+  return { ok: true, table: { columns, rows } };
 }

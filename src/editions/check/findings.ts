@@ -1,11 +1,12 @@
 /**
  * What the offline check can find wrong with a project, one stable code per
- * kind of problem, each with fixed text. Findings name the file, model or
- * test they concern (the subject of the report, as `dbt ls` would); their
- * messages never carry a value, a variable, a path outside the project or
- * the text of a parser or engine error.
+ * kind of problem, each with fixed text. The message never carries a name
+ * or a value; where the problem is (file, line, column, key path), the name
+ * it is about, DuckDB's one-line message and failing rows are the finding's
+ * `location`, `hint`, `detail` and `failing_rows` (docs/editions.md#reading-an-error).
  */
 export type FindingCode =
+  | 'file_not_utf8'
   | 'yaml_syntax'
   | 'yaml_schema'
   | 'invalid_resource_name'
@@ -37,6 +38,7 @@ export type FindingCode =
   | 'test_error';
 
 export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
+  file_not_utf8: 'the file is not UTF-8 text without a byte order mark',
   yaml_syntax: 'the file is not a single well-formed YAML document (or repeats a key)',
   yaml_schema: "the file does not validate against dbt's JSON schema",
   invalid_resource_name: 'a model, source, table or column name is not a plain identifier',

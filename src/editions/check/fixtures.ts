@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, TreeReadError } from '../tree.js';
-import { type CsvTable, parseCsv } from './csv.js';
+import { type CsvTable, readCsv } from './csv.js';
 import { IDENTIFIER } from './sql.js';
 
 export interface FixtureTable extends CsvTable {
@@ -12,6 +13,8 @@ export interface FixtureTable extends CsvTable {
 
 /** Bronze fixtures: one CSV per source table, laid out `<source>/<table>.csv`. */
 export interface FixtureSet {
+  /** The fixtures folder as the user named it. */
+  readonly dir: string;
   readonly tables: readonly FixtureTable[];
 }
 
@@ -25,7 +28,8 @@ export const FIXTURE_LIMITS = {
 /**
  * Reads a fixtures directory through held no-follow descriptors. Top-level
  * `.md` files (a README) are ignored; anything else that is not
- * `<identifier>/<identifier>.csv` is refused, as is malformed CSV.
+ * `<identifier>/<identifier>.csv` is refused, as is malformed CSV: every
+ * such file at once, each named under the folder as given, with the line.
  */
 export function readFixtures(dir: string): FixtureSet {
   return guardRefusals(
@@ -34,8 +38,11 @@ export function readFixtures(dir: string): FixtureSet {
       try {
         root = Dir.open(dir);
       } catch (error: unknown) {
-        if (isFsError(error, 'ENOENT')) throw refuseEdition('fixtures_missing');
-        throw refuseEdition('fixtures_invalid');
+        if (isFsError(error, 'ENOENT')) throw refuseEdition('fixtures_missing', { location: { path: dir } });
+        throw refuseEdition('fixtures_invalid', {
+          location: { path: dir },
+          hint: 'the fixtures path is not a folder that can be opened',
+        });
       }
       try {
         let tree: ReturnType<typeof readTree>;
@@ -43,28 +50,64 @@ export function readFixtures(dir: string): FixtureSet {
           tree = readTree(root, { limits: FIXTURE_LIMITS });
         } catch (error: unknown) {
           if (error instanceof TreeReadError)
-            throw refuseEdition(error.problem === 'too_large' ? 'fixtures_too_large' : 'fixtures_invalid');
+            throw refuseEdition(error.problem === 'too_large' ? 'fixtures_too_large' : 'fixtures_invalid', {
+              location: { path: join(dir, error.path ?? '') },
+              ...(error.problem === 'too_large'
+                ? {}
+                : { hint: 'a symbolic link, a special file or a name that is not UTF-8' }),
+            });
           throw error;
         }
-        if (tree.dirs.some((path) => path.includes('/') || !IDENTIFIER.test(path)))
-          throw refuseEdition('fixtures_invalid');
+        const faults: Refusal[] = [];
+        for (const path of tree.dirs) {
+          if (path.includes('/') || !IDENTIFIER.test(path))
+            faults.push(
+              refuseEdition('fixtures_invalid', {
+                location: { path: join(dir, path) },
+                hint: path.includes('/')
+                  ? 'fixtures are <source>/<table>.csv: one folder level only'
+                  : 'a source folder name must be a plain identifier (letters, digits, _)',
+              }),
+            );
+        }
         const tables: FixtureTable[] = [];
         for (const file of tree.files) {
           const parts = file.path.split('/');
           if (parts.length === 1 && file.path.endsWith('.md')) continue;
           const [source, name] = parts;
           const table = name?.endsWith('.csv') === true ? name.slice(0, -4) : undefined;
-          if (parts.length !== 2 || source === undefined || table === undefined || !IDENTIFIER.test(table))
-            throw refuseEdition('fixtures_invalid');
-          const parsed = parseCsv(file.bytes);
-          if (parsed === undefined) throw refuseEdition('fixtures_invalid');
-          tables.push({ source, table, ...parsed });
+          const location = { path: join(dir, file.path) };
+          if (parts.length !== 2 || source === undefined || table === undefined || !IDENTIFIER.test(table)) {
+            faults.push(
+              refuseEdition('fixtures_invalid', {
+                location,
+                hint: 'fixtures are <source>/<table>.csv with plain identifier names',
+              }),
+            );
+            continue;
+          }
+          const read = readCsv(file.bytes);
+          if (!read.ok) {
+            faults.push(
+              refuseEdition('fixtures_invalid', {
+                location: {
+                  ...location,
+                  line: read.line,
+                  ...(read.column === undefined ? {} : { column: read.column }),
+                },
+                hint: read.hint,
+              }),
+            );
+            continue;
+          }
+          tables.push({ source, table, ...read.table });
         }
-        return { tables };
+        if (faults.length > 0) throw refuseAll(faults);
+        return { dir, tables };
       } finally {
         root.close();
       }
     },
-    () => refuseEdition('fixtures_invalid'),
+    () => refuseEdition('fixtures_invalid', { location: { path: dir } }),
   );
 }

@@ -38,7 +38,16 @@ export interface RenderRecord {
 
 export type RenderOutcome =
   | { readonly ok: true; readonly text: string; readonly record: RenderRecord }
-  | { readonly ok: false; readonly code: FindingCode; readonly record: RenderRecord };
+  | {
+      readonly ok: false;
+      readonly code: FindingCode;
+      readonly record: RenderRecord;
+      /** The name the failure is about, from the user's own template: a ref, `source.table`, var or macro. */
+      readonly subject?: string;
+      /** jinja_syntax: where the template stops compiling (1-based), as nunjucks reports it. */
+      readonly line?: number;
+      readonly column?: number;
+    };
 
 /** nunjucks' own way to collect a template's top-level macros (used by `{% import %}`); untyped upstream. */
 interface ExportingTemplate {
@@ -59,6 +68,26 @@ interface MacroFile {
 export interface MacroProblem {
   readonly path: string;
   readonly code: FindingCode;
+  readonly line?: number;
+  readonly column?: number;
+  /** duplicate_macro: the macro name that is defined twice. */
+  readonly subject?: string;
+}
+
+/**
+ * Line and column of a nunjucks compile error. nunjucks rewraps the error and
+ * keeps the position only in its message, as `[Line 2, Column 10]` (1-based);
+ * only those two numbers are read, never the rest of the message, which
+ * quotes the template. An error at the end of the file has no position.
+ */
+function compilePlace(error: unknown): { line?: number; column?: number } {
+  const message = error instanceof Error ? error.message : '';
+  const match = /\[Line ([0-9]{1,9}), Column ([0-9]{1,9})\]/.exec(message);
+  if (match === null) return {};
+  const line = Number(match[1]);
+  const column = Number(match[2]);
+  if (line < 1) return {};
+  return column >= 1 ? { line, column } : { line };
 }
 
 const MACRO_NAME = /\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
@@ -68,6 +97,22 @@ export class JinjaHarness {
   readonly #context: RenderContext;
   readonly #macros: nunjucks.Template | undefined;
   readonly macroProblems: readonly MacroProblem[];
+  readonly #secrets = new Set<string>();
+
+  /**
+   * Every text value handed out by var() and env_var() so far: they may end
+   * up in rendered SQL and so in DuckDB's messages, which are shown only
+   * with these values masked (docs/editions.md#reading-an-error).
+   */
+  get secrets(): readonly string[] {
+    return [...this.#secrets];
+  }
+
+  #reveal(value: unknown): unknown {
+    // Shorter values are not worth masking and would garble the message.
+    if (typeof value === 'string' && value.length >= 3) this.#secrets.add(value);
+    return value;
+  }
 
   constructor(macroFiles: readonly MacroFile[], context: RenderContext) {
     this.#env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
@@ -76,17 +121,19 @@ export class JinjaHarness {
     const usable: MacroFile[] = [];
     const owners = new Map<string, string>();
     for (const file of macroFiles) {
-      if (!this.#compiles(file.text)) {
-        problems.push({ path: file.path, code: 'jinja_syntax' });
+      const failed = this.#compileError(file.text);
+      if (failed !== undefined) {
+        problems.push({ path: file.path, code: 'jinja_syntax', ...failed });
         continue;
       }
-      let duplicate = false;
+      let duplicate: string | undefined;
       for (const match of file.text.matchAll(MACRO_NAME)) {
         const name = match[1] ?? '';
-        if (owners.has(name)) duplicate = true;
+        if (owners.has(name)) duplicate ??= name;
         else owners.set(name, file.path);
       }
-      if (duplicate) problems.push({ path: file.path, code: 'duplicate_macro' });
+      if (duplicate !== undefined)
+        problems.push({ path: file.path, code: 'duplicate_macro', subject: duplicate });
       else usable.push(file);
     }
     this.macroProblems = problems;
@@ -94,12 +141,12 @@ export class JinjaHarness {
     this.#macros = joined.length === 0 ? undefined : new nunjucks.Template(joined, this.#env, 'macros', true);
   }
 
-  #compiles(text: string): boolean {
+  #compileError(text: string): { line?: number; column?: number } | undefined {
     try {
       new nunjucks.Template(text, this.#env, 'template', true);
-      return true;
-    } catch {
-      return false;
+      return undefined;
+    } catch (error: unknown) {
+      return compilePlace(error);
     }
   }
 
@@ -117,8 +164,12 @@ export class JinjaHarness {
     const configs: YamlMapping[] = [];
     const record: RenderRecord = { refs, sources, configs };
     let failure: FindingCode | undefined;
-    const fail = (code: FindingCode): never => {
-      failure ??= code;
+    let subject: string | undefined;
+    const fail = (code: FindingCode, about?: unknown): never => {
+      if (failure === undefined) {
+        failure = code;
+        if (typeof about === 'string') subject = about;
+      }
       throw new StubFailure(code);
     };
     const { projectName, target, cliVars, projectVars, env } = this.#context;
@@ -132,17 +183,17 @@ export class JinjaHarness {
         const positional = args.filter((arg) => !isKeywords(arg));
         const [first, second] = positional;
         const name = positional.length === 2 ? second : first;
-        if (positional.length === 2 && first !== projectName) fail('undefined_ref');
+        if (positional.length === 2 && first !== projectName) fail('undefined_ref', name);
         if (typeof name !== 'string' || positional.length > 2) return fail('undefined_ref');
         const relation = resolver.model(name);
-        if (relation === undefined) return fail('undefined_ref');
+        if (relation === undefined) return fail('undefined_ref', name);
         refs.push(name);
         return relation;
       },
       source: (source: unknown, table: unknown): string => {
         if (typeof source !== 'string' || typeof table !== 'string') return fail('undefined_source');
         const relation = resolver.source(source, table);
-        if (relation === undefined) return fail('undefined_source');
+        if (relation === undefined) return fail('undefined_source', `${source}.${table}`);
         sources.push([source, table]);
         return relation;
       },
@@ -157,15 +208,16 @@ export class JinjaHarness {
       var: (...args: unknown[]): unknown => {
         const name = args[0];
         if (typeof name !== 'string') return fail('undefined_var');
-        if (Object.hasOwn(cliVars, name)) return cliVars[name];
-        if (options.withProjectVars && Object.hasOwn(projectVars, name)) return projectVars[name];
+        if (Object.hasOwn(cliVars, name)) return this.#reveal(cliVars[name]);
+        if (options.withProjectVars && Object.hasOwn(projectVars, name))
+          return this.#reveal(projectVars[name]);
         if (args.length >= 2 && !isKeywords(args[1])) return args[1];
-        return fail('undefined_var');
+        return fail('undefined_var', name);
       },
       env_var: (...args: unknown[]): unknown => {
         const name = args[0];
         if (typeof name !== 'string') return fail('undefined_env_var');
-        if (Object.hasOwn(env, name)) return env[name];
+        if (Object.hasOwn(env, name)) return this.#reveal(env[name]);
         if (args.length >= 2 && !isKeywords(args[1])) return args[1];
         return fail('undefined_env_var');
       },
@@ -181,7 +233,7 @@ export class JinjaHarness {
           if (namespace !== undefined && namespace !== null && namespace !== projectName)
             return fail('undefined_macro');
           const macro = exported[`duckdb__${name}`] ?? exported[`default__${name}`];
-          if (typeof macro !== 'function') return fail('undefined_macro');
+          if (typeof macro !== 'function') return fail('undefined_macro', name);
           return macro;
         },
       },
@@ -197,13 +249,18 @@ export class JinjaHarness {
       let template: nunjucks.Template;
       try {
         template = new nunjucks.Template(text, this.#env, 'template', true);
-      } catch {
-        return { ok: false, code: 'jinja_syntax', record };
+      } catch (error: unknown) {
+        return { ok: false, code: 'jinja_syntax', record, ...compilePlace(error) };
       }
       const rendered = template.render({ ...exported, ...context });
       return { ok: true, text: rendered, record };
     } catch (error: unknown) {
-      return { ok: false, code: failure ?? classify(error), record };
+      return {
+        ok: false,
+        code: failure ?? classify(error),
+        record,
+        ...(failure !== undefined && subject !== undefined ? { subject } : {}),
+      };
     }
   }
 }

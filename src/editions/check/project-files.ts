@@ -1,15 +1,21 @@
+import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
+import type { YamlNode } from '../../core/input/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, type TreeFile, TreeReadError } from '../tree.js';
-import { isMapping, parseYaml, type YamlMapping } from './yaml.js';
+import { isMapping, parseYaml, placeIn, type YamlMapping, yamlFaultHint } from './yaml.js';
 
 /** A project file with its path relative to the project root. */
 export type ProjectFile = TreeFile;
 
 /** Everything of a dbt project the offline check reads, loaded once; planning does no I/O. */
 export interface ProjectFiles {
+  /** The project folder as the user named it (relative stays relative): findings name files under it. */
+  readonly projectDir: string;
   readonly project: YamlMapping;
+  /** dbt_project.yml with positions, to place its schema findings. */
+  readonly projectNode?: YamlNode;
   readonly modelPaths: readonly string[];
   readonly macroPaths: readonly string[];
   /** `.sql` files under the model paths. */
@@ -38,19 +44,22 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
   return guardRefusals(
     () => {
       const root = openProject(projectDir);
+      const projectFile = join(projectDir, PROJECT_FILE);
       try {
-        const project = readProjectFile(root);
-        const modelPaths = projectPaths(project['model-paths'], ['models']);
-        const macroPaths = projectPaths(project['macro-paths'], ['macros']);
+        const { project, node } = readProjectFile(root, projectFile);
+        const modelPaths = projectPaths(project['model-paths'], ['models'], 'model-paths', node, projectFile);
+        const macroPaths = projectPaths(project['macro-paths'], ['macros'], 'macro-paths', node, projectFile);
         const budget = { files: 0, bytes: 0 };
         const modelFiles = modelPaths.flatMap((path) =>
-          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget),
+          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
         );
         const macros = macroPaths.flatMap((path) =>
-          readUnder(root, path, (name) => name.endsWith('.sql'), budget),
+          readUnder(root, path, (name) => name.endsWith('.sql'), budget, projectDir),
         );
         return {
+          projectDir,
           project,
+          projectNode: node,
           modelPaths,
           macroPaths,
           models: modelFiles.filter((file) => file.path.endsWith('.sql')),
@@ -61,7 +70,7 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         root.close();
       }
     },
-    () => refuseEdition('project_invalid'),
+    () => refuseEdition('project_invalid', { location: { path: projectDir } }),
   );
 }
 
@@ -69,16 +78,22 @@ function openProject(projectDir: string): Dir {
   try {
     return Dir.open(projectDir);
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) throw refuseEdition('project_missing');
-    throw refuseEdition('project_invalid');
+    const location = { path: projectDir };
+    if (isFsError(error, 'ENOENT')) throw refuseEdition('project_missing', { location });
+    throw refuseEdition('project_invalid', { location });
   }
 }
 
-function readProjectFile(root: Dir): YamlMapping {
+function readProjectFile(root: Dir, path: string): { project: YamlMapping; node: YamlNode } {
   let bytes: Uint8Array;
+  const location = { path };
   try {
     const stat = root.stat(PROJECT_FILE);
-    if (stat.type !== 'file') throw refuseEdition('project_file_invalid');
+    if (stat.type !== 'file')
+      throw refuseEdition('project_file_invalid', {
+        location,
+        hint: 'dbt_project.yml is not a regular file',
+      });
     const file = root.openFile(PROJECT_FILE);
     try {
       bytes = file.readUpTo(PROJECT_LIMITS.maxFileBytes + 1);
@@ -86,27 +101,55 @@ function readProjectFile(root: Dir): YamlMapping {
       file.close();
     }
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) throw refuseEdition('project_file_missing');
-    if (isFsError(error)) throw refuseEdition('project_file_invalid');
+    if (isFsError(error, 'ENOENT'))
+      throw refuseEdition('project_file_missing', {
+        location,
+        hint: 'is this the folder that holds dbt_project.yml? (for the snowflake edition it is kit/)',
+      });
+    if (isFsError(error)) throw refuseEdition('project_file_invalid', { location });
     throw error;
   }
-  if (bytes.length > PROJECT_LIMITS.maxFileBytes) throw refuseEdition('project_too_large');
+  if (bytes.length > PROJECT_LIMITS.maxFileBytes) throw refuseEdition('project_too_large', { location });
   const parsed = parseYaml(bytes);
-  if (!parsed.ok || !isMapping(parsed.value) || typeof parsed.value.name !== 'string')
-    throw refuseEdition('project_file_invalid');
-  return parsed.value;
+  if (!parsed.ok)
+    throw refuseEdition('project_file_invalid', {
+      location: { ...location, ...parsed.place },
+      hint: yamlFaultHint(parsed.fault),
+    });
+  if (!isMapping(parsed.value))
+    throw refuseEdition('project_file_invalid', {
+      location: { ...location, line: parsed.node.at.line, column: parsed.node.at.column },
+      hint: 'the file must be a mapping of keys (name:, version:, …)',
+    });
+  if (typeof parsed.value.name !== 'string')
+    throw refuseEdition('project_file_invalid', {
+      location: { ...location, ...placeIn(parsed.node, ['name']) },
+      hint: 'give the project a name: `name: my_project`',
+    });
+  return { project: parsed.value, node: parsed.node };
 }
 
 /** model-paths / macro-paths: relative, inside the project, no `.` or `..` parts. */
-function projectPaths(value: unknown, fallback: readonly string[]): readonly string[] {
+function projectPaths(
+  value: unknown,
+  fallback: readonly string[],
+  key: string,
+  node: YamlNode,
+  path: string,
+): readonly string[] {
   if (value === undefined) return fallback;
-  if (!Array.isArray(value)) throw refuseEdition('project_path_invalid');
+  const refuse = (segments: readonly (string | number)[]) =>
+    refuseEdition('project_path_invalid', {
+      location: { path, ...placeIn(node, segments) },
+      hint: 'use a folder name relative to the project, such as models',
+    });
+  if (!Array.isArray(value)) throw refuse([key]);
   const paths: string[] = [];
-  for (const item of value) {
-    if (typeof item !== 'string') throw refuseEdition('project_path_invalid');
+  for (const [index, item] of (value as unknown[]).entries()) {
+    if (typeof item !== 'string') throw refuse([key, index]);
     const parts = item.replace(/\/+$/, '').split('/');
     if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0')))
-      throw refuseEdition('project_path_invalid');
+      throw refuse([key, index]);
     paths.push(parts.join('/'));
   }
   return [...new Set(paths)].sort();
@@ -117,6 +160,7 @@ function readUnder(
   path: string,
   wanted: (name: string) => boolean,
   budget: { files: number; bytes: number },
+  projectDir: string,
 ): ProjectFile[] {
   let dir: Dir | undefined = root;
   const opened: Dir[] = [];
@@ -127,7 +171,7 @@ function readUnder(
       } catch (error: unknown) {
         if (isFsError(error, 'ENOENT')) return [];
         if (isFsError(error, 'ELOOP') || isFsError(error, 'ENOTDIR'))
-          throw refuseEdition('project_entry_invalid');
+          throw refuseEdition('project_entry_invalid', { location: { path: join(projectDir, path) } });
         throw error;
       }
       opened.push(dir);
@@ -146,7 +190,9 @@ function readUnder(
     return tree.files.map((file) => ({ path: `${path}/${file.path}`, bytes: file.bytes }));
   } catch (error: unknown) {
     if (error instanceof TreeReadError)
-      throw refuseEdition(error.problem === 'too_large' ? 'project_too_large' : 'project_entry_invalid');
+      throw refuseEdition(error.problem === 'too_large' ? 'project_too_large' : 'project_entry_invalid', {
+        location: { path: join(projectDir, path, error.path ?? '') },
+      });
     throw error;
   } finally {
     for (const held of opened) held.close();

@@ -1,4 +1,13 @@
-import { asArray, asString, isMapping, type YamlMapping, type YamlValue } from './yaml.js';
+import type { PathSegment, YamlNode } from '../../core/input/index.js';
+import {
+  asArray,
+  asString,
+  isMapping,
+  placeIn,
+  type YamlMapping,
+  type YamlPlace,
+  type YamlValue,
+} from './yaml.js';
 
 /** A generic test as written in a properties file, before any SQL exists. */
 export type TestSpec =
@@ -8,24 +17,34 @@ export type TestSpec =
   | { readonly kind: 'accepted_values'; readonly values: readonly string[]; readonly quote: boolean }
   | { readonly kind: 'unsupported'; readonly label: string };
 
+/** A test and where it is written in its properties file. */
+export interface PlacedTest {
+  readonly spec: TestSpec;
+  readonly at: YamlPlace;
+}
+
 export interface ColumnProperties {
   readonly name: string;
-  readonly tests: readonly TestSpec[];
+  readonly tests: readonly PlacedTest[];
 }
 
 export interface ModelProperties {
   readonly name: string;
   readonly file: string;
+  /** Where the model's `name:` is written. */
+  readonly at: YamlPlace;
   readonly config: YamlMapping | undefined;
   readonly columns: readonly ColumnProperties[];
   /** Model-level tests (the offline check runs none of them). */
-  readonly modelTests: readonly TestSpec[];
+  readonly modelTests: readonly PlacedTest[];
 }
 
 export interface SourceTableProperties {
   readonly source: string;
   readonly table: string;
   readonly file: string;
+  /** Where the table's `name:` is written. */
+  readonly at: YamlPlace;
   /** Unrendered; defaults to the source name. */
   readonly schema: string;
   /** Unrendered; defaults to the table name. */
@@ -42,43 +61,48 @@ export interface Properties {
 
 /** Reads models and sources from properties documents that already passed dbt's JSON schema. */
 export function collectProperties(
-  docs: readonly { readonly path: string; readonly value: YamlValue }[],
+  docs: readonly { readonly path: string; readonly value: YamlValue; readonly node?: YamlNode }[],
 ): Properties {
   const models: ModelProperties[] = [];
   const sources: SourceTableProperties[] = [];
-  for (const { path, value } of docs) {
+  for (const { path, value, node } of docs) {
     if (!isMapping(value)) continue;
-    for (const entry of asArray(value.models)) {
+    const place = (segments: readonly PathSegment[]): YamlPlace => placeIn(node, segments);
+    for (const [index, entry] of asArray(value.models).entries()) {
       if (!isMapping(entry)) continue;
       const name = asString(entry.name);
       if (name === undefined) continue;
+      const at: readonly PathSegment[] = ['models', index];
       models.push({
         name,
         file: path,
+        at: place([...at, 'name']),
         config: isMapping(entry.config) ? entry.config : undefined,
-        columns: columnsOf(entry.columns),
-        modelTests: testsOf(entry),
+        columns: columnsOf(entry.columns, [...at, 'columns'], place),
+        modelTests: testsOf(entry, at, place),
       });
     }
-    for (const source of asArray(value.sources)) {
+    for (const [sourceIndex, source] of asArray(value.sources).entries()) {
       if (!isMapping(source)) continue;
       const sourceName = asString(source.name);
       if (sourceName === undefined) continue;
       const sourceConfig = isMapping(source.config) ? source.config : undefined;
-      for (const table of asArray(source.tables)) {
+      for (const [tableIndex, table] of asArray(source.tables).entries()) {
         if (!isMapping(table)) continue;
         const tableName = asString(table.name);
         if (tableName === undefined) continue;
         const tableConfig = isMapping(table.config) ? table.config : undefined;
+        const at: readonly PathSegment[] = ['sources', sourceIndex, 'tables', tableIndex];
         sources.push({
           source: sourceName,
           table: tableName,
           file: path,
+          at: place([...at, 'name']),
           schema: asString(source.schema) ?? sourceName,
           identifier: asString(table.identifier) ?? tableName,
           sourceEnabled: sourceConfig?.enabled,
           tableEnabled: tableConfig?.enabled,
-          columns: columnsOf(table.columns),
+          columns: columnsOf(table.columns, [...at, 'columns'], place),
         });
       }
     }
@@ -86,18 +110,26 @@ export function collectProperties(
   return { models, sources };
 }
 
-function columnsOf(value: YamlValue | undefined): ColumnProperties[] {
+type Placer = (segments: readonly PathSegment[]) => YamlPlace;
+
+function columnsOf(
+  value: YamlValue | undefined,
+  at: readonly PathSegment[],
+  place: Placer,
+): ColumnProperties[] {
   const columns: ColumnProperties[] = [];
-  for (const column of asArray(value)) {
+  for (const [index, column] of asArray(value).entries()) {
     if (!isMapping(column)) continue;
     const name = asString(column.name);
-    if (name !== undefined) columns.push({ name, tests: testsOf(column) });
+    if (name !== undefined) columns.push({ name, tests: testsOf(column, [...at, index], place) });
   }
   return columns;
 }
 
-function testsOf(entry: YamlMapping): TestSpec[] {
-  return [...asArray(entry.data_tests), ...asArray(entry.tests)].map(testSpec);
+function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer): PlacedTest[] {
+  return (['data_tests', 'tests'] as const).flatMap((key) =>
+    asArray(entry[key]).map((value, index) => ({ spec: testSpec(value), at: place([...at, key, index]) })),
+  );
 }
 
 const PLAIN_TEST_KEYS = new Set(['name']);

@@ -1,14 +1,68 @@
+import { join } from 'node:path';
+import type { RefusalLocation } from '../../core/refusal/index.js';
 import { FINDING_MESSAGES, type FindingCode } from './findings.js';
 
 export type CheckStatus = 'passed' | 'failed';
 
+/** A value of a failing row, as DuckDB returned it (text, number, boolean or NULL). */
+export type RowValue = string | number | boolean | null;
+
+/**
+ * What the planner or the engine found, before paths are shown: the file is
+ * project-relative here; `finding()` joins it onto the project as the user
+ * named it. Everything variable is here, never in the message
+ * (docs/editions.md#reading-an-error).
+ */
+export interface FindingDraft {
+  readonly code: FindingCode;
+  /** Project-relative file the finding is about. */
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly pointer?: string;
+  /** One line of advice, e.g. `did you mean 'silver_order_items'?`. */
+  readonly hint?: string;
+  /** The first line of DuckDB's own message (sql_parse_error, build_failed, test_error). */
+  readonly detail?: string;
+  /** Up to MAX_FAILING_ROWS failing rows of a schema test on the user's fixtures. */
+  readonly failingRows?: readonly Readonly<Record<string, RowValue>>[];
+}
+
+export const MAX_FAILING_ROWS = 5;
+
+export function draft(code: FindingCode, extra: Omit<FindingDraft, 'code'> = {}): FindingDraft {
+  return { code, ...extra };
+}
+
 export interface Finding {
   readonly reason_code: FindingCode;
   readonly message: string;
+  /** Where: the file as the user would find it (the project folder as given, joined with its path), line, column, key path. */
+  readonly location?: RefusalLocation;
+  readonly hint?: string;
+  readonly detail?: string;
+  readonly failing_rows?: readonly Readonly<Record<string, RowValue>>[];
 }
 
-export function finding(code: FindingCode | undefined): Finding | undefined {
-  return code === undefined ? undefined : { reason_code: code, message: FINDING_MESSAGES[code] };
+export function finding(found: FindingDraft | undefined, projectDir = '.'): Finding | undefined {
+  if (found === undefined) return undefined;
+  const location: { -readonly [K in keyof RefusalLocation]: RefusalLocation[K] } = {};
+  if (found.file !== undefined) location.path = join(projectDir, found.file);
+  if (found.line !== undefined) {
+    location.line = found.line;
+    if (found.column !== undefined) location.column = found.column;
+  }
+  if (found.pointer !== undefined && found.pointer !== '') location.pointer = found.pointer;
+  return {
+    reason_code: found.code,
+    message: FINDING_MESSAGES[found.code],
+    ...(Object.keys(location).length === 0 ? {} : { location }),
+    ...(found.hint === undefined ? {} : { hint: found.hint }),
+    ...(found.detail === undefined ? {} : { detail: found.detail }),
+    ...(found.failingRows === undefined || found.failingRows.length === 0
+      ? {}
+      : { failing_rows: found.failingRows }),
+  };
 }
 
 export interface FileReport {
@@ -16,6 +70,8 @@ export interface FileReport {
   readonly kind: 'project' | 'properties' | 'macros';
   readonly status: 'valid' | 'invalid';
   readonly finding?: Finding;
+  /** Further independent findings in the same file (each unknown key, each unknown model name). */
+  readonly also?: readonly Finding[];
   /** dbt schema rules that failed: keyword and where the rule sits in dbt's schema (never the offending value). */
   readonly violations: readonly { readonly keyword: string; readonly schema_path: string }[];
 }

@@ -11,6 +11,12 @@ export interface SchemaViolation {
   readonly keyword: string;
   /** Where in dbt's schema the rule lives, e.g. `#/properties/models/items/additionalProperties`. */
   readonly schemaPath: string;
+  /** Where in the document (a JSON pointer into the user's file, e.g. `/models/0/columns`). */
+  readonly instancePath: string;
+  /** additionalProperties: the key the schema does not allow (a key of the user's own file). */
+  readonly key?: string;
+  /** additionalProperties: the keys the schema allows there, for a "did you mean". */
+  readonly allowed?: readonly string[];
 }
 
 export interface DbtSchemas {
@@ -34,6 +40,8 @@ export const AJV_OPTIONS = {
   logger: false,
   inlineRefs: false,
   code: { optimize: false },
+  // The failing rule's own schema, so an unknown key can be answered with the allowed ones.
+  verbose: true,
 } as const;
 
 let cached: DbtSchemas | undefined;
@@ -72,10 +80,25 @@ function violations(validate: ValidateFunction): (value: YamlValue) => readonly 
     const seen = new Set<string>();
     const out: SchemaViolation[] = [];
     for (const error of validate.errors ?? []) {
-      const key = `${error.keyword} ${error.schemaPath}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push({ keyword: error.keyword, schemaPath: error.schemaPath });
+      const seenKey = JSON.stringify([error.keyword, error.schemaPath, error.instancePath, error.params]);
+      if (seen.has(seenKey)) continue;
+      seen.add(seenKey);
+      const key =
+        error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string'
+          ? error.params.additionalProperty
+          : undefined;
+      const properties = (error.parentSchema as { properties?: unknown } | undefined)?.properties;
+      const allowed =
+        key !== undefined && typeof properties === 'object' && properties !== null
+          ? Object.keys(properties)
+          : undefined;
+      out.push({
+        keyword: error.keyword,
+        schemaPath: error.schemaPath,
+        instancePath: error.instancePath,
+        ...(key === undefined ? {} : { key }),
+        ...(allowed === undefined ? {} : { allowed }),
+      });
     }
     return out.sort((a, b) => (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0));
   };

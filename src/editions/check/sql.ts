@@ -53,3 +53,38 @@ export function testQuery(spec: TestSpec, relation: string, column: string, to?:
       return undefined;
   }
 }
+
+/**
+ * The failing rows a test's count is about, in the shape dbt stores them
+ * (`store_failures`): the whole row for not_null, the value and how often it
+ * occurs for unique and accepted_values, the orphan value for relationships.
+ * Shown (at most a few) in the finding: they are rows of the user's own
+ * fixtures. `undefined` when testQuery is.
+ */
+export function failingRowsQuery(
+  spec: TestSpec,
+  relation: string,
+  column: string,
+  limit: number,
+  to?: string,
+): string | undefined {
+  if (testQuery(spec, relation, column, to) === undefined) return undefined;
+  const col = quoteIdentifier(column);
+  switch (spec.kind) {
+    case 'not_null':
+      return `select * from ${relation} where ${col} is null limit ${limit}`;
+    case 'unique':
+      return `select ${col}, count(*) as n_records from ${relation} where ${col} is not null group by ${col} having count(*) > 1 order by 1 limit ${limit}`;
+    case 'relationships': {
+      const field = quoteIdentifier(spec.field);
+      return `select c.child as ${col} from (select ${col} as child from ${relation} where ${col} is not null) as c left join (select ${field} as parent from ${to}) as p on c.child = p.parent where p.parent is null order by 1 limit ${limit}`;
+    }
+    case 'accepted_values': {
+      const values = spec.values.map((value) => (spec.quote ? quoteLiteral(value) : value));
+      const filter = values.length === 0 ? '' : ` and ${col} not in (${values.join(', ')})`;
+      return `select ${col}, count(*) as n_records from ${relation} where ${col} is not null${filter} group by ${col} order by 1 limit ${limit}`;
+    }
+    case 'unsupported':
+      return undefined;
+  }
+}

@@ -1,69 +1,133 @@
-import { parseDocument } from 'yaml';
+import {
+  type PathSegment,
+  type Position,
+  pointerOf,
+  readStrictYaml,
+  type YamlFault,
+  type YamlFaultPlace,
+  type YamlNode,
+} from '../../core/input/index.js';
+import { Refusal } from '../../core/refusal/index.js';
 
 export type YamlValue = null | boolean | number | string | readonly YamlValue[] | YamlMapping;
 export interface YamlMapping {
   readonly [key: string]: YamlValue;
 }
 
-export type YamlParse = { readonly ok: true; readonly value: YamlValue } | { readonly ok: false };
+export type YamlParse =
+  | { readonly ok: true; readonly value: YamlValue; readonly node: YamlNode }
+  | { readonly ok: false; readonly fault: YamlFault; readonly place: YamlFaultPlace };
 
-const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * Strict YAML for dbt files and --vars: UTF-8, one document, no duplicate
- * keys, no unknown tags, no warnings, bounded aliases, string keys only.
- * YAML 1.2 core schema (`yes`/`no` stay strings, unlike dbt's PyYAML); the
- * starter editions write `true`/`false`, which both read alike.
- */
-export function parseYaml(input: Uint8Array | string): YamlParse {
-  let text: string;
-  try {
-    text = typeof input === 'string' ? input : fatal.decode(input);
-  } catch {
-    return { ok: false };
-  }
-  if (text.startsWith('\ufeff')) return { ok: false };
-  try {
-    const doc = parseDocument(text, {
-      uniqueKeys: true,
-      prettyErrors: false,
-      strict: true,
-      version: '1.2',
-      schema: 'core',
-    });
-    if (doc.errors.length > 0 || doc.warnings.length > 0) return { ok: false };
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    const checked = toYamlValue(value, 0);
-    return checked === undefined ? { ok: false } : { ok: true, value: checked };
-  } catch {
-    return { ok: false };
+/** Carries a fault out of the core reader's `refuse` callback; never leaves this module. */
+class FaultSignal extends Refusal {
+  constructor(
+    readonly fault: YamlFault,
+    readonly place: YamlFaultPlace,
+  ) {
+    super('yaml_fault', { category: 'malformed', message: 'YAML fault' });
   }
 }
 
-function toYamlValue(value: unknown, depth: number): YamlValue | undefined {
-  if (depth > 64) return undefined;
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (Array.isArray(value)) {
-    const items: YamlValue[] = [];
-    for (const item of value) {
-      const converted = toYamlValue(item, depth + 1);
-      if (converted === undefined) return undefined;
-      items.push(converted);
-    }
-    return items;
+const MAX_DEPTH = 64;
+
+/**
+ * Strict YAML for dbt files and --vars, through the one strict reader
+ * (docs/refusals.md#text-inputs): UTF-8 without a BOM, one document, no
+ * duplicate keys, anchors, aliases or tags, string keys only. YAML 1.2 core
+ * schema (`yes`/`no` stay strings, unlike dbt's PyYAML); the starter
+ * editions write `true`/`false`, which both read alike. A fault says where
+ * it is (line, column, key path), never what the text there is.
+ */
+export function parseYaml(input: Uint8Array | string): YamlParse {
+  let node: YamlNode;
+  try {
+    node = readStrictYaml(input, {
+      maxDepth: MAX_DEPTH,
+      refuse: (fault, place) => new FaultSignal(fault, place),
+    });
+  } catch (error: unknown) {
+    if (error instanceof FaultSignal) return { ok: false, fault: error.fault, place: error.place };
+    return { ok: false, fault: 'malformed', place: {} };
   }
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: { [key: string]: YamlValue } = {};
-    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      const converted = toYamlValue(item, depth + 1);
-      if (converted === undefined) return undefined;
-      Object.defineProperty(out, key, { value: converted, enumerable: true, writable: false });
+  const value = toYamlValue(node);
+  if (value === undefined) return { ok: false, fault: 'malformed', place: {} };
+  return { ok: true, value, node };
+}
+
+/** Plain data with ordinary (frozen-property) objects, as dbt's JSON schemas and the planner read it. */
+function toYamlValue(node: YamlNode): YamlValue | undefined {
+  switch (node.kind) {
+    case 'null':
+      return null;
+    case 'boolean':
+    case 'string':
+      return node.value;
+    case 'number':
+      return Number.isFinite(node.value) ? node.value : undefined;
+    case 'seq': {
+      const items: YamlValue[] = [];
+      for (const item of node.items) {
+        const converted = toYamlValue(item);
+        if (converted === undefined) return undefined;
+        items.push(converted);
+      }
+      return items;
     }
-    return out;
+    case 'map': {
+      const out: { [key: string]: YamlValue } = {};
+      for (const entry of node.entries) {
+        const converted = toYamlValue(entry.value);
+        if (converted === undefined) return undefined;
+        Object.defineProperty(out, entry.key, { value: converted, enumerable: true, writable: false });
+      }
+      return out;
+    }
   }
-  // Maps with non-string keys, dates, binary, sets: nothing dbt files need.
-  return undefined;
+}
+
+/** Where a value sits in a document: line and column of the deepest node on `path` that exists. */
+export interface YamlPlace {
+  readonly line?: number;
+  readonly column?: number;
+  readonly pointer?: string;
+}
+
+export function placeIn(node: YamlNode | undefined, path: readonly PathSegment[]): YamlPlace {
+  let at: Position | undefined = node?.at;
+  let current = node;
+  for (const segment of path) {
+    if (current === undefined) break;
+    if (current.kind === 'map' && typeof segment === 'string') {
+      const entry = current.entries.find((candidate) => candidate.key === segment);
+      if (entry === undefined) break;
+      at = entry.keyAt;
+      current = entry.value;
+    } else if (current.kind === 'seq' && typeof segment === 'number') {
+      current = current.items[segment];
+      if (current !== undefined) at = current.at;
+    } else break;
+  }
+  const pointer = pointerOf(path);
+  return {
+    ...(at === undefined ? {} : { line: at.line, column: at.column }),
+    ...(pointer === '' ? {} : { pointer }),
+  };
+}
+
+/** The user's words for a YAML fault, as a hint: what to change, never what the file says. */
+export function yamlFaultHint(fault: YamlFault): string {
+  const hints: { readonly [K in YamlFault]: string } = {
+    not_utf8: 'save the file as UTF-8 without a byte order mark',
+    malformed: 'the YAML does not parse here (tabs cannot indent YAML; check quotes and brackets)',
+    duplicate_key: 'this key is written twice in the same mapping',
+    multiple_documents: 'the file holds more than one YAML document (a second ---)',
+    alias: 'anchors and aliases (&name, *name) are not read; write the value out',
+    tag: 'explicit tags (!name) are not read',
+    directive: 'YAML directives (%YAML, %TAG) are not read',
+    key_not_string: 'keys must be plain strings',
+    too_deep: 'the document nests too deeply',
+  };
+  return hints[fault];
 }
 
 export function isMapping(value: YamlValue | undefined): value is YamlMapping {

@@ -1,7 +1,7 @@
-import { guardRefusals } from '../../core/refusal/index.js';
+import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { type EditionId, isEditionId } from '../editions.js';
 import { editionsRoot, installationRoot } from '../installation.js';
-import { refuseEdition } from '../refusals.js';
+import { type EditionRefusalCode, refuseEdition } from '../refusals.js';
 import { applyWorkspacePlan } from './apply.js';
 import { holdDestination } from './destination.js';
 import { planWorkspace, type WorkspacePlan } from './plan.js';
@@ -28,6 +28,37 @@ export interface NewWorkspaceResult {
  * and returns the very plan the real run would execute.
  */
 export function newWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
+  try {
+    return createWorkspace(options);
+  } catch (error: unknown) {
+    if (error instanceof Refusal && typeof options.dest === 'string' && AT_DESTINATION.has(error.code)) {
+      const hint = DESTINATION_HINTS[error.code];
+      throw error.at({ path: options.dest }, hint);
+    }
+    throw error;
+  }
+}
+
+/** Refusals about DEST: they name it as the user typed it (docs/editions.md#reading-an-error). */
+const AT_DESTINATION: ReadonlySet<string> = new Set<EditionRefusalCode>([
+  'destination_invalid',
+  'destination_inside_installation',
+  'destination_symlink',
+  'destination_exists',
+  'destination_parent_missing',
+  'destination_parent_invalid',
+  'workspace_write_failed',
+  'workspace_verify_failed',
+  'atomic_publish_unavailable',
+]);
+
+const DESTINATION_HINTS: { readonly [code: string]: string } = {
+  destination_exists: 'choose a folder name that does not exist yet; edition new never writes into one',
+  destination_parent_missing: 'create the parent folder first, or choose a destination in an existing folder',
+  destination_symlink: 'choose a path that is not a symbolic link',
+};
+
+function createWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
   return guardRefusals(() => {
     // Library callers are not type-checked at run time: an unknown name is refused, not looked up.
     if (typeof options.edition !== 'string' || !isEditionId(options.edition))

@@ -1,5 +1,6 @@
-import { parseDocument } from 'yaml';
 import type { Dir } from '../../core/fs/index.js';
+import { plainOf, readStrictYaml, type YamlPlain } from '../../core/input/index.js';
+import { refuseInternal } from '../../core/refusal/index.js';
 
 /** dbt_project.yml is small; a larger file is not an edition's and is not parsed. */
 const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
@@ -26,46 +27,45 @@ export interface DbtProjectFacts {
   readonly paths: readonly string[] | undefined;
 }
 
-const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /**
  * Reads `dbt_project.yml` through the held project descriptor (no-follow
  * open, regular file, bounded) and returns its name and dbt paths, or
  * undefined when it is missing, not a regular file, too large, not UTF-8 or
- * not one strict YAML mapping with a string name. Strict YAML: one document,
- * no duplicate keys, YAML 1.2 core schema, as the offline check reads it.
+ * not one strict YAML mapping with a string name. Strict YAML through the
+ * core reader, as the offline check reads it (docs/refusals.md#text-inputs).
+ * The scaffolder is a private domain: a fault is only ever `undefined` here,
+ * never a located refusal; the caller fails closed with its own code.
  */
 export function readDbtProject(project: Dir): DbtProjectFacts | undefined {
-  let text: string;
+  let bytes: Uint8Array;
   try {
     const file = project.openFile('dbt_project.yml');
     try {
       const stat = file.stat();
       if (stat.type !== 'file' || stat.size > BigInt(MAX_PROJECT_FILE_BYTES)) return undefined;
-      text = fatal.decode(file.readUpTo(MAX_PROJECT_FILE_BYTES + 1));
+      bytes = file.readUpTo(MAX_PROJECT_FILE_BYTES + 1);
     } finally {
       file.close();
     }
   } catch {
     return undefined;
   }
-  if (text.length > MAX_PROJECT_FILE_BYTES || text.startsWith('\ufeff')) return undefined;
-  let value: unknown;
+  if (bytes.length > MAX_PROJECT_FILE_BYTES) return undefined;
+  let value: YamlPlain;
   try {
-    const doc = parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false, version: '1.2' });
-    if (doc.errors.length > 0) return undefined;
-    value = doc.toJS({ maxAliasCount: 100 });
+    // Whatever the fault and wherever it is, only its absence matters here.
+    value = plainOf(readStrictYaml(bytes, { refuse: () => refuseInternal('internal_error') }));
   } catch {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
+  const record = value as Readonly<Record<string, unknown>>;
   const name = record.name;
   if (typeof name !== 'string') return undefined;
   return { name, paths: dbtPaths(record) };
 }
 
-function dbtPaths(record: Record<string, unknown>): readonly string[] | undefined {
+function dbtPaths(record: Readonly<Record<string, unknown>>): readonly string[] | undefined {
   const paths: string[] = [];
   for (const [key, fallback] of Object.entries(DBT_PATH_DEFAULTS)) {
     const configured = Object.hasOwn(record, key) ? record[key] : fallback;

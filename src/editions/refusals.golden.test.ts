@@ -1,0 +1,281 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../../test/helpers/cli.js';
+import { SMALL_PROJECT, writeSmallProject, writeTree } from '../../test/helpers/edition-trees.js';
+import { expectGolden } from '../../test/helpers/golden.js';
+
+/**
+ * The refusal corpus of `edition check` and `edition new`: each bad input
+ * through the real CLI, in human form (report on stdout, findings and
+ * refusals on stderr) and with --json, against a golden file under
+ * testdata/refusals/. Inputs are small projects written into a temp folder
+ * that is the working directory, named by relative paths, so the goldens
+ * show paths exactly as a user typing them would see them.
+ */
+
+const GOLDEN = join(import.meta.dirname, 'testdata', 'refusals');
+
+type Files = Readonly<Record<string, string | Uint8Array | null>>;
+
+interface Case {
+  readonly name: string;
+  /** Files of the small project (`shop/`) to replace, add or (null) remove. */
+  readonly project?: Files;
+  /** Other files under the working directory. */
+  readonly extra?: Readonly<Record<string, string | Uint8Array>>;
+  /** Arguments after `sealkit`; --json is appended for the JSON form. */
+  readonly args: readonly string[];
+}
+
+const CHECK = ['edition', 'check', 'shop'];
+const WITH_FIXTURES = [...CHECK, '--fixtures', 'shop/fixtures'];
+const replace = (path: string, from: string, to: string): Files => {
+  const text = SMALL_PROJECT[path];
+  if (text === undefined || !text.includes(from)) throw new Error(`no '${from}' in ${path}`);
+  return { [path]: text.replace(from, to) };
+};
+
+const CASES: readonly Case[] = [
+  {
+    name: 'undefined-ref-typo',
+    project: replace(
+      'models/gold/gold_order_sizes.sql',
+      "ref('silver_order_items')",
+      "ref('silver_order_item')",
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'sql-missing-paren',
+    project: replace('models/silver/silver_order_items.sql', 'as integer)', 'as integer'),
+    args: CHECK,
+  },
+  {
+    name: 'independent-errors-at-once',
+    project: {
+      ...replace('models/gold/gold_order_sizes.sql', "ref('silver_orders')", "ref('silver_ordres')"),
+      ...replace('models/silver/silver_order_items.sql', 'as integer)', 'as integer'),
+      'models/silver/silver_customers.sql': "select * from {{ source('bronze', 'customer') }}\n",
+    },
+    args: CHECK,
+  },
+  {
+    name: 'unique-test-duplicates',
+    project: {
+      'fixtures/bronze/orders.csv':
+        'order_id,customer_id,order_status\no1,c1,placed\no2,c2,shipped\no1,c3,placed\no2,c2,placed\no3,c1,placed\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
+    name: 'not-null-test-nulls',
+    project: {
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\n,o1,1\ni3,o2,5\n,o3,4\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
+    name: 'accepted-values-and-relationships',
+    project: {
+      'fixtures/bronze/orders.csv':
+        'order_id,customer_id,order_status\no1,c1,placed\no2,c2,shiped\no3,c1,placed\n',
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\ni2,o9,1\ni3,o2,5\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
+    name: 'yaml-duplicate-key',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_status\n',
+      '      - name: order_status\n        name: status\n',
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'yaml-tab-indentation',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_status\n',
+      '      - name: order_status\n\t\tdescription: x\n',
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'yaml-bom',
+    project: {
+      'models/bronze/_bronze__sources.yml': `\ufeff${SMALL_PROJECT['models/bronze/_bronze__sources.yml']}`,
+    },
+    args: CHECK,
+  },
+  {
+    name: 'schema-yml-unknown-model',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '  - name: silver_order_items\n',
+      '  - name: silver_order_itmes\n',
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'schema-yml-unknown-key',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n      - name: order_status',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n        descripton: the key\n      - name: order_status',
+    ),
+    args: CHECK,
+  },
+  {
+    name: 'schema-yml-several-errors',
+    project: {
+      'models/silver/_silver__models.yml': (SMALL_PROJECT['models/silver/_silver__models.yml'] ?? '')
+        .replace('  - name: silver_orders\n', '  - name: silver_order\n    descripton: orders\n')
+        .replace('      - name: order_item_id\n', '      - name: order_item_id\n        nulable: false\n')
+        .replace('  - name: silver_order_items\n', '  - name: silver_order_item\n'),
+    },
+    args: CHECK,
+  },
+  {
+    name: 'model-sql-bom',
+    project: {
+      'models/silver/silver_orders.sql': `\ufeff${SMALL_PROJECT['models/silver/silver_orders.sql']}`,
+    },
+    args: CHECK,
+  },
+  {
+    name: 'jinja-unclosed',
+    project: replace('models/silver/silver_orders.sql', '}}\n', '\n'),
+    args: CHECK,
+  },
+  {
+    name: 'jinja-bad-token',
+    project: replace('models/silver/silver_orders.sql', "'orders') }}", "'orders') + }}"),
+    args: CHECK,
+  },
+  {
+    name: 'fixture-value-does-not-cast',
+    project: {
+      'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,o1,2\ni2,o1,"one, really"\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
+    name: 'missing-dbt-project',
+    project: { 'dbt_project.yml': null },
+    args: CHECK,
+  },
+  {
+    name: 'dbt-project-duplicate-key',
+    project: replace('dbt_project.yml', 'profile: shop\n', 'profile: shop\nname: shop2\n'),
+    args: CHECK,
+  },
+  {
+    name: 'dbt-project-bad-model-path',
+    project: replace('dbt_project.yml', 'model-paths: ["models"]', 'model-paths: ["models", "../elsewhere"]'),
+    args: CHECK,
+  },
+  { name: 'project-dir-missing', args: ['edition', 'check', 'shpo'] },
+  {
+    name: 'vars-duplicate-key',
+    args: [...CHECK, '--vars', '{enable_migration_models: true, enable_migration_models: false}'],
+  },
+  { name: 'vars-not-a-mapping', args: [...CHECK, '--vars', '[enable_migration_models]'] },
+  {
+    name: 'fixtures-two-bad-csv-files',
+    project: {
+      'fixtures/bronze/orders.csv': 'order_id,customer_id,order_status\no1,c1\no2,c2,shipped\n',
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,quantity\ni1,"o1,2\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
+    name: 'fixtures-unknown-table',
+    project: { 'fixtures/bronze/order.csv': 'order_id\no1\n' },
+    args: WITH_FIXTURES,
+  },
+  { name: 'fixtures-missing', args: [...CHECK, '--fixtures', 'shop/fixture'] },
+  {
+    name: 'edition-new-existing-folder',
+    extra: { 'workspace/notes.txt': 'mine\n' },
+    args: ['edition', 'new', '--edition', 'bigquery', 'workspace'],
+  },
+  { name: 'edition-new-parent-missing', args: ['edition', 'new', '--edition', 'snowflake', 'clients/acme'] },
+];
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'sealkit-edition-refusals-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function prepare(testCase: Case, form: string): string {
+  const cwd = join(root, `${testCase.name}-${form}`);
+  mkdirSync(cwd);
+  if (testCase.name !== 'project-dir-missing' && !testCase.name.startsWith('edition-new'))
+    writeSmallProject(join(cwd, 'shop'), testCase.project ?? {});
+  if (testCase.extra !== undefined) writeTree(cwd, testCase.extra);
+  return cwd;
+}
+
+function transcript(args: readonly string[], run: CliRun, stdout: string): string {
+  return [
+    `$ sealkit ${args.map((arg) => (/^[A-Za-z0-9_./-]+$/.test(arg) ? arg : `'${arg}'`)).join(' ')}`,
+    `exit ${run.status}`,
+    '--- stdout',
+    stdout.trimEnd(),
+    '--- stderr',
+    run.stderr.toString().trimEnd(),
+    '',
+  ].join('\n');
+}
+
+interface Item {
+  readonly finding?: unknown;
+}
+
+/** The JSON form, reduced to what a refusal or a failed check says: status, summary and every finding. */
+function jsonView(stdout: string): unknown {
+  const value = JSON.parse(stdout) as Record<string, unknown>;
+  if (value.status === 'refused' || value.summary === undefined) return value;
+  const items = (key: string) =>
+    ((value[key] ?? []) as (Item & Record<string, unknown>)[])
+      .filter((item) => item.finding !== undefined)
+      .map((item) => ({
+        [key === 'files' || key === 'sources' ? 'path' : 'name']: item.name ?? item.path,
+        finding: item.finding,
+      }));
+  return {
+    status: value.status,
+    summary: value.summary,
+    findings: [...items('files'), ...items('sources'), ...items('models'), ...items('tests')],
+  };
+}
+
+describe('edition refusals and findings, as a user sees them', () => {
+  it('has at least 15 bad inputs', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(CASES)('$name', (testCase) => {
+    const human = runCli(testCase.args, { cwd: prepare(testCase, 'human') });
+    const json = runCli([...testCase.args, '--json'], { cwd: prepare(testCase, 'json') });
+    // A bad input never exits 0, in either form, and the two forms agree.
+    expect(human.status).toBe(2);
+    expect(json.status).toBe(human.status);
+    // Every failure is on stderr in human form; --json is one object on stdout and nothing else.
+    expect(human.stderr.toString()).toMatch(/^error\[[a-z0-9_]+\]: /);
+    expect(json.stderr.toString()).toBe('');
+    const view = jsonView(json.stdout.toString());
+    expectGolden(
+      join(GOLDEN, `${testCase.name}.txt`),
+      transcript(testCase.args, human, human.stdout.toString()),
+    );
+    expectGolden(join(GOLDEN, `${testCase.name}.json`), `${JSON.stringify(view, null, 2)}\n`);
+    // No temp folder prefix: paths are shown as the user typed them.
+    for (const run of [human, json]) expect(`${run.stdout}${run.stderr}`).not.toContain(root);
+  });
+});
