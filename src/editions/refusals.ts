@@ -11,13 +11,13 @@ export type EditionRefusalCode =
   | 'edition_source_invalid'
   | 'destination_invalid'
   | 'destination_inside_installation'
-  | 'destination_symlink'
+  | 'workspace_destination_symlink'
   | 'destination_exists'
   | 'destination_parent_missing'
   | 'destination_parent_invalid'
   | 'workspace_write_failed'
   | 'workspace_verify_failed'
-  | 'atomic_publish_unavailable'
+  | 'workspace_rename_unavailable'
   | 'project_missing'
   | 'project_invalid'
   | 'project_file_missing'
@@ -52,7 +52,7 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
     category: 'conflict',
     message: 'the destination lies inside the sealkit installation or checkout; choose a folder outside it',
   },
-  destination_symlink: { category: 'malformed', message: 'the destination is a symbolic link' },
+  workspace_destination_symlink: { category: 'malformed', message: 'the destination is a symbolic link' },
   destination_exists: {
     category: 'conflict',
     message: 'the destination already exists; a workspace is only ever created new',
@@ -73,7 +73,7 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
     category: 'conflict',
     message: 'the staged workspace did not match the edition; nothing was published at the destination',
   },
-  atomic_publish_unavailable: {
+  workspace_rename_unavailable: {
     category: 'unavailable',
     message: 'atomic no-replace publication is not available on this platform or filesystem',
   },

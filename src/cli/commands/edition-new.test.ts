@@ -158,9 +158,9 @@ describe('sealkit edition new', () => {
     it('refuses a destination that is a symlink, to a directory or dangling', () => {
       mkdirSync(join(dir, 'target_zq'));
       symlinkSync(join(dir, 'target_zq'), join(dir, 'link_zq'));
-      refuse(join(dir, 'link_zq'), 'destination_symlink', ['target_zq']);
+      refuse(join(dir, 'link_zq'), 'workspace_destination_symlink', ['target_zq']);
       symlinkSync(join(dir, 'nowhere_zq'), join(dir, 'dangling_zq'));
-      refuse(join(dir, 'dangling_zq'), 'destination_symlink', ['nowhere_zq']);
+      refuse(join(dir, 'dangling_zq'), 'workspace_destination_symlink', ['nowhere_zq']);
     });
 
     it('refuses a destination whose parent folder does not exist', () => {
@@ -220,7 +220,7 @@ describe('sealkit edition new, against a whole-installation hash snapshot', () =
       ],
       [['--edition', 'bigquery', join(outside, 'install_link', 'ws')], 2, 'destination_inside_installation'],
       [['--edition', 'bigquery', join(outside, 'taken')], 2, 'destination_exists'],
-      [['--edition', 'bigquery', join(outside, 'dangling')], 2, 'destination_symlink'],
+      [['--edition', 'bigquery', join(outside, 'dangling')], 2, 'workspace_destination_symlink'],
       [['--edition', 'bigquery', '--dry-run', join(outside, 'ws_dry')], 0, undefined],
       [['--edition', 'bigquery', join(outside, 'ws_bigquery')], 0, undefined],
       [['--edition', 'snowflake', join(outside, 'ws_snowflake')], 0, undefined],

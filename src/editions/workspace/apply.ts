@@ -60,14 +60,14 @@ function publish(plan: WorkspacePlan, source: EditionSource, parent: Dir, name: 
       if (isFsError(error, 'EEXIST') || isFsError(error, 'ENOTEMPTY'))
         throw refuseEdition('destination_exists');
       if (isFsError(error, 'EINVAL') || isFsError(error, 'ENOSYS') || isFsError(error, 'EXDEV'))
-        throw refuseEdition('atomic_publish_unavailable');
+        throw refuseEdition('workspace_rename_unavailable');
       throw error;
     }
     published = true;
     parent.fsync();
   } catch (error: unknown) {
     if (!published) removeStaged(parent, staging.name, staging.dir, created);
-    if (error instanceof FsUnavailable) throw refuseEdition('atomic_publish_unavailable');
+    if (error instanceof FsUnavailable) throw refuseEdition('workspace_rename_unavailable');
     if (error instanceof Refusal) throw error;
     throw refuseEdition('workspace_write_failed');
   } finally {

@@ -61,7 +61,7 @@ export function isInside(root: string, candidate: string): boolean {
  * one code: a usable path (destination_invalid); outside the installation,
  * symlinks followed (destination_inside_installation); an existing parent
  * directory (destination_parent_missing / _invalid); DEST itself absent
- * (destination_symlink for a link, even a dangling one; destination_exists
+ * (workspace_destination_symlink for a link, even a dangling one; destination_exists
  * for anything else). The parent is opened by its physical path with a
  * no-follow walk and held: the rename that publishes the workspace goes
  * through this descriptor, so the parent cannot be swapped afterwards.
@@ -86,7 +86,7 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
   }
   try {
     const existing = held.stat(name);
-    throw refuseEdition(existing.type === 'symlink' ? 'destination_symlink' : 'destination_exists');
+    throw refuseEdition(existing.type === 'symlink' ? 'workspace_destination_symlink' : 'destination_exists');
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT')) return { parent: held, name };
     held.close();

@@ -43,19 +43,19 @@ export function newWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
 const AT_DESTINATION: ReadonlySet<string> = new Set<EditionRefusalCode>([
   'destination_invalid',
   'destination_inside_installation',
-  'destination_symlink',
+  'workspace_destination_symlink',
   'destination_exists',
   'destination_parent_missing',
   'destination_parent_invalid',
   'workspace_write_failed',
   'workspace_verify_failed',
-  'atomic_publish_unavailable',
+  'workspace_rename_unavailable',
 ]);
 
 const DESTINATION_HINTS: { readonly [code: string]: string } = {
   destination_exists: 'choose a folder name that does not exist yet; edition new never writes into one',
   destination_parent_missing: 'create the parent folder first, or choose a destination in an existing folder',
-  destination_symlink: 'choose a path that is not a symbolic link',
+  workspace_destination_symlink: 'choose a path that is not a symbolic link',
 };
 
 function createWorkspace(options: NewWorkspaceOptions): NewWorkspaceResult {
