@@ -289,7 +289,11 @@ class ConfigReader {
         );
       } else if (!suggested.has(problem.key)) {
         this.problems.push(
-          this.fail('config_missing_key', { ...problem.at, pointer: problem.pointer }, `add '${problem.key}'`),
+          this.fail(
+            'config_missing_key',
+            { ...problem.at, pointer: problem.pointer },
+            `add '${problem.key}'`,
+          ),
         );
       }
     }
@@ -326,7 +330,12 @@ class ConfigReader {
   }
 
   private wrongType(node: YamlNode, path: Path, expected: string): undefined {
-    return this.report('config_wrong_type', node.at, path, `expected ${expected}, found ${describeKind(node)}`);
+    return this.report(
+      'config_wrong_type',
+      node.at,
+      path,
+      `expected ${expected}, found ${describeKind(node)}`,
+    );
   }
 
   private string(node: YamlNode, path: Path): string | undefined {
