@@ -86,16 +86,9 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);
   if (reader.problems.length > 0 || config === undefined) {
-    throw refuseAll(reader.problems.length > 0 ? sorted(reader.problems) : [fail('config_wrong_type', {})]);
+    throw refuseAll(reader.problems.length > 0 ? reader.problems : [fail('config_wrong_type', {})]);
   }
   return config;
-}
-
-// Document order: the first error printed is the first in the file.
-function sorted(problems: readonly Refusal[]): Refusal[] {
-  const key = (refusal: Refusal): number =>
-    (refusal.location?.line ?? 0) * 1_000_000 + (refusal.location?.column ?? 0);
-  return [...problems].sort((a, b) => key(a) - key(b));
 }
 
 type Fail = (code: DistributorRefusalCode, place: YamlFaultPlace, hint?: string) => Refusal;
@@ -104,7 +97,9 @@ type Path = readonly PathSegment[];
 /**
  * Walks the document once, recording every problem and carrying on wherever
  * the rest does not depend on the faulty part (a destination whose `kind` is
- * wrong is not checked further; its siblings are).
+ * wrong is not checked further; its siblings are). Problems are kept in walk
+ * order, a record's unknown keys before its missing ones, so the first (the
+ * `reason_code`) is the one the reader has always named first.
  */
 class ConfigReader {
   readonly problems: Refusal[] = [];
@@ -197,10 +192,11 @@ class ConfigReader {
     const fields = this.record(node, kind.value === 'local' ? LOCAL : S3, path);
     if (fields === undefined) return undefined;
     const id = this.field(fields, 'id', path, (value, at) => this.matching(value, ID_PATTERN, at, ID_HINT));
-    const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
+    // Read in the order the keys are usually written, so problems come in file order.
     const origin = this.origin(node, path);
     if (kind.value === 'local') {
       const root = this.field(fields, 'root', path, (value, at) => this.path(value, at));
+      const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
       if (id === undefined || root === undefined || outputs === undefined) return undefined;
       return { id, kind: 'local', root: root.absolute, outputs, origin };
     }
@@ -217,6 +213,7 @@ class ConfigReader {
     const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
       this.boolean(value, at),
     );
+    const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
     if (
       id === undefined ||
       bucket === undefined ||
