@@ -79,6 +79,7 @@ export {
   OUTCOMES as DISTRIBUTE_OUTCOMES,
   type OutcomeCounts,
   type RunReport,
+  reportRefusals as distributeReportRefusals,
 } from './run/report.js';
 export { type DistributeRunOptions, distributeRun, type ProgressEvent } from './run/run.js';
 export { renderMarkdownPage } from './transform/markdown.js';

@@ -86,19 +86,14 @@ describe('sealkit distribute run', () => {
     expect(conflict.stdout.toString().trim().split('\n')).toHaveLength(1);
   });
 
-  it('refuses a digest mismatch with exit 2, writes no bundle, and leaks no name, path, value or digest', () => {
-    const secretDir = 'customer_zq_accounts';
-    const bundle = makeBundle(
-      source,
-      secretDir,
-      [{ path: 'secret_file_zq.md', content: 'SECRET_VALUE_ZQ' }],
-      {
-        id: 'secret_id_zq',
-        created: '2026-05-30T11:10:00Z',
-      },
-    );
+  it('refuses a digest mismatch with exit 2, writes no bundle, names the file on stderr, never its content or digest', () => {
+    const bundleDir = 'customer_zq_accounts';
+    const bundle = makeBundle(source, bundleDir, [{ path: 'file_zq.md', content: 'SECRET_VALUE_ZQ' }], {
+      id: 'secret_id_zq',
+      created: '2026-05-30T11:10:00Z',
+    });
     const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
-    writeFileSync(join(bundle, 'secret_file_zq.md'), 'SECRET_VALUE_ZX');
+    writeFileSync(join(bundle, 'file_zq.md'), 'SECRET_VALUE_ZX');
     const human = runCli(['distribute', 'run', '--config', config]);
     const json = runCli(['distribute', 'run', '--config', config, '--json']);
     for (const run of [human, json]) {
@@ -112,39 +107,68 @@ describe('sealkit distribute run', () => {
           run,
           [dest],
           [
-            'secret_file_zq',
             'SECRET_VALUE_ZQ',
             'SECRET_VALUE_ZX',
             'secret_id_zq',
             manifest.digest.slice(7, 40),
             manifest.files[0].sha256.slice(7, 40),
-            work,
           ],
         ),
       ).toEqual([]);
     }
+    const where = { path: join(source, bundleDir, 'file_zq.md') };
     expect(JSON.parse(json.stdout.toString())).toMatchObject({
       status: 'refused',
       aborted: true,
-      failures: [{ pipeline_id: 'weather', bundle_dir: secretDir, reason_code: 'file_digest_mismatch' }],
+      failures: [
+        {
+          pipeline_id: 'weather',
+          bundle_dir: bundleDir,
+          reason_code: 'file_digest_mismatch',
+          location: where,
+        },
+      ],
     });
+    // The report on stdout, the refusal (with the file) on stderr: `>/dev/null` hides only the report.
     expect(human.stdout.toString()).toContain('file_digest_mismatch');
+    expect(human.stdout.toString()).not.toContain('error[');
+    expect(human.stderr.toString()).toBe(
+      'error[file_digest_mismatch]: a file SHA-256 differs from the digest the manifest lists\n' +
+        `  --> ${where.path}\n` +
+        '  = help: the file changed after manifest.json was written (it lists it as files[0])\n',
+    );
   });
 
-  it('refuses a broken configuration without naming it or its values', () => {
+  it('refuses a broken configuration naming the file, line, column and key, never a value or a credential', () => {
     writeFileSync(
       config,
-      'pipelines:\n  - id: weather\n    source: {root: /srv/SECRET_ROOT_ZQ}\n    sourse: x\n',
+      'pipelines:\n  - id: weather\n    source: {root: /srv/SECRET_ROOT_ZQ}\n    sourse: x\n' +
+        '    destinations:\n      - {id: a, kind: s3, bucket: b-zq, prefix: p, outputs: {source: true, html: true},\n' +
+        '         secret_access_key: SECRET_KEY_ZQ}\n',
     );
-    const run = runCli(['distribute', 'run', '--config', config]);
+    const run = runCli(['distribute', 'run', '--config', 'sealkit.distributor.yaml'], { cwd: work });
     expect(run.status).toBe(2);
+    expect(run.stdout.length).toBe(0);
     expect(run.stderr.toString()).toBe(
-      'error[config_unknown_key]: the configuration has a key sealkit does not know\n  = field: pipelines[]\n',
+      [
+        'error[config_unknown_key]: the configuration has a key sealkit does not know',
+        '  --> sealkit.distributor.yaml:4:5',
+        '  = at: pipelines[0].sourse',
+        '  = help: allowed keys here: id, source, destinations',
+        'error[config_unknown_key]: the configuration has a key sealkit does not know',
+        '  --> sealkit.distributor.yaml:7:10',
+        '  = at: pipelines[0].destinations[0].secret_access_key',
+        '  = help: allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style',
+        '',
+      ].join('\n'),
     );
-    expect(scanForSentinels(run, [], ['SECRET_ROOT_ZQ', 'sourse', work])).toEqual([]);
-    const missing = runCli(['distribute', 'run', '--config', join(work, 'absent.yaml'), '--json']);
+    expect(scanForSentinels(run, [], ['SECRET_ROOT_ZQ', 'SECRET_KEY_ZQ', work])).toEqual([]);
+    const missing = runCli(['distribute', 'run', '--config', 'absent.yaml', '--json'], { cwd: work });
     expect(missing.status).toBe(2);
-    expect(JSON.parse(missing.stdout.toString())).toMatchObject({ reason_code: 'input_missing' });
+    expect(JSON.parse(missing.stdout.toString())).toMatchObject({
+      reason_code: 'input_missing',
+      location: { path: 'absent.yaml' },
+    });
     const pipeline = runCli(['distribute', 'run', '--config', config, '--pipeline', 'nope']);
     expect(pipeline.status).toBe(2);
   });
@@ -209,13 +233,20 @@ describe('sealkit distribute verify and manifest', () => {
     expect(created).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
-  it('names the first failure of a damaged bundle by reason code and field, nothing else', () => {
-    const bundle = makeBundle(work, 'v', [{ path: 'secret_name_zq.txt', content: 'abc' }], {
-      id: 'secret_id_zq',
-      created: '2026-05-30T11:10:00Z',
-    });
-    writeFileSync(join(bundle, 'secret_name_zq.txt'), 'abd');
-    const run = runCli(['distribute', 'verify', bundle, '--json']);
+  it('names every failed file of a damaged bundle under the path given, never its content or digest', () => {
+    const bundle = makeBundle(
+      work,
+      'v',
+      [
+        { path: 'a.txt', content: 'SECRET_A_ZQ' },
+        { path: 'b.txt', content: 'SECRET_B_ZQ' },
+      ],
+      { id: 'secret_id_zq', created: '2026-05-30T11:10:00Z' },
+    );
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    writeFileSync(join(bundle, 'a.txt'), 'SECRET_A_ZX');
+    rmSync(join(bundle, 'b.txt'));
+    const run = runCli(['distribute', 'verify', 'v', '--json'], { cwd: work });
     expect(run.status).toBe(2);
     expect(JSON.parse(run.stdout.toString())).toEqual({
       status: 'refused',
@@ -223,14 +254,34 @@ describe('sealkit distribute verify and manifest', () => {
       category: 'mismatched',
       message: 'a file SHA-256 differs from the digest the manifest lists',
       role: 'bundle',
-      field: 'files[].sha256',
+      location: { path: 'v/a.txt' },
+      hint: 'the file changed after manifest.json was written (it lists it as files[0])',
+      also: [
+        {
+          reason_code: 'file_missing',
+          category: 'missing',
+          message: 'a file the manifest lists does not exist',
+          role: 'bundle',
+          location: { path: 'v/b.txt' },
+          hint: 'manifest.json lists it as files[1]',
+        },
+      ],
     });
-    expect(scanForSentinels(run, [], ['secret_name_zq', 'secret_id_zq', work])).toEqual([]);
+    const sentinels = [
+      'SECRET_A_ZQ',
+      'SECRET_A_ZX',
+      'SECRET_B_ZQ',
+      'secret_id_zq',
+      manifest.files[0].sha256.slice(7, 40),
+      work,
+    ];
+    expect(scanForSentinels(run, [], sentinels)).toEqual([]);
     makeBundle(bundle, 'nested', [{ path: 'n.txt', content: 'n' }], {
       id: 'n',
       created: '2026-05-30T11:10:00Z',
     });
-    writeFileSync(join(bundle, 'secret_name_zq.txt'), 'abc');
+    writeFileSync(join(bundle, 'a.txt'), 'SECRET_A_ZQ');
+    writeFileSync(join(bundle, 'b.txt'), 'SECRET_B_ZQ');
     expect(JSON.parse(runCli(['distribute', 'verify', bundle, '--json']).stdout.toString()).reason_code).toBe(
       'bundle_nested',
     );

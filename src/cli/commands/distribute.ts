@@ -1,5 +1,7 @@
+import type { Refusal } from '../../core/refusal/index.js';
 import {
   DISTRIBUTE_OUTCOMES,
+  distributeReportRefusals,
   distributeRun,
   type ItemOutcome,
   type PlanItem,
@@ -8,7 +10,7 @@ import {
   writeManifest,
 } from '../../distributor/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import type { JsonObjectOut } from '../output.js';
+import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -18,7 +20,8 @@ Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
 the run is validated (paths, sizes, SHA-256, bundle digest) before anything is
 written; one failure writes nothing. Per bundle and destination the outcome is
-published, replaced, skipped_same, skipped_newer, conflict or refused.
+published, replaced, skipped_same, skipped_newer, conflict or refused. The
+report goes to stdout; every refusal, with where it is, to stderr.
 
 Options:
   --config FILE   configuration (default sealkit.distributor.yaml)
@@ -34,7 +37,7 @@ const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
 
 Validates one source bundle in place: manifest.json, every path, each file's
 size and SHA-256, the bundle digest, and no nested manifest. Writes nothing.
-The first failure is named by its reason code (exit 2).
+Every independent failure is reported, each with the file it concerns (exit 2).
 
 Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.`;
 
@@ -68,9 +71,13 @@ export const distributeRunCommand: Command = {
       ...(progress === undefined ? {} : { onProgress: progress }),
     });
     if (progress !== undefined) io.stderr.write('\n');
+    const errors = distributeReportRefusals(report)
+      .map((refusal) => formatRefusal(refusal, 'located'))
+      .join('');
     return {
       text: report.dry_run ? planText(report) : summaryText(report),
-      json: report as unknown as JsonObjectOut,
+      json: reportJson(report),
+      ...(errors === '' ? {} : { errors }),
       refused: report.status !== 'ok',
     };
   },
@@ -175,17 +182,30 @@ function countsLine(report: RunReport): string {
   return DISTRIBUTE_OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
 }
 
+/** The report as printed under `--json`: each refusal's location and hint beside its reason code. */
+function reportJson(report: RunReport): JsonObjectOut {
+  const where = (refusal: Refusal | undefined): JsonObjectOut => {
+    if (refusal === undefined) return {};
+    const { location, hint, also, omitted } = refusalJson(refusal, 'located');
+    return {
+      ...(location === undefined ? {} : { location }),
+      ...(hint === undefined ? {} : { hint }),
+      ...(also === undefined ? {} : { also: also as unknown as JsonObjectOut[] }),
+      ...(omitted === undefined ? {} : { omitted }),
+    };
+  };
+  const failures = report.failures.map(({ refusal, ...failure }) => ({ ...failure, ...where(refusal) }));
+  return {
+    ...(report as unknown as JsonObjectOut),
+    failures,
+    outcomes: report.outcomes.map(({ refusal, ...item }) => ({ ...item, ...where(refusal) })),
+    plan: { ...(report.plan as unknown as JsonObjectOut), failures },
+  };
+}
+
 function failuresText(report: RunReport): string {
-  if (report.failures.length === 0) return '';
-  const rows = [
-    ['PIPELINE', 'BUNDLE', 'REASON'],
-    ...report.failures.map((failure) => [
-      failure.pipeline_id,
-      failure.bundle_dir ?? '(discovery)',
-      failure.reason_code,
-    ]),
-  ];
-  return `run aborted before any write:\n${table(rows)}\n\n`;
+  if (!report.aborted) return '';
+  return 'run aborted before any write (the refusals are on stderr)\n\n';
 }
 
 function summaryText(report: RunReport): string {

@@ -27,6 +27,18 @@ const VALID = `pipelines:
         outputs: {source: true, html: false}
 `;
 
+const SHOWN = 'sealkit.distributor.yaml';
+
+function refusalOf(text: string | Uint8Array): Refusal {
+  try {
+    parseConfig(typeof text === 'string' ? Buffer.from(text) : text, '/base', SHOWN);
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
 function codeOf(text: string): string | undefined {
   try {
     parseConfig(Buffer.from(text), '/base');
@@ -103,7 +115,7 @@ describe('distributor configuration', () => {
   it('reads a valid file and resolves relative roots against its directory', () => {
     const config = parseConfig(Buffer.from(VALID), '/base/dir');
     expect(config.pipelines[0]?.source.root).toBe('/base/dir/reports');
-    expect(config.pipelines[0]?.destinations).toEqual([
+    expect(config.pipelines[0]?.destinations.map(({ origin: _, ...destination }) => destination)).toEqual([
       { id: 'site', kind: 'local', root: '/srv/site', outputs: { source: false, html: true } },
       {
         id: 'archive',
@@ -116,6 +128,118 @@ describe('distributor configuration', () => {
         outputs: { source: true, html: false },
       },
     ]);
+  });
+
+  it('keeps where each pipeline and destination is written, and the root as the user would type it', () => {
+    const config = parseConfig(Buffer.from(VALID), '/base/conf', 'conf/sealkit.distributor.yaml');
+    const pipeline = config.pipelines[0];
+    expect(pipeline?.source).toEqual({ root: '/base/conf/reports', shown: 'conf/reports' });
+    expect(pipeline?.origin).toEqual({
+      path: 'conf/sealkit.distributor.yaml',
+      line: 2,
+      column: 5,
+      pointer: 'pipelines[0]',
+    });
+    expect(pipeline?.destinations[1]?.origin).toEqual({
+      path: 'conf/sealkit.distributor.yaml',
+      line: 10,
+      column: 9,
+      pointer: 'pipelines[0].destinations[1]',
+    });
+  });
+
+  it('regression: a BOM is refused as config_not_yaml instead of silently stripped', () => {
+    const refusal = refusalOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]));
+    expect(refusal.code).toBe('config_not_yaml');
+    expect(refusal.location).toEqual({ path: SHOWN, line: 1, column: 1 });
+    expect(refusal.hint).toContain('byte order mark');
+  });
+
+  it('names an unknown key with its file, position, key path and the allowed key it is near', () => {
+    const refusal = refusalOf(VALID.replace('source: false, html: true', 'source: false, htm: true'));
+    expect(refusal.toJSON()).toEqual({
+      reason_code: 'config_unknown_key',
+      category: 'malformed',
+      message: 'the configuration has a key sealkit does not know',
+      role: 'config',
+      location: { path: SHOWN, line: 9, column: 34, pointer: 'pipelines[0].destinations[0].outputs.htm' },
+      hint: "did you mean 'html'?",
+    });
+    // One typo is one error: the `html` it replaces is not reported missing as well.
+    expect(refusal.also).toEqual([]);
+  });
+
+  it('lists the allowed keys when no allowed key is near the unknown one', () => {
+    const refusal = refusalOf(VALID.replace('        region: us-east-1\n', '        colour: red\n'));
+    expect(refusal.location?.pointer).toBe('pipelines[0].destinations[1].colour');
+    expect(refusal.hint).toBe(
+      'allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style',
+    );
+  });
+
+  it('reports every independent error at once: two unknown keys in two destinations and a bad bucket', () => {
+    const text = VALID.replace('source: false, html: true', 'source: false, htm: true')
+      .replace('bucket: report-archive', 'bucket: Report_Archive')
+      .replace('outputs: {source: true, html: false}', 'outputs: {sorce: true, html: false}');
+    const refusal = refusalOf(text);
+    const all = [refusal, ...refusal.also].map((one) => [
+      one.code,
+      one.location?.pointer,
+      one.location?.line,
+    ]);
+    expect(all).toEqual([
+      ['config_unknown_key', 'pipelines[0].destinations[0].outputs.htm', 9],
+      ['config_invalid_value', 'pipelines[0].destinations[1].bucket', 12],
+      ['config_unknown_key', 'pipelines[0].destinations[1].outputs.sorce', 17],
+    ]);
+    expect(refusal.omitted).toBe(0);
+  });
+
+  it('reports at most 50 errors (60 here), then how many more there are', () => {
+    const extra = Array.from({ length: 60 }, (_, index) => `extra${index}: 1\n`).join('');
+    const refusal = refusalOf(`${VALID}${extra}`);
+    expect(refusal.also).toHaveLength(49);
+    expect(refusal.omitted).toBe(10);
+  });
+
+  it('puts a missing key in the pointer and a mistyped value at its own position', () => {
+    const missing = refusalOf(VALID.replace('        root: /srv/site\n', ''));
+    expect(missing.code).toBe('config_missing_key');
+    expect(missing.location).toEqual({
+      path: SHOWN,
+      line: 6,
+      column: 9,
+      pointer: 'pipelines[0].destinations[0].root',
+    });
+    expect(missing.hint).toBe("add 'root'");
+    const mistyped = refusalOf(VALID.replace('force_path_style: true', 'force_path_style: yes'));
+    expect(mistyped.code).toBe('config_wrong_type');
+    expect(mistyped.location).toEqual({
+      path: SHOWN,
+      line: 16,
+      column: 27,
+      pointer: 'pipelines[0].destinations[1].force_path_style',
+    });
+    expect(mistyped.hint).toBe('expected true or false, found a string');
+  });
+
+  it('refuses a repeated id at the repeat and names the first', () => {
+    const refusal = refusalOf(VALID.replace('id: archive', 'id: site'));
+    expect(refusal.code).toBe('config_duplicate_id');
+    expect(refusal.location).toEqual({
+      path: SHOWN,
+      line: 10,
+      column: 13,
+      pointer: 'pipelines[0].destinations[1].id',
+    });
+    expect(refusal.hint).toBe('pipelines[0].destinations[0] has the same id');
+  });
+
+  it('locates YAML faults: a duplicate key and a second document', () => {
+    const duplicate = refusalOf(VALID.replace('    source:\n', '    source:\n      root: other\n'));
+    expect(duplicate).toMatchObject({ code: 'config_duplicate_key', location: { path: SHOWN, line: 5 } });
+    const second = refusalOf(`${VALID}---\npipelines: []\n`);
+    expect(second).toMatchObject({ code: 'config_unsupported_yaml', location: { path: SHOWN, line: 18 } });
   });
 
   it.each(BROKEN)('refuses %s', (_label, text, code) => {

@@ -1,204 +1,395 @@
-import { isAbsolute, resolve } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from 'yaml';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import {
+  decodeUtf8Strict,
+  describeKind,
+  type PathSegment,
+  type Position,
+  pointerOf,
+  readClosedRecord,
+  readStrictYaml,
+  type YamlEntry,
+  type YamlFault,
+  type YamlFaultPlace,
+  type YamlNode,
+} from '../../core/input/index.js';
+import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { BUCKET_PATTERN, ENDPOINT_PATTERN, ID_PATTERN, PREFIX_PATTERN } from './schema.js';
-import type { DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
+import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
 
 export const DEFAULT_CONFIG_FILE = 'sealkit.distributor.yaml';
 export const CONFIG_MAX_BYTES = 1024 * 1024;
+/** Deeper than any key of the configuration; bounds the reader, not the format. */
+const CONFIG_MAX_DEPTH = 16;
 
-type Plain = string | number | boolean | null | readonly Plain[] | { readonly [key: string]: Plain };
-type PlainMap = { readonly [key: string]: Plain };
+const TOP = { required: ['pipelines'] } as const;
+const PIPELINE = { required: ['id', 'source', 'destinations'] } as const;
+const SOURCE = { required: ['root'] } as const;
+const LOCAL = { required: ['id', 'kind', 'root', 'outputs'] } as const;
+const S3 = {
+  required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
+  optional: ['endpoint', 'region', 'force_path_style'],
+} as const;
+const OUTPUTS = { required: ['source', 'html'] } as const;
+const KINDS = ['local', 's3'] as const;
+
+const YAML_FAULTS: { readonly [F in YamlFault]: { code: DistributorRefusalCode; hint?: string } } = {
+  not_utf8: { code: 'config_not_yaml', hint: 'the file is not valid UTF-8 from here' },
+  malformed: { code: 'config_not_yaml' },
+  duplicate_key: { code: 'config_duplicate_key', hint: 'this key is already set in the same mapping' },
+  multiple_documents: {
+    code: 'config_unsupported_yaml',
+    hint: "the file holds one YAML document: remove the '---' line and what follows",
+  },
+  alias: { code: 'config_unsupported_yaml', hint: 'write the value out instead of an anchor or alias' },
+  tag: { code: 'config_unsupported_yaml', hint: 'remove the tag and write the plain value' },
+  directive: { code: 'config_unsupported_yaml', hint: "remove the '%' directive" },
+  key_not_string: { code: 'config_wrong_type', hint: 'keys are plain strings' },
+  too_deep: { code: 'config_wrong_type', hint: 'nested deeper than any configuration key' },
+};
 
 /**
- * Parses the configuration strictly: YAML 1.2 core schema, one document, no
- * duplicate keys, no anchors, aliases or explicit tags, string keys only;
- * then every key is checked (unknown keys refused) and every value typed.
- * Relative roots are resolved against `baseDir` (the file's directory).
+ * Parses the configuration strictly with the core reader
+ * (docs/refusals.md#text-inputs): UTF-8 without a BOM, YAML 1.2 core schema,
+ * one document, no duplicate keys, no anchors, aliases or tags, string keys
+ * only; then every key is checked (unknown keys refused) and every value
+ * typed. Relative roots are resolved against `baseDir` (the file's
+ * directory). `shownPath` is the file as the user named it: every refusal
+ * names it, with line, column and key path, and every independent error is
+ * reported at once (docs/distributor.md#reading-an-error).
  */
-export function parseConfig(bytes: Uint8Array, baseDir: string): DistributorConfig {
-  if (bytes.length > CONFIG_MAX_BYTES) throw refuse('config_invalid_value');
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw refuse('config_not_yaml');
-  }
-  const doc = parseDocument(text, {
-    version: '1.2',
-    schema: 'core',
-    uniqueKeys: true,
-    strict: true,
-    merge: false,
-    prettyErrors: false,
-    keepSourceTokens: false,
-  });
-  for (const error of doc.errors) {
-    if (error.code === 'DUPLICATE_KEY') throw refuse('config_duplicate_key');
-    if (error.code === 'MULTIPLE_DOCS') throw refuse('config_unsupported_yaml');
-  }
-  if (doc.errors.length > 0 || doc.warnings.length > 0) throw refuse('config_not_yaml');
-  if (doc.directives?.docStart === true && doc.directives.yaml.explicit)
-    throw refuse('config_unsupported_yaml');
-  const value = toPlain(doc.contents ?? null);
-  return readConfig(value, baseDir);
-}
-
-function toPlain(node: Node | null | unknown): Plain {
-  if (node === null) return null;
-  if (isAlias(node)) throw refuse('config_unsupported_yaml');
-  const tagged = node as { anchor?: string; tag?: string };
-  if (tagged.anchor !== undefined || tagged.tag !== undefined) throw refuse('config_unsupported_yaml');
-  if (isScalar(node)) {
-    const value = node.value;
-    if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
-    throw refuse('config_wrong_type');
-  }
-  if (isSeq(node)) return node.items.map((item) => toPlain(item));
-  if (isMap(node)) {
-    const out: { [key: string]: Plain } = Object.create(null);
-    for (const pair of node.items) {
-      const key = pair.key;
-      if (!isScalar(key) || typeof key.value !== 'string') throw refuse('config_wrong_type');
-      const keyTagged = key as { anchor?: string; tag?: string };
-      if (keyTagged.anchor !== undefined || keyTagged.tag !== undefined)
-        throw refuse('config_unsupported_yaml');
-      out[key.value] = toPlain(pair.value ?? null);
-    }
-    return out;
-  }
-  throw refuse('config_unsupported_yaml');
-}
-
-function readConfig(value: Plain, baseDir: string): DistributorConfig {
-  const top = object(value, ['pipelines'], [], 'pipelines');
-  const pipelines = array(top.pipelines, 'pipelines').map((entry) => readPipeline(entry, baseDir));
-  unique(pipelines.map((pipeline) => pipeline.id));
-  return { pipelines };
-}
-
-function readPipeline(value: Plain, baseDir: string): PipelineConfig {
-  const pipeline = object(value, ['id', 'source', 'destinations'], [], 'pipelines[]');
-  const source = object(pipeline.source, ['root'], [], 'pipelines[].source');
-  const destinations = array(pipeline.destinations, 'pipelines[].destinations').map((entry) =>
-    readDestination(entry, baseDir),
-  );
-  unique(destinations.map((destination) => destination.id));
-  return {
-    id: id(pipeline.id, 'pipelines[].id'),
-    source: { root: path(source.root, baseDir, 'pipelines[].source.root') },
-    destinations,
-  };
-}
-
-function readDestination(value: Plain, baseDir: string): DestinationConfig {
-  const field = 'pipelines[].destinations[]';
-  const kind =
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as PlainMap).kind
-      : undefined;
-  if (kind === 'local') {
-    const destination = object(value, ['id', 'kind', 'root', 'outputs'], [], field);
-    return {
-      id: id(destination.id, `${field}.id`),
-      kind: 'local',
-      root: path(destination.root, baseDir, `${field}.root`),
-      outputs: outputs(destination.outputs),
-    };
-  }
-  if (kind === 's3') {
-    const destination = object(
-      value,
-      ['id', 'kind', 'bucket', 'prefix', 'outputs'],
-      ['endpoint', 'region', 'force_path_style'],
-      field,
+export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: string): DistributorConfig {
+  const file = shownPath === undefined ? {} : { path: shownPath };
+  const fail = (code: DistributorRefusalCode, place: YamlFaultPlace, hint?: string): Refusal =>
+    refuseDistributor(code, {
+      role: 'config',
+      location: { ...file, ...place },
+      ...(hint === undefined ? {} : { hint }),
+    });
+  if (bytes.length > CONFIG_MAX_BYTES)
+    throw fail('config_invalid_value', {}, 'the configuration is larger than 1 MiB');
+  const decoded = decodeUtf8Strict(bytes);
+  if (!decoded.ok) {
+    throw fail(
+      'config_not_yaml',
+      { line: decoded.line, column: decoded.column },
+      decoded.reason === 'bom'
+        ? 'the file starts with a byte order mark: save it as UTF-8 without BOM'
+        : YAML_FAULTS.not_utf8.hint,
     );
+  }
+  const root = readStrictYaml(decoded.text, {
+    maxDepth: CONFIG_MAX_DEPTH,
+    refuse: (fault, place) => fail(YAML_FAULTS[fault].code, place, YAML_FAULTS[fault].hint),
+  });
+  const reader = new ConfigReader(fail, baseDir, shownPath);
+  const config = reader.config(root);
+  if (reader.problems.length > 0 || config === undefined) {
+    throw refuseAll(reader.problems.length > 0 ? reader.problems : [fail('config_wrong_type', {})]);
+  }
+  return config;
+}
+
+type Fail = (code: DistributorRefusalCode, place: YamlFaultPlace, hint?: string) => Refusal;
+type Path = readonly PathSegment[];
+
+/**
+ * Walks the document once, recording every problem and carrying on wherever
+ * the rest does not depend on the faulty part (a destination whose `kind` is
+ * wrong is not checked further; its siblings are). Problems are kept in walk
+ * order, a record's unknown keys before its missing ones, so the first (the
+ * `reason_code`) is the one the reader has always named first.
+ */
+class ConfigReader {
+  readonly problems: Refusal[] = [];
+
+  constructor(
+    private readonly fail: Fail,
+    private readonly baseDir: string,
+    private readonly shownPath: string | undefined,
+  ) {}
+
+  private report(code: DistributorRefusalCode, at: Position, path: Path, hint?: string): undefined {
+    const pointer = pointerOf(path);
+    this.problems.push(
+      this.fail(code, { line: at.line, column: at.column, ...(pointer === '' ? {} : { pointer }) }, hint),
+    );
+    return undefined;
+  }
+
+  private origin(node: YamlNode, path: Path): ConfigOrigin {
     return {
-      id: id(destination.id, `${field}.id`),
-      kind: 's3',
-      bucket: matching(destination.bucket, BUCKET_PATTERN, `${field}.bucket`),
-      prefix: matching(destination.prefix, PREFIX_PATTERN, `${field}.prefix`),
-      ...(destination.endpoint === undefined
-        ? {}
-        : { endpoint: matching(destination.endpoint, ENDPOINT_PATTERN, `${field}.endpoint`) }),
-      ...(destination.region === undefined
-        ? {}
-        : { region: nonEmpty(destination.region, `${field}.region`) }),
-      ...(destination.force_path_style === undefined
-        ? {}
-        : { force_path_style: boolean(destination.force_path_style, `${field}.force_path_style`) }),
-      outputs: outputs(destination.outputs),
+      ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
+      line: node.at.line,
+      column: node.at.column,
+      pointer: pointerOf(path),
     };
   }
-  if (kind === undefined) throw refuse('config_missing_key', `${field}.kind`);
-  if (typeof kind !== 'string') throw refuse('config_wrong_type', `${field}.kind`);
-  throw refuse('config_invalid_value', `${field}.kind`);
-}
 
-function outputs(value: Plain | undefined): OutputCategories {
-  const field = 'pipelines[].destinations[].outputs';
-  const map = object(value, ['source', 'html'], [], field);
-  const result = { source: boolean(map.source, `${field}.source`), html: boolean(map.html, `${field}.html`) };
-  if (!result.source && !result.html) throw refuse('config_invalid_value', field);
-  return result;
-}
-
-function object(
-  value: Plain | undefined,
-  required: readonly string[],
-  optional: readonly string[],
-  field: string,
-): PlainMap {
-  if (value === undefined) throw refuse('config_missing_key', field);
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw refuse('config_wrong_type', field);
-  const map = value as PlainMap;
-  for (const key of Object.keys(map)) {
-    if (!required.includes(key) && !optional.includes(key)) throw refuse('config_unknown_key', field);
+  config(node: YamlNode): DistributorConfig | undefined {
+    const top = this.record(node, TOP, []);
+    const list = top?.get('pipelines');
+    if (list === undefined) return undefined;
+    const items = this.list(list.value, ['pipelines'], 'list at least one pipeline');
+    if (items === undefined) return undefined;
+    const pipelines = items.map((item, index) => this.pipeline(item, ['pipelines', index]));
+    this.unique(items, ['pipelines']);
+    return pipelines.every((p): p is PipelineConfig => p !== undefined) ? { pipelines } : undefined;
   }
-  for (const key of required) if (!(key in map)) throw refuse('config_missing_key', field);
-  return map;
+
+  private pipeline(node: YamlNode, path: Path): PipelineConfig | undefined {
+    const fields = this.record(node, PIPELINE, path);
+    if (fields === undefined) return undefined;
+    const id = this.field(fields, 'id', path, (value, at) => this.matching(value, ID_PATTERN, at, ID_HINT));
+    const sourceEntry = fields.get('source');
+    const sourcePath = [...path, 'source'];
+    const source = sourceEntry === undefined ? undefined : this.record(sourceEntry.value, SOURCE, sourcePath);
+    const root =
+      source === undefined
+        ? undefined
+        : this.field(source, 'root', sourcePath, (value, at) => this.path(value, at));
+    const destinationsEntry = fields.get('destinations');
+    const destinationsPath = [...path, 'destinations'];
+    const items =
+      destinationsEntry === undefined
+        ? undefined
+        : this.list(destinationsEntry.value, destinationsPath, 'list at least one destination');
+    const destinations = items?.map((item, index) => this.destination(item, [...destinationsPath, index]));
+    if (items !== undefined) this.unique(items, destinationsPath);
+    if (
+      id === undefined ||
+      root === undefined ||
+      destinations === undefined ||
+      !destinations.every((d): d is DestinationConfig => d !== undefined)
+    ) {
+      return undefined;
+    }
+    return {
+      id,
+      source: { root: root.absolute, shown: root.shown },
+      destinations,
+      origin: this.origin(node, path),
+    };
+  }
+
+  private destination(node: YamlNode, path: Path): DestinationConfig | undefined {
+    if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
+    const kindEntry = node.entries.find((entry) => entry.key === 'kind');
+    if (kindEntry === undefined)
+      return this.report('config_missing_key', node.at, [...path, 'kind'], "add 'kind: local' or 'kind: s3'");
+    const kind = kindEntry.value;
+    if (kind.kind !== 'string') return this.wrongType(kind, [...path, 'kind'], 'a string');
+    if (kind.value !== 'local' && kind.value !== 's3') {
+      const near = nearest(kind.value, KINDS);
+      return this.report(
+        'config_invalid_value',
+        kind.at,
+        [...path, 'kind'],
+        near === undefined ? "kind is 'local' or 's3'" : `did you mean '${near}'?`,
+      );
+    }
+    const fields = this.record(node, kind.value === 'local' ? LOCAL : S3, path);
+    if (fields === undefined) return undefined;
+    const id = this.field(fields, 'id', path, (value, at) => this.matching(value, ID_PATTERN, at, ID_HINT));
+    // Read in the order the keys are usually written, so problems come in file order.
+    const origin = this.origin(node, path);
+    if (kind.value === 'local') {
+      const root = this.field(fields, 'root', path, (value, at) => this.path(value, at));
+      const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
+      if (id === undefined || root === undefined || outputs === undefined) return undefined;
+      return { id, kind: 'local', root: root.absolute, outputs, origin };
+    }
+    const bucket = this.field(fields, 'bucket', path, (value, at) =>
+      this.matching(value, BUCKET_PATTERN, at, BUCKET_HINT),
+    );
+    const prefix = this.field(fields, 'prefix', path, (value, at) =>
+      this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT),
+    );
+    const endpoint = this.optional(fields, 'endpoint', path, (value, at) =>
+      this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL'),
+    );
+    const region = this.optional(fields, 'region', path, (value, at) => this.nonEmpty(value, at));
+    const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
+      this.boolean(value, at),
+    );
+    const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
+    if (
+      id === undefined ||
+      bucket === undefined ||
+      prefix === undefined ||
+      outputs === undefined ||
+      endpoint === null ||
+      region === null ||
+      forcePathStyle === null
+    ) {
+      return undefined;
+    }
+    return {
+      id,
+      kind: 's3',
+      bucket,
+      prefix,
+      ...(endpoint === undefined ? {} : { endpoint }),
+      ...(region === undefined ? {} : { region }),
+      ...(forcePathStyle === undefined ? {} : { force_path_style: forcePathStyle }),
+      outputs,
+      origin,
+    };
+  }
+
+  private outputs(entry: YamlEntry | undefined, path: Path): OutputCategories | undefined {
+    if (entry === undefined) return undefined;
+    const fields = this.record(entry.value, OUTPUTS, path);
+    if (fields === undefined) return undefined;
+    const source = this.field(fields, 'source', path, (value, at) => this.boolean(value, at));
+    const html = this.field(fields, 'html', path, (value, at) => this.boolean(value, at));
+    if (source === undefined || html === undefined) return undefined;
+    if (!source && !html) {
+      return this.report(
+        'config_invalid_value',
+        entry.value.at,
+        path,
+        'set source or html (or both) to true',
+      );
+    }
+    return { source, html };
+  }
+
+  /** A closed record: every unknown and missing key is reported; the known fields are returned. */
+  private record(
+    node: YamlNode,
+    shape: { readonly required: readonly string[]; readonly optional?: readonly string[] },
+    path: Path,
+  ): ReadonlyMap<string, YamlEntry> | undefined {
+    if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
+    const allowed = [...shape.required, ...(shape.optional ?? [])];
+    const { fields, problems } = readClosedRecord(node, shape, path);
+    // `htm: true` is one typo, not also a missing `html`: a missing key that
+    // an unknown key's "did you mean" names is not reported a second time.
+    const absent = shape.required.filter((key) => !fields.has(key));
+    const suggested = new Set(
+      problems.flatMap((p) => {
+        if (p.kind !== 'unknown_key') return [];
+        const near = nearest(p.key, absent);
+        return near === undefined ? [] : [near];
+      }),
+    );
+    for (const problem of problems) {
+      if (problem.kind === 'unknown_key') {
+        this.problems.push(
+          this.fail(
+            'config_unknown_key',
+            { ...problem.at, pointer: problem.pointer },
+            problem.hint ?? `allowed keys here: ${allowed.join(', ')}`,
+          ),
+        );
+      } else if (!suggested.has(problem.key)) {
+        this.problems.push(
+          this.fail(
+            'config_missing_key',
+            { ...problem.at, pointer: problem.pointer },
+            `add '${problem.key}'`,
+          ),
+        );
+      }
+    }
+    return fields;
+  }
+
+  private list(node: YamlNode, path: Path, emptyHint: string): readonly YamlNode[] | undefined {
+    if (node.kind !== 'seq') return this.wrongType(node, path, 'a list');
+    if (node.items.length === 0) return this.report('config_invalid_value', node.at, path, emptyHint);
+    return node.items;
+  }
+
+  /** A required field read with `read`; undefined when it is absent (already reported) or wrong. */
+  private field<T>(
+    fields: ReadonlyMap<string, YamlEntry>,
+    key: string,
+    path: Path,
+    read: (value: YamlNode, at: Path) => T | undefined,
+  ): T | undefined {
+    const entry = fields.get(key);
+    return entry === undefined ? undefined : read(entry.value, [...path, key]);
+  }
+
+  /** An optional field: undefined when absent, null when present and wrong (reported). */
+  private optional<T>(
+    fields: ReadonlyMap<string, YamlEntry>,
+    key: string,
+    path: Path,
+    read: (value: YamlNode, at: Path) => T | undefined,
+  ): T | undefined | null {
+    const entry = fields.get(key);
+    if (entry === undefined) return undefined;
+    return read(entry.value, [...path, key]) ?? null;
+  }
+
+  private wrongType(node: YamlNode, path: Path, expected: string): undefined {
+    return this.report(
+      'config_wrong_type',
+      node.at,
+      path,
+      `expected ${expected}, found ${describeKind(node)}`,
+    );
+  }
+
+  private string(node: YamlNode, path: Path): string | undefined {
+    return node.kind === 'string' ? node.value : this.wrongType(node, path, 'a string');
+  }
+
+  private matching(node: YamlNode, pattern: RegExp, path: Path, hint: string): string | undefined {
+    const text = this.string(node, path);
+    if (text === undefined) return undefined;
+    return pattern.test(text) ? text : this.report('config_invalid_value', node.at, path, hint);
+  }
+
+  private nonEmpty(node: YamlNode, path: Path): string | undefined {
+    const text = this.string(node, path);
+    if (text === undefined) return undefined;
+    return text.length > 0 ? text : this.report('config_invalid_value', node.at, path, 'must not be empty');
+  }
+
+  private boolean(node: YamlNode, path: Path): boolean | undefined {
+    // YAML 1.2: `yes`, `on` and `"true"` are strings; only true and false are booleans.
+    return node.kind === 'boolean' ? node.value : this.wrongType(node, path, 'true or false');
+  }
+
+  private path(node: YamlNode, path: Path): { absolute: string; shown: string } | undefined {
+    const text = this.nonEmpty(node, path);
+    if (text === undefined) return undefined;
+    if (text.includes('\u0000'))
+      return this.report('config_invalid_value', node.at, path, 'a path must not contain NUL');
+    if (isAbsolute(text)) return { absolute: resolve(text), shown: text };
+    const shownDir = this.shownPath === undefined ? this.baseDir : dirname(this.shownPath);
+    return { absolute: resolve(this.baseDir, text), shown: join(shownDir, text) };
+  }
+
+  /**
+   * Ids are unique among siblings: each repeat is reported at its own id.
+   * Read from the nodes, so a sibling with another fault is still compared.
+   */
+  private unique(nodes: readonly YamlNode[], path: Path): void {
+    const first = new Map<string, number>();
+    for (const [index, node] of nodes.entries()) {
+      const id = node.kind === 'map' ? node.entries.find((e) => e.key === 'id')?.value : undefined;
+      if (id?.kind !== 'string') continue;
+      const seen = first.get(id.value);
+      if (seen === undefined) first.set(id.value, index);
+      else {
+        this.report(
+          'config_duplicate_id',
+          id.at,
+          [...path, index, 'id'],
+          `${pointerOf([...path, seen])} has the same id`,
+        );
+      }
+    }
+  }
 }
 
-function array(value: Plain | undefined, field: string): readonly Plain[] {
-  if (!Array.isArray(value)) throw refuse('config_wrong_type', field);
-  if (value.length === 0) throw refuse('config_invalid_value', field);
-  return value as readonly Plain[];
-}
-
-function id(value: Plain | undefined, field: string): string {
-  return matching(value, ID_PATTERN, field);
-}
-
-function matching(value: Plain | undefined, pattern: RegExp, field: string): string {
-  if (typeof value !== 'string') throw refuse('config_wrong_type', field);
-  if (!pattern.test(value)) throw refuse('config_invalid_value', field);
-  return value;
-}
-
-function nonEmpty(value: Plain | undefined, field: string): string {
-  if (typeof value !== 'string') throw refuse('config_wrong_type', field);
-  if (value.length === 0) throw refuse('config_invalid_value', field);
-  return value;
-}
-
-function boolean(value: Plain | undefined, field: string): boolean {
-  if (typeof value !== 'boolean') throw refuse('config_wrong_type', field);
-  return value;
-}
-
-function path(value: Plain | undefined, baseDir: string, field: string): string {
-  const text = nonEmpty(value, field);
-  if (text.includes('\u0000')) throw refuse('config_invalid_value', field);
-  return isAbsolute(text) ? resolve(text) : resolve(baseDir, text);
-}
-
-function unique(ids: readonly string[]): void {
-  if (new Set(ids).size !== ids.length) throw refuse('config_duplicate_id');
-}
-
-function refuse(code: DistributorRefusalCode, field?: string) {
-  return refuseDistributor(code, field === undefined ? { role: 'config' } : { role: 'config', field });
-}
+const ID_HINT = "an id is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
+const BUCKET_HINT =
+  "a bucket name is 3 to 63 lowercase letters, digits, '.' or '-', starting and ending with a letter or digit";
+const PREFIX_HINT = "a prefix has no leading or trailing '/', no backslash and no control characters";

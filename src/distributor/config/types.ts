@@ -5,11 +5,33 @@ export interface DistributorConfig {
   readonly pipelines: readonly PipelineConfig[];
 }
 
+/**
+ * Where an item is written in the configuration file, so that a refusal about
+ * it can say so (docs/distributor.md#reading-an-error). Absent for a
+ * configuration built in code.
+ */
+export interface ConfigOrigin {
+  /** The configuration file as the user named it (`--config` value, or the default name). */
+  readonly path?: string;
+  readonly line: number;
+  readonly column: number;
+  /** The item's key path, e.g. `pipelines[0].destinations[1]`. */
+  readonly pointer: string;
+}
+
 export interface PipelineConfig {
   readonly id: string;
-  /** Absolute, resolved against the configuration file's directory when written relative. */
-  readonly source: { readonly root: string };
+  readonly source: {
+    /** Absolute, resolved against the configuration file's directory when written relative. */
+    readonly root: string;
+    /**
+     * The root as refusals show it: as written when absolute, else joined onto
+     * the directory of the configuration path as the user named it.
+     */
+    readonly shown?: string;
+  };
   readonly destinations: readonly DestinationConfig[];
+  readonly origin?: ConfigOrigin;
 }
 
 export type DestinationConfig = LocalDestinationConfig | S3DestinationConfig;
@@ -20,6 +42,7 @@ export interface LocalDestinationConfig {
   /** Absolute, resolved like the source root. */
   readonly root: string;
   readonly outputs: OutputCategories;
+  readonly origin?: ConfigOrigin;
 }
 
 /** Credentials never appear here: the AWS SDK's standard provider chain supplies them. */
@@ -33,4 +56,5 @@ export interface S3DestinationConfig {
   readonly region?: string;
   readonly force_path_style?: boolean;
   readonly outputs: OutputCategories;
+  readonly origin?: ConfigOrigin;
 }

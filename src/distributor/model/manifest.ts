@@ -1,7 +1,7 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
 import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { Refusal } from '../../core/refusal/index.js';
-import { pathSetProblem, toBundlePath } from '../path/bundle-path.js';
+import { Refusal, refuseAll } from '../../core/refusal/index.js';
+import { pathProblem, pathSetProblemAt } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
 import type { ManifestFile, SourceManifest } from './types.js';
@@ -12,7 +12,9 @@ export const MANIFEST_LIMITS = { maxBytes: 16 * 1024 * 1024, maxDepth: 16, maxFi
 /**
  * Reads manifest.json bytes into the normalized model. Unknown fields are
  * ignored (seed); every required field is checked, and every path passes the
- * path rules before any file of the bundle is opened.
+ * path rules before any file of the bundle is opened. A refusal points into
+ * the manifest (`files[3].path`; line and column for a JSON syntax error);
+ * the caller adds the file's path (docs/distributor.md#reading-an-error).
  */
 export function parseManifest(bytes: Uint8Array): SourceManifest {
   if (bytes.length > MANIFEST_LIMITS.maxBytes)
@@ -24,61 +26,100 @@ export function parseManifest(bytes: Uint8Array): SourceManifest {
     if (error instanceof Refusal && error.code === 'json_too_large') {
       throw refuseDistributor('manifest_too_large', { role: 'manifest' });
     }
-    throw refuseDistributor('manifest_not_json', { role: 'manifest' });
+    // The JSON parser's position, when it gives one; never its message.
+    const location = error instanceof Refusal ? error.location : undefined;
+    throw refuseDistributor('manifest_not_json', {
+      role: 'manifest',
+      ...(location === undefined ? {} : { location }),
+      ...(error instanceof Refusal && error.hint !== undefined ? { hint: error.hint } : {}),
+    });
   }
   return manifestFromJson(value, 'lenient');
 }
 
+type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string) => Refusal;
+
 /**
  * The model from parsed JSON. `lenient` ignores unknown fields (a producer's
- * manifest.json); `exact` refuses them (the copy inside a destination state,
- * which sealkit wrote itself) with `destination_state_invalid`.
+ * manifest.json) and reports every independent problem at once; `exact`
+ * refuses unknown fields (the copy inside a destination state, which sealkit
+ * wrote itself) with `destination_state_invalid`.
  */
 export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): SourceManifest {
-  const fail = (code: DistributorRefusalCode, field?: string): Refusal =>
+  const fail: Fail = (code, field, pointer) =>
     mode === 'exact'
       ? refuseDistributor('destination_state_invalid', { role: 'state' })
-      : refuseDistributor(code, field === undefined ? { role: 'manifest' } : { role: 'manifest', field });
+      : refuseDistributor(code, {
+          role: 'manifest',
+          ...(field === undefined ? {} : { field }),
+          ...(pointer === undefined ? {} : { location: { pointer } }),
+        });
   if (!isJsonObject(value)) throw fail('manifest_not_object');
   if (mode === 'exact') requireExactKeys(value, ['schema_version', 'id', 'digest', 'created', 'files'], fail);
-  if (value.schema_version !== 1) throw fail('manifest_schema_version', 'schema_version');
+  const problems: Refusal[] = [];
+  const check = (ok: boolean, code: DistributorRefusalCode, key: string): void => {
+    if (!ok) problems.push(fail(code, key, key));
+  };
+  check(value.schema_version === 1, 'manifest_schema_version', 'schema_version');
   const id = value.id;
-  if (typeof id !== 'string' || id.length === 0) throw fail('manifest_id_invalid', 'id');
+  check(typeof id === 'string' && id.length > 0, 'manifest_id_invalid', 'id');
   const digest = value.digest;
-  if (typeof digest !== 'string' || !isSha256Prefixed(digest))
-    throw fail('manifest_digest_invalid', 'digest');
+  check(typeof digest === 'string' && isSha256Prefixed(digest), 'manifest_digest_invalid', 'digest');
   const created = typeof value.created === 'string' ? parseInstant(value.created) : undefined;
-  if (created === undefined) throw fail('manifest_created_invalid', 'created');
+  check(created !== undefined, 'manifest_created_invalid', 'created');
   const rawFiles = value.files;
-  if (!Array.isArray(rawFiles) || rawFiles.length === 0 || rawFiles.length > MANIFEST_LIMITS.maxFiles) {
-    throw fail('manifest_files_invalid', 'files');
+  const filesOk =
+    Array.isArray(rawFiles) && rawFiles.length > 0 && rawFiles.length <= MANIFEST_LIMITS.maxFiles;
+  check(filesOk, 'manifest_files_invalid', 'files');
+  const files: ManifestFile[] = [];
+  if (filesOk) {
+    for (const [index, entry] of (rawFiles as readonly JsonValue[]).entries()) {
+      const file = fileFromJson(entry, index, mode, fail, problems);
+      if (file !== undefined) files.push(file);
+    }
   }
-  const files = (rawFiles as readonly JsonValue[]).map((entry) => fileFromJson(entry, mode, fail));
-  const setProblem = pathSetProblem(files.map((file) => file.path));
-  if (setProblem !== undefined) throw fail(setProblem, 'files[].path');
-  return { schema_version: 1, id, digest, created, files };
+  if (problems.length === 0) {
+    const setProblem = pathSetProblemAt(files.map((file) => file.path));
+    if (setProblem !== undefined)
+      problems.push(fail(setProblem.code, 'files[].path', `files[${setProblem.index}].path`));
+  }
+  if (problems.length > 0) throw mode === 'exact' ? (problems[0] as Refusal) : refuseAll(problems);
+  return {
+    schema_version: 1,
+    id: id as string,
+    digest: digest as Sha256Prefixed,
+    created: created as NonNullable<typeof created>,
+    files,
+  };
 }
 
 function fileFromJson(
   entry: JsonValue,
+  index: number,
   mode: 'lenient' | 'exact',
-  fail: (code: DistributorRefusalCode, field?: string) => Refusal,
-): ManifestFile {
-  if (!isJsonObject(entry)) throw fail('manifest_file_invalid', 'files');
+  fail: Fail,
+  problems: Refusal[],
+): ManifestFile | undefined {
+  const at = `files[${index}]`;
+  if (!isJsonObject(entry)) {
+    problems.push(fail('manifest_file_invalid', 'files', at));
+    return undefined;
+  }
   if (mode === 'exact') requireExactKeys(entry, ['path', 'sha256', 'size'], fail);
   const { path, sha256, size } = entry;
-  if (typeof path !== 'string') throw fail('manifest_file_invalid', 'files[].path');
-  let bundlePath: ManifestFile['path'];
-  try {
-    bundlePath = toBundlePath(path);
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw fail(error.code as DistributorRefusalCode, 'files[].path');
-    throw error;
+  const before = problems.length;
+  let bundlePath: ManifestFile['path'] | undefined;
+  if (typeof path !== 'string') problems.push(fail('manifest_file_invalid', 'files[].path', `${at}.path`));
+  else {
+    const problem = pathProblem(path);
+    if (problem === undefined) bundlePath = path as ManifestFile['path'];
+    else problems.push(fail(problem, 'files[].path', `${at}.path`));
   }
   if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256))
-    throw fail('manifest_sha256_invalid', 'files[].sha256');
-  if (!isSize(size)) throw fail('manifest_size_invalid', 'files[].size');
-  return { path: bundlePath, sha256: sha256 as Sha256Prefixed, size };
+    problems.push(fail('manifest_sha256_invalid', 'files[].sha256', `${at}.sha256`));
+  if (!isSize(size)) problems.push(fail('manifest_size_invalid', 'files[].size', `${at}.size`));
+  if (problems.length > before || bundlePath === undefined) return undefined;
+  return { path: bundlePath, sha256: sha256 as Sha256Prefixed, size: size as number };
 }
 
 export function isSize(value: JsonValue | undefined): value is number {

@@ -69,19 +69,26 @@ export function toBundleDir(path: string): BundleDir {
  * directory. Returns the first problem found, deterministically.
  */
 export function pathSetProblem(paths: readonly string[]): DistributorRefusalCode | undefined {
+  return pathSetProblemAt(paths)?.code;
+}
+
+/** `pathSetProblem` with the index of the path that breaks it (the repeat, or the path running through a file). */
+export function pathSetProblemAt(
+  paths: readonly string[],
+): { readonly code: DistributorRefusalCode; readonly index: number } | undefined {
   const exact = new Set<string>();
-  const folded = new Set<string>();
-  for (const path of paths) {
-    if (exact.has(path)) return 'path_duplicate';
+  const folded = new Map<string, number>();
+  for (const [index, path] of paths.entries()) {
+    if (exact.has(path)) return { code: 'path_duplicate', index };
     exact.add(path);
     const nfc = path.normalize('NFC');
-    if (folded.has(nfc)) return 'path_unicode_twin';
-    folded.add(nfc);
+    if (folded.has(nfc)) return { code: 'path_unicode_twin', index };
+    folded.set(nfc, index);
   }
-  for (const nfc of folded) {
+  for (const [nfc, index] of folded) {
     let cut = nfc.indexOf('/');
     while (cut !== -1) {
-      if (folded.has(nfc.slice(0, cut))) return 'path_file_dir_clash';
+      if (folded.has(nfc.slice(0, cut))) return { code: 'path_file_dir_clash', index };
       cut = nfc.indexOf('/', cut + 1);
     }
   }

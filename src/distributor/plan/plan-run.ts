@@ -1,3 +1,4 @@
+import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
@@ -18,7 +19,11 @@ export interface PlanPipelineInput {
   readonly destinations: readonly PlannedDestination[];
   readonly bundles: readonly PlanBundleInput[];
   /** Discovery and validation failures of this pipeline. */
-  readonly failures: readonly { readonly bundle_dir: BundleDir | null; readonly reason_code: string }[];
+  readonly failures: readonly {
+    readonly bundle_dir: BundleDir | null;
+    readonly reason_code: string;
+    readonly refusal?: Refusal;
+  }[];
 }
 
 /**
@@ -37,6 +42,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
         pipeline_id: pipeline.id,
         bundle_dir: failure.bundle_dir,
         reason_code: failure.reason_code,
+        ...(failure.refusal === undefined ? {} : { refusal: failure.refusal }),
       });
       if (failure.bundle_dir === null) continue;
       for (const destination of pipeline.destinations) {

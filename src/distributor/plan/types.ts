@@ -1,4 +1,5 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import type {
   BundleDir,
   BundlePath,
@@ -111,6 +112,11 @@ export interface RunFailure {
   /** Null when the pipeline failed before its bundles were known (discovery). */
   readonly bundle_dir: BundleDir | null;
   readonly reason_code: string;
+  /**
+   * The refusal itself, located under the paths the user named
+   * (docs/distributor.md#reading-an-error); it lists every independent error of the bundle.
+   */
+  readonly refusal?: Refusal;
 }
 
 export interface RunPlan {

@@ -1,11 +1,33 @@
 import { dirname, resolve } from 'node:path';
 import { readBoundedInput } from '../../core/input/index.js';
+import { Refusal } from '../../core/refusal/index.js';
 import { CONFIG_MAX_BYTES, DEFAULT_CONFIG_FILE, parseConfig } from '../config/parse.js';
 import type { DistributorConfig } from '../config/types.js';
 
-/** Reads and parses a configuration file (default `sealkit.distributor.yaml` in the working directory). */
-export async function loadConfig(path: string = DEFAULT_CONFIG_FILE): Promise<DistributorConfig> {
-  const absolute = resolve(path);
-  const bytes = await readBoundedInput(absolute, CONFIG_MAX_BYTES);
-  return parseConfig(bytes, dirname(absolute));
+/**
+ * Reads and parses a configuration file (default `sealkit.distributor.yaml` in
+ * the working directory). Every refusal names the file as the caller gave it
+ * (docs/distributor.md#reading-an-error).
+ */
+export async function loadConfig(path?: string): Promise<DistributorConfig> {
+  const shown = path ?? DEFAULT_CONFIG_FILE;
+  const absolute = resolve(shown);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBoundedInput(absolute, CONFIG_MAX_BYTES);
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal)) throw error;
+    throw error.at({ path: shown }, readHint(error.code, path === undefined));
+  }
+  return parseConfig(bytes, dirname(absolute), shown);
+}
+
+function readHint(code: string, defaulted: boolean): string | undefined {
+  if (code === 'input_missing') {
+    return defaulted
+      ? `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`
+      : 'check the path given to --config, or create the file';
+  }
+  if (code === 'input_not_regular') return 'the configuration must be a regular file';
+  return undefined;
 }

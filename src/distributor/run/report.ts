@@ -1,4 +1,9 @@
+import { join } from 'node:path';
+import { refuseFs } from '../../core/fs/index.js';
+import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
+import type { PipelineConfig } from '../config/types.js';
 import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
+import { refuseDistributor } from '../refusals.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
 export interface ItemOutcome {
@@ -10,6 +15,12 @@ export interface ItemOutcome {
   readonly reason_code?: string;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
+  /**
+   * A conflict or refusal of this destination, located at the destination in
+   * the configuration (docs/distributor.md#reading-an-error). Absent for
+   * `run_aborted` and for a bundle that failed validation (see `failures`).
+   */
+  readonly refusal?: Refusal;
 }
 
 export type OutcomeCounts = { readonly [O in Outcome]: number };
@@ -73,4 +84,78 @@ export function buildReport(plan: RunPlan, outcomes: readonly ItemOutcome[], dry
     outcomes,
     plan,
   };
+}
+
+/**
+ * The report with every refusal located: a bundle failure under the source
+ * root as the configuration names it, a destination's refusal at that
+ * destination's entry in the configuration, with the bundle in the hint.
+ */
+export function locateReport(report: RunReport, pipelines: readonly PipelineConfig[]): RunReport {
+  const byId = new Map(pipelines.map((pipeline) => [pipeline.id, pipeline]));
+  const locateFailure = (failure: RunFailure): RunFailure => {
+    if (failure.refusal !== undefined) return failure;
+    const source = byId.get(failure.pipeline_id)?.source;
+    const root = source?.shown ?? source?.root;
+    const base = root === undefined || failure.bundle_dir === null ? root : join(root, failure.bundle_dir);
+    const refusal = knownRefusal(failure.reason_code);
+    return { ...failure, refusal: base === undefined ? refusal : refusal.at({ path: base }) };
+  };
+  const failures = report.failures.map(locateFailure);
+  const failed = new Set(failures.map((f) => `${f.pipeline_id}\u0000${f.bundle_dir ?? ''}`));
+  const outcomes = report.outcomes.map((item): ItemOutcome => {
+    if (item.reason_code === undefined || item.reason_code === 'run_aborted') return item;
+    if (failed.has(`${item.pipeline_id}\u0000${item.bundle_dir}`)) return item;
+    const origin = byId
+      .get(item.pipeline_id)
+      ?.destinations.find((destination) => destination.id === item.destination_id)?.origin;
+    const { pointer, ...place } = origin ?? { pointer: undefined };
+    const refusal = knownRefusal(item.reason_code).at(
+      { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
+      `bundle '${item.bundle_dir}'`,
+    );
+    return { ...item, refusal };
+  });
+  return { ...report, failures, outcomes, plan: { ...report.plan, failures } };
+}
+
+/**
+ * Every refusal of a report, once: the bundle failures, then each
+ * destination's refusals, one per destination and reason (a locked
+ * destination refuses every bundle for one cause).
+ */
+export function reportRefusals(report: RunReport): readonly Refusal[] {
+  const refusals = report.failures.map((failure) => failure.refusal ?? knownRefusal(failure.reason_code));
+  const groups = new Map<string, { refusal: Refusal; bundles: string[] }>();
+  for (const item of report.outcomes) {
+    if (item.refusal === undefined) continue;
+    const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { refusal: item.refusal, bundles: [item.bundle_dir] });
+    else group.bundles.push(item.bundle_dir);
+  }
+  for (const { refusal, bundles } of groups.values()) {
+    const [first] = bundles;
+    refusals.push(
+      bundles.length === 1 || first === undefined
+        ? refusal
+        : refusal.at({}, `bundle '${first}' and ${bundles.length - 1} more`),
+    );
+  }
+  return refusals;
+}
+
+const TABLES: readonly { readonly [code: string]: RefusalSpec }[] = [
+  refuseDistributor.table,
+  refuseFs.table,
+  refuseInternal.table,
+];
+
+/** The refusal for a code a report carries (the distributor's, or a core one a backend passed on). */
+function knownRefusal(code: string): Refusal {
+  for (const table of TABLES) {
+    const spec = Object.hasOwn(table, code) ? table[code] : undefined;
+    if (spec !== undefined) return new Refusal(code, spec);
+  }
+  return refuseInternal('internal_error');
 }

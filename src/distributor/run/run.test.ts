@@ -138,9 +138,11 @@ describe('distribute run (local destination)', () => {
     const report = await run();
     expect(report.status).toBe('refused');
     expect(report.aborted).toBe(true);
-    expect(report.failures).toEqual([
+    expect(report.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
       { pipeline_id: 'weather', bundle_dir: 'b', reason_code: 'file_digest_mismatch' },
     ]);
+    // Located under the source root as the configuration names it (absolute here).
+    expect(report.failures[0]?.refusal?.location).toEqual({ path: join(source, 'b', 'summary.txt') });
     expect(outcomes(report)).toEqual([
       ['a', 'refused', 'run_aborted'],
       ['b', 'refused', 'file_digest_mismatch'],
@@ -198,9 +200,10 @@ describe('distribute run (local destination)', () => {
     makeBundle(source, 'outer', [SUMMARY], { id: 'outer', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'outer/inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' });
     const nested = await run();
-    expect(nested.failures).toEqual([
+    expect(nested.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
       { pipeline_id: 'weather', bundle_dir: null, reason_code: 'bundle_nested' },
     ]);
+    expect(nested.failures[0]?.refusal?.location).toEqual({ path: source });
     expect(bundleTree()).toEqual({});
     rmSync(join(source, 'outer'), { recursive: true });
     writeFileSync(join(source, 'manifest.json'), '{}');

@@ -1,3 +1,4 @@
+import { nearest } from '../../core/refusal/index.js';
 import type {
   BackendFactory,
   BackendOpenContext,
@@ -15,7 +16,7 @@ import { refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
 import { asRefusal, closeAll, lockAll, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
-import { buildReport, type ItemOutcome, predictedOutcome, type RunReport } from './report.js';
+import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
 import {
   closeSources,
   inspectAll,
@@ -67,7 +68,21 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     options.pipeline === undefined
       ? config.pipelines
       : config.pipelines.filter((p) => p.id === options.pipeline);
-  if (selected.length === 0) throw refuseDistributor('pipeline_not_found', { role: 'config' });
+  if (selected.length === 0) {
+    const path = config.pipelines[0]?.origin?.path;
+    const near = nearest(
+      options.pipeline ?? '',
+      config.pipelines.map((p) => p.id),
+    );
+    throw refuseDistributor('pipeline_not_found', {
+      role: 'config',
+      ...(path === undefined ? {} : { location: { path } }),
+      hint:
+        near === undefined
+          ? `the configuration has: ${config.pipelines.map((p) => p.id).join(', ')}`
+          : `did you mean '${near}'?`,
+    });
+  }
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };
@@ -93,9 +108,10 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       });
     }
     const plan = planRun(pipelines.map(planInput));
-    if (dryRun || plan.aborted) return buildReport(plan, plan.items.map(predictedOutcome), dryRun);
+    if (dryRun || plan.aborted)
+      return locateReport(buildReport(plan, plan.items.map(predictedOutcome), dryRun), selected);
     const outcomes = await applyPlan(plan.items, pipelines, options);
-    return buildReport(plan, outcomes, false);
+    return locateReport(buildReport(plan, outcomes, false), selected);
   } finally {
     closeSources(pipelines, temporary);
     await closeAll(opened.flat());

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Dir } from '../../core/fs/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { guardRefusals, type Refusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
@@ -14,7 +14,7 @@ import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
-import { readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import { locatedUnder, readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
 import { asRefusal, inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
@@ -31,7 +31,7 @@ export interface SourcePipeline {
   readonly config: PipelineConfig;
   readonly destinations: readonly OpenDestination[];
   readonly root: Dir | undefined;
-  readonly failures: { bundle_dir: BundleDir | null; reason_code: string }[];
+  readonly failures: { bundle_dir: BundleDir | null; reason_code: string; refusal: Refusal }[];
   readonly bundles: SourceBundle[];
   snapshot: SourceSnapshot | undefined;
   /** The backend whose scratch area holds the snapshot (it may move files instead of copying). */
@@ -58,14 +58,22 @@ export function readManifests(
     snapshot: undefined,
     owner: undefined,
   };
+  const shownRoot = config.source.shown ?? config.source.root;
+  const fail = (bundle: BundleDir | null, refusal: Refusal): void => {
+    pipeline.failures.push({
+      bundle_dir: bundle,
+      reason_code: refusal.code,
+      refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle)),
+    });
+  };
   if (root === undefined) {
-    pipeline.failures.push({ bundle_dir: null, reason_code: 'source_root_unavailable' });
+    fail(null, refuseDistributor('source_root_unavailable'));
     return pipeline;
   }
   const held = root;
   // Each manifest is read while the walk holds its bundle directory: no second
   // open of the directory, and the listing already tells the manifest's type.
-  const read = new Map<string, SourceManifest | { readonly failed: string }>();
+  const read = new Map<string, SourceManifest | { readonly failed: Refusal }>();
   const onBundle: OnBundle = (bundleDir, path, listedAs) => {
     try {
       read.set(
@@ -76,7 +84,7 @@ export function readManifests(
         ),
       );
     } catch (error: unknown) {
-      read.set(path, { failed: asRefusal(error, 'file_unreadable').code });
+      read.set(path, { failed: asRefusal(error, 'file_unreadable') });
     }
   };
   let found: readonly BundleDir[];
@@ -86,16 +94,13 @@ export function readManifests(
       () => refuseDistributor('source_root_unavailable'),
     );
   } catch (error: unknown) {
-    pipeline.failures.push({
-      bundle_dir: null,
-      reason_code: asRefusal(error, 'source_root_unavailable').code,
-    });
+    fail(null, asRefusal(error, 'source_root_unavailable'));
     return pipeline;
   }
   for (const dir of found) {
     const manifest = read.get(dir);
     if (manifest === undefined || 'failed' in manifest) {
-      pipeline.failures.push({ bundle_dir: dir, reason_code: manifest?.failed ?? 'file_unreadable' });
+      fail(dir, manifest?.failed ?? refuseDistributor('file_unreadable', { role: 'manifest' }));
     } else {
       pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
     }
@@ -172,9 +177,12 @@ function verifyEach(
       );
       if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
     } catch (error: unknown) {
+      const refusal = asRefusal(error, 'file_unreadable');
+      const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
       pipeline.failures.push({
         bundle_dir: bundle.dir,
-        reason_code: asRefusal(error, 'file_unreadable').code,
+        reason_code: refusal.code,
+        refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
       });
     } finally {
       bundleSnapshot?.close();

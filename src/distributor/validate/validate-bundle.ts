@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import {
   copyFdHashing,
   type HashedLength,
@@ -6,11 +7,11 @@ import {
   toPrefixed,
 } from '../../core/digest/index.js';
 import type { Dir, DirEntryType, WritableFile } from '../../core/fs/index.js';
-import { Refusal } from '../../core/refusal/index.js';
+import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
 import { MANIFEST_LIMITS, parseManifest } from '../model/manifest.js';
-import type { BundleDir, BundlePath, SourceManifest } from '../model/types.js';
+import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
 import { toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
@@ -46,8 +47,11 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
  * Validation in the seed's order: the manifest, every path and the bundle
  * digest over the listed records first (no listed file is opened before all
  * of them passed), then each file's size and SHA-256, streamed once (into the
- * snapshot when there is one). The first failure is thrown as a Refusal
- * naming the rule, never the file.
+ * snapshot when there is one). Each listed file is checked even when another
+ * failed (they are independent), and every failure is refused at once. A
+ * refusal's location is bundle-relative (`report.md`, `manifest.json`);
+ * `locatedUnder` puts it under the bundle path as the user named it
+ * (docs/distributor.md#reading-an-error). Never a digest or a file's content.
  */
 /** Checks every listed file of a bundle whose manifest was read (see `validateBundleDir`). */
 export function verifyBundleFiles(
@@ -64,60 +68,77 @@ export function verifyBundleFiles(
   }
 }
 
-/** Validates the bundle held open as `bundleDir`: its manifest, then its files. */
-export function validateBundleDir(
-  bundleDir: Dir,
-  options: ValidateOptions,
-): { readonly manifest: SourceManifest; readonly pages: readonly RenderedPage[] } {
-  const manifest = readManifest(bundleDir);
-  return { manifest, pages: verifyFiles(bundleDir, manifest, options) };
+/**
+ * `refusal` (and each error it lists) with its bundle-relative path placed
+ * under `base`, the bundle as the user named it; `base` itself when the
+ * refusal has no path.
+ */
+export function locatedUnder(refusal: Refusal, base: string): Refusal {
+  const place = (one: Refusal): Refusal =>
+    one.at({ path: one.location?.path === undefined ? base : join(base, one.location.path) });
+  return place(refusal).withOthers(refusal.also.map(place), refusal.omitted);
 }
 
-function verifyFiles(
+/** Checks every listed file of the bundle held open as `bundleDir`, whose manifest was read. */
+export function verifyFiles(
   bundleDir: Dir,
   manifest: SourceManifest,
   options: ValidateOptions,
 ): readonly RenderedPage[] {
   const pages: RenderedPage[] = [];
+  const problems: Refusal[] = [];
   for (const [index, file] of manifest.files.entries()) {
-    const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
-    const opened = openRegular(bundleDir, file.path.split('/'));
-    if (!opened.ok)
-      throw refuseDistributor(FILE_PROBLEMS[opened.problem], { role: 'bundle', field: 'files[].path' });
     try {
-      if (opened.stat.size !== BigInt(file.size)) {
-        throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
-      }
-      if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
-        throw refuseDistributor('markdown_too_large', { role: 'bundle' });
-      }
-      const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
-      const hashed =
-        markdown !== undefined
-          ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
-          : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
-      if (hashed.exceeded || hashed.bytes !== file.size) {
-        throw refuseDistributor('file_size_mismatch', { role: 'bundle', field: 'files[].size' });
-      }
-      if (toPrefixed(hashed.hex) !== file.sha256) {
-        throw refuseDistributor('file_digest_mismatch', { role: 'bundle', field: 'files[].sha256' });
-      }
-      if (markdown !== undefined && pagePath !== undefined) {
-        const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
-        const page = renderMarkdownPage(markdown, title);
-        const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
-        pages.push({
-          source_index: index,
-          path: toBundlePath(pagePath),
-          sha256: toPrefixed(kept.hex),
-          size: kept.bytes,
-        });
-      }
-    } finally {
-      opened.file.close();
+      const page = verifyFile(bundleDir, file, index, options);
+      if (page !== undefined) pages.push(page);
+    } catch (error: unknown) {
+      if (!(error instanceof Refusal)) throw error;
+      problems.push(error.location?.path === undefined ? error.at({ path: file.path }) : error);
     }
   }
+  if (problems.length > 0) throw refuseAll(problems);
   return pages;
+}
+
+function verifyFile(
+  bundleDir: Dir,
+  file: ManifestFile,
+  index: number,
+  options: ValidateOptions,
+): RenderedPage | undefined {
+  const listed = `files[${index}]`;
+  // The file and its manifest entry say it all; no `field` beside them.
+  const refuse = (code: DistributorRefusalCode, hint: string): Refusal =>
+    refuseDistributor(code, { role: 'bundle', location: { path: file.path }, hint });
+  const changed = `the file changed after manifest.json was written (it lists it as ${listed})`;
+  const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
+  const opened = openRegular(bundleDir, file.path.split('/'));
+  if (!opened.ok) throw refuse(FILE_PROBLEMS[opened.problem], `manifest.json lists it as ${listed}`);
+  try {
+    if (opened.stat.size !== BigInt(file.size)) throw refuse('file_size_mismatch', changed);
+    if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
+      throw refuse('markdown_too_large', 'a Markdown file rendered as HTML is limited in size');
+    }
+    const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
+    const hashed =
+      markdown !== undefined
+        ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
+        : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
+    if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
+    if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
+    if (markdown === undefined || pagePath === undefined) return undefined;
+    const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
+    const page = renderMarkdownPage(markdown, title);
+    const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
+    return {
+      source_index: index,
+      path: toBundlePath(pagePath),
+      sha256: toPrefixed(kept.hex),
+      size: kept.bytes,
+    };
+  } finally {
+    opened.file.close();
+  }
 }
 
 /** The bundle directory, opened for the caller to close; its parents stay held by `sourceRoot`. */
@@ -136,6 +157,16 @@ function openBundleDir(sourceRoot: HeldDirs, dir: BundleDir): Dir {
  * that has just listed the directory passes the type it saw (see `openRegular`).
  */
 export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceManifest {
+  try {
+    return readManifestFile(bundleDir, listedAs);
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal)) throw error;
+    const inManifest = (one: Refusal): Refusal => one.at({ path: MANIFEST_FILE });
+    throw inManifest(error).withOthers(error.also.map(inManifest), error.omitted);
+  }
+}
+
+function readManifestFile(bundleDir: Dir, listedAs: DirEntryType | undefined): SourceManifest {
   const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
     throw refuseDistributor(opened.problem === 'missing' ? 'manifest_missing' : 'manifest_not_regular', {
@@ -160,7 +191,12 @@ export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceMan
     // record exactly, so checking it first is the same check, before any byte
     // of the files is read.
     if (bundleDigest(manifest.files) !== manifest.digest) {
-      throw refuseDistributor('bundle_digest_mismatch', { role: 'bundle', field: 'digest' });
+      throw refuseDistributor('bundle_digest_mismatch', {
+        role: 'bundle',
+        field: 'digest',
+        location: { pointer: 'digest' },
+        hint: 'the digest does not cover the files listed: the manifest was edited after it was written',
+      });
     }
     return manifest;
   } finally {

@@ -1,0 +1,352 @@
+// The distributor's bad-input corpus: each case is a real tree in a temporary
+// folder, run through the built CLI in human and --json form, and compared
+// with its golden files under testdata/refusals/ (SEALKIT_UPDATE_GOLDEN=1
+// rewrites them; review every change). The CLI runs in the temporary folder
+// with relative paths, so no output holds the temporary prefix.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.js';
+import { fileRecords, makeBundle } from '../../test/helpers/distributor-fixtures.js';
+import { expectGolden } from '../../test/helpers/golden.js';
+
+const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'refusals');
+
+const CONFIG = `pipelines:
+  - id: weekly
+    source:
+      root: reports
+    destinations:
+      - id: site
+        kind: local
+        root: out
+        outputs: {source: true, html: true}
+      - id: archive
+        kind: s3
+        bucket: report-archive
+        prefix: weekly
+        endpoint: http://127.0.0.1:9
+        outputs:
+          source: true
+          html: false
+`;
+
+const REPORT = { path: 'report.md', content: '# Weekly\n\nSunny all week.\n' };
+const DATA = { path: 'data/days.csv', content: 'day,sky\nmon,sun\n' };
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'sealkit-distributor-golden-'));
+  mkdirSync(join(work, 'out'));
+  mkdirSync(join(work, 'reports'));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+/** Writes the configuration (the valid one, edited) as sealkit.distributor.yaml. */
+const config =
+  (edit: (text: string) => string = (text) => text) =>
+  (): void => {
+    writeFileSync(join(work, 'sealkit.distributor.yaml'), edit(CONFIG));
+  };
+/** Only a local destination, so a valid configuration runs without a network. */
+const localOnly = (text: string): string => text.slice(0, text.indexOf('      - id: archive'));
+const bundle = (): string =>
+  makeBundle(join(work, 'reports'), 'weekly', [REPORT, DATA], {
+    id: 'weekly',
+    created: '2026-06-01T08:00:00Z',
+  });
+const edit = (path: string, content: string): void => writeFileSync(join(work, path), content);
+const run = ['distribute', 'run'];
+const verify = ['distribute', 'verify', 'reports/weekly'];
+
+interface Case {
+  readonly name: string;
+  readonly setUp: () => void;
+  readonly args: readonly string[];
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: 'config-unknown-key-htm',
+    setUp: config((t) => t.replace('{source: true, html: true}', '{source: true, htm: true}')),
+    args: run,
+  },
+  {
+    name: 'config-unknown-top-key',
+    setUp: config((t) => t.replace('pipelines:', 'pipeline:')),
+    args: run,
+  },
+  {
+    name: 'config-several-errors',
+    setUp: config((t) =>
+      t
+        .replace('{source: true, html: true}', '{source: true, htm: true}')
+        .replace('bucket: report-archive', 'bucket: Report_Archive')
+        .replace('          html: false\n', '          html: false\n          colour: red\n'),
+    ),
+    args: run,
+  },
+  {
+    name: 'config-string-boolean',
+    setUp: config((t) => t.replace('{source: true, html: true}', '{source: "true", html: true}')),
+    args: run,
+  },
+  {
+    name: 'config-yes-boolean',
+    setUp: config((t) => t.replace('          html: false', '          html: no')),
+    args: run,
+  },
+  {
+    name: 'config-missing-root',
+    setUp: config((t) => t.replace('        root: out\n', '')),
+    args: run,
+  },
+  {
+    name: 'config-missing-kind',
+    setUp: config((t) => t.replace('        kind: local\n', '')),
+    args: run,
+  },
+  {
+    name: 'config-unknown-kind',
+    setUp: config((t) => t.replace('kind: local', 'kind: lcoal')),
+    args: run,
+  },
+  {
+    name: 'config-bad-bucket',
+    setUp: config((t) => t.replace('bucket: report-archive', 'bucket: Report_Archive')),
+    args: run,
+  },
+  {
+    name: 'config-bad-prefix',
+    setUp: config((t) => t.replace('prefix: weekly', 'prefix: weekly/')),
+    args: run,
+  },
+  {
+    name: 'config-no-output',
+    setUp: config((t) => t.replace('{source: true, html: true}', '{source: false, html: false}')),
+    args: run,
+  },
+  {
+    name: 'config-duplicate-id',
+    setUp: config((t) => t.replace('id: archive', 'id: site')),
+    args: run,
+  },
+  { name: 'config-no-pipelines', setUp: config(() => 'pipelines: []\n'), args: run },
+  { name: 'config-empty', setUp: config(() => ''), args: run },
+  {
+    name: 'config-bom',
+    setUp: () => writeFileSync(join(work, 'sealkit.distributor.yaml'), `\ufeff${CONFIG}`),
+    args: run,
+  },
+  {
+    name: 'config-duplicate-key',
+    setUp: config((t) => t.replace('      root: reports\n', '      root: reports\n      root: other\n')),
+    args: run,
+  },
+  {
+    name: 'config-alias',
+    setUp: config((t) =>
+      t
+        .replace('outputs: {source: true, html: true}', 'outputs: &both {source: true, html: true}')
+        .replace(
+          '        outputs:\n          source: true\n          html: false\n',
+          '        outputs: *both\n',
+        ),
+    ),
+    args: run,
+  },
+  {
+    name: 'config-tag',
+    setUp: config((t) => t.replace('root: reports', 'root: !!str reports')),
+    args: run,
+  },
+  {
+    name: 'config-multiple-documents',
+    setUp: config((t) => `${t}---\npipelines: []\n`),
+    args: run,
+  },
+  {
+    name: 'config-not-yaml',
+    setUp: config((t) => t.replace('{source: true, html: true}', '{source: true, html: true')),
+    args: run,
+  },
+  { name: 'config-absent', setUp: () => {}, args: run },
+  {
+    name: 'config-flag-absent',
+    setUp: () => {},
+    args: [...run, '--config', 'conf/distributor.yaml'],
+  },
+  {
+    name: 'pipeline-not-found',
+    setUp: config(localOnly),
+    args: [...run, '--pipeline', 'weeky'],
+  },
+  {
+    name: 'run-source-root-missing',
+    setUp: () => {
+      config(localOnly)();
+      rmSync(join(work, 'reports'), { recursive: true });
+    },
+    args: run,
+  },
+  {
+    name: 'run-report-edited-size-mismatch',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      edit('reports/weekly/report.md', '# Weekly\n\nSunny all week, then rain.\n');
+    },
+    args: run,
+  },
+  {
+    name: 'run-digest-mismatch',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      edit('reports/weekly/data/days.csv', 'day,sky\nmon,fog\n');
+    },
+    args: run,
+  },
+  {
+    name: 'run-missing-listed-file',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      rmSync(join(work, 'reports/weekly/data/days.csv'));
+    },
+    args: run,
+  },
+  {
+    name: 'run-manifest-not-json',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      edit('reports/weekly/manifest.json', '{\n  "schema_version": 1,\n  "id": "weekly",\n  "files": [\n');
+    },
+    args: run,
+  },
+  {
+    name: 'run-manifest-bad-paths',
+    setUp: () => {
+      config(localOnly)();
+      const records = fileRecords([REPORT, DATA]);
+      makeBundle(join(work, 'reports'), 'weekly', [REPORT, DATA], {
+        id: 'weekly',
+        created: '2026-06-01T08:00:00Z',
+        files: [
+          { ...(records[0] as (typeof records)[number]), path: '../report.md' },
+          { ...(records[1] as (typeof records)[number]), path: '/data/days.csv' },
+        ],
+      });
+    },
+    args: run,
+  },
+  {
+    name: 'run-bundle-digest-mismatch',
+    setUp: () => {
+      config(localOnly)();
+      const path = join(bundle(), 'manifest.json');
+      const manifest = JSON.parse(readFileSync(path, 'utf8'));
+      manifest.digest = `sha256:${'0'.repeat(64)}`;
+      writeFileSync(path, JSON.stringify(manifest, null, 2));
+    },
+    args: run,
+  },
+  {
+    name: 'run-destination-unmanaged',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      mkdirSync(join(work, 'out', 'weekly'));
+      edit('out/weekly/index.html', 'made by hand\n');
+    },
+    args: run,
+  },
+  {
+    name: 'verify-report-edited-size-mismatch',
+    setUp: () => {
+      bundle();
+      edit('reports/weekly/report.md', '# Weekly\n\nSunny all week, then rain.\n');
+    },
+    args: verify,
+  },
+  {
+    name: 'verify-every-file-at-once',
+    setUp: () => {
+      bundle();
+      edit('reports/weekly/report.md', '# Weekly\n\nRainy all week.\n');
+      rmSync(join(work, 'reports/weekly/data/days.csv'));
+    },
+    args: verify,
+  },
+  {
+    name: 'verify-manifest-not-json',
+    setUp: () => {
+      bundle();
+      edit('reports/weekly/manifest.json', '{"schema_version": 1, "id": weekly}\n');
+    },
+    args: verify,
+  },
+  {
+    name: 'verify-manifest-fields',
+    setUp: () => {
+      const path = join(bundle(), 'manifest.json');
+      const manifest = JSON.parse(readFileSync(path, 'utf8'));
+      manifest.schema_version = 2;
+      manifest.created = 'yesterday';
+      manifest.files[1].size = -1;
+      writeFileSync(path, JSON.stringify(manifest, null, 2));
+    },
+    args: verify,
+  },
+  {
+    name: 'verify-missing-manifest',
+    setUp: () => {
+      rmSync(join(bundle(), 'manifest.json'));
+    },
+    args: verify,
+  },
+];
+
+/** Exit status and both streams, as a reviewer reads them. */
+function transcript(result: ReturnType<typeof runCli>): string {
+  return [
+    `exit: ${result.status}`,
+    '--- stdout',
+    result.stdout.toString('utf8'),
+    '--- stderr',
+    result.stderr.toString('utf8'),
+  ].join('\n');
+}
+
+describe('distributor refusals, golden corpus', () => {
+  it('has at least 20 cases, each named once', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+  });
+
+  it.each(CASES)('$name', ({ name, setUp, args }) => {
+    setUp();
+    const human = runCli(args, { cwd: work });
+    const json = runCli([...args, '--json'], { cwd: work });
+    expect(human.status).toBe(2);
+    expect(json.status).toBe(2);
+    // Under --json everything is one object on stdout.
+    expect(json.stderr.toString('utf8')).toBe('');
+    const text = transcript(human);
+    const parsed: { readonly plan?: unknown } = JSON.parse(json.stdout.toString('utf8'));
+    // Located, but never a digest or a file's content. (The plan a run
+    // reports names the bundle digest it would publish: that is the
+    // report, not a refusal.)
+    const { plan: _, ...refusals } = parsed;
+    for (const output of [text, JSON.stringify(refusals)]) {
+      expect(output).not.toContain(work);
+      expect(output).not.toMatch(/[0-9a-f]{16}/);
+      expect(output).not.toMatch(/Sunny all week|mon,sun|mon,fog|then rain|Rainy|made by hand/);
+    }
+    expectGolden(join(GOLDEN, `${name}.human.txt`), text);
+    expectGolden(join(GOLDEN, `${name}.json.txt`), `${JSON.stringify(parsed, null, 2)}\n`);
+  });
+});
