@@ -1,108 +1,104 @@
-// Tour of the distributor: two producer bundles (one a Markdown report) get a
-// manifest, are verified, published to a local directory, rerun (skipped),
-// replaced after `created` moves on, and a conflicting bundle is refused.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Publish report bundles: a producer writes manifest.json, sealkit checks every
+// file against it and publishes to a local site folder (Markdown rendered to
+// HTML), a rerun skips, an edited report is refused with the file named, a
+// typo in the configuration is refused with line, column and a suggestion.
+// The published page is saved as a screenshot from headless Chromium.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const title = 'distributor: manifested report bundles published to a local directory';
+export const title = 'publish report bundles to a static site folder';
+
+const CONFIG = `pipelines:
+  - id: reports
+    source: {root: reports}
+    destinations:
+      - id: site
+        kind: local
+        root: site
+        outputs: {source: true, html: true}
+`;
 
 export async function run(ctx) {
   const base = join(ctx.workDir, 'distributor');
-  const source = join(base, 'reports');
-  const site = join(base, 'site');
-  const weather = join(source, 'weather', 'daily', '2026-05-30');
-  const sales = join(source, 'sales', 'weekly', '2026-w22');
+  const weather = join(base, 'reports', 'weather', '2026-05-30');
   mkdirSync(weather, { recursive: true });
-  mkdirSync(join(sales, 'data'), { recursive: true });
-  mkdirSync(site, { recursive: true });
+  mkdirSync(join(base, 'site'));
   writeFileSync(
     join(weather, 'report.md'),
-    '# Weather for Brentwood, 30 May\n\nSunny, **21 °C**. <script>alert("raw HTML is escaped")</script>\n\n| hour | temp |\n| --- | ---: |\n| 09 | 17 |\n| 15 | 21 |\n',
+    '# Weather for Brentwood, 30 May\n\nSunny, **21 °C**. <script>alert("raw HTML is escaped")</script>\n\n| hour | temp |\n| --- | ---: |\n| 09 | 17 |\n| 15 | 21 |\n\nSee the [summary](summary.txt).\n',
   );
   writeFileSync(join(weather, 'summary.txt'), 'sunny, 21 C\n');
-  writeFileSync(join(sales, 'data', 'totals.csv'), 'region,total\nnorth,120\nsouth,95\n');
-  const config = join(base, 'sealkit.distributor.yaml');
-  writeFileSync(
-    config,
-    [
-      'pipelines:',
-      '  - id: reports',
-      '    source: {root: reports}',
-      '    destinations:',
-      '      - id: site',
-      '        kind: local',
-      '        root: site',
-      '        outputs: {source: true, html: true}',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(join(base, 'sealkit.distributor.yaml'), CONFIG);
 
-  ctx.say('Producers write manifest.json with `distribute manifest` (files sorted, digests computed):');
+  ctx.cd(base);
+  ctx.say('The producer writes manifest.json (files sorted, sizes and SHA-256 computed):');
   ctx.sealkit([
     'distribute',
     'manifest',
-    weather,
+    'reports/weather/2026-05-30',
     '--id',
-    'weather.daily.brentwood.2026-05-30',
+    'weather.brentwood.2026-05-30',
     '--created',
     '2026-05-30T11:10:00Z',
   ]);
-  ctx.sealkit([
-    'distribute',
-    'manifest',
-    sales,
-    '--id',
-    'sales.weekly.2026-w22',
-    '--created',
-    '2026-06-01T08:00:00Z',
-  ]);
-  ctx.sealkit(['distribute', 'verify', weather]);
-
-  ctx.say('The plan first (--dry-run writes nothing), then the run:');
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { cwd: base });
-  ctx.sealkit(['distribute', 'run'], { cwd: base });
-  const state = JSON.parse(
-    readFileSync(join(site, 'weather', 'daily', '2026-05-30', '.distributor.json'), 'utf8'),
-  );
-  ctx.say(
-    `site/weather/daily/2026-05-30 now holds ${state.outputs.map((o) => `${o.path} (${o.kind})`).join(', ')} and .distributor.json`,
-  );
-
+  ctx.say('Where it goes: sealkit.distributor.yaml in the working folder.');
+  ctx.show(join(base, 'sealkit.distributor.yaml'));
+  ctx.sealkit(['distribute', 'run', '--dry-run']);
+  ctx.sealkit(['distribute', 'run']);
   ctx.say('A rerun changes nothing:');
-  ctx.sealkit(['distribute', 'run'], { cwd: base });
+  ctx.sealkit(['distribute', 'run'], { lines: 3 });
 
-  ctx.say(
-    'The producer re-issues the weather report later the same day: same id, newer `created` -> replaced:',
+  await screenshot(ctx, join(base, 'site', 'weather', '2026-05-30', 'report.html'), join(base, 'report.png'));
+
+  ctx.say('The report is edited after its manifest was written: refused, the file named, nothing published.');
+  ctx.shell("echo 'sunny, 23 C (edited)' > reports/weather/2026-05-30/summary.txt");
+  ctx.sealkit(['distribute', 'verify', 'reports/weather/2026-05-30']);
+  ctx.shell('rm reports/weather/2026-05-30/manifest.json');
+  ctx.sealkit(
+    [
+      'distribute',
+      'manifest',
+      'reports/weather/2026-05-30',
+      '--id',
+      'weather.brentwood.2026-05-30',
+      '--created',
+      '2026-05-30T17:00:00Z',
+    ],
+    { lines: 1 },
   );
-  writeFileSync(join(weather, 'summary.txt'), 'sunny, 22 C (corrected)\n');
-  rmSync(join(weather, 'manifest.json'));
-  ctx.sealkit([
-    'distribute',
-    'manifest',
-    weather,
-    '--id',
-    'weather.daily.brentwood.2026-05-30',
-    '--created',
-    '2026-05-30T17:00:00Z',
-  ]);
-  ctx.sealkit(['distribute', 'run'], { cwd: base });
+  ctx.say('Re-issued with a newer `created`, the bundle replaces the old one in one atomic exchange:');
+  ctx.sealkit(['distribute', 'run'], { lines: 2 });
 
-  ctx.say(
-    'Another producer reuses the sales directory for a different bundle id -> conflict, exit 2, nothing touched:',
-  );
-  rmSync(join(sales, 'manifest.json'));
-  ctx.sealkit([
-    'distribute',
-    'manifest',
-    sales,
-    '--id',
-    'sales.weekly.2026-w22.eu',
-    '--created',
-    '2026-06-02T08:00:00Z',
-  ]);
-  ctx.sealkit(['distribute', 'run'], { cwd: base });
+  ctx.say('A typo in the configuration (htm for html) is refused with where and a suggestion:');
+  ctx.shell("sed 's/html: true/htm: true/' sealkit.distributor.yaml > typo.yaml");
+  ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml']);
+}
 
-  ctx.say('A bundle whose file no longer matches its manifest stops the whole run before any write:');
-  writeFileSync(join(sales, 'data', 'totals.csv'), 'region,total\nnorth,999\n');
-  ctx.sealkit(['distribute', 'run'], { cwd: base });
+/** Opens the published page in headless Chromium and saves what a reader sees. */
+async function screenshot(ctx, page, png) {
+  if (!existsSync('/usr/bin/chromium')) {
+    ctx.say('(No screenshot: install the Debian package chromium to get one.)');
+    return;
+  }
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  try {
+    const tab = await browser.newPage({ viewport: { width: 900, height: 560 } });
+    await tab.goto(`file://${page}`);
+    await tab.screenshot({ path: png });
+  } finally {
+    await browser.close();
+  }
+  ctx.say(`The published page, as headless Chromium shows it (no script ran): ${png}`);
 }

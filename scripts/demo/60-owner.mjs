@@ -3,11 +3,11 @@
 // one-byte change be refused — by the expected digest, and by the rules when
 // the digest follows the change.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const title = 'owner: the scoped execution owner codec (R, E, A and fixed refusals)';
+export const title = 'verify an execution-ownership document';
 
 export async function run(ctx) {
   // The example owner of the PostgreSQL → MSSQL transfer cell and its originals,
@@ -16,8 +16,10 @@ export async function run(ctx) {
   const { toCanonical } = await import(pathToFileURL(join(fixtures, 'build.js')).href);
   const { buildCell } = await import(pathToFileURL(join(fixtures, 'cells.js')).href);
   const built = buildCell('postgres_mssql_full_refresh_v1');
+  const dir = join(ctx.workDir, 'owner');
+  mkdirSync(dir);
   const write = (name, data) => {
-    const path = join(ctx.workDir, name);
+    const path = join(dir, name);
     writeFileSync(path, toCanonical(data).bytes);
     return path;
   };
@@ -33,27 +35,25 @@ export async function run(ctx) {
   ];
   const attemptFile = write('attempt.json', built.attempts.orders);
 
+  ctx.cd(dir);
   ctx.say('Verify the owner document against its independently known SHA-256, and require its originals:');
-  const verified = ctx.sealkit(['owner', 'verify', ownerFile, '--expected-sha256', expected, ...originals]);
+  const verified = ctx.sealkit(['owner', 'verify', ownerFile, '--expected-sha256', expected, ...originals], {
+    lines: 4,
+  });
   if (verified.status !== 0) throw new Error('owner verify failed');
 
   ctx.say('The three subjects: R (the embedded request), E (the whole owner), A (an attempt bound to R):');
-  const subjects = ctx.sealkit([
-    'owner',
-    'subjects',
-    ownerFile,
-    '--expected-sha256',
-    expected,
-    '--attempt',
-    attemptFile,
-  ]);
+  const subjects = ctx.sealkit(
+    ['owner', 'subjects', ownerFile, '--expected-sha256', expected, '--attempt', attemptFile],
+    { lines: 4 },
+  );
   if (subjects.status !== 0) throw new Error('owner subjects failed');
 
   ctx.say('Change one byte (the target table "Orders" becomes "Ordera") and verify again:');
   const bytes = Buffer.from(toCanonical(built.owner).bytes);
   const at = bytes.indexOf('"Orders"') + 6;
   bytes[at] = 'a'.charCodeAt(0);
-  const changed = join(ctx.workDir, 'owner-changed.json');
+  const changed = join(dir, 'owner-changed.json');
   writeFileSync(changed, bytes);
   const byDigest = ctx.sealkit(['owner', 'verify', changed, '--expected-sha256', expected]);
   if (byDigest.status !== 2) throw new Error('the changed document was not refused');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineRefusals, refuseAll } from '../core/refusal/index.js';
-import { formatRefusal, refusalJson } from './output.js';
+import { counted, formatRefusal, refusalJson } from './output.js';
 
 const refuseDemo = defineRefusals<'demo_unknown_key' | 'demo_missing'>({
   demo_unknown_key: { category: 'malformed', message: 'a resource file has a key sealkit does not know' },
@@ -76,5 +76,15 @@ describe('the refusal formatter', () => {
       category: 'missing',
       message: 'the input file does not exist',
     });
+  });
+});
+
+describe('counted', () => {
+  it('says 1 file and 2 files, also for bigint sizes', () => {
+    expect(counted(1, 'file')).toBe('1 file');
+    expect(counted(0, 'file')).toBe('0 files');
+    expect(counted(2n, 'byte')).toBe('2 bytes');
+    expect(counted(1n, 'byte')).toBe('1 byte');
+    expect(counted(3, 'entry', 'entries')).toBe('3 entries');
   });
 });

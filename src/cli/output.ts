@@ -10,6 +10,11 @@ export function writeJson(io: CliIo, value: JsonObjectOut): void {
   io.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** `1 file`, `2 files`: a count and its noun, in the plural where English wants it. */
+export function counted(count: number | bigint, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 || count === 1n ? noun : plural}`;
+}
+
 const INTERNAL_MESSAGE = 'sealkit hit an internal error; nothing was published by the failing step';
 
 /**

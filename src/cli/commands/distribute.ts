@@ -10,7 +10,7 @@ import {
   writeManifest,
 } from '../../distributor/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
+import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -97,7 +97,7 @@ export const distributeVerifyCommand: Command = {
     const dir = requireDir(positionals[0], VERIFY_USAGE);
     const verified = verifyBundle(dir);
     return {
-      text: `valid: ${verified.files} files, ${verified.bytes} bytes, digest ${verified.manifest.digest}\n`,
+      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}, digest ${verified.manifest.digest}\n`,
       json: {
         status: 'ok',
         id: verified.manifest.id,
@@ -134,7 +134,7 @@ export const distributeManifestCommand: Command = {
     });
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
     return {
-      text: `wrote manifest.json: ${manifest.files.length} files, ${bytes} bytes, digest ${manifest.digest}\n`,
+      text: `wrote manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n`,
       json: {
         status: 'ok',
         id: manifest.id,
