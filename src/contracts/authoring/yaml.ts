@@ -50,7 +50,12 @@ const ROLE = 'resource';
 export function readResourceYaml(bytes: Uint8Array): ResourceDocument {
   const node = readStrictYaml(bytes, {
     maxDepth: MAX_YAML_DEPTH,
-    refuse: (fault, place) => refuseContract(FAULT_CODES[fault], { role: ROLE, location: place }),
+    refuse: (fault, place) =>
+      refuseContract(FAULT_CODES[fault], {
+        role: ROLE,
+        location: place,
+        ...(fault === 'not_utf8' ? { hint: utf8Hint(bytes) } : {}),
+      }),
   });
   if (node.kind === 'null' && isBlank(bytes)) {
     throw refuseContract('contract_yaml_multiple_documents', {
@@ -65,6 +70,12 @@ export function readResourceYaml(bytes: Uint8Array): ResourceDocument {
 /** The plain value of a resource file (see readResourceYaml). */
 export function parseStrictYaml(bytes: Uint8Array): YamlValue {
   return readResourceYaml(bytes).value;
+}
+
+function utf8Hint(bytes: Uint8Array): string {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+    ? 'save the file as UTF-8 without a byte order mark'
+    : 'save the file as UTF-8';
 }
 
 // Only comments and white space: YAML reads it as no document at all.

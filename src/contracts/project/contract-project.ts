@@ -346,6 +346,17 @@ function blockDependents(entries: readonly Entry[]): void {
   }
 }
 
+const CYCLE_KEY: { readonly [K in ResourceKind]: string } = {
+  Source: 'id',
+  Model: 'sql',
+  SemanticModel: 'model',
+  Dashboard: 'uses',
+};
+
+function cycleHint(id: string, others: readonly string[]): string {
+  return others.length === 0 ? `${id} refers to itself` : `${id} is on a cycle with ${others.join(', ')}`;
+}
+
 /** What a refused file declares, as far as its plain value says. */
 function declaredOf(value: unknown): Entry['declared'] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
@@ -391,7 +402,8 @@ function refuseCycles(entries: readonly Entry[], refuseIn: (entry: Entry, error:
   const low = new Map<string, number>();
   const onStack = new Set<string>();
   const stack: string[] = [];
-  const onCycle = new Set<string>();
+  // Each resource on a cycle → the other members of its cycle (none for a self-reference).
+  const onCycle = new Map<string, readonly string[]>();
   for (const start of byId.keys()) {
     if (index.has(start)) continue;
     const work: { id: string; next: number }[] = [{ id: start, next: 0 }];
@@ -406,7 +418,7 @@ function refuseCycles(entries: readonly Entry[], refuseIn: (entry: Entry, error:
       if (frame.next < deps.length) {
         const to = deps[frame.next] as string;
         frame.next += 1;
-        if (to === frame.id) onCycle.add(to);
+        if (to === frame.id && !onCycle.has(to)) onCycle.set(to, []);
         if (!byId.has(to)) continue;
         if (!index.has(to)) {
           index.set(to, counter);
@@ -432,18 +444,21 @@ function refuseCycles(entries: readonly Entry[], refuseIn: (entry: Entry, error:
           onStack.delete(member);
           component.push(member);
         } while (member !== frame.id);
-        if (component.length > 1) for (const id of component) onCycle.add(id);
+        if (component.length > 1)
+          for (const id of component) onCycle.set(id, component.filter((other) => other !== id).sort());
       }
     }
   }
-  for (const id of onCycle) {
+  for (const [id, others] of onCycle) {
     const entry = byId.get(id);
     if (entry === undefined || entry.resource === null || entry.refusal !== null) continue;
     entry.refusal = refuseIn(
       entry,
       refuseContract('contract_reference_cycle', {
         role: ROLE_OF_KIND[entry.resource.kind],
-        hint: `${entry.resource.id} depends on itself through ${[...onCycle].filter((other) => other !== id).join(', ') || 'itself'}`,
+        // Where the dependencies of each kind are written.
+        location: { pointer: CYCLE_KEY[entry.resource.kind] },
+        hint: cycleHint(id, others),
       }),
     );
   }
