@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { YamlNode } from '../../core/input/index.js';
-import { didYouMean, guardRefusals, Refusal, refuseInternal } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals, Refusal, refuseAll, refuseInternal } from '../../core/refusal/index.js';
 import { placeEach, positioned } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
@@ -245,6 +245,19 @@ export class ContractProject {
   /** True when every file is valid. */
   get valid(): boolean {
     return this.#graphComplete && this.#entries.every((entry) => entry.refusal === null && !entry.blocked);
+  }
+
+  /**
+   * Refuses a project that is not valid, for commands that need all of it
+   * (publish, affected): `contract_project_invalid` first, then every refused
+   * file's errors, located, so the refusal says which files to fix.
+   */
+  requireValid(): void {
+    if (this.valid) return;
+    const refusals = this.#entries.flatMap((entry) => (entry.refusal === null ? [] : [entry.refusal]));
+    const internal = refusals.find((refusal) => refusal.category === 'internal');
+    if (internal !== undefined) throw internal;
+    throw refuseAll([refuseContract('contract_project_invalid', { role: 'project' }), ...refusals]);
   }
 
   /**
