@@ -23,7 +23,12 @@ export {
   type ValidatedResource,
   validateResource,
 } from './authoring/validate.js';
-export { parseStrictYaml, type YamlValue } from './authoring/yaml.js';
+export {
+  parseStrictYaml,
+  type ResourceDocument,
+  readResourceYaml,
+  type YamlValue,
+} from './authoring/yaml.js';
 export { type CanonicalProjection, canonicalizeProjection } from './canonical/canonical.js';
 export { decodeProjection } from './canonical/decode.js';
 // Version classification, the append-only publication ledger and the project graph.
@@ -46,7 +51,9 @@ export {
   type DependencyEdge as ContractDependencyEdge,
   type OutcomeStatus as ContractOutcomeStatus,
   type ProjectFile as ContractProjectFile,
+  type ProjectOptions as ContractProjectFromFilesOptions,
   type ResourceOutcome as ContractResourceOutcome,
+  type ResourceSelection as ContractResourceSelection,
 } from './project/contract-project.js';
 export {
   DEFAULT_PROJECT_LIMITS as DEFAULT_CONTRACT_PROJECT_LIMITS,

@@ -33,7 +33,7 @@ describe('sealkit contract affected', () => {
     expect(run.stdout.toString('utf8')).toBe('retail.dashboard.customer_health\n1 dashboard affected\n');
   });
 
-  it('refuses an unknown resource and an invalid project without naming them', () => {
+  it('refuses an unknown resource, and an invalid project with the errors of its files', () => {
     const unknown = runCli(['contract', 'affected', retail, '--resource', 'zq.sentinel.resource']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.toString('utf8')).toContain('contract_resource_not_found');
@@ -44,8 +44,13 @@ describe('sealkit contract affected', () => {
     expect(invalid.status).toBe(2);
     expect(JSON.parse(invalid.stdout.toString('utf8'))).toMatchObject({
       reason_code: 'contract_project_invalid',
+      also: expect.arrayContaining([
+        expect.objectContaining({
+          reason_code: 'contract_field_missing',
+          location: { path: join(broken, 'sources/extra.yaml'), line: 1, column: 1, pointer: 'name' },
+        }),
+      ]),
     });
-    expect(scanForSentinels(invalid, [], ['zq.sentinel.broken', broken])).toEqual([]);
   });
 
   it('needs --resource', () => {

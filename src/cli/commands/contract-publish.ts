@@ -87,7 +87,7 @@ function candidatesOf(
   project: ContractProject,
   requested: readonly string[] | undefined,
 ): IdentifiedCandidate[] {
-  if (!project.valid) throw refuseContract('contract_project_invalid', { role: 'project' });
+  project.requireValid();
   const outcomes = project.outcomes;
   const ids =
     requested === undefined

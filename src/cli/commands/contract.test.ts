@@ -39,7 +39,7 @@ describe('sealkit contract', () => {
     expect(run.status).toBe(0);
     expect(run.stderr.length).toBe(0);
     const text = run.stdout.toString('utf8');
-    expect(text).toContain('file 8: valid    Source         retail.source.orders\n');
+    expect(text).toMatch(/^valid {4}Source {9}\S+\/retail\/sources\/orders\.yaml +retail\.source\.orders$/m);
     expect(text).toMatch(/8 resources valid \(2 Dashboard, 2 Model, 2 SemanticModel, 2 Source\)\n$/);
     const out = json(runCli(['contract', 'validate', '--json', join(dir, 'retail')]));
     expect(out).toMatchObject({ status: 'ok', valid: 8 });
@@ -99,80 +99,87 @@ describe('sealkit contract', () => {
     expect(readdirSync(join(dir, 'out'))).toEqual([]);
   });
 
-  it('refuses a project with a broken file: per-file outcomes, exit 2, no names or values, nothing written', () => {
-    const project = join(dir, 'customer_project_zq');
+  it('refuses a project with a broken file: outcomes on stdout, located errors on stderr, exit 2, nothing written', () => {
     writeProjectTree(
-      project,
+      join(dir, 'retail'),
       baseProject({
-        'sources/secret_orders_zq.yaml': source({
-          id: 't.source.secret_zq',
-          name: 'secret_zq',
-          fields: [{ name: 'SECRET_COLUMN_ZQ', type: 'string', SECRET_KEY_ZQ: 'VALUE_ZQ_1' }],
+        'sources/secret_orders.yaml': source({
+          id: 't.source.secret',
+          name: 'secret',
+          fields: [{ name: 'amount', type: 'string', nulable: 'VALUE_ZQ_1' }],
         }),
       }),
     );
     const outRoot = join(dir, 'published');
     mkdirSync(outRoot);
-    const out = join(outRoot, 'out');
-    const human = runCli(['contract', 'project', project, '--out', out]);
+    const human = runCli(['contract', 'project', 'retail', '--out', join('published', 'out')], { cwd: dir });
     expect(human.status).toBe(2);
-    expect(human.stdout.length).toBe(0);
+    const stdout = human.stdout.toString();
+    expect(stdout).toMatch(
+      /^refused {2}Source {9}retail\/sources\/secret_orders\.yaml +contract_field_unknown$/m,
+    );
+    expect(stdout).toMatch(/^valid {4}Source {9}retail\/sources\/orders\.yaml +t\.source\.orders$/m);
+    expect(stdout).toMatch(/1 of 5 files refused\n$/);
     const stderr = human.stderr.toString();
-    expect(stderr).toContain('file 5: refused  Source         (contract_field_unknown) at fields[]:');
-    expect(stderr).toContain('file 1: blocked');
-    expect(stderr).toMatch(/error\[contract_project_invalid\]: .*\n$/);
-    expect(existsSync(out)).toBe(false);
+    expect(stderr).toMatch(
+      /^error\[contract_field_unknown\]: .*\n {2}--> retail\/sources\/secret_orders\.yaml:\d+:\d+\n {2}= at: fields\[0\]\.nulable\n {2}= help: did you mean 'nullable'\?\n$/,
+    );
+    expect(existsSync(join(outRoot, 'out'))).toBe(false);
 
-    const machine = runCli(['contract', 'validate', '--json', project]);
+    const machine = runCli(['contract', 'validate', '--json', 'retail'], { cwd: dir });
     expect(machine.status).toBe(2);
     expect(json(machine)).toMatchObject({
       status: 'refused',
       reason_code: 'contract_project_invalid',
       items: expect.arrayContaining([
-        {
+        expect.objectContaining({
           file: 5,
+          path: 'retail/sources/secret_orders.yaml',
           status: 'refused',
           kind: 'Source',
           reason_code: 'contract_field_unknown',
           field: 'fields[]',
+          location: expect.objectContaining({
+            path: 'retail/sources/secret_orders.yaml',
+            pointer: 'fields[0].nulable',
+          }),
+          hint: "did you mean 'nullable'?",
+        }),
+        {
+          file: 1,
+          path: 'retail/dashboards/sales.yaml',
+          status: 'valid',
+          kind: 'Dashboard',
+          id: 't.dashboard.sales',
         },
-        { file: 1, status: 'blocked', kind: 'Dashboard' },
       ]),
     });
-    const sentinels = [
-      'SECRET_COLUMN_ZQ',
-      'SECRET_KEY_ZQ',
-      'VALUE_ZQ_1',
-      'secret_orders_zq',
-      'customer_project_zq',
-      't.source.secret_zq',
-    ];
-    // Nothing printed or written names the project, its files, fields, keys or values.
-    for (const run of [human, machine]) expect(scanForSentinels(run, [outRoot], sentinels)).toEqual([]);
+    // A value is never printed, whatever the policy.
+    for (const run of [human, machine]) expect(scanForSentinels(run, [outRoot], ['VALUE_ZQ_1'])).toEqual([]);
     expect(collectTree(outRoot)).toEqual([]);
   });
 
-  it('reports a semantic refusal per resource without printing its id', () => {
+  it('reports a refused model without printing its SQL', () => {
     const project = join(dir, 'p');
     writeProjectTree(
       project,
       baseProject({
-        'models/facts.yaml': model({
-          id: 't.model.hidden_zq',
-          sql: "select * from read_csv('/etc/SECRET_PATH_ZQ')",
-        }),
+        'models/facts.yaml': model({ sql: "select * from read_csv('/etc/SECRET_PATH_ZQ')" }),
       }),
     );
-    const run = runCli(['contract', 'validate', '--json', project]);
+    const run = runCli(['contract', 'validate', '--json', 'p'], { cwd: dir });
     expect(run.status).toBe(2);
-    expect(json(run).items).toContainEqual({
-      file: 2,
-      status: 'refused',
-      kind: 'Model',
-      reason_code: 'contract_sql_unsupported',
-      field: 'sql',
-    });
-    expect(scanForSentinels(run, [], ['SECRET_PATH_ZQ', 't.model.hidden_zq'])).toEqual([]);
+    expect(json(run).items).toContainEqual(
+      expect.objectContaining({
+        file: 2,
+        status: 'refused',
+        kind: 'Model',
+        reason_code: 'contract_sql_unsupported',
+        field: 'sql',
+        location: { path: 'p/models/facts.yaml', line: expect.any(Number), column: 6, pointer: 'sql' },
+      }),
+    );
+    expect(scanForSentinels(run, [], ['SECRET_PATH_ZQ'])).toEqual([]);
   });
 
   it.each([
@@ -224,12 +231,14 @@ describe('sealkit contract', () => {
       },
       'contract_file_too_large',
     ],
-  ])('refuses %s', (_label, make, code) => {
+  ])('refuses %s, naming it as given', (_label, make, code) => {
     const target = make(dir);
     const run = runCli(['contract', 'validate', '--json', target]);
     expect(run.status).toBe(2);
-    expect(json(run)).toMatchObject({ status: 'refused', reason_code: code });
-    expect(scanForSentinels(run, [], [dir])).toEqual([]);
+    const out = json(run) as { status: string; reason_code: string; location?: { path?: string } };
+    expect(out).toMatchObject({ status: 'refused', reason_code: code });
+    // The folder, or the entry inside it, as the user would find it.
+    expect(out.location?.path?.startsWith(target)).toBe(true);
   });
 
   it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {

@@ -8,9 +8,9 @@ import {
   refuseContract,
   writeContractOutput,
 } from '../../contracts/index.js';
-import { Refusal, type RefusalRecord } from '../../core/refusal/index.js';
-import type { CliIo, Command, CommandResult } from '../command.js';
-import type { JsonObjectOut } from '../output.js';
+import { type Refusal, refuseAll } from '../../core/refusal/index.js';
+import type { Command, CommandResult } from '../command.js';
+import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -23,9 +23,11 @@ starting with a dot are skipped, symlinks are refused) is one resource of kind
 Source, Model, SemanticModel or Dashboard. Checks strict YAML, the kind's
 schema, unique ids, every reference (ids first, project-local names as a
 fallback), model SQL (DuckDB parser, allowlisted constructs only), typed
-literals, links and dependency cycles. Every file gets an outcome; files are
-numbered in byte order of their path relative to DIR, and a refused file is
-reported by number, reason code and field path, never by name.
+literals, links and dependency cycles. Every file gets an outcome (in byte
+order of its path relative to DIR). Each refused file's errors are printed on
+stderr, all of them at once (up to 50, then a count), each with the file as
+DIR/<path>, line and column, key path and a hint; a file whose references may
+mean a refused file is reported as blocked.
 
 Options:
   --json       print one JSON object on stdout
@@ -63,70 +65,77 @@ Options:
 
 ${EXIT_CODES}`;
 
-/**
- * A refusal that carries the per-file outcomes with it, so `--json` prints
- * every item. Items hold only numbers, kinds, ids of valid resources,
- * statuses and reason codes with allowlisted field paths.
- */
-class ItemizedRefusal extends Refusal {
-  readonly items: readonly JsonObjectOut[];
-
-  constructor(cause: Refusal, items: readonly JsonObjectOut[]) {
-    super(
-      cause.code,
-      { category: cause.category, message: cause.message },
-      {
-        ...(cause.role === undefined ? {} : { role: cause.role }),
-        ...(cause.field === undefined ? {} : { field: cause.field }),
-      },
-    );
-    this.items = items;
-  }
-
-  override toJSON(): RefusalRecord & { readonly items: readonly JsonObjectOut[] } {
-    return { ...super.toJSON(), items: this.items };
-  }
-}
+// Contract projects are the operator's own files: refusals are located (docs/refusals.md#two-policies).
+const DISCLOSURE = 'located';
 
 function outcomeJson(outcome: ResourceOutcome): JsonObjectOut {
-  const item: Record<string, string | number | null> = { file: outcome.file, status: outcome.status };
+  const item: { [key: string]: JsonObjectOut[string] } = {
+    file: outcome.file,
+    path: outcome.displayPath,
+    status: outcome.status,
+  };
   if (outcome.kind !== null) item.kind = outcome.kind;
   if (outcome.status === 'valid' && outcome.id !== null) item.id = outcome.id;
   if (outcome.refusal !== null) {
-    item.reason_code = outcome.refusal.code;
-    if (outcome.refusal.field !== undefined) item.field = outcome.refusal.field;
+    const record = refusalJson(outcome.refusal, DISCLOSURE);
+    item.reason_code = record.reason_code;
+    if (record.field !== undefined) item.field = record.field;
+    if (record.location !== undefined) item.location = { ...record.location };
+    if (record.hint !== undefined) item.hint = record.hint;
+    if (record.also !== undefined) item.also = record.also.map((other) => ({ ...other }) as JsonObjectOut);
+    if (record.omitted !== undefined) item.omitted = record.omitted;
   }
   return item;
 }
 
-function outcomeLine(outcome: ResourceOutcome): string {
-  const kind = (outcome.kind ?? '-').padEnd(13);
-  if (outcome.status === 'valid') return `file ${outcome.file}: valid    ${kind}  ${outcome.id}\n`;
-  if (outcome.status === 'blocked') {
-    return `file ${outcome.file}: blocked  ${kind}  not checked: another file of the project was refused\n`;
-  }
+function outcomeLine(outcome: ResourceOutcome, width: number): string {
+  const head = `${outcome.status.padEnd(8)} ${(outcome.kind ?? '-').padEnd(13)}  ${outcome.displayPath.padEnd(width)}`;
+  if (outcome.status === 'valid') return `${head}  ${outcome.id}\n`;
+  if (outcome.status === 'blocked')
+    return `${head}  not checked: it refers to what a refused file may declare\n`;
   const refusal = outcome.refusal as Refusal;
-  const at = refusal.field === undefined ? '' : ` at ${refusal.field}`;
-  return `file ${outcome.file}: refused  ${kind}  (${refusal.code})${at}: ${refusal.message}\n`;
+  const count = 1 + refusal.also.length + refusal.omitted;
+  return `${head}  ${refusal.code}${count > 1 ? ` and ${count - 1} more` : ''}\n`;
 }
 
-/** Prints the per-file report (human mode) and throws the project refusal with every item. */
-function refuseProject(project: ContractProject, io: CliIo, json: boolean): never {
+function outcomeLines(outcomes: readonly ResourceOutcome[]): string {
+  const width = Math.max(0, ...outcomes.map((outcome) => outcome.displayPath.length));
+  return outcomes.map((outcome) => outcomeLine(outcome, width)).join('');
+}
+
+/**
+ * The report of a project with refused files: the per-file outcomes on
+ * stdout, every refused file's errors on stderr (up to 50, then a count),
+ * exit 2; with --json one object whose items carry each file's errors.
+ */
+function refusedProject(project: ContractProject): CommandResult {
   const outcomes = project.outcomes;
   // A bug is not a property of the project: it exits 70 with fixed text, like any internal error.
   const internal = outcomes.find((outcome) => outcome.refusal?.category === 'internal');
   if (internal?.refusal) throw internal.refusal;
-  if (!json) for (const outcome of outcomes) io.stderr.write(outcomeLine(outcome));
-  throw new ItemizedRefusal(
-    refuseContract('contract_project_invalid', { role: 'project' }),
-    outcomes.map(outcomeJson),
-  );
+  const refused = outcomes.flatMap((outcome) => (outcome.refusal === null ? [] : [outcome.refusal]));
+  const blocked = outcomes.filter((outcome) => outcome.status === 'blocked').length;
+  const summary = `${refused.length} of ${outcomes.length} files refused${blocked > 0 ? `, ${blocked} blocked` : ''}\n`;
+  const projectRefusal = refuseContract('contract_project_invalid', { role: 'project' });
+  return {
+    text: `${outcomeLines(outcomes)}${summary}`,
+    errors:
+      refused.length === 0
+        ? formatRefusal(projectRefusal, DISCLOSURE)
+        : formatRefusal(refuseAll(refused), DISCLOSURE),
+    json: {
+      status: 'refused',
+      ...refusalJson(projectRefusal, DISCLOSURE),
+      items: outcomes.map(outcomeJson),
+    },
+    refused: true,
+  };
 }
 
 export const contractValidate: Command = {
   path: ['contract', 'validate'],
   usage: VALIDATE_USAGE,
-  async run(args, io): Promise<CommandResult> {
+  async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
       args,
       { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -138,13 +147,13 @@ export const contractValidate: Command = {
     const dir = positionals[0];
     if (dir === undefined) return usageError(VALIDATE_USAGE);
     const project = await openContractProject(dir);
-    if (!project.valid) refuseProject(project, io, values.json === true);
+    if (!project.valid) return refusedProject(project);
     const outcomes = project.outcomes;
     const counts = new Map<string, number>();
     for (const outcome of outcomes) counts.set(outcome.kind ?? '', (counts.get(outcome.kind ?? '') ?? 0) + 1);
     const summary = [...counts].map(([kind, count]) => `${count} ${kind}`).join(', ');
     return {
-      text: `${outcomes.map(outcomeLine).join('')}${outcomes.length} resources valid (${summary})\n`,
+      text: `${outcomeLines(outcomes)}${outcomes.length} resources valid (${summary})\n`,
       json: { status: 'ok', valid: outcomes.length, resources: outcomes.map(outcomeJson) },
     };
   },
@@ -185,7 +194,7 @@ function itemLine(item: ProjectedItem, width: number): string {
 export const contractProject: Command = {
   path: ['contract', 'project'],
   usage: PROJECT_USAGE,
-  async run(args, io): Promise<CommandResult> {
+  async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
       args,
       {
@@ -204,24 +213,11 @@ export const contractProject: Command = {
     const project = await openContractProject(dir);
     let items: ProjectedItem[];
     if (values.resource !== undefined) {
-      const wanted = values.resource;
-      const outcome = project.outcomes.find(
-        (candidate) => candidate.id === wanted && candidate.status !== 'blocked',
-      );
-      if (outcome === undefined) {
-        if (!project.outcomes.every((candidate) => candidate.status !== 'blocked')) {
-          refuseProject(project, io, values.json === true);
-        }
-        throw refuseContract('contract_resource_not_found', { role: 'project' });
-      }
-      if (outcome.refusal !== null) throw outcome.refusal;
-      if (outcome.kind === 'Dashboard')
-        throw refuseContract('contract_resource_not_contract_bearing', { role: 'project' });
-      if (outcome.version === null)
-        throw refuseContract('contract_version_missing', { role: 'projection', field: 'contract' });
-      items = [projectedItem(project, outcome)];
+      const selection = project.select(values.resource);
+      if (selection.kind === 'project_invalid') return refusedProject(project);
+      items = [projectedItem(project, selection.outcome)];
     } else {
-      if (!project.valid) refuseProject(project, io, values.json === true);
+      if (!project.valid) return refusedProject(project);
       items = project.outcomes.map((outcome) => projectedItem(project, outcome));
     }
     const projections = items.flatMap((item) => (item.projection === null ? [] : [item.projection]));

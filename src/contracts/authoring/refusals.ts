@@ -2,11 +2,15 @@ import { defineRefusals } from '../../core/refusal/index.js';
 
 /**
  * Why a contract project, resource or projection was refused. Messages are
- * fixed: they never quote a file name, a resource id, a field name, a literal
- * or parser text, which may all be customer data. The `field` of a refusal is
- * an allowlisted authored path such as `fields[].type`; its `role` is the
- * resource kind (`source`, `model`, `semantic_model`, `dashboard`) or the stage
- * (`project`, `sql`, `projection`, `output`).
+ * fixed per code: they never quote a file name, a resource id, a key, a
+ * literal or parser text. Contract projects are the operator's own files, so
+ * where the fault is goes in the refusal's `location` (file as given, line,
+ * column, key path with indices) and `hint` (nearest key, reference or
+ * allowed values); values are never shown (docs/contracts.md#reading-an-error).
+ * The `field` of a refusal stays the allowlisted schema path such as
+ * `fields[].type`; its `role` is the resource kind (`source`, `model`,
+ * `semantic_model`, `dashboard`) or the stage (`project`, `sql`, `projection`,
+ * `output`).
  */
 export type ContractRefusalCode =
   // reading the project folder

@@ -163,14 +163,38 @@ describe('the authoring schemas', () => {
     expect(refusal(() => read('just text\n')).code).toBe('contract_kind_unknown');
   });
 
-  it('never reports an unknown key or a value, only schema paths', () => {
+  it('reports an unknown key where it is written with the nearest allowed key, never a value', () => {
     const planted = source({
-      fields: [{ name: 'SECRET_COLUMN_ZQ', type: 'string', SECRET_KEY_ZQ: 'VALUE_ZQ_1' }],
+      fields: [
+        { name: 'order_id', type: 'int64' },
+        { name: 'SECRET_COLUMN_ZQ', type: 'string', nulable: 'VALUE_ZQ_1' },
+      ],
     });
-    const error = refusal(() => read(yamlOf(planted)));
+    const text = yamlOf(planted);
+    const error = refusal(() => read(text));
     expect(error.code).toBe('contract_field_unknown');
-    const printed = { stdout: JSON.stringify(error.toJSON()), stderr: `${error.message} ${error.field}` };
-    expect(scanForSentinels(printed, [], ['SECRET_COLUMN_ZQ', 'SECRET_KEY_ZQ', 'VALUE_ZQ_1'])).toEqual([]);
+    // `field` keeps its schema-only form; the key path and position are in `location`.
+    expect(error.field).toBe('fields[]');
+    const line = text.split('\n').findIndex((row) => row.includes('nulable')) + 1;
+    expect(error.location).toEqual({ line, column: 5, pointer: 'fields[1].nulable' });
+    expect(error.hint).toBe("did you mean 'nullable'?");
+    const printed = { stdout: JSON.stringify(error.toJSON()), stderr: '' };
+    expect(scanForSentinels(printed, [], ['SECRET_COLUMN_ZQ', 'VALUE_ZQ_1'])).toEqual([]);
+  });
+
+  it('reports every schema issue of a file at once, in the order they are written', () => {
+    const doc = source({
+      fields: [
+        { name: 'a', typ: 'string' },
+        { name: 'b', type: 'string', classification: 'secret' },
+      ],
+    });
+    const error = refusal(() => read(yamlOf(doc)));
+    expect([error, ...error.also].map((one) => [one.code, one.location?.pointer])).toEqual([
+      ['contract_field_missing', 'fields[0].type'],
+      ['contract_field_unknown', 'fields[0].typ'],
+      ['contract_field_invalid', 'fields[1].classification'],
+    ]);
   });
 
   it('returns a deeply frozen resource with defaults materialized, registered as validated', () => {

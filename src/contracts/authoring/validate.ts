@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { describeKind, type PathSegment, pointerOf, type YamlNode } from '../../core/input/index.js';
+import { didYouMean, guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { fieldPathOf } from './field-path.js';
 import { IDENTIFIER_PATTERNS } from './identifiers.js';
+import { allowedKeysAt, keyPositionAt, nodeAt } from './locate.js';
 import { PHYSICAL_TYPE_PATTERN } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
 import {
@@ -14,7 +16,7 @@ import {
   type SemanticModelResource,
   type SourceResource,
 } from './schemas/resource.js';
-import { parseStrictYaml, type YamlValue } from './yaml.js';
+import { readResourceYaml, type YamlValue } from './yaml.js';
 
 declare const validatedBrand: unique symbol;
 
@@ -38,32 +40,147 @@ export function isValidatedResource(value: unknown): value is ValidatedResource 
 
 /** Parses and validates one resource file. */
 export function readResource(bytes: Uint8Array): ValidatedResource {
-  return validateResource(parseStrictYaml(bytes));
+  return readLocatedResource(bytes).resource;
+}
+
+/** The same, with the YAML node tree that says where each part of the resource is written. */
+export function readLocatedResource(bytes: Uint8Array): {
+  readonly resource: ValidatedResource;
+  readonly node: YamlNode;
+} {
+  const document = readResourceYaml(bytes);
+  return { resource: validateLocated(document.value, document.node), node: document.node };
 }
 
 /** Validates a decoded document against the resource schemas. */
 export function validateResource(value: YamlValue | unknown): ValidatedResource {
+  return validateLocated(value, null);
+}
+
+/** Validates a decoded document, reporting each issue where `node` says it is written. */
+export function validateLocated(value: unknown, node: YamlNode | null): ValidatedResource {
   return guardRefusals(() => {
     const result = ResourceSchema.safeParse(value, { reportInput: true });
-    if (!result.success) throw refusalOf(result.error.issues, value);
+    if (!result.success) throw refuseAll(refusalsOf(result.error.issues, value, node));
     const resource = deepFreeze(result.data) as AuthoredResource as ValidatedResource;
     VALIDATED.add(resource);
     return resource;
   });
 }
 
-function refusalOf(issues: readonly z.core.$ZodIssue[], value: unknown) {
+/**
+ * One refusal per schema issue, each at the key or value it concerns (when
+ * the node tree is known), in the order they are written in the file. An
+ * unknown key names the nearest key its mapping allows.
+ */
+function refusalsOf(
+  issues: readonly z.core.$ZodIssue[],
+  value: unknown,
+  node: YamlNode | null,
+): readonly Refusal[] {
   const kind = kindOf(value);
   const role = kind === undefined ? 'resource' : ROLE_OF_KIND[kind];
-  const issue = issues[0];
-  if (issue === undefined) return refuseContract('contract_field_invalid', { role });
-  const context = (path: readonly PropertyKey[]) => {
-    const field = fieldPathOf(path);
-    return field === undefined ? { role } : { role, field };
+  const located = (
+    code: ContractRefusalCode,
+    path: readonly PathSegment[],
+    at: { readonly line: number; readonly column: number } | undefined,
+    hint?: string,
+    fieldPath: readonly PathSegment[] = path,
+  ): Refusal => {
+    const field = fieldPathOf(fieldPath);
+    const pointer = pointerOf(path);
+    return refuseContract(code, {
+      role,
+      ...(field === undefined ? {} : { field }),
+      location: { ...at, ...(pointer === '' ? {} : { pointer }) },
+      ...(hint === undefined ? {} : { hint }),
+    });
   };
-  if (kind === undefined) return refuseContract('contract_kind_unknown', context(['kind']));
-  return refuseContract(codeOf(issue), context(issue.path));
+  const atValue = (path: readonly PathSegment[]) => (node === null ? undefined : nodeAt(node, path).node.at);
+  if (kind === undefined) {
+    const given =
+      typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
+    const hint =
+      typeof given === 'string'
+        ? (didYouMean(given, RESOURCE_KINDS) ?? `expected one of ${RESOURCE_KINDS.join(', ')}`)
+        : `add 'kind:' with one of ${RESOURCE_KINDS.join(', ')}`;
+    const at = given === undefined ? atValue([]) : atValue(['kind']);
+    return [located('contract_kind_unknown', ['kind'], at, hint)];
+  }
+  const out: { refusal: Refusal; line: number; column: number }[] = [];
+  const push = (refusal: Refusal) =>
+    out.push({ refusal, line: refusal.location?.line ?? 0, column: refusal.location?.column ?? 0 });
+  for (const issue of issues) {
+    const path = issue.path.filter(
+      (segment): segment is PathSegment => typeof segment === 'string' || typeof segment === 'number',
+    );
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeysAt(ResourceSchema, value, path) ?? [];
+      const present = new Set(issue.keys);
+      for (const key of issue.keys) {
+        const at = node === null ? undefined : keyPositionAt(node, path, key);
+        const hint = didYouMean(
+          key,
+          allowed.filter((candidate) => !present.has(candidate) && !hasKey(value, path, candidate)),
+        );
+        // `field` stays the schema path of the mapping (an authored key is not a schema path).
+        push(located('contract_field_unknown', [...path, key], at, hint, path));
+      }
+      continue;
+    }
+    const code = codeOf(issue);
+    if (code === 'contract_field_missing') {
+      // A missing key is reported where its mapping starts.
+      push(located(code, path, atValue(path.slice(0, -1))));
+      continue;
+    }
+    push(located(code, path, atValue(path), hintOf(issue, node === null ? undefined : nodeAt(node, path))));
+  }
+  out.sort((a, b) => a.line - b.line || a.column - b.column);
+  return out.length === 0 ? [refuseContract('contract_field_invalid', { role })] : out.map((o) => o.refusal);
 }
+
+function hasKey(value: unknown, path: readonly PathSegment[], key: string): boolean {
+  let here: unknown = value;
+  for (const segment of path) {
+    if (typeof here !== 'object' || here === null) return false;
+    here = (here as Record<PropertyKey, unknown>)[segment];
+  }
+  return typeof here === 'object' && here !== null && Object.hasOwn(here, key);
+}
+
+/** One line of advice for a value that has the wrong shape: sealkit's own vocabulary only. */
+function hintOf(
+  issue: z.core.$ZodIssue,
+  found: { readonly node: YamlNode; readonly depth: number } | undefined,
+): string | undefined {
+  if (issue.code === 'invalid_value') {
+    const allowed = issue.values.filter((candidate): candidate is string => typeof candidate === 'string');
+    if (allowed.length === 0) return undefined;
+    const given = found?.node.kind === 'string' ? found.node.value : undefined;
+    const near = given === undefined ? undefined : didYouMean(given, allowed);
+    return near ?? `expected one of ${allowed.join(', ')}`;
+  }
+  if (issue.code === 'invalid_type' && found !== undefined) {
+    const expected = EXPECTED[issue.expected];
+    return expected === undefined ? undefined : `expected ${expected}, found ${describeKind(found.node)}`;
+  }
+  if (issue.code === 'too_big' || issue.code === 'too_small') {
+    const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
+    const what = issue.origin === 'array' ? 'items' : issue.origin === 'string' ? 'characters' : undefined;
+    if (what === undefined || !Number.isSafeInteger(bound)) return undefined;
+    return `${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound} ${what}`;
+  }
+  return undefined;
+}
+
+const EXPECTED: { readonly [type: string]: string } = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+};
 
 function codeOf(issue: z.core.$ZodIssue): ContractRefusalCode {
   switch (issue.code) {

@@ -1,8 +1,14 @@
-import { isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments } from 'yaml';
-import { guardRefusals } from '../../core/refusal/index.js';
+import {
+  type PathSegment,
+  plainOf,
+  pointerOf,
+  readStrictYaml,
+  type YamlFault,
+  type YamlNode,
+} from '../../core/input/index.js';
 import { decimalOfShortest, parseDecimalLexeme, sameDecimal } from './decimal.js';
 import { fieldPathOf } from './field-path.js';
-import { refuseContract } from './refusals.js';
+import { type ContractRefusalCode, refuseContract } from './refusals.js';
 import { isWellFormedText } from './text.js';
 
 /** What a resource file decodes to before schema validation. */
@@ -11,110 +17,116 @@ export interface YamlMapping {
   readonly [key: string]: YamlValue;
 }
 
+/** A resource file read strictly: the plain value, and the node tree that says where each part is. */
+export interface ResourceDocument {
+  readonly value: YamlValue;
+  readonly node: YamlNode;
+}
+
 export const MAX_YAML_DEPTH = 32;
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const FAULT_CODES: { readonly [F in YamlFault]: ContractRefusalCode } = {
+  not_utf8: 'contract_yaml_not_utf8',
+  malformed: 'contract_yaml_malformed',
+  duplicate_key: 'contract_yaml_duplicate_key',
+  multiple_documents: 'contract_yaml_multiple_documents',
+  alias: 'contract_yaml_alias',
+  tag: 'contract_yaml_tag',
+  directive: 'contract_yaml_malformed',
+  key_not_string: 'contract_yaml_key_not_string',
+  too_deep: 'contract_yaml_too_deep',
+};
+
+const ROLE = 'resource';
 
 /**
- * Strict YAML 1.2 (core schema) for resource files: UTF-8 without a BOM,
- * exactly one document, no duplicate keys, no anchors, aliases or explicit
- * tags, string keys only, bounded depth, and numbers only as plain decimals
- * that a double holds exactly (anything else must be quoted, so no literal is
- * silently rounded). Parser messages quote the source and are dropped.
+ * Strict YAML 1.2 for resource files, through the core reader
+ * (docs/refusals.md#text-inputs), plus two contract rules: every key and
+ * string is well-formed Unicode text, and numbers are plain decimals that a
+ * double holds exactly (anything else must be quoted, so no literal is
+ * silently rounded). An empty file is refused like a second document:
+ * a resource file holds exactly one.
  */
+export function readResourceYaml(bytes: Uint8Array): ResourceDocument {
+  const node = readStrictYaml(bytes, {
+    maxDepth: MAX_YAML_DEPTH,
+    refuse: (fault, place) =>
+      refuseContract(FAULT_CODES[fault], {
+        role: ROLE,
+        location: place,
+        ...(fault === 'not_utf8' ? { hint: utf8Hint(bytes) } : {}),
+      }),
+  });
+  if (node.kind === 'null' && isBlank(bytes)) {
+    throw refuseContract('contract_yaml_multiple_documents', {
+      role: ROLE,
+      location: { line: 1, column: 1 },
+    });
+  }
+  checkNode(node, []);
+  return { value: plainOf(node) as YamlValue, node };
+}
+
+/** The plain value of a resource file (see readResourceYaml). */
 export function parseStrictYaml(bytes: Uint8Array): YamlValue {
-  const role = 'resource';
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    throw refuseContract('contract_yaml_not_utf8', { role });
-  }
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw refuseContract('contract_yaml_not_utf8', { role });
-  }
-  return guardRefusals(
-    () => {
-      const documents = parseAllDocuments(text, {
-        version: '1.2',
-        schema: 'core',
-        uniqueKeys: true,
-        merge: false,
-        strict: true,
-        prettyErrors: false,
-        intAsBigInt: false,
-      });
-      if (!Array.isArray(documents) || documents.length !== 1) {
-        throw refuseContract('contract_yaml_multiple_documents', { role });
-      }
-      const [document] = documents;
-      if (document === undefined) throw refuseContract('contract_yaml_multiple_documents', { role });
-      const problem = document.errors[0] ?? document.warnings[0];
-      if (problem !== undefined) {
-        if (problem.code === 'DUPLICATE_KEY') throw refuseContract('contract_yaml_duplicate_key', { role });
-        if (problem.code === 'TAG_RESOLVE_FAILED') {
-          throw refuseContract('contract_yaml_tag', { role });
-        }
-        if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') {
-          throw refuseContract('contract_yaml_alias', { role });
-        }
-        throw refuseContract('contract_yaml_malformed', { role });
-      }
-      if (document.contents === null) throw refuseContract('contract_yaml_multiple_documents', { role });
-      return convert(document.contents, [], 1);
-    },
-    () => refuseContract('contract_yaml_malformed', { role }),
-  );
+  return readResourceYaml(bytes).value;
 }
 
-function convert(node: unknown, path: readonly PropertyKey[], depth: number): YamlValue {
-  const at = (): { role: string; field?: string } => {
-    const field = fieldPathOf(path);
-    return field === undefined ? { role: 'resource' } : { role: 'resource', field };
+function utf8Hint(bytes: Uint8Array): string {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+    ? 'save the file as UTF-8 without a byte order mark'
+    : 'save the file as UTF-8';
+}
+
+// Only comments and white space: YAML reads it as no document at all.
+function isBlank(bytes: Uint8Array): boolean {
+  const text = Buffer.from(bytes).toString('utf8');
+  return text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
+}
+
+function checkNode(node: YamlNode, path: readonly PathSegment[]): void {
+  const refuse = (
+    code: ContractRefusalCode,
+    at: YamlNode | { readonly at: YamlNode['at'] },
+    where = path,
+  ) => {
+    const field = fieldPathOf(where);
+    const pointer = pointerOf(where);
+    return refuseContract(code, {
+      role: ROLE,
+      ...(field === undefined ? {} : { field }),
+      location: { line: at.at.line, column: at.at.column, ...(pointer === '' ? {} : { pointer }) },
+    });
   };
-  if (depth > MAX_YAML_DEPTH) throw refuseContract('contract_yaml_too_deep', at());
-  if (isAlias(node)) throw refuseContract('contract_yaml_alias', at());
-  const props = node as Node;
-  if (props.anchor !== undefined) throw refuseContract('contract_yaml_alias', at());
-  if (props.tag !== undefined) throw refuseContract('contract_yaml_tag', at());
-  if (isMap(node)) {
-    const out: Record<string, YamlValue> = Object.create(null);
-    for (const pair of node.items) {
-      const key = pair.key;
-      if (isAlias(key)) throw refuseContract('contract_yaml_alias', at());
-      if (!isScalar(key) || typeof key.value !== 'string') {
-        throw refuseContract('contract_yaml_key_not_string', at());
+  switch (node.kind) {
+    case 'map':
+      for (const entry of node.entries) {
+        const childPath = [...path, entry.key];
+        if (!isWellFormedText(entry.key))
+          throw refuse('contract_text_invalid', { at: entry.keyAt }, childPath);
+        checkNode(entry.value, childPath);
       }
-      if (key.anchor !== undefined) throw refuseContract('contract_yaml_alias', at());
-      if (key.tag !== undefined) throw refuseContract('contract_yaml_tag', at());
-      if (!isWellFormedText(key.value)) throw refuseContract('contract_text_invalid', at());
-      const childPath = [...path, key.value];
-      out[key.value] = pair.value === null ? null : convert(pair.value, childPath, depth + 1);
+      return;
+    case 'seq':
+      node.items.forEach((item, index) => {
+        checkNode(item, [...path, index]);
+      });
+      return;
+    case 'string':
+      if (!isWellFormedText(node.value)) throw refuse('contract_text_invalid', node);
+      return;
+    case 'number': {
+      const lexeme = parseDecimalLexeme(node.source);
+      if (
+        lexeme === undefined ||
+        !Number.isFinite(node.value) ||
+        !sameDecimal(lexeme, decimalOfShortest(node.value))
+      ) {
+        throw refuse('contract_yaml_number_inexact', node);
+      }
+      return;
     }
-    return out;
+    default:
+      return;
   }
-  if (isSeq(node)) {
-    return node.items.map((item, index) =>
-      item === null ? null : convert(item, [...path, index], depth + 1),
-    );
-  }
-  if (isScalar(node)) {
-    const value: unknown = node.value;
-    if (value === null || typeof value === 'boolean') return value;
-    if (typeof value === 'string') {
-      if (!isWellFormedText(value)) throw refuseContract('contract_text_invalid', at());
-      return value;
-    }
-    if (typeof value === 'number') return exactNumber(value, node.source, at);
-    throw refuseContract('contract_yaml_malformed', at());
-  }
-  throw refuseContract('contract_yaml_malformed', at());
-}
-
-function exactNumber(value: number, source: unknown, at: () => { role: string; field?: string }): number {
-  const lexeme = typeof source === 'string' ? parseDecimalLexeme(source) : undefined;
-  if (lexeme === undefined || !Number.isFinite(value) || !sameDecimal(lexeme, decimalOfShortest(value))) {
-    throw refuseContract('contract_yaml_number_inexact', at());
-  }
-  return value;
 }

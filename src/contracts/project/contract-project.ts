@@ -1,7 +1,11 @@
-import { guardRefusals, Refusal, refuseInternal } from '../../core/refusal/index.js';
+import { join } from 'node:path';
+import type { YamlNode } from '../../core/input/index.js';
+import { didYouMean, guardRefusals, Refusal, refuseAll, refuseInternal } from '../../core/refusal/index.js';
+import { placeEach, positioned } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
-import { type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
-import { readResource, type ValidatedResource } from '../authoring/validate.js';
+import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
+import { type ValidatedResource, validateLocated } from '../authoring/validate.js';
+import { readResourceYaml } from '../authoring/yaml.js';
 import { type CanonicalProjection, canonicalizeProjection } from '../canonical/canonical.js';
 import type { BuildContext, BuiltContent } from '../projection/build-context.js';
 import { type ContractFallback, constructProjection } from '../projection/construct.js';
@@ -22,21 +26,27 @@ export interface ProjectFile {
 
 /**
  * `valid`: the resource passed every check; `refused`: it did not (see
- * `refusal`); `blocked`: it was not checked against the graph because another
- * file of the project was refused before the graph could be built.
+ * `refusal`); `blocked`: it was not checked because what it refers to may be
+ * declared in a refused file (see `blockedBy`).
  */
 export type OutcomeStatus = 'valid' | 'refused' | 'blocked';
 
 export interface ResourceOutcome {
   /** 1-based position of the file in byte order of its relative path. */
   readonly file: number;
-  /** For library callers; the CLI never prints paths. */
+  /** The file's path relative to the project folder. */
   readonly path: string;
+  /** The file as the operator finds it: the project folder as given, joined with `path`. */
+  readonly displayPath: string;
   readonly status: OutcomeStatus;
   readonly kind: ResourceKind | null;
   readonly id: string | null;
   /** The authored contract version, or null (unversioned, dashboards, refused files). */
   readonly version: string | null;
+  /**
+   * Every independent error of the file (located: file, line, column, key
+   * path), the first with the others in `also`; null when not refused.
+   */
   readonly refusal: Refusal | null;
   /** Ids this resource depends on, sorted: SQL relations, datasets, relationship targets, used models. */
   readonly dependencies: readonly string[];
@@ -48,11 +58,30 @@ export interface DependencyEdge {
   readonly to: string;
 }
 
+export interface ProjectOptions {
+  /**
+   * The project folder as the operator named it (e.g. `retail`), joined
+   * before each file's relative path in refusals; absent, paths stay relative
+   * to the project folder.
+   */
+  readonly root?: string;
+}
+
+/** What `select` answers for one resource id. */
+export type ResourceSelection =
+  | { readonly kind: 'selected'; readonly outcome: ResourceOutcome }
+  /** The project has refused files and the id is not one of them: report the project as a whole. */
+  | { readonly kind: 'project_invalid' };
+
 type ContractBuilt = BuiltContent<ProjectionPayload['content']>;
 
 interface Entry {
   readonly file: number;
   readonly path: string;
+  readonly display: string;
+  node: YamlNode | null;
+  /** What the file says it is, as far as it can be read: used when it is refused. */
+  declared: { readonly id?: string; readonly name?: string; readonly kind?: ResourceKind };
   resource: ValidatedResource | null;
   refusal: Refusal | null;
   built: ContractBuilt | null;
@@ -67,6 +96,11 @@ const compareBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'ut
  * validated against its kind's schema, ids unique, every reference resolved
  * through the ReferenceContext, every model's SQL parsed (in one batch) and
  * projected, dependency cycles refused. Projections are sealed from here only.
+ *
+ * Every file is checked: a refused file stops only the resources whose
+ * references could mean it (they are `blocked`), so one run reports every
+ * independent error (docs/contracts.md#reading-an-error). Projections are
+ * sealed only from a complete graph (every file read and validated, ids unique).
  */
 export class ContractProject {
   readonly #entries: readonly Entry[];
@@ -81,12 +115,23 @@ export class ContractProject {
     this.#byId = byId;
   }
 
-  static async fromFiles(files: readonly ProjectFile[], parser: SqlParser): Promise<ContractProject> {
+  static async fromFiles(
+    files: readonly ProjectFile[],
+    parser: SqlParser,
+    options: ProjectOptions = {},
+  ): Promise<ContractProject> {
     const sorted = [...files].sort((a, b) => compareBytes(a.path, b.path));
+    const refuseIn = (entry: Entry, error: unknown): Refusal => {
+      if (!(error instanceof Refusal) || error.category === 'internal') return asRefusal(error);
+      return placeEach(error, (one) => positioned(one, entry.node).at({ path: entry.display }));
+    };
     const entries: Entry[] = sorted.map((file, index) => {
       const entry: Entry = {
         file: index + 1,
         path: file.path,
+        display: options.root === undefined ? file.path : join(options.root, file.path),
+        node: null,
+        declared: {},
         resource: null,
         refusal: null,
         built: null,
@@ -94,9 +139,12 @@ export class ContractProject {
         blocked: false,
       };
       try {
-        entry.resource = readResource(file.bytes);
+        const document = readResourceYaml(file.bytes);
+        entry.node = document.node;
+        entry.declared = declaredOf(document.value);
+        entry.resource = validateLocated(document.value, document.node);
       } catch (error: unknown) {
-        entry.refusal = asRefusal(error);
+        entry.refusal = refuseIn(entry, error);
       }
       return entry;
     });
@@ -112,22 +160,32 @@ export class ContractProject {
     for (const list of byId.values()) {
       if (list.length < 2) continue;
       for (const entry of list) {
-        entry.refusal = refuseContract('contract_duplicate_id', {
+        const others = list.filter((other) => other !== entry).map((other) => other.display);
+        const refusal = refuseContract('contract_duplicate_id', {
           role: ROLE_OF_KIND[(entry.resource as ValidatedResource).kind],
           field: 'id',
+          location: { pointer: 'id' },
+          hint: `the same id is declared in ${others.join(', ')}`,
         });
+        entry.refusal = refuseIn(entry, refusal);
       }
     }
 
-    // An incomplete graph cannot answer references: fail closed for every other file.
     const graphComplete = entries.every((entry) => entry.refusal === null);
-    if (!graphComplete) {
-      for (const entry of entries) if (entry.refusal === null) entry.blocked = true;
-      return new ContractProject(entries, false);
-    }
-
-    const resources = entries.map((entry) => entry.resource as ValidatedResource);
-    const references = new ReferenceContext(resources);
+    const checked = entries.filter((entry) => entry.refusal === null);
+    const resources = checked.map((entry) => entry.resource as ValidatedResource);
+    const refusedEntries = entries.filter((entry) => entry.refusal !== null);
+    const references = new ReferenceContext(resources, {
+      ids: new Set(
+        refusedEntries.flatMap((entry) => (entry.declared.id === undefined ? [] : [entry.declared.id])),
+      ),
+      names: new Set(
+        refusedEntries.flatMap((entry) => (entry.declared.name === undefined ? [] : [entry.declared.name])),
+      ),
+      unidentified: refusedEntries.some(
+        (entry) => entry.declared.id === undefined && entry.declared.name === undefined,
+      ),
+    });
     const sqlTexts = [
       ...new Set(resources.flatMap((resource) => (resource.kind === 'Model' ? [resource.sql] : []))),
     ];
@@ -135,8 +193,9 @@ export class ContractProject {
     const parsedByText = new Map(sqlTexts.map((text, index) => [text, serialized[index]]));
     const context: BuildContext = { references, parsedSql: (text) => parsedByText.get(text) };
 
-    for (const entry of entries) {
+    for (const entry of checked) {
       const resource = entry.resource as ValidatedResource;
+      references.takeBlocked();
       try {
         guardRefusals(() => {
           if (resource.kind === 'Dashboard') {
@@ -153,11 +212,13 @@ export class ContractProject {
           entry.dependencies = built.dependencies;
         });
       } catch (error: unknown) {
-        entry.refusal = asRefusal(error);
+        if (references.takeBlocked()) entry.blocked = true;
+        else entry.refusal = refuseIn(entry, error);
       }
     }
-    refuseCycles(entries);
-    return new ContractProject(entries, true);
+    refuseCycles(entries, refuseIn);
+    blockDependents(entries);
+    return new ContractProject(entries, graphComplete);
   }
 
   /** Per-file outcomes in file order. */
@@ -170,8 +231,9 @@ export class ContractProject {
       return {
         file: entry.file,
         path: entry.path,
+        displayPath: entry.display,
         status,
-        kind: resource?.kind ?? kindOfRole(entry.refusal?.role),
+        kind: resource?.kind ?? entry.declared.kind ?? null,
         id: resource?.id ?? null,
         version,
         refusal: entry.refusal,
@@ -182,7 +244,63 @@ export class ContractProject {
 
   /** True when every file is valid. */
   get valid(): boolean {
-    return this.#graphComplete && this.#entries.every((entry) => entry.refusal === null);
+    return this.#graphComplete && this.#entries.every((entry) => entry.refusal === null && !entry.blocked);
+  }
+
+  /**
+   * Refuses a project that is not valid, for commands that need all of it
+   * (publish, affected): `contract_project_invalid` first, then every refused
+   * file's errors, located, so the refusal says which files to fix.
+   */
+  requireValid(): void {
+    if (this.valid) return;
+    const refusals = this.#entries.flatMap((entry) => (entry.refusal === null ? [] : [entry.refusal]));
+    const internal = refusals.find((refusal) => refusal.category === 'internal');
+    if (internal !== undefined) throw internal;
+    throw refuseAll([refuseContract('contract_project_invalid', { role: 'project' }), ...refusals]);
+  }
+
+  /**
+   * The outcome for one resource id, for callers that work on one resource
+   * (`contract project --resource`): a refused resource is refused with its
+   * own errors; an id no file declares is refused with the nearest id; when
+   * other files were refused, a resource that is not itself refused cannot be
+   * trusted (its references may mean a refused file) and the whole project is
+   * reported instead.
+   */
+  select(id: string): ResourceSelection {
+    const outcomes = this.outcomes;
+    const outcome = outcomes.find(
+      (candidate) =>
+        candidate.id === id ||
+        (candidate.status === 'refused' && this.#entries[candidate.file - 1]?.declared.id === id),
+    );
+    if (outcome?.refusal !== null && outcome?.refusal !== undefined) throw outcome.refusal;
+    if (!this.#graphComplete) return { kind: 'project_invalid' };
+    if (outcome === undefined) {
+      const hint = didYouMean(
+        id,
+        outcomes.flatMap((candidate) => (candidate.id === null ? [] : [candidate.id])),
+      );
+      throw refuseContract('contract_resource_not_found', {
+        role: 'project',
+        ...(hint === undefined ? {} : { hint }),
+      });
+    }
+    if (outcome.status === 'blocked') return { kind: 'project_invalid' };
+    if (outcome.kind === 'Dashboard')
+      throw refuseContract('contract_resource_not_contract_bearing', {
+        role: 'project',
+        location: { path: outcome.displayPath },
+      });
+    if (outcome.version === null)
+      throw refuseContract('contract_version_missing', {
+        role: 'projection',
+        field: 'contract',
+        location: { path: outcome.displayPath, line: 1, column: 1 },
+        hint: 'add contract: {version: ..., compatibility: ...} to project this resource',
+      });
+    return { kind: 'selected', outcome };
   }
 
   /**
@@ -220,10 +338,49 @@ export class ContractProject {
   }
 }
 
-/** A file refused by its kind's schema still names its kind through the refusal role. */
-function kindOfRole(role: string | undefined): ResourceKind | null {
-  const found = Object.entries(ROLE_OF_KIND).find(([, candidate]) => candidate === role);
-  return found === undefined ? null : (found[0] as ResourceKind);
+/**
+ * A resource that depends on a blocked one is blocked too: what it was
+ * checked against was itself not checked completely.
+ */
+function blockDependents(entries: readonly Entry[]): void {
+  const blockedIds = new Set(
+    entries.flatMap((entry) => (entry.blocked && entry.resource !== null ? [entry.resource.id] : [])),
+  );
+  let changed = blockedIds.size > 0;
+  while (changed) {
+    changed = false;
+    for (const entry of entries) {
+      if (entry.blocked || entry.refusal !== null || entry.resource === null) continue;
+      if (!entry.dependencies.some((id) => blockedIds.has(id))) continue;
+      entry.blocked = true;
+      blockedIds.add(entry.resource.id);
+      changed = true;
+    }
+  }
+}
+
+const CYCLE_KEY: { readonly [K in ResourceKind]: string } = {
+  Source: 'id',
+  Model: 'sql',
+  SemanticModel: 'model',
+  Dashboard: 'uses',
+};
+
+function cycleHint(id: string, others: readonly string[]): string {
+  return others.length === 0 ? `${id} refers to itself` : `${id} is on a cycle with ${others.join(', ')}`;
+}
+
+/** What a refused file declares, as far as its plain value says. */
+function declaredOf(value: unknown): Entry['declared'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const record = value as { readonly id?: unknown; readonly name?: unknown; readonly kind?: unknown };
+  return {
+    ...(typeof record.id === 'string' ? { id: record.id } : {}),
+    ...(typeof record.name === 'string' ? { name: record.name } : {}),
+    ...((RESOURCE_KINDS as readonly unknown[]).includes(record.kind)
+      ? { kind: record.kind as ResourceKind }
+      : {}),
+  };
 }
 
 /** Only refusals reach an outcome; anything else is a bug in sealkit, reported as such. */
@@ -247,16 +404,19 @@ async function guardRefusalsAsyncParse(
 }
 
 /** Resources on a dependency cycle (self-references included) are refused. */
-function refuseCycles(entries: readonly Entry[]): void {
+function refuseCycles(entries: readonly Entry[], refuseIn: (entry: Entry, error: unknown) => Refusal): void {
   const byId = new Map<string, Entry>();
-  for (const entry of entries) if (entry.resource !== null) byId.set(entry.resource.id, entry);
+  for (const entry of entries)
+    if (entry.resource !== null && entry.refusal === null && !entry.blocked)
+      byId.set(entry.resource.id, entry);
   // Tarjan's strongly connected components, iterative so deep chains cannot overflow the stack.
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
   const stack: string[] = [];
-  const onCycle = new Set<string>();
+  // Each resource on a cycle → the other members of its cycle (none for a self-reference).
+  const onCycle = new Map<string, readonly string[]>();
   for (const start of byId.keys()) {
     if (index.has(start)) continue;
     const work: { id: string; next: number }[] = [{ id: start, next: 0 }];
@@ -271,7 +431,7 @@ function refuseCycles(entries: readonly Entry[]): void {
       if (frame.next < deps.length) {
         const to = deps[frame.next] as string;
         frame.next += 1;
-        if (to === frame.id) onCycle.add(to);
+        if (to === frame.id && !onCycle.has(to)) onCycle.set(to, []);
         if (!byId.has(to)) continue;
         if (!index.has(to)) {
           index.set(to, counter);
@@ -297,13 +457,22 @@ function refuseCycles(entries: readonly Entry[]): void {
           onStack.delete(member);
           component.push(member);
         } while (member !== frame.id);
-        if (component.length > 1) for (const id of component) onCycle.add(id);
+        if (component.length > 1)
+          for (const id of component) onCycle.set(id, component.filter((other) => other !== id).sort());
       }
     }
   }
-  for (const id of onCycle) {
+  for (const [id, others] of onCycle) {
     const entry = byId.get(id);
     if (entry === undefined || entry.resource === null || entry.refusal !== null) continue;
-    entry.refusal = refuseContract('contract_reference_cycle', { role: ROLE_OF_KIND[entry.resource.kind] });
+    entry.refusal = refuseIn(
+      entry,
+      refuseContract('contract_reference_cycle', {
+        role: ROLE_OF_KIND[entry.resource.kind],
+        // Where the dependencies of each kind are written.
+        location: { pointer: CYCLE_KEY[entry.resource.kind] },
+        hint: cycleHint(id, others),
+      }),
+    );
   }
 }

@@ -1,3 +1,5 @@
+import { pointerOf } from '../../core/input/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { DashboardResource } from '../authoring/schemas/resource.js';
 import { requireDistinctNames } from '../projection/sets.js';
@@ -15,26 +17,35 @@ export function checkDashboard(
   references: ReferenceContext,
 ): readonly string[] {
   const dependencies = new Set<string>();
-  for (const usage of dashboard.uses) {
+  dashboard.uses.forEach((usage, index) => {
     const model = references.resolve(usage.semantic_model, ['SemanticModel'], {
       role: ROLE,
       field: 'uses[].semantic_model',
+      at: ['uses', index, 'semantic_model'],
     });
     dependencies.add(model.id);
     const check = (
       names: readonly string[],
       declared: readonly { readonly name: string }[],
-      field: string,
+      key: 'measures' | 'dimensions' | 'filters',
     ) => {
+      const field = `uses[].${key}`;
       requireDistinctNames(names, { role: ROLE, field });
-      const known = new Set(declared.map((member) => member.name));
-      for (const name of names) {
-        if (!known.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
-      }
+      const known = declared.map((member) => member.name);
+      names.forEach((name, position) => {
+        if (known.includes(name)) return;
+        const near = didYouMean(name, known);
+        throw refuseContract('contract_member_unavailable', {
+          role: ROLE,
+          field,
+          location: { pointer: pointerOf(['uses', index, key, position]) },
+          hint: `${model.id} has no ${key.slice(0, -1)} '${name}'${near === undefined ? '' : `; ${near}`}`,
+        });
+      });
     };
-    check(usage.measures, model.measures, 'uses[].measures');
-    check(usage.dimensions, model.dimensions, 'uses[].dimensions');
-    check(usage.filters, model.filters, 'uses[].filters');
-  }
+    check(usage.measures, model.measures, 'measures');
+    check(usage.dimensions, model.dimensions, 'dimensions');
+    check(usage.filters, model.filters, 'filters');
+  });
   return [...dependencies].sort();
 }

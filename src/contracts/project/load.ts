@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
@@ -40,11 +41,12 @@ export function readContractProjectFiles(
       const files: ProjectFile[] = [];
       const total = { bytes: 0 };
       try {
-        walk(root, '', 1, files, total, limits);
+        walk(root, '', 1, files, total, limits, path);
       } finally {
         root.close();
       }
-      if (files.length === 0) throw refuseContract('contract_project_empty', { role: ROLE });
+      if (files.length === 0)
+        throw refuseContract('contract_project_empty', { role: ROLE, location: { path } });
       return files.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
     },
     () => refuseContract('contract_project_unreadable', { role: ROLE }),
@@ -52,11 +54,13 @@ export function readContractProjectFiles(
 }
 
 function openRoot(path: string): Dir {
+  const location = { path };
   try {
     return Dir.open(path);
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) throw refuseContract('contract_project_missing', { role: ROLE });
-    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE });
+    if (isFsError(error, 'ENOENT'))
+      throw refuseContract('contract_project_missing', { role: ROLE, location });
+    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE, location });
     if (isFsError(error, 'ENOTDIR')) {
       // O_DIRECTORY|O_NOFOLLOW reports a symlink as ENOTDIR; tell the two apart for the user.
       let symlink = false;
@@ -67,6 +71,7 @@ function openRoot(path: string): Dir {
       }
       throw refuseContract(symlink ? 'contract_project_symlink' : 'contract_project_not_directory', {
         role: ROLE,
+        location,
       });
     }
     throw refuseContract('contract_project_unreadable', { role: ROLE });
@@ -80,45 +85,59 @@ function walk(
   files: ProjectFile[],
   total: { bytes: number },
   limits: ProjectLimits,
+  root: string,
 ): void {
   for (const entry of dir.list()) {
     if (entry.bytes[0] === 0x2e) continue; // dot entries: tool state, VCS metadata
     const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    // Where the entry is, as the operator finds it (a non-UTF-8 name is shown escaped by the refusal).
+    const location = { path: join(root, relative) };
     const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
-    if (type === 'symlink') throw refuseContract('contract_project_symlink', { role: ROLE });
+    if (type === 'symlink') throw refuseContract('contract_project_symlink', { role: ROLE, location });
     if (type === 'directory') {
-      if (depth >= limits.maxDepth) throw refuseContract('contract_project_too_large', { role: ROLE });
+      if (depth >= limits.maxDepth)
+        throw refuseContract('contract_project_too_large', { role: ROLE, location });
       const child = dir.openDir(entry.bytes);
       try {
-        walk(child, relative, depth + 1, files, total, limits);
+        walk(child, relative, depth + 1, files, total, limits, root);
       } finally {
         child.close();
       }
       continue;
     }
-    if (type !== 'file') throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+    if (type !== 'file') throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
     if (!RESOURCE_FILE.test(entry.name)) continue;
-    if (!entry.utf8) throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+    if (!entry.utf8) throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
     if (files.length >= limits.maxFiles) throw refuseContract('contract_project_too_large', { role: ROLE });
-    files.push({ path: relative, bytes: readFile(dir, entry.bytes, total, limits) });
+    files.push({ path: relative, bytes: readFile(dir, entry.bytes, total, limits, location) });
   }
 }
 
-function readFile(dir: Dir, name: Uint8Array, total: { bytes: number }, limits: ProjectLimits): Uint8Array {
+function readFile(
+  dir: Dir,
+  name: Uint8Array,
+  total: { bytes: number },
+  limits: ProjectLimits,
+  location: { readonly path: string },
+): Uint8Array {
   let file: ReturnType<Dir['openFile']>;
   try {
     file = dir.openFile(name);
   } catch (error: unknown) {
-    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE });
-    throw refuseContract('contract_project_unreadable', { role: ROLE });
+    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE, location });
+    throw refuseContract('contract_project_unreadable', { role: ROLE, location });
   }
   try {
     // The listing could be stale: the opened inode itself must be a regular file.
     if (file.stat().type !== 'file')
-      throw refuseContract('contract_project_entry_unsupported', { role: ROLE });
+      throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
     const bytes = file.readUpTo(limits.maxFileBytes + 1);
     if (bytes.length > limits.maxFileBytes)
-      throw refuseContract('contract_file_too_large', { role: 'resource' });
+      throw refuseContract('contract_file_too_large', {
+        role: 'resource',
+        location,
+        hint: `at most ${limits.maxFileBytes} bytes`,
+      });
     total.bytes += bytes.length;
     if (total.bytes > limits.maxTotalBytes)
       throw refuseContract('contract_project_too_large', { role: ROLE });

@@ -1,5 +1,5 @@
 import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
-import { ContractProject, type ProjectFile } from './contract-project.js';
+import { ContractProject, type ProjectFile, type ProjectOptions } from './contract-project.js';
 import { type ProjectLimits, readContractProjectFiles } from './load.js';
 
 export interface OpenOptions {
@@ -8,18 +8,23 @@ export interface OpenOptions {
   readonly limits?: ProjectLimits;
 }
 
-/** Reads, validates and projects a contract project folder. */
+/**
+ * Reads, validates and projects a contract project folder. Refusals name
+ * each file as `path` joined with its path inside the project, so a relative
+ * folder given on the command line stays relative.
+ */
 export async function openContractProject(path: string, options: OpenOptions = {}): Promise<ContractProject> {
   const files = readContractProjectFiles(path, options.limits);
-  return contractProjectFromFiles(files, options.parser);
+  return contractProjectFromFiles(files, options.parser, { root: path });
 }
 
 /** The same from files already in memory. */
 export async function contractProjectFromFiles(
   files: readonly ProjectFile[],
   parser?: SqlParser,
+  options: ProjectOptions = {},
 ): Promise<ContractProject> {
-  if (parser !== undefined) return ContractProject.fromFiles(files, parser);
+  if (parser !== undefined) return ContractProject.fromFiles(files, parser, options);
   // The parser is loaded only when some model has SQL to parse.
   let opened: SqlParser | undefined;
   const lazy: SqlParser = {
@@ -32,7 +37,7 @@ export async function contractProjectFromFiles(
     },
   };
   try {
-    return await ContractProject.fromFiles(files, lazy);
+    return await ContractProject.fromFiles(files, lazy, options);
   } finally {
     lazy.close();
   }

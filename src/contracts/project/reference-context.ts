@@ -1,3 +1,5 @@
+import { pointerOf } from '../../core/input/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import type { ContractRole } from '../authoring/refusals.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { ResourceKind } from '../authoring/schemas/resource.js';
@@ -5,8 +7,25 @@ import type { ValidatedResource } from '../authoring/validate.js';
 
 export interface ReferenceSite {
   readonly role: ContractRole;
+  /** The allowlisted field path, e.g. `uses[].semantic_model`. */
   readonly field: string;
+  /** Where the reference is written, with indices: `['uses', 0, 'semantic_model']`. */
+  readonly at?: readonly (string | number)[];
 }
+
+/**
+ * What is known of files refused before the graph was built (unreadable,
+ * or refused by their schema): the ids and names they declare as far as they
+ * can be read, and whether some declare neither. A reference that could mean
+ * one of them is not answered (see `takeBlocked`).
+ */
+export interface RefusedIdentities {
+  readonly ids: ReadonlySet<string>;
+  readonly names: ReadonlySet<string>;
+  readonly unidentified: boolean;
+}
+
+const NONE: RefusedIdentities = { ids: new Set(), names: new Set(), unidentified: false };
 
 /**
  * Resolves references from the validated project graph. It never creates a
@@ -17,12 +36,18 @@ export interface ReferenceSite {
  * resource is the answer and must have an expected kind (no fallback to a
  * name then). Otherwise the project-local name, among resources of the
  * expected kinds: exactly one must match.
+ *
+ * When some files were refused, a reference whose answer could depend on
+ * them is refused too, and `takeBlocked()` then says so: the project reports
+ * that resource as blocked by the refused file, not as a second error.
  */
 export class ReferenceContext {
   readonly #byId: ReadonlyMap<string, ValidatedResource>;
   readonly #byName: ReadonlyMap<string, readonly ValidatedResource[]>;
+  readonly #refused: RefusedIdentities;
+  #blocked = false;
 
-  constructor(resources: readonly ValidatedResource[]) {
+  constructor(resources: readonly ValidatedResource[], refused: RefusedIdentities = NONE) {
     const byId = new Map<string, ValidatedResource>();
     const byName = new Map<string, ValidatedResource[]>();
     for (const resource of resources) {
@@ -33,6 +58,7 @@ export class ReferenceContext {
     }
     this.#byId = byId;
     this.#byName = byName;
+    this.#refused = refused;
   }
 
   resolve<K extends ResourceKind>(
@@ -41,21 +67,72 @@ export class ReferenceContext {
     site: ReferenceSite,
   ): Extract<ValidatedResource, { kind: K }> {
     const wanted = expected as readonly ResourceKind[];
+    const refuse = (
+      code:
+        | 'contract_reference_unavailable'
+        | 'contract_reference_ambiguous'
+        | 'contract_reference_kind_mismatch',
+      hint: string,
+    ) => {
+      const pointer = site.at === undefined ? '' : pointerOf(site.at);
+      return refuseContract(code, {
+        role: site.role,
+        field: site.field,
+        hint,
+        ...(pointer === '' ? {} : { location: { pointer } }),
+      });
+    };
+    const blocked = () => {
+      this.#blocked = true;
+      return refuse('contract_reference_unavailable', `'${reference}' may be declared in a refused file`);
+    };
+    const kinds = wanted.join(' or ');
+    if (this.#refused.ids.has(reference)) throw blocked();
     const byId = this.#byId.get(reference);
     if (byId !== undefined) {
-      if (!wanted.includes(byId.kind)) throw refuseContract('contract_reference_kind_mismatch', site);
+      if (!wanted.includes(byId.kind))
+        throw refuse(
+          'contract_reference_kind_mismatch',
+          `'${reference}' is a ${byId.kind}; expected ${kinds}`,
+        );
       return byId as Extract<ValidatedResource, { kind: K }>;
     }
+    if (this.#refused.names.has(reference)) throw blocked();
     const named = this.#byName.get(reference) ?? [];
     const matching = named.filter((resource) => wanted.includes(resource.kind));
-    if (matching.length > 1) throw refuseContract('contract_reference_ambiguous', site);
+    if (matching.length > 1) {
+      throw refuse(
+        'contract_reference_ambiguous',
+        `'${reference}' is the name of ${matching.length} resources; use an id: ${matching.map((r) => r.id).join(', ')}`,
+      );
+    }
     const [only] = matching;
     if (only !== undefined) return only as Extract<ValidatedResource, { kind: K }>;
-    if (named.length > 0) throw refuseContract('contract_reference_kind_mismatch', site);
-    throw refuseContract('contract_reference_unavailable', site);
+    if (this.#refused.unidentified) throw blocked();
+    if (named.length > 0) {
+      throw refuse(
+        'contract_reference_kind_mismatch',
+        `'${reference}' names a ${named[0]?.kind ?? 'resource'}; expected ${kinds}`,
+      );
+    }
+    const candidates = [...this.#byId.values()]
+      .filter((resource) => wanted.includes(resource.kind))
+      .flatMap((resource) => [resource.id, resource.name]);
+    const near = didYouMean(reference, candidates);
+    throw refuse(
+      'contract_reference_unavailable',
+      `no ${kinds} of the project has the id or name '${reference}'${near === undefined ? '' : `; ${near}`}`,
+    );
   }
 
   get(id: string): ValidatedResource | undefined {
     return this.#byId.get(id);
+  }
+
+  /** Whether a refusal since the last call only reflects a refused file (and clears it). */
+  takeBlocked(): boolean {
+    const blocked = this.#blocked;
+    this.#blocked = false;
+    return blocked;
   }
 }

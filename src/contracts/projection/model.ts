@@ -21,7 +21,7 @@ export function buildModelContent(model: ModelResource, context: BuildContext): 
     model.checks.map((check) => projectCheck(check, fields.types)),
     { role: ROLE, field: 'checks' },
   );
-  const site = { role: ROLE, field: 'sql' } as const;
+  const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
   const sql = projectDuckDbSql(context.parsedSql(model.sql), {
     resolveRelation: (name) => context.references.resolve(name, ['Source', 'Model'], site).id,
   });

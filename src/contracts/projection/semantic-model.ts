@@ -1,3 +1,5 @@
+import { pointerOf } from '../../core/input/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import { splitMemberTarget } from '../authoring/identifiers.js';
 import {
   isNumericType,
@@ -32,7 +34,7 @@ export function buildSemanticModelContent(
   context: BuildContext,
 ): BuiltContent<Content> {
   const { references } = context;
-  const dataset = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model' });
+  const dataset = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model', at: ['model'] });
   const types = fieldTypes(dataset.fields, ROLE);
 
   // Entities, dimensions and measures share one namespace of member names.
@@ -53,10 +55,18 @@ export function buildSemanticModelContent(
     { role: ROLE, field: 'filters[].name' },
   );
 
-  const bind = (field: string, site: string): Binding => {
+  const bind = (field: string, site: string, at: readonly (string | number)[]): Binding => {
     const name = normalizeText(field, { role: ROLE, field: site });
     const type = types.get(name);
-    if (type === undefined) throw refuseContract('contract_binding_missing', { role: ROLE, field: site });
+    if (type === undefined) {
+      const near = didYouMean(name, types.keys());
+      throw refuseContract('contract_binding_missing', {
+        role: ROLE,
+        field: site,
+        location: { pointer: pointerOf(at) },
+        hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
+      });
+    }
     return { resource: dataset.id, field: name, type };
   };
   const tuple = (fields: readonly string[], site: string): string[] => {
@@ -76,8 +86,8 @@ export function buildSemanticModelContent(
   );
 
   const dimensions = byName(
-    model.dimensions.map((dimension) => {
-      const binding = bind(dimension.field, 'dimensions[].field');
+    model.dimensions.map((dimension, index) => {
+      const binding = bind(dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
       const time = dimension.type === 'time';
       if (time && !isTemporalType(binding.type)) {
         throw refuseContract('contract_binding_conflict', { role: ROLE, field: 'dimensions[].field' });
@@ -105,13 +115,13 @@ export function buildSemanticModelContent(
   const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension');
 
   const measures = byName(
-    model.measures.map((measure) => {
+    model.measures.map((measure, index) => {
       let binding: Binding | null = null;
       if (measure.field === undefined) {
         if (measure.agg !== 'count')
           throw refuseContract('contract_binding_missing', { role: ROLE, field: 'measures[].field' });
       } else {
-        binding = bind(measure.field, 'measures[].field');
+        binding = bind(measure.field, 'measures[].field', ['measures', index, 'field']);
         if (!aggregationApplies(measure.agg, binding.type)) {
           throw refuseContract('contract_aggregation_type_mismatch', { role: ROLE, field: 'measures[].agg' });
         }
@@ -130,12 +140,23 @@ export function buildSemanticModelContent(
     }),
   );
 
-  const memberTarget = (target: string, field: string) => {
+  const memberTarget = (target: string, field: string, at: readonly (string | number)[]) => {
     // The member suffix is kept; only the resource part resolves.
     const { resource, member } = splitMemberTarget(target);
-    const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field });
+    const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field, at });
     const entity = resolved.entities.find((candidate) => candidate.name === member);
-    if (entity === undefined) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
+    if (entity === undefined) {
+      const near = didYouMean(
+        member,
+        resolved.entities.map((candidate) => candidate.name),
+      );
+      throw refuseContract('contract_member_unavailable', {
+        role: ROLE,
+        field,
+        location: { pointer: pointerOf(at) },
+        hint: `${resolved.id} has no entity '${member}'${near === undefined ? '' : `; ${near}`}`,
+      });
+    }
     // Relationship targets are lateral references, not dependencies: semantic
     // models commonly relate to each other in both directions (and to
     // themselves), which a consumer → dependency graph must not turn into cycles.
@@ -143,9 +164,9 @@ export function buildSemanticModelContent(
   };
 
   const relationships = byName(
-    model.relationships.map((relationship) => {
+    model.relationships.map((relationship, index) => {
       const fields = tuple(relationship.fields, 'relationships[].fields');
-      const to = memberTarget(relationship.to, 'relationships[].to');
+      const to = memberTarget(relationship.to, 'relationships[].to', ['relationships', index, 'to']);
       if (to.arity !== fields.length) {
         throw refuseContract('contract_arity_mismatch', { role: ROLE, field: 'relationships[].fields' });
       }
@@ -155,7 +176,10 @@ export function buildSemanticModelContent(
         to: to.ref,
         cardinality: relationship.cardinality,
         // Paths keep their order: they are a route, not a set.
-        path: relationship.path.map((hop) => memberTarget(hop, 'relationships[].path').ref),
+        path: relationship.path.map(
+          (hop, step) =>
+            memberTarget(hop, 'relationships[].path', ['relationships', index, 'path', step]).ref,
+        ),
       };
     }),
   );

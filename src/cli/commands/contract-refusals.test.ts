@@ -1,0 +1,249 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { expectGolden } from '../../../test/helpers/golden.js';
+import { copyExample, type Doc, source, writeProjectTree } from '../../contracts/fixtures/resources.js';
+
+/**
+ * The refusals a contract project author sees, golden: each bad input is a
+ * real project tree in a temporary folder, checked by the real CLI with the
+ * folder given as the relative `retail`, in human form (stdout, stderr, exit
+ * code) and with --json. Review a golden file as the user would read it:
+ * docs/contracts.md#reading-an-error.
+ */
+
+const GOLDEN = fileURLToPath(new URL('../../contracts/testdata/refusals/', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'sealkit-contract-refusals-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Replaces text in a file of the example project; fails when the fixture no longer holds `from`. */
+function edit(root: string, path: string, from: string, to: string): void {
+  const file = join(root, path);
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes(from)) throw new Error(`fixture drift: ${path} has no ${JSON.stringify(from)}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+function write(root: string, path: string, content: string | Uint8Array): void {
+  writeFileSync(join(root, path), content);
+}
+
+interface Case {
+  readonly name: string;
+  /** Builds the project at `root` (the folder `retail`, starting as a copy of the example project). */
+  readonly build: (root: string) => void;
+  /** Command words after `sealkit`; `retail` is the project folder. */
+  readonly args?: readonly string[];
+}
+
+const ORDERS = 'sources/orders.yaml';
+const FACTS = 'models/order_facts.yaml';
+const SEMANTIC = 'semantic/orders.yaml';
+const SALES = 'dashboards/sales_overview.yaml';
+
+const manyFields = (): Doc =>
+  source({
+    id: 'retail.source.wide',
+    name: 'wide',
+    fields: Array.from({ length: 60 }, (_, i) => ({ name: `c${i}`, type: 'string', nulable: true })),
+  });
+
+const CASES: readonly Case[] = [
+  {
+    // The example of the issue: a typo in a Source field.
+    name: 'unknown-key-typo',
+    build: (root) =>
+      edit(root, ORDERS, '    type: int64\n    nullable: false\n', '    type: int64\n    nulable: false\n'),
+  },
+  {
+    name: 'wrong-type',
+    build: (root) => edit(root, ORDERS, 'nullable: false', 'nullable: "no"'),
+  },
+  {
+    name: 'missing-required-field',
+    build: (root) =>
+      edit(root, ORDERS, '  - name: customer_id\n    type: int64\n', '  - name: customer_id\n'),
+  },
+  {
+    name: 'value-not-allowed',
+    build: (root) => edit(root, ORDERS, 'classification: confidential', 'classification: secret'),
+  },
+  {
+    name: 'identifier-invalid',
+    build: (root) => edit(root, ORDERS, 'id: retail.source.orders', 'id: Retail.Orders'),
+  },
+  {
+    name: 'duplicate-key',
+    build: (root) => edit(root, ORDERS, 'name: orders\n', 'name: orders\nname: orders_again\n'),
+  },
+  {
+    name: 'tag',
+    build: (root) => edit(root, ORDERS, 'name: orders\n', 'name: !!str orders\n'),
+  },
+  {
+    name: 'alias',
+    build: (root) => {
+      edit(root, ORDERS, 'target:\n', 'target: &shop\n');
+      write(root, ORDERS, `${readFileSync(join(root, ORDERS), 'utf8')}description_copy: *shop\n`);
+    },
+  },
+  {
+    name: 'byte-order-mark',
+    build: (root) => write(root, ORDERS, `\ufeff${readFileSync(join(root, ORDERS), 'utf8')}`),
+  },
+  {
+    name: 'not-utf8',
+    build: (root) => {
+      // A Latin-1 byte where UTF-8 is required (the space after "Orders").
+      const bytes = readFileSync(join(root, ORDERS));
+      bytes[bytes.indexOf('Orders as') + 6] = 0xe9;
+      write(root, ORDERS, bytes);
+    },
+  },
+  {
+    name: 'multiple-documents',
+    build: (root) => write(root, ORDERS, `${readFileSync(join(root, ORDERS), 'utf8')}---\nkind: Source\n`),
+  },
+  {
+    name: 'empty-file',
+    build: (root) => write(root, 'sources/empty.yaml', '# to do\n'),
+  },
+  {
+    name: 'inexact-number',
+    build: (root) => edit(root, ORDERS, 'row_count: 1284311', 'row_count: 12345678901234567891'),
+  },
+  {
+    name: 'unknown-kind',
+    build: (root) => edit(root, ORDERS, 'kind: Source', 'kind: Sorce'),
+  },
+  {
+    name: 'missing-kind',
+    build: (root) => edit(root, ORDERS, 'kind: Source\n', ''),
+  },
+  {
+    name: 'dangling-reference',
+    build: (root) => edit(root, SEMANTIC, 'model: retail.model.order_facts', 'model: order_fact'),
+  },
+  {
+    name: 'reference-kind-mismatch',
+    build: (root) => edit(root, SALES, 'semantic_model: orders_sm', 'semantic_model: order_facts'),
+  },
+  {
+    name: 'model-sql-refused',
+    build: (root) =>
+      edit(root, FACTS, '    from orders as o\n', "    from read_csv('/srv/orders.csv') as o\n"),
+  },
+  {
+    name: 'model-sql-parse-error',
+    build: (root) => edit(root, FACTS, '    from orders as o\n', '    from orders as o o\n'),
+  },
+  {
+    name: 'model-sql-unknown-relation',
+    build: (root) => edit(root, FACTS, '    from orders as o\n', '    from ordrs as o\n'),
+  },
+  {
+    name: 'binding-missing',
+    build: (root) => edit(root, SEMANTIC, 'field: customer_segment', 'field: customer_segmnt'),
+  },
+  {
+    name: 'dashboard-unknown-measure',
+    build: (root) => edit(root, SALES, 'measures: [revenue, order_count', 'measures: [revenu, order_count'),
+  },
+  {
+    name: 'dashboard-unknown-key',
+    build: (root) => edit(root, SALES, 'title: Sales overview', 'titel: Sales overview'),
+  },
+  {
+    name: 'two-files-broken',
+    build: (root) => {
+      edit(root, ORDERS, '    type: int64\n    nullable: false\n', '    type: int64\n    nulable: false\n');
+      edit(root, SALES, 'title: Sales overview', 'titel: Sales overview');
+    },
+  },
+  {
+    // A file that cannot be read blocks what refers to it, and only that.
+    name: 'unreadable-blocks-dependents',
+    build: (root) => edit(root, ORDERS, 'name: orders\n', 'name: [orders\n'),
+  },
+  {
+    name: 'duplicate-id',
+    build: (root) =>
+      edit(root, 'sources/customers.yaml', 'id: retail.source.customers', 'id: retail.source.orders'),
+  },
+  {
+    name: 'reference-cycle',
+    build: (root) =>
+      edit(
+        root,
+        FACTS,
+        '    from orders as o\n',
+        '    from orders as o\n    join order_facts as x on x.order_id = o.order_id\n',
+      ),
+  },
+  {
+    name: 'many-errors-counted',
+    build: (root) => writeProjectTree(root, { 'sources/wide.yaml': manyFields() }),
+  },
+  {
+    name: 'symlink-inside',
+    build: (root) => symlinkSync('orders.yaml', join(root, 'sources', 'linked.yaml')),
+  },
+  {
+    name: 'project-missing',
+    build: (root) => rmSync(root, { recursive: true }),
+  },
+  {
+    name: 'project-resource-not-found',
+    build: () => undefined,
+    args: ['contract', 'project', 'retail', '--resource', 'retail.source.order'],
+  },
+  {
+    name: 'project-refused-file',
+    build: (root) =>
+      edit(root, ORDERS, '    type: int64\n    nullable: false\n', '    type: int64\n    nulable: false\n'),
+    args: ['contract', 'project', 'retail', '--resource', 'retail.semantic.orders'],
+  },
+];
+
+function humanReport(args: readonly string[], run: ReturnType<typeof runCli>): string {
+  return [
+    `$ sealkit ${args.join(' ')}`,
+    `exit ${run.status}`,
+    '--- stdout',
+    run.stdout.toString('utf8'),
+    '--- stderr',
+    run.stderr.toString('utf8'),
+  ].join('\n');
+}
+
+describe('contract project refusals (golden)', () => {
+  it('has at least 20 bad inputs', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+  });
+
+  it.each(CASES)('$name', ({ name, build, args = ['contract', 'validate', 'retail'] }) => {
+    const cwd = join(work, name);
+    mkdirSync(cwd);
+    const root = join(cwd, 'retail');
+    copyExample(root);
+    build(root);
+
+    const human = runCli(args, { cwd });
+    expect(human.status).toBe(2);
+    // Human mode: refusals on stderr only, so `>/dev/null` never hides one.
+    expect(human.stdout.toString('utf8')).not.toContain('error[');
+    expect(human.stderr.toString('utf8')).toMatch(/^error\[[a-z0-9_]+\]: /);
+    expectGolden(join(GOLDEN, `${name}.txt`), humanReport(args, human));
+
+    const machine = runCli([...args, '--json'], { cwd });
+    expect(machine.status).toBe(2);
+    expect(machine.stderr.length).toBe(0);
+    const text = machine.stdout.toString('utf8');
+    expect(text.indexOf('\n')).toBe(text.length - 1);
+    expectGolden(join(GOLDEN, `${name}.json`), `${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+  });
+});

@@ -1,0 +1,166 @@
+import type { z } from 'zod';
+import type { PathSegment, YamlNode } from '../../core/input/index.js';
+import { type Refusal, refuseAll } from '../../core/refusal/index.js';
+
+/**
+ * Where things are in a resource file: a key path resolved against the YAML
+ * node tree kept beside the plain value, so a schema issue (a zod path) or a
+ * graph check (a pointer such as `uses[0].semantic_model`) is reported at the
+ * line and column the operator wrote it. See docs/contracts.md#reading-an-error.
+ */
+
+/** The deepest node on `path` and how many segments it consumed. */
+export function nodeAt(root: YamlNode, path: readonly PathSegment[]): { node: YamlNode; depth: number } {
+  let node = root;
+  let depth = 0;
+  for (const segment of path) {
+    let next: YamlNode | undefined;
+    if (node.kind === 'map' && typeof segment === 'string')
+      next = node.entries.find((entry) => entry.key === segment)?.value;
+    else if (node.kind === 'seq' && typeof segment === 'number') next = node.items[segment];
+    if (next === undefined) break;
+    node = next;
+    depth += 1;
+  }
+  return { node, depth };
+}
+
+/** Where the key `key` of the map at `path` is written, if it is. */
+export function keyPositionAt(
+  root: YamlNode,
+  path: readonly PathSegment[],
+  key: string,
+): { line: number; column: number } | undefined {
+  const { node, depth } = nodeAt(root, path);
+  if (depth !== path.length || node.kind !== 'map') return undefined;
+  return node.entries.find((entry) => entry.key === key)?.keyAt;
+}
+
+const SEGMENT = /^(?:\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
+
+/** `uses[0].semantic_model` → `['uses', 0, 'semantic_model']` (the inverse of core `pointerOf`). */
+export function segmentsOf(pointer: string): PathSegment[] | undefined {
+  const out: PathSegment[] = [];
+  let rest = pointer;
+  while (rest !== '') {
+    const match = SEGMENT.exec(rest);
+    if (match === null) return undefined;
+    if (match[1] !== undefined) out.push(match[1]);
+    else if (match[2] !== undefined) out.push(Number(match[2]));
+    else out.push(JSON.parse(match[3] as string) as string);
+    rest = rest.slice(match[0].length);
+  }
+  return out;
+}
+
+/**
+ * Gives a refusal raised with only a pointer the line and column of that
+ * pointer's node. One raised with only an allowlisted field path is placed
+ * at that field when the path names one place (`sql`, `defaults.x`), or at
+ * the list holding it (`dimensions` for `dimensions[].field`), keeping the
+ * field path; one with neither is placed at the file's start. The file path
+ * is the caller's (see `placeEach`).
+ */
+export function positioned(refusal: Refusal, root: YamlNode | null): Refusal {
+  if (refusal.location?.line !== undefined || root === null) return refusal;
+  const pointer = refusal.location?.pointer;
+  if (pointer !== undefined) {
+    const { node } = nodeAt(root, segmentsOf(pointer) ?? []);
+    return refusal.at({ line: node.at.line, column: node.at.column });
+  }
+  const field = refusal.field;
+  if (field === undefined) return refusal.at({ line: root.at.line, column: root.at.column });
+  const [prefix = '', ...rest] = field.split('[]');
+  const segments = prefix === '' ? [] : prefix.split('.');
+  const found = nodeAt(root, segments);
+  const exact = rest.length === 0 && found.depth === segments.length;
+  return refusal.at({
+    line: found.node.at.line,
+    column: found.node.at.column,
+    ...(exact ? { pointer: field } : {}),
+  });
+}
+
+/** Applies `place` to a refusal and to each of its further errors. */
+export function placeEach(refusal: Refusal, place: (one: Refusal) => Refusal): Refusal {
+  const all = [refusal.withOthers([], 0), ...refusal.also].map(place);
+  const combined = refuseAll(all);
+  return refusal.omitted === 0
+    ? combined
+    : combined.withOthers(combined.also, combined.omitted + refusal.omitted);
+}
+
+// ---- the keys a schema allows at a path, for "did you mean" ----
+
+interface ZodDefLike {
+  readonly type: string;
+  readonly shape?: Readonly<Record<string, z.ZodType>>;
+  readonly element?: z.ZodType;
+  readonly innerType?: z.ZodType;
+  readonly in?: z.ZodType;
+  readonly options?: readonly z.ZodType[];
+  readonly values?: readonly unknown[];
+  readonly getter?: () => z.ZodType;
+}
+
+function defOf(schema: z.ZodType): ZodDefLike {
+  return (schema as unknown as { readonly _zod: { readonly def: ZodDefLike } })._zod.def;
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (let guard = 0; guard < 16; guard += 1) {
+    const def = defOf(current);
+    const inner =
+      def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'readonly'
+        ? def.innerType
+        : def.type === 'pipe'
+          ? def.in
+          : def.type === 'lazy'
+            ? def.getter?.()
+            : undefined;
+    if (inner === undefined) return current;
+    current = inner;
+  }
+  return current;
+}
+
+/** The object option of a union that the value is meant to be: the one whose literal keys it matches. */
+function pickOption(options: readonly z.ZodType[], value: unknown): z.ZodType | undefined {
+  const objects = options.map(unwrap).filter((option) => defOf(option).type === 'object');
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  return objects.find((option) =>
+    Object.entries(defOf(option).shape ?? {}).every(([key, child]) => {
+      const def = defOf(unwrap(child));
+      return def.type !== 'literal' || (def.values ?? []).includes(record[key]);
+    }),
+  );
+}
+
+/** The keys the object schema at `path` defines, or undefined when the path is not an object. */
+export function allowedKeysAt(
+  schema: z.ZodType,
+  value: unknown,
+  path: readonly PropertyKey[],
+): readonly string[] | undefined {
+  let current: z.ZodType | undefined = schema;
+  let here: unknown = value;
+  for (let index = 0; index <= path.length; index += 1) {
+    if (current === undefined) return undefined;
+    current = unwrap(current);
+    let def = defOf(current);
+    if (def.type === 'union') {
+      current = pickOption(def.options ?? [], here);
+      if (current === undefined) return undefined;
+      def = defOf(current);
+    }
+    if (index === path.length) return def.type === 'object' ? Object.keys(def.shape ?? {}) : undefined;
+    const segment = path[index];
+    if (def.type === 'object' && typeof segment === 'string') current = def.shape?.[segment];
+    else if (def.type === 'array' && typeof segment === 'number') current = def.element;
+    else return undefined;
+    here =
+      typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[segment] : undefined;
+  }
+  return undefined;
+}
