@@ -46,29 +46,13 @@ export async function run(ctx) {
   ctx.sealkit(['distribute', 'run', '--dry-run']);
   ctx.sealkit(['distribute', 'run']);
   ctx.say('A rerun changes nothing:');
-  ctx.sealkit(['distribute', 'run'], { lines: 3 });
+  ctx.sealkit(['distribute', 'run'], { tail: 1 });
 
   await screenshot(ctx, join(base, 'site', 'weather', '2026-05-30', 'report.html'), join(base, 'report.png'));
 
   ctx.say('The report is edited after its manifest was written: refused, the file named, nothing published.');
   ctx.shell("echo 'sunny, 23 C (edited)' > reports/weather/2026-05-30/summary.txt");
   ctx.sealkit(['distribute', 'verify', 'reports/weather/2026-05-30']);
-  ctx.shell('rm reports/weather/2026-05-30/manifest.json');
-  ctx.sealkit(
-    [
-      'distribute',
-      'manifest',
-      'reports/weather/2026-05-30',
-      '--id',
-      'weather.brentwood.2026-05-30',
-      '--created',
-      '2026-05-30T17:00:00Z',
-    ],
-    { lines: 1 },
-  );
-  ctx.say('Re-issued with a newer `created`, the bundle replaces the old one in one atomic exchange:');
-  ctx.sealkit(['distribute', 'run'], { lines: 2 });
-
   ctx.say('A typo in the configuration (htm for html) is refused with where and a suggestion:');
   ctx.shell("sed 's/html: true/htm: true/' sealkit.distributor.yaml > typo.yaml");
   ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml']);

@@ -38,14 +38,14 @@ export async function run(ctx) {
   ctx.cd(dir);
   ctx.say('Verify the owner document against its independently known SHA-256, and require its originals:');
   const verified = ctx.sealkit(['owner', 'verify', ownerFile, '--expected-sha256', expected, ...originals], {
-    lines: 4,
+    lines: 2,
   });
   if (verified.status !== 0) throw new Error('owner verify failed');
 
   ctx.say('The three subjects: R (the embedded request), E (the whole owner), A (an attempt bound to R):');
   const subjects = ctx.sealkit(
     ['owner', 'subjects', ownerFile, '--expected-sha256', expected, '--attempt', attemptFile],
-    { lines: 4 },
+    { lines: 2 },
   );
   if (subjects.status !== 0) throw new Error('owner subjects failed');
 
