@@ -57,6 +57,22 @@ describe('Markdown to HTML', () => {
     expect(codeOf(Buffer.alloc(MARKDOWN_MAX_BYTES + 1, 0x61))).toBe('markdown_too_large');
   });
 
+  it('regression: a byte order mark is refused with its position, not stripped', () => {
+    const refusalOf = (bytes: Uint8Array): Refusal => {
+      try {
+        renderMarkdownPage(bytes, 'x');
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return error;
+      }
+      throw new Error('not refused');
+    };
+    const bom = refusalOf(Buffer.from('\ufeff# Title\n', 'utf8'));
+    expect(bom.code).toBe('markdown_not_utf8');
+    expect(bom.location).toEqual({ line: 1, column: 1 });
+    const bad = refusalOf(Buffer.from([0x23, 0x20, 0x41, 0x0a, 0x62, 0xff]));
+    expect(bad.location).toEqual({ line: 2, column: 2 });
+  });
+
   it('maps only lowercase .md files to sidecars', () => {
     expect(htmlSidecarPath('report.md')).toBe('report.html');
     expect(htmlSidecarPath('a/b.md')).toBe('a/b.html');

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
 
 /** A Markdown source larger than this is not rendered (markdown-it holds the whole text and its tokens). */
@@ -12,7 +13,6 @@ const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typ
   'table',
   'strikethrough',
 ]);
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The page shell is fixed: UTF-8, a restrictive Content-Security-Policy (no
@@ -24,12 +24,21 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string): Uint8Array {
   if (markdown.byteLength > MARKDOWN_MAX_BYTES)
     throw refuseDistributor('markdown_too_large', { role: 'bundle' });
-  let text: string;
-  try {
-    text = decoder.decode(markdown);
-  } catch {
-    throw refuseDistributor('markdown_not_utf8', { role: 'bundle' });
+  // One text policy for every input (docs/refusals.md#text-inputs): a byte
+  // order mark is refused like any other byte that is not UTF-8 text, with
+  // its position, never stripped.
+  const decoded = decodeUtf8Strict(markdown);
+  if (!decoded.ok) {
+    throw refuseDistributor('markdown_not_utf8', {
+      role: 'bundle',
+      location: { line: decoded.line, column: decoded.column },
+      hint:
+        decoded.reason === 'bom'
+          ? 'save the file as UTF-8 without a byte order mark'
+          : 'save the file as UTF-8',
+    });
   }
+  const text = decoded.text;
   const env = {};
   const tokens = renderer.parse(text, env);
   const title = firstHeadingText(tokens) ?? fallbackTitle;
