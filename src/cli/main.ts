@@ -21,7 +21,7 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     'Commands:',
     ...lines,
     '',
-    'Options:',
+    'Flags:',
     '  -h, --help       show help (also after a command: sealkit json digest --help)',
     '  -V, --version    print the version',
     '',

@@ -9,12 +9,12 @@ const USAGE = `Usage: sealkit completion bash|zsh|fish
 
 Prints a shell completion script for sealkit's commands and flags.
 
-EXAMPLES
+Examples:
   eval "$(sealkit completion bash)"                 # this bash session; add it to ~/.bashrc to keep it
   eval "$(sealkit completion zsh)"                  # this zsh session; add it to ~/.zshrc to keep it
   sealkit completion fish > ~/.config/fish/completions/sealkit.fish
 
-FLAGS
+Flags:
   -h, --help   show this help
 
 Exit codes: 0 printed, 1 usage error.`;

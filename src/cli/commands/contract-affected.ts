@@ -16,12 +16,16 @@ dependencies include the resource ID (the identity a publication names
 directly): sorted, each once, dashboards that do not depend on it excluded.
 The project must validate (see sealkit contract validate).
 
-Options:
+Flags:
   --resource ID   the directly published resource
   --json          print one JSON object on stdout
   -h, --help      show this help
 
-${LEDGER_EXIT_CODES}`;
+${LEDGER_EXIT_CODES}
+
+Examples:
+  sealkit contract affected retail --resource retail.source.orders
+  sealkit contract affected retail --resource retail.model.customer_dim --json`;
 
 export const contractAffected: Command = {
   path: ['contract', 'affected'],

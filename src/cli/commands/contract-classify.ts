@@ -18,11 +18,15 @@ version), with every change as path, rule and verdict. Both files are decoded
 strictly (closed schema, exact RFC 8785 bytes, normal form); the command never
 projects anything itself. Use - for standard input (one of the two).
 
-Options:
+Flags:
   --json       print one JSON object on stdout
   -h, --help   show this help
 
-${LEDGER_EXIT_CODES}`;
+${LEDGER_EXIT_CODES}
+
+Examples:
+  sealkit contract classify before/resources/retail.source.orders.json after/resources/retail.source.orders.json
+  sealkit contract classify old.json new.json --json`;
 
 export const contractClassify: Command = {
   path: ['contract', 'classify'],

@@ -12,14 +12,18 @@ Each entry is verified as it is read (entry hash, digest, baseline links); a
 tampered entry is refused with its position. \`sealkit contract replay\`
 re-validates the whole ledger.
 
-Options:
+Flags:
   --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
                   ledger of the contract project)
   --project DIR   the contract project whose embedded ledger to read (default .)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
-${LEDGER_EXIT_CODES}`;
+${LEDGER_EXIT_CODES}
+
+Examples:
+  sealkit contract history retail.source.orders --project retail
+  sealkit contract history retail.source.orders --ledger postgres://ledger.internal/contracts --json`;
 
 export const contractHistory: Command = {
   path: ['contract', 'history'],

@@ -32,7 +32,7 @@ The ledger is append-only PostgreSQL: by default PGlite (embedded) in
 DIR/.sealkit/ledger, created by the first publication; --ledger postgres://...
 uses a PostgreSQL server (the URL is never printed).
 
-Options:
+Flags:
   --resource ID               publish only this resource (repeatable)
   --ledger URL                a postgres:// or postgresql:// URL
   --approve-widening ID@VER   approve the widening publication of ID at VER
@@ -44,7 +44,12 @@ Options:
   -h, --help                  show this help
 
 Exit codes: 0 every resource published or unchanged, 1 usage error, 2 refused
-(nothing was written; with the per-resource plan), 70 internal error.`;
+(nothing was written; with the per-resource plan), 70 internal error.
+
+Examples:
+  sealkit contract publish retail --dry-run
+  sealkit contract publish retail
+  sealkit contract publish retail --resource retail.source.orders --approve-widening retail.source.orders@1.4.0 --approver 'Ada Steward' --reason 'Wholesale orders' --approved-at 2026-03-01T09:30:00Z`;
 
 const OPTIONS = {
   resource: { type: 'string', multiple: true },

@@ -12,14 +12,18 @@ and the publication decoder, baselines, and the publication rules re-run
 that does not re-validate is refused with its position (exit 2). On success it
 prints the head: keep it to detect a rewrite of the chain from some point on.
 
-Options:
+Flags:
   --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
                   ledger of the contract project)
   --project DIR   the contract project whose embedded ledger to replay (default .)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
-${LEDGER_EXIT_CODES}`;
+${LEDGER_EXIT_CODES}
+
+Examples:
+  sealkit contract replay --project retail
+  sealkit contract replay --ledger postgres://ledger.internal/contracts --json`;
 
 export const contractReplay: Command = {
   path: ['contract', 'replay'],

@@ -29,11 +29,15 @@ stderr, all of them at once (up to 50, then a count), each with the file as
 DIR/<path>, line and column, key path and a hint; a file whose references may
 mean a refused file is reported as blocked.
 
-Options:
+Flags:
   --json       print one JSON object on stdout
   -h, --help   show this help
 
-${EXIT_CODES}`;
+${EXIT_CODES}
+
+Examples:
+  sealkit contract validate retail
+  sealkit contract validate retail --json`;
 
 const PROJECT_USAGE = `Usage: sealkit contract project DIR [--resource ID] [--out OUT] [--json]
 
@@ -42,7 +46,7 @@ id, kind, version and the sha256: digest of its canonical leapview.contract/v1
 bytes (RFC 8785). Resources without authored contract metadata are listed as
 unversioned; dashboards are consumers and have no projection.
 
-Options:
+Flags:
   --resource ID   project only the resource with this id
   --out OUT       also write the canonical bytes: OUT/resources/<id>.json and
                   OUT/index.json; OUT must not exist (it is created in one
@@ -50,7 +54,11 @@ Options:
   --json          print one JSON object on stdout
   -h, --help      show this help
 
-${EXIT_CODES}`;
+${EXIT_CODES}
+
+Examples:
+  sealkit contract project retail
+  sealkit contract project retail --resource retail.source.orders --out projections`;
 
 const SCHEMAS_USAGE = `Usage: sealkit contract schemas --out OUT [--json]
 
@@ -58,12 +66,15 @@ Writes the JSON Schemas generated from sealkit's authoring schemas (one per
 kind, resource.schema.json for any kind) and the projection schema into OUT,
 which must not exist. Point your editor's YAML language server at them.
 
-Options:
+Flags:
   --out OUT    the folder to create
   --json       print one JSON object on stdout
   -h, --help   show this help
 
-${EXIT_CODES}`;
+${EXIT_CODES}
+
+Examples:
+  sealkit contract schemas --out schemas`;
 
 // Contract projects are the operator's own files: refusals are located (docs/refusals.md#two-policies).
 const DISCLOSURE = 'located';

@@ -23,7 +23,7 @@ written; one failure writes nothing. Per bundle and destination the outcome is
 published, replaced, skipped_same, skipped_newer, conflict or refused. The
 report goes to stdout; every refusal, with where it is, to stderr.
 
-Options:
+Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
@@ -31,7 +31,12 @@ Options:
   -h, --help      show this help
 
 Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
-2 a conflict, a refusal, or a refused configuration; 70 internal error.`;
+2 a conflict, a refusal, or a refused configuration; 70 internal error.
+
+Examples:
+  sealkit distribute run --dry-run
+  sealkit distribute run
+  sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json`;
 
 const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
 
@@ -39,7 +44,15 @@ Validates one source bundle in place: manifest.json, every path, each file's
 size and SHA-256, the bundle digest, and no nested manifest. Writes nothing.
 Every independent failure is reported, each with the file it concerns (exit 2).
 
-Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.`;
+Flags:
+  --json          print one JSON object on stdout
+  -h, --help      show this help
+
+Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.
+
+Examples:
+  sealkit distribute verify reports/weather/2026-05-30
+  sealkit distribute verify reports/weather/2026-05-30 --json`;
 
 const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339] [--json]
 
@@ -47,7 +60,17 @@ Writes BUNDLE_DIR/manifest.json for a producer: every regular file below the
 directory, sorted by path, with its size and SHA-256, and the bundle digest.
 --created defaults to now (UTC). An existing manifest.json is never replaced.
 
-Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.`;
+Flags:
+  --id ID             the bundle id (required), e.g. weather.2026-05-30
+  --created RFC3339   when the bundle was produced (default: now, UTC)
+  --json              print one JSON object on stdout
+  -h, --help          show this help
+
+Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.
+
+Examples:
+  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30
+  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z`;
 
 const RUN_OPTIONS = {
   config: { type: 'string' },

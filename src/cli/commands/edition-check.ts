@@ -32,7 +32,7 @@ with no dbt and no warehouse:
      into an in-memory DuckDB, builds the models in dependency order and runs
      the schema tests (not_null, unique, relationships, accepted_values).
 
-Options:
+Flags:
   --target NAME    default (the default) or migration
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
   --fixtures DIR   Bronze fixture CSVs to build and test on
@@ -47,7 +47,12 @@ The report goes to stdout; every finding, with its file, line and column,
 goes to stderr (the first ${MAX_REPORTED_ERRORS}, then a count).
 
 Exit codes: 0 everything passed, 2 a check failed (the report says which) or
-the input was refused (with a reason code), 1 usage error, 70 internal error.`;
+the input was refused (with a reason code), 1 usage error, 70 internal error.
+
+Examples:
+  sealkit edition check acme-retail
+  sealkit edition check acme-retail --fixtures acme-retail/fixtures
+  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json`;
 
 export const editionCheck: Command = {
   path: ['edition', 'check'],

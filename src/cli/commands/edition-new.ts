@@ -23,14 +23,18 @@ written. The workspace is staged beside DEST, verified, and published with
 one atomic no-replace rename: a failed run leaves nothing at DEST.
 Folders are created 0700 and files 0600 (owner-only).
 
-Options:
+Flags:
   --edition NAME   bigquery or snowflake (required)
   --dry-run        run every check and print the plan; write nothing
   --json           print one JSON object on stdout
   -h, --help       show this help
 
 Exit codes: 0 created (or planned), 1 usage error, 2 refused (with a reason code),
-70 internal error.`;
+70 internal error.
+
+Examples:
+  sealkit edition new --edition bigquery acme-retail
+  sealkit edition new --edition snowflake --dry-run acme-pipeline`;
 
 function octal(mode: number): string {
   return `0${mode.toString(8)}`;

@@ -21,7 +21,7 @@ completed run manifest bind together under the scaffolder input contract:
 admission limits, field tables, then binding steps 1-10. Reads only the named
 local files; never connects to a source or a warehouse.
 
-Options:
+Flags:
   --mapping-file FILE         reviewed mapping (version 1 JSON, at most 1 MiB)
   --inventory-file FILE       saved --dry-run report (owner-only file, at most 10 MiB)
   --run-manifest FILE         run-manifests/<run_id>.json of a completed load (owner-only)
@@ -34,7 +34,10 @@ A missing file, alias or maximum age is refused with its reason code (exit 2),
 never guessed. Output names tables and the selected edition only: never paths,
 target identities, run IDs, pipeline names, counts or fingerprints.
 
-Exit codes: 0 bound, 1 usage error, 2 refused (with a reason code), 70 internal error.`;
+Exit codes: 0 bound, 1 usage error, 2 refused (with a reason code), 70 internal error.
+
+Examples:
+  sealkit evidence check --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id crm --max-evidence-age 36h`;
 
 export const evidenceCheck: Command = {
   path: ['evidence', 'check'],

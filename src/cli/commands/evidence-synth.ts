@@ -36,7 +36,7 @@ files 0600). A fixture generator for tests and demos, not a loader: nothing is
 extracted from any source. The dry run and manifest say they are synthetic.
 Same options, same bytes.
 
-Options:
+Flags:
   --out DIR                 the directory to create; it must not exist
   --source csv|sql          the source kind the evidence describes
   --destination NAME        bigquery, snowflake or duckdb (duckdb selects no edition)
@@ -48,7 +48,11 @@ Options:
   --json                    print one JSON object on stdout
   -h, --help                show this help
 
-Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error.`;
+Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error.
+
+Examples:
+  sealkit evidence synth --out evidence --source sql --destination bigquery
+  sealkit evidence synth --out evidence --source csv --destination snowflake --dry-run`;
 
 export const evidenceSynth: Command = {
   path: ['evidence', 'synth'],

@@ -18,7 +18,7 @@ Reads FILE, or standard input when FILE is - or absent, as strict JSON: UTF-8
 without a BOM, no duplicate keys (also through escapes), no lone surrogates,
 bounded in size (default 10 MiB) and depth.
 
-Options:
+Flags:
   --python          the Python-compatible form: json.dumps(v, sort_keys=True,
                     ensure_ascii=False, separators=(",", ":")), exact integers,
                     floats refused (default: RFC 8785 / JCS)
@@ -31,12 +31,21 @@ Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 interna
 const CANONICALIZE_USAGE = `Usage: sealkit json canonicalize [--python] [--max-bytes N] [--json] [FILE|-]
 
 Prints the canonical form of a JSON document, with no trailing newline.
-${COMMON}`;
+${COMMON}
+
+Examples:
+  sealkit json canonicalize order.json
+  printf '%s' '{"b":1,"a":2}' | sealkit json canonicalize
+  sealkit json canonicalize --python order.json`;
 
 const DIGEST_USAGE = `Usage: sealkit json digest [--python] [--max-bytes N] [--json] [FILE|-]
 
 Prints the SHA-256 (lowercase hex) of the canonical form of a JSON document.
-${COMMON}`;
+${COMMON}
+
+Examples:
+  sealkit json digest order.json
+  sealkit json digest --python --json order.json`;
 
 interface Canonical {
   readonly form: 'rfc8785' | 'python';

@@ -31,7 +31,7 @@ owner document's SHA-256) and the execution epoch of every guard. With the
 three originals, also requires them: the qualification owner named by the
 handoff, and both grants over the owner's full scope and claims.
 
-Options:
+Flags:
   --expected-sha256 HEX        the document's SHA-256 (64 lowercase hex digits)
   --qualification-owner FILE   the qualification owner original
   --qualification-grant FILE   the qualification grant original
@@ -39,7 +39,11 @@ Options:
   --json                       print one JSON object on stdout (epochs as decimal strings)
   -h, --help                   show this help
 
-${COMMON}`;
+${COMMON}
+
+Examples:
+  sealkit owner verify owner.json --expected-sha256 HEX
+  sealkit owner verify owner.json --expected-sha256 HEX --qualification-owner qualification-owner.json --qualification-grant qualification-grant.json --execution-grant execution-grant.json`;
 
 const SUBJECTS_USAGE = `Usage: sealkit owner subjects FILE --expected-sha256 HEX [--attempt FILE] [--json]
 
@@ -48,13 +52,17 @@ owner document) and, with --attempt, A (the attempt) after validating the
 attempt against R, its workload, constituents, pack and exact legacy write
 epochs, together with the epochs all declared effects of its workload select.
 
-Options:
+Flags:
   --expected-sha256 HEX   the document's SHA-256 (64 lowercase hex digits)
   --attempt FILE          an activation attempt original
   --json                  print one JSON object on stdout (epochs as decimal strings)
   -h, --help              show this help
 
-${COMMON}`;
+${COMMON}
+
+Examples:
+  sealkit owner subjects owner.json --expected-sha256 HEX
+  sealkit owner subjects owner.json --expected-sha256 HEX --attempt attempt.json --json`;
 
 const VERIFY_OPTIONS = {
   'expected-sha256': { type: 'string' },

@@ -33,7 +33,7 @@ staged in .scaffold-staging/ID/, sealed, verified and published with one
 atomic no-replace rename, or nothing is published. An existing output is
 never touched (output_exists). Reads only the named local files.
 
-Options:
+Flags:
   --edition NAME              bigquery or snowflake (required)
   --workspace DIR             the client workspace root (required)
   --source-id ID              a generic alias, ^[a-z][a-z0-9_]{0,39}$ (required); never a client name
@@ -52,7 +52,10 @@ and a repair command. There is no --json flag: the output is always JSON.
 
 Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
 written), 2 refused, 3 published with published_permissions_not_normalized or
-published_durability_unknown, 4 publish_unverified, 70 internal error.`;
+published_durability_unknown, 4 publish_unverified, 70 internal error.
+
+Examples:
+  sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run`;
 
 export const scaffoldCommand: Command = {
   path: ['scaffold'],
