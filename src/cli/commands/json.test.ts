@@ -38,11 +38,14 @@ describe('sealkit json', () => {
     const canonical = runCli(['json', 'canonicalize'], { input: '{"b":1,"a":2}' }).stdout;
     const run = runCli(['json', 'digest'], { input: '{"b":1,"a":2}' });
     expect(run.status).toBe(0);
-    expect(run.stdout.toString()).toBe(`${createHash('sha256').update(canonical).digest('hex')}\n`);
+    expect(run.stdout.toString()).toBe(`sha256:${createHash('sha256').update(canonical).digest('hex')}\n`);
     const empty = runCli(['json', 'digest', '--python'], { input: '{}' });
     expect(empty.stdout.toString()).toBe(
-      '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\n',
+      'sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\n',
     );
+    const bare = runCli(['json', 'digest', '--python', '--bare'], { input: '{}' });
+    expect(bare.stdout.toString()).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\n');
+    expect(runCli(['json', 'canonicalize', '--bare'], { input: '{}' }).status).toBe(1);
   });
 
   it('gives one JSON object with --json', () => {

@@ -13,6 +13,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+const DIGEST_OPTIONS = { ...OPTIONS, bare: { type: 'boolean' } } as const;
+
 const COMMON = `
 Reads FILE, or standard input when FILE is - or absent, as strict JSON: UTF-8
 without a BOM, no duplicate keys (also through escapes), no lone surrogates,
@@ -38,13 +40,16 @@ Examples:
   printf '%s' '{"b":1,"a":2}' | sealkit json canonicalize
   sealkit json canonicalize --python order.json`;
 
-const DIGEST_USAGE = `Usage: sealkit json digest [--python] [--max-bytes N] [--json] [FILE|-]
+const DIGEST_USAGE = `Usage: sealkit json digest [--python] [--bare] [--max-bytes N] [--json] [FILE|-]
 
-Prints the SHA-256 (lowercase hex) of the canonical form of a JSON document.
-${COMMON}
+Prints the SHA-256 of the canonical form of a JSON document as sha256:<hex>,
+the form every sealkit command prints digests in; --bare prints the 64
+lowercase hex digits alone.
+${COMMON.replace('Flags:\n', 'Flags:\n  --bare            print the digest without the sha256: prefix\n')}
 
 Examples:
   sealkit json digest order.json
+  sealkit json digest --bare order.json
   sealkit json digest --python --json order.json`;
 
 interface Canonical {
@@ -52,8 +57,13 @@ interface Canonical {
   readonly bytes: Uint8Array;
 }
 
-async function canonicalFromArgs(args: readonly string[], usage: string, io: Parameters<Command['run']>[1]) {
-  const { values, positionals } = parseCommandArgs(args, OPTIONS, usage, { min: 0, max: 1 });
+async function canonicalFromArgs(
+  args: readonly string[],
+  usage: string,
+  io: Parameters<Command['run']>[1],
+  options: typeof OPTIONS | typeof DIGEST_OPTIONS = OPTIONS,
+) {
+  const { values, positionals } = parseCommandArgs(args, options, usage, { min: 0, max: 1 });
   if (values.help) return { help: true as const };
   const maxBytes = parseMaxBytes(values['max-bytes'], usage);
   const source = positionals[0] ?? '-';
@@ -107,10 +117,14 @@ export const jsonDigest: Command = {
   path: ['json', 'digest'],
   usage: DIGEST_USAGE,
   async run(args, io): Promise<CommandResult> {
-    const outcome = await canonicalFromArgs(args, DIGEST_USAGE, io);
+    const outcome = await canonicalFromArgs(args, DIGEST_USAGE, io, DIGEST_OPTIONS);
     if (outcome.help) return { text: `${DIGEST_USAGE}\n`, json: { status: 'ok', usage: DIGEST_USAGE } };
     const { form, bytes } = outcome.canonical;
     const hex = sha256Hex(bytes);
-    return { text: `${hex}\n`, json: { status: 'ok', form, sha256: hex, bytes: bytes.byteLength } };
+    const bare = args.includes('--bare');
+    return {
+      text: bare ? `${hex}\n` : `sha256:${hex}\n`,
+      json: { status: 'ok', form, sha256: hex, bytes: bytes.byteLength },
+    };
   },
 };
