@@ -49,6 +49,41 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it('skipped_newer is exit 0 by default and exit 2 with --fail-on-skipped-newer, said on stderr', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T17:00:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    // The source goes back to an older issue of the same bundle.
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    const lenient = runCli(['distribute', 'run', '--config', config]);
+    expect(lenient.status).toBe(0);
+    expect(lenient.stdout.toString()).toContain('skipped_newer');
+    const strict = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer']);
+    expect(strict.status).toBe(2);
+    expect(strict.stderr.toString()).toBe(
+      'error[skipped_newer]: 1 bundle was not published because the destination holds a newer publication, and --fail-on-skipped-newer asks for none\n',
+    );
+    const json = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer', '--json']);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      unmet: ['skipped_newer'],
+      counts: { skipped_newer: 1 },
+    });
+  });
+
+  it('--quiet prints no report, but refusals still reach stderr', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    const quiet = runCli(['distribute', 'run', '--config', config, '-q']);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout.toString()).toBe('');
+    expect(quiet.stderr.toString()).toBe('');
+    writeFileSync(join(source, 'weather', 'b1', 'report.md'), '# Edited\n');
+    const refused = runCli(['distribute', 'run', '--config', config, '--quiet']);
+    expect(refused.status).toBe(2);
+    expect(refused.stdout.toString()).toBe('');
+    expect(refused.stderr.toString()).toMatch(/^error\[file_size_mismatch\]/);
+  });
+
   it('reads sealkit.distributor.yaml from the working directory by default', () => {
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
     const run = runCli(['distribute', 'run', '--json'], { cwd: work });

@@ -14,7 +14,8 @@ import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../outp
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
-const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run] [--json]
+const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
+                            [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
@@ -27,6 +28,11 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
+  --fail-on-skipped-newer
+                  exit 2 when a bundle is skipped_newer (the destination holds a
+                  newer publication than the source), for CI jobs that must not
+                  miss it
+  -q, --quiet     print no report and no progress; refusals still go to stderr
   --json          print one JSON object with every outcome (and the plan)
   -h, --help      show this help
 
@@ -36,7 +42,8 @@ Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
 Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
-  sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json`;
+  sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
+  sealkit distribute run --quiet --fail-on-skipped-newer`;
 
 const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
 
@@ -76,6 +83,8 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'fail-on-skipped-newer': { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -86,7 +95,8 @@ export const distributeRunCommand: Command = {
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
     if (values.help) return { text: `${RUN_USAGE}\n`, json: { status: 'ok', usage: RUN_USAGE } };
-    const progress = progressPrinter(io);
+    const quiet = values.quiet === true;
+    const progress = quiet ? undefined : progressPrinter(io);
     const report = await distributeRun({
       ...(values.config === undefined ? {} : { configPath: values.config }),
       ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
@@ -97,11 +107,19 @@ export const distributeRunCommand: Command = {
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
       .join('');
+    // A destination newer than the source is not an error by default (the
+    // source may be stale on purpose); a CI job can make it one.
+    const newer = report.counts.skipped_newer;
+    const failOnNewer = values['fail-on-skipped-newer'] === true && newer > 0;
+    const newerNotice = failOnNewer
+      ? `error[skipped_newer]: ${newer === 1 ? '1 bundle was' : `${newer} bundles were`} not published because the destination holds a newer publication, and --fail-on-skipped-newer asks for none\n`
+      : '';
+    const allErrors = errors + newerNotice;
     return {
-      text: report.dry_run ? planText(report) : summaryText(report),
-      json: reportJson(report),
-      ...(errors === '' ? {} : { errors }),
-      refused: report.status !== 'ok',
+      text: quiet ? '' : report.dry_run ? planText(report) : summaryText(report),
+      json: { ...reportJson(report), ...(failOnNewer ? { unmet: ['skipped_newer'] } : {}) },
+      ...(allErrors === '' ? {} : { errors: allErrors }),
+      refused: report.status !== 'ok' || failOnNewer,
     };
   },
 };

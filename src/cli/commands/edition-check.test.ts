@@ -30,6 +30,33 @@ describe('sealkit edition check', () => {
     expect(scanForSentinels(run, [], [project])).toEqual([]);
   });
 
+  it('says on stderr that tests were not run, and exits 2 for it with --require-tests', () => {
+    const project = EDITION_PROJECTS.bigquery;
+    const lenient = runCli(['edition', 'check', project]);
+    expect(lenient.status).toBe(0);
+    expect(lenient.stderr.toString()).toBe(
+      'note: 19 schema tests were not run (no --fixtures); --require-tests makes this exit 2\n',
+    );
+    const strict = runCli(['edition', 'check', project, '--require-tests']);
+    expect(strict.status).toBe(2);
+    expect(strict.stderr.toString()).toBe(
+      'error[tests_not_run]: 19 schema tests were not run (no --fixtures), and --require-tests asks for them\n',
+    );
+    const json = runCli(['edition', 'check', project, '--require-tests', '--json']);
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({ unmet: ['tests_not_run'] });
+    const tested = runCli([
+      'edition',
+      'check',
+      project,
+      '--fixtures',
+      join(project, 'fixtures'),
+      '--require-tests',
+    ]);
+    expect(tested.status).toBe(0);
+    expect(tested.stderr.toString()).toBe('');
+  });
+
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {
     const project = EDITION_PROJECTS.snowflake;
     const run = runCli(

@@ -9,6 +9,7 @@ const OPTIONS = {
   target: { type: 'string' },
   vars: { type: 'string' },
   fixtures: { type: 'string' },
+  'require-tests': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -16,7 +17,7 @@ const OPTIONS = {
 const TARGETS = ['default', 'migration'] as const;
 
 const USAGE = `Usage: sealkit edition check PROJECT_DIR [--target default|migration] [--vars YAML]
-                             [--fixtures DIR] [--json]
+                             [--fixtures DIR] [--require-tests] [--json]
 
 The offline stand-in for \`dbt parse\` on a dbt project of the starter editions,
 with no dbt and no warehouse:
@@ -36,6 +37,8 @@ Flags:
   --target NAME    default (the default) or migration
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
   --fixtures DIR   Bronze fixture CSVs to build and test on
+  --require-tests  exit 2 when schema tests were not run (no --fixtures); a CI
+                   job then cannot pass a check whose tests never ran
   --json           print one JSON object on stdout
   -h, --help       show this help
 
@@ -51,7 +54,7 @@ the input was refused (with a reason code), 1 usage error, 70 internal error.
 
 Examples:
   sealkit edition check acme-retail
-  sealkit edition check acme-retail --fixtures acme-retail/fixtures
+  sealkit edition check acme-retail --fixtures acme-retail/fixtures --require-tests
   sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json`;
 
 export const editionCheck: Command = {
@@ -71,12 +74,25 @@ export const editionCheck: Command = {
       ...(values.vars === undefined ? {} : { vars: values.vars }),
       ...(values.fixtures === undefined ? {} : { fixtures: values.fixtures }),
     });
-    const errors = formatFindings(report);
+    // Tests that were planned but not run are not a pass a CI job may take
+    // for one: they are always said on stderr, and fail with --require-tests.
+    const notRun = report.summary.tests_not_run;
+    const requireTests = values['require-tests'] === true;
+    const unmet = requireTests && notRun > 0;
+    // A failed check already says what to fix first; the notice is for a check
+    // that would otherwise read as a pass.
+    const notice =
+      notRun === 0 || report.status === 'failed'
+        ? ''
+        : unmet
+          ? `error[tests_not_run]: ${notRun} schema tests were not run (no --fixtures), and --require-tests asks for them\n`
+          : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
+    const errors = formatFindings(report) + notice;
     return {
       text: formatReport(report),
-      json: report as unknown as JsonObjectOut,
+      json: { ...(report as unknown as JsonObjectOut), ...(unmet ? { unmet: ['tests_not_run'] } : {}) },
       ...(errors === '' ? {} : { errors }),
-      refused: report.status === 'failed',
+      refused: report.status === 'failed' || unmet,
     };
   },
 };
