@@ -42,7 +42,8 @@ export type RefusalDetails = object;
  * A complete code → details-type map, as a table is a complete code → message
  * map: `undefined` for a code that carries no details, a type for one that
  * always does, `T | undefined` for one whose details are optional. A missing
- * code fails the `defineRefusals` constraint; an unknown one is refused too.
+ * code fails the `defineRefusals` constraint; build the map with `WithDetails`
+ * so that a key that is no code does not compile either.
  */
 export type RefusalDetailsMap<Code extends string> = { readonly [K in Code]: RefusalDetails | undefined };
 
@@ -197,7 +198,8 @@ export class Refusal<
 
   /** The same refusal without any located detail: what the private domains hand out. */
   redacted(): Refusal<Code, Details> {
-    if (this.#quiet && this.location === undefined && this.hint === undefined && this.also.length === 0)
+    const printsDetails = !this.#quiet && this.details !== undefined && this.#spec.printDetails === true;
+    if (!printsDetails && this.location === undefined && this.hint === undefined && this.also.length === 0)
       return this;
     const copy = this.copy({}, { also: [], omitted: 0 });
     // Details stay readable by a library caller but are never printed.
