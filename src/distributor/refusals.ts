@@ -1,4 +1,12 @@
-import { defineRefusals } from '../core/refusal/index.js';
+import { type FsRefusalCode, type PlatformRefusalCode, refuseFs, refusePlatform } from '../core/fs/index.js';
+import { type InputRefusalCode, refuseInput } from '../core/input/index.js';
+import { type JsonRefusalCode, refuseJson } from '../core/json/index.js';
+import {
+  defineRefusals,
+  type InternalRefusalCode,
+  type Refusal,
+  refuseInternal,
+} from '../core/refusal/index.js';
 
 /**
  * Every reason the distributor refuses something. Messages are fixed text: they
@@ -284,3 +292,30 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
     message: 'the destination kind is not available in this build or on this platform',
   },
 });
+
+/**
+ * Every code a plan item, outcome or run failure may carry: the distributor's
+ * own and the core ones its readers and backends pass on unchanged. Typed so
+ * that a misspelt code in the planner does not compile.
+ */
+export type DistributorReasonCode =
+  | DistributorRefusalCode
+  | FsRefusalCode
+  | PlatformRefusalCode
+  | InputRefusalCode
+  | JsonRefusalCode
+  | InternalRefusalCode;
+
+/** The code of a refusal the distributor caught; one from any other table is a bug (`internal_error`). */
+export function reasonCodeOf(refusal: Refusal): DistributorReasonCode {
+  if (
+    refuseDistributor.is(refusal) ||
+    refuseFs.is(refusal) ||
+    refusePlatform.is(refusal) ||
+    refuseInput.is(refusal) ||
+    refuseJson.is(refusal) ||
+    refuseInternal.is(refusal)
+  )
+    return refusal.code;
+  return 'internal_error';
+}

@@ -1,4 +1,4 @@
-import { guardRefusals, guardRefusalsAsync, Refusal } from '../core/refusal/index.js';
+import { guardRefusals, guardRefusalsAsync, type RefusalFallback } from '../core/refusal/index.js';
 
 /**
  * The library boundary of a private domain (migration evidence, and the
@@ -8,24 +8,11 @@ import { guardRefusals, guardRefusalsAsync, Refusal } from '../core/refusal/inde
  * source schema, so no line, column, key or file name may be shown
  * (docs/refusals.md#two-policies, docs/evidence.md#privacy).
  */
-export function guardPrivate<T>(work: () => T, fallback?: () => Refusal): T {
-  try {
-    return guardRefusals(work, fallback);
-  } catch (error: unknown) {
-    throw redact(error);
-  }
+export function guardPrivate<T>(work: () => T, fallback?: RefusalFallback): T {
+  return guardRefusals(work, { ...(fallback === undefined ? {} : { fallback }), redact: true });
 }
 
 /** The asynchronous form of `guardPrivate`. */
-export async function guardPrivateAsync<T>(work: () => Promise<T>, fallback?: () => Refusal): Promise<T> {
-  try {
-    return await guardRefusalsAsync(work, fallback);
-  } catch (error: unknown) {
-    throw redact(error);
-  }
-}
-
-// guardRefusals only ever throws a Refusal; anything else is rethrown as it is.
-function redact(error: unknown): unknown {
-  return error instanceof Refusal ? error.redacted() : error;
+export async function guardPrivateAsync<T>(work: () => Promise<T>, fallback?: RefusalFallback): Promise<T> {
+  return guardRefusalsAsync(work, { ...(fallback === undefined ? {} : { fallback }), redact: true });
 }

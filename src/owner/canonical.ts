@@ -28,12 +28,11 @@ export interface CanonicalCodec<T> {
  * payload is never described, not even by position (docs/owner.md#reasons).
  */
 export function guardScoped<T>(site: Site, work: () => T): T {
-  const siteReason = () => refuseScopedExecution(site.reason, { role: site.role });
-  try {
-    return guardRefusals(work, siteReason);
-  } catch (error: unknown) {
-    throw isScopedExecutionRefusal(error) ? error.redacted() : siteReason();
-  }
+  return guardRefusals(work, {
+    fallback: () => refuseScopedExecution(site.reason, { role: site.role }),
+    accept: isScopedExecutionRefusal,
+    redact: true,
+  });
 }
 
 /** The independently expected digest, which must be 64 lowercase hex digits. */

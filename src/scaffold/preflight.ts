@@ -1,10 +1,9 @@
 import { fsPrimitivesAvailable } from '../core/fs/index.js';
 import { bindEvidence, refuseEvidence } from '../migration/index.js';
-import type { CanonicalTableName } from './canonical.js';
 import type { EditionProfile } from './editions.js';
 import { planScaffold, type ScaffoldPlan } from './plan.js';
 import { refuseScaffold } from './refusals.js';
-import { resolveModels } from './resolve.js';
+import { resolveOrRefuse } from './resolve.js';
 import type { SourceId } from './source-id.js';
 import { type PathSurvey, surveyPaths } from './workspace/collisions.js';
 import { HeldWorkspace } from './workspace/open-workspace.js';
@@ -23,27 +22,6 @@ export interface Preflight {
   readonly workspace: HeldWorkspace;
   readonly survey: PathSurvey;
   readonly plan: ScaffoldPlan;
-}
-
-/** A refusal that concerns a collision on the output or staging path (the result points at it). */
-export class CollisionRefusal extends Error {
-  constructor(
-    readonly code: NonNullable<PathSurvey['refusal']>,
-    readonly concerns: PathSurvey['concerns'],
-    readonly outputSealed: boolean,
-  ) {
-    super(code);
-  }
-}
-
-/** An input-rule refusal (§3.2) that names one canonical table. */
-export class TableRefusal extends Error {
-  constructor(
-    readonly refusal: ReturnType<typeof refuseScaffold>,
-    readonly table: CanonicalTableName | undefined,
-  ) {
-    super(refusal.code);
-  }
 }
 
 /**
@@ -68,7 +46,10 @@ export function preflight(
   try {
     survey = surveyPaths(workspace, sourceId);
     if (survey.refusal !== undefined) {
-      throw new CollisionRefusal(survey.refusal, survey.concerns, survey.outputSealed);
+      // The details say where the result points the operator (see PathCollision).
+      throw refuseScaffold(survey.refusal, {
+        details: { concerns: survey.concerns, outputSealed: survey.outputSealed },
+      });
     }
     const stagingDevice = (survey.stagingRoot ?? workspace.project).stat().dev;
     const outputDevice = (survey.generated ?? workspace.migration).stat().dev;
@@ -86,14 +67,9 @@ export function preflight(
     if (bound.edition !== edition.evidenceEdition) {
       throw refuseEvidence('scaffold_destination_mismatch', { field: 'destination' });
     }
-    const resolution = resolveModels(bound);
-    if (!resolution.ok) {
-      throw new TableRefusal(
-        refuseScaffold(resolution.code, { role: resolution.role, field: resolution.field }),
-        resolution.table,
-      );
-    }
-    return { workspace, survey, plan: planScaffold(edition, sourceId, resolution.models, bound.integrity) };
+    // An input rule refuses with the canonical table it concerns in its details.
+    const models = resolveOrRefuse(bound);
+    return { workspace, survey, plan: planScaffold(edition, sourceId, models, bound.integrity) };
   } catch (error: unknown) {
     survey?.generated?.close();
     survey?.stagingRoot?.close();

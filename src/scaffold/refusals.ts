@@ -1,4 +1,5 @@
-import { defineRefusals } from '../core/refusal/index.js';
+import { defineRefusals, type WithDetails } from '../core/refusal/index.js';
+import type { CanonicalTableName } from './canonical.js';
 
 /**
  * The scaffolder's own fixed reason codes (seed: silver-scaffolder-contract
@@ -38,7 +39,48 @@ export type ScaffoldRefusalCode =
   | 'publish_failed'
   | 'interrupted';
 
-export const refuseScaffold = defineRefusals<ScaffoldRefusalCode>({
+/** The collisions preflight's path survey reports, most decisive first (docs/scaffold.md). */
+export type CollisionCode =
+  | 'symlink_refused'
+  | 'not_regular_file'
+  | 'output_exists'
+  | 'output_parent_invalid'
+  | 'staging_root_invalid'
+  | 'staging_in_use'
+  | 'staging_exists';
+
+/**
+ * A collision preflight found: which path the result points the operator at,
+ * and whether the existing output is sealed (the result then gives a repair
+ * command). Present only on preflight's refusal; the same codes raised later
+ * (a race at publish) carry none.
+ */
+export interface PathCollision {
+  readonly concerns: 'output' | 'staging' | undefined;
+  readonly outputSealed: boolean;
+}
+
+/** The canonical table an input-rule refusal concerns: the only name a scaffold result may carry. */
+export interface ConcernedTable {
+  readonly table: CanonicalTableName;
+}
+
+/**
+ * The scaffolder's details (docs/refusals.md#details). Never printed: the
+ * result object takes from them only what it has always shown.
+ */
+export type ScaffoldRefusalDetails = WithDetails<
+  ScaffoldRefusalCode,
+  { readonly [K in CollisionCode]: PathCollision | undefined } & {
+    readonly non_canonical_target: ConcernedTable;
+    readonly missing_primary_key: ConcernedTable;
+    readonly missing_contract_column: ConcernedTable;
+    readonly inventory_identifier_missing: ConcernedTable;
+    readonly inventory_identifier_unsafe: ConcernedTable;
+  }
+>;
+
+export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusalDetails>({
   option_invalid: {
     category: 'malformed',
     message: 'a scaffold option is missing or outside its allowed values',

@@ -7,7 +7,7 @@ import {
   type SafeIdentifier,
 } from '../migration/index.js';
 import { type CanonicalColumn, type CanonicalTableName, canonicalTable } from './canonical.js';
-import type { ScaffoldRefusalCode } from './refusals.js';
+import { refuseScaffold, type ScaffoldRefusalCode } from './refusals.js';
 import { isEmittableIdentifier } from './sql-identifiers.js';
 
 /** One canonical column of a generated model and the Bronze column it reads. */
@@ -40,21 +40,21 @@ export type Resolution =
       readonly table?: CanonicalTableName;
     };
 
-class RuleViolation extends Error {
-  constructor(readonly failure: Extract<Resolution, { ok: false }>) {
-    super(failure.code);
-  }
-}
+type TableRule =
+  | 'non_canonical_target'
+  | 'missing_primary_key'
+  | 'missing_contract_column'
+  | 'inventory_identifier_missing'
+  | 'inventory_identifier_unsafe';
 
+/** An input rule broken by one canonical table: the refusal names the table in its details. */
 function violate(
-  code: ScaffoldRefusalCode,
+  code: TableRule,
   role: 'mapping' | 'dry_run',
   field: string,
-  table?: CanonicalTableName,
+  table: CanonicalTableName,
 ): never {
-  throw new RuleViolation(
-    table === undefined ? { ok: false, code, role, field } : { ok: false, code, role, field, table },
-  );
+  throw refuseScaffold(code, { role, field, details: { table } });
 }
 
 /**
@@ -67,19 +67,30 @@ function violate(
  */
 export function resolveModels(bound: BoundEvidence): Resolution {
   try {
-    const mapped = bound.tables.filter((table) => table.rules.length > 0);
-    const models = mapped.map((table) => resolveTable(table));
-    models.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
-    return { ok: true, models };
+    return { ok: true, models: resolveOrRefuse(bound) };
   } catch (error: unknown) {
-    if (error instanceof RuleViolation) return error.failure;
-    throw error;
+    const role = refuseScaffold.is(error) ? error.role : undefined;
+    if (!refuseScaffold.is(error) || error.field === undefined || (role !== 'mapping' && role !== 'dry_run'))
+      throw error;
+    const failure = { ok: false, code: error.code, role, field: error.field } as const;
+    return error.details !== undefined && 'table' in error.details
+      ? { ...failure, table: error.details.table }
+      : failure;
   }
+}
+
+/** `resolveModels` for preflight: the models, or the scaffold refusal of the first rule broken. */
+export function resolveOrRefuse(bound: BoundEvidence): readonly ResolvedModel[] {
+  const mapped = bound.tables.filter((table) => table.rules.length > 0);
+  const models = mapped.map((table) => resolveTable(table));
+  models.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
+  return models;
 }
 
 function resolveTable(table: BoundTable): ResolvedModel {
   const contract = canonicalTable(fold(table.table));
-  if (contract === undefined) violate('non_canonical_table', 'mapping', 'tables');
+  if (contract === undefined)
+    throw refuseScaffold('non_canonical_table', { role: 'mapping', field: 'tables' });
   const name = contract.name;
   const canonicalNames = new Set(contract.columns.map((column) => column.name));
   for (const rule of table.rules) {

@@ -1,15 +1,17 @@
 import { type Dir, FsUnavailable, isFsError } from '../core/fs/index.js';
 import { Refusal } from '../core/refusal/index.js';
 import { guardPrivateAsync } from '../migration/index.js';
+import type { CanonicalTableName } from './canonical.js';
 import { EDITION_PROFILES, type EditionProfile, isScaffoldEdition } from './editions.js';
 import type { FaultController } from './faults.js';
 import { MANIFEST_NAME, outputPath, STAGING_ROOT, stagingPath } from './names.js';
 import { checkOptionShape } from './options.js';
 import type { PlannedFile, ScaffoldPlan } from './plan.js';
-import { CollisionRefusal, type Preflight, preflight, TableRefusal } from './preflight.js';
+import { type Preflight, preflight } from './preflight.js';
 import { ensureOutputParent, publishedIsOurs, publishRename } from './publish/output.js';
 import { StagedTree } from './publish/staged-tree.js';
 import {
+  type PathCollision,
   PUBLICATION_CONDITION_MESSAGES,
   type PublicationConditionCode,
   refuseScaffold,
@@ -309,21 +311,23 @@ class Run {
     const stage = this.#ctx.stage;
     const base = { status: 'refused' as const, stage, ...this.#identity() };
     const sourceId = this.#sourceId;
-    if (error instanceof CollisionRefusal && sourceId !== undefined) {
+    const collision = collisionOf(error);
+    if (collision !== undefined && sourceId !== undefined) {
+      const { code, details } = collision;
       const where =
-        error.concerns === 'output'
+        details.concerns === 'output'
           ? {
               output: outputPath(sourceId),
-              ...(error.outputSealed ? { repair: repairCommand(outputPath(sourceId)) } : {}),
+              ...(details.outputSealed ? { repair: repairCommand(outputPath(sourceId)) } : {}),
             }
           : {
               staging: stagingPath(sourceId),
-              ...(error.code === 'staging_exists' ? { repair: recoveryCommand(stagingPath(sourceId)) } : {}),
+              ...(code === 'staging_exists' ? { repair: recoveryCommand(stagingPath(sourceId)) } : {}),
             };
-      return { ...base, ...reasonOf(refuseScaffold(error.code)), ...where };
+      return { ...base, ...reasonOf(refuseScaffold(code)), ...where };
     }
     const refusal = refusalOf(error, stage);
-    const table = error instanceof TableRefusal ? error.table : undefined;
+    const table = tableOf(error);
     return {
       ...base,
       ...reasonOf(refusal),
@@ -391,6 +395,22 @@ class Run {
   }
 }
 
+/** The collision preflight refused with (its details say where), or undefined for any other failure. */
+function collisionOf(
+  error: unknown,
+): { readonly code: ScaffoldRefusalCode; readonly details: PathCollision } | undefined {
+  if (!refuseScaffold.is(error) || error.details === undefined || !('concerns' in error.details))
+    return undefined;
+  return { code: error.code, details: error.details };
+}
+
+/** The canonical table an input-rule refusal concerns. */
+function tableOf(error: unknown): CanonicalTableName | undefined {
+  if (!refuseScaffold.is(error) || error.details === undefined || !('table' in error.details))
+    return undefined;
+  return error.details.table;
+}
+
 /**
  * A refusal for any failure before publication. Refusals pass through; the
  * platform lacking the primitives is atomic_publish_unavailable; an errno
@@ -398,7 +418,6 @@ class Run {
  * is a bug and leaves as internal_error.
  */
 function refusalOf(error: unknown, stage: ScaffoldStage): Refusal {
-  if (error instanceof TableRefusal) return error.refusal.redacted();
   // Redacted: a core reader's line, column or hint never reaches the result
   // (docs/scaffold.md#the-result-object-and-exit-codes).
   if (error instanceof Refusal && error.category !== 'internal') return error.redacted();

@@ -10,32 +10,62 @@ export const refuseInternal = defineRefusals<InternalRefusalCode>({
   },
 });
 
+/** The refusal an exception that is not one becomes; it may look at the error's kind, never its text. */
+export type RefusalFallback = (error: unknown) => Refusal;
+
+/** How a library boundary lets refusals out (see docs/refusals.md#the-refusal-object). */
+export interface GuardOptions {
+  /** What any other exception becomes (default: `internal_error`). */
+  readonly fallback?: RefusalFallback;
+  /**
+   * Only refusals this accepts leave as they are; any other refusal becomes
+   * `fallback` too (a domain that hands out its own table's codes only).
+   */
+  readonly accept?: (refusal: Refusal) => boolean;
+  /** Private domains: every refusal leaves `redacted()`, without location, hint or printed details. */
+  readonly redact?: boolean;
+}
+
+const internal: RefusalFallback = () => refuseInternal('internal_error');
+
 /**
- * Runs `work` so that only refusals leave it: any other exception (a bug, an
- * unexpected errno, a library throwing with a path in its text) becomes
- * `fallback`, whose message is fixed. The original error is dropped on purpose.
+ * The one conversion of a caught exception into a refusal: a refusal stays
+ * itself (when accepted), anything else (a bug, an unexpected errno, a
+ * library throwing with a path in its text) becomes the fallback, whose
+ * message is fixed. The original error's text is dropped on purpose.
  */
-export function guardRefusals<T>(
-  work: () => T,
-  fallback: () => Refusal = () => refuseInternal('internal_error'),
-): T {
+export function toRefusal(error: unknown, options: RefusalFallback | GuardOptions = {}): Refusal {
+  const {
+    fallback = internal,
+    accept,
+    redact = false,
+  } = typeof options === 'function' ? { fallback: options } : options;
+  const refusal =
+    error instanceof Refusal && (accept === undefined || accept(error)) ? error : fallback(error);
+  return redact ? refusal.redacted() : refusal;
+}
+
+/**
+ * Runs `work` so that only refusals leave it: any other exception becomes
+ * `fallback` (see toRefusal). Given options, it can also keep only a domain's
+ * own refusals and redact every one that leaves (the private domains).
+ */
+export function guardRefusals<T>(work: () => T, options?: RefusalFallback | GuardOptions): T {
   try {
     return work();
   } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    throw fallback();
+    throw toRefusal(error, options);
   }
 }
 
 /** The asynchronous form of `guardRefusals`. */
 export async function guardRefusalsAsync<T>(
   work: () => Promise<T>,
-  fallback: () => Refusal = () => refuseInternal('internal_error'),
+  options?: RefusalFallback | GuardOptions,
 ): Promise<T> {
   try {
     return await work();
   } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    throw fallback();
+    throw toRefusal(error, options);
   }
 }

@@ -1,15 +1,31 @@
-export { guardRefusals, guardRefusalsAsync, type InternalRefusalCode, refuseInternal } from './guard.js';
+export {
+  type GuardOptions,
+  guardRefusals,
+  guardRefusalsAsync,
+  type InternalRefusalCode,
+  type RefusalFallback,
+  refuseInternal,
+  toRefusal,
+} from './guard.js';
 export {
   defineRefusals,
   MAX_REPORTED_ERRORS,
+  type NoDetails,
+  type PrintedDetails,
+  type ReadonlyDetails,
   Refusal,
+  type RefusalArgs,
   type RefusalCategory,
   type RefusalContext,
+  type RefusalDetails,
+  type RefusalDetailsMap,
   type RefusalFactory,
   type RefusalLocation,
+  type RefusalOf,
   type RefusalRecord,
   type RefusalSpec,
   type RefusalTable,
   refuseAll,
+  type WithDetails,
 } from './refusal.js';
 export { didYouMean, editDistance, nearest } from './suggest.js';

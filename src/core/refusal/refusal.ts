@@ -24,14 +24,61 @@ export type RefusalCategory =
 export interface RefusalSpec {
   readonly category: RefusalCategory;
   readonly message: string;
+  /**
+   * Whether `toJSON()` prints this code's details. Only a code that has
+   * details may set it, and only in a located domain (docs/refusals.md#details).
+   */
+  readonly printDetails?: boolean;
 }
+
+/**
+ * Typed data a refusal may carry for a library caller, beside its fixed
+ * message: plain readonly data (no functions, no class instances), frozen
+ * when the refusal is made. See docs/refusals.md#details.
+ */
+export type RefusalDetails = object;
+
+/**
+ * A complete code → details-type map, as a table is a complete code → message
+ * map: `undefined` for a code that carries no details, a type for one that
+ * always does, `T | undefined` for one whose details are optional. A missing
+ * code fails the `defineRefusals` constraint; build the map with `WithDetails`
+ * so that a key that is no code does not compile either.
+ */
+export type RefusalDetailsMap<Code extends string> = { readonly [K in Code]: RefusalDetails | undefined };
+
+/** The details map of a table whose codes carry none: the default. */
+export type NoDetails<Code extends string> = { readonly [K in Code]: undefined };
+
+/**
+ * The complete map for `Code` from the few codes that carry details; every
+ * other code carries none. A key that is not a code does not compile.
+ */
+export type WithDetails<
+  Code extends string,
+  Some extends { readonly [K in keyof Some]: K extends Code ? RefusalDetails | undefined : never },
+> = { readonly [K in Code]: K extends keyof Some ? Some[K] : undefined };
+
+/** Details as a caller reads them: readonly all the way down. */
+export type ReadonlyDetails<T> = T extends (infer E)[]
+  ? readonly ReadonlyDetails<E>[]
+  : T extends readonly (infer E)[]
+    ? readonly ReadonlyDetails<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]: ReadonlyDetails<T[K]> }
+      : T;
+
+/** A table entry: `printDetails` may be set only on a code that has details. */
+type TableEntry<D> = [D] extends [undefined] ? RefusalSpec & { readonly printDetails?: never } : RefusalSpec;
 
 /**
  * A code → fixed message table. Declaring a table as `RefusalTable<Codes>` makes
  * the compiler reject a missing code (missing property) and an unknown one
  * (excess property), so the map stays complete as codes are added.
  */
-export type RefusalTable<Code extends string> = { readonly [K in Code]: RefusalSpec };
+export type RefusalTable<Code extends string, Details extends RefusalDetailsMap<Code> = NoDetails<Code>> = {
+  readonly [K in Code]: TableEntry<Details[K]>;
+};
 
 /** Field paths are written by sealkit, never taken from input: only this shape is accepted. */
 const FIELD_PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\[\]|\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -90,7 +137,10 @@ function oneLine(text: string): string {
   return out;
 }
 
-export class Refusal<Code extends string = string> extends Error {
+export class Refusal<
+  Code extends string = string,
+  Details extends RefusalDetails | undefined = RefusalDetails | undefined,
+> extends Error {
   readonly code: Code;
   readonly category: RefusalCategory;
   readonly role: string | undefined;
@@ -104,13 +154,20 @@ export class Refusal<Code extends string = string> extends Error {
   readonly also: readonly Refusal[];
   /** How many more errors were found than are listed. */
   readonly omitted: number;
+  /**
+   * The code's typed details (see RefusalDetailsMap), frozen; read them after
+   * `factory.is(refusal, code)`. Printed only where the table says so.
+   */
+  readonly details: ReadonlyDetails<Details>;
   /** The table entry this refusal was made from: `factory.is()` compares it, not only the code. */
   readonly #spec: RefusalSpec;
+  /** Set by `redacted()`: even printable details are not printed. */
+  #quiet = false;
 
   constructor(
     code: Code,
     spec: RefusalSpec,
-    context: RefusalContext = {},
+    context: RefusalContext & { readonly details?: Details | undefined } = {},
     group: { readonly also: readonly Refusal[]; readonly omitted: number } = { also: [], omitted: 0 },
   ) {
     super(spec.message);
@@ -124,6 +181,7 @@ export class Refusal<Code extends string = string> extends Error {
     this.hint = typeof context.hint === 'string' && context.hint !== '' ? oneLine(context.hint) : undefined;
     this.also = group.also;
     this.omitted = group.omitted;
+    this.details = frozenDetails(context.details) as ReadonlyDetails<Details>;
   }
 
   /**
@@ -131,7 +189,7 @@ export class Refusal<Code extends string = string> extends Error {
    * reader adds the file name to a position found by an inner parser, which
    * keeps its line and column. Only what `location` sets is replaced.
    */
-  at(location: RefusalLocation, hint?: string): Refusal<Code> {
+  at(location: RefusalLocation, hint?: string): Refusal<Code, Details> {
     return this.copy({
       location: { ...this.location, ...location },
       ...(hint !== undefined ? { hint } : this.hint !== undefined ? { hint: this.hint } : {}),
@@ -139,13 +197,18 @@ export class Refusal<Code extends string = string> extends Error {
   }
 
   /** The same refusal without any located detail: what the private domains hand out. */
-  redacted(): Refusal<Code> {
-    if (this.location === undefined && this.hint === undefined && this.also.length === 0) return this;
-    return this.copy({}, { also: [], omitted: 0 });
+  redacted(): Refusal<Code, Details> {
+    const printsDetails = !this.#quiet && this.details !== undefined && this.#spec.printDetails === true;
+    if (!printsDetails && this.location === undefined && this.hint === undefined && this.also.length === 0)
+      return this;
+    const copy = this.copy({}, { also: [], omitted: 0 });
+    // Details stay readable by a library caller but are never printed.
+    copy.#quiet = true;
+    return copy;
   }
 
   /** The same refusal listing `also` and `omitted` as further errors (see refuseAll). */
-  withOthers(also: readonly Refusal[], omitted: number): Refusal<Code> {
+  withOthers(also: readonly Refusal[], omitted: number): Refusal<Code, Details> {
     return this.copy(
       {
         ...(this.location !== undefined ? { location: this.location } : {}),
@@ -158,13 +221,17 @@ export class Refusal<Code extends string = string> extends Error {
   private copy(
     located: Pick<RefusalContext, 'location' | 'hint'>,
     group: { readonly also: readonly Refusal[]; readonly omitted: number } = this,
-  ): Refusal<Code> {
+  ): Refusal<Code, Details> {
     const context: RefusalContext = {
       ...(this.role !== undefined ? { role: this.role } : {}),
       ...(this.field !== undefined ? { field: this.field } : {}),
       ...located,
     };
-    return new Refusal(this.code, this.#spec, context, group);
+    const copy = new Refusal<Code, Details>(this.code, this.#spec, context, group);
+    // Already frozen: shared, not cloned again.
+    Object.defineProperty(copy, 'details', { value: this.details, enumerable: true });
+    copy.#quiet = this.#quiet;
+    return copy;
   }
 
   /** Whether this refusal was made from exactly `spec` (a table entry), not merely a code of that name. */
@@ -185,6 +252,9 @@ export class Refusal<Code extends string = string> extends Error {
     if (this.hint !== undefined) record.hint = this.hint;
     if (this.also.length > 0) record.also = this.also.map((other) => other.toJSON());
     if (this.omitted > 0) record.omitted = this.omitted;
+    if (this.#spec.printDetails === true && !this.#quiet && this.details !== undefined) {
+      record.details = this.details as PrintedDetails;
+    }
     return record;
   }
 }
@@ -222,29 +292,85 @@ export interface RefusalRecord {
   readonly hint?: string;
   readonly also?: readonly RefusalRecord[];
   readonly omitted?: number;
+  /** Only for a code whose table entry sets `printDetails`. */
+  readonly details?: PrintedDetails;
 }
 
-export interface RefusalFactory<Code extends string> {
-  readonly table: RefusalTable<Code>;
+/** Printable details are JSON data. */
+export interface PrintedDetails {
+  readonly [key: string]: string | number | boolean | null | readonly unknown[] | PrintedDetails | undefined;
+}
+
+/** The refusal a factory makes for `K`: one member per code, so `code` narrows `details`. */
+export type RefusalOf<
+  Details extends RefusalDetailsMap<Code>,
+  Code extends string,
+  K extends Code = Code,
+> = K extends Code ? Refusal<K, Details[K]> : never;
+
+/**
+ * The arguments after the code: no `details` for a code that has none, a
+ * required `details` (and so a required context) for a code that has them.
+ */
+export type RefusalArgs<D> = [D] extends [undefined]
+  ? [context?: RefusalContext & { readonly details?: undefined }]
+  : undefined extends D
+    ? [context?: RefusalContext & { readonly details?: Exclude<D, undefined> }]
+    : [context: RefusalContext & { readonly details: D }];
+
+export interface RefusalFactory<
+  Code extends string,
+  Details extends RefusalDetailsMap<Code> = NoDetails<Code>,
+> {
+  readonly table: RefusalTable<Code, Details>;
   readonly codes: readonly Code[];
   /** Builds the refusal for `code`; use `throw refuse(...)` so control flow stays visible. */
-  (code: Code, context?: RefusalContext): Refusal<Code>;
-  is(value: unknown): value is Refusal<Code>;
+  <K extends Code>(code: K, ...args: RefusalArgs<Details[K]>): RefusalOf<Details, Code, K>;
+  /** True only for a refusal made from this table (and, given `code`, with that code). */
+  is(value: unknown): value is RefusalOf<Details, Code>;
+  is<K extends Code>(value: unknown, code: K): value is RefusalOf<Details, Code, K>;
 }
 
-/** Binds a domain's complete code table to a constructor for its refusals. */
-export function defineRefusals<Code extends string>(table: RefusalTable<Code>): RefusalFactory<Code> {
+/**
+ * Binds a domain's complete code table to a constructor for its refusals.
+ * `Details` is the complete code → details-type map (default: no code has
+ * details); see docs/refusals.md#details.
+ */
+export function defineRefusals<
+  Code extends string,
+  Details extends RefusalDetailsMap<Code> = NoDetails<Code>,
+>(table: RefusalTable<Code, Details>): RefusalFactory<Code, Details> {
   const codes = Object.keys(table) as Code[];
   for (const code of codes) {
     if (!CODE.test(code)) throw new Error('refusal codes are lowercase identifiers');
   }
   const own = new Set<string>(codes);
-  const refuse = (code: Code, context?: RefusalContext): Refusal<Code> =>
-    new Refusal(code, table[code], context ?? {});
-  return Object.assign(refuse, {
-    table,
-    codes,
-    is: (value: unknown): value is Refusal<Code> =>
-      value instanceof Refusal && own.has(value.code) && value.madeFrom(table[value.code as Code]),
-  });
+  const specs: { readonly [K in Code]: RefusalSpec } = table;
+  const refuse = <K extends Code>(code: K, ...args: RefusalArgs<Details[K]>): RefusalOf<Details, Code, K> =>
+    new Refusal<K, Details[K]>(code, specs[code], args[0] ?? {}) as RefusalOf<Details, Code, K>;
+  function is(value: unknown): value is RefusalOf<Details, Code>;
+  function is<K extends Code>(value: unknown, code: K): value is RefusalOf<Details, Code, K>;
+  function is(value: unknown, code?: Code): boolean {
+    return (
+      value instanceof Refusal &&
+      own.has(value.code) &&
+      (code === undefined || value.code === code) &&
+      value.madeFrom(specs[value.code as Code])
+    );
+  }
+  return Object.assign(refuse, { table, codes, is });
+}
+
+/** Plain data, copied and frozen so a caller can neither change nor be changed by it. */
+function frozenDetails(details: unknown): unknown {
+  if (details === undefined) return undefined;
+  return deepFreeze(structuredClone(details));
+}
+
+function deepFreeze(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

@@ -1,6 +1,6 @@
 import { compareInstants } from '../model/instant.js';
 import type { BundlePath, DestinationState, SourceManifest } from '../model/types.js';
-import type { DistributorRefusalCode } from '../refusals.js';
+import type { DistributorReasonCode, DistributorRefusalCode } from '../refusals.js';
 import type { StateToken } from './types.js';
 
 /** What the planner knows about one destination bundle path: pure data, no handles. */
@@ -15,14 +15,14 @@ export type SnapshotView =
       readonly missing: boolean;
       readonly residue: readonly BundlePath[];
     }
-  | { readonly kind: 'refused'; readonly reason_code: string };
+  | { readonly kind: 'refused'; readonly reason_code: DistributorReasonCode };
 
 export type Decision =
   | { readonly action: 'publish' }
   | { readonly action: 'replace'; readonly previous: DestinationState; readonly token: StateToken }
   | { readonly action: 'skip_same' | 'skip_newer' }
   | { readonly action: 'conflict'; readonly reason_code: DistributorRefusalCode }
-  | { readonly action: 'refuse'; readonly reason_code: string };
+  | { readonly action: 'refuse'; readonly reason_code: DistributorReasonCode };
 
 /**
  * The seed's destination comparison rules, in its order:

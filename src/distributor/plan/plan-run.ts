@@ -1,6 +1,7 @@
 import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
+import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
 import { decide, type SnapshotView } from './compare.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
@@ -21,7 +22,7 @@ export interface PlanPipelineInput {
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
     readonly bundle_dir: BundleDir | null;
-    readonly reason_code: string;
+    readonly reason_code: DistributorReasonCode;
     readonly refusal?: Refusal;
   }[];
 }

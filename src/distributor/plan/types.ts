@@ -9,6 +9,7 @@ import type {
   SourceManifest,
   TransformId,
 } from '../model/types.js';
+import type { DistributorReasonCode } from '../refusals.js';
 
 /**
  * The plan is pure data: JSON-serializable, built without I/O from validated
@@ -84,7 +85,7 @@ export interface PlannedSkip extends PlanItemBase {
 
 export interface PlannedRefusal extends PlanItemBase {
   readonly action: 'conflict' | 'refuse';
-  readonly reason_code: string;
+  readonly reason_code: DistributorReasonCode;
 }
 
 export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;
@@ -111,7 +112,7 @@ export interface RunFailure {
   readonly pipeline_id: string;
   /** Null when the pipeline failed before its bundles were known (discovery). */
   readonly bundle_dir: BundleDir | null;
-  readonly reason_code: string;
+  readonly reason_code: DistributorReasonCode;
   /**
    * The refusal itself, located under the paths the user named
    * (docs/distributor.md#reading-an-error); it lists every independent error of the bundle.

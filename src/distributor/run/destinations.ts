@@ -1,4 +1,4 @@
-import { Refusal } from '../../core/refusal/index.js';
+import { type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type {
   BackendFactory,
   BackendOpenContext,
@@ -9,7 +9,7 @@ import type { LocalBackends } from '../backends/local/index.js';
 import type { DestinationConfig, S3DestinationConfig } from '../config/types.js';
 import type { BundleDir } from '../model/types.js';
 import type { SnapshotView } from '../plan/compare.js';
-import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 
 /** A configured destination opened for one run. */
 export interface OpenDestination {
@@ -37,7 +37,11 @@ export function openDestination(
     }
     return { config, backend: s3Factory(config, context), refusal: undefined };
   } catch (error: unknown) {
-    return { config, backend: undefined, refusal: asRefusal(error, 'backend_unavailable') };
+    return {
+      config,
+      backend: undefined,
+      refusal: toRefusal(error, () => refuseDistributor('backend_unavailable')),
+    };
   }
 }
 
@@ -50,7 +54,7 @@ export async function lockAll(destinations: readonly OpenDestination[]): Promise
       if (lock.kind === 'busy')
         destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
     } catch (error: unknown) {
-      destination.refusal = asRefusal(error, 'destination_unreachable');
+      destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }
   }
 }
@@ -61,15 +65,24 @@ export async function inspectDestination(
   dir: BundleDir,
 ): Promise<SnapshotView> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
-    return { kind: 'refused', reason_code: destination.refusal?.code ?? 'backend_unavailable' };
+    return {
+      kind: 'refused',
+      reason_code:
+        destination.refusal === undefined ? 'backend_unavailable' : reasonCodeOf(destination.refusal),
+    };
   }
   let snapshot: DestinationSnapshot;
   try {
     snapshot = await destination.backend.inspect(dir);
   } catch (error: unknown) {
-    return { kind: 'refused', reason_code: asRefusal(error, 'destination_unreachable').code };
+    return {
+      kind: 'refused',
+      reason_code: reasonCodeOf(toRefusal(error, () => refuseDistributor('destination_unreachable'))),
+    };
   }
-  return snapshot.kind === 'invalid' ? { kind: 'refused', reason_code: snapshot.refusal.code } : snapshot;
+  return snapshot.kind === 'invalid'
+    ? { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) }
+    : snapshot;
 }
 
 export async function closeAll(destinations: readonly OpenDestination[]): Promise<void> {
@@ -80,8 +93,4 @@ export async function closeAll(destinations: readonly OpenDestination[]): Promis
       // Leftovers in a work area are swept by the next run.
     }
   }
-}
-
-export function asRefusal(error: unknown, fallback: DistributorRefusalCode): Refusal {
-  return error instanceof Refusal ? error : refuseDistributor(fallback);
 }

@@ -3,7 +3,7 @@ import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
 import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
-import { refuseDistributor } from '../refusals.js';
+import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
 export interface ItemOutcome {
@@ -12,7 +12,7 @@ export interface ItemOutcome {
   readonly bundle_dir: string;
   readonly bundle_id: string | null;
   readonly outcome: Outcome;
-  readonly reason_code?: string;
+  readonly reason_code?: DistributorReasonCode;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
   /**

@@ -1,4 +1,4 @@
-import { nearest } from '../../core/refusal/index.js';
+import { nearest, toRefusal } from '../../core/refusal/index.js';
 import type {
   BackendFactory,
   BackendOpenContext,
@@ -12,9 +12,9 @@ import type { DistributorConfig, S3DestinationConfig } from '../config/types.js'
 import { instantOf } from '../model/instant.js';
 import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, PlannedWrite } from '../plan/types.js';
-import { refuseDistributor } from '../refusals.js';
+import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
-import { asRefusal, closeAll, lockAll, openDestination } from './destinations.js';
+import { closeAll, lockAll, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
 import {
@@ -159,10 +159,14 @@ async function applyOne(
       beforeStep,
     });
     return applied.outcome === 'refused'
-      ? { ...head, outcome: 'refused', reason_code: applied.refusal.code }
+      ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(applied.refusal) }
       : { ...head, outcome: applied.outcome, outputs: applied.outputs.length };
   } catch (error: unknown) {
-    return { ...head, outcome: 'refused', reason_code: asRefusal(error, 'destination_write_failed').code };
+    return {
+      ...head,
+      outcome: 'refused',
+      reason_code: reasonCodeOf(toRefusal(error, () => refuseDistributor('destination_write_failed'))),
+    };
   } finally {
     bundleSnapshot?.close();
   }

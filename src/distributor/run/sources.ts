@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Dir } from '../../core/fs/index.js';
-import { guardRefusals, type Refusal } from '../../core/refusal/index.js';
+import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
@@ -11,11 +11,11 @@ import type { BundleDir, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import type { PageInfo } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
-import { refuseDistributor } from '../refusals.js';
+import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
 import { locatedUnder, readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
-import { asRefusal, inspectDestination, type OpenDestination } from './destinations.js';
+import { inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
   readonly dir: BundleDir;
@@ -31,7 +31,7 @@ export interface SourcePipeline {
   readonly config: PipelineConfig;
   readonly destinations: readonly OpenDestination[];
   readonly root: Dir | undefined;
-  readonly failures: { bundle_dir: BundleDir | null; reason_code: string; refusal: Refusal }[];
+  readonly failures: { bundle_dir: BundleDir | null; reason_code: DistributorReasonCode; refusal: Refusal }[];
   readonly bundles: SourceBundle[];
   snapshot: SourceSnapshot | undefined;
   /** The backend whose scratch area holds the snapshot (it may move files instead of copying). */
@@ -62,7 +62,7 @@ export function readManifests(
   const fail = (bundle: BundleDir | null, refusal: Refusal): void => {
     pipeline.failures.push({
       bundle_dir: bundle,
-      reason_code: refusal.code,
+      reason_code: reasonCodeOf(refusal),
       refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle)),
     });
   };
@@ -84,7 +84,7 @@ export function readManifests(
         ),
       );
     } catch (error: unknown) {
-      read.set(path, { failed: asRefusal(error, 'file_unreadable') });
+      read.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
     }
   };
   let found: readonly BundleDir[];
@@ -94,7 +94,10 @@ export function readManifests(
       () => refuseDistributor('source_root_unavailable'),
     );
   } catch (error: unknown) {
-    fail(null, asRefusal(error, 'source_root_unavailable'));
+    fail(
+      null,
+      toRefusal(error, () => refuseDistributor('source_root_unavailable')),
+    );
     return pipeline;
   }
   for (const dir of found) {
@@ -177,11 +180,11 @@ function verifyEach(
       );
       if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
     } catch (error: unknown) {
-      const refusal = asRefusal(error, 'file_unreadable');
+      const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
       const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
       pipeline.failures.push({
         bundle_dir: bundle.dir,
-        reason_code: refusal.code,
+        reason_code: reasonCodeOf(refusal),
         refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
       });
     } finally {

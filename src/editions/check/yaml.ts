@@ -7,7 +7,7 @@ import {
   type YamlFaultPlace,
   type YamlNode,
 } from '../../core/input/index.js';
-import { Refusal } from '../../core/refusal/index.js';
+import { defineRefusals } from '../../core/refusal/index.js';
 
 export type YamlValue = null | boolean | number | string | readonly YamlValue[] | YamlMapping;
 export interface YamlMapping {
@@ -18,15 +18,17 @@ export type YamlParse =
   | { readonly ok: true; readonly value: YamlValue; readonly node: YamlNode }
   | { readonly ok: false; readonly fault: YamlFault; readonly place: YamlFaultPlace };
 
-/** Carries a fault out of the core reader's `refuse` callback; never leaves this module. */
-class FaultSignal extends Refusal {
-  constructor(
-    readonly fault: YamlFault,
-    readonly place: YamlFaultPlace,
-  ) {
-    super('yaml_fault', { category: 'malformed', message: 'YAML fault' });
-  }
-}
+/**
+ * Carries a fault out of the core reader's `refuse` callback as details of an
+ * ordinary refusal; it never leaves this module, which maps the fault to the
+ * finding of the file it read.
+ */
+const signalFault = defineRefusals<
+  'editions_yaml_fault',
+  { readonly editions_yaml_fault: { readonly fault: YamlFault; readonly place: YamlFaultPlace } }
+>({
+  editions_yaml_fault: { category: 'malformed', message: 'a dbt YAML file breaks the strict YAML rules' },
+});
 
 const MAX_DEPTH = 64;
 
@@ -43,10 +45,10 @@ export function parseYaml(input: Uint8Array | string): YamlParse {
   try {
     node = readStrictYaml(input, {
       maxDepth: MAX_DEPTH,
-      refuse: (fault, place) => new FaultSignal(fault, place),
+      refuse: (fault, place) => signalFault('editions_yaml_fault', { details: { fault, place } }),
     });
   } catch (error: unknown) {
-    if (error instanceof FaultSignal) return { ok: false, fault: error.fault, place: error.place };
+    if (signalFault.is(error)) return { ok: false, fault: error.details.fault, place: error.details.place };
     return { ok: false, fault: 'malformed', place: {} };
   }
   const value = toYamlValue(node);

@@ -1,12 +1,12 @@
 import { type Dir, type FileStat, isFsError, probeLock } from '../../core/fs/index.js';
 import { lockFileName, MANIFEST_NAME, OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
-import type { ScaffoldRefusalCode } from '../refusals.js';
+import type { CollisionCode, ScaffoldRefusalCode } from '../refusals.js';
 import type { SourceId } from '../source-id.js';
 import { currentUid, type Entry, lookAt, ownedWithout, sameInode } from './entry.js';
 import type { HeldWorkspace } from './open-workspace.js';
 
 /** The collision precedence of §6.2 step 1 (and §6.3's parent checks), most decisive first. */
-const PRECEDENCE: readonly ScaffoldRefusalCode[] = [
+const PRECEDENCE: readonly CollisionCode[] = [
   'symlink_refused',
   'not_regular_file',
   'output_exists',
@@ -19,7 +19,7 @@ const PRECEDENCE: readonly ScaffoldRefusalCode[] = [
 /** What preflight found on the output and staging paths, with the directories it may hold on to. */
 export interface PathSurvey {
   /** The first code by precedence, or undefined when the paths are clear. */
-  readonly refusal: ScaffoldRefusalCode | undefined;
+  readonly refusal: CollisionCode | undefined;
   /** models/migration/generated, held when it exists and is valid. */
   readonly generated: Dir | undefined;
   /** .scaffold-staging, held when it exists and is valid. */

@@ -1,6 +1,6 @@
 import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
 import { type Dir, exchange, isFsError, renameNoReplace } from '../../../core/fs/index.js';
-import { Refusal } from '../../../core/refusal/index.js';
+import { toRefusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, OutputSource } from '../../backend.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { DestinationState, Instant } from '../../model/types.js';
@@ -88,7 +88,7 @@ export async function applyLocal(
         // The run directory is removed, or swept by the next run.
       }
     }
-    return { outcome: 'refused', refusal: asRefusal(error) };
+    return { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
   }
 }
 
@@ -283,7 +283,4 @@ function commitReplace(
   }
 }
 
-function asRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  return refuseDistributor('destination_write_failed', { role: 'destination' });
-}
+const writeFailed = () => refuseDistributor('destination_write_failed', { role: 'destination' });

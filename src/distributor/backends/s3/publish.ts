@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { sha256Prefixed } from '../../../core/digest/index.js';
-import { Refusal } from '../../../core/refusal/index.js';
+import { type Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, ApplyContext, OutputSource, StepKind } from '../../backend.js';
 import { compareInstants, instantOf } from '../../model/instant.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
@@ -86,7 +86,7 @@ export async function publishToPrefix(
     await lease.acquire(claims, current?.etag);
   } catch (error) {
     lease.stop();
-    return refused(asRefusal(error));
+    return refused(toRefusal(error, s3Refusal));
   }
 
   // Keys that may hold bytes of ours no state covers: what a release must keep claiming.
@@ -160,7 +160,7 @@ export async function publishToPrefix(
   } catch (error) {
     await settleAfterFailure(lease, commitAttempted ? claims : sortedUnique(attempted), marker !== undefined);
     // After the commit the publication stands; what is left is residue the marker names.
-    return committed ? applied(write) : refused(asRefusal(lease.lossReason ?? error));
+    return committed ? applied(write) : refused(toRefusal(lease.lossReason ?? error, s3Refusal));
   } finally {
     lease.stop();
   }
@@ -197,9 +197,8 @@ function refused(refusal: Refusal): AppliedOutcome {
   return { outcome: 'refused', refusal };
 }
 
-/** Fixed refusals only: the SDK's message, keys and bucket never travel further. */
-function asRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
+/** What an SDK or lease error becomes: fixed refusals only, its message, keys and bucket never travel further. */
+function s3Refusal(error: unknown): Refusal {
   if (error instanceof LeaseLost) return refuse('destination_changed');
   const kind = classifyS3Error(error);
   if (kind === 'precondition') return refuse('destination_changed');
