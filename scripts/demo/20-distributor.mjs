@@ -41,9 +41,8 @@ export async function run(ctx) {
     '--created',
     '2026-05-30T11:10:00Z',
   ]);
-  ctx.say('Where it goes: sealkit.distributor.yaml in the working folder.');
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  ctx.sealkit(['distribute', 'run', '--dry-run']);
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 6 });
   ctx.sealkit(['distribute', 'run']);
   ctx.say('A rerun changes nothing:');
   ctx.sealkit(['distribute', 'run'], { tail: 1 });

@@ -8,7 +8,7 @@ export const title = 'start a dbt project and check it offline (no warehouse)';
 
 export async function run(ctx) {
   ctx.cd(ctx.workDir);
-  ctx.sealkit(['edition', 'new', '--edition', 'bigquery', 'retail-client'], { lines: 2 });
+  ctx.sealkit(['edition', 'new', '--edition', 'bigquery', 'retail-client'], { lines: 1 });
   ctx.cd(join(ctx.workDir, 'retail-client'));
   ctx.sealkit(['edition', 'check', '.', '--fixtures', 'fixtures'], { tail: 1 });
 

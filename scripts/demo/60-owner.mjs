@@ -2,7 +2,6 @@
 // with its originals, print its three subjects R, E and A, then watch a
 // one-byte change be refused — by the expected digest, and by the rules when
 // the digest follows the change.
-import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,10 +56,4 @@ export async function run(ctx) {
   writeFileSync(changed, bytes);
   const byDigest = ctx.sealkit(['owner', 'verify', changed, '--expected-sha256', expected]);
   if (byDigest.status !== 2) throw new Error('the changed document was not refused');
-  ctx.say(
-    '…and with the digest of the changed bytes, the rules refuse it (the write no longer names its object):',
-  );
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  const byRules = ctx.sealkit(['owner', 'verify', changed, '--expected-sha256', digest, '--json']);
-  if (byRules.status !== 2) throw new Error('the changed document was not refused');
 }
