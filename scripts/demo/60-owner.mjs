@@ -1,7 +1,6 @@
 // Tour of the scoped execution owner codec: verify a valid owner document
 // with its originals, print its three subjects R, E and A, then watch a
-// one-byte change be refused — by the expected digest, and by the rules when
-// the digest follows the change.
+// one-byte change be refused by the expected digest.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
