@@ -524,7 +524,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         // Its own hash now matches; the chain (position 3) or the re-run rules give it away.
         await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 2,
+          details: { position: 2 },
         });
       });
 
@@ -535,12 +535,12 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
         await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 3,
+          details: { position: 3 },
         });
         const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
         await expect(publish([request(v13, 'genesis')])).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 3,
+          details: { position: 3 },
         });
       });
 
