@@ -39,7 +39,14 @@ export {
   type GraphNode as ProjectGraphNode,
   ProjectGraph,
 } from './graph/graph.js';
-export { type ContractGraphRefusalCode, GraphRefusal, refuseGraph } from './graph/refusals.js';
+export {
+  type ContractGraphRefusalCode,
+  type ContractGraphRefusalDetails,
+  type GraphPath,
+  type GraphRefusal,
+  graphRefusal,
+  refuseGraph,
+} from './graph/refusals.js';
 export { contractJsonSchemas } from './output/json-schemas.js';
 export { projectionTree } from './output/projection-tree.js';
 export {
@@ -115,7 +122,16 @@ export {
   planLatestPublication,
   runContractPublication,
 } from './publication/publish.js';
-export { type ContractLedgerRefusalCode, LedgerTamperRefusal, refuseLedger } from './publication/refusals.js';
+export {
+  type ContractLedgerRefusalCode,
+  type ContractLedgerRefusalDetails,
+  isPublicationRefusal,
+  type LedgerTamper,
+  type LedgerTamperRefusal,
+  type PublicationRefusal,
+  type PublicationRefusalCode,
+  refuseLedger,
+} from './publication/refusals.js';
 export { type LedgerReplay, replayLedger } from './publication/replay.js';
 export {
   APPEND_ONLY_SQLSTATE,

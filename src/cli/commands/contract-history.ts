@@ -2,7 +2,7 @@ import { ledgerLocation, openLedger, readPublicationHistory } from '../../contra
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
-import { entryJson, entryLine, LEDGER_EXIT_CODES, reportTamper } from './contract-ledger-output.js';
+import { entryJson, entryLine, LEDGER_EXIT_CODES, refusedByTamper } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract history ID [--ledger URL] [--project DIR] [--json]
 
@@ -28,7 +28,7 @@ Examples:
 export const contractHistory: Command = {
   path: ['contract', 'history'],
   usage: USAGE,
-  async run(args, io): Promise<CommandResult> {
+  async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
       args,
       {
@@ -47,10 +47,12 @@ export const contractHistory: Command = {
       create: false,
     });
     try {
-      const entries = await readPublicationHistory(connection.session, id).catch((error: unknown) => {
-        reportTamper(error, io, values.json === true);
-        throw error;
-      });
+      let entries: Awaited<ReturnType<typeof readPublicationHistory>>;
+      try {
+        entries = await readPublicationHistory(connection.session, id);
+      } catch (error: unknown) {
+        return refusedByTamper(error);
+      }
       return {
         text: `${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}\n`,
         json: { status: 'ok', resource: id, publications: entries.map(entryJson) },

@@ -6,11 +6,14 @@ import type {
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
-import { LedgerTamperRefusal } from '../../contracts/index.js';
-import type { CliIo } from '../command.js';
-import type { JsonObjectOut } from '../output.js';
+import { refuseLedger } from '../../contracts/index.js';
+import type { CommandResult } from '../command.js';
+import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 
 /** Shared printing of the contract ledger commands: entries, plans and classifications, human and JSON. */
+
+// The ledger commands read the operator's own project and ledger: located (docs/refusals.md#two-policies).
+export const LEDGER_DISCLOSURE = 'located';
 
 export const LEDGER_EXIT_CODES =
   'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
@@ -139,9 +142,20 @@ export function planText(plan: PublicationPlan): string {
   return `plan against the ${headText(plan.head)}\n${plan.items.map((item) => planItemText(item, width)).join('')}`;
 }
 
-/** In human mode, where a tamper was found (the refusal line itself follows from the CLI). */
-export function reportTamper(error: unknown, io: CliIo, json: boolean): void {
-  if (!json && error instanceof LedgerTamperRefusal) {
-    io.stderr.write(`ledger position ${error.position}: ${error.field ?? 'entry'} does not re-validate\n`);
-  }
+/**
+ * Tampered evidence found by publish, history or replay: exit 2 with the
+ * position, in human mode as a line on stderr above the refusal, with --json
+ * as `position` beside `field` (docs/contracts.md#replay-and-tamper-evidence).
+ * Any other error is thrown on, for the CLI to report.
+ */
+export function refusedByTamper(error: unknown): CommandResult {
+  if (!refuseLedger.is(error, 'contract_ledger_tampered')) throw error;
+  const { position } = error.details;
+  const { details: _printed, ...record } = refusalJson(error, LEDGER_DISCLOSURE);
+  return {
+    text: '',
+    errors: `ledger position ${position}: ${error.field ?? 'entry'} does not re-validate\n${formatRefusal(error, LEDGER_DISCLOSURE)}`,
+    json: { status: 'refused', ...record, position },
+    refused: true,
+  };
 }

@@ -98,6 +98,29 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(again)).toMatchObject({ appended: 0, head: { position: 6 } });
   });
 
+  it('prints each refused resource of the plan on stderr too, so >/dev/null never hides a refusal', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    const refused = publish();
+    expect(refused.status).toBe(2);
+    const stdout = refused.stdout.toString('utf8');
+    expect(stdout).toContain(
+      'refused    Source         retail.source.orders       1.3.0 → 1.4.0  (contract_ledger_approval_required): ',
+    );
+    expect(stdout).toMatch(/refused: 1 of 6 resources; nothing was written\n$/);
+    expect(refused.stderr.toString('utf8')).toBe(
+      'error[contract_ledger_approval_required]: the change widens what readers may receive or who may see it and needs an explicit approval\n' +
+        `  --> ${join(project, 'sources/orders.yaml')}\n` +
+        '  = field: approval\n' +
+        `  = help: approve it with --approve-widening ${ORDERS}@1.4.0 --approver NAME --reason TEXT\n`,
+    );
+    // With --json everything stays one object on stdout.
+    const json = publish('--json');
+    expect(json.status).toBe(2);
+    expect(json.stderr.toString('utf8')).toBe('');
+  });
+
   it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);
@@ -296,6 +319,16 @@ describe('sealkit contract publish, history and replay', () => {
       position: 7,
       field: 'entry_hash',
     });
+    // The position stays beside the field, in the order --json has always printed.
+    expect(Object.keys(jsonOf(json))).toEqual([
+      'status',
+      'reason_code',
+      'category',
+      'message',
+      'role',
+      'field',
+      'position',
+    ]);
     const history = runCli(['contract', 'history', ORDERS, '--ledger', ledger, '--json']);
     expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
     const publishAgain = publish('--ledger', ledger, '--json');

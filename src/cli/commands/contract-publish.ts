@@ -6,15 +6,25 @@ import {
   ledgerLocation,
   openContractProject,
   openLedger,
+  type PublicationPlan,
+  type PublicationPlanItem,
   refuseContract,
+  refuseLedger,
   runContractPublication,
   type WideningApproval,
 } from '../../contracts/index.js';
-import { Refusal } from '../../core/refusal/index.js';
-import type { CliIo, Command, CommandResult } from '../command.js';
+import type { Command, CommandResult } from '../command.js';
+import { formatRefusal } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
-import { headJson, headText, planJson, planText, reportTamper } from './contract-ledger-output.js';
+import {
+  headJson,
+  headText,
+  LEDGER_DISCLOSURE,
+  planJson,
+  planText,
+  refusedByTamper,
+} from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract publish DIR [--resource ID ...] [--ledger URL]
          [--approve-widening ID@VERSION --approver NAME --reason TEXT [--approved-at TIME]]
@@ -118,22 +128,40 @@ async function open(dir: string, url: string | undefined, dryRun: boolean): Prom
     return await openLedger(location, { create: !dryRun });
   } catch (error: unknown) {
     // A dry run against an embedded ledger that does not exist yet plans against an empty one.
-    if (
-      dryRun &&
-      location.kind === 'embedded' &&
-      error instanceof Refusal &&
-      error.code === 'contract_ledger_missing'
-    ) {
+    if (dryRun && location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
       return null;
     }
     throw error;
   }
 }
 
+/**
+ * The refusal of a plan item as the CLI prints it on stderr: with the
+ * resource's file as the user named it (DIR/<path>) and, for a widening
+ * without approval, the flags that approve it.
+ */
+function itemRefusal(item: PublicationPlanItem, project: ContractProject): string {
+  const refusal = item.refusal;
+  if (refusal === null) return '';
+  const id = item.resource?.id;
+  const outcome = id === undefined ? undefined : project.outcomes.find((candidate) => candidate.id === id);
+  const hint =
+    refusal.code === 'contract_ledger_approval_required' && id !== undefined && item.version !== null
+      ? `approve it with --approve-widening ${id}@${item.version} --approver NAME --reason TEXT`
+      : undefined;
+  const placed = outcome === undefined ? refusal : refusal.at({ path: outcome.displayPath }, hint);
+  return formatRefusal(placed, LEDGER_DISCLOSURE);
+}
+
+/** Every refused item of the plan, for stderr: `>/dev/null` hides the plan, never a refusal. */
+function planErrors(plan: PublicationPlan, project: ContractProject): string {
+  return plan.items.map((item) => itemRefusal(item, project)).join('');
+}
+
 export const contractPublish: Command = {
   path: ['contract', 'publish'],
   usage: USAGE,
-  async run(args, io: CliIo): Promise<CommandResult> {
+  async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const dir = positionals[0];
@@ -147,8 +175,7 @@ export const contractPublish: Command = {
     try {
       run = await runContractPublication(connection, candidates, { approval, dryRun });
     } catch (error: unknown) {
-      reportTamper(error, io, values.json === true);
-      throw error;
+      return refusedByTamper(error);
     } finally {
       await connection?.close();
     }
@@ -161,6 +188,7 @@ export const contractPublish: Command = {
         : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
     return {
       text: `${planText(plan)}${footer}`,
+      ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,

@@ -1,7 +1,7 @@
 import { ledgerLocation, openLedger, replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
-import { headJson, headText, LEDGER_EXIT_CODES, reportTamper } from './contract-ledger-output.js';
+import { headJson, headText, LEDGER_EXIT_CODES, refusedByTamper } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract replay [--ledger URL] [--project DIR] [--json]
 
@@ -28,7 +28,7 @@ Examples:
 export const contractReplay: Command = {
   path: ['contract', 'replay'],
   usage: USAGE,
-  async run(args, io): Promise<CommandResult> {
+  async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(
       args,
       {
@@ -45,10 +45,12 @@ export const contractReplay: Command = {
       create: false,
     });
     try {
-      const replay = await replayLedger(connection.session).catch((error: unknown) => {
-        reportTamper(error, io, values.json === true);
-        throw error;
-      });
+      let replay: Awaited<ReturnType<typeof replayLedger>>;
+      try {
+        replay = await replayLedger(connection.session);
+      } catch (error: unknown) {
+        return refusedByTamper(error);
+      }
       return {
         text: `replayed ${replay.entries} entries of ${replay.resources} resources: valid; ${headText(replay.head)}\n`,
         json: {

@@ -1,6 +1,6 @@
 import { compareCodeUnits } from '../authoring/text.js';
 import type { ProjectGraph } from './graph.js';
-import { GraphRefusal } from './refusals.js';
+import { graphRefusal } from './refusals.js';
 
 /**
  * The dashboards whose transitive dependency closure contains the directly
@@ -12,7 +12,7 @@ import { GraphRefusal } from './refusals.js';
  */
 export function affectedDashboards(graph: ProjectGraph, directSeed: string): readonly string[] {
   const seed = graph.indexOf(directSeed);
-  if (seed === undefined) throw new GraphRefusal('contract_graph_node_unknown', [directSeed]);
+  if (seed === undefined) throw graphRefusal('contract_graph_node_unknown', [directSeed]);
   const visited = new Uint8Array(graph.size);
   const queue = new Int32Array(graph.size);
   let head = 0;

@@ -6,7 +6,7 @@ import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { affectedDashboards } from './affected.js';
 import { projectGraphOf } from './from-project.js';
 import { type GraphEdge, type GraphNode, ProjectGraph } from './graph.js';
-import { GraphRefusal } from './refusals.js';
+import { refuseGraph } from './refusals.js';
 
 const node = (id: string, kind: GraphNode['kind'] = 'Model'): GraphNode => ({ id, kind });
 const edge = (from: string, to: string): GraphEdge => ({ from, to });
@@ -15,8 +15,8 @@ function refusalOf(work: () => unknown): { code: string; path: readonly string[]
   try {
     work();
   } catch (error: unknown) {
-    if (!(error instanceof GraphRefusal)) throw error;
-    return { code: error.code, path: error.path, json: JSON.stringify(error.toJSON()) };
+    if (!refuseGraph.is(error)) throw error;
+    return { code: error.code, path: error.details.path, json: JSON.stringify(error.toJSON()) };
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import type { ResourceKind } from '../authoring/schemas/resource.js';
-import { GraphRefusal } from './refusals.js';
+import { graphRefusal } from './refusals.js';
 
 export interface GraphNode {
   readonly id: string;
@@ -49,7 +49,7 @@ export class ProjectGraph {
     const index = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const { id, kind } = nodes[i] as GraphNode;
-      if (index.has(id)) throw new GraphRefusal('contract_graph_duplicate_node', [id]);
+      if (index.has(id)) throw graphRefusal('contract_graph_duplicate_node', [id]);
       index.set(id, i);
       ids[i] = id;
       kinds[i] = kind;
@@ -61,16 +61,16 @@ export class ProjectGraph {
       const a = index.get(edge.from);
       const b = index.get(edge.to);
       if (a === undefined || b === undefined) {
-        throw new GraphRefusal('contract_graph_node_unknown', [edge.from, edge.to]);
+        throw graphRefusal('contract_graph_node_unknown', [edge.from, edge.to]);
       }
-      if (a === b) throw new GraphRefusal('contract_graph_cycle', [edge.from, edge.to]);
+      if (a === b) throw graphRefusal('contract_graph_cycle', [edge.from, edge.to]);
       from[e] = a;
       to[e] = b;
     }
     const dependencies = compress(n, from, to);
     const repeated = repeatedEdge(n, dependencies);
     if (repeated !== null) {
-      throw new GraphRefusal('contract_graph_duplicate_edge', [
+      throw graphRefusal('contract_graph_duplicate_edge', [
         ids[repeated[0]] as string,
         ids[repeated[1]] as string,
       ]);
@@ -78,7 +78,7 @@ export class ProjectGraph {
     const consumers = compress(n, to, from);
     const cycle = findCycle(n, dependencies, consumers);
     if (cycle !== null)
-      throw new GraphRefusal(
+      throw graphRefusal(
         'contract_graph_cycle',
         cycle.map((i) => ids[i] as string),
       );

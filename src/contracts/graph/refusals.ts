@@ -1,4 +1,4 @@
-import { defineRefusals, Refusal } from '../../core/refusal/index.js';
+import { defineRefusals, type RefusalOf, type WithDetails } from '../../core/refusal/index.js';
 
 export type ContractGraphRefusalCode =
   | 'contract_graph_cycle'
@@ -6,7 +6,27 @@ export type ContractGraphRefusalCode =
   | 'contract_graph_duplicate_node'
   | 'contract_graph_node_unknown';
 
-export const refuseGraph = defineRefusals<ContractGraphRefusalCode>({
+/**
+ * Every graph refusal carries the offending path for library callers:
+ * resource ids, consumer first; a cycle ends where it started. The ids are
+ * never part of the message, and not printable (no `printDetails`), so
+ * `--json` cannot print an id by accident.
+ */
+export interface GraphPath {
+  readonly path: readonly string[];
+}
+
+export type ContractGraphRefusalDetails = WithDetails<
+  ContractGraphRefusalCode,
+  {
+    contract_graph_cycle: GraphPath;
+    contract_graph_duplicate_edge: GraphPath;
+    contract_graph_duplicate_node: GraphPath;
+    contract_graph_node_unknown: GraphPath;
+  }
+>;
+
+export const refuseGraph = defineRefusals<ContractGraphRefusalCode, ContractGraphRefusalDetails>({
   contract_graph_cycle: {
     category: 'conflict',
     message: 'the project graph has a dependency cycle',
@@ -25,16 +45,10 @@ export const refuseGraph = defineRefusals<ContractGraphRefusalCode>({
   },
 });
 
-/**
- * A graph refusal carrying the offending path (resource ids, consumer first;
- * a cycle ends where it started) for library callers. The path is never part
- * of the message or of `toJSON()`, so the CLI cannot print an id by accident.
- */
-export class GraphRefusal extends Refusal<ContractGraphRefusalCode> {
-  readonly path: readonly string[];
+/** A refusal of this table: after `refuseGraph.is(error)`, `error.details.path` is the path. */
+export type GraphRefusal = RefusalOf<ContractGraphRefusalDetails, ContractGraphRefusalCode>;
 
-  constructor(code: ContractGraphRefusalCode, path: readonly string[]) {
-    super(code, refuseGraph.table[code], { role: 'graph' });
-    this.path = Object.freeze([...path]);
-  }
+/** The refusal of `code` with its path (copied and frozen by the refusal). */
+export function graphRefusal(code: ContractGraphRefusalCode, path: readonly string[]): GraphRefusal {
+  return refuseGraph(code, { role: 'graph', details: { path } });
 }

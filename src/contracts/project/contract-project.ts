@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import type { YamlNode } from '../../core/input/index.js';
-import { didYouMean, guardRefusals, Refusal, refuseAll, refuseInternal } from '../../core/refusal/index.js';
+import {
+  didYouMean,
+  guardRefusals,
+  guardRefusalsAsync,
+  Refusal,
+  refuseAll,
+  toRefusal,
+} from '../../core/refusal/index.js';
 import { placeEach, positioned } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
@@ -122,7 +129,7 @@ export class ContractProject {
   ): Promise<ContractProject> {
     const sorted = [...files].sort((a, b) => compareBytes(a.path, b.path));
     const refuseIn = (entry: Entry, error: unknown): Refusal => {
-      if (!(error instanceof Refusal) || error.category === 'internal') return asRefusal(error);
+      if (!(error instanceof Refusal) || error.category === 'internal') return toRefusal(error);
       return placeEach(error, (one) => positioned(one, entry.node).at({ path: entry.display }));
     };
     const entries: Entry[] = sorted.map((file, index) => {
@@ -189,7 +196,7 @@ export class ContractProject {
     const sqlTexts = [
       ...new Set(resources.flatMap((resource) => (resource.kind === 'Model' ? [resource.sql] : []))),
     ];
-    const serialized = await guardRefusalsAsyncParse(parser, sqlTexts);
+    const serialized = await parseAll(parser, sqlTexts);
     const parsedByText = new Map(sqlTexts.map((text, index) => [text, serialized[index]]));
     const context: BuildContext = { references, parsedSql: (text) => parsedByText.get(text) };
 
@@ -384,23 +391,20 @@ function declaredOf(value: unknown): Entry['declared'] {
 }
 
 /** Only refusals reach an outcome; anything else is a bug in sealkit, reported as such. */
-function asRefusal(error: unknown): Refusal {
-  return error instanceof Refusal ? error : refuseInternal('internal_error');
-}
-
-async function guardRefusalsAsyncParse(
+/** Every model's SQL in one parser call; a parser that fails or answers badly is unavailable. */
+async function parseAll(
   parser: SqlParser,
   texts: readonly string[],
 ): Promise<readonly (string | undefined)[]> {
   if (texts.length === 0) return [];
-  try {
-    const out = await parser.serialize(texts);
-    if (out.length !== texts.length) throw new Error('parser answered a different number of texts');
-    return out;
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    throw refuseContract('contract_sql_parser_unavailable', { role: 'sql' });
-  }
+  return guardRefusalsAsync(
+    async () => {
+      const out = await parser.serialize(texts);
+      if (out.length !== texts.length) throw new Error('parser answered a different number of texts');
+      return out;
+    },
+    () => refuseContract('contract_sql_parser_unavailable', { role: 'sql' }),
+  );
 }
 
 /** Resources on a dependency cycle (self-references included) are refused. */

@@ -1,5 +1,4 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
-import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
 import { PROFILE } from '../projection/payload.js';
 import { type ContractClassification, classifyContractVersion } from '../version/classify.js';
@@ -14,7 +13,7 @@ import type {
   SecurityResult,
   UnhashedEntry,
 } from './entry.js';
-import { refuseLedger } from './refusals.js';
+import { isPublicationRefusal, type PublicationRefusal, refuseLedger } from './refusals.js';
 
 /** Canonical bytes to publish and the digest the caller expects them to have. */
 export interface PublicationCandidate {
@@ -50,12 +49,12 @@ export type Decision =
       readonly status: 'refused';
       readonly resource: ResourceIdentity | null;
       readonly version: string | null;
-      readonly refusal: Refusal;
+      readonly refusal: PublicationRefusal;
       readonly classification: ContractClassification | null;
     };
 
 const refusedWith = (
-  refusal: Refusal,
+  refusal: PublicationRefusal,
   resource: ResourceIdentity | null,
   version: string | null,
   classification: ContractClassification | null = null,
@@ -87,7 +86,7 @@ export function decidePublication(
     version = view.contract.version;
     compatibility = view.contract.compatibility;
   } catch (error: unknown) {
-    if (error instanceof Refusal) return refusedWith(error, null, null);
+    if (isPublicationRefusal(error)) return refusedWith(error, null, null);
     throw error;
   }
   const refused = (
@@ -151,7 +150,7 @@ export function decidePublication(
       candidateDigest: candidate.digest,
     });
   } catch (error: unknown) {
-    if (error instanceof Refusal) return refusedWith(error, resource, version);
+    if (isPublicationRefusal(error)) return refusedWith(error, resource, version);
     throw error;
   }
   const before = parseContractVersion(latest.version);

@@ -1,18 +1,16 @@
-import { Refusal, refuseInternal } from '../../core/refusal/index.js';
+import { guardRefusalsAsync, refuseInternal } from '../../core/refusal/index.js';
 import { refuseLedger } from './refusals.js';
 import { LedgerSqlError } from './session.js';
 
 /**
  * Only refusals leave the ledger API: a database error becomes
  * `contract_ledger_failed` (its text, which may quote values, is dropped) and
- * anything else is an internal error.
+ * anything else is an internal error (docs/refusals.md#details).
  */
-export async function guardLedger<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    if (error instanceof LedgerSqlError) throw refuseLedger('contract_ledger_failed', { role: 'ledger' });
-    throw refuseInternal('internal_error');
-  }
+export function guardLedger<T>(work: () => Promise<T>): Promise<T> {
+  return guardRefusalsAsync(work, (error) =>
+    error instanceof LedgerSqlError
+      ? refuseLedger('contract_ledger_failed', { role: 'ledger' })
+      : refuseInternal('internal_error'),
+  );
 }

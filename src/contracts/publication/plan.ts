@@ -1,10 +1,9 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
-import type { Refusal } from '../../core/refusal/index.js';
 import { compareCodeUnits } from '../authoring/text.js';
 import type { ContractClassification } from '../version/classify.js';
 import { type Decision, decidePublication, type PublicationRequest } from './decide.js';
 import { entryHashOf, type LedgerEntry, type ResourceIdentity } from './entry.js';
-import { refuseLedger } from './refusals.js';
+import { type PublicationRefusal, refuseLedger } from './refusals.js';
 import type { LedgerHead, LedgerState } from './state.js';
 
 export const PLAN_FORMAT = 'sealkit.contract-publication-plan/v1';
@@ -21,7 +20,7 @@ export interface PlanItem {
   readonly classification: ContractClassification | null;
   /** `append`: the exact entry apply inserts (position, chain and hash included); `unchanged`: the stored entry. */
   readonly entry: LedgerEntry | null;
-  readonly refusal: Refusal | null;
+  readonly refusal: PublicationRefusal | null;
 }
 
 /**

@@ -16,6 +16,7 @@ import { approvalOf, candidatesOf, sourceAt } from './fixtures.js';
 import { readPublicationHistory } from './history.js';
 import { type PublicationPlan, planPublication } from './plan.js';
 import { runContractPublication } from './publish.js';
+import { refuseLedger } from './refusals.js';
 import { replayLedger } from './replay.js';
 import { APPEND_ONLY_SQLSTATE, ensureLedgerSchema, LEDGER_TABLE } from './schema.js';
 import { type LedgerSession, LedgerSqlError } from './session.js';
@@ -489,10 +490,10 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
           });
           const error = await replayLedger(ledger.owner.session).then(
             () => undefined,
-            (caught: unknown) => caught as Refusal & { position?: number },
+            (caught: unknown) => caught,
           );
-          expect(error?.code).toBe('contract_ledger_tampered');
-          expect(error?.position).toBe(2);
+          expect(refuseLedger.is(error, 'contract_ledger_tampered')).toBe(true);
+          if (refuseLedger.is(error, 'contract_ledger_tampered')) expect(error.details.position).toBe(2);
         });
       }
 
@@ -503,7 +504,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
         await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 2,
+          details: { position: 2 },
           field: 'position',
         });
       });
@@ -523,7 +524,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         // Its own hash now matches; the chain (position 3) or the re-run rules give it away.
         await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 2,
+          details: { position: 2 },
         });
       });
 
@@ -534,12 +535,12 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
         await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 3,
+          details: { position: 3 },
         });
         const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
         await expect(publish([request(v13, 'genesis')])).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
-          position: 3,
+          details: { position: 3 },
         });
       });
 

@@ -1,4 +1,6 @@
-import { defineRefusals, Refusal, type RefusalRecord } from '../../core/refusal/index.js';
+import { defineRefusals, type Refusal, type RefusalOf, type WithDetails } from '../../core/refusal/index.js';
+import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
+import { type ContractVersionRefusalCode, refuseContractVersion } from '../version/refusals.js';
 
 /**
  * Why a publication, a ledger read or a replay was refused. Messages are
@@ -31,7 +33,22 @@ export type ContractLedgerRefusalCode =
   | 'contract_ledger_unavailable'
   | 'contract_ledger_failed';
 
-export const refuseLedger = defineRefusals<ContractLedgerRefusalCode>({
+/**
+ * A replay or read that found tampered evidence carries `position`: the first
+ * ledger position that does not re-validate (its `field` is the column or
+ * check that failed). Positions are assigned by the ledger, never taken from
+ * input, so the position is printed with `--json` (docs/contracts.md#replay-and-tamper-evidence).
+ */
+export interface LedgerTamper {
+  readonly position: number;
+}
+
+export type ContractLedgerRefusalDetails = WithDetails<
+  ContractLedgerRefusalCode,
+  { contract_ledger_tampered: LedgerTamper }
+>;
+
+export const refuseLedger = defineRefusals<ContractLedgerRefusalCode, ContractLedgerRefusalDetails>({
   contract_ledger_version_reused: {
     category: 'conflict',
     message: 'this version of the resource is already published with different canonical bytes',
@@ -84,6 +101,7 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode>({
   contract_ledger_tampered: {
     category: 'mismatched',
     message: 'the publication ledger does not re-validate: stored evidence was changed, removed or inserted',
+    printDetails: true,
   },
   contract_ledger_unprotected: {
     category: 'unsupported',
@@ -120,24 +138,29 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode>({
   },
 });
 
-/**
- * A replay or read that found tampered evidence: `position` is the first
- * ledger position that does not re-validate and `field` the column (or check)
- * that failed. Positions are assigned by the ledger, never taken from input.
- */
-export class LedgerTamperRefusal extends Refusal<'contract_ledger_tampered'> {
-  readonly position: number;
+export type LedgerTamperRefusal = RefusalOf<
+  ContractLedgerRefusalDetails,
+  ContractLedgerRefusalCode,
+  'contract_ledger_tampered'
+>;
 
-  constructor(position: number, field: string) {
-    super('contract_ledger_tampered', refuseLedger.table.contract_ledger_tampered, { role: 'ledger', field });
-    this.position = position;
-  }
-
-  override toJSON(): RefusalRecord & { readonly position: number } {
-    return { ...super.toJSON(), position: this.position };
-  }
+/** The tamper refusal at ledger `position`, `field` naming the column or check that failed. */
+export function tampered(position: number, field: string): LedgerTamperRefusal {
+  return refuseLedger('contract_ledger_tampered', { role: 'ledger', field, details: { position } });
 }
 
-export function tampered(position: number, field: string): LedgerTamperRefusal {
-  return new LedgerTamperRefusal(position, field);
+/**
+ * What a refused item of a publication plan may carry: the decoder's and the
+ * classifier's codes (the candidate bytes) or a publication rule's.
+ */
+export type PublicationRefusalCode =
+  | ContractRefusalCode
+  | ContractVersionRefusalCode
+  | ContractLedgerRefusalCode;
+
+export type PublicationRefusal = Refusal<PublicationRefusalCode>;
+
+/** True for a refusal made from one of the tables a plan item may refuse with. */
+export function isPublicationRefusal(value: unknown): value is PublicationRefusal {
+  return refuseContract.is(value) || refuseContractVersion.is(value) || refuseLedger.is(value);
 }
