@@ -4,26 +4,28 @@ import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import { entryJson, entryLine, LEDGER_EXIT_CODES, refusedByTamper } from './contract-ledger-output.js';
 
-const USAGE = `Usage: sealkit contract history ID [--ledger URL] [--project DIR] [--json]
+const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]
 
 Lists the publications of resource ID in ledger order: position, version,
 verdict, digest and any widening approval (with --json, every stored field).
 Each entry is verified as it is read (entry hash, digest, baseline links); a
 tampered entry is refused with its position. \`sealkit contract replay\`
-re-validates the whole ledger.
+re-validates the whole ledger. DIR is the contract project whose embedded
+ledger is read (default: the current folder), as for the other contract
+commands.
 
 Flags:
+  --resource ID   the resource whose publications to list (required)
   --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
-                  ledger of the contract project)
-  --project DIR   the contract project whose embedded ledger to read (default .)
+                  ledger of the contract project DIR)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
 ${LEDGER_EXIT_CODES}
 
 Examples:
-  sealkit contract history retail.source.orders --project retail
-  sealkit contract history retail.source.orders --ledger postgres://ledger.internal/contracts --json`;
+  sealkit contract history retail --resource retail.source.orders
+  sealkit contract history --resource retail.source.orders --ledger postgres://ledger.internal/contracts --json`;
 
 export const contractHistory: Command = {
   path: ['contract', 'history'],
@@ -32,8 +34,8 @@ export const contractHistory: Command = {
     const { values, positionals } = parseCommandArgs(
       args,
       {
+        resource: { type: 'string' },
         ledger: { type: 'string' },
-        project: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -41,9 +43,13 @@ export const contractHistory: Command = {
       { min: 0, max: 1 },
     );
     if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
-    const id = positionals[0];
-    if (id === undefined) throw new UsageError('missing argument', USAGE);
-    const connection = await openLedger(ledgerLocation(values.ledger, values.project ?? '.'), {
+    const id = values.resource;
+    if (id === undefined) {
+      throw new UsageError('missing option --resource', USAGE, {
+        hint: 'sealkit contract history DIR --resource ID',
+      });
+    }
+    const connection = await openLedger(ledgerLocation(values.ledger, positionals[0] ?? '.'), {
       create: false,
     });
     try {

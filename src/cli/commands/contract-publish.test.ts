@@ -148,7 +148,7 @@ describe('sealkit contract publish, history and replay', () => {
     );
     expect(text).toContain('    approved by Ada Steward at 2026-03-01T09:30:00Z\n');
 
-    const history = runCli(['contract', 'history', ORDERS, '--project', project, '--json']);
+    const history = runCli(['contract', 'history', project, '--resource', ORDERS, '--json']);
     expect(history.status).toBe(0);
     const publications = (jsonOf(history) as { publications: Json[] }).publications;
     expect(publications.map((entry) => [entry.position, entry.version, entry.verdict])).toEqual([
@@ -242,7 +242,7 @@ describe('sealkit contract publish, history and replay', () => {
   });
 
   it('refuses to read or replay an embedded ledger that does not exist, and a busy one', () => {
-    const history = runCli(['contract', 'history', ORDERS, '--project', project]);
+    const history = runCli(['contract', 'history', project, '--resource', ORDERS]);
     expect(history.status).toBe(2);
     expect(history.stderr.toString('utf8')).toContain('contract_ledger_missing');
     expect(runCli(['contract', 'replay', '--project', project, '--json']).status).toBe(2);
@@ -267,7 +267,7 @@ describe('sealkit contract publish, history and replay', () => {
     const first = publish('--ledger', ledger, '--json');
     expect(first.status).toBe(0);
     expect(jsonOf(first)).toMatchObject({ ledger: 'postgres', appended: 6 });
-    const history = runCli(['contract', 'history', ORDERS, '--ledger', ledger]);
+    const history = runCli(['contract', 'history', '--resource', ORDERS, '--ledger', ledger]);
     expect(history.stdout.toString('utf8')).toMatch(
       /^ {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
     );
@@ -329,7 +329,7 @@ describe('sealkit contract publish, history and replay', () => {
       'field',
       'position',
     ]);
-    const history = runCli(['contract', 'history', ORDERS, '--ledger', ledger, '--json']);
+    const history = runCli(['contract', 'history', '--resource', ORDERS, '--ledger', ledger, '--json']);
     expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
     const publishAgain = publish('--ledger', ledger, '--json');
     expect(jsonOf(publishAgain)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });

@@ -74,8 +74,8 @@ describe('sealkit owner', () => {
     const text = run.stdout.toString();
     const request = built.request;
     expect(text).toContain(`owner reference: execution ${request.activation_id}`);
-    expect(text).toContain(`R (request): ${sha256(toCanonical(request).bytes)}`);
-    expect(text).toContain(`E (owner subject): ${digest}`);
+    expect(text).toContain(`R (request): sha256:${sha256(toCanonical(request).bytes)}`);
+    expect(text).toContain(`E (owner subject): sha256:${digest}`);
     expect(text).toContain('originals: not supplied');
     for (const move of (built.owner.handoff as Data).epochs as Data[]) {
       expect(text).toContain(`  ${move.guard_id} ${move.execution_epoch}\n`);
@@ -118,9 +118,16 @@ describe('sealkit owner', () => {
     ]);
     expect(run.status).toBe(0);
     const lines = run.stdout.toString().split('\n');
-    expect(lines[0]).toBe(`R ${sha256(toCanonical(built.request).bytes)}`);
-    expect(lines[1]).toBe(`E ${digest}`);
-    expect(lines[2]).toBe(`A ${sha256(toCanonical(built.attempts.invoices).bytes)}`);
+    expect(lines[0]).toBe(`R sha256:${sha256(toCanonical(built.request).bytes)}`);
+    expect(lines[1]).toBe(`E sha256:${digest}`);
+    expect(lines[2]).toBe(`A sha256:${sha256(toCanonical(built.attempts.invoices).bytes)}`);
+    // --bare prints the hex alone, and the expected digest may be given as sealkit prints it.
+    const bare = runCli(['owner', 'subjects', ownerFile, '--expected-sha256', `sha256:${digest}`, '--bare']);
+    expect(bare.status).toBe(0);
+    expect(bare.stdout.toString().split('\n').slice(0, 2)).toEqual([
+      `R ${sha256(toCanonical(built.request).bytes)}`,
+      `E ${digest}`,
+    ]);
     const json = runCli(['owner', 'subjects', '-', '--expected-sha256', digest, '--json'], { input: bytes });
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout.toString())).toEqual({

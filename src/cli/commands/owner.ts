@@ -32,7 +32,8 @@ three originals, also requires them: the qualification owner named by the
 handoff, and both grants over the owner's full scope and claims.
 
 Flags:
-  --expected-sha256 HEX        the document's SHA-256 (64 lowercase hex digits)
+  --expected-sha256 HEX        the document's SHA-256 (64 lowercase hex digits, or sha256:<hex>)
+  --bare                       print digests as hex, without the sha256: prefix
   --qualification-owner FILE   the qualification owner original
   --qualification-grant FILE   the qualification grant original
   --execution-grant FILE       the execution grant original
@@ -45,7 +46,7 @@ Examples:
   sealkit owner verify owner.json --expected-sha256 HEX
   sealkit owner verify owner.json --expected-sha256 HEX --qualification-owner qualification-owner.json --qualification-grant qualification-grant.json --execution-grant execution-grant.json`;
 
-const SUBJECTS_USAGE = `Usage: sealkit owner subjects FILE --expected-sha256 HEX [--attempt FILE] [--json]
+const SUBJECTS_USAGE = `Usage: sealkit owner subjects FILE --expected-sha256 HEX [--attempt FILE] [--bare] [--json]
 
 Prints the three subjects: R (the embedded activation request), E (the whole
 owner document) and, with --attempt, A (the attempt) after validating the
@@ -53,7 +54,8 @@ attempt against R, its workload, constituents, pack and exact legacy write
 epochs, together with the epochs all declared effects of its workload select.
 
 Flags:
-  --expected-sha256 HEX   the document's SHA-256 (64 lowercase hex digits)
+  --expected-sha256 HEX   the document's SHA-256 (64 lowercase hex digits, or sha256:<hex>)
+  --bare                  print R, E and A as hex, without the sha256: prefix
   --attempt FILE          an activation attempt original
   --json                  print one JSON object on stdout (epochs as decimal strings)
   -h, --help              show this help
@@ -62,10 +64,12 @@ ${COMMON}
 
 Examples:
   sealkit owner subjects owner.json --expected-sha256 HEX
-  sealkit owner subjects owner.json --expected-sha256 HEX --attempt attempt.json --json`;
+  sealkit owner subjects owner.json --expected-sha256 HEX --attempt attempt.json --json
+  sealkit owner subjects owner.json --expected-sha256 HEX --bare`;
 
 const VERIFY_OPTIONS = {
   'expected-sha256': { type: 'string' },
+  bare: { type: 'boolean' },
   'qualification-owner': { type: 'string' },
   'qualification-grant': { type: 'string' },
   'execution-grant': { type: 'string' },
@@ -75,6 +79,7 @@ const VERIFY_OPTIONS = {
 
 const SUBJECTS_OPTIONS = {
   'expected-sha256': { type: 'string' },
+  bare: { type: 'boolean' },
   attempt: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -89,11 +94,18 @@ async function readOwner(
   if (file === undefined) throw new UsageError('missing argument FILE', usage);
   if (expected === undefined) throw new UsageError('missing option --expected-sha256', usage);
   const raw = await readBoundedInput(file, MAX_OWNER_BYTES, io.stdin);
-  return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: expected });
+  // The digest may be given in the form sealkit prints it (sha256:<hex>).
+  const hex = expected.startsWith('sha256:') ? expected.slice('sha256:'.length) : expected;
+  return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: hex });
 }
 
 async function readOriginal(file: string, io: CliIo): Promise<Uint8Array> {
   return readBoundedInput(file, MAX_ORIGINAL_BYTES, io.stdin);
+}
+
+/** A digest in the one form sealkit prints (`sha256:<hex>`), or bare hex with --bare. */
+function shown(hex: string, bare: boolean | undefined): string {
+  return bare === true ? hex : `sha256:${hex}`;
 }
 
 function epochLines(epochs: readonly SelectedEpoch[]): string {
@@ -137,8 +149,8 @@ export const ownerVerify: Command = {
       'owner document: verified\n' +
       `owner reference: ${summary.ownerReference.kind} ${summary.ownerReference.activationId}\n` +
       `owner key: ${summary.ownerKey}\n` +
-      `R (request): ${summary.requestSha256}\n` +
-      `E (owner subject): ${summary.subjectSha256}\n` +
+      `R (request): ${shown(summary.requestSha256, values.bare)}\n` +
+      `E (owner subject): ${shown(summary.subjectSha256, values.bare)}\n` +
       `guard epochs (execution):\n${epochLines(summary.guardEpochs)}` +
       `originals: ${originals === 'matched' ? 'matched (qualification owner, qualification grant, execution grant)' : 'not supplied'}\n`;
     return {
@@ -170,7 +182,7 @@ export const ownerSubjects: Command = {
     if (values.help) return { text: `${SUBJECTS_USAGE}\n`, json: { status: 'ok', usage: SUBJECTS_USAGE } };
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
     const summary = owner.describe();
-    let text = `R ${summary.requestSha256}\nE ${summary.subjectSha256}\n`;
+    let text = `R ${shown(summary.requestSha256, values.bare)}\nE ${shown(summary.subjectSha256, values.bare)}\n`;
     if (values.attempt === undefined) {
       return {
         text,
@@ -180,7 +192,7 @@ export const ownerSubjects: Command = {
     const attempt = ActivationAttempt.fromBytes(await readOriginal(values.attempt, io));
     const selected = owner.requireAttempt(attempt);
     const attemptSha256 = attempt.sha256;
-    text += `A ${attemptSha256}\nselected epochs (all declared effects of the attempt's workload):\n${epochLines(selected)}`;
+    text += `A ${shown(attemptSha256, values.bare)}\nselected epochs (all declared effects of the attempt's workload):\n${epochLines(selected)}`;
     return {
       text,
       json: {
