@@ -100,6 +100,14 @@ export function paintRefusals(text: string): string {
 }
 
 /**
+ * A progress line for a step that takes more than about a second, on stderr
+ * and only for a person at a terminal (pipes, files and CI logs stay clean).
+ */
+export function progress(io: CliIo, text: string): void {
+  if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(`sealkit: ${text}\n`);
+}
+
+/**
  * Prints a failure: human form on stderr, or one JSON object on stdout.
  * Refusal messages are fixed per code; an unexpected error prints fixed text
  * only — its message may hold paths or values from the input.

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   type ContractProject,
   checkWideningApproval,
@@ -14,7 +16,7 @@ import {
   type WideningApproval,
 } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { formatRefusal } from '../output.js';
+import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
@@ -161,7 +163,7 @@ function planErrors(plan: PublicationPlan, project: ContractProject): string {
 export const contractPublish: Command = {
   path: ['contract', 'publish'],
   usage: USAGE,
-  async run(args): Promise<CommandResult> {
+  async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const dir = positionals[0];
@@ -170,6 +172,12 @@ export const contractPublish: Command = {
     const dryRun = values['dry-run'] === true;
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
+    if (values.ledger === undefined && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
+      progress(
+        io,
+        `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
+      );
+    }
     const connection = await open(dir, values.ledger, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {

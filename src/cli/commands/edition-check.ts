@@ -1,7 +1,7 @@
 import { MAX_REPORTED_ERRORS, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { formatRefusal, type JsonObjectOut } from '../output.js';
+import { formatRefusal, type JsonObjectOut, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -60,7 +60,7 @@ Examples:
 export const editionCheck: Command = {
   path: ['edition', 'check'],
   usage: USAGE,
-  async run(args): Promise<CommandResult> {
+  async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const projectDir = positionals[0];
@@ -68,6 +68,10 @@ export const editionCheck: Command = {
     const target = values.target ?? 'default';
     if (!(TARGETS as readonly string[]).includes(target))
       throw new UsageError('invalid value for option --target (one of: default, migration)', USAGE);
+    progress(
+      io,
+      `checking ${projectDir}${values.fixtures === undefined ? '' : ', building its models on DuckDB'}…`,
+    );
     const { report } = await checkProject(projectDir, {
       target,
       env: process.env,

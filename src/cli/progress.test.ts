@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from '../../test/helpers/cli.js';
+import { EDITION_PROJECTS } from '../../test/helpers/edition-trees.js';
+
+// Slow steps say what they are doing, on stderr, to a person at a terminal
+// only (docs/cli.md#output); `script` (util-linux) gives the CLI a real pty.
+
+const BIN = join(REPO_ROOT, 'bin', 'sealkit.js');
+
+function inTerminal(args: readonly string[], cwd: string): { status: number | null; shown: string } {
+  const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
+  const run = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return { status: run.status, shown: run.stdout };
+}
+
+describe('progress on slow steps', () => {
+  it('edition check says it is building on DuckDB, on a terminal only', () => {
+    const project = EDITION_PROJECTS.bigquery;
+    const args = ['edition', 'check', project, '--fixtures', join(project, 'fixtures')];
+    const shown = inTerminal(args, REPO_ROOT);
+    expect(shown.status).toBe(0);
+    expect(shown.shown).toContain(`sealkit: checking ${project}, building its models on DuckDB…`);
+    const piped = runCli(args);
+    expect(piped.status).toBe(0);
+    expect(piped.stderr.toString()).toBe('');
+  });
+
+  it('contract publish says it is creating the embedded ledger the first time, on a terminal only', () => {
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-progress-'));
+    cpSync(join(REPO_ROOT, 'examples', 'contracts', 'retail'), join(work, 'retail'), { recursive: true });
+    const first = inTerminal(['contract', 'publish', 'retail'], work);
+    expect(first.status).toBe(0);
+    expect(first.shown).toContain('sealkit: creating the embedded ledger in retail/.sealkit/ledger');
+    const again = inTerminal(['contract', 'publish', 'retail'], work);
+    expect(again.status).toBe(0);
+    expect(again.shown).not.toContain('creating the embedded ledger');
+    cpSync(join(REPO_ROOT, 'examples', 'contracts', 'retail'), join(work, 'piped'), { recursive: true });
+    const piped = runCli(['contract', 'publish', 'piped'], { cwd: work });
+    expect(piped.status).toBe(0);
+    expect(piped.stderr.toString()).toBe('');
+  });
+});
