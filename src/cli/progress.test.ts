@@ -31,6 +31,9 @@ describe('progress on slow steps', () => {
     const piped = runCli(args);
     expect(piped.status).toBe(0);
     expect(piped.stderr.toString()).toBe('');
+    const quiet = inTerminal([...args, '--quiet'], REPO_ROOT);
+    expect(quiet.status).toBe(0);
+    expect(quiet.shown).toBe('');
   });
 
   it('contract publish says it is creating the embedded ledger the first time, on a terminal only', () => {
@@ -39,6 +42,10 @@ describe('progress on slow steps', () => {
     const first = inTerminal(['contract', 'publish', 'retail'], work);
     expect(first.status).toBe(0);
     expect(first.shown).toContain('sealkit: creating the embedded ledger in retail/.sealkit/ledger');
+    cpSync(join(REPO_ROOT, 'examples', 'contracts', 'retail'), join(work, 'quiet'), { recursive: true });
+    const quiet = inTerminal(['contract', 'publish', 'quiet', '-q'], work);
+    expect(quiet.status).toBe(0);
+    expect(quiet.shown).toBe('');
     const again = inTerminal(['contract', 'publish', 'retail'], work);
     expect(again.status).toBe(0);
     expect(again.shown).not.toContain('creating the embedded ledger');

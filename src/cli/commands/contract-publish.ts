@@ -30,7 +30,7 @@ import {
 
 const USAGE = `Usage: sealkit contract publish DIR [--resource ID ...] [--ledger URL]
          [--approve-widening ID@VERSION --approver NAME --reason TEXT [--approved-at TIME]]
-         [--dry-run] [--json]
+         [--dry-run] [-q] [--json]
 
 Projects the contract project in DIR, classifies every versioned Source, Model
 and SemanticModel (or each --resource) against its latest publication in the
@@ -52,6 +52,7 @@ Flags:
   --reason TEXT               why (required with --approve-widening)
   --approved-at TIME          when, RFC 3339 UTC to the second (default: now)
   --dry-run                   print the plan only; nothing is created or written
+  -q, --quiet                 print no plan and no progress; refusals still go to stderr
   --json                      print one JSON object on stdout
   -h, --help                  show this help
 
@@ -71,6 +72,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   'approved-at': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -172,7 +174,8 @@ export const contractPublish: Command = {
     const dryRun = values['dry-run'] === true;
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
-    if (values.ledger === undefined && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
+    const quiet = values.quiet === true;
+    if (!quiet && values.ledger === undefined && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
       progress(
         io,
         `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
@@ -195,7 +198,7 @@ export const contractPublish: Command = {
         ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged; nothing was written\n`
         : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
     return {
-      text: `${planText(plan)}${footer}`,
+      text: quiet ? '' : `${planText(plan)}${footer}`,
       ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',

@@ -10,6 +10,7 @@ const OPTIONS = {
   vars: { type: 'string' },
   fixtures: { type: 'string' },
   'require-tests': { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -17,7 +18,7 @@ const OPTIONS = {
 const TARGETS = ['default', 'migration'] as const;
 
 const USAGE = `Usage: sealkit edition check PROJECT_DIR [--target default|migration] [--vars YAML]
-                             [--fixtures DIR] [--require-tests] [--json]
+                             [--fixtures DIR] [--require-tests] [-q] [--json]
 
 The offline stand-in for \`dbt parse\` on a dbt project of the starter editions,
 with no dbt and no warehouse:
@@ -39,6 +40,7 @@ Flags:
   --fixtures DIR   Bronze fixture CSVs to build and test on
   --require-tests  exit 2 when schema tests were not run (no --fixtures); a CI
                    job then cannot pass a check whose tests never ran
+  -q, --quiet      print no report and no progress; findings still go to stderr
   --json           print one JSON object on stdout
   -h, --help       show this help
 
@@ -68,10 +70,13 @@ export const editionCheck: Command = {
     const target = values.target ?? 'default';
     if (!(TARGETS as readonly string[]).includes(target))
       throw new UsageError('invalid value for option --target (one of: default, migration)', USAGE);
-    progress(
-      io,
-      `checking ${projectDir}${values.fixtures === undefined ? '' : ', building its models on DuckDB'}…`,
-    );
+    const quiet = values.quiet === true;
+    if (!quiet) {
+      progress(
+        io,
+        `checking ${projectDir}${values.fixtures === undefined ? '' : ', building its models on DuckDB'}…`,
+      );
+    }
     const { report } = await checkProject(projectDir, {
       target,
       env: process.env,
@@ -93,7 +98,7 @@ export const editionCheck: Command = {
           : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
     const errors = formatFindings(report) + notice;
     return {
-      text: formatReport(report),
+      text: quiet ? '' : formatReport(report),
       json: { ...(report as unknown as JsonObjectOut), ...(unmet ? { unmet: ['tests_not_run'] } : {}) },
       ...(errors === '' ? {} : { errors }),
       refused: report.status === 'failed' || unmet,
