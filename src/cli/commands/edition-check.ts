@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ERRORS, Refusal } from '../../core/refusal/index.js';
+import { MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, progress } from '../output.js';
@@ -140,17 +140,6 @@ export function reportFindings(report: CheckReport): readonly Finding[] {
 
 const MAX_SHOWN_VALUE = 60;
 
-/** A value shown on one terminal line: control characters (a newline in a field) escaped. */
-function escapeControls(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
-    out += control ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-  }
-  return out;
-}
-
 /** One failing row on one line: `order_id='O-1', n_records=2` (long text cut, control characters escaped). */
 export function formatRow(row: Readonly<Record<string, string | number | boolean | null>>): string {
   return Object.entries(row)
@@ -158,7 +147,7 @@ export function formatRow(row: Readonly<Record<string, string | number | boolean
       if (value === null) return `${column}=NULL`;
       if (typeof value !== 'string') return `${column}=${String(value)}`;
       const cut = value.length > MAX_SHOWN_VALUE ? `${value.slice(0, MAX_SHOWN_VALUE - 1)}…` : value;
-      return `${column}='${escapeControls(cut)}'`;
+      return `${column}='${oneLine(cut)}'`;
     })
     .join(', ');
 }
@@ -180,7 +169,7 @@ export function formatFindings(report: CheckReport): string {
       },
     );
     const extra = [
-      ...(found.detail === undefined ? [] : [`  = duckdb: ${escapeControls(found.detail)}`]),
+      ...(found.detail === undefined ? [] : [`  = duckdb: ${oneLine(found.detail)}`]),
       ...(found.failing_rows ?? []).map((row) => `  = row: ${formatRow(row)}`),
     ];
     return `${formatRefusal(shown, 'located')}${extra.map((line) => `${line}\n`).join('')}`;

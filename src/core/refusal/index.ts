@@ -11,6 +11,7 @@ export {
   defineRefusals,
   MAX_REPORTED_ERRORS,
   type NoDetails,
+  oneLine,
   type PrintedDetails,
   type ReadonlyDetails,
   Refusal,

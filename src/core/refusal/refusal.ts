@@ -125,9 +125,11 @@ function isPosition(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }
 
-// A located detail is printed on one line of a terminal: control characters
-// (a newline or an escape sequence in a file name) are shown escaped.
-function oneLine(text: string): string {
+/**
+ * Text shown on one line of a terminal: control characters (a newline or an
+ * escape sequence in a file name or a field) are shown escaped as `\uXXXX`.
+ */
+export function oneLine(text: string): string {
   let out = '';
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
