@@ -1,8 +1,14 @@
-import { ledgerLocation, openLedger, readPublicationHistory } from '../../contracts/index.js';
+import { readPublicationHistory } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
-import { entryJson, entryLine, LEDGER_EXIT_CODES, refusedByTamper } from './contract-ledger-output.js';
+import {
+  entryJson,
+  entryLine,
+  LEDGER_EXIT_CODES,
+  openExistingLedger,
+  refusedByTamper,
+} from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]
 
@@ -49,9 +55,7 @@ export const contractHistory: Command = {
         hint: 'sealkit contract history DIR --resource ID',
       });
     }
-    const connection = await openLedger(ledgerLocation(values.ledger, positionals[0] ?? '.'), {
-      create: false,
-    });
+    const connection = await openExistingLedger(values.ledger, positionals[0] ?? '.');
     try {
       let entries: Awaited<ReturnType<typeof readPublicationHistory>>;
       try {

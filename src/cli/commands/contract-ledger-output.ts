@@ -1,12 +1,14 @@
+import { join } from 'node:path';
 import type {
   ContractChange,
   ContractClassification,
+  LedgerConnection,
   LedgerEntry,
   LedgerHead,
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
-import { refuseLedger } from '../../contracts/index.js';
+import { ledgerLocation, openLedger, refuseLedger } from '../../contracts/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 
@@ -158,4 +160,26 @@ export function refusedByTamper(error: unknown): CommandResult {
     json: { status: 'refused', ...record, position },
     refused: true,
   };
+}
+
+/**
+ * Opens an existing ledger for reading (history, replay). An embedded ledger
+ * that was never created is refused where it was looked for, with the way to
+ * create it: the folder is the user's own project (docs/contracts.md).
+ */
+export async function openExistingLedger(
+  url: string | undefined,
+  projectDir: string,
+): Promise<LedgerConnection> {
+  try {
+    return await openLedger(ledgerLocation(url, projectDir), { create: false });
+  } catch (error: unknown) {
+    if (url === undefined && refuseLedger.is(error, 'contract_ledger_missing')) {
+      throw error.at(
+        { path: join(projectDir, '.sealkit', 'ledger') },
+        `publish first with 'sealkit contract publish ${projectDir}', or pass --ledger URL`,
+      );
+    }
+    throw error;
+  }
 }

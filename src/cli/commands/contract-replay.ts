@@ -1,7 +1,13 @@
-import { ledgerLocation, openLedger, replayLedger } from '../../contracts/index.js';
+import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
-import { headJson, headText, LEDGER_EXIT_CODES, refusedByTamper } from './contract-ledger-output.js';
+import {
+  headJson,
+  headText,
+  LEDGER_EXIT_CODES,
+  openExistingLedger,
+  refusedByTamper,
+} from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract replay [--ledger URL] [--project DIR] [--json]
 
@@ -41,9 +47,7 @@ export const contractReplay: Command = {
       { min: 0, max: 0 },
     );
     if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
-    const connection = await openLedger(ledgerLocation(values.ledger, values.project ?? '.'), {
-      create: false,
-    });
+    const connection = await openExistingLedger(values.ledger, values.project ?? '.');
     try {
       let replay: Awaited<ReturnType<typeof replayLedger>>;
       try {
