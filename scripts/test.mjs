@@ -69,6 +69,17 @@ if (isRoot) {
   if (unreachable !== undefined) {
     suiteRoot = copyCheckout(workDir, unreachable, uid, gid);
     command = join(suiteRoot, 'node_modules', '.bin', 'vitest');
+    // npm puts node_modules/.bin of the checkout and of every folder above it
+    // on PATH; the test account cannot search those under a 0700 folder, and a
+    // program looked up past one fails with EACCES instead of ENOENT. The
+    // checkout's entry points at the copy; the others are left out.
+    env.PATH = (env.PATH ?? '')
+      .split(':')
+      .map((entry) =>
+        entry === root || entry.startsWith(`${root}/`) ? suiteRoot + entry.slice(root.length) : entry,
+      )
+      .filter((entry) => entry.startsWith(suiteRoot) || !entry.endsWith('/node_modules/.bin'))
+      .join(':');
   }
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chownSync(home, uid, gid);
