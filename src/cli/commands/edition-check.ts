@@ -189,9 +189,10 @@ export function formatReport(report: CheckReport): string {
       report.files.map((file) => [
         file.status,
         file.path,
-        [findingText(file), ...file.violations.map((v) => `${v.keyword} at ${v.schema_path}`)]
-          .filter(Boolean)
-          .join('; '),
+        // Where each problem is goes to stderr; the rules dbt's schema names stay in --json.
+        file.also === undefined || file.also.length === 0
+          ? findingText(file)
+          : `${findingText(file)} and ${file.also.length} more`,
       ]),
     ),
     '',

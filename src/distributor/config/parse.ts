@@ -2,6 +2,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   decodeUtf8Strict,
   describeKind,
+  duplicateKeyHint,
   type PathSegment,
   type Position,
   pointerOf,
@@ -37,7 +38,7 @@ const KINDS = ['local', 's3'] as const;
 const YAML_FAULTS: { readonly [F in YamlFault]: { code: DistributorRefusalCode; hint?: string } } = {
   not_utf8: { code: 'config_not_yaml', hint: 'the file is not valid UTF-8 from here' },
   malformed: { code: 'config_not_yaml' },
-  duplicate_key: { code: 'config_duplicate_key', hint: 'this key is already set in the same mapping' },
+  duplicate_key: { code: 'config_duplicate_key' },
   multiple_documents: {
     code: 'config_unsupported_yaml',
     hint: "the file holds one YAML document: remove the '---' line and what follows",
@@ -81,7 +82,8 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   }
   const root = readStrictYaml(decoded.text, {
     maxDepth: CONFIG_MAX_DEPTH,
-    refuse: (fault, place) => fail(YAML_FAULTS[fault].code, place, YAML_FAULTS[fault].hint),
+    refuse: (fault, place) =>
+      fail(YAML_FAULTS[fault].code, place, duplicateKeyHint(place) ?? YAML_FAULTS[fault].hint),
   });
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);
@@ -263,36 +265,15 @@ class ConfigReader {
     path: Path,
   ): ReadonlyMap<string, YamlEntry> | undefined {
     if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
-    const allowed = [...shape.required, ...(shape.optional ?? [])];
     const { fields, problems } = readClosedRecord(node, shape, path);
-    // `htm: true` is one typo, not also a missing `html`: a missing key that
-    // an unknown key's "did you mean" names is not reported a second time.
-    const absent = shape.required.filter((key) => !fields.has(key));
-    const suggested = new Set(
-      problems.flatMap((p) => {
-        if (p.kind !== 'unknown_key') return [];
-        const near = nearest(p.key, absent);
-        return near === undefined ? [] : [near];
-      }),
-    );
     for (const problem of problems) {
-      if (problem.kind === 'unknown_key') {
-        this.problems.push(
-          this.fail(
-            'config_unknown_key',
-            { ...problem.at, pointer: problem.pointer },
-            problem.hint ?? `allowed keys here: ${allowed.join(', ')}`,
-          ),
-        );
-      } else if (!suggested.has(problem.key)) {
-        this.problems.push(
-          this.fail(
-            'config_missing_key',
-            { ...problem.at, pointer: problem.pointer },
-            `add '${problem.key}'`,
-          ),
-        );
-      }
+      this.problems.push(
+        this.fail(
+          problem.kind === 'unknown_key' ? 'config_unknown_key' : 'config_missing_key',
+          { ...problem.at, pointer: problem.pointer },
+          problem.hint,
+        ),
+      );
     }
     return fields;
   }

@@ -33,10 +33,18 @@ export function parseVars(text: string): YamlMapping {
     throw refuseEdition('vars_invalid', { hint: `--vars is longer than ${MAX_VARS_BYTES} bytes` });
   const parsed = parseYaml(text);
   if (!parsed.ok) {
-    const { line, column } = parsed.place;
+    const { line, column, pointer } = parsed.place;
     throw refuseEdition('vars_invalid', {
-      ...(line === undefined ? {} : { location: { line, ...(column === undefined ? {} : { column }) } }),
-      hint: `${yamlFaultHint(parsed.fault)}; ${VARS_EXAMPLE}`,
+      ...(line === undefined
+        ? {}
+        : {
+            location: {
+              line,
+              ...(column === undefined ? {} : { column }),
+              ...(pointer === undefined ? {} : { pointer }),
+            },
+          }),
+      hint: `${yamlFaultHint(parsed.fault, parsed.place)}; ${VARS_EXAMPLE}`,
     });
   }
   if (!isMapping(parsed.value)) throw refuseEdition('vars_invalid', { hint: VARS_EXAMPLE });
