@@ -62,7 +62,7 @@ export async function run(ctx) {
     { tail: 1 },
   );
   ctx.sealkit(['contract', 'affected', 'retail', '--resource', 'retail.source.orders'], { lines: 4 });
-  ctx.sealkit(['contract', 'replay', '--project', 'retail'], { lines: 2 });
+  ctx.sealkit(['contract', 'replay', 'retail'], { lines: 2 });
 
   ctx.say(
     'A typo in a resource file (nulable for nullable) is refused with file, line, column and a suggestion:',

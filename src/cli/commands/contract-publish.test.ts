@@ -168,11 +168,16 @@ describe('sealkit contract publish, history and replay', () => {
     // Evidence holds the direct identity only, never the dashboards derived from the graph.
     expect(history.stdout.toString('utf8')).not.toContain('dashboard');
 
-    const replay = runCli(['contract', 'replay', '--project', project]);
+    // DIR as for every contract command; --project is the older spelling of the same.
+    const replay = runCli(['contract', 'replay', project]);
     expect(replay.status).toBe(0);
     expect(replay.stdout.toString('utf8')).toMatch(
       /^replayed 7 entries of 6 resources: valid; ledger head 7 sha256:[0-9a-f]{64}\n$/,
     );
+    expect(runCli(['contract', 'replay', '--project', project]).stdout).toEqual(replay.stdout);
+    const twice = runCli(['contract', 'replay', project, '--project', project]);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr.toString('utf8')).toContain('DIR given twice');
   });
 
   it('refuses a breaking change without a major version, and a reused version', () => {
@@ -245,7 +250,7 @@ describe('sealkit contract publish, history and replay', () => {
     const history = runCli(['contract', 'history', project, '--resource', ORDERS]);
     expect(history.status).toBe(2);
     expect(history.stderr.toString('utf8')).toContain('contract_ledger_missing');
-    expect(runCli(['contract', 'replay', '--project', project, '--json']).status).toBe(2);
+    expect(runCli(['contract', 'replay', project, '--json']).status).toBe(2);
     expect(existsSync(join(project, '.sealkit'))).toBe(false);
 
     withEmbeddedLedger();

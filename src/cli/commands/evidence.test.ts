@@ -196,6 +196,28 @@ describe('sealkit evidence check', () => {
     expect(runCli(['evidence', 'check', evidence.dryRun]).status).toBe(1);
   });
 
+  it('prints the digest of each planned file as sha256:<hex>, the form every command prints', () => {
+    const out = join(workDir(), 'evidence');
+    const plan = runCli([
+      'evidence',
+      'synth',
+      '--out',
+      out,
+      '--source',
+      'csv',
+      '--destination',
+      'snowflake',
+      '--dry-run',
+    ]);
+    expect(plan.status).toBe(0);
+    const files = plan.stdout
+      .toString()
+      .split('\n')
+      .filter((line) => line.startsWith('  '));
+    expect(files.length).toBeGreaterThan(0);
+    for (const line of files) expect(line).toMatch(/^ {2}\S+ {2}0600 {2}\d+ bytes {2}sha256:[0-9a-f]{64}$/);
+  });
+
   it('prints help', () => {
     const help = runCli(['evidence', 'check', '--help']);
     expect(help.status).toBe(0);

@@ -44,7 +44,11 @@ export function parseVars(text: string): YamlMapping {
               ...(pointer === undefined ? {} : { pointer }),
             },
           }),
-      hint: `${yamlFaultHint(parsed.fault, parsed.place)}; ${VARS_EXAMPLE}`,
+      // A repeated key names itself; any other fault gets an example of the form.
+      hint:
+        parsed.fault === 'duplicate_key'
+          ? yamlFaultHint(parsed.fault, parsed.place)
+          : `${yamlFaultHint(parsed.fault, parsed.place)}; ${VARS_EXAMPLE}`,
     });
   }
   if (!isMapping(parsed.value)) throw refuseEdition('vars_invalid', { hint: VARS_EXAMPLE });

@@ -114,13 +114,20 @@ export function schemaProblems(
     ...(problem.pointer === '' ? {} : { pointer: problem.pointer }),
     ...(node === null ? {} : { line: problem.at.line, column: problem.at.column }),
     hint:
-      problem.kind === 'unknown_key'
-        ? `dbt does not know the key '${problem.key ?? ''}' here${problem.hint === undefined ? '' : `; ${problem.hint}`}`
-        : (problem.hint ?? ''),
+      problem.kind === 'unknown_key' ? unknownKeyHint(problem.key ?? '', problem.hint) : (problem.hint ?? ''),
   }));
   return [...placed, ...rules].sort(
     (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
   );
+}
+
+/** `dbt does not know the key 'descripton' here; did you mean 'description'?` */
+function unknownKeyHint(key: string, advice: string | undefined): string {
+  if (advice === undefined) return `dbt does not know the key '${key}' here`;
+  // A list of allowed keys says "here" itself.
+  return advice.startsWith('allowed keys')
+    ? `dbt does not know the key '${key}'; ${advice}`
+    : `dbt does not know the key '${key}' here; ${advice}`;
 }
 
 /**
