@@ -257,7 +257,7 @@ function summaryText(report: RunReport): string {
       item.destination_id,
       item.bundle_dir,
       item.outcome,
-      item.reason_code ?? '',
+      item.reason_code ?? item.reason ?? '',
     ]),
   ];
   return `${failuresText(report)}${table(rows)}\n\nsummary: ${countsLine(report)}\n`;
@@ -274,7 +274,7 @@ function planItemLines(item: PlanItem): string[] {
   switch (item.action) {
     case 'publish':
     case 'replace': {
-      const lines = [`${item.action} ${where}`];
+      const lines = [`${item.action} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
       for (const output of item.outputs)
         lines.push(`  write ${output.path} (${output.kind}, ${output.size} bytes)`);
       lines.push('  write .distributor.json (last)');
