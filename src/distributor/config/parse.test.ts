@@ -101,7 +101,11 @@ const BROKEN: readonly (readonly [string, string, string])[] = [
     VALID.replace('source: false, html: true', 'source: false, html: {}'),
     'config_missing_key',
   ],
-  ['html as a string', VALID.replace('source: false, html: true', 'source: false, html: en'), 'config_wrong_type'],
+  [
+    'html as a string',
+    VALID.replace('source: false, html: true', 'source: false, html: en'),
+    'config_wrong_type',
+  ],
   [
     'assets as a string',
     VALID.replace('source: false, html: true', 'source: false, html: true, assets: "true"'),
