@@ -88,5 +88,5 @@ export {
   reportRefusals as distributeReportRefusals,
 } from './run/report.js';
 export { type DistributeRunOptions, distributeRun, type ProgressEvent } from './run/run.js';
-export { renderMarkdownPage } from './transform/markdown.js';
+export { type PageOptions, renderMarkdownPage } from './transform/markdown.js';
 export { DISTRIBUTOR_VERSION } from './version.js';
