@@ -125,7 +125,11 @@ function writeArray(array: readonly unknown[], dialect: CanonicalDialect, depth:
   return `${text}]`;
 }
 
-function writeRecord(record: Readonly<Record<string, unknown>>, dialect: CanonicalDialect, depth: number): string {
+function writeRecord(
+  record: Readonly<Record<string, unknown>>,
+  dialect: CanonicalDialect,
+  depth: number,
+): string {
   const names = dialect.sortKeys(recordKeys(record));
   let text = '{';
   let separator = '';
