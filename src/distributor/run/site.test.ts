@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
 import {
   describeTree,
   type LocalDestinationFixture,
@@ -171,6 +172,28 @@ describe('an outputs change republishes (reason outputs_changed)', () => {
     const dry = await distributeRun({ configPath: configWith({ source: true, html: true }), dryRun: true });
     expect(outcomes(dry)).toEqual([['replaced', 'outputs_changed']]);
     expect(describeTree(dest)).toEqual(before);
+  });
+
+  it('says why in the CLI: the REASON column, the dry-run plan line and --json', async () => {
+    await run({ source: true, html: false });
+    const config = configWith({ source: true, html: true });
+    const dry = runCli(['distribute', 'run', '--dry-run', '--config', config]);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout.toString()).toContain('replace sales -> site: sales/week-22 (outputs_changed)\n');
+    const real = runCli(['distribute', 'run', '--config', config]);
+    expect(real.status).toBe(0);
+    expect(real.stdout.toString()).toMatch(/\nsales +site +sales\/week-22 +replaced +outputs_changed\n/);
+    const json = JSON.parse(
+      runCli([
+        'distribute',
+        'run',
+        '--config',
+        configWith({ source: true, html: false }),
+        '--json',
+      ]).stdout.toString(),
+    );
+    expect(json.outcomes).toMatchObject([{ outcome: 'replaced', reason: 'outputs_changed', outputs: 5 }]);
+    expect(json.outcomes[0].reason_code).toBeUndefined();
   });
 
   it('keeps the safety rules: a foreign file in the managed bundle refuses the replacement', async () => {
