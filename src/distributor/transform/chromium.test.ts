@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -133,14 +135,22 @@ A picture from elsewhere is not loaded: ![remote](https://remote.invalid/pixel.p
 const CHART_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="50" height="40" y="20" fill="#0969da"/><rect x="60" width="50" height="60" fill="#1a7f37"/></svg>';
 
-/** Every request the page makes that is not one of its own files, stopped before it leaves the machine. */
+/**
+ * Opens `url` recording every request that is not to the page's own site
+ * (its files, or the origin serving it), stopped before it leaves the
+ * machine; `own` lists every request to the site itself.
+ */
 async function openRecording(url: string) {
   const page = await browser.newPage();
   const foreign: string[] = [];
+  const own: string[] = [];
+  const origin = url.startsWith('file:') ? 'file:' : new URL(url).origin;
   await page.route('**/*', async (route) => {
     const target = route.request().url();
-    if (target.startsWith('file:')) await route.continue();
-    else {
+    if (target.startsWith(origin)) {
+      own.push(target);
+      await route.continue();
+    } else {
       foreign.push(target);
       await route.abort();
     }
@@ -151,7 +161,7 @@ async function openRecording(url: string) {
   });
   await page.goto(url);
   await page.waitForLoadState('load');
-  return { page, foreign, violations };
+  return { page, foreign, own, violations };
 }
 
 describe('a published report page in a real browser', () => {
@@ -222,6 +232,38 @@ describe('a published report page in a real browser', () => {
     expect(await page.title()).toBe('Notes');
     expect(foreign).toEqual([]);
     await page.close();
+  }, 60_000);
+
+  it('served over HTTP from 127.0.0.1 as a static site: requests only its page and its chart', async () => {
+    const root = join(work, 'site-only');
+    const server = createServer((request, response) => {
+      const path = join(root, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+      if (!path.startsWith(`${root}/`) || !existsSync(path)) {
+        response.writeHead(404).end();
+        return;
+      }
+      const type = path.endsWith('.html')
+        ? 'text/html; charset=utf-8'
+        : path.endsWith('.svg')
+          ? 'image/svg+xml'
+          : 'application/octet-stream';
+      response.writeHead(200, { 'content-type': type }).end(readFileSync(path));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const base = `http://127.0.0.1:${port}/sales/week-22/`;
+      const { page, foreign, own } = await openRecording(`${base}report.html`);
+      expect(await page.evaluate(`getComputedStyle(document.querySelector('td')).borderTopStyle`)).toBe(
+        'solid',
+      );
+      expect(await page.evaluate(`document.querySelector('img[src="chart.svg"]').naturalWidth`)).toBe(120);
+      expect(own.sort()).toEqual([`${base}chart.svg`, `${base}report.html`]);
+      expect(foreign).toEqual([]);
+      await page.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 60_000);
 
   it('control: without the page policy, the recorder does see a remote request (and stops it)', async () => {
