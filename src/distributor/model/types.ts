@@ -67,8 +67,8 @@ export interface DestinationState {
 }
 
 /**
- * Which categories of files a destination receives (seed: "Destination
- * Output Contract", and docs/distributor.md#outputs-and-state): `source`
+ * Which categories of files a destination receives
+ * (docs/distributor.md#outputs-and-state): `source`
  * copies every listed file, `html` adds a page per `.md` file, `assets`
  * copies the listed files that are neither Markdown nor HTML (implied by
  * `source`).

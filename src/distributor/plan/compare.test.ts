@@ -104,7 +104,7 @@ describe('destination comparison (the seed six plus two safety rules)', () => {
   });
 });
 
-describe('an outputs change republishes (beyond the seed)', () => {
+describe("an outputs change republishes (a decision of sealkit's own)", () => {
   const source = manifest();
   const copy = {
     path: 'report.md' as BundlePath,

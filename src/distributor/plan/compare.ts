@@ -42,7 +42,7 @@ export type Decision =
  * same manifest beside residue of an interrupted run of ours is published
  * again (`replace`), which completes that run's cleanup.
  *
- * A fourth goes beyond the seed too: when the manifest is the same but the
+ * A fourth is sealkit's own too (docs/distributor.md#outcomes): when the manifest is the same but the
  * outputs the configuration asks for (`expected`) differ from those the
  * state lists — `html` or `assets` turned on or off, another `lang`, a page
  * rendered differently — the bundle is replaced (reason `outputs_changed`)

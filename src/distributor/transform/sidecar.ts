@@ -1,4 +1,4 @@
-/** `report.md` → `report.html`; only a lowercase `.md` extension is Markdown (seed). */
+/** `report.md` → `report.html`; only a lowercase `.md` extension is Markdown (docs/distributor.md#outputs-and-state). */
 export function htmlSidecarPath(path: string): string | undefined {
   return path.endsWith('.md') && !path.endsWith('/.md') && path.length > 3
     ? `${path.slice(0, -3)}.html`
