@@ -70,27 +70,29 @@ export function renderMarkdownPage(
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
   const style = pageStylesheet();
-  return Buffer.from(
-    [
-      '<!DOCTYPE html>',
-      options.lang === undefined ? '<html>' : `<html lang="${escapeHtml(options.lang)}">`,
-      '<head>',
-      '<meta charset="utf-8">',
-      `<meta http-equiv="Content-Security-Policy" content="${pageCsp(style.sha256Base64)}">`,
-      '<meta name="viewport" content="width=device-width, initial-scale=1">',
-      '<meta name="generator" content="sealkit distributor">',
-      `<title>${escapeHtml(title)}</title>`,
-      `<style>${style.text}</style>`,
-      '</head>',
-      '<body>',
-      '<article class="markdown-body">',
-      `${body}</article>`,
-      '</body>',
-      '</html>',
-      '',
-    ].join('\n'),
-    'utf8',
-  );
+  // The style element is the same bytes in every page: encoded once.
+  const head = [
+    '<!DOCTYPE html>',
+    options.lang === undefined ? '<html>' : `<html lang="${escapeHtml(options.lang)}">`,
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${pageCsp(style.sha256Base64)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="generator" content="sealkit distributor">',
+    `<title>${escapeHtml(title)}</title>`,
+    '',
+  ].join('\n');
+  const tail = [
+    '',
+    '</head>',
+    '<body>',
+    '<article class="markdown-body">',
+    `${body}</article>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+  return Buffer.concat([Buffer.from(head, 'utf8'), style.element, Buffer.from(tail, 'utf8')]);
 }
 
 /**

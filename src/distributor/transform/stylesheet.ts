@@ -17,6 +17,8 @@ export interface PageStylesheet {
   readonly sha256Base64: string;
   /** The github-markdown-css version inlined. */
   readonly version: string;
+  /** `<style>` + `text` + `</style>`, UTF-8. */
+  readonly element: Buffer;
 }
 
 const LAYOUT = [
@@ -44,6 +46,7 @@ export function pageStylesheet(): PageStylesheet {
     text,
     sha256Base64: createHash('sha256').update(text, 'utf8').digest('base64'),
     version,
+    element: Buffer.from(`<style>${text}</style>`, 'utf8'),
   };
   return cached;
 }
