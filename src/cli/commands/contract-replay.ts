@@ -49,7 +49,6 @@ export const contractReplay: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     if (values.project !== undefined && positionals[0] !== undefined) {
       throw new UsageError('DIR given twice (as DIR and as --project)', USAGE, {
         hint: 'sealkit contract replay DIR',
