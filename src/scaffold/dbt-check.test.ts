@@ -193,6 +193,7 @@ describe.each(EDITIONS)('the offline check of a scaffolded %s workspace (criteri
     }
     const scaffoldedTests = report.tests.filter((test) => MODELS.includes(test.attached_to));
     expect(scaffoldedTests.map((test) => test.kind).sort()).toEqual([
+      'accepted_values',
       ...Array(4).fill('not_null'),
       ...Array(3).fill('relationships'),
       ...Array(4).fill('unique'),
