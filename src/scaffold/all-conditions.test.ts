@@ -7,7 +7,7 @@ import { scaffold } from './run.js';
 const scratch = new ScaffoldScratch('conditions');
 afterAll(() => scratch.dispose());
 
-// §6.5: status is the most severe condition, reason_codes lists every one,
+// docs/scaffold.md#the-result-object-and-exit-codes: status is the most severe condition, reason_codes lists every one,
 // in precedence order, in a dry run and a default run alike. Regression: a
 // symlink at the output beside an abandoned staging directory listed only
 // symlink_refused.
