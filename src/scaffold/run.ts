@@ -396,7 +396,7 @@ function collisionOf(
 }
 
 /**
- * §6.5: every collision preflight found, in precedence order (status and
+ * docs/scaffold.md#checks-in-order: every collision preflight found, in precedence order (status and
  * message are the first's), with the output and staging paths they concern
  * and the repair command of the first that has one.
  */

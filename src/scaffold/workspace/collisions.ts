@@ -28,7 +28,7 @@ export interface PathSurvey {
   readonly outputSealed: boolean;
   /** The collision the refusal is about: where the result points the operator. */
   readonly concerns: 'output' | 'staging' | undefined;
-  /** Every collision found, in precedence order: the result lists them all (§6.5). */
+  /** Every collision found, in precedence order: the result lists them all (docs/scaffold.md#checks-in-order). */
   readonly conditions: readonly CollisionCondition[];
 }
 
