@@ -32,6 +32,12 @@ export interface CommandResult {
    * the visible tree is not the one it verified (exit 4).
    */
   readonly publication?: 'with_condition' | 'unverified';
+  /**
+   * Set by a command that already wrote its one JSON object on stdout
+   * (`scaffold`, which prints it before releasing its lock): `--json` then
+   * prints nothing more.
+   */
+  readonly printed?: boolean;
 }
 
 export interface Command {

@@ -8,7 +8,7 @@ import { UsageError } from '../usage-error.js';
 const OPTIONS = {
   target: { type: 'string' },
   vars: { type: 'string' },
-  fixtures: { type: 'string' },
+  fixtures: { type: 'string', multiple: true },
   'require-tests': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -18,7 +18,7 @@ const OPTIONS = {
 const TARGETS = ['default', 'migration'] as const;
 
 const USAGE = `Usage: sealkit edition check PROJECT_DIR [--target default|migration] [--vars YAML]
-                             [--fixtures DIR] [--require-tests] [-q] [--json]
+                             [--fixtures DIR]... [--require-tests] [-q] [--json]
 
 The offline stand-in for \`dbt parse\` on a dbt project of the starter editions,
 with no dbt and no warehouse:
@@ -37,7 +37,8 @@ with no dbt and no warehouse:
 Flags:
   --target NAME    default (the default) or migration
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
-  --fixtures DIR   Bronze fixture CSVs to build and test on
+  --fixtures DIR   Bronze fixture CSVs to build and test on; repeatable: a table of a
+                   later folder replaces the same table of an earlier one
   --require-tests  exit 2 when schema tests were not run (no --fixtures); a CI
                    job then cannot pass a check whose tests never ran
   -q, --quiet      print no report and no progress; findings still go to stderr
@@ -57,7 +58,8 @@ the input was refused (with a reason code), 1 usage error, 70 internal error.
 Examples:
   sealkit edition check acme-retail
   sealkit edition check acme-retail --fixtures acme-retail/fixtures --require-tests
-  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json`;
+  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json
+  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --fixtures acme-retail/fixtures --fixtures evidence/fixtures`;
 
 export const editionCheck: Command = {
   path: ['edition', 'check'],

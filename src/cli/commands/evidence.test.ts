@@ -257,7 +257,12 @@ describe('sealkit evidence synth', () => {
     });
     expect(printed.files.slice(0, 2)).toEqual(['mapping.json', 'dry-run.json']);
     expect(printed.files[2]).toMatch(/^run-manifests\/[0-9a-f-]{36}\.json$/);
-    expect(readdirSync(out).sort()).toEqual(['dry-run.json', 'mapping.json', 'run-manifests']);
+    expect(readdirSync(out).sort()).toEqual(['dry-run.json', 'fixtures', 'mapping.json', 'run-manifests']);
+    expect(printed.files.slice(3)).toEqual([
+      'fixtures/README.md',
+      'fixtures/migration_bronze/orders.csv',
+      'fixtures/migration_bronze/customers.csv',
+    ]);
   });
 
   it('prints with --dry-run the very plan it would write, and writes nothing', () => {

@@ -90,7 +90,15 @@ describe('synthesizeEvidence', () => {
         source: options.source,
         destination: options.destination,
         tables: options.tables ?? ['customers', 'products', 'orders', 'order_items'],
-        files: ['mapping.json', 'dry-run.json', relative(out, manifestPath(out))],
+        files: [
+          'mapping.json',
+          'dry-run.json',
+          relative(out, manifestPath(out)),
+          'fixtures/README.md',
+          ...(options.tables ?? ['customers', 'products', 'orders', 'order_items']).map(
+            (table) => `fixtures/migration_bronze/${table}.csv`,
+          ),
+        ],
       });
     },
   );
