@@ -544,6 +544,90 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
       });
 
+      it('refuses a genesis for a resource whose only entry was deleted, and its empty history', async () => {
+        const all = await candidatesOf({}, parser);
+        // Positions 1 model, 2 semantic model, 3 source.
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE resource_id = $1`, [SEMANTIC]);
+        });
+        const again = all.get(SEMANTIC) as PublicationCandidate;
+        await expect(publish([request(again, 'genesis')])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'position',
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SEMANTIC)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+        });
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+        });
+        expect(await rows()).toHaveLength(2);
+      });
+
+      it('refuses a publication when a newer entry of the resource was deleted below the head', async () => {
+        const v1 = await source('1.0.0');
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
+        await publish([request(v1, 'genesis')]);
+        await publish([request(v11, v1.digest)]);
+        await publish([request(model, 'genesis')]);
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
+        });
+        // The source's own history (position 1) looks complete; the chain to the head does not.
+        const v12 = await source('1.2.0', { status: { nullable: false, critical_data_element: true } });
+        await expect(publish([request(v12, v1.digest)])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'position',
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
+          details: { position: 2 },
+        });
+      });
+
+      it('finds, on the chain walk, an entry renumbered into a gap without recomputing its hash', async () => {
+        const all = await candidatesOf({}, parser);
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        const [first] = await rows();
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
+          await session.query(
+            `UPDATE ${LEDGER_TABLE} SET position = 2, previous_hash = $1 WHERE position = 3`,
+            [String(first?.entry_hash)],
+          );
+        });
+        // Positions and stored links look whole again; only the recomputed hash of position 2 does not.
+        await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+        const semantic = all.get(SEMANTIC) as PublicationCandidate;
+        await expect(publish([request(semantic, 'genesis')])).rejects.toMatchObject({
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+      });
+
+      it('walks the chain over every column form: a tampered column of another resource is found', async () => {
+        const all = await candidatesOf({}, parser);
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 3`);
+        });
+        // The model (position 1) is read and verified; the walk from it to the head reaches position 3.
+        await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 3 },
+          field: 'entry_hash',
+        });
+      });
+
       it('refuses to replay a ledger that does not exist', async () => {
         expect(await codeOf(replayLedger(ledger.owner.session))).toBe('contract_ledger_missing');
       });
