@@ -334,4 +334,53 @@ describe('sealkit contract publish, history and replay', () => {
     const publishAgain = publish('--ledger', ledger, '--json');
     expect(jsonOf(publishAgain)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
   });
+
+  describe('a resource whose entries a superuser deleted is refused by publish and history, not only replay', () => {
+    const CUSTOMERS = 'retail.semantic.customers';
+    const deleteCustomers = async (session: { query(text: string): Promise<unknown> }) => {
+      await session.query('BEGIN');
+      await session.query('SET LOCAL session_replication_role = replica');
+      await session.query(`DELETE FROM sealkit_ledger.publications WHERE resource_id = '${CUSTOMERS}'`);
+      await session.query('COMMIT');
+    };
+    const expectRefusedAtThree = (args: readonly string[]) => {
+      edit('version: 1.2.0', 'version: 0.0.1', 'semantic/customers.yaml');
+      const again = publish('--resource', CUSTOMERS, ...args);
+      expect(again.status).toBe(2);
+      expect(again.stderr.toString('utf8')).toBe(
+        'ledger position 3: position does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  = field: position\n',
+      );
+      const history = runCli(['contract', 'history', project, '--resource', CUSTOMERS, ...args, '--json']);
+      expect(history.status).toBe(2);
+      expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 3 });
+      const replay = runCli(['contract', 'replay', '--project', project, ...args, '--json']);
+      expect(jsonOf(replay)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 3 });
+    };
+
+    it('on the embedded ledger', async () => {
+      withEmbeddedLedger();
+      const first = publish('--json');
+      expect(jsonOf(first).plan?.items[2]?.resource?.id).toBe(CUSTOMERS);
+      const db = await PGlite.create({ dataDir: join(project, '.sealkit', 'ledger') });
+      try {
+        await deleteCustomers(db);
+      } finally {
+        await db.close();
+      }
+      expectRefusedAtThree([]);
+    });
+
+    it('on PostgreSQL 15', async () => {
+      const ledger = await database();
+      expect(publish('--ledger', ledger).status).toBe(0);
+      const client = new pg.Client({ connectionString: ledger });
+      await client.connect();
+      try {
+        await deleteCustomers(client);
+      } finally {
+        await client.end();
+      }
+      expectRefusedAtThree(['--ledger', ledger]);
+    });
+  });
 });
