@@ -175,6 +175,47 @@ describe('sealkit contract publish, history and replay', () => {
     );
   });
 
+  it('takes one --approve-widening per resource, all in one publication', () => {
+    const approve = [
+      '--approver',
+      'Ada Steward',
+      '--reason',
+      'Both widen.',
+      '--approved-at',
+      '2026-03-01T09:30:00Z',
+    ];
+    const twice = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approve-widening',
+      `${ORDERS}@1.5.0`,
+      ...approve,
+    );
+    expect(twice.status).toBe(1);
+    expect(twice.stderr.toString('utf8')).toContain('names one resource twice');
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    edit('classification: restricted', 'classification: confidential', 'sources/customers.yaml');
+    edit('version: 2.0.1', 'version: 2.1.0', 'sources/customers.yaml');
+    const both = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approve-widening',
+      'retail.source.customers@2.1.0',
+      ...approve,
+      '--json',
+    );
+    expect(both.status).toBe(0);
+    const appended = jsonOf(both).plan?.items.filter((item) => item.status === 'append');
+    expect(
+      appended?.map((item) => [item.resource?.id, (item.entry?.approval as Json | null)?.approves]),
+    ).toEqual([
+      ['retail.source.customers', 'retail.source.customers@2.1.0'],
+      [ORDERS, `${ORDERS}@1.4.0`],
+    ]);
+  });
+
   it('refuses a breaking change without a major version, and a reused version', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);

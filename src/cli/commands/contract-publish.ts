@@ -48,6 +48,8 @@ Flags:
   --resource ID               publish only this resource (repeatable)
   --ledger URL                a postgres:// or postgresql:// URL
   --approve-widening ID@VER   approve the widening publication of ID at VER
+                              (repeatable, one per resource; the same approver,
+                              reason and time apply to each)
   --approver NAME             who approves (required with --approve-widening)
   --reason TEXT               why (required with --approve-widening)
   --approved-at TIME          when, RFC 3339 UTC to the second (default: now)
@@ -67,7 +69,7 @@ Examples:
 const OPTIONS = {
   resource: { type: 'string', multiple: true },
   ledger: { type: 'string' },
-  'approve-widening': { type: 'string' },
+  'approve-widening': { type: 'string', multiple: true },
   approver: { type: 'string' },
   reason: { type: 'string' },
   'approved-at': { type: 'string' },
@@ -77,28 +79,38 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function approvalOf(values: {
-  readonly 'approve-widening'?: string;
+/**
+ * The approvals: one per --approve-widening (one per resource), all by the
+ * same --approver, for the same --reason, at the same time.
+ */
+function approvalsOf(values: {
+  readonly 'approve-widening'?: readonly string[];
   readonly approver?: string;
   readonly reason?: string;
   readonly 'approved-at'?: string;
-}): WideningApproval | null {
-  const approves = values['approve-widening'];
-  if (approves === undefined) {
+}): WideningApproval[] {
+  const targets = values['approve-widening'] ?? [];
+  if (targets.length === 0) {
     if (values.approver !== undefined || values.reason !== undefined || values['approved-at'] !== undefined) {
       throw new UsageError('--approver, --reason and --approved-at need --approve-widening', USAGE);
     }
-    return null;
+    return [];
   }
   if (values.approver === undefined || values.reason === undefined) {
     throw new UsageError('--approve-widening needs --approver and --reason', USAGE);
   }
-  return checkWideningApproval({
-    approves,
-    approver: values.approver,
-    reason: values.reason,
-    approvedAt: values['approved-at'] ?? `${new Date().toISOString().slice(0, 19)}Z`,
-  });
+  const { approver, reason } = values;
+  const approvedAt = values['approved-at'] ?? `${new Date().toISOString().slice(0, 19)}Z`;
+  const approvals = targets.map((approves) =>
+    checkWideningApproval({ approves, approver, reason, approvedAt }),
+  );
+  const resources = approvals.map((approval) =>
+    approval.approves.slice(0, approval.approves.lastIndexOf('@')),
+  );
+  if (new Set(resources).size !== resources.length) {
+    throw new UsageError('--approve-widening names one resource twice (one approval per resource)', USAGE);
+  }
+  return approvals;
 }
 
 /** The versioned contract-bearing resources to publish: all of them, or exactly the requested ones. */
@@ -170,7 +182,7 @@ export const contractPublish: Command = {
     if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const dir = positionals[0];
     if (dir === undefined) throw new UsageError('missing argument', USAGE);
-    const approval = approvalOf(values);
+    const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
@@ -184,7 +196,7 @@ export const contractPublish: Command = {
     const connection = await open(dir, values.ledger, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {
-      run = await runContractPublication(connection, candidates, { approval, dryRun });
+      run = await runContractPublication(connection, candidates, { approval: approvals, dryRun });
     } catch (error: unknown) {
       return refusedByTamper(error);
     } finally {
