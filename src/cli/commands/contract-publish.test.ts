@@ -312,7 +312,40 @@ describe('sealkit contract publish, history and replay', () => {
     expect(history.stdout.toString('utf8')).toMatch(
       /^ {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
     );
-    for (const run of [first, history])
+    // The same ledger named by the environment: SEALKIT_LEDGER_URL, DATABASE_URL with the
+    // postgresql:// scheme, and a URL that leaves host, port and user to libpq's PG* variables.
+    const env = (extra: Record<string, string>) => {
+      const base = { ...process.env };
+      delete base.SEALKIT_LEDGER_URL;
+      delete base.DATABASE_URL;
+      return { env: { ...base, ...extra } };
+    };
+    const viaSealkit = runCli(
+      ['contract', 'history', '--resource', ORDERS, '--json'],
+      env({ SEALKIT_LEDGER_URL: ledger }),
+    );
+    const scheme = new URL(ledger);
+    const viaDatabase = runCli(
+      ['contract', 'replay', '--json'],
+      env({ DATABASE_URL: ledger.replace(/^postgres:/, 'postgresql:') }),
+    );
+    const viaPg = runCli(
+      ['contract', 'publish', project, '--json'],
+      env({
+        SEALKIT_LEDGER_URL: `postgresql://${scheme.pathname}`,
+        PGHOST: scheme.hostname,
+        PGPORT: scheme.port,
+        PGUSER: 'postgres',
+        PGPASSWORD: 'zqSentinelPassword',
+      }),
+    );
+    expect(viaSealkit.status).toBe(0);
+    expect((jsonOf(viaSealkit) as { publications: Json[] }).publications).toHaveLength(1);
+    expect(viaDatabase.status).toBe(0);
+    expect(jsonOf(viaDatabase)).toMatchObject({ entries: 6 });
+    expect(viaPg.status).toBe(0);
+    expect(jsonOf(viaPg)).toMatchObject({ ledger: 'postgres', appended: 0 });
+    for (const run of [first, history, viaSealkit, viaDatabase, viaPg])
       expect(scanForSentinels(run, [project], ['zqSentinelPassword'])).toEqual([]);
 
     const unreachable = new URL(ledger);

@@ -5,6 +5,7 @@ import {
   checkWideningApproval,
   type IdentifiedCandidate,
   type LedgerConnection,
+  type LedgerLocation,
   ledgerLocation,
   openContractProject,
   openLedger,
@@ -40,13 +41,17 @@ version reused with other bytes, a version that does not increase, a breaking
 change without a new major version, a widening without an approval of exactly
 ID@VERSION, an approval where nothing widens, tampered evidence.
 
-The ledger is append-only PostgreSQL: by default PGlite (embedded) in
-DIR/.sealkit/ledger, created by the first publication; --ledger postgres://...
-uses a PostgreSQL server (the URL is never printed).
+The ledger is append-only PostgreSQL: --ledger URL, else SEALKIT_LEDGER_URL,
+else DATABASE_URL names a server (postgres:// or postgresql://; libpq's PG*
+variables and ~/.pgpass fill what the URL leaves out, so no password is
+needed on the command line; the URL is never printed). Without one, PGlite
+(embedded) in DIR/.sealkit/ledger, created by the first publication: add
+.sealkit/ to the project's .gitignore (it is a database, tens of MB).
 
 Flags:
   --resource ID               publish only this resource (repeatable)
-  --ledger URL                a postgres:// or postgresql:// URL
+  --ledger URL                a postgres:// or postgresql:// URL (default:
+                              SEALKIT_LEDGER_URL, DATABASE_URL, else embedded)
   --approve-widening ID@VER   approve the widening publication of ID at VER
                               (repeatable, one per resource; the same approver,
                               reason and time apply to each)
@@ -138,8 +143,7 @@ function candidatesOf(
   });
 }
 
-async function open(dir: string, url: string | undefined, dryRun: boolean): Promise<LedgerConnection | null> {
-  const location = ledgerLocation(url, dir);
+async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerConnection | null> {
   try {
     return await openLedger(location, { create: !dryRun });
   } catch (error: unknown) {
@@ -187,13 +191,14 @@ export const contractPublish: Command = {
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
     const quiet = values.quiet === true;
-    if (!quiet && values.ledger === undefined && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
+    const location = ledgerLocation(values.ledger, dir);
+    if (!quiet && location.kind === 'embedded' && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
       progress(
         io,
         `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
       );
     }
-    const connection = await open(dir, values.ledger, dryRun);
+    const connection = await open(location, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {
       run = await runContractPublication(connection, candidates, { approval: approvals, dryRun });
@@ -215,7 +220,7 @@ export const contractPublish: Command = {
       json: {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,
-        ledger: values.ledger === undefined ? 'embedded' : 'postgres',
+        ledger: location.kind,
         plan: planJson(plan),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),

@@ -19,8 +19,10 @@ that does not re-validate is refused with its position (exit 2). On success it
 prints the head: keep it to detect a rewrite of the chain from some point on.
 
 Flags:
-  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
-                  ledger of the contract project)
+  --ledger URL    a postgres:// or postgresql:// URL (default:
+                  SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
+                  of the contract project; PG* variables and ~/.pgpass fill
+                  what the URL leaves out)
   --project DIR   the contract project whose embedded ledger to replay (default .)
   --json          print one JSON object on stdout
   -h, --help      show this help
