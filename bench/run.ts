@@ -12,6 +12,7 @@ import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js
 import { jsonParse } from './json-parse.js';
 import { ledgerBenchmark, ledgerWalkBenchmark } from './ledger.js';
 import { ownerBenchmark } from './owner.js';
+import { pagesBenchmark } from './pages.js';
 import { scaffoldBenchmark } from './scaffold.js';
 
 /** Every benchmark, in run order. A new benchmark is one file plus one entry here. */
@@ -23,6 +24,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionNewBenchmark,
   distributorBenchmark,
   distributorS3Benchmark,
+  pagesBenchmark,
   ownerBenchmark,
   evidenceBenchmark,
   scaffoldBenchmark,

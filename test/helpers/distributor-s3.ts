@@ -56,6 +56,8 @@ export interface S3DestinationSpec {
   readonly prefix: string;
   readonly source?: boolean;
   readonly html?: boolean;
+  readonly assets?: boolean;
+  readonly lang?: string;
 }
 
 /** One pipeline from `sourceRoot` to one S3 destination on the test gateway (no credentials in it). */
@@ -74,7 +76,12 @@ export function s3Config(rgw: RgwService, sourceRoot: string, destination: S3Des
             endpoint: rgw.endpoint,
             region: rgw.region,
             force_path_style: true,
-            outputs: { source: destination.source ?? true, html: destination.html ?? true },
+            outputs: {
+              source: destination.source ?? true,
+              html: destination.html ?? true,
+              ...(destination.assets === undefined ? {} : { assets: destination.assets }),
+              ...(destination.lang === undefined ? {} : { lang: destination.lang }),
+            },
           },
         ],
       },

@@ -15,7 +15,7 @@ import {
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
-import { BUCKET_PATTERN, ENDPOINT_PATTERN, ID_PATTERN, PREFIX_PATTERN } from './schema.js';
+import { BUCKET_PATTERN, ENDPOINT_PATTERN, ID_PATTERN, LANG_PATTERN, PREFIX_PATTERN } from './schema.js';
 import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
 
 export const DEFAULT_CONFIG_FILE = 'sealkit.distributor.yaml';
@@ -31,7 +31,8 @@ const S3 = {
   required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
   optional: ['endpoint', 'region', 'force_path_style'],
 } as const;
-const OUTPUTS = { required: ['source', 'html'] } as const;
+const OUTPUTS = { required: ['source', 'html'], optional: ['assets'] } as const;
+const HTML = { required: ['lang'] } as const;
 const KINDS = ['local', 's3'] as const;
 
 const YAML_FAULTS: { readonly [F in YamlFault]: { code: DistributorRefusalCode; hint?: string } } = {
@@ -243,17 +244,41 @@ class ConfigReader {
     const fields = this.record(entry.value, OUTPUTS, path);
     if (fields === undefined) return undefined;
     const source = this.field(fields, 'source', path, (value, at) => this.boolean(value, at));
-    const html = this.field(fields, 'html', path, (value, at) => this.boolean(value, at));
-    if (source === undefined || html === undefined) return undefined;
-    if (!source && !html) {
-      return this.report(
-        'config_invalid_value',
-        entry.value.at,
-        path,
-        'set source or html (or both) to true',
-      );
+    const html = this.field(fields, 'html', path, (value, at) => this.html(value, at));
+    const assets = this.optional(fields, 'assets', path, (value, at) => this.boolean(value, at));
+    if (source === undefined || html === undefined || assets === null) return undefined;
+    if (!source && !html.on && assets !== true) {
+      return this.report('config_invalid_value', entry.value.at, path, 'set source, html or assets to true');
     }
-    return { source, html };
+    return {
+      source,
+      html: html.on,
+      ...(assets === true ? { assets } : {}),
+      ...(html.lang === undefined ? {} : { lang: html.lang }),
+    };
+  }
+
+  /** `html: true|false`, or `html: {lang: en}` (pages on, in that language). */
+  private html(node: YamlNode, path: Path): { on: boolean; lang?: string } | undefined {
+    if (node.kind === 'boolean') return { on: node.value };
+    if (node.kind !== 'map') return this.wrongType(node, path, 'true, false or a mapping such as {lang: en}');
+    const fields = this.record(node, HTML, path);
+    const lang =
+      fields === undefined
+        ? undefined
+        : this.field(fields, 'lang', path, (value, at) => this.lang(value, at));
+    return lang === undefined ? undefined : { on: true, lang };
+  }
+
+  private lang(node: YamlNode, path: Path): string | undefined {
+    const text = this.matching(node, LANG_PATTERN, path, LANG_HINT);
+    if (text === undefined) return undefined;
+    try {
+      Intl.getCanonicalLocales(text);
+    } catch {
+      return this.report('config_invalid_value', node.at, path, LANG_HINT);
+    }
+    return text;
   }
 
   /** A closed record: every unknown and missing key is reported; the known fields are returned. */
@@ -389,6 +414,7 @@ class ConfigReader {
   }
 }
 
+const LANG_HINT = 'a language tag such as en, en-GB or de-CH (BCP 47)';
 const ID_HINT = "an id is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
 const BUCKET_HINT =
   "a bucket name is 3 to 63 lowercase letters, digits, '.' or '-', starting and ending with a letter or digit";

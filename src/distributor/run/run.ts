@@ -196,10 +196,14 @@ function orderOwnersLast(
 }
 
 function outputSource(snapshot: BundleSnapshot, mayTake: boolean): OutputSource {
-  const nameOf = (output: { readonly kind: string; readonly source_index: number }): string =>
+  const nameOf = (output: {
+    readonly kind: string;
+    readonly source_index: number;
+    readonly sha256: string;
+  }): string =>
     output.kind === 'source'
       ? BundleSnapshot.copyName(output.source_index)
-      : BundleSnapshot.pageName(output.source_index);
+      : BundleSnapshot.pageName(output.source_index, output.sha256.slice('sha256:'.length));
   const open: OutputSource['open'] = (output) => snapshot.read(nameOf(output));
   return mayTake ? { open, take: (output) => ({ dir: snapshot.dir, name: nameOf(output) }) } : { open };
 }

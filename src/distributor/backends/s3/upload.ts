@@ -111,4 +111,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   json: 'application/json',
   pdf: 'application/pdf',
   png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
 };
