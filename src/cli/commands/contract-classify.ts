@@ -40,7 +40,7 @@ export const contractClassify: Command = {
   path: ['contract', 'classify'],
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { positionals } = parseCommandArgs(
+    const { values, positionals } = parseCommandArgs(
       args,
       { 'fail-on': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       USAGE,
