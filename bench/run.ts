@@ -10,7 +10,7 @@ import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
-import { ledgerBenchmark } from './ledger.js';
+import { ledgerBenchmark, ledgerWalkBenchmark } from './ledger.js';
 import { ownerBenchmark } from './owner.js';
 import { pagesBenchmark } from './pages.js';
 import { scaffoldBenchmark } from './scaffold.js';
@@ -30,6 +30,7 @@ const REGISTRY: readonly Benchmark[] = [
   scaffoldBenchmark,
   contractsBenchmark,
   ledgerBenchmark,
+  ledgerWalkBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {

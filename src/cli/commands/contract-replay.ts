@@ -22,8 +22,10 @@ DIR is the contract project whose embedded ledger is replayed (default: the
 current folder), as for the other contract commands.
 
 Flags:
-  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
-                  ledger of the contract project DIR)
+  --ledger URL    a postgres:// or postgresql:// URL (default:
+                  SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
+                  of the contract project DIR; PG* variables and ~/.pgpass
+                  fill what the URL leaves out)
   --project DIR   the same as DIR (the older spelling, still accepted)
   --json          print one JSON object on stdout
   -h, --help      show this help
