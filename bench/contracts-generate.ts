@@ -7,7 +7,7 @@ import { seededRandom } from './prng.js';
  * resources, 3.5 sources, 3.5 models (each reading a source and joining
  * another one, by id), 2 semantic models and 1 dashboard — realistic sizes
  * (8 fields per source, checks, a join with a CTE, filters with typed
- * literals), all deterministic from the seed.
+ * literals), all deterministic from `seed`.
  */
 export function generateContractProject(resources: number, seed: number): ProjectFile[] {
   const random = seededRandom(seed);

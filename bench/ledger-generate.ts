@@ -40,7 +40,7 @@ export function ledgerWorkload(resources: number, versions: number): ProjectFile
 /**
  * A layered dependency graph: 20 % sources, 40 % models, 30 % semantic
  * models, 10 % dashboards; `edges` distinct edges, each from a resource to
- * one in a lower layer (so acyclic), deterministic from the seed.
+ * one in a lower layer (so acyclic), deterministic from `seed`.
  */
 export function generateProjectGraph(
   resources: number,

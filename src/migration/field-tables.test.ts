@@ -328,7 +328,7 @@ describe('dry run field table', () => {
   });
 });
 
-describe('run manifest field table (evidence_index._validate_manifest and the seed rows)', () => {
+describe('run manifest field table (evidence_index._validate_manifest, then the further rows)', () => {
   it.each(MANIFEST_REQUIRED)('refuses the run manifest without %s as a missing field', (key) => {
     expect(outcomeAfter((b) => delete b.runManifest[key])).toEqual({
       code: 'scaffold_field_missing',

@@ -169,7 +169,8 @@ describe('two faults at once give the earlier check', () => {
       'manifestOversizedEntities',
       { code: 'scaffold_input_oversized', role: 'dry_run' },
     ],
-    // Field tables in role order, and rows in the seed's order within a role.
+    // Field tables in role order, and rows in the order of
+    // docs/evidence.md#field-tables within a role.
     ['mappingBadCast', 'dryRunMissingNamespace', { code: 'scaffold_mapping_invalid', role: 'mapping' }],
     ['dryRunMissingNamespace', 'manifestStatus', { code: 'scaffold_field_missing', role: 'dry_run' }],
     ['dryRunMode', 'dryRunMissingNamespace', { code: 'scaffold_input_unsupported_version', role: 'dry_run' }],

@@ -459,7 +459,7 @@ function cliArgs(paths: PathChoice, invocation: Invocation, json: boolean): stri
 }
 
 describe('every reason code has a fixture made by mutating a synthetic bundle', () => {
-  it('covers the seed list exactly', () => {
+  it('covers the reason-code table exactly', () => {
     const covered = new Set(FIXTURES.map((fixture) => fixture.expected.code));
     expect([...covered].sort()).toEqual([...refuseEvidence.codes].sort());
     expect(refuseEvidence.codes).toHaveLength(25);

@@ -92,7 +92,8 @@ export const scaffoldCommand: Command = {
         maxEvidenceAge,
         dryRun: values['dry-run'] === true,
         signal,
-        // Printed before the staging lock is released (§6.2: the lock goes last).
+        // Printed before the staging lock is released: the lock goes last
+        // (docs/scaffold.md#the-publication-protocol).
         onResult: (outcome) => printResult(io, outcome),
       }),
     );
