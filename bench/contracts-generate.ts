@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { ContractProjectFile as ProjectFile } from '../src/contracts/index.js';
-import { seededRandom } from './prng.js';
+import { pick as pickFrom, seededRandom } from './prng.js';
 
 /**
  * A synthetic contract project for the benchmark: for every group of ten
@@ -11,7 +11,7 @@ import { seededRandom } from './prng.js';
  */
 export function generateContractProject(resources: number, seed: number): ProjectFile[] {
   const random = seededRandom(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const pick = <T>(items: readonly T[]): T => pickFrom(random, items);
   const sources = Math.round(resources * 0.35);
   const models = Math.round(resources * 0.35);
   const semantics = Math.round(resources * 0.2);

@@ -62,7 +62,7 @@ describe('the original codecs', () => {
     ['execution grant', built.executionGrant, CompositionGrant, 'scoped_execution_originals'],
     [
       'qualification operation',
-      (list(built.owner, 'handoff', 'source_seals')[0] as Data).operation,
+      record(built.owner, 'handoff', 'source_seals', 0).operation,
       QualificationOperation,
       'scoped_execution_handoff',
     ],

@@ -97,6 +97,7 @@ export const scaffoldCommand: Command = {
         onResult: (outcome) => printResult(io, outcome),
       }),
     );
+    // An interface result has no index signature: see JsonObjectOut.
     return { text: '', json: result as unknown as JsonObjectOut, ...OUTCOME_OF[result.status] };
   },
 };
