@@ -37,7 +37,8 @@ export function writeBundle(root: string, dir: string, spec: BundleSpec): void {
       size: bytes.length,
     });
   }
-  // The seed's canonical payload: path, sha256, size in that order, no spaces.
+  // The bundle digest's payload (docs/distributor.md#source-bundles): path,
+  // sha256, size in that order, no spaces.
   const payload = JSON.stringify(records.map((r) => ({ path: r.path, sha256: r.sha256, size: r.size })));
   const manifest = {
     schema_version: 1,

@@ -243,14 +243,16 @@ describe('sealkit contract publish, history and replay', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);
     widen();
-    const sentinels = ['zq_sentinel_approver', 'zq_sentinel_reason'];
+    const approver = 'zq_sentinel_approver';
+    const reason = 'zq_sentinel_reason';
+    const sentinels = [approver, reason];
     const bad = publish(
       '--approve-widening',
       `${ORDERS}@1.4.0`,
       '--approver',
-      sentinels[0] as string,
+      approver,
       '--reason',
-      sentinels[1] as string,
+      reason,
       '--approved-at',
       'yesterday',
     );
@@ -263,9 +265,9 @@ describe('sealkit contract publish, history and replay', () => {
       '--approve-widening',
       `${ORDERS}@1.4.0`,
       '--approver',
-      sentinels[0] as string,
+      approver,
       '--reason',
-      sentinels[1] as string,
+      reason,
       '--json',
     );
     expect(elsewhere.status).toBe(2);

@@ -254,7 +254,11 @@ function countsLine(report: RunReport): string {
   return DISTRIBUTE_OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
 }
 
-/** The report as printed under `--json`: each refusal's location and hint beside its reason code. */
+/**
+ * The report as printed under `--json`: each refusal's location and hint
+ * beside its reason code. Its interfaces have no index signature, hence the
+ * casts (see JsonObjectOut).
+ */
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};

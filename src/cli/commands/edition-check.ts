@@ -100,6 +100,7 @@ export const editionCheck: Command = {
     const errors = formatFindings(report) + notice;
     return {
       text: quiet ? '' : formatReport(report),
+      // An interface report has no index signature: see JsonObjectOut.
       json: { ...(report as unknown as JsonObjectOut), ...(unmet ? { unmet: ['tests_not_run'] } : {}) },
       ...(errors === '' ? {} : { errors }),
       refused: report.status === 'failed' || unmet,

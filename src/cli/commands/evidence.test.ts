@@ -59,7 +59,10 @@ function check(evidence: Synthesized, extra: readonly string[]): ReturnType<type
   ]);
 }
 
-/** What a successful check must never print: the seed's never-emitted list, as the synthetic files hold it. */
+/**
+ * What a successful check must never print: the never-emitted list of
+ * docs/evidence.md#privacy, as the synthetic files hold it.
+ */
 function neverEmitted(evidence: Synthesized): string[] {
   const dryRun = JSON.parse(readFileSync(evidence.dryRun, 'utf8')) as Record<string, unknown>;
   const manifest = JSON.parse(readFileSync(evidence.manifest, 'utf8')) as Record<string, unknown>;

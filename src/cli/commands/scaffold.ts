@@ -108,12 +108,14 @@ export const scaffoldCommand: Command = {
         dryRun: values['dry-run'] === true,
         show: values.show === true,
         signal,
-        // Printed before the staging lock is released (the lock goes last).
+        // Printed before the staging lock is released: the lock goes last
+        // (docs/scaffold.md#the-publication-protocol).
         onResult: (outcome) => printResult(io, outcome, json),
       }),
     );
     return {
       text: '',
+      // An interface result has no index signature: see JsonObjectOut.
       json: result as unknown as JsonObjectOut,
       printed: true,
       ...OUTCOME_OF[result.status],
