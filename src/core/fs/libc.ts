@@ -26,8 +26,6 @@ export interface Libc {
   flock(fd: number, operation: number): void;
   fchmod(fd: number, mode: number): void;
   fsync(fd: number): void;
-  /** syncfs(fd): writes back the whole filesystem holding `fd` and reports its write errors (Linux ≥ 5.8). */
-  syncfs(fd: number): void;
   /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
   startWriteback(fd: number): void;
   close(fd: number): void;
@@ -97,7 +95,6 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
   const flock = func('int flock(int fd, int operation)');
   const fchmod = func('int fchmod(int fd, uint32_t mode)');
   const fsync = func('int fsync(int fd)');
-  const syncfs = func('int syncfs(int fd)');
   const syncFileRange = func(
     'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
   );
@@ -143,9 +140,6 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
     },
     fsync: (fd) => {
       check(fsync(fd), 'fsync');
-    },
-    syncfs: (fd) => {
-      check(syncfs(fd), 'syncfs');
     },
     startWriteback: (fd) => {
       check(syncFileRange(fd, 0, 0, SYNC_FILE_RANGE_WRITE), 'sync_file_range');

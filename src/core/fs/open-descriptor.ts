@@ -20,16 +20,6 @@ export abstract class OpenDescriptor extends Descriptor {
   fsync(): void {
     libc().fsync(this.fd);
   }
-
-  /**
-   * syncfs of the filesystem holding this inode: everything written to that
-   * filesystem so far (by anyone) is durable when it returns, and a write
-   * error of any file there since this descriptor was opened is reported.
-   * One call makes a whole batch of files and directories durable.
-   */
-  syncFilesystem(): void {
-    libc().syncfs(this.fd);
-  }
 }
 
 /**

@@ -29,15 +29,44 @@ import { cleanStage, type LocalRoot } from './work-area.js';
 
 const FILE_MODE = 0o644;
 const DIR_MODE = 0o755;
+/** Descriptors a batch holds at most before flushing those early (a bundle of many files). */
+const HELD_MAX = 1024;
 
 /**
- * How a staged batch is made durable before its commit renames. `syncfs`:
- * one syncfs(2) of the destination's filesystem through the held root
- * descriptor. `fsync`: an fsync of every staged file and directory, issued
- * together on the thread pool. Both were measured (docs/performance.md,
- * "Group commit"); the faster one is the default.
+ * The descriptors of everything a batch staged — files and directories the
+ * staging is done with — made durable together by one flush: fsyncs issued
+ * together on the thread pool (the filesystem folds them into few journal
+ * commits; docs/performance.md, "Group commit"). When more than `HELD_MAX`
+ * are held, those are flushed and closed early; that makes nothing visible.
  */
-export type FlushMode = 'syncfs' | 'fsync';
+class PendingFlush {
+  #held: OpenDescriptor[] = [];
+
+  hold(descriptor: OpenDescriptor): void {
+    this.#held.push(descriptor);
+  }
+
+  async bound(step: StepHook): Promise<void> {
+    if (this.#held.length < HELD_MAX) return;
+    step('fsync');
+    await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const held = this.#held;
+    this.#held = [];
+    try {
+      await fsyncAll(held);
+    } finally {
+      closeAll(held);
+    }
+  }
+
+  close(): void {
+    closeAll(this.#held);
+    this.#held = [];
+  }
+}
 
 /** A bundle built in staging, durable once its batch is flushed, not yet visible. */
 interface Staged {
@@ -47,8 +76,6 @@ interface Staged {
   /** Where the staging tree sits until its commit rename. */
   readonly at: Dir;
   readonly name: string;
-  /** Descriptors of everything staged, for the `fsync` flush; closed after the flush. */
-  readonly held: OpenDescriptor[];
 }
 
 /** After a commit rename: the parent to flush once, and what is left to tidy up. */
@@ -67,8 +94,8 @@ interface Committed {
  *    the snapshot's bundle directory itself when its files may be moved,
  *    else a fresh one — each output moved from the snapshot or copied from
  *    it while hashing, checked against the plan, and the state written last;
- * 2. flush the batch once (`FlushMode`): every staged byte and directory
- *    entry is durable before anything becomes visible;
+ * 2. flush the batch once (`PendingFlush`): every staged byte and
+ *    directory entry is durable before anything becomes visible;
  * 3. commit each bundle with its own rename: RENAME_NOREPLACE onto the absent
  *    bundle path (first publish; an entry that appeared meanwhile fails it),
  *    or, after re-reading the state and finding the planned token,
@@ -89,33 +116,34 @@ export async function applyLocalBatch(
   writes: readonly BatchWrite[],
   now: Instant,
   step: StepHook,
-  flushMode: FlushMode,
 ): Promise<AppliedOutcome[]> {
   const outcomes: AppliedOutcome[] = writes.map(() => ({
     outcome: 'refused',
     refusal: writeFailed(),
   }));
   let staged: Staged[] = [];
-  for (const [index, { write, source }] of writes.entries()) {
-    try {
-      staged.push(await stageOne(root, index, write, source, now, step, flushMode));
-    } catch (error: unknown) {
-      outcomes[index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
-    }
-  }
-  if (staged.length === 0) return outcomes;
+  const pending = new PendingFlush();
   try {
-    step('flush');
-    if (flushMode === 'syncfs') root.root.syncFilesystem();
-    else await fsyncAll(staged.flatMap((one) => one.held));
-  } catch (error: unknown) {
-    for (const one of staged) {
-      outcomes[one.index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
-      discard(one, step);
+    for (const [index, { write, source }] of writes.entries()) {
+      try {
+        staged.push(await stageOne(root, index, write, source, now, step, pending));
+      } catch (error: unknown) {
+        outcomes[index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+      }
     }
-    staged = [];
+    if (staged.length === 0) return outcomes;
+    try {
+      step('flush');
+      await pending.flush();
+    } catch (error: unknown) {
+      for (const one of staged) {
+        outcomes[one.index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+        discard(one, step);
+      }
+      staged = [];
+    }
   } finally {
-    for (const one of staged) closeAll(one.held);
+    pending.close();
   }
   const committed: Committed[] = [];
   try {
@@ -153,10 +181,9 @@ async function stageOne(
   source: OutputSource,
   now: Instant,
   step: StepHook,
-  flushMode: FlushMode,
+  pending: PendingFlush,
 ): Promise<Staged> {
   const state: DestinationState = { ...write.state, published_at: now };
-  const held: OpenDescriptor[] = [];
   const snapshot = source.takeDir?.();
   let at: Dir;
   let name: string;
@@ -170,17 +197,13 @@ async function stageOne(
     name = root.nextStageName();
     step('mkdir');
     stage = at.mkdirExclusive(name, DIR_MODE);
-    held.push(stage);
   }
   try {
-    await buildTree(stage, write.outputs, serializeState(state), source, snapshot, held, step, flushMode);
-    if (snapshot !== undefined) {
-      // The snapshot's directory was private (0700); it is published as it is.
-      stage.chmod(DIR_MODE);
-      if (flushMode === 'fsync') held.push(stage);
-    }
+    await buildTree(stage, write.outputs, serializeState(state), source, snapshot, pending, step);
+    // The snapshot's directory was private (0700); it is published as it is.
+    if (snapshot !== undefined) stage.chmod(DIR_MODE);
   } catch (error: unknown) {
-    closeAll(held);
+    if (snapshot === undefined) stage.close();
     try {
       removeOwnTree(at, name, step);
     } catch {
@@ -188,11 +211,9 @@ async function stageOne(
     }
     throw error;
   }
-  if (flushMode === 'syncfs') {
-    closeAll(held);
-    held.length = 0;
-  }
-  return { index, write, state, at, name, held };
+  // The snapshot's own handle stays the snapshot's to close (closing is idempotent).
+  pending.hold(stage);
+  return { index, write, state, at, name };
 }
 
 async function buildTree(
@@ -201,9 +222,8 @@ async function buildTree(
   stateText: string,
   source: OutputSource,
   snapshot: SnapshotBundleDir | undefined,
-  held: OpenDescriptor[],
+  pending: PendingFlush,
   step: StepHook,
-  flushMode: FlushMode,
 ): Promise<void> {
   const dirs = new Map<string, Dir>([['', stage]]);
   const taken = new Set<string>();
@@ -221,8 +241,9 @@ async function buildTree(
         parent = parent.mkdirExclusive(path.slice(path.lastIndexOf('/') + 1), DIR_MODE);
         dirs.set(path, parent);
       }
-      const moved = await placeOutput(parent, output, source, held, step, flushMode);
+      const moved = await placeOutput(parent, output, source, pending, step);
       if (moved !== undefined) taken.add(moved);
+      await pending.bound(step);
     }
     // Snapshot files this destination does not publish (another destination's
     // pages, say) leave the staging tree before its state is written, so a
@@ -238,15 +259,10 @@ async function buildTree(
       step('write');
       stateFile.write(Buffer.from(stateText, 'utf8'));
     } finally {
-      if (flushMode === 'fsync') held.push(stateFile);
-      else stateFile.close();
+      pending.hold(stateFile);
     }
   } finally {
-    for (const [path, dir] of dirs) {
-      if (path === '') continue;
-      if (flushMode === 'fsync') held.push(dir);
-      else dir.close();
-    }
+    for (const [path, dir] of dirs) if (path !== '') pending.hold(dir);
   }
 }
 
@@ -255,26 +271,19 @@ async function placeOutput(
   parent: Dir,
   output: PlannedOutput,
   source: OutputSource,
-  held: OpenDescriptor[],
+  pending: PendingFlush,
   step: StepHook,
-  flushMode: FlushMode,
 ): Promise<string | undefined> {
   const name = output.path.slice(output.path.lastIndexOf('/') + 1);
   const taken = source.take?.(output);
   if (taken !== undefined) {
     step('rename');
     renameNoReplace(taken.dir, taken.name, parent, name);
-    // The file sits in this run's private staging tree, created there with
-    // its published mode; the check is that the name holds the planned file.
-    if (flushMode === 'syncfs') {
-      const stat = parent.stat(name);
-      if (stat.type !== 'file' || stat.size !== BigInt(output.size) || (stat.mode & 0o7777) !== FILE_MODE) {
-        throw refuseDistributor('destination_write_failed', { role: 'destination' });
-      }
-      return taken.name;
-    }
+    // One no-follow open serves the check and the batch flush: the file sits
+    // in this run's private staging tree, created there with its published
+    // mode, so no name is looked up twice and no chmod is needed.
     const file = parent.openFile(name);
-    held.push(file);
+    pending.hold(file);
     const stat = file.stat();
     if (stat.type !== 'file' || stat.size !== BigInt(output.size) || (stat.mode & 0o7777) !== FILE_MODE) {
       throw refuseDistributor('destination_write_failed', { role: 'destination' });
@@ -295,15 +304,13 @@ async function placeOutput(
       throw refuseDistributor('destination_write_failed', { role: 'destination' });
     }
   } finally {
-    if (flushMode === 'fsync') held.push(file);
-    else file.close();
+    pending.hold(file);
   }
   return undefined;
 }
 
 /** Removes a staging tree that will not be committed (never anything else). */
 function discard(one: Staged, step: StepHook): void {
-  closeAll(one.held);
   try {
     removeOwnTree(one.at, one.name, step);
   } catch {

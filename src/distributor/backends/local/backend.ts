@@ -14,12 +14,10 @@ import type { LocalDestinationConfig } from '../../config/types.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
-import { applyLocalBatch, type FlushMode } from './apply.js';
+import { applyLocalBatch } from './apply.js';
 import { inspectLocal } from './inspect.js';
 import type { StepHook } from './tree.js';
 import { LocalRoot, openRootDir } from './work-area.js';
-
-const FLUSH_MODE: FlushMode = process.env.SEALKIT_LOCAL_FLUSH === 'fsync' ? 'fsync' : 'syncfs';
 
 /**
  * Local directory destinations. Destinations of one run that name the same
@@ -87,7 +85,7 @@ class LocalBackend implements DestinationBackend {
   async applyBatch(writes: readonly BatchWrite[], context: ApplyContext): Promise<readonly AppliedOutcome[]> {
     const root = this.#usableRoot();
     if (!root.locked) throw refuseDistributor('destination_locked', { role: 'destination' });
-    return applyLocalBatch(root, writes, context.now, this.#hook(context.beforeStep), FLUSH_MODE);
+    return applyLocalBatch(root, writes, context.now, this.#hook(context.beforeStep));
   }
 
   scratch(): Dir {

@@ -102,6 +102,33 @@ describe('group commit (local)', () => {
     expect(count(steps, 'flush')).toBe(2);
   });
 
+  it('holds a bounded number of descriptors for a bundle of many files (flushed early, nothing shown early)', async () => {
+    const files = Array.from({ length: 2500 }, (_, i) => ({ path: `rows/r${i}.csv`, content: `${i}\n` }));
+    makeBundle(source, 'many', files, { id: 'many', created: '2026-05-30T00:00:00Z' });
+    const config = writeConfig(work, [
+      { id: 'reports', source, destinations: [{ id: 'site', root: dest, source: true, html: false }] },
+    ]);
+    const before = readdirSync('/proc/self/fd').length;
+    let most = 0;
+    let visibleBeforeFlush = false;
+    let flushed = false;
+    const report = await distributeRun({
+      configPath: config,
+      now: CLOCK,
+      beforeStep: (step) => {
+        most = Math.max(most, readdirSync('/proc/self/fd').length - before);
+        if (step.kind === 'flush') flushed = true;
+        if (!flushed && readdirSync(dest).includes('many')) visibleBeforeFlush = true;
+      },
+    });
+    expect(report.counts.published).toBe(1);
+    expect(Object.keys(describeTree(join(dest, 'many', 'rows')))).toHaveLength(2500);
+    expect({ visibleBeforeFlush, bounded: most < 1200 }).toEqual({
+      visibleBeforeFlush: false,
+      bounded: true,
+    });
+  });
+
   it('removes snapshot files the destination does not publish before the state is written (pages for another destination)', async () => {
     bundles(3, 1);
     const archive = join(work, 'archive');
