@@ -1,10 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { copyFdHashing } from './copy.js';
-import { copyFdHashingOverlapped } from './overlapped.js';
+import { copyFdHashingOverlapped, overlappedHashingAvailable } from './overlapped.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-overlap-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,5 +74,24 @@ describe('copyFdHashingOverlapped', () => {
     expect(copyWith(copyFdHashingOverlapped, data).result.hex).toBe(
       createHash('sha256').update(data).digest('hex'),
     );
+  });
+
+  it('runs its thread in this process', () => {
+    expect(overlappedHashingAvailable()).toBe(true);
+  });
+
+  it('runs its thread in a process started with --input-type=module (regression: the flag made the thread fail)', () => {
+    const built = join(REPO_ROOT, 'dist', 'src', 'core', 'digest', 'index.js');
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { overlappedHashingAvailable } = await import(${JSON.stringify(built)});
+         process.stdout.write(String(overlappedHashingAvailable()));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect({ stdout: child.stdout, stderr: child.stderr }).toEqual({ stdout: 'true', stderr: '' });
   });
 });

@@ -1,6 +1,6 @@
 import { readSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { CopyLimits, HashedCopy } from './copy.js';
+import { type CopyLimits, copyFdHashing, type HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
 
 /**
@@ -17,7 +17,7 @@ import type { Sha256Hex } from './sha256.js';
 const CHUNK = 1 << 20;
 /** Below this size a copy hashes in line: the round trip to the thread would cost more than it saves. */
 export const OVERLAP_MIN_BYTES = 64 * 1024;
-/** Control words after the two slots: see `WORKER_SOURCE`. */
+/** Control words after the two slots: request and done sequence numbers, the request, started, failed. */
 const CONTROL_WORDS = 8;
 const DIGEST_BYTES = 32;
 const REQUEST = 0;
@@ -25,10 +25,14 @@ const DONE = 1;
 const OP = 2;
 const SLOT = 3;
 const LENGTH = 4;
+const READY = 5;
+const FAILED = 6;
 const OP_UPDATE = 1;
 const OP_FINISH = 2;
 /** A worker that does not answer in this long is taken as broken: the copy fails (never hangs). */
 const ANSWER_TIMEOUT_MS = 60_000;
+/** A worker not running after this long is not used: copies hash in line instead. */
+const START_TIMEOUT_MS = 10_000;
 
 /** The worker, as CommonJS source (no file to resolve at run time, in the build or under a test runner). */
 const WORKER_SOURCE = `
@@ -39,15 +43,21 @@ const control = new Int32Array(buffer, 2 * chunk, ${CONTROL_WORDS});
 const digest = new Uint8Array(buffer, 2 * chunk + ${CONTROL_WORDS * 4}, ${DIGEST_BYTES});
 let hash = createHash('sha256');
 let seen = 0;
+Atomics.store(control, ${READY}, 1);
+Atomics.notify(control, ${READY});
 for (;;) {
   Atomics.wait(control, ${REQUEST}, seen);
   seen = Atomics.load(control, ${REQUEST});
-  if (control[${OP}] === ${OP_UPDATE}) {
-    const start = control[${SLOT}] * chunk;
-    hash.update(new Uint8Array(buffer, start, control[${LENGTH}]));
-  } else {
-    digest.set(hash.digest());
-    hash = createHash('sha256');
+  try {
+    if (control[${OP}] === ${OP_UPDATE}) {
+      const start = control[${SLOT}] * chunk;
+      hash.update(new Uint8Array(buffer, start, control[${LENGTH}]));
+    } else {
+      digest.set(hash.digest());
+      hash = createHash('sha256');
+    }
+  } catch {
+    Atomics.store(control, ${FAILED}, 1);
   }
   Atomics.store(control, ${DONE}, seen);
   Atomics.notify(control, ${DONE});
@@ -66,11 +76,21 @@ class HashThread {
     this.#control = new Int32Array(buffer, 2 * CHUNK, CONTROL_WORDS);
     this.#digest = new Uint8Array(buffer, 2 * CHUNK + CONTROL_WORDS * 4, DIGEST_BYTES);
     this.slots = [Buffer.from(buffer, 0, CHUNK), Buffer.from(buffer, CHUNK, CHUNK)];
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { buffer, chunk: CHUNK } });
+    // No flags of the parent (`--input-type=module` would make this source a module without `require`).
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { buffer, chunk: CHUNK },
+    });
     worker.unref();
     worker.on('error', () => {
       this.#broken = true;
     });
+    // Blocking is what the copies do anyway; the worker starts on its own thread.
+    if (Atomics.wait(this.#control, READY, 0, START_TIMEOUT_MS) === 'timed-out') {
+      this.#broken = true;
+      void worker.terminate();
+    }
   }
 
   get broken(): boolean {
@@ -88,7 +108,11 @@ class HashThread {
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
     for (;;) {
       const done = Atomics.load(control, DONE);
-      if (done === this.#sequence) return;
+      if (done === this.#sequence) {
+        if (Atomics.load(control, FAILED) === 0) return;
+        this.#broken = true;
+        throw new Error('hash thread failed');
+      }
       if (Date.now() > deadline) {
         this.#broken = true;
         throw new Error('hash thread did not answer');
@@ -116,10 +140,25 @@ class HashThread {
 }
 
 let thread: HashThread | undefined;
+/** Set when a worker did not start: this process hashes in line from then on. */
+let unavailable = false;
 
-function hashThread(): HashThread {
-  if (thread === undefined || thread.broken) thread = new HashThread();
+function hashThread(): HashThread | undefined {
+  if (unavailable) return undefined;
+  if (thread === undefined || thread.broken) {
+    const started = new HashThread();
+    if (started.broken) {
+      unavailable = true;
+      return undefined;
+    }
+    thread = started;
+  }
   return thread;
+}
+
+/** Whether copies hash on the worker thread in this process (starting it if needed), or in line. */
+export function overlappedHashingAvailable(): boolean {
+  return hashThread() !== undefined;
 }
 
 /**
@@ -133,6 +172,7 @@ export function copyFdHashingOverlapped(
   limits: CopyLimits = {},
 ): HashedCopy {
   const hasher = hashThread();
+  if (hasher === undefined) return copyFdHashing(sourceFd, targetFd, limits);
   const max = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   let slot: 0 | 1 = 0;
   let bytes = 0;
