@@ -5,6 +5,7 @@ import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
+import { distributorPeersBenchmark } from './distributor-peers.js';
 import { distributorS3Benchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
@@ -23,6 +24,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionCheckPlanBenchmark,
   editionNewBenchmark,
   distributorBenchmark,
+  distributorPeersBenchmark,
   distributorS3Benchmark,
   pagesBenchmark,
   ownerBenchmark,

@@ -76,7 +76,7 @@ export class Dir extends OpenDescriptor {
     libc().mkdirat(this.fd, encoded, mode & 0o777);
     const child = this.#openCreated(encoded, mode);
     try {
-      child.chmod(mode);
+      applyExactMode(child, mode);
       return child;
     } catch (error: unknown) {
       child.close();
@@ -127,7 +127,7 @@ export class Dir extends OpenDescriptor {
     const fd = openChild(this.fd, encodeName(name, 'openat'), O_WRONLY | O_CREAT | O_EXCL, mode & 0o777);
     const file = WritableFile.adopt(fd);
     try {
-      file.chmod(mode);
+      applyExactMode(file, mode);
       return file;
     } catch (error: unknown) {
       file.close();
@@ -187,4 +187,14 @@ export class Dir extends OpenDescriptor {
   rmdir(name: EntryName): void {
     libc().unlinkat(this.fd, encodeName(name, 'unlinkat'), AT_REMOVEDIR);
   }
+}
+
+/**
+ * Gives a just-created inode exactly `mode`: a statx first, and the fchmod
+ * only when the umask took bits away (or `mode` has bits above 0o777). A
+ * statx reads; an fchmod is a journalled metadata change, which on a busy
+ * filesystem can wait for a journal commit (docs/performance.md).
+ */
+function applyExactMode(descriptor: OpenDescriptor, mode: number): void {
+  if (descriptor.stat().mode !== mode) descriptor.chmod(mode);
 }

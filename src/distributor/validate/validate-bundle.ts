@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import {
   copyFdHashing,
+  copyFdHashingOverlapped,
   type HashedLength,
+  OVERLAP_MIN_BYTES,
   type Sha256Hex,
   type Sha256Prefixed,
   sha256Hex,
@@ -229,7 +231,8 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
     if (snapshot === undefined) return hashFd(fd, size);
     const target = snapshot.create(name);
     try {
-      const copied = copyFdHashing(fd, target.fd, { maxBytes: size });
+      const copy = size >= OVERLAP_MIN_BYTES ? copyFdHashingOverlapped : copyFdHashing;
+      const copied = copy(fd, target.fd, { maxBytes: size });
       startWriteback(target);
       return copied;
     } finally {
