@@ -94,6 +94,12 @@ export interface ApplyContext {
   readonly now: Instant;
   /** Called before every mutating step; a test hook may throw (injected failure) or kill the process. */
   readonly beforeStep: (step: Step) => void;
+  /**
+   * Aborted when the run is interrupted (SIGINT, SIGTERM): a backend starts
+   * no new write, aborts or finishes those in flight, and refuses the bundle
+   * `run_interrupted` unless its commit point was already passed.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -10,17 +10,21 @@ import type {
   OutputSource,
 } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
+import { instantOf } from '../../model/instant.js';
 import { MANIFEST_LIMITS } from '../../model/manifest.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { createS3Client } from './client.js';
-import { classifyS3Error } from './errors.js';
-import { inspectPrefix } from './inspect.js';
+import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
+import { type InspectedPrefix, inspectPrefix } from './inspect.js';
 import { bundleKeys } from './keys.js';
 import { DEFAULT_LEASE_MS, type LeaseClock } from './lease.js';
+import { listBundle } from './listing.js';
 import { ObjectTooLarge } from './objects.js';
+import { probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
 export interface S3BackendOptions {
   /**
@@ -32,7 +36,12 @@ export interface S3BackendOptions {
   readonly clock?: LeaseClock;
   /** Lease length of a pending marker, renewed every quarter of it while a run works (default 120 s). */
   readonly leaseMs?: number;
+  /** Attempts and backoff of each write (default 4 attempts, from 200 ms). */
+  readonly retry?: RetryPolicy;
 }
+
+/** `Cache-Control` of every object unless the destination sets `cache_control`. */
+export const DEFAULT_CACHE_CONTROL = 'no-cache';
 
 /**
  * The most objects one bundle prefix can hold when sealkit alone wrote it:
@@ -55,13 +64,27 @@ export function createS3BackendNow(
     client ??= createS3Client(config);
     return client;
   };
-  const settings = () => ({
-    client: getClient(),
-    bucket: config.bucket,
-    destinationId: config.id,
-    clock: options.clock ?? systemClock,
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-  });
+  const clock = options.clock ?? systemClock;
+  /** A failure that every further request of this destination would repeat (credentials, bucket, network). */
+  let destinationFailure: Refusal | undefined;
+  /** The store's probe, once per run, at the first write. */
+  let probe: Promise<StoreCapabilities | Refusal> | undefined;
+  /** What `inspect` found per bundle, for `apply`. */
+  const inspected = new Map<BundleDir, InspectedPrefix>();
+
+  const inspectNow = async (bundleDir: BundleDir): Promise<InspectedPrefix> => {
+    const keys = bundleKeys(config.prefix, bundleDir);
+    const listing = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+    return inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
+  };
+  const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
+    if (error instanceof Refusal) return error;
+    if (error instanceof ObjectTooLarge)
+      return refuseDistributor('destination_state_invalid', { role: 'state' });
+    const refusal = s3Refusal(error, during);
+    if (isDestinationWide(classifyS3Error(error))) destinationFailure ??= refusal;
+    return refusal;
+  };
 
   return {
     kind: 's3',
@@ -71,15 +94,13 @@ export function createS3BackendNow(
       return { kind: 'acquired' };
     },
     async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
+      if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        return await inspectPrefix(
-          getClient(),
-          config.bucket,
-          bundleKeys(config.prefix, bundleDir),
-          MAX_LISTED_OBJECTS,
-        );
+        const found = await inspectNow(bundleDir);
+        inspected.set(bundleDir, found);
+        return found.snapshot;
       } catch (error) {
-        return { kind: 'invalid', refusal: inspectRefusal(error) };
+        return { kind: 'invalid', refusal: noteFailure(error, 'read') };
       }
     },
     async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
@@ -89,16 +110,39 @@ export function createS3BackendNow(
           refusal: refuseDistributor('destination_changed', { role: 'destination' }),
         };
       }
+      if (destinationFailure !== undefined) return { outcome: 'refused', refusal: destinationFailure };
       try {
+        probe ??= probeStore(getClient(), config.bucket, config.prefix).catch((error: unknown) =>
+          noteFailure(error, 'write'),
+        );
+        const capabilities = await probe;
+        if (capabilities instanceof Refusal) {
+          destinationFailure ??= capabilities;
+          return { outcome: 'refused', refusal: capabilities };
+        }
+        const found = inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir));
+        inspected.delete(write.bundle_dir);
         return await publishToPrefix(
-          settings(),
+          {
+            target: {
+              client: getClient(),
+              bucket: config.bucket,
+              checksumVerified: capabilities.checksumVerified,
+              retry: options.retry ?? DEFAULT_RETRY,
+            },
+            destinationId: config.id,
+            clock,
+            leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+            cacheControl: config.cache_control ?? DEFAULT_CACHE_CONTROL,
+          },
           bundleKeys(config.prefix, write.bundle_dir),
           write,
           source,
           context,
+          found,
         );
       } catch (error) {
-        return { outcome: 'refused', refusal: applyRefusal(error) };
+        return { outcome: 'refused', refusal: noteFailure(error, 'write') };
       }
     },
     async close(): Promise<void> {
@@ -106,24 +150,4 @@ export function createS3BackendNow(
       client = undefined;
     },
   };
-}
-
-function inspectRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  if (error instanceof ObjectTooLarge)
-    return refuseDistributor('destination_state_invalid', { role: 'state' });
-  if (classifyS3Error(error) === 'no_bucket') {
-    return refuseDistributor('destination_root_unavailable', { role: 'destination' });
-  }
-  return refuseDistributor('destination_unreachable', { role: 'destination' });
-}
-
-function applyRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  if (error instanceof ObjectTooLarge)
-    return refuseDistributor('destination_state_invalid', { role: 'state' });
-  const kind = classifyS3Error(error);
-  if (kind === 'precondition') return refuseDistributor('destination_changed', { role: 'destination' });
-  if (kind === 'unreachable') return refuseDistributor('destination_unreachable', { role: 'destination' });
-  return refuseDistributor('destination_write_failed', { role: 'destination' });
 }
