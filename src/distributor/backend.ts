@@ -128,11 +128,25 @@ export type AppliedOutcome =
   | { readonly outcome: 'published' | 'replaced'; readonly outputs: readonly OutputRecord[] }
   | { readonly outcome: 'refused'; readonly refusal: Refusal };
 
+/**
+ * What one object of a destination can hold, so the planner refuses an
+ * output that cannot be written before anything is (S3: one PUT is at most
+ * 5 GiB, a key at most 1,024 bytes of UTF-8).
+ */
+export interface ObjectLimits {
+  readonly max_object_bytes: number;
+  readonly max_key_bytes: number;
+  /** Bytes every key starts with before the bundle directory (`<prefix>/`, or nothing). */
+  readonly key_prefix_bytes: number;
+}
+
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
 export interface DestinationBackend {
   readonly kind: 'local' | 's3';
   readonly destinationId: string;
+  /** Object limits the planner checks every planned output against (S3); none for local. */
+  readonly limits?: ObjectLimits;
   /**
    * Guards the destination against a concurrent run for as long as the
    * backend is open. Local: an exclusive, non-blocking flock in the work area

@@ -210,6 +210,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       kind: d.config.kind,
       outputs: d.config.outputs,
     })),
+    limits: pipeline.destinations.map((d) => d.backend?.limits),
     bundles: pipeline.bundles
       .filter((bundle) => !failed.has(bundle.dir))
       .map((bundle) => ({

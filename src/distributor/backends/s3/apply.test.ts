@@ -106,10 +106,10 @@ describe('S3 pending marker lease', () => {
       // Another run, later, takes the marker over exactly as sealkit does: If-Match its ETag.
       const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
       const marker = {
+        claims: [],
         expires: '2099-01-01T00:00:00Z',
-        outputs: ['report.md', 'summary.txt'],
         run: 'ffffffffffffffffffffffffffffffff',
-        schema_version: 1,
+        schema_version: 2,
       };
       await s3.send(
         new PutObjectCommand({

@@ -20,7 +20,13 @@ import {
   type PendingClaim,
   parsePending,
 } from './pending.js';
-import { contentTypeOf, type PutCondition, putVerified, type UploadTarget } from './upload.js';
+import {
+  contentTypeOf,
+  type PutCondition,
+  putVerified,
+  UploadMismatch,
+  type UploadTarget,
+} from './upload.js';
 
 export interface PublishSettings {
   readonly target: UploadTarget;
@@ -111,7 +117,6 @@ export async function publishToPrefix(
     beforeWrite: step,
   });
   try {
-    step('put');
     await lease.acquire(claims, marker?.etag);
   } catch (error) {
     lease.stop();
@@ -151,6 +156,10 @@ export async function publishToPrefix(
           signal,
         );
       } catch (error) {
+        if (error instanceof UploadMismatch && error.stored !== undefined) {
+          // The store holds bytes sealkit sent but did not plan: claim them too, so a later run removes them.
+          claims = normalizeClaims([...claims, { path: output.path, sha256: [error.stored] }]);
+        }
         if (condition.kind === 'absent' && classifyS3Error(error) === 'precondition') {
           // Someone else's object appeared at this key: it is not ours to claim.
           claims = claims.filter((claim) => claim.path !== output.path);

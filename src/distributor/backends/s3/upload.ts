@@ -144,14 +144,14 @@ async function putOnce(
   }
   const streamed = sha256.finish();
   if (streamed.bytes !== planned.size || toPrefixed(streamed.hex) !== planned.sha256)
-    throw new UploadMismatch();
+    throw new UploadMismatch(toPrefixed(streamed.hex));
   const etag = bareEtag(response.ETag) ?? '';
   if (target.checksumVerified && response.ChecksumSHA256 === checksum) return etag;
   if (md5Describes(response, etag) && etag === md5.digest('hex')) return etag;
   // An opaque ETag (encrypted, multipart, or a store's own scheme): read the object back.
   const stored = await hashObject(target.client, target.bucket, key, response.VersionId, signal);
   if (stored === undefined || stored.size !== planned.size || stored.sha256 !== planned.sha256)
-    throw new UploadMismatch();
+    throw new UploadMismatch(stored?.sha256);
   return etag;
 }
 
@@ -190,9 +190,12 @@ function md5Describes(response: PutObjectCommandOutput, etag: string): boolean {
 
 /** What was sent differs from the plan, or the server stored something else. */
 export class UploadMismatch extends Error {
-  constructor() {
+  /** The digest of the bytes the store acknowledged, when a PUT landed with bytes other than planned. */
+  readonly stored: Sha256Prefixed | undefined;
+  constructor(stored?: Sha256Prefixed) {
     super('upload mismatch');
     this.name = 'UploadMismatch';
+    this.stored = stored;
   }
 }
 
