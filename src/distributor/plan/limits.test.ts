@@ -61,7 +61,7 @@ describe('object limits at planning', () => {
 
   it('regression: a key over 1,024 bytes (prefix, bundle directory and path) is refused output_key_too_long', () => {
     // 8 (prefix and '/') + 'daily/' (6) + path = 1024 is the longest allowed.
-    const longest = `${'a'.repeat(200)}/${'b'.repeat(200)}/${'c'.repeat(200)}/${'d'.repeat(200)}/${'e'.repeat(205)}`;
+    const longest = `${'a'.repeat(200)}/${'b'.repeat(200)}/${'c'.repeat(200)}/${'d'.repeat(200)}/${'e'.repeat(206)}`;
     expect(8 + 6 + longest.length).toBe(1024);
     expect(actions(plan([{ path: longest, size: 1 }], S3_LIMITS))[0]).toEqual(['archive', 'publish']);
     expect(actions(plan([{ path: `${longest}x`, size: 1 }], S3_LIMITS))[0]).toEqual([

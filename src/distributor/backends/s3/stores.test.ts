@@ -32,6 +32,7 @@ import {
   dropConditionals,
   isObjectPut,
   opaqueKmsEtag,
+  type ProxiedRequest,
   type S3Proxy,
   startS3Proxy,
   startSilentEndpoint,
@@ -119,6 +120,10 @@ function fixture(spec: BundleSpec = daily, options: { bucket?: string; endpoint?
   };
 }
 
+/** A PUT of a bundle output (not the marker, the state or the probe). */
+const isOutputPut = (req: ProxiedRequest): boolean =>
+  ['/daily/report.md', '/daily/report.html', '/daily/summary.txt'].some((key) => isObjectPut(req, key));
+
 const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
   const item = (await report).outcomes[0];
   return item?.reason_code ?? item?.outcome;
@@ -170,8 +175,9 @@ describe('stores that do not honour conditional writes are refused before any wr
 describe('uploads are verified without trusting the shape of an ETag', () => {
   it('regression: opaque ETags with SSE-KMS (as AWS gives) publish, verified by reading back', async () => {
     const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    // Output PUTs only: the ETags of the marker and the state must still be ones the store honours in If-Match.
     proxy.decide((req) =>
-      req.method === 'PUT' ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
+      isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
     );
     const before = proxy.seen.length;
     try {
@@ -192,7 +198,7 @@ describe('uploads are verified without trusting the shape of an ETag', () => {
     const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
     proxy.decide((req) => {
       if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
-      return req.method === 'PUT' ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
+      return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
     });
     try {
       expect(await outcomeOf(run())).toBe('destination_write_failed');
