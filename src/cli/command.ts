@@ -32,6 +32,11 @@ export interface CommandResult {
    * the visible tree is not the one it verified (exit 4).
    */
   readonly publication?: 'with_condition' | 'unverified';
+  /**
+   * Set by a command that stopped early on a signal after reporting what it
+   * did (`distribute run`): exit 130 (SIGINT) or 143 (SIGTERM).
+   */
+  readonly interrupted?: 'SIGINT' | 'SIGTERM';
 }
 
 export interface Command {

@@ -23,6 +23,7 @@ import {
   planInput,
   readManifests,
   type SourcePipeline,
+  type TemporaryArea,
   verifyAll,
 } from './sources.js';
 
@@ -52,7 +53,28 @@ export interface DistributeRunOptions {
   /** The S3 backend; default the built-in one. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the run (the CLI aborts it on SIGINT and SIGTERM): no new
+   * bundle write starts, writes in flight are aborted or finished by their
+   * backend, every bundle not committed is reported `run_interrupted`, and
+   * the run's temporary copies are removed as usual.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Bundles written at once (default `DEFAULT_TRANSFERS`). The writes of one
+   * bundle stay in order, and local destinations are written one bundle at a
+   * time; S3 bundles overlap, each with its own marker, outputs and state.
+   */
+  readonly transfers?: number;
 }
+
+/**
+ * Bundles in flight at once unless `--transfers` says otherwise: chosen by
+ * the benchmark of 100 one-MiB bundles to radosgw (docs/performance.md).
+ */
+export const DEFAULT_TRANSFERS = 8;
+/** The most `--transfers` accepts. */
+export const MAX_TRANSFERS = 64;
 
 /**
  * `sealkit distribute run`. Phases: lock → discover and read every manifest
@@ -91,7 +113,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const opened = selected.map((pipeline) =>
     pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
   );
-  const temporary: { path?: string } = {};
+  const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
     if (!dryRun) await lockAll(opened.flat());
@@ -131,11 +153,54 @@ async function applyPlan(
   const ordered = orderOwnersLast(writes, byPipeline);
   const now = instantOf((options.now ?? (() => new Date()))());
   const beforeStep = options.beforeStep ?? (() => {});
-  for (const [index, write] of ordered.entries()) {
-    options.onProgress?.({ phase: 'apply', done: index, total: ordered.length });
-    outcomes.set(write, await applyOne(write, byPipeline.get(write.pipeline_id), now, beforeStep));
+  // One group per bundle, in plan order; a group's writes run in order (the snapshot owner last).
+  const groups = new Map<string, PlannedWrite[]>();
+  for (const write of ordered) {
+    const key = `${write.pipeline_id}\u0000${write.bundle_dir}`;
+    const group = groups.get(key) ?? [];
+    group.push(write);
+    groups.set(key, group);
   }
-  options.onProgress?.({ phase: 'apply', done: ordered.length, total: ordered.length });
+  const isLocal = (write: PlannedWrite): boolean =>
+    byPipeline.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id)?.config
+      .kind === 'local';
+  let localQueue: Promise<unknown> = Promise.resolve();
+  const one = async (write: PlannedWrite): Promise<ItemOutcome> => {
+    if (options.signal?.aborted === true) {
+      const { outputs: _outputs, ...head } = predictedOutcome(write);
+      return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
+    }
+    return applyOne(write, byPipeline.get(write.pipeline_id), now, beforeStep, options.signal);
+  };
+  let done = 0;
+  options.onProgress?.({ phase: 'apply', done, total: ordered.length });
+  const runGroup = async (group: readonly PlannedWrite[]): Promise<void> => {
+    for (const write of group) {
+      let outcome: ItemOutcome;
+      if (isLocal(write)) {
+        // Local destinations share work areas and locks: one bundle at a time.
+        const turn = localQueue.then(() => one(write));
+        localQueue = turn.catch(() => undefined);
+        outcome = await turn;
+      } else {
+        outcome = await one(write);
+      }
+      outcomes.set(write, outcome);
+      done += 1;
+      options.onProgress?.({ phase: 'apply', done, total: ordered.length });
+    }
+  };
+  const limit = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
+  const queue = [...groups.values()];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < queue.length) {
+      const group = queue[next] as readonly PlannedWrite[];
+      next += 1;
+      await runGroup(group);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, Math.max(queue.length, 1)) }, worker));
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
 }
 
@@ -144,6 +209,7 @@ async function applyOne(
   pipeline: SourcePipeline | undefined,
   now: ReturnType<typeof instantOf>,
   beforeStep: (step: Step) => void,
+  signal: AbortSignal | undefined,
 ): Promise<ItemOutcome> {
   const { outputs: _outputs, ...head } = predictedOutcome(write);
   const backend = pipeline?.destinations.find((d) => d.config.id === write.destination_id)?.backend;
@@ -157,6 +223,7 @@ async function applyOne(
     const applied = await backend.apply(write, outputSource(bundleSnapshot, pipeline.owner === backend), {
       now,
       beforeStep,
+      ...(signal === undefined ? {} : { signal }),
     });
     return applied.outcome === 'refused'
       ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(applied.refusal) }

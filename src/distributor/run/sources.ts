@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Dir } from '../../core/fs/index.js';
+import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
@@ -125,7 +125,7 @@ export interface VerifyContext {
   /** Hash only (dry run, or the run is already aborted): nothing is kept. */
   readonly hashOnly: boolean;
   readonly beforeStep: (step: Step) => void;
-  readonly temporary: { path?: string };
+  readonly temporary: TemporaryArea;
   readonly onProgress: ((done: number, total: number) => void) | undefined;
 }
 
@@ -244,8 +244,8 @@ function openSnapshot(
       // Try the next destination, then the temporary directory.
     }
   }
-  context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
-  const base = Dir.open(context.temporary.path);
+  if (context.temporary.path === undefined) openTemporary(context.temporary);
+  const base = Dir.open(context.temporary.path ?? '');
   try {
     return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {});
   } finally {
@@ -257,7 +257,67 @@ function snapshotStep(destinationId: string, context: VerifyContext): SnapshotSt
   return (kind) => context.beforeStep({ kind, destination_id: destinationId });
 }
 
-export function closeSources(pipelines: readonly SourcePipeline[], temporary: { path?: string }): void {
+/** The run's private temporary directory, when no local destination's work area holds its snapshot. */
+export interface TemporaryArea {
+  path?: string;
+  /** Held while the run lives: a directory whose lock is free belongs to a run that died. */
+  lock?: HeldLock;
+}
+
+const TEMPORARY_PREFIX = 'sealkit-distributor-';
+const TEMPORARY_LOCK = '.sealkit-run.lock';
+
+/**
+ * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
+ * then removes the copies that killed runs of this user left: directories
+ * named like it, owned by this user, whose lock is free (its holder died;
+ * the kernel released the flock). A directory without a lock file, or whose
+ * lock is held, is another run's and stays.
+ */
+function openTemporary(temporary: TemporaryArea): void {
+  const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
+  temporary.path = path;
+  const own = Dir.open(path);
+  try {
+    const locked = lockExclusiveNonBlocking(own, TEMPORARY_LOCK);
+    if (locked.kind === 'acquired') temporary.lock = locked.lock;
+  } finally {
+    own.close();
+  }
+  sweepStaleTemporaries(dirname(path), basename(path));
+}
+
+export function sweepStaleTemporaries(parentPath: string, keep: string): void {
+  let parent: Dir;
+  try {
+    parent = Dir.open(parentPath);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  try {
+    for (const entry of parent.list()) {
+      if (!entry.utf8 || entry.name === keep || !entry.name.startsWith(TEMPORARY_PREFIX)) continue;
+      try {
+        if (entry.type !== 'directory' && entry.type !== 'unknown') continue;
+        const candidate = parent.openDir(entry.name);
+        let stale = false;
+        try {
+          stale = candidate.stat().uid === uid && probeLock(candidate, TEMPORARY_LOCK) === 'free';
+        } finally {
+          candidate.close();
+        }
+        if (stale) removeOwnTree(parent, entry.name, () => {});
+      } catch {
+        // Not ours to judge (vanished, unreadable, another kind of entry): left alone.
+      }
+    }
+  } finally {
+    parent.close();
+  }
+}
+
+export function closeSources(pipelines: readonly SourcePipeline[], temporary: TemporaryArea): void {
   for (const pipeline of pipelines) {
     pipeline.snapshot?.close();
     pipeline.root?.close();
@@ -271,6 +331,8 @@ export function closeSources(pipelines: readonly SourcePipeline[], temporary: { 
       parent.close();
     }
   } catch {
-    // A private temporary directory; the OS temp cleaner reclaims it.
+    // A private temporary directory; the next run's sweep or the OS temp cleaner reclaims it.
+  } finally {
+    temporary.lock?.release();
   }
 }
