@@ -156,7 +156,11 @@ export interface DestinationBackend {
   lock(): Promise<LockOutcome>;
   /** Reads the bundle path without changing anything. */
   inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
-  /** Executes one planned publication or replacement; state last. */
+  /**
+   * Executes one planned publication or replacement; state last. It returns
+   * once the state is committed; cleanup a backend batches across bundles
+   * (S3: deleting pending markers) is done by `close` at the latest.
+   */
   apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome>;
   /**
    * Local only: a private directory on the destination's filesystem where the

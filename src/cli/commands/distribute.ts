@@ -29,7 +29,7 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
-  --transfers N   bundles written at once, 1 to 64 (default 8); local
+  --transfers N   bundles written at once, 1 to 64 (default 16); local
                   destinations are still written one bundle at a time
   --fail-on-skipped-newer
                   exit 2 when a bundle is skipped_newer (the destination holds a

@@ -72,7 +72,7 @@ export interface DistributeRunOptions {
  * Bundles in flight at once unless `--transfers` says otherwise: chosen by
  * the benchmark of 100 one-MiB bundles to radosgw (docs/performance.md).
  */
-export const DEFAULT_TRANSFERS = 8;
+export const DEFAULT_TRANSFERS = 16;
 /** The most `--transfers` accepts. */
 export const MAX_TRANSFERS = 64;
 

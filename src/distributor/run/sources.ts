@@ -113,13 +113,35 @@ export function readManifests(
 
 /** Phase 2: what every destination holds at every bundle path (read only). */
 export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
-  for (const bundle of pipeline.bundles) {
-    const views: SnapshotView[] = [];
-    for (const destination of pipeline.destinations)
-      views.push(await inspectDestination(destination, bundle.dir));
-    bundle.views = views;
+  const views = pipeline.bundles.map((): SnapshotView[] => []);
+  for (const [index, destination] of pipeline.destinations.entries()) {
+    const inspectOne = async (at: number): Promise<void> => {
+      const bundle = pipeline.bundles[at];
+      const row = views[at];
+      if (bundle !== undefined && row !== undefined)
+        row[index] = await inspectDestination(destination, bundle.dir);
+    };
+    if (destination.config.kind === 'local') {
+      // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
+      for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+    } else {
+      // An object store answers each request in tens of milliseconds: several bundles at once.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < pipeline.bundles.length) {
+          const at = next;
+          next += 1;
+          await inspectOne(at);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+    }
   }
+  for (const [at, bundle] of pipeline.bundles.entries()) bundle.views = views[at] ?? [];
 }
+
+/** Bundles inspected at once at a remote (S3) destination. */
+const PARALLEL_REMOTE_INSPECTIONS = 8;
 
 export interface VerifyContext {
   /** Hash only (dry run, or the run is already aborted): nothing is kept. */

@@ -35,6 +35,8 @@ export interface PublishSettings {
   readonly leaseMs: number;
   /** `Cache-Control` of every object written. */
   readonly cacheControl: string;
+  /** Deletes a committed bundle's marker (batched with other bundles'). */
+  readonly retireMarker: (key: string) => void;
 }
 
 /** Uploads and deletes in flight at once per bundle: memory stays bounded (each streams 1 MiB chunks). */
@@ -201,7 +203,10 @@ export async function publishToPrefix(
         abortSignal: lease.signal,
       });
     });
-    await lease.remove();
+    lease.check();
+    lease.stop();
+    step('delete');
+    settings.retireMarker(keys.key(PENDING_FILE));
     return applied(write);
   } catch (error) {
     await settleAfterFailure(lease, claims, attempted || commitAttempted || marker !== undefined);

@@ -20,10 +20,11 @@ import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
 import { type InspectedPrefix, inspectPrefix } from './inspect.js';
 import { bundleKeys } from './keys.js';
 import { DEFAULT_LEASE_MS, type LeaseClock } from './lease.js';
-import { listBundle } from './listing.js';
+import { bundleListingOf, type DestinationListing, listBundle, listDestination } from './listing.js';
 import { ObjectTooLarge } from './objects.js';
 import { probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
+import { MarkerRetirement } from './retire.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
 export interface S3BackendOptions {
@@ -50,6 +51,9 @@ export const DEFAULT_CACHE_CONTROL = 'no-cache';
  */
 const MAX_LISTED_OBJECTS = 4 * MANIFEST_LIMITS.maxFiles + 2;
 
+/** Objects one listing of a whole destination prefix may hold before bundles are listed one by one. */
+const MAX_DESTINATION_LISTING = 10_000;
+
 const systemClock: LeaseClock = { now: () => new Date() };
 
 /** The S3-compatible destination backend, with the SDK loaded (`lazy.ts` defers this module). */
@@ -69,12 +73,25 @@ export function createS3BackendNow(
   let destinationFailure: Refusal | undefined;
   /** The store's probe, once per run, at the first write. */
   let probe: Promise<StoreCapabilities | Refusal> | undefined;
+  let retirement: MarkerRetirement | undefined;
   /** What `inspect` found per bundle, for `apply`. */
   const inspected = new Map<BundleDir, InspectedPrefix>();
 
-  const inspectNow = async (bundleDir: BundleDir): Promise<InspectedPrefix> => {
+  /** The destination's one listing, made at the first inspection of the run. */
+  let destinationListing: Promise<DestinationListing> | undefined;
+  const inspectNow = async (bundleDir: BundleDir, fresh: boolean): Promise<InspectedPrefix> => {
     const keys = bundleKeys(config.prefix, bundleDir);
-    const listing = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+    destinationListing ??= listDestination(
+      getClient(),
+      config.bucket,
+      config.prefix,
+      MAX_DESTINATION_LISTING,
+    );
+    const all = fresh ? undefined : await destinationListing;
+    const listing =
+      all === undefined
+        ? await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS)
+        : bundleListingOf(all, keys, MAX_LISTED_OBJECTS);
     return inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
   };
   const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
@@ -96,7 +113,7 @@ export function createS3BackendNow(
     async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
       if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        const found = await inspectNow(bundleDir);
+        const found = await inspectNow(bundleDir, false);
         inspected.set(bundleDir, found);
         return found.snapshot;
       } catch (error) {
@@ -120,7 +137,7 @@ export function createS3BackendNow(
           destinationFailure ??= capabilities;
           return { outcome: 'refused', refusal: capabilities };
         }
-        const found = inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir));
+        const found = inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir, true));
         inspected.delete(write.bundle_dir);
         return await publishToPrefix(
           {
@@ -134,6 +151,10 @@ export function createS3BackendNow(
             clock,
             leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
             cacheControl: config.cache_control ?? DEFAULT_CACHE_CONTROL,
+            retireMarker: (key) => {
+              retirement ??= new MarkerRetirement(getClient(), config.bucket);
+              retirement.retire(key);
+            },
           },
           bundleKeys(config.prefix, write.bundle_dir),
           write,
@@ -146,6 +167,8 @@ export function createS3BackendNow(
       }
     },
     async close(): Promise<void> {
+      await retirement?.drain();
+      retirement = undefined;
       if (ownsClient) client?.destroy();
       client = undefined;
     },
