@@ -5,7 +5,7 @@ import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
-import { distributorS3Benchmark } from './distributor-s3.js';
+import { distributorS3Benchmark, distributorS3ManyBenchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
@@ -23,6 +23,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionNewBenchmark,
   distributorBenchmark,
   distributorS3Benchmark,
+  distributorS3ManyBenchmark,
   ownerBenchmark,
   evidenceBenchmark,
   scaffoldBenchmark,

@@ -288,13 +288,16 @@ export interface TemporaryArea {
 
 const TEMPORARY_PREFIX = 'sealkit-distributor-';
 const TEMPORARY_LOCK = '.sealkit-run.lock';
+/** Created once the lock is held: a directory without it is never swept. */
+const TEMPORARY_ARMED = '.sealkit-run.locked';
 
 /**
  * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
  * then removes the copies that killed runs of this user left: directories
- * named like it, owned by this user, whose lock is free (its holder died;
- * the kernel released the flock). A directory without a lock file, or whose
- * lock is held, is another run's and stays.
+ * named like it, owned by this user, marked as locked, whose lock is free
+ * (its holder died; the kernel released the flock). A directory without the
+ * mark (a run between creating and locking it), or whose lock is held, is
+ * another run's and stays.
  */
 function openTemporary(temporary: TemporaryArea): void {
   const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
@@ -302,7 +305,12 @@ function openTemporary(temporary: TemporaryArea): void {
   const own = Dir.open(path);
   try {
     const locked = lockExclusiveNonBlocking(own, TEMPORARY_LOCK);
-    if (locked.kind === 'acquired') temporary.lock = locked.lock;
+    if (locked.kind === 'acquired') {
+      temporary.lock = locked.lock;
+      // Only now may another run judge this directory: the lock file exists before its flock is
+      // taken, so a lock seen free without this file may belong to a run that is just starting.
+      own.createExclusive(TEMPORARY_ARMED, 0o600).close();
+    }
   } finally {
     own.close();
   }
@@ -325,7 +333,10 @@ export function sweepStaleTemporaries(parentPath: string, keep: string): void {
         const candidate = parent.openDir(entry.name);
         let stale = false;
         try {
-          stale = candidate.stat().uid === uid && probeLock(candidate, TEMPORARY_LOCK) === 'free';
+          stale =
+            candidate.stat().uid === uid &&
+            hasEntry(candidate, TEMPORARY_ARMED) &&
+            probeLock(candidate, TEMPORARY_LOCK) === 'free';
         } finally {
           candidate.close();
         }
@@ -336,6 +347,15 @@ export function sweepStaleTemporaries(parentPath: string, keep: string): void {
     }
   } finally {
     parent.close();
+  }
+}
+
+function hasEntry(dir: Dir, name: string): boolean {
+  try {
+    dir.stat(name);
+    return true;
+  } catch {
+    return false;
   }
 }
 
