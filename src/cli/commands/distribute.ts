@@ -101,7 +101,6 @@ export const distributeRunCommand: Command = {
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
-    if (values.help) return { text: `${RUN_USAGE}\n`, json: { status: 'ok', usage: RUN_USAGE } };
     const quiet = values.quiet === true;
     const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
@@ -188,13 +187,12 @@ export const distributeVerifyCommand: Command = {
   path: ['distribute', 'verify'],
   usage: VERIFY_USAGE,
   async run(args): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(
+    const { positionals } = parseCommandArgs(
       args,
       { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       VERIFY_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
     const dir = requireDir(positionals[0], VERIFY_USAGE);
     const verified = verifyBundle(dir);
     return {
@@ -226,7 +224,6 @@ export const distributeManifestCommand: Command = {
       MANIFEST_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help) return { text: `${MANIFEST_USAGE}\n`, json: { status: 'ok', usage: MANIFEST_USAGE } };
     const dir = requireDir(positionals[0], MANIFEST_USAGE);
     if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
     const manifest = writeManifest(dir, {
