@@ -79,7 +79,7 @@ export const distributorS3Benchmark: Benchmark = {
       return path;
     };
     const publish = (configPath: string): ChildRss => {
-      const report = JSON.parse(child(publisher, [configPath])) as ChildRss & {
+      const report = JSON.parse(child(publisher, ['run', configPath])) as ChildRss & {
         counts: Record<string, number>;
       };
       if (report.counts.published !== 1) throw new Error('publication incomplete');
@@ -234,7 +234,10 @@ export const distributorS3ManyBenchmark: Benchmark = {
           sealkitConfig = config(sealkitTarget());
         },
         run: () => {
-          const result = spawnSync(process.execPath, [publisher, sealkitConfig], { encoding: 'utf8', env });
+          const result = spawnSync(process.execPath, [publisher, 'run', sealkitConfig], {
+            encoding: 'utf8',
+            env,
+          });
           if (result.status !== 0) throw new Error(`sealkit run failed: ${result.stderr}`);
           const report = JSON.parse(result.stdout) as { counts: Record<string, number> };
           if (report.counts.published !== MANY_BUNDLES) throw new Error('publication incomplete');
