@@ -105,21 +105,29 @@ describe('S3 pending marker lease', () => {
     const takeover = async (chunk: number) => {
       if (chunk !== 2) return;
       // Another run, later, takes the marker over exactly as sealkit does: If-Match its ETag.
-      const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+      // The stalled run renews every 50 ms, so the other run may lose a round: it tries again.
       const marker = {
         claims: [],
         expires: '2099-01-01T00:00:00Z',
         run: 'ffffffffffffffffffffffffffffffff',
         schema_version: 2,
       };
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: markerKey,
-          Body: `${JSON.stringify(marker)}\n`,
-          IfMatch: (current.ETag ?? '').replaceAll('"', ''),
-        }),
-      );
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+        try {
+          await s3.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: markerKey,
+              Body: `${JSON.stringify(marker)}\n`,
+              IfMatch: (current.ETag ?? '').replaceAll('"', ''),
+            }),
+          );
+          return;
+        } catch (error) {
+          if (attempt >= 20) throw error;
+        }
+      }
     };
     const result = await backend.apply(write, slowSource(60, takeover), context);
     expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe('destination_changed');

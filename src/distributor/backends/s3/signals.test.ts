@@ -144,6 +144,39 @@ describe('signals stop a run cleanly', () => {
     expect(readdirSync(temp)).toEqual([]);
   }, 60_000);
 
+  it('regression: SIGTERM leaves no run directory in a local destination’s work area (where the bundle copy lives)', async () => {
+    const { dir, temp, prefix } = setUp();
+    for (const name of ['weekly', 'monthly']) {
+      writeBundle(join(dir, 'reports'), name, {
+        id: name,
+        created: '2026-05-30T11:10:00Z',
+        files: { 'report.md': `# ${name}\n` },
+      });
+    }
+    mkdirSync(join(dir, 'site'));
+    const s3 = s3ConfigYaml({ ...rgw, endpoint: proxy.endpoint }, join(dir, 'reports'), { bucket, prefix });
+    const local = [
+      '      - id: site',
+      '        kind: local',
+      `        root: ${JSON.stringify(join(dir, 'site'))}`,
+      '        outputs: {source: true, html: false}',
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'sealkit.distributor.yaml'), `${s3}${local}`);
+    const hold = holdFirst((req) => isObjectPut(req, '/report.md'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    child.kill('SIGTERM');
+    const result = await finished;
+    hold.release();
+    proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(143);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    const work = readdirSync(join(dir, 'site', '.distributor.work'));
+    expect(work.filter((name) => name.startsWith('run-'))).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  }, 60_000);
+
   it("regression: a SIGKILLed run's bundle copy is removed by the next run of the same user", async () => {
     const { dir, temp, prefix } = setUp();
     const config = s3Config(rgw, join(dir, 'reports'), { bucket, prefix });
