@@ -38,6 +38,11 @@ export interface CommandResult {
    * prints nothing more.
    */
   readonly printed?: boolean;
+  /**
+   * Set by a command that stopped early on a signal after reporting what it
+   * did (`distribute run`): exit 130 (SIGINT) or 143 (SIGTERM).
+   */
+  readonly interrupted?: 'SIGINT' | 'SIGTERM';
 }
 
 export interface Command {

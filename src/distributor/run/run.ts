@@ -1,6 +1,7 @@
 import { nearest, toRefusal } from '../../core/refusal/index.js';
 import type {
   AppliedOutcome,
+  ApplyContext,
   BackendFactory,
   BackendOpenContext,
   BatchWrite,
@@ -26,6 +27,7 @@ import {
   readManifests,
   type SourceBundle,
   type SourcePipeline,
+  type TemporaryArea,
   verifyAll,
 } from './sources.js';
 
@@ -55,7 +57,29 @@ export interface DistributeRunOptions {
   /** The S3 backend; default the built-in one. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the run (the CLI aborts it on SIGINT and SIGTERM): no new
+   * bundle write starts, writes in flight are aborted or finished by their
+   * backend, every bundle not committed is reported `run_interrupted`, and
+   * the run's temporary copies are removed as usual.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * S3 bundles written at once (default `DEFAULT_TRANSFERS`), each with its
+   * own marker, outputs and state; the writes of one bundle stay in order.
+   * Local destinations are written beside them in group commits, one batch
+   * at a time (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
+   */
+  readonly transfers?: number;
 }
+
+/**
+ * Bundles in flight at once unless `--transfers` says otherwise: chosen by
+ * the benchmark of 100 one-MiB bundles to radosgw (docs/performance.md).
+ */
+export const DEFAULT_TRANSFERS = 16;
+/** The most `--transfers` accepts. */
+export const MAX_TRANSFERS = 64;
 
 /**
  * `sealkit distribute run`. Phases: lock → discover and read every manifest
@@ -94,7 +118,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const opened = selected.map((pipeline) =>
     pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
   );
-  const temporary: { path?: string } = {};
+  const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
     if (!dryRun) await lockAll(opened.flat());
@@ -141,27 +165,104 @@ async function applyPlan(
   );
   const now = instantOf((options.now ?? (() => new Date()))());
   const beforeStep = options.beforeStep ?? (() => {});
-  const batches = batchesOf(orderForBatches(writes, pipelines), byPipeline);
+  const context: ApplyContext = {
+    now,
+    beforeStep,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  const isS3 = (write: PlannedWrite): boolean => destinationOf(write, byPipeline)?.config.kind === 's3';
   let done = 0;
-  for (const batch of batches) {
-    options.onProgress?.({ phase: 'apply', done, total: writes.length });
-    const results = await applyBatch(batch, byPipeline, now, beforeStep);
+  const record = (batch: readonly PlannedWrite[], results: readonly ItemOutcome[]): void => {
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);
     }
     done += batch.length;
+    options.onProgress?.({ phase: 'apply', done, total: writes.length });
+  };
+  const apply = async (batch: readonly PlannedWrite[]): Promise<ItemOutcome[]> =>
+    options.signal?.aborted === true ? batch.map(interrupted) : applyBatch(batch, byPipeline, context);
+  options.onProgress?.({ phase: 'apply', done, total: writes.length });
+  // S3: one group per bundle, in plan order, its writes one after another;
+  // up to `transfers` groups at once.
+  const groups = new Map<string, { readonly writes: PlannedWrite[]; readonly finished: Latch }>();
+  for (const write of writes.filter(isS3)) {
+    const key = bundleKey(write);
+    const group = groups.get(key) ?? { writes: [], finished: latch() };
+    group.writes.push(write);
+    groups.set(key, group);
   }
-  options.onProgress?.({ phase: 'apply', done: writes.length, total: writes.length });
+  const queue = [...groups.values()];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let group = queue[next]; group !== undefined; group = queue[next]) {
+      next += 1;
+      try {
+        for (const write of group.writes) record([write], await apply([write]));
+      } finally {
+        group.finished.open();
+      }
+    }
+  };
+  const limit = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
+  const remote = Array.from({ length: Math.min(limit, queue.length) }, worker);
+  // Local: group commits, one batch at a time, beside the S3 transfers. The
+  // snapshot's owner goes last and may move snapshot files instead of
+  // copying them, so its batch also waits until every S3 write of its
+  // bundles is done.
+  const localWrites = orderForBatches(
+    writes.filter((write) => !isS3(write)),
+    pipelines,
+  );
+  const local = (async () => {
+    for (const batch of batchesOf(localWrites, byPipeline)) {
+      const first = batch[0];
+      const backend = first === undefined ? undefined : backendOf(first, byPipeline);
+      const pipeline = first === undefined ? undefined : byPipeline.get(first.pipeline_id);
+      if (backend !== undefined && backend === pipeline?.owner)
+        await Promise.all(batch.map((write) => groups.get(bundleKey(write))?.finished.opened));
+      record(batch, await apply(batch));
+    }
+  })();
+  const settled = await Promise.allSettled([local, ...remote]);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
+}
+
+/** Opened once; `opened` resolves then. */
+interface Latch {
+  readonly opened: Promise<void>;
+  open(): void;
+}
+
+function latch(): Latch {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+const bundleKey = (write: PlannedWrite): string => `${write.pipeline_id}\u0000${write.bundle_dir}`;
+
+/** A write the run did not start because it was interrupted. */
+function interrupted(write: PlannedWrite): ItemOutcome {
+  const { outputs: _outputs, ...head } = predictedOutcome(write);
+  return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
+}
+
+function destinationOf(
+  write: PlannedWrite,
+  pipelines: ReadonlyMap<string, SourcePipeline>,
+): SourcePipeline['destinations'][number] | undefined {
+  return pipelines.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id);
 }
 
 function backendOf(
   write: PlannedWrite,
   pipelines: ReadonlyMap<string, SourcePipeline>,
 ): DestinationBackend | undefined {
-  return pipelines.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id)
-    ?.backend;
+  return destinationOf(write, pipelines)?.backend;
 }
 
 /**
@@ -231,8 +332,7 @@ function batchesOf(
 async function applyBatch(
   batch: readonly PlannedWrite[],
   pipelines: ReadonlyMap<string, SourcePipeline>,
-  now: ReturnType<typeof instantOf>,
-  beforeStep: (step: Step) => void,
+  context: ApplyContext,
 ): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = [];
   const opened: BundleSnapshot[] = [];
@@ -267,9 +367,9 @@ async function applyBatch(
         backend.applyBatch !== undefined
           ? await backend.applyBatch(
               ready.map((one) => one.write),
-              { now, beforeStep },
+              context,
             )
-          : await applyEach(backend, ready, now, beforeStep);
+          : await applyEach(backend, ready, context);
     } catch (error: unknown) {
       const refusal = failed(error);
       applied = ready.map(() => ({ outcome: 'refused', refusal }));
@@ -291,13 +391,12 @@ async function applyBatch(
 async function applyEach(
   backend: DestinationBackend,
   ready: readonly { readonly write: BatchWrite }[],
-  now: ReturnType<typeof instantOf>,
-  beforeStep: (step: Step) => void,
+  context: ApplyContext,
 ): Promise<AppliedOutcome[]> {
   const applied: AppliedOutcome[] = [];
   for (const { write } of ready) {
     try {
-      applied.push(await backend.apply(write.write, write.source, { now, beforeStep }));
+      applied.push(await backend.apply(write.write, write.source, context));
     } catch (error: unknown) {
       applied.push({ outcome: 'refused', refusal: failed(error) });
     }
