@@ -1,0 +1,170 @@
+// How a run's writes are scheduled: local destinations in group commits, one
+// batch at a time, the snapshot's owner last; S3 bundles up to `transfers` at
+// once beside them. The owner may move the snapshot files the S3 uploads
+// read, so its batch starts only after every S3 write of its bundles. After
+// an abort no new batch and no new S3 write starts (docs/distributor.md,
+// "Commands").
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import { listKeys } from '../../../test/helpers/distributor-s3.js';
+import { type RgwService, startRgw } from '../../../test/services/rgw.js';
+import type { Step } from '../backend.js';
+import type { DistributorConfig } from '../config/types.js';
+import type { RunReport } from './report.js';
+import { distributeRun } from './run.js';
+
+const CLOCK = () => new Date('2026-06-01T00:00:00Z');
+const BUNDLES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  Object.assign(process.env, rgw.awsEnv);
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('apply-order');
+  work = mkdtempSync(join(tmpdir(), 'sealkit-apply-order-'));
+});
+
+afterAll(async () => {
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+let counter = 0;
+
+/** A source root holding every bundle of BUNDLES, two files each. */
+function sources(): { dir: string; source: string } {
+  counter += 1;
+  const dir = mkdtempSync(join(work, `case-${counter}-`));
+  const source = join(dir, 'src');
+  for (const name of BUNDLES) {
+    makeBundle(
+      source,
+      name,
+      [
+        { path: 'report.md', content: `# ${name}\n` },
+        { path: 'data.csv', content: `bundle,${name}\n` },
+      ],
+      { id: `orders.${name}`, created: '2026-05-30T11:10:00Z' },
+    );
+  }
+  return { dir, source };
+}
+
+const outcomes = (report: RunReport) =>
+  report.outcomes.map((o) => [o.destination_id, o.bundle_dir, o.outcome, o.reason_code ?? '']);
+
+/** The bundle directories at a local root, leaving out the work area. */
+const bundleDirs = (root: string) => readdirSync(root).filter((name) => name !== '.distributor.work');
+
+describe('distribute run: scheduling of local and S3 writes', () => {
+  it('regression: the snapshot owner commits only after every S3 write of its bundles is done', async () => {
+    const { dir, source } = sources();
+    const site = join(dir, 'site');
+    mkdirSync(site);
+    const prefix = `case-${counter}`;
+    const config: DistributorConfig = {
+      pipelines: [
+        {
+          id: 'orders',
+          source: { root: source },
+          destinations: [
+            // The first local destination holds the snapshot and moves its files.
+            { id: 'site', kind: 'local', root: site, outputs: { source: true, html: true } },
+            {
+              id: 'bucket',
+              kind: 's3',
+              bucket,
+              prefix,
+              endpoint: rgw.endpoint,
+              region: rgw.region,
+              force_path_style: true,
+              outputs: { source: true, html: true },
+            },
+          ],
+        },
+      ],
+    };
+    const steps: Step[] = [];
+    let applying = false;
+    const report = await distributeRun({
+      config,
+      now: CLOCK,
+      beforeStep: (step) => {
+        if (applying) steps.push(step);
+      },
+      onProgress: (event) => {
+        if (event.phase === 'apply') applying = true;
+      },
+    });
+    expect(outcomes(report)).toEqual(
+      BUNDLES.flatMap((name) => [
+        ['site', name, 'published', ''],
+        ['bucket', name, 'published', ''],
+      ]),
+    );
+    const lastPut = steps.findLastIndex((step) => step.destination_id === 'bucket' && step.kind === 'put');
+    const firstLocal = steps.findIndex((step) => step.destination_id === 'site');
+    expect(lastPut).toBeGreaterThan(0);
+    expect(firstLocal).toBeGreaterThan(lastPut);
+    for (const name of BUNDLES) {
+      expect((await listKeys(s3, bucket, `${prefix}/${name}/`)).sort()).toEqual(
+        ['.distributor.json', 'data.csv', 'report.html', 'report.md'].map(
+          (key) => `${prefix}/${name}/${key}`,
+        ),
+      );
+    }
+    expect(bundleDirs(site).sort()).toEqual(BUNDLES);
+  }, 120_000);
+
+  it('regression: an abort during a group commit finishes that batch and starts no other (run_interrupted)', async () => {
+    const { dir, source } = sources();
+    const owner = join(dir, 'owner');
+    const other = join(dir, 'other');
+    mkdirSync(owner);
+    mkdirSync(other);
+    // `owner` is listed first, so it holds the snapshot and its batch goes last.
+    const configPath = writeConfig(dir, [
+      {
+        id: 'orders',
+        source,
+        destinations: [
+          { id: 'owner', root: owner },
+          { id: 'other', root: other },
+        ],
+      },
+    ]);
+    const controller = new AbortController();
+    const report = await distributeRun({
+      configPath,
+      now: CLOCK,
+      signal: controller.signal,
+      beforeStep: (step) => {
+        if (step.destination_id === 'other' && step.kind === 'flush') controller.abort();
+      },
+    });
+    expect(report.status).not.toBe('ok');
+    expect(outcomes(report)).toEqual(
+      BUNDLES.flatMap((name) => [
+        ['owner', name, 'refused', 'run_interrupted'],
+        ['other', name, 'published', ''],
+      ]),
+    );
+    expect(bundleDirs(other).sort()).toEqual(BUNDLES);
+    expect(describeTree(join(other, 'a'))).toEqual({
+      '.distributor.json': expect.stringMatching(/^file 644 /),
+      'data.csv': expect.stringMatching(/^file 644 sha256:/),
+      'report.html': expect.stringMatching(/^file 644 sha256:/),
+      'report.md': expect.stringMatching(/^file 644 sha256:/),
+    });
+    expect(bundleDirs(owner)).toEqual([]);
+  });
+});
