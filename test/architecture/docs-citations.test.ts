@@ -40,7 +40,6 @@ const EXTERNAL_CITATIONS_LEFT: ReadonlySet<string> = new Set([
   'src/distributor/plan/outputs.ts',
   'src/distributor/plan/types.ts',
   'src/distributor/run/run.test.ts',
-  'src/distributor/transform/markdown.ts',
   'src/distributor/validate/validate-bundle.ts',
   'src/scaffold/canonical.ts',
   'src/scaffold/create-only.test.ts',
