@@ -37,6 +37,12 @@ export interface CommandResult {
    * did (`distribute run`): exit 130 (SIGINT) or 143 (SIGTERM).
    */
   readonly interrupted?: 'SIGINT' | 'SIGTERM';
+  /**
+   * Set by a command that already wrote its one JSON object on stdout
+   * (`scaffold`, which prints it before releasing its lock): `--json` then
+   * prints nothing more.
+   */
+  readonly printed?: boolean;
 }
 
 export interface Command {

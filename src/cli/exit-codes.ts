@@ -3,7 +3,7 @@ import { UsageError } from './usage-error.js';
 
 /**
  * Exit codes are decided here and nowhere else. 3 and 4 are `scaffold`'s
- * only (seed silver-scaffolder §6.5): published with a condition
+ * only (docs/cli.md#exit-codes): published with a condition
  * (permissions not normalized, durability unknown), and published but
  * unverified (the visible tree is not the one the run verified).
  */

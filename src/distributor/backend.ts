@@ -77,6 +77,8 @@ export type StepKind =
   | 'create'
   | 'write'
   | 'fsync'
+  /** The one flush that makes a whole staged batch durable before its commit renames (local). */
+  | 'flush'
   | 'rename'
   | 'exchange'
   | 'unlink'
@@ -116,6 +118,27 @@ export interface OutputSource {
    * backends ignore it.
    */
   take?(output: PlannedOutput): SnapshotFile | undefined;
+  /**
+   * Offered with `take`: the snapshot's bundle directory itself, which the
+   * local backend turns into the staging tree (its files renamed to their
+   * output paths in place, the rest removed) instead of building a second
+   * directory. `names` are every snapshot file in it.
+   */
+  takeDir?(): SnapshotBundleDir;
+}
+
+/** The snapshot directory of one bundle, held, with the directory it sits in. */
+export interface SnapshotBundleDir {
+  readonly dir: Dir;
+  readonly parent: Dir;
+  readonly name: string;
+  readonly names: readonly string[];
+}
+
+/** One planned write of a batch, with the bytes it publishes. */
+export interface BatchWrite {
+  readonly write: PlannedWrite;
+  readonly source: OutputSource;
 }
 
 /** A snapshot file a backend may move: the held directory and the entry name within it. */
@@ -162,6 +185,14 @@ export interface DestinationBackend {
    * (S3: deleting pending markers) is done by `close` at the latest.
    */
   apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome>;
+  /**
+   * Local only: executes several planned writes as one group commit — every
+   * bundle staged, the batch made durable by one flush, then each bundle
+   * committed by its own atomic rename, then each parent directory touched
+   * flushed once. One outcome per write, in order; each write stays
+   * all-or-nothing and is never visible before its bytes are durable.
+   */
+  applyBatch?(writes: readonly BatchWrite[], context: ApplyContext): Promise<readonly AppliedOutcome[]>;
   /**
    * Local only: a private directory on the destination's filesystem where the
    * run may keep its verified source snapshot, so outputs can be moved into

@@ -67,15 +67,27 @@ Examples:
   sealkit distribute verify reports/weather/2026-05-30
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
-const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339] [--json]
+const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339]
+                                 [--include-hidden] [--exclude GLOB]... [--replace] [--json]
 
 Writes BUNDLE_DIR/manifest.json for a producer: every regular file below the
 directory, sorted by path, with its size and SHA-256, and the bundle digest.
---created defaults to now (UTC). An existing manifest.json is never replaced.
+Hidden files and folders (a name starting with '.': .DS_Store, .git/,
+.ipynb_checkpoints/) are left out unless --include-hidden; --exclude leaves
+out what a glob matches. What was left out is listed. An existing
+manifest.json is refused unless --replace, which rewrites it atomically.
+--created defaults to now (UTC).
 
 Flags:
   --id ID             the bundle id (required), e.g. weather.2026-05-30
   --created RFC3339   when the bundle was produced (default: now, UTC)
+  --include-hidden    keep hidden files and folders
+  --exclude GLOB      leave out what GLOB matches; repeatable. Without '/' it
+                      matches a file or folder name at any depth ('*.tmp');
+                      with '/' the path from BUNDLE_DIR ('data/raw/**'); a
+                      trailing '/' matches folders only ('scratch/')
+  --replace           rewrite an existing manifest.json (old or new, never a
+                      partial file)
   --json              print one JSON object on stdout
   -h, --help          show this help
 
@@ -83,7 +95,8 @@ Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.
 
 Examples:
   sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30
-  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z`;
+  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z
+  sealkit distribute manifest out/week-22 --id sales.week-22 --exclude '*.log' --exclude 'scratch/' --replace`;
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -218,6 +231,9 @@ export const distributeManifestCommand: Command = {
       {
         id: { type: 'string' },
         created: { type: 'string' },
+        'include-hidden': { type: 'boolean' },
+        exclude: { type: 'string', multiple: true },
+        replace: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -226,13 +242,21 @@ export const distributeManifestCommand: Command = {
     );
     const dir = requireDir(positionals[0], MANIFEST_USAGE);
     if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
-    const manifest = writeManifest(dir, {
+    const exclude = values.exclude ?? [];
+    if (exclude.some((pattern) => pattern === '')) throw usage('empty value for --exclude', MANIFEST_USAGE);
+    const written = writeManifest(dir, {
       id: values.id,
       ...(values.created === undefined ? {} : { created: values.created }),
+      includeHidden: values['include-hidden'] === true,
+      exclude,
+      replace: values.replace === true,
     });
+    const { manifest, left_out: leftOut, replaced } = written;
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
     return {
-      text: `wrote manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n`,
+      text:
+        `${replaced ? 'replaced' : 'wrote'} manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
+        leftOutText(leftOut),
       json: {
         status: 'ok',
         id: manifest.id,
@@ -240,10 +264,20 @@ export const distributeManifestCommand: Command = {
         digest: manifest.digest,
         files: manifest.files.length,
         bytes,
+        replaced,
+        left_out: leftOut.map((entry) => ({ path: entry.path, reason: entry.reason })),
       },
     };
   },
 };
+
+/** What the manifest leaves out, one line, the first 10 named. */
+function leftOutText(leftOut: readonly { readonly path: string; readonly reason: string }[]): string {
+  if (leftOut.length === 0) return '';
+  const shown = leftOut.slice(0, 10).map((entry) => `${entry.path} (${entry.reason})`);
+  const more = leftOut.length > 10 ? `, and ${leftOut.length - 10} more` : '';
+  return `left out: ${shown.join(', ')}${more}\n`;
+}
 
 function requireDir(value: string | undefined, text: string): string {
   if (value === undefined || value.length === 0) throw usage('missing argument', text);
@@ -280,7 +314,11 @@ function countsLine(report: RunReport): string {
   return DISTRIBUTE_OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
 }
 
-/** The report as printed under `--json`: each refusal's location and hint beside its reason code. */
+/**
+ * The report as printed under `--json`: each refusal's location and hint
+ * beside its reason code. Its interfaces have no index signature, hence the
+ * casts (see JsonObjectOut).
+ */
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};
@@ -314,7 +352,7 @@ function summaryText(report: RunReport): string {
       item.destination_id,
       item.bundle_dir,
       item.outcome,
-      item.reason_code ?? '',
+      item.reason_code ?? item.reason ?? '',
     ]),
   ];
   return `${failuresText(report)}${table(rows)}\n\nsummary: ${countsLine(report)}\n`;
@@ -331,7 +369,7 @@ function planItemLines(item: PlanItem): string[] {
   switch (item.action) {
     case 'publish':
     case 'replace': {
-      const lines = [`${item.action} ${where}`];
+      const lines = [`${item.action} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
       for (const output of item.outputs)
         lines.push(`  write ${output.path} (${output.kind}, ${output.size} bytes)`);
       lines.push('  write .distributor.json (last)');

@@ -246,12 +246,32 @@ describe('query scope', () => {
     );
   });
 
-  it('refuses qualifiers that name nothing in scope, including outer relations (no correlation)', async () => {
+  it('refuses qualifiers that name nothing in scope', async () => {
     expect(await refusal('select x.order_id from orders')).toBe('contract_sql_qualifier_unknown');
-    expect(await refusal('select * from orders o, (select o.order_id) s')).toBe(
+    expect(await refusal('select * from orders o, (select z.order_id from customers) s')).toBe(
       'contract_sql_qualifier_unknown',
     );
     expect(await refusal('select a.b.c from orders')).toBe('contract_sql_unsupported');
+  });
+
+  it('refuses LATERAL and implicit lateral references as unsupported, not as unknown qualifiers', async () => {
+    for (const sql of [
+      'select * from orders o, lateral (select o.order_id as id) s',
+      'select * from orders o cross join lateral (select o.order_id as id) s',
+      'select * from orders o, (select o.order_id) s',
+      'select * from orders o join (select * from (select o.order_id) t) s on true',
+    ]) {
+      expect(await refusal(sql)).toBe('contract_sql_unsupported');
+    }
+  });
+
+  it('refuses a PIVOT inside a query as unsupported, and a statement that is not a query as such', async () => {
+    expect(await refusal('select * from (pivot orders on status using sum(amount))')).toBe(
+      'contract_sql_unsupported',
+    );
+    expect(await refusal('pivot orders on status using sum(amount)')).toBe('contract_sql_unsupported');
+    expect(await refusal('insert into orders values (1)')).toBe('contract_sql_not_single_select');
+    expect(await refusal('create table t as select 1')).toBe('contract_sql_not_single_select');
   });
 
   it('lists the resources the query reads, sorted and deduplicated', async () => {

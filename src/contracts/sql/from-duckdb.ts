@@ -70,6 +70,8 @@ export function projectDuckDbSql(parserJson: string | undefined, resolver: Relat
       if (root.error === true) {
         // "not implemented" is DuckDB's answer for statements other than SELECT.
         if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
+        // A query (e.g. with a dynamic PIVOT) that the parser cannot write as JSON.
+        if (root.error_type === 'unsupported query') unsupported();
         fail('contract_sql_parse_failed');
       }
       const statements = root.statements;
@@ -227,6 +229,13 @@ const SET_KEYS = ['type', 'modifiers', 'cte_map', 'setop_type', 'left', 'right',
 class Converter {
   readonly relations = new Set<string>();
   #nodes = 0;
+  /**
+   * Relation names bound by the FROM clauses around the subquery being
+   * converted: a reference to one of them from inside is a lateral
+   * (correlated) reference — DuckDB writes `LATERAL` and an implicit one
+   * alike — which the closed representation does not have.
+   */
+  readonly #enclosing: ReadonlySet<string>[] = [];
 
   constructor(private readonly resolver: RelationResolver) {}
 
@@ -443,7 +452,13 @@ class Converter {
       case 'SUBQUERY': {
         keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
         if (!isEmptyArray(node.column_name_alias)) unsupported();
-        const query = this.query(this.statement(node.subquery), ctes, depth + 1);
+        this.#enclosing.push(new Set(bindings.map((binding) => binding.folded)));
+        let query: SqlQuery;
+        try {
+          query = this.query(this.statement(node.subquery), ctes, depth + 1);
+        } finally {
+          this.#enclosing.pop();
+        }
         if (declaredAlias !== null) {
           bindings.push({
             folded: asciiLower(declaredAlias),
@@ -501,8 +516,13 @@ class Converter {
   }
 
   #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>): Qualifier {
-    const qualifier = scope.get(asciiLower(written));
-    if (qualifier === undefined) fail('contract_sql_qualifier_unknown');
+    const folded = asciiLower(written);
+    const qualifier = scope.get(folded);
+    if (qualifier === undefined) {
+      // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
+      if (this.#enclosing.some((names) => names.has(folded))) unsupported();
+      fail('contract_sql_qualifier_unknown');
+    }
     return qualifier;
   }
 

@@ -1,4 +1,5 @@
 export { type CopyLimits, copyFdHashing, copyStreamHashing, type HashedCopy } from './copy.js';
+export { copyFdHashingOverlapped, OVERLAP_MIN_BYTES, overlappedHashingAvailable } from './overlapped.js';
 export {
   type HashedLength,
   isSha256Hex,

@@ -5,6 +5,11 @@
  * is this object and that both accept and refuse the same fixtures).
  */
 const ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } as const;
+const LANG = {
+  type: 'string',
+  pattern: '^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$',
+  description: 'A BCP 47 language tag for <html lang>, e.g. en, en-GB, de-CH.',
+} as const;
 const OUTPUTS = {
   type: 'object',
   description: 'Categories of files the destination receives; at least one must be true.',
@@ -12,9 +17,26 @@ const OUTPUTS = {
   required: ['source', 'html'],
   properties: {
     source: { type: 'boolean', description: 'Copies of the files listed in manifest.json.' },
-    html: { type: 'boolean', description: 'An HTML page beside each .md file (report.md -> report.html).' },
+    html: {
+      description:
+        "An HTML page beside each .md file (report.md -> report.html): true, or {lang: en} to set the pages' language.",
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'object', additionalProperties: false, required: ['lang'], properties: { lang: LANG } },
+      ],
+    },
+    assets: {
+      type: 'boolean',
+      description:
+        'Copies of the listed files that are neither Markdown nor HTML (images, CSV, PDF), for sites without source: true. Default false.',
+    },
   },
-  anyOf: [{ properties: { source: { const: true } } }, { properties: { html: { const: true } } }],
+  anyOf: [
+    { properties: { source: { const: true } } },
+    { properties: { html: { const: true } } },
+    { properties: { html: { type: 'object' } } },
+    { required: ['assets'], properties: { assets: { const: true } } },
+  ],
 } as const;
 const PATH = { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$' } as const;
 
@@ -118,6 +140,7 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
 } as const;
 
 export const ID_PATTERN = new RegExp(ID.pattern, 'u');
+export const LANG_PATTERN = new RegExp(LANG.pattern, 'u');
 export const BUCKET_PATTERN = new RegExp(
   DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
     .bucket.pattern,

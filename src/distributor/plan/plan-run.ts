@@ -122,7 +122,7 @@ function planItem(
   };
   const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
   if (outputs === undefined) return { ...head, action: 'refuse', reason_code: 'output_collision' };
-  const decision = decide(bundle.manifest, view);
+  const decision = decide(bundle.manifest, view, outputs);
   switch (decision.action) {
     case 'skip_same':
     case 'skip_newer':
@@ -152,6 +152,7 @@ function planItem(
     outputs,
     state,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     residue,
   };
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
-import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
+import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
@@ -13,6 +13,8 @@ export interface ItemOutcome {
   readonly bundle_id: string | null;
   readonly outcome: Outcome;
   readonly reason_code?: DistributorReasonCode;
+  /** `replaced` only: why a bundle whose manifest did not change was published again. */
+  readonly reason?: ReplaceReason;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
   /**
@@ -59,7 +61,12 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
     case 'publish':
       return { ...head, outcome: 'published', outputs: item.outputs.length };
     case 'replace':
-      return { ...head, outcome: 'replaced', outputs: item.outputs.length };
+      return {
+        ...head,
+        outcome: 'replaced',
+        ...(item.reason === undefined ? {} : { reason: item.reason }),
+        outputs: item.outputs.length,
+      };
     case 'skip_same':
       return { ...head, outcome: 'skipped_same' };
     case 'skip_newer':

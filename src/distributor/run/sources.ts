@@ -7,14 +7,19 @@ import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
 import { discoverBundles, type OnBundle } from '../discover/discover.js';
-import type { BundleDir, SourceManifest } from '../model/types.js';
+import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
-import type { PageInfo } from '../plan/outputs.js';
+import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
-import { locatedUnder, readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import {
+  locatedUnder,
+  type PageVariant,
+  readManifest,
+  verifyBundleFiles,
+} from '../validate/validate-bundle.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
@@ -160,15 +165,25 @@ export interface VerifyContext {
 export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, context: VerifyContext): void {
   const root = pipeline.root;
   if (root === undefined) return;
-  const renderHtml = pipeline.config.destinations.some((d) => d.outputs.html);
   const total = pipeline.bundles.length;
   const parents = new HeldDirs(root);
   try {
-    verifyEach(pipeline, pipelineIndex, context, parents, renderHtml);
+    verifyEach(pipeline, pipelineIndex, context, parents);
   } finally {
     parents.close();
   }
   context.onProgress?.(total, total);
+}
+
+/** The distinct page variants the pipeline's `html` destinations ask for, in configuration order. */
+function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
+  const variants = new Map<string, PageVariant>();
+  for (const destination of pipeline.config.destinations) {
+    if (!destination.outputs.html) continue;
+    const lang = destination.outputs.lang;
+    variants.set(lang ?? '', lang === undefined ? {} : { lang });
+  }
+  return [...variants.values()];
 }
 
 function verifyEach(
@@ -176,51 +191,130 @@ function verifyEach(
   pipelineIndex: number,
   context: VerifyContext,
   parents: HeldDirs,
-  renderHtml: boolean,
 ): void {
   const total = pipeline.bundles.length;
+  const variants = pageVariants(pipeline);
+  const renderHtml = variants.length > 0;
+  const categories = pipeline.destinations.map((d) => d.config.outputs);
   for (const [index, bundle] of pipeline.bundles.entries()) {
     context.onProgress?.(index, total);
-    const keep =
-      !context.hashOnly && pipeline.failures.length === 0 && bundle.views.some(writes(bundle.manifest));
-    let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
-    try {
-      if (keep) {
-        pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
-        bundleSnapshot = pipeline.snapshot.bundle(index);
-      }
-      const target = bundleSnapshot;
-      bundle.pages = guardRefusals(
-        () =>
-          verifyBundleFiles(
-            parents,
-            bundle.dir,
-            bundle.manifest,
-            target === undefined ? { renderHtml } : { renderHtml, snapshot: target },
-          ),
-        () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+    const writable = !context.hashOnly && pipeline.failures.length === 0;
+    // Whether a destination will receive this bundle is known from the
+    // manifest and the destination's state, except when only a page may
+    // differ (same manifest, same output names: another lang, or pages a
+    // newer sealkit renders differently). Then the bundle is first only
+    // hashed and rendered, and read a second time, into the snapshot, when
+    // a page did change.
+    const before = writesBefore(bundle, categories);
+    const keep = writable && before === 'write';
+    let pages = verifyInto(
+      pipeline,
+      pipelineIndex,
+      context,
+      parents,
+      bundle,
+      index,
+      keep,
+      renderHtml,
+      variants,
+    );
+    if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
+      pages = verifyInto(
+        pipeline,
+        pipelineIndex,
+        context,
+        parents,
+        bundle,
+        index,
+        true,
+        renderHtml,
+        variants,
       );
-      if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
-    } catch (error: unknown) {
-      const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
-      const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
-      pipeline.failures.push({
-        bundle_dir: bundle.dir,
-        reason_code: reasonCodeOf(refusal),
-        refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
-      });
-    } finally {
-      bundleSnapshot?.close();
     }
+    if (pages !== undefined) bundle.pages = pages;
   }
 }
 
-const writes =
-  (manifest: SourceManifest) =>
-  (view: SnapshotView): boolean => {
-    const action = decide(manifest, view).action;
-    return action === 'publish' || action === 'replace';
-  };
+/** Verifies one bundle (into the snapshot with `keep`); undefined when it failed (recorded). */
+function verifyInto(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+  parents: HeldDirs,
+  bundle: SourceBundle,
+  index: number,
+  keep: boolean,
+  renderHtml: boolean,
+  variants: readonly PageVariant[],
+): readonly PageInfo[] | undefined {
+  let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
+  try {
+    if (keep) {
+      pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
+      bundleSnapshot = pipeline.snapshot.bundle(index);
+    }
+    const target = bundleSnapshot;
+    const pages = guardRefusals(
+      () =>
+        verifyBundleFiles(
+          parents,
+          bundle.dir,
+          bundle.manifest,
+          target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
+        ),
+      () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+    );
+    if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
+    return pages;
+  } catch (error: unknown) {
+    const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
+    const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
+    pipeline.failures.push({
+      bundle_dir: bundle.dir,
+      reason_code: reasonCodeOf(refusal),
+      refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
+    });
+    return undefined;
+  } finally {
+    bundleSnapshot?.close();
+  }
+}
+
+const isWrite = (action: string): boolean => action === 'publish' || action === 'replace';
+
+/**
+ * Before any file is read: `write` when some destination will receive the
+ * bundle; `pages` when none will unless a page turns out to differ from the
+ * published one; `none` otherwise.
+ */
+function writesBefore(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+): 'write' | 'pages' | 'none' {
+  let pagesOnly = false;
+  for (const [index, view] of bundle.views.entries()) {
+    const wanted = categories[index];
+    const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
+    const action = decide(bundle.manifest, view, expected).action;
+    if (isWrite(action)) return 'write';
+    if (action === 'skip_same' && expected?.some((output) => output.sha256 === undefined) === true)
+      pagesOnly = true;
+  }
+  return pagesOnly ? 'pages' : 'none';
+}
+
+/** After rendering: whether some destination's pages differ from the published ones. */
+function writesAfter(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+  pages: readonly PageInfo[],
+): boolean {
+  return bundle.views.some((view, index) => {
+    const wanted = categories[index];
+    const outputs = wanted === undefined ? undefined : plannedOutputs(bundle.manifest, pages, wanted);
+    return outputs !== undefined && isWrite(decide(bundle.manifest, view, outputs).action);
+  });
+}
 
 /** The planner's input for a pipeline whose phases all ran. */
 export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
