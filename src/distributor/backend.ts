@@ -96,6 +96,12 @@ export interface ApplyContext {
   readonly now: Instant;
   /** Called before every mutating step; a test hook may throw (injected failure) or kill the process. */
   readonly beforeStep: (step: Step) => void;
+  /**
+   * Aborted when the run is interrupted (SIGINT, SIGTERM): a backend starts
+   * no new write, aborts or finishes those in flight, and refuses the bundle
+   * `run_interrupted` unless its commit point was already passed.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -145,11 +151,25 @@ export type AppliedOutcome =
   | { readonly outcome: 'published' | 'replaced'; readonly outputs: readonly OutputRecord[] }
   | { readonly outcome: 'refused'; readonly refusal: Refusal };
 
+/**
+ * What one object of a destination can hold, so the planner refuses an
+ * output that cannot be written before anything is (S3: one PUT is at most
+ * 5 GiB, a key at most 1,024 bytes of UTF-8).
+ */
+export interface ObjectLimits {
+  readonly max_object_bytes: number;
+  readonly max_key_bytes: number;
+  /** Bytes every key starts with before the bundle directory (`<prefix>/`, or nothing). */
+  readonly key_prefix_bytes: number;
+}
+
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
 export interface DestinationBackend {
   readonly kind: 'local' | 's3';
   readonly destinationId: string;
+  /** Object limits the planner checks every planned output against (S3); none for local. */
+  readonly limits?: ObjectLimits;
   /**
    * Guards the destination against a concurrent run for as long as the
    * backend is open. Local: an exclusive, non-blocking flock in the work area
@@ -159,7 +179,11 @@ export interface DestinationBackend {
   lock(): Promise<LockOutcome>;
   /** Reads the bundle path without changing anything. */
   inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
-  /** Executes one planned publication or replacement; state last. */
+  /**
+   * Executes one planned publication or replacement; state last. It returns
+   * once the state is committed; cleanup a backend batches across bundles
+   * (S3: deleting pending markers) is done by `close` at the latest.
+   */
   apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome>;
   /**
    * Local only: executes several planned writes as one group commit — every

@@ -85,7 +85,10 @@ export interface LocalDestinationFixture {
   readonly id: string;
   readonly root: string;
   readonly source?: boolean;
-  readonly html?: boolean;
+  /** Default true; `{lang}` writes `html: {lang: …}`. */
+  readonly html?: boolean | { readonly lang: string };
+  /** Written only when given. */
+  readonly assets?: boolean;
 }
 
 /** Writes sealkit.distributor.yaml with one pipeline per entry; returns its path. */
@@ -112,7 +115,8 @@ export function writeConfig(
         `        root: ${JSON.stringify(d.root)}`,
         '        outputs:',
         `          source: ${d.source ?? true}`,
-        `          html: ${d.html ?? true}`,
+        `          html: ${typeof d.html === 'object' ? `{lang: ${JSON.stringify(d.html.lang)}}` : (d.html ?? true)}`,
+        ...(d.assets === undefined ? [] : [`          assets: ${d.assets}`]),
       );
     }
   }

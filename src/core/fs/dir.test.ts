@@ -185,6 +185,35 @@ describe('Dir operations', () => {
     dir.close();
   });
 
+  it('applies the exact mode even when the umask strips the owner bits (0277, 0777)', () => {
+    // Regression: a directory created under umask 0777 is 0000, cannot be
+    // opened for reading, and was left so: mkdirExclusive now pins it with
+    // O_PATH and gives it its mode through that pin.
+    const root = freshDir();
+    const dir = Dir.open(root);
+    try {
+      for (const umask of [0o277, 0o777]) {
+        const previous = process.umask(umask);
+        try {
+          const name = `d${umask.toString(8)}`;
+          const child = dir.mkdirExclusive(name, 0o700);
+          expect(child.stat().mode).toBe(0o700);
+          expect(child.list()).toEqual([]);
+          const file = child.createExclusive('f', 0o600);
+          file.write(Buffer.from('x'));
+          file.close();
+          child.close();
+          expect(lstatSync(join(root, name)).mode & 0o7777).toBe(0o700);
+          expect(lstatSync(join(root, name, 'f')).mode & 0o7777).toBe(0o600);
+        } finally {
+          process.umask(previous);
+        }
+      }
+    } finally {
+      dir.close();
+    }
+  });
+
   it('leaves the requested bits, minus the umask, when killed between a create and its chmod', () => {
     // Regression: a directory was created 0700 and opened up by the chmod
     // after it, so a run killed in between left a parent folder of published

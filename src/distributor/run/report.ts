@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
-import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
+import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
@@ -13,6 +13,8 @@ export interface ItemOutcome {
   readonly bundle_id: string | null;
   readonly outcome: Outcome;
   readonly reason_code?: DistributorReasonCode;
+  /** `replaced` only: why a bundle whose manifest did not change was published again. */
+  readonly reason?: ReplaceReason;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
   /**
@@ -59,7 +61,12 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
     case 'publish':
       return { ...head, outcome: 'published', outputs: item.outputs.length };
     case 'replace':
-      return { ...head, outcome: 'replaced', outputs: item.outputs.length };
+      return {
+        ...head,
+        outcome: 'replaced',
+        ...(item.reason === undefined ? {} : { reason: item.reason }),
+        outputs: item.outputs.length,
+      };
     case 'skip_same':
       return { ...head, outcome: 'skipped_same' };
     case 'skip_newer':
@@ -112,7 +119,7 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
-      `bundle '${item.bundle_dir}'`,
+      `destination '${item.destination_id}', bundle '${item.bundle_dir}'`,
     );
     return { ...item, refusal };
   });
@@ -126,20 +133,25 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
  */
 export function reportRefusals(report: RunReport): readonly Refusal[] {
   const refusals = report.failures.map((failure) => failure.refusal ?? knownRefusal(failure.reason_code));
-  const groups = new Map<string, { refusal: Refusal; bundles: string[] }>();
+  const groups = new Map<string, { refusal: Refusal; destination: string; bundles: string[] }>();
   for (const item of report.outcomes) {
     if (item.refusal === undefined) continue;
     const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}`;
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { refusal: item.refusal, bundles: [item.bundle_dir] });
+    if (group === undefined)
+      groups.set(key, {
+        refusal: item.refusal,
+        destination: item.destination_id,
+        bundles: [item.bundle_dir],
+      });
     else group.bundles.push(item.bundle_dir);
   }
-  for (const { refusal, bundles } of groups.values()) {
+  for (const { refusal, destination, bundles } of groups.values()) {
     const [first] = bundles;
     refusals.push(
       bundles.length === 1 || first === undefined
         ? refusal
-        : refusal.at({}, `bundle '${first}' and ${bundles.length - 1} more`),
+        : refusal.at({}, `destination '${destination}', bundle '${first}' and ${bundles.length - 1} more`),
     );
   }
   return refusals;

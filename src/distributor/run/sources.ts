@@ -1,20 +1,25 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Dir } from '../../core/fs/index.js';
+import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
 import { discoverBundles, type OnBundle } from '../discover/discover.js';
-import type { BundleDir, SourceManifest } from '../model/types.js';
+import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
-import type { PageInfo } from '../plan/outputs.js';
+import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
-import { locatedUnder, readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import {
+  locatedUnder,
+  type PageVariant,
+  readManifest,
+  verifyBundleFiles,
+} from '../validate/validate-bundle.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
@@ -113,19 +118,41 @@ export function readManifests(
 
 /** Phase 2: what every destination holds at every bundle path (read only). */
 export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
-  for (const bundle of pipeline.bundles) {
-    const views: SnapshotView[] = [];
-    for (const destination of pipeline.destinations)
-      views.push(await inspectDestination(destination, bundle.dir));
-    bundle.views = views;
+  const views = pipeline.bundles.map((): SnapshotView[] => []);
+  for (const [index, destination] of pipeline.destinations.entries()) {
+    const inspectOne = async (at: number): Promise<void> => {
+      const bundle = pipeline.bundles[at];
+      const row = views[at];
+      if (bundle !== undefined && row !== undefined)
+        row[index] = await inspectDestination(destination, bundle.dir);
+    };
+    if (destination.config.kind === 'local') {
+      // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
+      for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+    } else {
+      // An object store answers each request in tens of milliseconds: several bundles at once.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < pipeline.bundles.length) {
+          const at = next;
+          next += 1;
+          await inspectOne(at);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+    }
   }
+  for (const [at, bundle] of pipeline.bundles.entries()) bundle.views = views[at] ?? [];
 }
+
+/** Bundles inspected at once at a remote (S3) destination. */
+const PARALLEL_REMOTE_INSPECTIONS = 8;
 
 export interface VerifyContext {
   /** Hash only (dry run, or the run is already aborted): nothing is kept. */
   readonly hashOnly: boolean;
   readonly beforeStep: (step: Step) => void;
-  readonly temporary: { path?: string };
+  readonly temporary: TemporaryArea;
   readonly onProgress: ((done: number, total: number) => void) | undefined;
 }
 
@@ -138,15 +165,25 @@ export interface VerifyContext {
 export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, context: VerifyContext): void {
   const root = pipeline.root;
   if (root === undefined) return;
-  const renderHtml = pipeline.config.destinations.some((d) => d.outputs.html);
   const total = pipeline.bundles.length;
   const parents = new HeldDirs(root);
   try {
-    verifyEach(pipeline, pipelineIndex, context, parents, renderHtml);
+    verifyEach(pipeline, pipelineIndex, context, parents);
   } finally {
     parents.close();
   }
   context.onProgress?.(total, total);
+}
+
+/** The distinct page variants the pipeline's `html` destinations ask for, in configuration order. */
+function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
+  const variants = new Map<string, PageVariant>();
+  for (const destination of pipeline.config.destinations) {
+    if (!destination.outputs.html) continue;
+    const lang = destination.outputs.lang;
+    variants.set(lang ?? '', lang === undefined ? {} : { lang });
+  }
+  return [...variants.values()];
 }
 
 function verifyEach(
@@ -154,51 +191,130 @@ function verifyEach(
   pipelineIndex: number,
   context: VerifyContext,
   parents: HeldDirs,
-  renderHtml: boolean,
 ): void {
   const total = pipeline.bundles.length;
+  const variants = pageVariants(pipeline);
+  const renderHtml = variants.length > 0;
+  const categories = pipeline.destinations.map((d) => d.config.outputs);
   for (const [index, bundle] of pipeline.bundles.entries()) {
     context.onProgress?.(index, total);
-    const keep =
-      !context.hashOnly && pipeline.failures.length === 0 && bundle.views.some(writes(bundle.manifest));
-    let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
-    try {
-      if (keep) {
-        pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
-        bundleSnapshot = pipeline.snapshot.bundle(index);
-      }
-      const target = bundleSnapshot;
-      bundle.pages = guardRefusals(
-        () =>
-          verifyBundleFiles(
-            parents,
-            bundle.dir,
-            bundle.manifest,
-            target === undefined ? { renderHtml } : { renderHtml, snapshot: target },
-          ),
-        () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+    const writable = !context.hashOnly && pipeline.failures.length === 0;
+    // Whether a destination will receive this bundle is known from the
+    // manifest and the destination's state, except when only a page may
+    // differ (same manifest, same output names: another lang, or pages a
+    // newer sealkit renders differently). Then the bundle is first only
+    // hashed and rendered, and read a second time, into the snapshot, when
+    // a page did change.
+    const before = writesBefore(bundle, categories);
+    const keep = writable && before === 'write';
+    let pages = verifyInto(
+      pipeline,
+      pipelineIndex,
+      context,
+      parents,
+      bundle,
+      index,
+      keep,
+      renderHtml,
+      variants,
+    );
+    if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
+      pages = verifyInto(
+        pipeline,
+        pipelineIndex,
+        context,
+        parents,
+        bundle,
+        index,
+        true,
+        renderHtml,
+        variants,
       );
-      if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
-    } catch (error: unknown) {
-      const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
-      const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
-      pipeline.failures.push({
-        bundle_dir: bundle.dir,
-        reason_code: reasonCodeOf(refusal),
-        refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
-      });
-    } finally {
-      bundleSnapshot?.close();
     }
+    if (pages !== undefined) bundle.pages = pages;
   }
 }
 
-const writes =
-  (manifest: SourceManifest) =>
-  (view: SnapshotView): boolean => {
-    const action = decide(manifest, view).action;
-    return action === 'publish' || action === 'replace';
-  };
+/** Verifies one bundle (into the snapshot with `keep`); undefined when it failed (recorded). */
+function verifyInto(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+  parents: HeldDirs,
+  bundle: SourceBundle,
+  index: number,
+  keep: boolean,
+  renderHtml: boolean,
+  variants: readonly PageVariant[],
+): readonly PageInfo[] | undefined {
+  let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
+  try {
+    if (keep) {
+      pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
+      bundleSnapshot = pipeline.snapshot.bundle(index);
+    }
+    const target = bundleSnapshot;
+    const pages = guardRefusals(
+      () =>
+        verifyBundleFiles(
+          parents,
+          bundle.dir,
+          bundle.manifest,
+          target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
+        ),
+      () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+    );
+    if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
+    return pages;
+  } catch (error: unknown) {
+    const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
+    const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
+    pipeline.failures.push({
+      bundle_dir: bundle.dir,
+      reason_code: reasonCodeOf(refusal),
+      refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
+    });
+    return undefined;
+  } finally {
+    bundleSnapshot?.close();
+  }
+}
+
+const isWrite = (action: string): boolean => action === 'publish' || action === 'replace';
+
+/**
+ * Before any file is read: `write` when some destination will receive the
+ * bundle; `pages` when none will unless a page turns out to differ from the
+ * published one; `none` otherwise.
+ */
+function writesBefore(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+): 'write' | 'pages' | 'none' {
+  let pagesOnly = false;
+  for (const [index, view] of bundle.views.entries()) {
+    const wanted = categories[index];
+    const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
+    const action = decide(bundle.manifest, view, expected).action;
+    if (isWrite(action)) return 'write';
+    if (action === 'skip_same' && expected?.some((output) => output.sha256 === undefined) === true)
+      pagesOnly = true;
+  }
+  return pagesOnly ? 'pages' : 'none';
+}
+
+/** After rendering: whether some destination's pages differ from the published ones. */
+function writesAfter(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+  pages: readonly PageInfo[],
+): boolean {
+  return bundle.views.some((view, index) => {
+    const wanted = categories[index];
+    const outputs = wanted === undefined ? undefined : plannedOutputs(bundle.manifest, pages, wanted);
+    return outputs !== undefined && isWrite(decide(bundle.manifest, view, outputs).action);
+  });
+}
 
 /** The planner's input for a pipeline whose phases all ran. */
 export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
@@ -210,6 +326,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       kind: d.config.kind,
       outputs: d.config.outputs,
     })),
+    limits: pipeline.destinations.map((d) => d.backend?.limits),
     bundles: pipeline.bundles
       .filter((bundle) => !failed.has(bundle.dir))
       .map((bundle) => ({
@@ -243,8 +360,8 @@ function openSnapshot(
       // Try the next destination, then the temporary directory.
     }
   }
-  context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
-  const base = Dir.open(context.temporary.path);
+  if (context.temporary.path === undefined) openTemporary(context.temporary);
+  const base = Dir.open(context.temporary.path ?? '');
   try {
     return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {});
   } finally {
@@ -256,7 +373,87 @@ function snapshotStep(destinationId: string, context: VerifyContext): SnapshotSt
   return (kind) => context.beforeStep({ kind, destination_id: destinationId });
 }
 
-export function closeSources(pipelines: readonly SourcePipeline[], temporary: { path?: string }): void {
+/** The run's private temporary directory, when no local destination's work area holds its snapshot. */
+export interface TemporaryArea {
+  path?: string;
+  /** Held while the run lives: a directory whose lock is free belongs to a run that died. */
+  lock?: HeldLock;
+}
+
+const TEMPORARY_PREFIX = 'sealkit-distributor-';
+const TEMPORARY_LOCK = '.sealkit-run.lock';
+/** Created once the lock is held: a directory without it is never swept. */
+const TEMPORARY_ARMED = '.sealkit-run.locked';
+
+/**
+ * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
+ * then removes the copies that killed runs of this user left: directories
+ * named like it, owned by this user, marked as locked, whose lock is free
+ * (its holder died; the kernel released the flock). A directory without the
+ * mark (a run between creating and locking it), or whose lock is held, is
+ * another run's and stays.
+ */
+function openTemporary(temporary: TemporaryArea): void {
+  const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
+  temporary.path = path;
+  const own = Dir.open(path);
+  try {
+    const locked = lockExclusiveNonBlocking(own, TEMPORARY_LOCK);
+    if (locked.kind === 'acquired') {
+      temporary.lock = locked.lock;
+      // Only now may another run judge this directory: the lock file exists before its flock is
+      // taken, so a lock seen free without this file may belong to a run that is just starting.
+      own.createExclusive(TEMPORARY_ARMED, 0o600).close();
+    }
+  } finally {
+    own.close();
+  }
+  sweepStaleTemporaries(dirname(path), basename(path));
+}
+
+export function sweepStaleTemporaries(parentPath: string, keep: string): void {
+  let parent: Dir;
+  try {
+    parent = Dir.open(parentPath);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  try {
+    for (const entry of parent.list()) {
+      if (!entry.utf8 || entry.name === keep || !entry.name.startsWith(TEMPORARY_PREFIX)) continue;
+      try {
+        if (entry.type !== 'directory' && entry.type !== 'unknown') continue;
+        const candidate = parent.openDir(entry.name);
+        let stale = false;
+        try {
+          stale =
+            candidate.stat().uid === uid &&
+            hasEntry(candidate, TEMPORARY_ARMED) &&
+            probeLock(candidate, TEMPORARY_LOCK) === 'free';
+        } finally {
+          candidate.close();
+        }
+        if (stale) removeOwnTree(parent, entry.name, () => {});
+      } catch {
+        // Not ours to judge (vanished, unreadable, another kind of entry): left alone.
+      }
+    }
+  } finally {
+    parent.close();
+  }
+}
+
+function hasEntry(dir: Dir, name: string): boolean {
+  try {
+    dir.stat(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function closeSources(pipelines: readonly SourcePipeline[], temporary: TemporaryArea): void {
   for (const pipeline of pipelines) {
     pipeline.snapshot?.close();
     pipeline.root?.close();
@@ -270,6 +467,8 @@ export function closeSources(pipelines: readonly SourcePipeline[], temporary: { 
       parent.close();
     }
   } catch {
-    // A private temporary directory; the OS temp cleaner reclaims it.
+    // A private temporary directory; the next run's sweep or the OS temp cleaner reclaims it.
+  } finally {
+    temporary.lock?.release();
   }
 }

@@ -13,7 +13,7 @@ export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
  * what reaches a destination is exactly what was verified, and a source file
  * changed mid-run cannot slip through. Pages rendered from Markdown are kept
  * beside the copies. Layout: `b<bundle>/c<file>` (copy of files[file]) and
- * `b<bundle>/p<file>` (page rendered from files[file]).
+ * `b<bundle>/p<file>-<sha256 hex>` (a page rendered from files[file]).
  */
 export class SourceSnapshot {
   readonly #dir: Dir;
@@ -67,8 +67,9 @@ export class BundleSnapshot {
     return `.distributor-c${fileIndex}`;
   }
 
-  static pageName(fileIndex: number): string {
-    return `.distributor-p${fileIndex}`;
+  /** A page rendered from files[fileIndex]; one per distinct page (a `lang` makes another). */
+  static pageName(fileIndex: number, sha256Hex: string): string {
+    return `.distributor-p${fileIndex}-${sha256Hex}`;
   }
 
   /**
