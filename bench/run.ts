@@ -6,7 +6,7 @@ import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
 import { distributorPeersBenchmark } from './distributor-peers.js';
-import { distributorS3Benchmark } from './distributor-s3.js';
+import { distributorS3Benchmark, distributorS3ManyBenchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
@@ -26,6 +26,7 @@ const REGISTRY: readonly Benchmark[] = [
   distributorBenchmark,
   distributorPeersBenchmark,
   distributorS3Benchmark,
+  distributorS3ManyBenchmark,
   pagesBenchmark,
   ownerBenchmark,
   evidenceBenchmark,

@@ -87,6 +87,12 @@ export {
   type RunReport,
   reportRefusals as distributeReportRefusals,
 } from './run/report.js';
-export { type DistributeRunOptions, distributeRun, type ProgressEvent } from './run/run.js';
+export {
+  DEFAULT_TRANSFERS,
+  type DistributeRunOptions,
+  distributeRun,
+  MAX_TRANSFERS,
+  type ProgressEvent,
+} from './run/run.js';
 export { type PageOptions, renderMarkdownPage } from './transform/markdown.js';
 export { DISTRIBUTOR_VERSION } from './version.js';

@@ -4,6 +4,7 @@ import {
   distributeReportRefusals,
   distributeRun,
   type ItemOutcome,
+  MAX_TRANSFERS,
   type PlanItem,
   type RunReport,
   verifyBundle,
@@ -15,7 +16,7 @@ import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
-                            [--fail-on-skipped-newer] [-q] [--json]
+                            [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
@@ -28,6 +29,8 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
+  --transfers N   bundles written at once, 1 to 64 (default 16); local
+                  destinations are still written one bundle at a time
   --fail-on-skipped-newer
                   exit 2 when a bundle is skipped_newer (the destination holds a
                   newer publication than the source), for CI jobs that must not
@@ -37,13 +40,16 @@ Flags:
   -h, --help      show this help
 
 Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
-2 a conflict, a refusal, or a refused configuration; 70 internal error.
+2 a conflict, a refusal, or a refused configuration; 70 internal error;
+130 / 143 stopped by SIGINT / SIGTERM (nothing new started, the report says
+which bundles were committed; the others are run_interrupted).
 
 Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
-  sealkit distribute run --quiet --fail-on-skipped-newer`;
+  sealkit distribute run --quiet --fail-on-skipped-newer
+  sealkit distribute run --transfers 16`;
 
 const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
 
@@ -96,6 +102,7 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  transfers: { type: 'string' },
   'fail-on-skipped-newer': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -108,13 +115,22 @@ export const distributeRunCommand: Command = {
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
     const quiet = values.quiet === true;
+    const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
-    const report = await distributeRun({
-      ...(values.config === undefined ? {} : { configPath: values.config }),
-      ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
-      dryRun: values['dry-run'] === true,
-      ...(progress === undefined ? {} : { onProgress: progress }),
-    });
+    const interrupt = onInterrupt();
+    let report: Awaited<ReturnType<typeof distributeRun>>;
+    try {
+      report = await distributeRun({
+        ...(values.config === undefined ? {} : { configPath: values.config }),
+        ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
+        dryRun: values['dry-run'] === true,
+        ...(progress === undefined ? {} : { onProgress: progress }),
+        ...(transfers === undefined ? {} : { transfers }),
+        signal: interrupt.signal,
+      });
+    } finally {
+      interrupt.dispose();
+    }
     if (progress !== undefined) io.stderr.write('\n');
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
@@ -132,9 +148,53 @@ export const distributeRunCommand: Command = {
       json: { ...reportJson(report), ...(failOnNewer ? { unmet: ['skipped_newer'] } : {}) },
       ...(allErrors === '' ? {} : { errors: allErrors }),
       refused: report.status !== 'ok' || failOnNewer,
+      ...(interrupt.received === undefined ? {} : { interrupted: interrupt.received }),
     };
   },
 };
+
+function transfersOf(text: string): number {
+  const value = /^[1-9][0-9]?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_TRANSFERS))
+    throw usage(`--transfers takes a whole number from 1 to ${MAX_TRANSFERS}`, RUN_USAGE);
+  return value;
+}
+
+/**
+ * SIGINT and SIGTERM stop a run the way a failure does, not the way SIGKILL
+ * does: the run starts no new write, aborts those in flight, settles what it
+ * holds (an S3 bundle's pending marker is removed when nothing was written,
+ * else expired at once), removes its temporary copies, prints its report
+ * with a `run_interrupted` refusal, and exits 130 or 143. A second signal
+ * ends the process at once (what a crash leaves converges on the next run).
+ */
+function onInterrupt(): {
+  readonly signal: AbortSignal;
+  readonly received: 'SIGINT' | 'SIGTERM' | undefined;
+  dispose(): void;
+} {
+  const controller = new AbortController();
+  let received: 'SIGINT' | 'SIGTERM' | undefined;
+  const handler = (name: 'SIGINT' | 'SIGTERM') => () => {
+    if (received !== undefined) process.exit(name === 'SIGINT' ? 130 : 143);
+    received = name;
+    controller.abort();
+  };
+  const onInt = handler('SIGINT');
+  const onTerm = handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    get received() {
+      return received;
+    },
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
 
 export const distributeVerifyCommand: Command = {
   path: ['distribute', 'verify'],

@@ -245,7 +245,7 @@ describe('distributor configuration', () => {
     const refusal = refusalOf(VALID.replace('        region: us-east-1\n', '        colour: red\n'));
     expect(refusal.location?.pointer).toBe('pipelines[0].destinations[1].colour');
     expect(refusal.hint).toBe(
-      'allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style',
+      'allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style, cache_control, connect_timeout_seconds, request_timeout_seconds',
     );
   });
 

@@ -16,7 +16,15 @@ import {
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
-import { BUCKET_PATTERN, ENDPOINT_PATTERN, ID_PATTERN, LANG_PATTERN, PREFIX_PATTERN } from './schema.js';
+import {
+  BUCKET_PATTERN,
+  CACHE_CONTROL_PATTERN,
+  ENDPOINT_PATTERN,
+  ID_PATTERN,
+  LANG_PATTERN,
+  MAX_TIMEOUT_SECONDS,
+  PREFIX_PATTERN,
+} from './schema.js';
 import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
 
 export const DEFAULT_CONFIG_FILE = 'sealkit.distributor.yaml';
@@ -30,7 +38,14 @@ const SOURCE = { required: ['root'] } as const;
 const LOCAL = { required: ['id', 'kind', 'root', 'outputs'] } as const;
 const S3 = {
   required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
-  optional: ['endpoint', 'region', 'force_path_style'],
+  optional: [
+    'endpoint',
+    'region',
+    'force_path_style',
+    'cache_control',
+    'connect_timeout_seconds',
+    'request_timeout_seconds',
+  ],
 } as const;
 const OUTPUTS = { required: ['source', 'html'], optional: ['assets'] } as const;
 const HTML = { required: ['lang'] } as const;
@@ -216,6 +231,15 @@ class ConfigReader {
     const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
       this.boolean(value, at),
     );
+    const cacheControl = this.optional(fields, 'cache_control', path, (value, at) =>
+      this.matching(value, CACHE_CONTROL_PATTERN, at, 'Cache-Control is 1 to 256 printable ASCII characters'),
+    );
+    const connectTimeout = this.optional(fields, 'connect_timeout_seconds', path, (value, at) =>
+      this.seconds(value, at),
+    );
+    const requestTimeout = this.optional(fields, 'request_timeout_seconds', path, (value, at) =>
+      this.seconds(value, at),
+    );
     const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
     if (
       id === undefined ||
@@ -224,7 +248,10 @@ class ConfigReader {
       outputs === undefined ||
       endpoint === null ||
       region === null ||
-      forcePathStyle === null
+      forcePathStyle === null ||
+      cacheControl === null ||
+      connectTimeout === null ||
+      requestTimeout === null
     ) {
       return undefined;
     }
@@ -236,6 +263,9 @@ class ConfigReader {
       ...(endpoint === undefined ? {} : { endpoint }),
       ...(region === undefined ? {} : { region }),
       ...(forcePathStyle === undefined ? {} : { force_path_style: forcePathStyle }),
+      ...(cacheControl === undefined ? {} : { cache_control: cacheControl }),
+      ...(connectTimeout === undefined ? {} : { connect_timeout_seconds: connectTimeout }),
+      ...(requestTimeout === undefined ? {} : { request_timeout_seconds: requestTimeout }),
       outputs,
       origin,
     };
@@ -360,6 +390,18 @@ class ConfigReader {
   private boolean(node: YamlNode, path: Path): boolean | undefined {
     // YAML 1.2: `yes`, `on` and `"true"` are strings; only true and false are booleans.
     return node.kind === 'boolean' ? node.value : this.wrongType(node, path, 'true or false');
+  }
+
+  private seconds(node: YamlNode, path: Path): number | undefined {
+    if (node.kind !== 'number') return this.wrongType(node, path, 'a number of seconds');
+    return node.value > 0 && node.value <= MAX_TIMEOUT_SECONDS
+      ? node.value
+      : this.report(
+          'config_invalid_value',
+          node.at,
+          path,
+          `a timeout is more than 0 and at most ${MAX_TIMEOUT_SECONDS} seconds`,
+        );
   }
 
   private path(node: YamlNode, path: Path): { absolute: string; shown: string } | undefined {

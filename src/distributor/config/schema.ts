@@ -109,6 +109,24 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                     },
                     region: { type: 'string', minLength: 1 },
                     force_path_style: { type: 'boolean' },
+                    cache_control: {
+                      type: 'string',
+                      pattern: '^[\\x20-\\x7e]{1,256}$',
+                      description:
+                        "Cache-Control sent with every object; default 'no-cache' (browsers revalidate pages that are overwritten in place).",
+                    },
+                    connect_timeout_seconds: {
+                      type: 'number',
+                      exclusiveMinimum: 0,
+                      maximum: 3600,
+                      description: 'Seconds to wait for a connection to the store (default 5).',
+                    },
+                    request_timeout_seconds: {
+                      type: 'number',
+                      exclusiveMinimum: 0,
+                      maximum: 3600,
+                      description: 'Seconds a request may go without a byte from the store (default 30).',
+                    },
                     outputs: OUTPUTS,
                   },
                 },
@@ -134,6 +152,13 @@ export const PREFIX_PATTERN = new RegExp(
   'u',
 );
 export const ENDPOINT_PATTERN = /^https?:\/\/[^\s]+$/;
+export const CACHE_CONTROL_PATTERN = new RegExp(
+  DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
+    .cache_control.pattern,
+  'u',
+);
+/** The largest timeout a configuration may set, in seconds. */
+export const MAX_TIMEOUT_SECONDS = 3600;
 
 /** The bytes of docs/schemas/distributor-config.schema.json. */
 export function configSchemaText(): string {

@@ -119,7 +119,7 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
-      `bundle '${item.bundle_dir}'`,
+      `destination '${item.destination_id}', bundle '${item.bundle_dir}'`,
     );
     return { ...item, refusal };
   });
@@ -133,20 +133,25 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
  */
 export function reportRefusals(report: RunReport): readonly Refusal[] {
   const refusals = report.failures.map((failure) => failure.refusal ?? knownRefusal(failure.reason_code));
-  const groups = new Map<string, { refusal: Refusal; bundles: string[] }>();
+  const groups = new Map<string, { refusal: Refusal; destination: string; bundles: string[] }>();
   for (const item of report.outcomes) {
     if (item.refusal === undefined) continue;
     const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}`;
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { refusal: item.refusal, bundles: [item.bundle_dir] });
+    if (group === undefined)
+      groups.set(key, {
+        refusal: item.refusal,
+        destination: item.destination_id,
+        bundles: [item.bundle_dir],
+      });
     else group.bundles.push(item.bundle_dir);
   }
-  for (const { refusal, bundles } of groups.values()) {
+  for (const { refusal, destination, bundles } of groups.values()) {
     const [first] = bundles;
     refusals.push(
       bundles.length === 1 || first === undefined
         ? refusal
-        : refusal.at({}, `bundle '${first}' and ${bundles.length - 1} more`),
+        : refusal.at({}, `destination '${destination}', bundle '${first}' and ${bundles.length - 1} more`),
     );
   }
   return refusals;

@@ -26,6 +26,7 @@ import {
   readManifests,
   type SourceBundle,
   type SourcePipeline,
+  type TemporaryArea,
   verifyAll,
 } from './sources.js';
 
@@ -55,7 +56,28 @@ export interface DistributeRunOptions {
   /** The S3 backend; default the built-in one. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the run (the CLI aborts it on SIGINT and SIGTERM): no new
+   * bundle write starts, writes in flight are aborted or finished by their
+   * backend, every bundle not committed is reported `run_interrupted`, and
+   * the run's temporary copies are removed as usual.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Bundles written at once (default `DEFAULT_TRANSFERS`). The writes of one
+   * bundle stay in order, and local destinations are written one bundle at a
+   * time; S3 bundles overlap, each with its own marker, outputs and state.
+   */
+  readonly transfers?: number;
 }
+
+/**
+ * Bundles in flight at once unless `--transfers` says otherwise: chosen by
+ * the benchmark of 100 one-MiB bundles to radosgw (docs/performance.md).
+ */
+export const DEFAULT_TRANSFERS = 16;
+/** The most `--transfers` accepts. */
+export const MAX_TRANSFERS = 64;
 
 /**
  * `sealkit distribute run`. Phases: lock → discover and read every manifest
@@ -94,7 +116,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const opened = selected.map((pipeline) =>
     pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
   );
-  const temporary: { path?: string } = {};
+  const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
     if (!dryRun) await lockAll(opened.flat());
@@ -143,9 +165,14 @@ async function applyPlan(
   const beforeStep = options.beforeStep ?? (() => {});
   const batches = batchesOf(orderForBatches(writes, pipelines), byPipeline);
   let done = 0;
+  const signal = options.signal;
+  const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
   for (const batch of batches) {
     options.onProgress?.({ phase: 'apply', done, total: writes.length });
-    const results = await applyBatch(batch, byPipeline, now, beforeStep);
+    const results =
+      signal?.aborted === true
+        ? batch.map(interruptedOutcome)
+        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers });
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);
@@ -211,7 +238,7 @@ function batchesOf(
     const fits =
       current.length > 0 &&
       next === backend &&
-      next?.applyBatch !== undefined &&
+      (next?.applyBatch !== undefined || next?.kind === 's3') &&
       current.length < BATCH_LIMITS.maxWrites &&
       bytes + size <= BATCH_LIMITS.maxBytes;
     if (!fits) {
@@ -233,6 +260,7 @@ async function applyBatch(
   pipelines: ReadonlyMap<string, SourcePipeline>,
   now: ReturnType<typeof instantOf>,
   beforeStep: (step: Step) => void,
+  run: RunControl,
 ): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = [];
   const opened: BundleSnapshot[] = [];
@@ -267,9 +295,9 @@ async function applyBatch(
         backend.applyBatch !== undefined
           ? await backend.applyBatch(
               ready.map((one) => one.write),
-              { now, beforeStep },
+              { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) },
             )
-          : await applyEach(backend, ready, now, beforeStep);
+          : await applyEach(backend, ready, now, beforeStep, run);
     } catch (error: unknown) {
       const refusal = failed(error);
       applied = ready.map(() => ({ outcome: 'refused', refusal }));
@@ -288,21 +316,55 @@ async function applyBatch(
   }
 }
 
+/** The run's interruption and how many bundles an object store may take at once. */
+interface RunControl {
+  readonly signal: AbortSignal | undefined;
+  readonly transfers: number;
+}
+
+/**
+ * One write after another, or for an object store (S3) up to `transfers` at
+ * once: each bundle there has its own prefix, marker and state. No write
+ * starts once the run is interrupted.
+ */
 async function applyEach(
   backend: DestinationBackend,
   ready: readonly { readonly write: BatchWrite }[],
   now: ReturnType<typeof instantOf>,
   beforeStep: (step: Step) => void,
+  run: RunControl,
 ): Promise<AppliedOutcome[]> {
-  const applied: AppliedOutcome[] = [];
-  for (const { write } of ready) {
-    try {
-      applied.push(await backend.apply(write.write, write.source, { now, beforeStep }));
-    } catch (error: unknown) {
-      applied.push({ outcome: 'refused', refusal: failed(error) });
+  const applied: AppliedOutcome[] = new Array<AppliedOutcome>(ready.length);
+  const context = { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) };
+  const one = async (index: number): Promise<void> => {
+    const write = ready[index]?.write;
+    if (write === undefined) return;
+    if (run.signal?.aborted === true) {
+      applied[index] = { outcome: 'refused', refusal: refuseDistributor('run_interrupted') };
+      return;
     }
-  }
+    try {
+      applied[index] = await backend.apply(write.write, write.source, context);
+    } catch (error: unknown) {
+      applied[index] = { outcome: 'refused', refusal: failed(error) };
+    }
+  };
+  const limit = backend.kind === 's3' ? run.transfers : 1;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ready.length) {
+      const index = next;
+      next += 1;
+      await one(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, Math.max(ready.length, 1)) }, worker));
   return applied;
+}
+
+function interruptedOutcome(write: PlannedWrite): ItemOutcome {
+  const { outputs: _outputs, ...head } = predictedOutcome(write);
+  return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
 }
 
 const failed = (error: unknown) => toRefusal(error, () => refuseDistributor('destination_write_failed'));

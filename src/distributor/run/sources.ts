@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Dir } from '../../core/fs/index.js';
+import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
@@ -118,19 +118,41 @@ export function readManifests(
 
 /** Phase 2: what every destination holds at every bundle path (read only). */
 export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
-  for (const bundle of pipeline.bundles) {
-    const views: SnapshotView[] = [];
-    for (const destination of pipeline.destinations)
-      views.push(await inspectDestination(destination, bundle.dir));
-    bundle.views = views;
+  const views = pipeline.bundles.map((): SnapshotView[] => []);
+  for (const [index, destination] of pipeline.destinations.entries()) {
+    const inspectOne = async (at: number): Promise<void> => {
+      const bundle = pipeline.bundles[at];
+      const row = views[at];
+      if (bundle !== undefined && row !== undefined)
+        row[index] = await inspectDestination(destination, bundle.dir);
+    };
+    if (destination.config.kind === 'local') {
+      // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
+      for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+    } else {
+      // An object store answers each request in tens of milliseconds: several bundles at once.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < pipeline.bundles.length) {
+          const at = next;
+          next += 1;
+          await inspectOne(at);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+    }
   }
+  for (const [at, bundle] of pipeline.bundles.entries()) bundle.views = views[at] ?? [];
 }
+
+/** Bundles inspected at once at a remote (S3) destination. */
+const PARALLEL_REMOTE_INSPECTIONS = 8;
 
 export interface VerifyContext {
   /** Hash only (dry run, or the run is already aborted): nothing is kept. */
   readonly hashOnly: boolean;
   readonly beforeStep: (step: Step) => void;
-  readonly temporary: { path?: string };
+  readonly temporary: TemporaryArea;
   readonly onProgress: ((done: number, total: number) => void) | undefined;
 }
 
@@ -304,6 +326,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       kind: d.config.kind,
       outputs: d.config.outputs,
     })),
+    limits: pipeline.destinations.map((d) => d.backend?.limits),
     bundles: pipeline.bundles
       .filter((bundle) => !failed.has(bundle.dir))
       .map((bundle) => ({
@@ -337,8 +360,8 @@ function openSnapshot(
       // Try the next destination, then the temporary directory.
     }
   }
-  context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
-  const base = Dir.open(context.temporary.path);
+  if (context.temporary.path === undefined) openTemporary(context.temporary);
+  const base = Dir.open(context.temporary.path ?? '');
   try {
     return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {});
   } finally {
@@ -350,7 +373,87 @@ function snapshotStep(destinationId: string, context: VerifyContext): SnapshotSt
   return (kind) => context.beforeStep({ kind, destination_id: destinationId });
 }
 
-export function closeSources(pipelines: readonly SourcePipeline[], temporary: { path?: string }): void {
+/** The run's private temporary directory, when no local destination's work area holds its snapshot. */
+export interface TemporaryArea {
+  path?: string;
+  /** Held while the run lives: a directory whose lock is free belongs to a run that died. */
+  lock?: HeldLock;
+}
+
+const TEMPORARY_PREFIX = 'sealkit-distributor-';
+const TEMPORARY_LOCK = '.sealkit-run.lock';
+/** Created once the lock is held: a directory without it is never swept. */
+const TEMPORARY_ARMED = '.sealkit-run.locked';
+
+/**
+ * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
+ * then removes the copies that killed runs of this user left: directories
+ * named like it, owned by this user, marked as locked, whose lock is free
+ * (its holder died; the kernel released the flock). A directory without the
+ * mark (a run between creating and locking it), or whose lock is held, is
+ * another run's and stays.
+ */
+function openTemporary(temporary: TemporaryArea): void {
+  const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
+  temporary.path = path;
+  const own = Dir.open(path);
+  try {
+    const locked = lockExclusiveNonBlocking(own, TEMPORARY_LOCK);
+    if (locked.kind === 'acquired') {
+      temporary.lock = locked.lock;
+      // Only now may another run judge this directory: the lock file exists before its flock is
+      // taken, so a lock seen free without this file may belong to a run that is just starting.
+      own.createExclusive(TEMPORARY_ARMED, 0o600).close();
+    }
+  } finally {
+    own.close();
+  }
+  sweepStaleTemporaries(dirname(path), basename(path));
+}
+
+export function sweepStaleTemporaries(parentPath: string, keep: string): void {
+  let parent: Dir;
+  try {
+    parent = Dir.open(parentPath);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  try {
+    for (const entry of parent.list()) {
+      if (!entry.utf8 || entry.name === keep || !entry.name.startsWith(TEMPORARY_PREFIX)) continue;
+      try {
+        if (entry.type !== 'directory' && entry.type !== 'unknown') continue;
+        const candidate = parent.openDir(entry.name);
+        let stale = false;
+        try {
+          stale =
+            candidate.stat().uid === uid &&
+            hasEntry(candidate, TEMPORARY_ARMED) &&
+            probeLock(candidate, TEMPORARY_LOCK) === 'free';
+        } finally {
+          candidate.close();
+        }
+        if (stale) removeOwnTree(parent, entry.name, () => {});
+      } catch {
+        // Not ours to judge (vanished, unreadable, another kind of entry): left alone.
+      }
+    }
+  } finally {
+    parent.close();
+  }
+}
+
+function hasEntry(dir: Dir, name: string): boolean {
+  try {
+    dir.stat(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function closeSources(pipelines: readonly SourcePipeline[], temporary: TemporaryArea): void {
   for (const pipeline of pipelines) {
     pipeline.snapshot?.close();
     pipeline.root?.close();
@@ -364,6 +467,8 @@ export function closeSources(pipelines: readonly SourcePipeline[], temporary: { 
       parent.close();
     }
   } catch {
-    // A private temporary directory; the OS temp cleaner reclaims it.
+    // A private temporary directory; the next run's sweep or the OS temp cleaner reclaims it.
+  } finally {
+    temporary.lock?.release();
   }
 }

@@ -1,6 +1,7 @@
 // The S3 backend against a real S3 implementation (Ceph RGW on 127.0.0.1),
 // driven through the distributor's library run: discovery, validation, the
 // pure planner and this backend, exactly as `sealkit distribute run` does.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,8 @@ afterAll(async () => {
 });
 
 const NOW = new Date('2026-06-01T12:00:00Z');
+/** The digest of the one-byte body 'x' the crashed-run fixtures put at every claimed key. */
+const X_DIGEST = `sha256:${createHash('sha256').update('x').digest('hex')}`;
 let counter = 0;
 
 /** A fresh source root and destination prefix per test. */
@@ -269,10 +272,10 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     // 1,200 objects of a crashed run of ours, named by its (expired) pending marker...
     const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
     const marker = {
+      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
       expires: '2026-01-01T00:00:00Z',
-      outputs: claimed,
       run: '0123456789abcdef0123456789abcdef',
-      schema_version: 1,
+      schema_version: 2,
     };
     await putMany(s3, bucket, [
       ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
@@ -298,10 +301,10 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
     const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
     const marker = {
+      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
       expires: '2026-01-01T00:00:00Z',
-      outputs: claimed,
       run: '0123456789abcdef0123456789abcdef',
-      schema_version: 1,
+      schema_version: 2,
     };
     await putMany(s3, bucket, [
       ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
@@ -322,7 +325,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
 });
 
 describe('S3 destination: failures are fixed refusals', () => {
-  it('a missing bucket is destination_root_unavailable', async () => {
+  it('a missing bucket is destination_bucket_missing', async () => {
     const { source, config } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
     const destination = config.pipelines[0]?.destinations[0];
@@ -340,7 +343,7 @@ describe('S3 destination: failures are fixed refusals', () => {
       now: () => NOW,
       s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
     });
-    expect(report.outcomes[0]?.reason_code).toBe('destination_root_unavailable');
+    expect(report.outcomes[0]?.reason_code).toBe('destination_bucket_missing');
   });
 
   it('an output the state lists that someone deleted is reported as destination_incomplete, not skipped', async () => {
