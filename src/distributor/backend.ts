@@ -3,13 +3,13 @@
  * S3-compatible object storage). The run drives it in this order, per
  * destination: `lock` once, `inspect` every bundle path, then (after every
  * bundle of the run validated and the whole plan was built without a
- * collision) `apply` each planned write, and `close`.
+ * collision) `apply` each planned write (or `applyBatch` groups of them), and `close`.
  *
  * Invariants every backend keeps (docs/distributor.md, "Crash behaviour"):
  *
  * 1. State last. `.distributor.json` is the only success marker. It is written
- *    after every planned output is durably in place (local: fsynced in
- *    staging before the commit rename; S3: every PUT acknowledged). A crash
+ *    after every planned output is durably in place (local: flushed in
+ *    staging with its batch before the commit rename; S3: every PUT acknowledged). A crash
  *    before it is written never makes the bundle path look published.
  * 2. Our own partial writes are never "unmanaged". A crash must not leave a
  *    bundle path that a later run classifies `unmanaged`. Local: everything is
@@ -41,7 +41,7 @@
  *    removes what it created (local staging; S3 objects it PUT that the
  *    pending marker covers may stay, as residue the next run converges).
  * 7. Fault injection. Before every mutating step (create, write, fsync,
- *    rename, exchange, delete, PUT) a backend calls `context.beforeStep`.
+ *    the batch flush, rename, exchange, delete, PUT) a backend calls `context.beforeStep`.
  *    It is a test hook supplied through the library API (never an
  *    environment check); production runs pass a no-op.
  */

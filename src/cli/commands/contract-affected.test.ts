@@ -52,7 +52,7 @@ describe('sealkit contract affected', () => {
     });
   });
 
-  it('refuses a dashboard as the seed instead of answering with no dashboards', () => {
+  it('refuses a dashboard as the starting resource instead of answering with no dashboards', () => {
     const run = runCli([
       'contract',
       'affected',

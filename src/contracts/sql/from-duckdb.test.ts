@@ -246,6 +246,48 @@ describe('query scope', () => {
     );
   });
 
+  it('refuses an unqualified column that two relations in scope could supply, as DuckDB does', async () => {
+    const columns: Readonly<Record<string, readonly string[]>> = {
+      'shop.source.orders': ['order_id', 'customer_id', 'amount'],
+      'shop.source.customers': ['customer_id', 'segment'],
+    };
+    const typed: RelationResolver = { ...resolver, relationColumns: (id) => columns[id] };
+    const typedRefusal = async (sql: string) => {
+      const [json] = await parser.serialize([sql]);
+      try {
+        projectDuckDbSql(json, typed);
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return error.code;
+        throw error;
+      }
+      return 'accepted';
+    };
+    const join = 'from customers join orders on orders.customer_id = customers.customer_id';
+    expect(await typedRefusal(`select customer_id ${join}`)).toBe('contract_sql_qualifier_ambiguous');
+    expect(await typedRefusal(`select segment ${join} where customer_id > 1`)).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    // One supplier, a qualifier, a USING column, an output alias in ORDER BY: not ambiguous.
+    expect(await typedRefusal(`select segment, amount ${join}`)).toBe('accepted');
+    expect(await typedRefusal(`select orders.customer_id ${join}`)).toBe('accepted');
+    expect(await typedRefusal('select customer_id from customers join orders using (customer_id)')).toBe(
+      'accepted',
+    );
+    expect(await typedRefusal(`select orders.customer_id as customer_id ${join} order by customer_id`)).toBe(
+      'accepted',
+    );
+    // A relation whose columns are not known (a * subquery) could supply anything.
+    expect(
+      await typedRefusal(
+        'select segment from customers c join (select * from orders) o on o.customer_id = c.customer_id',
+      ),
+    ).toBe('contract_sql_qualifier_ambiguous');
+    // The join condition sees the relations bound so far.
+    expect(await typedRefusal('select segment from customers join orders on customer_id = 1')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+  });
+
   it('refuses qualifiers that name nothing in scope', async () => {
     expect(await refusal('select x.order_id from orders')).toBe('contract_sql_qualifier_unknown');
     expect(await refusal('select * from orders o, (select z.order_id from customers) s')).toBe(

@@ -1,9 +1,9 @@
-// How a run's writes are scheduled: local destinations in group commits, one
-// batch at a time, the snapshot's owner last; S3 bundles up to `transfers` at
-// once beside them. The owner may move the snapshot files the S3 uploads
-// read, so its batch starts only after every S3 write of its bundles. After
-// an abort no new batch and no new S3 write starts (docs/distributor.md,
-// "Commands").
+// How a run's writes are scheduled: batch by batch, one destination's writes
+// in each (a local one in group commits, an S3 one up to `transfers` bundles
+// at once), the snapshot's owner last. The owner may move the snapshot files
+// the S3 uploads read, so its batch starts only after every S3 write of its
+// bundles. After an abort no new batch and no new S3 write starts
+// (docs/distributor.md#commands).
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,6 @@
 import { nearest, toRefusal } from '../../core/refusal/index.js';
 import type {
   AppliedOutcome,
-  ApplyContext,
   BackendFactory,
   BackendOpenContext,
   BatchWrite,
@@ -65,10 +64,10 @@ export interface DistributeRunOptions {
    */
   readonly signal?: AbortSignal;
   /**
-   * S3 bundles written at once (default `DEFAULT_TRANSFERS`), each with its
-   * own marker, outputs and state; the writes of one bundle stay in order.
-   * Local destinations are written beside them in group commits, one batch
-   * at a time (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
+   * Bundles of one batch written at once at an S3 destination (default
+   * `DEFAULT_TRANSFERS`), each with its own marker, outputs and state; the
+   * writes of one bundle stay in order. Local destinations are written in
+   * group commits, one batch at a time.
    */
   readonly transfers?: number;
 }
@@ -165,104 +164,32 @@ async function applyPlan(
   );
   const now = instantOf((options.now ?? (() => new Date()))());
   const beforeStep = options.beforeStep ?? (() => {});
-  const context: ApplyContext = {
-    now,
-    beforeStep,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
-  const isS3 = (write: PlannedWrite): boolean => destinationOf(write, byPipeline)?.config.kind === 's3';
+  const batches = batchesOf(orderForBatches(writes, pipelines), byPipeline);
   let done = 0;
-  const record = (batch: readonly PlannedWrite[], results: readonly ItemOutcome[]): void => {
+  const signal = options.signal;
+  const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
+  for (const batch of batches) {
+    options.onProgress?.({ phase: 'apply', done, total: writes.length });
+    const results =
+      signal?.aborted === true
+        ? batch.map(interruptedOutcome)
+        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers });
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);
     }
     done += batch.length;
-    options.onProgress?.({ phase: 'apply', done, total: writes.length });
-  };
-  const apply = async (batch: readonly PlannedWrite[]): Promise<ItemOutcome[]> =>
-    options.signal?.aborted === true ? batch.map(interrupted) : applyBatch(batch, byPipeline, context);
-  options.onProgress?.({ phase: 'apply', done, total: writes.length });
-  // S3: one group per bundle, in plan order, its writes one after another;
-  // up to `transfers` groups at once.
-  const groups = new Map<string, { readonly writes: PlannedWrite[]; readonly finished: Latch }>();
-  for (const write of writes.filter(isS3)) {
-    const key = bundleKey(write);
-    const group = groups.get(key) ?? { writes: [], finished: latch() };
-    group.writes.push(write);
-    groups.set(key, group);
   }
-  const queue = [...groups.values()];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let group = queue[next]; group !== undefined; group = queue[next]) {
-      next += 1;
-      try {
-        for (const write of group.writes) record([write], await apply([write]));
-      } finally {
-        group.finished.open();
-      }
-    }
-  };
-  const limit = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
-  const remote = Array.from({ length: Math.min(limit, queue.length) }, worker);
-  // Local: group commits, one batch at a time, beside the S3 transfers. The
-  // snapshot's owner goes last and may move snapshot files instead of
-  // copying them, so its batch also waits until every S3 write of its
-  // bundles is done.
-  const localWrites = orderForBatches(
-    writes.filter((write) => !isS3(write)),
-    pipelines,
-  );
-  const local = (async () => {
-    for (const batch of batchesOf(localWrites, byPipeline)) {
-      const first = batch[0];
-      const backend = first === undefined ? undefined : backendOf(first, byPipeline);
-      const pipeline = first === undefined ? undefined : byPipeline.get(first.pipeline_id);
-      if (backend !== undefined && backend === pipeline?.owner)
-        await Promise.all(batch.map((write) => groups.get(bundleKey(write))?.finished.opened));
-      record(batch, await apply(batch));
-    }
-  })();
-  const settled = await Promise.allSettled([local, ...remote]);
-  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  options.onProgress?.({ phase: 'apply', done: writes.length, total: writes.length });
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
-}
-
-/** Opened once; `opened` resolves then. */
-interface Latch {
-  readonly opened: Promise<void>;
-  open(): void;
-}
-
-function latch(): Latch {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
-const bundleKey = (write: PlannedWrite): string => `${write.pipeline_id}\u0000${write.bundle_dir}`;
-
-/** A write the run did not start because it was interrupted. */
-function interrupted(write: PlannedWrite): ItemOutcome {
-  const { outputs: _outputs, ...head } = predictedOutcome(write);
-  return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
-}
-
-function destinationOf(
-  write: PlannedWrite,
-  pipelines: ReadonlyMap<string, SourcePipeline>,
-): SourcePipeline['destinations'][number] | undefined {
-  return pipelines.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id);
 }
 
 function backendOf(
   write: PlannedWrite,
   pipelines: ReadonlyMap<string, SourcePipeline>,
 ): DestinationBackend | undefined {
-  return destinationOf(write, pipelines)?.backend;
+  return pipelines.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id)
+    ?.backend;
 }
 
 /**
@@ -312,7 +239,7 @@ function batchesOf(
     const fits =
       current.length > 0 &&
       next === backend &&
-      next?.applyBatch !== undefined &&
+      (next?.applyBatch !== undefined || next?.kind === 's3') &&
       current.length < BATCH_LIMITS.maxWrites &&
       bytes + size <= BATCH_LIMITS.maxBytes;
     if (!fits) {
@@ -332,7 +259,9 @@ function batchesOf(
 async function applyBatch(
   batch: readonly PlannedWrite[],
   pipelines: ReadonlyMap<string, SourcePipeline>,
-  context: ApplyContext,
+  now: ReturnType<typeof instantOf>,
+  beforeStep: (step: Step) => void,
+  run: RunControl,
 ): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = [];
   const opened: BundleSnapshot[] = [];
@@ -367,9 +296,9 @@ async function applyBatch(
         backend.applyBatch !== undefined
           ? await backend.applyBatch(
               ready.map((one) => one.write),
-              context,
+              { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) },
             )
-          : await applyEach(backend, ready, context);
+          : await applyEach(backend, ready, now, beforeStep, run);
     } catch (error: unknown) {
       const refusal = failed(error);
       applied = ready.map(() => ({ outcome: 'refused', refusal }));
@@ -388,20 +317,55 @@ async function applyBatch(
   }
 }
 
+/** The run's interruption and how many bundles an object store may take at once. */
+interface RunControl {
+  readonly signal: AbortSignal | undefined;
+  readonly transfers: number;
+}
+
+/**
+ * One write after another, or for an object store (S3) up to `transfers` at
+ * once: each bundle there has its own prefix, marker and state. No write
+ * starts once the run is interrupted.
+ */
 async function applyEach(
   backend: DestinationBackend,
   ready: readonly { readonly write: BatchWrite }[],
-  context: ApplyContext,
+  now: ReturnType<typeof instantOf>,
+  beforeStep: (step: Step) => void,
+  run: RunControl,
 ): Promise<AppliedOutcome[]> {
-  const applied: AppliedOutcome[] = [];
-  for (const { write } of ready) {
-    try {
-      applied.push(await backend.apply(write.write, write.source, context));
-    } catch (error: unknown) {
-      applied.push({ outcome: 'refused', refusal: failed(error) });
+  const applied: AppliedOutcome[] = new Array<AppliedOutcome>(ready.length);
+  const context = { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) };
+  const one = async (index: number): Promise<void> => {
+    const write = ready[index]?.write;
+    if (write === undefined) return;
+    if (run.signal?.aborted === true) {
+      applied[index] = { outcome: 'refused', refusal: refuseDistributor('run_interrupted') };
+      return;
     }
-  }
+    try {
+      applied[index] = await backend.apply(write.write, write.source, context);
+    } catch (error: unknown) {
+      applied[index] = { outcome: 'refused', refusal: failed(error) };
+    }
+  };
+  const limit = backend.kind === 's3' ? run.transfers : 1;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ready.length) {
+      const index = next;
+      next += 1;
+      await one(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, Math.max(ready.length, 1)) }, worker));
   return applied;
+}
+
+function interruptedOutcome(write: PlannedWrite): ItemOutcome {
+  const { outputs: _outputs, ...head } = predictedOutcome(write);
+  return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
 }
 
 const failed = (error: unknown) => toRefusal(error, () => refuseDistributor('destination_write_failed'));
