@@ -159,7 +159,7 @@ describe('affectedDashboards', () => {
     );
   });
 
-  it('refuses a seed that is not in the graph', () => {
+  it('refuses a starting resource that is not in the graph', () => {
     const graph = ProjectGraph.build([node('a')], []);
     expect(refusalOf(() => affectedDashboards(graph, 'b'))).toMatchObject({
       code: 'contract_graph_node_unknown',
@@ -179,11 +179,11 @@ describe('affectedDashboards', () => {
           fc.integer({ min: 1, max: n - 1 }).chain((a) => fc.tuple(fc.constant(a), fc.nat(a - 1))),
           { selector: ([a, b]) => `${a}>${b}`, maxLength: 60 },
         ),
-        seed: fc.nat(n - 1),
+        start: fc.nat(n - 1),
       }),
     );
     fc.assert(
-      fc.property(dag, ({ kinds, edges, seed }) => {
+      fc.property(dag, ({ kinds, edges, start }) => {
         const ids = kinds.map((_, i) => `n${String(i).padStart(2, '0')}`);
         // Only the edges the graph allows between those kinds.
         const allowed = edges.filter(([a, b]) =>
@@ -193,7 +193,7 @@ describe('affectedDashboards', () => {
           kinds.map((kind, i) => ({ id: ids[i] as string, kind })),
           allowed.map(([a, b]) => ({ from: ids[a] as string, to: ids[b] as string })),
         );
-        const closure = (start: number): Set<number> => {
+        const closure = (from: number): Set<number> => {
           const out = new Set<number>();
           const visit = (i: number) => {
             for (const [a, b] of allowed) {
@@ -203,20 +203,22 @@ describe('affectedDashboards', () => {
               }
             }
           };
-          visit(start);
+          visit(from);
           return out;
         };
-        if (kinds[seed] === 'Dashboard') {
-          expect(refusalOf(() => affectedDashboards(graph, ids[seed] as string))?.code).toBe(
+        const startId = ids[start];
+        if (startId === undefined) throw new Error(`no id at ${start}`);
+        if (kinds[start] === 'Dashboard') {
+          expect(refusalOf(() => affectedDashboards(graph, startId))?.code).toBe(
             'contract_graph_seed_invalid',
           );
           return;
         }
         const naive = kinds
-          .map((kind, i) => (kind === 'Dashboard' && closure(i).has(seed) ? (ids[i] as string) : null))
+          .map((kind, i) => (kind === 'Dashboard' && closure(i).has(start) ? (ids[i] as string) : null))
           .filter((id): id is string => id !== null)
           .sort();
-        expect(affectedDashboards(graph, ids[seed] as string)).toEqual(naive);
+        expect(affectedDashboards(graph, startId)).toEqual(naive);
       }),
       { numRuns: 300 },
     );

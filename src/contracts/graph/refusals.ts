@@ -62,7 +62,7 @@ export const refuseGraph = defineRefusals<ContractGraphRefusalCode, ContractGrap
   contract_graph_seed_invalid: {
     category: 'unsupported',
     message:
-      'affected dashboards start from a published Source, Model or SemanticModel; a dashboard is a consumer, not a seed',
+      'affected dashboards start from a published Source, Model or SemanticModel; a dashboard is a consumer, not a starting point',
   },
 });
 
