@@ -244,6 +244,27 @@ describe('distribute run (local destination)', () => {
     expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
   });
 
+  it('refuses a foreign empty directory in a managed bundle path like a foreign file, and leaves it in place', async () => {
+    // Regression: an empty directory was not counted as unlisted; the
+    // replacement then moved the old tree to .distributor.work/kept-*, unreported.
+    const files = [{ path: 'data/days.csv', content: 'mon\n' }, SUMMARY];
+    makeBundle(source, 'b', files, { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['b', 'published', '']]);
+    rmSync(join(source, 'b'), { recursive: true });
+    makeBundle(source, 'b', files, { id: 'b', created: '2026-06-01T00:00:00Z' });
+    for (const foreign of ['extra', join('data', 'empty')]) {
+      mkdirSync(join(dest, 'b', foreign));
+      const before = describeTree(dest);
+      expect(outcomes(await run())).toEqual([['b', 'refused', 'destination_unlisted_entry']]);
+      expect(describeTree(dest)).toEqual(before);
+      expect(statSync(join(dest, 'b', foreign)).isDirectory()).toBe(true);
+      rmSync(join(dest, 'b', foreign), { recursive: true });
+    }
+    // The directories the state implies are its own: the replacement goes ahead.
+    expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
   it('publishes onto an existing empty directory (the seed calls it empty) by an atomic swap', async () => {
     makeBundle(source, 'e/x', [SUMMARY], { id: 'x', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, 'e', 'x'), { recursive: true });
