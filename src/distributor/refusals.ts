@@ -6,6 +6,7 @@ import {
   type InternalRefusalCode,
   type Refusal,
   refuseInternal,
+  type WithDetails,
 } from '../core/refusal/index.js';
 
 /**
@@ -24,7 +25,13 @@ export type DistributorRefusalCode =
   | 'config_duplicate_id'
   | 'pipeline_not_found'
   // discovery
+  | 'source_root_missing'
+  | 'source_root_symlink'
+  | 'source_root_not_directory'
   | 'source_root_unavailable'
+  | 'source_symlink'
+  | 'source_not_regular'
+  | 'source_dir_unreadable'
   | 'bundle_nested'
   | 'bundle_at_source_root'
   | 'bundle_dir_invalid'
@@ -87,7 +94,19 @@ export type DistributorRefusalCode =
   | 'destination_unreachable'
   | 'backend_unavailable';
 
-export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
+/** A bundle holding another: both bundle directories, relative to the source root. */
+export interface NestedBundles {
+  readonly bundle_dir: string;
+  readonly nested_bundle_dir: string;
+}
+
+/** The codes that carry typed details (docs/refusals.md#details); printed with `--json`. */
+export type DistributorRefusalDetails = WithDetails<
+  DistributorRefusalCode,
+  { bundle_nested: NestedBundles | undefined }
+>;
+
+export const refuseDistributor = defineRefusals<DistributorRefusalCode, DistributorRefusalDetails>({
   config_not_yaml: { category: 'malformed', message: 'the configuration is not well-formed YAML' },
   config_duplicate_key: { category: 'malformed', message: 'a mapping in the configuration repeats a key' },
   config_unsupported_yaml: {
@@ -107,13 +126,32 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
     message: 'no pipeline in the configuration has the requested id',
   },
 
+  source_root_missing: { category: 'missing', message: 'the source root does not exist' },
+  source_root_symlink: {
+    category: 'malformed',
+    message: 'the source root, or a directory above it, is a symbolic link',
+  },
+  source_root_not_directory: { category: 'malformed', message: 'the source root is not a directory' },
   source_root_unavailable: {
     category: 'unavailable',
-    message: 'the source root is missing, not a directory, reached through a symbolic link, or unreadable',
+    message: 'the source root cannot be read (permission or I/O error)',
+  },
+  source_symlink: {
+    category: 'malformed',
+    message: 'the source tree holds a symbolic link; sealkit never follows one',
+  },
+  source_not_regular: {
+    category: 'malformed',
+    message: 'the source tree holds a FIFO, socket or device',
+  },
+  source_dir_unreadable: {
+    category: 'unavailable',
+    message: 'a directory in the source tree cannot be read',
   },
   bundle_nested: {
     category: 'unsupported',
     message: 'a bundle contains another bundle (nested manifest.json)',
+    printDetails: true,
   },
   bundle_at_source_root: {
     category: 'unsupported',

@@ -317,8 +317,78 @@ describe('sealkit distribute verify and manifest', () => {
     });
     writeFileSync(join(bundle, 'a.txt'), 'SECRET_A_ZQ');
     writeFileSync(join(bundle, 'b.txt'), 'SECRET_B_ZQ');
-    expect(JSON.parse(runCli(['distribute', 'verify', bundle, '--json']).stdout.toString()).reason_code).toBe(
-      'bundle_nested',
+    const nested = JSON.parse(
+      runCli(['distribute', 'verify', 'v', '--json'], { cwd: work }).stdout.toString(),
+    );
+    expect(nested).toMatchObject({
+      reason_code: 'bundle_nested',
+      location: { path: 'v/nested/manifest.json' },
+      hint: "the bundle holds another bundle, 'nested'",
+      details: { bundle_dir: '.', nested_bundle_dir: 'nested' },
+    });
+  });
+
+  it('verify --html refuses Markdown a run could not render (regression: passed verify, aborted the run)', () => {
+    const bundle = makeBundle(
+      work,
+      'm',
+      [
+        { path: 'report.md', content: Buffer.from([0x23, 0x20, 0xff, 0x0a]) },
+        { path: 'notes.md', content: '# Notes\n' },
+      ],
+      { id: 'm', created: '2026-05-30T11:10:00Z' },
+    );
+    expect(runCli(['distribute', 'verify', 'm'], { cwd: work }).status).toBe(0);
+    const html = runCli(['distribute', 'verify', 'm', '--html', '--json'], { cwd: work });
+    expect(html.status).toBe(2);
+    expect(JSON.parse(html.stdout.toString())).toMatchObject({
+      reason_code: 'markdown_not_utf8',
+      location: { path: 'm/report.md', line: 1, column: 3 },
+    });
+    // The run refuses the same bundle for an html destination, at the same place.
+    mkdirSync(join(source, 'm'));
+    for (const name of ['report.md', 'notes.md', 'manifest.json'])
+      writeFileSync(join(source, 'm', name), readFileSync(join(bundle, name)));
+    const run = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(run.failures).toMatchObject([
+      {
+        bundle_dir: 'm',
+        reason_code: 'markdown_not_utf8',
+        location: { path: join(source, 'm', 'report.md') },
+      },
+    ]);
+    writeFileSync(join(bundle, 'report.md'), '# R\n');
+  });
+
+  it('verify --source --html refuses an output collision, naming the Markdown file (regression: passed verify)', () => {
+    makeBundle(
+      work,
+      'c',
+      [
+        { path: 'report.md', content: '# Report\n' },
+        { path: 'report.html', content: '<p>hand-made</p>\n' },
+      ],
+      { id: 'c', created: '2026-05-30T11:10:00Z' },
+    );
+    expect(runCli(['distribute', 'verify', 'c', '--html'], { cwd: work }).status).toBe(0);
+    const both = runCli(['distribute', 'verify', 'c', '--source', '--html'], { cwd: work });
+    expect(both.status).toBe(2);
+    expect(both.stderr.toString()).toBe(
+      [
+        'error[output_collision]: two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
+        '  --> c/report.md',
+        '  = help: its page report.html is also a listed file copied as it is',
+        '',
+      ].join('\n'),
+    );
+    const ok = runCli(['distribute', 'verify', 'c', '--source', '--json'], { cwd: work });
+    expect(JSON.parse(ok.stdout.toString())).toMatchObject({
+      status: 'ok',
+      outputs: { source: true, html: false },
+      pages: 0,
+    });
+    expect(runCli(['distribute', 'verify', 'c', '--html'], { cwd: work }).stdout.toString()).toMatch(
+      /^valid: 2 files, \d+ bytes, 1 page rendered, digest sha256:[0-9a-f]{64}\n$/,
     );
   });
 });

@@ -45,13 +45,20 @@ Examples:
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
   sealkit distribute run --quiet --fail-on-skipped-newer`;
 
-const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
+const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--json]
 
 Validates one source bundle in place: manifest.json, every path, each file's
-size and SHA-256, the bundle digest, and no nested manifest. Writes nothing.
-Every independent failure is reported, each with the file it concerns (exit 2).
+size and SHA-256, the bundle digest, and no nested manifest, symbolic link or
+special file. With the outputs a destination receives (--source, --html) it
+also checks what a run would check when planning that destination: every .md
+file renders (UTF-8, at most 8 MiB) and no page collides with a copied file.
+Writes nothing. Every independent failure is reported, each with the file it
+concerns (exit 2).
 
 Flags:
+  --source        check as for a destination with outputs.source: true
+  --html          check as for a destination with outputs.html: true (render
+                  every .md file; with --source, no page may collide with a file)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
@@ -59,6 +66,7 @@ Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.
 
 Examples:
   sealkit distribute verify reports/weather/2026-05-30
+  sealkit distribute verify reports/weather/2026-05-30 --source --html
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
 const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339] [--json]
@@ -130,15 +138,23 @@ export const distributeVerifyCommand: Command = {
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(
       args,
-      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      {
+        source: { type: 'boolean' },
+        html: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       VERIFY_USAGE,
       { min: 0, max: 1 },
     );
     if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
     const dir = requireDir(positionals[0], VERIFY_USAGE);
-    const verified = verifyBundle(dir);
+    const selected = values.source === true || values.html === true;
+    const outputs = { source: values.source === true, html: values.html === true };
+    const verified = verifyBundle(dir, selected ? { outputs } : {});
+    const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
     return {
-      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}, digest ${verified.manifest.digest}\n`,
+      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n`,
       json: {
         status: 'ok',
         id: verified.manifest.id,
@@ -146,6 +162,7 @@ export const distributeVerifyCommand: Command = {
         digest: verified.manifest.digest,
         files: verified.files,
         bytes: verified.bytes,
+        ...(selected ? { outputs, pages: verified.pages } : {}),
       },
     };
   },
@@ -227,10 +244,11 @@ function countsLine(report: RunReport): string {
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};
-    const { location, hint, also, omitted } = refusalJson(refusal, 'located');
+    const { location, hint, details, also, omitted } = refusalJson(refusal, 'located');
     return {
       ...(location === undefined ? {} : { location }),
       ...(hint === undefined ? {} : { hint }),
+      ...(details === undefined ? {} : { details: details as unknown as JsonObjectOut }),
       ...(also === undefined ? {} : { also: also as unknown as JsonObjectOut[] }),
       ...(omitted === undefined ? {} : { omitted }),
     };

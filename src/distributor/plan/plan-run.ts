@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
+import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
@@ -17,6 +19,8 @@ export interface PlanBundleInput {
 
 export interface PlanPipelineInput {
   readonly id: string;
+  /** The source root as refusals show it (docs/distributor.md#reading-an-error); absent: bundle-relative. */
+  readonly shownRoot?: string;
   readonly destinations: readonly PlannedDestination[];
   readonly bundles: readonly PlanBundleInput[];
   /** Discovery and validation failures of this pipeline. */
@@ -65,10 +69,15 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
         };
         const item = planItem(pipeline.id, destination, bundle, view);
         if (item.action === 'refuse' && item.reason_code === 'output_collision') {
+          const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
+          const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
           failures.push({
             pipeline_id: pipeline.id,
             bundle_dir: bundle.dir,
             reason_code: 'output_collision',
+            ...(refusal === undefined
+              ? {}
+              : { refusal: refusal.at({ path: join(base, refusal.location?.path ?? '') }) }),
           });
         }
         items.push(item);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -164,7 +164,7 @@ describe('distribute run (local destination)', () => {
         writeFileSync(join(b, '..', 'outside.txt'), SUMMARY.content);
         symlinkSync(join(b, '..', 'outside.txt'), join(b, 'summary.txt'));
       },
-      'file_symlink',
+      'source_symlink',
     ],
     [
       'a bad bundle digest',
@@ -193,21 +193,100 @@ describe('distribute run (local destination)', () => {
     writeFileSync(join(real, 'a.csv'), '1\n');
     rmSync(join(bundle, 'data'), { recursive: true });
     symlinkSync(real, join(bundle, 'data'));
-    expect(outcomes(await run())).toEqual([['x', 'refused', 'file_symlink']]);
+    const report = await run();
+    expect(outcomes(report)).toEqual([['x', 'refused', 'source_symlink']]);
+    expect(report.failures[0]?.refusal?.location).toEqual({ path: join(source, 'x', 'data') });
   });
 
-  it('refuses nested manifests and a manifest at the source root', async () => {
+  it('refuses nested manifests naming both bundle directories, and a manifest at the source root', async () => {
+    // Regression: a nested manifest was reported with bundle_dir null and the source root only.
     makeBundle(source, 'outer', [SUMMARY], { id: 'outer', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'outer/inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' });
     const nested = await run();
     expect(nested.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
-      { pipeline_id: 'weather', bundle_dir: null, reason_code: 'bundle_nested' },
+      { pipeline_id: 'weather', bundle_dir: 'outer', reason_code: 'bundle_nested' },
     ]);
-    expect(nested.failures[0]?.refusal?.location).toEqual({ path: source });
+    const refusal = nested.failures[0]?.refusal;
+    expect(refusal?.location).toEqual({ path: join(source, 'outer', 'inner', 'manifest.json') });
+    expect(refusal?.hint).toBe("bundle 'outer' holds another bundle, 'outer/inner'");
+    expect(refusal?.details).toEqual({ bundle_dir: 'outer', nested_bundle_dir: 'outer/inner' });
+    expect(outcomes(nested)).toEqual([['outer', 'refused', 'bundle_nested']]);
     expect(bundleTree()).toEqual({});
     rmSync(join(source, 'outer'), { recursive: true });
     writeFileSync(join(source, 'manifest.json'), '{}');
-    expect((await run()).failures[0]?.reason_code).toBe('bundle_at_source_root');
+    const atRoot = await run();
+    expect(atRoot.failures[0]?.reason_code).toBe('bundle_at_source_root');
+    expect(atRoot.failures[0]?.refusal?.location).toEqual({ path: join(source, 'manifest.json') });
+  });
+
+  it('locates an output collision at the Markdown file whose page collides', async () => {
+    makeBundle(source, 'c', [REPORT, { path: 'report.html', content: '<p>hand-made</p>\n' }], {
+      id: 'c',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const report = await run();
+    expect(report.aborted).toBe(true);
+    expect(report.failures.map((f) => [f.reason_code, f.refusal?.location?.path, f.refusal?.hint])).toEqual([
+      [
+        'output_collision',
+        join(source, 'c', 'report.md'),
+        'its page report.html is also a listed file copied as it is',
+      ],
+    ]);
+  });
+
+  it('refuses a symbolic link to a directory in the source tree, with its path', async () => {
+    // Regression: a linked directory was not entered and the run said nothing (exit 0).
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const elsewhere = join(work, 'elsewhere');
+    makeBundle(elsewhere, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    symlinkSync(join(elsewhere, 'b'), join(source, 'latest'));
+    const outside = await run();
+    expect(outside.status).toBe('refused');
+    expect(outside.aborted).toBe(true);
+    expect(outside.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      [null, 'source_symlink', join(source, 'latest')],
+    ]);
+    expect(outcomes(outside)).toEqual([['a', 'refused', 'run_aborted']]);
+    rmSync(join(source, 'latest'));
+    // Inside a bundle, unlisted: the bundle is refused, with the link's path.
+    symlinkSync(join(elsewhere, 'b'), join(source, 'a', 'charts'));
+    const inside = await run();
+    expect(inside.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      ['a', 'source_symlink', join(source, 'a', 'charts')],
+    ]);
+    expect(bundleTree()).toEqual({});
+  });
+
+  it('refuses a FIFO and an unreadable directory in the source tree, each with its path', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    expect(spawnSync('mkfifo', [join(source, 'a', 'pipe')]).status).toBe(0);
+    mkdirSync(join(source, 'locked'));
+    chmodSync(join(source, 'locked'), 0o000);
+    const report = await run();
+    expect(report.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      [null, 'source_dir_unreadable', join(source, 'locked')],
+      ['a', 'source_not_regular', join(source, 'a', 'pipe')],
+    ]);
+    chmodSync(join(source, 'locked'), 0o700);
+    expect(bundleTree()).toEqual({});
+  });
+
+  it('tells a missing source root from a linked one, a file and an unreadable one', async () => {
+    // Regression: every one of them was source_root_unavailable.
+    const codeOf = async () => (await run()).failures.map((f) => [f.reason_code, f.refusal?.location?.path]);
+    rmSync(source, { recursive: true });
+    expect(await codeOf()).toEqual([['source_root_missing', source]]);
+    mkdirSync(join(work, 'real'));
+    symlinkSync(join(work, 'real'), source);
+    expect(await codeOf()).toEqual([['source_root_symlink', source]]);
+    rmSync(source);
+    writeFileSync(source, 'not a directory');
+    expect(await codeOf()).toEqual([['source_root_not_directory', source]]);
+    rmSync(source);
+    mkdirSync(source, { mode: 0o000 });
+    expect(await codeOf()).toEqual([['source_root_unavailable', source]]);
+    chmodSync(source, 0o700);
   });
 
   it('prints under --dry-run exactly the plan the real run then applies, and writes nothing', async () => {

@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Dir } from '../../core/fs/index.js';
-import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
+import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
-import { discoverBundles, type OnBundle } from '../discover/discover.js';
+import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import type { PageInfo } from '../plan/outputs.js';
@@ -44,10 +44,11 @@ export function readManifests(
   destinations: readonly OpenDestination[],
 ): SourcePipeline {
   let root: Dir | undefined;
+  let rootProblem: Refusal | undefined;
   try {
     root = Dir.open(config.source.root);
-  } catch {
-    root = undefined;
+  } catch (error: unknown) {
+    rootProblem = sourceRootProblem(error);
   }
   const pipeline: SourcePipeline = {
     config,
@@ -67,7 +68,7 @@ export function readManifests(
     });
   };
   if (root === undefined) {
-    fail(null, refuseDistributor('source_root_unavailable'));
+    fail(null, rootProblem ?? refuseDistributor('source_root_unavailable'));
     return pipeline;
   }
   const held = root;
@@ -87,7 +88,7 @@ export function readManifests(
       read.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
     }
   };
-  let found: readonly BundleDir[];
+  let found: Discovery;
   try {
     found = guardRefusals(
       () => discoverBundles(held, { onBundle }),
@@ -100,11 +101,17 @@ export function readManifests(
     );
     return pipeline;
   }
-  for (const dir of found) {
+  // Problems outside every bundle refuse the pipeline; those inside a bundle
+  // refuse that bundle, together with its manifest's own problems.
+  const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
+  if (outside.length > 0) fail(null, refuseAll(outside));
+  for (const dir of found.bundles) {
     const manifest = read.get(dir);
-    if (manifest === undefined || 'failed' in manifest) {
-      fail(dir, manifest?.failed ?? refuseDistributor('file_unreadable', { role: 'manifest' }));
-    } else {
+    const problems = found.problems.filter((problem) => problem.bundle === dir).map((p) => p.refusal);
+    if (manifest === undefined) problems.push(refuseDistributor('file_unreadable', { role: 'manifest' }));
+    else if ('failed' in manifest) problems.push(manifest.failed);
+    if (problems.length > 0) fail(dir, refuseAll(problems));
+    else if (manifest !== undefined && !('failed' in manifest)) {
       pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
     }
   }
@@ -205,6 +212,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
   const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
   return {
     id: pipeline.config.id,
+    shownRoot: pipeline.config.source.shown ?? pipeline.config.source.root,
     destinations: pipeline.destinations.map((d) => ({
       id: d.config.id,
       kind: d.config.kind,
