@@ -179,7 +179,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   manifest_schema_version: { category: 'unsupported', message: 'the manifest schema_version is not 1' },
   manifest_id_invalid: {
     category: 'malformed',
-    message: 'the manifest id is missing, empty or not a string',
+    message: 'the manifest id is missing, not a string, blank, or holds a control character',
   },
   manifest_digest_invalid: {
     category: 'malformed',

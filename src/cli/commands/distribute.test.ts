@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -252,6 +252,21 @@ describe('sealkit distribute verify and manifest', () => {
     const again = runCli(['distribute', 'manifest', bundle, '--id', 'x']);
     expect(again.status).toBe(2);
     expect(again.stderr.toString()).toContain('error[manifest_exists]');
+  });
+
+  it('manifest refuses a blank id or one with a control character, writing nothing', () => {
+    const bundle = join(work, 'ids');
+    mkdirSync(bundle);
+    writeFileSync(join(bundle, 'a.txt'), 'a');
+    for (const [id, hint] of [
+      ['  ', 'the id is empty, or only white space'],
+      ['weekly\treport', 'the id holds a control character (a tab, a line break, an escape...)'],
+    ] as const) {
+      const result = runCli(['distribute', 'manifest', bundle, '--id', id, '--json']);
+      expect(result.status).toBe(2);
+      expect(JSON.parse(result.stdout.toString())).toMatchObject({ reason_code: 'manifest_id_invalid', hint });
+    }
+    expect(readdirSync(bundle)).toEqual(['a.txt']);
   });
 
   it('defaults --created to now and refuses a bad one', () => {
