@@ -264,7 +264,10 @@ describe('sealkit distribute verify and manifest', () => {
     ] as const) {
       const result = runCli(['distribute', 'manifest', bundle, '--id', id, '--json']);
       expect(result.status).toBe(2);
-      expect(JSON.parse(result.stdout.toString())).toMatchObject({ reason_code: 'manifest_id_invalid', hint });
+      expect(JSON.parse(result.stdout.toString())).toMatchObject({
+        reason_code: 'manifest_id_invalid',
+        hint,
+      });
     }
     expect(readdirSync(bundle)).toEqual(['a.txt']);
   });
