@@ -179,6 +179,14 @@ const CASES: readonly Case[] = [
     args: [...run, '--config', 'conf/distributor.yaml'],
   },
   {
+    name: 'config-roots-overlap',
+    setUp: config(
+      (t) =>
+        `${localOnly(t)}      - id: mirror\n        kind: local\n        root: out\n        outputs: {source: false, html: true}\n`,
+    ),
+    args: run,
+  },
+  {
     name: 'pipeline-not-found',
     setUp: config(localOnly),
     args: [...run, '--pipeline', 'weeky'],

@@ -80,8 +80,11 @@ export type DistributorRefusalCode =
   | 'conflict_different_id'
   | 'conflict_same_created'
   // destinations
+  | 'destination_roots_overlap'
   | 'destination_root_unavailable'
   | 'destination_locked'
+  | 'work_dir_unavailable'
+  | 'work_dir_other_filesystem'
   | 'destination_unmanaged'
   | 'destination_state_invalid'
   | 'destination_unlisted_entry'
@@ -91,6 +94,7 @@ export type DistributorRefusalCode =
   | 'destination_nested_bundle'
   | 'destination_changed'
   | 'destination_write_failed'
+  | 'snapshot_write_failed'
   | 'destination_unreachable'
   | 'backend_unavailable';
 
@@ -100,10 +104,24 @@ export interface NestedBundles {
   readonly nested_bundle_dir: string;
 }
 
+/** One destination of the configuration. */
+export interface DestinationRef {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
+}
+
+/** Two destinations that would publish to the same place, and how (docs/distributor.md#configuration). */
+export interface RootsOverlap {
+  readonly relation: 'same' | 'inside' | 'contains' | 'work_in_root' | 'work_in_own_root' | 'work_shared';
+  /** The destination the refusal points at (the later one in the file). */
+  readonly destination: DestinationRef;
+  readonly other: DestinationRef;
+}
+
 /** The codes that carry typed details (docs/refusals.md#details); printed with `--json`. */
 export type DistributorRefusalDetails = WithDetails<
   DistributorRefusalCode,
-  { bundle_nested: NestedBundles | undefined }
+  { bundle_nested: NestedBundles | undefined; destination_roots_overlap: RootsOverlap }
 >;
 
 export const refuseDistributor = defineRefusals<DistributorRefusalCode, DistributorRefusalDetails>({
@@ -280,6 +298,12 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     message: 'the destination holds the same bundle id and created time with a different digest',
   },
 
+  destination_roots_overlap: {
+    category: 'conflict',
+    message:
+      'two destinations publish to the same place: their roots coincide or one lies inside the other (a work_dir counts too)',
+    printDetails: true,
+  },
   destination_root_unavailable: {
     category: 'unavailable',
     message: 'the destination root is missing, not a directory, reached through a symbolic link, or unusable',
@@ -287,6 +311,15 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   destination_locked: {
     category: 'conflict',
     message: 'another sealkit run holds the lock of this destination',
+  },
+  work_dir_unavailable: {
+    category: 'unavailable',
+    message:
+      'the work_dir of the destination is missing, not a directory, or reached through a symbolic link',
+  },
+  work_dir_other_filesystem: {
+    category: 'unsupported',
+    message: 'the work_dir of the destination is not on the filesystem and mount of its root',
   },
   destination_unmanaged: {
     category: 'conflict',
@@ -323,6 +356,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   destination_write_failed: {
     category: 'unavailable',
     message: 'writing to the destination failed; nothing of this bundle was committed',
+  },
+  snapshot_write_failed: {
+    category: 'unavailable',
+    message:
+      "the run's verified copy of the bundle could not be written anywhere; nothing of this bundle was published",
   },
   destination_unreachable: { category: 'unavailable', message: 'the destination cannot be reached' },
   backend_unavailable: {

@@ -84,6 +84,8 @@ export function makeBundle(
 export interface LocalDestinationFixture {
   readonly id: string;
   readonly root: string;
+  /** `work_dir`, when given. */
+  readonly workDir?: string;
   readonly source?: boolean;
   readonly html?: boolean;
 }
@@ -110,6 +112,7 @@ export function writeConfig(
         `      - id: ${d.id}`,
         '        kind: local',
         `        root: ${JSON.stringify(d.root)}`,
+        ...(d.workDir === undefined ? [] : [`        work_dir: ${JSON.stringify(d.workDir)}`]),
         '        outputs:',
         `          source: ${d.source ?? true}`,
         `          html: ${d.html ?? true}`,

@@ -1,4 +1,10 @@
-export { type CopyLimits, copyFdHashing, copyStreamHashing, type HashedCopy } from './copy.js';
+export {
+  type CopyLimits,
+  CopyTargetFailed,
+  copyFdHashing,
+  copyStreamHashing,
+  type HashedCopy,
+} from './copy.js';
 export {
   type HashedLength,
   isSha256Hex,

@@ -110,9 +110,12 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
       .get(item.pipeline_id)
       ?.destinations.find((destination) => destination.id === item.destination_id)?.origin;
     const { pointer, ...place } = origin ?? { pointer: undefined };
+    // A backend's own refusal keeps its hint (the cause of a failed write),
+    // after the bundle; its location is the destination's, not the backend's.
+    const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
-      `bundle '${item.bundle_dir}'`,
+      cause === undefined ? `bundle '${item.bundle_dir}'` : `bundle '${item.bundle_dir}': ${cause}`,
     );
     return { ...item, refusal };
   });
@@ -136,11 +139,14 @@ export function reportRefusals(report: RunReport): readonly Refusal[] {
   }
   for (const { refusal, bundles } of groups.values()) {
     const [first] = bundles;
-    refusals.push(
-      bundles.length === 1 || first === undefined
-        ? refusal
-        : refusal.at({}, `bundle '${first}' and ${bundles.length - 1} more`),
-    );
+    if (bundles.length === 1 || first === undefined) {
+      refusals.push(refusal);
+      continue;
+    }
+    // The first bundle's cause (`bundle 'a': no space left...`) stands for the group.
+    const named = `bundle '${first}'`;
+    const cause = refusal.hint?.startsWith(named) === true ? refusal.hint.slice(named.length) : '';
+    refusals.push(refusal.at({}, `${named} and ${bundles.length - 1} more${cause}`));
   }
   return refusals;
 }

@@ -21,6 +21,7 @@ import {
   sha256Of,
   writeConfig,
 } from '../../../test/helpers/distributor-fixtures.js';
+import { Refusal } from '../../core/refusal/index.js';
 import { distributeRun } from './run.js';
 
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
@@ -47,6 +48,14 @@ const run = (options: { dryRun?: boolean; configPath?: string } = {}) =>
     now: CLOCK,
     ...(options.dryRun ? { dryRun: true } : {}),
   });
+const refusalOf = async (running: Promise<unknown>): Promise<Refusal> => {
+  const error = await running.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof Refusal)) throw new Error('expected the run to be refused');
+  return error;
+};
 const outcomes = (report: Awaited<ReturnType<typeof run>>) =>
   report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
 const bundleTree = () => {
@@ -450,22 +459,197 @@ describe('distribute run (local destination)', () => {
     expect(Object.keys(work).filter((path) => path.startsWith('run-'))).toEqual([]);
   });
 
-  it('lets two pipelines publish to one root in one run, under one lock', async () => {
-    const other = join(work, 'other-src');
-    mkdirSync(other);
+  it('refuses two destinations sharing a root at configuration time, naming both', async () => {
+    // Regression: with one root for a `source: true` and an `html: true`
+    // destination, the first run said destination_changed, every later run
+    // skipped_same with exit 0, and report.md never arrived.
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
     const shared = writeConfig(work, [
+      {
+        id: 'weather',
+        source,
+        destinations: [
+          { id: 'archive', root: dest, source: true, html: false },
+          { id: 'site', root: dest, source: false, html: true },
+        ],
+      },
+    ]);
+    const refusal = await refusalOf(run({ configPath: shared }));
+    expect(refusal.code).toBe('destination_roots_overlap');
+    expect(refusal.location).toEqual({
+      path: shared,
+      line: 12,
+      column: 9,
+      pointer: 'pipelines[0].destinations[1]',
+    });
+    expect(refusal.hint).toBe(
+      "the same root as destination 'archive' of pipeline 'weather' (pipelines[0].destinations[0]); give each destination a root of its own",
+    );
+    expect(refusal.details).toEqual({
+      relation: 'same',
+      destination: { pipeline_id: 'weather', destination_id: 'site' },
+      other: { pipeline_id: 'weather', destination_id: 'archive' },
+    });
+    // Refused before anything was opened for writing: not even the work area.
+    expect(describeTree(dest)).toEqual({});
+  });
+
+  it('refuses nested roots, also across pipelines, and every pair at once', async () => {
+    const other = join(work, 'other-src');
+    const mirror = join(dest, 'mirror');
+    mkdirSync(other);
+    mkdirSync(mirror);
+    const nested = writeConfig(work, [
       { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
-      { id: 'second', source: other, destinations: [{ id: 'site', root: dest, html: false }] },
+      {
+        id: 'second',
+        source: other,
+        destinations: [
+          { id: 'mirror', root: mirror },
+          { id: 'again', root: dest },
+        ],
+      },
+    ]);
+    const refusal = await refusalOf(run({ configPath: nested }));
+    expect([refusal, ...refusal.also].map((r) => [r.code, r.location?.pointer, r.details])).toEqual([
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[0]',
+        {
+          relation: 'inside',
+          destination: { pipeline_id: 'second', destination_id: 'mirror' },
+          other: { pipeline_id: 'first', destination_id: 'site' },
+        },
+      ],
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[1]',
+        {
+          relation: 'same',
+          destination: { pipeline_id: 'second', destination_id: 'again' },
+          other: { pipeline_id: 'first', destination_id: 'site' },
+        },
+      ],
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[1]',
+        {
+          relation: 'contains',
+          destination: { pipeline_id: 'second', destination_id: 'again' },
+          other: { pipeline_id: 'second', destination_id: 'mirror' },
+        },
+      ],
+    ]);
+    // --pipeline does not hide it: the file is refused as a whole.
+    expect((await refusalOf(distributeRun({ configPath: nested, pipeline: 'first' }))).code).toBe(
+      'destination_roots_overlap',
+    );
+    // Sibling roots are fine.
+    const siblings = join(work, 'site-b');
+    mkdirSync(siblings);
+    const ok = writeConfig(work, [
+      { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
+      { id: 'second', source: other, destinations: [{ id: 'site', root: siblings }] },
     ]);
     makeBundle(source, 'one', [REPORT], { id: 'one', created: '2026-05-30T11:10:00Z' });
     makeBundle(other, 'two', [REPORT], { id: 'two', created: '2026-05-30T11:10:00Z' });
-    const report = await run({ configPath: shared });
-    expect(report.outcomes.map((o) => [o.pipeline_id, o.bundle_dir, o.outcome])).toEqual([
-      ['first', 'one', 'published'],
-      ['second', 'two', 'published'],
+    rmSync(mirror, { recursive: true });
+    expect((await run({ configPath: ok })).outcomes.map((o) => [o.pipeline_id, o.outcome])).toEqual([
+      ['first', 'published'],
+      ['second', 'published'],
     ]);
-    expect(Object.keys(describeTree(join(dest, 'two'))).sort()).toEqual(['.distributor.json', 'report.md']);
-    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
+  it('keeps the work area in work_dir, outside the site folder', async () => {
+    const workDir = join(work, 'sealkit-work');
+    mkdirSync(workDir);
+    const withWorkDir = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, workDir }] },
+    ]);
+    makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'published', '']]);
+    // The site folder holds the bundle only: nothing for an rsync to ship.
+    expect(Object.keys(describeTree(dest)).sort()).toEqual([
+      'a',
+      'a/.distributor.json',
+      'a/report.html',
+      'a/report.md',
+      'a/summary.txt',
+    ]);
+    expect(describeTree(workDir)).toEqual({
+      '.distributor.work': 'dir 700',
+      '.distributor.work/lock': expect.any(String),
+    });
+    rmSync(join(source, 'a'), { recursive: true });
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-31T00:00:00Z' });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'replaced', '']]);
+    expect(Object.keys(describeTree(dest)).sort()).toEqual([
+      'a',
+      'a/.distributor.json',
+      'a/report.html',
+      'a/report.md',
+    ]);
+    // A missing work_dir refuses this destination only.
+    rmSync(workDir, { recursive: true });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([
+      ['a', 'refused', 'work_dir_unavailable'],
+    ]);
+  });
+
+  it('refuses a work_dir inside a destination root, or shared by two destinations', async () => {
+    const inside = join(dest, 'work');
+    const site = join(work, 'site');
+    const shared = join(work, 'shared-work');
+    for (const path of [inside, site, shared]) mkdirSync(path);
+    const details = async (config: string) => {
+      const refusal = await refusalOf(run({ configPath: config }));
+      return [refusal, ...refusal.also].map((r) => r.details);
+    };
+    expect(
+      await details(
+        writeConfig(work, [
+          {
+            id: 'p',
+            source,
+            destinations: [
+              { id: 'a', root: dest, workDir: inside },
+              { id: 'b', root: site, workDir: inside },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([
+      {
+        relation: 'work_in_own_root',
+        destination: { pipeline_id: 'p', destination_id: 'a' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+      {
+        relation: 'work_in_root',
+        destination: { pipeline_id: 'p', destination_id: 'b' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+    ]);
+    expect(
+      await details(
+        writeConfig(work, [
+          {
+            id: 'p',
+            source,
+            destinations: [
+              { id: 'a', root: dest, workDir: shared },
+              { id: 'b', root: site, workDir: shared },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([
+      {
+        relation: 'work_shared',
+        destination: { pipeline_id: 'p', destination_id: 'b' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+    ]);
   });
 
   it('refuses a second concurrent run on a locked destination with destination_locked', async () => {

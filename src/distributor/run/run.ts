@@ -1,4 +1,4 @@
-import { nearest, toRefusal } from '../../core/refusal/index.js';
+import { nearest, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type {
   BackendFactory,
   BackendOpenContext,
@@ -14,8 +14,10 @@ import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
+import { destinationWriteFailed } from '../write-failure.js';
 import { closeAll, lockAll, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
+import { overlapRefusals, placeDestinations } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
 import {
   closeSources,
@@ -83,6 +85,11 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
           : `did you mean '${near}'?`,
     });
   }
+  // Destinations publishing to one place are a configuration error, refused
+  // before anything is opened for writing (every pipeline of the file counts:
+  // cron jobs often run its pipelines one at a time).
+  const overlaps = overlapRefusals(placeDestinations(config));
+  if (overlaps.length > 0) throw refuseAll(overlaps);
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };
@@ -108,9 +115,11 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       });
     }
     const plan = planRun(pipelines.map(planInput));
-    if (dryRun || plan.aborted)
-      return locateReport(buildReport(plan, plan.items.map(predictedOutcome), dryRun), selected);
-    const outcomes = await applyPlan(plan.items, pipelines, options);
+    if (dryRun || plan.aborted) {
+      const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
+      return locateReport(buildReport(plan, predicted, dryRun), selected);
+    }
+    const outcomes = withWriteFailures(await applyPlan(plan.items, pipelines, options), pipelines);
     return locateReport(buildReport(plan, outcomes, false), selected);
   } finally {
     closeSources(pipelines, temporary);
@@ -147,26 +156,25 @@ async function applyOne(
 ): Promise<ItemOutcome> {
   const { outputs: _outputs, ...head } = predictedOutcome(write);
   const backend = pipeline?.destinations.find((d) => d.config.id === write.destination_id)?.backend;
-  const bundleIndex = pipeline?.bundles.find((bundle) => bundle.dir === write.bundle_dir)?.snapshotIndex;
-  if (pipeline?.snapshot === undefined || backend === undefined || bundleIndex === undefined) {
+  const bundle = pipeline?.bundles.find((candidate) => candidate.dir === write.bundle_dir);
+  const store = bundle?.store;
+  const bundleIndex = bundle?.snapshotIndex;
+  if (store === undefined || backend === undefined || bundleIndex === undefined) {
     return { ...head, outcome: 'refused', reason_code: 'destination_unreachable' };
   }
   let bundleSnapshot: BundleSnapshot | undefined;
   try {
-    bundleSnapshot = pipeline.snapshot.reopen(bundleIndex);
-    const applied = await backend.apply(write, outputSource(bundleSnapshot, pipeline.owner === backend), {
+    bundleSnapshot = store.snapshot.reopen(bundleIndex);
+    const applied = await backend.apply(write, outputSource(bundleSnapshot, store.owner === backend), {
       now,
       beforeStep,
     });
     return applied.outcome === 'refused'
-      ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(applied.refusal) }
+      ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(applied.refusal), refusal: applied.refusal }
       : { ...head, outcome: applied.outcome, outputs: applied.outputs.length };
   } catch (error: unknown) {
-    return {
-      ...head,
-      outcome: 'refused',
-      reason_code: reasonCodeOf(toRefusal(error, () => refuseDistributor('destination_write_failed'))),
-    };
+    const refusal = toRefusal(error, () => destinationWriteFailed(error));
+    return { ...head, outcome: 'refused', reason_code: reasonCodeOf(refusal), refusal };
   } finally {
     bundleSnapshot?.close();
   }
@@ -182,7 +190,8 @@ function orderOwnersLast(
     const backend: DestinationBackend | undefined = pipeline?.destinations.find(
       (d) => d.config.id === write.destination_id,
     )?.backend;
-    return pipeline?.owner !== undefined && backend === pipeline.owner;
+    const owner = pipeline?.bundles.find((bundle) => bundle.dir === write.bundle_dir)?.store?.owner;
+    return owner !== undefined && backend === owner;
   };
   return writes
     .map((write, index) => ({ write, index, owner: isOwner(write) }))
@@ -193,6 +202,29 @@ function orderOwnersLast(
       return Number(a.owner) - Number(b.owner) || a.index - b.index;
     })
     .map((entry) => entry.write);
+}
+
+/**
+ * The refusal a destination gave for an item before apply — its storage
+ * failed while the run kept the bundle's snapshot there, or the destination
+ * could not be opened or locked — so the report says why (the cause in its
+ * hint), as for a failure during apply.
+ */
+function withWriteFailures(
+  outcomes: readonly ItemOutcome[],
+  pipelines: readonly SourcePipeline[],
+): ItemOutcome[] {
+  const byPipeline = new Map(pipelines.map((pipeline) => [pipeline.config.id, pipeline]));
+  return outcomes.map((item) => {
+    if (item.outcome !== 'refused' || item.refusal !== undefined) return item;
+    const pipeline = byPipeline.get(item.pipeline_id);
+    const refusal =
+      pipeline?.bundles
+        .find((bundle) => bundle.dir === item.bundle_dir)
+        ?.writeFailures.get(item.destination_id) ??
+      pipeline?.destinations.find((destination) => destination.config.id === item.destination_id)?.refusal;
+    return refusal === undefined || refusal.code !== item.reason_code ? item : { ...item, refusal };
+  });
 }
 
 function outputSource(snapshot: BundleSnapshot, mayTake: boolean): OutputSource {

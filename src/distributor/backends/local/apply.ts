@@ -7,6 +7,7 @@ import type { DestinationState, Instant } from '../../model/types.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
+import { destinationWriteFailed } from '../../write-failure.js';
 import { readState } from './inspect.js';
 import {
   closeAll,
@@ -88,7 +89,7 @@ export async function applyLocal(
         // The run directory is removed, or swept by the next run.
       }
     }
-    return { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+    return { outcome: 'refused', refusal: toRefusal(error, () => destinationWriteFailed(error)) };
   }
 }
 
@@ -282,5 +283,3 @@ function commitReplace(
     closeAll(located.opened);
   }
 }
-
-const writeFailed = () => refuseDistributor('destination_write_failed', { role: 'destination' });

@@ -6,6 +6,7 @@ import {
   renameNoReplace,
 } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
+import { destinationWriteFailed } from '../../write-failure.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
 export type StepHook = (
@@ -174,7 +175,7 @@ export function destinationProblem(error: unknown) {
   if (isFsError(error, 'ELOOP')) return refuseDistributor('destination_symlink', { role: 'destination' });
   if (isFsError(error, 'ENOTDIR'))
     return refuseDistributor('destination_not_directory', { role: 'destination' });
-  return refuseDistributor('destination_write_failed', { role: 'destination' });
+  return destinationWriteFailed(error);
 }
 
 /**
