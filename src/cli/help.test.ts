@@ -60,5 +60,12 @@ describe.each(COMMANDS.map((entry) => [entry.path.join(' '), entry] as const))(
       expect(help.stdout.toString()).toBe(`${usage}\n`);
       expect(runCli(['help', ...entry.path]).stdout.toString()).toBe(`${usage}\n`);
     });
+  
+    it('shows the help even after a flag the command does not know', async () => {
+      const { usage } = await entry.load();
+      const help = runCli([...entry.path, '--no-such-flag', '--help', '--json']);
+      expect(help.status).toBe(0);
+      expect(JSON.parse(help.stdout.toString())).toEqual({ status: 'ok', usage });
+    });
   },
 );

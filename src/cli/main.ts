@@ -118,6 +118,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     if (!found.command.portable && !wantsHelp && !fsPrimitivesAvailable())
       throw refusePlatform('platform_unsupported');
     const command = await found.command.load();
+    // Help is answered here, for every command alike, before its arguments
+    // are checked: `--help` after a mistyped flag still shows the help.
+    if (wantsHelp) {
+      if (json) writeJson(io, { status: 'ok', usage: command.usage });
+      else io.stdout.write(`${command.usage}\n`);
+      return EXIT.ok;
+    }
     const result = await command.run(found.rest, io);
     if (json) writeJson(io, result.json);
     else {

@@ -53,5 +53,7 @@ describe('progress on slow steps', () => {
     const piped = runCli(['contract', 'publish', 'piped'], { cwd: work });
     expect(piped.status).toBe(0);
     expect(piped.stderr.toString()).toBe('');
-  });
+    // Four whole embedded-ledger publishes, each a new process: on a loaded
+    // 2-core machine one takes up to half a minute.
+  }, 300_000);
 });

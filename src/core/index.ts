@@ -3,4 +3,5 @@ export * from './digest/index.js';
 export * from './fs/index.js';
 export * from './input/index.js';
 export * from './json/index.js';
+export * from './package/index.js';
 export * from './refusal/index.js';

@@ -23,8 +23,7 @@ export const completionCommand: Command = {
   path: ['completion'],
   usage: USAGE,
   async run(args): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
+    const { positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     const shell = positionals[0];
     if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
       throw new UsageError(

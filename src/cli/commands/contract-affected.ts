@@ -37,7 +37,6 @@ export const contractAffected: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const dir = positionals[0];
     if (dir === undefined || values.resource === undefined) throw new UsageError('missing argument', USAGE);
     const project = await openContractProject(dir);

@@ -32,13 +32,12 @@ export const contractClassify: Command = {
   path: ['contract', 'classify'],
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(
+    const { positionals } = parseCommandArgs(
       args,
       { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       USAGE,
       { min: 0, max: 2 },
     );
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const [baselinePath, candidatePath] = positionals;
     if (baselinePath === undefined || candidatePath === undefined)
       throw new UsageError('missing argument', USAGE);

@@ -48,7 +48,6 @@ export const contractHistory: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const id = values.resource;
     if (id === undefined) {
       throw new UsageError('missing option --resource', USAGE, {

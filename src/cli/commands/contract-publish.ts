@@ -167,7 +167,6 @@ export const contractPublish: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const dir = positionals[0];
     if (dir === undefined) throw new UsageError('missing argument', USAGE);
     const approval = approvalOf(values);

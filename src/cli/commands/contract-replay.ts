@@ -46,7 +46,6 @@ export const contractReplay: Command = {
       USAGE,
       { min: 0, max: 0 },
     );
-    if (values.help === true) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const connection = await openExistingLedger(values.ledger, values.project ?? '.');
     try {
       let replay: Awaited<ReturnType<typeof replayLedger>>;

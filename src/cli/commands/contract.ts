@@ -147,14 +147,12 @@ export const contractValidate: Command = {
   path: ['contract', 'validate'],
   usage: VALIDATE_USAGE,
   async run(args): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(
+    const { positionals } = parseCommandArgs(
       args,
       { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       VALIDATE_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help === true)
-      return { text: `${VALIDATE_USAGE}\n`, json: { status: 'ok', usage: VALIDATE_USAGE } };
     const dir = positionals[0];
     if (dir === undefined) return usageError(VALIDATE_USAGE);
     const project = await openContractProject(dir);
@@ -217,8 +215,6 @@ export const contractProject: Command = {
       PROJECT_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help === true)
-      return { text: `${PROJECT_USAGE}\n`, json: { status: 'ok', usage: PROJECT_USAGE } };
     const dir = positionals[0];
     if (dir === undefined) return usageError(PROJECT_USAGE);
     const project = await openContractProject(dir);
@@ -263,8 +259,6 @@ export const contractSchemas: Command = {
       SCHEMAS_USAGE,
       { min: 0, max: 0 },
     );
-    if (values.help === true)
-      return { text: `${SCHEMAS_USAGE}\n`, json: { status: 'ok', usage: SCHEMAS_USAGE } };
     if (values.out === undefined) return usageError(SCHEMAS_USAGE);
     const files = contractJsonSchemas();
     writeContractOutput(values.out, files);

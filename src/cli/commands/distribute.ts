@@ -102,7 +102,6 @@ export const distributeRunCommand: Command = {
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
-    if (values.help) return { text: `${RUN_USAGE}\n`, json: { status: 'ok', usage: RUN_USAGE } };
     const quiet = values.quiet === true;
     const progress = quiet ? undefined : progressPrinter(io);
     const report = await distributeRun({
@@ -147,7 +146,6 @@ export const distributeVerifyCommand: Command = {
       VERIFY_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
     const dir = requireDir(positionals[0], VERIFY_USAGE);
     const selected = values.source === true || values.html === true;
     const outputs = { source: values.source === true, html: values.html === true };
@@ -183,7 +181,6 @@ export const distributeManifestCommand: Command = {
       MANIFEST_USAGE,
       { min: 0, max: 1 },
     );
-    if (values.help) return { text: `${MANIFEST_USAGE}\n`, json: { status: 'ok', usage: MANIFEST_USAGE } };
     const dir = requireDir(positionals[0], MANIFEST_USAGE);
     if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
     const manifest = writeManifest(dir, {

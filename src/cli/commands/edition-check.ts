@@ -64,7 +64,6 @@ export const editionCheck: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const projectDir = positionals[0];
     if (projectDir === undefined) throw new UsageError('missing argument PROJECT_DIR', USAGE);
     const target = values.target ?? 'default';

@@ -62,7 +62,6 @@ export const editionNew: Command = {
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const edition = values.edition;
     if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
     if (!isEditionId(edition))

@@ -44,7 +44,6 @@ export const evidenceCheck: Command = {
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const rawAge = values['max-evidence-age'];
     const maxAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxAge === undefined) {

@@ -59,7 +59,6 @@ export const evidenceSynth: Command = {
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const out = values.out;
     if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
     const options = synthOptions(values);

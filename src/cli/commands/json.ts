@@ -64,16 +64,14 @@ async function canonicalFromArgs(
   options: typeof OPTIONS | typeof DIGEST_OPTIONS = OPTIONS,
 ) {
   const { values, positionals } = parseCommandArgs(args, options, usage, { min: 0, max: 1 });
-  if (values.help) return { help: true as const };
   const maxBytes = parseMaxBytes(values['max-bytes'], usage);
   const source = positionals[0] ?? '-';
-  const canonical = await locatedAt(source, async (): Promise<Canonical> => {
+  return await locatedAt(source, async (): Promise<Canonical> => {
     const input = await readBoundedInput(source, maxBytes, io.stdin);
     const value = parseStrict(input, { maxBytes, maxDepth: DEFAULT_JSON_LIMITS.maxDepth });
     const text = values.python ? pyDumps(value) : canonicalize(value);
     return { form: values.python ? 'python' : 'rfc8785', bytes: Buffer.from(text, 'utf8') };
   });
-  return { help: false as const, canonical };
 }
 
 /**
@@ -103,9 +101,7 @@ export const jsonCanonicalize: Command = {
   usage: CANONICALIZE_USAGE,
   async run(args, io): Promise<CommandResult> {
     const outcome = await canonicalFromArgs(args, CANONICALIZE_USAGE, io);
-    if (outcome.help)
-      return { text: `${CANONICALIZE_USAGE}\n`, json: { status: 'ok', usage: CANONICALIZE_USAGE } };
-    const { form, bytes } = outcome.canonical;
+    const { form, bytes } = outcome;
     return {
       text: bytes,
       json: { status: 'ok', form, canonical: Buffer.from(bytes).toString('utf8'), sha256: sha256Hex(bytes) },
@@ -118,8 +114,7 @@ export const jsonDigest: Command = {
   usage: DIGEST_USAGE,
   async run(args, io): Promise<CommandResult> {
     const outcome = await canonicalFromArgs(args, DIGEST_USAGE, io, DIGEST_OPTIONS);
-    if (outcome.help) return { text: `${DIGEST_USAGE}\n`, json: { status: 'ok', usage: DIGEST_USAGE } };
-    const { form, bytes } = outcome.canonical;
+    const { form, bytes } = outcome;
     const hex = sha256Hex(bytes);
     const bare = args.includes('--bare');
     return {

@@ -121,7 +121,6 @@ export const ownerVerify: Command = {
   usage: VERIFY_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
-    if (values.help) return { text: `${VERIFY_USAGE}\n`, json: { status: 'ok', usage: VERIFY_USAGE } };
     const originalFiles = [
       values['qualification-owner'],
       values['qualification-grant'],
@@ -179,7 +178,6 @@ export const ownerSubjects: Command = {
       min: 0,
       max: 1,
     });
-    if (values.help) return { text: `${SUBJECTS_USAGE}\n`, json: { status: 'ok', usage: SUBJECTS_USAGE } };
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
     const summary = owner.describe();
     let text = `R ${shown(summary.requestSha256, values.bare)}\nE ${shown(summary.subjectSha256, values.bare)}\n`;

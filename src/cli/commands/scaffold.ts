@@ -62,7 +62,6 @@ export const scaffoldCommand: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    if (values.help) return { text: `${USAGE}\n`, json: { status: 'ok', usage: USAGE } };
     const edition = values.edition;
     if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
     if (!(SCAFFOLD_EDITIONS as readonly string[]).includes(edition)) {

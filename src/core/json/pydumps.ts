@@ -1,7 +1,6 @@
 import { guardRefusals } from '../refusal/index.js';
 import { refuseJson } from './refusals.js';
-import { isPlainArray, isPlainRecord, MAX_SERIAL_DEPTH, quoteString, recordKeys, settle } from './serial.js';
-import { JsonFloat } from './value.js';
+import { type CanonicalDialect, writeCanonical } from './serial.js';
 
 /**
  * Python 3 refuses to convert an int of more than 4300 decimal digits to text
@@ -21,53 +20,19 @@ const PYTHON_MAX_INT_DIGITS = 4300;
  */
 export function pyDumps(value: unknown): string {
   return guardRefusals(
-    () => writeValue(value, 0, ''),
+    () => writeCanonical(value, PYTHON),
     () => refuseJson('canonical_unsupported_value'),
   );
 }
 
-function writeValue(value: unknown, depth: number, out: string): string {
-  switch (typeof value) {
-    case 'string':
-      return out + quoteString(value);
-    case 'number':
-      return out + integerText(value);
-    case 'boolean':
-      return out + (value ? 'true' : 'false');
-    case 'bigint':
-      return out + bigintText(value);
-    case 'object':
-      if (value === null) return `${out}null`;
-      if (value instanceof JsonFloat) throw refuseJson('canonical_float_refused');
-      if (depth >= MAX_SERIAL_DEPTH) throw refuseJson('canonical_too_deep');
-      if (isPlainArray(value)) return out + settle(writeArray(value, depth + 1));
-      if (isPlainRecord(value)) return out + settle(writeRecord(value, depth + 1));
-      throw refuseJson('canonical_unsupported_value');
-    default:
-      throw refuseJson('canonical_unsupported_value');
-  }
-}
-
-function writeArray(array: readonly unknown[], depth: number): string {
-  let text = '[';
-  for (let i = 0; i < array.length; i++) {
-    if (i !== 0) text += ',';
-    text = writeValue(array[i], depth, text);
-  }
-  return `${text}]`;
-}
-
-function writeRecord(record: Readonly<Record<string, unknown>>, depth: number): string {
-  const names = sortByCodePoint(recordKeys(record));
-  let text = '{';
-  let separator = '';
-  for (const name of names) {
-    text += `${separator}${quoteString(name)}:`;
-    text = writeValue(record[name], depth, text);
-    separator = ',';
-  }
-  return `${text}}`;
-}
+const PYTHON: CanonicalDialect = {
+  number: integerText,
+  bigint: bigintText,
+  float: () => {
+    throw refuseJson('canonical_float_refused');
+  },
+  sortKeys: sortByCodePoint,
+};
 
 function integerText(value: number): string {
   if (!Number.isFinite(value)) throw refuseJson('canonical_non_finite');

@@ -1,4 +1,5 @@
 import { refuseJson } from './refusals.js';
+import { JsonFloat } from './value.js';
 
 /**
  * What the two canonical serializers share: the shapes they accept and the
@@ -73,4 +74,69 @@ export function isPlainRecord(value: object): value is Readonly<Record<string, u
 export function recordKeys(record: Readonly<Record<string, unknown>>): string[] {
   if (Object.getOwnPropertySymbols(record).length !== 0) throw refuseJson('canonical_unsupported_value');
   return Object.keys(record);
+}
+
+/**
+ * Where the two canonical forms differ: how numbers are written and how keys
+ * are ordered. Everything else (shapes accepted, escaping, depth bound,
+ * refusals) is one walk, `writeCanonical`.
+ */
+export interface CanonicalDialect {
+  readonly number: (value: number) => string;
+  readonly bigint: (value: bigint) => string;
+  readonly float: (value: JsonFloat) => string;
+  /** Sorts the keys in place and returns them. */
+  readonly sortKeys: (keys: string[]) => string[];
+}
+
+/** The canonical text of `value` in `dialect`; refuses what neither form can carry. */
+export function writeCanonical(value: unknown, dialect: CanonicalDialect): string {
+  return writeValue(value, dialect, 0, '');
+}
+
+function writeValue(value: unknown, dialect: CanonicalDialect, depth: number, out: string): string {
+  switch (typeof value) {
+    case 'string':
+      return out + quoteString(value);
+    case 'number':
+      return out + dialect.number(value);
+    case 'boolean':
+      return out + (value ? 'true' : 'false');
+    case 'bigint':
+      return out + dialect.bigint(value);
+    case 'object':
+      if (value === null) return `${out}null`;
+      if (value instanceof JsonFloat) return out + dialect.float(value);
+      if (depth >= MAX_SERIAL_DEPTH) throw refuseJson('canonical_too_deep');
+      if (isPlainArray(value)) return out + settle(writeArray(value, dialect, depth + 1));
+      if (isPlainRecord(value)) return out + settle(writeRecord(value, dialect, depth + 1));
+      throw refuseJson('canonical_unsupported_value');
+    default:
+      throw refuseJson('canonical_unsupported_value');
+  }
+}
+
+function writeArray(array: readonly unknown[], dialect: CanonicalDialect, depth: number): string {
+  let text = '[';
+  for (let i = 0; i < array.length; i++) {
+    if (i !== 0) text += ',';
+    text = writeValue(array[i], dialect, depth, text);
+  }
+  return `${text}]`;
+}
+
+function writeRecord(
+  record: Readonly<Record<string, unknown>>,
+  dialect: CanonicalDialect,
+  depth: number,
+): string {
+  const names = dialect.sortKeys(recordKeys(record));
+  let text = '{';
+  let separator = '';
+  for (const name of names) {
+    text += `${separator}${quoteString(name)}:`;
+    text = writeValue(record[name], dialect, depth, text);
+    separator = ',';
+  }
+  return `${text}}`;
 }

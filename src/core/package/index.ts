@@ -1,0 +1,1 @@
+export { packageRoot } from './root.js';
