@@ -54,8 +54,21 @@ if (!skipChecks) {
 step('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
 
 const isRoot = process.geteuid?.() === 0;
-// Mount points this run made (see prepareMounts), unmounted after the suite.
+// Mount points this run made (see prepareMounts), unmounted after the suite,
+// also when the run is interrupted: the handlers run once the suite's
+// process (which got the same signal) has ended.
 const mountedPoints = [];
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
+  process.once(signal, () => {
+    unmountAll();
+    rmSync(workDir, { recursive: true, force: true });
+    process.exit(code);
+  });
+}
 const workDir = mkdtempSync(join(tmpdir(), 'sealkit-test-'));
 const env = { ...process.env, SEALKIT_TEST_CACHE: workDir, TMPDIR: workDir };
 let suiteRoot = root;

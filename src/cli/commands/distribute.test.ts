@@ -57,7 +57,26 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const lenient = runCli(['distribute', 'run', '--config', config]);
     expect(lenient.status).toBe(0);
-    expect(lenient.stdout.toString()).toContain('skipped_newer');
+    // Both instants, as the seed asks ("log that destination is newer than source").
+    expect(lenient.stdout.toString()).toContain(
+      'weather   site         weather/b1  skipped_newer  destination newer than source: 2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z\n',
+    );
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).toContain(
+      'skipped_newer weather -> site: weather/b1 (destination newer than source: 2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z)\n',
+    );
+    expect(
+      JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString()).outcomes,
+    ).toEqual([
+      {
+        pipeline_id: 'weather',
+        destination_id: 'site',
+        bundle_dir: 'weather/b1',
+        bundle_id: 'b1',
+        outcome: 'skipped_newer',
+        destination_created: '2026-05-30T17:00:00Z',
+        source_created: '2026-05-30T11:10:00Z',
+      },
+    ]);
     const strict = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer']);
     expect(strict.status).toBe(2);
     expect(strict.stderr.toString()).toBe(
@@ -69,6 +88,37 @@ describe('sealkit distribute run', () => {
       unmet: ['skipped_newer'],
       counts: { skipped_newer: 1 },
     });
+  });
+
+  it('aligns the report by display width and writes "1 byte", not "1 bytes"', () => {
+    // Regression: columns were padded by UTF-16 length, so a CJK bundle
+    // directory pushed the following columns out of line.
+    makeBundle(source, '報告/日次', [{ path: 'a.txt', content: 'x' }], {
+      id: 'cjk',
+      created: '2026-05-30T11:10:00Z',
+    });
+    makeBundle(source, 'plain', [{ path: 'a.txt', content: 'x' }], {
+      id: 'plain',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
+    expect(dry).toContain('  write a.txt (source, 1 byte)\n');
+    const lines = runCli(['distribute', 'run', '--config', config]).stdout.toString().split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'PIPELINE  DESTINATION  BUNDLE     OUTCOME    REASON',
+      'weather   site         plain      published',
+      'weather   site         報告/日次  published',
+    ]);
+  });
+
+  it('--wait takes whole seconds; anything else is a usage error that reads nothing', () => {
+    for (const bad of ['-1', '1.5', 'soon', '86401']) {
+      const result = runCli(['distribute', 'run', '--config', config, `--wait=${bad}`]);
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString()).toContain(`--wait takes whole seconds from 0 to 86400, not '${bad}'`);
+    }
+    expect(describeTree(dest)).toEqual({});
+    expect(runCli(['distribute', 'run', '--config', config, '--wait', '0']).status).toBe(0);
   });
 
   it('--quiet prints no report, but refusals still reach stderr', () => {
@@ -96,7 +146,10 @@ describe('sealkit distribute run', () => {
     const before = describeTree(work);
     const human = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(human.status).toBe(0);
-    expect(human.stdout.toString()).toContain('publish weather -> site: b\n  write report.html (generated,');
+    // The plan speaks the outcome words of the report (regression: publish vs published).
+    expect(human.stdout.toString()).toMatch(
+      /^dry run: the plan a real run would apply \(nothing written\)\n\npublished weather -> site: b\n {2}write report\.html \(generated, \d+ bytes\)\n {2}write report\.md \(source, 16 bytes\)\n/,
+    );
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
     expect(describeTree(work)).toEqual(before);
     const real = runCli(['distribute', 'run', '--config', config, '--json']);

@@ -5,6 +5,7 @@ import {
   distributeRun,
   type ItemOutcome,
   type PlanItem,
+  type ProgressEvent,
   type RunReport,
   verifyBundle,
   writeManifest,
@@ -12,10 +13,11 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
+import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
 const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
-                            [--fail-on-skipped-newer] [-q] [--json]
+                            [--wait SECONDS] [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
@@ -28,6 +30,8 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
+  --wait SECONDS  wait up to SECONDS for a destination another sealkit run
+                  holds, instead of refusing it at once (default 0)
   --fail-on-skipped-newer
                   exit 2 when a bundle is skipped_newer (the destination holds a
                   newer publication than the source), for CI jobs that must not
@@ -43,6 +47,7 @@ Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
+  sealkit distribute run --wait 300
   sealkit distribute run --quiet --fail-on-skipped-newer`;
 
 const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--json]
@@ -91,6 +96,7 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  wait: { type: 'string' },
   'fail-on-skipped-newer': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -104,8 +110,10 @@ export const distributeRunCommand: Command = {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
     const quiet = values.quiet === true;
     const progress = quiet ? undefined : progressPrinter(io);
+    const waitSeconds = values.wait === undefined ? 0 : seconds(values.wait, RUN_USAGE);
     const report = await distributeRun({
       ...(values.config === undefined ? {} : { configPath: values.config }),
+      ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
       ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
       dryRun: values['dry-run'] === true,
       ...(progress === undefined ? {} : { onProgress: progress }),
@@ -202,6 +210,14 @@ export const distributeManifestCommand: Command = {
   },
 };
 
+/** `--wait`: whole seconds, 0 to one day. */
+function seconds(value: string, text: string): number {
+  const parsed = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed >= 0 && parsed <= 86_400))
+    throw usage(`--wait takes whole seconds from 0 to 86400, not '${value}'`, text);
+  return parsed;
+}
+
 function requireDir(value: string | undefined, text: string): string {
   if (value === undefined || value.length === 0) throw usage('missing argument', text);
   return value;
@@ -212,25 +228,14 @@ function usage(message: string, text: string): UsageError {
 }
 
 /** Progress goes to stderr, only on a terminal: pipes and --json consumers see the report alone. */
-function progressPrinter(
-  io: CliIo,
-): ((event: { phase: string; done: number; total: number }) => void) | undefined {
+function progressPrinter(io: CliIo): ((event: ProgressEvent) => void) | undefined {
   if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
   return (event) =>
-    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`);
-}
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+    io.stderr.write(
+      event.phase === 'wait'
+        ? `\r\u001b[2Ksealkit distribute: waiting for destination ${event.destination_id ?? ''}, held by another run: ${event.done}/${event.total} s`
+        : `\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`,
+    );
 }
 
 function countsLine(report: RunReport): string {
@@ -272,35 +277,59 @@ function summaryText(report: RunReport): string {
       item.destination_id,
       item.bundle_dir,
       item.outcome,
-      item.reason_code ?? '',
+      reasonText(item),
     ]),
   ];
-  return `${failuresText(report)}${table(rows)}\n\nsummary: ${countsLine(report)}\n`;
+  // Without a single outcome there is no table to print: say why instead.
+  const body =
+    report.outcomes.length > 0
+      ? `${table(rows)}\n\n`
+      : report.failures.length > 0
+        ? ''
+        : 'no bundle found under the source roots\n\n';
+  return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
+}
+
+/** The REASON column: the code, or for `skipped_newer` both instants (seed: "log that destination is newer"). */
+function reasonText(item: {
+  readonly reason_code?: string;
+  readonly destination_created?: string;
+  readonly source_created?: string;
+}): string {
+  if (item.destination_created !== undefined && item.source_created !== undefined)
+    return `destination newer than source: ${item.destination_created} > ${item.source_created}`;
+  return item.reason_code ?? '';
 }
 
 function planText(report: RunReport): string {
   const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
   for (const item of report.plan.items) lines.push(...planItemLines(item));
+  if (report.plan.items.length === 0 && report.failures.length === 0)
+    lines.push('no bundle found under the source roots');
   return `${failuresText(report)}${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
 }
 
+/** One item of the plan, in the outcome words the report uses (docs/distributor.md#outcomes). */
 function planItemLines(item: PlanItem): string[] {
   const where = `${item.pipeline_id} -> ${item.destination_id}: ${item.bundle_dir}`;
-  switch (item.action) {
-    case 'publish':
-    case 'replace': {
-      const lines = [`${item.action} ${where}`];
+  switch (item.outcome) {
+    case 'published':
+    case 'replaced': {
+      const lines = [`${item.outcome} ${where}`];
       for (const output of item.outputs)
-        lines.push(`  write ${output.path} (${output.kind}, ${output.size} bytes)`);
+        lines.push(`  write ${output.path} (${output.kind}, ${counted(output.size, 'byte')})`);
       lines.push('  write .distributor.json (last)');
       for (const path of item.previous?.outputs ?? []) lines.push(`  delete old ${path}`);
       return lines;
     }
-    case 'skip_same':
-    case 'skip_newer':
-      return [`${item.action} ${where}`];
+    case 'skipped_same':
+      return [`${item.outcome} ${where}`];
+    case 'skipped_newer': {
+      const reason = reasonText(item);
+      return [`${item.outcome} ${where}${reason === '' ? '' : ` (${reason})`}`];
+    }
     case 'conflict':
-    case 'refuse':
-      return [`${item.action} ${where} (${item.reason_code})`];
+    case 'refused':
+      return [`${item.outcome} ${where} (${item.reason_code})`];
   }
 }

@@ -56,7 +56,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           destination_id: destination.id,
           bundle_dir: failure.bundle_dir,
           bundle_id: null,
-          action: 'refuse',
+          outcome: 'refused',
           reason_code: failure.reason_code,
         });
       }
@@ -68,7 +68,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           reason_code: 'destination_unreachable',
         };
         const item = planItem(pipeline.id, destination, bundle, view);
-        if (item.action === 'refuse' && item.reason_code === 'output_collision') {
+        if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
           const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
           const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
           failures.push({
@@ -94,8 +94,8 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const finalItems = items
     .map(
       (item): PlanItem =>
-        aborted && (item.action === 'publish' || item.action === 'replace')
-          ? { ...base(item), action: 'refuse', reason_code: 'run_aborted' }
+        aborted && (item.outcome === 'published' || item.outcome === 'replaced')
+          ? { ...base(item), outcome: 'refused', reason_code: 'run_aborted' }
           : item,
     )
     .sort(
@@ -126,17 +126,27 @@ function planItem(
     bundle_id: bundle.manifest.id,
   };
   const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
-  if (outputs === undefined) return { ...head, action: 'refuse', reason_code: 'output_collision' };
+  if (outputs === undefined) return { ...head, outcome: 'refused', reason_code: 'output_collision' };
   const decision = decide(bundle.manifest, view);
-  switch (decision.action) {
-    case 'skip_same':
-    case 'skip_newer':
-      return { ...head, action: decision.action };
+  switch (decision.outcome) {
+    case 'skipped_same':
+      return { ...head, outcome: decision.outcome };
+    case 'skipped_newer':
+      return {
+        ...head,
+        outcome: decision.outcome,
+        ...(view.kind === 'managed'
+          ? {
+              destination_created: view.state.source.manifest.created,
+              source_created: bundle.manifest.created,
+            }
+          : {}),
+      };
     case 'conflict':
-    case 'refuse':
-      return { ...head, action: decision.action, reason_code: decision.reason_code };
-    case 'publish':
-    case 'replace':
+    case 'refused':
+      return { ...head, outcome: decision.outcome, reason_code: decision.reason_code };
+    case 'published':
+    case 'replaced':
       break;
   }
   const state = {
@@ -148,10 +158,10 @@ function planItem(
     outputs: outputs.map(({ source_index: _index, ...record }) => record),
   };
   const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
-  if (decision.action === 'publish') return { ...head, action: 'publish', outputs, state, residue };
+  if (decision.outcome === 'published') return { ...head, outcome: 'published', outputs, state, residue };
   return {
     ...head,
-    action: 'replace',
+    outcome: 'replaced',
     outputs,
     state,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
+import type { Instant } from '../model/types.js';
 import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
@@ -15,6 +16,9 @@ export interface ItemOutcome {
   readonly reason_code?: DistributorReasonCode;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
+  /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
+  readonly destination_created?: Instant;
+  readonly source_created?: Instant;
   /**
    * A conflict or refusal of this destination, located at the destination in
    * the configuration (docs/distributor.md#reading-an-error). Absent for
@@ -55,18 +59,23 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
     bundle_dir: item.bundle_dir,
     bundle_id: item.bundle_id,
   };
-  switch (item.action) {
-    case 'publish':
+  switch (item.outcome) {
+    case 'published':
       return { ...head, outcome: 'published', outputs: item.outputs.length };
-    case 'replace':
+    case 'replaced':
       return { ...head, outcome: 'replaced', outputs: item.outputs.length };
-    case 'skip_same':
+    case 'skipped_same':
       return { ...head, outcome: 'skipped_same' };
-    case 'skip_newer':
-      return { ...head, outcome: 'skipped_newer' };
+    case 'skipped_newer':
+      return {
+        ...head,
+        outcome: 'skipped_newer',
+        ...(item.destination_created === undefined ? {} : { destination_created: item.destination_created }),
+        ...(item.source_created === undefined ? {} : { source_created: item.source_created }),
+      };
     case 'conflict':
       return { ...head, outcome: 'conflict', reason_code: item.reason_code };
-    case 'refuse':
+    case 'refused':
       return { ...head, outcome: 'refused', reason_code: item.reason_code };
   }
 }

@@ -681,6 +681,67 @@ describe('distribute run (local destination)', () => {
     expect(outcomes(await run())).toEqual([['a', 'published', '']]);
   });
 
+  it('--wait waits for a lock another run holds, and refuses when it is not freed in time', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const hold = async () => {
+      const holder = spawn(process.execPath, [
+        '--input-type=module',
+        '-e',
+        `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
+         const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
+         process.stdout.write(result.kind + '\\n');
+         setTimeout(() => {}, 60000);`,
+        join(dest, '.distributor.work'),
+      ]);
+      const line = await new Promise<string>((resolve) => {
+        createInterface({ input: holder.stdout }).once('line', resolve);
+      });
+      expect(line).toBe('acquired');
+      return {
+        release: async () => {
+          const exited = new Promise((resolve) => holder.once('exit', resolve));
+          holder.kill('SIGKILL');
+          await exited;
+        },
+      };
+    };
+    const first = await hold();
+    try {
+      // Not freed within the wait: refused as before, after waiting.
+      const waits: number[] = [];
+      const refused = await distributeRun({
+        configPath: config,
+        now: CLOCK,
+        waitMs: 600,
+        onProgress: (event) => {
+          if (event.phase === 'wait') waits.push(event.done);
+        },
+      });
+      expect(outcomes(refused)).toEqual([['a', 'refused', 'destination_locked']]);
+      expect(waits.length).toBeGreaterThan(0);
+    } finally {
+      await first.release();
+    }
+    const second = await hold();
+    let released: Promise<void> | undefined;
+    try {
+      // Freed while the run waits: it takes the lock and publishes.
+      const report = await distributeRun({
+        configPath: config,
+        now: CLOCK,
+        waitMs: 60_000,
+        onProgress: (event) => {
+          if (event.phase === 'wait') released ??= second.release();
+        },
+      });
+      expect(outcomes(report)).toEqual([['a', 'published', '']]);
+      expect(released).toBeDefined();
+    } finally {
+      await (released ?? second.release());
+    }
+  });
+
   it('refuses a destination root that is missing or reached through a symlink', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     rmSync(dest, { recursive: true });

@@ -29,9 +29,12 @@ import {
 } from './sources.js';
 
 export interface ProgressEvent {
-  readonly phase: 'validate' | 'apply';
+  /** `wait`: waiting for a destination's lock (`done`/`total` in seconds; see `waitMs`). */
+  readonly phase: 'wait' | 'validate' | 'apply';
   readonly done: number;
   readonly total: number;
+  /** The destination waited for (`wait` only). */
+  readonly destination_id?: string;
 }
 
 export interface DistributeRunOptions {
@@ -43,6 +46,12 @@ export interface DistributeRunOptions {
   readonly pipeline?: string;
   /** Validate, inspect and plan; write nothing. */
   readonly dryRun?: boolean;
+  /**
+   * How long to wait for a local destination's lock that another run holds
+   * (milliseconds, one deadline for the whole run); default 0: refuse at once
+   * with `destination_locked`.
+   */
+  readonly waitMs?: number;
   /** The clock stamped into `published_at`. */
   readonly now?: () => Date;
   /**
@@ -101,7 +110,19 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const temporary: { path?: string } = {};
   const pipelines: SourcePipeline[] = [];
   try {
-    if (!dryRun) await lockAll(opened.flat());
+    if (!dryRun) {
+      const waitMs = options.waitMs ?? 0;
+      await lockAll(opened.flat(), {
+        waitMs,
+        onWait: (destinationId, waited) =>
+          options.onProgress?.({
+            phase: 'wait',
+            done: Math.floor(waited / 1000),
+            total: Math.ceil(waitMs / 1000),
+            destination_id: destinationId,
+          }),
+      });
+    }
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
     for (const pipeline of pipelines) await inspectAll(pipeline);
@@ -135,7 +156,7 @@ async function applyPlan(
   const byPipeline = new Map(pipelines.map((pipeline) => [pipeline.config.id, pipeline]));
   const outcomes = new Map<PlanItem, ItemOutcome>();
   const writes = items.filter(
-    (item): item is PlannedWrite => item.action === 'publish' || item.action === 'replace',
+    (item): item is PlannedWrite => item.outcome === 'published' || item.outcome === 'replaced',
   );
   const ordered = orderOwnersLast(writes, byPipeline);
   const now = instantOf((options.now ?? (() => new Date()))());

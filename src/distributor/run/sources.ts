@@ -345,8 +345,8 @@ function discardBundle(store: SnapshotStore, index: number, context: VerifyConte
 const writes =
   (manifest: SourceManifest) =>
   (view: SnapshotView): boolean => {
-    const action = decide(manifest, view).action;
-    return action === 'publish' || action === 'replace';
+    const outcome = decide(manifest, view).outcome;
+    return outcome === 'published' || outcome === 'replaced';
   };
 
 /** The planner's input for a pipeline whose phases all ran. */

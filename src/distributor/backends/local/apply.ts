@@ -68,7 +68,7 @@ export async function applyLocal(
     // destination parent (syncCommitted). A crash before it leaves scratch
     // that the next run sweeps, durable or not.
     const segments = write.bundle_dir.split('/');
-    if (write.action === 'publish') {
+    if (write.outcome === 'published') {
       commitPublish(root, segments, runDir, stageName, step);
       staged = false;
       return { outcome: 'published', outputs: state.outputs };

@@ -6,6 +6,7 @@ import type {
   BackendOpenContext,
   DestinationBackend,
   DestinationSnapshot,
+  LockOptions,
   LockOutcome,
   OutputSource,
   StepKind,
@@ -84,6 +85,8 @@ function workDirProblem(root: Dir, work: Dir): 'work_dir_other_filesystem' | und
   return undefined;
 }
 
+const LOCK_RETRY_MS = 250;
+
 class LocalBackend implements DestinationBackend {
   readonly kind = 'local' as const;
   readonly destinationId: string;
@@ -106,10 +109,21 @@ class LocalBackend implements DestinationBackend {
     this.#problem = problem;
   }
 
-  async lock(): Promise<LockOutcome> {
+  async lock(options: LockOptions = {}): Promise<LockOutcome> {
     const root = this.#usableRoot();
+    const started = Date.now();
+    const deadline = started + (options.waitMs ?? 0);
     try {
-      return root.acquire(this.#hook(this.#context.beforeStep)) ? { kind: 'acquired' } : { kind: 'busy' };
+      // Another run's lock is asked for again every quarter second until the
+      // deadline: flock has no timeout, and a blocking call would stop the
+      // whole process (every other destination) while it waits.
+      for (;;) {
+        if (root.acquire(this.#hook(this.#context.beforeStep))) return { kind: 'acquired' };
+        const left = deadline - Date.now();
+        if (left <= 0) return { kind: 'busy' };
+        options.onWait?.(Date.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MS, left)));
+      }
     } catch (error: unknown) {
       // The work area could not be made or locked (a read-only or full
       // filesystem, no permission): this destination's own failure.

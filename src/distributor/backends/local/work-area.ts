@@ -70,8 +70,8 @@ export class LocalRoot {
     const work = this.#openWorkArea(step);
     const result = lockExclusiveNonBlocking(work, LOCK_FILE);
     if (result.kind === 'busy') {
+      // Not remembered: a caller that waits asks again.
       work.close();
-      this.#locked = false;
       return false;
     }
     this.#work = work;

@@ -188,7 +188,7 @@ async function settleAfterFailure(
 
 function applied(write: PlannedWrite): AppliedOutcome {
   return {
-    outcome: write.action === 'publish' ? 'published' : 'replaced',
+    outcome: write.outcome === 'published' ? 'published' : 'replaced',
     outputs: write.state.outputs as readonly OutputRecord[],
   };
 }
