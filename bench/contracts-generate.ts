@@ -1,17 +1,17 @@
 import { stringify } from 'yaml';
 import type { ContractProjectFile as ProjectFile } from '../src/contracts/index.js';
-import { seededRandom } from './prng.js';
+import { pick as pickFrom, seededRandom } from './prng.js';
 
 /**
  * A synthetic contract project for the benchmark: for every group of ten
  * resources, 3.5 sources, 3.5 models (each reading a source and joining
  * another one, by id), 2 semantic models and 1 dashboard — realistic sizes
  * (8 fields per source, checks, a join with a CTE, filters with typed
- * literals), all deterministic from the seed.
+ * literals), all deterministic from `seed`.
  */
 export function generateContractProject(resources: number, seed: number): ProjectFile[] {
   const random = seededRandom(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const pick = <T>(items: readonly T[]): T => pickFrom(random, items);
   const sources = Math.round(resources * 0.35);
   const models = Math.round(resources * 0.35);
   const semantics = Math.round(resources * 0.2);

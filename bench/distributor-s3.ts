@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { writeManifest } from '../src/distributor/index.js';
 import { type DetachedRgw, stopDetachedRgw } from '../test/services/rgw.js';
 import type { Benchmark, Variant } from './harness.js';
+import { seededRandom } from './prng.js';
 
 /**
  * `npm run bench -- distributor-s3`: publishing to S3-compatible storage (a
@@ -78,7 +79,7 @@ export const distributorS3Benchmark: Benchmark = {
       return path;
     };
     const publish = (configPath: string): ChildRss => {
-      const report = JSON.parse(child(publisher, [configPath])) as ChildRss & {
+      const report = JSON.parse(child(publisher, ['run', configPath])) as ChildRss & {
         counts: Record<string, number>;
       };
       if (report.counts.published !== 1) throw new Error('publication incomplete');
@@ -130,6 +131,124 @@ export const distributorS3Benchmark: Benchmark = {
         'peak RSS, sealkit publish of a 64 MiB bundle (MiB)': (median(publishRss) / 1024).toFixed(1),
         'peak RSS, sealkit publish of a 256 MiB bundle (MiB)': (hugeRss / 1024).toFixed(1),
       }),
+      dispose: () => {
+        stopDetachedRgw(handle);
+        rmSync(base, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const MANY_BUNDLES = 100;
+const MANY_BYTES = 1024 * 1024;
+
+/**
+ * `npm run bench -- distributor-s3-many`: 100 bundles of one 1 MiB file each,
+ * to a fresh prefix of a radosgw started for the benchmark, beside `rclone
+ * copy` of the same 100 files (rclone's defaults: 4 transfers, 8 checkers;
+ * Debian package `rclone`). rclone only copies; sealkit also validates every
+ * byte, probes the store, writes a pending marker and a state per bundle and
+ * verifies every upload. Interleaved rounds, each run a fresh process.
+ */
+export const distributorS3ManyBenchmark: Benchmark = {
+  name: 'distributor-s3-many',
+  description: 'publish 100 bundles of 1 MiB to radosgw beside rclone copy of the same 100 files',
+  runOptions: { warmupRuns: 1, rounds: 3, minSampleMs: 0 },
+  prepare() {
+    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-s3-many-'));
+    cpSync(distRoot, join(base, 'dist'), { recursive: true });
+    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
+    const helper = join(base, 'dist', 'bench', 'distributor-s3-child.js');
+    const publisher = join(base, 'dist', 'bench', 'distributor-child.js');
+    const started = spawnSync(process.execPath, [helper, 'start'], { encoding: 'utf8' });
+    if (started.status !== 0) throw new Error(`radosgw did not start: ${started.stderr}`);
+    const handle = JSON.parse(started.stdout) as DetachedRgw & { readonly bucket: string };
+    const { AWS_CA_BUNDLE: _bundle, ...inherited } = process.env;
+    const env = {
+      ...inherited,
+      SEALKIT_BENCH_RGW: JSON.stringify(handle),
+      AWS_ACCESS_KEY_ID: handle.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: handle.secretAccessKey,
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      RCLONE_CONFIG_RGW_TYPE: 's3',
+      RCLONE_CONFIG_RGW_PROVIDER: 'Ceph',
+      RCLONE_CONFIG_RGW_ENDPOINT: handle.endpoint,
+      RCLONE_CONFIG_RGW_ACCESS_KEY_ID: handle.accessKeyId,
+      RCLONE_CONFIG_RGW_SECRET_ACCESS_KEY: handle.secretAccessKey,
+      RCLONE_CONFIG_RGW_FORCE_PATH_STYLE: 'true',
+      RCLONE_CONFIG: join(base, 'rclone.conf'),
+    };
+    writeFileSync(join(base, 'rclone.conf'), '');
+    const random = seededRandom(17);
+    const source = join(base, 'many');
+    for (let i = 0; i < MANY_BUNDLES; i++) {
+      const dir = join(source, `b${String(i).padStart(3, '0')}`);
+      mkdirSync(dir, { recursive: true });
+      const bytes = Buffer.alloc(MANY_BYTES);
+      for (let at = 0; at < bytes.length; at += 4) bytes.writeUInt32LE(Math.floor(random() * 2 ** 32), at);
+      writeFileSync(join(dir, 'data.bin'), bytes);
+      writeManifest(dir, { id: `bench.${i}`, created: '2026-05-30T00:00:00Z' });
+    }
+    // rclone copies the same 100 data files (without the manifests).
+    const plain = join(base, 'plain');
+    for (let i = 0; i < MANY_BUNDLES; i++) {
+      const name = `b${String(i).padStart(3, '0')}`;
+      mkdirSync(join(plain, name), { recursive: true });
+      cpSync(join(source, name, 'data.bin'), join(plain, name, 'data.bin'));
+    }
+    const config = (prefix: string): string => {
+      const path = join(base, `config-${prefix}.yaml`);
+      writeFileSync(
+        path,
+        `pipelines:\n  - id: bench\n    source: {root: ${JSON.stringify(source)}}\n    destinations:\n      - {id: s3, kind: s3, bucket: ${handle.bucket}, prefix: ${prefix}, endpoint: ${JSON.stringify(handle.endpoint)}, region: ${handle.region}, force_path_style: true, outputs: {source: true, html: false}}\n`,
+      );
+      return path;
+    };
+    let rounds = 0;
+    const fresh = (name: string) => () => {
+      rounds += 1;
+      return `${name}-${rounds}`;
+    };
+    const rcloneTarget = fresh('rclone');
+    const sealkitTarget = fresh('sealkit');
+    let rclonePrefix = '';
+    let sealkitConfig = '';
+    const variants: Variant[] = [
+      {
+        name: 'rclone copy, 100 files of 1 MiB',
+        setup: () => {
+          rclonePrefix = rcloneTarget();
+        },
+        run: () => {
+          const result = spawnSync('rclone', ['copy', plain, `rgw:${handle.bucket}/${rclonePrefix}`], {
+            encoding: 'utf8',
+            env,
+          });
+          if (result.status !== 0) throw new Error(`rclone copy failed: ${result.stderr}`);
+        },
+      },
+      {
+        name: 'sealkit distribute run, 100 bundles of 1 MiB',
+        setup: () => {
+          sealkitConfig = config(sealkitTarget());
+        },
+        run: () => {
+          const result = spawnSync(process.execPath, [publisher, 'run', sealkitConfig], {
+            encoding: 'utf8',
+            env,
+          });
+          if (result.status !== 0) throw new Error(`sealkit run failed: ${result.stderr}`);
+          const report = JSON.parse(result.stdout) as { counts: Record<string, number> };
+          if (report.counts.published !== MANY_BUNDLES) throw new Error('publication incomplete');
+        },
+      },
+    ];
+    return {
+      workload: `${MANY_BUNDLES} bundles of one ${MANY_BYTES / 1024 / 1024} MiB file, to a fresh prefix each time`,
+      reference: variants[0]?.name ?? '',
+      variants,
+      notes: () => ({ 'radosgw start-up, one mon + memstore OSD + gateway (ms)': handle.startupMs }),
       dispose: () => {
         stopDetachedRgw(handle);
         rmSync(base, { recursive: true, force: true });

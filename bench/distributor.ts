@@ -41,7 +41,7 @@ const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = join(distRoot, '..');
 let child = '';
 
-interface ChildReport {
+export interface ChildReport {
   readonly maxRssKiB: number;
   readonly cpuMs: number;
   readonly counts?: Record<string, number>;
@@ -65,12 +65,12 @@ function openssl(files: readonly string[]): void {
 }
 
 /** `sync -f`: syncfs(2) of the filesystem holding `path`. */
-function syncFilesystem(path: string): void {
+export function syncFilesystem(path: string): void {
   const result = spawnSync('sync', ['-f', path]);
   if (result.status !== 0) throw new Error('sync -f failed');
 }
 
-function config(dir: string, source: string, dest: string): string {
+export function config(dir: string, source: string, dest: string): string {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(
     path,
@@ -92,18 +92,18 @@ function makeBundles(source: string, count: number, size: number): string[] {
   return files;
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[sorted.length >> 1] ?? Number.NaN;
 }
 
-interface Series {
+export interface Series {
   readonly wallMs: number[];
   readonly cpuMs: number[];
   readonly rssKiB: number[];
 }
 
-const series = (): Series => ({ wallMs: [], cpuMs: [], rssKiB: [] });
+export const series = (): Series => ({ wallMs: [], cpuMs: [], rssKiB: [] });
 
 const WARMUP_RUNS = 1;
 
@@ -116,7 +116,7 @@ const WARMUP_RUNS = 1;
 const measured = (values: readonly number[]): readonly number[] => values.slice(WARMUP_RUNS);
 
 /** Times `work` and records the child's own CPU and RSS when it reports them. */
-function timed(into: Series, work: () => ChildReport | undefined): () => void {
+export function timed(into: Series, work: () => ChildReport | undefined): () => void {
   return () => {
     const start = process.hrtime.bigint();
     const report = work();

@@ -1,4 +1,4 @@
-import { seededRandom } from './prng.js';
+import { pick as pickFrom, seededRandom } from './prng.js';
 
 export type PlainJson =
   | null
@@ -39,7 +39,7 @@ const FIXED_KEYS = ['id', 'name', 'kind', 'owner', 'created_at', 'score', 'tags'
 export function generateValue(targetBytes: number, seed: number): PlainJson[] {
   const random = seededRandom(seed);
   const int = (limit: number): number => Math.floor(random() * limit);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  const pick = <T>(items: readonly T[]): T => pickFrom(random, items);
 
   const text = (maxLength: number): string => {
     let out = '';

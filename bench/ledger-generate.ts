@@ -4,6 +4,7 @@ import type {
   ProjectGraphEdge,
   ProjectGraphNode,
 } from '../src/contracts/index.js';
+import { at } from '../src/core/list/index.js';
 import { seededRandom } from './prng.js';
 
 /**
@@ -40,7 +41,7 @@ export function ledgerWorkload(resources: number, versions: number): ProjectFile
 /**
  * A layered dependency graph: 20 % sources, 40 % models, 30 % semantic
  * models, 10 % dashboards; `edges` distinct edges, each from a resource to
- * one in a lower layer (so acyclic), deterministic from the seed.
+ * one in a lower layer (so acyclic), deterministic from `seed`.
  */
 export function generateProjectGraph(
   resources: number,
@@ -64,16 +65,16 @@ export function generateProjectGraph(
   }
   const seen = new Set<number>();
   const out: ProjectGraphEdge[] = [];
-  const firstConsumer = starts[1] as number;
+  const firstConsumer = at(starts, 1);
   while (out.length < edges) {
     const from = firstConsumer + Math.floor(random() * (nodes.length - firstConsumer));
     const layer = starts.filter((start) => start <= from).length - 1;
-    const below = starts[layer] as number;
+    const below = at(starts, layer);
     const to = Math.floor(random() * below);
     const key = from * nodes.length + to;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ from: (nodes[from] as ProjectGraphNode).id, to: (nodes[to] as ProjectGraphNode).id });
+    out.push({ from: at(nodes, from).id, to: at(nodes, to).id });
   }
   return { nodes, edges: out };
 }

@@ -16,6 +16,7 @@ import {
   replayLedger,
   runContractPublication,
 } from '../src/contracts/index.js';
+import { verifyChainToHead } from '../src/contracts/publication/chain.js';
 import { connectionOver } from '../src/contracts/publication/connection.js';
 import { ledgerWorkload } from './ledger-generate.js';
 import { type BenchPostgres, startBenchPostgres } from './ledger-postgres.js';
@@ -31,6 +32,15 @@ export type Backend = 'pglite' | 'postgres';
 export type Request =
   | { readonly action: 'reset'; readonly backend: Backend }
   | { readonly action: 'run'; readonly backend: Backend }
+  /** Fills the ledger with `entries` genesis publications of distinct sources (untimed). */
+  | { readonly action: 'fill'; readonly backend: Backend; readonly entries: number }
+  /**
+   * One dry-run publication as `contract publish --resource ID --dry-run`
+   * runs it: `head` a resource whose latest entry is the head (the chain walk
+   * reads one row), `genesis` a resource never published (the walk starts at
+   * position 1), `walk` the chain walk from position 1 alone.
+   */
+  | { readonly action: 'publishOne'; readonly backend: Backend; readonly which: 'head' | 'genesis' | 'walk' }
   | { readonly action: 'stop' };
 export interface Answer {
   readonly publications: number;
@@ -63,6 +73,19 @@ const sessions: Record<Backend, LedgerSession> = {
   postgres: pgLedgerSession(client),
 };
 
+let filler: IdentifiedCandidate[] = [];
+async function fillerOf(entries: number): Promise<IdentifiedCandidate[]> {
+  if (filler.length < entries + 1) {
+    const [files] = ledgerWorkload(entries + 1, 1);
+    const project = await contractProjectFromFiles(files ?? []);
+    filler = project.outcomes.map((outcome) => ({
+      ...project.project(outcome.id as string),
+      id: outcome.id as string,
+    }));
+  }
+  return filler;
+}
+
 async function answer(request: Request): Promise<Answer | null> {
   if (request.action === 'stop') {
     await client.end();
@@ -77,6 +100,31 @@ async function answer(request: Request): Promise<Answer | null> {
     return null;
   }
   const connection = connectionOver(request.backend, session, async () => undefined);
+  if (request.action === 'fill') {
+    await session.query('DROP SCHEMA IF EXISTS sealkit_ledger CASCADE');
+    const candidates = (await fillerOf(request.entries)).slice(0, request.entries);
+    for (let i = 0; i < candidates.length; i += 1000) {
+      await runContractPublication(connection, candidates.slice(i, i + 1000), {
+        approval: null,
+        dryRun: false,
+      });
+    }
+    return null;
+  }
+  if (request.action === 'publishOne') {
+    const candidates = filler;
+    const start = performance.now();
+    if (request.which === 'walk') {
+      await connection.transaction((tx) => verifyChainToHead(tx, null));
+    } else {
+      // The last candidate was never published; the one before it is the head.
+      const candidate = candidates[
+        candidates.length - (request.which === 'genesis' ? 1 : 2)
+      ] as IdentifiedCandidate;
+      await runContractPublication(connection, [candidate], { approval: null, dryRun: true });
+    }
+    return { publications: 1, entries: 0, publishMs: performance.now() - start, replayMs: 0 };
+  }
   const start = performance.now();
   let publications = 0;
   for (const step of steps) {

@@ -5,6 +5,7 @@ import { generateProjectGraph } from './ledger-generate.js';
 import type { Answer, Backend, Request } from './ledger-worker.js';
 
 const RESOURCES = 50;
+const LARGE_LEDGER = 10_000;
 const VERSIONS = 20;
 const GRAPH_RESOURCES = 100_000;
 const GRAPH_EDGES = 200_000;
@@ -112,6 +113,48 @@ export const ledgerBenchmark: Benchmark = {
         notes.targets = 'pglite ≤ 10,000 ms, postgres ≤ 5,000 ms, affected (100k/200k) ≤ 500 ms';
         return notes;
       },
+      dispose: () => ledger.close(),
+    };
+  },
+};
+
+/**
+ * Publishing one resource into a 10,000-entry ledger (dry run, as
+ * `contract publish --resource ID --dry-run`), on each backend: a resource
+ * whose latest entry is the head (the chain walk to the head reads one row:
+ * what a publication cost before the walk, the reference), a resource never
+ * published (the walk starts at position 1 and rebuilds every entry hash),
+ * and that walk alone.
+ */
+export const ledgerWalkBenchmark: Benchmark = {
+  name: 'ledger-walk',
+  description: 'one publication into a 10,000-entry ledger: latest at the head vs a genesis (walk from 1)',
+  runOptions: { warmupRuns: 1, rounds: 5, minSampleMs: 0 },
+  prepare() {
+    const ledger = bridge();
+    const variant = (backend: Backend, which: 'head' | 'genesis' | 'walk', name: string) => ({
+      name: `${backend}: ${name}`,
+      setup: () => {
+        if (!filled.has(backend)) {
+          ledger.call({ action: 'fill', backend, entries: LARGE_LEDGER });
+          filled.add(backend);
+        }
+      },
+      run: () => ledger.call({ action: 'publishOne', backend, which }),
+    });
+    const filled = new Set<Backend>();
+    return {
+      workload: `${LARGE_LEDGER} genesis entries of distinct sources, then one dry-run publication`,
+      reference: 'pglite: publish, latest entry at the head',
+      variants: [
+        variant('pglite', 'head', 'publish, latest entry at the head'),
+        variant('pglite', 'genesis', 'publish a new resource (walk from position 1)'),
+        variant('pglite', 'walk', 'chain walk from position 1 alone'),
+        variant('postgres', 'head', 'publish, latest entry at the head'),
+        variant('postgres', 'genesis', 'publish a new resource (walk from position 1)'),
+        variant('postgres', 'walk', 'chain walk from position 1 alone'),
+      ],
+      notes: () => ({ target: 'a genesis costs at most 50 ms more than a publication at the head' }),
       dispose: () => ledger.close(),
     };
   },

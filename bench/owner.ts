@@ -8,8 +8,8 @@ const HALF_BYTES = MAX_OWNER_BYTES / 2;
 
 /**
  * Decode + verify (`ScopedExecutionOwner.fromBytes` with the expected
- * digest: bound, digest, strict parse, every rule of the seed, exact
- * canonical bytes) of a maximal owner document — the seed's limits at their
+ * digest: bound, digest, strict parse, every rule of docs/owner.md#rules, exact
+ * canonical bytes) of a maximal owner document — the limits of docs/owner.md#limits at their
  * maximum, padded to exactly 8 MiB — and of one with half of every count at
  * exactly 4 MiB. Targets: ≤ 0.5 s for 8 MiB; the 8 MiB/4 MiB ratio ≤ 2.3.
  */

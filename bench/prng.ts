@@ -1,3 +1,5 @@
+import { at } from '../src/core/list/index.js';
+
 /** mulberry32: a tiny seeded PRNG, so every run benchmarks the same workload. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -8,4 +10,9 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** One of `items`, drawn with `random`: the same draw, so the same workload, as indexing by hand. */
+export function pick<T>(random: () => number, items: readonly T[]): T {
+  return at(items, Math.floor(random() * items.length));
 }

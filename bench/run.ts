@@ -5,13 +5,15 @@ import { canonicalizeBenchmark } from './canonicalize.js';
 import { canonicalizeBytesBenchmark } from './canonicalize-bytes.js';
 import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
-import { distributorS3Benchmark } from './distributor-s3.js';
+import { distributorPeersBenchmark } from './distributor-peers.js';
+import { distributorS3Benchmark, distributorS3ManyBenchmark } from './distributor-s3.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
-import { ledgerBenchmark } from './ledger.js';
+import { ledgerBenchmark, ledgerWalkBenchmark } from './ledger.js';
 import { ownerBenchmark } from './owner.js';
+import { pagesBenchmark } from './pages.js';
 import { scaffoldBenchmark } from './scaffold.js';
 
 /** Every benchmark, in run order. A new benchmark is one file plus one entry here. */
@@ -22,12 +24,16 @@ const REGISTRY: readonly Benchmark[] = [
   editionCheckPlanBenchmark,
   editionNewBenchmark,
   distributorBenchmark,
+  distributorPeersBenchmark,
   distributorS3Benchmark,
+  distributorS3ManyBenchmark,
+  pagesBenchmark,
   ownerBenchmark,
   evidenceBenchmark,
   scaffoldBenchmark,
   contractsBenchmark,
   ledgerBenchmark,
+  ledgerWalkBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {

@@ -1,8 +1,9 @@
-// Publish report bundles: a producer writes manifest.json, sealkit checks every
-// file against it and publishes to a local site folder (Markdown rendered to
-// HTML), a rerun skips, an edited report is refused with the file named, a
-// typo in the configuration is refused with line, column and a suggestion.
-// The published page is saved as a screenshot from headless Chromium.
+// Publish report bundles: a producer writes manifest.json (hidden files left
+// out), sealkit checks every file against it and publishes an HTML-only site
+// (Markdown rendered to styled pages, the chart copied as an asset), a rerun
+// skips, an edited report is refused with the file named, a typo in the
+// configuration is refused with line, column and a suggestion. The published
+// page is saved as a screenshot from headless Chromium.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -15,45 +16,85 @@ const CONFIG = `pipelines:
       - id: site
         kind: local
         root: site
-        outputs: {source: true, html: true}
+        outputs: {source: false, html: {lang: en}, assets: true}
+`;
+
+const REPORT = `# Weekly sales — week 22
+
+Sales rose **8 %** on week 21, led by the South. Figures are in EUR; the
+method is in the [notes](notes.md).
+
+## By region
+
+| region | sales | share | vs. week 21 |
+| :--- | ---: | ---: | ---: |
+| North | 1,204 | 41 % | +2 % |
+| South | 1,733 | 59 % | +13 % |
+| **Total** | **2,937** | 100 % | +8 % |
+
+![Sales by region, weeks 21 and 22](chart.svg)
+
+## How it was computed
+
+\`\`\`sql
+select region, sum(amount) as sales
+from silver.orders
+where order_week = 22
+group by region;
+\`\`\`
+
+Raw figures: [data/sales.csv](data/sales.csv).
+`;
+
+const CHART = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="200" font-family="sans-serif" font-size="13">
+  <text x="10" y="18" font-weight="bold">Sales by region (EUR)</text>
+  <g fill="#8c959f"><rect x="60" y="110" width="40" height="60"/><rect x="220" y="84" width="40" height="86"/></g>
+  <g fill="#0969da"><rect x="104" y="104" width="40" height="66"/><rect x="264" y="58" width="40" height="112"/></g>
+  <line x1="40" y1="170" x2="500" y2="170" stroke="#57606a"/>
+  <text x="80" y="188">North</text><text x="240" y="188">South</text>
+  <rect x="360" y="40" width="12" height="12" fill="#8c959f"/><text x="378" y="51">week 21</text>
+  <rect x="360" y="60" width="12" height="12" fill="#0969da"/><text x="378" y="71">week 22</text>
+</svg>
 `;
 
 export async function run(ctx) {
   const base = join(ctx.workDir, 'distributor');
-  const weather = join(base, 'reports', 'weather', '2026-05-30');
-  mkdirSync(weather, { recursive: true });
+  const week = join(base, 'reports', 'sales', 'week-22');
+  mkdirSync(join(week, 'data'), { recursive: true });
   mkdirSync(join(base, 'site'));
-  writeFileSync(
-    join(weather, 'report.md'),
-    '# Weather for Brentwood, 30 May\n\nSunny, **21 °C**. <script>alert("raw HTML is escaped")</script>\n\n| hour | temp |\n| --- | ---: |\n| 09 | 17 |\n| 15 | 21 |\n\nSee the [summary](summary.txt).\n',
-  );
-  writeFileSync(join(weather, 'summary.txt'), 'sunny, 21 C\n');
+  writeFileSync(join(week, 'report.md'), REPORT);
+  writeFileSync(join(week, 'notes.md'), '# Notes\n\nOrders are counted in the week they ship.\n');
+  writeFileSync(join(week, 'chart.svg'), CHART);
+  writeFileSync(join(week, 'data', 'sales.csv'), 'region,sales\nNorth,1204\nSouth,1733\n');
+  writeFileSync(join(week, '.DS_Store'), 'left by a file manager');
   writeFileSync(join(base, 'sealkit.distributor.yaml'), CONFIG);
 
   ctx.cd(base);
-  ctx.say('The producer writes manifest.json (files sorted, sizes and SHA-256 computed):');
+  ctx.say(
+    'The producer writes manifest.json (files sorted, sizes and SHA-256 computed, hidden files left out):',
+  );
   ctx.sealkit([
     'distribute',
     'manifest',
-    'reports/weather/2026-05-30',
+    'reports/sales/week-22',
     '--id',
-    'weather.brentwood.2026-05-30',
+    'sales.week-22',
     '--created',
     '2026-05-30T11:10:00Z',
   ]);
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 6 });
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 8 });
   ctx.sealkit(['distribute', 'run']);
   ctx.say('A rerun changes nothing:');
   ctx.sealkit(['distribute', 'run'], { tail: 1 });
 
-  await screenshot(ctx, join(base, 'site', 'weather', '2026-05-30', 'report.html'), join(base, 'report.png'));
+  await screenshot(ctx, join(base, 'site', 'sales', 'week-22', 'report.html'), join(base, 'report.png'));
 
-  ctx.say('The report is edited after its manifest was written: refused, the file named, nothing published.');
-  ctx.shell("echo 'sunny, 23 C (edited)' > reports/weather/2026-05-30/summary.txt");
-  ctx.sealkit(['distribute', 'verify', 'reports/weather/2026-05-30']);
+  ctx.say('The data is edited after its manifest was written: refused, the file named, nothing published.');
+  ctx.shell("echo 'North,9999' >> reports/sales/week-22/data/sales.csv");
+  ctx.sealkit(['distribute', 'verify', 'reports/sales/week-22']);
   ctx.say('A typo in the configuration (htm for html) is refused with where and a suggestion:');
-  ctx.shell("sed 's/html: true/htm: true/' sealkit.distributor.yaml > typo.yaml");
+  ctx.shell("sed 's/html:/htm:/' sealkit.distributor.yaml > typo.yaml");
   ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml']);
 }
 
@@ -77,11 +118,13 @@ async function screenshot(ctx, page, png) {
     ],
   });
   try {
-    const tab = await browser.newPage({ viewport: { width: 900, height: 560 } });
+    const tab = await browser.newPage({ viewport: { width: 1000, height: 980 } });
     await tab.goto(`file://${page}`);
     await tab.screenshot({ path: png });
   } finally {
     await browser.close();
   }
-  ctx.say(`The published page, as headless Chromium shows it (no script ran): ${png}`);
+  ctx.say(
+    `The published page, as headless Chromium shows it (styled, no script ran, nothing loaded from elsewhere): ${png}`,
+  );
 }

@@ -52,6 +52,23 @@ export async function run(ctx) {
   ];
   ctx.say('Stage, seal, verify, then one no-replace rename into models/migration/generated/shop/:');
   ctx.sealkit(scaffold, { lines: 6 });
+  ctx.say('Build them offline on the synthetic Bronze rows synth wrote, beside the shipped models:');
+  ctx.sealkit(
+    [
+      'edition',
+      'check',
+      'shop-client',
+      '--target',
+      'migration',
+      '--vars',
+      '{enable_migration_models: true}',
+      '--fixtures',
+      'shop-client/fixtures',
+      '--fixtures',
+      'evidence/fixtures',
+    ],
+    { tail: 1 },
+  );
   ctx.say('Create-only: a second run never touches the published (possibly edited) models:');
   ctx.sealkit(scaffold, { lines: 4 });
 }

@@ -32,6 +32,17 @@ export interface CommandResult {
    * the visible tree is not the one it verified (exit 4).
    */
   readonly publication?: 'with_condition' | 'unverified';
+  /**
+   * Set by a command that stopped early on a signal after reporting what it
+   * did (`distribute run`): exit 130 (SIGINT) or 143 (SIGTERM).
+   */
+  readonly interrupted?: 'SIGINT' | 'SIGTERM';
+  /**
+   * Set by a command that already wrote its one JSON object on stdout
+   * (`scaffold`, which prints it before releasing its lock): `--json` then
+   * prints nothing more.
+   */
+  readonly printed?: boolean;
 }
 
 export interface Command {

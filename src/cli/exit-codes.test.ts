@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineRefusals, refuseInternal } from '../core/refusal/index.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
 
 describe('exit codes', () => {
@@ -13,5 +13,11 @@ describe('exit codes', () => {
     expect(exitCodeFor(refuse('demo_refused'))).toBe(EXIT.refused);
     expect(exitCodeFor(refuseInternal('internal_error'))).toBe(EXIT.internal);
     expect(exitCodeFor(new TypeError('bug'))).toBe(EXIT.internal);
+  });
+
+  it('a command stopped by a signal exits 128 + its number, before any refusal', () => {
+    expect(exitCodeForResult({ interrupted: 'SIGINT', refused: true })).toBe(130);
+    expect(exitCodeForResult({ interrupted: 'SIGTERM' })).toBe(143);
+    expect(exitCodeForResult({ refused: true })).toBe(EXIT.refused);
   });
 });

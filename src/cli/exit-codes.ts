@@ -3,7 +3,7 @@ import { UsageError } from './usage-error.js';
 
 /**
  * Exit codes are decided here and nowhere else. 3 and 4 are `scaffold`'s
- * only (seed silver-scaffolder §6.5): published with a condition
+ * only (docs/cli.md#exit-codes): published with a condition
  * (permissions not normalized, durability unknown), and published but
  * unverified (the visible tree is not the one the run verified).
  */
@@ -14,6 +14,10 @@ export const EXIT = {
   publishedWithCondition: 3,
   publishUnverified: 4,
   internal: 70,
+  /** 128 + the signal number, as a shell reports a process the signal ended: SIGINT. */
+  interrupted: 130,
+  /** SIGTERM. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -21,7 +25,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export function exitCodeForResult(result: {
   readonly refused?: boolean;
   readonly publication?: 'with_condition' | 'unverified';
+  readonly interrupted?: 'SIGINT' | 'SIGTERM';
 }): ExitCode {
+  if (result.interrupted === 'SIGINT') return EXIT.interrupted;
+  if (result.interrupted === 'SIGTERM') return EXIT.terminated;
   if (result.refused === true) return EXIT.refused;
   if (result.publication === 'with_condition') return EXIT.publishedWithCondition;
   if (result.publication === 'unverified') return EXIT.publishUnverified;

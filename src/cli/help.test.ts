@@ -60,7 +60,7 @@ describe.each(COMMANDS.map((entry) => [entry.path.join(' '), entry] as const))(
       expect(help.stdout.toString()).toBe(`${usage}\n`);
       expect(runCli(['help', ...entry.path]).stdout.toString()).toBe(`${usage}\n`);
     });
-  
+
     it('shows the help even after a flag the command does not know', async () => {
       const { usage } = await entry.load();
       const help = runCli([...entry.path, '--no-such-flag', '--help', '--json']);

@@ -26,7 +26,8 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     '  -V, --version    print the version',
     '',
     'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
-    '70 internal error; --json prints one JSON object on stdout.',
+    '70 internal error (scaffold also: 3 published with a condition, 4 published',
+    'but unverified); --json prints one JSON object on stdout (scaffold always does).',
   ].join('\n');
 }
 
@@ -126,8 +127,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       return EXIT.ok;
     }
     const result = await command.run(found.rest, io);
-    if (json) writeJson(io, result.json);
-    else {
+    if (json) {
+      if (result.printed !== true) writeJson(io, result.json);
+    } else {
       io.stdout.write(result.text);
       if (result.errors !== undefined && result.errors !== '') {
         io.stderr.write(wantsColour(io.stderr) ? paintRefusals(result.errors) : result.errors);

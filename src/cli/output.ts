@@ -2,6 +2,13 @@ import { Refusal, type RefusalRecord } from '../core/refusal/index.js';
 import type { CliIo, Disclosure } from './command.js';
 import { UsageError } from './usage-error.js';
 
+/**
+ * The `--json` object a command prints. A library result declared as an
+ * interface (`ScaffoldResult`, `CheckReport`, `RunReport`) holds only values
+ * `JSON.stringify` prints, but TypeScript gives an interface no implicit index
+ * signature, so it cannot be assigned to this type, nor cast to it directly:
+ * the commands that print one go through `as unknown as JsonObjectOut`.
+ */
 export interface JsonObjectOut {
   readonly [key: string]: string | number | boolean | null | readonly unknown[] | JsonObjectOut | undefined;
 }

@@ -38,7 +38,7 @@ export function parseCommandArgs<const O extends OptionSpecs>(
       options: { ...options },
       strict: true,
       allowPositionals: true,
-    }) as unknown as ParsedCommandArgs<O>;
+    }) as ParsedCommandArgs<O>;
   } catch (error: unknown) {
     throw usageErrorOf(error, options, usage);
   }

@@ -35,6 +35,7 @@ export { decodeProjection } from './canonical/decode.js';
 export { affectedDashboards } from './graph/affected.js';
 export { projectGraphOf } from './graph/from-project.js';
 export {
+  GRAPH_EDGE_KINDS,
   type GraphEdge as ProjectGraphEdge,
   type GraphNode as ProjectGraphNode,
   ProjectGraph,

@@ -3,13 +3,13 @@
  * S3-compatible object storage). The run drives it in this order, per
  * destination: `lock` once, `inspect` every bundle path, then (after every
  * bundle of the run validated and the whole plan was built without a
- * collision) `apply` each planned write, and `close`.
+ * collision) `apply` each planned write (or `applyBatch` groups of them), and `close`.
  *
  * Invariants every backend keeps (docs/distributor.md, "Crash behaviour"):
  *
  * 1. State last. `.distributor.json` is the only success marker. It is written
- *    after every planned output is durably in place (local: fsynced in
- *    staging before the commit rename; S3: every PUT acknowledged). A crash
+ *    after every planned output is durably in place (local: flushed in
+ *    staging with its batch before the commit rename; S3: every PUT acknowledged). A crash
  *    before it is written never makes the bundle path look published.
  * 2. Our own partial writes are never "unmanaged". A crash must not leave a
  *    bundle path that a later run classifies `unmanaged`. Local: everything is
@@ -41,7 +41,7 @@
  *    removes what it created (local staging; S3 objects it PUT that the
  *    pending marker covers may stay, as residue the next run converges).
  * 7. Fault injection. Before every mutating step (create, write, fsync,
- *    rename, exchange, delete, PUT) a backend calls `context.beforeStep`.
+ *    the batch flush, rename, exchange, delete, PUT) a backend calls `context.beforeStep`.
  *    It is a test hook supplied through the library API (never an
  *    environment check); production runs pass a no-op.
  */
@@ -77,6 +77,8 @@ export type StepKind =
   | 'create'
   | 'write'
   | 'fsync'
+  /** The one flush that makes a whole staged batch durable before its commit renames (local). */
+  | 'flush'
   | 'rename'
   | 'exchange'
   | 'unlink'
@@ -94,6 +96,12 @@ export interface ApplyContext {
   readonly now: Instant;
   /** Called before every mutating step; a test hook may throw (injected failure) or kill the process. */
   readonly beforeStep: (step: Step) => void;
+  /**
+   * Aborted when the run is interrupted (SIGINT, SIGTERM): a backend starts
+   * no new write, aborts or finishes those in flight, and refuses the bundle
+   * `run_interrupted` unless its commit point was already passed.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -110,6 +118,27 @@ export interface OutputSource {
    * backends ignore it.
    */
   take?(output: PlannedOutput): SnapshotFile | undefined;
+  /**
+   * Offered with `take`: the snapshot's bundle directory itself, which the
+   * local backend turns into the staging tree (its files renamed to their
+   * output paths in place, the rest removed) instead of building a second
+   * directory. `names` are every snapshot file in it.
+   */
+  takeDir?(): SnapshotBundleDir;
+}
+
+/** The snapshot directory of one bundle, held, with the directory it sits in. */
+export interface SnapshotBundleDir {
+  readonly dir: Dir;
+  readonly parent: Dir;
+  readonly name: string;
+  readonly names: readonly string[];
+}
+
+/** One planned write of a batch, with the bytes it publishes. */
+export interface BatchWrite {
+  readonly write: PlannedWrite;
+  readonly source: OutputSource;
 }
 
 /** A snapshot file a backend may move: the held directory and the entry name within it. */
@@ -121,6 +150,18 @@ export interface SnapshotFile {
 export type AppliedOutcome =
   | { readonly outcome: 'published' | 'replaced'; readonly outputs: readonly OutputRecord[] }
   | { readonly outcome: 'refused'; readonly refusal: Refusal };
+
+/**
+ * What one object of a destination can hold, so the planner refuses an
+ * output that cannot be written before anything is (S3: one PUT is at most
+ * 5 GiB, a key at most 1,024 bytes of UTF-8).
+ */
+export interface ObjectLimits {
+  readonly max_object_bytes: number;
+  readonly max_key_bytes: number;
+  /** Bytes every key starts with before the bundle directory (`<prefix>/`, or nothing). */
+  readonly key_prefix_bytes: number;
+}
 
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
@@ -134,6 +175,8 @@ export interface LockOptions {
 export interface DestinationBackend {
   readonly kind: 'local' | 's3';
   readonly destinationId: string;
+  /** Object limits the planner checks every planned output against (S3); none for local. */
+  readonly limits?: ObjectLimits;
   /**
    * Guards the destination against a concurrent run for as long as the
    * backend is open. Local: an exclusive, non-blocking flock in the work area
@@ -144,8 +187,20 @@ export interface DestinationBackend {
   lock(options?: LockOptions): Promise<LockOutcome>;
   /** Reads the bundle path without changing anything. */
   inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
-  /** Executes one planned publication or replacement; state last. */
+  /**
+   * Executes one planned publication or replacement; state last. It returns
+   * once the state is committed; cleanup a backend batches across bundles
+   * (S3: deleting pending markers) is done by `close` at the latest.
+   */
   apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome>;
+  /**
+   * Local only: executes several planned writes as one group commit — every
+   * bundle staged, the batch made durable by one flush, then each bundle
+   * committed by its own atomic rename, then each parent directory touched
+   * flushed once. One outcome per write, in order; each write stays
+   * all-or-nothing and is never visible before its bytes are durable.
+   */
+  applyBatch?(writes: readonly BatchWrite[], context: ApplyContext): Promise<readonly AppliedOutcome[]>;
   /**
    * Local only: a private directory on the destination's filesystem where the
    * run may keep its verified source snapshot, so outputs can be moved into

@@ -2,7 +2,13 @@
 // publish them to local directories and S3-compatible storage. Generic names
 // carry a distributor prefix here, as they are re-exported from src/index.ts.
 export { type VerifiedBundle, verifyBundle } from './api/verify.js';
-export { type WriteManifestOptions, writeManifest } from './api/write-manifest.js';
+export {
+  type LeftOut,
+  type LeftOutReason,
+  type WriteManifestOptions,
+  type WrittenManifest,
+  writeManifest,
+} from './api/write-manifest.js';
 export type {
   AppliedOutcome,
   ApplyContext,
@@ -80,6 +86,12 @@ export {
   type RunReport,
   reportRefusals as distributeReportRefusals,
 } from './run/report.js';
-export { type DistributeRunOptions, distributeRun, type ProgressEvent } from './run/run.js';
-export { renderMarkdownPage } from './transform/markdown.js';
+export {
+  DEFAULT_TRANSFERS,
+  type DistributeRunOptions,
+  distributeRun,
+  MAX_TRANSFERS,
+  type ProgressEvent,
+} from './run/run.js';
+export { type PageOptions, renderMarkdownPage } from './transform/markdown.js';
 export { DISTRIBUTOR_VERSION } from './version.js';

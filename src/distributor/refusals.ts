@@ -76,7 +76,10 @@ export type DistributorRefusalCode =
   | 'markdown_not_utf8'
   // planning
   | 'output_collision'
+  | 'output_too_large'
+  | 'output_key_too_long'
   | 'run_aborted'
+  | 'run_interrupted'
   | 'conflict_different_id'
   | 'conflict_same_created'
   // destinations
@@ -96,6 +99,12 @@ export type DistributorRefusalCode =
   | 'destination_write_failed'
   | 'snapshot_write_failed'
   | 'destination_unreachable'
+  | 'destination_credentials_missing'
+  | 'destination_credentials_refused'
+  | 'destination_access_denied'
+  | 'destination_bucket_missing'
+  | 'destination_conditional_writes_unsupported'
+  | 'destination_versioning_unsupported'
   | 'backend_unavailable';
 
 /** A bundle holding another: both bundle directories, relative to the source root. */
@@ -285,9 +294,24 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     message:
       'two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
   },
+  output_too_large: {
+    category: 'oversized',
+    message:
+      'an output is larger than the destination stores as one object (S3: 5 GiB); nothing of this bundle was written there',
+  },
+  output_key_too_long: {
+    category: 'oversized',
+    message:
+      "an output's object key (prefix, bundle directory and path) exceeds the 1024 bytes S3 allows; nothing of this bundle was written there",
+  },
   run_aborted: {
     category: 'conflict',
     message: 'nothing was written: another bundle of the run failed validation or planning',
+  },
+  run_interrupted: {
+    category: 'unavailable',
+    message:
+      'the run was stopped by a signal: no new write was started; a bundle whose state was not written is not published',
   },
   conflict_different_id: {
     category: 'conflict',
@@ -362,7 +386,41 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     message:
       "the run's verified copy of the bundle could not be written anywhere; nothing of this bundle was published",
   },
-  destination_unreachable: { category: 'unavailable', message: 'the destination cannot be reached' },
+  destination_unreachable: {
+    category: 'unavailable',
+    message:
+      'the destination cannot be reached or did not answer in time (S3: check the endpoint, the network and the timeouts)',
+  },
+  destination_credentials_missing: {
+    category: 'unavailable',
+    message:
+      'no S3 credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run where an instance role applies',
+  },
+  destination_credentials_refused: {
+    category: 'unavailable',
+    message:
+      'the S3 store refused the credentials (unknown access key, wrong secret or expired token): check the keys or the profile in use',
+  },
+  destination_access_denied: {
+    category: 'unavailable',
+    message:
+      'the S3 store denied access: the credentials lack permission to list, read, write or delete under the destination prefix',
+  },
+  destination_bucket_missing: {
+    category: 'unavailable',
+    message:
+      'the bucket of the S3 destination does not exist: check the bucket name, the endpoint and the region',
+  },
+  destination_conditional_writes_unsupported: {
+    category: 'unsupported',
+    message:
+      'the S3 store does not honour the conditional writes sealkit relies on (If-None-Match: * and If-Match); nothing was published there',
+  },
+  destination_versioning_unsupported: {
+    category: 'unsupported',
+    message:
+      'the bucket has versioning enabled and this S3 store ignores conditional writes on versioned buckets; use an unversioned bucket; nothing was published there',
+  },
   backend_unavailable: {
     category: 'unavailable',
     message: 'the destination kind is not available in this build or on this platform',

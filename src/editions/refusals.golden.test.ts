@@ -178,6 +178,42 @@ const CASES: readonly Case[] = [
     project: replace('dbt_project.yml', 'model-paths: ["models"]', 'model-paths: ["models", "../elsewhere"]'),
     args: CHECK,
   },
+  {
+    // dbt_project.yml faults the check cannot plan around, with dbt's schema errors: all at once.
+    name: 'dbt-project-several-errors',
+    project: {
+      'dbt_project.yml': [
+        'nme: shop',
+        'version: 1',
+        'config-version: 2',
+        'profile: shop',
+        'model-paths: ["models", "../elsewhere"]',
+        'macro-paths: macros',
+        'modles:',
+        '  shop:',
+        '    +materialized: view',
+        '',
+      ].join('\n'),
+    },
+    args: CHECK,
+  },
+  {
+    // A dbt_project.yml the check can still plan: every schema error is its own finding.
+    name: 'dbt-project-schema-errors',
+    project: {
+      'dbt_project.yml': `${SMALL_PROJECT['dbt_project.yml']}clean-targets: target\nmodels:\n  shop:\n    +materialized: 3\n    silver:\n      +tags: 4\n`,
+    },
+    args: CHECK,
+  },
+  {
+    name: 'schema-yml-wrong-types',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n',
+      '      - name: order_id\n        data_tests: [not_null, 3]\n      - nme: order_date\n        tests: unique\n',
+    ),
+    args: CHECK,
+  },
   { name: 'project-dir-missing', args: ['edition', 'check', 'shpo'] },
   {
     name: 'vars-duplicate-key',
@@ -235,9 +271,10 @@ function transcript(args: readonly string[], run: CliRun, stdout: string): strin
 
 interface Item {
   readonly finding?: unknown;
+  readonly also?: readonly unknown[];
 }
 
-/** The JSON form, reduced to what a refusal or a failed check says: status, summary and every finding. */
+/** The JSON form, reduced to what a refusal or a failed check says: status, summary and every finding (with `also`). */
 function jsonView(stdout: string): unknown {
   const value = JSON.parse(stdout) as Record<string, unknown>;
   if (value.status === 'refused' || value.summary === undefined) return value;
@@ -247,6 +284,8 @@ function jsonView(stdout: string): unknown {
       .map((item) => ({
         [key === 'files' || key === 'sources' ? 'path' : 'name']: item.name ?? item.path,
         finding: item.finding,
+        // Further findings in the same file: --json keeps every one.
+        ...(item.also === undefined ? {} : { also: item.also }),
       }));
   return {
     status: value.status,

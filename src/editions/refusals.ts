@@ -22,6 +22,7 @@ export type EditionRefusalCode =
   | 'project_invalid'
   | 'project_file_missing'
   | 'project_file_invalid'
+  | 'project_file_schema'
   | 'project_path_invalid'
   | 'project_entry_invalid'
   | 'project_too_large'
@@ -86,6 +87,10 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
   project_file_invalid: {
     category: 'malformed',
     message: 'dbt_project.yml is not a single YAML mapping with a project name',
+  },
+  project_file_schema: {
+    category: 'malformed',
+    message: "dbt_project.yml does not validate against dbt's JSON schema",
   },
   project_path_invalid: {
     category: 'malformed',

@@ -42,10 +42,11 @@ export interface EvidenceDocuments {
 }
 
 /**
- * Reads the three artifacts through the seed's readers and binds them: the
- * single entry point a generator calls. Exactly one reason code for the first
- * failing check, in the seed's order: admission (the files, then their
- * bounds), field tables (mapping, dry run, run manifest), binding steps 1–10.
+ * Reads the three artifacts through the readers of docs/evidence.md#library-api
+ * and binds them: the single entry point a generator calls. Exactly one reason
+ * code for the first failing check, in the order of
+ * docs/evidence.md#check-order: admission (the files, then their bounds),
+ * field tables (mapping, dry run, run manifest), binding steps 1–10.
  * Only an internal error (a bug) is thrown; it carries no input text.
  */
 export function bindEvidence(options: BindEvidenceOptions): EvidenceOutcome {
@@ -101,7 +102,7 @@ function bindDocumentsOrThrow(
 
 /**
  * A bundle without a run manifest has nothing to anchor freshness (the dry
- * run has no timestamp): the seed refuses it with
+ * run has no timestamp): it is refused with
  * `scaffold_evidence_freshness_unavailable`, not as a missing input.
  */
 function noFreshnessAnchor(): Refusal<EvidenceRefusalCode> {

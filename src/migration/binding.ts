@@ -43,7 +43,7 @@ function fail(code: EvidenceRefusalCode, role: EvidenceRole | undefined, field: 
 }
 
 /**
- * Binding steps 1–10 of the input contract, in the seed's order, over
+ * Binding steps 1–10, in the order of docs/evidence.md#binding-steps-110, over
  * artifacts that already passed admission and their field tables. The role
  * of a cross-artifact mismatch is the artifact that disagrees with those
  * checked before it (mapping, then dry run, then run manifest).
@@ -137,7 +137,10 @@ function checkSourceBinding(
   return recorded;
 }
 
-/** Step 6: a SQL source names a safe schema; a CSV source has none. Single-sourced (seed gap 3). */
+/**
+ * Step 6: a SQL source names a safe schema; a CSV source has none.
+ * Single-sourced (gap 3, docs/evidence.md#evidence-gaps).
+ */
 function checkSourceSchema(runManifest: RunManifestRecord): void {
   const { kind, schema } = runManifest.sourceIdentity;
   const ok = kind === 'sql' ? schema.present && schema.safe !== undefined : !schema.present;
@@ -238,7 +241,8 @@ function checkReadiness(dryRun: DryRunRecord): void {
 /**
  * Step 10: the completed manifest (its status and extraction matches were
  * established by its field table) finished within the configured maximum age
- * and not in the future. The dry run has no timestamp (seed gap 2).
+ * and not in the future. The dry run has no timestamp (gap 2,
+ * docs/evidence.md#evidence-gaps).
  */
 function checkFreshness(runManifest: RunManifestRecord, invocation: BindingInvocation): void {
   if (!isMaxEvidenceAge(invocation.maxAge)) {

@@ -75,7 +75,8 @@ export interface DryRunRecord extends SchemaRecord {
 
 /**
  * Every top-level key a dry run may hold: the trusted fields, then the ones
- * the seed lists as ignored (accepted, never read). Anything else is refused.
+ * docs/evidence.md#dry-run---inventory-file lists as ignored (accepted, never
+ * read). Anything else is refused.
  */
 const DRY_RUN_KEYS = new Set([
   'mode',
@@ -122,7 +123,10 @@ export function checkDryRunBounds(document: JsonObject): void {
   checkSnapshotBounds(document, 'dry_run');
 }
 
-/** The dry run's field table, row by row in the seed's order; unknown top-level keys last. */
+/**
+ * The dry run's field table, row by row in the order of
+ * docs/evidence.md#field-tables; unknown top-level keys last.
+ */
 export function parseDryRun(document: JsonObject): DryRunRecord {
   checkDryRunBounds(document);
   const reader: FieldReader = new FieldReader('dry_run');

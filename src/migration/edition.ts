@@ -11,8 +11,8 @@ export type EditionPath = (typeof EDITIONS)[EditionDestination];
 
 /**
  * The edition a destination selects, or undefined: DuckDB is a local
- * rehearsal and selects none (seed gap 10), so binding refuses it with
- * `scaffold_destination_edition_unbound`.
+ * rehearsal and selects none (gap 10, docs/evidence.md#evidence-gaps), so
+ * binding refuses it with `scaffold_destination_edition_unbound`.
  */
 export function editionFor(destination: Destination): EditionPath | undefined {
   return destination === 'duckdb' ? undefined : EDITIONS[destination];

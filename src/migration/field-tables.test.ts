@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonFloat } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import {
   bindBundle,
   type MutableBundle,
@@ -104,7 +105,7 @@ describe('dry run field table', () => {
       code: 'scaffold_target_identity_mismatch',
     });
     const safety = (b: MutableBundle): Doc => b.dryRun.normalized_identifier_safety as Doc;
-    const firstTable = (b: MutableBundle): Doc => (safety(b).tables as Doc[])[0] as Doc;
+    const firstTable = (b: MutableBundle): Doc => at(safety(b).tables as Doc[], 0);
     expect(outcomeAfter((b) => (safety(b).safe_to_extract = null))).toEqual({
       code: 'scaffold_evidence_not_ready',
       role: 'dry_run',
@@ -218,13 +219,13 @@ describe('dry run field table', () => {
     ],
     [
       'an inventory entry without status',
-      (b: MutableBundle) => delete ((b.dryRun.inventory as Doc[])[0] as Doc).status,
+      (b: MutableBundle) => delete at(b.dryRun.inventory as Doc[], 0).status,
       'scaffold_field_missing',
       'inventory[].status',
     ],
     [
       'an inventory entry with an unknown key',
-      (b: MutableBundle) => (((b.dryRun.inventory as Doc[])[0] as Doc).owner = 'x'),
+      (b: MutableBundle) => (at(b.dryRun.inventory as Doc[], 0).owner = 'x'),
       'scaffold_field_malformed',
       'inventory[]',
     ],
@@ -237,7 +238,7 @@ describe('dry run field table', () => {
     [
       'a snapshot column with a raw type',
       (b: MutableBundle) =>
-        ((((b.dryRun.source_schema_snapshot as Doc[])[0] as Doc).columns as Doc[])[0] = {
+        ((at(b.dryRun.source_schema_snapshot as Doc[], 0).columns as Doc[])[0] = {
           name: 'a',
           type_family: 'BIGINT',
         }),
@@ -247,7 +248,7 @@ describe('dry run field table', () => {
     [
       'an empty column name',
       (b: MutableBundle) =>
-        ((((b.dryRun.source_schema_snapshot as Doc[])[0] as Doc).columns as Doc[])[0] = {
+        ((at(b.dryRun.source_schema_snapshot as Doc[], 0).columns as Doc[])[0] = {
           name: '',
           type_family: 'string',
         }),
@@ -275,8 +276,7 @@ describe('dry run field table', () => {
     ],
     [
       'a reported rule with a bad cast',
-      (b: MutableBundle) =>
-        ((((b.dryRun.source_mapping_report as Doc).mappings as Doc[])[0] as Doc).cast = 'money'),
+      (b: MutableBundle) => (at((b.dryRun.source_mapping_report as Doc).mappings as Doc[], 0).cast = 'money'),
       'scaffold_field_malformed',
       'source_mapping_report.mappings[].cast',
     ],
@@ -289,8 +289,8 @@ describe('dry run field table', () => {
     [
       'a repeated normalized column name',
       (b: MutableBundle) => {
-        const table = ((b.dryRun.normalized_identifier_safety as Doc).tables as Doc[])[0] as Doc;
-        (table.normalized_columns as Doc[]).push({ ...((table.normalized_columns as Doc[])[0] as Doc) });
+        const table = at((b.dryRun.normalized_identifier_safety as Doc).tables as Doc[], 0);
+        (table.normalized_columns as Doc[]).push({ ...at(table.normalized_columns as Doc[], 0) });
       },
       'scaffold_field_malformed',
       'normalized_identifier_safety.tables[].normalized_columns[].name',
@@ -328,7 +328,7 @@ describe('dry run field table', () => {
   });
 });
 
-describe('run manifest field table (evidence_index._validate_manifest and the seed rows)', () => {
+describe('run manifest field table (evidence_index._validate_manifest, then the further rows)', () => {
   it.each(MANIFEST_REQUIRED)('refuses the run manifest without %s as a missing field', (key) => {
     expect(outcomeAfter((b) => delete b.runManifest[key])).toEqual({
       code: 'scaffold_field_missing',
@@ -505,14 +505,14 @@ describe('run manifest field table (evidence_index._validate_manifest and the se
     ['an unsafe entity', (f: Doc) => (f.entity = 'order items'), 'source_identity.files[].entity'],
   ])('refuses a CSV identity with %s', (_label, change, field) => {
     expect(
-      outcomeAfter((b) => change(((b.runManifest.source_identity as Doc).files as Doc[])[0] as Doc), 'csv'),
+      outcomeAfter((b) => change(at((b.runManifest.source_identity as Doc).files as Doc[], 0)), 'csv'),
     ).toEqual({ code: 'scaffold_field_malformed', role: 'run_manifest', field });
   });
 
   it('accepts a size beyond 2^53 written exactly, and Z as the UTC offset', () => {
     expect(
       outcomeAfter((b) => {
-        (((b.runManifest.source_identity as Doc).files as Doc[])[0] as Doc).size_bytes = 2n ** 60n;
+        at((b.runManifest.source_identity as Doc).files as Doc[], 0).size_bytes = 2n ** 60n;
         b.runManifest.finished_at_utc = '2025-03-14T09:26:53Z';
       }, 'csv'),
     ).toEqual(BOUND);

@@ -127,7 +127,7 @@ const snapshotValue = fc
   );
 
 describe('fingerprint constructions', () => {
-  it('hashes the empty mapping to the seed value (and the parser refuses it)', () => {
+  it('hashes the empty mapping to the documented value (and the parser refuses it)', () => {
     expect(mappingsFingerprint({ version: 1, tables: [] })).toBe(
       '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a',
     );

@@ -8,7 +8,7 @@ const UNIT_SECONDS = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 } as const;
 /**
  * Parses `36h`, `7d`, `90m`, `45s` or a bare number of seconds. Returns
  * undefined for anything else (zero, a sign, a fraction, spaces, other units):
- * there is no default and no guess (seed gap 8).
+ * there is no default and no guess (gap 8, docs/evidence.md#evidence-gaps).
  */
 export function parseMaxEvidenceAge(text: string): MaxEvidenceAge | undefined {
   const match = DURATION.exec(text);

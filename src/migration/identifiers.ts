@@ -75,7 +75,7 @@ export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const DESTINATIONS = ['bigquery', 'snowflake', 'duckdb'] as const;
 export type Destination = (typeof DESTINATIONS)[number];
 
-/** The casts a mapping rule may name (seed: mapping field table). */
+/** The casts a mapping rule may name (docs/evidence.md#mapping---mapping-file). */
 export const CASTS = ['string', 'integer', 'numeric', 'date', 'timestamp', 'boolean'] as const;
 export type Cast = (typeof CASTS)[number];
 

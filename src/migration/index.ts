@@ -1,4 +1,4 @@
-// Migration evidence (seed: scaffolder-input-contract): the readers, the
+// Migration evidence (docs/evidence.md): the readers, the
 // fingerprints and the binding contract every generator calls. Nothing here
 // opens a source connection, reads credentials or queries a warehouse.
 export {

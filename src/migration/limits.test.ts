@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { at } from '../core/list/index.js';
 import { EVIDENCE_LIMITS } from './limits.js';
 import {
   bindBundle,
@@ -132,7 +133,7 @@ describe('admission limits: snapshot, entities and names', () => {
     const table = (length: number): MutableBundle => {
       const bundle = retailBundle();
       const snapshot = bundle.runManifest.source_schema_snapshot as Doc[];
-      (snapshot[0] as Doc).table = 'T'.repeat(length);
+      at(snapshot, 0).table = 'T'.repeat(length);
       return bundle;
     };
     // 1,024 passes admission and fails the safe-identifier pattern; 1,025 is oversized.
@@ -149,7 +150,7 @@ describe('admission limits: snapshot, entities and names', () => {
     const family = (length: number): MutableBundle => {
       const bundle = retailBundle();
       const snapshot = bundle.dryRun.source_schema_snapshot as Doc[];
-      ((snapshot[1] as Doc).columns as Doc[])[0] = { name: 'x', type_family: 'f'.repeat(length) };
+      (at(snapshot, 1).columns as Doc[])[0] = { name: 'x', type_family: 'f'.repeat(length) };
       return bundle;
     };
     expect(summary(bindBundle(family(1024)))).toEqual({
@@ -184,13 +185,13 @@ describe('admission limits: snapshot, entities and names', () => {
       expect(summary(bindBundle(withSource(char.repeat(255))))).toEqual(BOUND);
       const over = withSource('s');
       const rules = (over.mapping.tables as Record<string, Doc[]>).customers as Doc[];
-      (rules[0] as Doc).source = char.repeat(256);
+      at(rules, 0).source = char.repeat(256);
       expect(summary(bindBundle(over))).toEqual({
         code: 'scaffold_input_oversized',
         role: 'mapping',
         field: 'tables[].source',
       });
-      (rules[0] as Doc).source = '';
+      at(rules, 0).source = '';
       expect(summary(bindBundle(over))).toEqual({
         code: 'scaffold_mapping_invalid',
         role: 'mapping',

@@ -1,5 +1,5 @@
 /**
- * The seed's admission limits (scaffolder-input-contract, "Admission limits").
+ * The admission limits of migration evidence (docs/evidence.md#admission-limits).
  * sealkit must not raise any of them. Lengths count code points, as Python's
  * `len(str)` does.
  */

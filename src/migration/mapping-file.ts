@@ -36,7 +36,11 @@ export function readMappingDocument(path: string): JsonObject {
   );
 }
 
-/** `_load_mapping_file`: the file rule, then the mapping parser. `mappingsFingerprint(loadMappingFile(p))` is the seed's construction. */
+/**
+ * `_load_mapping_file`: the file rule, then the mapping parser.
+ * `mappingsFingerprint(loadMappingFile(p))` is the mapping fingerprint of
+ * docs/evidence.md#fingerprint-constructions.
+ */
 export function loadMappingFile(path: string): Mapping {
   return parseMapping(readMappingDocument(path));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import { bindEvidenceDocuments } from './bind-evidence.js';
 import {
   ALIAS,
@@ -23,7 +24,7 @@ type Fault = (bundle: MutableBundle) => Invocation | undefined;
  */
 const faults = {
   mappingOversizedSource: (b) => {
-    (((b.mapping.tables as Record<string, Doc[]>).customers as Doc[])[0] as Doc).source = 's'.repeat(256);
+    at((b.mapping.tables as Record<string, Doc[]>).customers as Doc[], 0).source = 's'.repeat(256);
     return undefined;
   },
   dryRunOversizedSnapshot: (b) => {
@@ -39,7 +40,7 @@ const faults = {
     return undefined;
   },
   mappingBadCast: (b) => {
-    (((b.mapping.tables as Record<string, Doc[]>).customers as Doc[])[0] as Doc).cast = 'float';
+    at((b.mapping.tables as Record<string, Doc[]>).customers as Doc[], 0).cast = 'float';
     return undefined;
   },
   dryRunMode: (b) => {
@@ -72,16 +73,16 @@ const faults = {
   },
   step1: (b) => {
     const snapshot = b.dryRun.source_schema_snapshot as Doc[];
-    ((snapshot[0] as Doc).columns as Doc[]).pop();
+    (at(snapshot, 0).columns as Doc[]).pop();
     return undefined;
   },
   step2: (b) => {
-    (((b.mapping.tables as Record<string, Doc[]>).customers as Doc[])[0] as Doc).cast = 'string';
+    at((b.mapping.tables as Record<string, Doc[]>).customers as Doc[], 0).cast = 'string';
     return undefined;
   },
   step3: (b) => {
     const snapshot = b.runManifest.source_schema_snapshot as Doc[];
-    ((snapshot[1] as Doc).columns as Doc[]).push({ name: 'Extra', type_family: 'string' });
+    (at(snapshot, 1).columns as Doc[]).push({ name: 'Extra', type_family: 'string' });
     refingerprint(b.runManifest);
     return undefined;
   },
@@ -169,7 +170,8 @@ describe('two faults at once give the earlier check', () => {
       'manifestOversizedEntities',
       { code: 'scaffold_input_oversized', role: 'dry_run' },
     ],
-    // Field tables in role order, and rows in the seed's order within a role.
+    // Field tables in role order, and rows in the order of
+    // docs/evidence.md#field-tables within a role.
     ['mappingBadCast', 'dryRunMissingNamespace', { code: 'scaffold_mapping_invalid', role: 'mapping' }],
     ['dryRunMissingNamespace', 'manifestStatus', { code: 'scaffold_field_missing', role: 'dry_run' }],
     ['dryRunMode', 'dryRunMissingNamespace', { code: 'scaffold_input_unsupported_version', role: 'dry_run' }],

@@ -6,10 +6,11 @@ import { guardPrivate } from './private-boundary.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 
 /**
- * Core's private-file and strict-JSON codes → the input contract's admission
- * codes. Complete by construction: a new core code does not compile until it
- * is placed here. Oversized-category JSON bounds (size, depth, integer length)
- * are `scaffold_input_oversized`; every other parse failure is malformed.
+ * Core's private-file and strict-JSON codes → the admission codes of migration
+ * evidence (docs/evidence.md#reason-codes). Complete by construction: a new
+ * core code does not compile until it is placed here. Oversized-category JSON
+ * bounds (size, depth, integer length) are `scaffold_input_oversized`; every
+ * other parse failure is malformed.
  */
 export const ADMISSION_CODE_FOR: { readonly [K in FsRefusalCode | JsonRefusalCode]: EvidenceRefusalCode } = {
   private_path_invalid: 'scaffold_input_missing',

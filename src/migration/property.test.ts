@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JsonFloat } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import type { EvidenceOutcome } from './bind-evidence.js';
 import { EVIDENCE_FIELDS, EVIDENCE_ROLES } from './fields.js';
 import { refuseEvidence } from './refusals.js';
@@ -134,12 +135,12 @@ function mutate(document: Record<string, Node>, m: Mutation): void {
   if (m.op === 'add_key' || paths.length === 0) {
     const objects = [[], ...paths].filter((path) => isObject(nodeAt(document, path)));
     const target = nodeAt(document, objects[m.at % objects.length] ?? []) as Record<string, Node>;
-    target[UNKNOWN_KEYS[m.index % UNKNOWN_KEYS.length] as string] = m.value;
+    target[at(UNKNOWN_KEYS, m.index % UNKNOWN_KEYS.length)] = m.value;
     return;
   }
-  const path = paths[m.at % paths.length] as Step[];
+  const path = at(paths, m.at % paths.length);
   const parent = parentOf(document, path);
-  const key = path.at(-1) as Step;
+  const key = at(path, path.length - 1);
   const current = (parent as Record<string, Node>)[key as string];
   const set = (value: Node): void => {
     (parent as Record<string, Node>)[key as string] = value;
@@ -193,7 +194,7 @@ function mutate(document: Record<string, Node>, m: Mutation): void {
 }
 
 function build(s: Scenario): { bundle: MutableBundle; invocation: Invocation } {
-  const bundle = structuredClone(BASES[s.base] as MutableBundle);
+  const bundle = structuredClone(at(BASES, s.base));
   for (const m of s.mutations) mutate(bundle[m.artifact], m);
   return { bundle, invocation: s.invocation };
 }

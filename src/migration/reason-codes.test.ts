@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { collectTree, scanForSentinels } from '../../test/helpers/sentinels.js';
 import { sha256Hex } from '../core/digest/index.js';
+import { at } from '../core/list/index.js';
 import { type EvidenceRefusalCode, refuseEvidence } from './refusals.js';
 import {
   ALIAS,
@@ -49,8 +50,11 @@ interface Fixture {
   readonly planted?: readonly string[];
 }
 
-const rules = (bundle: MutableBundle, table = 'customers'): Doc[] =>
-  (bundle.mapping.tables as Record<string, Doc[]>)[table] as Doc[];
+function rules(bundle: MutableBundle, table = 'customers'): Doc[] {
+  const found = (bundle.mapping.tables as Record<string, Doc[]>)[table];
+  if (found === undefined) throw new Error(`the bundle maps no table ${table}`);
+  return found;
+}
 
 const FIXTURES: readonly Fixture[] = [
   // Admission: files.
@@ -206,7 +210,7 @@ const FIXTURES: readonly Fixture[] = [
     name: 'a mapping rule casts to float',
     expected: { code: 'scaffold_mapping_invalid', role: 'mapping', field: 'tables[].cast' },
     mutate: (bundle) => {
-      (rules(bundle)[0] as Doc).cast = 'zqx_float';
+      at(rules(bundle), 0).cast = 'zqx_float';
     },
     planted: ['zqx_float'],
   },
@@ -256,7 +260,7 @@ const FIXTURES: readonly Fixture[] = [
     },
     mutate: (bundle) => {
       const snapshot = bundle.dryRun.source_schema_snapshot as Doc[];
-      ((snapshot[0] as Doc).columns as Doc[])[0] = { name: 'Zqx Renamed', type_family: 'integer' };
+      (at(snapshot, 0).columns as Doc[])[0] = { name: 'Zqx Renamed', type_family: 'integer' };
     },
     planted: ['Zqx Renamed'],
   },
@@ -268,7 +272,7 @@ const FIXTURES: readonly Fixture[] = [
       field: 'source_mapping_fingerprint',
     },
     mutate: (bundle) => {
-      (rules(bundle)[0] as Doc).cast = 'string';
+      at(rules(bundle), 0).cast = 'string';
     },
   },
   {
@@ -281,7 +285,7 @@ const FIXTURES: readonly Fixture[] = [
     mutate: (bundle) => {
       // A load of the same mapping over a source with one extra (unmapped) column.
       const snapshot = bundle.runManifest.source_schema_snapshot as Doc[];
-      ((snapshot[0] as Doc).columns as Doc[]).push({ name: 'Zqx Extra Column', type_family: 'string' });
+      (at(snapshot, 0).columns as Doc[]).push({ name: 'Zqx Extra Column', type_family: 'string' });
       refingerprint(bundle.runManifest);
     },
     planted: ['Zqx Extra Column'],
@@ -459,7 +463,7 @@ function cliArgs(paths: PathChoice, invocation: Invocation, json: boolean): stri
 }
 
 describe('every reason code has a fixture made by mutating a synthetic bundle', () => {
-  it('covers the seed list exactly', () => {
+  it('covers the reason-code table exactly', () => {
     const covered = new Set(FIXTURES.map((fixture) => fixture.expected.code));
     expect([...covered].sort()).toEqual([...refuseEvidence.codes].sort());
     expect(refuseEvidence.codes).toHaveLength(25);

@@ -1,8 +1,8 @@
 import { defineRefusals } from '../core/refusal/index.js';
 
 /**
- * The input contract's fixed reason codes (seed: scaffolder-input-contract,
- * "Fixed reason codes"), with the seed's categories. Messages are fixed text:
+ * The fixed reason codes of migration evidence, with their categories
+ * (docs/evidence.md#reason-codes). Messages are fixed text:
  * they never interpolate names, paths, fingerprints or values, so a refusal
  * can be logged as it is. Checks run admission → field tables → binding
  * steps 1–10 and the first failing check decides the one code emitted.

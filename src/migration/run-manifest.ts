@@ -30,7 +30,7 @@ import { FieldReader, own } from './shape.js';
 import { checkSnapshotBounds } from './snapshot.js';
 import { type EpochMicros, parseUtcTimestamp } from './timestamps.js';
 
-/** The manifest `kind` sealkit accepts (the seed names the check, not the value). */
+/** The manifest `kind` sealkit accepts (docs/evidence.md#decisions-sealkit-takes). */
 export const RUN_MANIFEST_KIND = 'migration_run';
 export const SQL_IDENTITY_SCOPE = 'descriptive_names_not_unique';
 export const CSV_IDENTITY_SCOPE = 'pre_extraction_file_metadata';
@@ -233,9 +233,10 @@ export function validateManifest(document: JsonObject, fileName: string): Valida
 }
 
 /**
- * The run manifest's whole field table: `validateManifest`, then the rows the
- * seed adds (alias, timestamps, extraction-match statuses, snapshot and
- * algorithms, rule count, type profile, partial-write flags); unknown keys last.
+ * The run manifest's whole field table (docs/evidence.md#field-tables):
+ * `validateManifest`, then the further rows (alias, timestamps,
+ * extraction-match statuses, snapshot and algorithms, rule count, type
+ * profile, partial-write flags); unknown keys last.
  */
 export function parseRunManifest(document: JsonObject, fileName: string): RunManifestRecord {
   const validated = validateManifest(document, fileName);

@@ -19,7 +19,10 @@ export interface SchemaRecord {
   readonly schemaConfirmationFingerprint: Sha256Hex;
 }
 
-/** The snapshot, the three fingerprints with their algorithm labels, and the mapping fingerprint, in the seed's row order. */
+/**
+ * The snapshot, the three fingerprints with their algorithm labels, and the
+ * mapping fingerprint, in the row order of docs/evidence.md#field-tables.
+ */
 export function readSchemaRecord(reader: FieldReader, record: JsonObject): SchemaRecord {
   const snapshot = parseSnapshot(
     reader,

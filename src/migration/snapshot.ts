@@ -21,8 +21,8 @@ export interface SnapshotColumn {
 
 /**
  * One table of a `table-ordered-column-name-type-family-v1` snapshot. A table
- * missing at the source has no columns (seed gap 9): only the inventory status
- * tells it apart from a columnless one.
+ * missing at the source has no columns (gap 9, docs/evidence.md#evidence-gaps):
+ * only the inventory status tells it apart from a columnless one.
  */
 export interface SnapshotTable {
   readonly table: SafeIdentifier;

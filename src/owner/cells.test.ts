@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pyDumps } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import { toCanonical } from './fixtures/build.js';
 import { buildCell, CELL_SPECS } from './fixtures/cells.js';
 import {
@@ -116,7 +117,7 @@ describe.each(EXECUTION_CELLS)('the valid %s fixture', (cell) => {
   it('is deeply frozen and hands out only detached copies', () => {
     expect(Object.isFrozen(owner)).toBe(true);
     const copy = owner.toJSON() as { objects: { object_id: string }[] };
-    (copy.objects[0] as { object_id: string }).object_id = 'changed';
+    at(copy.objects, 0).object_id = 'changed';
     expect(Buffer.from(owner.toBytes()).equals(bytes)).toBe(true);
     const epochs = owner.guardEpochs;
     expect(Object.isFrozen(epochs) && Object.isFrozen(epochs[0])).toBe(true);

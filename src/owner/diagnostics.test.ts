@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { scanBytes } from '../../test/helpers/sentinels.js';
+import { at } from '../core/list/index.js';
 import { buildOwner, type Data, type OwnerSpec, toCanonical } from './fixtures/build.js';
 import { SQLSERVER_DBT } from './fixtures/cells.js';
-import { list, type Mutable, set } from './fixtures/json-path.js';
+import { type Mutable, record, set } from './fixtures/json-path.js';
 import { decodeData, decodeRaw, type Outcome, outcomeOf } from './fixtures/outcome.js';
 import { ActivationAttempt, CompositionGrant, QualificationOwner, ScopedExecutionOwner } from './index.js';
 
@@ -27,7 +28,7 @@ function plantedSpec(): OwnerSpec {
   for (const domain of spec.domains) {
     domain.serviceId = `zqsecret-svc-${domain.key}`;
     for (const object of domain.objects) {
-      object.name = ['ZqSecretDb', object.name[1] as string, `ZqSecretTable_${object.id}`];
+      object.name = ['ZqSecretDb', at(object.name, 1), `ZqSecretTable_${object.id}`];
     }
   }
   for (const workload of spec.workloads) {
@@ -107,7 +108,7 @@ describe('refusals carry no document payload', () => {
   it('refusing comparisons with the originals and an attempt', () => {
     const owner = ScopedExecutionOwner.fromBytes(planted.bytes, { expectedSha256: planted.sha256 });
     const grant = structuredClone(built.executionGrant);
-    (list(grant, 'claims')[0] as Data).service_id = 'zqsecret-svc-other';
+    record(grant, 'claims', 0).service_id = 'zqsecret-svc-other';
     expectNoLeak(
       outcomeOf(() =>
         owner.requireOriginals({

@@ -1,4 +1,4 @@
-// The scoped execution owner codec (seed: scoped-execution-owner): the strict
+// The scoped execution owner codec (docs/owner.md): the strict
 // dpone.composition-scoped-execution-owner.v1 document, the originals it
 // embeds or is compared with, and its fixed refusal reasons.
 export type { ActivationAttemptValue } from './attempt.js';

@@ -21,7 +21,7 @@ import {
 } from './index.js';
 
 /**
- * Every limit of the seed's table at N and at N + 1, on documents built
+ * Every limit of docs/owner.md#limits at N and at N + 1, on documents built
  * consistently (every digest and cross-reference agrees), so the only thing
  * wrong with an N + 1 document is the count itself. Where another limit is
  * implied (a 257th claim needs a 257th observation and epoch move), the
@@ -57,7 +57,7 @@ const SMALL_DOMAINS: ScaleOptions = {
 describe('the maximal document', () => {
   const built = buildOwner(scaledSpec(MAXIMAL)).owner;
 
-  it('holds the seed limits at their maximum where a valid document can reach them, and is valid', () => {
+  it('holds the owner limits at their maximum where a valid document can reach them, and is valid', () => {
     expect(list(built, 'claims')).toHaveLength(OWNER_LIMITS.claims.max);
     expect(list(built, 'observations')).toHaveLength(OWNER_LIMITS.observations.max);
     expect(list(built, 'handoff', 'epochs')).toHaveLength(OWNER_LIMITS.epochMoves.max);

@@ -1,5 +1,5 @@
 /**
- * Every bound of the owner document (the seed's limit table) and of the
+ * Every bound of the owner document (docs/owner.md#limits) and of the
  * originals sealkit defines for it. A value over a bound refuses the whole
  * document: nothing is truncated or normalized into acceptance.
  */

@@ -19,8 +19,9 @@ export type OperationAction = (typeof OPERATION_ACTIONS)[number];
 
 /**
  * One qualification operation exactly as the qualification owner recorded
- * it (sealkit's minimal schema of the seed's thirteen fields). A source-seal
- * association embeds the unchanged `source_seal` operation.
+ * it (sealkit's minimal schema of thirteen fields,
+ * docs/owner.md#the-qualification-operation). A source-seal association
+ * embeds the unchanged `source_seal` operation.
  */
 export interface QualificationOperationValue {
   readonly schema: typeof OPERATION_SCHEMA;

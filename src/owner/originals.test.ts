@@ -24,10 +24,11 @@ import {
 } from './index.js';
 
 /**
- * The originals sealkit defines for the seed's comparisons: each has its own
- * strict canonical codec with a 1 MiB bound, and the owner compares them
- * exactly (requireOriginals) or validates an attempt against R
- * (requireAttempt). Each mismatch below changes one thing.
+ * The originals sealkit defines for the comparisons of
+ * docs/owner.md#comparisons: each has its own strict canonical codec with a
+ * 1 MiB bound, and the owner compares them exactly (requireOriginals) or
+ * validates an attempt against R (requireAttempt). Each mismatch below
+ * changes one thing.
  */
 
 function ownerOf(built: BuiltOwner): ScopedExecutionOwner {
@@ -61,7 +62,7 @@ describe('the original codecs', () => {
     ['execution grant', built.executionGrant, CompositionGrant, 'scoped_execution_originals'],
     [
       'qualification operation',
-      (list(built.owner, 'handoff', 'source_seals')[0] as Data).operation,
+      record(built.owner, 'handoff', 'source_seals', 0).operation,
       QualificationOperation,
       'scoped_execution_handoff',
     ],

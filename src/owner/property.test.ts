@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../core/digest/index.js';
 import { pyDumps } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import { type Data, toCanonical } from './fixtures/build.js';
 import { buildCell } from './fixtures/cells.js';
-import { get, type Step, set } from './fixtures/json-path.js';
+import { get, remove, type Step, set } from './fixtures/json-path.js';
 import { decodeRaw } from './fixtures/outcome.js';
 import {
   EXECUTION_CELLS,
@@ -129,7 +130,7 @@ const byteEdit: fc.Arbitrary<ByteEdit> = fc.oneof(
 
 function applyMutation(doc: Data, m: Mutation): void {
   const paths = pathsOf(doc);
-  const path = paths[m.at % paths.length] as Step[];
+  const path = at(paths, m.at % paths.length);
   if (path.length === 0 && m.kind !== 'add') return;
   const target = get(doc, ...path);
   switch (m.kind) {
@@ -137,15 +138,11 @@ function applyMutation(doc: Data, m: Mutation): void {
       set(doc, path, structuredClone(m.value));
       return;
     case 'transplant':
-      set(doc, path, structuredClone(get(doc, ...(paths[m.from % paths.length] as Step[]))));
+      set(doc, path, structuredClone(get(doc, ...at(paths, m.from % paths.length))));
       return;
-    case 'delete': {
-      const parent = get(doc, ...path.slice(0, -1));
-      const last = path[path.length - 1] as Step;
-      if (Array.isArray(parent)) parent.splice(last as number, 1);
-      else delete (parent as Data)[last];
+    case 'delete':
+      remove(doc, path);
       return;
-    }
     case 'add':
       if (typeof target === 'object' && target !== null && !Array.isArray(target)) {
         (target as Data)[m.key] = structuredClone(m.value);
@@ -178,21 +175,21 @@ function applyByteEdit(bytes: Buffer, edit: ByteEdit): Buffer {
       return copy;
     }
     case 'insert': {
-      const at = edit.at % (bytes.length + 1);
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from([edit.byte]), bytes.subarray(at)]);
+      const offset = edit.at % (bytes.length + 1);
+      return Buffer.concat([bytes.subarray(0, offset), Buffer.from([edit.byte]), bytes.subarray(offset)]);
     }
     case 'delete': {
-      const at = edit.at % bytes.length;
-      return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + 1)]);
+      const offset = edit.at % bytes.length;
+      return Buffer.concat([bytes.subarray(0, offset), bytes.subarray(offset + 1)]);
     }
     case 'number': {
       // Rewrite one integer token (after a colon) as a float, an exponent or with a leading zero.
       const text = bytes.toString('latin1');
       const tokens = [...text.matchAll(/:(-?\d+)(?=[,}\]])/g)];
       if (tokens.length === 0) return bytes;
-      const token = tokens[edit.at % tokens.length] as RegExpMatchArray;
+      const token = at(tokens, edit.at % tokens.length);
       const end = (token.index ?? 0) + token[0].length;
-      const digits = token[1] as string;
+      const digits = at(token, 1);
       const replaced = edit.form === '0' ? `0${digits}` : `${digits}${edit.form}`;
       return Buffer.from(text.slice(0, end - digits.length) + replaced + text.slice(end), 'latin1');
     }
@@ -211,7 +208,7 @@ describe('mutated owner documents', () => {
         fc.nat(9),
         (base, mutations, edit, digestDraw) => {
           const wrongDigest = digestDraw === 0;
-          const doc = structuredClone(BASES[base] as Data);
+          const doc = structuredClone(at(BASES, base));
           for (const m of mutations) applyMutation(doc, m);
           let bytes: Buffer;
           try {

@@ -135,8 +135,10 @@ export function readSmallInteger(
 
 /** Strictly ascending keys: sorted and without duplicates (ASCII keys, so code units order as code points). */
 export function requireAscending(keys: readonly string[], site: Site, field: string, suffix?: string): void {
-  for (let i = 1; i < keys.length; i++) {
-    if (!((keys[i - 1] as string) < (keys[i] as string))) fail(site, field, suffix);
+  let previous: string | undefined;
+  for (const key of keys) {
+    if (previous !== undefined && !(previous < key)) fail(site, field, suffix);
+    previous = key;
   }
 }
 

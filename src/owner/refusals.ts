@@ -2,8 +2,9 @@ import { defineRefusals, type Refusal } from '../core/refusal/index.js';
 
 /**
  * The fixed reasons of the scoped execution owner codec, one per part of the
- * document the seed names. Every failure of the codec, its embedded originals
- * and its comparisons is one of these; messages never quote the document.
+ * document (docs/owner.md#reasons). Every failure of the codec, its embedded
+ * originals and its comparisons is one of these; messages never quote the
+ * document.
  */
 export type ScopedExecutionReason =
   | 'scoped_execution_object'
@@ -68,7 +69,7 @@ export const refuseScopedExecution = defineRefusals<ScopedExecutionReason>({
   },
 });
 
-/** Every reason, in the seed's order: the complete list a caller can be refused with. */
+/** Every reason, in the order of docs/owner.md#reasons: the complete list a caller can be refused with. */
 export const SCOPED_EXECUTION_REASONS: readonly ScopedExecutionReason[] = refuseScopedExecution.codes;
 
 export type ScopedExecutionRefusal = Refusal<ScopedExecutionReason>;

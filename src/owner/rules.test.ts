@@ -953,7 +953,7 @@ const RULES: readonly Rule[] = [
     cell: SQL,
     edit: (d) => {
       const g = list(d, 'handoff', 'source_seals', 0, 'operation', 'guard_epochs');
-      set(g, [0, 'epoch'], BigInt((g[0] as Data).epoch as bigint) + 1n);
+      set(g, [0, 'epoch'], BigInt(get(g, 0, 'epoch') as bigint) + 1n);
     },
     expected: 'scoped_execution_handoff@handoff.source_seals[].operation.guard_epochs',
   },
@@ -1155,6 +1155,8 @@ describe('the expected digest', () => {
     const missing = outcomeOf(() => ScopedExecutionOwner.fromBytes(bytes, {} as { expectedSha256: string }));
     expect(summary(missing)).toBe('scoped_execution_subject@expected_sha256');
     const absent = outcomeOf(() =>
+      // A JavaScript caller can leave the options out; the signature cannot
+      // admit it without making the digest optional for every caller.
       ScopedExecutionOwner.fromBytes(bytes, undefined as unknown as { expectedSha256: string }),
     );
     expect(summary(absent)).toBe('scoped_execution_subject@expected_sha256');

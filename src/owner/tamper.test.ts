@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../core/digest/index.js';
 import { pyDumps } from '../core/json/index.js';
+import { at } from '../core/list/index.js';
 import { buildOwner, type Data, toCanonical } from './fixtures/build.js';
 import { buildCell, SQLSERVER_DBT } from './fixtures/cells.js';
 import { outcomeOf, summary } from './fixtures/outcome.js';
@@ -29,21 +30,19 @@ const owner = ScopedExecutionOwner.fromBytes(bytes, { expectedSha256: sha256 });
 describe('frozen values', () => {
   it('refuses assignment to the owner and to everything it hands out', () => {
     expect(() => {
-      (owner as unknown as Record<string, unknown>).requestSha256 = 'x';
+      (owner as { requestSha256: string }).requestSha256 = 'x';
     }).toThrow(TypeError);
     expect(() => Object.defineProperty(owner, 'extra', { value: 1 })).toThrow(TypeError);
-    const hashes = owner.request.value.workloads[0]?.writes[0]?.logical_write_sha256s;
-    expect(hashes?.length).toBeGreaterThan(0);
-    expect(() => {
-      (hashes as unknown as string[]).push('x');
-    }).toThrow(TypeError);
+    const hashes = at(at(owner.request.value.workloads, 0).writes, 0).logical_write_sha256s;
+    expect(hashes.length).toBeGreaterThan(0);
+    expect(() => Array.prototype.push.call(hashes, 'x')).toThrow(TypeError);
     const epochs = owner.guardEpochs;
     expect(() => {
-      (epochs[0] as { epoch: bigint }).epoch = 1n;
+      (at(epochs, 0) as { epoch: bigint }).epoch = 1n;
     }).toThrow(TypeError);
     const projection = owner.writeProjection();
     expect(() => {
-      (projection[0]?.write as unknown as Record<string, unknown>).connector = 'sqlserver';
+      (at(projection, 0).write as { connector: string }).connector = 'sqlserver';
     }).toThrow(TypeError);
     expect(Buffer.from(owner.toBytes()).equals(bytes)).toBe(true);
   });

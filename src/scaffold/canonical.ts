@@ -5,8 +5,10 @@ import type { Cast } from '../migration/index.js';
  * tables, their canonical Silver columns in canonical order, the primary key
  * (fixed here, never read from the mapping, which has no key field) and the
  * foreign keys of the canonical relationships. `cast` is the canonical
- * Silver cast of the shipped `migration_silver_*` models, used only for a
- * column that no mapping rule names (a rule's own cast always wins).
+ * Silver cast of the shipped `migration_silver_*` models: for a value column
+ * it is used only when no mapping rule names the column (a rule's own cast
+ * wins); keys are always `string`, like the shipped Silver keys, so every
+ * relationships test compares columns of one type.
  */
 export type CanonicalTableName = 'customers' | 'products' | 'orders' | 'order_items';
 
@@ -16,6 +18,8 @@ export interface CanonicalColumn {
   readonly role: 'primary_key' | 'foreign_key' | 'value';
   /** For a foreign key: the canonical table it references (by its own primary key). */
   readonly references?: CanonicalTableName;
+  /** The values the shipped Silver model's accepted_values test allows, where it has one. */
+  readonly acceptedValues?: readonly string[];
 }
 
 export interface CanonicalTable {
@@ -34,6 +38,9 @@ const foreign = (name: string, references: CanonicalTableName): CanonicalColumn 
 });
 const value = (name: string, cast: Cast): CanonicalColumn => ({ name, cast, role: 'value' });
 
+/** The order statuses of the shipped silver_orders accepted_values test (both editions). */
+export const ORDER_STATUSES: readonly string[] = ['placed', 'shipped', 'delivered', 'cancelled', 'returned'];
+
 export const CANONICAL_TABLES: readonly CanonicalTable[] = [
   {
     name: 'customers',
@@ -51,7 +58,7 @@ export const CANONICAL_TABLES: readonly CanonicalTable[] = [
     columns: [
       key('order_id'),
       foreign('customer_id', 'customers'),
-      value('order_status', 'string'),
+      { ...value('order_status', 'string'), acceptedValues: ORDER_STATUSES },
       value('order_date', 'date'),
       value('updated_at', 'timestamp'),
     ],

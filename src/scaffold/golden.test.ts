@@ -1,10 +1,15 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { expectGolden } from '../../test/helpers/golden.js';
 import { EDITIONS, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
 import { sha256Hex } from '../core/digest/index.js';
 import { parseStrict } from '../core/json/index.js';
 import { scaffold } from './run.js';
+
+const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
+  version: string;
+};
 
 const GOLDEN = join(import.meta.dirname, 'testdata', 'golden');
 const scratch = new ScaffoldScratch('golden');
@@ -27,7 +32,6 @@ function mode(path: string): number {
 // published file hashes as the manifest says after the modes are normalized.
 describe.each(EDITIONS)('golden output of the %s edition', (edition) => {
   it('publishes exactly the golden files, owner-writable, in two fresh workspaces', async () => {
-    const expected = readTree(join(GOLDEN, edition));
     const runs = [scratch.fixture(edition), scratch.fixture(edition)];
     for (const fixture of runs) {
       const result = await scaffold(fixture.options());
@@ -40,8 +44,10 @@ describe.each(EDITIONS)('golden output of the %s edition', (edition) => {
         output: `models/migration/generated/${SOURCE_ID}`,
       });
       const published = readTree(fixture.output);
-      expect([...published.keys()]).toEqual([...expected.keys()]);
-      for (const [name, bytes] of expected) expect(published.get(name)?.equals(bytes), name).toBe(true);
+      // SEALKIT_UPDATE_GOLDEN=1 rewrites the golden files (review the diff).
+      for (const [name, bytes] of published)
+        expectGolden(join(GOLDEN, edition, name), bytes.toString('utf8'));
+      expect([...published.keys()]).toEqual([...readTree(join(GOLDEN, edition)).keys()]);
       expect(mode(fixture.output)).toBe(0o700);
       for (const name of published.keys()) expect(mode(join(fixture.output, name))).toBe(0o600);
       expect(result.files?.map((file) => file.path)).toEqual(
@@ -61,6 +67,7 @@ describe.each(EDITIONS)('golden output of the %s edition', (edition) => {
     const manifest = parseStrict(readFileSync(join(fixture.output, '.scaffold-manifest.json'))) as {
       files: { path: string; sha256: string }[];
       manifest_schema_version: number;
+      generator: { name: string; version: string };
       edition: string;
       source_id: string;
       integrity_checks: Record<string, string>;
@@ -75,7 +82,12 @@ describe.each(EDITIONS)('golden output of the %s edition', (edition) => {
       const bytes = readFileSync(join(fixture.project, entry.path));
       expect(sha256Hex(bytes)).toBe(entry.sha256);
     }
-    expect(manifest).toMatchObject({ manifest_schema_version: 1, edition, source_id: SOURCE_ID });
+    expect(manifest).toMatchObject({
+      manifest_schema_version: 2,
+      edition,
+      source_id: SOURCE_ID,
+      generator: { name: 'sealkit scaffold', version: pkg.version },
+    });
     expect(Object.keys(manifest.integrity_checks).sort()).toEqual([
       'note',
       'schema_confirmation_fingerprint',
@@ -124,19 +136,19 @@ describe('the generated models', () => {
   it('cast through the edition macro, keep the key policy and flag timestamp, date and numeric casts for review', () => {
     const orders = sql('bigquery', 'orders');
     expect(orders).toContain("where {{ starter_key_is_present('order_id') }}");
-    expect(orders).toContain(
-      "{{ starter_cast(starter_foreign_key('client_id'), 'integer') }} as customer_id",
-    );
+    expect(orders).toContain("{{ starter_foreign_key('client_id') }} as customer_id");
     expect(orders).toMatch(/REVIEW: [^\n]*\n[^\n]*\n--\s+order_date \(date\)\n--\s+updated_at \(timestamp\)/);
     expect(orders).toContain('No deduplication');
-    expect(sql('bigquery', 'products')).not.toContain('REVIEW');
+    expect(sql('bigquery', 'products')).not.toContain('warehouse behaviour of these casts');
     expect(sql('bigquery', 'order_items')).toContain('--   unit_price (numeric)');
   });
 
   it('are tagged scaffolded (never medallion), gated, materialized as Silver tables, tested on keys and relationships', () => {
     expect(yaml).not.toContain('medallion');
     expect(yaml.match(/tags: \["scaffolded"\]/g)?.length).toBe(4);
-    expect(yaml.match(/materialized: table\n {6}schema: silver/g)?.length).toBe(4);
+    expect(yaml.match(/materialized: table\n {6}tags/g)?.length).toBe(4);
+    // The same placement as the shipped Silver models: the target schema, no schema of its own.
+    expect(yaml).not.toMatch(/^ {6}schema:/m);
     expect(
       yaml.match(
         /enabled: "\{\{ target.name == 'migration' and var\('enable_migration_models', false\) \}\}"/g,
@@ -148,5 +160,53 @@ describe('the generated models', () => {
     expect(yaml).toContain("to: ref('silver_shop__products')");
     expect(yaml).toContain("schema: \"{{ env_var('MIGRATION_BRONZE_NAMESPACE'");
     expect(yaml).toContain('- name: migration_bronze_shop');
+  });
+
+  it('give every key the type of the shipped Silver keys (string), whatever the mapping casts, and say so', () => {
+    // Regression: keys followed the mapping (integer) while the shipped models
+    // use string keys, so a relationships test could compare string with integer.
+    for (const edition of EDITIONS) {
+      for (const table of ['customers', 'products', 'orders', 'order_items']) {
+        const text = sql(edition, table);
+        const keyLines = text.split('\n').filter((line) => / as [a-z_]+_id,$/.test(line));
+        expect(keyLines.length, `${edition} ${table}`).toBeGreaterThan(0);
+        for (const line of keyLines) {
+          expect(line, `${edition} ${table}`).toMatch(
+            /^ {4}\{\{ (starter_cast\('[a-z_]+', 'string'\)|starter_foreign_key\('[a-z_]+'\)) \}\} as [a-z_]+_id,$/,
+          );
+        }
+      }
+    }
+    expect(sql('bigquery', 'orders')).toContain('--   customer_id (mapping: integer)');
+  });
+
+  it('test order_status with the accepted values of the shipped silver_orders', () => {
+    const shipped = readFileSync(
+      join(
+        import.meta.dirname,
+        '..',
+        '..',
+        'editions',
+        'Bigquery',
+        'models',
+        'silver',
+        '_silver__models.yml',
+      ),
+      'utf8',
+    );
+    const values = /accepted_values:\n\s+values: (\[[^\]]*\])/.exec(shipped)?.[1];
+    expect(values).toBe('["placed", "shipped", "delivered", "cancelled", "returned"]');
+    expect(yaml).toContain(
+      `      - name: order_status\n        data_tests:\n          - accepted_values:\n              values: ${values}`,
+    );
+  });
+
+  it('write the manifest pretty-printed, keys sorted, with a final newline', () => {
+    for (const edition of EDITIONS) {
+      const text = readFileSync(join(GOLDEN, edition, '.scaffold-manifest.json'), 'utf8');
+      expect(text.startsWith('{\n  "edition": ')).toBe(true);
+      expect(text.endsWith('}\n')).toBe(true);
+      expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+    }
   });
 });

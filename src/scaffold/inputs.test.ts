@@ -108,8 +108,10 @@ describe('input bindings (criterion 7): each its own code, no staging, no output
       alias: 'zqx_cli_alias',
     },
     {
-      name: 'the evidence selects the other edition',
-      code: 'scaffold_destination_mismatch',
+      // Regression: the artifacts agree (bigquery); the flag is what is wrong,
+      // so the refusal is the invocation's own code, with no evidence role.
+      name: 'the evidence agrees but --edition names the other edition',
+      code: 'edition_option_mismatch',
       edition: 'snowflake',
     },
   ];
@@ -144,6 +146,10 @@ describe('input bindings (criterion 7): each its own code, no staging, no output
     expect(run.status).toBe(2);
     const result = JSON.parse(run.stdout.toString()) as Record<string, unknown>;
     expect(result).toMatchObject({ status: 'refused', reason_codes: [code], stage: 'preflight' });
+    if (code === 'edition_option_mismatch') {
+      expect(result.role).toBeUndefined();
+      expect(result.message).toContain('--edition');
+    }
     expect(collectTree(workspace).map((source) => source.label)).toEqual(before);
     const project = join(workspace, workspaceEdition === 'bigquery' ? '.' : 'kit');
     expect(existsSync(join(project, '.scaffold-staging'))).toBe(false);
@@ -252,6 +258,10 @@ describe('input refusals (criterion 8): the canonical retail scope', () => {
     const before = fixture.snapshot();
     const result = await scaffold(fixture.options());
     expect(result).toMatchObject({ status: 'refused', reason_codes: [code], stage: 'preflight' });
+    if (code === 'edition_option_mismatch') {
+      expect(result.role).toBeUndefined();
+      expect(result.message).toContain('--edition');
+    }
     expect(result.table).toBe(table);
     expect(fixture.snapshot()).toEqual(before);
   });

@@ -8,6 +8,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   ...STRING_OPTIONS,
   'maxEvidenceAge',
   'dryRun',
+  'show',
   'now',
   'signal',
   'onResult',
@@ -27,6 +28,7 @@ export function checkOptionShape(options: object): void {
     STRING_OPTIONS.every((key) => record[key] === undefined || typeof record[key] === 'string') &&
     (record.maxEvidenceAge === undefined || typeof record.maxEvidenceAge === 'number') &&
     (record.dryRun === undefined || typeof record.dryRun === 'boolean') &&
+    (record.show === undefined || typeof record.show === 'boolean') &&
     (record.now === undefined || record.now instanceof Date) &&
     (record.signal === undefined || record.signal instanceof AbortSignal) &&
     (record.onResult === undefined || typeof record.onResult === 'function');

@@ -1,5 +1,5 @@
 import { fsPrimitivesAvailable } from '../core/fs/index.js';
-import { bindEvidence, refuseEvidence } from '../migration/index.js';
+import { bindEvidence } from '../migration/index.js';
 import type { EditionProfile } from './editions.js';
 import { planScaffold, type ScaffoldPlan } from './plan.js';
 import { refuseScaffold } from './refusals.js';
@@ -48,7 +48,11 @@ export function preflight(
     if (survey.refusal !== undefined) {
       // The details say where the result points the operator (see PathCollision).
       throw refuseScaffold(survey.refusal, {
-        details: { concerns: survey.concerns, outputSealed: survey.outputSealed },
+        details: {
+          concerns: survey.concerns,
+          outputSealed: survey.outputSealed,
+          conditions: survey.conditions,
+        },
       });
     }
     const stagingDevice = (survey.stagingRoot ?? workspace.project).stat().dev;
@@ -64,9 +68,9 @@ export function preflight(
       now: evidence.now,
     });
     if (bound.status === 'refused') throw bound.refusal;
-    if (bound.edition !== edition.evidenceEdition) {
-      throw refuseEvidence('scaffold_destination_mismatch', { field: 'destination' });
-    }
+    // The artifacts agree with each other (binding step 8 passed): a different
+    // edition is the invocation's fault, not the evidence's.
+    if (bound.edition !== edition.evidenceEdition) throw refuseScaffold('edition_option_mismatch');
     // An input rule refuses with the canonical table it concerns in its details.
     const models = resolveOrRefuse(bound);
     return { workspace, survey, plan: planScaffold(edition, sourceId, models, bound.integrity) };

@@ -78,4 +78,24 @@ describe('privacy (criterion 12)', () => {
     expect(scanForSentinels(run, [], [...output, 'zqx_other_alias', PLANTED.rawColumn])).toEqual([]);
     expect(readdirSync(fixture.project)).not.toContain('.scaffold-staging');
   });
+
+  it('--dry-run --show prints only what the files would hold; a wrong --edition prints no evidence value', () => {
+    const bundle = sentinelBundle({ destination: 'bigquery' });
+    const fixture = scratch.fixture('bigquery', { bundle });
+    const shown = runCli(fixture.cliArgs(['--dry-run', '--show']));
+    expect(shown.status).toBe(0);
+    const { files, output } = sentinels(bundle, [scratch.base, fixture.workspace, fixture.evidence.dir]);
+    // The file contents are the generated assets: Bronze names and the two integrity markers
+    // may appear, as in the files; planted values, paths and the namespace may not.
+    expect(scanForSentinels(shown, [], files)).toEqual([]);
+    expect(readdirSync(fixture.project)).not.toContain('.scaffold-staging');
+
+    const args = fixture.cliArgs();
+    args[args.indexOf('--edition') + 1] = 'snowflake';
+    args[args.indexOf('--workspace') + 1] = scratch.workspace('snowflake').workspace;
+    const wrong = runCli(args);
+    expect(wrong.status).toBe(2);
+    expect(JSON.parse(wrong.stdout.toString())).toMatchObject({ reason_codes: ['edition_option_mismatch'] });
+    expect(scanForSentinels(wrong, [], output)).toEqual([]);
+  });
 });

@@ -15,6 +15,7 @@ export type ScaffoldRefusalCode =
   | 'workspace_invalid'
   | 'workspace_is_starter_checkout'
   | 'edition_project_mismatch'
+  | 'edition_option_mismatch'
   | 'workspace_missing_migration_models'
   | 'workspace_unreadable'
   | 'staging_inside_dbt_paths'
@@ -58,6 +59,14 @@ export type CollisionCode =
 export interface PathCollision {
   readonly concerns: 'output' | 'staging' | undefined;
   readonly outputSealed: boolean;
+  /** Every collision found, in precedence order (the first is the refusal's own code), with its path. */
+  readonly conditions: readonly CollisionCondition[];
+}
+
+/** One collision on the output or staging path. */
+export interface CollisionCondition {
+  readonly code: CollisionCode;
+  readonly concerns: 'output' | 'staging';
 }
 
 /** The canonical table an input-rule refusal concerns: the only name a scaffold result may carry. */
@@ -109,6 +118,11 @@ export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusa
   edition_project_mismatch: {
     category: 'mismatched',
     message: 'the dbt project has no readable dbt_project.yml or its name does not match the edition',
+  },
+  edition_option_mismatch: {
+    category: 'mismatched',
+    message:
+      'the evidence agrees on its destination, but --edition names the other edition; pass the edition the destination selects',
   },
   workspace_missing_migration_models: {
     category: 'missing',

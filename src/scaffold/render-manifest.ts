@@ -3,10 +3,11 @@ import { canonicalize } from '../core/json/index.js';
 import type { IntegrityMarkers } from '../migration/index.js';
 import type { EditionProfile } from './editions.js';
 import type { SourceId } from './source-id.js';
+import { SCAFFOLD_GENERATOR_VERSION } from './version.js';
 
 /** Bumped only when the generated files or this manifest change shape, so golden files stay stable across releases. */
-export const MANIFEST_SCHEMA_VERSION = 1;
-export const GENERATOR = { name: 'sealkit scaffold', version: 1 } as const;
+export const MANIFEST_SCHEMA_VERSION = 2;
+export const GENERATOR = { name: 'sealkit scaffold', version: SCAFFOLD_GENERATOR_VERSION } as const;
 
 const INTEGRITY_NOTE =
   'unkeyed SHA-256 integrity checks that the evidence agreed; not authentication or proof of who produced it';
@@ -15,8 +16,9 @@ const INTEGRITY_NOTE =
  * `.scaffold-manifest.json`, written once inside staging and never read
  * again: what was generated, from evidence with which integrity markers, and
  * each file's project-relative path and SHA-256 at publication, so an
- * operator can see what they have changed since. RFC 8785 bytes plus a final
- * LF: sorted keys, no timestamps, no absolute paths, no row values.
+ * operator can see what they have changed since. Pretty-printed for the
+ * person reading it (keys sorted as RFC 8785 sorts them, two-space indent,
+ * a final LF): no timestamps, no absolute paths, no row values.
  */
 export function renderManifest(
   edition: EditionProfile,
@@ -37,5 +39,6 @@ export function renderManifest(
     },
     files: files.map((file) => ({ path: file.path, sha256: file.sha256 })),
   };
-  return `${canonicalize(document)}\n`;
+  // Sorted through the canonical form, then indented: the same bytes every run.
+  return `${JSON.stringify(JSON.parse(canonicalize(document)), null, 2)}\n`;
 }

@@ -25,6 +25,16 @@ export function renderModelSql(model: ResolvedModel, sourceId: SourceId, edition
     '-- Deduplicating needs a source row-version field; add that logic here once',
     '-- the source has one.',
   ];
+  const keys = model.columns.filter((column) => column.mappingCast !== undefined);
+  if (keys.length > 0) {
+    lines.push(
+      '--',
+      '-- REVIEW: the mapping casts these keys to another type; they are strings here,',
+      '-- like the keys of the shipped Silver models, so every relationships test',
+      '-- compares columns of one type:',
+      ...keys.map((column) => `--   ${column.name} (mapping: ${column.mappingCast ?? ''})`),
+    );
+  }
   if (review.length > 0) {
     lines.push(
       '--',

@@ -12,8 +12,10 @@ const BRONZE_SCHEMA = `"{{ env_var('MIGRATION_BRONZE_NAMESPACE', var('migration_
  * `_silver_<source_id>__models.yml`: the source block the models read [U14],
  * and per model the migration gate, the `scaffolded` tag (never `medallion`,
  * so `tag:medallion` selections are unchanged) [U13], an explicit Silver
- * materialization and schema [U25], not_null + unique on the primary key and
- * the canonical relationships where both sides are generated.
+ * materialization and no schema of its own, so the models land in the target
+ * schema beside the shipped Silver models [U25], not_null + unique on the
+ * primary key, accepted_values on order_status as the shipped silver_orders
+ * has, and the canonical relationships where both sides are generated.
  */
 export function renderPropertiesYaml(
   models: readonly ResolvedModel[],
@@ -47,12 +49,18 @@ export function renderPropertiesYaml(
       '    config:',
       `      enabled: ${GATE}`,
       '      materialized: table',
-      '      schema: silver',
       '      tags: ["scaffolded"]',
       '    columns:',
     );
     for (const column of model.columns) {
-      if (column.role === 'primary_key') {
+      if (column.acceptedValues !== undefined) {
+        lines.push(
+          `      - name: ${column.name}`,
+          '        data_tests:',
+          '          - accepted_values:',
+          `              values: [${column.acceptedValues.map((v) => JSON.stringify(v)).join(', ')}]`,
+        );
+      } else if (column.role === 'primary_key') {
         lines.push(`      - name: ${column.name}`, '        data_tests: [not_null, unique]');
       } else if (column.references !== undefined && generated.has(column.references)) {
         const parent = models.find((candidate) => candidate.table === column.references);

@@ -20,6 +20,13 @@ export interface ResolvedColumn {
   readonly cast: Cast;
   /** True when a mapping rule names the column; false when an identically named Bronze column is read. */
   readonly mapped: boolean;
+  /**
+   * A key whose mapping rule casts it to something other than `string`: the
+   * key is still generated as a string (like the shipped Silver keys) and
+   * the model says so under its REVIEW header.
+   */
+  readonly mappingCast?: Cast;
+  readonly acceptedValues?: readonly string[];
 }
 
 export interface ResolvedModel {
@@ -122,7 +129,9 @@ function resolveColumn(table: BoundTable, column: CanonicalColumn, name: Canonic
       );
     }
     bronze = normalized.normalizedName;
-    cast = rule.cast;
+    // Keys keep the canonical key type whatever the mapping says: a string
+    // key joined to an integer one fails on BigQuery.
+    cast = column.role === 'value' ? rule.cast : column.cast;
   } else {
     const same = table.bronzeColumns.find((entry) => fold(entry.normalizedName) === column.name);
     if (same === undefined) {
@@ -151,5 +160,7 @@ function resolveColumn(table: BoundTable, column: CanonicalColumn, name: Canonic
     bronze,
     cast,
     mapped: rule !== undefined,
+    ...(rule !== undefined && rule.cast !== cast ? { mappingCast: rule.cast } : {}),
+    ...(column.acceptedValues === undefined ? {} : { acceptedValues: column.acceptedValues }),
   };
 }

@@ -45,8 +45,11 @@ export interface ScaffoldResult {
   readonly staging_state?: StagingState;
   /** A command to run from the project directory (repair of modes, or recovery of a leftover staging). */
   readonly repair?: string;
-  /** The planned (dry run) or published files: project-relative path and SHA-256. */
-  readonly files?: readonly { readonly path: string; readonly sha256: string }[];
+  /**
+   * The planned (dry run) or published files: project-relative path and
+   * SHA-256, and with `--dry-run --show` the exact text a run would write.
+   */
+  readonly files?: readonly { readonly path: string; readonly sha256: string; readonly content?: string }[];
 }
 
 const KEY_ORDER: readonly (keyof ScaffoldResult)[] = [

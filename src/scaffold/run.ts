@@ -47,6 +47,8 @@ export interface ScaffoldOptions {
   readonly maxEvidenceAge?: number | undefined;
   /** Plan only (§6.1): every check that needs no write, then the planned file list. Writes nothing. */
   readonly dryRun?: boolean | undefined;
+  /** With `dryRun`: each planned file of the result also carries its exact text (`content`), in plan order. */
+  readonly show?: boolean | undefined;
   /** The clock for evidence freshness; the current time when absent. */
   readonly now?: Date | undefined;
   /** Aborting interrupts the run before publication (the CLI wires SIGINT and SIGTERM to it). */
@@ -284,7 +286,7 @@ class Run {
       ...this.#identity(),
       output: plan.output,
       staging: plan.staging,
-      files: filesOf(plan.files),
+      files: this.#options.show === true ? filesWithContent(plan.files) : filesOf(plan.files),
     };
   }
 
@@ -313,18 +315,7 @@ class Run {
     const sourceId = this.#sourceId;
     const collision = collisionOf(error);
     if (collision !== undefined && sourceId !== undefined) {
-      const { code, details } = collision;
-      const where =
-        details.concerns === 'output'
-          ? {
-              output: outputPath(sourceId),
-              ...(details.outputSealed ? { repair: repairCommand(outputPath(sourceId)) } : {}),
-            }
-          : {
-              staging: stagingPath(sourceId),
-              ...(code === 'staging_exists' ? { repair: recoveryCommand(stagingPath(sourceId)) } : {}),
-            };
-      return { ...base, ...reasonOf(refuseScaffold(code)), ...where };
+      return { ...base, ...collisionResult(collision.code, collision.details, sourceId) };
     }
     const refusal = refusalOf(error, stage);
     const table = tableOf(error);
@@ -404,6 +395,34 @@ function collisionOf(
   return { code: error.code, details: error.details };
 }
 
+/**
+ * docs/scaffold.md#checks-in-order: every collision preflight found, in precedence order (status and
+ * message are the first's), with the output and staging paths they concern
+ * and the repair command of the first that has one.
+ */
+function collisionResult(
+  code: ScaffoldRefusalCode,
+  details: PathCollision,
+  sourceId: SourceId,
+): Pick<ScaffoldResult, 'reason_codes' | 'message' | 'output' | 'staging' | 'repair'> {
+  const listed = details.conditions.length > 0 ? details.conditions : undefined;
+  const codes: readonly ScaffoldReasonCode[] = listed?.map((condition) => condition.code) ?? [code];
+  const concerns = listed?.map((condition) => condition.concerns) ?? [details.concerns];
+  const repairs = codes.flatMap((listedCode) => {
+    if (listedCode === 'output_exists' && details.outputSealed) return [repairCommand(outputPath(sourceId))];
+    if (listedCode === 'staging_exists') return [recoveryCommand(stagingPath(sourceId))];
+    return [];
+  });
+  const repair = repairs[0];
+  return {
+    reason_codes: codes,
+    message: refuseScaffold(code).message,
+    ...(concerns.includes('output') ? { output: outputPath(sourceId) } : {}),
+    ...(concerns.includes('staging') ? { staging: stagingPath(sourceId) } : {}),
+    ...(repair === undefined ? {} : { repair }),
+  };
+}
+
 /** The canonical table an input-rule refusal concerns. */
 function tableOf(error: unknown): CanonicalTableName | undefined {
   if (!refuseScaffold.is(error) || error.details === undefined || !('table' in error.details))
@@ -446,6 +465,11 @@ function reasonOf(refusal: Refusal): Pick<ScaffoldResult, 'reason_codes' | 'mess
 
 function filesOf(files: readonly PlannedFile[]): NonNullable<ScaffoldResult['files']> {
   return files.map((file) => ({ path: file.path, sha256: file.sha256 }));
+}
+
+/** `--dry-run --show`: the very bytes a run would publish, as text, in plan order. */
+function filesWithContent(files: readonly PlannedFile[]): NonNullable<ScaffoldResult['files']> {
+  return files.map((file) => ({ path: file.path, sha256: file.sha256, content: file.text }));
 }
 
 function closeQuietly(dir: Dir): void {

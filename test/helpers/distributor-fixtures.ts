@@ -87,7 +87,10 @@ export interface LocalDestinationFixture {
   /** `work_dir`, when given. */
   readonly workDir?: string;
   readonly source?: boolean;
-  readonly html?: boolean;
+  /** Default true; `{lang}` writes `html: {lang: …}`. */
+  readonly html?: boolean | { readonly lang: string };
+  /** Written only when given. */
+  readonly assets?: boolean;
 }
 
 /** Writes sealkit.distributor.yaml with one pipeline per entry; returns its path. */
@@ -115,7 +118,8 @@ export function writeConfig(
         ...(d.workDir === undefined ? [] : [`        work_dir: ${JSON.stringify(d.workDir)}`]),
         '        outputs:',
         `          source: ${d.source ?? true}`,
-        `          html: ${d.html ?? true}`,
+        `          html: ${typeof d.html === 'object' ? `{lang: ${JSON.stringify(d.html.lang)}}` : (d.html ?? true)}`,
+        ...(d.assets === undefined ? [] : [`          assets: ${d.assets}`]),
       );
     }
   }

@@ -37,7 +37,8 @@ export function writeBundle(root: string, dir: string, spec: BundleSpec): void {
       size: bytes.length,
     });
   }
-  // The seed's canonical payload: path, sha256, size in that order, no spaces.
+  // The bundle digest's payload (docs/distributor.md#source-bundles): path,
+  // sha256, size in that order, no spaces.
   const payload = JSON.stringify(records.map((r) => ({ path: r.path, sha256: r.sha256, size: r.size })));
   const manifest = {
     schema_version: 1,
@@ -56,6 +57,8 @@ export interface S3DestinationSpec {
   readonly prefix: string;
   readonly source?: boolean;
   readonly html?: boolean;
+  readonly assets?: boolean;
+  readonly lang?: string;
 }
 
 /** One pipeline from `sourceRoot` to one S3 destination on the test gateway (no credentials in it). */
@@ -74,7 +77,12 @@ export function s3Config(rgw: RgwService, sourceRoot: string, destination: S3Des
             endpoint: rgw.endpoint,
             region: rgw.region,
             force_path_style: true,
-            outputs: { source: destination.source ?? true, html: destination.html ?? true },
+            outputs: {
+              source: destination.source ?? true,
+              html: destination.html ?? true,
+              ...(destination.assets === undefined ? {} : { assets: destination.assets }),
+              ...(destination.lang === undefined ? {} : { lang: destination.lang }),
+            },
           },
         ],
       },

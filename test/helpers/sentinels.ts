@@ -47,8 +47,7 @@ export function sentinelEncodings(sentinel: string): ReadonlyMap<string, Buffer>
 
 function asciiLower(bytes: Uint8Array): Buffer {
   const copy = Buffer.from(bytes);
-  for (let i = 0; i < copy.length; i++) {
-    const b = copy[i] as number;
+  for (const [i, b] of copy.entries()) {
     if (b >= 0x41 && b <= 0x5a) copy[i] = b + 0x20;
   }
   return copy;

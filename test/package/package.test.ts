@@ -107,10 +107,15 @@ describe('the package', () => {
     symlinkSync(installed, join(app, 'node_modules', 'sealkit'));
     const library = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "const m = await import('sealkit'); console.log(typeof m.parseStrict)"],
+      [
+        '--input-type=module',
+        '-e',
+        // A page rendered by the installed library carries the stylesheet its dependency ships.
+        "const m = await import('sealkit'); const page = Buffer.from(m.renderMarkdownPage(Buffer.from('# x'), 'x')).toString(); console.log(typeof m.parseStrict, page.includes('github-markdown-css 5.9.0'))",
+      ],
       { cwd: app, encoding: 'utf8' },
     );
     expect(library.stderr).toBe('');
-    expect(library.stdout).toBe('function\n');
+    expect(library.stdout).toBe('function true\n');
   }, 600_000);
 });

@@ -28,7 +28,6 @@ describe('sealkit contract affected', () => {
       'retail.dashboard.sales_overview',
     ]);
     expect(dashboards('retail.model.customer_dim')).toEqual(['retail.dashboard.customer_health']);
-    expect(dashboards('retail.dashboard.sales_overview')).toEqual([]);
     const run = runCli(['contract', 'affected', retail, '--resource', 'retail.semantic.customers']);
     expect(run.stdout.toString('utf8')).toBe('retail.dashboard.customer_health\n1 dashboard affected\n');
   });
@@ -50,6 +49,22 @@ describe('sealkit contract affected', () => {
           location: { path: join(broken, 'sources/extra.yaml'), line: 1, column: 1, pointer: 'name' },
         }),
       ]),
+    });
+  });
+
+  it('refuses a dashboard as the starting resource instead of answering with no dashboards', () => {
+    const run = runCli([
+      'contract',
+      'affected',
+      retail,
+      '--resource',
+      'retail.dashboard.sales_overview',
+      '--json',
+    ]);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(run.stdout.toString('utf8'))).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_graph_seed_invalid',
     });
   });
 

@@ -53,6 +53,38 @@ describe('sealkit contract classify', () => {
     });
   });
 
+  it('--fail-on exits 2 at or above its level, 0 below it, and prints the report either way', () => {
+    const classify = (...flags: string[]) =>
+      runCli(['contract', 'classify', golden('retail.source.orders'), widened, ...flags]);
+    const widening = classify('--fail-on', 'widening');
+    expect(widening.status).toBe(2);
+    expect(widening.stdout.toString('utf8')).toMatch(
+      /^Source retail\.source\.orders 1\.3\.0 → 1\.4\.0: widening\n/,
+    );
+    expect(widening.stderr.toString('utf8')).toBe('verdict widening is at or above --fail-on widening\n');
+    expect(classify('--fail-on', 'compatible').status).toBe(2);
+    const breaking = classify('--fail-on', 'breaking');
+    expect(breaking.status).toBe(0);
+    expect(breaking.stderr.toString('utf8')).toBe('');
+    const json = classify('--fail-on', 'widening', '--json');
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString('utf8'))).toMatchObject({
+      status: 'failed',
+      verdict: 'widening',
+      fail_on: 'widening',
+    });
+    const same = runCli([
+      'contract',
+      'classify',
+      golden('retail.source.orders'),
+      golden('retail.source.orders'),
+      '--fail-on',
+      'compatible',
+    ]);
+    expect(same.status).toBe(0);
+    expect(classify('--fail-on', 'major').status).toBe(1);
+  });
+
   it('reads one side from standard input and says identical for equal bytes', () => {
     const bytes = readFileSync(golden('retail.model.order_facts'));
     const run = runCli(['contract', 'classify', golden('retail.model.order_facts'), '-'], { input: bytes });

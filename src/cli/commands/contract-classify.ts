@@ -3,12 +3,12 @@ import { readBoundedInput } from '../../core/input/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
-import { changeLines, classificationJson, LEDGER_EXIT_CODES } from './contract-ledger-output.js';
+import { changeLines, classificationJson } from './contract-ledger-output.js';
 
 /** What is read of each file; the decoder refuses anything over its own bound (also 32 MiB). */
 const MAX_PROJECTION_BYTES = 32 * 1024 * 1024;
 
-const USAGE = `Usage: sealkit contract classify BASELINE_FILE CANDIDATE_FILE [--json]
+const USAGE = `Usage: sealkit contract classify BASELINE_FILE CANDIDATE_FILE [--fail-on LEVEL] [--json]
 
 Classifies the change from one canonical leapview.contract/v1 projection to
 another (files as written by \`sealkit contract project --out\`): identical,
@@ -19,22 +19,30 @@ strictly (closed schema, exact RFC 8785 bytes, normal form); the command never
 projects anything itself. Use - for standard input (one of the two).
 
 Flags:
-  --json       print one JSON object on stdout
-  -h, --help   show this help
+  --fail-on LEVEL   exit 2 when the verdict is LEVEL or worse: compatible,
+                    widening or breaking (for CI; the report is printed as usual)
+  --json            print one JSON object on stdout
+  -h, --help        show this help
 
-${LEDGER_EXIT_CODES}
+Exit codes: 0 classified (and below --fail-on), 1 usage error, 2 the verdict
+is at or above --fail-on, or refused (with a reason code), 70 internal error.
 
 Examples:
   sealkit contract classify before/resources/retail.source.orders.json after/resources/retail.source.orders.json
-  sealkit contract classify old.json new.json --json`;
+  sealkit contract classify old.json new.json --fail-on breaking
+  sealkit contract classify old.json new.json --fail-on widening --json`;
+
+/** Verdicts from the mildest; `--fail-on` fails at its level and every one after it. */
+const LEVELS = ['identical', 'compatible', 'widening', 'breaking'] as const;
+const FAIL_ON_LEVELS: readonly string[] = ['compatible', 'widening', 'breaking'];
 
 export const contractClassify: Command = {
   path: ['contract', 'classify'],
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { positionals } = parseCommandArgs(
+    const { values, positionals } = parseCommandArgs(
       args,
-      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      { 'fail-on': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       USAGE,
       { min: 0, max: 2 },
     );
@@ -42,13 +50,27 @@ export const contractClassify: Command = {
     if (baselinePath === undefined || candidatePath === undefined)
       throw new UsageError('missing argument', USAGE);
     if (baselinePath === '-' && candidatePath === '-') throw new UsageError('only one input can be -', USAGE);
+    const failOn = values['fail-on'];
+    if (failOn !== undefined && !FAIL_ON_LEVELS.includes(failOn)) {
+      throw new UsageError('--fail-on takes compatible, widening or breaking', USAGE);
+    }
     const baseline = await readBoundedInput(baselinePath, MAX_PROJECTION_BYTES, io.stdin);
     const candidate = await readBoundedInput(candidatePath, MAX_PROJECTION_BYTES, io.stdin);
     const result = classifyContractVersion(baseline, candidate);
     const head = `${result.resource.kind} ${result.resource.id} ${result.baseline.version} → ${result.candidate.version}: ${result.verdict}\n`;
+    const failed =
+      failOn !== undefined &&
+      LEVELS.indexOf(result.verdict) >= LEVELS.indexOf(failOn as (typeof LEVELS)[number]);
     return {
       text: `${head}${changeLines(result.changes, '  ')}`,
-      json: { status: 'ok', ...classificationJson(result) },
+      json: {
+        status: failed ? 'failed' : 'ok',
+        ...classificationJson(result),
+        ...(failOn === undefined ? {} : { fail_on: failOn }),
+      },
+      ...(failed
+        ? { refused: true, errors: `verdict ${result.verdict} is at or above --fail-on ${failOn}\n` }
+        : {}),
     };
   },
 };

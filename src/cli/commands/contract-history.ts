@@ -22,8 +22,10 @@ commands.
 
 Flags:
   --resource ID   the resource whose publications to list (required)
-  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
-                  ledger of the contract project DIR)
+  --ledger URL    a postgres:// or postgresql:// URL (default:
+                  SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
+                  of the contract project DIR; PG* variables and ~/.pgpass
+                  fill what the URL leaves out)
   --json          print one JSON object on stdout
   -h, --help      show this help
 

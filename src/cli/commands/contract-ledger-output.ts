@@ -171,10 +171,11 @@ export async function openExistingLedger(
   url: string | undefined,
   projectDir: string,
 ): Promise<LedgerConnection> {
+  const location = ledgerLocation(url, projectDir);
   try {
-    return await openLedger(ledgerLocation(url, projectDir), { create: false });
+    return await openLedger(location, { create: false });
   } catch (error: unknown) {
-    if (url === undefined && refuseLedger.is(error, 'contract_ledger_missing')) {
+    if (location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
       throw error.at(
         { path: join(projectDir, '.sealkit', 'ledger') },
         `publish first with 'sealkit contract publish ${projectDir}', or pass --ledger URL`,

@@ -168,11 +168,57 @@ describe('sealkit contract publish, history and replay', () => {
     // Evidence holds the direct identity only, never the dashboards derived from the graph.
     expect(history.stdout.toString('utf8')).not.toContain('dashboard');
 
-    const replay = runCli(['contract', 'replay', '--project', project]);
+    // DIR as for every contract command; --project is the older spelling of the same.
+    const replay = runCli(['contract', 'replay', project]);
     expect(replay.status).toBe(0);
     expect(replay.stdout.toString('utf8')).toMatch(
       /^replayed 7 entries of 6 resources: valid; ledger head 7 sha256:[0-9a-f]{64}\n$/,
     );
+    expect(runCli(['contract', 'replay', '--project', project]).stdout).toEqual(replay.stdout);
+    const twice = runCli(['contract', 'replay', project, '--project', project]);
+    expect(twice.status).toBe(1);
+    expect(twice.stderr.toString('utf8')).toContain('DIR given twice');
+  });
+
+  it('takes one --approve-widening per resource, all in one publication', () => {
+    const approve = [
+      '--approver',
+      'Ada Steward',
+      '--reason',
+      'Both widen.',
+      '--approved-at',
+      '2026-03-01T09:30:00Z',
+    ];
+    const twice = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approve-widening',
+      `${ORDERS}@1.5.0`,
+      ...approve,
+    );
+    expect(twice.status).toBe(1);
+    expect(twice.stderr.toString('utf8')).toContain('names one resource twice');
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    edit('classification: restricted', 'classification: confidential', 'sources/customers.yaml');
+    edit('version: 2.0.1', 'version: 2.1.0', 'sources/customers.yaml');
+    const both = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approve-widening',
+      'retail.source.customers@2.1.0',
+      ...approve,
+      '--json',
+    );
+    expect(both.status).toBe(0);
+    const appended = jsonOf(both).plan?.items.filter((item) => item.status === 'append');
+    expect(
+      appended?.map((item) => [item.resource?.id, (item.entry?.approval as Json | null)?.approves]),
+    ).toEqual([
+      ['retail.source.customers', 'retail.source.customers@2.1.0'],
+      [ORDERS, `${ORDERS}@1.4.0`],
+    ]);
   });
 
   it('refuses a breaking change without a major version, and a reused version', () => {
@@ -197,14 +243,16 @@ describe('sealkit contract publish, history and replay', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);
     widen();
-    const sentinels = ['zq_sentinel_approver', 'zq_sentinel_reason'];
+    const approver = 'zq_sentinel_approver';
+    const reason = 'zq_sentinel_reason';
+    const sentinels = [approver, reason];
     const bad = publish(
       '--approve-widening',
       `${ORDERS}@1.4.0`,
       '--approver',
-      sentinels[0] as string,
+      approver,
       '--reason',
-      sentinels[1] as string,
+      reason,
       '--approved-at',
       'yesterday',
     );
@@ -217,9 +265,9 @@ describe('sealkit contract publish, history and replay', () => {
       '--approve-widening',
       `${ORDERS}@1.4.0`,
       '--approver',
-      sentinels[0] as string,
+      approver,
       '--reason',
-      sentinels[1] as string,
+      reason,
       '--json',
     );
     expect(elsewhere.status).toBe(2);
@@ -245,7 +293,7 @@ describe('sealkit contract publish, history and replay', () => {
     const history = runCli(['contract', 'history', project, '--resource', ORDERS]);
     expect(history.status).toBe(2);
     expect(history.stderr.toString('utf8')).toContain('contract_ledger_missing');
-    expect(runCli(['contract', 'replay', '--project', project, '--json']).status).toBe(2);
+    expect(runCli(['contract', 'replay', project, '--json']).status).toBe(2);
     expect(existsSync(join(project, '.sealkit'))).toBe(false);
 
     withEmbeddedLedger();
@@ -271,7 +319,40 @@ describe('sealkit contract publish, history and replay', () => {
     expect(history.stdout.toString('utf8')).toMatch(
       /^ {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
     );
-    for (const run of [first, history])
+    // The same ledger named by the environment: SEALKIT_LEDGER_URL, DATABASE_URL with the
+    // postgresql:// scheme, and a URL that leaves host, port and user to libpq's PG* variables.
+    const env = (extra: Record<string, string>) => {
+      const base = { ...process.env };
+      delete base.SEALKIT_LEDGER_URL;
+      delete base.DATABASE_URL;
+      return { env: { ...base, ...extra } };
+    };
+    const viaSealkit = runCli(
+      ['contract', 'history', '--resource', ORDERS, '--json'],
+      env({ SEALKIT_LEDGER_URL: ledger }),
+    );
+    const scheme = new URL(ledger);
+    const viaDatabase = runCli(
+      ['contract', 'replay', '--json'],
+      env({ DATABASE_URL: ledger.replace(/^postgres:/, 'postgresql:') }),
+    );
+    const viaPg = runCli(
+      ['contract', 'publish', project, '--json'],
+      env({
+        SEALKIT_LEDGER_URL: `postgresql://${scheme.pathname}`,
+        PGHOST: scheme.hostname,
+        PGPORT: scheme.port,
+        PGUSER: 'postgres',
+        PGPASSWORD: 'zqSentinelPassword',
+      }),
+    );
+    expect(viaSealkit.status).toBe(0);
+    expect((jsonOf(viaSealkit) as { publications: Json[] }).publications).toHaveLength(1);
+    expect(viaDatabase.status).toBe(0);
+    expect(jsonOf(viaDatabase)).toMatchObject({ entries: 6 });
+    expect(viaPg.status).toBe(0);
+    expect(jsonOf(viaPg)).toMatchObject({ ledger: 'postgres', appended: 0 });
+    for (const run of [first, history, viaSealkit, viaDatabase, viaPg])
       expect(scanForSentinels(run, [project], ['zqSentinelPassword'])).toEqual([]);
 
     const unreachable = new URL(ledger);
@@ -333,5 +414,54 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
     const publishAgain = publish('--ledger', ledger, '--json');
     expect(jsonOf(publishAgain)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
+  });
+
+  describe('a resource whose entries a superuser deleted is refused by publish and history, not only replay', () => {
+    const CUSTOMERS = 'retail.semantic.customers';
+    const deleteCustomers = async (session: { query(text: string): Promise<unknown> }) => {
+      await session.query('BEGIN');
+      await session.query('SET LOCAL session_replication_role = replica');
+      await session.query(`DELETE FROM sealkit_ledger.publications WHERE resource_id = '${CUSTOMERS}'`);
+      await session.query('COMMIT');
+    };
+    const expectRefusedAtThree = (args: readonly string[]) => {
+      edit('version: 1.2.0', 'version: 0.0.1', 'semantic/customers.yaml');
+      const again = publish('--resource', CUSTOMERS, ...args);
+      expect(again.status).toBe(2);
+      expect(again.stderr.toString('utf8')).toBe(
+        'ledger position 3: position does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  = field: position\n',
+      );
+      const history = runCli(['contract', 'history', project, '--resource', CUSTOMERS, ...args, '--json']);
+      expect(history.status).toBe(2);
+      expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 3 });
+      const replay = runCli(['contract', 'replay', '--project', project, ...args, '--json']);
+      expect(jsonOf(replay)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 3 });
+    };
+
+    it('on the embedded ledger', async () => {
+      withEmbeddedLedger();
+      const first = publish('--json');
+      expect(jsonOf(first).plan?.items[2]?.resource?.id).toBe(CUSTOMERS);
+      const db = await PGlite.create({ dataDir: join(project, '.sealkit', 'ledger') });
+      try {
+        await deleteCustomers(db);
+      } finally {
+        await db.close();
+      }
+      expectRefusedAtThree([]);
+    });
+
+    it('on PostgreSQL 15', async () => {
+      const ledger = await database();
+      expect(publish('--ledger', ledger).status).toBe(0);
+      const client = new pg.Client({ connectionString: ledger });
+      await client.connect();
+      try {
+        await deleteCustomers(client);
+      } finally {
+        await client.end();
+      }
+      expectRefusedAtThree(['--ledger', ledger]);
+    });
   });
 });

@@ -5,6 +5,7 @@ import {
   checkWideningApproval,
   type IdentifiedCandidate,
   type LedgerConnection,
+  type LedgerLocation,
   ledgerLocation,
   openContractProject,
   openLedger,
@@ -40,14 +41,20 @@ version reused with other bytes, a version that does not increase, a breaking
 change without a new major version, a widening without an approval of exactly
 ID@VERSION, an approval where nothing widens, tampered evidence.
 
-The ledger is append-only PostgreSQL: by default PGlite (embedded) in
-DIR/.sealkit/ledger, created by the first publication; --ledger postgres://...
-uses a PostgreSQL server (the URL is never printed).
+The ledger is append-only PostgreSQL: --ledger URL, else SEALKIT_LEDGER_URL,
+else DATABASE_URL names a server (postgres:// or postgresql://; libpq's PG*
+variables and ~/.pgpass fill what the URL leaves out, so no password is
+needed on the command line; the URL is never printed). Without one, PGlite
+(embedded) in DIR/.sealkit/ledger, created by the first publication: add
+.sealkit/ to the project's .gitignore (it is a database, tens of MB).
 
 Flags:
   --resource ID               publish only this resource (repeatable)
-  --ledger URL                a postgres:// or postgresql:// URL
+  --ledger URL                a postgres:// or postgresql:// URL (default:
+                              SEALKIT_LEDGER_URL, DATABASE_URL, else embedded)
   --approve-widening ID@VER   approve the widening publication of ID at VER
+                              (repeatable, one per resource; the same approver,
+                              reason and time apply to each)
   --approver NAME             who approves (required with --approve-widening)
   --reason TEXT               why (required with --approve-widening)
   --approved-at TIME          when, RFC 3339 UTC to the second (default: now)
@@ -67,7 +74,7 @@ Examples:
 const OPTIONS = {
   resource: { type: 'string', multiple: true },
   ledger: { type: 'string' },
-  'approve-widening': { type: 'string' },
+  'approve-widening': { type: 'string', multiple: true },
   approver: { type: 'string' },
   reason: { type: 'string' },
   'approved-at': { type: 'string' },
@@ -77,28 +84,38 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function approvalOf(values: {
-  readonly 'approve-widening'?: string;
+/**
+ * The approvals: one per --approve-widening (one per resource), all by the
+ * same --approver, for the same --reason, at the same time.
+ */
+function approvalsOf(values: {
+  readonly 'approve-widening'?: readonly string[];
   readonly approver?: string;
   readonly reason?: string;
   readonly 'approved-at'?: string;
-}): WideningApproval | null {
-  const approves = values['approve-widening'];
-  if (approves === undefined) {
+}): WideningApproval[] {
+  const targets = values['approve-widening'] ?? [];
+  if (targets.length === 0) {
     if (values.approver !== undefined || values.reason !== undefined || values['approved-at'] !== undefined) {
       throw new UsageError('--approver, --reason and --approved-at need --approve-widening', USAGE);
     }
-    return null;
+    return [];
   }
   if (values.approver === undefined || values.reason === undefined) {
     throw new UsageError('--approve-widening needs --approver and --reason', USAGE);
   }
-  return checkWideningApproval({
-    approves,
-    approver: values.approver,
-    reason: values.reason,
-    approvedAt: values['approved-at'] ?? `${new Date().toISOString().slice(0, 19)}Z`,
-  });
+  const { approver, reason } = values;
+  const approvedAt = values['approved-at'] ?? `${new Date().toISOString().slice(0, 19)}Z`;
+  const approvals = targets.map((approves) =>
+    checkWideningApproval({ approves, approver, reason, approvedAt }),
+  );
+  const resources = approvals.map((approval) =>
+    approval.approves.slice(0, approval.approves.lastIndexOf('@')),
+  );
+  if (new Set(resources).size !== resources.length) {
+    throw new UsageError('--approve-widening names one resource twice (one approval per resource)', USAGE);
+  }
+  return approvals;
 }
 
 /** The versioned contract-bearing resources to publish: all of them, or exactly the requested ones. */
@@ -126,8 +143,7 @@ function candidatesOf(
   });
 }
 
-async function open(dir: string, url: string | undefined, dryRun: boolean): Promise<LedgerConnection | null> {
-  const location = ledgerLocation(url, dir);
+async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerConnection | null> {
   try {
     return await openLedger(location, { create: !dryRun });
   } catch (error: unknown) {
@@ -169,21 +185,22 @@ export const contractPublish: Command = {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     const dir = positionals[0];
     if (dir === undefined) throw new UsageError('missing argument', USAGE);
-    const approval = approvalOf(values);
+    const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
     const quiet = values.quiet === true;
-    if (!quiet && values.ledger === undefined && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
+    const location = ledgerLocation(values.ledger, dir);
+    if (!quiet && location.kind === 'embedded' && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
       progress(
         io,
         `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
       );
     }
-    const connection = await open(dir, values.ledger, dryRun);
+    const connection = await open(location, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {
-      run = await runContractPublication(connection, candidates, { approval, dryRun });
+      run = await runContractPublication(connection, candidates, { approval: approvals, dryRun });
     } catch (error: unknown) {
       return refusedByTamper(error);
     } finally {
@@ -202,7 +219,7 @@ export const contractPublish: Command = {
       json: {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,
-        ledger: values.ledger === undefined ? 'embedded' : 'postgres',
+        ledger: location.kind,
         plan: planJson(plan),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),

@@ -80,6 +80,30 @@ const CASES: readonly Case[] = [
     build: (root) => edit(root, ORDERS, 'name: orders\n', 'name: orders\nname: orders_again\n'),
   },
   {
+    // A repeated key deep in a file: its key path, and the line of the first one.
+    name: 'duplicate-key-nested',
+    build: (root) =>
+      edit(root, ORDERS, '    type: timestamp_tz\n', '    type: timestamp_tz\n    type: date\n'),
+  },
+  {
+    // Every fault of one file at once: a misspelt required key (one error,
+    // not also "missing"), a missing one, a mistyped value, a misspelt type
+    // and a number a double does not hold, in file order.
+    name: 'one-file-every-fault',
+    build: (root) => {
+      edit(root, ORDERS, 'id: retail.source.orders\n', '');
+      edit(root, ORDERS, 'name: orders\n', 'nme: orders\n');
+      edit(root, ORDERS, 'row_count: 1284311', 'row_count: many');
+      edit(root, ORDERS, '  - name: currency\n    type: string\n', '  - name: currency\n    type: strin\n');
+      edit(
+        root,
+        ORDERS,
+        '    critical_data_element: true\n    authoritative',
+        '    critical_data_element: 1.00000000000000000001\n    authoritative',
+      );
+    },
+  },
+  {
     name: 'tag',
     build: (root) => edit(root, ORDERS, 'name: orders\n', 'name: !!str orders\n'),
   },

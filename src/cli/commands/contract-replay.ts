@@ -1,6 +1,7 @@
 import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
+import { UsageError } from '../usage-error.js';
 import {
   headJson,
   headText,
@@ -9,7 +10,7 @@ import {
   refusedByTamper,
 } from './contract-ledger-output.js';
 
-const USAGE = `Usage: sealkit contract replay [--ledger URL] [--project DIR] [--json]
+const USAGE = `Usage: sealkit contract replay [DIR] [--ledger URL] [--json]
 
 Re-reads the whole publication ledger and re-validates everything: positions,
 the hash chain, every stored column, the canonical bytes against their digests
@@ -17,25 +18,29 @@ and the publication decoder, baselines, and the publication rules re-run
 (recomputed classifications, checks, versions, approvals). The first entry
 that does not re-validate is refused with its position (exit 2). On success it
 prints the head: keep it to detect a rewrite of the chain from some point on.
+DIR is the contract project whose embedded ledger is replayed (default: the
+current folder), as for the other contract commands.
 
 Flags:
-  --ledger URL    a postgres:// or postgresql:// URL (default: the embedded
-                  ledger of the contract project)
-  --project DIR   the contract project whose embedded ledger to replay (default .)
+  --ledger URL    a postgres:// or postgresql:// URL (default:
+                  SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
+                  of the contract project DIR; PG* variables and ~/.pgpass
+                  fill what the URL leaves out)
+  --project DIR   the same as DIR (the older spelling, still accepted)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
 ${LEDGER_EXIT_CODES}
 
 Examples:
-  sealkit contract replay --project retail
+  sealkit contract replay retail
   sealkit contract replay --ledger postgres://ledger.internal/contracts --json`;
 
 export const contractReplay: Command = {
   path: ['contract', 'replay'],
   usage: USAGE,
   async run(args): Promise<CommandResult> {
-    const { values } = parseCommandArgs(
+    const { values, positionals } = parseCommandArgs(
       args,
       {
         ledger: { type: 'string' },
@@ -44,9 +49,14 @@ export const contractReplay: Command = {
         help: { type: 'boolean', short: 'h' },
       },
       USAGE,
-      { min: 0, max: 0 },
+      { min: 0, max: 1 },
     );
-    const connection = await openExistingLedger(values.ledger, values.project ?? '.');
+    if (values.project !== undefined && positionals[0] !== undefined) {
+      throw new UsageError('DIR given twice (as DIR and as --project)', USAGE, {
+        hint: 'sealkit contract replay DIR',
+      });
+    }
+    const connection = await openExistingLedger(values.ledger, positionals[0] ?? values.project ?? '.');
     try {
       let replay: Awaited<ReturnType<typeof replayLedger>>;
       try {

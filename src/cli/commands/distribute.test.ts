@@ -246,7 +246,7 @@ describe('sealkit distribute run', () => {
         'error[config_unknown_key]: the configuration has a key sealkit does not know',
         '  --> sealkit.distributor.yaml:7:10',
         '  = at: pipelines[0].destinations[0].secret_access_key',
-        '  = help: allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style',
+        '  = help: allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style, cache_control, connect_timeout_seconds, request_timeout_seconds',
         '',
       ].join('\n'),
     );

@@ -4,6 +4,7 @@ import {
   distributeReportRefusals,
   distributeRun,
   type ItemOutcome,
+  MAX_TRANSFERS,
   type PlanItem,
   type ProgressEvent,
   type RunReport,
@@ -17,7 +18,7 @@ import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
 const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
-                            [--wait SECONDS] [--fail-on-skipped-newer] [-q] [--json]
+                            [--wait SECONDS] [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
@@ -32,6 +33,8 @@ Flags:
   --dry-run       print the plan a real run would apply; write nothing
   --wait SECONDS  wait up to SECONDS for a destination another sealkit run
                   holds, instead of refusing it at once (default 0)
+  --transfers N   bundles written at once, 1 to 64 (default 16); local
+                  destinations are still written one bundle at a time
   --fail-on-skipped-newer
                   exit 2 when a bundle is skipped_newer (the destination holds a
                   newer publication than the source), for CI jobs that must not
@@ -41,14 +44,17 @@ Flags:
   -h, --help      show this help
 
 Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
-2 a conflict, a refusal, or a refused configuration; 70 internal error.
+2 a conflict, a refusal, or a refused configuration; 70 internal error;
+130 / 143 stopped by SIGINT / SIGTERM (nothing new started, the report says
+which bundles were committed; the others are run_interrupted).
 
 Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
   sealkit distribute run --wait 300
-  sealkit distribute run --quiet --fail-on-skipped-newer`;
+  sealkit distribute run --quiet --fail-on-skipped-newer
+  sealkit distribute run --transfers 16`;
 
 const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--json]
 
@@ -74,15 +80,27 @@ Examples:
   sealkit distribute verify reports/weather/2026-05-30 --source --html
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
-const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339] [--json]
+const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339]
+                                 [--include-hidden] [--exclude GLOB]... [--replace] [--json]
 
 Writes BUNDLE_DIR/manifest.json for a producer: every regular file below the
 directory, sorted by path, with its size and SHA-256, and the bundle digest.
---created defaults to now (UTC). An existing manifest.json is never replaced.
+Hidden files and folders (a name starting with '.': .DS_Store, .git/,
+.ipynb_checkpoints/) are left out unless --include-hidden; --exclude leaves
+out what a glob matches. What was left out is listed. An existing
+manifest.json is refused unless --replace, which rewrites it atomically.
+--created defaults to now (UTC).
 
 Flags:
   --id ID             the bundle id (required), e.g. weather.2026-05-30
   --created RFC3339   when the bundle was produced (default: now, UTC)
+  --include-hidden    keep hidden files and folders
+  --exclude GLOB      leave out what GLOB matches; repeatable. Without '/' it
+                      matches a file or folder name at any depth ('*.tmp');
+                      with '/' the path from BUNDLE_DIR ('data/raw/**'); a
+                      trailing '/' matches folders only ('scratch/')
+  --replace           rewrite an existing manifest.json (old or new, never a
+                      partial file)
   --json              print one JSON object on stdout
   -h, --help          show this help
 
@@ -90,13 +108,15 @@ Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.
 
 Examples:
   sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30
-  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z`;
+  sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z
+  sealkit distribute manifest out/week-22 --id sales.week-22 --exclude '*.log' --exclude 'scratch/' --replace`;
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
   wait: { type: 'string' },
+  transfers: { type: 'string' },
   'fail-on-skipped-newer': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -109,15 +129,24 @@ export const distributeRunCommand: Command = {
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
     const quiet = values.quiet === true;
+    const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
     const waitSeconds = values.wait === undefined ? 0 : seconds(values.wait, RUN_USAGE);
-    const report = await distributeRun({
-      ...(values.config === undefined ? {} : { configPath: values.config }),
-      ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
-      ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
-      dryRun: values['dry-run'] === true,
-      ...(progress === undefined ? {} : { onProgress: progress }),
-    });
+    const interrupt = onInterrupt();
+    let report: Awaited<ReturnType<typeof distributeRun>>;
+    try {
+      report = await distributeRun({
+        ...(values.config === undefined ? {} : { configPath: values.config }),
+        ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
+        ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
+        dryRun: values['dry-run'] === true,
+        ...(progress === undefined ? {} : { onProgress: progress }),
+        ...(transfers === undefined ? {} : { transfers }),
+        signal: interrupt.signal,
+      });
+    } finally {
+      interrupt.dispose();
+    }
     if (progress !== undefined) io.stderr.write('\n');
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
@@ -135,9 +164,53 @@ export const distributeRunCommand: Command = {
       json: { ...reportJson(report), ...(failOnNewer ? { unmet: ['skipped_newer'] } : {}) },
       ...(allErrors === '' ? {} : { errors: allErrors }),
       refused: report.status !== 'ok' || failOnNewer,
+      ...(interrupt.received === undefined ? {} : { interrupted: interrupt.received }),
     };
   },
 };
+
+function transfersOf(text: string): number {
+  const value = /^[1-9][0-9]?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_TRANSFERS))
+    throw usage(`--transfers takes a whole number from 1 to ${MAX_TRANSFERS}`, RUN_USAGE);
+  return value;
+}
+
+/**
+ * SIGINT and SIGTERM stop a run the way a failure does, not the way SIGKILL
+ * does: the run starts no new write, aborts those in flight, settles what it
+ * holds (an S3 bundle's pending marker is removed when nothing was written,
+ * else expired at once), removes its temporary copies, prints its report
+ * with a `run_interrupted` refusal, and exits 130 or 143. A second signal
+ * ends the process at once (what a crash leaves converges on the next run).
+ */
+function onInterrupt(): {
+  readonly signal: AbortSignal;
+  readonly received: 'SIGINT' | 'SIGTERM' | undefined;
+  dispose(): void;
+} {
+  const controller = new AbortController();
+  let received: 'SIGINT' | 'SIGTERM' | undefined;
+  const handler = (name: 'SIGINT' | 'SIGTERM') => () => {
+    if (received !== undefined) process.exit(name === 'SIGINT' ? 130 : 143);
+    received = name;
+    controller.abort();
+  };
+  const onInt = handler('SIGINT');
+  const onTerm = handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    get received() {
+      return received;
+    },
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
 
 export const distributeVerifyCommand: Command = {
   path: ['distribute', 'verify'],
@@ -183,6 +256,9 @@ export const distributeManifestCommand: Command = {
       {
         id: { type: 'string' },
         created: { type: 'string' },
+        'include-hidden': { type: 'boolean' },
+        exclude: { type: 'string', multiple: true },
+        replace: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -191,13 +267,21 @@ export const distributeManifestCommand: Command = {
     );
     const dir = requireDir(positionals[0], MANIFEST_USAGE);
     if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
-    const manifest = writeManifest(dir, {
+    const exclude = values.exclude ?? [];
+    if (exclude.some((pattern) => pattern === '')) throw usage('empty value for --exclude', MANIFEST_USAGE);
+    const written = writeManifest(dir, {
       id: values.id,
       ...(values.created === undefined ? {} : { created: values.created }),
+      includeHidden: values['include-hidden'] === true,
+      exclude,
+      replace: values.replace === true,
     });
+    const { manifest, left_out: leftOut, replaced } = written;
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
     return {
-      text: `wrote manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n`,
+      text:
+        `${replaced ? 'replaced' : 'wrote'} manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
+        leftOutText(leftOut),
       json: {
         status: 'ok',
         id: manifest.id,
@@ -205,6 +289,8 @@ export const distributeManifestCommand: Command = {
         digest: manifest.digest,
         files: manifest.files.length,
         bytes,
+        replaced,
+        left_out: leftOut.map((entry) => ({ path: entry.path, reason: entry.reason })),
       },
     };
   },
@@ -216,6 +302,14 @@ function seconds(value: string, text: string): number {
   if (!(parsed >= 0 && parsed <= 86_400))
     throw usage(`--wait takes whole seconds from 0 to 86400, not '${value}'`, text);
   return parsed;
+}
+
+/** What the manifest leaves out, one line, the first 10 named. */
+function leftOutText(leftOut: readonly { readonly path: string; readonly reason: string }[]): string {
+  if (leftOut.length === 0) return '';
+  const shown = leftOut.slice(0, 10).map((entry) => `${entry.path} (${entry.reason})`);
+  const more = leftOut.length > 10 ? `, and ${leftOut.length - 10} more` : '';
+  return `left out: ${shown.join(', ')}${more}\n`;
 }
 
 function requireDir(value: string | undefined, text: string): string {
@@ -242,7 +336,11 @@ function countsLine(report: RunReport): string {
   return DISTRIBUTE_OUTCOMES.map((outcome) => `${report.counts[outcome]} ${outcome}`).join(', ');
 }
 
-/** The report as printed under `--json`: each refusal's location and hint beside its reason code. */
+/**
+ * The report as printed under `--json`: each refusal's location and hint
+ * beside its reason code. Its interfaces have no index signature, hence the
+ * casts (see JsonObjectOut).
+ */
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};
@@ -293,12 +391,13 @@ function summaryText(report: RunReport): string {
 /** The REASON column: the code, or for `skipped_newer` both instants (seed: "log that destination is newer"). */
 function reasonText(item: {
   readonly reason_code?: string;
+  readonly reason?: string;
   readonly destination_created?: string;
   readonly source_created?: string;
 }): string {
   if (item.destination_created !== undefined && item.source_created !== undefined)
     return `destination newer than source: ${item.destination_created} > ${item.source_created}`;
-  return item.reason_code ?? '';
+  return item.reason_code ?? item.reason ?? '';
 }
 
 function planText(report: RunReport): string {
@@ -315,7 +414,7 @@ function planItemLines(item: PlanItem): string[] {
   switch (item.outcome) {
     case 'published':
     case 'replaced': {
-      const lines = [`${item.outcome} ${where}`];
+      const lines = [`${item.outcome} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
       for (const output of item.outputs)
         lines.push(`  write ${output.path} (${output.kind}, ${counted(output.size, 'byte')})`);
       lines.push('  write .distributor.json (last)');

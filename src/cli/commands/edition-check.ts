@@ -8,7 +8,7 @@ import { UsageError } from '../usage-error.js';
 const OPTIONS = {
   target: { type: 'string' },
   vars: { type: 'string' },
-  fixtures: { type: 'string' },
+  fixtures: { type: 'string', multiple: true },
   'require-tests': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -18,7 +18,7 @@ const OPTIONS = {
 const TARGETS = ['default', 'migration'] as const;
 
 const USAGE = `Usage: sealkit edition check PROJECT_DIR [--target default|migration] [--vars YAML]
-                             [--fixtures DIR] [--require-tests] [-q] [--json]
+                             [--fixtures DIR]... [--require-tests] [-q] [--json]
 
 The offline stand-in for \`dbt parse\` on a dbt project of the starter editions,
 with no dbt and no warehouse:
@@ -37,7 +37,8 @@ with no dbt and no warehouse:
 Flags:
   --target NAME    default (the default) or migration
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
-  --fixtures DIR   Bronze fixture CSVs to build and test on
+  --fixtures DIR   Bronze fixture CSVs to build and test on; repeatable: a table of a
+                   later folder replaces the same table of an earlier one
   --require-tests  exit 2 when schema tests were not run (no --fixtures); a CI
                    job then cannot pass a check whose tests never ran
   -q, --quiet      print no report and no progress; findings still go to stderr
@@ -57,7 +58,8 @@ the input was refused (with a reason code), 1 usage error, 70 internal error.
 Examples:
   sealkit edition check acme-retail
   sealkit edition check acme-retail --fixtures acme-retail/fixtures --require-tests
-  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json`;
+  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --json
+  sealkit edition check acme-retail --target migration --vars '{enable_migration_models: true}' --fixtures acme-retail/fixtures --fixtures evidence/fixtures`;
 
 export const editionCheck: Command = {
   path: ['edition', 'check'],
@@ -98,6 +100,7 @@ export const editionCheck: Command = {
     const errors = formatFindings(report) + notice;
     return {
       text: quiet ? '' : formatReport(report),
+      // An interface report has no index signature: see JsonObjectOut.
       json: { ...(report as unknown as JsonObjectOut), ...(unmet ? { unmet: ['tests_not_run'] } : {}) },
       ...(errors === '' ? {} : { errors }),
       refused: report.status === 'failed' || unmet,
@@ -188,9 +191,10 @@ export function formatReport(report: CheckReport): string {
       report.files.map((file) => [
         file.status,
         file.path,
-        [findingText(file), ...file.violations.map((v) => `${v.keyword} at ${v.schema_path}`)]
-          .filter(Boolean)
-          .join('; '),
+        // Where each problem is goes to stderr; the rules dbt's schema names stay in --json.
+        file.also === undefined || file.also.length === 0
+          ? findingText(file)
+          : `${findingText(file)} and ${file.also.length} more`,
       ]),
     ),
     '',

@@ -66,7 +66,7 @@ export const evidenceSynth: Command = {
     const plan = planSynthesis(options);
     if (values['dry-run']) {
       const lines = plan.files.map(
-        (file) => `  ${file.path}  0600  ${file.bytes} bytes  sha256 ${file.sha256}`,
+        (file) => `  ${file.path}  0600  ${file.bytes} bytes  sha256:${file.sha256}`,
       );
       return {
         text: `plan: would write SYNTHETIC evidence (${plan.source} source, ${plan.destination}); nothing written\n${lines.join('\n')}\n`,

@@ -59,7 +59,10 @@ function check(evidence: Synthesized, extra: readonly string[]): ReturnType<type
   ]);
 }
 
-/** What a successful check must never print: the seed's never-emitted list, as the synthetic files hold it. */
+/**
+ * What a successful check must never print: the never-emitted list of
+ * docs/evidence.md#privacy, as the synthetic files hold it.
+ */
 function neverEmitted(evidence: Synthesized): string[] {
   const dryRun = JSON.parse(readFileSync(evidence.dryRun, 'utf8')) as Record<string, unknown>;
   const manifest = JSON.parse(readFileSync(evidence.manifest, 'utf8')) as Record<string, unknown>;
@@ -196,6 +199,28 @@ describe('sealkit evidence check', () => {
     expect(runCli(['evidence', 'check', evidence.dryRun]).status).toBe(1);
   });
 
+  it('prints the digest of each planned file as sha256:<hex>, the form every command prints', () => {
+    const out = join(workDir(), 'evidence');
+    const plan = runCli([
+      'evidence',
+      'synth',
+      '--out',
+      out,
+      '--source',
+      'csv',
+      '--destination',
+      'snowflake',
+      '--dry-run',
+    ]);
+    expect(plan.status).toBe(0);
+    const files = plan.stdout
+      .toString()
+      .split('\n')
+      .filter((line) => line.startsWith('  '));
+    expect(files.length).toBeGreaterThan(0);
+    for (const line of files) expect(line).toMatch(/^ {2}\S+ {2}0600 {2}\d+ bytes {2}sha256:[0-9a-f]{64}$/);
+  });
+
   it('prints help', () => {
     const help = runCli(['evidence', 'check', '--help']);
     expect(help.status).toBe(0);
@@ -235,7 +260,12 @@ describe('sealkit evidence synth', () => {
     });
     expect(printed.files.slice(0, 2)).toEqual(['mapping.json', 'dry-run.json']);
     expect(printed.files[2]).toMatch(/^run-manifests\/[0-9a-f-]{36}\.json$/);
-    expect(readdirSync(out).sort()).toEqual(['dry-run.json', 'mapping.json', 'run-manifests']);
+    expect(readdirSync(out).sort()).toEqual(['dry-run.json', 'fixtures', 'mapping.json', 'run-manifests']);
+    expect(printed.files.slice(3)).toEqual([
+      'fixtures/README.md',
+      'fixtures/migration_bronze/orders.csv',
+      'fixtures/migration_bronze/customers.csv',
+    ]);
   });
 
   it('prints with --dry-run the very plan it would write, and writes nothing', () => {

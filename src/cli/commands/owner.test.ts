@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { at } from '../../core/list/index.js';
 import { buildOwner, type Data, type OwnerSpec, toCanonical } from '../../owner/fixtures/build.js';
 import { MSSQL_CLICKHOUSE } from '../../owner/fixtures/cells.js';
 import type { Mutable } from '../../owner/fixtures/json-path.js';
@@ -21,7 +22,7 @@ function plantedSpec(): OwnerSpec {
       object.name =
         object.name.length === 2
           ? [`ZqSecretDb_${domain.key}`, `ZqSecretTable_${object.id}`]
-          : ['ZqSecretDb', object.name[1] as string, `ZqSecretTable_${object.id}`];
+          : ['ZqSecretDb', at(object.name, 1), `ZqSecretTable_${object.id}`];
     }
   }
   return spec as OwnerSpec;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
@@ -21,7 +21,13 @@ describe('sealkit scaffold', () => {
     const fixture = scratch.fixture('snowflake');
     const first = runCli(fixture.cliArgs());
     expect(first.status).toBe(0);
-    expect(first.stderr.length).toBe(0);
+    // The one stderr line after a publication names the namespace variable, never a value.
+    expect(first.stderr.toString()).toBe(
+      'sealkit scaffold: source migration_bronze_shop reads its schema from MIGRATION_BRONZE_NAMESPACE;\n' +
+        "  export it to this source's Bronze namespace (bronze_namespace in its dry run) before dbt runs\n" +
+        '  these models, one dbt invocation per namespace.\n',
+    );
+    expect(first.stderr.toString()).not.toContain('starterkit_migration');
     expect(oneObject(first.stdout)).toMatchObject({
       status: 'published',
       reason_codes: [],
@@ -53,7 +59,7 @@ describe('sealkit scaffold', () => {
 
   it.each([
     ['an unknown flag', ['--force']],
-    ['--json (the output is always JSON)', ['--json']],
+    ['--show without --dry-run', ['--show']],
     ['an invalid maximum age', ['--max-evidence-age', '3 days']],
     ['a positional argument', ['extra']],
   ])('%s is a usage error (exit 1) that writes nothing', (_name, extra) => {
@@ -62,6 +68,46 @@ describe('sealkit scaffold', () => {
     const run = runCli(fixture.cliArgs(extra));
     expect(run.status).toBe(1);
     expect(fixture.snapshot()).toEqual(before);
+  });
+
+  it('accepts --json, as every command does: the same one JSON object, and nothing on stderr', () => {
+    // Regression: the top-level help promises --json everywhere; scaffold refused it (exit 1).
+    const fixture = scratch.fixture('bigquery');
+    const run = runCli(fixture.cliArgs(['--json']));
+    expect(run.status).toBe(0);
+    expect(oneObject(run.stdout)).toMatchObject({ status: 'published', reason_codes: [] });
+    expect(run.stderr.length).toBe(0);
+    const dry = runCli(fixture.cliArgs(['--dry-run', '--json']));
+    expect(dry.status).toBe(2);
+    expect(oneObject(dry.stdout)).toMatchObject({ status: 'refused', reason_codes: ['output_exists'] });
+    const help = runCli(['--help']).stdout.toString();
+    expect(help).toContain('3 published with a condition');
+    expect(help).toContain('(scaffold always does)');
+    expect(runCli(['scaffold', '--help']).stdout.toString()).toContain('--json');
+  });
+
+  it('--dry-run --show prints every planned file with its exact contents, in plan order; --dry-run alone paths only', () => {
+    const fixture = scratch.fixture('snowflake');
+    const before = fixture.snapshot();
+    const shown = runCli(fixture.cliArgs(['--dry-run', '--show']));
+    expect(shown.status).toBe(0);
+    const plan = oneObject(shown.stdout) as { status: string; files: { path: string; content?: string }[] };
+    expect(plan.status).toBe('plan_only');
+    expect(fixture.snapshot()).toEqual(before);
+    const plain = oneObject(runCli(fixture.cliArgs(['--dry-run'])).stdout) as {
+      files: { content?: string }[];
+    };
+    expect(plain.files.every((file) => file.content === undefined)).toBe(true);
+    expect(runCli(fixture.cliArgs()).status).toBe(0);
+    // The contents shown are the bytes then published, file for file, in the same order.
+    expect(plan.files.map((file) => file.path)).toEqual(
+      [...readdirSync(fixture.output)]
+        .sort()
+        .map((name) => `models/migration/generated/${SOURCE_ID}/${name}`),
+    );
+    for (const file of plan.files) {
+      expect(file.content, file.path).toBe(readFileSync(join(fixture.project, file.path), 'utf8'));
+    }
   });
 
   it.each([

@@ -20,12 +20,15 @@ const OPTIONS = {
   'source-binding-id': { type: 'string' },
   'max-evidence-age': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  show: { type: 'boolean' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const USAGE = `Usage: sealkit scaffold --edition bigquery|snowflake --workspace DIR --source-id ID
                         --mapping-file FILE --inventory-file FILE --run-manifest FILE
-                        --source-binding-id ALIAS --max-evidence-age DURATION [--dry-run]
+                        --source-binding-id ALIAS --max-evidence-age DURATION
+                        [--dry-run [--show]] [--json]
 
 Generates editable dbt Silver models for one source into a client workspace
 (made by sealkit edition new), create-only: models/migration/generated/ID/ is
@@ -44,18 +47,26 @@ Flags:
   --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
   --dry-run                   run every check that needs no write and print the planned files;
                               writes nothing, not even a lock file
+  --show                      with --dry-run: each planned file also carries its exact contents
+                              ("content"), in plan order
+  --json                      accepted for symmetry with every other command: the output is
+                              always one JSON object; with it, nothing is printed on stderr
   -h, --help                  show this help
 
-Prints exactly one JSON object on stdout: status, reason_codes, stage and,
-where relevant, the project-relative output or staging path, staging_state
-and a repair command. There is no --json flag: the output is always JSON.
+Prints exactly one JSON object on stdout, with or without --json: status,
+reason_codes (every condition found, most decisive first), stage and, where
+relevant, the project-relative output or staging path, staging_state and a
+repair command. After a publication, one line on stderr names the variable
+dbt reads the Bronze namespace from (MIGRATION_BRONZE_NAMESPACE), never its
+value.
 
 Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
 written), 2 refused, 3 published with published_permissions_not_normalized or
 published_durability_unknown, 4 publish_unverified, 70 internal error.
 
 Examples:
-  sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run`;
+  sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run
+  sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run --show | jq -r '.files[] | "== " + .path, .content'`;
 
 export const scaffoldCommand: Command = {
   path: ['scaffold'],
@@ -74,6 +85,10 @@ export const scaffoldCommand: Command = {
     if (workspace === undefined) throw new UsageError('missing option --workspace', USAGE);
     const sourceId = values['source-id'];
     if (sourceId === undefined) throw new UsageError('missing option --source-id', USAGE);
+    if (values.show === true && values['dry-run'] !== true) {
+      throw new UsageError('--show needs --dry-run (it shows the files a run would publish)', USAGE);
+    }
+    const json = values.json === true;
     const rawAge = values['max-evidence-age'];
     const maxEvidenceAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxEvidenceAge === undefined) {
@@ -91,12 +106,20 @@ export const scaffoldCommand: Command = {
         sourceBindingId: values['source-binding-id'],
         maxEvidenceAge,
         dryRun: values['dry-run'] === true,
+        show: values.show === true,
         signal,
-        // Printed before the staging lock is released (§6.2: the lock goes last).
-        onResult: (outcome) => printResult(io, outcome),
+        // Printed before the staging lock is released: the lock goes last
+        // (docs/scaffold.md#the-publication-protocol).
+        onResult: (outcome) => printResult(io, outcome, json),
       }),
     );
-    return { text: '', json: result as unknown as JsonObjectOut, ...OUTCOME_OF[result.status] };
+    return {
+      text: '',
+      // An interface result has no index signature: see JsonObjectOut.
+      json: result as unknown as JsonObjectOut,
+      printed: true,
+      ...OUTCOME_OF[result.status],
+    };
   },
 };
 
@@ -115,9 +138,31 @@ const OUTCOME_OF: {
   publish_unverified: { publication: 'unverified' },
 };
 
-function printResult(io: CliIo, result: ScaffoldResult): void {
+function printResult(io: CliIo, result: ScaffoldResult, json: boolean): void {
   io.stdout.write(`${JSON.stringify(result)}\n`);
+  const hint = json ? undefined : namespaceHint(result);
+  if (hint !== undefined) io.stderr.write(hint);
 }
+
+/**
+ * After a publication: which variable the generated source block reads its
+ * Bronze schema from. Its name only, never a value: the namespace is the
+ * evidence's and stays out of every output (docs/scaffold.md#building-the-models).
+ */
+export function namespaceHint(result: ScaffoldResult): string | undefined {
+  const published =
+    result.status === 'published' ||
+    result.status === 'published_permissions_not_normalized' ||
+    result.status === 'published_durability_unknown';
+  if (!published || result.source_id === undefined) return undefined;
+  return (
+    `sealkit scaffold: source migration_bronze_${result.source_id} reads its schema from ${NAMESPACE_VARIABLE};\n` +
+    `  export it to this source's Bronze namespace (bronze_namespace in its dry run) before dbt runs\n` +
+    '  these models, one dbt invocation per namespace.\n'
+  );
+}
+
+const NAMESPACE_VARIABLE = 'MIGRATION_BRONZE_NAMESPACE';
 
 /**
  * SIGINT and SIGTERM during the run only interrupt it: before publication

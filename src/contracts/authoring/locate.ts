@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PathSegment, YamlNode } from '../../core/input/index.js';
+import { nodeAt, type PathSegment, type YamlNode } from '../../core/input/index.js';
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 
 /**
@@ -8,33 +8,6 @@ import { type Refusal, refuseAll } from '../../core/refusal/index.js';
  * graph check (a pointer such as `uses[0].semantic_model`) is reported at the
  * line and column the operator wrote it. See docs/contracts.md#reading-an-error.
  */
-
-/** The deepest node on `path` and how many segments it consumed. */
-export function nodeAt(root: YamlNode, path: readonly PathSegment[]): { node: YamlNode; depth: number } {
-  let node = root;
-  let depth = 0;
-  for (const segment of path) {
-    let next: YamlNode | undefined;
-    if (node.kind === 'map' && typeof segment === 'string')
-      next = node.entries.find((entry) => entry.key === segment)?.value;
-    else if (node.kind === 'seq' && typeof segment === 'number') next = node.items[segment];
-    if (next === undefined) break;
-    node = next;
-    depth += 1;
-  }
-  return { node, depth };
-}
-
-/** Where the key `key` of the map at `path` is written, if it is. */
-export function keyPositionAt(
-  root: YamlNode,
-  path: readonly PathSegment[],
-  key: string,
-): { line: number; column: number } | undefined {
-  const { node, depth } = nodeAt(root, path);
-  if (depth !== path.length || node.kind !== 'map') return undefined;
-  return node.entries.find((entry) => entry.key === key)?.keyAt;
-}
 
 const SEGMENT = /^(?:\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
 
@@ -65,18 +38,18 @@ export function positioned(refusal: Refusal, root: YamlNode | null): Refusal {
   if (refusal.location?.line !== undefined || root === null) return refusal;
   const pointer = refusal.location?.pointer;
   if (pointer !== undefined) {
-    const { node } = nodeAt(root, segmentsOf(pointer) ?? []);
+    const node = nodeAt(root, segmentsOf(pointer) ?? []) ?? root;
     return refusal.at({ line: node.at.line, column: node.at.column });
   }
   const field = refusal.field;
   if (field === undefined) return refusal.at({ line: root.at.line, column: root.at.column });
   const [prefix = '', ...rest] = field.split('[]');
   const segments = prefix === '' ? [] : prefix.split('.');
-  const found = nodeAt(root, segments);
-  const exact = rest.length === 0 && found.depth === segments.length;
+  const found = nodeAt(root, segments) ?? root;
+  const exact = rest.length === 0 && nodeAt(root, segments, true) !== undefined;
   return refusal.at({
-    line: found.node.at.line,
-    column: found.node.at.column,
+    line: found.at.line,
+    column: found.at.column,
     ...(exact ? { pointer: field } : {}),
   });
 }

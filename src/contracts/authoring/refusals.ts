@@ -41,6 +41,7 @@ export type ContractRefusalCode =
   | 'contract_identifier_invalid'
   | 'contract_text_invalid'
   | 'contract_nfc_collision'
+  | 'contract_literal_duplicate'
   | 'contract_duplicate_member'
   | 'contract_type_invalid'
   // the project graph
@@ -185,6 +186,11 @@ export const refuseContract = defineRefusals<ContractRefusalCode>({
   contract_nfc_collision: {
     category: 'conflict',
     message: 'two different names or values become equal after Unicode NFC normalization',
+  },
+  contract_literal_duplicate: {
+    category: 'conflict',
+    message:
+      'two values of a set are written differently but are the same typed value (one instant in two time zones, one number at two scales)',
   },
   contract_duplicate_member: {
     category: 'conflict',

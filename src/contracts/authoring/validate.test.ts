@@ -18,6 +18,9 @@ function refusal(action: () => unknown): Refusal {
 const read = (text: string | Uint8Array) =>
   readResource(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
 
+/** Every code a refusal reports: the first, then the others found in the same file. */
+const codesOf = (error: Refusal): string[] => [error, ...error.also].map((one) => one.code);
+
 describe('strict YAML', () => {
   it.each([
     ['a BOM', Buffer.from('\ufeffkind: Source\n'), 'contract_yaml_not_utf8'],
@@ -52,7 +55,28 @@ describe('strict YAML', () => {
     ['unclosed flow', 'kind: [Source\n', 'contract_yaml_malformed'],
     ['deep nesting', `kind: Source\nx: ${'['.repeat(40)}${']'.repeat(40)}\n`, 'contract_yaml_too_deep'],
   ])('refuses %s', (_label, text, code) => {
-    expect(refusal(() => read(text)).code).toBe(code);
+    // A value-level fault is reported with the schema errors of the same file.
+    expect(codesOf(refusal(() => read(text)))).toContain(code);
+  });
+
+  it('reports every value-level fault of a file with its schema errors, in file order', () => {
+    const text = yamlOf(
+      source({
+        fields: [
+          { name: 'a', type: 'string', nullable: 'no' },
+          { name: 'b', type: 'int64' },
+        ],
+      }),
+    )
+      .replace('name: a\n', 'name: "\\uD800"\n')
+      .replace('name: b\n', 'name: b\n    critical_data_element: 0x1F\n');
+    const error = refusal(() => read(text));
+    expect([error, ...error.also].map((one) => [one.code, one.location?.pointer])).toEqual([
+      ['contract_text_invalid', 'fields[0].name'],
+      ['contract_field_invalid', 'fields[0].nullable'],
+      // The number is refused as YAML; the schema's view of the same value is not a second error.
+      ['contract_yaml_number_inexact', 'fields[1].critical_data_element'],
+    ]);
   });
 
   it('keeps exact plain decimals and strings, and never turns YAML 1.1 booleans or dates into other types', () => {
@@ -131,8 +155,9 @@ describe('the authoring schemas', () => {
       semanticModel({
         filters: [{ name: 'f', conditions: [{ dimension: 'status', op: 'in', value: 'a' }] }],
       }),
-      'contract_field_missing',
-      'filters[].conditions[].values',
+      // One typo, not also a missing `values`: the unknown key names it.
+      'contract_field_unknown',
+      'filters[].conditions[]',
     ],
     [
       'a relationship target without a member',
@@ -190,10 +215,25 @@ describe('the authoring schemas', () => {
       ],
     });
     const error = refusal(() => read(yamlOf(doc)));
-    expect([error, ...error.also].map((one) => [one.code, one.location?.pointer])).toEqual([
-      ['contract_field_missing', 'fields[0].type'],
-      ['contract_field_unknown', 'fields[0].typ'],
-      ['contract_field_invalid', 'fields[1].classification'],
+    expect([error, ...error.also].map((one) => [one.code, one.location?.pointer, one.hint])).toEqual([
+      // `typ` is the missing `type` misspelt: one error, which names the key to write.
+      ['contract_field_unknown', 'fields[0].typ', "did you mean 'type'?"],
+      [
+        'contract_field_invalid',
+        'fields[1].classification',
+        'expected one of public, internal, confidential, restricted',
+      ],
+    ]);
+  });
+
+  it('says what to add for a missing field and what was expected for a mistyped one', () => {
+    const doc = source({ fields: [{ name: 'a', type: 'strng', nullable: 'no' }] });
+    delete (doc as { id?: unknown }).id;
+    const error = refusal(() => read(yamlOf(doc)));
+    expect([error, ...error.also].map((one) => [one.code, one.location?.pointer, one.hint])).toEqual([
+      ['contract_field_missing', 'id', "add 'id'"],
+      ['contract_type_invalid', 'fields[0].type', "did you mean 'string'?"],
+      ['contract_field_invalid', 'fields[0].nullable', 'expected true or false, found a string'],
     ]);
   });
 

@@ -1,10 +1,18 @@
 import type { z } from 'zod';
-import { describeKind, type PathSegment, pointerOf, type YamlNode } from '../../core/input/index.js';
+import {
+  type ExpectedKind,
+  locateIssues,
+  nodeAt,
+  type PathSegment,
+  pointerOf,
+  type RecordIssue,
+  type YamlNode,
+} from '../../core/input/index.js';
 import { didYouMean, guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { fieldPathOf } from './field-path.js';
 import { IDENTIFIER_PATTERNS } from './identifiers.js';
-import { allowedKeysAt, keyPositionAt, nodeAt } from './locate.js';
-import { PHYSICAL_TYPE_PATTERN } from './physical-type.js';
+import { allowedKeysAt } from './locate.js';
+import { PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
 import {
   type AuthoredResource,
@@ -16,7 +24,7 @@ import {
   type SemanticModelResource,
   type SourceResource,
 } from './schemas/resource.js';
-import { readResourceYaml, type YamlValue } from './yaml.js';
+import { readResourceDocument, type YamlValue } from './yaml.js';
 
 declare const validatedBrand: unique symbol;
 
@@ -43,13 +51,20 @@ export function readResource(bytes: Uint8Array): ValidatedResource {
   return readLocatedResource(bytes).resource;
 }
 
-/** The same, with the YAML node tree that says where each part of the resource is written. */
+/**
+ * The same, with the YAML node tree that says where each part of the
+ * resource is written. Every value-level YAML fault and every schema error
+ * of the file is reported at once.
+ */
 export function readLocatedResource(bytes: Uint8Array): {
   readonly resource: ValidatedResource;
   readonly node: YamlNode;
 } {
-  const document = readResourceYaml(bytes);
-  return { resource: validateLocated(document.value, document.node), node: document.node };
+  const document = readResourceDocument(bytes);
+  return {
+    resource: validateLocated(document.value, document.node, document.faults),
+    node: document.node,
+  };
 }
 
 /** Validates a decoded document against the resource schemas. */
@@ -57,21 +72,67 @@ export function validateResource(value: YamlValue | unknown): ValidatedResource 
   return validateLocated(value, null);
 }
 
-/** Validates a decoded document, reporting each issue where `node` says it is written. */
-export function validateLocated(value: unknown, node: YamlNode | null): ValidatedResource {
+/**
+ * Validates a decoded document, reporting each issue where `node` says it is
+ * written, together with `faults` the YAML reader found in the same file
+ * (a schema issue at or under a faulty value is that fault, not another
+ * error). Everything is refused at once, in file order.
+ */
+export function validateLocated(
+  value: unknown,
+  node: YamlNode | null,
+  faults: readonly Refusal[] = [],
+): ValidatedResource {
   return guardRefusals(() => {
     const result = ResourceSchema.safeParse(value, { reportInput: true });
-    if (!result.success) throw refuseAll(refusalsOf(result.error.issues, value, node));
+    const schemaRefusals = result.success ? [] : refusalsOf(result.error.issues, value, node);
+    const faulty = faults.flatMap((fault) =>
+      fault.location?.pointer === undefined ? [] : [fault.location.pointer],
+    );
+    const all = [
+      ...faults,
+      ...schemaRefusals.filter((refusal) => !faulty.some((pointer) => isWithin(refusal, pointer))),
+    ];
+    if (all.length > 0) throw refuseAll(inFileOrder(all));
+    if (!result.success) throw refuseContract('contract_field_invalid', { role: 'resource' });
     const resource = deepFreeze(result.data) as AuthoredResource as ValidatedResource;
     VALIDATED.add(resource);
     return resource;
   });
 }
 
+function isWithin(refusal: Refusal, pointer: string): boolean {
+  const own = refusal.location?.pointer ?? '';
+  return own === pointer || own.startsWith(`${pointer}.`) || own.startsWith(`${pointer}[`);
+}
+
+/** Stable: refusals at the same place keep their order. */
+function inFileOrder(refusals: readonly Refusal[]): Refusal[] {
+  return [...refusals].sort(
+    (a, b) =>
+      (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+      (a.location?.column ?? 0) - (b.location?.column ?? 0),
+  );
+}
+
+/** zod's names for the kinds a value may have, in the closed-record kit's words. */
+const EXPECTED_KINDS: { readonly [type: string]: ExpectedKind } = {
+  string: 'string',
+  number: 'number',
+  int: 'integer',
+  boolean: 'boolean',
+  array: 'list',
+  object: 'mapping',
+  null: 'null',
+};
+
 /**
  * One refusal per schema issue, each at the key or value it concerns (when
- * the node tree is known), in the order they are written in the file. An
- * unknown key names the nearest key its mapping allows.
+ * the node tree is known). Unknown, missing and mistyped fields go through
+ * the core closed-record kit (`locateIssues`), as the distributor's
+ * configuration does: an unknown key names the nearest key its mapping
+ * allows (or lists them), a missing one says what to add, a mistyped one
+ * what was expected and what was found.
  */
 function refusalsOf(
   issues: readonly z.core.$ZodIssue[],
@@ -96,7 +157,7 @@ function refusalsOf(
       ...(hint === undefined ? {} : { hint }),
     });
   };
-  const atValue = (path: readonly PathSegment[]) => (node === null ? undefined : nodeAt(node, path).node.at);
+  const atValue = (path: readonly PathSegment[]) => nodeAt(node, path)?.at;
   if (kind === undefined) {
     const given =
       typeof value === 'object' && value !== null ? (value as { kind?: unknown }).kind : undefined;
@@ -107,63 +168,74 @@ function refusalsOf(
     const at = given === undefined ? atValue([]) : atValue(['kind']);
     return [located('contract_kind_unknown', ['kind'], at, hint)];
   }
-  const out: { refusal: Refusal; line: number; column: number }[] = [];
-  const push = (refusal: Refusal) =>
-    out.push({ refusal, line: refusal.location?.line ?? 0, column: refusal.location?.column ?? 0 });
+  const out: Refusal[] = [];
+  const records: RecordIssue[] = [];
   for (const issue of issues) {
     const path = issue.path.filter(
       (segment): segment is PathSegment => typeof segment === 'string' || typeof segment === 'number',
     );
-    if (issue.code === 'unrecognized_keys') {
-      const allowed = allowedKeysAt(ResourceSchema, value, path) ?? [];
-      const present = new Set(issue.keys);
-      for (const key of issue.keys) {
-        const at = node === null ? undefined : keyPositionAt(node, path, key);
-        const hint = didYouMean(
-          key,
-          allowed.filter((candidate) => !present.has(candidate) && !hasKey(value, path, candidate)),
-        );
-        // `field` stays the schema path of the mapping (an authored key is not a schema path).
-        push(located('contract_field_unknown', [...path, key], at, hint, path));
-      }
+    const record = recordIssueOf(issue, path, value);
+    if (record !== undefined) {
+      records.push(...record);
       continue;
     }
     const code = codeOf(issue);
-    if (code === 'contract_field_missing') {
-      // A missing key is reported where its mapping starts.
-      push(located(code, path, atValue(path.slice(0, -1))));
-      continue;
+    out.push(located(code, path, atValue(path), hintOf(issue, code, nodeAt(node, path, true))));
+  }
+  for (const problem of locateIssues(node, records)) {
+    const at = node === null ? undefined : problem.at;
+    if (problem.kind === 'unknown_key') {
+      // `field` stays the schema path of the mapping (an authored key is not a schema path).
+      out.push(located('contract_field_unknown', problem.path, at, problem.hint, problem.path.slice(0, -1)));
+    } else if (problem.kind === 'missing_key') {
+      out.push(located('contract_field_missing', problem.path, at, problem.hint));
+    } else {
+      out.push(located('contract_field_invalid', problem.path, at, problem.hint));
     }
-    push(located(code, path, atValue(path), hintOf(issue, node === null ? undefined : nodeAt(node, path))));
   }
-  out.sort((a, b) => a.line - b.line || a.column - b.column);
-  return out.length === 0 ? [refuseContract('contract_field_invalid', { role })] : out.map((o) => o.refusal);
+  return out.length === 0 ? [refuseContract('contract_field_invalid', { role })] : out;
 }
 
-function hasKey(value: unknown, path: readonly PathSegment[], key: string): boolean {
-  let here: unknown = value;
-  for (const segment of path) {
-    if (typeof here !== 'object' || here === null) return false;
-    here = (here as Record<PropertyKey, unknown>)[segment];
+/** The closed-record issues a zod issue stands for, or undefined for any other rule. */
+function recordIssueOf(
+  issue: z.core.$ZodIssue,
+  path: readonly PathSegment[],
+  value: unknown,
+): readonly RecordIssue[] | undefined {
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = allowedKeysAt(ResourceSchema, value, path) ?? [];
+    return issue.keys.map((key) => ({ kind: 'unknown_key', path, key, allowed }));
   }
-  return typeof here === 'object' && here !== null && Object.hasOwn(here, key);
+  const last = path[path.length - 1];
+  // A missing key; a discriminated union reports a missing discriminator as a union issue on it.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined) {
+    return typeof last === 'string'
+      ? [{ kind: 'missing_key', path: path.slice(0, -1), key: last }]
+      : undefined;
+  }
+  if (issue.code === 'invalid_type') {
+    const expected = EXPECTED_KINDS[issue.expected];
+    return expected === undefined ? undefined : [{ kind: 'wrong_type', path, expected: [expected] }];
+  }
+  return undefined;
 }
 
-/** One line of advice for a value that has the wrong shape: sealkit's own vocabulary only. */
+/** One line of advice for a value that breaks a rule: sealkit's own vocabulary only. */
 function hintOf(
   issue: z.core.$ZodIssue,
-  found: { readonly node: YamlNode; readonly depth: number } | undefined,
+  code: ContractRefusalCode,
+  found: YamlNode | undefined,
 ): string | undefined {
+  const given = found?.kind === 'string' ? found.value : undefined;
   if (issue.code === 'invalid_value') {
     const allowed = issue.values.filter((candidate): candidate is string => typeof candidate === 'string');
     if (allowed.length === 0) return undefined;
-    const given = found?.node.kind === 'string' ? found.node.value : undefined;
     const near = given === undefined ? undefined : didYouMean(given, allowed);
     return near ?? `expected one of ${allowed.join(', ')}`;
   }
-  if (issue.code === 'invalid_type' && found !== undefined) {
-    const expected = EXPECTED[issue.expected];
-    return expected === undefined ? undefined : `expected ${expected}, found ${describeKind(found.node)}`;
+  if (code === 'contract_type_invalid') {
+    const near = given === undefined ? undefined : didYouMean(given, [...SIMPLE_TYPE_NAMES, 'decimal(P,S)']);
+    return near ?? `expected one of ${SIMPLE_TYPE_NAMES.join(', ')} or decimal(P,S) with P ≤ 38 and S ≤ P`;
   }
   if (issue.code === 'too_big' || issue.code === 'too_small') {
     const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
@@ -173,14 +245,6 @@ function hintOf(
   }
   return undefined;
 }
-
-const EXPECTED: { readonly [type: string]: string } = {
-  string: 'a string',
-  number: 'a number',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'a mapping',
-};
 
 function codeOf(issue: z.core.$ZodIssue): ContractRefusalCode {
   switch (issue.code) {

@@ -1,4 +1,5 @@
 import {
+  duplicateKeyHint,
   type PathSegment,
   plainOf,
   pointerOf,
@@ -6,6 +7,7 @@ import {
   type YamlFault,
   type YamlNode,
 } from '../../core/input/index.js';
+import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { decimalOfShortest, parseDecimalLexeme, sameDecimal } from './decimal.js';
 import { fieldPathOf } from './field-path.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
@@ -21,6 +23,15 @@ export interface YamlMapping {
 export interface ResourceDocument {
   readonly value: YamlValue;
   readonly node: YamlNode;
+}
+
+/**
+ * A resource file that parsed as YAML, with every value-level fault found in
+ * it (a number a double does not hold exactly, text that is not well-formed),
+ * so that schema errors elsewhere in the same file are reported with them.
+ */
+export interface CheckedDocument extends ResourceDocument {
+  readonly faults: readonly Refusal[];
 }
 
 export const MAX_YAML_DEPTH = 32;
@@ -48,14 +59,27 @@ const ROLE = 'resource';
  * a resource file holds exactly one.
  */
 export function readResourceYaml(bytes: Uint8Array): ResourceDocument {
+  const document = readResourceDocument(bytes);
+  if (document.faults.length > 0) throw refuseAll(document.faults);
+  return { value: document.value, node: document.node };
+}
+
+/**
+ * The same, returning the value-level faults instead of throwing them; a
+ * fault of the YAML itself (syntax, a repeated key, an alias) still throws,
+ * as nothing after it can be read.
+ */
+export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
   const node = readStrictYaml(bytes, {
     maxDepth: MAX_YAML_DEPTH,
-    refuse: (fault, place) =>
-      refuseContract(FAULT_CODES[fault], {
+    refuse: (fault, place) => {
+      const hint = fault === 'not_utf8' ? utf8Hint(bytes) : duplicateKeyHint(place);
+      return refuseContract(FAULT_CODES[fault], {
         role: ROLE,
         location: place,
-        ...(fault === 'not_utf8' ? { hint: utf8Hint(bytes) } : {}),
-      }),
+        ...(hint === undefined ? {} : { hint }),
+      });
+    },
   });
   if (node.kind === 'null' && isBlank(bytes)) {
     throw refuseContract('contract_yaml_multiple_documents', {
@@ -63,8 +87,9 @@ export function readResourceYaml(bytes: Uint8Array): ResourceDocument {
       location: { line: 1, column: 1 },
     });
   }
-  checkNode(node, []);
-  return { value: plainOf(node) as YamlValue, node };
+  const faults: Refusal[] = [];
+  checkNode(node, [], faults);
+  return { value: plainOf(node) as YamlValue, node, faults };
 }
 
 /** The plain value of a resource file (see readResourceYaml). */
@@ -84,7 +109,8 @@ function isBlank(bytes: Uint8Array): boolean {
   return text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
 }
 
-function checkNode(node: YamlNode, path: readonly PathSegment[]): void {
+/** Collects every value-level fault under `node`, in document order. */
+function checkNode(node: YamlNode, path: readonly PathSegment[], faults: Refusal[]): void {
   const refuse = (
     code: ContractRefusalCode,
     at: YamlNode | { readonly at: YamlNode['at'] },
@@ -103,17 +129,17 @@ function checkNode(node: YamlNode, path: readonly PathSegment[]): void {
       for (const entry of node.entries) {
         const childPath = [...path, entry.key];
         if (!isWellFormedText(entry.key))
-          throw refuse('contract_text_invalid', { at: entry.keyAt }, childPath);
-        checkNode(entry.value, childPath);
+          faults.push(refuse('contract_text_invalid', { at: entry.keyAt }, childPath));
+        else checkNode(entry.value, childPath, faults);
       }
       return;
     case 'seq':
       node.items.forEach((item, index) => {
-        checkNode(item, [...path, index]);
+        checkNode(item, [...path, index], faults);
       });
       return;
     case 'string':
-      if (!isWellFormedText(node.value)) throw refuse('contract_text_invalid', node);
+      if (!isWellFormedText(node.value)) faults.push(refuse('contract_text_invalid', node));
       return;
     case 'number': {
       const lexeme = parseDecimalLexeme(node.source);
@@ -122,7 +148,7 @@ function checkNode(node: YamlNode, path: readonly PathSegment[]): void {
         !Number.isFinite(node.value) ||
         !sameDecimal(lexeme, decimalOfShortest(node.value))
       ) {
-        throw refuse('contract_yaml_number_inexact', node);
+        faults.push(refuse('contract_yaml_number_inexact', node));
       }
       return;
     }

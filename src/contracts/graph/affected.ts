@@ -13,6 +13,8 @@ import { graphRefusal } from './refusals.js';
 export function affectedDashboards(graph: ProjectGraph, published: string): readonly string[] {
   const start = graph.indexOf(published);
   if (start === undefined) throw graphRefusal('contract_graph_node_unknown', [published]);
+  // The starting resource is what a publication names directly; a dashboard is never published.
+  if (graph.kindAt(start) === 'Dashboard') throw graphRefusal('contract_graph_seed_invalid', [published]);
   const visited = new Uint8Array(graph.size);
   const queue = new Int32Array(graph.size);
   let head = 0;

@@ -5,7 +5,7 @@ import { ContractProject } from '../project/contract-project.js';
 import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { affectedDashboards } from './affected.js';
 import { projectGraphOf } from './from-project.js';
-import { type GraphEdge, type GraphNode, ProjectGraph } from './graph.js';
+import { GRAPH_EDGE_KINDS, type GraphEdge, type GraphNode, ProjectGraph } from './graph.js';
 import { refuseGraph } from './refusals.js';
 
 const node = (id: string, kind: GraphNode['kind'] = 'Model'): GraphNode => ({ id, kind });
@@ -67,6 +67,28 @@ describe('ProjectGraph construction', () => {
     });
   });
 
+  it('refuses a node of an unknown kind and an edge between kinds the graph does not allow', () => {
+    expect(
+      refusalOf(() => ProjectGraph.build([node('a'), { id: 'b', kind: 'Report' as GraphNode['kind'] }], [])),
+    ).toMatchObject({ code: 'contract_graph_kind_unknown', path: ['b'] });
+    const nodes = [node('s', 'Source'), node('m'), node('sm', 'SemanticModel'), node('d', 'Dashboard')];
+    const refusedEdges: readonly GraphEdge[] = [
+      edge('s', 'm'), // a source depends on nothing
+      edge('d', 'm'), // a dashboard reads semantic models only
+      edge('sm', 's'), // a semantic model's dataset is a model
+      edge('m', 'sm'),
+      edge('m', 'd'),
+      edge('sm', 'd'),
+    ];
+    for (const wrong of refusedEdges) {
+      expect(refusalOf(() => ProjectGraph.build(nodes, [wrong]))).toMatchObject({
+        code: 'contract_graph_edge_not_allowed',
+        path: [wrong.from, wrong.to],
+      });
+    }
+    expect(ProjectGraph.build(nodes, [edge('m', 's'), edge('sm', 'm'), edge('d', 'sm')]).size).toBe(4);
+  });
+
   it('never prints the offending path in its message or JSON', () => {
     const refusal = refusalOf(() =>
       ProjectGraph.build(
@@ -87,7 +109,7 @@ describe('affectedDashboards', () => {
     //     \   /  \          |
     //      sm1   sm2       sm3
     //        \   /          |
-    //        model        other
+    //        model        other (a model)
     //          |
     //        source
     const graph = ProjectGraph.build(
@@ -97,7 +119,7 @@ describe('affectedDashboards', () => {
         node('sm1', 'SemanticModel'),
         node('sm2', 'SemanticModel'),
         node('sm3', 'SemanticModel'),
-        node('other', 'Source'),
+        node('other'),
         node('d.z', 'Dashboard'),
         node('d.a', 'Dashboard'),
         node('d.unrelated', 'Dashboard'),
@@ -116,17 +138,23 @@ describe('affectedDashboards', () => {
     expect(affectedDashboards(graph, 'source')).toEqual(['d.a', 'd.z']);
     expect(affectedDashboards(graph, 'sm2')).toEqual(['d.a']);
     expect(affectedDashboards(graph, 'other')).toEqual(['d.unrelated']);
-    expect(affectedDashboards(graph, 'd.a')).toEqual([]);
+    expect(affectedDashboards(graph, 'model')).toEqual(['d.a', 'd.z']);
+    // A dashboard is a consumer, never what a publication names: refused, not answered with none.
+    expect(refusalOf(() => affectedDashboards(graph, 'd.a'))).toMatchObject({
+      code: 'contract_graph_seed_invalid',
+      path: ['d.a'],
+    });
   });
 
   it('walks a deep chain (100,000 resources) without recursion', () => {
     const n = 100_000;
-    const nodes = Array.from({ length: n }, (_, i) => node(`r${i}`, i === n - 1 ? 'Dashboard' : 'Model'));
+    const kindAt = (i: number) => (i === n - 1 ? 'Dashboard' : i === n - 2 ? 'SemanticModel' : 'Model');
+    const nodes = Array.from({ length: n }, (_, i) => node(`r${i}`, kindAt(i)));
     const edges = Array.from({ length: n - 1 }, (_, i) => edge(`r${i + 1}`, `r${i}`));
     const graph = ProjectGraph.build(nodes, edges);
     expect(affectedDashboards(graph, 'r0')).toEqual([`r${n - 1}`]);
     // The same chain closed into a cycle is refused without a stack overflow.
-    expect(refusalOf(() => ProjectGraph.build(nodes, [...edges, edge('r0', `r${n - 1}`)]))?.code).toBe(
+    expect(refusalOf(() => ProjectGraph.build(nodes, [...edges, edge('r0', 'r1')]))?.code).toBe(
       'contract_graph_cycle',
     );
   });
@@ -157,14 +185,18 @@ describe('affectedDashboards', () => {
     fc.assert(
       fc.property(dag, ({ kinds, edges, seed }) => {
         const ids = kinds.map((_, i) => `n${String(i).padStart(2, '0')}`);
+        // Only the edges the graph allows between those kinds.
+        const allowed = edges.filter(([a, b]) =>
+          GRAPH_EDGE_KINDS[kinds[a] as GraphNode['kind']].includes(kinds[b] as GraphNode['kind']),
+        );
         const graph = ProjectGraph.build(
           kinds.map((kind, i) => ({ id: ids[i] as string, kind })),
-          edges.map(([a, b]) => ({ from: ids[a] as string, to: ids[b] as string })),
+          allowed.map(([a, b]) => ({ from: ids[a] as string, to: ids[b] as string })),
         );
         const closure = (start: number): Set<number> => {
           const out = new Set<number>();
           const visit = (i: number) => {
-            for (const [a, b] of edges) {
+            for (const [a, b] of allowed) {
               if (a === i && !out.has(b)) {
                 out.add(b);
                 visit(b);
@@ -174,6 +206,12 @@ describe('affectedDashboards', () => {
           visit(start);
           return out;
         };
+        if (kinds[seed] === 'Dashboard') {
+          expect(refusalOf(() => affectedDashboards(graph, ids[seed] as string))?.code).toBe(
+            'contract_graph_seed_invalid',
+          );
+          return;
+        }
         const naive = kinds
           .map((kind, i) => (kind === 'Dashboard' && closure(i).has(seed) ? (ids[i] as string) : null))
           .filter((id): id is string => id !== null)

@@ -1,4 +1,4 @@
-import type { ResourceKind } from '../authoring/schemas/resource.js';
+import { RESOURCE_KINDS, type ResourceKind } from '../authoring/schemas/resource.js';
 import { graphRefusal } from './refusals.js';
 
 export interface GraphNode {
@@ -13,10 +13,27 @@ export interface GraphEdge {
 }
 
 /**
+ * The dependencies each kind may have (consumer → dependency): what a
+ * validated project produces — a model reads sources and models, a semantic
+ * model its dataset (a model), a dashboard semantic models. A source depends
+ * on nothing.
+ */
+export const GRAPH_EDGE_KINDS: Readonly<Record<ResourceKind, readonly ResourceKind[]>> = Object.freeze({
+  Source: [],
+  Model: ['Source', 'Model'],
+  SemanticModel: ['Model'],
+  Dashboard: ['SemanticModel'],
+});
+
+const KINDS: ReadonlySet<string> = new Set(RESOURCE_KINDS);
+
+/**
  * The project's dependency graph: edges point from a consumer to its
- * dependency. Construction refuses duplicate nodes, edges to unknown nodes,
- * duplicate edges and cycles (self-loops included), each with the offending
- * path, so every graph that exists is a DAG without repeated edges.
+ * dependency. Construction refuses duplicate nodes, nodes of a kind it does
+ * not know, edges to unknown nodes, edges between kinds it does not allow
+ * (`GRAPH_EDGE_KINDS`), duplicate edges and cycles (self-loops included),
+ * each with the offending path, so every graph that exists is a DAG of the
+ * project's shape without repeated edges.
  * Adjacency is kept in compressed arrays (node indexes), both directions.
  */
 export class ProjectGraph {
@@ -50,6 +67,7 @@ export class ProjectGraph {
     for (let i = 0; i < n; i++) {
       const { id, kind } = nodes[i] as GraphNode;
       if (index.has(id)) throw graphRefusal('contract_graph_duplicate_node', [id]);
+      if (!KINDS.has(kind)) throw graphRefusal('contract_graph_kind_unknown', [id]);
       index.set(id, i);
       ids[i] = id;
       kinds[i] = kind;
@@ -64,6 +82,9 @@ export class ProjectGraph {
         throw graphRefusal('contract_graph_node_unknown', [edge.from, edge.to]);
       }
       if (a === b) throw graphRefusal('contract_graph_cycle', [edge.from, edge.to]);
+      if (!GRAPH_EDGE_KINDS[kinds[a] as ResourceKind].includes(kinds[b] as ResourceKind)) {
+        throw graphRefusal('contract_graph_edge_not_allowed', [edge.from, edge.to]);
+      }
       from[e] = a;
       to[e] = b;
     }

@@ -4,7 +4,10 @@ export type ContractGraphRefusalCode =
   | 'contract_graph_cycle'
   | 'contract_graph_duplicate_edge'
   | 'contract_graph_duplicate_node'
-  | 'contract_graph_node_unknown';
+  | 'contract_graph_node_unknown'
+  | 'contract_graph_kind_unknown'
+  | 'contract_graph_edge_not_allowed'
+  | 'contract_graph_seed_invalid';
 
 /**
  * Every graph refusal carries the offending path for library callers:
@@ -23,6 +26,9 @@ export type ContractGraphRefusalDetails = WithDetails<
     contract_graph_duplicate_edge: GraphPath;
     contract_graph_duplicate_node: GraphPath;
     contract_graph_node_unknown: GraphPath;
+    contract_graph_kind_unknown: GraphPath;
+    contract_graph_edge_not_allowed: GraphPath;
+    contract_graph_seed_invalid: GraphPath;
   }
 >;
 
@@ -42,6 +48,21 @@ export const refuseGraph = defineRefusals<ContractGraphRefusalCode, ContractGrap
   contract_graph_node_unknown: {
     category: 'missing',
     message: 'an edge or the seed names a resource that is not in the project graph',
+  },
+  contract_graph_kind_unknown: {
+    category: 'unsupported',
+    message:
+      'a resource of the project graph has a kind other than Source, Model, SemanticModel or Dashboard',
+  },
+  contract_graph_edge_not_allowed: {
+    category: 'unsupported',
+    message:
+      'an edge joins kinds the project graph does not allow (a model reads sources and models, a semantic model a model, a dashboard semantic models)',
+  },
+  contract_graph_seed_invalid: {
+    category: 'unsupported',
+    message:
+      'affected dashboards start from a published Source, Model or SemanticModel; a dashboard is a consumer, not a seed',
   },
 });
 

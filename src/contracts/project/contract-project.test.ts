@@ -402,6 +402,31 @@ describe('normalization before RFC 8785', () => {
     expect(await refusalOf(values, 'models/facts.yaml')).toMatchObject({ code: 'contract_nfc_collision' });
   });
 
+  it('refuses one typed value written twice as a typed duplicate, not an NFC collision', async () => {
+    const checked = (field: string, values: readonly unknown[]) =>
+      baseProject({
+        'models/facts.yaml': model({
+          fields: (model().fields as Doc[]).map((entry) =>
+            entry.name === 'ordered_at' ? { ...entry, type: 'timestamp_tz' } : entry,
+          ),
+          checks: [{ type: 'accepted_values', field, values }],
+        }),
+      });
+    // One instant in two zones; one number at two scales.
+    expect(
+      await refusalOf(
+        checked('ordered_at', ['2026-01-01T00:00:00+01:00', '2025-12-31T23:00:00+00:00']),
+        'models/facts.yaml',
+      ),
+    ).toMatchObject({ code: 'contract_literal_duplicate' });
+    expect(await refusalOf(checked('amount', ['1.5', '1.50']), 'models/facts.yaml')).toMatchObject({
+      code: 'contract_literal_duplicate',
+    });
+    expect(await refusalOf(checked('order_status', ['a', 'a']), 'models/facts.yaml')).toMatchObject({
+      code: 'contract_duplicate_member',
+    });
+  });
+
   it('refuses text with a control character', async () => {
     const docs = baseProject({
       'sources/orders.yaml': source({

@@ -12,7 +12,7 @@ import { placeEach, positioned } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
 import { type ValidatedResource, validateLocated } from '../authoring/validate.js';
-import { readResourceYaml } from '../authoring/yaml.js';
+import { readResourceDocument } from '../authoring/yaml.js';
 import { type CanonicalProjection, canonicalizeProjection } from '../canonical/canonical.js';
 import type { BuildContext, BuiltContent } from '../projection/build-context.js';
 import { type ContractFallback, constructProjection } from '../projection/construct.js';
@@ -146,10 +146,10 @@ export class ContractProject {
         blocked: false,
       };
       try {
-        const document = readResourceYaml(file.bytes);
+        const document = readResourceDocument(file.bytes);
         entry.node = document.node;
         entry.declared = declaredOf(document.value);
-        entry.resource = validateLocated(document.value, document.node);
+        entry.resource = validateLocated(document.value, document.node, document.faults);
       } catch (error: unknown) {
         entry.refusal = refuseIn(entry, error);
       }

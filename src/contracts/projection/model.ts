@@ -22,8 +22,18 @@ export function buildModelContent(model: ModelResource, context: BuildContext): 
     { role: ROLE, field: 'checks' },
   );
   const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
+  // The declared fields of each relation read, so an unqualified column two of them declare is refused.
+  const declared = new Map<string, readonly string[]>();
   const sql = projectDuckDbSql(context.parsedSql(model.sql), {
-    resolveRelation: (name) => context.references.resolve(name, ['Source', 'Model'], site).id,
+    resolveRelation: (name) => {
+      const resource = context.references.resolve(name, ['Source', 'Model'], site);
+      declared.set(
+        resource.id,
+        resource.fields.map((field) => field.name),
+      );
+      return resource.id;
+    },
+    relationColumns: (id) => declared.get(id),
   });
   return {
     content: { fields: [...fields.payloads], checks, sql: sql.query },

@@ -23,10 +23,30 @@ export function normalizedSet<T>(
     if (previous === undefined || current === undefined || previous.key !== current.key) continue;
     const before = authored?.[previous.index];
     const after = authored?.[current.index];
-    const collided = typeof before === 'string' && typeof after === 'string' && before !== after;
-    throw refuseContract(collided ? 'contract_nfc_collision' : 'contract_duplicate_member', site);
+    throw refuseContract(duplicateCode(before, after), site);
   }
   return keyed.map((entry) => entry.member);
+}
+
+/**
+ * Why two members are one: written the same (a duplicate), written in two
+ * Unicode spellings of one text (an NFC collision), or written differently
+ * but typed to one value — one instant in two zones, `1.5` and `1.50` at one
+ * scale (a typed duplicate).
+ */
+function duplicateCode(
+  before: unknown,
+  after: unknown,
+): 'contract_duplicate_member' | 'contract_nfc_collision' | 'contract_literal_duplicate' {
+  if (before === after || before === undefined || after === undefined) return 'contract_duplicate_member';
+  if (
+    typeof before === 'string' &&
+    typeof after === 'string' &&
+    before.normalize('NFC') === after.normalize('NFC')
+  ) {
+    return 'contract_nfc_collision';
+  }
+  return 'contract_literal_duplicate';
 }
 
 /** Sorts members keyed by name; names were checked distinct before. */

@@ -1,6 +1,8 @@
-import { entryParams, INSERT_ENTRY, type LedgerEntry } from './entry.js';
+import { canonicalize } from '../../core/json/index.js';
+import type { PublicationRequest } from './decide.js';
+import { entryHashDocument, entryParams, INSERT_ENTRY, type LedgerEntry } from './entry.js';
 import { guardLedger } from './guard.js';
-import type { PublicationPlan } from './plan.js';
+import { type PlanItem, type PublicationPlan, planPublication } from './plan.js';
 import { refuseLedger } from './refusals.js';
 import { ensureLedgerSchema } from './schema.js';
 import { type LedgerSession, LedgerSqlError } from './session.js';
@@ -20,21 +22,30 @@ const SAME_RESOURCE_CONSTRAINTS = new Set(['publications_one_successor', 'public
  * rolls back. Under the ledger lock it re-reads what the plan was computed
  * from: a resource whose latest publication is no longer the planned baseline
  * is a stale baseline; any other movement of the chain head makes the plan
- * stale. The unique constraints back this up for callers outside a lock
- * (e.g. under REPEATABLE READ): a competing successor of the same baseline is
- * a stale baseline too. A plan with a refused item is never applied.
+ * stale. Then it re-decides every item against the state it read and
+ * accepts only the very plan `planPublication` makes for it — item by item,
+ * entry by entry, bytes included — so a plan whose bytes, verdict, checks or
+ * hashes were changed after planning is refused (`contract_ledger_plan_forged`)
+ * and nothing is inserted. The unique constraints back the re-read up for
+ * callers outside a lock (e.g. under REPEATABLE READ): a competing successor
+ * of the same baseline is a stale baseline too. A plan with a refused item
+ * is never applied.
  */
 export async function applyPublicationPlan(
   session: LedgerSession,
   plan: PublicationPlan,
 ): Promise<AppliedPublication> {
-  const refused = plan.items.find((item) => item.refusal !== null);
-  if (refused?.refusal) throw refused.refusal;
+  const refused = plan.items.find((item) => item.status === 'refused' || item.refusal !== null);
+  if (refused !== undefined) {
+    throw refused.refusal ?? refuseLedger('contract_ledger_plan_forged', { role: 'publication' });
+  }
   const appends = plannedEntries(plan);
   if (appends.length === 0) return { appended: [], head: plan.head };
   return guardLedger(async () => {
     await ensureLedgerSchema(session);
-    const ids = appends.map((entry) => entry.resource.id);
+    const ids = [
+      ...new Set(plan.items.flatMap((item) => [item.resource?.id, item.entry?.resource.id]).filter(isText)),
+    ];
     const current = await readInspectedLedgerState(session, ids);
     for (const entry of appends) {
       const entries = current.resources.get(entry.resource.id) ?? [];
@@ -46,7 +57,61 @@ export async function applyPublicationPlan(
     if (current.head?.position !== plan.head?.position || current.head?.entryHash !== plan.head?.entryHash) {
       throw refuseLedger('contract_ledger_plan_stale', { role: 'publication' });
     }
-    return insertPlannedEntries(session, appends);
+    const replanned = planPublication(current, plan.items.map(requestOf));
+    if (!samePlan(plan, replanned))
+      throw refuseLedger('contract_ledger_plan_forged', { role: 'publication' });
+    return insertPlannedEntries(session, plannedEntries(replanned));
+  });
+}
+
+const isText = (value: string | undefined): value is string => value !== undefined;
+
+/** The request an item answers: its candidate bytes (from its entry), its baseline and approval. */
+function requestOf(item: PlanItem): PublicationRequest {
+  const bytes = item.entry?.projection ?? new Uint8Array();
+  return {
+    candidate: { bytes, digest: item.digest },
+    baseline: item.baseline,
+    approval: item.status === 'append' ? (item.entry?.approval ?? null) : null,
+  };
+}
+
+/** Everything an item states, in one canonical text (an entry with its hash and its bytes). */
+function itemText(item: PlanItem): string {
+  const entry = item.entry;
+  return canonicalize({
+    status: item.status,
+    resource: item.resource === null ? null : { id: item.resource.id, kind: item.resource.kind },
+    version: item.version,
+    digest: item.digest,
+    baseline: item.baseline,
+    classification: item.classification,
+    entry:
+      entry === null
+        ? null
+        : {
+            document: entryHashDocument(entry),
+            entryHash: entry.entryHash,
+            projection: Buffer.from(entry.projection).toString('base64'),
+          },
+  });
+}
+
+function samePlan(given: PublicationPlan, made: PublicationPlan): boolean {
+  try {
+    return sameItems(given, made);
+  } catch {
+    // A plan object that cannot even be written down canonically is not one the planner made.
+    return false;
+  }
+}
+
+function sameItems(given: PublicationPlan, made: PublicationPlan): boolean {
+  if (given.format !== made.format || given.items.length !== made.items.length) return false;
+  if (given.appends !== made.appends || given.refused !== made.refused) return false;
+  return given.items.every((item, index) => {
+    const other = made.items[index];
+    return other !== undefined && itemText(item) === itemText(other);
   });
 }
 

@@ -62,7 +62,8 @@ const refusedWith = (
 
 /**
  * The publication rules, as one pure function of a request and the verified
- * ledger entries (position order) of the resource its bytes name. Publication plans use it, and
+ * ledger entries (position order) of the resource its bytes name
+ * (`undefined`: the state was not read for it, refused as incomplete). Publication plans use it, and
  * replay re-runs it over every stored entry, so the rules are written once.
  *
  * Order: decoding; idempotent re-publication of the latest bytes; a version
@@ -73,7 +74,7 @@ const refusedWith = (
  * nothing widens.
  */
 export function decidePublication(
-  entriesOf: (id: string) => readonly LedgerEntry[],
+  entriesOf: (id: string) => readonly LedgerEntry[] | undefined,
   request: PublicationRequest,
 ): Decision {
   const { candidate } = request;
@@ -102,6 +103,7 @@ export function decidePublication(
     );
 
   const entries = entriesOf(resource.id);
+  if (entries === undefined) return refused('contract_ledger_state_incomplete', 'resource');
   const latest = entries[entries.length - 1];
   if (
     latest !== undefined &&

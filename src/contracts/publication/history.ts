@@ -1,3 +1,4 @@
+import { verifyChainToHead } from './chain.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
 import { checkLedgerSchema } from './schema.js';
@@ -6,8 +7,10 @@ import { verifyResourceEntries } from './state.js';
 
 /**
  * The publications of one resource in position order, each verified as read
- * (hash, digest, baseline links; the latest decodes). A tampered entry fails
- * with its position. `replayLedger` validates the whole chain.
+ * (hash, digest, baseline links; the latest decodes), and the hash chain from
+ * its first entry to the head walked in the database, so that an entry removed
+ * anywhere after its genesis — or a whole resource removed — is found. A
+ * tampered entry fails with its position. `replayLedger` also re-runs the rules.
  */
 export async function readPublicationHistory(
   session: LedgerSession,
@@ -16,6 +19,9 @@ export async function readPublicationHistory(
   return guardLedger(async () => {
     await checkLedgerSchema(session);
     const rows = await session.query(`${SELECT_ENTRY} WHERE resource_id = $1 ORDER BY ${BY_POSITION}`, [id]);
-    return verifyResourceEntries(rows);
+    const entries = verifyResourceEntries(rows);
+    // From the resource's genesis (position 1 when it has none) to the head: nothing of it was removed.
+    await verifyChainToHead(session, entries[0] ?? null);
+    return entries;
   });
 }

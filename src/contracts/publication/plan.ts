@@ -39,32 +39,52 @@ export interface PublicationPlan {
   readonly refused: number;
 }
 
-function sortKey(decision: Decision, request: PublicationRequest): [number, string] {
-  return decision.resource === null ? [1, request.candidate.digest] : [0, decision.resource.id];
+function sortKey(decision: Decision, request: PublicationRequest): [number, string, string] {
+  return decision.resource === null
+    ? [1, request.candidate.digest, '']
+    : [0, decision.resource.id, request.candidate.digest];
 }
 
+/**
+ * Plans `requests` against `state`: pure, no I/O, and it never throws for a
+ * request — a request the rules refuse, one for a resource the state was not
+ * read for (`contract_ledger_state_incomplete`) and every request of a
+ * resource named twice (`contract_ledger_request_duplicate`) are refused
+ * items. `applyPublicationPlan` accepts only the plan this function makes
+ * for the ledger state it finds.
+ */
 export function planPublication(
   state: LedgerState,
   requests: readonly PublicationRequest[],
 ): PublicationPlan {
-  const entriesOf = (id: string) => {
-    const entries = state.resources.get(id);
-    if (entries === undefined)
-      throw refuseLedger('contract_ledger_state_incomplete', { role: 'publication' });
-    return entries;
-  };
-  const decided = requests.map((request) => ({ request, decision: decidePublication(entriesOf, request) }));
-  const seen = new Set<string>();
+  const decided = requests.map((request) => ({
+    request,
+    decision: decidePublication((id) => state.resources.get(id), request),
+  }));
+  const named = new Map<string, number>();
   for (const { decision } of decided) {
-    if (decision.resource === null) continue;
-    if (seen.has(decision.resource.id))
-      throw refuseLedger('contract_ledger_request_duplicate', { role: 'publication' });
-    seen.add(decision.resource.id);
+    if (decision.resource !== null)
+      named.set(decision.resource.id, (named.get(decision.resource.id) ?? 0) + 1);
+  }
+  for (const item of decided) {
+    const { resource, version } = item.decision;
+    if (resource !== null && (named.get(resource.id) ?? 0) > 1) {
+      item.decision = {
+        status: 'refused',
+        resource,
+        version,
+        refusal: refuseLedger('contract_ledger_request_duplicate', {
+          role: 'publication',
+          field: 'resource',
+        }),
+        classification: null,
+      };
+    }
   }
   decided.sort((a, b) => {
-    const [ra, ka] = sortKey(a.decision, a.request);
-    const [rb, kb] = sortKey(b.decision, b.request);
-    return ra - rb || compareCodeUnits(ka, kb);
+    const [ra, ka, da] = sortKey(a.decision, a.request);
+    const [rb, kb, db] = sortKey(b.decision, b.request);
+    return ra - rb || compareCodeUnits(ka, kb) || compareCodeUnits(da, db);
   });
 
   let position = state.head?.position ?? 0;

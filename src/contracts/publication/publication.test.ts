@@ -11,6 +11,7 @@ import { applyPublicationPlan } from './apply.js';
 import type { WideningApproval } from './approval.js';
 import { connectionOver } from './connection.js';
 import type { PublicationCandidate, PublicationRequest } from './decide.js';
+import * as entryModule from './entry.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { approvalOf, candidatesOf, sourceAt } from './fixtures.js';
 import { readPublicationHistory } from './history.js';
@@ -294,16 +295,107 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       expect((await replayLedger(ledger.owner.session)).head?.position).toBe(12);
     });
 
-    it('refuses a plan naming one resource twice, or a state not read for a resource', async () => {
+    it('refuses, as items, every request of a resource named twice and one the state was not read for', async () => {
       const v1 = await source('1.0.0');
       const v2 = await source('2.0.0');
-      expect(await codeOf(planOnly([request(v1, 'genesis'), request(v2, 'genesis')]))).toBe(
-        'contract_ledger_request_duplicate',
+      const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
+      const twice = await planOnly([
+        request(v2, 'genesis'),
+        request(model, 'genesis'),
+        request(v1, 'genesis'),
+      ]);
+      expect(twice.items.map((item) => [item.resource?.id, item.status, item.refusal?.code ?? null])).toEqual(
+        [
+          [MODEL, 'append', null],
+          [SOURCE, 'refused', 'contract_ledger_request_duplicate'],
+          [SOURCE, 'refused', 'contract_ledger_request_duplicate'],
+        ],
       );
-      const unread = ledger.owner.transaction(async (session) =>
+      expect(twice.refused).toBe(2);
+      const unread = await ledger.owner.transaction(async (session) =>
         planPublication(await readLedgerState(session, [MODEL]), [request(v1, 'genesis')]),
       );
-      expect(await codeOf(unread)).toBe('contract_ledger_state_incomplete');
+      expect(unread.items.map((item) => [item.status, item.refusal?.code])).toEqual([
+        ['refused', 'contract_ledger_state_incomplete'],
+      ]);
+      expect(await codeOf(ledger.owner.transaction((session) => applyPublicationPlan(session, unread)))).toBe(
+        'contract_ledger_state_incomplete',
+      );
+    });
+
+    describe('a plan cannot be forged', () => {
+      const { entryHashOf } = entryModule;
+      /** A plan for a compatible change, made but not applied. */
+      async function compatiblePlan() {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        return { v1, plan: await planOnly([request(v11, v1.digest)]) };
+      }
+      /** The plan with its one item's entry replaced (hash recomputed, as a forger would). */
+      const forge = (plan: PublicationPlan, change: (entry: LedgerEntry) => Partial<LedgerEntry>) => {
+        const [item] = plan.items;
+        const entry = item?.entry as LedgerEntry;
+        const unhashed = { ...entry, ...change(entry) };
+        const forged = { ...unhashed, entryHash: entryHashOf(unhashed) };
+        return { ...plan, items: [{ ...item, digest: forged.digest, entry: forged }] } as PublicationPlan;
+      };
+      const applyForged = async (plan: PublicationPlan) => {
+        const code = await codeOf(ledger.owner.transaction((session) => applyPublicationPlan(session, plan)));
+        expect(await rows()).toHaveLength(1);
+        expect((await replayLedger(ledger.owner.session)).entries).toBe(1);
+        return code;
+      };
+
+      it('refuses a plan whose bytes were swapped for a breaking change, its hashes recomputed', async () => {
+        const { plan } = await compatiblePlan();
+        const breaking = await source('1.1.0', { amount: { type: 'string' } });
+        expect(
+          await applyForged(forge(plan, () => ({ projection: breaking.bytes, digest: breaking.digest }))),
+        ).toBe('contract_ledger_plan_forged');
+      });
+
+      it('refuses a plan whose verdict, changes, checks or approval were rewritten', async () => {
+        const { plan } = await compatiblePlan();
+        const forgeries: ((entry: LedgerEntry) => Partial<LedgerEntry>)[] = [
+          () => ({ verdict: 'widening' }),
+          () => ({ changes: [] }),
+          () => ({ checks: ['digest'] }),
+          () => ({ security: 'narrowed' }),
+          (entry) => ({ affected: { ...entry.resource, id: 't.source.other' } }),
+          () => ({ approval: approvalOf(`${SOURCE}@1.1.0`) }),
+          () => ({ position: 5 }),
+        ];
+        for (const change of forgeries) {
+          expect(await applyForged(forge(plan, change))).toBe('contract_ledger_plan_forged');
+        }
+      });
+
+      it('refuses a plan whose entry hash or classification was changed without the entry', async () => {
+        const { plan } = await compatiblePlan();
+        const [item] = plan.items;
+        const badHash = {
+          ...plan,
+          items: [
+            { ...item, entry: { ...(item?.entry as LedgerEntry), entryHash: `sha256:${'4'.repeat(64)}` } },
+          ],
+        } as unknown as PublicationPlan;
+        expect(await applyForged(badHash)).toBe('contract_ledger_plan_forged');
+        const quiet = {
+          ...plan,
+          items: [{ ...item, classification: { ...item?.classification, verdict: 'identical' } }],
+        } as unknown as PublicationPlan;
+        expect(await applyForged(quiet)).toBe('contract_ledger_plan_forged');
+        const appendsMore = { ...plan, appends: 2 } as PublicationPlan;
+        expect(await applyForged(appendsMore)).toBe('contract_ledger_plan_forged');
+      });
+
+      it('applies the plan as the planner made it', async () => {
+        const { plan } = await compatiblePlan();
+        const applied = await ledger.owner.transaction((session) => applyPublicationPlan(session, plan));
+        expect(applied.appended[0]?.entryHash).toBe(plan.items[0]?.entry?.entryHash);
+        expect((await replayLedger(ledger.owner.session)).entries).toBe(2);
+      });
     });
 
     it('turns a failing statement into contract_ledger_failed, without the database text', async () => {
@@ -541,6 +633,90 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         await expect(publish([request(v13, 'genesis')])).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
           details: { position: 3 },
+        });
+      });
+
+      it('refuses a genesis for a resource whose only entry was deleted, and its empty history', async () => {
+        const all = await candidatesOf({}, parser);
+        // Positions 1 model, 2 semantic model, 3 source.
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE resource_id = $1`, [SEMANTIC]);
+        });
+        const again = all.get(SEMANTIC) as PublicationCandidate;
+        await expect(publish([request(again, 'genesis')])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'position',
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SEMANTIC)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+        });
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+        });
+        expect(await rows()).toHaveLength(2);
+      });
+
+      it('refuses a publication when a newer entry of the resource was deleted below the head', async () => {
+        const v1 = await source('1.0.0');
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
+        await publish([request(v1, 'genesis')]);
+        await publish([request(v11, v1.digest)]);
+        await publish([request(model, 'genesis')]);
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
+        });
+        // The source's own history (position 1) looks complete; the chain to the head does not.
+        const v12 = await source('1.2.0', { status: { nullable: false, critical_data_element: true } });
+        await expect(publish([request(v12, v1.digest)])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'position',
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
+          details: { position: 2 },
+        });
+      });
+
+      it('finds, on the chain walk, an entry renumbered into a gap without recomputing its hash', async () => {
+        const all = await candidatesOf({}, parser);
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        const [first] = await rows();
+        await ledger.tamper(async (session) => {
+          await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
+          await session.query(
+            `UPDATE ${LEDGER_TABLE} SET position = 2, previous_hash = $1 WHERE position = 3`,
+            [String(first?.entry_hash)],
+          );
+        });
+        // Positions and stored links look whole again; only the recomputed hash of position 2 does not.
+        await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+        const semantic = all.get(SEMANTIC) as PublicationCandidate;
+        await expect(publish([request(semantic, 'genesis')])).rejects.toMatchObject({
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+      });
+
+      it('walks the chain over every column form: a tampered column of another resource is found', async () => {
+        const all = await candidatesOf({}, parser);
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 3`);
+        });
+        // The model (position 1) is read and verified; the walk from it to the head reaches position 3.
+        await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 3 },
+          field: 'entry_hash',
         });
       });
 

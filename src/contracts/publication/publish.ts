@@ -21,26 +21,45 @@ export interface IdentifiedCandidate {
   readonly digest: Sha256Prefixed;
 }
 
+/** One approval, several (one per resource), or none. */
+export type WideningApprovals = WideningApproval | readonly WideningApproval[] | null;
+
+function approvalList(approvals: WideningApprovals): readonly WideningApproval[] {
+  if (approvals === null) return [];
+  return Array.isArray(approvals) ? approvals : [approvals as WideningApproval];
+}
+
 /**
  * Plans publishing each candidate on top of its resource's latest publication
- * (or as its genesis). The approval, if any, goes to the candidate it names;
- * an approval naming none of them is refused.
+ * (or as its genesis). Each approval goes to the candidate it names (at most
+ * one per resource: a second one is `contract_ledger_approval_invalid`); an
+ * approval naming none of them is refused.
  */
 export function planLatestPublication(
   state: LedgerState,
   candidates: readonly IdentifiedCandidate[],
-  approval: WideningApproval | null,
+  approvals: WideningApprovals,
 ): PublicationPlan {
-  const target = approval === null ? undefined : splitApprovalTarget(approval.approves);
-  if (approval !== null && !candidates.some((candidate) => candidate.id === target?.id)) {
-    throw refuseLedger('contract_ledger_approval_unexpected', { role: 'publication', field: 'approval' });
+  const byId = new Map<string, WideningApproval>();
+  for (const approval of approvalList(approvals)) {
+    const target = splitApprovalTarget(approval.approves);
+    if (target === undefined || !candidates.some((candidate) => candidate.id === target.id)) {
+      throw refuseLedger('contract_ledger_approval_unexpected', { role: 'publication', field: 'approval' });
+    }
+    if (byId.has(target.id)) {
+      throw refuseLedger('contract_ledger_approval_invalid', {
+        role: 'approval',
+        field: 'approval.approves',
+      });
+    }
+    byId.set(target.id, approval);
   }
   return planPublication(
     state,
     candidates.map((candidate) => ({
       candidate: { bytes: candidate.bytes, digest: candidate.digest },
       baseline: latestBaseline(state, candidate.id),
-      approval: target?.id === candidate.id ? approval : null,
+      approval: byId.get(candidate.id) ?? null,
     })),
   );
 }
@@ -65,7 +84,7 @@ const ROLLBACK = Symbol('rollback');
 export async function runContractPublication(
   connection: LedgerConnection | null,
   candidates: readonly IdentifiedCandidate[],
-  options: { readonly approval: WideningApproval | null; readonly dryRun: boolean },
+  options: { readonly approval: WideningApprovals; readonly dryRun: boolean },
 ): Promise<PublicationRun> {
   const ids = candidates.map((candidate) => candidate.id);
   if (connection === null) {

@@ -20,6 +20,7 @@ export type ContractLedgerRefusalCode =
   | 'contract_ledger_approval_invalid'
   | 'contract_ledger_request_duplicate'
   | 'contract_ledger_plan_stale'
+  | 'contract_ledger_plan_forged'
   | 'contract_ledger_state_incomplete'
   // evidence integrity
   | 'contract_ledger_tampered'
@@ -93,6 +94,11 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode, ContractLe
   contract_ledger_plan_stale: {
     category: 'stale',
     message: 'the ledger changed since the publication plan was made; plan again',
+  },
+  contract_ledger_plan_forged: {
+    category: 'mismatched',
+    message:
+      'the publication plan is not the plan the rules make for this ledger state (changed after planning); nothing was written',
   },
   contract_ledger_state_incomplete: {
     category: 'unsupported',

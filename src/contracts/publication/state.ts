@@ -1,6 +1,7 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
+import { chainStart, verifyChainToHead } from './chain.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
 import { tampered } from './refusals.js';
 import { inspectLedger, LEDGER_TABLE, requireUsableLedger } from './schema.js';
@@ -71,7 +72,9 @@ export async function readLedgerState(session: LedgerSession, ids: readonly stri
 /**
  * @internal The read of `readLedgerState` for a caller that has just
  * inspected the ledger in the same transaction: one statement for the
- * resources' entries and the chain head (the row with the highest position).
+ * resources' entries and the chain head (the row with the highest position),
+ * one that walks the hash chain in the database from the oldest of the
+ * resources' latest entries (position 1 when one has none) to the head.
  */
 export async function readInspectedLedgerState(
   session: LedgerSession,
@@ -95,6 +98,14 @@ export async function readInspectedLedgerState(
   for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
   const headRow = rows[rows.length - 1];
   const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
+  // Each resource's own entries prove themselves complete from its genesis (baseline links); the
+  // chain from the oldest latest entry to the head proves that none was removed after it.
+  if (head !== null) {
+    await verifyChainToHead(
+      session,
+      chainStart([...resources.values()].map((list) => list[list.length - 1])),
+    );
+  }
   return Object.freeze({
     head: head === null ? null : { position: head.position, entryHash: head.entryHash },
     resources,

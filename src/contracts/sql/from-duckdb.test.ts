@@ -246,12 +246,74 @@ describe('query scope', () => {
     );
   });
 
-  it('refuses qualifiers that name nothing in scope, including outer relations (no correlation)', async () => {
+  it('refuses an unqualified column that two relations in scope could supply, as DuckDB does', async () => {
+    const columns: Readonly<Record<string, readonly string[]>> = {
+      'shop.source.orders': ['order_id', 'customer_id', 'amount'],
+      'shop.source.customers': ['customer_id', 'segment'],
+    };
+    const typed: RelationResolver = { ...resolver, relationColumns: (id) => columns[id] };
+    const typedRefusal = async (sql: string) => {
+      const [json] = await parser.serialize([sql]);
+      try {
+        projectDuckDbSql(json, typed);
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return error.code;
+        throw error;
+      }
+      return 'accepted';
+    };
+    const join = 'from customers join orders on orders.customer_id = customers.customer_id';
+    expect(await typedRefusal(`select customer_id ${join}`)).toBe('contract_sql_qualifier_ambiguous');
+    expect(await typedRefusal(`select segment ${join} where customer_id > 1`)).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    // One supplier, a qualifier, a USING column, an output alias in ORDER BY: not ambiguous.
+    expect(await typedRefusal(`select segment, amount ${join}`)).toBe('accepted');
+    expect(await typedRefusal(`select orders.customer_id ${join}`)).toBe('accepted');
+    expect(await typedRefusal('select customer_id from customers join orders using (customer_id)')).toBe(
+      'accepted',
+    );
+    expect(await typedRefusal(`select orders.customer_id as customer_id ${join} order by customer_id`)).toBe(
+      'accepted',
+    );
+    // A relation whose columns are not known (a * subquery) could supply anything.
+    expect(
+      await typedRefusal(
+        'select segment from customers c join (select * from orders) o on o.customer_id = c.customer_id',
+      ),
+    ).toBe('contract_sql_qualifier_ambiguous');
+    // The join condition sees the relations bound so far.
+    expect(await typedRefusal('select segment from customers join orders on customer_id = 1')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+  });
+
+  it('refuses qualifiers that name nothing in scope', async () => {
     expect(await refusal('select x.order_id from orders')).toBe('contract_sql_qualifier_unknown');
-    expect(await refusal('select * from orders o, (select o.order_id) s')).toBe(
+    expect(await refusal('select * from orders o, (select z.order_id from customers) s')).toBe(
       'contract_sql_qualifier_unknown',
     );
     expect(await refusal('select a.b.c from orders')).toBe('contract_sql_unsupported');
+  });
+
+  it('refuses LATERAL and implicit lateral references as unsupported, not as unknown qualifiers', async () => {
+    for (const sql of [
+      'select * from orders o, lateral (select o.order_id as id) s',
+      'select * from orders o cross join lateral (select o.order_id as id) s',
+      'select * from orders o, (select o.order_id) s',
+      'select * from orders o join (select * from (select o.order_id) t) s on true',
+    ]) {
+      expect(await refusal(sql)).toBe('contract_sql_unsupported');
+    }
+  });
+
+  it('refuses a PIVOT inside a query as unsupported, and a statement that is not a query as such', async () => {
+    expect(await refusal('select * from (pivot orders on status using sum(amount))')).toBe(
+      'contract_sql_unsupported',
+    );
+    expect(await refusal('pivot orders on status using sum(amount)')).toBe('contract_sql_unsupported');
+    expect(await refusal('insert into orders values (1)')).toBe('contract_sql_not_single_select');
+    expect(await refusal('create table t as select 1')).toBe('contract_sql_not_single_select');
   });
 
   it('lists the resources the query reads, sorted and deduplicated', async () => {

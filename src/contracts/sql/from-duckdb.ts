@@ -28,6 +28,12 @@ import {
 /** Resolves a relation name of the SQL (ASCII-lowercased) to a Source or Model id, or refuses. */
 export interface RelationResolver {
   resolveRelation(name: string): string;
+  /**
+   * The declared field names of a resolved relation, when known: an
+   * unqualified column that two relations in scope could supply is refused
+   * as ambiguous. Without it, a resource may supply any column.
+   */
+  relationColumns?(id: string): readonly string[] | undefined;
 }
 
 export interface ProjectedSql {
@@ -70,6 +76,8 @@ export function projectDuckDbSql(parserJson: string | undefined, resolver: Relat
       if (root.error === true) {
         // "not implemented" is DuckDB's answer for statements other than SELECT.
         if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
+        // A query (e.g. with a dynamic PIVOT) that the parser cannot write as JSON.
+        if (root.error_type === 'unsupported query') unsupported();
         fail('contract_sql_parse_failed');
       }
       const statements = root.statements;
@@ -142,14 +150,35 @@ function identifier(value: string): string {
 
 // --- scope -------------------------------------------------------------------
 
+/** Column names a relation supplies, folded; `null` when it may supply any (`*`, an unknown resource). */
+type Columns = ReadonlySet<string> | null;
+
 interface Binding {
   /** The name written in the SQL, folded for comparison. */
   readonly folded: string;
   readonly qualifier: Qualifier;
+  readonly columns: Columns;
 }
 
-/** CTE names visible at a point of the query, folded → declared spelling. */
-type CteScope = ReadonlyMap<string, string>;
+interface VisibleCte {
+  readonly name: string;
+  readonly columns: Columns;
+}
+
+/** CTE names visible at a point of the query, folded → declared spelling and output columns. */
+type CteScope = ReadonlyMap<string, VisibleCte>;
+
+/** The output column names of a query: its select list's aliases and column names; `null` with a `*`. */
+function outputColumns(query: SqlQuery): Columns {
+  if (query.node === 'set') return outputColumns(query.left);
+  const names = new Set<string>();
+  for (const item of query.select) {
+    if (item.expr.node === 'star') return null;
+    if (item.alias !== null) names.add(asciiLower(item.alias));
+    else if (item.expr.node === 'column') names.add(asciiLower(item.expr.name));
+  }
+  return names;
+}
 
 const COMPARISONS: Readonly<Record<string, CompareOp>> = {
   COMPARE_EQUAL: 'eq',
@@ -227,6 +256,18 @@ const SET_KEYS = ['type', 'modifiers', 'cte_map', 'setop_type', 'left', 'right',
 class Converter {
   readonly relations = new Set<string>();
   #nodes = 0;
+  /**
+   * Relation names bound by the FROM clauses around the subquery being
+   * converted: a reference to one of them from inside is a lateral
+   * (correlated) reference — DuckDB writes `LATERAL` and an implicit one
+   * alike — which the closed representation does not have.
+   */
+  readonly #enclosing: ReadonlySet<string>[] = [];
+  /** For each scope map: the relations bound in it, to tell which could supply an unqualified column. */
+  readonly #suppliers = new WeakMap<
+    ReadonlyMap<string, Qualifier>,
+    { readonly bindings: readonly Binding[]; readonly merged: ReadonlySet<string> }
+  >();
 
   constructor(private readonly resolver: RelationResolver) {}
 
@@ -239,7 +280,8 @@ class Converter {
     this.#tick(depth);
     const ctes = this.#ctes(object(node.cte_map), outer, depth);
     const scope = new Map(outer);
-    for (const cte of ctes) scope.set(asciiLower(cte.name), cte.name);
+    for (const cte of ctes)
+      scope.set(asciiLower(cte.name), { name: cte.name, columns: outputColumns(cte.query) });
     const modifiers = this.#modifiers(array(node.modifiers), depth);
 
     if (node.type === 'SET_OPERATION_NODE') {
@@ -271,6 +313,7 @@ class Converter {
       if (byName.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
       byName.set(binding.folded, binding.qualifier);
     }
+    this.#suppliers.set(byName, { bindings: [...bindings], merged: this.#merged(from) });
     const expr = (value: JsonValue | undefined) => this.#expr(object(value), byName, depth + 1);
     const optionalExpr = (value: JsonValue | undefined) => (value === null ? null : expr(value));
 
@@ -302,10 +345,37 @@ class Converter {
       where: optionalExpr(node.where_clause),
       group_by: groupBy,
       having: optionalExpr(node.having),
-      order_by: modifiers.orderBy(byName),
+      order_by: modifiers.orderBy(this.#orderScope(byName, select)),
       limit: modifiers.limit,
       offset: modifiers.offset,
     };
+  }
+
+  /**
+   * ORDER BY may name an output column by its alias (DuckDB binds it to the
+   * alias first), so such a name is never ambiguous there.
+   */
+  #orderScope(byName: ReadonlyMap<string, Qualifier>, select: readonly SqlSelectItem[]) {
+    const scope = new Map(byName);
+    const suppliers = this.#suppliers.get(byName);
+    if (suppliers !== undefined) {
+      const aliases = select.flatMap((item) => (item.alias === null ? [] : [asciiLower(item.alias)]));
+      this.#suppliers.set(scope, { ...suppliers, merged: new Set([...suppliers.merged, ...aliases]) });
+    }
+    return scope;
+  }
+
+  /** Columns a `USING` join merged into one: an unqualified reference to them is not ambiguous. */
+  #merged(from: SqlFrom | null): ReadonlySet<string> {
+    const out = new Set<string>();
+    const visit = (node: SqlFrom | null) => {
+      if (node?.node !== 'join') return;
+      for (const column of node.using) out.add(asciiLower(column));
+      visit(node.left);
+      visit(node.right);
+    };
+    visit(from);
+    return out;
   }
 
   #ctes(cteMap: JsonObject, outer: CteScope, depth: number): SqlCte[] {
@@ -327,7 +397,7 @@ class Converter {
       // Non-recursive: a CTE sees the CTEs declared before it, never itself.
       const query = this.query(this.statement(value.query), visible, depth + 1);
       out.push({ name, query });
-      visible.set(folded, name);
+      visible.set(folded, { name, columns: outputColumns(query) });
     }
     return out;
   }
@@ -422,32 +492,50 @@ class Converter {
         const folded = asciiLower(written);
         const cte = ctes.get(folded);
         if (cte !== undefined) {
+          const { columns } = cte;
           bindings.push(
             declaredAlias === null
-              ? { folded, qualifier: { scope: 'cte', name: cte } }
-              : { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias } },
+              ? { folded, qualifier: { scope: 'cte', name: cte.name }, columns }
+              : {
+                  folded: asciiLower(declaredAlias),
+                  qualifier: { scope: 'alias', name: declaredAlias },
+                  columns,
+                },
           );
-          return { node: 'cte', name: cte, alias: declaredAlias };
+          return { node: 'cte', name: cte.name, alias: declaredAlias };
         }
         const id = this.resolver.resolveRelation(folded);
         this.relations.add(id);
+        const declared = this.resolver.relationColumns?.(id);
+        const columns = declared === undefined ? null : new Set(declared.map(asciiLower));
         // An implicit qualifier (the relation's own name) resolves to the stable id;
         // an explicit alias keeps its query-local meaning.
         bindings.push(
           declaredAlias === null
-            ? { folded, qualifier: { scope: 'resource', id } }
-            : { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias } },
+            ? { folded, qualifier: { scope: 'resource', id }, columns }
+            : {
+                folded: asciiLower(declaredAlias),
+                qualifier: { scope: 'alias', name: declaredAlias },
+                columns,
+              },
         );
         return { node: 'resource', id, alias: declaredAlias };
       }
       case 'SUBQUERY': {
         keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
         if (!isEmptyArray(node.column_name_alias)) unsupported();
-        const query = this.query(this.statement(node.subquery), ctes, depth + 1);
+        this.#enclosing.push(new Set(bindings.map((binding) => binding.folded)));
+        let query: SqlQuery;
+        try {
+          query = this.query(this.statement(node.subquery), ctes, depth + 1);
+        } finally {
+          this.#enclosing.pop();
+        }
         if (declaredAlias !== null) {
           bindings.push({
             folded: asciiLower(declaredAlias),
             qualifier: { scope: 'alias', name: declaredAlias },
+            columns: outputColumns(query),
           });
         }
         return { node: 'subquery', query, alias: declaredAlias };
@@ -492,6 +580,7 @@ class Converter {
           if (scope.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
           scope.set(binding.folded, binding.qualifier);
         }
+        this.#suppliers.set(scope, { bindings: [...bindings], merged: new Set(using.map(asciiLower)) });
         const on = node.condition === null ? null : this.#expr(object(node.condition), scope, depth + 1);
         return { node: 'join', type: kind, left, right, on, using };
       }
@@ -500,9 +589,29 @@ class Converter {
     }
   }
 
+  /**
+   * An unqualified column that more than one relation in scope could supply
+   * (DuckDB's binder rejects it as ambiguous), unless a USING join merged it
+   * or, in ORDER BY, it names an output alias.
+   */
+  #ambiguous(folded: string, scope: ReadonlyMap<string, Qualifier>): boolean {
+    const suppliers = this.#suppliers.get(scope);
+    if (suppliers === undefined || suppliers.merged.has(folded)) return false;
+    let count = 0;
+    for (const binding of suppliers.bindings) {
+      if (binding.columns === null || binding.columns.has(folded)) count += 1;
+    }
+    return count > 1;
+  }
+
   #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>): Qualifier {
-    const qualifier = scope.get(asciiLower(written));
-    if (qualifier === undefined) fail('contract_sql_qualifier_unknown');
+    const folded = asciiLower(written);
+    const qualifier = scope.get(folded);
+    if (qualifier === undefined) {
+      // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
+      if (this.#enclosing.some((names) => names.has(folded))) unsupported();
+      fail('contract_sql_qualifier_unknown');
+    }
     return qualifier;
   }
 
@@ -523,7 +632,11 @@ class Converter {
       case 'COLUMN_REF': {
         keys(node, [...EXPRESSION_BASE, 'column_names'], []);
         const names = array(node.column_names).map((name) => identifier(text(name)));
-        if (names.length === 1) return { node: 'column', qualifier: null, name: names[0] as string };
+        if (names.length === 1) {
+          const name = names[0] as string;
+          if (this.#ambiguous(asciiLower(name), scope)) fail('contract_sql_qualifier_ambiguous');
+          return { node: 'column', qualifier: null, name };
+        }
         if (names.length === 2) {
           return {
             node: 'column',

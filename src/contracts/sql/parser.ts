@@ -21,6 +21,9 @@ const SINGLE_SQL = 'SELECT json_serialize_sql($1::VARCHAR) AS j';
 
 type DuckDbApi = typeof import('@duckdb/node-api');
 
+/** The answer for a query whose construct DuckDB's JSON cannot carry (see `clarify`). */
+export const UNSUPPORTED_QUERY = '{"error":true,"error_type":"unsupported query"}';
+
 /**
  * Opens an in-memory DuckDB used only for parsing (it never runs model SQL).
  * The native module is imported here, lazily: it costs 0.2–0.4 s, which
@@ -67,6 +70,23 @@ export async function createDuckDbSqlParser(): Promise<SqlParser> {
     }
   };
 
+  /**
+   * DuckDB answers "not implemented" both for a statement that is not a
+   * query (INSERT, CREATE …) and for a query holding a construct its JSON
+   * cannot carry (a dynamic PIVOT). Asked again with the text as a subquery,
+   * a non-query is a syntax error while such a query is "not implemented"
+   * again: then the answer says so (`unsupported_query`), so the projection
+   * refuses the construct, not the statement kind.
+   */
+  const clarify = async (texts: readonly string[], answers: (string | undefined)[]) => {
+    for (let i = 0; i < texts.length; i++) {
+      if (answers[i]?.includes('"error_type":"not implemented"') !== true) continue;
+      const again = await runSingle(`SELECT * FROM (\n${texts[i]}\n)`);
+      if (again?.includes('"error_type":"not implemented"') === true) answers[i] = UNSUPPORTED_QUERY;
+    }
+    return answers;
+  };
+
   return {
     async serialize(texts) {
       const out: (string | undefined)[] = [];
@@ -74,14 +94,14 @@ export async function createDuckDbSqlParser(): Promise<SqlParser> {
       let chars = 0;
       for (const text of texts) {
         if (batch.length > 0 && (batch.length >= MAX_BATCH_TEXTS || chars + text.length > MAX_BATCH_CHARS)) {
-          out.push(...(await runBatch(batch)));
+          out.push(...(await clarify(batch, await runBatch(batch))));
           batch = [];
           chars = 0;
         }
         batch.push(text);
         chars += text.length;
       }
-      if (batch.length > 0) out.push(...(await runBatch(batch)));
+      if (batch.length > 0) out.push(...(await clarify(batch, await runBatch(batch))));
       return out;
     },
     close() {

@@ -166,6 +166,38 @@ const CASES: readonly RuleCase[] = [
     },
   },
   {
+    rule: 'field_sunset_advanced',
+    id: SOURCE,
+    path: 'content.fields[status].deprecation',
+    baseline: {
+      'sources/orders.yaml': sourceField('status', {
+        deprecation: { guidance: 'Use code.', sunset: '2027-06-30' },
+      }),
+    },
+    candidate: {
+      'sources/orders.yaml': sourceField('status', {
+        deprecation: { guidance: 'Use code.', sunset: '2027-01-31' },
+      }),
+    },
+  },
+  {
+    rule: 'unique_fields_reduced',
+    id: MODEL,
+    path: 'content.checks[unique order_id,status].fields',
+    baseline: {
+      'models/facts.yaml': model({ checks: [{ type: 'unique', fields: ['order_id', 'status'] }] }),
+    },
+    candidate: { 'models/facts.yaml': model({ checks: [{ type: 'unique', fields: ['order_id'] }] }) },
+  },
+  {
+    rule: 'unique_fields_extended',
+    id: MODEL,
+    path: 'content.checks[unique order_id].fields',
+    candidate: {
+      'models/facts.yaml': model({ checks: [{ type: 'unique', fields: ['order_id', 'status'] }] }),
+    },
+  },
+  {
     rule: 'check_added',
     id: MODEL,
     path: 'content.checks[not_null amount]',
@@ -367,6 +399,62 @@ describe('the version classifier rule table', () => {
 });
 
 describe('classifyContractVersion', () => {
+  it('does not count a literal rewritten at a widened decimal scale as a changed filter or accepted value', async () => {
+    const at = (type: string): Changes => ({
+      'models/facts.yaml': model({
+        fields: (model().fields as Doc[]).map((field) =>
+          field.name === 'amount' ? { ...field, type } : field,
+        ),
+        checks: [{ type: 'accepted_values', field: 'amount', values: ['1.50', '2'] }],
+      }),
+      'semantic/orders.yaml': semanticModel({
+        dimensions: [
+          ...(semanticModel().dimensions as Doc[]),
+          { name: 'amount_band', type: 'categorical', field: 'amount' },
+        ],
+        filters: [{ name: 'large', conditions: [{ dimension: 'amount_band', op: 'gte', value: '100.50' }] }],
+      }),
+    });
+    const semantic = classifyContractVersion(
+      await bytesOf(SEMANTIC, at('decimal(12,2)')),
+      await bytesOf(SEMANTIC, at('decimal(13,3)')),
+    );
+    expect(semantic.changes.map((change) => change.rule)).not.toContain('filter_changed');
+    expect(semantic.changes.map((change) => [change.path, change.rule])).toContainEqual([
+      'content.filters[large].conditions.binding.type',
+      'binding_type_widened',
+    ]);
+    expect(semantic.verdict).toBe('widening');
+    const checks = classifyContractVersion(
+      await bytesOf(MODEL, at('decimal(12,2)')),
+      await bytesOf(MODEL, at('decimal(13,3)')),
+    );
+    expect(checks.changes.map((change) => change.rule)).toEqual(['field_type_widened']);
+    // A value really added is still one.
+    const moved = classifyContractVersion(
+      await bytesOf(MODEL, at('decimal(12,2)')),
+      await bytesOf(MODEL, {
+        'models/facts.yaml': model({
+          checks: [{ type: 'accepted_values', field: 'amount', values: ['1.50', '2', '3'] }],
+        }),
+      }),
+    );
+    expect(moved.changes.map((change) => change.rule)).toContain('accepted_values_added');
+  });
+
+  it('moves a sunset later, or adds one, as compatible guidance', async () => {
+    const at = (sunset: string | null): Changes => ({
+      'sources/orders.yaml': sourceField('status', { deprecation: { guidance: 'Use code.', sunset } }),
+    });
+    const later = classifyContractVersion(
+      await bytesOf(SOURCE, at('2027-01-31')),
+      await bytesOf(SOURCE, at('2027-06-30')),
+    );
+    expect(later.changes.map((change) => change.rule)).toEqual(['field_deprecation_changed']);
+    const added = classifyContractVersion(await bytesOf(SOURCE, {}), await bytesOf(SOURCE, at('2027-06-30')));
+    expect(added.changes.map((change) => change.rule)).toEqual(['field_deprecation_changed']);
+  });
+
   it('is identical with no changes exactly when the bytes are equal', async () => {
     const bytes = await bytesOf(SEMANTIC, {});
     const result = classifyContractVersion(bytes, Uint8Array.from(bytes));

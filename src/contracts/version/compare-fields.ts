@@ -42,7 +42,13 @@ export function compareFields(
       changes.add(`${path}.authoritative_definitions`, 'field_definitions_changed');
     }
     if (canonicalize(before.deprecation) !== canonicalize(after.deprecation)) {
-      changes.add(`${path}.deprecation`, 'field_deprecation_changed');
+      // A sunset moved earlier withdraws a promised date; adding guidance or a later date does not.
+      const was = before.deprecation?.sunset ?? null;
+      const now = after.deprecation?.sunset ?? null;
+      changes.add(
+        `${path}.deprecation`,
+        was !== null && now !== null && now < was ? 'field_sunset_advanced' : 'field_deprecation_changed',
+      );
     }
   }
 }

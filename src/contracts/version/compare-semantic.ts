@@ -1,6 +1,7 @@
 import { canonicalize } from '../../core/json/index.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ChangeList, member, pairBy } from './changes.js';
+import { literalMeaning } from './literal-value.js';
 import { typeChange } from './type-change.js';
 import type { SemanticView } from './views.js';
 
@@ -105,6 +106,8 @@ export function compareSemantic(baseline: SemanticView, candidate: SemanticView,
       canonicalize({
         ...condition,
         binding: { resource: condition.binding.resource, field: condition.binding.field },
+        // A literal rewritten at a widened decimal scale is the same condition.
+        values: condition.values.map(literalMeaning),
       });
     const { removed, added, kept } = pairBy(before.conditions, after.conditions, key);
     if (removed.length > 0 || added.length > 0) changes.add(path, 'filter_changed');

@@ -58,7 +58,12 @@ export const CONTRACT_RULES = {
   },
   field_deprecation_changed: {
     verdict: 'compatible',
-    summary: 'deprecation guidance of a field was added, changed or removed',
+    summary: 'deprecation guidance of a field was added, changed or removed (its sunset not moved earlier)',
+  },
+  field_sunset_advanced: {
+    verdict: 'breaking',
+    summary:
+      'the announced sunset of a deprecated field moved earlier: readers lose it before the promised date',
   },
   check_added: { verdict: 'compatible', summary: 'a check was added: readers receive fewer values' },
   check_removed: {
@@ -70,6 +75,14 @@ export const CONTRACT_RULES = {
     summary: 'a check went from error to warn: violating values may reach readers',
   },
   check_severity_raised: { verdict: 'compatible', summary: 'a check went from warn to error' },
+  unique_fields_reduced: {
+    verdict: 'compatible',
+    summary: 'a unique check holds on fewer of its fields: a stronger guarantee',
+  },
+  unique_fields_extended: {
+    verdict: 'widening',
+    summary: 'a unique check holds on more fields: duplicates of the old key may reach readers',
+  },
   accepted_values_added: { verdict: 'widening', summary: 'an accepted-values check accepts more values' },
   accepted_values_removed: {
     verdict: 'compatible',

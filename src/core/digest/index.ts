@@ -5,6 +5,7 @@ export {
   copyStreamHashing,
   type HashedCopy,
 } from './copy.js';
+export { copyFdHashingOverlapped, OVERLAP_MIN_BYTES, overlappedHashingAvailable } from './overlapped.js';
 export {
   type HashedLength,
   isSha256Hex,

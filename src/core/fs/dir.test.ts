@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { Dir } from './dir.js';
 import { isFsError } from './errors.js';
+import { libc } from './libc.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-dir-')));
 afterAll(() => {
@@ -184,6 +185,35 @@ describe('Dir operations', () => {
     dir.close();
   });
 
+  it('applies the exact mode even when the umask strips the owner bits (0277, 0777)', () => {
+    // Regression: a directory created under umask 0777 is 0000, cannot be
+    // opened for reading, and was left so: mkdirExclusive now pins it with
+    // O_PATH and gives it its mode through that pin.
+    const root = freshDir();
+    const dir = Dir.open(root);
+    try {
+      for (const umask of [0o277, 0o777]) {
+        const previous = process.umask(umask);
+        try {
+          const name = `d${umask.toString(8)}`;
+          const child = dir.mkdirExclusive(name, 0o700);
+          expect(child.stat().mode).toBe(0o700);
+          expect(child.list()).toEqual([]);
+          const file = child.createExclusive('f', 0o600);
+          file.write(Buffer.from('x'));
+          file.close();
+          child.close();
+          expect(lstatSync(join(root, name)).mode & 0o7777).toBe(0o700);
+          expect(lstatSync(join(root, name, 'f')).mode & 0o7777).toBe(0o600);
+        } finally {
+          process.umask(previous);
+        }
+      }
+    } finally {
+      dir.close();
+    }
+  });
+
   it('leaves the requested bits, minus the umask, when killed between a create and its chmod', () => {
     // Regression: a directory was created 0700 and opened up by the chmod
     // after it, so a run killed in between left a parent folder of published
@@ -201,7 +231,8 @@ describe('Dir operations', () => {
           '-e',
           `const { libc } = await import(${JSON.stringify(join(fsIndex, 'libc.js'))});
            const { Dir } = await import(${JSON.stringify(join(fsIndex, 'dir.js'))});
-           process.umask(0o022);
+           // A umask that takes bits away, so the chmod is needed.
+           process.umask(0o027);
            const dir = Dir.open(process.argv[1]);
            // The real create runs; the process dies where its chmod would have run.
            libc().fchmod = () => process.kill(process.pid, 'SIGKILL');
@@ -217,7 +248,39 @@ describe('Dir operations', () => {
         signal: 'SIGKILL',
         stderr: '',
       });
-      expect({ create, mode: lstatSync(join(root, name)).mode & 0o7777 }).toEqual({ create, mode: 0o755 });
+      expect({ create, mode: lstatSync(join(root, name)).mode & 0o7777 }).toEqual({ create, mode: 0o750 });
+    }
+  });
+
+  it('skips the chmod when the umask left the mode exact, and applies it when it did not', () => {
+    const root = Dir.open(freshDir());
+    const real = libc().fchmod;
+    let chmods = 0;
+    const counting = libc() as { fchmod: (fd: number, mode: number) => void };
+    counting.fchmod = (fd, mode) => {
+      chmods += 1;
+      real(fd, mode);
+    };
+    const previous = process.umask(0o022);
+    try {
+      root.mkdirExclusive('exact-dir', 0o755).close();
+      root.createExclusive('exact-file', 0o644).close();
+      expect(chmods).toBe(0);
+      process.umask(0o077);
+      root.mkdirExclusive('narrowed-dir', 0o755).close();
+      root.createExclusive('narrowed-file', 0o644).close();
+      expect(chmods).toBe(2);
+      for (const [name, mode] of [
+        ['exact-dir', 0o755],
+        ['exact-file', 0o644],
+        ['narrowed-dir', 0o755],
+        ['narrowed-file', 0o644],
+      ] as const)
+        expect({ name, mode: root.stat(name).mode }).toEqual({ name, mode });
+    } finally {
+      process.umask(previous);
+      counting.fchmod = real;
+      root.close();
     }
   });
 

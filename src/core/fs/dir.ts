@@ -1,5 +1,5 @@
 import { AT_REMOVEDIR } from './constants.js';
-import { FsError } from './errors.js';
+import { FsError, isFsError } from './errors.js';
 import { closeQuietly, libc } from './libc.js';
 import { type DirEntry, listEntries } from './list.js';
 import { checkMode } from './mode.js';
@@ -74,13 +74,42 @@ export class Dir extends OpenDescriptor {
     checkMode(mode, 'mkdirat');
     const encoded = encodeName(name, 'mkdirat');
     libc().mkdirat(this.fd, encoded, mode & 0o777);
-    const child = this.openDir(encoded.subarray(0, -1));
+    const child = this.#openCreated(encoded, mode);
     try {
-      child.chmod(mode);
+      applyExactMode(child, mode);
       return child;
     } catch (error: unknown) {
       child.close();
       throw error;
+    }
+  }
+
+  /**
+   * Opens the directory just created. A umask that removes the owner's read
+   * or search bit (0277, 0777) leaves it unopenable for reading (EACCES):
+   * then it is pinned with O_PATH, which needs no permission on it, given
+   * its mode through that pin, and opened again, required to be the same
+   * inode. So the mode asked for is applied whatever the umask.
+   */
+  #openCreated(encoded: Buffer, mode: number): Dir {
+    const name = encoded.subarray(0, -1);
+    try {
+      return this.openDir(name);
+    } catch (error: unknown) {
+      if (!isFsError(error, 'EACCES')) throw error;
+    }
+    const c = libc();
+    const pinned = PathHandle.adopt(openChild(this.fd, encoded, c.flags.O_PATH | c.flags.O_DIRECTORY));
+    try {
+      pinned.chmod(mode);
+      const child = this.openDir(name);
+      if (!sameInode(child.stat(), pinned.stat())) {
+        child.close();
+        throw FsError.synthetic('ESTALE', 'openat');
+      }
+      return child;
+    } finally {
+      pinned.close();
     }
   }
 
@@ -98,7 +127,7 @@ export class Dir extends OpenDescriptor {
     const fd = openChild(this.fd, encodeName(name, 'openat'), O_WRONLY | O_CREAT | O_EXCL, mode & 0o777);
     const file = WritableFile.adopt(fd);
     try {
-      file.chmod(mode);
+      applyExactMode(file, mode);
       return file;
     } catch (error: unknown) {
       file.close();
@@ -158,4 +187,14 @@ export class Dir extends OpenDescriptor {
   rmdir(name: EntryName): void {
     libc().unlinkat(this.fd, encodeName(name, 'unlinkat'), AT_REMOVEDIR);
   }
+}
+
+/**
+ * Gives a just-created inode exactly `mode`: a statx first, and the fchmod
+ * only when the umask took bits away (or `mode` has bits above 0o777). A
+ * statx reads; an fchmod is a journalled metadata change, which on a busy
+ * filesystem can wait for a journal commit (docs/performance.md).
+ */
+function applyExactMode(descriptor: OpenDescriptor, mode: number): void {
+  if (descriptor.stat().mode !== mode) descriptor.chmod(mode);
 }

@@ -10,6 +10,7 @@ export {
   probeLock,
 } from './lock.js';
 export type { EntryName } from './names.js';
+export { fsyncAll, type OpenDescriptor } from './open-descriptor.js';
 export type { PathHandle } from './path-handle.js';
 export {
   DEFAULT_PRIVATE_MAX_BYTES,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,6 +145,34 @@ describe('probeLock', () => {
       expect(dir.list().some((entry) => entry.name === 'probe-target.lock')).toBe(false);
     } finally {
       dir.close();
+    }
+  });
+
+  it('creates the lock file exactly 0600 whatever the umask, and leaves an existing one as it is', () => {
+    // Regression: under umask 0277 the lock file was created 0400.
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-lock-umask-')));
+    const dir = Dir.open(root);
+    try {
+      for (const umask of [0o277, 0o777]) {
+        const previous = process.umask(umask);
+        try {
+          const name = `l${umask.toString(8)}.lock`;
+          const first = lockExclusiveNonBlocking(dir, name);
+          expect(first.kind).toBe('acquired');
+          expect(dir.stat(name).mode).toBe(0o600);
+          if (first.kind === 'acquired') first.lock.release();
+          chmodSync(join(root, name), 0o640);
+          const second = lockExclusiveNonBlocking(dir, name);
+          expect(second.kind).toBe('acquired');
+          if (second.kind === 'acquired') second.lock.release();
+          expect(dir.stat(name).mode).toBe(0o640);
+        } finally {
+          process.umask(previous);
+        }
+      }
+    } finally {
+      dir.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

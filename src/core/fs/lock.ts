@@ -23,8 +23,7 @@ export type LockProbe = 'absent' | 'held' | 'free';
  * deleted: unlinking a lock file lets two processes lock different inodes.
  */
 export function lockExclusiveNonBlocking(dir: Dir, name: EntryName): LockResult {
-  const { O_CREAT } = libc().flags;
-  return tryLock(dir, name, O_CREAT);
+  return tryLock(dir, name, 'create');
 }
 
 /**
@@ -36,7 +35,7 @@ export function lockExclusiveNonBlocking(dir: Dir, name: EntryName): LockResult 
 export function probeLock(dir: Dir, name: EntryName): LockProbe {
   let attempt: LockResult;
   try {
-    attempt = tryLock(dir, name, 0);
+    attempt = tryLock(dir, name, 'existing');
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT')) return 'absent';
     throw error;
@@ -46,15 +45,9 @@ export function probeLock(dir: Dir, name: EntryName): LockProbe {
   return 'free';
 }
 
-function tryLock(dir: Dir, name: EntryName, createFlag: number): LockResult {
+function tryLock(dir: Dir, name: EntryName, open: 'create' | 'existing'): LockResult {
   const c = libc();
-  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = c.flags;
-  const fd = openChild(
-    dir.fd,
-    encodeName(name, 'openat'),
-    O_RDONLY | createFlag | O_NONBLOCK | O_NOCTTY,
-    0o600,
-  );
+  const fd = open === 'create' ? openOrCreate(dir, name) : openLockFile(dir, name, 0);
   try {
     if (statAt(fd).type !== 'file') throw FsError.synthetic('EINVAL', 'flock');
     c.flock(fd, LOCK_EX | LOCK_NB);
@@ -64,6 +57,52 @@ function tryLock(dir: Dir, name: EntryName, createFlag: number): LockResult {
     throw error;
   }
   return { kind: 'acquired', lock: new FlockHandle(fd) };
+}
+
+const LOCK_FILE_MODE = 0o600;
+
+function openLockFile(dir: Dir, name: EntryName, extra: number): number {
+  const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = libc().flags;
+  return openChild(
+    dir.fd,
+    encodeName(name, 'openat'),
+    O_RDONLY | extra | O_NONBLOCK | O_NOCTTY,
+    LOCK_FILE_MODE,
+  );
+}
+
+/**
+ * Opens the lock file, creating it when absent. A file this call creates
+ * gets exactly 0600 through its descriptor, whatever the umask (a umask of
+ * 0277 would leave it 0400, and every later run would find a lock file with
+ * the wrong mode). An existing file is opened as it is: its mode is its
+ * owner's business and the caller checks it.
+ */
+function openOrCreate(dir: Dir, name: EntryName): number {
+  const { O_CREAT, O_EXCL } = libc().flags;
+  // Created and removed by others in between at most a few times: then give up.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    let fd: number;
+    try {
+      fd = openLockFile(dir, name, O_CREAT | O_EXCL);
+    } catch (error: unknown) {
+      if (!isFsError(error, 'EEXIST')) throw error;
+      try {
+        return openLockFile(dir, name, 0);
+      } catch (reopen: unknown) {
+        if (isFsError(reopen, 'ENOENT')) continue;
+        throw reopen;
+      }
+    }
+    try {
+      libc().fchmod(fd, LOCK_FILE_MODE);
+    } catch (error: unknown) {
+      closeQuietly(fd);
+      throw error;
+    }
+    return fd;
+  }
+  throw FsError.synthetic('ESTALE', 'openat');
 }
 
 class FlockHandle implements HeldLock {

@@ -1,6 +1,8 @@
+import { fsync as fsyncAsync } from 'node:fs';
 import { Descriptor } from './descriptor.js';
 import { libc } from './libc.js';
 import { checkMode } from './mode.js';
+import { nodeCall } from './node-call.js';
 
 /**
  * A descriptor opened on the inode itself (a directory or a file, not an
@@ -18,4 +20,26 @@ export abstract class OpenDescriptor extends Descriptor {
   fsync(): void {
     libc().fsync(this.fd);
   }
+}
+
+/**
+ * fsync of every descriptor, issued together on Node's thread pool (so the
+ * filesystem can fold them into fewer journal commits); resolves when all are
+ * durable, rejects with the first failure (as an `FsError`) after all ended.
+ */
+export async function fsyncAll(descriptors: readonly OpenDescriptor[]): Promise<void> {
+  const fds = descriptors.map((descriptor) => descriptor.fd);
+  const results = await Promise.allSettled(
+    fds.map(
+      (fd) =>
+        new Promise<void>((resolve, reject) => {
+          fsyncAsync(fd, (error) => (error === null ? resolve() : reject(error)));
+        }),
+    ),
+  );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed !== undefined)
+    nodeCall('fsync', () => {
+      throw failed.reason;
+    });
 }

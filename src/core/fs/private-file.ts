@@ -7,7 +7,7 @@ import { refuseFs } from './refusals.js';
 import { type FileStat, sameInode } from './stat.js';
 
 export interface ReadPrivateOptions {
-  /** Largest accepted size in bytes; 10 MiB by default (the seed's DEFAULT_MAX_BYTES). */
+  /** Largest accepted size in bytes; 10 MiB by default (docs/filesystem.md#private-files). */
   readonly maxBytes?: number;
 }
 
@@ -16,10 +16,10 @@ export const DEFAULT_PRIVATE_MAX_BYTES = 10 * 1024 * 1024;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * Reads a file under the seed's private-file rule: current-user-owned,
- * owner-only, single-link regular file; owner-only parent owned by the user;
- * no symlink at any component; at most `maxBytes`. Checks run in a fixed
- * order so each failure has one code:
+ * Reads a file under the private-file rule (docs/filesystem.md#private-files):
+ * current-user-owned, owner-only, single-link regular file; owner-only parent
+ * owned by the user; no symlink at any component; at most `maxBytes`. Checks
+ * run in a fixed order so each failure has one code:
  *
  * 1. the path itself (private_path_invalid), the platform (private_unverifiable);
  * 2. a no-follow walk to the parent (private_symlink, private_missing);

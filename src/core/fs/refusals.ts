@@ -1,8 +1,9 @@
 import { defineRefusals } from '../refusal/index.js';
 
 /**
- * Why a private file (the seed's owner-only, no-symlink, single-link rule) was
- * not read. Messages are fixed: never the path, a name, an owner or errno text.
+ * Why a private file (the owner-only, no-symlink, single-link rule of
+ * docs/filesystem.md#private-files) was not read. Messages are fixed: never
+ * the path, a name, an owner or errno text.
  */
 export type FsRefusalCode =
   | 'private_path_invalid'

@@ -2,7 +2,13 @@ export { type PathSegment, pointerOf } from './pointer.js';
 export { readBoundedInput } from './read-bounded.js';
 export {
   type ClosedRecord,
+  type ExpectedKind,
+  expectedText,
+  keyAt,
+  locateIssues,
+  nodeAt,
   placeOf,
+  type RecordIssue,
   type RecordProblem,
   type RecordShape,
   readClosedRecord,
@@ -11,6 +17,7 @@ export { type InputRefusalCode, refuseInput } from './refusals.js';
 export { decodeUtf8Strict, type Utf8Decoding } from './utf8.js';
 export {
   describeKind,
+  duplicateKeyHint,
   entryOf,
   type Position,
   plainOf,

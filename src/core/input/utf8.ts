@@ -1,3 +1,5 @@
+import { at } from '../list/index.js';
+
 /**
  * The one strict UTF-8 decoder: every text input sealkit reads (JSON, YAML,
  * CSV, Markdown) goes through it. One policy, documented in
@@ -50,7 +52,7 @@ function positionAtEnd(text: string): { line: number; column: number } {
 function firstInvalidOffset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
-    const lead = bytes[i] as number;
+    const lead = at(bytes, i);
     if (lead < 0x80) {
       i += 1;
       continue;

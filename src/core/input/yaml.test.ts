@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineRefusals, type Refusal } from '../refusal/index.js';
-import { plainOf, readStrictYaml, type YamlFault, type YamlFaultPlace } from './yaml.js';
+import { duplicateKeyHint, plainOf, readStrictYaml, type YamlFault, type YamlFaultPlace } from './yaml.js';
 
 const refuseDemo = defineRefusals<'demo_yaml'>({ demo_yaml: { category: 'malformed', message: 'bad yaml' } });
 
@@ -47,8 +47,26 @@ describe('the strict YAML reader', () => {
     expect(node.entries[1]?.value).toMatchObject({ kind: 'number', source: '1.50' });
   });
 
-  it('refuses a duplicate key at the repeated key', () => {
-    expect(faultOf('a: 1\nb: 2\na: 3\n')).toEqual({ fault: 'duplicate_key', place: { line: 3, column: 1 } });
+  it('refuses a duplicate key at the repeated key, with its key path and where it is first set', () => {
+    expect(faultOf('a: 1\nb: 2\na: 3\n')).toEqual({
+      fault: 'duplicate_key',
+      place: { line: 3, column: 1, pointer: 'a', duplicate: { key: 'a', first: { line: 1, column: 1 } } },
+    });
+    const nested = faultOf('columns:\n  - name: id\n    type: int\n    name: key\n');
+    expect(nested).toEqual({
+      fault: 'duplicate_key',
+      place: {
+        line: 4,
+        column: 5,
+        pointer: 'columns[0].name',
+        duplicate: { key: 'name', first: { line: 2, column: 5 } },
+      },
+    });
+    expect(duplicateKeyHint(nested.place)).toBe("'name' is first set on line 2; keep one of the two");
+    const flow = faultOf('{a: 1, "a": 2}');
+    expect(flow.place).toMatchObject({ line: 1, column: 8, pointer: 'a' });
+    expect(duplicateKeyHint(flow.place)).toBe("'a' is first set on line 1, column 2; keep one of the two");
+    expect(duplicateKeyHint({ line: 1 })).toBeUndefined();
   });
 
   it('refuses anchors, aliases and tags where they are written, with the key path', () => {

@@ -59,6 +59,8 @@ export interface YamlFaultPlace {
   readonly line?: number;
   readonly column?: number;
   readonly pointer?: string;
+  /** `duplicate_key`: the repeated key, and where it is first set in the same mapping. */
+  readonly duplicate?: { readonly key: string; readonly first: Position };
 }
 
 export interface StrictYamlOptions {
@@ -91,7 +93,9 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     documents = parseAllDocuments(text, {
       version: '1.2',
       schema: 'core',
-      uniqueKeys: true,
+      // Repeated keys are found while converting, where the key path and the
+      // first occurrence are known (the parser's own check knows neither).
+      uniqueKeys: false,
       merge: false,
       strict: true,
       prettyErrors: false,
@@ -111,7 +115,6 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   const problem = document.errors[0] ?? document.warnings[0];
   if (problem !== undefined) {
     const place = position(problem.pos[0]);
-    if (problem.code === 'DUPLICATE_KEY') throw options.refuse('duplicate_key', place);
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
     if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
     if (problem.code === 'BAD_DIRECTIVE' || problem.code === 'MISSING_CHAR') {
@@ -160,6 +163,7 @@ class Converter {
     const at = this.at(node);
     if (isMap(node)) {
       const entries: YamlEntry[] = [];
+      const seen = new Map<string, Position>();
       for (const pair of node.items) {
         const key = pair.key;
         if (isAlias(key)) throw this.fail('alias', key, path);
@@ -169,6 +173,16 @@ class Converter {
         if (key.tag !== undefined) throw this.fail('tag', key, path);
         const keyAt = this.at(key);
         const childPath = [...path, key.value];
+        const first = seen.get(key.value);
+        if (first !== undefined) {
+          const pointer = pointerOf(childPath);
+          throw this.options.refuse('duplicate_key', {
+            ...keyAt,
+            pointer,
+            duplicate: { key: key.value, first },
+          });
+        }
+        seen.set(key.value, keyAt);
         const value: YamlNode =
           pair.value === null || pair.value === undefined
             ? { kind: 'null', at: keyAt }
@@ -229,6 +243,19 @@ export function plainOf(node: YamlNode): YamlPlain {
       return out;
     }
   }
+}
+
+/**
+ * The advice for a `duplicate_key` fault, naming the first of the two
+ * places: `'name' is first set on line 4; keep one of the two`.
+ */
+export function duplicateKeyHint(place: YamlFaultPlace): string | undefined {
+  const duplicate = place.duplicate;
+  if (duplicate === undefined) return undefined;
+  const { first } = duplicate;
+  const where =
+    first.line === place.line ? `line ${first.line}, column ${first.column}` : `line ${first.line}`;
+  return `'${duplicate.key}' is first set on ${where}; keep one of the two`;
 }
 
 /** The entry for `key`, if the map has it. */

@@ -89,7 +89,7 @@ function pythonDumps(values: readonly Exact[]): Buffer[] {
 }
 
 describe('pyDumps: fixed points', () => {
-  it('hashes the empty mapping to the digest the specifications name', () => {
+  it('hashes the empty mapping to the documented digest', () => {
     expect(pyDumps({})).toBe('{}');
     expect(sha256hex(pyDumps({}))).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
   });

@@ -1,3 +1,5 @@
+import { at } from '../list/index.js';
+
 /**
  * "Did you mean": the allowed word nearest to what the user wrote, when it is
  * near enough to be a typo. Used for unknown keys, refs, commands and flags;
@@ -39,18 +41,14 @@ export function editDistance(a: string, b: string): number {
   for (let i = 1; i < rows; i += 1) {
     for (let j = 1; j < cols; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const row = d[i] as number[];
-      const above = d[i - 1] as number[];
-      let value = Math.min(
-        (above[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (above[j - 1] as number) + cost,
-      );
+      const row = at(d, i);
+      const above = at(d, i - 1);
+      let value = Math.min(at(above, j) + 1, at(row, j - 1) + 1, at(above, j - 1) + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
+        value = Math.min(value, at(at(d, i - 2), j - 2) + 1);
       }
       row[j] = value;
     }
   }
-  return (d[rows - 1] as number[])[cols - 1] as number;
+  return at(at(d, rows - 1), cols - 1);
 }

@@ -1,22 +1,57 @@
 import { randomBytes } from 'node:crypto';
+import picomatch from 'picomatch';
 import { toPrefixed } from '../../core/digest/index.js';
-import { Dir, type DirEntry, isFsError, renameNoReplace } from '../../core/fs/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { Dir, type DirEntry, exchange, isFsError, renameNoReplace } from '../../core/fs/index.js';
+import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
 import { idProblem, serializeManifest } from '../model/manifest.js';
 import type { ManifestFile, SourceManifest } from '../model/types.js';
-import { compareUtf8, pathSetProblem, toBundlePath } from '../path/bundle-path.js';
-import { refuseDistributor } from '../refusals.js';
+import { compareUtf8, pathProblem, pathSetProblemAt, toBundlePath } from '../path/bundle-path.js';
+import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { hashFd } from '../validate/hash-fd.js';
 import { openRegular } from '../validate/open-source.js';
+import { locatedUnder } from '../validate/validate-bundle.js';
 
 export interface WriteManifestOptions {
   readonly id: string;
   /** RFC 3339; default now. Written normalized to UTC. */
   readonly created?: string;
   readonly now?: () => Date;
+  /**
+   * Keep files and folders whose name begins with `.` (`.DS_Store`,
+   * `.ipynb_checkpoints/`, `.git/`). Default false: they are left out, and
+   * a folder left out is not read at all.
+   */
+  readonly includeHidden?: boolean;
+  /**
+   * Globs of what to leave out (docs/distributor.md#producing-a-manifest): a
+   * pattern without `/` matches a file or folder name at any depth
+   * (`*.tmp`, `scratch`); one with `/` matches the path from the bundle
+   * directory (`data/raw/**`, `/notes.txt`); a trailing `/` matches folders
+   * only. An empty pattern matches nothing.
+   */
+  readonly exclude?: readonly string[];
+  /** Rewrite an existing `manifest.json` (atomically) instead of refusing. */
+  readonly replace?: boolean;
+}
+
+/** Why a file or folder is not in the manifest. */
+export type LeftOutReason = 'hidden' | 'excluded';
+
+export interface LeftOut {
+  /** Bundle-relative; a folder ends with `/` and stands for everything in it. */
+  readonly path: string;
+  readonly reason: LeftOutReason;
+}
+
+export interface WrittenManifest {
+  readonly manifest: SourceManifest;
+  /** Sorted by UTF-8 path. */
+  readonly left_out: readonly LeftOut[];
+  /** True when an existing `manifest.json` was rewritten (`replace`). */
+  readonly replaced: boolean;
 }
 
 const MAX_FILES = 100_000;
@@ -25,66 +60,149 @@ const MAX_FILES = 100_000;
  * `sealkit distribute manifest`: writes `manifest.json` for a producer's
  * bundle directory. Every regular file below it is listed (sorted by UTF-8
  * path) with its size and SHA-256, and the bundle digest is computed over
- * them. Refused: an existing manifest.json (never replaced), a nested one, a
- * symbolic link or special file anywhere, and any name the path rules refuse.
- * The file appears atomically (written beside, fsynced, renamed without
- * replacing) with mode 0644.
+ * them, except hidden files and folders (unless `includeHidden`) and what
+ * `exclude` names. Refused, each naming the file under `path` as given: an
+ * existing manifest.json (unless `replace`), a nested one, a symbolic link
+ * or special file anywhere, and any name the path rules refuse. The file
+ * appears atomically (written beside, fsynced, then renamed without
+ * replacing, or exchanged with the old one under `replace`: a reader sees
+ * the old manifest or the new one, never a part) with mode 0644.
  */
-export function writeManifest(path: string, options: WriteManifestOptions): SourceManifest {
-  return guardRefusals(
-    () => {
-      const badId = idProblem(options.id);
-      if (badId !== undefined)
-        throw refuseDistributor('manifest_id_invalid', { role: 'manifest', hint: badId });
-      const created =
-        options.created === undefined
-          ? instantOf((options.now ?? (() => new Date()))())
-          : parseInstant(options.created);
-      if (created === undefined) throw refuseDistributor('manifest_created_invalid', { role: 'manifest' });
-      let dir: Dir;
-      try {
-        dir = Dir.open(path);
-      } catch {
-        throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
-      }
-      try {
-        const paths = listBundleFiles(dir);
-        if (paths.length === 0 || paths.length > MAX_FILES) {
-          throw refuseDistributor('manifest_files_invalid', { role: 'manifest' });
-        }
-        const problem = pathSetProblem(paths);
-        if (problem !== undefined) throw refuseDistributor(problem, { role: 'bundle' });
-        const files = paths.map((file) => hashListed(dir, file));
-        const manifest: SourceManifest = {
-          schema_version: 1,
-          id: options.id,
-          digest: bundleDigest(files),
-          created,
-          files,
-        };
-        publishManifest(dir, serializeManifest(manifest));
-        return manifest;
-      } finally {
-        dir.close();
-      }
-    },
-    () => refuseDistributor('file_unreadable', { role: 'bundle' }),
-  );
+export function writeManifest(path: string, options: WriteManifestOptions): WrittenManifest {
+  try {
+    return guardRefusals(
+      () => writeIn(path, options),
+      () => refuseDistributor('file_unreadable', { role: 'bundle' }),
+    );
+  } catch (error: unknown) {
+    throw error instanceof Refusal ? locatedUnder(error, path) : error;
+  }
 }
 
-function listBundleFiles(root: Dir): string[] {
+function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
+  const badId = idProblem(options.id);
+  if (badId !== undefined) throw refuseDistributor('manifest_id_invalid', { role: 'manifest', hint: badId });
+  const created =
+    options.created === undefined
+      ? instantOf((options.now ?? (() => new Date()))())
+      : parseInstant(options.created);
+  if (created === undefined) throw refuseDistributor('manifest_created_invalid', { role: 'manifest' });
+  let dir: Dir;
+  try {
+    dir = Dir.open(path);
+  } catch {
+    throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
+  }
+  try {
+    const listing = listBundleFiles(dir, options);
+    const paths = listing.files;
+    if (paths.length === 0 || paths.length > MAX_FILES) {
+      throw refuseDistributor('manifest_files_invalid', {
+        role: 'manifest',
+        ...(paths.length === 0 && listing.leftOut.length > 0
+          ? { hint: 'every file was left out (hidden or excluded)' }
+          : {}),
+      });
+    }
+    const clash = pathSetProblemAt(paths);
+    if (clash !== undefined) throw refuseAt(clash.code, paths[clash.index] ?? '');
+    const files = paths.map((file) => hashListed(dir, file));
+    const manifest: SourceManifest = {
+      schema_version: 1,
+      id: options.id,
+      digest: bundleDigest(files),
+      created,
+      files,
+    };
+    const replaced = publishManifest(dir, serializeManifest(manifest), options.replace === true);
+    return {
+      manifest,
+      left_out: [...listing.leftOut].sort((a, b) => compareUtf8(a.path, b.path)),
+      replaced,
+    };
+  } finally {
+    dir.close();
+  }
+}
+
+/** A refusal about one file of the bundle, named by its bundle-relative path. */
+function refuseAt(code: DistributorRefusalCode, path: string, hint?: string): Refusal {
+  return refuseDistributor(code, {
+    role: 'bundle',
+    location: { path },
+    ...(hint === undefined ? {} : { hint }),
+  });
+}
+
+/** One `exclude` pattern, compiled: `test` gets the bundle-relative path and the entry's name. */
+interface Exclusion {
+  readonly test: (path: string, name: string, directory: boolean) => boolean;
+}
+
+function compileExclusions(patterns: readonly string[]): readonly Exclusion[] {
+  return patterns
+    .filter((pattern) => pattern !== '')
+    .map((raw) => {
+      const foldersOnly = raw.endsWith('/');
+      const trimmed = foldersOnly ? raw.slice(0, -1) : raw;
+      const anchored = trimmed.includes('/');
+      const pattern = trimmed.startsWith('/') ? trimmed.slice(1) : trimmed;
+      const matches = picomatch(pattern, { dot: true });
+      return {
+        test: (path, name, directory) => (directory || !foldersOnly) && matches(anchored ? path : name),
+      };
+    });
+}
+
+interface Listing {
+  readonly files: string[];
+  readonly leftOut: LeftOut[];
+}
+
+function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   const files: string[] = [];
+  const leftOut: LeftOut[] = [];
+  const exclusions = compileExclusions(options.exclude ?? []);
   const walk = (dir: Dir, prefix: string, depth: number): void => {
-    if (depth > 64) throw refuseDistributor('discovery_too_large');
+    if (depth > 64) throw refuseAt('discovery_too_large', prefix);
     for (const entry of dir.list()) {
-      if (!entry.utf8) throw refuseDistributor('path_not_utf8', { role: 'bundle' });
-      if (depth === 0 && entry.name === MANIFEST_FILE)
-        throw refuseDistributor('manifest_exists', { role: 'manifest' });
-      if (entry.name === MANIFEST_FILE) throw refuseDistributor('bundle_nested', { role: 'bundle' });
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (!entry.utf8) throw refuseAt('path_not_utf8', prefix === '' ? '.' : prefix, 'a name in this folder');
       const type = typeOf(dir, entry);
-      if (type === 'symlink') throw refuseDistributor('file_symlink', { role: 'bundle' });
-      if (type === 'directory') {
+      if (depth === 0 && entry.name === MANIFEST_FILE) {
+        if (options.replace !== true) {
+          throw refuseDistributor('manifest_exists', {
+            role: 'manifest',
+            location: { path: MANIFEST_FILE },
+            hint: 'pass --replace to write it again',
+          });
+        }
+        if (type !== 'file')
+          throw refuseDistributor('manifest_not_regular', { role: 'manifest', location: { path } });
+        continue;
+      }
+      const directory = type === 'directory';
+      if (options.includeHidden !== true && entry.name.startsWith('.')) {
+        leftOut.push({ path: directory ? `${path}/` : path, reason: 'hidden' });
+        continue;
+      }
+      if (exclusions.some((exclusion) => exclusion.test(path, entry.name, directory))) {
+        leftOut.push({ path: directory ? `${path}/` : path, reason: 'excluded' });
+        continue;
+      }
+      if (entry.name === MANIFEST_FILE)
+        throw refuseAt(
+          'bundle_nested',
+          path,
+          'a bundle holds no other bundle: move it out, or leave its folder out with --exclude',
+        );
+      if (type === 'symlink')
+        throw refuseAt(
+          'file_symlink',
+          path,
+          'links are not followed: put the file itself here, or leave it out with --exclude',
+        );
+      if (directory) {
         const child = dir.openDir(entry.bytes);
         try {
           walk(child, path, depth + 1);
@@ -92,13 +210,20 @@ function listBundleFiles(root: Dir): string[] {
           child.close();
         }
       } else if (type === 'file') {
-        files.push(toBundlePath(path));
+        const problem = pathProblem(path);
+        if (problem !== undefined) throw refuseAt(problem, path);
+        files.push(path);
         if (files.length > MAX_FILES) throw refuseDistributor('manifest_files_invalid', { role: 'manifest' });
-      } else throw refuseDistributor('file_not_regular', { role: 'bundle' });
+      } else
+        throw refuseAt(
+          'file_not_regular',
+          path,
+          'a FIFO, socket or device cannot be listed: leave it out with --exclude',
+        );
     }
   };
   walk(root, '', 0);
-  return files.sort(compareUtf8);
+  return { files: files.sort(compareUtf8), leftOut };
 }
 
 function typeOf(dir: Dir, entry: DirEntry): string {
@@ -107,42 +232,64 @@ function typeOf(dir: Dir, entry: DirEntry): string {
 
 function hashListed(dir: Dir, path: string): ManifestFile {
   const opened = openRegular(dir, path.split('/'));
-  if (!opened.ok) throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  if (!opened.ok) throw refuseAt('file_unreadable', path);
   try {
     const size = Number(opened.stat.size);
     const hashed = hashFd(opened.file.fd, size);
     if (hashed.exceeded || hashed.bytes !== size)
-      throw refuseDistributor('file_size_mismatch', { role: 'bundle' });
+      throw refuseAt('file_size_mismatch', path, 'the file changed while it was read');
     return { path: toBundlePath(path), sha256: toPrefixed(hashed.hex), size };
   } finally {
     opened.file.close();
   }
 }
 
-function publishManifest(dir: Dir, text: string): void {
+/**
+ * Writes the manifest beside, fsyncs it, then puts it in place in one step:
+ * a rename that never replaces, or (with `replace`, when one exists) an
+ * exchange with the old manifest, which is then removed. Returns whether an
+ * old manifest was replaced.
+ */
+function publishManifest(dir: Dir, text: string, replace: boolean): boolean {
   const temporary = `.distributor.manifest-${randomBytes(6).toString('hex')}.tmp`;
   const file = dir.createExclusive(temporary, 0o644);
   let placed = false;
+  let replaced = false;
   try {
     file.write(Buffer.from(text, 'utf8'));
     file.fsync();
     file.close();
-    try {
-      renameNoReplace(dir, temporary, dir, MANIFEST_FILE);
-    } catch (error: unknown) {
-      if (isFsError(error, 'EEXIST')) throw refuseDistributor('manifest_exists', { role: 'manifest' });
-      throw error;
+    if (replace) {
+      try {
+        exchange(dir, temporary, dir, MANIFEST_FILE);
+        replaced = true;
+      } catch (error: unknown) {
+        if (!isFsError(error, 'ENOENT')) throw error;
+      }
+    }
+    if (!replaced) {
+      try {
+        renameNoReplace(dir, temporary, dir, MANIFEST_FILE);
+      } catch (error: unknown) {
+        if (isFsError(error, 'EEXIST'))
+          throw refuseDistributor('manifest_exists', { role: 'manifest', location: { path: MANIFEST_FILE } });
+        throw error;
+      }
     }
     placed = true;
     dir.fsync();
   } finally {
     file.close();
-    if (!placed) {
+    // After an exchange the temporary name holds the old manifest; before the
+    // commit it holds the unfinished new one. Either way it goes.
+    if (!placed || replaced) {
       try {
         dir.unlink(temporary);
+        if (replaced) dir.fsync();
       } catch {
         // Already gone.
       }
     }
   }
+  return replaced;
 }

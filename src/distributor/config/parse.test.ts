@@ -81,6 +81,36 @@ const BROKEN: readonly (readonly [string, string, string])[] = [
     VALID.replace('source: false, html: true', 'source: false, html: false'),
     'config_invalid_value',
   ],
+  [
+    'no output category, assets off too',
+    VALID.replace('source: false, html: true', 'source: false, html: false, assets: false'),
+    'config_invalid_value',
+  ],
+  [
+    'a language that is not a tag',
+    VALID.replace('source: false, html: true', 'source: false, html: {lang: "British English"}'),
+    'config_invalid_value',
+  ],
+  [
+    'an unknown key beside lang',
+    VALID.replace('source: false, html: true', 'source: false, html: {lang: en, theme: dark}'),
+    'config_unknown_key',
+  ],
+  [
+    'an html mapping without lang',
+    VALID.replace('source: false, html: true', 'source: false, html: {}'),
+    'config_missing_key',
+  ],
+  [
+    'html as a string',
+    VALID.replace('source: false, html: true', 'source: false, html: en'),
+    'config_wrong_type',
+  ],
+  [
+    'assets as a string',
+    VALID.replace('source: false, html: true', 'source: false, html: true, assets: "true"'),
+    'config_wrong_type',
+  ],
   ['an unknown kind', VALID.replace('kind: local', 'kind: ftp'), 'config_invalid_value'],
   ['a missing kind', VALID.replace('        kind: local\n', ''), 'config_missing_key'],
   ['a missing root', VALID.replace('        root: /srv/site\n', ''), 'config_missing_key'],
@@ -146,6 +176,48 @@ describe('distributor configuration', () => {
     expect(site).toMatchObject({ id: 'site', root: '/srv/site', work_dir: '/base/work' });
   });
 
+  it('reads html: {lang} and assets, and keeps html: true valid', () => {
+    const outputsOf = (outputs: string) =>
+      parseConfig(Buffer.from(VALID.replace('outputs: {source: false, html: true}', outputs)), '/b')
+        .pipelines[0]?.destinations[0]?.outputs;
+    expect(outputsOf('outputs: {source: false, html: {lang: en-GB}, assets: true}')).toEqual({
+      source: false,
+      html: true,
+      assets: true,
+      lang: 'en-GB',
+    });
+    expect(outputsOf('outputs: {source: false, html: true, assets: false}')).toEqual({
+      source: false,
+      html: true,
+    });
+    expect(outputsOf('outputs: {source: false, html: false, assets: true}')).toEqual({
+      source: false,
+      html: false,
+      assets: true,
+    });
+    const validate = new Ajv2020({ strict: true, allErrors: true }).compile(DISTRIBUTOR_CONFIG_SCHEMA);
+    for (const outputs of [
+      'outputs: {source: false, html: {lang: en-GB}, assets: true}',
+      'outputs: {source: false, html: false, assets: true}',
+      'outputs: {source: false, html: {lang: de}}',
+    ]) {
+      expect(validate(parseYaml(VALID.replace('outputs: {source: false, html: true}', outputs)))).toBe(true);
+    }
+  });
+
+  it('names a mistyped lang key and a bad language tag where they are', () => {
+    const typo = refusalOf(VALID.replace('source: false, html: true', 'source: false, html: {lang_: en}'));
+    expect(typo.code).toBe('config_unknown_key');
+    expect(typo.location?.pointer).toBe('pipelines[0].destinations[0].outputs.html.lang_');
+    expect(typo.hint).toBe("did you mean 'lang'?");
+    const tag = refusalOf(VALID.replace('source: false, html: true', 'source: false, html: {lang: en_GB}'));
+    expect(tag.toJSON()).toMatchObject({
+      reason_code: 'config_invalid_value',
+      location: { path: SHOWN, line: 9, pointer: 'pipelines[0].destinations[0].outputs.html.lang' },
+      hint: 'a language tag such as en, en-GB or de-CH (BCP 47)',
+    });
+  });
+
   it('keeps where each pipeline and destination is written, and the root as the user would type it', () => {
     const config = parseConfig(Buffer.from(VALID), '/base/conf', 'conf/sealkit.distributor.yaml');
     const pipeline = config.pipelines[0];
@@ -189,7 +261,7 @@ describe('distributor configuration', () => {
     const refusal = refusalOf(VALID.replace('        region: us-east-1\n', '        colour: red\n'));
     expect(refusal.location?.pointer).toBe('pipelines[0].destinations[1].colour');
     expect(refusal.hint).toBe(
-      'allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style',
+      'allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style, cache_control, connect_timeout_seconds, request_timeout_seconds',
     );
   });
 

@@ -2,6 +2,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   decodeUtf8Strict,
   describeKind,
+  duplicateKeyHint,
   type PathSegment,
   type Position,
   pointerOf,
@@ -15,7 +16,15 @@ import {
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
-import { BUCKET_PATTERN, ENDPOINT_PATTERN, ID_PATTERN, PREFIX_PATTERN } from './schema.js';
+import {
+  BUCKET_PATTERN,
+  CACHE_CONTROL_PATTERN,
+  ENDPOINT_PATTERN,
+  ID_PATTERN,
+  LANG_PATTERN,
+  MAX_TIMEOUT_SECONDS,
+  PREFIX_PATTERN,
+} from './schema.js';
 import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
 
 export const DEFAULT_CONFIG_FILE = 'sealkit.distributor.yaml';
@@ -29,15 +38,23 @@ const SOURCE = { required: ['root'] } as const;
 const LOCAL = { required: ['id', 'kind', 'root', 'outputs'], optional: ['work_dir'] } as const;
 const S3 = {
   required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
-  optional: ['endpoint', 'region', 'force_path_style'],
+  optional: [
+    'endpoint',
+    'region',
+    'force_path_style',
+    'cache_control',
+    'connect_timeout_seconds',
+    'request_timeout_seconds',
+  ],
 } as const;
-const OUTPUTS = { required: ['source', 'html'] } as const;
+const OUTPUTS = { required: ['source', 'html'], optional: ['assets'] } as const;
+const HTML = { required: ['lang'] } as const;
 const KINDS = ['local', 's3'] as const;
 
 const YAML_FAULTS: { readonly [F in YamlFault]: { code: DistributorRefusalCode; hint?: string } } = {
   not_utf8: { code: 'config_not_yaml', hint: 'the file is not valid UTF-8 from here' },
   malformed: { code: 'config_not_yaml' },
-  duplicate_key: { code: 'config_duplicate_key', hint: 'this key is already set in the same mapping' },
+  duplicate_key: { code: 'config_duplicate_key' },
   multiple_documents: {
     code: 'config_unsupported_yaml',
     hint: "the file holds one YAML document: remove the '---' line and what follows",
@@ -81,7 +98,8 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   }
   const root = readStrictYaml(decoded.text, {
     maxDepth: CONFIG_MAX_DEPTH,
-    refuse: (fault, place) => fail(YAML_FAULTS[fault].code, place, YAML_FAULTS[fault].hint),
+    refuse: (fault, place) =>
+      fail(YAML_FAULTS[fault].code, place, duplicateKeyHint(place) ?? YAML_FAULTS[fault].hint),
   });
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);
@@ -222,6 +240,15 @@ class ConfigReader {
     const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
       this.boolean(value, at),
     );
+    const cacheControl = this.optional(fields, 'cache_control', path, (value, at) =>
+      this.matching(value, CACHE_CONTROL_PATTERN, at, 'Cache-Control is 1 to 256 printable ASCII characters'),
+    );
+    const connectTimeout = this.optional(fields, 'connect_timeout_seconds', path, (value, at) =>
+      this.seconds(value, at),
+    );
+    const requestTimeout = this.optional(fields, 'request_timeout_seconds', path, (value, at) =>
+      this.seconds(value, at),
+    );
     const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
     if (
       id === undefined ||
@@ -230,7 +257,10 @@ class ConfigReader {
       outputs === undefined ||
       endpoint === null ||
       region === null ||
-      forcePathStyle === null
+      forcePathStyle === null ||
+      cacheControl === null ||
+      connectTimeout === null ||
+      requestTimeout === null
     ) {
       return undefined;
     }
@@ -242,6 +272,9 @@ class ConfigReader {
       ...(endpoint === undefined ? {} : { endpoint }),
       ...(region === undefined ? {} : { region }),
       ...(forcePathStyle === undefined ? {} : { force_path_style: forcePathStyle }),
+      ...(cacheControl === undefined ? {} : { cache_control: cacheControl }),
+      ...(connectTimeout === undefined ? {} : { connect_timeout_seconds: connectTimeout }),
+      ...(requestTimeout === undefined ? {} : { request_timeout_seconds: requestTimeout }),
       outputs,
       origin,
     };
@@ -252,17 +285,41 @@ class ConfigReader {
     const fields = this.record(entry.value, OUTPUTS, path);
     if (fields === undefined) return undefined;
     const source = this.field(fields, 'source', path, (value, at) => this.boolean(value, at));
-    const html = this.field(fields, 'html', path, (value, at) => this.boolean(value, at));
-    if (source === undefined || html === undefined) return undefined;
-    if (!source && !html) {
-      return this.report(
-        'config_invalid_value',
-        entry.value.at,
-        path,
-        'set source or html (or both) to true',
-      );
+    const html = this.field(fields, 'html', path, (value, at) => this.html(value, at));
+    const assets = this.optional(fields, 'assets', path, (value, at) => this.boolean(value, at));
+    if (source === undefined || html === undefined || assets === null) return undefined;
+    if (!source && !html.on && assets !== true) {
+      return this.report('config_invalid_value', entry.value.at, path, 'set source, html or assets to true');
     }
-    return { source, html };
+    return {
+      source,
+      html: html.on,
+      ...(assets === true ? { assets } : {}),
+      ...(html.lang === undefined ? {} : { lang: html.lang }),
+    };
+  }
+
+  /** `html: true|false`, or `html: {lang: en}` (pages on, in that language). */
+  private html(node: YamlNode, path: Path): { on: boolean; lang?: string } | undefined {
+    if (node.kind === 'boolean') return { on: node.value };
+    if (node.kind !== 'map') return this.wrongType(node, path, 'true, false or a mapping such as {lang: en}');
+    const fields = this.record(node, HTML, path);
+    const lang =
+      fields === undefined
+        ? undefined
+        : this.field(fields, 'lang', path, (value, at) => this.lang(value, at));
+    return lang === undefined ? undefined : { on: true, lang };
+  }
+
+  private lang(node: YamlNode, path: Path): string | undefined {
+    const text = this.matching(node, LANG_PATTERN, path, LANG_HINT);
+    if (text === undefined) return undefined;
+    try {
+      Intl.getCanonicalLocales(text);
+    } catch {
+      return this.report('config_invalid_value', node.at, path, LANG_HINT);
+    }
+    return text;
   }
 
   /** A closed record: every unknown and missing key is reported; the known fields are returned. */
@@ -272,36 +329,15 @@ class ConfigReader {
     path: Path,
   ): ReadonlyMap<string, YamlEntry> | undefined {
     if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
-    const allowed = [...shape.required, ...(shape.optional ?? [])];
     const { fields, problems } = readClosedRecord(node, shape, path);
-    // `htm: true` is one typo, not also a missing `html`: a missing key that
-    // an unknown key's "did you mean" names is not reported a second time.
-    const absent = shape.required.filter((key) => !fields.has(key));
-    const suggested = new Set(
-      problems.flatMap((p) => {
-        if (p.kind !== 'unknown_key') return [];
-        const near = nearest(p.key, absent);
-        return near === undefined ? [] : [near];
-      }),
-    );
     for (const problem of problems) {
-      if (problem.kind === 'unknown_key') {
-        this.problems.push(
-          this.fail(
-            'config_unknown_key',
-            { ...problem.at, pointer: problem.pointer },
-            problem.hint ?? `allowed keys here: ${allowed.join(', ')}`,
-          ),
-        );
-      } else if (!suggested.has(problem.key)) {
-        this.problems.push(
-          this.fail(
-            'config_missing_key',
-            { ...problem.at, pointer: problem.pointer },
-            `add '${problem.key}'`,
-          ),
-        );
-      }
+      this.problems.push(
+        this.fail(
+          problem.kind === 'unknown_key' ? 'config_unknown_key' : 'config_missing_key',
+          { ...problem.at, pointer: problem.pointer },
+          problem.hint,
+        ),
+      );
     }
     return fields;
   }
@@ -365,6 +401,18 @@ class ConfigReader {
     return node.kind === 'boolean' ? node.value : this.wrongType(node, path, 'true or false');
   }
 
+  private seconds(node: YamlNode, path: Path): number | undefined {
+    if (node.kind !== 'number') return this.wrongType(node, path, 'a number of seconds');
+    return node.value > 0 && node.value <= MAX_TIMEOUT_SECONDS
+      ? node.value
+      : this.report(
+          'config_invalid_value',
+          node.at,
+          path,
+          `a timeout is more than 0 and at most ${MAX_TIMEOUT_SECONDS} seconds`,
+        );
+  }
+
   private path(node: YamlNode, path: Path): { absolute: string; shown: string } | undefined {
     const text = this.nonEmpty(node, path);
     if (text === undefined) return undefined;
@@ -398,6 +446,7 @@ class ConfigReader {
   }
 }
 
+const LANG_HINT = 'a language tag such as en, en-GB or de-CH (BCP 47)';
 const ID_HINT = "an id is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
 const BUCKET_HINT =
   "a bucket name is 3 to 63 lowercase letters, digits, '.' or '-', starting and ending with a letter or digit";

@@ -5,6 +5,11 @@
  * is this object and that both accept and refuse the same fixtures).
  */
 const ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' } as const;
+const LANG = {
+  type: 'string',
+  pattern: '^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$',
+  description: 'A BCP 47 language tag for <html lang>, e.g. en, en-GB, de-CH.',
+} as const;
 const OUTPUTS = {
   type: 'object',
   description: 'Categories of files the destination receives; at least one must be true.',
@@ -12,9 +17,26 @@ const OUTPUTS = {
   required: ['source', 'html'],
   properties: {
     source: { type: 'boolean', description: 'Copies of the files listed in manifest.json.' },
-    html: { type: 'boolean', description: 'An HTML page beside each .md file (report.md -> report.html).' },
+    html: {
+      description:
+        "An HTML page beside each .md file (report.md -> report.html): true, or {lang: en} to set the pages' language.",
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'object', additionalProperties: false, required: ['lang'], properties: { lang: LANG } },
+      ],
+    },
+    assets: {
+      type: 'boolean',
+      description:
+        'Copies of the listed files that are neither Markdown nor HTML (images, CSV, PDF), for sites without source: true. Default false.',
+    },
   },
-  anyOf: [{ properties: { source: { const: true } } }, { properties: { html: { const: true } } }],
+  anyOf: [
+    { properties: { source: { const: true } } },
+    { properties: { html: { const: true } } },
+    { properties: { html: { type: 'object' } } },
+    { required: ['assets'], properties: { assets: { const: true } } },
+  ],
 } as const;
 const PATH = { type: 'string', minLength: 1, pattern: '^[^\\u0000]*$' } as const;
 
@@ -92,6 +114,24 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                     },
                     region: { type: 'string', minLength: 1 },
                     force_path_style: { type: 'boolean' },
+                    cache_control: {
+                      type: 'string',
+                      pattern: '^[\\x20-\\x7e]{1,256}$',
+                      description:
+                        "Cache-Control sent with every object; default 'no-cache' (browsers revalidate pages that are overwritten in place).",
+                    },
+                    connect_timeout_seconds: {
+                      type: 'number',
+                      exclusiveMinimum: 0,
+                      maximum: 3600,
+                      description: 'Seconds to wait for a connection to the store (default 5).',
+                    },
+                    request_timeout_seconds: {
+                      type: 'number',
+                      exclusiveMinimum: 0,
+                      maximum: 3600,
+                      description: 'Seconds a request may go without a byte from the store (default 30).',
+                    },
                     outputs: OUTPUTS,
                   },
                 },
@@ -105,6 +145,7 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
 } as const;
 
 export const ID_PATTERN = new RegExp(ID.pattern, 'u');
+export const LANG_PATTERN = new RegExp(LANG.pattern, 'u');
 export const BUCKET_PATTERN = new RegExp(
   DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
     .bucket.pattern,
@@ -116,6 +157,13 @@ export const PREFIX_PATTERN = new RegExp(
   'u',
 );
 export const ENDPOINT_PATTERN = /^https?:\/\/[^\s]+$/;
+export const CACHE_CONTROL_PATTERN = new RegExp(
+  DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
+    .cache_control.pattern,
+  'u',
+);
+/** The largest timeout a configuration may set, in seconds. */
+export const MAX_TIMEOUT_SECONDS = 3600;
 
 /** The bytes of docs/schemas/distributor-config.schema.json. */
 export function configSchemaText(): string {

@@ -62,6 +62,12 @@ export interface S3DestinationConfig {
   readonly endpoint?: string;
   readonly region?: string;
   readonly force_path_style?: boolean;
+  /** `Cache-Control` of every object written; default `no-cache` (docs/distributor.md, "Object headers"). */
+  readonly cache_control?: string;
+  /** Seconds to wait for a TCP/TLS connection (default 5). */
+  readonly connect_timeout_seconds?: number;
+  /** Seconds a request may go without a byte from the store before it is abandoned (default 30). */
+  readonly request_timeout_seconds?: number;
   readonly outputs: OutputCategories;
   readonly origin?: ConfigOrigin;
 }

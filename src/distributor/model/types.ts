@@ -66,8 +66,18 @@ export interface DestinationState {
   readonly outputs: readonly OutputRecord[];
 }
 
-/** Which categories of files a destination receives (seed: "Destination Output Contract"). */
+/**
+ * Which categories of files a destination receives
+ * (docs/distributor.md#outputs-and-state): `source`
+ * copies every listed file, `html` adds a page per `.md` file, `assets`
+ * copies the listed files that are neither Markdown nor HTML (implied by
+ * `source`).
+ */
 export interface OutputCategories {
   readonly source: boolean;
   readonly html: boolean;
+  /** Absent means false. */
+  readonly assets?: boolean;
+  /** The pages' `<html lang>` (`html: {lang: en}` in the configuration); absent: none. */
+  readonly lang?: string;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import type { BundleDir, BundlePath, DestinationState, Instant, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from './compare.js';
+import { expectedOutputs, plannedOutputs } from './outputs.js';
 import { planRun } from './plan-run.js';
 import type { StateToken } from './types.js';
 
@@ -100,6 +101,133 @@ describe('destination comparison (the seed six plus two safety rules)', () => {
       outcome: 'refused',
       reason_code: 'destination_incomplete',
     });
+  });
+});
+
+describe("an outputs change republishes (a decision of sealkit's own)", () => {
+  const source = manifest();
+  const copy = {
+    path: 'report.md' as BundlePath,
+    kind: 'source' as const,
+    source_path: 'report.md' as BundlePath,
+    sha256: sha('2'),
+    size: 10,
+  };
+  const page = {
+    path: 'report.html' as BundlePath,
+    kind: 'generated' as const,
+    source_path: 'report.md' as BundlePath,
+    transform: 'markdown_to_html' as const,
+    sha256: sha('4'),
+    size: 50,
+  };
+  it('skips when the configured outputs are those the state lists', () => {
+    expect(decide(source, managed(manifest()), [copy])).toEqual({ outcome: 'skipped_same' });
+  });
+  it('regression: turning html on for a published bundle replaces it, reason outputs_changed', () => {
+    expect(
+      decide(
+        source,
+        managed(manifest()),
+        [page, copy].sort((a, b) => (a.path < b.path ? -1 : 1)),
+      ),
+    ).toEqual({
+      outcome: 'replaced',
+      previous: (managed(manifest()) as { state: DestinationState }).state,
+      token: 'token-1',
+      reason: 'outputs_changed',
+    });
+  });
+  it('turning source off, or a page that renders to other bytes, replaces too', () => {
+    expect(decide(source, managed(manifest()), [])).toMatchObject({ reason: 'outputs_changed' });
+    const withPage = managed(manifest());
+    const state = (withPage as { state: DestinationState }).state;
+    const published: SnapshotView = { ...withPage, state: { ...state, outputs: [page] } } as SnapshotView;
+    expect(decide(source, published, [page])).toEqual({ outcome: 'skipped_same' });
+    expect(decide(source, published, [{ ...page, sha256: sha('5'), size: 51 }])).toMatchObject({
+      outcome: 'replaced',
+      reason: 'outputs_changed',
+    });
+    // Before validation a page's digest is unknown: it counts as unchanged.
+    expect(decide(source, published, [{ ...page, sha256: undefined, size: undefined }])).toEqual({
+      outcome: 'skipped_same',
+    });
+  });
+  it('keeps the replacement safety rules: unlisted entries and missing outputs are refused', () => {
+    expect(decide(source, managed(manifest(), { unlisted: true }), [])).toEqual({
+      outcome: 'refused',
+      reason_code: 'destination_unlisted_entry',
+    });
+    expect(decide(source, managed(manifest(), { missing: true }), [])).toEqual({
+      outcome: 'refused',
+      reason_code: 'destination_incomplete',
+    });
+  });
+  it('plans the replacement with its reason and the old outputs to delete', () => {
+    const plan = planRun([
+      {
+        id: 'p',
+        destinations: [{ id: 'site', kind: 'local', outputs: { source: false, html: true } }],
+        failures: [],
+        bundles: [
+          {
+            dir: 'a' as BundleDir,
+            manifest: source,
+            pages: [{ source_index: 0, path: page.path, sha256: page.sha256, size: page.size }],
+            views: [managed(manifest())],
+          },
+        ],
+      },
+    ]);
+    expect(plan.items[0]).toMatchObject({
+      outcome: 'replaced',
+      reason: 'outputs_changed',
+      previous: { token: 'token-1', outputs: ['report.md'] },
+      outputs: [{ path: 'report.html', kind: 'generated' }],
+    });
+  });
+});
+
+describe('output categories', () => {
+  const files = manifest({
+    files: [
+      { path: 'chart.png' as BundlePath, sha256: sha('a'), size: 1 },
+      { path: 'data/days.csv' as BundlePath, sha256: sha('b'), size: 2 },
+      { path: 'legacy.html' as BundlePath, sha256: sha('c'), size: 3 },
+      { path: 'report.md' as BundlePath, sha256: sha('d'), size: 4 },
+    ],
+  });
+  const pages = [
+    { source_index: 3, path: 'report.html' as BundlePath, sha256: sha('e'), size: 5 },
+    { source_index: 3, path: 'report.html' as BundlePath, sha256: sha('f'), size: 6, lang: 'de' },
+  ];
+  const paths = (outputs: ReturnType<typeof plannedOutputs>) =>
+    outputs?.map((o) => `${o.kind} ${o.path} ${o.sha256.slice(7, 8)}`);
+  it('assets: the listed files that are neither Markdown nor HTML, recorded as kind source', () => {
+    expect(paths(plannedOutputs(files, pages, { source: false, html: true, assets: true }))).toEqual([
+      'source chart.png a',
+      'source data/days.csv b',
+      'generated report.html e',
+    ]);
+    // source already copies everything: assets adds nothing twice.
+    expect(paths(plannedOutputs(files, pages, { source: true, html: false, assets: true }))).toHaveLength(4);
+  });
+  it('a destination receives the pages of its own lang', () => {
+    expect(paths(plannedOutputs(files, pages, { source: false, html: true, lang: 'de' }))).toEqual([
+      'generated report.html f',
+    ]);
+  });
+  it('knows before validation which outputs a destination will receive, pages without a digest', () => {
+    expect(
+      expectedOutputs(files, { source: false, html: true, assets: true }).map((o) => [
+        o.path,
+        o.sha256 ?? null,
+      ]),
+    ).toEqual([
+      ['chart.png', sha('a')],
+      ['data/days.csv', sha('b')],
+      ['report.html', null],
+    ]);
   });
 });
 

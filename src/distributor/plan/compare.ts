@@ -1,7 +1,8 @@
 import { compareInstants } from '../model/instant.js';
-import type { BundlePath, DestinationState, SourceManifest } from '../model/types.js';
+import type { BundlePath, DestinationState, OutputRecord, SourceManifest } from '../model/types.js';
 import type { DistributorReasonCode, DistributorRefusalCode } from '../refusals.js';
-import type { StateToken } from './types.js';
+import type { ExpectedOutput } from './outputs.js';
+import type { ReplaceReason, StateToken } from './types.js';
 
 /** What the planner knows about one destination bundle path: pure data, no handles. */
 export type SnapshotView =
@@ -19,7 +20,12 @@ export type SnapshotView =
 
 export type Decision =
   | { readonly outcome: 'published' }
-  | { readonly outcome: 'replaced'; readonly previous: DestinationState; readonly token: StateToken }
+  | {
+      readonly outcome: 'replaced';
+      readonly previous: DestinationState;
+      readonly token: StateToken;
+      readonly reason?: ReplaceReason;
+    }
   | { readonly outcome: 'skipped_same' | 'skipped_newer' }
   | { readonly outcome: 'conflict'; readonly reason_code: DistributorRefusalCode }
   | { readonly outcome: 'refused'; readonly reason_code: DistributorReasonCode };
@@ -35,8 +41,20 @@ export type Decision =
  * are gone (the destination was damaged; skipping would hide it), and the
  * same manifest beside residue of an interrupted run of ours is published
  * again (`replace`), which completes that run's cleanup.
+ *
+ * A fourth is sealkit's own too (docs/distributor.md#outcomes): when the manifest is the same but the
+ * outputs the configuration asks for (`expected`) differ from those the
+ * state lists — `html` or `assets` turned on or off, another `lang`, a page
+ * rendered differently — the bundle is replaced (reason `outputs_changed`)
+ * through the same atomic exchange, subject to the same safety rules.
+ * Without `expected` outputs are not compared. An expected page whose digest
+ * is not known yet (before validation) counts as unchanged.
  */
-export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
+export function decide(
+  manifest: SourceManifest,
+  view: SnapshotView,
+  expected?: readonly ExpectedOutput[],
+): Decision {
   switch (view.kind) {
     case 'empty':
       return { outcome: 'published' };
@@ -54,9 +72,11 @@ export function decide(manifest: SourceManifest, view: SnapshotView): Decision {
     // and old objects still there). Publishing the same bundle again over it
     // finishes that cleanup; skipping would leave it forever.
     if (view.residue.length > 0) return { outcome: 'replaced', previous: view.state, token: view.token };
-    return view.missing
-      ? { outcome: 'refused', reason_code: 'destination_incomplete' }
-      : { outcome: 'skipped_same' };
+    if (view.missing) return { outcome: 'refused', reason_code: 'destination_incomplete' };
+    if (expected === undefined || sameOutputs(view.state.outputs, expected))
+      return { outcome: 'skipped_same' };
+    if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
+    return { outcome: 'replaced', previous: view.state, token: view.token, reason: 'outputs_changed' };
   }
   if (published.id !== manifest.id) return { outcome: 'conflict', reason_code: 'conflict_different_id' };
   const order = compareInstants(published.created, manifest.created);
@@ -84,6 +104,30 @@ export function sameManifest(a: SourceManifest, b: SourceManifest): boolean {
       file.path === other.path &&
       file.sha256 === other.sha256 &&
       file.size === other.size
+    );
+  });
+}
+
+/**
+ * Whether the published outputs are the expected ones, record by record
+ * (both sorted by UTF-8 path): path, kind, source path, transform, digest
+ * and size. An expected digest or size not known yet matches any.
+ */
+export function sameOutputs(
+  published: readonly OutputRecord[],
+  expected: readonly ExpectedOutput[],
+): boolean {
+  if (published.length !== expected.length) return false;
+  return published.every((output, index) => {
+    const want = expected[index];
+    return (
+      want !== undefined &&
+      output.path === want.path &&
+      output.kind === want.kind &&
+      output.source_path === want.source_path &&
+      output.transform === want.transform &&
+      (want.sha256 === undefined || output.sha256 === want.sha256) &&
+      (want.size === undefined || output.size === want.size)
     );
   });
 }

@@ -1,5 +1,6 @@
 import type { BundlePath, OutputCategories, SourceManifest } from '../model/types.js';
 import { compareUtf8, pathSetProblem } from '../path/bundle-path.js';
+import { htmlSidecarPath, isAsset } from '../transform/sidecar.js';
 import type { PlannedOutput } from './types.js';
 
 export interface PageInfo {
@@ -7,12 +8,15 @@ export interface PageInfo {
   readonly path: BundlePath;
   readonly sha256: PlannedOutput['sha256'];
   readonly size: number;
+  /** The `lang` the page was rendered with; a destination receives the pages of its own `lang`. */
+  readonly lang?: string;
 }
 
 /**
  * The files a destination receives from one bundle (seed: "Destination Output
- * Contract"): copies of every listed file when `source`, a page per `.md` file
- * when `html`; sorted by UTF-8 path. Undefined when two of them collide
+ * Contract"): copies of every listed file when `source` (else, with `assets`,
+ * of the listed files that are neither Markdown nor HTML), a page per `.md`
+ * file when `html`; sorted by UTF-8 path. Undefined when two of them collide
  * (same path, NFC twins, or a file used as a directory) — refused at planning.
  */
 export function plannedOutputs(
@@ -21,20 +25,20 @@ export function plannedOutputs(
   categories: OutputCategories,
 ): readonly PlannedOutput[] | undefined {
   const outputs: PlannedOutput[] = [];
-  if (categories.source) {
-    for (const [index, file] of manifest.files.entries()) {
-      outputs.push({
-        path: file.path,
-        kind: 'source',
-        source_path: file.path,
-        source_index: index,
-        sha256: file.sha256,
-        size: file.size,
-      });
-    }
+  for (const [index, file] of manifest.files.entries()) {
+    if (!categories.source && !(categories.assets === true && isAsset(file.path))) continue;
+    outputs.push({
+      path: file.path,
+      kind: 'source',
+      source_path: file.path,
+      source_index: index,
+      sha256: file.sha256,
+      size: file.size,
+    });
   }
   if (categories.html) {
     for (const page of pages) {
+      if (page.lang !== categories.lang) continue;
       const source = manifest.files[page.source_index];
       if (source === undefined) return undefined;
       outputs.push({
@@ -49,5 +53,50 @@ export function plannedOutputs(
     }
   }
   if (pathSetProblem(outputs.map((output) => output.path)) !== undefined) return undefined;
+  return outputs.sort((a, b) => compareUtf8(a.path, b.path));
+}
+
+/**
+ * The outputs a destination will receive, known before any file is read:
+ * pages are named (`x.md` → `x.html`) but their digest and size are not yet
+ * known (undefined). Used to tell, before validation, whether a published
+ * bundle's outputs already are what the configuration asks for.
+ */
+export interface ExpectedOutput {
+  readonly path: string;
+  readonly kind: PlannedOutput['kind'];
+  readonly source_path: string;
+  readonly transform?: PlannedOutput['transform'];
+  readonly sha256: PlannedOutput['sha256'] | undefined;
+  readonly size: number | undefined;
+}
+
+export function expectedOutputs(
+  manifest: SourceManifest,
+  categories: OutputCategories,
+): readonly ExpectedOutput[] {
+  const outputs: ExpectedOutput[] = [];
+  for (const file of manifest.files) {
+    if (categories.source || (categories.assets === true && isAsset(file.path))) {
+      outputs.push({
+        path: file.path,
+        kind: 'source',
+        source_path: file.path,
+        sha256: file.sha256,
+        size: file.size,
+      });
+    }
+    const page = categories.html ? htmlSidecarPath(file.path) : undefined;
+    if (page !== undefined) {
+      outputs.push({
+        path: page,
+        kind: 'generated',
+        source_path: file.path,
+        transform: 'markdown_to_html',
+        sha256: undefined,
+        size: undefined,
+      });
+    }
+  }
   return outputs.sort((a, b) => compareUtf8(a.path, b.path));
 }

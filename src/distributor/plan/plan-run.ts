@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Refusal } from '../../core/refusal/index.js';
+import type { ObjectLimits } from '../backend.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import type { DistributorReasonCode } from '../refusals.js';
@@ -22,6 +23,8 @@ export interface PlanPipelineInput {
   /** The source root as refusals show it (docs/distributor.md#reading-an-error); absent: bundle-relative. */
   readonly shownRoot?: string;
   readonly destinations: readonly PlannedDestination[];
+  /** Per destination (same order), the object limits its backend states; absent: no limit. */
+  readonly limits?: readonly (ObjectLimits | undefined)[];
   readonly bundles: readonly PlanBundleInput[];
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
@@ -67,7 +70,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           kind: 'refused',
           reason_code: 'destination_unreachable',
         };
-        const item = planItem(pipeline.id, destination, bundle, view);
+        const item = planItem(pipeline.id, destination, bundle, view, pipeline.limits?.[index]);
         if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
           const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
           const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
@@ -118,6 +121,7 @@ function planItem(
   destination: PlannedDestination,
   bundle: PlanBundleInput,
   view: SnapshotView,
+  limits: ObjectLimits | undefined,
 ): PlanItem {
   const head = {
     pipeline_id: pipelineId,
@@ -127,7 +131,7 @@ function planItem(
   };
   const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
   if (outputs === undefined) return { ...head, outcome: 'refused', reason_code: 'output_collision' };
-  const decision = decide(bundle.manifest, view);
+  const decision = decide(bundle.manifest, view, outputs);
   switch (decision.outcome) {
     case 'skipped_same':
       return { ...head, outcome: decision.outcome };
@@ -149,6 +153,8 @@ function planItem(
     case 'replaced':
       break;
   }
+  const overLimit = limits === undefined ? undefined : limitProblem(bundle.dir, outputs, limits);
+  if (overLimit !== undefined) return { ...head, outcome: 'refused', reason_code: overLimit };
   const state = {
     schema_version: 1 as const,
     distributor_version: DISTRIBUTOR_VERSION,
@@ -165,8 +171,30 @@ function planItem(
     outputs,
     state,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     residue,
   };
+}
+
+/** The names sealkit itself writes beside the outputs; the longest bounds the key of every bundle. */
+const OWN_NAMES = ['.distributor.json', '.distributor.pending.json'] as const;
+
+/**
+ * An output the destination cannot store as one object (too large), or whose
+ * key (`<prefix>/<bundle dir>/<path>`) is longer than the destination allows;
+ * the bundle's own state and marker keys count too.
+ */
+function limitProblem(
+  dir: BundleDir,
+  outputs: readonly { readonly path: string; readonly size: number }[],
+  limits: ObjectLimits,
+): 'output_too_large' | 'output_key_too_long' | undefined {
+  if (outputs.some((output) => output.size > limits.max_object_bytes)) return 'output_too_large';
+  const base = limits.key_prefix_bytes + Buffer.byteLength(dir, 'utf8') + 1;
+  const names = [...OWN_NAMES, ...outputs.map((output) => output.path)];
+  if (names.some((name) => base + Buffer.byteLength(name, 'utf8') > limits.max_key_bytes))
+    return 'output_key_too_long';
+  return undefined;
 }
 
 function base(item: PlanItem) {

@@ -51,6 +51,13 @@ export interface PlannedOutput {
  */
 export type StateToken = string & { readonly __stateToken: true };
 
+/**
+ * Why a bundle with the same manifest is replaced: the outputs the
+ * configuration asks for differ from those its state lists
+ * (docs/distributor.md#outcomes).
+ */
+export type ReplaceReason = 'outputs_changed';
+
 /** What a replacement may delete: exactly the old state's outputs, then the old state. */
 export interface PlannedPrevious {
   readonly token: StateToken;
@@ -73,6 +80,8 @@ export interface PlannedWrite extends PlanItemBase {
   readonly state: Omit<DestinationState, 'published_at'>;
   /** replace only: the state being replaced. */
   readonly previous?: PlannedPrevious;
+  /** replace only: set when the manifest is the same and the outputs changed. */
+  readonly reason?: ReplaceReason;
   /**
    * Objects a crashed earlier run of ours left under this bundle path and
    * recorded in its pending marker; apply may overwrite or delete exactly

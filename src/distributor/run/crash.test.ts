@@ -120,7 +120,15 @@ function subtree(tree: Record<string, string>, prefix: string): Record<string, s
 }
 
 type Tree = Record<string, string>;
-let reference: { before: Tree[]; after: Tree[]; beforeLoose: Tree[]; afterLoose: Tree[]; steps: number };
+let reference: {
+  before: Tree[];
+  after: Tree[];
+  beforeLoose: Tree[];
+  afterLoose: Tree[];
+  steps: number;
+  /** Every step of the uninterrupted run, in order. */
+  kinds: Step[];
+};
 const loose = (root: string): Tree => describeTree(root, { ignorePublishedAt: true });
 
 beforeAll(async () => {
@@ -128,11 +136,13 @@ beforeAll(async () => {
   const before = s.roots.map((root) => describeTree(root));
   const beforeLoose = s.roots.map(loose);
   let steps = 0;
+  const kinds: Step[] = [];
   const report = await distributeRun({
     configPath: s.config,
     now: T1,
-    beforeStep: () => {
+    beforeStep: (step) => {
       steps += 1;
+      kinds.push(step);
     },
   });
   expect(
@@ -153,6 +163,7 @@ beforeAll(async () => {
     beforeLoose,
     afterLoose: s.roots.map(loose),
     steps,
+    kinds,
   };
 }, 120_000);
 
@@ -207,32 +218,35 @@ describe('crash safety', () => {
     }
   }, 600_000);
 
+  it('survives SIGKILL at each point of a group commit: around the batch flush, between commits, between parent flushes', async () => {
+    const points = groupCommitPoints(reference.kinds);
+    // Both destinations commit a batch of two bundles (an exchange and a rename), into two parents.
+    expect(points.map((point) => point.label)).toEqual(
+      ['archive', 'site'].flatMap((destination) =>
+        [
+          'before the batch flush',
+          'after the batch flush, before the first commit',
+          'between the two commit renames',
+          'before the second commit rename',
+          'before the first parent flush',
+          'between the two parent flushes',
+        ].map((label) => `${destination}: ${label}`),
+      ),
+    );
+    for (const point of points) {
+      const s = await scenario();
+      killAtStep(s, point.at);
+      await expectRecoverable(s, `SIGKILL ${point.label} (step ${point.at})`);
+      rmSync(s.dir, { recursive: true, force: true });
+    }
+  }, 600_000);
+
   it('survives SIGKILL at 50 random steps and 10 random moments', async () => {
     const random = mulberry32(0x5ea1c17);
-    const distributor = join(build, 'dist', 'src', 'distributor', 'index.js');
     for (let round = 0; round < 50; round += 1) {
       const s = await scenario();
       const killAt = Math.floor(random() * reference.steps);
-      const child = spawnSync(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          `const { distributeRun } = await import(${JSON.stringify(distributor)});
-           let seen = 0;
-           await distributeRun({ configPath: process.argv[1], now: () => new Date('2026-06-02T00:00:00Z'),
-             beforeStep: () => { if (seen++ === Number(process.argv[2])) process.kill(process.pid, 'SIGKILL'); } });`,
-          s.config,
-          String(killAt),
-        ],
-        { encoding: 'utf8' },
-      );
-      expect({ round, killAt, signal: child.signal, stderr: child.stderr }).toEqual({
-        round,
-        killAt,
-        signal: 'SIGKILL',
-        stderr: '',
-      });
+      killAtStep(s, killAt, round);
       await expectRecoverable(s, `SIGKILL at step ${killAt}`);
       rmSync(s.dir, { recursive: true, force: true });
     }
@@ -256,6 +270,65 @@ describe('crash safety', () => {
     }
   }, 900_000);
 });
+
+/** Runs the scenario in a child process that SIGKILLs itself just before step `killAt` (0-based). */
+function killAtStep(s: Scenario, killAt: number, round = 0): void {
+  const distributor = join(build, 'dist', 'src', 'distributor', 'index.js');
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { distributeRun } = await import(${JSON.stringify(distributor)});
+       let seen = 0;
+       await distributeRun({ configPath: process.argv[1], now: () => new Date('2026-06-02T00:00:00Z'),
+         beforeStep: () => { if (seen++ === Number(process.argv[2])) process.kill(process.pid, 'SIGKILL'); } });`,
+      s.config,
+      String(killAt),
+    ],
+    { encoding: 'utf8' },
+  );
+  expect({ round, killAt, signal: child.signal, stderr: child.stderr }).toEqual({
+    round,
+    killAt,
+    signal: 'SIGKILL',
+    stderr: '',
+  });
+}
+
+/**
+ * The steps of a group commit where a crash matters, per destination, as
+ * indexes into the uninterrupted run's steps: the batch flush, the step
+ * after it, the steps after the first commit and before the second, and the
+ * two parent-directory flushes that follow the last commit.
+ */
+function groupCommitPoints(kinds: readonly Step[]): { readonly label: string; readonly at: number }[] {
+  const points: { label: string; at: number }[] = [];
+  for (const destination of ['archive', 'site']) {
+    const own = kinds
+      .map((step, at) => ({ ...step, at }))
+      .filter((step) => step.destination_id === destination);
+    const flush = own.find((step) => step.kind === 'flush');
+    if (flush === undefined) continue;
+    const afterFlush = own.filter((step) => step.at > flush.at);
+    const firstCommit = afterFlush.find((step) => step.kind === 'exchange' || step.kind === 'rename');
+    const parentFlushes = own.filter((step) => step.at > flush.at && step.kind === 'fsync').slice(-2);
+    const secondCommit = afterFlush
+      .filter((step) => step.kind === 'rename' || step.kind === 'exchange')
+      .at(-1);
+    if (firstCommit === undefined || secondCommit === undefined || parentFlushes.length < 2) continue;
+    const [firstParent, secondParent] = parentFlushes;
+    points.push(
+      { label: `${destination}: before the batch flush`, at: flush.at },
+      { label: `${destination}: after the batch flush, before the first commit`, at: flush.at + 1 },
+      { label: `${destination}: between the two commit renames`, at: firstCommit.at + 1 },
+      { label: `${destination}: before the second commit rename`, at: secondCommit.at },
+      { label: `${destination}: before the first parent flush`, at: firstParent?.at ?? -1 },
+      { label: `${destination}: between the two parent flushes`, at: secondParent?.at ?? -1 },
+    );
+  }
+  return points;
+}
 
 /** The descriptors this process holds, as `fd -> target` (readlink of /proc/self/fd). */
 function openDescriptors(): Record<string, string> {

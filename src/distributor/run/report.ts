@@ -3,7 +3,7 @@ import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
 import type { Instant } from '../model/types.js';
-import type { Outcome, PlanItem, RunFailure, RunPlan } from '../plan/types.js';
+import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
@@ -14,6 +14,8 @@ export interface ItemOutcome {
   readonly bundle_id: string | null;
   readonly outcome: Outcome;
   readonly reason_code?: DistributorReasonCode;
+  /** `replaced` only: why a bundle whose manifest did not change was published again. */
+  readonly reason?: ReplaceReason;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
@@ -63,7 +65,12 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
     case 'published':
       return { ...head, outcome: 'published', outputs: item.outputs.length };
     case 'replaced':
-      return { ...head, outcome: 'replaced', outputs: item.outputs.length };
+      return {
+        ...head,
+        outcome: 'replaced',
+        ...(item.reason === undefined ? {} : { reason: item.reason }),
+        outputs: item.outputs.length,
+      };
     case 'skipped_same':
       return { ...head, outcome: 'skipped_same' };
     case 'skipped_newer':
@@ -124,7 +131,9 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
-      cause === undefined ? `bundle '${item.bundle_dir}'` : `bundle '${item.bundle_dir}': ${cause}`,
+      cause === undefined
+        ? `destination '${item.destination_id}', bundle '${item.bundle_dir}'`
+        : `destination '${item.destination_id}', bundle '${item.bundle_dir}': ${cause}`,
     );
     return { ...item, refusal };
   });
@@ -138,22 +147,27 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
  */
 export function reportRefusals(report: RunReport): readonly Refusal[] {
   const refusals = report.failures.map((failure) => failure.refusal ?? knownRefusal(failure.reason_code));
-  const groups = new Map<string, { refusal: Refusal; bundles: string[] }>();
+  const groups = new Map<string, { refusal: Refusal; destination: string; bundles: string[] }>();
   for (const item of report.outcomes) {
     if (item.refusal === undefined) continue;
     const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}`;
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { refusal: item.refusal, bundles: [item.bundle_dir] });
+    if (group === undefined)
+      groups.set(key, {
+        refusal: item.refusal,
+        destination: item.destination_id,
+        bundles: [item.bundle_dir],
+      });
     else group.bundles.push(item.bundle_dir);
   }
-  for (const { refusal, bundles } of groups.values()) {
+  for (const { refusal, destination, bundles } of groups.values()) {
     const [first] = bundles;
     if (bundles.length === 1 || first === undefined) {
       refusals.push(refusal);
       continue;
     }
-    // The first bundle's cause (`bundle 'a': no space left...`) stands for the group.
-    const named = `bundle '${first}'`;
+    // The first bundle's cause (`...: no space left on the filesystem (ENOSPC)`) stands for the group.
+    const named = `destination '${destination}', bundle '${first}'`;
     const cause = refusal.hint?.startsWith(named) === true ? refusal.hint.slice(named.length) : '';
     refusals.push(refusal.at({}, `${named} and ${bundles.length - 1} more${cause}`));
   }

@@ -1,7 +1,9 @@
 import { nearest, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type {
+  AppliedOutcome,
   BackendFactory,
   BackendOpenContext,
+  BatchWrite,
   DestinationBackend,
   OutputSource,
   Step,
@@ -24,7 +26,9 @@ import {
   inspectAll,
   planInput,
   readManifests,
+  type SourceBundle,
   type SourcePipeline,
+  type TemporaryArea,
   verifyAll,
 } from './sources.js';
 
@@ -63,7 +67,28 @@ export interface DistributeRunOptions {
   /** The S3 backend; default the built-in one. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the run (the CLI aborts it on SIGINT and SIGTERM): no new
+   * bundle write starts, writes in flight are aborted or finished by their
+   * backend, every bundle not committed is reported `run_interrupted`, and
+   * the run's temporary copies are removed as usual.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Bundles written at once (default `DEFAULT_TRANSFERS`). The writes of one
+   * bundle stay in order, and local destinations are written one bundle at a
+   * time; S3 bundles overlap, each with its own marker, outputs and state.
+   */
+  readonly transfers?: number;
 }
+
+/**
+ * Bundles in flight at once unless `--transfers` says otherwise: chosen by
+ * the benchmark of 100 one-MiB bundles to radosgw (docs/performance.md).
+ */
+export const DEFAULT_TRANSFERS = 16;
+/** The most `--transfers` accepts. */
+export const MAX_TRANSFERS = 64;
 
 /**
  * `sealkit distribute run`. Phases: lock → discover and read every manifest
@@ -107,7 +132,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const opened = selected.map((pipeline) =>
     pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
   );
-  const temporary: { path?: string } = {};
+  const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
     if (!dryRun) {
@@ -148,6 +173,14 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   }
 }
 
+/**
+ * Bounds of one group commit at a local destination: how many bundles, and
+ * how many output bytes, are staged before one flush makes them durable
+ * (docs/performance.md, "Group commit"). A crash loses at most one batch's
+ * work, never a bundle's integrity.
+ */
+export const BATCH_LIMITS = { maxWrites: 256, maxBytes: 256 * 1024 * 1024 } as const;
+
 async function applyPlan(
   items: readonly PlanItem[],
   pipelines: readonly SourcePipeline[],
@@ -158,72 +191,223 @@ async function applyPlan(
   const writes = items.filter(
     (item): item is PlannedWrite => item.outcome === 'published' || item.outcome === 'replaced',
   );
-  const ordered = orderOwnersLast(writes, byPipeline);
   const now = instantOf((options.now ?? (() => new Date()))());
   const beforeStep = options.beforeStep ?? (() => {});
-  for (const [index, write] of ordered.entries()) {
-    options.onProgress?.({ phase: 'apply', done: index, total: ordered.length });
-    outcomes.set(write, await applyOne(write, byPipeline.get(write.pipeline_id), now, beforeStep));
+  const batches = batchesOf(orderForBatches(writes, pipelines), byPipeline);
+  let done = 0;
+  const signal = options.signal;
+  const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
+  for (const batch of batches) {
+    options.onProgress?.({ phase: 'apply', done, total: writes.length });
+    const results =
+      signal?.aborted === true
+        ? batch.map(interruptedOutcome)
+        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers });
+    for (const [index, write] of batch.entries()) {
+      const result = results[index];
+      if (result !== undefined) outcomes.set(write, result);
+    }
+    done += batch.length;
   }
-  options.onProgress?.({ phase: 'apply', done: ordered.length, total: ordered.length });
+  options.onProgress?.({ phase: 'apply', done: writes.length, total: writes.length });
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
 }
 
-async function applyOne(
+function backendOf(
   write: PlannedWrite,
-  pipeline: SourcePipeline | undefined,
-  now: ReturnType<typeof instantOf>,
-  beforeStep: (step: Step) => void,
-): Promise<ItemOutcome> {
-  const { outputs: _outputs, ...head } = predictedOutcome(write);
-  const backend = pipeline?.destinations.find((d) => d.config.id === write.destination_id)?.backend;
-  const bundle = pipeline?.bundles.find((candidate) => candidate.dir === write.bundle_dir);
-  const store = bundle?.store;
-  const bundleIndex = bundle?.snapshotIndex;
-  if (store === undefined || backend === undefined || bundleIndex === undefined) {
-    return { ...head, outcome: 'refused', reason_code: 'destination_unreachable' };
-  }
-  let bundleSnapshot: BundleSnapshot | undefined;
-  try {
-    bundleSnapshot = store.snapshot.reopen(bundleIndex);
-    const applied = await backend.apply(write, outputSource(bundleSnapshot, store.owner === backend), {
-      now,
-      beforeStep,
-    });
-    return applied.outcome === 'refused'
-      ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(applied.refusal), refusal: applied.refusal }
-      : { ...head, outcome: applied.outcome, outputs: applied.outputs.length };
-  } catch (error: unknown) {
-    const refusal = toRefusal(error, () => destinationWriteFailed(error));
-    return { ...head, outcome: 'refused', reason_code: reasonCodeOf(refusal), refusal };
-  } finally {
-    bundleSnapshot?.close();
-  }
+  pipelines: ReadonlyMap<string, SourcePipeline>,
+): DestinationBackend | undefined {
+  return pipelines.get(write.pipeline_id)?.destinations.find((d) => d.config.id === write.destination_id)
+    ?.backend;
 }
 
-/** Per bundle, the destination holding the snapshot goes last: it may move snapshot files instead of copying. */
-function orderOwnersLast(
+/**
+ * The order writes are applied in: pipeline by pipeline; within one, every
+ * write to a destination that does not hold the snapshot first, then the
+ * snapshot's owner (it may move snapshot files instead of copying them, so
+ * it goes after every other destination of each bundle); destination by
+ * destination, each in plan order, so one destination's writes are
+ * consecutive and can be committed as groups.
+ */
+function orderForBatches(
   writes: readonly PlannedWrite[],
-  pipelines: ReadonlyMap<string, SourcePipeline>,
+  pipelines: readonly SourcePipeline[],
 ): PlannedWrite[] {
-  const isOwner = (write: PlannedWrite): boolean => {
-    const pipeline = pipelines.get(write.pipeline_id);
-    const backend: DestinationBackend | undefined = pipeline?.destinations.find(
-      (d) => d.config.id === write.destination_id,
-    )?.backend;
-    const owner = pipeline?.bundles.find((bundle) => bundle.dir === write.bundle_dir)?.store?.owner;
-    return owner !== undefined && backend === owner;
+  const pipelineIndex = new Map(pipelines.map((pipeline, index) => [pipeline.config.id, index]));
+  const rank = (write: PlannedWrite): readonly number[] => {
+    const pipeline = pipelines[pipelineIndex.get(write.pipeline_id) ?? -1];
+    const destination = pipeline?.destinations.findIndex((d) => d.config.id === write.destination_id) ?? -1;
+    const backend = pipeline?.destinations[destination]?.backend;
+    // The destination whose work area holds this bundle's snapshot (a bundle
+    // whose copy moved elsewhere after a failed write has another owner).
+    const holder = pipeline?.bundles.find((bundle) => bundle.dir === write.bundle_dir)?.store?.owner;
+    const owner = holder !== undefined && backend === holder;
+    return [pipelineIndex.get(write.pipeline_id) ?? -1, Number(owner), destination];
   };
   return writes
-    .map((write, index) => ({ write, index, owner: isOwner(write) }))
+    .map((write, index) => ({ write, index, rank: rank(write) }))
     .sort((a, b) => {
-      if (a.write.pipeline_id !== b.write.pipeline_id || a.write.bundle_dir !== b.write.bundle_dir) {
-        return a.index - b.index;
+      for (let k = 0; k < a.rank.length; k += 1) {
+        const difference = (a.rank[k] ?? 0) - (b.rank[k] ?? 0);
+        if (difference !== 0) return difference;
       }
-      return Number(a.owner) - Number(b.owner) || a.index - b.index;
+      return a.index - b.index;
     })
     .map((entry) => entry.write);
 }
+
+/** Consecutive writes to one backend that commits groups, cut at `BATCH_LIMITS`; others one by one. */
+function batchesOf(
+  ordered: readonly PlannedWrite[],
+  pipelines: ReadonlyMap<string, SourcePipeline>,
+): PlannedWrite[][] {
+  const batches: PlannedWrite[][] = [];
+  let current: PlannedWrite[] = [];
+  let bytes = 0;
+  let backend: DestinationBackend | undefined;
+  for (const write of ordered) {
+    const next = backendOf(write, pipelines);
+    const size = write.outputs.reduce((sum, output) => sum + output.size, 0);
+    const fits =
+      current.length > 0 &&
+      next === backend &&
+      (next?.applyBatch !== undefined || next?.kind === 's3') &&
+      current.length < BATCH_LIMITS.maxWrites &&
+      bytes + size <= BATCH_LIMITS.maxBytes;
+    if (!fits) {
+      if (current.length > 0) batches.push(current);
+      current = [];
+      bytes = 0;
+      backend = next;
+    }
+    current.push(write);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** One batch of writes to one backend; one outcome per write, in order. */
+async function applyBatch(
+  batch: readonly PlannedWrite[],
+  pipelines: ReadonlyMap<string, SourcePipeline>,
+  now: ReturnType<typeof instantOf>,
+  beforeStep: (step: Step) => void,
+  run: RunControl,
+): Promise<ItemOutcome[]> {
+  const outcomes: ItemOutcome[] = [];
+  const opened: BundleSnapshot[] = [];
+  const ready: { readonly position: number; readonly head: ItemOutcome; readonly write: BatchWrite }[] = [];
+  const backend = batch[0] === undefined ? undefined : backendOf(batch[0], pipelines);
+  try {
+    for (const [position, write] of batch.entries()) {
+      const { outputs: _outputs, ...head } = predictedOutcome(write);
+      const pipeline = pipelines.get(write.pipeline_id);
+      const bundle = pipeline?.bundles.find((one) => one.dir === write.bundle_dir);
+      const store = bundle?.store;
+      if (store === undefined || backend === undefined || bundle?.snapshotIndex === undefined) {
+        outcomes.push({ ...head, outcome: 'refused', reason_code: 'destination_unreachable' });
+        continue;
+      }
+      try {
+        const snapshot = store.snapshot.reopen(bundle.snapshotIndex);
+        opened.push(snapshot);
+        ready.push({
+          position,
+          head,
+          write: { write, source: outputSource(snapshot, bundle, store.owner === backend) },
+        });
+        outcomes.push({ ...head, outcome: 'refused', reason_code: 'destination_write_failed' });
+      } catch (error: unknown) {
+        const refusal = failed(error);
+        outcomes.push({ ...head, outcome: 'refused', reason_code: reasonCodeOf(refusal), refusal });
+      }
+    }
+    if (backend === undefined || ready.length === 0) return outcomes;
+    let applied: readonly AppliedOutcome[];
+    try {
+      applied =
+        backend.applyBatch !== undefined
+          ? await backend.applyBatch(
+              ready.map((one) => one.write),
+              { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) },
+            )
+          : await applyEach(backend, ready, now, beforeStep, run);
+    } catch (error: unknown) {
+      const refusal = failed(error);
+      applied = ready.map(() => ({ outcome: 'refused', refusal }));
+    }
+    for (const [index, { position, head }] of ready.entries()) {
+      const result = applied[index];
+      if (result === undefined) continue;
+      outcomes[position] =
+        result.outcome === 'refused'
+          ? {
+              ...head,
+              outcome: 'refused',
+              reason_code: reasonCodeOf(result.refusal),
+              refusal: result.refusal,
+            }
+          : { ...head, outcome: result.outcome, outputs: result.outputs.length };
+    }
+    return outcomes;
+  } finally {
+    for (const snapshot of opened) snapshot.close();
+  }
+}
+
+/** The run's interruption and how many bundles an object store may take at once. */
+interface RunControl {
+  readonly signal: AbortSignal | undefined;
+  readonly transfers: number;
+}
+
+/**
+ * One write after another, or for an object store (S3) up to `transfers` at
+ * once: each bundle there has its own prefix, marker and state. No write
+ * starts once the run is interrupted.
+ */
+async function applyEach(
+  backend: DestinationBackend,
+  ready: readonly { readonly write: BatchWrite }[],
+  now: ReturnType<typeof instantOf>,
+  beforeStep: (step: Step) => void,
+  run: RunControl,
+): Promise<AppliedOutcome[]> {
+  const applied: AppliedOutcome[] = new Array<AppliedOutcome>(ready.length);
+  const context = { now, beforeStep, ...(run.signal === undefined ? {} : { signal: run.signal }) };
+  const one = async (index: number): Promise<void> => {
+    const write = ready[index]?.write;
+    if (write === undefined) return;
+    if (run.signal?.aborted === true) {
+      applied[index] = { outcome: 'refused', refusal: refuseDistributor('run_interrupted') };
+      return;
+    }
+    try {
+      applied[index] = await backend.apply(write.write, write.source, context);
+    } catch (error: unknown) {
+      applied[index] = { outcome: 'refused', refusal: failed(error) };
+    }
+  };
+  const limit = backend.kind === 's3' ? run.transfers : 1;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ready.length) {
+      const index = next;
+      next += 1;
+      await one(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, Math.max(ready.length, 1)) }, worker));
+  return applied;
+}
+
+function interruptedOutcome(write: PlannedWrite): ItemOutcome {
+  const { outputs: _outputs, ...head } = predictedOutcome(write);
+  return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
+}
+
+const failed = (error: unknown) => toRefusal(error, () => destinationWriteFailed(error));
 
 /**
  * The refusal a destination gave for an item before apply — its storage
@@ -248,11 +432,29 @@ function withWriteFailures(
   });
 }
 
-function outputSource(snapshot: BundleSnapshot, mayTake: boolean): OutputSource {
-  const nameOf = (output: { readonly kind: string; readonly source_index: number }): string =>
+function outputSource(snapshot: BundleSnapshot, bundle: SourceBundle, mayTake: boolean): OutputSource {
+  const nameOf = (output: {
+    readonly kind: string;
+    readonly source_index: number;
+    readonly sha256: string;
+  }): string =>
     output.kind === 'source'
       ? BundleSnapshot.copyName(output.source_index)
-      : BundleSnapshot.pageName(output.source_index);
+      : BundleSnapshot.pageName(output.source_index, output.sha256.slice('sha256:'.length));
   const open: OutputSource['open'] = (output) => snapshot.read(nameOf(output));
-  return mayTake ? { open, take: (output) => ({ dir: snapshot.dir, name: nameOf(output) }) } : { open };
+  if (!mayTake) return { open };
+  const take: OutputSource['take'] = (output) => ({ dir: snapshot.dir, name: nameOf(output) });
+  const location = snapshot.location;
+  if (location === undefined) return { open, take };
+  const names = [
+    ...bundle.manifest.files.map((_, index) => BundleSnapshot.copyName(index)),
+    ...bundle.pages.map((page) =>
+      BundleSnapshot.pageName(page.source_index, page.sha256.slice('sha256:'.length)),
+    ),
+  ];
+  return {
+    open,
+    take,
+    takeDir: () => ({ dir: snapshot.dir, parent: location.parent, name: location.name, names }),
+  };
 }

@@ -1,15 +1,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { Dir } from '../../core/fs/index.js';
+import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
-import type { BundleDir, SourceManifest } from '../model/types.js';
+import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
-import type { PageInfo } from '../plan/outputs.js';
+import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
@@ -19,7 +19,12 @@ import {
   SnapshotWriteFailed,
   SourceSnapshot,
 } from '../validate/snapshot.js';
-import { locatedUnder, readManifest, verifyBundleFiles } from '../validate/validate-bundle.js';
+import {
+  locatedUnder,
+  type PageVariant,
+  readManifest,
+  verifyBundleFiles,
+} from '../validate/validate-bundle.js';
 import { destinationWriteFailed, writeFailureCause } from '../write-failure.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
 
@@ -155,19 +160,41 @@ export function readManifests(
 
 /** Phase 2: what every destination holds at every bundle path (read only). */
 export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
-  for (const bundle of pipeline.bundles) {
-    const views: SnapshotView[] = [];
-    for (const destination of pipeline.destinations)
-      views.push(await inspectDestination(destination, bundle.dir));
-    bundle.views = views;
+  const views = pipeline.bundles.map((): SnapshotView[] => []);
+  for (const [index, destination] of pipeline.destinations.entries()) {
+    const inspectOne = async (at: number): Promise<void> => {
+      const bundle = pipeline.bundles[at];
+      const row = views[at];
+      if (bundle !== undefined && row !== undefined)
+        row[index] = await inspectDestination(destination, bundle.dir);
+    };
+    if (destination.config.kind === 'local') {
+      // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
+      for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+    } else {
+      // An object store answers each request in tens of milliseconds: several bundles at once.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < pipeline.bundles.length) {
+          const at = next;
+          next += 1;
+          await inspectOne(at);
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+    }
   }
+  for (const [at, bundle] of pipeline.bundles.entries()) bundle.views = views[at] ?? [];
 }
+
+/** Bundles inspected at once at a remote (S3) destination. */
+const PARALLEL_REMOTE_INSPECTIONS = 8;
 
 export interface VerifyContext {
   /** Hash only (dry run, or the run is already aborted): nothing is kept. */
   readonly hashOnly: boolean;
   readonly beforeStep: (step: Step) => void;
-  readonly temporary: { path?: string };
+  readonly temporary: TemporaryArea;
   readonly onProgress: ((done: number, total: number) => void) | undefined;
 }
 
@@ -180,15 +207,25 @@ export interface VerifyContext {
 export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, context: VerifyContext): void {
   const root = pipeline.root;
   if (root === undefined) return;
-  const renderHtml = pipeline.config.destinations.some((d) => d.outputs.html);
   const total = pipeline.bundles.length;
   const parents = new HeldDirs(root);
   try {
-    verifyEach(pipeline, pipelineIndex, context, parents, renderHtml);
+    verifyEach(pipeline, pipelineIndex, context, parents);
   } finally {
     parents.close();
   }
   context.onProgress?.(total, total);
+}
+
+/** The distinct page variants the pipeline's `html` destinations ask for, in configuration order. */
+function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
+  const variants = new Map<string, PageVariant>();
+  for (const destination of pipeline.config.destinations) {
+    if (!destination.outputs.html) continue;
+    const lang = destination.outputs.lang;
+    variants.set(lang ?? '', lang === undefined ? {} : { lang });
+  }
+  return [...variants.values()];
 }
 
 function verifyEach(
@@ -196,58 +233,104 @@ function verifyEach(
   pipelineIndex: number,
   context: VerifyContext,
   parents: HeldDirs,
-  renderHtml: boolean,
 ): void {
   const total = pipeline.bundles.length;
+  const variants = pageVariants(pipeline);
+  const renderHtml = variants.length > 0;
+  const categories = pipeline.destinations.map((d) => d.config.outputs);
   for (const [index, bundle] of pipeline.bundles.entries()) {
     context.onProgress?.(index, total);
-    const keep =
-      !context.hashOnly && pipeline.failures.length === 0 && bundle.views.some(writes(bundle.manifest));
-    const verify = (target: BundleSnapshot | undefined): Verified =>
-      verifyInto(parents, bundle, renderHtml, target);
-    const outcome = keep
-      ? verifyKept(pipeline, pipelineIndex, context, bundle, index, verify)
-      : verify(undefined);
-    if (outcome.kind === 'refused') {
-      const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
-      pipeline.failures.push({
-        bundle_dir: bundle.dir,
-        reason_code: reasonCodeOf(outcome.refusal),
-        refusal: locatedUnder(outcome.refusal, join(shownRoot, bundle.dir)),
-      });
+    const writable = !context.hashOnly && pipeline.failures.length === 0;
+    // Whether a destination will receive this bundle is known from the
+    // manifest and the destination's state, except when only a page may
+    // differ (same manifest, same output names: another lang, or pages a
+    // newer sealkit renders differently). Then the bundle is first only
+    // hashed and rendered, and read a second time, into the snapshot, when
+    // a page did change.
+    const before = writesBefore(bundle, categories);
+    const keep = writable && before === 'write';
+    let pages = verifyInto(
+      pipeline,
+      pipelineIndex,
+      context,
+      parents,
+      bundle,
+      index,
+      keep,
+      renderHtml,
+      variants,
+    );
+    if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
+      pages = verifyInto(
+        pipeline,
+        pipelineIndex,
+        context,
+        parents,
+        bundle,
+        index,
+        true,
+        renderHtml,
+        variants,
+      );
     }
+    if (pages !== undefined) bundle.pages = pages;
   }
+}
+
+/**
+ * Verifies one bundle, into a snapshot store with `keep`; the rendered pages,
+ * or undefined when the bundle failed (recorded as a failure). With `keep`
+ * a failing snapshot write moves the copy to the next store (`verifyKept`).
+ */
+function verifyInto(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+  parents: HeldDirs,
+  bundle: SourceBundle,
+  index: number,
+  keep: boolean,
+  renderHtml: boolean,
+  variants: readonly PageVariant[],
+): readonly PageInfo[] | undefined {
+  const verify = (target: BundleSnapshot | undefined): Verified => {
+    try {
+      const pages = verifyBundleFiles(
+        parents,
+        bundle.dir,
+        bundle.manifest,
+        target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
+      );
+      return { kind: 'verified', pages };
+    } catch (error: unknown) {
+      if (error instanceof SnapshotWriteFailed) return { kind: 'snapshot_failed', error };
+      // Anything but a refusal is an unexpected read failure of the source.
+      return {
+        kind: 'refused',
+        refusal: toRefusal(error, () => refuseDistributor('file_unreadable', { role: 'bundle' })),
+      };
+    }
+  };
+  const outcome = keep
+    ? verifyKept(pipeline, pipelineIndex, context, bundle, index, verify)
+    : verify(undefined);
+  if (outcome.kind === 'verified') return outcome.pages;
+  // A snapshot failure is never a source failure; with `keep` it cannot reach here.
+  const refusal =
+    outcome.kind === 'refused' ? outcome.refusal : refuseDistributor('file_unreadable', { role: 'bundle' });
+  const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
+  pipeline.failures.push({
+    bundle_dir: bundle.dir,
+    reason_code: reasonCodeOf(refusal),
+    refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
+  });
+  return undefined;
 }
 
 type Verified =
-  | { readonly kind: 'verified' }
+  | { readonly kind: 'verified'; readonly pages: readonly PageInfo[] }
   | { readonly kind: 'refused'; readonly refusal: Refusal }
   | { readonly kind: 'snapshot_failed'; readonly error: SnapshotWriteFailed };
-
-/** Verifies one bundle (into `target` when given): a source problem is `refused`, the snapshot's own failure `snapshot_failed`. */
-function verifyInto(
-  parents: HeldDirs,
-  bundle: SourceBundle,
-  renderHtml: boolean,
-  target: BundleSnapshot | undefined,
-): Verified {
-  try {
-    bundle.pages = verifyBundleFiles(
-      parents,
-      bundle.dir,
-      bundle.manifest,
-      target === undefined ? { renderHtml } : { renderHtml, snapshot: target },
-    );
-    return { kind: 'verified' };
-  } catch (error: unknown) {
-    if (error instanceof SnapshotWriteFailed) return { kind: 'snapshot_failed', error };
-    // Anything but a refusal is an unexpected read failure of the source.
-    return {
-      kind: 'refused',
-      refusal: toRefusal(error, () => refuseDistributor('file_unreadable', { role: 'bundle' })),
-    };
-  }
-}
 
 /**
  * Verifies a bundle that some destination will receive into the pipeline's
@@ -256,7 +339,7 @@ function verifyInto(
  * up for the rest of the run, the destination it belongs to is refused for
  * this bundle (`destination_write_failed`, when it was to receive it), and
  * the bundle is verified again into the next store: another local
- * destination's work area, else a private temporary directory. Only when
+ * destination's work area, else the private temporary directory. Only when
  * no store is left is every writing destination of the bundle refused
  * (`snapshot_write_failed`). Never a source failure: the run goes on.
  */
@@ -312,10 +395,13 @@ function refuseWriters(
   owner: DestinationBackend | undefined,
   error: SnapshotWriteFailed | undefined,
 ): void {
-  const receives = writes(bundle.manifest);
+  const categories = pipeline.destinations.map((d) => d.config.outputs);
   for (const [position, destination] of pipeline.destinations.entries()) {
     const view = bundle.views[position];
-    if (view === undefined || !receives(view)) continue;
+    const wanted = categories[position];
+    if (view === undefined || wanted === undefined) continue;
+    const expected = expectedOutputs(bundle.manifest, wanted);
+    if (!isWrite(decide(bundle.manifest, view, expected).outcome)) continue;
     if (owner !== undefined && destination.backend !== owner) continue;
     const refusal =
       owner !== undefined
@@ -342,12 +428,41 @@ function discardBundle(store: SnapshotStore, index: number, context: VerifyConte
   }
 }
 
-const writes =
-  (manifest: SourceManifest) =>
-  (view: SnapshotView): boolean => {
-    const outcome = decide(manifest, view).outcome;
-    return outcome === 'published' || outcome === 'replaced';
-  };
+const isWrite = (outcome: string): boolean => outcome === 'published' || outcome === 'replaced';
+
+/**
+ * Before any file is read: `write` when some destination will receive the
+ * bundle; `pages` when none will unless a page turns out to differ from the
+ * published one; `none` otherwise.
+ */
+function writesBefore(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+): 'write' | 'pages' | 'none' {
+  let pagesOnly = false;
+  for (const [index, view] of bundle.views.entries()) {
+    const wanted = categories[index];
+    const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
+    const outcome = decide(bundle.manifest, view, expected).outcome;
+    if (isWrite(outcome)) return 'write';
+    if (outcome === 'skipped_same' && expected?.some((output) => output.sha256 === undefined) === true)
+      pagesOnly = true;
+  }
+  return pagesOnly ? 'pages' : 'none';
+}
+
+/** After rendering: whether some destination's pages differ from the published ones. */
+function writesAfter(
+  bundle: SourceBundle,
+  categories: readonly OutputCategories[],
+  pages: readonly PageInfo[],
+): boolean {
+  return bundle.views.some((view, index) => {
+    const wanted = categories[index];
+    const outputs = wanted === undefined ? undefined : plannedOutputs(bundle.manifest, pages, wanted);
+    return outputs !== undefined && isWrite(decide(bundle.manifest, view, outputs).outcome);
+  });
+}
 
 /** The planner's input for a pipeline whose phases all ran. */
 export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
@@ -360,6 +475,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       kind: d.config.kind,
       outputs: d.config.outputs,
     })),
+    limits: pipeline.destinations.map((d) => d.backend?.limits),
     bundles: pipeline.bundles
       .filter((bundle) => !failed.has(bundle.dir))
       .map((bundle) => ({
@@ -375,8 +491,8 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
 /**
  * The next place for the pipeline's verified copies: the first local
  * destination's work area that is usable and has not failed (same
- * filesystem: its outputs are then moved, not copied), else a private
- * temporary directory; undefined when even that failed.
+ * filesystem: its outputs are then moved, not copied), else the run's
+ * private temporary directory; undefined when even that failed.
  */
 function openStore(
   pipeline: SourcePipeline,
@@ -403,8 +519,8 @@ function openStore(
   }
   if (pipeline.temporaryFailed) return undefined;
   try {
-    context.temporary.path ??= mkdtempSync(join(tmpdir(), 'sealkit-distributor-'));
-    const base = Dir.open(context.temporary.path);
+    if (context.temporary.path === undefined) openTemporary(context.temporary);
+    const base = Dir.open(context.temporary.path ?? '');
     try {
       const store = {
         snapshot: new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {}),
@@ -426,7 +542,87 @@ function snapshotStep(destinationId: string, context: VerifyContext): SnapshotSt
   return (kind) => context.beforeStep({ kind, destination_id: destinationId });
 }
 
-export function closeSources(pipelines: readonly SourcePipeline[], temporary: { path?: string }): void {
+/** The run's private temporary directory, when no local destination's work area holds its snapshot. */
+export interface TemporaryArea {
+  path?: string;
+  /** Held while the run lives: a directory whose lock is free belongs to a run that died. */
+  lock?: HeldLock;
+}
+
+const TEMPORARY_PREFIX = 'sealkit-distributor-';
+const TEMPORARY_LOCK = '.sealkit-run.lock';
+/** Created once the lock is held: a directory without it is never swept. */
+const TEMPORARY_ARMED = '.sealkit-run.locked';
+
+/**
+ * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
+ * then removes the copies that killed runs of this user left: directories
+ * named like it, owned by this user, marked as locked, whose lock is free
+ * (its holder died; the kernel released the flock). A directory without the
+ * mark (a run between creating and locking it), or whose lock is held, is
+ * another run's and stays.
+ */
+function openTemporary(temporary: TemporaryArea): void {
+  const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
+  temporary.path = path;
+  const own = Dir.open(path);
+  try {
+    const locked = lockExclusiveNonBlocking(own, TEMPORARY_LOCK);
+    if (locked.kind === 'acquired') {
+      temporary.lock = locked.lock;
+      // Only now may another run judge this directory: the lock file exists before its flock is
+      // taken, so a lock seen free without this file may belong to a run that is just starting.
+      own.createExclusive(TEMPORARY_ARMED, 0o600).close();
+    }
+  } finally {
+    own.close();
+  }
+  sweepStaleTemporaries(dirname(path), basename(path));
+}
+
+export function sweepStaleTemporaries(parentPath: string, keep: string): void {
+  let parent: Dir;
+  try {
+    parent = Dir.open(parentPath);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  try {
+    for (const entry of parent.list()) {
+      if (!entry.utf8 || entry.name === keep || !entry.name.startsWith(TEMPORARY_PREFIX)) continue;
+      try {
+        if (entry.type !== 'directory' && entry.type !== 'unknown') continue;
+        const candidate = parent.openDir(entry.name);
+        let stale = false;
+        try {
+          stale =
+            candidate.stat().uid === uid &&
+            hasEntry(candidate, TEMPORARY_ARMED) &&
+            probeLock(candidate, TEMPORARY_LOCK) === 'free';
+        } finally {
+          candidate.close();
+        }
+        if (stale) removeOwnTree(parent, entry.name, () => {});
+      } catch {
+        // Not ours to judge (vanished, unreadable, another kind of entry): left alone.
+      }
+    }
+  } finally {
+    parent.close();
+  }
+}
+
+function hasEntry(dir: Dir, name: string): boolean {
+  try {
+    dir.stat(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function closeSources(pipelines: readonly SourcePipeline[], temporary: TemporaryArea): void {
   for (const pipeline of pipelines) {
     for (const store of pipeline.stores) store.snapshot.close();
     pipeline.root?.close();
@@ -440,6 +636,8 @@ export function closeSources(pipelines: readonly SourcePipeline[], temporary: { 
       parent.close();
     }
   } catch {
-    // A private temporary directory; the OS temp cleaner reclaims it.
+    // A private temporary directory; the next run's sweep or the OS temp cleaner reclaims it.
+  } finally {
+    temporary.lock?.release();
   }
 }

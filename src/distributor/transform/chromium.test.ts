@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +15,10 @@ import { distributeRun } from '../run/run.js';
  * A page the distributor generated from hostile Markdown (script tags, event
  * handlers, javascript:/vbscript:/data: links) is opened in headless Chromium:
  * nothing runs on load, and clicking every link runs nothing either. A control
- * page proves the probe does see a script that runs.
+ * page proves the probe does see a script that runs. A report page of an
+ * HTML-only site is styled by its inlined stylesheet (computed styles), shows
+ * its chart from the bundle's assets, links to the bundle's other page, and
+ * makes no request beyond its own files.
  */
 const ARGS = [
   '--headless',
@@ -107,5 +112,178 @@ describe('generated HTML in a real browser', () => {
     const result = await probe(pathToFileURL(control).href, false);
     expect(result.pwned).toBe(true);
     expect(result.scripts).toBe(1);
+  }, 60_000);
+});
+
+const REPORT_MD = `# Sales by region — week 22
+
+Totals per region, from the [notes](notes.md#method).
+
+| region | sales |
+| :--- | ---: |
+| North | 1,204 |
+| South | 1,733 |
+
+![Sales by region](chart.svg)
+
+\`\`\`sql
+select region, sum(amount) from sales group by region;
+\`\`\`
+
+A picture from elsewhere is not loaded: ![remote](https://remote.invalid/pixel.png)
+`;
+const CHART_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><rect width="50" height="40" y="20" fill="#0969da"/><rect x="60" width="50" height="60" fill="#1a7f37"/></svg>';
+
+/**
+ * Opens `url` recording every request that is not to the page's own site
+ * (its files, or the origin serving it), stopped before it leaves the
+ * machine; `own` lists every request to the site itself.
+ */
+async function openRecording(url: string) {
+  const page = await browser.newPage();
+  const foreign: string[] = [];
+  const own: string[] = [];
+  const origin = url.startsWith('file:') ? 'file:' : new URL(url).origin;
+  await page.route('**/*', async (route) => {
+    const target = route.request().url();
+    if (target.startsWith(origin)) {
+      own.push(target);
+      await route.continue();
+    } else {
+      foreign.push(target);
+      await route.abort();
+    }
+  });
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.goto(url);
+  await page.waitForLoadState('load');
+  return { page, foreign, own, violations };
+}
+
+describe('a published report page in a real browser', () => {
+  it('is styled by its inlined stylesheet, shows its chart, links to its page, runs nothing, loads nothing remote', async () => {
+    const source = join(work, 'src-site');
+    const dest = join(work, 'site-only');
+    mkdirSync(source);
+    mkdirSync(dest);
+    makeBundle(
+      source,
+      'sales/week-22',
+      [
+        { path: 'report.md', content: REPORT_MD },
+        { path: 'notes.md', content: '# Notes\n\n## Method\n\nSummed per region.\n' },
+        { path: 'chart.svg', content: CHART_SVG },
+      ],
+      { id: 'sales.week-22', created: '2026-05-30T11:10:00Z' },
+    );
+    const config = writeConfig(work, [
+      {
+        id: 'p',
+        source,
+        destinations: [{ id: 'site', root: dest, source: false, html: { lang: 'en' }, assets: true }],
+      },
+    ]);
+    const report = await distributeRun({ configPath: config });
+    expect(report.outcomes.map((o) => o.outcome)).toEqual(['published']);
+    const bundle = join(dest, 'sales', 'week-22');
+    const url = pathToFileURL(join(bundle, 'report.html')).href;
+    const { page, foreign, violations } = await openRecording(url);
+    const seen = (await page.evaluate(`(() => {
+      const style = (selector) => getComputedStyle(document.querySelector(selector));
+      const cell = style('td');
+      return {
+        lang: document.documentElement.lang,
+        title: document.title,
+        viewport: document.querySelector('meta[name=viewport]')?.content ?? null,
+        scripts: document.querySelectorAll('script').length,
+        tdBorder: [cell.borderTopStyle, cell.borderTopWidth, cell.borderLeftStyle],
+        alignRight: style('td.align-right').textAlign,
+        maxWidth: style('.markdown-body').maxWidth,
+        codeFont: style('pre code').fontFamily,
+        preBackground: style('pre').backgroundColor,
+        chartWidth: document.querySelector('img[src="chart.svg"]').naturalWidth,
+        remoteWidth: document.querySelector('img[alt=remote]').naturalWidth,
+        notesLink: document.querySelector('a').getAttribute('href'),
+      };
+    })()`)) as Record<string, unknown>;
+    expect(seen).toEqual({
+      lang: 'en',
+      title: 'Sales by region — week 22',
+      viewport: 'width=device-width, initial-scale=1',
+      scripts: 0,
+      tdBorder: ['solid', '1px', 'solid'],
+      alignRight: 'right',
+      maxWidth: '980px',
+      codeFont: expect.stringMatching(/monospace/),
+      preBackground: expect.not.stringMatching(/^rgba\(0, 0, 0, 0\)$/),
+      chartWidth: 120,
+      remoteWidth: 0,
+      notesLink: 'notes.html#method',
+    });
+    // The remote picture was refused by the page's own policy, before any request.
+    expect(foreign).toEqual([]);
+    expect(violations.some((text) => text.includes('remote.invalid'))).toBe(true);
+    await page.click('a[href="notes.html#method"]');
+    await page.waitForLoadState('load');
+    expect(await page.title()).toBe('Notes');
+    expect(foreign).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('served over HTTP from 127.0.0.1 as a static site: requests only its page and its chart', async () => {
+    const root = join(work, 'site-only');
+    const server = createServer((request, response) => {
+      const path = join(root, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+      if (!path.startsWith(`${root}/`) || !existsSync(path)) {
+        response.writeHead(404).end();
+        return;
+      }
+      const type = path.endsWith('.html')
+        ? 'text/html; charset=utf-8'
+        : path.endsWith('.svg')
+          ? 'image/svg+xml'
+          : 'application/octet-stream';
+      response.writeHead(200, { 'content-type': type }).end(readFileSync(path));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const base = `http://127.0.0.1:${port}/sales/week-22/`;
+      const { page, foreign, own } = await openRecording(`${base}report.html`);
+      expect(await page.evaluate(`getComputedStyle(document.querySelector('td')).borderTopStyle`)).toBe(
+        'solid',
+      );
+      expect(await page.evaluate(`document.querySelector('img[src="chart.svg"]').naturalWidth`)).toBe(120);
+      expect(own.sort()).toEqual([`${base}chart.svg`, `${base}report.html`]);
+      expect(foreign).toEqual([]);
+      await page.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
+  it('control: without the page policy, the recorder does see a remote request (and stops it)', async () => {
+    const control = join(work, 'remote-control.html');
+    writeFileSync(control, '<!DOCTYPE html><title>c</title><img src="https://remote.invalid/pixel.png">');
+    const { page, foreign } = await openRecording(pathToFileURL(control).href);
+    expect(foreign).toEqual(['https://remote.invalid/pixel.png']);
+    await page.close();
+  }, 60_000);
+
+  it('control: a page whose style element the policy does not allow is unstyled', async () => {
+    const published = readFileSync(join(work, 'site-only', 'sales', 'week-22', 'report.html'), 'utf8');
+    const tampered = join(work, 'site-only', 'sales', 'week-22', 'tampered.html');
+    writeFileSync(
+      tampered,
+      published.replace('.markdown-body{box-sizing', '.markdown-body{color:red;box-sizing'),
+    );
+    const { page } = await openRecording(pathToFileURL(tampered).href);
+    const border = await page.evaluate(`getComputedStyle(document.querySelector('td')).borderTopStyle`);
+    expect(border).toBe('none');
+    await page.close();
   }, 60_000);
 });

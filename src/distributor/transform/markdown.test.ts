@@ -1,18 +1,116 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { expectGolden } from '../../../test/helpers/golden.js';
 import { Refusal } from '../../core/refusal/index.js';
-import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from './markdown.js';
+import {
+  htmlSidecarPath,
+  MARKDOWN_MAX_BYTES,
+  type PageOptions,
+  pageHref,
+  renderMarkdownPage,
+} from './markdown.js';
+import { isAsset } from './sidecar.js';
 
 const GOLDEN = join(REPO_ROOT, 'src', 'distributor', 'transform', 'golden');
-const NAMES = ['report', 'hostile', 'plain'] as const;
+/** The page `links.md` is, inside a bundle that lists these files. */
+const LINKS_BUNDLE: PageOptions = {
+  lang: 'en-GB',
+  path: 'week-22/links.md',
+  listed: new Set([
+    'index.md',
+    'week-22/links.md',
+    'week-22/details/north.md',
+    'week-22/data/sales.csv',
+    'week-22/chart.png',
+    'reports/other.md',
+  ]),
+};
+const CASES: readonly (readonly [string, PageOptions])[] = [
+  ['report', {}],
+  ['hostile', {}],
+  ['plain', { lang: 'de' }],
+  ['links', LINKS_BUNDLE],
+];
+
+const render = (markdown: string | Uint8Array, title = 't', options: PageOptions = {}): string =>
+  Buffer.from(
+    renderMarkdownPage(typeof markdown === 'string' ? Buffer.from(markdown) : markdown, title, options),
+  ).toString('utf8');
 
 describe('Markdown to HTML', () => {
-  it.each(NAMES)('renders golden/%s.md to exactly golden/%s.html', (name) => {
-    const page = renderMarkdownPage(readFileSync(join(GOLDEN, `${name}.md`)), name);
-    expect(Buffer.from(page).toString('utf8')).toBe(readFileSync(join(GOLDEN, `${name}.html`), 'utf8'));
+  it.each(CASES)('renders golden/%s.md to exactly golden/%s.html', (name, options) => {
+    expectGolden(
+      join(GOLDEN, `${name}.html`),
+      render(readFileSync(join(GOLDEN, `${name}.md`)), name, options),
+    );
+  });
+
+  it('allows exactly its one style element by hash, and no script, remote load or inline style', () => {
+    const html = render(readFileSync(join(GOLDEN, 'links.md')), 'links', LINKS_BUNDLE);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1];
+    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? '');
+    expect(styles).toHaveLength(1);
+    const hash = createHash('sha256')
+      .update(styles[0] ?? '', 'utf8')
+      .digest('base64');
+    expect(csp).toBe(
+      `default-src 'none'; img-src 'self' data:; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'`,
+    );
+    expect(html).not.toMatch(/unsafe-inline|<script|<link|style="/i);
+    expect(styles[0]).toContain('MIT License');
+    expect(styles[0]).toContain('github-markdown-css 5.9.0');
+    expect(html).toContain('<html lang="en-GB">');
+    expect(html).toContain('<article class="markdown-body">');
+    expect(render('# x')).toContain('<html>\n');
+  });
+
+  it('writes table alignment as a class, which the policy allows, not as a style attribute', () => {
+    const html = render('| a | b | c |\n| :- | -: | :-: |\n| 1 | 2 | 3 |\n');
+    expect(html).toContain('<th class="align-left">a</th>');
+    expect(html).toContain('<td class="align-right">2</td>');
+    expect(html).toContain('<td class="align-center">3</td>');
+  });
+
+  it('points relative links to listed .md files at their pages and leaves every other link', () => {
+    const html = render(readFileSync(join(GOLDEN, 'links.md')), 'links', LINKS_BUNDLE);
+    const hrefs = [...html.matchAll(/<a href="([^"]*)"/g)].map((match) => match[1]);
+    expect(hrefs).toEqual([
+      '../index.html',
+      'details/north.html#totals',
+      'data/sales.csv',
+      '#top',
+      '/reports/other.md',
+      'missing.md',
+      'https://example.org/notes.md',
+      'NOTES.MD',
+      '../../outside.md',
+    ]);
+    expect(html).toContain('<img src="chart.png" alt="Sales chart" />');
+  });
+
+  it('resolves a link like a browser would, inside the bundle only', () => {
+    const listed = new Set(['a b.md', 'café.md', 'x/y.md', 'top.md', 'x/q.md']);
+    expect(pageHref('a%20b.md', 'r.md', listed)).toBe('a%20b.html');
+    expect(pageHref('caf%C3%A9.md?v=1#s', 'r.md', listed)).toBe('caf%C3%A9.html?v=1#s');
+    expect(pageHref('./y.md', 'x/r.md', listed)).toBe('./y.html');
+    expect(pageHref('../x/./q.md', 'x/r.md', listed)).toBe('../x/./q.html');
+    expect(pageHref('../top.md', 'x/r.md', listed)).toBe('../top.html');
+    expect(pageHref('../top.md', 'r.md', listed)).toBeUndefined();
+    expect(pageHref('x%2Fy.md', 'r.md', listed)).toBeUndefined();
+    expect(pageHref('%E0%A4%A.md', 'r.md', listed)).toBeUndefined();
+    expect(pageHref('mailto:top.md', 'r.md', listed)).toBeUndefined();
+    expect(pageHref('//host/top.md', 'r.md', listed)).toBeUndefined();
+    // Without a listing (a library caller rendering one file), nothing is rewritten.
+    expect(render('[t](top.md)')).toContain('<a href="top.md">');
+  });
+
+  it('sorts listed files into the assets category: neither Markdown nor HTML', () => {
+    expect(['chart.png', 'data/days.csv', 'report.pdf', 'logo.svg', 'README.MD'].every(isAsset)).toBe(true);
+    expect(['report.md', 'page.html', 'old/INDEX.HTM'].some(isAsset)).toBe(false);
   });
 
   it('escapes raw HTML and links no dangerous scheme', () => {

@@ -1,6 +1,10 @@
 import MarkdownIt from 'markdown-it';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
+import { htmlSidecarPath } from './sidecar.js';
+import { pageStylesheet } from './stylesheet.js';
+
+export { htmlSidecarPath } from './sidecar.js';
 
 /** A Markdown source larger than this is not rendered (markdown-it holds the whole text and its tokens). */
 export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
@@ -14,14 +18,34 @@ const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typ
   'strikethrough',
 ]);
 
+/** How one destination wants its pages (docs/distributor.md#pages). */
+export interface PageOptions {
+  /** The `lang` of `<html>` (`html: {lang: en}`); absent: no `lang` attribute. */
+  readonly lang?: string;
+  /** The Markdown file's path in its bundle, against which relative links resolve. */
+  readonly path?: string;
+  /**
+   * Every path the bundle lists. A relative link that resolves to one of
+   * them ending in `.md` points to its page instead (`notes.md` →
+   * `notes.html`); every other link is left as written.
+   */
+  readonly listed?: ReadonlySet<string>;
+}
+
 /**
- * The page shell is fixed: UTF-8, a restrictive Content-Security-Policy (no
- * script, object, frame or form target, even if a future library bug let
- * markup through), the first heading's text as the title (the file name
- * without `.md` when there is none), and the rendered body. Same input, same
- * bytes.
+ * The page shell is fixed: UTF-8, a Content-Security-Policy that allows no
+ * script, object, frame or form target and loads nothing from another
+ * origin (images from the page's own site and data: only; the one style
+ * element by its SHA-256), `lang` when configured, a viewport, the first
+ * heading's text as the title (the file name without `.md` when there is
+ * none), the readable stylesheet inlined (see `stylesheet.ts`), and the
+ * rendered body. Same input and options, same bytes.
  */
-export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string): Uint8Array {
+export function renderMarkdownPage(
+  markdown: Uint8Array,
+  fallbackTitle: string,
+  options: PageOptions = {},
+): Uint8Array {
   if (markdown.byteLength > MARKDOWN_MAX_BYTES)
     throw refuseDistributor('markdown_too_large', { role: 'bundle' });
   // One text policy for every input (docs/refusals.md#text-inputs): a byte
@@ -41,33 +65,116 @@ export function renderMarkdownPage(markdown: Uint8Array, fallbackTitle: string):
   const text = decoded.text;
   const env = {};
   const tokens = renderer.parse(text, env);
+  adjustTokens(tokens, options);
   const title = firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
-  return Buffer.from(
-    [
-      '<!DOCTYPE html>',
-      '<html>',
-      '<head>',
-      '<meta charset="utf-8">',
-      `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-      '<meta name="viewport" content="width=device-width, initial-scale=1">',
-      '<meta name="generator" content="sealkit distributor">',
-      `<title>${escapeHtml(title)}</title>`,
-      '</head>',
-      '<body>',
-      `${body}</body>`,
-      '</html>',
-      '',
-    ].join('\n'),
-    'utf8',
-  );
+  const style = pageStylesheet();
+  // The style element is the same bytes in every page: encoded once.
+  const head = [
+    '<!DOCTYPE html>',
+    options.lang === undefined ? '<html>' : `<html lang="${escapeHtml(options.lang)}">`,
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${pageCsp(style.sha256Base64)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="generator" content="sealkit distributor">',
+    `<title>${escapeHtml(title)}</title>`,
+    '',
+  ].join('\n');
+  const tail = [
+    '',
+    '</head>',
+    '<body>',
+    '<article class="markdown-body">',
+    `${body}</article>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+  return Buffer.concat([Buffer.from(head, 'utf8'), style.element, Buffer.from(tail, 'utf8')]);
 }
 
-const CSP =
-  "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+/**
+ * The policy of every page: nothing is allowed unless listed. Images come
+ * from the page's own site (the bundle's assets) or data: URLs; the one
+ * `<style>` element is allowed by its hash, so no injected style element or
+ * `style` attribute applies; no script, frame, object, font or fetch of any
+ * kind; `<base>` and form targets are forbidden.
+ */
+export function pageCsp(styleSha256Base64: string): string {
+  return `default-src 'none'; img-src 'self' data:; style-src 'sha256-${styleSha256Base64}'; base-uri 'none'; form-action 'none'`;
+}
 
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
+
+const ALIGN = /^text-align:(left|center|right)$/;
+
+/**
+ * Two changes to markdown-it's tokens before rendering. Table cell
+ * alignment becomes a class (`align-right`): the policy allows no `style`
+ * attribute. Relative links to listed `.md` files point to their pages.
+ */
+function adjustTokens(tokens: readonly Token[], options: PageOptions): void {
+  for (const token of tokens) {
+    if (token.type === 'th_open' || token.type === 'td_open') {
+      const align = ALIGN.exec(String(token.attrGet('style') ?? ''));
+      if (align !== null) {
+        token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+        token.attrJoin('class', `align-${align[1]}`);
+      }
+    }
+    if (token.children !== null) adjustTokens(token.children, options);
+    if (token.type === 'link_open' && options.listed !== undefined) {
+      const href = token.attrGet('href');
+      const page = href === null ? undefined : pageHref(String(href), options.path ?? '', options.listed);
+      if (page !== undefined) token.attrSet('href', page);
+    }
+  }
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * The page link for `href` (as markdown-it normalized it, percent-encoded)
+ * when it is relative and resolves, from the page at `from`, to a listed
+ * `.md` file inside the bundle; undefined otherwise. Query and fragment are
+ * kept: `notes.md#total` → `notes.html#total`.
+ */
+export function pageHref(href: string, from: string, listed: ReadonlySet<string>): string | undefined {
+  if (
+    href === '' ||
+    SCHEME.test(href) ||
+    href.startsWith('/') ||
+    href.startsWith('#') ||
+    href.startsWith('?')
+  )
+    return undefined;
+  const cut = href.search(/[?#]/);
+  const pathPart = cut === -1 ? href : href.slice(0, cut);
+  const rest = cut === -1 ? '' : href.slice(cut);
+  if (!pathPart.endsWith('.md')) return undefined;
+  const segments = from.split('/').slice(0, -1);
+  for (const raw of pathPart.split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    if (segment.includes('/') || segment.includes('\\')) return undefined;
+    if (segment === '.') continue;
+    if (segment === '..') {
+      // Above the bundle root: not a file of this bundle.
+      if (segments.pop() === undefined) return undefined;
+      continue;
+    }
+    segments.push(segment);
+  }
+  const target = segments.join('/');
+  if (!listed.has(target) || htmlSidecarPath(target) === undefined) return undefined;
+  return `${pathPart.slice(0, -3)}.html${rest}`;
+}
 
 function firstHeadingText(tokens: readonly Token[]): string | undefined {
   const index = tokens.findIndex((token) => token.type === 'heading_open');
@@ -87,11 +194,4 @@ function collectText(tokens: readonly Token[]): string {
     else if (token.children !== null) out += collectText(token.children);
   }
   return out;
-}
-
-/** `report.md` → `report.html`; only a lowercase `.md` extension is Markdown (seed). */
-export function htmlSidecarPath(path: string): string | undefined {
-  return path.endsWith('.md') && !path.endsWith('/.md') && path.length > 3
-    ? `${path.slice(0, -3)}.html`
-    : undefined;
 }

@@ -12,7 +12,7 @@ export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
  * what reaches a destination is exactly what was verified, and a source file
  * changed mid-run cannot slip through. Pages rendered from Markdown are kept
  * beside the copies. Layout: `b<bundle>/c<file>` (copy of files[file]) and
- * `b<bundle>/p<file>` (page rendered from files[file]).
+ * `b<bundle>/p<file>-<sha256 hex>` (a page rendered from files[file]).
  */
 export class SourceSnapshot {
   readonly #dir: Dir;
@@ -36,10 +36,11 @@ export class SourceSnapshot {
 
   /** Opens the directory of bundle `index` again (for apply), held until closed. */
   reopen(index: number): BundleSnapshot {
-    return new BundleSnapshot(this.#dir.openDir(SourceSnapshot.bundleName(index)), this.#step);
+    const name = SourceSnapshot.bundleName(index);
+    return new BundleSnapshot(this.#dir.openDir(name), this.#step, { parent: this.#dir, name });
   }
 
-  /** The snapshot's directory (bundle `index` is its entry `b<index>`). */
+  /** The snapshot's directory (bundle `index` is its entry `bundleName(index)`). */
   get dir(): Dir {
     return this.#dir;
   }
@@ -55,25 +56,40 @@ export class SourceSnapshot {
 
 export class BundleSnapshot {
   readonly dir: Dir;
+  /** Where the directory sits (the snapshot's root and its entry name), when reopened for apply. */
+  readonly location: { readonly parent: Dir; readonly name: string } | undefined;
   readonly #step: SnapshotStep;
 
-  constructor(dir: Dir, step: SnapshotStep) {
+  constructor(dir: Dir, step: SnapshotStep, location?: { readonly parent: Dir; readonly name: string }) {
     this.dir = dir;
     this.#step = step;
+    this.location = location;
   }
 
+  /**
+   * Snapshot file names begin with `.distributor`, which no bundle path
+   * segment may use: when a local destination turns this directory into its
+   * staging tree, no output name can collide with a snapshot file, and what
+   * is left of the snapshot is known by name.
+   */
   static copyName(fileIndex: number): string {
-    return `c${fileIndex}`;
+    return `.distributor-c${fileIndex}`;
   }
 
-  static pageName(fileIndex: number): string {
-    return `p${fileIndex}`;
+  /** A page rendered from files[fileIndex]; one per distinct page (a `lang` makes another). */
+  static pageName(fileIndex: number, sha256Hex: string): string {
+    return `.distributor-p${fileIndex}-${sha256Hex}`;
   }
 
+  /**
+   * A snapshot file, created with the mode it is published with (0644): it
+   * is private through its 0700 directories, and a local destination moves
+   * it into place without another chmod.
+   */
   create(name: string): WritableFile {
     return snapshotWrite(() => {
       this.#step('create');
-      return this.dir.createExclusive(name, 0o600);
+      return this.dir.createExclusive(name, 0o644);
     });
   }
 

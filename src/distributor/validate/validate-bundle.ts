@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import {
   CopyTargetFailed,
   copyFdHashing,
+  copyFdHashingOverlapped,
   type HashedLength,
+  OVERLAP_MIN_BYTES,
+  type Sha256Hex,
   type Sha256Prefixed,
   sha256Hex,
   toPrefixed,
@@ -21,16 +24,25 @@ import type { HeldDirs } from './held-dirs.js';
 import { type OpenProblem, openRegular } from './open-source.js';
 import { BundleSnapshot, SnapshotWriteFailed } from './snapshot.js';
 
-/** A page rendered from one Markdown file of the bundle. */
+/** A page rendered from one Markdown file of the bundle, for the destinations that want its `lang`. */
 export interface RenderedPage {
   readonly source_index: number;
   readonly path: BundlePath;
   readonly sha256: Sha256Prefixed;
   readonly size: number;
+  /** The `lang` it was rendered with (absent: none). */
+  readonly lang?: string;
+}
+
+/** How the pages of some destinations are rendered: one page per Markdown file and variant. */
+export interface PageVariant {
+  readonly lang?: string;
 }
 
 export interface ValidateOptions {
   readonly renderHtml: boolean;
+  /** With `renderHtml`, the variants to render (default one, without `lang`). */
+  readonly variants?: readonly PageVariant[];
   /** Where verified copies and pages go; absent for dry runs and `verify` (hash only). */
   readonly snapshot?: BundleSnapshot;
 }
@@ -88,10 +100,10 @@ export function verifyFiles(
 ): readonly RenderedPage[] {
   const pages: RenderedPage[] = [];
   const problems: Refusal[] = [];
+  const listedPaths = new Set<string>(manifest.files.map((file) => file.path));
   for (const [index, file] of manifest.files.entries()) {
     try {
-      const page = verifyFile(bundleDir, file, index, options);
-      if (page !== undefined) pages.push(page);
+      pages.push(...verifyFile(bundleDir, file, index, options, listedPaths));
     } catch (error: unknown) {
       if (!(error instanceof Refusal)) throw error;
       problems.push(error.location?.path === undefined ? error.at({ path: file.path }) : error);
@@ -106,7 +118,8 @@ function verifyFile(
   file: ManifestFile,
   index: number,
   options: ValidateOptions,
-): RenderedPage | undefined {
+  listedPaths: ReadonlySet<string>,
+): readonly RenderedPage[] {
   const listed = `files[${index}]`;
   // The file and its manifest entry say it all; no `field` beside them.
   const refuse = (code: DistributorRefusalCode, hint: string): Refusal =>
@@ -127,16 +140,24 @@ function verifyFile(
         : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
     if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
     if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
-    if (markdown === undefined || pagePath === undefined) return undefined;
+    if (markdown === undefined || pagePath === undefined) return [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
-    const page = renderMarkdownPage(markdown, title);
-    const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index));
-    return {
-      source_index: index,
-      path: toBundlePath(pagePath),
-      sha256: toPrefixed(kept.hex),
-      size: kept.bytes,
-    };
+    return (options.variants ?? [{}]).map((variant) => {
+      const page = renderMarkdownPage(markdown, title, {
+        ...(variant.lang === undefined ? {} : { lang: variant.lang }),
+        path: file.path,
+        listed: listedPaths,
+      });
+      const hex = sha256Hex(page);
+      const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index, hex), hex);
+      return {
+        source_index: index,
+        path: toBundlePath(pagePath),
+        sha256: toPrefixed(kept.hex),
+        size: kept.bytes,
+        ...(variant.lang === undefined ? {} : { lang: variant.lang }),
+      };
+    });
   } finally {
     opened.file.close();
   }
@@ -211,7 +232,8 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
     if (snapshot === undefined) return hashFd(fd, size);
     const target = snapshot.create(name);
     try {
-      const copied = copyFdHashing(fd, target.fd, { maxBytes: size });
+      const copy = size >= OVERLAP_MIN_BYTES ? copyFdHashingOverlapped : copyFdHashing;
+      const copied = copy(fd, target.fd, { maxBytes: size });
       startWriteback(target);
       return copied;
     } finally {
@@ -240,7 +262,12 @@ function startWriteback(file: WritableFile): void {
 }
 
 /** Hashes bytes already in memory (a Markdown source or a rendered page) and keeps them in the snapshot. */
-function keepBytes(bytes: Uint8Array, snapshot: BundleSnapshot | undefined, name: string): Hashed {
+function keepBytes(
+  bytes: Uint8Array,
+  snapshot: BundleSnapshot | undefined,
+  name: string,
+  hex: Sha256Hex = sha256Hex(bytes),
+): Hashed {
   if (snapshot !== undefined) {
     const target = snapshot.create(name);
     try {
@@ -251,5 +278,5 @@ function keepBytes(bytes: Uint8Array, snapshot: BundleSnapshot | undefined, name
       target.close();
     }
   }
-  return { hex: sha256Hex(bytes), bytes: bytes.byteLength, exceeded: false };
+  return { hex, bytes: bytes.byteLength, exceeded: false };
 }

@@ -47,7 +47,7 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
       const near = nearestSource(key, known);
       unknown.push(
         refuseEdition('fixture_unknown_table', {
-          location: { path: join(fixtures?.dir ?? '.', table.source, `${table.table}.csv`) },
+          location: { path: join(table.dir ?? fixtures?.dir ?? '.', table.source, `${table.table}.csv`) },
           hint: `no source table '${key}' is defined in the project's properties files${near}`,
         }),
       );
@@ -73,6 +73,15 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
     const sourceFindings = new Map<string, FindingDraft | undefined>();
     const captured: Record<string, CapturedRows> = {};
     if (fixtures !== undefined) {
+      // Two sources whose schema and identifier render alike name one Bronze
+      // relation (the migration source and a scaffolded one, both on
+      // MIGRATION_BRONZE_NAMESPACE): one fixture loads it for both, as one
+      // table serves both in the warehouse.
+      const relations = new Map<string, number>();
+      const relationOf = (source: (typeof plan.sources)[number]): string | undefined =>
+        source.schema === undefined || source.identifier === undefined
+          ? undefined
+          : JSON.stringify([source.schema, source.identifier]);
       for (const source of plan.sources) {
         const key = `${source.source}.${source.table}`;
         const table = fixtureByKey.get(key);
@@ -81,9 +90,19 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
         try {
           await engine.loadTable(source.schema, source.identifier, table.columns, table.rows);
           loaded.set(key, table.rows.length);
+          const relation = relationOf(source);
+          if (relation !== undefined) relations.set(relation, table.rows.length);
         } catch (error: unknown) {
           sourceFindings.set(key, engineFinding('build_failed', source.path, error));
         }
+      }
+      for (const source of plan.sources) {
+        const key = `${source.source}.${source.table}`;
+        const relation = relationOf(source);
+        const rows = relation === undefined ? undefined : relations.get(relation);
+        if (!source.enabled || source.finding !== undefined || fixtureByKey.has(key) || rows === undefined)
+          continue;
+        loaded.set(key, rows);
       }
       const byName = new Map(plan.models.map((model) => [model.name, model]));
       for (const name of plan.buildOrder) {

@@ -1,7 +1,7 @@
 import { guardRefusalsAsync } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { type CheckRun, runCheck } from './apply.js';
-import { readFixtures } from './fixtures.js';
+import { overlayFixtures } from './fixtures.js';
 import { type CheckOptions, planCheck } from './plan.js';
 import { readProjectFiles } from './project-files.js';
 import { loadDbtSchemas } from './schemas.js';
@@ -13,8 +13,13 @@ export interface CheckProjectOptions {
   readonly vars?: string | YamlMapping;
   /** What env_var() sees; default: none (pass process.env to use the real environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** A directory of `<source>/<table>.csv` Bronze fixtures. */
-  readonly fixtures?: string;
+  /**
+   * Directories of `<source>/<table>.csv` Bronze fixtures, read in order: a
+   * table of a later directory replaces the same table of an earlier one
+   * (e.g. the workspace's fixtures, then the synthetic Bronze rows
+   * `sealkit evidence synth` wrote for a scaffolded source).
+   */
+  readonly fixtures?: string | readonly string[];
   readonly captureRows?: readonly string[];
 }
 
@@ -33,10 +38,22 @@ export function parseVars(text: string): YamlMapping {
     throw refuseEdition('vars_invalid', { hint: `--vars is longer than ${MAX_VARS_BYTES} bytes` });
   const parsed = parseYaml(text);
   if (!parsed.ok) {
-    const { line, column } = parsed.place;
+    const { line, column, pointer } = parsed.place;
     throw refuseEdition('vars_invalid', {
-      ...(line === undefined ? {} : { location: { line, ...(column === undefined ? {} : { column }) } }),
-      hint: `${yamlFaultHint(parsed.fault)}; ${VARS_EXAMPLE}`,
+      ...(line === undefined
+        ? {}
+        : {
+            location: {
+              line,
+              ...(column === undefined ? {} : { column }),
+              ...(pointer === undefined ? {} : { pointer }),
+            },
+          }),
+      // A repeated key names itself; any other fault gets an example of the form.
+      hint:
+        parsed.fault === 'duplicate_key'
+          ? yamlFaultHint(parsed.fault, parsed.place)
+          : `${yamlFaultHint(parsed.fault, parsed.place)}; ${VARS_EXAMPLE}`,
     });
   }
   if (!isMapping(parsed.value)) throw refuseEdition('vars_invalid', { hint: VARS_EXAMPLE });
@@ -55,7 +72,7 @@ export async function checkProject(projectDir: string, options: CheckProjectOpti
     for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
     const checkOptions: CheckOptions = { target: options.target ?? 'default', vars, env };
     const files = readProjectFiles(projectDir);
-    const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
+    const fixtures = options.fixtures === undefined ? undefined : overlayFixtures(options.fixtures);
     const plan = planCheck(files, loadDbtSchemas(), checkOptions);
     return runCheck(plan, {
       ...(fixtures === undefined ? {} : { fixtures }),

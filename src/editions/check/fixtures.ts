@@ -9,6 +9,8 @@ import { IDENTIFIER } from './sql.js';
 export interface FixtureTable extends CsvTable {
   readonly source: string;
   readonly table: string;
+  /** The fixtures folder it was read from, as the user named it. */
+  readonly dir?: string;
 }
 
 /** Bronze fixtures: one CSV per source table, laid out `<source>/<table>.csv`. */
@@ -100,7 +102,7 @@ export function readFixtures(dir: string): FixtureSet {
             );
             continue;
           }
-          tables.push({ source, table, ...read.table });
+          tables.push({ source, table, dir, ...read.table });
         }
         if (faults.length > 0) throw refuseAll(faults);
         return { dir, tables };
@@ -110,4 +112,29 @@ export function readFixtures(dir: string): FixtureSet {
     },
     () => refuseEdition('fixtures_invalid', { location: { path: dir } }),
   );
+}
+
+/**
+ * Several fixtures folders as one set, read in the order given: a table of a
+ * later folder replaces the same `<source>/<table>` of an earlier one. Every
+ * folder's faults are reported together. `dir` is the first folder, where a
+ * missing fixture is suggested.
+ */
+export function overlayFixtures(dirs: string | readonly string[]): FixtureSet {
+  const list = typeof dirs === 'string' ? [dirs] : dirs;
+  const first = list[0];
+  if (first === undefined) throw refuseEdition('fixtures_missing', { location: { path: '.' } });
+  if (list.length === 1) return readFixtures(first);
+  const faults: Refusal[] = [];
+  const byKey = new Map<string, FixtureTable>();
+  for (const dir of list) {
+    try {
+      for (const table of readFixtures(dir).tables) byKey.set(`${table.source}.${table.table}`, table);
+    } catch (error: unknown) {
+      if (!refuseEdition.is(error)) throw error;
+      faults.push(error);
+    }
+  }
+  if (faults.length > 0) throw refuseAll(faults);
+  return { dir: first, tables: [...byKey.values()] };
 }

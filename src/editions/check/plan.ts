@@ -1,4 +1,4 @@
-import { decodeUtf8Strict, type PathSegment, type YamlNode } from '../../core/input/index.js';
+import { decodeUtf8Strict, type YamlNode } from '../../core/input/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import { applyConfig, projectConfig, type ResolvedConfig } from './config.js';
 import type { FindingCode } from './findings.js';
@@ -6,9 +6,10 @@ import { JinjaHarness, type RelationResolver, type RenderOutcome, renderedBoolea
 import type { ProjectFiles } from './project-files.js';
 import { collectProperties, type ModelProperties, type SourceTableProperties } from './properties.js';
 import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
+import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
 import { failingRowsQuery, IDENTIFIER, modelRelation, sourceRelation, testQuery } from './sql.js';
-import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
+import { isMapping, parseYaml, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
 
 export interface CheckOptions {
   /** The dbt target name: `default` or `migration` for the editions. */
@@ -123,7 +124,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
           ...(place.line === undefined ? {} : { line: place.line }),
           ...(place.column === undefined ? {} : { column: place.column }),
           ...(place.pointer === undefined ? {} : { pointer: place.pointer }),
-          hint: yamlFaultHint(parsed.fault),
+          hint: yamlFaultHint(parsed.fault, place),
         }),
         violations: [],
       });
@@ -361,9 +362,9 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
 }
 
 /**
- * A schema outcome, placed at the most specific violation: the deepest node
- * of the user's file that a rule failed on (an unknown key names itself and,
- * when one is near, the allowed key it was probably meant to be).
+ * A schema outcome: every problem dbt's schema finds in the file, each a
+ * `yaml_schema` finding at its own place (check/schema-problems.ts), in file
+ * order; the first is the file's finding, the others its `also`.
  */
 function schemaOutcome(
   violations: readonly SchemaViolation[],
@@ -375,72 +376,18 @@ function schemaOutcome(
   readonly violations: readonly SchemaViolation[];
 } {
   if (violations.length === 0) return { finding: undefined, violations };
-  // Every unknown key is its own error; other rules (dbt's anyOf branches
-  // fail together) are summed up by the most specific one.
-  const keyed = new Map<string, FindingDraft>();
-  for (const violation of violations) {
-    if (violation.key === undefined) continue;
-    const path = [...segmentsOf(node, violation.instancePath), violation.key];
-    const place = placeIn(node, path);
-    if (place.pointer === undefined || keyed.has(place.pointer)) continue;
-    const suggestion =
-      violation.allowed === undefined ? undefined : didYouMean(violation.key, violation.allowed);
-    keyed.set(
-      place.pointer,
-      draft('yaml_schema', {
-        file,
-        ...place,
-        hint: `dbt does not know the key '${violation.key}' here${suggestion === undefined ? '' : `; ${suggestion}`}`,
-      }),
-    );
-  }
-  const byLine = [...keyed.values()].sort(
-    (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+  const drafts = schemaProblems(violations, node).map((problem) =>
+    draft('yaml_schema', {
+      file,
+      ...(problem.line === undefined ? {} : { line: problem.line }),
+      ...(problem.column === undefined ? {} : { column: problem.column }),
+      ...(problem.pointer === undefined ? {} : { pointer: problem.pointer }),
+      hint: problem.hint,
+    }),
   );
-  const [first, ...rest] = byLine;
-  if (first !== undefined) return { finding: first, ...(rest.length > 0 ? { also: rest } : {}), violations };
-  const depth = (violation: SchemaViolation): number =>
-    violation.instancePath.split('/').length + (violation.key === undefined ? 0 : 1);
-  const deepest = [...violations].sort(
-    (a, b) =>
-      depth(b) - depth(a) ||
-      Number(b.key !== undefined) - Number(a.key !== undefined) ||
-      byString(a.instancePath, b.instancePath),
-  )[0];
-  if (deepest === undefined) return { finding: draft('yaml_schema', { file }), violations };
-  const path = [
-    ...segmentsOf(node, deepest.instancePath),
-    ...(deepest.key === undefined ? [] : [deepest.key]),
-  ];
-  const place = placeIn(node, path);
-  const suggestion =
-    deepest.key === undefined || deepest.allowed === undefined
-      ? undefined
-      : didYouMean(deepest.key, deepest.allowed);
-  const hint =
-    deepest.key === undefined
-      ? `dbt's schema rule '${deepest.keyword}' fails here`
-      : `dbt does not know the key '${deepest.key}' here${suggestion === undefined ? '' : `; ${suggestion}`}`;
-  return { finding: draft('yaml_schema', { file, ...place, hint }), violations };
-}
-
-/** A JSON pointer from ajv, read against the document: list indices become numbers. */
-function segmentsOf(node: YamlNode | undefined, pointer: string): PathSegment[] {
-  const out: PathSegment[] = [];
-  let current = node;
-  for (const raw of pointer.split('/').slice(1)) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (current?.kind === 'seq' && /^[0-9]+$/.test(segment)) {
-      const index = Number(segment);
-      out.push(index);
-      current = current.items[index];
-    } else {
-      out.push(segment);
-      current =
-        current?.kind === 'map' ? current.entries.find((entry) => entry.key === segment)?.value : undefined;
-    }
-  }
-  return out;
+  const [first, ...rest] = drafts;
+  if (first === undefined) return { finding: draft('yaml_schema', { file }), violations };
+  return { finding: first, ...(rest.length > 0 ? { also: rest } : {}), violations };
 }
 
 /** A model or macro file's text: strict UTF-8 without a BOM, or the finding that says where it is not. */

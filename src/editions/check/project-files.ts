@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
-import type { YamlNode } from '../../core/input/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import type { RecordIssue, YamlFaultPlace, YamlNode } from '../../core/input/index.js';
+import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, type TreeFile, TreeReadError } from '../tree.js';
-import { isMapping, parseYaml, placeIn, type YamlMapping, yamlFaultHint } from './yaml.js';
+import { schemaProblems } from './schema-problems.js';
+import { loadDbtSchemas, type SchemaViolation } from './schemas.js';
+import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlPlace, yamlFaultHint } from './yaml.js';
 
 /** A project file with its path relative to the project root. */
 export type ProjectFile = TreeFile;
@@ -46,9 +48,7 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
       const root = openProject(projectDir);
       const projectFile = join(projectDir, PROJECT_FILE);
       try {
-        const { project, node } = readProjectFile(root, projectFile);
-        const modelPaths = projectPaths(project['model-paths'], ['models'], 'model-paths', node, projectFile);
-        const macroPaths = projectPaths(project['macro-paths'], ['macros'], 'macro-paths', node, projectFile);
+        const { project, node, modelPaths, macroPaths } = readProjectFile(root, projectFile);
         const budget = { files: 0, bytes: 0 };
         const modelFiles = modelPaths.flatMap((path) =>
           readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
@@ -84,7 +84,21 @@ function openProject(projectDir: string): Dir {
   }
 }
 
-function readProjectFile(root: Dir, path: string): { project: YamlMapping; node: YamlNode } {
+interface ProjectFileContents {
+  readonly project: YamlMapping;
+  readonly node: YamlNode;
+  readonly modelPaths: readonly string[];
+  readonly macroPaths: readonly string[];
+}
+
+/**
+ * Reads and checks dbt_project.yml. A file that is not one YAML mapping
+ * stops at once; otherwise every fault the check cannot plan around (no
+ * project name, a model or macro path that leaves the project) is reported
+ * together, with every fault dbt's own schema finds in the file, each at
+ * its key (docs/editions.md#reading-an-error).
+ */
+function readProjectFile(root: Dir, path: string): ProjectFileContents {
   let bytes: Uint8Array;
   const location = { path };
   try {
@@ -113,43 +127,108 @@ function readProjectFile(root: Dir, path: string): { project: YamlMapping; node:
   const parsed = parseYaml(bytes);
   if (!parsed.ok)
     throw refuseEdition('project_file_invalid', {
-      location: { ...location, ...parsed.place },
-      hint: yamlFaultHint(parsed.fault),
+      location: { ...location, ...placeOfFault(parsed.place) },
+      hint: yamlFaultHint(parsed.fault, parsed.place),
     });
   if (!isMapping(parsed.value))
     throw refuseEdition('project_file_invalid', {
       location: { ...location, line: parsed.node.at.line, column: parsed.node.at.column },
       hint: 'the file must be a mapping of keys (name:, version:, …)',
     });
-  if (typeof parsed.value.name !== 'string')
-    throw refuseEdition('project_file_invalid', {
-      location: { ...location, ...placeIn(parsed.node, ['name']) },
-      hint: 'give the project a name: `name: my_project`',
-    });
-  return { project: parsed.value, node: parsed.node };
+  const project = parsed.value;
+  const node = parsed.node;
+  const faults: Refusal[] = [];
+  const own: RecordIssue[] = [];
+  if (project.name === undefined) own.push({ kind: 'missing_key', path: [], key: 'name' });
+  else if (typeof project.name !== 'string')
+    own.push({ kind: 'wrong_type', path: ['name'], expected: ['string'] });
+  const modelPaths = projectPaths(project['model-paths'], ['models'], 'model-paths', node, path, faults);
+  const macroPaths = projectPaths(project['macro-paths'], ['macros'], 'macro-paths', node, path, faults);
+  if (own.length === 0 && faults.length === 0) return { project, node, modelPaths, macroPaths };
+  // The check stops here: say everything that is wrong with the file at once.
+  const taken = faults.flatMap((fault) =>
+    fault.location?.pointer === undefined ? [] : [fault.location.pointer],
+  );
+  for (const problem of schemaProblems(projectViolations(project), node, own)) {
+    if (problem.pointer !== undefined && taken.some((pointer) => within(problem.pointer ?? '', pointer)))
+      continue;
+    const isOwn = problem.pointer === 'name' && problem.kind !== 'unknown_key' && problem.kind !== 'rule';
+    faults.push(
+      refuseEdition(isOwn ? 'project_file_invalid' : 'project_file_schema', {
+        location: {
+          path,
+          ...(problem.line === undefined ? {} : { line: problem.line }),
+          ...(problem.column === undefined ? {} : { column: problem.column }),
+          ...(problem.pointer === undefined ? {} : { pointer: problem.pointer }),
+        },
+        hint:
+          isOwn && problem.kind === 'missing_key'
+            ? 'give the project a name: `name: my_project`'
+            : problem.hint,
+      }),
+    );
+  }
+  throw refuseAll(
+    faults.sort(
+      (a, b) =>
+        (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+        (a.location?.column ?? 0) - (b.location?.column ?? 0),
+    ),
+  );
 }
 
-/** model-paths / macro-paths: relative, inside the project, no `.` or `..` parts. */
+/** dbt's schema on dbt_project.yml, when this installation has it (it is checked again when planning). */
+function projectViolations(project: YamlMapping): readonly SchemaViolation[] {
+  try {
+    return loadDbtSchemas().project(project);
+  } catch (error: unknown) {
+    if (refuseEdition.is(error, 'check_schemas_unavailable')) return [];
+    throw error;
+  }
+}
+
+function within(pointer: string, parent: string): boolean {
+  return pointer === parent || pointer.startsWith(`${parent}.`) || pointer.startsWith(`${parent}[`);
+}
+
+function placeOfFault(place: YamlFaultPlace): YamlPlace {
+  return {
+    ...(place.line === undefined ? {} : { line: place.line }),
+    ...(place.column === undefined ? {} : { column: place.column }),
+    ...(place.pointer === undefined ? {} : { pointer: place.pointer }),
+  };
+}
+
+/** model-paths / macro-paths: relative, inside the project, no `.` or `..` parts; each bad one is a fault. */
 function projectPaths(
   value: unknown,
   fallback: readonly string[],
   key: string,
   node: YamlNode,
   path: string,
+  faults: Refusal[],
 ): readonly string[] {
   if (value === undefined) return fallback;
-  const refuse = (segments: readonly (string | number)[]) =>
-    refuseEdition('project_path_invalid', {
-      location: { path, ...placeIn(node, segments) },
-      hint: 'use a folder name relative to the project, such as models',
-    });
-  if (!Array.isArray(value)) throw refuse([key]);
+  const refuse = (segments: readonly (string | number)[], hint: string) =>
+    faults.push(
+      refuseEdition('project_path_invalid', { location: { path, ...placeIn(node, segments) }, hint }),
+    );
+  const relative = 'use a folder name relative to the project, such as models';
+  if (!Array.isArray(value)) {
+    refuse([key], `${key} is a list of folders, such as ["${fallback[0] ?? key}"]`);
+    return fallback;
+  }
   const paths: string[] = [];
   for (const [index, item] of (value as unknown[]).entries()) {
-    if (typeof item !== 'string') throw refuse([key, index]);
+    if (typeof item !== 'string') {
+      refuse([key, index], relative);
+      continue;
+    }
     const parts = item.replace(/\/+$/, '').split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0')))
-      throw refuse([key, index]);
+    if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) {
+      refuse([key, index], relative);
+      continue;
+    }
     paths.push(parts.join('/'));
   }
   return [...new Set(paths)].sort();

@@ -17,6 +17,12 @@ export interface SchemaViolation {
   readonly key?: string;
   /** additionalProperties: the keys the schema allows there, for a "did you mean". */
   readonly allowed?: readonly string[];
+  /** required: the key the mapping lacks. */
+  readonly missing?: string;
+  /** type: the JSON types the rule accepts. */
+  readonly types?: readonly string[];
+  /** enum, const: the values the rule accepts (from dbt's schema, never from the document). */
+  readonly values?: readonly unknown[];
 }
 
 export interface DbtSchemas {
@@ -92,12 +98,30 @@ function violations(validate: ValidateFunction): (value: YamlValue) => readonly 
         key !== undefined && typeof properties === 'object' && properties !== null
           ? Object.keys(properties)
           : undefined;
+      const params: Readonly<Record<string, unknown>> = error.params;
+      const missing =
+        error.keyword === 'required' && typeof params.missingProperty === 'string'
+          ? params.missingProperty
+          : undefined;
+      const types =
+        error.keyword === 'type'
+          ? (Array.isArray(params.type) ? params.type : String(params.type).split(',')).map(String)
+          : undefined;
+      const values =
+        error.keyword === 'enum' && Array.isArray(params.allowedValues)
+          ? (params.allowedValues as readonly unknown[])
+          : error.keyword === 'const'
+            ? [params.allowedValue]
+            : undefined;
       out.push({
         keyword: error.keyword,
         schemaPath: error.schemaPath,
         instancePath: error.instancePath,
         ...(key === undefined ? {} : { key }),
         ...(allowed === undefined ? {} : { allowed }),
+        ...(missing === undefined ? {} : { missing }),
+        ...(types === undefined ? {} : { types }),
+        ...(values === undefined ? {} : { values }),
       });
     }
     return out.sort((a, b) => (a.schemaPath < b.schemaPath ? -1 : a.schemaPath > b.schemaPath ? 1 : 0));

@@ -1,4 +1,5 @@
 import {
+  duplicateKeyHint,
   type PathSegment,
   type Position,
   pointerOf,
@@ -116,8 +117,13 @@ export function placeIn(node: YamlNode | undefined, path: readonly PathSegment[]
   };
 }
 
-/** The user's words for a YAML fault, as a hint: what to change, never what the file says. */
-export function yamlFaultHint(fault: YamlFault): string {
+/**
+ * The user's words for a YAML fault, as a hint: what to change, never what
+ * the file says (a repeated key names itself and the line of its first use).
+ */
+export function yamlFaultHint(fault: YamlFault, place: YamlFaultPlace = {}): string {
+  const duplicate = duplicateKeyHint(place);
+  if (duplicate !== undefined) return duplicate;
   const hints: { readonly [K in YamlFault]: string } = {
     not_utf8: 'save the file as UTF-8 without a byte order mark',
     malformed: 'the YAML does not parse here (tabs cannot indent YAML; check quotes and brackets)',

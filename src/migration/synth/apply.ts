@@ -41,8 +41,9 @@ function publishPlan(plan: SynthesisPlan, out: string): SynthesisResult {
     try {
       const dirs = new Map<string, Dir>([['', staging]]);
       for (const directory of plan.directories) {
-        const child = attempt(() => staging.mkdirExclusive(directory, 0o700));
-        created.push({ dir: staging, name: directory, kind: 'dir' });
+        const { dir: parentDir, base } = locate(dirs, directory);
+        const child = attempt(() => parentDir.mkdirExclusive(base, 0o700));
+        created.push({ dir: parentDir, name: base, kind: 'dir' });
         held.push(child);
         dirs.set(directory, child);
       }

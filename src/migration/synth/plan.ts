@@ -20,6 +20,7 @@ import {
   type SynthTableSpec,
   seededInt,
 } from './bundle.js';
+import { bronzeFixtures, FIXTURE_SOURCE, FIXTURES_DIR, FIXTURES_README } from './fixtures.js';
 import { RETAIL_TABLE_NAMES, RETAIL_TABLES, SQL_DIALECT_TYPES } from './retail.js';
 
 export const SYNTH_DEFAULTS = {
@@ -83,8 +84,9 @@ export function planSynthesis(
       source: spec.source,
       destination: spec.destination,
       tables: spec.tables.map((table) => table.table),
-      directories: [RUN_MANIFEST_DIR],
-      files,
+      // Parents before children.
+      directories: [RUN_MANIFEST_DIR, FIXTURES_DIR, `${FIXTURES_DIR}/${FIXTURE_SOURCE}`],
+      files: [...files, ...fixtureFiles(spec)],
     };
   });
 }
@@ -186,8 +188,19 @@ function filesOf(bundle: EvidenceBundle): readonly PlannedFile[] {
 }
 
 function file(path: string, value: JsonValue): PlannedFile {
-  const content = renderJson(value);
+  return textFile(path, renderJson(value));
+}
+
+function textFile(path: string, content: string): PlannedFile {
   return { path, mode: 0o600, sha256: sha256Hex(content), bytes: Buffer.byteLength(content), content };
+}
+
+/** The synthetic Bronze rows of the described tables, labelled synthetic by their README. */
+function fixtureFiles(spec: BundleSpec): readonly PlannedFile[] {
+  return [
+    textFile(`${FIXTURES_DIR}/README.md`, FIXTURES_README),
+    ...bronzeFixtures(spec).map((fixture) => textFile(`${FIXTURES_DIR}/${fixture.path}`, fixture.content)),
+  ];
 }
 
 /** Sorted keys, two-space indent, LF, one trailing newline: same input, same bytes. */

@@ -3,7 +3,7 @@ import type { Cast, TypeFamily } from '../identifiers.js';
 /**
  * The canonical retail tables sealkit's synthetic evidence describes. Each
  * column lists raw source header variants as exported by real systems (mixed
- * case, spaces, run-together words, upper case); the seed picks one per
+ * case, spaces, run-together words, upper case); `--seed` picks one per
  * column. `target` and `cast` are the reviewed mapping; `family` is the type
  * family a SQL source would report (a CSV source reports text only).
  */

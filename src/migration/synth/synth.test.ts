@@ -12,13 +12,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { at } from '../../core/list/index.js';
 import { refuseSynth } from '../refusals.js';
 import { bindFiles, FINISHED_AT, NOW, summary } from '../testing/bundles.js';
 import { planSynthesis, type SynthesizeOptions } from './plan.js';
 import { synthesizeEvidence } from './synthesize.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), '..', 'testdata', 'golden');
-const CASES: Record<string, SynthesizeOptions> = {
+const CASES = {
   'sql-bigquery-seed7': { source: 'sql', destination: 'bigquery', seed: 7, finishedAt: FINISHED_AT },
   'csv-snowflake-seed3': {
     source: 'csv',
@@ -28,7 +29,7 @@ const CASES: Record<string, SynthesizeOptions> = {
     sourceBindingId: 'shop_csv',
     finishedAt: '2025-03-14T09:26:53.250000Z',
   },
-};
+} satisfies Record<string, SynthesizeOptions>;
 
 const roots: string[] = [];
 afterAll(() => {
@@ -61,12 +62,11 @@ function tree(root: string): Record<string, { type: string; mode: string; text?:
 }
 
 function manifestPath(out: string): string {
-  const [name] = readdirSync(join(out, 'run-manifests'));
-  return join(out, 'run-manifests', name as string);
+  return join(out, 'run-manifests', at(readdirSync(join(out, 'run-manifests')), 0));
 }
 
 describe('synthesizeEvidence', () => {
-  it.each(Object.entries(CASES))(
+  it.each(Object.entries<SynthesizeOptions>(CASES))(
     'writes owner-only files equal to the golden files (%s)',
     (name, options) => {
       const out = join(workDir(), 'evidence');
@@ -90,14 +90,22 @@ describe('synthesizeEvidence', () => {
         source: options.source,
         destination: options.destination,
         tables: options.tables ?? ['customers', 'products', 'orders', 'order_items'],
-        files: ['mapping.json', 'dry-run.json', relative(out, manifestPath(out))],
+        files: [
+          'mapping.json',
+          'dry-run.json',
+          relative(out, manifestPath(out)),
+          'fixtures/README.md',
+          ...(options.tables ?? ['customers', 'products', 'orders', 'order_items']).map(
+            (table) => `fixtures/migration_bronze/${table}.csv`,
+          ),
+        ],
       });
     },
   );
 
   it('labels the dry run and the run manifest synthetic, in fields binding ignores', () => {
     const out = join(workDir(), 'evidence');
-    synthesizeEvidence({ ...(CASES['sql-bigquery-seed7'] as SynthesizeOptions), out });
+    synthesizeEvidence({ ...CASES['sql-bigquery-seed7'], out });
     const dryRun = JSON.parse(readFileSync(join(out, 'dry-run.json'), 'utf8')) as Record<string, unknown>;
     const manifest = JSON.parse(readFileSync(manifestPath(out), 'utf8')) as Record<
       string,
@@ -108,7 +116,7 @@ describe('synthesizeEvidence', () => {
   });
 
   it('gives the same bytes for the same options, and another run for another seed', () => {
-    const options = CASES['sql-bigquery-seed7'] as SynthesizeOptions;
+    const options: SynthesizeOptions = CASES['sql-bigquery-seed7'];
     const a = join(workDir(), 'a');
     const b = join(workDir(), 'b');
     const c = join(workDir(), 'c');

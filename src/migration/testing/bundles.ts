@@ -166,7 +166,7 @@ export function finishedAtMicros(): EpochMicros {
   return parseUtcTimestamp(FINISHED_AT) as EpochMicros;
 }
 
-/** Planted values a refusal or a successful check must never print (seed: privacy rules). */
+/** Planted values a refusal or a successful check must never print (docs/evidence.md#privacy). */
 export const PLANTED = {
   rawColumn: 'Zqx Secret Col',
   schema: 'zqx_secret_schema',

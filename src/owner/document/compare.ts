@@ -103,9 +103,8 @@ export function compareAttempt(
   if (!sameList(attempt.constituents, requested.constituents)) fail(ATTEMPT, 'constituents');
   const writeGuards = requested.writes.map((group) => group.guard_id);
   if (attempt.write_epochs.length !== writeGuards.length) fail(ATTEMPT, 'write_epochs');
-  for (let i = 0; i < writeGuards.length; i++) {
+  for (const [i, guard] of writeGuards.entries()) {
     const held = attempt.write_epochs[i];
-    const guard = writeGuards[i] as GuardId;
     if (held === undefined || held.guard_id !== guard || held.epoch !== executionEpochs.get(guard)) {
       fail(ATTEMPT, 'write_epochs');
     }

@@ -21,14 +21,14 @@ function within(
 }
 
 /**
- * Every count of the seed's limit table, checked before any entry is read, so
- * an oversized collection refuses the whole document with its own reason
- * whatever else is wrong with it. The order puts each count before the counts
- * it implies (a 257th claim also needs a 257th observation and epoch move; an
- * 8193rd genuine write binding needs an 8193rd write effect and object; an
- * 8193rd retained source an 8193rd object), so a consistent document over
- * one limit is refused for that limit. Entries of the wrong type count as nothing here;
- * the entry readers refuse them.
+ * Every count of the limit table (docs/owner.md#limits), checked before any
+ * entry is read, so an oversized collection refuses the whole document with
+ * its own reason whatever else is wrong with it. The order puts each count
+ * before the counts it implies (a 257th claim also needs a 257th observation
+ * and epoch move; an 8193rd genuine write binding needs an 8193rd write effect
+ * and object; an 8193rd retained source an 8193rd object), so a consistent
+ * document over one limit is refused for that limit. Entries of the wrong
+ * type count as nothing here; the entry readers refuse them.
  */
 export function checkOwnerLimits(top: Fields): void {
   const L = OWNER_LIMITS;

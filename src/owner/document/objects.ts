@@ -1,3 +1,4 @@
+import { at } from '../../core/list/index.js';
 import { fail, readArray, readOneOf, readRecord, readSha256 } from '../read.js';
 import {
   CONNECTOR_RULES,
@@ -64,9 +65,9 @@ interface Domain {
 /** Whether `parts` is already among `names`; records it if not. Nested maps: no joined key strings. */
 function seenBefore(names: Map<string, Map<string, Set<string>>>, parts: readonly string[]): boolean {
   const three = parts.length === 3;
-  const first = three ? (parts[0] as string) : '';
-  const second = parts[three ? 1 : 0] as string;
-  const third = parts[three ? 2 : 1] as string;
+  const first = three ? at(parts, 0) : '';
+  const second = at(parts, three ? 1 : 0);
+  const third = at(parts, three ? 2 : 1);
   let middle = names.get(first);
   if (middle === undefined) {
     middle = new Map();

@@ -1,4 +1,5 @@
 import type { Sha256Hex } from '../../core/digest/index.js';
+import { at } from '../../core/list/index.js';
 import type { PhysicalClaim } from '../claim.js';
 import { fail, sameList } from '../read.js';
 import type { ActivationRequestValue } from '../request.js';
@@ -36,9 +37,8 @@ export function indexScope(
 ): ScopeIndex {
   const claimOf = new Map<GuardId, PhysicalClaim>();
   const direction = new Map<ObjectId, { read: boolean; write: boolean }>();
-  for (let i = 0; i < claims.length; i++) {
-    const claim = claims[i] as PhysicalClaim;
-    const guard = claimGuards[i] as GuardId;
+  for (const [i, claim] of claims.entries()) {
+    const guard = at(claimGuards, i);
     claimOf.set(guard, claim);
     const bySubject = new Map<Sha256Hex, { read: boolean; write: boolean }>();
     for (const object of objects.byDomain.get(guard) ?? []) {
@@ -63,11 +63,10 @@ export function indexScope(
 
   const cell = CELL_RULES[request.execution_cell];
   const targets: GuardId[] = [];
-  for (let i = 0; i < claims.length; i++) {
-    const claim = claims[i] as PhysicalClaim;
+  for (const [i, claim] of claims.entries()) {
     if (claim.role === 'target') {
       if (claim.connector !== cell.target) fail(OWNER, 'claims[].connector');
-      targets.push(claimGuards[i] as GuardId);
+      targets.push(at(claimGuards, i));
     } else if (!cell.sources.includes(claim.connector)) {
       fail(OWNER, 'claims[].connector');
     }

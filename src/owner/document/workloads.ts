@@ -1,4 +1,5 @@
 import type { Sha256Hex } from '../../core/digest/index.js';
+import { at } from '../../core/list/index.js';
 import { fail, readArray, readMatching, readOneOf, readRecord } from '../read.js';
 import type { ActivationRequestValue, RequestWorkload } from '../request.js';
 import { ACCESSES, type GuardId, ID, type ObjectId, PURPOSES } from '../vocabulary.js';
@@ -171,7 +172,7 @@ export function readWorkloads(
   for (let i = 0; i < list.length; i++) {
     const f = readRecord(list[i], WORKLOAD_FIELDS, WORKLOAD, 'workloads[]');
     const id = readMatching(f.workload_id, ID, WORKLOAD, 'workloads[].workload_id');
-    const requested = request.workloads[i] as RequestWorkload;
+    const requested = at(request.workloads, i);
     if (id !== requested.workload_id) fail(WORKLOAD, 'workloads');
     const effects = readEffects(f.effects, scope, retained);
     requireRetainedRead(effects, scope, retained);

@@ -1,6 +1,6 @@
 import { type Dir, type FileStat, isFsError, probeLock } from '../../core/fs/index.js';
 import { lockFileName, MANIFEST_NAME, OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
-import type { CollisionCode, ScaffoldRefusalCode } from '../refusals.js';
+import type { CollisionCode, CollisionCondition, ScaffoldRefusalCode } from '../refusals.js';
 import type { SourceId } from '../source-id.js';
 import { currentUid, type Entry, lookAt, ownedWithout, sameInode } from './entry.js';
 import type { HeldWorkspace } from './open-workspace.js';
@@ -28,6 +28,8 @@ export interface PathSurvey {
   readonly outputSealed: boolean;
   /** The collision the refusal is about: where the result points the operator. */
   readonly concerns: 'output' | 'staging' | undefined;
+  /** Every collision found, in precedence order: the result lists them all (docs/scaffold.md#checks-in-order). */
+  readonly conditions: readonly CollisionCondition[];
 }
 
 /**
@@ -71,25 +73,36 @@ export function surveyPaths(workspace: HeldWorkspace, sourceId: SourceId): PathS
     );
     if (stagingRoot !== undefined) {
       const lock = lookAt(stagingRoot, lockFileName(sourceId));
+      let live = false;
       if (lock.kind === 'file') {
         if (!validLockFile(lock.stat)) onStaging.add('staging_root_invalid');
-        else if (lockIsHeld(stagingRoot, sourceId)) onStaging.add('staging_in_use');
+        else if (lockIsHeld(stagingRoot, sourceId)) live = true;
       } else if (lock.kind === 'directory') onStaging.add('staging_root_invalid');
       else classify(lock, onStaging, 'staging_root_invalid');
-      classify(lookAt(stagingRoot, sourceId), onStaging, 'staging_exists');
+      if (live) onStaging.add('staging_in_use');
+      // A staging directory with its lock held belongs to the live run
+      // (staging_in_use), not to an abandoned one (staging_exists).
+      const staging = lookAt(stagingRoot, sourceId);
+      if (!(live && staging.kind === 'directory')) classify(staging, onStaging, 'staging_exists');
     }
   } catch (error: unknown) {
     generated?.close();
     stagingRoot?.close();
     throw error;
   }
-  const refusal = PRECEDENCE.find((code) => found.has(code));
+  const conditions: CollisionCondition[] = [];
+  for (const code of PRECEDENCE) {
+    const concerns = found.get(code);
+    if (concerns !== undefined) conditions.push({ code, concerns });
+  }
+  const refusal = conditions[0]?.code;
   return {
     refusal,
     generated,
     stagingRoot,
-    outputSealed: refusal === 'output_exists' && outputSealed,
-    concerns: refusal === undefined ? undefined : found.get(refusal),
+    outputSealed: found.has('output_exists') && outputSealed,
+    concerns: conditions[0]?.concerns,
+    conditions,
   };
 }
 

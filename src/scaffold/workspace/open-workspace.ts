@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import type { EditionProfile } from '../editions.js';
@@ -33,30 +33,24 @@ export class HeldWorkspace {
    */
   static open(workspace: string, edition: EditionProfile, sourceId: string): HeldWorkspace {
     if (workspace.length === 0 || workspace.includes('\0')) throw refuseScaffold('workspace_invalid');
-    let seen: ReturnType<typeof lstatSync>;
-    let real: string;
+    // The path as given, one component at a time, no symlink followed at any
+    // of them: `link`, `link/`, `link/.`, `./link` and `parent-link/ws` are
+    // all refused here, never judged by an lstat of the string (which
+    // follows a link before a trailing `/`).
+    let root: Dir;
     try {
-      seen = lstatSync(workspace, { bigint: true });
-      real = realpathSync.native(workspace);
+      root = Dir.open(workspace);
     } catch {
       throw refuseScaffold('workspace_invalid');
     }
-    if (seen.isSymbolicLink() || !seen.isDirectory()) throw refuseScaffold('workspace_invalid');
-    checkOutsideStarterRepository(real, edition, sourceId);
-
-    let root: Dir;
     try {
-      root = Dir.open(real);
-    } catch {
-      throw refuseScaffold('workspace_invalid');
+      checkOutsideStarterRepository(realPathOf(workspace, root), edition, sourceId);
+    } catch (error: unknown) {
+      root.close();
+      throw error;
     }
     const opened: Dir[] = [root];
     try {
-      const rootStat = root.stat();
-      // The path named on the command line and the directory held are one inode.
-      if (rootStat.dev !== BigInt(seen.dev) || rootStat.ino !== BigInt(seen.ino)) {
-        throw refuseScaffold('workspace_invalid');
-      }
       if (hasStarterLayout(root)) throw refuseScaffold('workspace_is_starter_checkout');
       const project = edition.projectDir === '.' ? root : openProject(root, edition.projectDir);
       if (project !== root) opened.push(project);
@@ -104,6 +98,33 @@ export class HeldWorkspace {
     if (this.project !== this.root) this.project.close();
     this.root.close();
   }
+}
+
+/**
+ * The absolute path of the held workspace, for the starter-repository check.
+ * No component of the given path is a symlink (the walk refused them), so
+ * its resolution is exact; it must still name the held directory, else the
+ * tree moved in between (workspace_invalid).
+ */
+function realPathOf(workspace: string, root: Dir): string {
+  let real: string;
+  try {
+    real = realpathSync.native(workspace);
+  } catch {
+    throw refuseScaffold('workspace_invalid');
+  }
+  let again: Dir;
+  try {
+    again = Dir.openForLookup(real);
+  } catch {
+    throw refuseScaffold('workspace_invalid');
+  }
+  try {
+    if (!sameInode(again.stat(), root.stat())) throw refuseScaffold('workspace_invalid');
+  } finally {
+    again.close();
+  }
+  return real;
 }
 
 /** Output and staging paths are fixed below the workspace, so checking their joined real paths is exact. */

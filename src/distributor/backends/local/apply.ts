@@ -1,7 +1,14 @@
 import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
-import { type Dir, exchange, isFsError, renameNoReplace } from '../../../core/fs/index.js';
+import {
+  type Dir,
+  exchange,
+  fsyncAll,
+  isFsError,
+  type OpenDescriptor,
+  renameNoReplace,
+} from '../../../core/fs/index.js';
 import { toRefusal } from '../../../core/refusal/index.js';
-import type { AppliedOutcome, OutputSource } from '../../backend.js';
+import type { AppliedOutcome, BatchWrite, OutputSource, SnapshotBundleDir } from '../../backend.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { DestinationState, Instant } from '../../model/types.js';
 import { parentDirs } from '../../path/bundle-path.js';
@@ -12,6 +19,7 @@ import { readState } from './inspect.js';
 import {
   closeAll,
   destinationProblem,
+  type EnsuredDirs,
   ensureDirs,
   openDirs,
   removeEnsured,
@@ -22,75 +30,200 @@ import { cleanStage, type LocalRoot } from './work-area.js';
 
 const FILE_MODE = 0o644;
 const DIR_MODE = 0o755;
+/** Descriptors a batch holds at most before flushing those early (a bundle of many files). */
+const HELD_MAX = 1024;
 
 /**
- * One publication or replacement at a local destination:
+ * The descriptors of everything a batch staged — files and directories the
+ * staging is done with — made durable together by one flush: fsyncs issued
+ * together on the thread pool (the filesystem folds them into few journal
+ * commits; docs/performance.md, "Group commit"). When more than `HELD_MAX`
+ * are held, those are flushed and closed early; that makes nothing visible.
+ */
+class PendingFlush {
+  #held: OpenDescriptor[] = [];
+
+  hold(descriptor: OpenDescriptor): void {
+    this.#held.push(descriptor);
+  }
+
+  async bound(step: StepHook): Promise<void> {
+    if (this.#held.length < HELD_MAX) return;
+    step('fsync');
+    await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const held = this.#held;
+    this.#held = [];
+    try {
+      await fsyncAll(held);
+    } finally {
+      closeAll(held);
+    }
+  }
+
+  close(): void {
+    closeAll(this.#held);
+    this.#held = [];
+  }
+}
+
+/** A bundle built in staging, durable once its batch is flushed, not yet visible. */
+interface Staged {
+  readonly index: number;
+  readonly write: PlannedWrite;
+  readonly state: DestinationState;
+  /** Where the staging tree sits until its commit rename. */
+  readonly at: Dir;
+  readonly name: string;
+}
+
+/** After a commit rename: the parent to flush once, and what is left to tidy up. */
+interface Committed {
+  readonly parent: Dir;
+  readonly opened: readonly Dir[];
+  readonly tidy: (() => void) | undefined;
+}
+
+/**
+ * One group commit at a local destination (docs/distributor.md, "Crash
+ * behaviour"):
  *
- * 1. build the whole new tree in a staging directory of this run's work area
- *    (same filesystem): each output moved from the snapshot or copied from it
- *    while hashing, checked against the plan, fsynced; the state written
- *    last; every directory fsynced;
- * 2. commit with one rename: RENAME_NOREPLACE onto the absent bundle path
- *    (first publish; an entry that appeared meanwhile fails it), or, after
- *    re-reading the state and finding the planned token, RENAME_EXCHANGE with
- *    the managed bundle directory (replacement) — readers see the old tree or
- *    the new one, whole, never a mix;
- * 3. after an exchange the old tree sits in staging: only the outputs and
+ * 1. stage every write of the batch: the whole new tree of each bundle in
+ *    its own staging directory of this run's work area (same filesystem) —
+ *    the snapshot's bundle directory itself when its files may be moved,
+ *    else a fresh one — each output moved from the snapshot or copied from
+ *    it while hashing, checked against the plan, and the state written last;
+ * 2. flush the batch once (`PendingFlush`): every staged byte and
+ *    directory entry is durable before anything becomes visible;
+ * 3. commit each bundle with its own rename: RENAME_NOREPLACE onto the absent
+ *    bundle path (first publish; an entry that appeared meanwhile fails it),
+ *    or, after re-reading the state and finding the planned token,
+ *    RENAME_EXCHANGE with the managed bundle directory (replacement) —
+ *    readers see the old tree or the new one, whole, never a mix;
+ * 4. flush each parent directory that received a commit, once;
+ * 5. after an exchange the old tree sits in staging: only the outputs and
  *    state it lists are deleted, and directories that became empty; anything
  *    else keeps the tree, moved to `kept-*`.
  *
- * Before the commit any failure removes the staging tree and the parent
- * directories this call created; after it, the outcome stands and cleanup
- * problems are left for the next run's sweep.
+ * Each write has its own outcome. Before its commit a failure removes its
+ * staging tree and the parent directories its commit created; a failed
+ * flush refuses every write of the batch; after a commit the outcome stands
+ * and cleanup problems are left for the next run's sweep.
  */
-export async function applyLocal(
+export async function applyLocalBatch(
   root: LocalRoot,
+  writes: readonly BatchWrite[],
+  now: Instant,
+  step: StepHook,
+): Promise<AppliedOutcome[]> {
+  const outcomes: AppliedOutcome[] = writes.map(() => ({
+    outcome: 'refused',
+    refusal: writeFailed(),
+  }));
+  let staged: Staged[] = [];
+  const pending = new PendingFlush();
+  try {
+    for (const [index, { write, source }] of writes.entries()) {
+      try {
+        staged.push(await stageOne(root, index, write, source, now, step, pending));
+      } catch (error: unknown) {
+        outcomes[index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
+      }
+    }
+    if (staged.length === 0) return outcomes;
+    try {
+      step('flush');
+      await pending.flush();
+    } catch (error: unknown) {
+      for (const one of staged) {
+        outcomes[one.index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
+        discard(one, step);
+      }
+      staged = [];
+    }
+  } finally {
+    pending.close();
+  }
+  const committed: Committed[] = [];
+  try {
+    for (const one of staged) {
+      try {
+        committed.push(commitOne(root, one, step));
+        outcomes[one.index] = {
+          outcome: one.write.outcome === 'published' ? 'published' : 'replaced',
+          outputs: one.state.outputs,
+        };
+      } catch (error: unknown) {
+        outcomes[one.index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
+        discard(one, step);
+      }
+    }
+    flushParents(committed, step);
+  } finally {
+    for (const one of committed) closeAll(one.opened);
+  }
+  for (const one of committed) {
+    try {
+      one.tidy?.();
+    } catch {
+      // Committed: what is left in the run directory is swept narrowly (by its own state) later.
+    }
+  }
+  return outcomes;
+}
+
+/** Builds one bundle's staging tree (not yet durable: the batch flush does that). */
+async function stageOne(
+  root: LocalRoot,
+  index: number,
   write: PlannedWrite,
   source: OutputSource,
   now: Instant,
   step: StepHook,
-): Promise<AppliedOutcome> {
-  const runDir = root.runDir(step);
-  const stageName = root.nextStageName();
+  pending: PendingFlush,
+): Promise<Staged> {
   const state: DestinationState = { ...write.state, published_at: now };
-  let staged = false;
-  try {
+  const snapshot = source.takeDir?.();
+  let at: Dir;
+  let name: string;
+  let stage: Dir;
+  if (snapshot !== undefined) {
+    at = snapshot.parent;
+    name = snapshot.name;
+    stage = snapshot.dir;
+  } else {
+    at = root.runDir(step);
+    name = root.nextStageName();
     step('mkdir');
-    const stage = runDir.mkdirExclusive(stageName, DIR_MODE);
-    staged = true;
-    try {
-      await buildTree(stage, write.outputs, serializeState(state), source, step);
-    } finally {
-      stage.close();
-    }
-    // The stage's own entry in the run directory is not fsynced: the commit
-    // renames it away, and that rename is made durable by the fsync of the
-    // destination parent (syncCommitted). A crash before it leaves scratch
-    // that the next run sweeps, durable or not.
-    const segments = write.bundle_dir.split('/');
-    if (write.outcome === 'published') {
-      commitPublish(root, segments, runDir, stageName, step);
-      staged = false;
-      return { outcome: 'published', outputs: state.outputs };
-    }
-    commitReplace(root.root, segments, runDir, stageName, write, step);
-    staged = false;
-    try {
-      if (!cleanStage(runDir, stageName, step)) root.keep(runDir, stageName, step);
-    } catch {
-      // Committed: the old tree left in the run directory is swept narrowly (by its own state) later.
-    }
-    return { outcome: 'replaced', outputs: state.outputs };
-  } catch (error: unknown) {
-    if (staged) {
-      try {
-        removeOwnTree(runDir, stageName, step);
-      } catch {
-        // The run directory is removed, or swept by the next run.
-      }
-    }
-    return { outcome: 'refused', refusal: toRefusal(error, () => destinationWriteFailed(error)) };
+    stage = at.mkdirExclusive(name, DIR_MODE);
   }
+  try {
+    await buildTree(stage, write.outputs, serializeState(state), source, snapshot, pending, step);
+    // The snapshot's directory was private (0700); it is published as it is.
+    if (snapshot !== undefined) stage.chmod(DIR_MODE);
+  } catch (error: unknown) {
+    if (snapshot === undefined) stage.close();
+    try {
+      removeOwnTree(at, name, step);
+    } catch {
+      // The run directory is removed, or swept by the next run.
+    }
+    throw error;
+  }
+  // The snapshot's own handle stays the snapshot's to close (closing is idempotent).
+  pending.hold(stage);
+  return { index, write, state, at, name };
 }
 
 async function buildTree(
@@ -98,9 +231,12 @@ async function buildTree(
   outputs: readonly PlannedOutput[],
   stateText: string,
   source: OutputSource,
+  snapshot: SnapshotBundleDir | undefined,
+  pending: PendingFlush,
   step: StepHook,
 ): Promise<void> {
   const dirs = new Map<string, Dir>([['', stage]]);
+  const taken = new Set<string>();
   try {
     for (const output of outputs) {
       const parents = parentDirs(output.path);
@@ -115,54 +251,54 @@ async function buildTree(
         parent = parent.mkdirExclusive(path.slice(path.lastIndexOf('/') + 1), DIR_MODE);
         dirs.set(path, parent);
       }
-      await placeOutput(parent, output, source, step);
+      const moved = await placeOutput(parent, output, source, pending, step);
+      if (moved !== undefined) taken.add(moved);
+      await pending.bound(step);
+    }
+    // Snapshot files this destination does not publish (another destination's
+    // pages, say) leave the staging tree before its state is written, so a
+    // staged tree with a state holds exactly what the state lists.
+    for (const leftover of snapshot?.names ?? []) {
+      if (taken.has(leftover)) continue;
+      step('unlink');
+      stage.unlink(leftover);
     }
     step('create');
     const stateFile = stage.createExclusive(STATE_FILE, FILE_MODE);
     try {
       step('write');
       stateFile.write(Buffer.from(stateText, 'utf8'));
-      step('fsync');
-      stateFile.fsync();
     } finally {
-      stateFile.close();
-    }
-    const deepestFirst = [...dirs.keys()].sort((a, b) => b.length - a.length);
-    for (const path of deepestFirst) {
-      step('fsync');
-      dirs.get(path)?.fsync();
+      pending.hold(stateFile);
     }
   } finally {
-    for (const [path, dir] of dirs) if (path !== '') dir.close();
+    for (const [path, dir] of dirs) if (path !== '') pending.hold(dir);
   }
 }
 
+/** Places one output; returns the snapshot name it moved, if it moved one. */
 async function placeOutput(
   parent: Dir,
   output: PlannedOutput,
   source: OutputSource,
+  pending: PendingFlush,
   step: StepHook,
-): Promise<void> {
+): Promise<string | undefined> {
   const name = output.path.slice(output.path.lastIndexOf('/') + 1);
   const taken = source.take?.(output);
   if (taken !== undefined) {
     step('rename');
     renameNoReplace(taken.dir, taken.name, parent, name);
-    // One no-follow open serves the check, the mode and the fsync: the file
-    // sits in this run's private staging tree, so no name is looked up twice.
+    // One no-follow open serves the check and the batch flush: the file sits
+    // in this run's private staging tree, created there with its published
+    // mode, so no name is looked up twice and no chmod is needed.
     const file = parent.openFile(name);
-    try {
-      const stat = file.stat();
-      if (stat.type !== 'file' || stat.size !== BigInt(output.size)) {
-        throw refuseDistributor('destination_write_failed');
-      }
-      file.chmod(FILE_MODE);
-      step('fsync');
-      file.fsync();
-    } finally {
-      file.close();
+    pending.hold(file);
+    const stat = file.stat();
+    if (stat.type !== 'file' || stat.size !== BigInt(output.size) || (stat.mode & 0o7777) !== FILE_MODE) {
+      throw refuseDistributor('destination_write_failed', { role: 'destination' });
     }
-    return;
+    return taken.name;
   }
   step('create');
   const file = parent.createExclusive(name, FILE_MODE);
@@ -177,28 +313,37 @@ async function placeOutput(
     if (written.bytes !== output.size || toPrefixed(written.hex) !== output.sha256) {
       throw refuseDistributor('destination_write_failed', { role: 'destination' });
     }
-    step('fsync');
-    file.fsync();
   } finally {
-    file.close();
+    pending.hold(file);
+  }
+  return undefined;
+}
+
+/** Removes a staging tree that will not be committed (never anything else). */
+function discard(one: Staged, step: StepHook): void {
+  try {
+    removeOwnTree(one.at, one.name, step);
+  } catch {
+    // The run directory is removed, or swept by the next run.
   }
 }
 
-function commitPublish(
-  root: LocalRoot,
-  segments: readonly string[],
-  runDir: Dir,
-  stageName: string,
-  step: StepHook,
-): void {
+function commitOne(root: LocalRoot, one: Staged, step: StepHook): Committed {
+  const segments = one.write.bundle_dir.split('/');
+  return one.write.outcome === 'published'
+    ? commitPublish(root, segments, one, step)
+    : commitReplace(root, segments, one, step);
+}
+
+function commitPublish(root: LocalRoot, segments: readonly string[], one: Staged, step: StepHook): Committed {
   const leaf = segments[segments.length - 1] ?? '';
-  const scratch = { dir: runDir, nextName: () => root.nextParentName() };
-  const parents = ensureDirs(root.root, segments.slice(0, -1), scratch, step);
+  const scratch = { dir: root.runDir(step), nextName: () => root.nextParentName() };
+  const parents: EnsuredDirs = ensureDirs(root.root, segments.slice(0, -1), scratch, step);
   let swappedEmpty = false;
   try {
     step('rename');
     try {
-      renameNoReplace(runDir, stageName, parents.dir, leaf);
+      renameNoReplace(one.at, one.name, parents.dir, leaf);
     } catch (error: unknown) {
       if (!isFsError(error, 'EEXIST') && !isFsError(error, 'ENOTEMPTY')) throw destinationProblem(error);
       // The seed counts an existing directory without entries as empty: swap
@@ -206,7 +351,7 @@ function commitPublish(
       if (!isEmptyDirectory(parents.dir, leaf))
         throw refuseDistributor('destination_changed', { role: 'destination' });
       step('exchange');
-      exchange(runDir, stageName, parents.dir, leaf);
+      exchange(one.at, one.name, parents.dir, leaf);
       swappedEmpty = true;
     }
   } catch (error: unknown) {
@@ -214,21 +359,18 @@ function commitPublish(
     closeAll(parents.opened);
     throw error;
   }
-  syncCommitted(parents.dir, step);
-  closeAll(parents.opened);
-  if (swappedEmpty) {
-    try {
-      step('rmdir');
-      runDir.rmdir(stageName);
-    } catch {
-      try {
-        // Someone wrote into it meanwhile: it is theirs, kept.
-        root.keep(runDir, stageName, step);
-      } catch {
-        // Committed; what is left is swept narrowly by a later run.
+  const tidy = swappedEmpty
+    ? () => {
+        try {
+          step('rmdir');
+          one.at.rmdir(one.name);
+        } catch {
+          // Someone wrote into it meanwhile: it is theirs, kept.
+          root.keep(one.at, one.name, step);
+        }
       }
-    }
-  }
+    : undefined;
+  return { parent: parents.dir, opened: parents.opened, tidy };
 }
 
 function isEmptyDirectory(parent: Dir, name: string): boolean {
@@ -242,44 +384,54 @@ function isEmptyDirectory(parent: Dir, name: string): boolean {
 }
 
 /**
- * After the commit rename the outcome stands: a failing directory fsync is
+ * After the commit renames the outcomes stand: a failing directory fsync is
  * not reported as a failed publication (the rename is visible; the next run
- * reads the state as usual).
+ * reads the state as usual). Each parent directory is flushed once, however
+ * many bundles it received.
  */
-function syncCommitted(dir: Dir, step: StepHook): void {
-  try {
-    step('fsync');
-    dir.fsync();
-  } catch {
-    // See above.
+function flushParents(committed: readonly Committed[], step: StepHook): void {
+  const flushed = new Set<string>();
+  for (const one of committed) {
+    try {
+      const stat = one.parent.stat();
+      const key = `${stat.dev}:${stat.ino}`;
+      if (flushed.has(key)) continue;
+      flushed.add(key);
+      step('fsync');
+      one.parent.fsync();
+    } catch {
+      // See above.
+    }
   }
 }
 
-function commitReplace(
-  root: Dir,
-  segments: readonly string[],
-  runDir: Dir,
-  stageName: string,
-  write: PlannedWrite,
-  step: StepHook,
-): void {
+function commitReplace(root: LocalRoot, segments: readonly string[], one: Staged, step: StepHook): Committed {
   const leaf = segments[segments.length - 1] ?? '';
-  const located = openDirs(root, segments.slice(0, -1));
+  const located = openDirs(root.root, segments.slice(0, -1));
   if (located === undefined) throw refuseDistributor('destination_changed', { role: 'destination' });
   try {
     const current = openDirs(located.dir, [leaf]);
     if (current === undefined) throw refuseDistributor('destination_changed', { role: 'destination' });
     try {
-      if (readState(current.dir)?.token !== write.previous?.token) {
+      if (readState(current.dir)?.token !== one.write.previous?.token) {
         throw refuseDistributor('destination_changed', { role: 'destination' });
       }
     } finally {
       closeAll(current.opened);
     }
     step('exchange');
-    exchange(runDir, stageName, located.dir, leaf);
-    syncCommitted(located.dir, step);
-  } finally {
+    exchange(one.at, one.name, located.dir, leaf);
+  } catch (error: unknown) {
     closeAll(located.opened);
+    throw error;
   }
+  return {
+    parent: located.dir,
+    opened: located.opened,
+    tidy: () => {
+      if (!cleanStage(one.at, one.name, step)) root.keep(one.at, one.name, step);
+    },
+  };
 }
+
+const writeFailed = () => refuseDistributor('destination_write_failed', { role: 'destination' });

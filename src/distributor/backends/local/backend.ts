@@ -4,6 +4,7 @@ import type {
   AppliedOutcome,
   ApplyContext,
   BackendOpenContext,
+  BatchWrite,
   DestinationBackend,
   DestinationSnapshot,
   LockOptions,
@@ -16,7 +17,7 @@ import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
-import { applyLocal } from './apply.js';
+import { applyLocalBatch } from './apply.js';
 import { inspectLocal } from './inspect.js';
 import type { StepHook } from './tree.js';
 import { LocalRoot, openRootDir } from './work-area.js';
@@ -143,9 +144,14 @@ class LocalBackend implements DestinationBackend {
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
+    const [outcome] = await this.applyBatch([{ write, source }], context);
+    return outcome ?? { outcome: 'refused', refusal: refuseDistributor('destination_write_failed') };
+  }
+
+  async applyBatch(writes: readonly BatchWrite[], context: ApplyContext): Promise<readonly AppliedOutcome[]> {
     const root = this.#usableRoot();
     if (!root.locked) throw refuseDistributor('destination_locked', { role: 'destination' });
-    return applyLocal(root, write, source, context.now, this.#hook(context.beforeStep));
+    return applyLocalBatch(root, writes, context.now, this.#hook(context.beforeStep));
   }
 
   scratch(): Dir {

@@ -10,7 +10,7 @@ import { destinationWriteFailed } from '../../write-failure.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
 export type StepHook = (
-  kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'rename' | 'exchange' | 'unlink' | 'rmdir',
+  kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'flush' | 'rename' | 'exchange' | 'unlink' | 'rmdir',
 ) => void;
 
 /** Bounds on walking a destination bundle tree. */
@@ -167,8 +167,8 @@ export function openDirs(base: Dir, segments: readonly string[]): { dir: Dir; op
   }
 }
 
-export function closeAll(dirs: readonly Dir[]): void {
-  for (const dir of dirs) dir.close();
+export function closeAll(descriptors: readonly { close(): void }[]): void {
+  for (const descriptor of descriptors) descriptor.close();
 }
 
 export function destinationProblem(error: unknown) {

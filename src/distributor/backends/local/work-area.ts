@@ -23,6 +23,7 @@ export const WORK_AREA = '.distributor.work';
 const LOCK_FILE = 'lock';
 const RUN_PREFIX = 'run-';
 const STAGE_PREFIX = 'stage-';
+const SNAPSHOT_PREFIX = 'snapshot-';
 const KEPT_PREFIX = 'kept-';
 
 /** One destination root opened by a run; shared by every destination configured with the same root. */
@@ -111,7 +112,7 @@ export class LocalRoot {
   /** A fresh name for a source snapshot in this run's directory (several pipelines may share a root). */
   nextSnapshotName(): string {
     this.#stages += 1;
-    return `snapshot-${this.#stages}`;
+    return `${SNAPSHOT_PREFIX}${this.#stages}`;
   }
 
   /**
@@ -173,6 +174,30 @@ export class LocalRoot {
     }
   }
 
+  /**
+   * A snapshot's bundle directories are staging trees too (a local
+   * destination stages in them, and an exchange leaves the old publication
+   * there): each is cleaned like a stage, narrowly when it carries a state.
+   */
+  #cleanSnapshot(work: Dir, run: Dir, name: string, step: StepHook): void {
+    const snapshot = run.openDir(name);
+    try {
+      for (const entry of snapshot.list()) {
+        if (entry.type !== 'directory') {
+          step('unlink');
+          snapshot.unlink(entry.bytes);
+        } else if (!entry.utf8 || !cleanStage(snapshot, entry.name, step)) {
+          step('rename');
+          renameNoReplace(snapshot, entry.bytes, work, `${KEPT_PREFIX}${randomBytes(8).toString('hex')}`);
+        }
+      }
+    } finally {
+      snapshot.close();
+    }
+    step('rmdir');
+    run.rmdir(name);
+  }
+
   #cleanRun(work: Dir, name: string, step: StepHook): void {
     const run = work.openDir(name);
     let emptied = true;
@@ -183,6 +208,8 @@ export class LocalRoot {
             step('rename');
             renameNoReplace(run, entry.name, work, `${KEPT_PREFIX}${randomBytes(8).toString('hex')}`);
           }
+        } else if (entry.utf8 && entry.type === 'directory' && entry.name.startsWith(SNAPSHOT_PREFIX)) {
+          this.#cleanSnapshot(work, run, entry.name, step);
         } else if (entry.type === 'directory' || entry.type === 'file') {
           removeOwnTree(run, entry.bytes, step);
         } else emptied = false;

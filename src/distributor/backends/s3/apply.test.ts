@@ -90,10 +90,11 @@ describe('S3 pending marker lease', () => {
     );
     const result = await publishing;
     expect(result.outcome).toBe('published');
+    // A committed bundle's marker is deleted with others' in one request, by close() at the latest.
+    await slow.close();
     expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
       ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
     );
-    await slow.close();
     await other.close();
   });
 
@@ -104,21 +105,29 @@ describe('S3 pending marker lease', () => {
     const takeover = async (chunk: number) => {
       if (chunk !== 2) return;
       // Another run, later, takes the marker over exactly as sealkit does: If-Match its ETag.
-      const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+      // The stalled run renews every 50 ms, so the other run may lose a round: it tries again.
       const marker = {
+        claims: [],
         expires: '2099-01-01T00:00:00Z',
-        outputs: ['report.md', 'summary.txt'],
         run: 'ffffffffffffffffffffffffffffffff',
-        schema_version: 1,
+        schema_version: 2,
       };
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: markerKey,
-          Body: `${JSON.stringify(marker)}\n`,
-          IfMatch: (current.ETag ?? '').replaceAll('"', ''),
-        }),
-      );
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+        try {
+          await s3.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: markerKey,
+              Body: `${JSON.stringify(marker)}\n`,
+              IfMatch: (current.ETag ?? '').replaceAll('"', ''),
+            }),
+          );
+          return;
+        } catch (error) {
+          if (attempt >= 20) throw error;
+        }
+      }
     };
     const result = await backend.apply(write, slowSource(60, takeover), context);
     expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe('destination_changed');
@@ -161,10 +170,10 @@ describe('S3 uploads are verified against the plan', () => {
       context,
     );
     expect(good.outcome).toBe('published');
+    await backend.close();
     expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
       ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
     );
-    await backend.close();
   });
 
   it('a source shorter or longer than planned fails the upload at once (no wait for a server timeout)', async () => {

@@ -78,7 +78,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     const run = runCli(['distribute', 'run', '--json'], { cwd: dir, env });
     expect(run.status).toBe(2);
     const report = JSON.parse(run.stdout.toString('utf8')) as { outcomes: { reason_code?: string }[] };
-    expect(report.outcomes[0]?.reason_code).toBe('destination_unreachable');
+    expect(report.outcomes[0]?.reason_code).toBe('destination_credentials_missing');
   });
 
   it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {

@@ -1,5 +1,14 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3DestinationConfig } from '../../config/types.js';
+
+/** Seconds to wait for a connection, unless the destination sets `connect_timeout_seconds`. */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;
+/** Seconds a request may go without a byte from the store, unless the destination sets `request_timeout_seconds`. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** Connections one destination keeps open at most: every request in flight of every bundle in flight. */
+const MAX_SOCKETS = 256;
 
 /**
  * The SDK client for one S3 destination. Credentials are deliberately absent:
@@ -11,9 +20,17 @@ import type { S3DestinationConfig } from '../../config/types.js';
  * as `x-amz-checksum-sha256`, plus its own hashing of every streamed byte):
  * the SDK's default CRC32 trailer would switch uploads to aws-chunked
  * encoding, which S3-compatible servers such as Ceph RGW 16 do not accept.
+ *
+ * Timeouts: a connection must be made within the connect timeout, and a
+ * request that goes the request timeout without a byte either way is
+ * abandoned (a store that accepts TCP and never answers is then
+ * `destination_unreachable`, not a hang). The SDK retries idempotent requests
+ * with buffered bodies itself (3 attempts, backoff); streamed output uploads
+ * are retried by sealkit (`upload.ts`).
  */
 export function createS3Client(config: S3DestinationConfig): S3Client {
   quietSdkNodeVersionNotice();
+  const agent = { keepAlive: true, maxSockets: MAX_SOCKETS };
   return new S3Client({
     ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
     ...(config.region === undefined ? {} : { region: config.region }),
@@ -21,6 +38,12 @@ export function createS3Client(config: S3DestinationConfig): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    requestHandler: {
+      connectionTimeout: 1000 * (config.connect_timeout_seconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS),
+      socketTimeout: 1000 * (config.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS),
+      httpAgent: new HttpAgent(agent),
+      httpsAgent: new HttpsAgent(agent),
+    },
     logger: SILENT,
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyS3Error } from './errors.js';
+import { classifyS3Error, isTransient, s3RefusalCode } from './errors.js';
 import { forEachLimited } from './parallel.js';
 
 // The shapes the AWS SDK gives its errors: an HTTP answer carries
@@ -19,20 +19,54 @@ describe('classifyS3Error', () => {
     expect(classifyS3Error(answered(404, 'NoSuchKey'))).toBe('absent');
     expect(classifyS3Error(answered(404, 'NotFound'))).toBe('absent');
     expect(classifyS3Error(answered(404, 'NoSuchBucket'))).toBe('no_bucket');
-    expect(classifyS3Error(answered(403, 'AccessDenied'))).toBe('failed');
+    expect(classifyS3Error(answered(403, 'AccessDenied'))).toBe('access_denied');
+    expect(classifyS3Error(answered(403, 'Forbidden'))).toBe('access_denied');
+    expect(classifyS3Error(answered(403, 'InvalidAccessKeyId'))).toBe('credentials_refused');
+    expect(classifyS3Error(answered(403, 'SignatureDoesNotMatch'))).toBe('credentials_refused');
     expect(classifyS3Error(answered(503, 'SlowDown'))).toBe('failed');
   });
 
-  it('calls only socket failures and missing credentials unreachable; anything else failed', () => {
+  it('calls only socket failures unreachable, missing credentials their own kind; anything else failed', () => {
     expect(classifyS3Error(socket('ECONNREFUSED'))).toBe('unreachable');
     expect(classifyS3Error(socket('ENOTFOUND'))).toBe('unreachable');
-    expect(classifyS3Error(Object.assign(new Error('x'), { name: 'CredentialsProviderError' }))).toBe(
+    expect(classifyS3Error(Object.assign(new Error('x'), { name: 'TimeoutError', code: 'ETIMEDOUT' }))).toBe(
       'unreachable',
+    );
+    expect(classifyS3Error(Object.assign(new Error('x'), { name: 'CredentialsProviderError' }))).toBe(
+      'credentials_missing',
     );
     expect(classifyS3Error(new Error('injected failure'))).toBe('failed');
     expect(classifyS3Error(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toBe('failed');
     expect(classifyS3Error('a string')).toBe('failed');
     expect(classifyS3Error(null)).toBe('failed');
+  });
+});
+
+describe('isTransient', () => {
+  it('retries busy answers, resets and timeouts; never a refused connection, a 4xx or a lost condition', () => {
+    expect(isTransient(answered(503, 'SlowDown'))).toBe(true);
+    expect(isTransient(answered(500, 'InternalError'))).toBe(true);
+    expect(isTransient(answered(429, 'TooManyRequests'))).toBe(true);
+    expect(isTransient(answered(400, 'RequestTimeout'))).toBe(true);
+    expect(isTransient(socket('ECONNRESET'))).toBe(true);
+    expect(isTransient(Object.assign(new Error('x'), { name: 'TimeoutError' }))).toBe(true);
+    expect(isTransient(socket('ECONNREFUSED'))).toBe(false);
+    expect(isTransient(answered(412, 'PreconditionFailed'))).toBe(false);
+    expect(isTransient(answered(403, 'AccessDenied'))).toBe(false);
+    expect(isTransient(answered(404, 'NoSuchKey'))).toBe(false);
+  });
+});
+
+describe('s3RefusalCode', () => {
+  it('gives each cause its own code, and a lost condition on a write destination_changed', () => {
+    expect(s3RefusalCode('credentials_missing', 'read')).toBe('destination_credentials_missing');
+    expect(s3RefusalCode('credentials_refused', 'read')).toBe('destination_credentials_refused');
+    expect(s3RefusalCode('access_denied', 'write')).toBe('destination_access_denied');
+    expect(s3RefusalCode('no_bucket', 'read')).toBe('destination_bucket_missing');
+    expect(s3RefusalCode('unreachable', 'write')).toBe('destination_unreachable');
+    expect(s3RefusalCode('absent', 'write')).toBe('destination_changed');
+    expect(s3RefusalCode('precondition', 'write')).toBe('destination_changed');
+    expect(s3RefusalCode('failed', 'write')).toBe('destination_write_failed');
   });
 });
 

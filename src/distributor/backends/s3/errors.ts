@@ -1,31 +1,102 @@
+import type { Refusal } from '../../../core/refusal/index.js';
+import { type DistributorRefusalCode, refuseDistributor } from '../../refusals.js';
+
 /**
  * What an S3 request failure means for the backend, from the HTTP status,
- * the error name and the socket error code only. The SDK's message, the key and the bucket never leave this
- * module: callers turn a kind into a fixed refusal.
+ * the error name and the socket error code only. The SDK's message, the key
+ * and the bucket never leave this module: callers turn a kind into a fixed
+ * refusal (`s3Refusal`).
  */
 export type S3FailureKind =
   /** 412, or 409 ConditionalRequestConflict: a conditional write lost to another writer. */
   | 'precondition'
-  /** 404 on an object. */
+  /** 404 on an object (AWS answers an `If-Match` PUT on a missing key so). */
   | 'absent'
   /** 404 NoSuchBucket. */
   | 'no_bucket'
-  /** No HTTP answer (connection refused, DNS, TLS, timeout), or no credentials. */
+  /** The SDK's provider chain found no credentials. */
+  | 'credentials_missing'
+  /** 403 for the credentials themselves: unknown access key, wrong secret, expired token. */
+  | 'credentials_refused'
+  /** Any other 403: the credentials are valid but not allowed this request. */
+  | 'access_denied'
+  /** No HTTP answer (connection refused or reset, DNS, TLS, a timeout). */
   | 'unreachable'
-  /** Any other answer (403, 5xx, ...), or a failure that is not the server's (an aborted or broken upload). */
+  /** Any other answer (5xx, 400, ...), or a failure that is not the server's (an aborted or broken upload). */
   | 'failed';
 
 export function classifyS3Error(error: unknown): S3FailureKind {
   if (typeof error !== 'object' || error === null) return 'failed';
-  const name = 'name' in error && typeof error.name === 'string' ? error.name : '';
+  const name = errorName(error);
   const status = httpStatus(error);
   if (status === undefined) {
+    if (CREDENTIAL_PROVIDER_NAMES.has(name)) return 'credentials_missing';
     const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
     return NETWORK_CODES.has(code) || UNREACHABLE_NAMES.has(name) ? 'unreachable' : 'failed';
   }
   if (status === 412 || (status === 409 && name === 'ConditionalRequestConflict')) return 'precondition';
   if (status === 404) return name === 'NoSuchBucket' ? 'no_bucket' : 'absent';
+  if (status === 403) return CREDENTIAL_ERRORS.has(name) ? 'credentials_refused' : 'access_denied';
+  if (status === 401) return 'credentials_refused';
   return 'failed';
+}
+
+/**
+ * True when trying the same request again may succeed: the store was busy
+ * (5xx, 429, `SlowDown`, `RequestTimeout`) or the connection broke or timed
+ * out mid-request. A refused connection, DNS failure or 4xx is not retried:
+ * the next attempt would fail the same way.
+ */
+export function isTransient(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const name = errorName(error);
+  const status = httpStatus(error);
+  if (status !== undefined && status !== 0) {
+    return status >= 500 || status === 429 || TRANSIENT_NAMES.has(name);
+  }
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
+  return TRANSIENT_CODES.has(code) || name === 'TimeoutError' || TRANSIENT_NAMES.has(name);
+}
+
+/**
+ * The fixed refusal for a failure of one S3 request: the cause (credentials,
+ * permission, bucket, network, a lost conditional write) and never the SDK's
+ * text. `during` says whether the request read (inspection) or wrote: an
+ * unexplained failure of a read means the store is not usable, of a write
+ * that the write failed.
+ */
+export function s3Refusal(error: unknown, during: 'read' | 'write'): Refusal {
+  return refuseDistributor(s3RefusalCode(classifyS3Error(error), during), { role: 'destination' });
+}
+
+export function s3RefusalCode(kind: S3FailureKind, during: 'read' | 'write'): DistributorRefusalCode {
+  switch (kind) {
+    case 'precondition':
+    case 'absent':
+      return during === 'write' ? 'destination_changed' : 'destination_unreachable';
+    case 'no_bucket':
+      return 'destination_bucket_missing';
+    case 'credentials_missing':
+      return 'destination_credentials_missing';
+    case 'credentials_refused':
+      return 'destination_credentials_refused';
+    case 'access_denied':
+      return 'destination_access_denied';
+    case 'unreachable':
+      return 'destination_unreachable';
+    case 'failed':
+      return during === 'write' ? 'destination_write_failed' : 'destination_unreachable';
+  }
+}
+
+/** Kinds that make every further request of the destination fail the same way. */
+export function isDestinationWide(kind: S3FailureKind): boolean {
+  return (
+    kind === 'no_bucket' ||
+    kind === 'credentials_missing' ||
+    kind === 'credentials_refused' ||
+    kind === 'unreachable'
+  );
 }
 
 /** Socket-level failures: nothing answered. */
@@ -44,12 +115,40 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
 ]);
 
-/** The SDK's own names for "no answer" and "cannot even sign a request". */
-const UNREACHABLE_NAMES: ReadonlySet<string> = new Set([
-  'TimeoutError',
-  'CredentialsProviderError',
-  'NetworkingError',
+/** Socket failures after the connection was made: a retry may get through. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+/** The SDK's own names for "no answer". */
+const UNREACHABLE_NAMES: ReadonlySet<string> = new Set(['TimeoutError', 'NetworkingError']);
+
+/** The SDK's names for "the provider chain found nothing". */
+const CREDENTIAL_PROVIDER_NAMES: ReadonlySet<string> = new Set(['CredentialsProviderError', 'ProviderError']);
+
+/** 403 error codes about the credentials rather than the permission. */
+const CREDENTIAL_ERRORS: ReadonlySet<string> = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'InvalidToken',
+  'ExpiredToken',
+  'TokenRefreshRequired',
+  'InvalidClientTokenId',
+  'AuthorizationHeaderMalformed',
 ]);
+
+/** Answers that say "busy, try later". */
+const TRANSIENT_NAMES: ReadonlySet<string> = new Set([
+  'SlowDown',
+  'RequestTimeout',
+  'Throttling',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'InternalError',
+]);
+
+function errorName(error: object): string {
+  return 'name' in error && typeof error.name === 'string' ? error.name : '';
+}
 
 function httpStatus(error: object): number | undefined {
   if (!('$metadata' in error)) return undefined;

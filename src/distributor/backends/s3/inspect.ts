@@ -1,12 +1,40 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DestinationSnapshot } from '../../backend.js';
+import { compareInstants } from '../../model/instant.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
-import type { BundlePath } from '../../model/types.js';
+import type { BundlePath, DestinationState, Instant } from '../../model/types.js';
 import type { StateToken } from '../../plan/types.js';
+import { refuseDistributor } from '../../refusals.js';
 import { type BundleKeys, sortedUnique } from './keys.js';
-import { listBundle } from './listing.js';
-import { readSmallObject } from './objects.js';
-import { PENDING_FILE, PENDING_MAX_BYTES, type PendingMarker, parsePending } from './pending.js';
+import type { BundleListing } from './listing.js';
+import { hashObject, readSmallObject } from './objects.js';
+import { forEachLimited } from './parallel.js';
+import {
+  PENDING_FILE,
+  PENDING_MAX_BYTES,
+  type PendingClaim,
+  type PendingMarker,
+  parsePending,
+} from './pending.js';
+
+/** What `inspectPrefix` learnt, kept by the backend for the bundle's `apply` in the same run. */
+export interface InspectedPrefix {
+  readonly snapshot: DestinationSnapshot;
+  /** The pending marker found, with its ETag (the takeover condition). */
+  readonly marker?: {
+    readonly etag: string;
+    readonly parsed: PendingMarker;
+    /** Its lease was live at inspection: its claimed objects were not verified, apply refuses the bundle locked. */
+    readonly live: boolean;
+  };
+  /** The state found (its ETag is the snapshot's token). */
+  readonly state?: DestinationState;
+  /** Claims of the marker whose objects exist and hold bytes the marker names: what apply may overwrite or delete. */
+  readonly residue: readonly PendingClaim[];
+}
+
+/** Objects hashed at once while verifying a crashed run's leftovers. */
+const PARALLEL_VERIFY = 8;
 
 /**
  * Classifies one bundle prefix without changing anything (seed, "Destination
@@ -20,6 +48,11 @@ import { PENDING_FILE, PENDING_MAX_BYTES, type PendingMarker, parsePending } fro
  *   object neither the state nor the marker names is `unlisted`, and a listed
  *   output that is absent or has another size (and is not residue) is
  *   `missing`.
+ * When the marker's lease has ended (its run died or gave up), every object
+ * at a key it claims is read and hashed: residue is only what holds bytes the
+ * marker recorded (or the state lists). Anything else at a claimed key is an
+ * object sealkit did not write: the bundle is refused
+ * `destination_unlisted_entry` and the object is left alone.
  * The state and the marker are read strictly; a state or marker that does
  * not parse is `invalid` (destination_state_invalid).
  */
@@ -27,29 +60,58 @@ export async function inspectPrefix(
   client: S3Client,
   bucket: string,
   keys: BundleKeys,
-  maxObjects: number,
-): Promise<DestinationSnapshot> {
-  const listing = await listBundle(client, bucket, keys, maxObjects);
+  listing: BundleListing,
+  now: Instant,
+): Promise<InspectedPrefix> {
   const objects = listing.objects;
-  let marker: PendingMarker | undefined;
+  let marker: InspectedPrefix['marker'];
   if (objects.has(PENDING_FILE)) {
     const read = await readSmallObject(client, bucket, keys.key(PENDING_FILE), PENDING_MAX_BYTES);
-    if (read !== undefined) marker = parsePending(read.bytes);
+    if (read !== undefined) {
+      const parsed = parsePending(read.bytes);
+      marker = { etag: read.etag, parsed, live: compareInstants(parsed.expires, now) > 0 };
+    }
   }
-  const claimed = new Set<string>(marker?.outputs ?? []);
-  const residue = sortedUnique((marker?.outputs ?? []).filter((path) => objects.has(path)));
+  const claims = marker?.parsed.claims ?? [];
+  const claimed = new Set<string>(claims.map((claim) => claim.path));
+  const present = claims.filter((claim) => objects.has(claim.path));
   const ours = (name: string) => name === PENDING_FILE || name === STATE_FILE || claimed.has(name);
 
   const stateRead = objects.has(STATE_FILE)
     ? await readSmallObject(client, bucket, keys.key(STATE_FILE), STATE_MAX_BYTES)
     : undefined;
-  if (stateRead === undefined) {
-    if (listing.overflow) return { kind: 'unmanaged' };
-    for (const name of objects.keys()) if (!ours(name)) return { kind: 'unmanaged' };
-    return { kind: 'empty', residue };
+  const state = stateRead === undefined ? undefined : parseState(stateRead.bytes);
+
+  if (marker !== undefined && !marker.live) {
+    const listedDigest = new Map(state?.outputs.map((output) => [output.path, output.sha256]));
+    let foreign = false;
+    await forEachLimited(present, PARALLEL_VERIFY, async (claim) => {
+      const stored = await hashObject(client, bucket, keys.key(claim.path), undefined);
+      if (stored === undefined) return;
+      if (!claim.sha256.includes(stored.sha256) && listedDigest.get(claim.path) !== stored.sha256)
+        foreign = true;
+    });
+    if (foreign) {
+      return {
+        snapshot: {
+          kind: 'invalid',
+          refusal: refuseDistributor('destination_unlisted_entry', { role: 'destination' }),
+        },
+        marker,
+        residue: [],
+        ...(state === undefined ? {} : { state }),
+      };
+    }
+  }
+  const residue = sortedUnique(present.map((claim) => claim.path)) as readonly BundlePath[];
+
+  if (stateRead === undefined || state === undefined) {
+    if (listing.overflow) return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker) };
+    for (const name of objects.keys())
+      if (!ours(name)) return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker) };
+    return { snapshot: { kind: 'empty', residue }, residue: present, ...withMarker(marker) };
   }
 
-  const state = parseState(stateRead.bytes);
   const listed = new Set<string>(state.outputs.map((output) => output.path));
   let unlisted = listing.overflow;
   for (const name of objects.keys()) if (!ours(name) && !listed.has(name)) unlisted = true;
@@ -59,11 +121,20 @@ export async function inspectPrefix(
     if (objects.get(output.path)?.size !== output.size) missing = true;
   }
   return {
-    kind: 'managed',
+    snapshot: {
+      kind: 'managed',
+      state,
+      token: stateRead.etag as StateToken,
+      unlisted,
+      missing,
+      residue,
+    },
     state,
-    token: stateRead.etag as StateToken,
-    unlisted,
-    missing,
-    residue: residue as readonly BundlePath[],
+    residue: present,
+    ...withMarker(marker),
   };
+}
+
+function withMarker(marker: InspectedPrefix['marker']): Pick<InspectedPrefix, 'marker'> {
+  return marker === undefined ? {} : { marker };
 }

@@ -1,3 +1,4 @@
+import type { ObjectLimits } from '../../backend.js';
 import type { BundleDir, BundlePath } from '../../model/types.js';
 import { compareUtf8 } from '../../path/bundle-path.js';
 
@@ -31,4 +32,18 @@ export function bundleKeys(destinationPrefix: string, bundleDir: BundleDir): Bun
 export function sortedUnique(paths: Iterable<BundlePath>): BundlePath[] {
   const unique = [...new Set(paths)];
   return unique.sort(compareUtf8);
+}
+
+/** The largest object one PutObject stores (S3's single-upload limit). */
+export const MAX_OBJECT_BYTES = 5 * 1024 ** 3;
+/** The longest object key S3 accepts, in UTF-8 bytes. */
+export const MAX_KEY_BYTES = 1024;
+
+/** The limits the planner checks for a destination under `destinationPrefix`. */
+export function s3ObjectLimits(destinationPrefix: string): ObjectLimits {
+  return {
+    max_object_bytes: MAX_OBJECT_BYTES,
+    max_key_bytes: MAX_KEY_BYTES,
+    key_prefix_bytes: destinationPrefix === '' ? 0 : Buffer.byteLength(destinationPrefix, 'utf8') + 1,
+  };
 }

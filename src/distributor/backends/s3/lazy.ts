@@ -10,6 +10,7 @@ import type {
 import type { S3DestinationConfig } from '../../config/types.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
+import { s3ObjectLimits } from './keys.js';
 import type { S3BackendOptions } from './s3-backend.js';
 
 /**
@@ -32,6 +33,7 @@ export function createS3Backend(
   return {
     kind: 's3',
     destinationId: config.id,
+    limits: s3ObjectLimits(config.prefix),
     lock: async (): Promise<LockOutcome> => (await backend()).lock(),
     inspect: async (bundleDir: BundleDir): Promise<DestinationSnapshot> =>
       (await backend()).inspect(bundleDir),

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { sha256Prefixed } from '../../../core/digest/index.js';
 import { instantOf } from '../../model/instant.js';
-import type { BundlePath } from '../../model/types.js';
 import { classifyS3Error } from './errors.js';
-import { bareEtag } from './etag.js';
-import { type PendingMarker, serializePending } from './pending.js';
+import { type PendingClaim, type PendingMarker, serializePending } from './pending.js';
+import { type PutCondition, putVerified, type UploadTarget } from './upload.js';
 
 /** How long a pending marker's claim lasts without renewal, unless configured. */
 export const DEFAULT_LEASE_MS = 120_000;
@@ -15,8 +15,7 @@ export interface LeaseClock {
 }
 
 export interface LeaseSettings {
-  readonly client: S3Client;
-  readonly bucket: string;
+  readonly target: UploadTarget;
   /** The marker's key. */
   readonly key: string;
   readonly clock: LeaseClock;
@@ -46,10 +45,12 @@ export class Lease {
   readonly #settings: LeaseSettings;
   readonly #abort = new AbortController();
   #etag: string | undefined;
-  #outputs: readonly BundlePath[] = [];
+  #claims: readonly PendingClaim[] = [];
   #queue: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #lost = false;
+  /** When this run last wrote the marker (clock milliseconds). */
+  #written = 0;
   /** Why the lease was lost: `LeaseLost` for a takeover, else the renewal's own failure. */
   #lossReason: unknown;
 
@@ -60,6 +61,11 @@ export class Lease {
   /** Aborted when the lease is lost; passed to every upload. */
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  /** The renewal interval: a quarter of the lease. */
+  get interval(): number {
+    return Math.max(Math.floor(this.#settings.leaseMs / 4), 1);
   }
 
   /**
@@ -73,20 +79,19 @@ export class Lease {
 
   /**
    * Creates the marker (`If-None-Match: *`) or takes over an expired one
-   * (`If-Match` its ETag), claiming `outputs`. A lost race throws the SDK's
+   * (`If-Match` its ETag), claiming `claims`. A lost race throws the SDK's
    * precondition error for the caller to classify.
    */
-  async acquire(outputs: readonly BundlePath[], current: string | undefined): Promise<void> {
+  async acquire(claims: readonly PendingClaim[], current: string | undefined): Promise<void> {
     this.#etag = await this.#write(
-      outputs,
+      claims,
       this.#expiry(),
-      current === undefined ? { IfNoneMatch: '*' } : { IfMatch: current },
+      current === undefined ? { kind: 'absent' } : { kind: 'etag', etag: current },
     );
-    this.#outputs = outputs;
-    const interval = Math.max(Math.floor(this.#settings.leaseMs / 4), 1);
+    this.#claims = claims;
     this.#timer = setInterval(() => {
       this.renew().catch(() => undefined);
-    }, interval);
+    }, this.interval);
     this.#timer.unref();
   }
 
@@ -99,12 +104,25 @@ export class Lease {
       if (this.#lost) throw this.#lossReason;
       if (this.#etag === undefined) throw new LeaseLost();
       try {
-        this.#etag = await this.#write(this.#outputs, this.#expiry(), { IfMatch: this.#etag });
+        this.#etag = await this.#write(this.#claims, this.#expiry(), { kind: 'etag', etag: this.#etag });
       } catch (error) {
         this.#markLost(classifyS3Error(error) === 'precondition' ? new LeaseLost() : error);
         throw this.#lossReason;
       }
     });
+  }
+
+  /**
+   * Before the commit point: proves the lease still holds. A marker this run
+   * wrote less than one renewal interval ago cannot have been taken over (a
+   * takeover waits for the lease to end, which is three intervals later), so
+   * a short bundle commits without another marker write; an older one is
+   * renewed first.
+   */
+  async ensureHeld(): Promise<void> {
+    await this.#queue;
+    this.check();
+    if (this.#settings.clock.now().getTime() - this.#written >= this.interval) await this.renew();
   }
 
   /** Throws why the lease was lost, when a renewal has failed since the last check. */
@@ -114,18 +132,19 @@ export class Lease {
 
   /**
    * Ends the claim early after a failure: the marker stays (it names what
-   * this run may have written) but expires now, so the next run converges at
-   * once instead of waiting for the lease. `outputs` may shrink the claim by
-   * keys this run found taken by someone else. Best effort: a failure here
-   * leaves the lease to expire on its own.
+   * this run may have written, with the digests it would have) but expires
+   * now, so the next run converges at once instead of waiting for the lease.
+   * `claims` may shrink the claim by keys this run found taken by someone
+   * else. Best effort: a failure here leaves the lease to expire on its own.
    */
-  async release(outputs: readonly BundlePath[]): Promise<void> {
+  async release(claims: readonly PendingClaim[]): Promise<void> {
     this.#stopTimer();
     await this.#serialized(async () => {
       if (this.#etag === undefined || this.#lost) return;
       try {
-        this.#etag = await this.#write(outputs, instantOf(this.#settings.clock.now()), {
-          IfMatch: this.#etag,
+        this.#etag = await this.#write(claims, instantOf(this.#settings.clock.now()), {
+          kind: 'etag',
+          etag: this.#etag,
         });
       } catch {
         // the lease expires on its own
@@ -139,8 +158,8 @@ export class Lease {
     await this.#serialized(async () => {
       if (this.#lost) throw this.#lossReason;
       this.#settings.beforeWrite('delete');
-      await this.#settings.client.send(
-        new DeleteObjectCommand({ Bucket: this.#settings.bucket, Key: this.#settings.key }),
+      await this.#settings.target.client.send(
+        new DeleteObjectCommand({ Bucket: this.#settings.target.bucket, Key: this.#settings.key }),
       );
       this.#etag = undefined;
     });
@@ -156,22 +175,29 @@ export class Lease {
   }
 
   async #write(
-    outputs: readonly BundlePath[],
+    claims: readonly PendingClaim[],
     expires: PendingMarker['expires'],
-    condition: { IfNoneMatch: '*' } | { IfMatch: string },
+    condition: PutCondition,
   ): Promise<string> {
-    const marker: PendingMarker = { schema_version: 1, run: this.run, expires, outputs };
+    const marker: PendingMarker = { schema_version: 2, run: this.run, expires, claims };
+    const bytes = serializePending(marker);
     this.#settings.beforeWrite('put');
-    const response = await this.#settings.client.send(
-      new PutObjectCommand({
-        Bucket: this.#settings.bucket,
-        Key: this.#settings.key,
-        Body: serializePending(marker),
-        ContentType: 'application/json',
-        ...condition,
-      }),
+    const started = this.#settings.clock.now().getTime();
+    // Not aborted by this lease's own signal: a release must still be written after a failure.
+    const etag = await putVerified(
+      this.#settings.target,
+      this.#settings.key,
+      {
+        sha256: sha256Prefixed(bytes),
+        size: bytes.byteLength,
+        headers: { contentType: 'application/json', cacheControl: 'no-store' },
+      },
+      { kind: 'bytes', bytes },
+      condition,
+      new AbortController().signal,
     );
-    return bareEtag(response.ETag) ?? '';
+    this.#written = started;
+    return etag;
   }
 
   #serialized(task: () => Promise<void>): Promise<void> {

@@ -47,6 +47,55 @@ export async function listBundle(
   return { objects, overflow: false };
 }
 
+/** Every object under a destination prefix, one listing for all its bundles; undefined when there are more than `maxObjects`. */
+export type DestinationListing = ReadonlyMap<string, ListedObject> | undefined;
+
+/**
+ * One listing of everything under the destination prefix (`<prefix>/`, or the
+ * whole bucket for `''`), page by page, so that a run inspects a hundred new
+ * bundles with one request instead of a hundred. Gives up (undefined) past
+ * `maxObjects`: a destination that large is listed bundle by bundle instead.
+ */
+export async function listDestination(
+  client: S3Client,
+  bucket: string,
+  destinationPrefix: string,
+  maxObjects: number,
+): Promise<DestinationListing> {
+  const prefix = destinationPrefix === '' ? '' : `${destinationPrefix}/`;
+  const objects = new Map<string, ListedObject>();
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
+    for (const entry of page.Contents ?? []) {
+      if (entry.Key === undefined || !entry.Key.startsWith(prefix)) continue;
+      if (objects.size >= maxObjects) return undefined;
+      objects.set(entry.Key, { size: entry.Size ?? -1, etag: bareEtag(entry.ETag) ?? '' });
+    }
+    if (page.IsTruncated === true && page.NextContinuationToken === undefined) throw new IncompleteListing();
+    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return objects;
+}
+
+/** The part of a destination listing under one bundle prefix, as `listBundle` would give it. */
+export function bundleListingOf(
+  all: ReadonlyMap<string, ListedObject>,
+  keys: BundleKeys,
+  maxObjects: number,
+): BundleListing {
+  const objects = new Map<string, ListedObject>();
+  for (const [key, object] of all) {
+    const relative = keys.relative(key);
+    if (relative === undefined) continue;
+    if (objects.size >= maxObjects) return { objects, overflow: true };
+    objects.set(relative, object);
+  }
+  return { objects, overflow: false };
+}
+
 /** The server said the listing goes on but gave no continuation token. */
 export class IncompleteListing extends Error {
   constructor() {

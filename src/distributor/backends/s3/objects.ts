@@ -4,6 +4,7 @@ import {
   HeadObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { Sha256Accumulator, type Sha256Prefixed, toPrefixed } from '../../../core/digest/index.js';
 import { classifyS3Error } from './errors.js';
 import { bareEtag } from './etag.js';
 
@@ -53,6 +54,45 @@ export async function headEtag(client: S3Client, bucket: string, key: string): P
     if (classifyS3Error(error) === 'absent') return undefined;
     throw error;
   }
+}
+
+export interface HashedObject {
+  readonly sha256: Sha256Prefixed;
+  readonly size: number;
+  readonly etag: string;
+}
+
+/**
+ * The SHA-256 and size of an object's bytes, streamed (memory stays flat), or
+ * undefined when it does not exist. `versionId` pins the version a PUT just
+ * wrote, where the bucket keeps versions.
+ */
+export async function hashObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  versionId: string | undefined,
+  signal?: AbortSignal,
+): Promise<HashedObject | undefined> {
+  let response: GetObjectCommandOutput;
+  try {
+    response = await client.send(
+      new GetObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        ...(versionId === undefined ? {} : { VersionId: versionId }),
+      }),
+      signal === undefined ? {} : { abortSignal: signal },
+    );
+  } catch (error) {
+    if (classifyS3Error(error) === 'absent') return undefined;
+    throw error;
+  }
+  const body = response.Body as AsyncIterable<Uint8Array> | undefined;
+  const hash = new Sha256Accumulator();
+  if (body !== undefined) for await (const chunk of body) hash.update(chunk);
+  const digest = hash.finish();
+  return { sha256: toPrefixed(digest.hex), size: digest.bytes, etag: bareEtag(response.ETag) ?? '' };
 }
 
 export class ObjectTooLarge extends Error {

@@ -1,6 +1,7 @@
 // The S3 backend against a real S3 implementation (Ceph RGW on 127.0.0.1),
 // driven through the distributor's library run: discovery, validation, the
 // pure planner and this backend, exactly as `sealkit distribute run` does.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,20 +41,27 @@ afterAll(async () => {
 });
 
 const NOW = new Date('2026-06-01T12:00:00Z');
+/** The digest of the one-byte body 'x' the crashed-run fixtures put at every claimed key. */
+const X_DIGEST = `sha256:${createHash('sha256').update('x').digest('hex')}`;
 let counter = 0;
 
 /** A fresh source root and destination prefix per test. */
-function fixture(destination: { source?: boolean; html?: boolean } = {}) {
+type Outputs = { source?: boolean; html?: boolean; assets?: boolean; lang?: string };
+
+function fixture(destination: Outputs = {}) {
   counter += 1;
   const source = mkdtempSync(join(work, `src-${counter}-`));
   const prefix = `site-${counter}/reports`;
   const config = s3Config(rgw, source, { bucket, prefix, ...destination });
-  const run = (options: { dryRun?: boolean } = {}) =>
+  const run = (options: { dryRun?: boolean; outputs?: Outputs } = {}) =>
     distributeRun({
-      config,
+      config:
+        options.outputs === undefined
+          ? config
+          : s3Config(rgw, source, { bucket, prefix, ...options.outputs }),
+      ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
       now: () => NOW,
       s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
-      ...options,
     });
   return { source, prefix, config, run };
 }
@@ -132,6 +140,51 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
         `${prefix}/brentwood/notes.txt`,
       ].sort(),
     );
+  });
+
+  it('regression: turning html and assets on republishes a published bundle (outputs_changed), then skips', async () => {
+    const { source, prefix, run } = fixture({ source: true, html: false });
+    const dir = 'sales/week-22';
+    writeBundle(source, dir, {
+      id: 'sales.week-22',
+      created: '2026-05-30T11:10:00Z',
+      files: {
+        'report.md': '# Week 22\n\n![chart](chart.svg) and the [notes](notes.md).\n',
+        'notes.md': '# Notes\n',
+        'chart.svg': '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>',
+      },
+    });
+    expect((await run()).outcomes.map((o) => o.outcome)).toEqual(['published']);
+    const bundle = `${prefix}/${dir}`;
+    const site = { source: false, html: true, assets: true, lang: 'en' };
+    const changed = await run({ outputs: site });
+    expect(changed.outcomes.map((o) => [o.outcome, o.reason ?? ''])).toEqual([
+      ['replaced', 'outputs_changed'],
+    ]);
+    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    // The Markdown copies the old state listed are gone; pages and the asset are there; no marker is left.
+    expect([...stored.keys()].sort()).toEqual(
+      [
+        `${bundle}/.distributor.json`,
+        `${bundle}/chart.svg`,
+        `${bundle}/notes.html`,
+        `${bundle}/report.html`,
+      ].sort(),
+    );
+    expect(stored.get(`${bundle}/chart.svg`)?.contentType).toBe('image/svg+xml');
+    const page = stored.get(`${bundle}/report.html`)?.bytes.toString('utf8') ?? '';
+    expect(page).toContain('<html lang="en">');
+    expect(page).toContain('<a href="notes.html">notes</a>');
+    const state = parseState(stored.get(`${bundle}/.distributor.json`)?.bytes ?? new Uint8Array());
+    expect(state.outputs.map((o) => [o.path, o.kind])).toEqual([
+      ['chart.svg', 'source'],
+      ['notes.html', 'generated'],
+      ['report.html', 'generated'],
+    ]);
+    const again = await run({ outputs: site });
+    expect(again.outcomes.map((o) => o.outcome)).toEqual(['skipped_same']);
+    const after = await readPrefix(s3, bucket, `${prefix}/`);
+    expect([...after].map(([key, o]) => [key, o.etag])).toEqual([...stored].map(([key, o]) => [key, o.etag]));
   });
 
   it('skips when the destination is newer, and reports both conflicts', async () => {
@@ -219,10 +272,10 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     // 1,200 objects of a crashed run of ours, named by its (expired) pending marker...
     const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
     const marker = {
+      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
       expires: '2026-01-01T00:00:00Z',
-      outputs: claimed,
       run: '0123456789abcdef0123456789abcdef',
-      schema_version: 1,
+      schema_version: 2,
     };
     await putMany(s3, bucket, [
       ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
@@ -248,10 +301,10 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
     const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
     const marker = {
+      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
       expires: '2026-01-01T00:00:00Z',
-      outputs: claimed,
       run: '0123456789abcdef0123456789abcdef',
-      schema_version: 1,
+      schema_version: 2,
     };
     await putMany(s3, bucket, [
       ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
@@ -272,7 +325,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
 });
 
 describe('S3 destination: failures are fixed refusals', () => {
-  it('a missing bucket is destination_root_unavailable', async () => {
+  it('a missing bucket is destination_bucket_missing', async () => {
     const { source, config } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
     const destination = config.pipelines[0]?.destinations[0];
@@ -290,7 +343,7 @@ describe('S3 destination: failures are fixed refusals', () => {
       now: () => NOW,
       s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
     });
-    expect(report.outcomes[0]?.reason_code).toBe('destination_root_unavailable');
+    expect(report.outcomes[0]?.reason_code).toBe('destination_bucket_missing');
   });
 
   it('an output the state lists that someone deleted is reported as destination_incomplete, not skipped', async () => {

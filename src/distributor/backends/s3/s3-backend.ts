@@ -10,17 +10,22 @@ import type {
   OutputSource,
 } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
+import { instantOf } from '../../model/instant.js';
 import { MANIFEST_LIMITS } from '../../model/manifest.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { createS3Client } from './client.js';
-import { classifyS3Error } from './errors.js';
-import { inspectPrefix } from './inspect.js';
+import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
+import { type InspectedPrefix, inspectPrefix } from './inspect.js';
 import { bundleKeys } from './keys.js';
 import { DEFAULT_LEASE_MS, type LeaseClock } from './lease.js';
+import { bundleListingOf, type DestinationListing, listBundle, listDestination } from './listing.js';
 import { ObjectTooLarge } from './objects.js';
+import { probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
+import { MarkerRetirement } from './retire.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
 export interface S3BackendOptions {
   /**
@@ -32,7 +37,12 @@ export interface S3BackendOptions {
   readonly clock?: LeaseClock;
   /** Lease length of a pending marker, renewed every quarter of it while a run works (default 120 s). */
   readonly leaseMs?: number;
+  /** Attempts and backoff of each write (default 4 attempts, from 200 ms). */
+  readonly retry?: RetryPolicy;
 }
+
+/** `Cache-Control` of every object unless the destination sets `cache_control`. */
+export const DEFAULT_CACHE_CONTROL = 'no-cache';
 
 /**
  * The most objects one bundle prefix can hold when sealkit alone wrote it:
@@ -40,6 +50,9 @@ export interface S3BackendOptions {
  * state and the marker. A listing beyond that cannot be ours only.
  */
 const MAX_LISTED_OBJECTS = 4 * MANIFEST_LIMITS.maxFiles + 2;
+
+/** Objects one listing of a whole destination prefix may hold before bundles are listed one by one. */
+const MAX_DESTINATION_LISTING = 10_000;
 
 const systemClock: LeaseClock = { now: () => new Date() };
 
@@ -55,13 +68,40 @@ export function createS3BackendNow(
     client ??= createS3Client(config);
     return client;
   };
-  const settings = () => ({
-    client: getClient(),
-    bucket: config.bucket,
-    destinationId: config.id,
-    clock: options.clock ?? systemClock,
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-  });
+  const clock = options.clock ?? systemClock;
+  /** A failure that every further request of this destination would repeat (credentials, bucket, network). */
+  let destinationFailure: Refusal | undefined;
+  /** The store's probe, once per run, at the first write. */
+  let probe: Promise<StoreCapabilities | Refusal> | undefined;
+  let retirement: MarkerRetirement | undefined;
+  /** What `inspect` found per bundle, for `apply`. */
+  const inspected = new Map<BundleDir, InspectedPrefix>();
+
+  /** The destination's one listing, made at the first inspection of the run. */
+  let destinationListing: Promise<DestinationListing> | undefined;
+  const inspectNow = async (bundleDir: BundleDir, fresh: boolean): Promise<InspectedPrefix> => {
+    const keys = bundleKeys(config.prefix, bundleDir);
+    destinationListing ??= listDestination(
+      getClient(),
+      config.bucket,
+      config.prefix,
+      MAX_DESTINATION_LISTING,
+    );
+    const all = fresh ? undefined : await destinationListing;
+    const listing =
+      all === undefined
+        ? await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS)
+        : bundleListingOf(all, keys, MAX_LISTED_OBJECTS);
+    return inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
+  };
+  const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
+    if (error instanceof Refusal) return error;
+    if (error instanceof ObjectTooLarge)
+      return refuseDistributor('destination_state_invalid', { role: 'state' });
+    const refusal = s3Refusal(error, during);
+    if (isDestinationWide(classifyS3Error(error))) destinationFailure ??= refusal;
+    return refusal;
+  };
 
   return {
     kind: 's3',
@@ -71,15 +111,13 @@ export function createS3BackendNow(
       return { kind: 'acquired' };
     },
     async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
+      if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        return await inspectPrefix(
-          getClient(),
-          config.bucket,
-          bundleKeys(config.prefix, bundleDir),
-          MAX_LISTED_OBJECTS,
-        );
+        const found = await inspectNow(bundleDir, false);
+        inspected.set(bundleDir, found);
+        return found.snapshot;
       } catch (error) {
-        return { kind: 'invalid', refusal: inspectRefusal(error) };
+        return { kind: 'invalid', refusal: noteFailure(error, 'read') };
       }
     },
     async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
@@ -89,41 +127,50 @@ export function createS3BackendNow(
           refusal: refuseDistributor('destination_changed', { role: 'destination' }),
         };
       }
+      if (destinationFailure !== undefined) return { outcome: 'refused', refusal: destinationFailure };
       try {
+        probe ??= probeStore(getClient(), config.bucket, config.prefix).catch((error: unknown) =>
+          noteFailure(error, 'write'),
+        );
+        const capabilities = await probe;
+        if (capabilities instanceof Refusal) {
+          destinationFailure ??= capabilities;
+          return { outcome: 'refused', refusal: capabilities };
+        }
+        const found = inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir, true));
+        inspected.delete(write.bundle_dir);
         return await publishToPrefix(
-          settings(),
+          {
+            target: {
+              client: getClient(),
+              bucket: config.bucket,
+              checksumVerified: capabilities.checksumVerified,
+              retry: options.retry ?? DEFAULT_RETRY,
+            },
+            destinationId: config.id,
+            clock,
+            leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+            cacheControl: config.cache_control ?? DEFAULT_CACHE_CONTROL,
+            retireMarker: (key) => {
+              retirement ??= new MarkerRetirement(getClient(), config.bucket);
+              retirement.retire(key);
+            },
+          },
           bundleKeys(config.prefix, write.bundle_dir),
           write,
           source,
           context,
+          found,
         );
       } catch (error) {
-        return { outcome: 'refused', refusal: applyRefusal(error) };
+        return { outcome: 'refused', refusal: noteFailure(error, 'write') };
       }
     },
     async close(): Promise<void> {
+      await retirement?.drain();
+      retirement = undefined;
       if (ownsClient) client?.destroy();
       client = undefined;
     },
   };
-}
-
-function inspectRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  if (error instanceof ObjectTooLarge)
-    return refuseDistributor('destination_state_invalid', { role: 'state' });
-  if (classifyS3Error(error) === 'no_bucket') {
-    return refuseDistributor('destination_root_unavailable', { role: 'destination' });
-  }
-  return refuseDistributor('destination_unreachable', { role: 'destination' });
-}
-
-function applyRefusal(error: unknown): Refusal {
-  if (error instanceof Refusal) return error;
-  if (error instanceof ObjectTooLarge)
-    return refuseDistributor('destination_state_invalid', { role: 'state' });
-  const kind = classifyS3Error(error);
-  if (kind === 'precondition') return refuseDistributor('destination_changed', { role: 'destination' });
-  if (kind === 'unreachable') return refuseDistributor('destination_unreachable', { role: 'destination' });
-  return refuseDistributor('destination_write_failed', { role: 'destination' });
 }

@@ -1,0 +1,313 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeManifest } from '../src/distributor/index.js';
+import {
+  type ChildReport,
+  config,
+  median,
+  type Series,
+  series,
+  syncFilesystem,
+  timed,
+} from './distributor.js';
+import type { Benchmark, Variant } from './harness.js';
+import { seededRandom } from './prng.js';
+
+/**
+ * `npm run bench -- distributor-peers`: sealkit beside the tools a user would
+ * pick instead, in the same interleaved rounds. The tree: 1 GiB in 1,000
+ * bundles of two files each (a 1020 KiB binary file and a 4 KiB Markdown
+ * report), source in the page cache. Measured:
+ *
+ * - a publication to an empty destination on the disk (ext4 here): sealkit
+ *   (every byte verified, every file and directory durable before its bundle
+ *   appears), `rclone copy --checksum`, `rsync -a`, `rsync -a --fsync`,
+ *   `cp -r` then `sync -f`, and `openssl dgst -sha256` over the same files;
+ * - the same publication to tmpfs, sealkit beside `cp -r`;
+ * - a no-op rerun over an already published copy: sealkit, `rclone copy
+ *   --checksum` and `rsync -ac` (both sides hashed).
+ *
+ * Every destination is emptied and its filesystem flushed (`sync -f`) in the
+ * untimed setup of its round. A peer that is not installed is reported as
+ * missing in the notes (and on stderr), never silently left out. Ratios are
+ * sealkit ÷ peer, paired per round; the notes list every round's ratio and
+ * their median. Each sealkit run is a fresh process running a private copy of
+ * the build (peak RSS and CPU are the child's own).
+ */
+const BUNDLES = 1000;
+const MARKDOWN_BYTES = 4 * 1024;
+const DATA_BYTES = 1024 * 1024 - MARKDOWN_BYTES;
+const TMPFS = '/dev/shm';
+const WARMUP_RUNS = 1;
+
+const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = join(distRoot, '..');
+
+interface Peer {
+  readonly command: string;
+  readonly probe: readonly string[];
+}
+
+const PEERS: Readonly<Record<'rclone' | 'rsync' | 'cp' | 'sync' | 'openssl', Peer>> = {
+  rclone: { command: 'rclone', probe: ['version'] },
+  rsync: { command: 'rsync', probe: ['--version'] },
+  cp: { command: 'cp', probe: ['--version'] },
+  sync: { command: 'sync', probe: ['--version'] },
+  openssl: { command: 'openssl', probe: ['version'] },
+};
+
+function installed(peer: Peer): boolean {
+  const result = spawnSync(peer.command, peer.probe, { stdio: 'ignore' });
+  return result.error === undefined && result.status === 0;
+}
+
+/** rclone reads no configuration file of the user's: local paths only, defaults as installed. */
+const RCLONE_ENV = { ...process.env, RCLONE_CONFIG: '/dev/null' };
+
+function run(command: string, args: readonly string[]): void {
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: command === 'rclone' ? RCLONE_ENV : process.env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+}
+
+function markdown(random: () => number, index: number): string {
+  const words = ['revenue', 'region', 'daily', 'orders', 'margin', 'forecast', 'churn', 'basket'];
+  let text = `# Report ${index}\n\n`;
+  while (text.length < MARKDOWN_BYTES - 80) {
+    const sentence = Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(' ');
+    text += `- ${sentence}.\n`;
+  }
+  return text.padEnd(MARKDOWN_BYTES - 1, ' ').concat('\n');
+}
+
+function makeTree(source: string): string[] {
+  const random = seededRandom(0x9ee75);
+  const files: string[] = [];
+  for (let i = 0; i < BUNDLES; i += 1) {
+    const bundle = join(source, `b${String(Math.floor(i / 100)).padStart(3, '0')}`, `bundle-${i}`);
+    mkdirSync(bundle, { recursive: true });
+    writeFileSync(join(bundle, 'data.bin'), randomBytes(DATA_BYTES));
+    writeFileSync(join(bundle, 'report.md'), markdown(random, i));
+    writeManifest(bundle, { id: `peers.${i}`, created: '2026-05-30T00:00:00Z' });
+    files.push(join(bundle, 'data.bin'), join(bundle, 'report.md'));
+  }
+  return files;
+}
+
+function runSealkit(child: string, configPath: string): ChildReport {
+  const result = spawnSync(process.execPath, [child, 'run', configPath], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`sealkit benchmark child failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as ChildReport;
+}
+
+/** A destination emptied and its filesystem flushed before each round (untimed), then `copy` timed into it. */
+function freshDestination(
+  name: string,
+  parent: string,
+  into: Series,
+  copy: (dest: string) => ChildReport | undefined,
+): Variant {
+  let round = 0;
+  let dest = '';
+  return {
+    name,
+    setup: () => {
+      if (dest !== '') rmSync(dest, { recursive: true, force: true });
+      round += 1;
+      dest = join(parent, `${name.replace(/[^a-z0-9]+/gi, '-')}-${round}`);
+      mkdirSync(dest);
+      syncFilesystem(parent);
+    },
+    run: timed(into, () => copy(dest)),
+  };
+}
+
+const measured = (values: readonly number[]): readonly number[] => values.slice(WARMUP_RUNS);
+
+/** "r1 / r2 / r3 (median m)": sealkit ÷ peer in each measured round. */
+function pairedRatios(ours: Series, peer: Series | undefined): string {
+  if (peer === undefined) return 'missing (peer not installed)';
+  const theirs = measured(peer.wallMs);
+  const ratios = measured(ours.wallMs).map((value, index) => value / (theirs[index] ?? Number.NaN));
+  return `${ratios.map((r) => r.toFixed(2)).join(' / ')} (median ${median(ratios).toFixed(2)})`;
+}
+
+export const distributorPeersBenchmark: Benchmark = {
+  name: 'distributor-peers',
+  description:
+    'publish 1 GiB in 1,000 two-file bundles and rerun it, beside rclone copy --checksum, rsync, cp -r + sync -f and openssl',
+  runOptions: { warmupRuns: WARMUP_RUNS, rounds: 3, minSampleMs: 0 },
+  prepare() {
+    const present = Object.fromEntries(
+      Object.entries(PEERS).map(([key, peer]) => [key, installed(peer)]),
+    ) as Record<keyof typeof PEERS, boolean>;
+    const missing = Object.entries(present)
+      .filter(([, ok]) => !ok)
+      .map(([key]) => key);
+    if (missing.length > 0)
+      process.stderr.write(`distributor-peers: not installed, reported as missing: ${missing.join(', ')}\n`);
+    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-peers-'));
+    const shm = existsSync(TMPFS) ? mkdtempSync(join(TMPFS, 'sealkit-bench-peers-')) : undefined;
+    cpSync(distRoot, join(base, 'dist'), { recursive: true });
+    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
+    const child = join(base, 'dist', 'bench', 'distributor-child.js');
+    const source = join(base, 'source');
+    const files = makeTree(source);
+    const disk = join(base, 'dest');
+    mkdirSync(disk);
+    const loadAtStart = loadavg()[0] ?? 0;
+
+    const publish = (dest: string): ChildReport => {
+      const report = runSealkit(child, config(base, source, dest));
+      if (report.counts?.published !== BUNDLES) throw new Error('publication incomplete');
+      return report;
+    };
+    // The no-op reruns start from a copy each tool made itself, untimed.
+    const noopSealkit = join(base, 'noop-sealkit');
+    mkdirSync(noopSealkit);
+    const noopConfig = config(base, source, noopSealkit);
+    publish(noopSealkit);
+    const noopRclone = join(base, 'noop-rclone');
+    if (present.rclone) run('rclone', ['copy', '--checksum', source, noopRclone]);
+    const noopRsync = join(base, 'noop-rsync');
+    if (present.rsync) run('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
+    syncFilesystem(base);
+
+    const s = {
+      sealkit: series(),
+      sealkitTmpfs: series(),
+      rclone: present.rclone ? series() : undefined,
+      rsync: present.rsync ? series() : undefined,
+      rsyncFsync: present.rsync ? series() : undefined,
+      cpSync: present.cp && present.sync ? series() : undefined,
+      cpTmpfs: present.cp && shm !== undefined ? series() : undefined,
+      openssl: present.openssl ? series() : undefined,
+      noopSealkit: series(),
+      noopRclone: present.rclone ? series() : undefined,
+      noopRsync: present.rsync ? series() : undefined,
+    };
+    const none = () => undefined;
+    const variants: Variant[] = [
+      freshDestination('sealkit publish (disk)', disk, s.sealkit, publish),
+      ...(s.rclone === undefined
+        ? []
+        : [
+            freshDestination('rclone copy --checksum (disk)', disk, s.rclone, (dest) => {
+              run('rclone', ['copy', '--checksum', source, dest]);
+              return none();
+            }),
+          ]),
+      ...(s.rsync === undefined
+        ? []
+        : [
+            freshDestination('rsync -a (disk)', disk, s.rsync, (dest) => {
+              run('rsync', ['-a', `${source}/`, `${dest}/`]);
+              return none();
+            }),
+          ]),
+      ...(s.rsyncFsync === undefined
+        ? []
+        : [
+            freshDestination('rsync -a --fsync (disk)', disk, s.rsyncFsync, (dest) => {
+              run('rsync', ['-a', '--fsync', `${source}/`, `${dest}/`]);
+              return none();
+            }),
+          ]),
+      ...(s.cpSync === undefined
+        ? []
+        : [
+            freshDestination('cp -r, then sync -f (disk)', disk, s.cpSync, (dest) => {
+              run('cp', ['-r', `${source}/.`, dest]);
+              syncFilesystem(dest);
+              return none();
+            }),
+          ]),
+      ...(s.openssl === undefined
+        ? []
+        : [
+            {
+              name: 'openssl dgst -sha256 (2,000 files)',
+              run: timed(s.openssl, () => {
+                run('openssl', ['dgst', '-sha256', ...files]);
+                return none();
+              }),
+            },
+          ]),
+      ...(shm === undefined
+        ? []
+        : [freshDestination('sealkit publish (tmpfs)', shm, s.sealkitTmpfs, publish)]),
+      ...(s.cpTmpfs === undefined || shm === undefined
+        ? []
+        : [
+            freshDestination('cp -r (tmpfs)', shm, s.cpTmpfs, (dest) => {
+              run('cp', ['-r', `${source}/.`, dest]);
+              return none();
+            }),
+          ]),
+      {
+        name: 'sealkit no-op rerun',
+        run: timed(s.noopSealkit, () => {
+          const report = runSealkit(child, noopConfig);
+          if (report.counts?.skipped_same !== BUNDLES) throw new Error('rerun was not a no-op');
+          return report;
+        }),
+      },
+      ...(s.noopRclone === undefined
+        ? []
+        : [
+            {
+              name: 'rclone copy --checksum, no-op rerun',
+              run: timed(s.noopRclone, () => {
+                run('rclone', ['copy', '--checksum', source, noopRclone]);
+                return none();
+              }),
+            },
+          ]),
+      ...(s.noopRsync === undefined
+        ? []
+        : [
+            {
+              name: 'rsync -ac, no-op rerun',
+              run: timed(s.noopRsync, () => {
+                run('rsync', ['-ac', `${source}/`, `${noopRsync}/`]);
+                return none();
+              }),
+            },
+          ]),
+    ];
+    const mib = (kib: number) => (kib / 1024).toFixed(1);
+    return {
+      workload: `${BUNDLES} bundles x (${DATA_BYTES / 1024} KiB binary + ${MARKDOWN_BYTES / 1024} KiB Markdown) = 1 GiB`,
+      reference: variants[0]?.name ?? '',
+      variants,
+      notes: () => ({
+        'missing peers': missing.length === 0 ? 'none' : missing.join(', '),
+        'load average at start / end': `${loadAtStart.toFixed(2)} / ${(loadavg()[0] ?? 0).toFixed(2)}`,
+        'publish (disk) / rclone copy --checksum (target <= 0.9)': pairedRatios(s.sealkit, s.rclone),
+        'publish (disk) / rsync -a (target <= 1.0)': pairedRatios(s.sealkit, s.rsync),
+        'publish (disk) / rsync -a --fsync': pairedRatios(s.sealkit, s.rsyncFsync),
+        'publish (disk) / cp -r + sync -f (target <= 1.3)': pairedRatios(s.sealkit, s.cpSync),
+        'publish (disk) / openssl dgst -sha256': pairedRatios(s.sealkit, s.openssl),
+        'publish (tmpfs) / cp -r to tmpfs (target <= 1.1)':
+          shm === undefined ? 'no tmpfs at /dev/shm' : pairedRatios(s.sealkitTmpfs, s.cpTmpfs),
+        'no-op rerun / rsync -ac (target <= 0.6)': pairedRatios(s.noopSealkit, s.noopRsync),
+        'no-op rerun / rclone copy --checksum (target <= 0.4)': pairedRatios(s.noopSealkit, s.noopRclone),
+        'CPU ms, sealkit publish (disk)': median(measured(s.sealkit.cpuMs)).toFixed(0),
+        'CPU ms, sealkit no-op rerun': median(measured(s.noopSealkit.cpuMs)).toFixed(0),
+        'peak RSS MiB, sealkit publish (disk)': mib(Math.max(...measured(s.sealkit.rssKiB))),
+        'peak RSS MiB, sealkit no-op rerun': mib(Math.max(...measured(s.noopSealkit.rssKiB))),
+      }),
+      dispose: () => {
+        rmSync(base, { recursive: true, force: true });
+        if (shm !== undefined) rmSync(shm, { recursive: true, force: true });
+      },
+    };
+  },
+};

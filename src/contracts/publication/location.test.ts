@@ -1,0 +1,85 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ledgerLocation } from './location.js';
+import { postgresConfig } from './open-postgres.js';
+
+describe('where the ledger is', () => {
+  const env = {
+    SEALKIT_LEDGER_URL: 'postgresql://from-sealkit/db',
+    DATABASE_URL: 'postgres://from-database/db',
+  };
+
+  it('takes --ledger, else SEALKIT_LEDGER_URL, else DATABASE_URL, else the embedded ledger', () => {
+    expect(ledgerLocation('postgres://flag/db', 'p', env)).toEqual({
+      kind: 'postgres',
+      url: 'postgres://flag/db',
+    });
+    expect(ledgerLocation(undefined, 'p', env)).toEqual({ kind: 'postgres', url: env.SEALKIT_LEDGER_URL });
+    expect(ledgerLocation(undefined, 'p', { DATABASE_URL: env.DATABASE_URL })).toEqual({
+      kind: 'postgres',
+      url: env.DATABASE_URL,
+    });
+    expect(ledgerLocation(undefined, 'p', { SEALKIT_LEDGER_URL: '', DATABASE_URL: '' })).toEqual({
+      kind: 'embedded',
+      projectDir: 'p',
+    });
+  });
+
+  it('accepts both schemes and a URL that leaves the host to PGHOST; refuses other schemes', () => {
+    expect(ledgerLocation('postgresql:///contracts', 'p', {}).kind).toBe('postgres');
+    for (const bad of ['mysql://root@db/x', 'not a url', 'http://db/x']) {
+      expect(() => ledgerLocation(bad, 'p', {})).toThrow(
+        expect.objectContaining({ code: 'contract_ledger_location_invalid' }),
+      );
+    }
+    expect(() => ledgerLocation(undefined, 'p', { DATABASE_URL: 'mysql://x' })).toThrow(
+      expect.objectContaining({ code: 'contract_ledger_location_invalid' }),
+    );
+  });
+});
+
+describe('the node-postgres configuration of a ledger URL', () => {
+  const saved = { PGPASSFILE: process.env.PGPASSFILE, PGPASSWORD: process.env.PGPASSWORD };
+  let dir: string | undefined;
+  afterEach(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves what the URL does not say to the PG* variables', async () => {
+    const config = await postgresConfig('postgresql:///contracts');
+    expect(config).not.toHaveProperty('host');
+    expect(config).not.toHaveProperty('user');
+    expect(config).toMatchObject({ database: 'contracts' });
+  });
+
+  it('keeps a password the URL gives, and looks one up in the password file otherwise', async () => {
+    delete process.env.PGPASSWORD;
+    expect(await postgresConfig('postgres://ci:s3cret@db.internal:6543/contracts')).toMatchObject({
+      password: 's3cret',
+    });
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-pgpass-'));
+    const file = join(dir, 'pgpass');
+    writeFileSync(file, 'other.host:5432:*:*:wrong\ndb.internal:6543:contracts:ci:from-the-file\n');
+    chmodSync(file, 0o600);
+    process.env.PGPASSFILE = file;
+    const config = await postgresConfig('postgres://ci@db.internal:6543/contracts');
+    expect(typeof config.password).toBe('function');
+    expect(await (config.password as () => Promise<string>)()).toBe('from-the-file');
+    const none = await postgresConfig('postgres://nobody@db.internal:6543/contracts');
+    expect(await (none.password as () => Promise<string>)()).toBe('');
+    // libpq ignores a password file that others can read; so does the lookup.
+    chmodSync(file, 0o644);
+    expect(await (config.password as () => Promise<string>)()).toBe('');
+  });
+
+  it('leaves the password to PGPASSWORD when it is set', async () => {
+    process.env.PGPASSWORD = 'from-env';
+    expect(await postgresConfig('postgres://ci@db.internal/contracts')).not.toHaveProperty('password');
+  });
+});

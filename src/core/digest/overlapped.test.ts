@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { copyFdHashing } from './copy.js';
+import { copyFdHashingOverlapped, overlappedHashingAvailable } from './overlapped.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sealkit-overlap-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MIB = 1 << 20;
+let counter = 0;
+
+function copyWith(copy: typeof copyFdHashing, data: Uint8Array, maxBytes?: number) {
+  counter += 1;
+  const from = join(dir, `in-${counter}`);
+  const to = join(dir, `out-${counter}`);
+  writeFileSync(from, data);
+  const source = openSync(from, 'r');
+  const target = openSync(to, 'wx');
+  try {
+    const result = copy(source, target, maxBytes === undefined ? {} : { maxBytes });
+    return { result, written: readFileSync(to) };
+  } finally {
+    closeSync(source);
+    closeSync(target);
+  }
+}
+
+describe('copyFdHashingOverlapped', () => {
+  it('writes every byte and hashes exactly them, at every chunk boundary, as the in-line copy does', () => {
+    for (const size of [0, 1, 65_535, MIB - 1, MIB, MIB + 1, 2 * MIB, 3 * MIB + 5]) {
+      const data = randomBytes(size);
+      const expected = createHash('sha256').update(data).digest('hex');
+      const { result, written } = copyWith(copyFdHashingOverlapped, data);
+      expect({ size, result, same: Buffer.compare(written, data) === 0 }).toEqual({
+        size,
+        result: { hex: expected, bytes: size, exceeded: false },
+        same: true,
+      });
+      expect(copyWith(copyFdHashing, data).result).toEqual(result);
+    }
+  });
+
+  it('stops at the first chunk beyond maxBytes, and the next copy starts from an empty hash (regression: state carried over)', () => {
+    const data = randomBytes(3 * MIB);
+    const { result } = copyWith(copyFdHashingOverlapped, data, 2 * MIB - 1);
+    expect({ exceeded: result.exceeded, bytes: result.bytes }).toEqual({ exceeded: true, bytes: MIB });
+    const next = randomBytes(5000);
+    expect(copyWith(copyFdHashingOverlapped, next).result.hex).toBe(
+      createHash('sha256').update(next).digest('hex'),
+    );
+  });
+
+  it('reports a failing write as the error it is, and the thread serves the next copy', () => {
+    counter += 1;
+    const from = join(dir, `in-${counter}`);
+    writeFileSync(from, randomBytes(2 * MIB));
+    const source = openSync(from, 'r');
+    // A descriptor open for reading only: the first write fails with EBADF.
+    const target = openSync(from, 'r');
+    try {
+      expect(() => copyFdHashingOverlapped(source, target)).toThrow(
+        expect.objectContaining({ code: 'EBADF' }),
+      );
+    } finally {
+      closeSync(source);
+      closeSync(target);
+    }
+    const data = randomBytes(MIB + 3);
+    expect(copyWith(copyFdHashingOverlapped, data).result.hex).toBe(
+      createHash('sha256').update(data).digest('hex'),
+    );
+  });
+
+  it('runs its thread in this process', () => {
+    expect(overlappedHashingAvailable()).toBe(true);
+  });
+
+  it('runs its thread in a process started with --input-type=module (regression: the flag made the thread fail)', () => {
+    const built = join(REPO_ROOT, 'dist', 'src', 'core', 'digest', 'index.js');
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { overlappedHashingAvailable } = await import(${JSON.stringify(built)});
+         process.stdout.write(String(overlappedHashingAvailable()));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect({ stdout: child.stdout, stderr: child.stderr }).toEqual({ stdout: 'true', stderr: '' });
+  });
+});

@@ -1,0 +1,276 @@
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/helpers/cli.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { verifyBundle } from './verify.js';
+import { writeManifest } from './write-manifest.js';
+
+/**
+ * `distribute manifest` on real trees: what a producer's output folder
+ * usually holds besides the report (`.DS_Store`, `.ipynb_checkpoints/`,
+ * `.git/`, logs, scratch folders) is left out by default or by `--exclude`,
+ * and said; `--replace` rewrites an existing manifest atomically; every
+ * refusal names the file.
+ */
+let work: string;
+let bundle: string;
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'sealkit-manifest-'));
+  bundle = join(work, 'week-22');
+  const files: Record<string, string> = {
+    'report.md': '# Week 22\n',
+    'data/sales.csv': 'region,sales\n',
+    'data/raw/dump.bin': 'raw',
+    'notes.txt': 'root notes',
+    'sub/notes.txt': 'sub notes',
+    'run.log': 'log',
+    'sub/deep/run.log': 'log',
+    scratch: 'a file named scratch is kept by scratch/',
+    'tmp/scratch/x.txt': 'a folder named scratch',
+    '.DS_Store': 'finder',
+    '.ipynb_checkpoints/report-checkpoint.md': 'checkpoint',
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    'data/.hidden.csv': 'hidden deep',
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(bundle, path, '..'), { recursive: true });
+    writeFileSync(join(bundle, path), content);
+  }
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+const CREATED = '2026-05-30T11:10:00Z';
+const listed = () =>
+  (
+    JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')) as { files: { path: string }[] }
+  ).files.map((file) => file.path);
+const refusalOf = (work: () => unknown): Refusal => {
+  try {
+    work();
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+};
+
+describe('distribute manifest: what is left out', () => {
+  it('leaves hidden files and folders out by default and says which', () => {
+    const written = writeManifest(bundle, { id: 'w22', created: CREATED });
+    expect(listed()).toEqual([
+      'data/raw/dump.bin',
+      'data/sales.csv',
+      'notes.txt',
+      'report.md',
+      'run.log',
+      'scratch',
+      'sub/deep/run.log',
+      'sub/notes.txt',
+      'tmp/scratch/x.txt',
+    ]);
+    expect(written.left_out).toEqual([
+      { path: '.DS_Store', reason: 'hidden' },
+      { path: '.git/', reason: 'hidden' },
+      { path: '.ipynb_checkpoints/', reason: 'hidden' },
+      { path: 'data/.hidden.csv', reason: 'hidden' },
+    ]);
+    expect(written.replaced).toBe(false);
+    expect(verifyBundle(bundle).files).toBe(9);
+  });
+
+  it('keeps hidden files with includeHidden', () => {
+    writeManifest(bundle, { id: 'w22', created: CREATED, includeHidden: true });
+    expect(listed()).toContain('.git/HEAD');
+    expect(listed()).toContain('.DS_Store');
+    expect(listed()).toContain('.ipynb_checkpoints/report-checkpoint.md');
+    expect(listed()).toHaveLength(13);
+  });
+
+  it('excludes by name at any depth, by anchored path, and folders only with a trailing slash', () => {
+    const written = writeManifest(bundle, {
+      id: 'w22',
+      created: CREATED,
+      exclude: ['*.log', '/notes.txt', 'data/raw/**', 'scratch/', ''],
+    });
+    expect(listed()).toEqual(['data/sales.csv', 'report.md', 'scratch', 'sub/notes.txt']);
+    expect(written.left_out.filter((entry) => entry.reason === 'excluded')).toEqual([
+      { path: 'data/raw/', reason: 'excluded' },
+      { path: 'notes.txt', reason: 'excluded' },
+      { path: 'run.log', reason: 'excluded' },
+      { path: 'sub/deep/run.log', reason: 'excluded' },
+      { path: 'tmp/scratch/', reason: 'excluded' },
+    ]);
+  });
+
+  it('a folder left out is not read: a link or FIFO inside it does not refuse', () => {
+    symlinkSync('/etc/passwd', join(bundle, '.git', 'link'));
+    execFileSync('mkfifo', [join(bundle, 'tmp', 'scratch', 'pipe')]);
+    writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['tmp/'] });
+    expect(listed()).not.toContain('tmp/scratch/x.txt');
+  });
+
+  it('refuses when everything was left out, and says so', () => {
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['*'] }));
+    expect(refusal.code).toBe('manifest_files_invalid');
+    expect(refusal.hint).toBe('every file was left out (hidden or excluded)');
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+  });
+});
+
+describe('distribute manifest: --replace', () => {
+  it('refuses an existing manifest.json without --replace, naming it, and rewrites it with', () => {
+    writeManifest(bundle, { id: 'w22', created: CREATED });
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    expect(refusal.code).toBe('manifest_exists');
+    expect(refusal.location?.path).toBe(join(bundle, 'manifest.json'));
+    expect(refusal.hint).toBe('pass --replace to write it again');
+
+    writeFileSync(join(bundle, 'late.csv'), 'added later\n');
+    const before = statSync(join(bundle, 'manifest.json')).ino;
+    const written = writeManifest(bundle, { id: 'w22', created: '2026-05-30T12:00:00Z', replace: true });
+    expect(written.replaced).toBe(true);
+    expect(listed()).toContain('late.csv');
+    expect(statSync(join(bundle, 'manifest.json')).ino).not.toBe(before);
+    expect((statSync(join(bundle, 'manifest.json')).mode & 0o777).toString(8)).toBe('644');
+    // Nothing beside it: the old manifest and the temporary file are gone.
+    expect(
+      readdirSync(bundle).filter((name) => name.startsWith('.distributor') || name.includes('manifest')),
+    ).toEqual(['manifest.json']);
+    expect(verifyBundle(bundle).manifest.created).toBe('2026-05-30T12:00:00Z');
+    // With --replace and no manifest yet, it is simply written.
+    rmSync(join(bundle, 'manifest.json'));
+    expect(writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }).replaced).toBe(false);
+  });
+
+  it('refuses to replace a manifest.json that is not a regular file', () => {
+    mkdirSync(join(bundle, 'manifest.json'));
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }));
+    expect(refusal.code).toBe('manifest_not_regular');
+    expect(refusal.location?.path).toBe(join(bundle, 'manifest.json'));
+  });
+
+  it('a reader never sees a partial manifest while it is replaced again and again', async () => {
+    writeManifest(bundle, { id: 'w22', created: CREATED });
+    // Another process reads manifest.json as fast as it can for as long as the writer works.
+    const reader = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         let reads = 0, bad = 0;
+         const stop = Date.now() + 20000;
+         process.stdin.on('data', () => { console.log(JSON.stringify({ reads, bad })); process.exit(0); });
+         (function loop() {
+           for (let i = 0; i < 200; i += 1) {
+             try { JSON.parse(fs.readFileSync(process.argv[1], 'utf8')); reads += 1; } catch { bad += 1; }
+           }
+           if (Date.now() < stop) setImmediate(loop); else { console.log(JSON.stringify({ reads, bad })); process.exit(0); }
+         })();`,
+        join(bundle, 'manifest.json'),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    reader.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<void>((resolve) => reader.on('exit', () => resolve()));
+    for (let round = 0; round < 150; round += 1) {
+      // Alternate between a short and a long manifest, so a partial one could not parse.
+      writeFileSync(join(bundle, 'grow.txt'), 'x'.repeat(round));
+      if (round % 2 === 0) mkdirSync(join(bundle, `more-${round}`));
+      if (round % 2 === 0) writeFileSync(join(bundle, `more-${round}`, 'f.txt'), String(round));
+      writeManifest(bundle, { id: 'w22', created: CREATED, replace: true });
+    }
+    reader.stdin.write('stop\n');
+    await exited;
+    const counts = JSON.parse(output) as { reads: number; bad: number };
+    expect(counts.bad).toBe(0);
+    expect(counts.reads).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('distribute manifest: every refusal names the file', () => {
+  it('a symbolic link, a FIFO, a nested manifest and a reserved name, each at its path', () => {
+    const at = (setup: () => void, options: { includeHidden?: boolean } = {}) => {
+      setup();
+      const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, ...options }));
+      return [refusal.code, refusal.location?.path];
+    };
+    expect(at(() => symlinkSync('report.md', join(bundle, 'data', 'link.md')))).toEqual([
+      'file_symlink',
+      join(bundle, 'data', 'link.md'),
+    ]);
+    rmSync(join(bundle, 'data', 'link.md'));
+    expect(at(() => execFileSync('mkfifo', [join(bundle, 'sub', 'pipe')]))).toEqual([
+      'file_not_regular',
+      join(bundle, 'sub', 'pipe'),
+    ]);
+    rmSync(join(bundle, 'sub', 'pipe'));
+    expect(at(() => writeFileSync(join(bundle, 'sub', 'manifest.json'), '{}'))).toEqual([
+      'bundle_nested',
+      join(bundle, 'sub', 'manifest.json'),
+    ]);
+    rmSync(join(bundle, 'sub', 'manifest.json'));
+    expect(at(() => writeFileSync(join(bundle, '.distributor.json'), '{}'), { includeHidden: true })).toEqual(
+      ['path_reserved', join(bundle, '.distributor.json')],
+    );
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+  });
+});
+
+describe('sealkit distribute manifest (CLI)', () => {
+  it('takes --exclude more than once, lists what it left out, and --replace', () => {
+    const first = runCli([
+      'distribute',
+      'manifest',
+      bundle,
+      '--id',
+      'w22',
+      '--created',
+      CREATED,
+      '--exclude',
+      '*.log',
+      '--exclude',
+      'tmp/',
+    ]);
+    expect(first.status).toBe(0);
+    expect(first.stdout.toString()).toMatch(
+      /^wrote manifest.json: 6 files, \d+ bytes, digest sha256:[0-9a-f]{64}\n/,
+    );
+    expect(first.stdout.toString()).toContain(
+      'left out: .DS_Store (hidden), .git/ (hidden), .ipynb_checkpoints/ (hidden), data/.hidden.csv (hidden), run.log (excluded), sub/deep/run.log (excluded), tmp/ (excluded)\n',
+    );
+    const again = runCli(['distribute', 'manifest', bundle, '--id', 'w22']);
+    expect(again.status).toBe(2);
+    expect(again.stderr.toString()).toContain(`error[manifest_exists]`);
+    expect(again.stderr.toString()).toContain(`--> ${join(bundle, 'manifest.json')}`);
+    const replaced = runCli([
+      'distribute',
+      'manifest',
+      bundle,
+      '--id',
+      'w22',
+      '--replace',
+      '--include-hidden',
+      '--json',
+    ]);
+    expect(replaced.status).toBe(0);
+    const json = JSON.parse(replaced.stdout.toString());
+    expect(json).toMatchObject({ status: 'ok', replaced: true, files: 13, left_out: [] });
+    expect(runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--exclude', '']).status).toBe(1);
+  });
+});

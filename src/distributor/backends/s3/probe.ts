@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import {
+  DeleteObjectCommand,
+  GetBucketVersioningCommand,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Refusal } from '../../../core/refusal/index.js';
+import { refuseDistributor } from '../../refusals.js';
+import { classifyS3Error, s3Refusal } from './errors.js';
+import { bareEtag } from './etag.js';
+
+/** What the probe learnt about a store, beyond the guarantees every destination needs. */
+export interface StoreCapabilities {
+  /** The store refuses a body whose `x-amz-checksum-sha256` does not match, so an echoed checksum proves the bytes. */
+  readonly checksumVerified: boolean;
+}
+
+/** The probe's object: under the destination prefix, beside (never inside) any bundle prefix. */
+export function probeKey(destinationPrefix: string, run: string): string {
+  const name = `.distributor.probe-${run}`;
+  return destinationPrefix === '' ? name : `${destinationPrefix}/${name}`;
+}
+
+/**
+ * Finds out, before the first write of a run to a destination, whether the
+ * store does what every publication relies on (docs/distributor.md, "What a
+ * store must do"), with one object of its own under the destination prefix:
+ *
+ * 1. a create-only PUT (`If-None-Match: *`) of a new key succeeds;
+ * 2. the same create-only PUT again is refused (412);
+ * 3. a PUT with `If-Match` of the current ETag succeeds;
+ * 4. a PUT with `If-Match` of an older ETag is refused (412);
+ * 5. a PUT whose `x-amz-checksum-sha256` does not match its body is refused
+ *    (only recorded: stores that accept it are verified another way).
+ *
+ * Every version the probe wrote is then deleted. A store that breaks 2–4 is
+ * refused `destination_conditional_writes_unsupported`, or
+ * `destination_versioning_unsupported` when the bucket has versioning on
+ * (Ceph RGW ignores `If-None-Match` and fails every `If-Match` there). A
+ * request failure is the destination's own refusal (credentials, access,
+ * bucket, network). Throws the refusal.
+ */
+export async function probeStore(
+  client: S3Client,
+  bucket: string,
+  destinationPrefix: string,
+): Promise<StoreCapabilities> {
+  const key = probeKey(destinationPrefix, randomBytes(16).toString('hex'));
+  const versions: string[] = [];
+  let wrote = false;
+  const put = async (
+    body: string,
+    extra: Partial<PutObjectCommandInput>,
+  ): Promise<{ etag: string } | 'refused'> => {
+    try {
+      const response = await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: Buffer.from(body),
+          ContentType: 'text/plain; charset=utf-8',
+          CacheControl: 'no-store',
+          ...extra,
+        }),
+      );
+      wrote = true;
+      if (response.VersionId !== undefined) versions.push(response.VersionId);
+      return { etag: bareEtag(response.ETag) ?? '' };
+    } catch (error) {
+      const kind = classifyS3Error(error);
+      if (kind === 'precondition' || (kind === 'absent' && extra.IfMatch !== undefined)) return 'refused';
+      // A checksum the store checks and finds wrong: 400 BadDigest / InvalidRequest.
+      if (extra.ChecksumSHA256 !== undefined && kind === 'failed') return 'refused';
+      throw error;
+    }
+  };
+  try {
+    const first = await put('sealkit probe 1\n', { IfNoneMatch: '*' });
+    if (first === 'refused') return await unsupported(client, bucket);
+    const again = await put('sealkit probe 2\n', { IfNoneMatch: '*' });
+    const current = again === 'refused' ? first : again;
+    const matched = await put('sealkit probe 3\n', { IfMatch: current.etag });
+    const stale = await put('sealkit probe 4\n', { IfMatch: current.etag });
+    if (again !== 'refused' || matched === 'refused' || stale !== 'refused') {
+      return await unsupported(client, bucket);
+    }
+    const wrongChecksum = Buffer.alloc(32, 0).toString('base64');
+    const checked = await put('sealkit probe 5\n', { ChecksumSHA256: wrongChecksum });
+    return { checksumVerified: checked === 'refused' };
+  } catch (error) {
+    throw error instanceof Refusal ? error : s3Refusal(error, 'write');
+  } finally {
+    if (wrote) await removeProbe(client, bucket, key, versions);
+  }
+}
+
+async function unsupported(client: S3Client, bucket: string): Promise<never> {
+  let versioned = false;
+  try {
+    const response = await client.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+    versioned = response.Status === 'Enabled' || response.Status === 'Suspended';
+  } catch {
+    // Not allowed to ask: say what is known.
+  }
+  throw refuseDistributor(
+    versioned ? 'destination_versioning_unsupported' : 'destination_conditional_writes_unsupported',
+    { role: 'destination' },
+  );
+}
+
+/** Deletes every version the probe wrote (a versioned bucket keeps each), then the key itself. Best effort. */
+async function removeProbe(client: S3Client, bucket: string, key: string, versions: readonly string[]) {
+  try {
+    for (const version of versions) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, VersionId: version }));
+    }
+    if (versions.length === 0) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  } catch {
+    // A probe object left behind sits beside the bundles, never inside one.
+  }
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+
+/** Markers deleted by one request at most (S3 allows 1,000 keys per DeleteObjects). */
+const BATCH = 100;
+/** How long a committed bundle's marker waits for others to share its delete request. */
+const DELAY_MS = 200;
+
+/**
+ * Deletes the pending markers of committed bundles in batches (one
+ * DeleteObjects request for up to a hundred bundles instead of one DELETE
+ * each). A marker waits at most `DELAY_MS` — far inside its lease, so no
+ * other run can have taken it over — and every marker queued is deleted
+ * before the backend closes. A marker whose delete fails stays: the next run
+ * sees the committed state beside it and finishes the cleanup (a repair).
+ */
+export class MarkerRetirement {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  #queue: string[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight = new Set<Promise<void>>();
+
+  constructor(client: S3Client, bucket: string) {
+    this.#client = client;
+    this.#bucket = bucket;
+  }
+
+  /** Queues `key` for deletion. */
+  retire(key: string): void {
+    this.#queue.push(key);
+    if (this.#queue.length >= BATCH) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), DELAY_MS);
+  }
+
+  /** Deletes everything queued and waits for every delete request. */
+  async drain(): Promise<void> {
+    this.#flush();
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  #flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    while (this.#queue.length > 0) {
+      const keys = this.#queue.splice(0, BATCH);
+      const request = this.#delete(keys).finally(() => this.#inFlight.delete(request));
+      this.#inFlight.add(request);
+    }
+  }
+
+  async #delete(keys: readonly string[]): Promise<void> {
+    const command = new DeleteObjectsCommand({
+      Bucket: this.#bucket,
+      Delete: { Objects: keys.map((key) => ({ Key: key })), Quiet: true },
+    });
+    withContentMd5(command);
+    try {
+      await this.#client.send(command);
+    } catch {
+      // The markers stay; the next run repairs those bundles.
+    }
+  }
+}
+
+/**
+ * DeleteObjects must carry an integrity header; Ceph RGW 16 accepts only
+ * Content-MD5, which the SDK no longer computes, so it is added here (AWS
+ * accepts it as well) in place of the SDK's own checksum headers.
+ */
+function withContentMd5(command: DeleteObjectsCommand): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { body?: unknown; headers?: Record<string, string> };
+      const body = request.body;
+      if (request.headers !== undefined && (typeof body === 'string' || body instanceof Uint8Array)) {
+        for (const name of Object.keys(request.headers)) {
+          if (name.startsWith('x-amz-checksum-') || name === 'x-amz-sdk-checksum-algorithm')
+            delete request.headers[name];
+        }
+        request.headers['content-md5'] = createHash('md5').update(body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', priority: 'low', name: 'sealkitContentMd5' },
+  );
+}

@@ -1,0 +1,205 @@
+// SIGINT and SIGTERM end `sealkit distribute run` like a failure, not like
+// SIGKILL: no new request, the marker settled (removed when nothing was
+// written, expired at once otherwise), exit 130 / 143 with a refusal line,
+// and no copy of a bundle left in the temporary directory. A run killed with
+// SIGKILL leaves its copy; the next run of the same user removes it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../../test/helpers/cli.js';
+import { listKeys, s3Config, s3ConfigYaml, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import { isObjectPut, type S3Proxy, startS3Proxy } from '../../../../test/helpers/s3-proxy.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import { parsePending } from './pending.js';
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+let proxy: S3Proxy;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('signals');
+  work = mkdtempSync(join(tmpdir(), 's3-signals-'));
+  proxy = await startS3Proxy(rgw.endpoint);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+let counter = 0;
+
+/** A bundle, a configuration through the proxy, and a TMPDIR of the run's own. */
+function setUp() {
+  counter += 1;
+  const dir = mkdtempSync(join(work, `case-${counter}-`));
+  const temp = join(dir, 'tmp');
+  mkdirSync(temp);
+  writeBundle(join(dir, 'reports'), 'daily', {
+    id: 'daily',
+    created: '2026-05-30T11:10:00Z',
+    files: { 'report.md': '# Daily\n', 'summary.txt': 'all clear\n' },
+  });
+  const prefix = `case-${counter}`;
+  const yaml = s3ConfigYaml({ ...rgw, endpoint: proxy.endpoint }, join(dir, 'reports'), { bucket, prefix });
+  writeFileSync(join(dir, 'sealkit.distributor.yaml'), yaml);
+  return { dir, temp, prefix, bundle: `${prefix}/daily` };
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+function startCli(dir: string, temp: string): { child: ChildProcess; finished: Promise<Finished> } {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sealkit.js'), 'distribute', 'run'], {
+    cwd: dir,
+    env: { ...process.env, ...rgw.awsEnv, TMPDIR: temp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const err: Buffer[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+  child.stdout?.resume();
+  const finished = new Promise<Finished>((resolve) => {
+    child.once('exit', (code) => resolve({ code, stderr: Buffer.concat(err).toString('utf8') }));
+  });
+  return { child, finished };
+}
+
+/** Holds the answer to the first request `match` accepts; resolves `seen` when it arrives. */
+function holdFirst(match: (req: Parameters<Parameters<S3Proxy['decide']>[0]>[0]) => boolean) {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let arrived: () => void = () => {};
+  const seen = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  let held = false;
+  proxy.decide((req) => {
+    if (!held && match(req)) {
+      held = true;
+      arrived();
+      return { kind: 'hold', release: released };
+    }
+    return { kind: 'forward' };
+  });
+  return { seen, release };
+}
+
+describe('signals stop a run cleanly', () => {
+  it('regression: SIGTERM during an output upload exits 143 with run_interrupted; the marker expires at once and no bundle copy is left', async () => {
+    const { dir, temp, bundle } = setUp();
+    const hold = holdFirst((req) => isObjectPut(req, '/daily/report.md'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    child.kill('SIGTERM');
+    const result = await finished;
+    hold.release();
+    proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(143);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    expect(readdirSync(temp)).toEqual([]);
+    const keys = await listKeys(s3, bucket, `${bundle}/`);
+    expect(keys).not.toContain(`${bundle}/.distributor.json`);
+    expect(keys).toContain(`${bundle}/.distributor.pending.json`);
+    const marker = await s3.send(
+      new GetObjectCommand({ Bucket: bucket, Key: `${bundle}/.distributor.pending.json` }),
+    );
+    const parsed = parsePending(
+      await (marker.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array())),
+    );
+    expect(Date.parse(parsed.expires)).toBeLessThanOrEqual(Date.now());
+    // Nothing to wait for: the next run converges at once.
+    const rerun = startCli(dir, temp);
+    expect((await rerun.finished).code).toBe(0);
+    expect((await listKeys(s3, bucket, `${bundle}/`)).sort()).toEqual(
+      ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
+    );
+  }, 60_000);
+
+  it('regression: SIGINT while the marker is written exits 130; nothing else was written, so the marker is removed', async () => {
+    const { dir, temp, bundle } = setUp();
+    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    child.kill('SIGINT');
+    // Let the signal be handled before the marker's answer arrives.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    hold.release();
+    const result = await finished;
+    proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  }, 60_000);
+
+  it('regression: SIGTERM leaves no run directory in a local destination’s work area (where the bundle copy lives)', async () => {
+    const { dir, temp, prefix } = setUp();
+    for (const name of ['weekly', 'monthly']) {
+      writeBundle(join(dir, 'reports'), name, {
+        id: name,
+        created: '2026-05-30T11:10:00Z',
+        files: { 'report.md': `# ${name}\n` },
+      });
+    }
+    mkdirSync(join(dir, 'site'));
+    const s3 = s3ConfigYaml({ ...rgw, endpoint: proxy.endpoint }, join(dir, 'reports'), { bucket, prefix });
+    const local = [
+      '      - id: site',
+      '        kind: local',
+      `        root: ${JSON.stringify(join(dir, 'site'))}`,
+      '        outputs: {source: true, html: false}',
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'sealkit.distributor.yaml'), `${s3}${local}`);
+    const hold = holdFirst((req) => isObjectPut(req, '/report.md'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    child.kill('SIGTERM');
+    const result = await finished;
+    hold.release();
+    proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(143);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    const work = readdirSync(join(dir, 'site', '.distributor.work'));
+    expect(work.filter((name) => name.startsWith('run-'))).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  }, 60_000);
+
+  it("regression: a SIGKILLed run's bundle copy is removed by the next run of the same user", async () => {
+    const { dir, temp, prefix } = setUp();
+    const config = s3Config(rgw, join(dir, 'reports'), { bucket, prefix });
+    const killed = await new Promise<string | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'),
+          JSON.stringify({ config, now: '2026-06-01T12:00:00Z', killAtStep: 1 }),
+        ],
+        { env: { ...process.env, ...rgw.awsEnv, TMPDIR: temp }, stdio: 'ignore' },
+      );
+      child.once('exit', (_code, signal) => resolve(signal));
+    });
+    expect(killed).toBe('SIGKILL');
+    const left = readdirSync(temp);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/^sealkit-distributor-/);
+    // Someone else's directory with the same kind of name, without a lock, stays.
+    mkdirSync(join(temp, 'sealkit-distributor-notours'));
+    const { finished } = startCli(dir, temp);
+    const result = await finished;
+    expect(result.code, result.stderr).toBe(0);
+    expect(readdirSync(temp)).toEqual(['sealkit-distributor-notours']);
+  }, 60_000);
+});

@@ -1,0 +1,409 @@
+// The S3 destination on stores other than a plain RGW bucket, imitated on the
+// real test radosgw: a versioned bucket (RGW ignores conditional writes
+// there), an SDK that sends no conditional headers (a store that ignores
+// them), and a proxy that returns opaque KMS ETags, corrupts a body, answers
+// 503 SlowDown, or an endpoint that never answers; then credentials and
+// permissions, object headers, and a foreign object at a key a crashed run
+// claimed.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DeleteBucketPolicyCommand,
+  HeadObjectCommand,
+  ListObjectVersionsCommand,
+  PutBucketPolicyCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../../test/helpers/cli.js';
+import {
+  type BundleSpec,
+  listKeys,
+  readPrefix,
+  s3Config,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
+import {
+  dropConditionals,
+  isObjectPut,
+  opaqueKmsEtag,
+  type ProxiedRequest,
+  type S3Proxy,
+  startS3Proxy,
+  startSilentEndpoint,
+} from '../../../../test/helpers/s3-proxy.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import { distributeRun } from '../../run/run.js';
+import { createS3Client } from './client.js';
+import { createS3Backend, type S3BackendOptions } from './index.js';
+
+let rgw: RgwService;
+let s3: S3Client;
+let bucket: string;
+let work: string;
+let proxy: S3Proxy;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  Object.assign(process.env, rgw.awsEnv);
+  s3 = rgw.client();
+  bucket = await rgw.createBucket('stores');
+  work = mkdtempSync(join(tmpdir(), 's3-stores-'));
+  proxy = await startS3Proxy(rgw.endpoint);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const FAST_RETRY = { attempts: 4, baseDelayMs: 20 };
+let counter = 0;
+
+const daily: BundleSpec = {
+  id: 'weather.daily',
+  created: '2026-05-30T11:10:00Z',
+  files: { 'report.md': '# Daily\n\nSunny.\n', 'summary.txt': 'all clear\n' },
+};
+
+interface Fixture {
+  readonly source: string;
+  readonly prefix: string;
+  readonly bundle: string;
+  run(options?: {
+    backend?: S3BackendOptions;
+    destination?: Partial<S3DestinationConfig>;
+  }): ReturnType<typeof distributeRun>;
+}
+
+/** A fresh source with one bundle and a fresh prefix; `endpoint` replaces the gateway's (the proxy). */
+function fixture(spec: BundleSpec = daily, options: { bucket?: string; endpoint?: string } = {}): Fixture {
+  counter += 1;
+  const source = mkdtempSync(join(work, `src-${counter}-`));
+  const prefix = `case-${counter}`;
+  writeBundle(source, 'daily', spec);
+  const base = s3Config(rgw, source, { bucket: options.bucket ?? bucket, prefix }).pipelines[0];
+  const destination = base?.destinations[0];
+  if (base === undefined || destination === undefined) throw new Error('fixture');
+  return {
+    source,
+    prefix,
+    bundle: `${prefix}/daily`,
+    run: (run = {}) =>
+      distributeRun({
+        config: {
+          pipelines: [
+            {
+              ...base,
+              destinations: [
+                {
+                  ...destination,
+                  ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+                  ...run.destination,
+                },
+              ],
+            },
+          ],
+        },
+        now: () => NOW,
+        s3Backend: (c: S3DestinationConfig, context) =>
+          createS3Backend(c, context, { retry: FAST_RETRY, ...run.backend }),
+      }),
+  };
+}
+
+/** A PUT of a bundle output (not the marker, the state or the probe). */
+const isOutputPut = (req: ProxiedRequest): boolean =>
+  ['/daily/report.md', '/daily/report.html', '/daily/summary.txt'].some((key) => isObjectPut(req, key));
+
+const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
+  const item = (await report).outcomes[0];
+  return item?.reason_code ?? item?.outcome;
+};
+
+describe('stores that do not honour conditional writes are refused before any write', () => {
+  it('regression: a versioned radosgw bucket is refused up front as destination_versioning_unsupported, leaving no object version', async () => {
+    const versioned = await rgw.createBucket('versioned');
+    await s3.send(
+      new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    const { prefix, run } = fixture(daily, { bucket: versioned });
+    expect(await outcomeOf(run())).toBe('destination_versioning_unsupported');
+    const versions = await s3.send(
+      new ListObjectVersionsCommand({ Bucket: versioned, Prefix: `${prefix}/` }),
+    );
+    expect(versions.Versions ?? []).toEqual([]);
+    expect(versions.DeleteMarkers ?? []).toEqual([]);
+    // Nothing is held: the next run is refused the same way at once, not locked.
+    expect(await outcomeOf(run())).toBe('destination_versioning_unsupported');
+  });
+
+  it('regression: a store that ignores If-None-Match and If-Match is refused destination_conditional_writes_unsupported; nothing is written', async () => {
+    const { bundle, run } = fixture();
+    const client = createS3Client({
+      id: 'blind',
+      kind: 's3',
+      bucket,
+      prefix: '',
+      endpoint: rgw.endpoint,
+      region: rgw.region,
+      force_path_style: true,
+      outputs: { source: true, html: true },
+    });
+    dropConditionals(client);
+    try {
+      expect(await outcomeOf(run({ backend: { client } }))).toBe(
+        'destination_conditional_writes_unsupported',
+      );
+    } finally {
+      client.destroy();
+    }
+    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([]);
+    // The probe removed its own object too.
+    expect((await listKeys(s3, bucket, '')).filter((key) => key.includes('.distributor.probe-'))).toEqual([]);
+  });
+});
+
+describe('uploads are verified without trusting the shape of an ETag', () => {
+  it('regression: opaque ETags with SSE-KMS (as AWS gives) publish, verified by reading back', async () => {
+    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    // Output PUTs only: the ETags of the marker and the state must still be ones the store honours in If-Match.
+    proxy.decide((req) =>
+      isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
+    );
+    const before = proxy.seen.length;
+    try {
+      expect(await outcomeOf(run())).toBe('published');
+    } finally {
+      proxy.decide(() => ({ kind: 'forward' }));
+    }
+    // Every output was read back once (the GETs of the two outputs and of the state).
+    const gets = proxy.seen
+      .slice(before)
+      .filter((req) => req.method === 'GET' && req.url.includes('/daily/') && !req.url.includes('list-type'));
+    expect(gets.length).toBeGreaterThanOrEqual(3);
+    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('all clear\n');
+  });
+
+  it('a body changed on the way behind an opaque ETag is caught by the read-back: destination_write_failed, no state', async () => {
+    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    proxy.decide((req) => {
+      if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
+      return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
+    });
+    try {
+      expect(await outcomeOf(run())).toBe('destination_write_failed');
+    } finally {
+      proxy.decide(() => ({ kind: 'forward' }));
+    }
+    expect(await listKeys(s3, bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
+    // What it wrote is claimed with the digest of what the store holds: the next run converges.
+    expect(await outcomeOf(run())).toBe('published');
+    expect((await listKeys(s3, bucket, `${bundle}/`)).sort()).toEqual(
+      ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
+    );
+  });
+});
+
+describe('retries and timeouts', () => {
+  it('regression: a 503 SlowDown on each output PUT is retried with the bytes read again, and the bundle publishes', async () => {
+    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    const refused = new Set<string>();
+    proxy.decide((req) => {
+      const key = req.url.split('?')[0] ?? '';
+      if (req.method === 'PUT' && key.includes('/daily/') && !refused.has(key)) {
+        refused.add(key);
+        return { kind: 'answer', status: 503, code: 'SlowDown' };
+      }
+      return { kind: 'forward' };
+    });
+    try {
+      expect(await outcomeOf(run())).toBe('published');
+    } finally {
+      proxy.decide(() => ({ kind: 'forward' }));
+    }
+    expect(refused.size).toBeGreaterThanOrEqual(3);
+    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    expect(stored.get(`${bundle}/report.md`)?.bytes.toString('utf8')).toBe('# Daily\n\nSunny.\n');
+  });
+
+  it('a store that stays busy refuses the bundle destination_write_failed and the marker expires at once', async () => {
+    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    proxy.decide((req) =>
+      isObjectPut(req, '/daily/summary.txt')
+        ? { kind: 'answer', status: 503, code: 'SlowDown' }
+        : { kind: 'forward' },
+    );
+    try {
+      expect(await outcomeOf(run())).toBe('destination_write_failed');
+    } finally {
+      proxy.decide(() => ({ kind: 'forward' }));
+    }
+    expect(await listKeys(s3, bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
+    expect(await outcomeOf(run())).toBe('published');
+  });
+
+  it('regression: an endpoint that accepts TCP and never answers is destination_unreachable, not a hang', async () => {
+    const silent = await startSilentEndpoint();
+    try {
+      const { run } = fixture(daily, { endpoint: silent.endpoint });
+      const outcome = await outcomeOf(
+        run({ destination: { connect_timeout_seconds: 1, request_timeout_seconds: 1 } }),
+      );
+      expect(outcome).toBe('destination_unreachable');
+      expect(silent.connections()).toBeGreaterThan(0);
+    } finally {
+      await silent.close();
+    }
+  }, 30_000);
+});
+
+describe('causes that look alike get codes of their own', () => {
+  const withKeys = async (keys: { id: string; secret: string }, fixtureRun: Fixture['run']) => {
+    const client = new S3Client({
+      endpoint: rgw.endpoint,
+      region: rgw.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: keys.id, secretAccessKey: keys.secret },
+      maxAttempts: 1,
+    });
+    try {
+      return await outcomeOf(fixtureRun({ backend: { client } }));
+    } finally {
+      client.destroy();
+    }
+  };
+
+  it('a wrong secret and an unknown access key are destination_credentials_refused', async () => {
+    const { run } = fixture();
+    expect(await withKeys({ id: rgw.accessKeyId, secret: 'wrong-secret-wrong-secret' }, run)).toBe(
+      'destination_credentials_refused',
+    );
+    expect(await withKeys({ id: 'AKIANOSUCHKEY0000000', secret: rgw.secretAccessKey }, run)).toBe(
+      'destination_credentials_refused',
+    );
+  });
+
+  it('a refused port is destination_unreachable', async () => {
+    const { run } = fixture(daily, { endpoint: 'http://127.0.0.1:9' });
+    expect(await outcomeOf(run({ destination: { connect_timeout_seconds: 1 } }))).toBe(
+      'destination_unreachable',
+    );
+  });
+
+  it('regression: a 403 on write (a bucket policy denying PutObject) is destination_access_denied, not write_failed', async () => {
+    const denied = await rgw.createBucket('denied');
+    const { run } = fixture(daily, { bucket: denied });
+    await s3.send(
+      new PutBucketPolicyCommand({
+        Bucket: denied,
+        Policy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Deny',
+              Principal: '*',
+              Action: ['s3:PutObject'],
+              Resource: [`arn:aws:s3:::${denied}/*`],
+            },
+          ],
+        }),
+      }),
+    );
+    try {
+      expect(await outcomeOf(run())).toBe('destination_access_denied');
+    } finally {
+      await s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
+    }
+    expect(await listKeys(s3, denied, '')).toEqual([]);
+  });
+});
+
+describe('object headers for a static site', () => {
+  it('sends the MIME type of every extension, the configured Cache-Control, the SHA-256 as metadata, and no Content-Disposition', async () => {
+    const files = {
+      'site.css': 'body{color:#333}\n',
+      'app.js': 'console.log(1)\n',
+      'logo.svg': '<svg xmlns="http://www.w3.org/2000/svg"/>\n',
+      'photo.jpg': Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+      'font.woff2': Buffer.from('wOF2'),
+      'report.md': '# Site\n',
+      'blob.unknownext': 'x',
+    };
+    const { bundle, run } = fixture({ id: 'site', created: '2026-05-30T11:10:00Z', files });
+    expect(await outcomeOf(run())).toBe('published');
+    const expected: Record<string, string> = {
+      'site.css': 'text/css; charset=utf-8',
+      'app.js': 'text/javascript; charset=utf-8',
+      'logo.svg': 'image/svg+xml',
+      'photo.jpg': 'image/jpeg',
+      'font.woff2': 'font/woff2',
+      'report.md': 'text/markdown; charset=utf-8',
+      'report.html': 'text/html; charset=utf-8',
+      'blob.unknownext': 'application/octet-stream',
+    };
+    for (const [name, type] of Object.entries(expected)) {
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `${bundle}/${name}` }));
+      expect([name, head.ContentType]).toEqual([name, type]);
+      expect(head.CacheControl).toBe('no-cache');
+      expect(head.ContentDisposition).toBeUndefined();
+      expect(head.Metadata?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    const configured = fixture();
+    expect(await outcomeOf(configured.run({ destination: { cache_control: 'public, max-age=60' } }))).toBe(
+      'published',
+    );
+    const head = await s3.send(
+      new HeadObjectCommand({ Bucket: bucket, Key: `${configured.bundle}/summary.txt` }),
+    );
+    expect(head.CacheControl).toBe('public, max-age=60');
+    expect(head.Metadata?.sha256).toBe(createHash('sha256').update('all clear\n').digest('hex'));
+  });
+});
+
+describe('convergence never deletes what sealkit did not write', () => {
+  it("regression: an operator's object at a key a killed run's marker claims is left in place; the bundle is destination_unlisted_entry", async () => {
+    const { source, prefix, bundle } = fixture();
+    const config = s3Config(rgw, source, { bucket, prefix });
+    // Killed just before its second S3 write: the marker (claiming both outputs) is all it wrote.
+    const killed = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'),
+          JSON.stringify({ config, now: NOW.toISOString(), killAtStep: 2 }),
+        ],
+        { env: { ...process.env, ...rgw.awsEnv }, stdio: 'ignore' },
+      );
+      child.once('exit', (_code, signal) => resolve(signal === 'SIGKILL' ? 0 : 1));
+    });
+    expect(killed).toBe(0);
+    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([`${bundle}/.distributor.pending.json`]);
+    // The operator puts their own file at a claimed key; the producer trims the bundle.
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${bundle}/summary.txt`, Body: 'mine\n' }));
+    unlinkSync(join(source, 'daily', 'summary.txt'));
+    writeBundle(source, 'daily', { ...daily, files: { 'report.md': daily.files['report.md'] ?? '' } });
+    const later = await distributeRun({
+      config,
+      now: () => NOW,
+      s3Backend: (c, context) =>
+        createS3Backend(c, context, { clock: { now: () => new Date(Date.now() + 3_600_000) } }),
+    });
+    expect(later.outcomes[0]?.reason_code).toBe('destination_unlisted_entry');
+    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('mine\n');
+    expect([...stored.keys()].sort()).toEqual([
+      `${bundle}/.distributor.pending.json`,
+      `${bundle}/summary.txt`,
+    ]);
+  }, 30_000);
+});
