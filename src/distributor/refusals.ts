@@ -119,7 +119,7 @@ export interface DestinationRef {
   readonly destination_id: string;
 }
 
-/** Two destinations that would publish to the same place, and how (docs/distributor.md#configuration). */
+/** Two destinations that would publish to the same place, and how (docs/distributor.md#configuration-sealkitdistributoryaml). */
 export interface RootsOverlap {
   readonly relation: 'same' | 'inside' | 'contains' | 'work_in_root' | 'work_in_own_root' | 'work_shared';
   /** The destination the refusal points at (the later one in the file). */

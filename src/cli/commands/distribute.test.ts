@@ -57,7 +57,7 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const lenient = runCli(['distribute', 'run', '--config', config]);
     expect(lenient.status).toBe(0);
-    // Both instants, as the seed asks ("log that destination is newer than source").
+    // Both instants: the report says the destination is newer than the source, and by how much.
     expect(lenient.stdout.toString()).toContain(
       'weather   site         weather/b1  skipped_newer  destination newer than source: 2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z\n',
     );

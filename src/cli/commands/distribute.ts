@@ -388,7 +388,7 @@ function summaryText(report: RunReport): string {
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
 }
 
-/** The REASON column: the code, or for `skipped_newer` both instants (seed: "log that destination is newer"). */
+/** The REASON column: the code, or for `skipped_newer` both instants (docs/distributor.md#commands). */
 function reasonText(item: {
   readonly reason_code?: string;
   readonly reason?: string;

@@ -35,9 +35,9 @@ export interface Discovery {
  * or a directory, listed or not) and every FIFO, socket or device is a
  * problem at its relative path, as is a directory it cannot read; nothing
  * under the root is skipped silently. It continues below a bundle to find
- * nested manifests, which refuse the outer bundle naming the inner one (seed:
- * "If nested manifests are found, the MVP should fail"), as does a manifest
- * at the source root itself. Every problem is collected (the walk goes on);
+ * nested manifests, which refuse the outer bundle naming the inner one
+ * (docs/distributor.md#source-bundles), as does a manifest at the source
+ * root itself. Every problem is collected (the walk goes on);
  * only the walk's size limits throw. A linked `manifest.json` is left to
  * the manifest reader, which refuses it as `manifest_not_regular`.
  */

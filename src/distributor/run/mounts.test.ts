@@ -76,7 +76,7 @@ describe('a destination that cannot be written', () => {
       ['other', 'site', 'published', ''],
     ]);
     const refusal = report.outcomes[0]?.refusal;
-    expect(refusal?.hint).toBe("bundle 'b': no space left on the filesystem (ENOSPC)");
+    expect(refusal?.hint).toBe("destination 'small', bundle 'b': no space left on the filesystem (ENOSPC)");
     expect(refusal?.location?.pointer).toBe('pipelines[0].destinations[0]');
     // Its staging and snapshot were swept; only the lock stays.
     expect(describeTree(small)).toEqual({
@@ -143,7 +143,9 @@ describe('a destination that cannot be written', () => {
       ['c', 'archive', 'published', ''],
       ['c', 'small', 'published', ''],
     ]);
-    expect(report.outcomes[1]?.refusal?.hint).toBe("bundle 'b': no space left on the filesystem (ENOSPC)");
+    expect(report.outcomes[1]?.refusal?.hint).toBe(
+      "destination 'small', bundle 'b': no space left on the filesystem (ENOSPC)",
+    );
     expect(Object.keys(describeTree(small)).sort()).toEqual([
       '.distributor.work',
       '.distributor.work/lock',
@@ -169,7 +171,9 @@ describe('a destination that cannot be written', () => {
       ['frozen', 'ro', 'refused', 'destination_write_failed'],
       ['live', 'site', 'published', ''],
     ]);
-    expect(report.outcomes[0]?.refusal?.hint).toBe("bundle 'x': the filesystem is mounted read-only (EROFS)");
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'ro', bundle 'x': the filesystem is mounted read-only (EROFS)",
+    );
     expect(readdirSync(mounts.readonly)).toEqual([]);
   });
 });

@@ -40,7 +40,7 @@ export interface SourceBundle {
   /**
    * Destinations refused before apply because writing this bundle's
    * snapshot failed at their storage: destination id → the refusal, with
-   * its cause (docs/distributor.md, "A destination that fails").
+   * its cause (docs/distributor.md#a-destination-that-fails).
    */
   readonly writeFailures: Map<string, Refusal>;
 }

@@ -109,7 +109,7 @@ export class BundleSnapshot {
  * work area, or the private temporary directory) is full, read-only or
  * failing. Not a refusal and never a source problem: the run moves the
  * snapshot elsewhere and charges the failure to that storage's destination
- * (docs/distributor.md, "A destination that fails").
+ * (docs/distributor.md#a-destination-that-fails).
  */
 export class SnapshotWriteFailed extends Error {
   readonly code: string;

@@ -42,9 +42,26 @@ const HELD_MAX = 1024;
  */
 class PendingFlush {
   #held: OpenDescriptor[] = [];
+  /** Counts flushes, so a mark taken before one still finds what came after it. */
+  #flushes = 0;
 
   hold(descriptor: OpenDescriptor): void {
     this.#held.push(descriptor);
+  }
+
+  /** Where the descriptors of the next bundle begin (see `release`). */
+  mark(): { readonly flushes: number; readonly length: number } {
+    return { flushes: this.#flushes, length: this.#held.length };
+  }
+
+  /**
+   * Closes and forgets what was held since `mark`: a bundle whose staging
+   * failed. Its tree is removed, and on a full filesystem the space of a
+   * removed file comes back only when its last descriptor closes; the next
+   * bundles of the batch need it.
+   */
+  release(mark: { readonly flushes: number; readonly length: number }): void {
+    closeAll(this.#held.splice(mark.flushes === this.#flushes ? mark.length : 0));
   }
 
   async bound(step: StepHook): Promise<void> {
@@ -56,6 +73,7 @@ class PendingFlush {
   async flush(): Promise<void> {
     const held = this.#held;
     this.#held = [];
+    this.#flushes += 1;
     try {
       await fsyncAll(held);
     } finally {
@@ -208,11 +226,13 @@ async function stageOne(
     step('mkdir');
     stage = at.mkdirExclusive(name, DIR_MODE);
   }
+  const mark = pending.mark();
   try {
     await buildTree(stage, write.outputs, serializeState(state), source, snapshot, pending, step);
     // The snapshot's directory was private (0700); it is published as it is.
     if (snapshot !== undefined) stage.chmod(DIR_MODE);
   } catch (error: unknown) {
+    pending.release(mark);
     if (snapshot === undefined) stage.close();
     try {
       removeOwnTree(at, name, step);

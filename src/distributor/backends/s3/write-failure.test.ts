@@ -119,7 +119,9 @@ describe('S3 destinations that fail', () => {
       ['big', 'bucket', 'refused', 'snapshot_write_failed'],
       ['small', 'bucket', 'published', ''],
     ]);
-    expect(report.outcomes[0]?.refusal?.hint).toBe("bundle 'b': no space left on the filesystem (ENOSPC)");
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'b': no space left on the filesystem (ENOSPC)",
+    );
     expect(await listKeys(s3, bucket, 'big/')).toEqual([]);
     expect(readdirSync(mounts.full)).toEqual([]);
   });
