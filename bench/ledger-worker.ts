@@ -18,6 +18,7 @@ import {
 } from '../src/contracts/index.js';
 import { verifyChainToHead } from '../src/contracts/publication/chain.js';
 import { connectionOver } from '../src/contracts/publication/connection.js';
+import { at } from '../src/core/list/index.js';
 import { ledgerWorkload } from './ledger-generate.js';
 import { type BenchPostgres, startBenchPostgres } from './ledger-postgres.js';
 
@@ -118,9 +119,7 @@ async function answer(request: Request): Promise<Answer | null> {
       await connection.transaction((tx) => verifyChainToHead(tx, null));
     } else {
       // The last candidate was never published; the one before it is the head.
-      const candidate = candidates[
-        candidates.length - (request.which === 'genesis' ? 1 : 2)
-      ] as IdentifiedCandidate;
+      const candidate = at(candidates, candidates.length - (request.which === 'genesis' ? 1 : 2));
       await runContractPublication(connection, [candidate], { approval: null, dryRun: true });
     }
     return { publications: 1, entries: 0, publishMs: performance.now() - start, replayMs: 0 };

@@ -24,8 +24,6 @@ const CODE_FILE = /\.(?:[cm]?js|ts)$/;
  * may never appear in it again.
  */
 const EXTERNAL_CITATIONS_LEFT: ReadonlySet<string> = new Set([
-  'src/contracts/graph/refusals.ts',
-  'src/contracts/publication/entry.ts',
   'src/distributor/backends/local/apply.ts',
   'src/distributor/backends/local/tree.ts',
   'src/distributor/digest/bundle-digest.test.ts',
@@ -84,15 +82,17 @@ const CLEAN_FOLDERS = [
  * How a reference to an outside document shows: a section sign (an RFC's
  * excepted: RFCs are public standards), a numbered criterion, a `U14`-style
  * decision label, or the product requirements by their working name. A
- * random seed (`seededRandom(seed)`, `--seed N`, `{ seed: 7 }`) is not one:
- * a parenthetical `(seed…)` counts only after a space, as prose has it.
+ * random seed (`seededRandom(seed)`, `--seed N`, `{ seed: 7 }`) is not one,
+ * nor is the seed of a graph walk (docs/contracts.md#project-graph-and-affected-dashboards),
+ * told apart by its wording ("the seed names a resource", "as the seed"); a
+ * parenthetical `(seed…)` counts only after a space, as prose has it.
  */
 const EXTERNAL: readonly RegExp[] = [
   /(?<!RFC \d+ )\u00a7/u,
   /\bcriterion \d/,
   /\[U\d+\]|\bU\d+ \(/,
   /\bseed gap\b/,
-  /\b[Tt]he seed\b/,
+  /(?<!as )\b[Tt]he seed\b(?! is what| of graph| for graph| names a resource)/,
   /\bseed's\b/,
   /\s\(seed(?:\)|:|\s[a-z]+-)/,
   /\bseeds\//,
@@ -268,6 +268,7 @@ describe('no citation of documents outside the repository', () => {
     ['a numbered criterion', `as criterion${' '}7 requires`],
     ['a gap by its source', 'selects none (seed gap 10)'],
     ['the requirements by name', "every rule of the seed's limit table"],
+    ['the requirements as a subject', '// The seed counts an existing directory without entries as empty'],
     ['a named requirements file', '// Migration evidence (seed: scaffolder-input-contract)'],
     ['a bare mention', '/** only a lowercase `.md` extension is Markdown (seed). */'],
     ['the specifications', 'the digest the specifications name'],
@@ -283,6 +284,8 @@ describe('no citation of documents outside the repository', () => {
     ['a seed option', '  --seed N   picks raw header variants (default 1)'],
     ['a seed field', "  seed: 'sqlserver-dbt',"],
     ['a seed in a comment', ' * literals), all deterministic from `seed`.'],
+    ['the seed of a graph walk', '// The seed is what a publication names directly.'],
+    ['a graph seed in a test name', "it('refuses a dashboard as the seed instead', () => {"],
   ])('leaves %s alone', (_label, text) => {
     expect(externalCiters([{ file: 'x.ts', number: 1, text }])).toEqual(new Set());
   });

@@ -130,9 +130,8 @@ describe('edition check PROJECT_DIR', () => {
 });
 
 describe('edition new DEST', () => {
-  // DEST itself must not be a link (docs/editions.md#sealkit-edition-new
-  // checks the destination only); the folders above it are the operator's
-  // and may be links.
+  // DEST itself must not be a link; the folders above it are the operator's
+  // and may be links (docs/editions.md#sealkit-edition-new).
   it.each([
     ['link', 'ws-link', 'workspace_destination_symlink'],
     ['link/', 'ws-link/', 'workspace_destination_symlink'],
