@@ -11,6 +11,8 @@ const SERVICE_IMPORTS = [
   /helpers\/ledger-backends/,
   /helpers\/distributor-s3/,
   /playwright-core/,
+  // Mounts only root can make (scripts/test.mjs prepares them before dropping privileges).
+  /helpers\/mount-fixtures/,
 ];
 
 function testFiles(dir, root) {

@@ -54,6 +54,21 @@ if (!skipChecks) {
 step('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
 
 const isRoot = process.geteuid?.() === 0;
+// Mount points this run made (see prepareMounts), unmounted after the suite,
+// also when the run is interrupted: the handlers run once the suite's
+// process (which got the same signal) has ended.
+const mountedPoints = [];
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
+  process.once(signal, () => {
+    unmountAll();
+    rmSync(workDir, { recursive: true, force: true });
+    process.exit(code);
+  });
+}
 const workDir = mkdtempSync(join(tmpdir(), 'sealkit-test-'));
 const env = { ...process.env, SEALKIT_TEST_CACHE: workDir, TMPDIR: workDir };
 let suiteRoot = root;
@@ -84,6 +99,8 @@ if (isRoot) {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chownSync(home, uid, gid);
   env.SEALKIT_ROOT_FIXTURES = prepareRootFixtures(workDir, uid, gid);
+  const mounts = prepareMounts(workDir, uid, gid);
+  if (mounts !== undefined) env.SEALKIT_MOUNT_FIXTURES = mounts;
   env.HOME = home;
   // Root's own tool shims (e.g. under /root) are unreachable for the test user.
   env.PATH = (env.PATH ?? '')
@@ -105,6 +122,7 @@ if (unitOnly) {
 }
 
 const status = run(command, commandArgs, { env, cwd: suiteRoot });
+unmountAll();
 rmSync(workDir, { recursive: true, force: true });
 process.exit(status);
 
@@ -212,4 +230,52 @@ function prepareRootFixtures(base, uid, gid) {
   chownSync(foreign, 0, 0);
   chownSync(dir, uid, gid);
   return dir;
+}
+
+// Filesystems only root can mount, for the tests of write failures at a
+// destination (docs/development.md#tests-never-run-as-root): a 1 MiB tmpfs
+// that a 2 MB file fills (ENOSPC), a read-only tmpfs (EROFS), and a bind
+// mount of a folder (one filesystem reached through two mounts, so a rename
+// between them fails with EXDEV). All owned by the test account, under the
+// run's private folder, and unmounted after the suite. When mounting is not
+// allowed (a container without CAP_SYS_ADMIN), the variable stays unset and
+// the tests that need the mounts fail, naming what is missing.
+function prepareMounts(base, uid, gid) {
+  const dir = join(base, 'mounts');
+  mkdirSync(dir, { mode: 0o755 });
+  const point = (name) => {
+    const path = join(dir, name);
+    mkdirSync(path, { mode: 0o700 });
+    chownSync(path, uid, gid);
+    return path;
+  };
+  const mount = (args, target) => {
+    const result = spawnSync('mount', [...args, target], { encoding: 'utf8' });
+    if (result.status !== 0) {
+      process.stderr.write(`sealkit test: cannot mount ${target} (${(result.stderr ?? '').trim()})\n`);
+      return false;
+    }
+    mountedPoints.push(target);
+    return true;
+  };
+  const owner = `uid=${uid},gid=${gid}`;
+  const ok =
+    mount(['-t', 'tmpfs', '-o', `size=1m,mode=0700,${owner}`, 'sealkit-test-full'], point('full')) &&
+    mount(
+      ['-t', 'tmpfs', '-o', `size=64k,mode=0700,${owner},ro`, 'sealkit-test-readonly'],
+      point('readonly'),
+    ) &&
+    mount(['--bind', point('bind-source')], point('bind-view'));
+  chownSync(dir, uid, gid);
+  if (!ok) {
+    unmountAll();
+    return undefined;
+  }
+  return dir;
+}
+
+function unmountAll() {
+  for (const target of mountedPoints.splice(0).reverse()) {
+    if (spawnSync('umount', [target]).status !== 0) spawnSync('umount', ['--lazy', target]);
+  }
 }

@@ -165,6 +165,13 @@ export interface ObjectLimits {
 
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
+export interface LockOptions {
+  /** How long to wait for a lock another run holds before answering `busy` (default 0: at once). */
+  readonly waitMs?: number;
+  /** Called while waiting, with the milliseconds waited so far. */
+  readonly onWait?: (waitedMs: number) => void;
+}
+
 export interface DestinationBackend {
   readonly kind: 'local' | 's3';
   readonly destinationId: string;
@@ -173,10 +180,11 @@ export interface DestinationBackend {
   /**
    * Guards the destination against a concurrent run for as long as the
    * backend is open. Local: an exclusive, non-blocking flock in the work area
-   * (`busy` is refused as `destination_locked`). S3: always `acquired`; its
-   * guard is the conditional state write (invariant 4).
+   * (`busy` is refused as `destination_locked`), retried until `waitMs`
+   * passed. S3: always `acquired`; its guard is the conditional state write
+   * (invariant 4) and the pending marker's lease, which never waits.
    */
-  lock(): Promise<LockOutcome>;
+  lock(options?: LockOptions): Promise<LockOutcome>;
   /** Reads the bundle path without changing anything. */
   inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
   /**

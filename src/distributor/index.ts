@@ -71,7 +71,6 @@ export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/pl
 export type {
   Outcome,
   PlanItem,
-  PlannedAction,
   PlannedOutput,
   PlannedWrite,
   RunFailure,

@@ -3,7 +3,7 @@
 // with its golden files under testdata/refusals/ (SEALKIT_UPDATE_GOLDEN=1
 // rewrites them; review every change). The CLI runs in the temporary folder
 // with relative paths, so no output holds the temporary prefix.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -179,6 +179,14 @@ const CASES: readonly Case[] = [
     args: [...run, '--config', 'conf/distributor.yaml'],
   },
   {
+    name: 'config-roots-overlap',
+    setUp: config(
+      (t) =>
+        `${localOnly(t)}      - id: mirror\n        kind: local\n        root: out\n        outputs: {source: false, html: true}\n`,
+    ),
+    args: run,
+  },
+  {
     name: 'pipeline-not-found',
     setUp: config(localOnly),
     args: [...run, '--pipeline', 'weeky'],
@@ -263,6 +271,38 @@ const CASES: readonly Case[] = [
       edit('out/weekly/index.html', 'made by hand\n');
     },
     args: run,
+  },
+  {
+    name: 'run-nested-bundle',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      makeBundle(join(work, 'reports'), 'weekly/monday', [REPORT], {
+        id: 'weekly.monday',
+        created: '2026-06-01T08:00:00Z',
+      });
+    },
+    args: run,
+  },
+  {
+    name: 'run-source-symlink',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      symlinkSync('weekly', join(work, 'reports', 'latest'));
+      symlinkSync('../../elsewhere', join(work, 'reports', 'weekly', 'data', 'charts'));
+    },
+    args: run,
+  },
+  {
+    name: 'verify-html-output-collision',
+    setUp: () => {
+      makeBundle(join(work, 'reports'), 'weekly', [REPORT, { path: 'report.html', content: '<p>x</p>\n' }], {
+        id: 'weekly',
+        created: '2026-06-01T08:00:00Z',
+      });
+    },
+    args: [...verify, '--source', '--html'],
   },
   {
     name: 'verify-report-edited-size-mismatch',

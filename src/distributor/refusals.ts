@@ -6,6 +6,7 @@ import {
   type InternalRefusalCode,
   type Refusal,
   refuseInternal,
+  type WithDetails,
 } from '../core/refusal/index.js';
 
 /**
@@ -24,7 +25,13 @@ export type DistributorRefusalCode =
   | 'config_duplicate_id'
   | 'pipeline_not_found'
   // discovery
+  | 'source_root_missing'
+  | 'source_root_symlink'
+  | 'source_root_not_directory'
   | 'source_root_unavailable'
+  | 'source_symlink'
+  | 'source_not_regular'
+  | 'source_dir_unreadable'
   | 'bundle_nested'
   | 'bundle_at_source_root'
   | 'bundle_dir_invalid'
@@ -76,8 +83,11 @@ export type DistributorRefusalCode =
   | 'conflict_different_id'
   | 'conflict_same_created'
   // destinations
+  | 'destination_roots_overlap'
   | 'destination_root_unavailable'
   | 'destination_locked'
+  | 'work_dir_unavailable'
+  | 'work_dir_other_filesystem'
   | 'destination_unmanaged'
   | 'destination_state_invalid'
   | 'destination_unlisted_entry'
@@ -87,6 +97,7 @@ export type DistributorRefusalCode =
   | 'destination_nested_bundle'
   | 'destination_changed'
   | 'destination_write_failed'
+  | 'snapshot_write_failed'
   | 'destination_unreachable'
   | 'destination_credentials_missing'
   | 'destination_credentials_refused'
@@ -96,7 +107,33 @@ export type DistributorRefusalCode =
   | 'destination_versioning_unsupported'
   | 'backend_unavailable';
 
-export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
+/** A bundle holding another: both bundle directories, relative to the source root. */
+export interface NestedBundles {
+  readonly bundle_dir: string;
+  readonly nested_bundle_dir: string;
+}
+
+/** One destination of the configuration. */
+export interface DestinationRef {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
+}
+
+/** Two destinations that would publish to the same place, and how (docs/distributor.md#configuration-sealkitdistributoryaml). */
+export interface RootsOverlap {
+  readonly relation: 'same' | 'inside' | 'contains' | 'work_in_root' | 'work_in_own_root' | 'work_shared';
+  /** The destination the refusal points at (the later one in the file). */
+  readonly destination: DestinationRef;
+  readonly other: DestinationRef;
+}
+
+/** The codes that carry typed details (docs/refusals.md#details); printed with `--json`. */
+export type DistributorRefusalDetails = WithDetails<
+  DistributorRefusalCode,
+  { bundle_nested: NestedBundles | undefined; destination_roots_overlap: RootsOverlap }
+>;
+
+export const refuseDistributor = defineRefusals<DistributorRefusalCode, DistributorRefusalDetails>({
   config_not_yaml: { category: 'malformed', message: 'the configuration is not well-formed YAML' },
   config_duplicate_key: { category: 'malformed', message: 'a mapping in the configuration repeats a key' },
   config_unsupported_yaml: {
@@ -116,13 +153,32 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
     message: 'no pipeline in the configuration has the requested id',
   },
 
+  source_root_missing: { category: 'missing', message: 'the source root does not exist' },
+  source_root_symlink: {
+    category: 'malformed',
+    message: 'the source root, or a directory above it, is a symbolic link',
+  },
+  source_root_not_directory: { category: 'malformed', message: 'the source root is not a directory' },
   source_root_unavailable: {
     category: 'unavailable',
-    message: 'the source root is missing, not a directory, reached through a symbolic link, or unreadable',
+    message: 'the source root cannot be read (permission or I/O error)',
+  },
+  source_symlink: {
+    category: 'malformed',
+    message: 'the source tree holds a symbolic link; sealkit never follows one',
+  },
+  source_not_regular: {
+    category: 'malformed',
+    message: 'the source tree holds a FIFO, socket or device',
+  },
+  source_dir_unreadable: {
+    category: 'unavailable',
+    message: 'a directory in the source tree cannot be read',
   },
   bundle_nested: {
     category: 'unsupported',
     message: 'a bundle contains another bundle (nested manifest.json)',
+    printDetails: true,
   },
   bundle_at_source_root: {
     category: 'unsupported',
@@ -150,7 +206,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
   manifest_schema_version: { category: 'unsupported', message: 'the manifest schema_version is not 1' },
   manifest_id_invalid: {
     category: 'malformed',
-    message: 'the manifest id is missing, empty or not a string',
+    message: 'the manifest id is missing, not a string, blank, or holds a control character',
   },
   manifest_digest_invalid: {
     category: 'malformed',
@@ -266,6 +322,12 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
     message: 'the destination holds the same bundle id and created time with a different digest',
   },
 
+  destination_roots_overlap: {
+    category: 'conflict',
+    message:
+      'two destinations publish to the same place: their roots coincide or one lies inside the other (a work_dir counts too)',
+    printDetails: true,
+  },
   destination_root_unavailable: {
     category: 'unavailable',
     message: 'the destination root is missing, not a directory, reached through a symbolic link, or unusable',
@@ -273,6 +335,15 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
   destination_locked: {
     category: 'conflict',
     message: 'another sealkit run holds the lock of this destination',
+  },
+  work_dir_unavailable: {
+    category: 'unavailable',
+    message:
+      'the work_dir of the destination is missing, not a directory, or reached through a symbolic link',
+  },
+  work_dir_other_filesystem: {
+    category: 'unsupported',
+    message: 'the work_dir of the destination is not on the filesystem and mount of its root',
   },
   destination_unmanaged: {
     category: 'conflict',
@@ -309,6 +380,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode>({
   destination_write_failed: {
     category: 'unavailable',
     message: 'writing to the destination failed; nothing of this bundle was committed',
+  },
+  snapshot_write_failed: {
+    category: 'unavailable',
+    message:
+      "the run's verified copy of the bundle could not be written anywhere; nothing of this bundle was published",
   },
   destination_unreachable: {
     category: 'unavailable',

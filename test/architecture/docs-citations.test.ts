@@ -28,7 +28,6 @@ const EXTERNAL_CITATIONS_LEFT: ReadonlySet<string> = new Set([
   'src/distributor/backends/local/tree.ts',
   'src/distributor/digest/bundle-digest.test.ts',
   'src/distributor/digest/bundle-digest.ts',
-  'src/distributor/discover/discover.ts',
   'src/distributor/model/manifest.ts',
   'src/distributor/model/state.test.ts',
   'src/distributor/model/state.ts',

@@ -84,6 +84,8 @@ export function makeBundle(
 export interface LocalDestinationFixture {
   readonly id: string;
   readonly root: string;
+  /** `work_dir`, when given. */
+  readonly workDir?: string;
   readonly source?: boolean;
   /** Default true; `{lang}` writes `html: {lang: …}`. */
   readonly html?: boolean | { readonly lang: string };
@@ -113,6 +115,7 @@ export function writeConfig(
         `      - id: ${d.id}`,
         '        kind: local',
         `        root: ${JSON.stringify(d.root)}`,
+        ...(d.workDir === undefined ? [] : [`        work_dir: ${JSON.stringify(d.workDir)}`]),
         '        outputs:',
         `          source: ${d.source ?? true}`,
         `          html: ${typeof d.html === 'object' ? `{lang: ${JSON.stringify(d.html.lang)}}` : (d.html ?? true)}`,

@@ -51,6 +51,11 @@ export interface RgwService {
   client(): S3Client;
   /** Creates a fresh bucket with a unique name and returns the name. */
   createBucket(prefix?: string): Promise<string>;
+  /**
+   * Runs `radosgw-admin` on this cluster (e.g. to set a bucket quota, so a
+   * test sees the store refuse a write); resolves with its stdout.
+   */
+  admin(args: readonly string[]): Promise<string>;
   /** Kills every daemon's process group, waits for them, removes the directory. */
   stop(): Promise<void>;
 }
@@ -213,6 +218,9 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
         const name = `${prefix}-${bucketCounter}-${randomKey('abcdefghijklmnopqrstuvwxyz0123456789', 8)}`;
         await makeClient().send(new CreateBucketCommand({ Bucket: name }));
         return name;
+      },
+      async admin(args) {
+        return runTool('radosgw-admin', ['-c', conf, ...args], env, dir, 30_000);
       },
       async stop() {
         if (stopped) return;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,7 +57,26 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const lenient = runCli(['distribute', 'run', '--config', config]);
     expect(lenient.status).toBe(0);
-    expect(lenient.stdout.toString()).toContain('skipped_newer');
+    // Both instants: the report says the destination is newer than the source, and by how much.
+    expect(lenient.stdout.toString()).toContain(
+      'weather   site         weather/b1  skipped_newer  destination newer than source: 2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z\n',
+    );
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).toContain(
+      'skipped_newer weather -> site: weather/b1 (destination newer than source: 2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z)\n',
+    );
+    expect(
+      JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString()).outcomes,
+    ).toEqual([
+      {
+        pipeline_id: 'weather',
+        destination_id: 'site',
+        bundle_dir: 'weather/b1',
+        bundle_id: 'b1',
+        outcome: 'skipped_newer',
+        destination_created: '2026-05-30T17:00:00Z',
+        source_created: '2026-05-30T11:10:00Z',
+      },
+    ]);
     const strict = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer']);
     expect(strict.status).toBe(2);
     expect(strict.stderr.toString()).toBe(
@@ -69,6 +88,37 @@ describe('sealkit distribute run', () => {
       unmet: ['skipped_newer'],
       counts: { skipped_newer: 1 },
     });
+  });
+
+  it('aligns the report by display width and writes "1 byte", not "1 bytes"', () => {
+    // Regression: columns were padded by UTF-16 length, so a CJK bundle
+    // directory pushed the following columns out of line.
+    makeBundle(source, '報告/日次', [{ path: 'a.txt', content: 'x' }], {
+      id: 'cjk',
+      created: '2026-05-30T11:10:00Z',
+    });
+    makeBundle(source, 'plain', [{ path: 'a.txt', content: 'x' }], {
+      id: 'plain',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
+    expect(dry).toContain('  write a.txt (source, 1 byte)\n');
+    const lines = runCli(['distribute', 'run', '--config', config]).stdout.toString().split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'PIPELINE  DESTINATION  BUNDLE     OUTCOME    REASON',
+      'weather   site         plain      published',
+      'weather   site         報告/日次  published',
+    ]);
+  });
+
+  it('--wait takes whole seconds; anything else is a usage error that reads nothing', () => {
+    for (const bad of ['-1', '1.5', 'soon', '86401']) {
+      const result = runCli(['distribute', 'run', '--config', config, `--wait=${bad}`]);
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString()).toContain(`--wait takes whole seconds from 0 to 86400, not '${bad}'`);
+    }
+    expect(describeTree(dest)).toEqual({});
+    expect(runCli(['distribute', 'run', '--config', config, '--wait', '0']).status).toBe(0);
   });
 
   it('--quiet prints no report, but refusals still reach stderr', () => {
@@ -96,7 +146,10 @@ describe('sealkit distribute run', () => {
     const before = describeTree(work);
     const human = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(human.status).toBe(0);
-    expect(human.stdout.toString()).toContain('publish weather -> site: b\n  write report.html (generated,');
+    // The plan speaks the outcome words of the report (regression: publish vs published).
+    expect(human.stdout.toString()).toMatch(
+      /^dry run: the plan a real run would apply \(nothing written\)\n\npublished weather -> site: b\n {2}write report\.html \(generated, \d+ bytes\)\n {2}write report\.md \(source, 16 bytes\)\n/,
+    );
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
     expect(describeTree(work)).toEqual(before);
     const real = runCli(['distribute', 'run', '--config', config, '--json']);
@@ -254,6 +307,24 @@ describe('sealkit distribute verify and manifest', () => {
     expect(again.stderr.toString()).toContain('error[manifest_exists]');
   });
 
+  it('manifest refuses a blank id or one with a control character, writing nothing', () => {
+    const bundle = join(work, 'ids');
+    mkdirSync(bundle);
+    writeFileSync(join(bundle, 'a.txt'), 'a');
+    for (const [id, hint] of [
+      ['  ', 'the id is empty, or only white space'],
+      ['weekly\treport', 'the id holds a control character (a tab, a line break, an escape...)'],
+    ] as const) {
+      const result = runCli(['distribute', 'manifest', bundle, '--id', id, '--json']);
+      expect(result.status).toBe(2);
+      expect(JSON.parse(result.stdout.toString())).toMatchObject({
+        reason_code: 'manifest_id_invalid',
+        hint,
+      });
+    }
+    expect(readdirSync(bundle)).toEqual(['a.txt']);
+  });
+
   it('defaults --created to now and refuses a bad one', () => {
     const bundle = join(work, 'b');
     mkdirSync(bundle);
@@ -317,8 +388,78 @@ describe('sealkit distribute verify and manifest', () => {
     });
     writeFileSync(join(bundle, 'a.txt'), 'SECRET_A_ZQ');
     writeFileSync(join(bundle, 'b.txt'), 'SECRET_B_ZQ');
-    expect(JSON.parse(runCli(['distribute', 'verify', bundle, '--json']).stdout.toString()).reason_code).toBe(
-      'bundle_nested',
+    const nested = JSON.parse(
+      runCli(['distribute', 'verify', 'v', '--json'], { cwd: work }).stdout.toString(),
+    );
+    expect(nested).toMatchObject({
+      reason_code: 'bundle_nested',
+      location: { path: 'v/nested/manifest.json' },
+      hint: "the bundle holds another bundle, 'nested'",
+      details: { bundle_dir: '.', nested_bundle_dir: 'nested' },
+    });
+  });
+
+  it('verify --html refuses Markdown a run could not render (regression: passed verify, aborted the run)', () => {
+    const bundle = makeBundle(
+      work,
+      'm',
+      [
+        { path: 'report.md', content: Buffer.from([0x23, 0x20, 0xff, 0x0a]) },
+        { path: 'notes.md', content: '# Notes\n' },
+      ],
+      { id: 'm', created: '2026-05-30T11:10:00Z' },
+    );
+    expect(runCli(['distribute', 'verify', 'm'], { cwd: work }).status).toBe(0);
+    const html = runCli(['distribute', 'verify', 'm', '--html', '--json'], { cwd: work });
+    expect(html.status).toBe(2);
+    expect(JSON.parse(html.stdout.toString())).toMatchObject({
+      reason_code: 'markdown_not_utf8',
+      location: { path: 'm/report.md', line: 1, column: 3 },
+    });
+    // The run refuses the same bundle for an html destination, at the same place.
+    mkdirSync(join(source, 'm'));
+    for (const name of ['report.md', 'notes.md', 'manifest.json'])
+      writeFileSync(join(source, 'm', name), readFileSync(join(bundle, name)));
+    const run = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(run.failures).toMatchObject([
+      {
+        bundle_dir: 'm',
+        reason_code: 'markdown_not_utf8',
+        location: { path: join(source, 'm', 'report.md') },
+      },
+    ]);
+    writeFileSync(join(bundle, 'report.md'), '# R\n');
+  });
+
+  it('verify --source --html refuses an output collision, naming the Markdown file (regression: passed verify)', () => {
+    makeBundle(
+      work,
+      'c',
+      [
+        { path: 'report.md', content: '# Report\n' },
+        { path: 'report.html', content: '<p>hand-made</p>\n' },
+      ],
+      { id: 'c', created: '2026-05-30T11:10:00Z' },
+    );
+    expect(runCli(['distribute', 'verify', 'c', '--html'], { cwd: work }).status).toBe(0);
+    const both = runCli(['distribute', 'verify', 'c', '--source', '--html'], { cwd: work });
+    expect(both.status).toBe(2);
+    expect(both.stderr.toString()).toBe(
+      [
+        'error[output_collision]: two planned outputs of a destination have the same path, Unicode twins, or a file/directory clash',
+        '  --> c/report.md',
+        '  = help: its page report.html is also a listed file copied as it is',
+        '',
+      ].join('\n'),
+    );
+    const ok = runCli(['distribute', 'verify', 'c', '--source', '--json'], { cwd: work });
+    expect(JSON.parse(ok.stdout.toString())).toMatchObject({
+      status: 'ok',
+      outputs: { source: true, html: false },
+      pages: 0,
+    });
+    expect(runCli(['distribute', 'verify', 'c', '--html'], { cwd: work }).stdout.toString()).toMatch(
+      /^valid: 2 files, \d+ bytes, 1 page rendered, digest sha256:[0-9a-f]{64}\n$/,
     );
   });
 });

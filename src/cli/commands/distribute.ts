@@ -6,6 +6,7 @@ import {
   type ItemOutcome,
   MAX_TRANSFERS,
   type PlanItem,
+  type ProgressEvent,
   type RunReport,
   verifyBundle,
   writeManifest,
@@ -13,10 +14,11 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
+import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
 const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
-                            [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
+                            [--wait SECONDS] [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
@@ -29,6 +31,8 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
+  --wait SECONDS  wait up to SECONDS for a destination another sealkit run
+                  holds, instead of refusing it at once (default 0)
   --transfers N   S3 bundles written at once, 1 to 64 (default 16); local
                   destinations are written in group commits, one at a time
   --fail-on-skipped-newer
@@ -48,16 +52,24 @@ Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
+  sealkit distribute run --wait 300
   sealkit distribute run --quiet --fail-on-skipped-newer
   sealkit distribute run --transfers 16`;
 
-const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--json]
+const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--json]
 
 Validates one source bundle in place: manifest.json, every path, each file's
-size and SHA-256, the bundle digest, and no nested manifest. Writes nothing.
-Every independent failure is reported, each with the file it concerns (exit 2).
+size and SHA-256, the bundle digest, and no nested manifest, symbolic link or
+special file. With the outputs a destination receives (--source, --html) it
+also checks what a run would check when planning that destination: every .md
+file renders (UTF-8, at most 8 MiB) and no page collides with a copied file.
+Writes nothing. Every independent failure is reported, each with the file it
+concerns (exit 2).
 
 Flags:
+  --source        check as for a destination with outputs.source: true
+  --html          check as for a destination with outputs.html: true (render
+                  every .md file; with --source, no page may collide with a file)
   --json          print one JSON object on stdout
   -h, --help      show this help
 
@@ -65,6 +77,7 @@ Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.
 
 Examples:
   sealkit distribute verify reports/weather/2026-05-30
+  sealkit distribute verify reports/weather/2026-05-30 --source --html
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
 const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339]
@@ -102,6 +115,7 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  wait: { type: 'string' },
   transfers: { type: 'string' },
   'fail-on-skipped-newer': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
@@ -117,11 +131,13 @@ export const distributeRunCommand: Command = {
     const quiet = values.quiet === true;
     const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
+    const waitSeconds = values.wait === undefined ? 0 : seconds(values.wait, RUN_USAGE);
     const interrupt = onInterrupt();
     let report: Awaited<ReturnType<typeof distributeRun>>;
     try {
       report = await distributeRun({
         ...(values.config === undefined ? {} : { configPath: values.config }),
+        ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
         ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
         dryRun: values['dry-run'] === true,
         ...(progress === undefined ? {} : { onProgress: progress }),
@@ -200,16 +216,24 @@ export const distributeVerifyCommand: Command = {
   path: ['distribute', 'verify'],
   usage: VERIFY_USAGE,
   async run(args): Promise<CommandResult> {
-    const { positionals } = parseCommandArgs(
+    const { values, positionals } = parseCommandArgs(
       args,
-      { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      {
+        source: { type: 'boolean' },
+        html: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       VERIFY_USAGE,
       { min: 0, max: 1 },
     );
     const dir = requireDir(positionals[0], VERIFY_USAGE);
-    const verified = verifyBundle(dir);
+    const selected = values.source === true || values.html === true;
+    const outputs = { source: values.source === true, html: values.html === true };
+    const verified = verifyBundle(dir, selected ? { outputs } : {});
+    const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
     return {
-      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}, digest ${verified.manifest.digest}\n`,
+      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n`,
       json: {
         status: 'ok',
         id: verified.manifest.id,
@@ -217,6 +241,7 @@ export const distributeVerifyCommand: Command = {
         digest: verified.manifest.digest,
         files: verified.files,
         bytes: verified.bytes,
+        ...(selected ? { outputs, pages: verified.pages } : {}),
       },
     };
   },
@@ -271,6 +296,14 @@ export const distributeManifestCommand: Command = {
   },
 };
 
+/** `--wait`: whole seconds, 0 to one day. */
+function seconds(value: string, text: string): number {
+  const parsed = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(parsed >= 0 && parsed <= 86_400))
+    throw usage(`--wait takes whole seconds from 0 to 86400, not '${value}'`, text);
+  return parsed;
+}
+
 /** What the manifest leaves out, one line, the first 10 named. */
 function leftOutText(leftOut: readonly { readonly path: string; readonly reason: string }[]): string {
   if (leftOut.length === 0) return '';
@@ -289,25 +322,14 @@ function usage(message: string, text: string): UsageError {
 }
 
 /** Progress goes to stderr, only on a terminal: pipes and --json consumers see the report alone. */
-function progressPrinter(
-  io: CliIo,
-): ((event: { phase: string; done: number; total: number }) => void) | undefined {
+function progressPrinter(io: CliIo): ((event: ProgressEvent) => void) | undefined {
   if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
   return (event) =>
-    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`);
-}
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+    io.stderr.write(
+      event.phase === 'wait'
+        ? `\r\u001b[2Ksealkit distribute: waiting for destination ${event.destination_id ?? ''}, held by another run: ${event.done}/${event.total} s`
+        : `\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`,
+    );
 }
 
 function countsLine(report: RunReport): string {
@@ -322,10 +344,11 @@ function countsLine(report: RunReport): string {
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};
-    const { location, hint, also, omitted } = refusalJson(refusal, 'located');
+    const { location, hint, details, also, omitted } = refusalJson(refusal, 'located');
     return {
       ...(location === undefined ? {} : { location }),
       ...(hint === undefined ? {} : { hint }),
+      ...(details === undefined ? {} : { details: details as unknown as JsonObjectOut }),
       ...(also === undefined ? {} : { also: also as unknown as JsonObjectOut[] }),
       ...(omitted === undefined ? {} : { omitted }),
     };
@@ -352,35 +375,60 @@ function summaryText(report: RunReport): string {
       item.destination_id,
       item.bundle_dir,
       item.outcome,
-      item.reason_code ?? item.reason ?? '',
+      reasonText(item),
     ]),
   ];
-  return `${failuresText(report)}${table(rows)}\n\nsummary: ${countsLine(report)}\n`;
+  // Without a single outcome there is no table to print: say why instead.
+  const body =
+    report.outcomes.length > 0
+      ? `${table(rows)}\n\n`
+      : report.failures.length > 0
+        ? ''
+        : 'no bundle found under the source roots\n\n';
+  return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
+}
+
+/** The REASON column: the code, or for `skipped_newer` both instants (docs/distributor.md#commands). */
+function reasonText(item: {
+  readonly reason_code?: string;
+  readonly reason?: string;
+  readonly destination_created?: string;
+  readonly source_created?: string;
+}): string {
+  if (item.destination_created !== undefined && item.source_created !== undefined)
+    return `destination newer than source: ${item.destination_created} > ${item.source_created}`;
+  return item.reason_code ?? item.reason ?? '';
 }
 
 function planText(report: RunReport): string {
   const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
   for (const item of report.plan.items) lines.push(...planItemLines(item));
+  if (report.plan.items.length === 0 && report.failures.length === 0)
+    lines.push('no bundle found under the source roots');
   return `${failuresText(report)}${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
 }
 
+/** One item of the plan, in the outcome words the report uses (docs/distributor.md#outcomes). */
 function planItemLines(item: PlanItem): string[] {
   const where = `${item.pipeline_id} -> ${item.destination_id}: ${item.bundle_dir}`;
-  switch (item.action) {
-    case 'publish':
-    case 'replace': {
-      const lines = [`${item.action} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
+  switch (item.outcome) {
+    case 'published':
+    case 'replaced': {
+      const lines = [`${item.outcome} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
       for (const output of item.outputs)
-        lines.push(`  write ${output.path} (${output.kind}, ${output.size} bytes)`);
+        lines.push(`  write ${output.path} (${output.kind}, ${counted(output.size, 'byte')})`);
       lines.push('  write .distributor.json (last)');
       for (const path of item.previous?.outputs ?? []) lines.push(`  delete old ${path}`);
       return lines;
     }
-    case 'skip_same':
-    case 'skip_newer':
-      return [`${item.action} ${where}`];
+    case 'skipped_same':
+      return [`${item.outcome} ${where}`];
+    case 'skipped_newer': {
+      const reason = reasonText(item);
+      return [`${item.outcome} ${where}${reason === '' ? '' : ` (${reason})`}`];
+    }
     case 'conflict':
-    case 'refuse':
-      return [`${item.action} ${where} (${item.reason_code})`];
+    case 'refused':
+      return [`${item.outcome} ${where} (${item.reason_code})`];
   }
 }

@@ -14,9 +14,27 @@ export interface HashedCopy extends HashedLength {
 }
 
 /**
+ * A copy failed while writing its target (a full disk, a quota, a read-only
+ * or failing device): the source was fine as far as it was read. `code` is
+ * the target's errno name; the error carries no path.
+ */
+export class CopyTargetFailed extends Error {
+  readonly code: string;
+
+  constructor(cause: unknown) {
+    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+    super('writing the copy failed', { cause });
+    this.name = 'CopyTargetFailed';
+    this.code = typeof code === 'string' ? code : 'EUNKNOWN';
+  }
+}
+
+/**
  * Copies one descriptor into another and hashes each chunk between the read
  * and the write, so the digest describes exactly the bytes written and no byte
- * is read twice (a second read could see a file changed in between).
+ * is read twice (a second read could see a file changed in between). A
+ * failing write throws `CopyTargetFailed`, so a caller tells a bad target
+ * from a bad source; a failing read throws the read's own error.
  */
 export function copyFdHashing(sourceFd: number, targetFd: number, limits: CopyLimits = {}): HashedCopy {
   const accumulator = new Sha256Accumulator();
@@ -29,7 +47,11 @@ export function copyFdHashing(sourceFd: number, targetFd: number, limits: CopyLi
     const chunk = buffer.subarray(0, read);
     accumulator.update(chunk);
     let written = 0;
-    while (written < read) written += writeSync(targetFd, chunk, written, read - written);
+    try {
+      while (written < read) written += writeSync(targetFd, chunk, written, read - written);
+    } catch (error: unknown) {
+      throw new CopyTargetFailed(error);
+    }
   }
   return { ...accumulator.finish(), exceeded: false };
 }

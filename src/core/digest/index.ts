@@ -1,4 +1,10 @@
-export { type CopyLimits, copyFdHashing, copyStreamHashing, type HashedCopy } from './copy.js';
+export {
+  type CopyLimits,
+  CopyTargetFailed,
+  copyFdHashing,
+  copyStreamHashing,
+  type HashedCopy,
+} from './copy.js';
 export { copyFdHashingOverlapped, OVERLAP_MIN_BYTES, overlappedHashingAvailable } from './overlapped.js';
 export {
   type HashedLength,

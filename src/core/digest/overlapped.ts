@@ -1,6 +1,6 @@
 import { readSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { type CopyLimits, copyFdHashing, type HashedCopy } from './copy.js';
+import { type CopyLimits, CopyTargetFailed, copyFdHashing, type HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
 
 /**
@@ -190,7 +190,12 @@ export function copyFdHashingOverlapped(
       hasher.update(slot, read);
       pending = true;
       let written = 0;
-      while (written < read) written += writeSync(targetFd, buffer, written, read - written);
+      try {
+        while (written < read) written += writeSync(targetFd, buffer, written, read - written);
+      } catch (error: unknown) {
+        // The target failed, not the source (see CopyTargetFailed).
+        throw new CopyTargetFailed(error);
+      }
       slot = slot === 0 ? 1 : 0;
     }
     return { hex: hasher.finish(), bytes, exceeded: false };

@@ -57,6 +57,8 @@ export const SEEK_SET = 0;
 
 /** STATX_BASIC_STATS: type, mode, nlink, uid, gid, atime, mtime, ctime, ino, size, blocks. */
 export const STATX_BASIC_STATS = 0x7ff;
+/** STATX_MNT_ID (Linux 5.8): the mount the inode was reached through; `stx_mnt_id` u64 at offset 144. */
+export const STATX_MNT_ID = 0x1000;
 /** The fields sealkit reads; a statx answer missing any of them is not trusted. */
 export const STATX_NEEDED = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x100 | 0x200; // type mode nlink uid gid ino size
 export const STATX_BUFFER_SIZE = 256;

@@ -301,6 +301,7 @@ describe('Dir operations', () => {
         size: 5n,
         ino: node.ino,
         dev: node.dev,
+        mountId: mountIdOf(root),
       });
       expect(dir.stat('link').type).toBe('symlink');
       expect(dir.stat().type).toBe('directory');
@@ -497,3 +498,24 @@ describe('Dir operations', () => {
     }
   });
 });
+
+/**
+ * The mount id (first field of /proc/self/mountinfo) of the mount holding
+ * `path`: the one whose mount point is the longest prefix of it. statx's
+ * `stx_mnt_id` is that same number.
+ */
+function mountIdOf(path: string): bigint {
+  let best: { point: string; id: bigint } | undefined;
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const [id, , , , point] = line.split(' ');
+    if (id === undefined || point === undefined) continue;
+    const decoded = point.replace(/\\([0-7]{3})/g, (_, octal: string) =>
+      String.fromCharCode(Number.parseInt(octal, 8)),
+    );
+    const inside = decoded === '/' || path === decoded || path.startsWith(`${decoded}/`);
+    if (inside && (best === undefined || decoded.length >= best.point.length))
+      best = { point: decoded, id: BigInt(id) };
+  }
+  if (best === undefined) throw new Error('no mount holds the path');
+  return best.id;
+}

@@ -3,6 +3,7 @@ import {
   AT_SYMLINK_NOFOLLOW,
   STATX_BASIC_STATS,
   STATX_BUFFER_SIZE,
+  STATX_MNT_ID,
   STATX_NEEDED,
 } from './constants.js';
 import { FsError } from './errors.js';
@@ -23,6 +24,13 @@ export interface FileStat {
   readonly ino: bigint;
   /** Combined like glibc's makedev, so it equals `fs.fstatSync(fd, { bigint: true }).dev`. */
   readonly dev: bigint;
+  /**
+   * The mount it was reached through (statx `stx_mnt_id`), when the kernel
+   * tells (Linux 5.8 and later). A rename between two mounts fails with
+   * EXDEV even when they show one filesystem (a bind mount): equal `dev`
+   * and equal `mountId` mean a rename can work.
+   */
+  readonly mountId?: bigint;
 }
 
 // A Map, not an object literal with octal keys: Biome's useSimpleNumberKeys
@@ -46,7 +54,7 @@ const statxBuffer = Buffer.alloc(STATX_BUFFER_SIZE);
 export function statAt(dirFd: number, name?: Buffer): FileStat {
   const buffer = statxBuffer.fill(0);
   const flags = name === undefined ? AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW : AT_SYMLINK_NOFOLLOW;
-  libc().statx(dirFd, name ?? EMPTY_NAME, flags, STATX_BASIC_STATS, buffer);
+  libc().statx(dirFd, name ?? EMPTY_NAME, flags, STATX_BASIC_STATS | STATX_MNT_ID, buffer);
   return decodeStatx(buffer);
 }
 
@@ -68,6 +76,9 @@ export function decodeStatx(buffer: Buffer): FileStat {
     size: buffer.readBigUInt64LE(40),
     ino: buffer.readBigUInt64LE(32),
     dev: makedev(buffer.readUInt32LE(136), buffer.readUInt32LE(140)),
+    ...((buffer.readUInt32LE(0) & STATX_MNT_ID) === STATX_MNT_ID
+      ? { mountId: buffer.readBigUInt64LE(144) }
+      : {}),
   };
 }
 

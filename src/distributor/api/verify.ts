@@ -1,27 +1,41 @@
 import { Dir } from '../../core/fs/index.js';
 import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
-import { discoverBundles } from '../discover/discover.js';
-import type { SourceManifest } from '../model/types.js';
+import { discoverBundles, sourceRootProblem } from '../discover/discover.js';
+import type { OutputCategories, SourceManifest } from '../model/types.js';
+import { outputCollision } from '../plan/collision.js';
 import { refuseDistributor } from '../refusals.js';
-import { locatedUnder, readManifest, verifyFiles } from '../validate/validate-bundle.js';
+import { locatedUnder, type RenderedPage, readManifest, verifyFiles } from '../validate/validate-bundle.js';
 
 export interface VerifiedBundle {
   readonly manifest: SourceManifest;
   readonly files: number;
   readonly bytes: number;
+  /** Pages the `html` selection renders (0 without it). */
+  readonly pages: number;
+}
+
+export interface VerifyOptions {
+  /**
+   * The outputs a destination would receive. With `html`, every listed `.md`
+   * file is rendered as a run would (UTF-8, size limit); with both, the pages
+   * are checked against the copied files for collisions. Absent: the bundle
+   * itself only.
+   */
+  readonly outputs?: OutputCategories;
 }
 
 /**
  * `sealkit distribute verify`: validates one source bundle in place —
- * manifest, every path, each file's size and SHA-256, the bundle digest, and
- * that no subdirectory holds another manifest — reading each byte once and
- * writing nothing. Throws one Refusal listing every independent failure;
+ * manifest, every path, each file's size and SHA-256, the bundle digest, that
+ * no subdirectory holds another manifest, symlink or special file, and, for
+ * an outputs selection, what a run would check at planning (pages rendered,
+ * no output collision) — reading each byte once and writing nothing. Throws one Refusal listing every independent failure;
  * each names its file under `path` as given (docs/distributor.md#reading-an-error).
  */
-export function verifyBundle(path: string): VerifiedBundle {
+export function verifyBundle(path: string, options: VerifyOptions = {}): VerifiedBundle {
   try {
     return guardRefusals(
-      () => verifyIn(path),
+      () => verifyIn(path, options.outputs),
       () => refuseDistributor('file_unreadable', { role: 'bundle' }),
     );
   } catch (error: unknown) {
@@ -29,12 +43,12 @@ export function verifyBundle(path: string): VerifiedBundle {
   }
 }
 
-function verifyIn(path: string): VerifiedBundle {
+function verifyIn(path: string, outputs: OutputCategories | undefined): VerifiedBundle {
   let dir: Dir;
   try {
     dir = Dir.open(path);
-  } catch {
-    throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
+  } catch (error: unknown) {
+    throw sourceRootProblem(error, 'bundle');
   }
   try {
     // The manifest stops everything (no file is read before it passed); the
@@ -49,13 +63,26 @@ function verifyIn(path: string): VerifiedBundle {
         problems.push(error);
       }
     };
-    collect(() => verifyFiles(dir, manifest, { renderHtml: false }));
-    collect(() => discoverBundles(dir, { rootIsBundle: true }));
+    const renderHtml = outputs?.html === true;
+    let pages: readonly RenderedPage[] = [];
+    collect(() => {
+      pages = verifyFiles(dir, manifest, { renderHtml });
+    });
+    collect(() => {
+      for (const problem of discoverBundles(dir, { rootIsBundle: true }).problems)
+        problems.push(problem.refusal);
+    });
+    // The same check as planning a destination with these outputs.
+    if (outputs !== undefined && problems.length === 0) {
+      const collision = outputCollision(manifest, pages, outputs);
+      if (collision !== undefined) problems.push(collision);
+    }
     if (problems.length > 0) throw refuseAll(problems);
     return {
       manifest,
       files: manifest.files.length,
       bytes: manifest.files.reduce((sum, file) => sum + file.size, 0),
+      pages: pages.length,
     };
   } finally {
     dir.close();

@@ -6,7 +6,7 @@ import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
-import { serializeManifest } from '../model/manifest.js';
+import { idProblem, serializeManifest } from '../model/manifest.js';
 import type { ManifestFile, SourceManifest } from '../model/types.js';
 import { compareUtf8, pathProblem, pathSetProblemAt, toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
@@ -80,7 +80,8 @@ export function writeManifest(path: string, options: WriteManifestOptions): Writ
 }
 
 function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
-  if (options.id.length === 0) throw refuseDistributor('manifest_id_invalid', { role: 'manifest' });
+  const badId = idProblem(options.id);
+  if (badId !== undefined) throw refuseDistributor('manifest_id_invalid', { role: 'manifest', hint: badId });
   const created =
     options.created === undefined
       ? instantOf((options.now ?? (() => new Date()))())

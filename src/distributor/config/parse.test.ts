@@ -137,6 +137,16 @@ const BROKEN: readonly (readonly [string, string, string])[] = [
   ],
   ['an explicit tag', VALID.replace('root: reports', 'root: !!str reports'), 'config_unsupported_yaml'],
   ['two documents', `${VALID}---\npipelines: []\n`, 'config_unsupported_yaml'],
+  [
+    'an empty work_dir',
+    VALID.replace('root: /srv/site', 'root: /srv/site\n        work_dir: ""'),
+    'config_invalid_value',
+  ],
+  [
+    'a work_dir on an S3 destination',
+    VALID.replace('prefix: weather/daily', 'prefix: weather/daily\n        work_dir: w'),
+    'config_unknown_key',
+  ],
   ['broken YAML', 'pipelines: [\n', 'config_not_yaml'],
   ['a list at the top', '- 1\n', 'config_wrong_type'],
 ];
@@ -158,6 +168,12 @@ describe('distributor configuration', () => {
         outputs: { source: true, html: false },
       },
     ]);
+  });
+
+  it('reads work_dir of a local destination, resolved like its root', () => {
+    const text = VALID.replace('root: /srv/site', 'root: /srv/site\n        work_dir: ../work');
+    const site = parseConfig(Buffer.from(text), '/base/dir').pipelines[0]?.destinations[0];
+    expect(site).toMatchObject({ id: 'site', root: '/srv/site', work_dir: '/base/work' });
   });
 
   it('reads html: {lang} and assets, and keeps html: true valid', () => {

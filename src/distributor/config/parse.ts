@@ -35,7 +35,7 @@ const CONFIG_MAX_DEPTH = 16;
 const TOP = { required: ['pipelines'] } as const;
 const PIPELINE = { required: ['id', 'source', 'destinations'] } as const;
 const SOURCE = { required: ['root'] } as const;
-const LOCAL = { required: ['id', 'kind', 'root', 'outputs'] } as const;
+const LOCAL = { required: ['id', 'kind', 'root', 'outputs'], optional: ['work_dir'] } as const;
 const S3 = {
   required: ['id', 'kind', 'bucket', 'prefix', 'outputs'],
   optional: [
@@ -214,9 +214,18 @@ class ConfigReader {
     const origin = this.origin(node, path);
     if (kind.value === 'local') {
       const root = this.field(fields, 'root', path, (value, at) => this.path(value, at));
+      const workDir = this.optional(fields, 'work_dir', path, (value, at) => this.path(value, at));
       const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
-      if (id === undefined || root === undefined || outputs === undefined) return undefined;
-      return { id, kind: 'local', root: root.absolute, outputs, origin };
+      if (id === undefined || root === undefined || outputs === undefined || workDir === null)
+        return undefined;
+      return {
+        id,
+        kind: 'local',
+        root: root.absolute,
+        ...(workDir === undefined ? {} : { work_dir: workDir.absolute }),
+        outputs,
+        origin,
+      };
     }
     const bucket = this.field(fields, 'bucket', path, (value, at) =>
       this.matching(value, BUCKET_PATTERN, at, BUCKET_HINT),

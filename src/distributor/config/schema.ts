@@ -84,6 +84,11 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                       ...PATH,
                       description: 'Existing directory bundles are published under; relative to this file.',
                     },
+                    work_dir: {
+                      ...PATH,
+                      description:
+                        'Existing directory that holds the work area (.distributor.work) instead of the root: on the same filesystem and mount as the root, outside every destination root; relative to this file.',
+                    },
                     outputs: OUTPUTS,
                   },
                 },

@@ -41,6 +41,13 @@ export interface LocalDestinationConfig {
   readonly kind: 'local';
   /** Absolute, resolved like the source root. */
   readonly root: string;
+  /**
+   * Where the work area (`.distributor.work/`: lock, snapshot, staging) is
+   * kept instead of the root: an existing directory on the root's filesystem
+   * and mount, outside every destination root. Absolute, resolved like the
+   * root. Absent: the root itself.
+   */
+  readonly work_dir?: string;
   readonly outputs: OutputCategories;
   readonly origin?: ConfigOrigin;
 }

@@ -1,4 +1,5 @@
 import { type Dir, type DirEntry, type DirEntryType, isFsError } from '../../core/fs/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir } from '../model/types.js';
 import { compareUtf8, toBundleDir } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
@@ -14,68 +15,184 @@ export const DISCOVERY_LIMITS = { maxDepth: 64, maxEntries: 2_000_000 } as const
  */
 export type OnBundle = (bundleDir: Dir, path: string, manifestListedAs: DirEntryType) => void;
 
+/** One thing the walk refuses, with the bundle it lies in. */
+export interface DiscoveryProblem {
+  /** The bundle holding the problem, or null when it lies outside every bundle (or `rootIsBundle`). */
+  readonly bundle: BundleDir | null;
+  /** Located at the entry, relative to that bundle (or to the root when `bundle` is null). */
+  readonly refusal: Refusal;
+}
+
+export interface Discovery {
+  /** Every bundle found, sorted by UTF-8 bytes, those with problems included. */
+  readonly bundles: readonly BundleDir[];
+  readonly problems: readonly DiscoveryProblem[];
+}
+
 /**
  * Every bundle under a source root: each directory holding `manifest.json`.
- * The walk never follows a symbolic link (a linked directory is not entered;
- * a linked `manifest.json` still marks a bundle and is refused when read). It
- * continues below a bundle to find nested manifests, which refuse the whole
- * pipeline (seed: "If nested manifests are found, the MVP should fail"), as
- * does a manifest at the source root itself. Sorted by UTF-8 bytes.
+ * The walk never follows a symbolic link: every symlink it meets (to a file
+ * or a directory, listed or not) and every FIFO, socket or device is a
+ * problem at its relative path, as is a directory it cannot read; nothing
+ * under the root is skipped silently. It continues below a bundle to find
+ * nested manifests, which refuse the outer bundle naming the inner one
+ * (docs/distributor.md#source-bundles), as does a manifest at the source
+ * root itself. Every problem is collected (the walk goes on);
+ * only the walk's size limits throw. A linked `manifest.json` is left to
+ * the manifest reader, which refuses it as `manifest_not_regular`.
  */
 export function discoverBundles(
   root: Dir,
   options: { readonly rootIsBundle?: boolean; readonly onBundle?: OnBundle } = {},
-): readonly BundleDir[] {
+): Discovery {
   const found: string[] = [];
+  const problems: DiscoveryProblem[] = [];
   let seen = 0;
-  const walk = (dir: Dir, segments: readonly DirEntry[], insideBundle: boolean): void => {
+  /** `bundle`: the enclosing bundle's path and segment count, or undefined outside every bundle. */
+  const problem = (
+    bundle: { readonly path: string; readonly depth: number } | undefined,
+    segments: readonly string[],
+    make: (path: string) => Refusal,
+  ): void => {
+    const inBundle = bundle !== undefined && options.rootIsBundle !== true;
+    const relative = (inBundle ? segments.slice(bundle.depth) : segments).join('/');
+    problems.push({ bundle: inBundle ? toBundleDir(bundle.path) : null, refusal: make(relative) });
+  };
+  const walk = (
+    dir: Dir,
+    segments: readonly DirEntry[],
+    bundle: { readonly path: string; readonly depth: number } | undefined,
+  ): void => {
     if (segments.length > DISCOVERY_LIMITS.maxDepth) throw refuseDistributor('discovery_too_large');
     const entries = dir.list();
     seen += entries.length;
     if (seen > DISCOVERY_LIMITS.maxEntries) throw refuseDistributor('discovery_too_large');
+    const names = segments.map((segment) => segment.name);
+    const path = names.join('/');
     const manifest = entries.find((entry) => entry.utf8 && entry.name === MANIFEST_FILE);
-    const isBundle = manifest !== undefined;
-    if (isBundle) {
-      if (segments.length === 0 && options.rootIsBundle !== true) {
-        throw refuseDistributor('bundle_at_source_root', { role: 'bundle' });
-      }
-      if (insideBundle) throw refuseDistributor('bundle_nested', { role: 'bundle' });
-      if (segments.some((segment) => !segment.utf8))
-        throw refuseDistributor('bundle_dir_invalid', { role: 'bundle' });
-      if (segments.length > 0) {
-        const path = segments.map((segment) => segment.name).join('/');
+    let inside = bundle;
+    if (manifest !== undefined) {
+      if (segments.length === 0 && options.rootIsBundle === true) {
+        inside = { path: '', depth: 0 };
+      } else if (segments.length === 0) {
+        problem(undefined, [MANIFEST_FILE], (at) =>
+          refuseDistributor('bundle_at_source_root', {
+            role: 'bundle',
+            location: { path: at },
+            hint: 'move the bundle into a subdirectory of the source root',
+          }),
+        );
+      } else if (bundle !== undefined) {
+        problem(bundle, [...names, MANIFEST_FILE], (at) =>
+          refuseDistributor('bundle_nested', {
+            role: 'bundle',
+            location: { path: at },
+            hint:
+              bundle.path === ''
+                ? `the bundle holds another bundle, '${path}'`
+                : `bundle '${bundle.path}' holds another bundle, '${path}'`,
+            details: { bundle_dir: bundle.path === '' ? '.' : bundle.path, nested_bundle_dir: path },
+          }),
+        );
+      } else if (segments.some((segment) => !segment.utf8)) {
+        problem(undefined, names, (at) =>
+          refuseDistributor('bundle_dir_invalid', {
+            role: 'bundle',
+            location: { path: at },
+            hint: 'a bundle directory name must be valid UTF-8',
+          }),
+        );
+      } else if (segments.length > 0) {
         found.push(path);
+        inside = { path, depth: segments.length };
         options.onBundle?.(dir, path, manifest.type);
       }
     }
     for (const entry of entries) {
-      if (!isDirectory(dir, entry)) continue;
+      if (entry === manifest) continue;
+      const type = typeOf(dir, entry);
+      const at = [...names, entry.name];
+      if (type === 'symlink') {
+        problem(inside, at, (where) =>
+          refuseDistributor('source_symlink', {
+            role: 'bundle',
+            location: { path: where },
+            hint: 'put the file or directory itself here, or move the link out of the source root',
+          }),
+        );
+        continue;
+      }
+      if (type === 'fifo' || type === 'socket' || type === 'char_device' || type === 'block_device') {
+        problem(inside, at, (where) =>
+          refuseDistributor('source_not_regular', {
+            role: 'bundle',
+            location: { path: where },
+            hint: 'a FIFO, socket or device cannot be published: move it out of the source root',
+          }),
+        );
+        continue;
+      }
+      if (type !== 'directory') continue;
       let child: Dir;
       try {
         child = dir.openDir(entry.bytes);
       } catch (error: unknown) {
-        // Replaced by a symlink or removed since the listing: not a directory to enter.
-        if (isFsError(error, 'ELOOP') || isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) continue;
-        throw refuseDistributor('source_root_unavailable');
+        // Removed since the listing: nothing to walk.
+        if (isFsError(error, 'ENOENT')) continue;
+        const code = isFsError(error, 'ELOOP') ? 'source_symlink' : 'source_dir_unreadable';
+        problem(inside, at, (where) =>
+          refuseDistributor(code, {
+            role: 'bundle',
+            location: { path: where },
+            hint:
+              code === 'source_symlink'
+                ? 'the directory was replaced by a link while the source root was read'
+                : 'give the account running sealkit read and search permission on it',
+          }),
+        );
+        continue;
       }
       try {
-        walk(child, [...segments, entry], insideBundle || isBundle);
+        walk(child, [...segments, entry], inside);
       } finally {
         child.close();
       }
     }
   };
-  walk(root, [], false);
-  if (options.rootIsBundle === true) return [];
-  return found.sort(compareUtf8).map((path) => toBundleDir(path));
+  walk(root, [], undefined);
+  return {
+    bundles: options.rootIsBundle === true ? [] : found.sort(compareUtf8).map((path) => toBundleDir(path)),
+    problems,
+  };
 }
 
-function isDirectory(dir: Dir, entry: DirEntry): boolean {
-  if (entry.type === 'directory') return true;
-  if (entry.type !== 'unknown') return false;
+/** The entry's type, by a no-follow stat when the listing did not say; undefined when it is gone. */
+function typeOf(dir: Dir, entry: DirEntry): DirEntryType | undefined {
+  if (entry.type !== 'unknown') return entry.type;
   try {
-    return dir.stat(entry.bytes).type === 'directory';
+    return dir.stat(entry.bytes).type;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * The refusal for a source root (or `verify`'s bundle directory) that cannot
+ * be opened: missing, reached through a link, not a directory, or unreadable.
+ */
+export function sourceRootProblem(error: unknown, role: 'bundle' | 'source' = 'source'): Refusal {
+  if (isFsError(error, 'ENOENT'))
+    return refuseDistributor('source_root_missing', { role, hint: 'create it, or fix the path' });
+  if (isFsError(error, 'ELOOP')) {
+    return refuseDistributor('source_root_symlink', {
+      role,
+      hint: 'name the real directory: sealkit opens every component of the path without following links',
+    });
+  }
+  if (isFsError(error, 'ENOTDIR'))
+    return refuseDistributor('source_root_not_directory', { role, hint: 'name a directory' });
+  return refuseDistributor('source_root_unavailable', {
+    role,
+    hint: 'give the account running sealkit read and search permission on it and on every directory above it',
+  });
 }

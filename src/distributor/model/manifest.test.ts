@@ -82,4 +82,72 @@ describe('source manifest', () => {
   ])('refuses %s', (_label, document, code) => {
     expect(codeOf(document)).toBe(code);
   });
+
+  const refusalOf = (text: string): Refusal => {
+    try {
+      parseManifest(Buffer.from(text));
+    } catch (error: unknown) {
+      if (error instanceof Refusal) return error;
+    }
+    throw new Error('accepted');
+  };
+  const withText = (edit: (text: string) => string): string => edit(JSON.stringify(valid));
+
+  it.each([
+    [
+      'schema_version 1.0',
+      (t: string) => t.replace('"schema_version":1', '"schema_version":1.0'),
+      'manifest_schema_version',
+      'schema_version',
+      'write 1, not 1.0: sealkit reads an integer only when it is written as one',
+    ],
+    [
+      'schema_version 1e0',
+      (t: string) => t.replace('"schema_version":1', '"schema_version":1e0'),
+      'manifest_schema_version',
+      'schema_version',
+      'write 1, not 1e0: sealkit reads an integer only when it is written as one',
+    ],
+    [
+      'size 12.0',
+      (t: string) => t.replace('"size":12', '"size":12.0'),
+      'manifest_size_invalid',
+      'files[0].size',
+      'write 12, not 12.0: sealkit reads an integer only when it is written as one',
+    ],
+  ])(
+    'refuses %s as a documented strictness choice, saying what to write',
+    (_label, edit, code, pointer, hint) => {
+      // JSON's data model equates 1.0 with 1; sealkit does not rewrite a
+      // producer's numbers (docs/distributor.md#source-bundles).
+      const refusal = refusalOf(withText(edit));
+      expect([refusal.code, refusal.location?.pointer, refusal.hint]).toEqual([code, pointer, hint]);
+    },
+  );
+
+  it.each([
+    ['blank', '   ', 'the id is empty, or only white space'],
+    ['a tab and a newline only', '\t\n', 'the id is empty, or only white space'],
+    [
+      'a line break',
+      'weekly\nreport',
+      'the id holds a control character (a tab, a line break, an escape...)',
+    ],
+    ['an escape', 'weekly\u001b[31m', 'the id holds a control character (a tab, a line break, an escape...)'],
+    ['a C1 control', 'weekly\u0085', 'the id holds a control character (a tab, a line break, an escape...)'],
+    ['DEL', 'weekly\u007f', 'the id holds a control character (a tab, a line break, an escape...)'],
+  ])('refuses an id that is %s (regression: only the empty string was refused)', (_label, id, hint) => {
+    const refusal = refusalOf(JSON.stringify({ ...valid, id }));
+    expect([refusal.code, refusal.location?.pointer, refusal.hint]).toEqual([
+      'manifest_id_invalid',
+      'id',
+      hint,
+    ]);
+  });
+
+  it('keeps an id with inner spaces and non-ASCII letters as written', () => {
+    expect(parseManifest(Buffer.from(JSON.stringify({ ...valid, id: ' Brentwood — daily ' }))).id).toBe(
+      ' Brentwood — daily ',
+    );
+  });
 });

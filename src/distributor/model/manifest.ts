@@ -1,5 +1,11 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
-import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
+import {
+  isJsonObject,
+  JsonFloat,
+  type JsonObject,
+  type JsonValue,
+  parseStrict,
+} from '../../core/json/index.js';
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { pathProblem, pathSetProblemAt } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
@@ -37,7 +43,34 @@ export function parseManifest(bytes: Uint8Array): SourceManifest {
   return manifestFromJson(value, 'lenient');
 }
 
-type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string) => Refusal;
+type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string, hint?: string) => Refusal;
+
+/**
+ * Why a bundle id is refused, or undefined when it is acceptable: a string
+ * that is not empty after trimming white space, without C0/C1 control
+ * characters or DEL (an id is printed in reports and logs, one per line).
+ */
+export function idProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string') return 'the id is a JSON string';
+  if (id.trim().length === 0) return 'the id is empty, or only white space';
+  for (const char of id) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f))
+      return 'the id holds a control character (a tab, a line break, an escape...)';
+  }
+  return undefined;
+}
+
+/**
+ * A strictness choice (docs/distributor.md#source-bundles): integers are
+ * written as integers. JSON's grammar lets `1.0` and `15.0` stand for 1 and
+ * 15, but sealkit refuses them rather than guess, as it refuses any other
+ * rewriting of a producer's manifest; the hint says what to write.
+ */
+function integerHint(value: JsonValue | undefined): string | undefined {
+  if (!(value instanceof JsonFloat) || !Number.isInteger(value.value)) return undefined;
+  return `write ${value.value}, not ${value.lexeme}: sealkit reads an integer only when it is written as one`;
+}
 
 /**
  * The model from parsed JSON. `lenient` ignores unknown fields (a producer's
@@ -46,23 +79,30 @@ type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string) => 
  * wrote itself) with `destination_state_invalid`.
  */
 export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): SourceManifest {
-  const fail: Fail = (code, field, pointer) =>
+  const fail: Fail = (code, field, pointer, hint) =>
     mode === 'exact'
       ? refuseDistributor('destination_state_invalid', { role: 'state' })
       : refuseDistributor(code, {
           role: 'manifest',
           ...(field === undefined ? {} : { field }),
           ...(pointer === undefined ? {} : { location: { pointer } }),
+          ...(hint === undefined ? {} : { hint }),
         });
   if (!isJsonObject(value)) throw fail('manifest_not_object');
   if (mode === 'exact') requireExactKeys(value, ['schema_version', 'id', 'digest', 'created', 'files'], fail);
   const problems: Refusal[] = [];
-  const check = (ok: boolean, code: DistributorRefusalCode, key: string): void => {
-    if (!ok) problems.push(fail(code, key, key));
+  const check = (ok: boolean, code: DistributorRefusalCode, key: string, hint?: string): void => {
+    if (!ok) problems.push(fail(code, key, key, hint));
   };
-  check(value.schema_version === 1, 'manifest_schema_version', 'schema_version');
+  check(
+    value.schema_version === 1,
+    'manifest_schema_version',
+    'schema_version',
+    integerHint(value.schema_version),
+  );
   const id = value.id;
-  check(typeof id === 'string' && id.length > 0, 'manifest_id_invalid', 'id');
+  const badId = idProblem(id);
+  check(badId === undefined, 'manifest_id_invalid', 'id', badId);
   const digest = value.digest;
   check(typeof digest === 'string' && isSha256Prefixed(digest), 'manifest_digest_invalid', 'digest');
   const created = typeof value.created === 'string' ? parseInstant(value.created) : undefined;
@@ -117,7 +157,8 @@ function fileFromJson(
   }
   if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256))
     problems.push(fail('manifest_sha256_invalid', 'files[].sha256', `${at}.sha256`));
-  if (!isSize(size)) problems.push(fail('manifest_size_invalid', 'files[].size', `${at}.size`));
+  if (!isSize(size))
+    problems.push(fail('manifest_size_invalid', 'files[].size', `${at}.size`, integerHint(size)));
   if (problems.length > before || bundlePath === undefined) return undefined;
   return { path: bundlePath, sha256: sha256 as Sha256Prefixed, size: size as number };
 }

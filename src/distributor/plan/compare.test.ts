@@ -46,59 +46,59 @@ const managed = (
 describe('destination comparison (the seed six plus two safety rules)', () => {
   const source = manifest();
   it('no state and empty → publish', () => {
-    expect(decide(source, { kind: 'empty', residue: [] })).toEqual({ action: 'publish' });
+    expect(decide(source, { kind: 'empty', residue: [] })).toEqual({ outcome: 'published' });
   });
   it('no state and non-empty → unmanaged, refused', () => {
     expect(decide(source, { kind: 'unmanaged' })).toEqual({
-      action: 'refuse',
+      outcome: 'refused',
       reason_code: 'destination_unmanaged',
     });
   });
   it('same manifest → skip', () => {
-    expect(decide(source, managed(manifest()))).toEqual({ action: 'skip_same' });
+    expect(decide(source, managed(manifest()))).toEqual({ outcome: 'skipped_same' });
   });
   it('same id, destination older → replace with the read token', () => {
     const decision = decide(
       source,
       managed(manifest({ created: '2026-05-29T11:10:00Z' as Instant, digest: sha('9') })),
     );
-    expect(decision).toMatchObject({ action: 'replace', token: 'token-1' });
+    expect(decision).toMatchObject({ outcome: 'replaced', token: 'token-1' });
   });
   it('same id, destination newer → skip newer', () => {
     expect(
       decide(source, managed(manifest({ created: '2026-05-31T00:00:00Z' as Instant, digest: sha('9') }))),
     ).toEqual({
-      action: 'skip_newer',
+      outcome: 'skipped_newer',
     });
   });
   it('same id and created, different digest → conflict', () => {
     expect(decide(source, managed(manifest({ digest: sha('9') })))).toEqual({
-      action: 'conflict',
+      outcome: 'conflict',
       reason_code: 'conflict_same_created',
     });
   });
   it('different id → conflict', () => {
     expect(decide(source, managed(manifest({ id: 'other' })))).toEqual({
-      action: 'conflict',
+      outcome: 'conflict',
       reason_code: 'conflict_different_id',
     });
   });
   it('compares instants, not text: the same time with an offset is the same created', () => {
     const sameInstant = manifest({ created: '2026-05-30T11:10:00Z' as Instant });
-    expect(decide(sameInstant, managed(manifest()))).toEqual({ action: 'skip_same' });
+    expect(decide(sameInstant, managed(manifest()))).toEqual({ outcome: 'skipped_same' });
   });
   it('publishes the same bundle again over residue of an interrupted run of ours, so it converges', () => {
     const withResidue = { ...managed(manifest()), residue: ['report.md' as BundlePath] } as SnapshotView;
-    expect(decide(source, withResidue)).toMatchObject({ action: 'replace', token: 'token-1' });
+    expect(decide(source, withResidue)).toMatchObject({ outcome: 'replaced', token: 'token-1' });
   });
   it('refuses to replace a managed path holding unlisted files, and to call a damaged one published', () => {
     const older = manifest({ created: '2026-05-29T00:00:00Z' as Instant, digest: sha('9') });
     expect(decide(source, managed(older, { unlisted: true }))).toEqual({
-      action: 'refuse',
+      outcome: 'refused',
       reason_code: 'destination_unlisted_entry',
     });
     expect(decide(source, managed(manifest(), { missing: true }))).toEqual({
-      action: 'refuse',
+      outcome: 'refused',
       reason_code: 'destination_incomplete',
     });
   });
@@ -122,7 +122,7 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
     size: 50,
   };
   it('skips when the configured outputs are those the state lists', () => {
-    expect(decide(source, managed(manifest()), [copy])).toEqual({ action: 'skip_same' });
+    expect(decide(source, managed(manifest()), [copy])).toEqual({ outcome: 'skipped_same' });
   });
   it('regression: turning html on for a published bundle replaces it, reason outputs_changed', () => {
     expect(
@@ -132,7 +132,7 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
         [page, copy].sort((a, b) => (a.path < b.path ? -1 : 1)),
       ),
     ).toEqual({
-      action: 'replace',
+      outcome: 'replaced',
       previous: (managed(manifest()) as { state: DestinationState }).state,
       token: 'token-1',
       reason: 'outputs_changed',
@@ -143,23 +143,23 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
     const withPage = managed(manifest());
     const state = (withPage as { state: DestinationState }).state;
     const published: SnapshotView = { ...withPage, state: { ...state, outputs: [page] } } as SnapshotView;
-    expect(decide(source, published, [page])).toEqual({ action: 'skip_same' });
+    expect(decide(source, published, [page])).toEqual({ outcome: 'skipped_same' });
     expect(decide(source, published, [{ ...page, sha256: sha('5'), size: 51 }])).toMatchObject({
-      action: 'replace',
+      outcome: 'replaced',
       reason: 'outputs_changed',
     });
     // Before validation a page's digest is unknown: it counts as unchanged.
     expect(decide(source, published, [{ ...page, sha256: undefined, size: undefined }])).toEqual({
-      action: 'skip_same',
+      outcome: 'skipped_same',
     });
   });
   it('keeps the replacement safety rules: unlisted entries and missing outputs are refused', () => {
     expect(decide(source, managed(manifest(), { unlisted: true }), [])).toEqual({
-      action: 'refuse',
+      outcome: 'refused',
       reason_code: 'destination_unlisted_entry',
     });
     expect(decide(source, managed(manifest(), { missing: true }), [])).toEqual({
-      action: 'refuse',
+      outcome: 'refused',
       reason_code: 'destination_incomplete',
     });
   });
@@ -180,7 +180,7 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
       },
     ]);
     expect(plan.items[0]).toMatchObject({
-      action: 'replace',
+      outcome: 'replaced',
       reason: 'outputs_changed',
       previous: { token: 'token-1', outputs: ['report.md'] },
       outputs: [{ path: 'report.html', kind: 'generated' }],
@@ -254,12 +254,24 @@ describe('planRun', () => {
       },
     ]);
     expect(plan.aborted).toBe(true);
-    expect(plan.failures).toEqual([{ pipeline_id: 'p', bundle_dir: 'a', reason_code: 'output_collision' }]);
     expect(
-      plan.items.map((item) => [item.bundle_dir, item.action, 'reason_code' in item ? item.reason_code : '']),
+      plan.failures.map(({ refusal, ...failure }) => [failure, refusal?.location, refusal?.hint]),
     ).toEqual([
-      ['a', 'refuse', 'output_collision'],
-      ['b', 'refuse', 'run_aborted'],
+      [
+        { pipeline_id: 'p', bundle_dir: 'a', reason_code: 'output_collision' },
+        { path: 'a/report.md' },
+        'its page report.html is also a listed file copied as it is',
+      ],
+    ]);
+    expect(
+      plan.items.map((item) => [
+        item.bundle_dir,
+        item.outcome,
+        'reason_code' in item ? item.reason_code : '',
+      ]),
+    ).toEqual([
+      ['a', 'refused', 'output_collision'],
+      ['b', 'refused', 'run_aborted'],
     ]);
   });
 
@@ -276,8 +288,8 @@ describe('planRun', () => {
     ]);
     expect(plan.aborted).toBe(false);
     const item = plan.items[0];
-    expect(item?.action).toBe('publish');
-    if (item?.action === 'publish') {
+    expect(item?.outcome).toBe('published');
+    if (item?.outcome === 'published') {
       expect(item.outputs.map((o) => [o.path, o.kind, o.transform])).toEqual([
         ['report.html', 'generated', 'markdown_to_html'],
       ]);

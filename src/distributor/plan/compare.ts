@@ -19,16 +19,16 @@ export type SnapshotView =
   | { readonly kind: 'refused'; readonly reason_code: DistributorReasonCode };
 
 export type Decision =
-  | { readonly action: 'publish' }
+  | { readonly outcome: 'published' }
   | {
-      readonly action: 'replace';
+      readonly outcome: 'replaced';
       readonly previous: DestinationState;
       readonly token: StateToken;
       readonly reason?: ReplaceReason;
     }
-  | { readonly action: 'skip_same' | 'skip_newer' }
-  | { readonly action: 'conflict'; readonly reason_code: DistributorRefusalCode }
-  | { readonly action: 'refuse'; readonly reason_code: DistributorReasonCode };
+  | { readonly outcome: 'skipped_same' | 'skipped_newer' }
+  | { readonly outcome: 'conflict'; readonly reason_code: DistributorRefusalCode }
+  | { readonly outcome: 'refused'; readonly reason_code: DistributorReasonCode };
 
 /**
  * The seed's destination comparison rules, in its order:
@@ -57,11 +57,11 @@ export function decide(
 ): Decision {
   switch (view.kind) {
     case 'empty':
-      return { action: 'publish' };
+      return { outcome: 'published' };
     case 'unmanaged':
-      return { action: 'refuse', reason_code: 'destination_unmanaged' };
+      return { outcome: 'refused', reason_code: 'destination_unmanaged' };
     case 'refused':
-      return { action: 'refuse', reason_code: view.reason_code };
+      return { outcome: 'refused', reason_code: view.reason_code };
     case 'managed':
       break;
   }
@@ -71,18 +71,19 @@ export function decide(
     // after its commit, before its cleanup (S3: state written, pending marker
     // and old objects still there). Publishing the same bundle again over it
     // finishes that cleanup; skipping would leave it forever.
-    if (view.residue.length > 0) return { action: 'replace', previous: view.state, token: view.token };
-    if (view.missing) return { action: 'refuse', reason_code: 'destination_incomplete' };
-    if (expected === undefined || sameOutputs(view.state.outputs, expected)) return { action: 'skip_same' };
-    if (view.unlisted) return { action: 'refuse', reason_code: 'destination_unlisted_entry' };
-    return { action: 'replace', previous: view.state, token: view.token, reason: 'outputs_changed' };
+    if (view.residue.length > 0) return { outcome: 'replaced', previous: view.state, token: view.token };
+    if (view.missing) return { outcome: 'refused', reason_code: 'destination_incomplete' };
+    if (expected === undefined || sameOutputs(view.state.outputs, expected))
+      return { outcome: 'skipped_same' };
+    if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
+    return { outcome: 'replaced', previous: view.state, token: view.token, reason: 'outputs_changed' };
   }
-  if (published.id !== manifest.id) return { action: 'conflict', reason_code: 'conflict_different_id' };
+  if (published.id !== manifest.id) return { outcome: 'conflict', reason_code: 'conflict_different_id' };
   const order = compareInstants(published.created, manifest.created);
-  if (order > 0) return { action: 'skip_newer' };
-  if (order === 0) return { action: 'conflict', reason_code: 'conflict_same_created' };
-  if (view.unlisted) return { action: 'refuse', reason_code: 'destination_unlisted_entry' };
-  return { action: 'replace', previous: view.state, token: view.token };
+  if (order > 0) return { outcome: 'skipped_newer' };
+  if (order === 0) return { outcome: 'conflict', reason_code: 'conflict_same_created' };
+  if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
+  return { outcome: 'replaced', previous: view.state, token: view.token };
 }
 
 /** Exact equality of two normalized manifests, field by field (the model holds nothing else). */

@@ -43,19 +43,19 @@ function plan(files: readonly { path: string; size: number }[], limits: ObjectLi
 }
 
 const actions = (result: ReturnType<typeof plan>) =>
-  result.items.map((item) => [item.destination_id, 'reason_code' in item ? item.reason_code : item.action]);
+  result.items.map((item) => [item.destination_id, 'reason_code' in item ? item.reason_code : item.outcome]);
 
 describe('object limits at planning', () => {
   it('regression: a file over 5 GiB is refused output_too_large at the S3 destination only, before any write', () => {
     const result = plan([{ path: 'huge.bin', size: 5 * 1024 ** 3 + 1 }], S3_LIMITS);
     expect(actions(result)).toEqual([
       ['archive', 'output_too_large'],
-      ['site', 'publish'],
+      ['site', 'published'],
     ]);
     expect(result.aborted).toBe(false);
     expect(actions(plan([{ path: 'huge.bin', size: 5 * 1024 ** 3 }], S3_LIMITS))[0]).toEqual([
       'archive',
-      'publish',
+      'published',
     ]);
   });
 
@@ -63,7 +63,7 @@ describe('object limits at planning', () => {
     // 8 (prefix and '/') + 'daily/' (6) + path = 1024 is the longest allowed.
     const longest = `${'a'.repeat(200)}/${'b'.repeat(200)}/${'c'.repeat(200)}/${'d'.repeat(200)}/${'e'.repeat(206)}`;
     expect(8 + 6 + longest.length).toBe(1024);
-    expect(actions(plan([{ path: longest, size: 1 }], S3_LIMITS))[0]).toEqual(['archive', 'publish']);
+    expect(actions(plan([{ path: longest, size: 1 }], S3_LIMITS))[0]).toEqual(['archive', 'published']);
     expect(actions(plan([{ path: `${longest}x`, size: 1 }], S3_LIMITS))[0]).toEqual([
       'archive',
       'output_key_too_long',
@@ -78,8 +78,8 @@ describe('object limits at planning', () => {
 
   it('a destination without limits (local) plans the same bundle as usual', () => {
     expect(actions(plan([{ path: 'huge.bin', size: 6 * 1024 ** 3 }], undefined))).toEqual([
-      ['archive', 'publish'],
-      ['site', 'publish'],
+      ['archive', 'published'],
+      ['site', 'published'],
     ]);
   });
 });

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { ObjectLimits } from '../backend.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
+import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
@@ -18,6 +20,8 @@ export interface PlanBundleInput {
 
 export interface PlanPipelineInput {
   readonly id: string;
+  /** The source root as refusals show it (docs/distributor.md#reading-an-error); absent: bundle-relative. */
+  readonly shownRoot?: string;
   readonly destinations: readonly PlannedDestination[];
   /** Per destination (same order), the object limits its backend states; absent: no limit. */
   readonly limits?: readonly (ObjectLimits | undefined)[];
@@ -55,7 +59,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           destination_id: destination.id,
           bundle_dir: failure.bundle_dir,
           bundle_id: null,
-          action: 'refuse',
+          outcome: 'refused',
           reason_code: failure.reason_code,
         });
       }
@@ -67,11 +71,16 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           reason_code: 'destination_unreachable',
         };
         const item = planItem(pipeline.id, destination, bundle, view, pipeline.limits?.[index]);
-        if (item.action === 'refuse' && item.reason_code === 'output_collision') {
+        if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
+          const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
+          const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
           failures.push({
             pipeline_id: pipeline.id,
             bundle_dir: bundle.dir,
             reason_code: 'output_collision',
+            ...(refusal === undefined
+              ? {}
+              : { refusal: refusal.at({ path: join(base, refusal.location?.path ?? '') }) }),
           });
         }
         items.push(item);
@@ -88,8 +97,8 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const finalItems = items
     .map(
       (item): PlanItem =>
-        aborted && (item.action === 'publish' || item.action === 'replace')
-          ? { ...base(item), action: 'refuse', reason_code: 'run_aborted' }
+        aborted && (item.outcome === 'published' || item.outcome === 'replaced')
+          ? { ...base(item), outcome: 'refused', reason_code: 'run_aborted' }
           : item,
     )
     .sort(
@@ -121,21 +130,31 @@ function planItem(
     bundle_id: bundle.manifest.id,
   };
   const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
-  if (outputs === undefined) return { ...head, action: 'refuse', reason_code: 'output_collision' };
+  if (outputs === undefined) return { ...head, outcome: 'refused', reason_code: 'output_collision' };
   const decision = decide(bundle.manifest, view, outputs);
-  switch (decision.action) {
-    case 'skip_same':
-    case 'skip_newer':
-      return { ...head, action: decision.action };
+  switch (decision.outcome) {
+    case 'skipped_same':
+      return { ...head, outcome: decision.outcome };
+    case 'skipped_newer':
+      return {
+        ...head,
+        outcome: decision.outcome,
+        ...(view.kind === 'managed'
+          ? {
+              destination_created: view.state.source.manifest.created,
+              source_created: bundle.manifest.created,
+            }
+          : {}),
+      };
     case 'conflict':
-    case 'refuse':
-      return { ...head, action: decision.action, reason_code: decision.reason_code };
-    case 'publish':
-    case 'replace':
+    case 'refused':
+      return { ...head, outcome: decision.outcome, reason_code: decision.reason_code };
+    case 'published':
+    case 'replaced':
       break;
   }
   const overLimit = limits === undefined ? undefined : limitProblem(bundle.dir, outputs, limits);
-  if (overLimit !== undefined) return { ...head, action: 'refuse', reason_code: overLimit };
+  if (overLimit !== undefined) return { ...head, outcome: 'refused', reason_code: overLimit };
   const state = {
     schema_version: 1 as const,
     distributor_version: DISTRIBUTOR_VERSION,
@@ -145,10 +164,10 @@ function planItem(
     outputs: outputs.map(({ source_index: _index, ...record }) => record),
   };
   const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
-  if (decision.action === 'publish') return { ...head, action: 'publish', outputs, state, residue };
+  if (decision.outcome === 'published') return { ...head, outcome: 'published', outputs, state, residue };
   return {
     ...head,
-    action: 'replace',
+    outcome: 'replaced',
     outputs,
     state,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },

@@ -4,6 +4,7 @@ import type {
   BundleDir,
   BundlePath,
   DestinationState,
+  Instant,
   OutputCategories,
   OutputKind,
   SourceManifest,
@@ -18,11 +19,12 @@ import type { DistributorReasonCode } from '../refusals.js';
  * `published_at`, which apply stamps.
  */
 
-/** The six comparison outcomes of the seed, as the plan states them before anything is written. */
-export type PlannedAction = 'publish' | 'replace' | 'skip_same' | 'skip_newer' | 'conflict' | 'refuse';
-
-/** What a run reports per (bundle, destination) after apply (or, under --dry-run, would report). */
-export type Outcome = 'published' | 'skipped_same' | 'replaced' | 'skipped_newer' | 'conflict' | 'refused';
+/**
+ * What a run reports per (bundle, destination): one vocabulary for the plan
+ * (the outcome it predicts, before anything is written) and the report (the
+ * outcome after apply); docs/distributor.md#outcomes.
+ */
+export type Outcome = 'published' | 'replaced' | 'skipped_same' | 'skipped_newer' | 'conflict' | 'refused';
 
 /**
  * One file to write at the destination. Its bytes come from the run's source
@@ -72,7 +74,7 @@ export interface PlanItemBase {
 
 /** publish: destination empty (or holding only our own pending residue); replace: managed and older. */
 export interface PlannedWrite extends PlanItemBase {
-  readonly action: 'publish' | 'replace';
+  readonly outcome: 'published' | 'replaced';
   readonly outputs: readonly PlannedOutput[];
   /** The state to write last, without `published_at` (stamped by apply). */
   readonly state: Omit<DestinationState, 'published_at'>;
@@ -89,11 +91,18 @@ export interface PlannedWrite extends PlanItemBase {
 }
 
 export interface PlannedSkip extends PlanItemBase {
-  readonly action: 'skip_same' | 'skip_newer';
+  readonly outcome: 'skipped_same' | 'skipped_newer';
+  /**
+   * `skipped_newer` only: the `created` of the bundle the destination holds
+   * and of the source bundle (the first is later), so the report can say
+   * "destination newer than source: … > …".
+   */
+  readonly destination_created?: Instant;
+  readonly source_created?: Instant;
 }
 
 export interface PlannedRefusal extends PlanItemBase {
-  readonly action: 'conflict' | 'refuse';
+  readonly outcome: 'conflict' | 'refused';
   readonly reason_code: DistributorReasonCode;
 }
 

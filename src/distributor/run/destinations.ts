@@ -45,12 +45,26 @@ export function openDestination(
   }
 }
 
-/** Takes every destination's lock; a busy or failing one is refused for the whole run. */
-export async function lockAll(destinations: readonly OpenDestination[]): Promise<void> {
+/**
+ * Takes every destination's lock, waiting up to `waitMs` for one another run
+ * holds; a busy or failing one is refused for the whole run.
+ */
+export async function lockAll(
+  destinations: readonly OpenDestination[],
+  wait: { readonly waitMs: number; readonly onWait?: (destinationId: string, waitedMs: number) => void } = {
+    waitMs: 0,
+  },
+): Promise<void> {
+  const deadline = Date.now() + wait.waitMs;
   for (const destination of destinations) {
     if (destination.backend === undefined || destination.refusal !== undefined) continue;
+    const id = destination.config.id;
     try {
-      const lock = await destination.backend.lock();
+      // One deadline for the run: waiting for several locks never adds up.
+      const lock = await destination.backend.lock({
+        waitMs: Math.max(0, deadline - Date.now()),
+        ...(wait.onWait === undefined ? {} : { onWait: (waited: number) => wait.onWait?.(id, waited) }),
+      });
       if (lock.kind === 'busy')
         destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
     } catch (error: unknown) {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
 import type { PipelineConfig } from '../config/types.js';
+import type { Instant } from '../model/types.js';
 import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 
@@ -17,6 +18,9 @@ export interface ItemOutcome {
   readonly reason?: ReplaceReason;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
+  /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
+  readonly destination_created?: Instant;
+  readonly source_created?: Instant;
   /**
    * A conflict or refusal of this destination, located at the destination in
    * the configuration (docs/distributor.md#reading-an-error). Absent for
@@ -57,23 +61,28 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
     bundle_dir: item.bundle_dir,
     bundle_id: item.bundle_id,
   };
-  switch (item.action) {
-    case 'publish':
+  switch (item.outcome) {
+    case 'published':
       return { ...head, outcome: 'published', outputs: item.outputs.length };
-    case 'replace':
+    case 'replaced':
       return {
         ...head,
         outcome: 'replaced',
         ...(item.reason === undefined ? {} : { reason: item.reason }),
         outputs: item.outputs.length,
       };
-    case 'skip_same':
+    case 'skipped_same':
       return { ...head, outcome: 'skipped_same' };
-    case 'skip_newer':
-      return { ...head, outcome: 'skipped_newer' };
+    case 'skipped_newer':
+      return {
+        ...head,
+        outcome: 'skipped_newer',
+        ...(item.destination_created === undefined ? {} : { destination_created: item.destination_created }),
+        ...(item.source_created === undefined ? {} : { source_created: item.source_created }),
+      };
     case 'conflict':
       return { ...head, outcome: 'conflict', reason_code: item.reason_code };
-    case 'refuse':
+    case 'refused':
       return { ...head, outcome: 'refused', reason_code: item.reason_code };
   }
 }
@@ -117,9 +126,14 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
       .get(item.pipeline_id)
       ?.destinations.find((destination) => destination.id === item.destination_id)?.origin;
     const { pointer, ...place } = origin ?? { pointer: undefined };
+    // A backend's own refusal keeps its hint (the cause of a failed write),
+    // after the bundle; its location is the destination's, not the backend's.
+    const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
-      `destination '${item.destination_id}', bundle '${item.bundle_dir}'`,
+      cause === undefined
+        ? `destination '${item.destination_id}', bundle '${item.bundle_dir}'`
+        : `destination '${item.destination_id}', bundle '${item.bundle_dir}': ${cause}`,
     );
     return { ...item, refusal };
   });
@@ -148,11 +162,14 @@ export function reportRefusals(report: RunReport): readonly Refusal[] {
   }
   for (const { refusal, destination, bundles } of groups.values()) {
     const [first] = bundles;
-    refusals.push(
-      bundles.length === 1 || first === undefined
-        ? refusal
-        : refusal.at({}, `destination '${destination}', bundle '${first}' and ${bundles.length - 1} more`),
-    );
+    if (bundles.length === 1 || first === undefined) {
+      refusals.push(refusal);
+      continue;
+    }
+    // The first bundle's cause (`...: no space left on the filesystem (ENOSPC)`) stands for the group.
+    const named = `destination '${destination}', bundle '${first}'`;
+    const cause = refusal.hint?.startsWith(named) === true ? refusal.hint.slice(named.length) : '';
+    refusals.push(refusal.at({}, `${named} and ${bundles.length - 1} more${cause}`));
   }
   return refusals;
 }

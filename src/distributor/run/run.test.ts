@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -21,6 +21,7 @@ import {
   sha256Of,
   writeConfig,
 } from '../../../test/helpers/distributor-fixtures.js';
+import { Refusal } from '../../core/refusal/index.js';
 import { distributeRun } from './run.js';
 
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
@@ -47,6 +48,14 @@ const run = (options: { dryRun?: boolean; configPath?: string } = {}) =>
     now: CLOCK,
     ...(options.dryRun ? { dryRun: true } : {}),
   });
+const refusalOf = async (running: Promise<unknown>): Promise<Refusal> => {
+  const error = await running.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof Refusal)) throw new Error('expected the run to be refused');
+  return error;
+};
 const outcomes = (report: Awaited<ReturnType<typeof run>>) =>
   report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
 const bundleTree = () => {
@@ -164,7 +173,7 @@ describe('distribute run (local destination)', () => {
         writeFileSync(join(b, '..', 'outside.txt'), SUMMARY.content);
         symlinkSync(join(b, '..', 'outside.txt'), join(b, 'summary.txt'));
       },
-      'file_symlink',
+      'source_symlink',
     ],
     [
       'a bad bundle digest',
@@ -193,21 +202,100 @@ describe('distribute run (local destination)', () => {
     writeFileSync(join(real, 'a.csv'), '1\n');
     rmSync(join(bundle, 'data'), { recursive: true });
     symlinkSync(real, join(bundle, 'data'));
-    expect(outcomes(await run())).toEqual([['x', 'refused', 'file_symlink']]);
+    const report = await run();
+    expect(outcomes(report)).toEqual([['x', 'refused', 'source_symlink']]);
+    expect(report.failures[0]?.refusal?.location).toEqual({ path: join(source, 'x', 'data') });
   });
 
-  it('refuses nested manifests and a manifest at the source root', async () => {
+  it('refuses nested manifests naming both bundle directories, and a manifest at the source root', async () => {
+    // Regression: a nested manifest was reported with bundle_dir null and the source root only.
     makeBundle(source, 'outer', [SUMMARY], { id: 'outer', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'outer/inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' });
     const nested = await run();
     expect(nested.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
-      { pipeline_id: 'weather', bundle_dir: null, reason_code: 'bundle_nested' },
+      { pipeline_id: 'weather', bundle_dir: 'outer', reason_code: 'bundle_nested' },
     ]);
-    expect(nested.failures[0]?.refusal?.location).toEqual({ path: source });
+    const refusal = nested.failures[0]?.refusal;
+    expect(refusal?.location).toEqual({ path: join(source, 'outer', 'inner', 'manifest.json') });
+    expect(refusal?.hint).toBe("bundle 'outer' holds another bundle, 'outer/inner'");
+    expect(refusal?.details).toEqual({ bundle_dir: 'outer', nested_bundle_dir: 'outer/inner' });
+    expect(outcomes(nested)).toEqual([['outer', 'refused', 'bundle_nested']]);
     expect(bundleTree()).toEqual({});
     rmSync(join(source, 'outer'), { recursive: true });
     writeFileSync(join(source, 'manifest.json'), '{}');
-    expect((await run()).failures[0]?.reason_code).toBe('bundle_at_source_root');
+    const atRoot = await run();
+    expect(atRoot.failures[0]?.reason_code).toBe('bundle_at_source_root');
+    expect(atRoot.failures[0]?.refusal?.location).toEqual({ path: join(source, 'manifest.json') });
+  });
+
+  it('locates an output collision at the Markdown file whose page collides', async () => {
+    makeBundle(source, 'c', [REPORT, { path: 'report.html', content: '<p>hand-made</p>\n' }], {
+      id: 'c',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const report = await run();
+    expect(report.aborted).toBe(true);
+    expect(report.failures.map((f) => [f.reason_code, f.refusal?.location?.path, f.refusal?.hint])).toEqual([
+      [
+        'output_collision',
+        join(source, 'c', 'report.md'),
+        'its page report.html is also a listed file copied as it is',
+      ],
+    ]);
+  });
+
+  it('refuses a symbolic link to a directory in the source tree, with its path', async () => {
+    // Regression: a linked directory was not entered and the run said nothing (exit 0).
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const elsewhere = join(work, 'elsewhere');
+    makeBundle(elsewhere, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    symlinkSync(join(elsewhere, 'b'), join(source, 'latest'));
+    const outside = await run();
+    expect(outside.status).toBe('refused');
+    expect(outside.aborted).toBe(true);
+    expect(outside.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      [null, 'source_symlink', join(source, 'latest')],
+    ]);
+    expect(outcomes(outside)).toEqual([['a', 'refused', 'run_aborted']]);
+    rmSync(join(source, 'latest'));
+    // Inside a bundle, unlisted: the bundle is refused, with the link's path.
+    symlinkSync(join(elsewhere, 'b'), join(source, 'a', 'charts'));
+    const inside = await run();
+    expect(inside.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      ['a', 'source_symlink', join(source, 'a', 'charts')],
+    ]);
+    expect(bundleTree()).toEqual({});
+  });
+
+  it('refuses a FIFO and an unreadable directory in the source tree, each with its path', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    expect(spawnSync('mkfifo', [join(source, 'a', 'pipe')]).status).toBe(0);
+    mkdirSync(join(source, 'locked'));
+    chmodSync(join(source, 'locked'), 0o000);
+    const report = await run();
+    expect(report.failures.map((f) => [f.bundle_dir, f.reason_code, f.refusal?.location?.path])).toEqual([
+      [null, 'source_dir_unreadable', join(source, 'locked')],
+      ['a', 'source_not_regular', join(source, 'a', 'pipe')],
+    ]);
+    chmodSync(join(source, 'locked'), 0o700);
+    expect(bundleTree()).toEqual({});
+  });
+
+  it('tells a missing source root from a linked one, a file and an unreadable one', async () => {
+    // Regression: every one of them was source_root_unavailable.
+    const codeOf = async () => (await run()).failures.map((f) => [f.reason_code, f.refusal?.location?.path]);
+    rmSync(source, { recursive: true });
+    expect(await codeOf()).toEqual([['source_root_missing', source]]);
+    mkdirSync(join(work, 'real'));
+    symlinkSync(join(work, 'real'), source);
+    expect(await codeOf()).toEqual([['source_root_symlink', source]]);
+    rmSync(source);
+    writeFileSync(source, 'not a directory');
+    expect(await codeOf()).toEqual([['source_root_not_directory', source]]);
+    rmSync(source);
+    mkdirSync(source, { mode: 0o000 });
+    expect(await codeOf()).toEqual([['source_root_unavailable', source]]);
+    chmodSync(source, 0o700);
   });
 
   it('prints under --dry-run exactly the plan the real run then applies, and writes nothing', async () => {
@@ -242,6 +330,27 @@ describe('distribute run (local destination)', () => {
     expect(readFileSync(join(dest, 'a', 'keep.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'added-by-user.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
+  });
+
+  it('refuses a foreign empty directory in a managed bundle path like a foreign file, and leaves it in place', async () => {
+    // Regression: an empty directory was not counted as unlisted; the
+    // replacement then moved the old tree to .distributor.work/kept-*, unreported.
+    const files = [{ path: 'data/days.csv', content: 'mon\n' }, SUMMARY];
+    makeBundle(source, 'b', files, { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['b', 'published', '']]);
+    rmSync(join(source, 'b'), { recursive: true });
+    makeBundle(source, 'b', files, { id: 'b', created: '2026-06-01T00:00:00Z' });
+    for (const foreign of ['extra', join('data', 'empty')]) {
+      mkdirSync(join(dest, 'b', foreign));
+      const before = describeTree(dest);
+      expect(outcomes(await run())).toEqual([['b', 'refused', 'destination_unlisted_entry']]);
+      expect(describeTree(dest)).toEqual(before);
+      expect(statSync(join(dest, 'b', foreign)).isDirectory()).toBe(true);
+      rmSync(join(dest, 'b', foreign), { recursive: true });
+    }
+    // The directories the state implies are its own: the replacement goes ahead.
+    expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
   });
 
   it('publishes onto an existing empty directory (the seed calls it empty) by an atomic swap', async () => {
@@ -350,22 +459,197 @@ describe('distribute run (local destination)', () => {
     expect(Object.keys(work).filter((path) => path.startsWith('run-'))).toEqual([]);
   });
 
-  it('lets two pipelines publish to one root in one run, under one lock', async () => {
-    const other = join(work, 'other-src');
-    mkdirSync(other);
+  it('refuses two destinations sharing a root at configuration time, naming both', async () => {
+    // Regression: with one root for a `source: true` and an `html: true`
+    // destination, the first run said destination_changed, every later run
+    // skipped_same with exit 0, and report.md never arrived.
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
     const shared = writeConfig(work, [
+      {
+        id: 'weather',
+        source,
+        destinations: [
+          { id: 'archive', root: dest, source: true, html: false },
+          { id: 'site', root: dest, source: false, html: true },
+        ],
+      },
+    ]);
+    const refusal = await refusalOf(run({ configPath: shared }));
+    expect(refusal.code).toBe('destination_roots_overlap');
+    expect(refusal.location).toEqual({
+      path: shared,
+      line: 12,
+      column: 9,
+      pointer: 'pipelines[0].destinations[1]',
+    });
+    expect(refusal.hint).toBe(
+      "the same root as destination 'archive' of pipeline 'weather' (pipelines[0].destinations[0]); give each destination a root of its own",
+    );
+    expect(refusal.details).toEqual({
+      relation: 'same',
+      destination: { pipeline_id: 'weather', destination_id: 'site' },
+      other: { pipeline_id: 'weather', destination_id: 'archive' },
+    });
+    // Refused before anything was opened for writing: not even the work area.
+    expect(describeTree(dest)).toEqual({});
+  });
+
+  it('refuses nested roots, also across pipelines, and every pair at once', async () => {
+    const other = join(work, 'other-src');
+    const mirror = join(dest, 'mirror');
+    mkdirSync(other);
+    mkdirSync(mirror);
+    const nested = writeConfig(work, [
       { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
-      { id: 'second', source: other, destinations: [{ id: 'site', root: dest, html: false }] },
+      {
+        id: 'second',
+        source: other,
+        destinations: [
+          { id: 'mirror', root: mirror },
+          { id: 'again', root: dest },
+        ],
+      },
+    ]);
+    const refusal = await refusalOf(run({ configPath: nested }));
+    expect([refusal, ...refusal.also].map((r) => [r.code, r.location?.pointer, r.details])).toEqual([
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[0]',
+        {
+          relation: 'inside',
+          destination: { pipeline_id: 'second', destination_id: 'mirror' },
+          other: { pipeline_id: 'first', destination_id: 'site' },
+        },
+      ],
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[1]',
+        {
+          relation: 'same',
+          destination: { pipeline_id: 'second', destination_id: 'again' },
+          other: { pipeline_id: 'first', destination_id: 'site' },
+        },
+      ],
+      [
+        'destination_roots_overlap',
+        'pipelines[1].destinations[1]',
+        {
+          relation: 'contains',
+          destination: { pipeline_id: 'second', destination_id: 'again' },
+          other: { pipeline_id: 'second', destination_id: 'mirror' },
+        },
+      ],
+    ]);
+    // --pipeline does not hide it: the file is refused as a whole.
+    expect((await refusalOf(distributeRun({ configPath: nested, pipeline: 'first' }))).code).toBe(
+      'destination_roots_overlap',
+    );
+    // Sibling roots are fine.
+    const siblings = join(work, 'site-b');
+    mkdirSync(siblings);
+    const ok = writeConfig(work, [
+      { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
+      { id: 'second', source: other, destinations: [{ id: 'site', root: siblings }] },
     ]);
     makeBundle(source, 'one', [REPORT], { id: 'one', created: '2026-05-30T11:10:00Z' });
     makeBundle(other, 'two', [REPORT], { id: 'two', created: '2026-05-30T11:10:00Z' });
-    const report = await run({ configPath: shared });
-    expect(report.outcomes.map((o) => [o.pipeline_id, o.bundle_dir, o.outcome])).toEqual([
-      ['first', 'one', 'published'],
-      ['second', 'two', 'published'],
+    rmSync(mirror, { recursive: true });
+    expect((await run({ configPath: ok })).outcomes.map((o) => [o.pipeline_id, o.outcome])).toEqual([
+      ['first', 'published'],
+      ['second', 'published'],
     ]);
-    expect(Object.keys(describeTree(join(dest, 'two'))).sort()).toEqual(['.distributor.json', 'report.md']);
-    expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
+  });
+
+  it('keeps the work area in work_dir, outside the site folder', async () => {
+    const workDir = join(work, 'sealkit-work');
+    mkdirSync(workDir);
+    const withWorkDir = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, workDir }] },
+    ]);
+    makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'published', '']]);
+    // The site folder holds the bundle only: nothing for an rsync to ship.
+    expect(Object.keys(describeTree(dest)).sort()).toEqual([
+      'a',
+      'a/.distributor.json',
+      'a/report.html',
+      'a/report.md',
+      'a/summary.txt',
+    ]);
+    expect(describeTree(workDir)).toEqual({
+      '.distributor.work': 'dir 700',
+      '.distributor.work/lock': expect.any(String),
+    });
+    rmSync(join(source, 'a'), { recursive: true });
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-31T00:00:00Z' });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'replaced', '']]);
+    expect(Object.keys(describeTree(dest)).sort()).toEqual([
+      'a',
+      'a/.distributor.json',
+      'a/report.html',
+      'a/report.md',
+    ]);
+    // A missing work_dir refuses this destination only.
+    rmSync(workDir, { recursive: true });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([
+      ['a', 'refused', 'work_dir_unavailable'],
+    ]);
+  });
+
+  it('refuses a work_dir inside a destination root, or shared by two destinations', async () => {
+    const inside = join(dest, 'work');
+    const site = join(work, 'site');
+    const shared = join(work, 'shared-work');
+    for (const path of [inside, site, shared]) mkdirSync(path);
+    const details = async (config: string) => {
+      const refusal = await refusalOf(run({ configPath: config }));
+      return [refusal, ...refusal.also].map((r) => r.details);
+    };
+    expect(
+      await details(
+        writeConfig(work, [
+          {
+            id: 'p',
+            source,
+            destinations: [
+              { id: 'a', root: dest, workDir: inside },
+              { id: 'b', root: site, workDir: inside },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([
+      {
+        relation: 'work_in_own_root',
+        destination: { pipeline_id: 'p', destination_id: 'a' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+      {
+        relation: 'work_in_root',
+        destination: { pipeline_id: 'p', destination_id: 'b' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+    ]);
+    expect(
+      await details(
+        writeConfig(work, [
+          {
+            id: 'p',
+            source,
+            destinations: [
+              { id: 'a', root: dest, workDir: shared },
+              { id: 'b', root: site, workDir: shared },
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([
+      {
+        relation: 'work_shared',
+        destination: { pipeline_id: 'p', destination_id: 'b' },
+        other: { pipeline_id: 'p', destination_id: 'a' },
+      },
+    ]);
   });
 
   it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
@@ -395,6 +679,67 @@ describe('distribute run (local destination)', () => {
     }
     // The kernel released the dead holder's lock.
     expect(outcomes(await run())).toEqual([['a', 'published', '']]);
+  });
+
+  it('--wait waits for a lock another run holds, and refuses when it is not freed in time', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const hold = async () => {
+      const holder = spawn(process.execPath, [
+        '--input-type=module',
+        '-e',
+        `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
+         const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
+         process.stdout.write(result.kind + '\\n');
+         setTimeout(() => {}, 60000);`,
+        join(dest, '.distributor.work'),
+      ]);
+      const line = await new Promise<string>((resolve) => {
+        createInterface({ input: holder.stdout }).once('line', resolve);
+      });
+      expect(line).toBe('acquired');
+      return {
+        release: async () => {
+          const exited = new Promise((resolve) => holder.once('exit', resolve));
+          holder.kill('SIGKILL');
+          await exited;
+        },
+      };
+    };
+    const first = await hold();
+    try {
+      // Not freed within the wait: refused as before, after waiting.
+      const waits: number[] = [];
+      const refused = await distributeRun({
+        configPath: config,
+        now: CLOCK,
+        waitMs: 600,
+        onProgress: (event) => {
+          if (event.phase === 'wait') waits.push(event.done);
+        },
+      });
+      expect(outcomes(refused)).toEqual([['a', 'refused', 'destination_locked']]);
+      expect(waits.length).toBeGreaterThan(0);
+    } finally {
+      await first.release();
+    }
+    const second = await hold();
+    let released: Promise<void> | undefined;
+    try {
+      // Freed while the run waits: it takes the lock and publishes.
+      const report = await distributeRun({
+        configPath: config,
+        now: CLOCK,
+        waitMs: 60_000,
+        onProgress: (event) => {
+          if (event.phase === 'wait') released ??= second.release();
+        },
+      });
+      expect(outcomes(report)).toEqual([['a', 'published', '']]);
+      expect(released).toBeDefined();
+    } finally {
+      await (released ?? second.release());
+    }
   });
 
   it('refuses a destination root that is missing or reached through a symlink', async () => {

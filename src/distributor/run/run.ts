@@ -1,4 +1,4 @@
-import { nearest, toRefusal } from '../../core/refusal/index.js';
+import { nearest, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type {
   AppliedOutcome,
   BackendFactory,
@@ -16,8 +16,10 @@ import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
+import { destinationWriteFailed } from '../write-failure.js';
 import { closeAll, lockAll, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
+import { overlapRefusals, placeDestinations } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
 import {
   closeSources,
@@ -31,9 +33,12 @@ import {
 } from './sources.js';
 
 export interface ProgressEvent {
-  readonly phase: 'validate' | 'apply';
+  /** `wait`: waiting for a destination's lock (`done`/`total` in seconds; see `waitMs`). */
+  readonly phase: 'wait' | 'validate' | 'apply';
   readonly done: number;
   readonly total: number;
+  /** The destination waited for (`wait` only). */
+  readonly destination_id?: string;
 }
 
 export interface DistributeRunOptions {
@@ -45,6 +50,12 @@ export interface DistributeRunOptions {
   readonly pipeline?: string;
   /** Validate, inspect and plan; write nothing. */
   readonly dryRun?: boolean;
+  /**
+   * How long to wait for a local destination's lock that another run holds
+   * (milliseconds, one deadline for the whole run); default 0: refuse at once
+   * with `destination_locked`.
+   */
+  readonly waitMs?: number;
   /** The clock stamped into `published_at`. */
   readonly now?: () => Date;
   /**
@@ -109,6 +120,11 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
           : `did you mean '${near}'?`,
     });
   }
+  // Destinations publishing to one place are a configuration error, refused
+  // before anything is opened for writing (every pipeline of the file counts:
+  // cron jobs often run its pipelines one at a time).
+  const overlaps = overlapRefusals(placeDestinations(config));
+  if (overlaps.length > 0) throw refuseAll(overlaps);
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };
@@ -120,7 +136,19 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
-    if (!dryRun) await lockAll(opened.flat());
+    if (!dryRun) {
+      const waitMs = options.waitMs ?? 0;
+      await lockAll(opened.flat(), {
+        waitMs,
+        onWait: (destinationId, waited) =>
+          options.onProgress?.({
+            phase: 'wait',
+            done: Math.floor(waited / 1000),
+            total: Math.ceil(waitMs / 1000),
+            destination_id: destinationId,
+          }),
+      });
+    }
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
     for (const pipeline of pipelines) await inspectAll(pipeline);
@@ -134,9 +162,11 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       });
     }
     const plan = planRun(pipelines.map(planInput));
-    if (dryRun || plan.aborted)
-      return locateReport(buildReport(plan, plan.items.map(predictedOutcome), dryRun), selected);
-    const outcomes = await applyPlan(plan.items, pipelines, options);
+    if (dryRun || plan.aborted) {
+      const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
+      return locateReport(buildReport(plan, predicted, dryRun), selected);
+    }
+    const outcomes = withWriteFailures(await applyPlan(plan.items, pipelines, options), pipelines);
     return locateReport(buildReport(plan, outcomes, false), selected);
   } finally {
     closeSources(pipelines, temporary);
@@ -160,7 +190,7 @@ async function applyPlan(
   const byPipeline = new Map(pipelines.map((pipeline) => [pipeline.config.id, pipeline]));
   const outcomes = new Map<PlanItem, ItemOutcome>();
   const writes = items.filter(
-    (item): item is PlannedWrite => item.action === 'publish' || item.action === 'replace',
+    (item): item is PlannedWrite => item.outcome === 'published' || item.outcome === 'replaced',
   );
   const now = instantOf((options.now ?? (() => new Date()))());
   const beforeStep = options.beforeStep ?? (() => {});
@@ -209,7 +239,10 @@ function orderForBatches(
     const pipeline = pipelines[pipelineIndex.get(write.pipeline_id) ?? -1];
     const destination = pipeline?.destinations.findIndex((d) => d.config.id === write.destination_id) ?? -1;
     const backend = pipeline?.destinations[destination]?.backend;
-    const owner = pipeline?.owner !== undefined && backend === pipeline.owner;
+    // The destination whose work area holds this bundle's snapshot (a bundle
+    // whose copy moved elsewhere after a failed write has another owner).
+    const holder = pipeline?.bundles.find((bundle) => bundle.dir === write.bundle_dir)?.store?.owner;
+    const owner = holder !== undefined && backend === holder;
     return [pipelineIndex.get(write.pipeline_id) ?? -1, Number(owner), destination];
   };
   return writes
@@ -272,21 +305,23 @@ async function applyBatch(
       const { outputs: _outputs, ...head } = predictedOutcome(write);
       const pipeline = pipelines.get(write.pipeline_id);
       const bundle = pipeline?.bundles.find((one) => one.dir === write.bundle_dir);
-      if (pipeline?.snapshot === undefined || backend === undefined || bundle?.snapshotIndex === undefined) {
+      const store = bundle?.store;
+      if (store === undefined || backend === undefined || bundle?.snapshotIndex === undefined) {
         outcomes.push({ ...head, outcome: 'refused', reason_code: 'destination_unreachable' });
         continue;
       }
       try {
-        const snapshot = pipeline.snapshot.reopen(bundle.snapshotIndex);
+        const snapshot = store.snapshot.reopen(bundle.snapshotIndex);
         opened.push(snapshot);
         ready.push({
           position,
           head,
-          write: { write, source: outputSource(snapshot, bundle, pipeline.owner === backend) },
+          write: { write, source: outputSource(snapshot, bundle, store.owner === backend) },
         });
         outcomes.push({ ...head, outcome: 'refused', reason_code: 'destination_write_failed' });
       } catch (error: unknown) {
-        outcomes.push({ ...head, outcome: 'refused', reason_code: reasonCodeOf(failed(error)) });
+        const refusal = failed(error);
+        outcomes.push({ ...head, outcome: 'refused', reason_code: reasonCodeOf(refusal), refusal });
       }
     }
     if (backend === undefined || ready.length === 0) return outcomes;
@@ -308,7 +343,12 @@ async function applyBatch(
       if (result === undefined) continue;
       outcomes[position] =
         result.outcome === 'refused'
-          ? { ...head, outcome: 'refused', reason_code: reasonCodeOf(result.refusal) }
+          ? {
+              ...head,
+              outcome: 'refused',
+              reason_code: reasonCodeOf(result.refusal),
+              refusal: result.refusal,
+            }
           : { ...head, outcome: result.outcome, outputs: result.outputs.length };
     }
     return outcomes;
@@ -368,7 +408,30 @@ function interruptedOutcome(write: PlannedWrite): ItemOutcome {
   return { ...head, outcome: 'refused', reason_code: 'run_interrupted' };
 }
 
-const failed = (error: unknown) => toRefusal(error, () => refuseDistributor('destination_write_failed'));
+const failed = (error: unknown) => toRefusal(error, () => destinationWriteFailed(error));
+
+/**
+ * The refusal a destination gave for an item before apply — its storage
+ * failed while the run kept the bundle's snapshot there, or the destination
+ * could not be opened or locked — so the report says why (the cause in its
+ * hint), as for a failure during apply.
+ */
+function withWriteFailures(
+  outcomes: readonly ItemOutcome[],
+  pipelines: readonly SourcePipeline[],
+): ItemOutcome[] {
+  const byPipeline = new Map(pipelines.map((pipeline) => [pipeline.config.id, pipeline]));
+  return outcomes.map((item) => {
+    if (item.outcome !== 'refused' || item.refusal !== undefined) return item;
+    const pipeline = byPipeline.get(item.pipeline_id);
+    const refusal =
+      pipeline?.bundles
+        .find((bundle) => bundle.dir === item.bundle_dir)
+        ?.writeFailures.get(item.destination_id) ??
+      pipeline?.destinations.find((destination) => destination.config.id === item.destination_id)?.refusal;
+    return refusal === undefined || refusal.code !== item.reason_code ? item : { ...item, refusal };
+  });
+}
 
 function outputSource(snapshot: BundleSnapshot, bundle: SourceBundle, mayTake: boolean): OutputSource {
   const nameOf = (output: {

@@ -124,7 +124,7 @@ describe('an outputs change republishes (reason outputs_changed)', () => {
 
     const turnedOn = await run({ source: false, html: true, assets: true });
     expect(outcomes(turnedOn)).toEqual([['replaced', 'outputs_changed']]);
-    expect(turnedOn.plan.items[0]).toMatchObject({ action: 'replace', reason: 'outputs_changed' });
+    expect(turnedOn.plan.items[0]).toMatchObject({ outcome: 'replaced', reason: 'outputs_changed' });
     expect(Object.keys(published())).toEqual([
       '.distributor.json',
       'chart.svg',
@@ -179,7 +179,7 @@ describe('an outputs change republishes (reason outputs_changed)', () => {
     const config = configWith({ source: true, html: true });
     const dry = runCli(['distribute', 'run', '--dry-run', '--config', config]);
     expect(dry.status).toBe(0);
-    expect(dry.stdout.toString()).toContain('replace sales -> site: sales/week-22 (outputs_changed)\n');
+    expect(dry.stdout.toString()).toContain('replaced sales -> site: sales/week-22 (outputs_changed)\n');
     const real = runCli(['distribute', 'run', '--config', config]);
     expect(real.status).toBe(0);
     expect(real.stdout.toString()).toMatch(/\nsales +site +sales\/week-22 +replaced +outputs_changed\n/);

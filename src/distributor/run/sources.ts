@@ -2,33 +2,54 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
-import { guardRefusals, type Refusal, toRefusal } from '../../core/refusal/index.js';
+import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
 import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
-import { discoverBundles, type OnBundle } from '../discover/discover.js';
+import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
-import { type SnapshotStep, SourceSnapshot } from '../validate/snapshot.js';
+import {
+  type BundleSnapshot,
+  type SnapshotStep,
+  SnapshotWriteFailed,
+  SourceSnapshot,
+} from '../validate/snapshot.js';
 import {
   locatedUnder,
   type PageVariant,
   readManifest,
   verifyBundleFiles,
 } from '../validate/validate-bundle.js';
+import { destinationWriteFailed, writeFailureCause } from '../write-failure.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
 
 export interface SourceBundle {
   readonly dir: BundleDir;
   readonly manifest: SourceManifest;
-  views: readonly SnapshotView[];
+  views: SnapshotView[];
   pages: readonly PageInfo[];
-  /** Position in the pipeline's snapshot, when its files were kept there. */
+  /** Position in `store`'s snapshot, when its files were kept there. */
   snapshotIndex: number | undefined;
+  /** Where its verified copy is kept (undefined: not kept). */
+  store: SnapshotStore | undefined;
+  /**
+   * Destinations refused before apply because writing this bundle's
+   * snapshot failed at their storage: destination id → the refusal, with
+   * its cause (docs/distributor.md#a-destination-that-fails).
+   */
+  readonly writeFailures: Map<string, Refusal>;
+}
+
+/** A place where verified copies of a pipeline's bundles are kept. */
+export interface SnapshotStore {
+  readonly snapshot: SourceSnapshot;
+  /** The backend whose work area holds it (it may move files instead of copying); undefined: a private temporary directory. */
+  readonly owner: DestinationBackend | undefined;
 }
 
 /** One pipeline's sources as the run learns them, phase by phase. */
@@ -38,9 +59,13 @@ export interface SourcePipeline {
   readonly root: Dir | undefined;
   readonly failures: { bundle_dir: BundleDir | null; reason_code: DistributorReasonCode; refusal: Refusal }[];
   readonly bundles: SourceBundle[];
-  snapshot: SourceSnapshot | undefined;
-  /** The backend whose scratch area holds the snapshot (it may move files instead of copying). */
-  owner: DestinationBackend | undefined;
+  /** Every store opened for this pipeline; `current` takes the next bundle. */
+  readonly stores: SnapshotStore[];
+  current: SnapshotStore | undefined;
+  /** Backends whose work area failed a snapshot write in this run: never asked again. */
+  readonly failedOwners: Set<DestinationBackend>;
+  /** The private temporary directory failed too: no store is left. */
+  temporaryFailed: boolean;
 }
 
 /** Phase 1: discovery and every manifest (paths and bundle digest included); no listed file is read. */
@@ -49,10 +74,11 @@ export function readManifests(
   destinations: readonly OpenDestination[],
 ): SourcePipeline {
   let root: Dir | undefined;
+  let rootProblem: Refusal | undefined;
   try {
     root = Dir.open(config.source.root);
-  } catch {
-    root = undefined;
+  } catch (error: unknown) {
+    rootProblem = sourceRootProblem(error);
   }
   const pipeline: SourcePipeline = {
     config,
@@ -60,8 +86,10 @@ export function readManifests(
     root,
     failures: [],
     bundles: [],
-    snapshot: undefined,
-    owner: undefined,
+    stores: [],
+    current: undefined,
+    failedOwners: new Set(),
+    temporaryFailed: false,
   };
   const shownRoot = config.source.shown ?? config.source.root;
   const fail = (bundle: BundleDir | null, refusal: Refusal): void => {
@@ -72,7 +100,7 @@ export function readManifests(
     });
   };
   if (root === undefined) {
-    fail(null, refuseDistributor('source_root_unavailable'));
+    fail(null, rootProblem ?? refuseDistributor('source_root_unavailable'));
     return pipeline;
   }
   const held = root;
@@ -92,7 +120,7 @@ export function readManifests(
       read.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
     }
   };
-  let found: readonly BundleDir[];
+  let found: Discovery;
   try {
     found = guardRefusals(
       () => discoverBundles(held, { onBundle }),
@@ -105,12 +133,26 @@ export function readManifests(
     );
     return pipeline;
   }
-  for (const dir of found) {
+  // Problems outside every bundle refuse the pipeline; those inside a bundle
+  // refuse that bundle, together with its manifest's own problems.
+  const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
+  if (outside.length > 0) fail(null, refuseAll(outside));
+  for (const dir of found.bundles) {
     const manifest = read.get(dir);
-    if (manifest === undefined || 'failed' in manifest) {
-      fail(dir, manifest?.failed ?? refuseDistributor('file_unreadable', { role: 'manifest' }));
-    } else {
-      pipeline.bundles.push({ dir, manifest, views: [], pages: [], snapshotIndex: undefined });
+    const problems = found.problems.filter((problem) => problem.bundle === dir).map((p) => p.refusal);
+    if (manifest === undefined) problems.push(refuseDistributor('file_unreadable', { role: 'manifest' }));
+    else if ('failed' in manifest) problems.push(manifest.failed);
+    if (problems.length > 0) fail(dir, refuseAll(problems));
+    else if (manifest !== undefined && !('failed' in manifest)) {
+      pipeline.bundles.push({
+        dir,
+        manifest,
+        views: [],
+        pages: [],
+        snapshotIndex: undefined,
+        store: undefined,
+        writeFailures: new Map(),
+      });
     }
   }
   return pipeline;
@@ -235,7 +277,11 @@ function verifyEach(
   }
 }
 
-/** Verifies one bundle (into the snapshot with `keep`); undefined when it failed (recorded). */
+/**
+ * Verifies one bundle, into a snapshot store with `keep`; the rendered pages,
+ * or undefined when the bundle failed (recorded as a failure). With `keep`
+ * a failing snapshot write moves the copy to the next store (`verifyKept`).
+ */
 function verifyInto(
   pipeline: SourcePipeline,
   pipelineIndex: number,
@@ -247,40 +293,142 @@ function verifyInto(
   renderHtml: boolean,
   variants: readonly PageVariant[],
 ): readonly PageInfo[] | undefined {
-  let bundleSnapshot: ReturnType<SourceSnapshot['bundle']> | undefined;
-  try {
-    if (keep) {
-      pipeline.snapshot ??= openSnapshot(pipeline, context, pipelineIndex);
-      bundleSnapshot = pipeline.snapshot.bundle(index);
+  const verify = (target: BundleSnapshot | undefined): Verified => {
+    try {
+      const pages = verifyBundleFiles(
+        parents,
+        bundle.dir,
+        bundle.manifest,
+        target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
+      );
+      return { kind: 'verified', pages };
+    } catch (error: unknown) {
+      if (error instanceof SnapshotWriteFailed) return { kind: 'snapshot_failed', error };
+      // Anything but a refusal is an unexpected read failure of the source.
+      return {
+        kind: 'refused',
+        refusal: toRefusal(error, () => refuseDistributor('file_unreadable', { role: 'bundle' })),
+      };
     }
-    const target = bundleSnapshot;
-    const pages = guardRefusals(
-      () =>
-        verifyBundleFiles(
-          parents,
-          bundle.dir,
-          bundle.manifest,
-          target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
-        ),
-      () => refuseDistributor('file_unreadable', { role: 'bundle' }),
-    );
-    if (bundleSnapshot !== undefined) bundle.snapshotIndex = index;
-    return pages;
-  } catch (error: unknown) {
-    const refusal = toRefusal(error, () => refuseDistributor('file_unreadable'));
-    const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
-    pipeline.failures.push({
-      bundle_dir: bundle.dir,
-      reason_code: reasonCodeOf(refusal),
-      refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
-    });
-    return undefined;
-  } finally {
-    bundleSnapshot?.close();
+  };
+  const outcome = keep
+    ? verifyKept(pipeline, pipelineIndex, context, bundle, index, verify)
+    : verify(undefined);
+  if (outcome.kind === 'verified') return outcome.pages;
+  // A snapshot failure is never a source failure; with `keep` it cannot reach here.
+  const refusal =
+    outcome.kind === 'refused' ? outcome.refusal : refuseDistributor('file_unreadable', { role: 'bundle' });
+  const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
+  pipeline.failures.push({
+    bundle_dir: bundle.dir,
+    reason_code: reasonCodeOf(refusal),
+    refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
+  });
+  return undefined;
+}
+
+type Verified =
+  | { readonly kind: 'verified'; readonly pages: readonly PageInfo[] }
+  | { readonly kind: 'refused'; readonly refusal: Refusal }
+  | { readonly kind: 'snapshot_failed'; readonly error: SnapshotWriteFailed };
+
+/**
+ * Verifies a bundle that some destination will receive into the pipeline's
+ * current snapshot store. When writing the snapshot fails (a full, read-only
+ * or failing filesystem), the partial copy is removed, the storage is given
+ * up for the rest of the run, the destination it belongs to is refused for
+ * this bundle (`destination_write_failed`, when it was to receive it), and
+ * the bundle is verified again into the next store: another local
+ * destination's work area, else the private temporary directory. Only when
+ * no store is left is every writing destination of the bundle refused
+ * (`snapshot_write_failed`). Never a source failure: the run goes on.
+ */
+function verifyKept(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+  bundle: SourceBundle,
+  index: number,
+  verify: (target: BundleSnapshot | undefined) => Verified,
+): Verified {
+  for (;;) {
+    const store = pipeline.current ?? openStore(pipeline, context, pipelineIndex);
+    if (store === undefined) {
+      const verified = verify(undefined);
+      if (verified.kind === 'verified') refuseWriters(pipeline, bundle, undefined, undefined);
+      return verified;
+    }
+    let target: BundleSnapshot | undefined;
+    let verified: Verified;
+    try {
+      target = store.snapshot.bundle(index);
+      verified = verify(target);
+    } catch (error: unknown) {
+      if (!(error instanceof SnapshotWriteFailed)) throw error;
+      verified = { kind: 'snapshot_failed', error };
+    } finally {
+      target?.close();
+    }
+    if (verified.kind === 'verified') {
+      bundle.store = store;
+      bundle.snapshotIndex = index;
+      return verified;
+    }
+    if (verified.kind === 'refused') return verified;
+    discardBundle(store, index, context);
+    pipeline.current = undefined;
+    if (store.owner === undefined) pipeline.temporaryFailed = true;
+    else pipeline.failedOwners.add(store.owner);
+    refuseWriters(pipeline, bundle, store.owner, verified.error);
   }
 }
 
-const isWrite = (action: string): boolean => action === 'publish' || action === 'replace';
+/**
+ * Refuses the destinations that were to receive `bundle` and now cannot:
+ * `owner` alone (its storage failed) with `destination_write_failed`, or,
+ * when no store is left (`owner` undefined), every one with
+ * `snapshot_write_failed`.
+ */
+function refuseWriters(
+  pipeline: SourcePipeline,
+  bundle: SourceBundle,
+  owner: DestinationBackend | undefined,
+  error: SnapshotWriteFailed | undefined,
+): void {
+  const categories = pipeline.destinations.map((d) => d.config.outputs);
+  for (const [position, destination] of pipeline.destinations.entries()) {
+    const view = bundle.views[position];
+    const wanted = categories[position];
+    if (view === undefined || wanted === undefined) continue;
+    const expected = expectedOutputs(bundle.manifest, wanted);
+    if (!isWrite(decide(bundle.manifest, view, expected).outcome)) continue;
+    if (owner !== undefined && destination.backend !== owner) continue;
+    const refusal =
+      owner !== undefined
+        ? destinationWriteFailed(error)
+        : refuseDistributor('snapshot_write_failed', {
+            role: 'destination',
+            hint:
+              writeFailureCause(error) ?? "check the free space of the run's temporary directory (TMPDIR)",
+          });
+    bundle.views[position] = { kind: 'refused', reason_code: reasonCodeOf(refusal) };
+    bundle.writeFailures.set(destination.config.id, refusal);
+  }
+}
+
+/** Removes what a failed snapshot write left of one bundle; a leftover goes with the run's work area. */
+function discardBundle(store: SnapshotStore, index: number, context: VerifyContext): void {
+  const destinationId = store.owner?.destinationId;
+  try {
+    removeOwnTree(store.snapshot.dir, SourceSnapshot.bundleName(index), (kind) => {
+      if (destinationId !== undefined) context.beforeStep({ kind, destination_id: destinationId });
+    });
+  } catch {
+    // Removed with the run's directory when the destination closes.
+  }
+}
+
+const isWrite = (outcome: string): boolean => outcome === 'published' || outcome === 'replaced';
 
 /**
  * Before any file is read: `write` when some destination will receive the
@@ -295,9 +443,9 @@ function writesBefore(
   for (const [index, view] of bundle.views.entries()) {
     const wanted = categories[index];
     const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
-    const action = decide(bundle.manifest, view, expected).action;
-    if (isWrite(action)) return 'write';
-    if (action === 'skip_same' && expected?.some((output) => output.sha256 === undefined) === true)
+    const outcome = decide(bundle.manifest, view, expected).outcome;
+    if (isWrite(outcome)) return 'write';
+    if (outcome === 'skipped_same' && expected?.some((output) => output.sha256 === undefined) === true)
       pagesOnly = true;
   }
   return pagesOnly ? 'pages' : 'none';
@@ -312,7 +460,7 @@ function writesAfter(
   return bundle.views.some((view, index) => {
     const wanted = categories[index];
     const outputs = wanted === undefined ? undefined : plannedOutputs(bundle.manifest, pages, wanted);
-    return outputs !== undefined && isWrite(decide(bundle.manifest, view, outputs).action);
+    return outputs !== undefined && isWrite(decide(bundle.manifest, view, outputs).outcome);
   });
 }
 
@@ -321,6 +469,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
   const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
   return {
     id: pipeline.config.id,
+    shownRoot: pipeline.config.source.shown ?? pipeline.config.source.root,
     destinations: pipeline.destinations.map((d) => ({
       id: d.config.id,
       kind: d.config.kind,
@@ -340,32 +489,52 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
 }
 
 /**
- * The snapshot lives in the first usable local destination's work area (same
- * filesystem: its outputs are then moved, not copied), else in a private
- * temporary directory.
+ * The next place for the pipeline's verified copies: the first local
+ * destination's work area that is usable and has not failed (same
+ * filesystem: its outputs are then moved, not copied), else the run's
+ * private temporary directory; undefined when even that failed.
  */
-function openSnapshot(
+function openStore(
   pipeline: SourcePipeline,
   context: VerifyContext,
   pipelineIndex: number,
-): SourceSnapshot {
+): SnapshotStore | undefined {
   for (const destination of pipeline.destinations) {
     const backend = destination.backend;
     if (backend?.scratch === undefined || destination.refusal !== undefined) continue;
+    if (pipeline.failedOwners.has(backend) || pipeline.stores.some((store) => store.owner === backend))
+      continue;
     try {
-      const snapshot = new SourceSnapshot(backend.scratch(), snapshotStep(backend.destinationId, context));
-      pipeline.owner = backend;
-      return snapshot;
+      const store = {
+        snapshot: new SourceSnapshot(backend.scratch(), snapshotStep(backend.destinationId, context)),
+        owner: backend,
+      };
+      pipeline.stores.push(store);
+      pipeline.current = store;
+      return store;
     } catch {
-      // Try the next destination, then the temporary directory.
+      // Its work area cannot hold it: try the next destination, then the temporary directory.
+      pipeline.failedOwners.add(backend);
     }
   }
-  if (context.temporary.path === undefined) openTemporary(context.temporary);
-  const base = Dir.open(context.temporary.path ?? '');
+  if (pipeline.temporaryFailed) return undefined;
   try {
-    return new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {});
-  } finally {
-    base.close();
+    if (context.temporary.path === undefined) openTemporary(context.temporary);
+    const base = Dir.open(context.temporary.path ?? '');
+    try {
+      const store = {
+        snapshot: new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {}),
+        owner: undefined,
+      };
+      pipeline.stores.push(store);
+      pipeline.current = store;
+      return store;
+    } finally {
+      base.close();
+    }
+  } catch {
+    pipeline.temporaryFailed = true;
+    return undefined;
   }
 }
 
@@ -455,7 +624,7 @@ function hasEntry(dir: Dir, name: string): boolean {
 
 export function closeSources(pipelines: readonly SourcePipeline[], temporary: TemporaryArea): void {
   for (const pipeline of pipelines) {
-    pipeline.snapshot?.close();
+    for (const store of pipeline.stores) store.snapshot.close();
     pipeline.root?.close();
   }
   if (temporary.path === undefined) return;

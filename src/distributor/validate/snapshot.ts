@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Dir, WritableFile } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
-import { refuseDistributor } from '../refusals.js';
 
 /** Reports a snapshot write to the run's fault hook before it happens. */
 export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
@@ -28,16 +27,26 @@ export class SourceSnapshot {
   bundle(index: number): BundleSnapshot {
     return snapshotWrite(() => {
       this.#step('mkdir');
-      return new BundleSnapshot(this.#dir.mkdirExclusive(`b${index}`, 0o700), this.#step);
+      return new BundleSnapshot(
+        this.#dir.mkdirExclusive(SourceSnapshot.bundleName(index), 0o700),
+        this.#step,
+      );
     });
   }
 
   /** Opens the directory of bundle `index` again (for apply), held until closed. */
   reopen(index: number): BundleSnapshot {
-    return new BundleSnapshot(this.#dir.openDir(`b${index}`), this.#step, {
-      parent: this.#dir,
-      name: `b${index}`,
-    });
+    const name = SourceSnapshot.bundleName(index);
+    return new BundleSnapshot(this.#dir.openDir(name), this.#step, { parent: this.#dir, name });
+  }
+
+  /** The snapshot's directory (bundle `index` is its entry `bundleName(index)`). */
+  get dir(): Dir {
+    return this.#dir;
+  }
+
+  static bundleName(index: number): string {
+    return `b${index}`;
   }
 
   close(): void {
@@ -95,12 +104,29 @@ export class BundleSnapshot {
   }
 }
 
-/** A failing snapshot write is the run's own storage failing, reported as such (not as a source problem). */
+/**
+ * Writing the snapshot failed: the storage that holds it (a destination's
+ * work area, or the private temporary directory) is full, read-only or
+ * failing. Not a refusal and never a source problem: the run moves the
+ * snapshot elsewhere and charges the failure to that storage's destination
+ * (docs/distributor.md#a-destination-that-fails).
+ */
+export class SnapshotWriteFailed extends Error {
+  readonly code: string;
+
+  constructor(cause: unknown) {
+    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+    super('writing the source snapshot failed', { cause });
+    this.name = 'SnapshotWriteFailed';
+    this.code = typeof code === 'string' ? code : 'EUNKNOWN';
+  }
+}
+
 function snapshotWrite<T>(work: () => T): T {
   try {
     return work();
   } catch (error: unknown) {
     if (error instanceof Refusal) throw error;
-    throw refuseDistributor('destination_write_failed', { role: 'destination' });
+    throw new SnapshotWriteFailed(error);
   }
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  CopyTargetFailed,
   copyFdHashing,
   copyFdHashingOverlapped,
   type HashedLength,
@@ -21,7 +22,7 @@ import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../tran
 import { hashFd } from './hash-fd.js';
 import type { HeldDirs } from './held-dirs.js';
 import { type OpenProblem, openRegular } from './open-source.js';
-import { BundleSnapshot } from './snapshot.js';
+import { BundleSnapshot, SnapshotWriteFailed } from './snapshot.js';
 
 /** A page rendered from one Markdown file of the bundle, for the destinations that want its `lang`. */
 export interface RenderedPage {
@@ -239,7 +240,9 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
       target.close();
     }
   } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
+    if (error instanceof Refusal || error instanceof SnapshotWriteFailed) throw error;
+    // The snapshot's side failed: not the source's fault (see SnapshotWriteFailed).
+    if (error instanceof CopyTargetFailed) throw new SnapshotWriteFailed(error);
     throw refuseDistributor('file_unreadable', { role: 'bundle' });
   }
 }
@@ -269,6 +272,8 @@ function keepBytes(
     const target = snapshot.create(name);
     try {
       target.write(bytes);
+    } catch (error: unknown) {
+      throw new SnapshotWriteFailed(error);
     } finally {
       target.close();
     }

@@ -14,6 +14,7 @@ import type { DestinationState, Instant } from '../../model/types.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
+import { destinationWriteFailed } from '../../write-failure.js';
 import { readState } from './inspect.js';
 import {
   closeAll,
@@ -41,9 +42,26 @@ const HELD_MAX = 1024;
  */
 class PendingFlush {
   #held: OpenDescriptor[] = [];
+  /** Counts flushes, so a mark taken before one still finds what came after it. */
+  #flushes = 0;
 
   hold(descriptor: OpenDescriptor): void {
     this.#held.push(descriptor);
+  }
+
+  /** Where the descriptors of the next bundle begin (see `release`). */
+  mark(): { readonly flushes: number; readonly length: number } {
+    return { flushes: this.#flushes, length: this.#held.length };
+  }
+
+  /**
+   * Closes and forgets what was held since `mark`: a bundle whose staging
+   * failed. Its tree is removed, and on a full filesystem the space of a
+   * removed file comes back only when its last descriptor closes; the next
+   * bundles of the batch need it.
+   */
+  release(mark: { readonly flushes: number; readonly length: number }): void {
+    closeAll(this.#held.splice(mark.flushes === this.#flushes ? mark.length : 0));
   }
 
   async bound(step: StepHook): Promise<void> {
@@ -55,6 +73,7 @@ class PendingFlush {
   async flush(): Promise<void> {
     const held = this.#held;
     this.#held = [];
+    this.#flushes += 1;
     try {
       await fsyncAll(held);
     } finally {
@@ -128,7 +147,10 @@ export async function applyLocalBatch(
       try {
         staged.push(await stageOne(root, index, write, source, now, step, pending));
       } catch (error: unknown) {
-        outcomes[index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+        outcomes[index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
       }
     }
     if (staged.length === 0) return outcomes;
@@ -137,7 +159,10 @@ export async function applyLocalBatch(
       await pending.flush();
     } catch (error: unknown) {
       for (const one of staged) {
-        outcomes[one.index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+        outcomes[one.index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
         discard(one, step);
       }
       staged = [];
@@ -151,11 +176,14 @@ export async function applyLocalBatch(
       try {
         committed.push(commitOne(root, one, step));
         outcomes[one.index] = {
-          outcome: one.write.action === 'publish' ? 'published' : 'replaced',
+          outcome: one.write.outcome === 'published' ? 'published' : 'replaced',
           outputs: one.state.outputs,
         };
       } catch (error: unknown) {
-        outcomes[one.index] = { outcome: 'refused', refusal: toRefusal(error, writeFailed) };
+        outcomes[one.index] = {
+          outcome: 'refused',
+          refusal: toRefusal(error, () => destinationWriteFailed(error)),
+        };
         discard(one, step);
       }
     }
@@ -198,11 +226,13 @@ async function stageOne(
     step('mkdir');
     stage = at.mkdirExclusive(name, DIR_MODE);
   }
+  const mark = pending.mark();
   try {
     await buildTree(stage, write.outputs, serializeState(state), source, snapshot, pending, step);
     // The snapshot's directory was private (0700); it is published as it is.
     if (snapshot !== undefined) stage.chmod(DIR_MODE);
   } catch (error: unknown) {
+    pending.release(mark);
     if (snapshot === undefined) stage.close();
     try {
       removeOwnTree(at, name, step);
@@ -320,7 +350,7 @@ function discard(one: Staged, step: StepHook): void {
 
 function commitOne(root: LocalRoot, one: Staged, step: StepHook): Committed {
   const segments = one.write.bundle_dir.split('/');
-  return one.write.action === 'publish'
+  return one.write.outcome === 'published'
     ? commitPublish(root, segments, one, step)
     : commitReplace(root, segments, one, step);
 }

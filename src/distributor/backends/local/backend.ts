@@ -1,4 +1,5 @@
 import type { Dir } from '../../../core/fs/index.js';
+import { Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type {
   AppliedOutcome,
   ApplyContext,
@@ -6,6 +7,7 @@ import type {
   BatchWrite,
   DestinationBackend,
   DestinationSnapshot,
+  LockOptions,
   LockOutcome,
   OutputSource,
   StepKind,
@@ -14,6 +16,7 @@ import type { LocalDestinationConfig } from '../../config/types.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
+import { destinationWriteFailed } from '../../write-failure.js';
 import { applyLocalBatch } from './apply.js';
 import { inspectLocal } from './inspect.js';
 import type { StepHook } from './tree.js';
@@ -22,30 +25,68 @@ import { LocalRoot, openRootDir } from './work-area.js';
 /**
  * Local directory destinations. Destinations of one run that name the same
  * root directory (by device and inode) share one `LocalRoot`: one lock, one
- * work area.
+ * work area (a configuration where two destinations share a root is refused
+ * before this, see `run/overlap.ts`; the sharing keeps a library caller's
+ * own configuration safe).
  */
 export class LocalBackends {
   readonly #roots = new Map<string, LocalRoot>();
 
   create(config: LocalDestinationConfig, context: BackendOpenContext): DestinationBackend {
-    return new LocalBackend(config, this.#rootFor(config.root), context);
+    const opened = this.#rootFor(config);
+    return opened instanceof Refusal
+      ? new LocalBackend(config, undefined, context, opened)
+      : new LocalBackend(config, opened, context, undefined);
   }
 
-  #rootFor(path: string): LocalRoot | undefined {
-    const dir = openRootDir(path);
-    if (dir === undefined) return undefined;
+  #rootFor(config: LocalDestinationConfig): LocalRoot | Refusal {
+    const dir = openRootDir(config.root);
+    if (dir === undefined) return refuseDistributor('destination_root_unavailable', { role: 'destination' });
+    let work: Dir | undefined;
+    if (config.work_dir !== undefined) {
+      work = openRootDir(config.work_dir);
+      const problem = work === undefined ? 'work_dir_unavailable' : workDirProblem(dir, work);
+      if (problem !== undefined) {
+        work?.close();
+        dir.close();
+        return refuseDistributor(problem, {
+          role: 'destination',
+          hint:
+            problem === 'work_dir_unavailable'
+              ? 'create the directory, or fix the path; every component is opened without following links'
+              : 'put the work_dir on the same filesystem and mount as the root: publication moves files by rename, never by copy',
+        });
+      }
+    }
     const stat = dir.stat();
     const key = `${stat.dev}:${stat.ino}`;
     const shared = this.#roots.get(key);
     if (shared !== undefined) {
       dir.close();
+      work?.close();
       return shared;
     }
-    const root = new LocalRoot(dir);
+    const root = new LocalRoot(dir, work);
     this.#roots.set(key, root);
     return root;
   }
 }
+
+/**
+ * A work directory must be where a rename from it into the root works: the
+ * same filesystem (device) and, where the kernel tells, the same mount (a
+ * bind mount of the same filesystem still fails renames with EXDEV).
+ */
+function workDirProblem(root: Dir, work: Dir): 'work_dir_other_filesystem' | undefined {
+  const a = root.stat();
+  const b = work.stat();
+  if (a.dev !== b.dev) return 'work_dir_other_filesystem';
+  if (a.mountId !== undefined && b.mountId !== undefined && a.mountId !== b.mountId)
+    return 'work_dir_other_filesystem';
+  return undefined;
+}
+
+const LOCK_RETRY_MS = 250;
 
 class LocalBackend implements DestinationBackend {
   readonly kind = 'local' as const;
@@ -55,15 +96,40 @@ class LocalBackend implements DestinationBackend {
   #scratch: Dir | undefined;
   #closed = false;
 
-  constructor(config: LocalDestinationConfig, root: LocalRoot | undefined, context: BackendOpenContext) {
+  readonly #problem: Refusal | undefined;
+
+  constructor(
+    config: LocalDestinationConfig,
+    root: LocalRoot | undefined,
+    context: BackendOpenContext,
+    problem: Refusal | undefined,
+  ) {
     this.destinationId = config.id;
     this.#root = root;
     this.#context = context;
+    this.#problem = problem;
   }
 
-  async lock(): Promise<LockOutcome> {
+  async lock(options: LockOptions = {}): Promise<LockOutcome> {
     const root = this.#usableRoot();
-    return root.acquire(this.#hook(this.#context.beforeStep)) ? { kind: 'acquired' } : { kind: 'busy' };
+    const started = Date.now();
+    const deadline = started + (options.waitMs ?? 0);
+    try {
+      // Another run's lock is asked for again every quarter second until the
+      // deadline: flock has no timeout, and a blocking call would stop the
+      // whole process (every other destination) while it waits.
+      for (;;) {
+        if (root.acquire(this.#hook(this.#context.beforeStep))) return { kind: 'acquired' };
+        const left = deadline - Date.now();
+        if (left <= 0) return { kind: 'busy' };
+        options.onWait?.(Date.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MS, left)));
+      }
+    } catch (error: unknown) {
+      // The work area could not be made or locked (a read-only or full
+      // filesystem, no permission): this destination's own failure.
+      throw toRefusal(error, () => destinationWriteFailed(error));
+    }
   }
 
   async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
@@ -71,7 +137,7 @@ class LocalBackend implements DestinationBackend {
     if (root === undefined) {
       return {
         kind: 'invalid',
-        refusal: refuseDistributor('destination_root_unavailable', { role: 'destination' }),
+        refusal: this.#problem ?? refuseDistributor('destination_root_unavailable', { role: 'destination' }),
       };
     }
     return inspectLocal(root.parents, bundleDir, root.ancestors);
@@ -109,7 +175,7 @@ class LocalBackend implements DestinationBackend {
 
   #usableRoot(): LocalRoot {
     if (this.#root === undefined)
-      throw refuseDistributor('destination_root_unavailable', { role: 'destination' });
+      throw this.#problem ?? refuseDistributor('destination_root_unavailable', { role: 'destination' });
     return this.#root;
   }
 

@@ -4,6 +4,7 @@ import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import type { BundleDir, DestinationState } from '../../model/types.js';
+import { parentDirs } from '../../path/bundle-path.js';
 import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
@@ -74,8 +75,12 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   const listing = listTree(dir, entries);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
   listed.add(STATE_FILE);
+  // A directory is ours only when a listed output lies below it: a foreign
+  // directory, empty or not, is unlisted like a foreign file (never swept).
+  const parents = new Set(read.state.outputs.flatMap((output) => parentDirs(output.path)));
   let unlisted = listing.other;
   for (const file of listing.files) if (!listed.has(file)) unlisted = true;
+  for (const path of listing.dirs) if (!parents.has(path)) unlisted = true;
   const missing = read.state.outputs.some((output) => !listing.files.has(output.path));
   return { kind: 'managed', state: read.state, token: read.token, unlisted, missing, residue: [] };
 }

@@ -6,6 +6,7 @@ import {
   renameNoReplace,
 } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
+import { destinationWriteFailed } from '../../write-failure.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
 export type StepHook = (
@@ -174,7 +175,7 @@ export function destinationProblem(error: unknown) {
   if (isFsError(error, 'ELOOP')) return refuseDistributor('destination_symlink', { role: 'destination' });
   if (isFsError(error, 'ENOTDIR'))
     return refuseDistributor('destination_not_directory', { role: 'destination' });
-  return refuseDistributor('destination_write_failed', { role: 'destination' });
+  return destinationWriteFailed(error);
 }
 
 /**
@@ -279,6 +280,8 @@ export function removeListed(
 export interface TreeListing {
   /** Regular files, as slash-separated paths relative to the tree. */
   readonly files: ReadonlySet<string>;
+  /** Directories (empty or not), as slash-separated paths relative to the tree. */
+  readonly dirs: ReadonlySet<string>;
   /** True when the tree holds a symlink, a FIFO, a device, a socket or a non-UTF-8 name. */
   readonly other: boolean;
 }
@@ -286,6 +289,7 @@ export interface TreeListing {
 /** Lists a destination bundle tree without following links (`top`: the root's entries, when already listed). */
 export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
   const files = new Set<string>();
+  const dirs = new Set<string>();
   let other = false;
   let seen = 0;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
@@ -303,6 +307,7 @@ export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
       const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
       if (type === 'file') files.add(path);
       else if (type === 'directory') {
+        dirs.add(path);
         const child = dir.openDir(entry.bytes);
         try {
           walk(child, path, depth + 1);
@@ -313,5 +318,5 @@ export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
     }
   };
   walk(root, '', 0);
-  return { files, other };
+  return { files, dirs, other };
 }

@@ -40,8 +40,12 @@ export class LocalRoot {
   #locked: boolean | undefined;
   #released = false;
 
-  constructor(root: Dir) {
+  /** The directory holding the work area: the configured `work_dir`, else the root itself. */
+  readonly #workBase: Dir;
+
+  constructor(root: Dir, workBase?: Dir) {
     this.root = root;
+    this.#workBase = workBase ?? root;
     this.parents = new HeldDirs(root);
   }
 
@@ -67,8 +71,8 @@ export class LocalRoot {
     const work = this.#openWorkArea(step);
     const result = lockExclusiveNonBlocking(work, LOCK_FILE);
     if (result.kind === 'busy') {
+      // Not remembered: a caller that waits asks again.
       work.close();
-      this.#locked = false;
       return false;
     }
     this.#work = work;
@@ -140,20 +144,22 @@ export class LocalRoot {
       this.#work?.close();
       this.#work = undefined;
       this.parents.close();
+      if (this.#workBase !== this.root) this.#workBase.close();
       this.root.close();
     }
   }
 
   #openWorkArea(step: StepHook): Dir {
+    const base = this.#workBase;
     try {
-      return this.root.openDir(WORK_AREA);
+      return base.openDir(WORK_AREA);
     } catch (error: unknown) {
       if (!isFsError(error, 'ENOENT')) throw error;
     }
     step('mkdir');
-    const work = this.root.mkdirExclusive(WORK_AREA, 0o700);
+    const work = base.mkdirExclusive(WORK_AREA, 0o700);
     step('fsync');
-    this.root.fsync();
+    base.fsync();
     return work;
   }
 

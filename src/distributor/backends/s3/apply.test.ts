@@ -49,7 +49,7 @@ async function planOne(
   const report = await distributeRun({ config, dryRun: true });
   const write = report.plan.items[0];
   const destination = config.pipelines[0]?.destinations[0];
-  if (write === undefined || write.action !== 'publish' || destination === undefined)
+  if (write === undefined || write.outcome !== 'published' || destination === undefined)
     throw new Error('fixture');
   return { write, destination, prefix };
 }

@@ -258,7 +258,7 @@ async function lostMarkerRace(settings: PublishSettings, keys: BundleKeys): Prom
 
 function applied(write: PlannedWrite): AppliedOutcome {
   return {
-    outcome: write.action === 'publish' ? 'published' : 'replaced',
+    outcome: write.outcome === 'published' ? 'published' : 'replaced',
     outputs: write.state.outputs as readonly OutputRecord[],
   };
 }

@@ -1,0 +1,186 @@
+// A failing S3 destination on a real radosgw is that destination's own
+// outcome: the store refusing a write (a bucket quota), and no room anywhere
+// for the run's verified copy (a full TMPDIR, the 1 MiB tmpfs `npm test`
+// mounts). Two S3 destinations on overlapping prefixes are refused before
+// anything is written.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listKeys, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import { mountFixtures } from '../../../../test/helpers/mount-fixtures.js';
+import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import { Refusal } from '../../../core/refusal/index.js';
+import type { DistributorConfig } from '../../config/types.js';
+import { distributeRun } from '../../run/run.js';
+
+const mounts = mountFixtures();
+let rgw: RgwService;
+let s3: S3Client;
+let work: string;
+
+beforeAll(async () => {
+  rgw = await startRgw();
+  Object.assign(process.env, rgw.awsEnv);
+  s3 = rgw.client();
+  work = mkdtempSync(join(tmpdir(), 's3-write-failure-'));
+});
+
+afterAll(async () => {
+  await rgw?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+const CREATED = '2026-05-30T11:10:00Z';
+const s3Destination = (id: string, bucket: string, prefix: string) => ({
+  id,
+  kind: 's3' as const,
+  bucket,
+  prefix,
+  endpoint: rgw.endpoint,
+  region: rgw.region,
+  force_path_style: true,
+  outputs: { source: true, html: false },
+});
+
+function sourceWith(name: string, files: Record<string, string | Uint8Array>): string {
+  const root = join(work, name);
+  mkdirSync(root);
+  writeBundle(root, 'b', { id: `${name}.b`, created: CREATED, files });
+  return root;
+}
+
+const rows = (report: Awaited<ReturnType<typeof distributeRun>>) =>
+  report.outcomes.map((o) => [o.pipeline_id, o.destination_id, o.outcome, o.reason_code ?? '']);
+
+describe('S3 destinations that fail', () => {
+  it('a write the store refuses (bucket quota) is that destination’s refusal; the other pipeline publishes', async () => {
+    const quota = await rgw.createBucket('quota');
+    const open = await rgw.createBucket('open');
+    await rgw.admin(['quota', 'set', '--quota-scope=bucket', `--bucket=${quota}`, '--max-size=4096']);
+    await rgw.admin(['quota', 'enable', '--quota-scope=bucket', `--bucket=${quota}`]);
+    const config: DistributorConfig = {
+      pipelines: [
+        {
+          id: 'big',
+          source: { root: sourceWith('big', { 'data.bin': randomBytes(64 * 1024) }) },
+          destinations: [s3Destination('capped', quota, 'site')],
+        },
+        {
+          id: 'other',
+          source: { root: sourceWith('other', { 'report.md': '# Other\n' }) },
+          destinations: [s3Destination('bucket', open, 'site')],
+        },
+      ],
+    };
+    const report = await distributeRun({ config });
+    expect(report.aborted).toBe(false);
+    expect(report.failures).toEqual([]);
+    // The store answers 403 QuotaExceeded; which of the S3 destination codes
+    // names it is the S3 backend's mapping (docs/distributor.md#s3-refusals).
+    // What this test holds is that it is that destination's own refusal.
+    const [capped, other] = rows(report);
+    expect(capped?.slice(0, 3)).toEqual(['big', 'capped', 'refused']);
+    expect(['destination_write_failed', 'destination_access_denied']).toContain(capped?.[3]);
+    expect(other).toEqual(['other', 'bucket', 'published', '']);
+    // Never published: no state, so a later run does not call it published.
+    expect((await listKeys(s3, quota, 'site/')).filter((key) => key.endsWith('.distributor.json'))).toEqual(
+      [],
+    );
+    expect((await listKeys(s3, open, 'site/')).sort()).toEqual([
+      'site/b/.distributor.json',
+      'site/b/report.md',
+    ]);
+  });
+
+  it('no room for the verified copy anywhere (a full TMPDIR): refused with snapshot_write_failed, the run goes on', async () => {
+    const bucket = await rgw.createBucket('snap');
+    const config: DistributorConfig = {
+      pipelines: [
+        {
+          id: 'big',
+          source: { root: sourceWith('huge', { 'data.bin': randomBytes(2 * 1024 * 1024) }) },
+          destinations: [s3Destination('bucket', bucket, 'big')],
+        },
+        {
+          id: 'small',
+          source: { root: sourceWith('tiny', { 'report.md': '# Small\n' }) },
+          destinations: [s3Destination('bucket', bucket, 'small')],
+        },
+      ],
+    };
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = mounts.full;
+    let report: Awaited<ReturnType<typeof distributeRun>>;
+    try {
+      report = await distributeRun({ config });
+    } finally {
+      process.env.TMPDIR = previous;
+    }
+    expect(rows(report)).toEqual([
+      ['big', 'bucket', 'refused', 'snapshot_write_failed'],
+      ['small', 'bucket', 'published', ''],
+    ]);
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'b': no space left on the filesystem (ENOSPC)",
+    );
+    expect(await listKeys(s3, bucket, 'big/')).toEqual([]);
+    expect(readdirSync(mounts.full)).toEqual([]);
+  });
+
+  it('refuses two destinations on overlapping prefixes of one bucket before writing anything', async () => {
+    // Regression: two destinations sharing a root reported success, and the
+    // second one's outputs never arrived.
+    const bucket = await rgw.createBucket('overlap');
+    const root = sourceWith('shared', { 'report.md': '# Shared\n' });
+    for (const [first, second, relation] of [
+      ['site', 'site', 'same'],
+      ['site', 'site/mirror', 'inside'],
+      ['', 'site', 'inside'],
+    ] as const) {
+      const config: DistributorConfig = {
+        pipelines: [
+          {
+            id: 'p',
+            source: { root },
+            destinations: [
+              { ...s3Destination('archive', bucket, first), outputs: { source: true, html: false } },
+              { ...s3Destination('html', bucket, second), outputs: { source: false, html: true } },
+            ],
+          },
+        ],
+      };
+      const refusal = await distributeRun({ config }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(Refusal);
+      expect([(refusal as Refusal).code, (refusal as Refusal).details]).toEqual([
+        'destination_roots_overlap',
+        {
+          relation,
+          destination: { pipeline_id: 'p', destination_id: 'html' },
+          other: { pipeline_id: 'p', destination_id: 'archive' },
+        },
+      ]);
+    }
+    expect(await listKeys(s3, bucket, '')).toEqual([]);
+    // Prefixes that only share leading characters are separate places.
+    const config: DistributorConfig = {
+      pipelines: [
+        {
+          id: 'p',
+          source: { root },
+          destinations: [s3Destination('a', bucket, 'site'), s3Destination('b', bucket, 'site-archive')],
+        },
+      ],
+    };
+    expect(rows(await distributeRun({ config }))).toEqual([
+      ['p', 'a', 'published', ''],
+      ['p', 'b', 'published', ''],
+    ]);
+    expect(readFileSync(join(root, 'b', 'report.md'), 'utf8')).toBe('# Shared\n');
+  });
+});

@@ -1,0 +1,40 @@
+import type { Refusal } from '../core/refusal/index.js';
+import { refuseDistributor } from './refusals.js';
+
+/**
+ * What a failed write at a destination (or in the run's own copy of the
+ * sources) most likely means, by errno name: fixed text sealkit writes, never
+ * the exception's own message or a path.
+ */
+const CAUSES: { readonly [code: string]: string } = {
+  ENOSPC: 'no space left on the filesystem (ENOSPC)',
+  EDQUOT: 'the disk quota of the account running sealkit is used up (EDQUOT)',
+  EROFS: 'the filesystem is mounted read-only (EROFS)',
+  EIO: 'the device reported an I/O error (EIO)',
+  EACCES: 'the account running sealkit may not write there (EACCES)',
+  EPERM: 'the account running sealkit may not write there (EPERM)',
+  EFBIG: 'a file is larger than the filesystem allows (EFBIG)',
+  EMFILE: 'too many open files (EMFILE)',
+  ENFILE: 'too many open files on the system (ENFILE)',
+};
+
+/** The errno name an error carries (`FsError`, Node's own, `CopyTargetFailed`), if any. */
+export function errnoName(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+/** One line saying what a write failure means, when its errno is one sealkit knows. */
+export function writeFailureCause(error: unknown): string | undefined {
+  const code = errnoName(error);
+  return code !== undefined && Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
+}
+
+/** `destination_write_failed`, with the cause as its hint when known. */
+export function destinationWriteFailed(error: unknown): Refusal {
+  const cause = writeFailureCause(error);
+  return refuseDistributor('destination_write_failed', {
+    role: 'destination',
+    ...(cause === undefined ? {} : { hint: cause }),
+  });
+}
