@@ -69,3 +69,56 @@ describe.each(COMMANDS.map((entry) => [entry.path.join(' '), entry] as const))(
     });
   },
 );
+
+describe('no command', () => {
+  it('regression: bare sealkit is a usage error with the command list on stderr, not a success', () => {
+    const bare = runCli([]);
+    expect(bare.status).toBe(1);
+    expect(bare.stdout.toString()).toBe('');
+    const err = bare.stderr.toString();
+    expect(err.startsWith('sealkit: missing command\nUsage: sealkit <command> [options]\n')).toBe(true);
+    expect(err).toContain('  sealkit distribute run');
+    expect(runCli(['--help']).status).toBe(0);
+  });
+
+  it('regression: a group without its command is a usage error naming the group', () => {
+    const group = runCli(['contract']);
+    expect(group.status).toBe(1);
+    expect(group.stdout.toString()).toBe('');
+    expect(group.stderr.toString()).toContain(
+      "sealkit: missing command after 'contract'\nUsage: sealkit contract <command>",
+    );
+    const json = runCli(['contract', '--json']);
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: "missing command after 'contract'",
+    });
+    const help = runCli(['contract', '--help']);
+    expect(help.status).toBe(0);
+    expect(
+      help.stdout.toString().startsWith('Usage: sealkit contract <command> [options]\n\nCommands:\n'),
+    ).toBe(true);
+  });
+});
+
+describe('a malformed flag value', () => {
+  it('prints one line, the synopsis and where the help is, not the whole help', () => {
+    const result = runCli(['distribute', 'run', '--transfers', '0']);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.toString().split('\n');
+    expect(lines[0]).toBe('sealkit: --transfers takes a whole number from 1 to 64');
+    expect(lines[1]?.startsWith('Usage: sealkit distribute run ')).toBe(true);
+    expect(lines.at(-2)).toBe("see 'sealkit distribute run --help'");
+    expect(lines.length).toBeLessThan(6);
+  });
+
+  it('suggests the edition a mistyped --edition was near', () => {
+    const result = runCli(['edition', 'new', '--edition', 'bigqery', 'x']);
+    expect(result.status).toBe(1);
+    expect(result.stderr.toString()).toContain(
+      "sealkit: invalid value 'bigqery' for option --edition (one of: bigquery, snowflake)\n  = help: did you mean 'bigquery'?\n",
+    );
+  });
+});

@@ -15,14 +15,21 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
       ? 'Usage: sealkit <command> [options]'
       : `Usage: sealkit ${group} <command> [options]`,
     '',
-    'sealkit publishes the artifacts of a data platform canonically, content-addressed,',
-    'bounded, and refused with a fixed reason code rather than guessed.',
-    '',
+    ...(group === undefined
+      ? [
+          'sealkit publishes report bundles, data contracts and generated dbt models:',
+          'every input checked, every output written once and atomically, and every',
+          'refusal a fixed reason code that says where.',
+          '',
+        ]
+      : []),
     'Commands:',
     ...lines,
     '',
     'Flags:',
-    '  -h, --help       show help (also after a command: sealkit json digest --help)',
+    group === undefined
+      ? '  -h, --help       show help (also after a command: sealkit distribute run --help)'
+      : `  -h, --help       show help (also after a command: sealkit ${group} ${commands[0]?.path[1] ?? ''} --help)`,
     '  -V, --version    print the version',
     '',
     'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
@@ -93,7 +100,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
       else io.stdout.write(`${group}\n`);
       return EXIT.ok;
     }
-    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    // No command is a usage error (exit 1), like a missing argument: a
+    // script that forgot its command must not pass (docs/cli.md#exit-codes).
+    if (argv.length === 0 || (json && argv.length === 1))
+      throw new UsageError('missing command', usage, { full: true });
+    if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
       if (json) writeJson(io, { status: 'ok', usage });
       else io.stdout.write(`${usage}\n`);
       return EXIT.ok;
@@ -107,7 +118,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     const found = resolve(argv);
     if (found === undefined) {
       const group = argv[0] === undefined ? undefined : groupUsage(argv[0]);
-      if (group !== undefined && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
+      if (group !== undefined && argv.filter((word) => word !== '--json').length === 1) {
+        throw new UsageError(`missing command after '${argv[0]}'`, group, {
+          full: true,
+          helpCommand: `sealkit ${argv[0]} --help`,
+        });
+      }
+      if (group !== undefined && (argv[1] === '--help' || argv[1] === '-h')) {
         if (json) writeJson(io, { status: 'ok', usage: group });
         else io.stdout.write(`${group}\n`);
         return EXIT.ok;

@@ -1,6 +1,6 @@
 import { Refusal, type RefusalRecord } from '../core/refusal/index.js';
 import type { CliIo, Disclosure } from './command.js';
-import { UsageError } from './usage-error.js';
+import { synopsisOf, UsageError } from './usage-error.js';
 
 /**
  * The `--json` object a command prints. A library result declared as an
@@ -132,7 +132,9 @@ export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosu
     } else {
       io.stderr.write(`sealkit: ${error.message}\n`);
       if (error.hint !== undefined) io.stderr.write(`  = help: ${error.hint}\n`);
-      io.stderr.write(error.brief ? `see '${error.helpCommand}'\n` : `${error.usage}\n`);
+      if (error.full) io.stderr.write(`${error.usage}\n`);
+      else if (error.brief) io.stderr.write(`see '${error.helpCommand}'\n`);
+      else io.stderr.write(`${synopsisOf(error.usage)}\nsee '${error.helpCommand}'\n`);
     }
     return;
   }

@@ -49,6 +49,30 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it.each([
+    ['missing', () => rmSync(dest, { recursive: true }), 'does not exist: create it, or fix the path'],
+    [
+      'a file',
+      () => {
+        rmSync(dest, { recursive: true });
+        writeFileSync(dest, '');
+      },
+      'is not a directory',
+    ],
+  ])(
+    'regression: a destination root that is %s says which cause, with the root',
+    (_what, breakRoot, cause) => {
+      makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+      breakRoot();
+      const result = runCli(['distribute', 'run', '--config', config]);
+      expect(result.status).toBe(2);
+      expect(result.stderr.toString()).toContain(
+        `error[destination_root_unavailable]: the destination root is missing`,
+      );
+      expect(result.stderr.toString()).toContain(`root '${dest}' ${cause}`);
+    },
+  );
+
   it('skipped_newer is exit 0 by default and exit 2 with --fail-on-skipped-newer, said on stderr', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T17:00:00Z' });
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
@@ -269,6 +293,18 @@ describe('sealkit distribute run', () => {
 });
 
 describe('sealkit distribute verify and manifest', () => {
+  it('regression: manifest and verify give a folder that does not exist the same code', () => {
+    const missing = join(work, 'no-such-bundle');
+    for (const args of [
+      ['manifest', missing, '--id', 'x'],
+      ['verify', missing],
+    ]) {
+      const result = runCli(['distribute', ...args, '--json']);
+      expect(result.status).toBe(2);
+      expect(JSON.parse(result.stdout.toString())).toMatchObject({ reason_code: 'source_root_missing' });
+    }
+  });
+
   it('writes a manifest a producer can publish, and verify accepts it', () => {
     const bundle = join(work, 'bundle');
     mkdirSync(join(bundle, 'data'), { recursive: true });

@@ -1,7 +1,7 @@
 import { MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { formatRefusal, type JsonObjectOut, progress } from '../output.js';
+import { counted, formatRefusal, type JsonObjectOut, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -226,7 +226,7 @@ export function formatReport(report: CheckReport): string {
       report.tests.map((test) => [
         test.status,
         test.name,
-        test.failures === undefined || test.failures === 0 ? '' : `${test.failures} failing rows`,
+        test.failures === undefined || test.failures === 0 ? '' : counted(test.failures, 'failing row'),
         findingText(test),
       ]),
     ),

@@ -69,7 +69,12 @@ describe('sealkit edition new', () => {
       expect([...contents.keys()].some((path) => path.split('/').includes('.ci'))).toBe(false);
       // Nothing but the workspace appeared beside it: the staging folder was renamed, not left.
       expect(readdirSync(dir)).toEqual(['client_ws']);
-      expect(scanForSentinels(run, [], [dir, 'client_ws'])).toEqual([]);
+      const project = edition === 'bigquery' ? dest : `${dest}/kit`;
+      // DEST appears once, as given, in the next step to run (docs/refusals.md#two-policies: located).
+      const printed = `${run.stdout.toString()}${run.stderr.toString()}`.split('\n');
+      expect(printed.filter((line) => line.includes('client_ws'))).toEqual([
+        `next: sealkit edition check ${project} --fixtures ${project}/fixtures`,
+      ]);
     },
   );
 
@@ -89,6 +94,19 @@ describe('sealkit edition new', () => {
       status: 'passed',
       project: 'reliable_pipeline',
     });
+  });
+
+  it('regression: the next step it prints is a command that runs as pasted, with the folder given', () => {
+    const dest = join(dir, 'ws');
+    const created = runCli(['edition', 'new', '--edition', 'snowflake', dest]);
+    expect(created.status).toBe(0);
+    const out = created.stdout.toString();
+    // Two summary lines and the next step; the file list is the dry run's and --json's.
+    expect(out.split('\n').filter((line) => line.startsWith('  create'))).toEqual([]);
+    const next = out.split('\n').find((line) => line.startsWith('next: '));
+    expect(next).toBe(`next: sealkit edition check ${dest}/kit --fixtures ${dest}/kit/fixtures`);
+    const words = (next ?? '').slice('next: sealkit '.length).split(' ');
+    expect(runCli([...words, '--json']).status).toBe(0);
   });
 
   it('prints with --dry-run the very plan a real run executes, and writes nothing', () => {

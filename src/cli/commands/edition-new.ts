@@ -1,3 +1,4 @@
+import { didYouMean } from '../../core/refusal/index.js';
 import { isEditionId, newWorkspace, STARTER_EDITION_IDS, type WorkspacePlan } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
@@ -40,21 +41,39 @@ function octal(mode: number): string {
   return `0${mode.toString(8)}`;
 }
 
-function describe(plan: WorkspacePlan, created: boolean): string {
+/**
+ * A dry run lists every folder and file it would create (the plan); a real
+ * run says what it created in two lines and how to go on, from the folder
+ * the user named (`--json` lists every file).
+ */
+function describe(plan: WorkspacePlan, created: boolean, dest: string): string {
   const verb = created ? 'created' : 'would create';
   const project = plan.projectDir === '.' ? 'the workspace root' : `${plan.projectDir}/`;
   const lines = [
     `${verb} a ${plan.edition} workspace: dbt project ${plan.projectName} at ${project}`,
     `  ${plan.dirs.length} folders (${octal(plan.dirMode)}), ${plan.files.length} files (${octal(plan.fileMode)})`,
-    ...plan.dirs.map((dir) => `  ${created ? 'created' : 'create '} ${dir}/`),
-    ...plan.files.map((file) => `  ${created ? 'created' : 'create '} ${file.path}`),
-    ...plan.skipped.map((path) => `  skipped ${path}/ (CI only)`),
   ];
+  if (!created) {
+    lines.push(
+      ...plan.dirs.map((dir) => `  create ${dir}/`),
+      ...plan.files.map((file) => `  create ${file.path}`),
+    );
+  }
+  lines.push(...plan.skipped.map((path) => `  skipped ${path}/ (CI only)`));
   if (created) {
-    const cd = plan.projectDir === '.' ? 'DEST' : `DEST/${plan.projectDir}`;
-    lines.push(`next: cd ${cd} && sealkit edition check . --fixtures fixtures`);
+    const project = plan.projectDir === '.' ? dest : `${dest.replace(/\/+$/, '')}/${plan.projectDir}`;
+    lines.push(
+      `next: sealkit edition check ${shellWord(project)} --fixtures ${shellWord(`${project}/fixtures`)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
+}
+
+const hintOf = (hint: string | undefined): { readonly hint?: string } => (hint === undefined ? {} : { hint });
+
+/** A word the shell reads back as it is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 export const editionNew: Command = {
@@ -66,15 +85,16 @@ export const editionNew: Command = {
     if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
     if (!isEditionId(edition))
       throw new UsageError(
-        `invalid value for option --edition (one of: ${STARTER_EDITION_IDS.join(', ')})`,
+        `invalid value '${edition}' for option --edition (one of: ${STARTER_EDITION_IDS.join(', ')})`,
         USAGE,
+        hintOf(didYouMean(edition, STARTER_EDITION_IDS)),
       );
     const dest = positionals[0];
     if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
     const result = newWorkspace({ edition, dest, dryRun: values['dry-run'] === true });
     const { plan } = result;
     return {
-      text: describe(plan, result.status === 'created'),
+      text: describe(plan, result.status === 'created', dest),
       json: {
         status: result.status,
         edition: plan.edition,

@@ -220,17 +220,17 @@ describe('evidence synth --out', () => {
 });
 
 describe('distribute', () => {
-  it.each(forms('bundle'))('verify %s is source_root_unavailable', (_form, path) => {
+  it.each(forms('bundle'))('verify %s is source_root_symlink', (_form, path) => {
     const result = run(['distribute', 'verify', path, '--json']);
     expect(result.status).toBe(2);
-    expect(result.out).toContain('source_root_unavailable');
+    expect(result.out).toContain('"reason_code":"source_root_symlink"');
   });
 
-  it.each(forms('unmanifested'))('manifest %s is source_root_unavailable and writes nothing', (_f, path) => {
+  it.each(forms('unmanifested'))('manifest %s is source_root_symlink and writes nothing', (_f, path) => {
     const before = snapshotTree(base);
     const result = run(['distribute', 'manifest', path, '--id', 'weather.y', '--json']);
     expect(result.status).toBe(2);
-    expect(result.out).toContain('source_root_unavailable');
+    expect(result.out).toContain('"reason_code":"source_root_symlink"');
     expect(snapshotTree(base)).toEqual(before);
   });
 
@@ -253,7 +253,7 @@ describe('distribute', () => {
     const before = snapshotTree(base);
     const bySource = run(['distribute', 'run', '--config', config(source, 'parent-site/site'), '--json']);
     expect(bySource.status).toBe(2);
-    expect(bySource.out).toContain('source_root_unavailable');
+    expect(bySource.out).toContain('"reason_code":"source_root_symlink"');
     const byDestination = run(['distribute', 'run', '--config', config('parent-bundle', site), '--json']);
     expect(byDestination.status).toBe(2);
     expect(byDestination.out).toContain('destination_root_unavailable');

@@ -132,6 +132,14 @@ describe('Markdown to HTML', () => {
     expect(untitled).toContain('<title>daily-report</title>');
   });
 
+  it('gives every heading the id GitHub gives it, so notes.md#method lands on the page', () => {
+    const page = render('# Sales by region — week 22\n\n### Method\n\n## Method\n\n## `x` *and* Ü?\n');
+    expect(page).toContain('<h1 id="sales-by-region--week-22">Sales by region — week 22</h1>');
+    expect(page).toContain('<h3 id="method">Method</h3>');
+    expect(page).toContain('<h2 id="method-1">Method</h2>');
+    expect(page).toContain('<h2 id="x-and-ü"><code>x</code> <em>and</em> Ü?</h2>');
+  });
+
   it('is byte-identical across runs and processes', () => {
     const source = readFileSync(join(GOLDEN, 'report.md'));
     const first = renderMarkdownPage(source, 'report');

@@ -1,3 +1,4 @@
+import GithubSlugger from 'github-slugger';
 import MarkdownIt from 'markdown-it';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
@@ -66,6 +67,7 @@ export function renderMarkdownPage(
   const env = {};
   const tokens = renderer.parse(text, env);
   adjustTokens(tokens, options);
+  anchorHeadings(tokens);
   const title = firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
@@ -174,6 +176,22 @@ export function pageHref(href: string, from: string, listed: ReadonlySet<string>
   const target = segments.join('/');
   if (!listed.has(target) || htmlSidecarPath(target) === undefined) return undefined;
   return `${pathPart.slice(0, -3)}.html${rest}`;
+}
+
+/**
+ * Every heading gets the `id` GitHub gives it (github-slugger: lower case,
+ * punctuation dropped, spaces as `-`, a repeated heading `-1`, `-2`), so a
+ * link written for GitHub (`notes.md#method`) lands on the published page
+ * too (docs/distributor.md#pages).
+ */
+function anchorHeadings(tokens: readonly Token[]): void {
+  const slugger = new GithubSlugger();
+  tokens.forEach((token, index) => {
+    if (token.type !== 'heading_open') return;
+    const inline = tokens[index + 1];
+    const text = inline?.type === 'inline' ? collectText(inline.children ?? []) : '';
+    token.attrSet('id', slugger.slug(text));
+  });
 }
 
 function firstHeadingText(tokens: readonly Token[]): string | undefined {

@@ -1,4 +1,4 @@
-import type { Dir } from '../../../core/fs/index.js';
+import { Dir, isFsError } from '../../../core/fs/index.js';
 import { Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type {
   AppliedOutcome,
@@ -40,8 +40,15 @@ export class LocalBackends {
   }
 
   #rootFor(config: LocalDestinationConfig): LocalRoot | Refusal {
-    const dir = openRootDir(config.root);
-    if (dir === undefined) return refuseDistributor('destination_root_unavailable', { role: 'destination' });
+    let dir: Dir;
+    try {
+      dir = Dir.open(config.root);
+    } catch (error: unknown) {
+      return refuseDistributor('destination_root_unavailable', {
+        role: 'destination',
+        hint: rootCause(config.root, error),
+      });
+    }
     let work: Dir | undefined;
     if (config.work_dir !== undefined) {
       work = openRootDir(config.work_dir);
@@ -182,4 +189,21 @@ class LocalBackend implements DestinationBackend {
   #hook(beforeStep: (step: { kind: StepKind; destination_id: string }) => void): StepHook {
     return (kind) => beforeStep({ kind, destination_id: this.destinationId });
   }
+}
+
+/**
+ * Which of the causes `destination_root_unavailable` covers, with the root as
+ * configured, so the operator knows what to fix (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
+ */
+function rootCause(root: string, error: unknown): string {
+  const named = `root '${root}'`;
+  if (isFsError(error, 'ENOENT')) return `${named} does not exist: create it, or fix the path`;
+  if (isFsError(error, 'ELOOP')) {
+    return `${named} is reached through a symbolic link: name the real directory (every component is opened without following links)`;
+  }
+  if (isFsError(error, 'ENOTDIR')) return `${named} is not a directory`;
+  if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM')) {
+    return `${named} cannot be opened: give the account running sealkit search permission on it and every directory above it`;
+  }
+  return `${named} cannot be opened`;
 }
