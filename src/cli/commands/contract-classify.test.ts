@@ -122,7 +122,9 @@ describe('sealkit contract classify', () => {
       const run = runCli(args);
       expect(run.status).toBe(2);
       expect(`${run.stdout}${run.stderr}`).toContain('contract_projection_not_canonical');
-      expect(scanForSentinels(run, [], [sentinel, pretty])).toEqual([]);
+      // Which of the two files, as given; never what it holds.
+      expect(`${run.stdout}${run.stderr}`).toContain(pretty);
+      expect(scanForSentinels(run, [], [sentinel])).toEqual([]);
     }
     const unsorted = join(dir, 'unsorted.json');
     writeFileSync(unsorted, text);
@@ -134,10 +136,24 @@ describe('sealkit contract classify', () => {
     expect(scanForSentinels(run, [], [sentinel])).toEqual([]);
   });
 
+  it('regression: a projection that is not JSON is refused at its file, line and column', () => {
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"a":');
+    const run = runCli(['contract', 'classify', golden('retail.source.orders'), broken]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      'error[contract_projection_malformed]: the bytes are not a leapview.contract/v1 projection in the closed representation\n' +
+        `  --> ${broken}:1:6\n` +
+        '  = help: not strict JSON (json_malformed): the document ends before its value is complete\n',
+    );
+  });
+
   it('refuses a missing file and rejects a wrong command line', () => {
     const missing = runCli(['contract', 'classify', join(dir, 'nope.json'), widened]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr.toString('utf8')).toContain('input_missing');
+    expect(missing.stderr.toString('utf8')).toContain(
+      `error[input_missing]: the input file does not exist\n  --> ${join(dir, 'nope.json')}\n`,
+    );
     expect(runCli(['contract', 'classify', widened]).status).toBe(1);
     expect(runCli(['contract', 'classify', '-', '-']).status).toBe(1);
     expect(runCli(['contract', 'classify', widened, widened, widened]).status).toBe(1);

@@ -1,5 +1,6 @@
 import { classifyContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
+import { Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -54,9 +55,17 @@ export const contractClassify: Command = {
     if (failOn !== undefined && !FAIL_ON_LEVELS.includes(failOn)) {
       throw new UsageError('--fail-on takes compatible, widening or breaking', USAGE);
     }
-    const baseline = await readBoundedInput(baselinePath, MAX_PROJECTION_BYTES, io.stdin);
-    const candidate = await readBoundedInput(candidatePath, MAX_PROJECTION_BYTES, io.stdin);
-    const result = classifyContractVersion(baseline, candidate);
+    const baseline = await located(baselinePath, () =>
+      readBoundedInput(baselinePath, MAX_PROJECTION_BYTES, io.stdin),
+    );
+    const candidate = await located(candidatePath, () =>
+      readBoundedInput(candidatePath, MAX_PROJECTION_BYTES, io.stdin),
+    );
+    // The refusal's role says which of the two files it is about.
+    const result = await located(
+      (role) => (role === 'candidate' ? candidatePath : baselinePath),
+      async () => classifyContractVersion(baseline, candidate),
+    );
     const head = `${result.resource.kind} ${result.resource.id} ${result.baseline.version} → ${result.candidate.version}: ${result.verdict}\n`;
     const failed =
       failOn !== undefined &&
@@ -74,3 +83,20 @@ export const contractClassify: Command = {
     };
   },
 };
+
+/**
+ * Runs `step`; a refusal it throws names the file it is about, as the user
+ * gave it (`<stdin>` for -), so a refusal of one of two inputs says which.
+ */
+async function located<T>(
+  path: string | ((role: string | undefined) => string),
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal) || error.category === 'internal') throw error;
+    const named = typeof path === 'string' ? path : path(error.role);
+    throw error.at({ path: named === '-' ? '<stdin>' : named });
+  }
+}

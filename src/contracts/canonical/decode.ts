@@ -1,4 +1,5 @@
 import { type Sha256Prefixed, sha256Prefixed } from '../../core/digest/index.js';
+import { pointerOf } from '../../core/input/index.js';
 import { canonicalize, parseStrict } from '../../core/json/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { parseDecimalLexeme } from '../authoring/decimal.js';
@@ -36,11 +37,26 @@ export function decodeProjection(bytes: Uint8Array, expected?: Sha256Prefixed): 
   let value: unknown;
   try {
     value = parseStrict(bytes, { maxBytes: MAX_BYTES, maxDepth: MAX_DEPTH });
-  } catch {
-    throw refuseContract('contract_projection_malformed', { role: 'projection' });
+  } catch (error: unknown) {
+    // Where the JSON breaks, and the JSON reader's advice: a projection is
+    // the operator's own file (docs/refusals.md#two-policies).
+    const inner = error instanceof Refusal ? error : undefined;
+    throw refuseContract('contract_projection_malformed', {
+      role: 'projection',
+      ...(inner?.location === undefined ? {} : { location: inner.location }),
+      hint: `not strict JSON (${inner?.code ?? 'unreadable'})${inner?.hint === undefined ? '' : `: ${inner.hint}`}`,
+    });
   }
   const parsed = ProjectionSchema.safeParse(value);
-  if (!parsed.success) throw refuseContract('contract_projection_malformed', { role: 'projection' });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = (issue?.path ?? []).filter((segment) => typeof segment !== 'symbol');
+    throw refuseContract('contract_projection_malformed', {
+      role: 'projection',
+      ...(path.length === 0 ? {} : { location: { pointer: pointerOf(path) } }),
+      hint: 'write projections with `sealkit contract project --out`; they are not edited by hand',
+    });
+  }
   const notCanonical = () => refuseContract('contract_projection_not_canonical', { role: 'projection' });
   let text: string;
   try {

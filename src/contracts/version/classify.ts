@@ -44,7 +44,13 @@ function decodeSide(bytes: Uint8Array, role: 'baseline' | 'candidate', digest?: 
     return decodeProjection(bytes, digest);
   } catch (error: unknown) {
     // Same code, but naming which side failed.
-    if (error instanceof Refusal) throw refuseContract(error.code as ContractRefusalCode, { role });
+    if (error instanceof Refusal) {
+      throw refuseContract(error.code as ContractRefusalCode, {
+        role,
+        ...(error.location === undefined ? {} : { location: error.location }),
+        ...(error.hint === undefined ? {} : { hint: error.hint }),
+      });
+    }
     throw error;
   }
 }
