@@ -13,6 +13,16 @@ export {
   SCAFFOLD_EDITIONS,
   type ScaffoldEdition,
 } from './editions.js';
+export {
+  FAULT_CALLS as SCAFFOLD_FAULT_CALLS,
+  FAULT_POINTS as SCAFFOLD_FAULT_POINTS,
+  type FaultCall as ScaffoldFaultCall,
+  type FaultPause as ScaffoldFaultPause,
+  type FaultPoint as ScaffoldFaultPoint,
+  parseFaultRules,
+  type ScaffoldFault,
+  type ScaffoldFaults,
+} from './faults.js';
 export { type PlannedFile as ScaffoldPlannedFile, planScaffold, type ScaffoldPlan } from './plan.js';
 export {
   PUBLICATION_CONDITION_MESSAGES,

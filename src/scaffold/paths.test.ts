@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import {
   type Edition,
@@ -19,8 +19,8 @@ import {
   SOURCE_ID,
 } from '../../test/helpers/scaffold-workspace.js';
 import { Dir } from '../core/fs/index.js';
-import { FAULTS_ENV } from './faults.js';
-import { runScaffold, scaffold } from './run.js';
+import { parseFaultRules } from './faults.js';
+import { scaffold } from './run.js';
 import { validLockFile } from './workspace/collisions.js';
 import { ownedWithout } from './workspace/entry.js';
 
@@ -139,15 +139,6 @@ describe('symlinks on the output and staging paths (criterion 6)', () => {
 });
 
 describe('a held component swapped after preflight (criterion 6)', () => {
-  const armed = process.env[FAULTS_ENV];
-  beforeAll(() => {
-    process.env[FAULTS_ENV] = 'armed';
-  });
-  afterAll(() => {
-    if (armed === undefined) delete process.env[FAULTS_ENV];
-    else process.env[FAULTS_ENV] = armed;
-  });
-
   it.each([
     ['models/migration', 'after_preflight'],
     ['models/migration', 'after_unseal'],
@@ -161,12 +152,15 @@ describe('a held component swapped after preflight (criterion 6)', () => {
       mkdirSync(target, { mode: 0o700 });
       writeFileSync(join(target, 'keep.txt'), 'outside\n');
       const outsideBefore = snapshotTree(outside);
-      const result = await runScaffold(fixture.options(), {
-        spec: `pause@${point}`,
-        pause: () => {
-          const path = join(fixture.project, ...component.split('/'));
-          renameSync(path, `${path}.moved`);
-          symlinkSync(target, path);
+      const result = await scaffold({
+        ...fixture.options(),
+        faults: {
+          rules: parseFaultRules(`pause@${point}`),
+          pause: () => {
+            const path = join(fixture.project, ...component.split('/'));
+            renameSync(path, `${path}.moved`);
+            symlinkSync(target, path);
+          },
         },
       });
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['symlink_refused'] });

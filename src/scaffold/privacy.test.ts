@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
 import { scanForSentinels } from '../../test/helpers/sentinels.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { type MutableBundle, PLANTED, sentinelBundle, sentinelsOf } from '../migration/testing/bundles.js';
-import { FAULTS_ENV } from './faults.js';
 
 const scratch = new ScaffoldScratch('privacy');
 afterAll(() => scratch.dispose());

@@ -12,41 +12,34 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import { type ScaffoldFixture, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { sha256Hex } from '../core/digest/index.js';
-import { FAULTS_ENV, type FaultPoint } from './faults.js';
+import { type FaultPoint, parseFaultRules } from './faults.js';
 import type { ScaffoldResult, StagingState } from './result.js';
-import { runScaffold, type ScaffoldOptions } from './run.js';
+import { type ScaffoldOptions, scaffold } from './run.js';
 
 const scratch = new ScaffoldScratch('publication');
-const armed = process.env[FAULTS_ENV];
-beforeAll(() => {
-  process.env[FAULTS_ENV] = 'armed';
-});
-afterAll(() => {
-  if (armed === undefined) delete process.env[FAULTS_ENV];
-  else process.env[FAULTS_ENV] = armed;
-  scratch.dispose();
-});
+afterAll(() => scratch.dispose());
 
 const OUTPUT = `models/migration/generated/${SOURCE_ID}`;
 const STAGING = `.scaffold-staging/${SOURCE_ID}`;
 const RECOVERY = `chmod -R u+w ${STAGING} && rm -r ${STAGING}`;
 
-/** A run with the hook: `spec` rules, and `onPause` run in this process while the scaffold waits. */
+/** A run with faults: `spec` rules, and `onPause` run in this process while the scaffold waits. */
 function run(
   options: ScaffoldOptions,
-  spec = '',
+  spec: string,
   onPause?: (point: FaultPoint, nth: number) => Promise<void> | void,
 ): Promise<ScaffoldResult> {
-  return runScaffold(options, onPause === undefined ? { spec } : { spec, pause: onPause });
+  return scaffold({ ...options, faults: { rules: parseFaultRules(spec), pause: onPause } });
 }
 
-/** A run with no fault at all (the variable stays armed for the others in this file). */
+/** A run with no fault at all. */
 function plain(options: ScaffoldOptions): Promise<ScaffoldResult> {
-  return runScaffold(options, { spec: '' });
+  return scaffold(options);
 }
 
 function mode(path: string): number {
@@ -469,6 +462,34 @@ describe('no atomic rename at preflight (criterion 5)', () => {
       const result = await run(fixture.options({ dryRun }), 'crossdev@preflight');
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['staging_cross_filesystem'] });
     }
+    expect(fixture.snapshot()).toEqual(before);
+  });
+});
+
+describe('faults come only as an option', () => {
+  it('the library ignores the CLI’s fault variable in its environment', async () => {
+    const fixture = scratch.fixture('bigquery');
+    const before = process.env[FAULTS_ENV];
+    process.env[FAULTS_ENV] = 'fail@after_mkdir';
+    try {
+      expect((await scaffold(fixture.options())).status).toBe('published');
+    } finally {
+      if (before === undefined) delete process.env[FAULTS_ENV];
+      else process.env[FAULTS_ENV] = before;
+    }
+  });
+
+  it.each([
+    ['rules as text', { rules: 'fail@after_mkdir' }],
+    ['an unknown point', { rules: [{ action: 'fail', point: 'after_lunch' }] }],
+    ['an errno that is not one', { rules: [{ action: 'errno', call: 'rename', errno: 'eio' }] }],
+    ['a count of zero', { rules: [{ action: 'pause', point: 'after_seal', nth: 0 }] }],
+    ['an unknown key', { rules: [], controller: {} }],
+  ])('a faults option with %s is option_invalid and writes nothing', async (_case, faults) => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const options = { ...fixture.options(), faults } as unknown as ScaffoldOptions;
+    expect(await scaffold(options)).toMatchObject({ status: 'refused', reason_codes: ['option_invalid'] });
     expect(fixture.snapshot()).toEqual(before);
   });
 });

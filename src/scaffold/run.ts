@@ -3,7 +3,7 @@ import { Refusal } from '../core/refusal/index.js';
 import { guardPrivateAsync } from '../migration/index.js';
 import type { CanonicalTableName } from './canonical.js';
 import { EDITION_PROFILES, type EditionProfile, isScaffoldEdition } from './editions.js';
-import type { FaultController } from './faults.js';
+import type { ScaffoldFaults } from './faults.js';
 import { MANIFEST_NAME, outputPath, STAGING_ROOT, stagingPath } from './names.js';
 import { checkOptionShape } from './options.js';
 import type { PlannedFile, ScaffoldPlan } from './plan.js';
@@ -55,6 +55,8 @@ export interface ScaffoldOptions {
   readonly signal?: AbortSignal | undefined;
   /** Receives the result before the staging lock is released: the lock is released last (§6.2). */
   readonly onResult?: ((result: ScaffoldResult) => void) | undefined;
+  /** Test-only failure injection (docs/scaffold.md#the-test-only-fault-hook); production callers leave it out. */
+  readonly faults?: ScaffoldFaults | undefined;
 }
 
 /**
@@ -63,16 +65,8 @@ export interface ScaffoldOptions {
  * the §6.5 result object; throws only on an internal error (a bug), as a
  * Refusal with code `internal_error` and no input text.
  */
-export function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
-  return runScaffold(options, undefined);
-}
-
-/** `scaffold` with the test-only fault controller (inert unless SEALKIT_SCAFFOLD_FAULTS is set). */
-export async function runScaffold(
-  options: ScaffoldOptions,
-  controller: FaultController | undefined,
-): Promise<ScaffoldResult> {
-  const ctx = new RunContext(options.signal, controller);
+export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
+  const ctx = new RunContext(options.signal, options.faults);
   const run = new Run(options, ctx);
   let result: ScaffoldResult;
   try {
