@@ -41,17 +41,9 @@ export class StagedTree {
     this.#root = root;
   }
 
-  get root(): Dir | undefined {
-    return this.#root;
-  }
-
-  /** The held staging directory (after a successful rename: the published directory). */
+  /** The held staging directory once made, which a failed run reports the state of. */
   get dir(): Dir | undefined {
     return this.#dir;
-  }
-
-  get identity(): FileStat | undefined {
-    return this.#identity;
   }
 
   /** Creates the staging root 0700 if absent; an existing one must pass the §6.3 root checks. */
@@ -95,10 +87,11 @@ export class StagedTree {
   }
 
   /** The exclusive mkdir of .scaffold-staging/<source_id>, 0700, held; an existing entry follows the collision precedence. */
-  makeDirectory(): void {
+  makeDirectory(): { readonly dir: Dir; readonly identity: FileStat } {
     const root = this.#requireRoot();
+    let dir: Dir;
     try {
-      this.#dir = root.mkdirExclusive(this.plan.sourceId, OPEN_DIR_MODE);
+      dir = root.mkdirExclusive(this.plan.sourceId, OPEN_DIR_MODE);
     } catch (error: unknown) {
       if (!isFsError(error, 'EEXIST')) throw error;
       const entry = lookAt(root, this.plan.sourceId);
@@ -106,7 +99,10 @@ export class StagedTree {
       if (entry.kind === 'special') throw refuseScaffold('not_regular_file');
       throw refuseScaffold('staging_exists');
     }
-    this.#identity = this.#dir.stat();
+    this.#dir = dir;
+    const identity = dir.stat();
+    this.#identity = identity;
+    return { dir, identity };
   }
 
   /** Exclusive create (0600, no-follow) and a complete write; the descriptor stays open until the seal. */
