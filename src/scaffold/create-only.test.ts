@@ -101,7 +101,7 @@ function outsideDir(): string {
   return outside;
 }
 
-describe('create-only: an existing output is never touched (criterion 2)', () => {
+describe('create-only: an existing output is never touched', () => {
   it.each(OUTPUT_COLLISIONS)(
     '$name at generated/<source_id> is refused with $code',
     async ({ plant, code }) => {
@@ -200,7 +200,7 @@ describe('create-only: an existing output is never touched (criterion 2)', () =>
   });
 });
 
-describe('after publication the output is the operator’s (criteria 4 and 6)', () => {
+describe('after publication the output is the operator’s', () => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {
     fixture = scratch.fixture('bigquery');
@@ -233,7 +233,7 @@ describe('after publication the output is the operator’s (criteria 4 and 6)', 
   });
 });
 
-describe('published modes and a failed normalization (criterion 4)', () => {
+describe('published modes and a failed normalization', () => {
   it.each([1, 3, 6])(
     'an injected chmod failure (call %i) leaves the complete output, reports published_permissions_not_normalized, and the repair restores editability',
     async (nth) => {
@@ -273,7 +273,7 @@ describe('published modes and a failed normalization (criterion 4)', () => {
     expect(JSON.parse(printed[0] ?? '')).toMatchObject({ status: 'published_permissions_not_normalized' });
   });
 
-  it('a later run adds the repair hint when the published tree is still sealed (U33), reading modes only', async () => {
+  it('a later run adds the repair hint when the published tree is still sealed, reading modes only', async () => {
     const fixture = scratch.fixture('bigquery');
     await scaffold({ ...fixture.options(), faults: { rules: parseFaultRules('errno@chmod#1=EPERM') } });
     const later = await scaffold(fixture.options());

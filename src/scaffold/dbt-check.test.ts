@@ -127,7 +127,7 @@ function writeFixtures(fixture: ScaffoldFixture): string {
   return dir;
 }
 
-describe.each(EDITIONS)('the offline check of a scaffolded %s workspace (criteria 11 and 14)', (edition) => {
+describe.each(EDITIONS)('the offline check of a scaffolded %s workspace', (edition) => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {
     fixture = scratch.fixture(edition);

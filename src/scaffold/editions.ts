@@ -3,8 +3,8 @@ import { EDITIONS, type EditionPath } from '../migration/index.js';
 /**
  * The two editions a scaffold targets. Everything edition-specific the
  * generator uses is here: where the dbt project sits in a workspace, the
- * project name that identifies it [U1], and the edition path the evidence
- * selects (binding step 8). The generated SQL calls the edition's own
+ * project name that identifies it (docs/scaffold.md#usage), and the edition
+ * path the evidence selects (docs/evidence.md). The generated SQL calls the edition's own
  * `starter_cast` / key-policy macros, so no warehouse SQL is templated here.
  */
 export type ScaffoldEdition = 'bigquery' | 'snowflake';

@@ -1,4 +1,4 @@
-// The Silver scaffolder (seed: silver-scaffolder-contract): create-only,
+// The Silver scaffolder (docs/scaffold.md): create-only,
 // evidence-bound generation of editable dbt Silver models into a client
 // workspace, staged, sealed, verified and published with one atomic
 // no-replace rename. Reads local files only; never runs dbt or a warehouse.

@@ -43,8 +43,8 @@ interface LinkCase {
   readonly plant: (fixture: ScaffoldFixture, outside: string) => void;
 }
 
-// §6.3: a symlink at any point of the output or staging path. The workspace
-// and the project directory are the workspace checks of §3.1 (workspace_invalid).
+// A symlink at any point of the output or staging path (docs/scaffold.md#checks-in-order).
+// The workspace and the project directory are the workspace checks (workspace_invalid).
 const LINKS: readonly LinkCase[] = [
   {
     point: 'the workspace',
@@ -120,7 +120,7 @@ const LINKS: readonly LinkCase[] = [
   },
 ];
 
-describe('symlinks on the output and staging paths (criterion 6)', () => {
+describe('symlinks on the output and staging paths', () => {
   it.each(LINKS)('a symlink at $point is refused with $code; nothing is written through it', async (c) => {
     const fixture = scratch.fixture(c.edition);
     const outside = scratch.dir('outside');
@@ -138,7 +138,7 @@ describe('symlinks on the output and staging paths (criterion 6)', () => {
   });
 });
 
-describe('a held component swapped after preflight (criterion 6)', () => {
+describe('a held component swapped after preflight', () => {
   it.each([
     ['models/migration', 'after_preflight'],
     ['models/migration', 'after_unseal'],
@@ -174,7 +174,7 @@ describe('a held component swapped after preflight (criterion 6)', () => {
   );
 });
 
-describe('invalid parents (criterion 6)', () => {
+describe('invalid parents', () => {
   it.each([0o770, 0o707, 0o720, 0o702])(
     'a generated/ with mode %o is output_parent_invalid',
     async (bits) => {
@@ -277,7 +277,7 @@ describe('invalid parents (criterion 6)', () => {
   });
 });
 
-describe('staging outside every dbt path (§6.3)', () => {
+describe('staging outside every dbt path', () => {
   it.each([
     ['model-paths: ["."]', 'model-paths: ["models"]', 'model-paths: ["."]'],
     ['model-paths: ["./"]', 'model-paths: ["models"]', 'model-paths: ["./"]'],

@@ -32,7 +32,7 @@ function sentinels(bundle: MutableBundle, paths: readonly string[]): { files: st
   return { files, output: [...files, ...fingerprints, ...bronze] };
 }
 
-describe('privacy (criterion 12)', () => {
+describe('privacy', () => {
   it('a published run: files and manifest hold no planted value, path or namespace; stdout and stderr not even fingerprints or Bronze names', () => {
     const bundle = sentinelBundle({ destination: 'snowflake' });
     const fixture = scratch.fixture('snowflake', { bundle });

@@ -70,7 +70,7 @@ describe('a run in another process', () => {
   );
 });
 
-describe('signals before publication (criterion 5)', () => {
+describe('signals before publication', () => {
   const points = [
     ['after_lock#1', 'SIGINT', undefined],
     ['after_mkdir#1', 'SIGTERM', 'unsealed'],
@@ -101,7 +101,7 @@ describe('signals before publication (criterion 5)', () => {
   );
 });
 
-describe('killed after the rename (criterion 5)', () => {
+describe('killed after the rename', () => {
   it.each([
     ['after_rename#1', 6],
     ['after_chmod#2', 4],
@@ -118,7 +118,7 @@ describe('killed after the rename (criterion 5)', () => {
       expect(modes).toHaveLength(6);
       expect(modes.filter((m) => m === 0o400)).toHaveLength(readOnly);
       const later = await scaffold(fixture.options());
-      // The manifest is normalized last, so its mode tells (U33): the hint, from metadata only.
+      // The manifest is normalized last, so its mode tells: the hint, from metadata only.
       expect(later).toMatchObject({ reason_codes: ['output_exists'], repair: `chmod -R u+w ${OUTPUT}` });
       expect(spawnSync('sh', ['-c', `chmod -R u+w ${OUTPUT}`], { cwd: fixture.project }).status).toBe(0);
       for (const name of readdirSync(fixture.output))
@@ -143,7 +143,7 @@ describe('killed after the rename (criterion 5)', () => {
   });
 });
 
-describe('a platform without the held-descriptor primitives (criterion 5)', () => {
+describe('a platform without the held-descriptor primitives', () => {
   const built = fileURLToPath(new URL('../../dist/src/scaffold/index.js', import.meta.url));
   const PROBE = `
 const [entry, options] = process.argv.slice(1);

@@ -46,7 +46,7 @@ function mode(path: string): number {
   return lstatSync(path).mode & 0o7777;
 }
 
-/** The state the staging directory's modes show, by the definitions of §6.2 step 7. */
+/** The state the staging directory's modes show (docs/scaffold.md#leftover-staging-and-recovery). */
 function observedState(staging: string): StagingState | 'other' {
   const dirMode = mode(staging);
   const files = readdirSync(staging).map((name) => mode(join(staging, name)));
@@ -91,7 +91,7 @@ const PRE_RENAME_PAUSES: readonly FaultPoint[] = [
   'before_rename',
 ];
 
-describe('concurrent runs with one source id (criterion 5)', () => {
+describe('concurrent runs with one source id', () => {
   it('while run A is paused at each stage, run B refuses with staging_in_use and changes nothing; exactly one publication', async () => {
     for (const point of [
       ...PRE_RENAME_PAUSES,
@@ -141,7 +141,7 @@ describe('concurrent runs with one source id (criterion 5)', () => {
   });
 });
 
-describe('staging swaps (criterion 5)', () => {
+describe('staging swaps', () => {
   it.each(['after_verify', 'after_unseal', 'before_identity_check'] as const)(
     'a staging directory swapped at %s is refused with staging_modified; nothing is published',
     async (point) => {
@@ -184,7 +184,7 @@ describe('staging swaps (criterion 5)', () => {
   });
 });
 
-describe('publish races (criterion 5)', () => {
+describe('publish races', () => {
   const races = [
     {
       name: 'a directory',
@@ -230,7 +230,7 @@ describe('publish races (criterion 5)', () => {
   );
 });
 
-describe('injected failures before the rename (criterion 5)', () => {
+describe('injected failures before the rename', () => {
   const points: { point: string; state: StagingState | undefined }[] = [
     { point: 'after_staging_root', state: undefined },
     { point: 'after_lock', state: undefined },
@@ -302,7 +302,7 @@ describe('injected failures before the rename (criterion 5)', () => {
   });
 });
 
-describe('injected failures after the rename (criterion 5)', () => {
+describe('injected failures after the rename', () => {
   it('a failure before the parent fsync reports published_durability_unknown and still normalizes modes', async () => {
     for (const spec of ['fail@after_rename', 'errno@parent_fsync=EIO']) {
       const fixture = scratch.fixture('bigquery');
@@ -351,7 +351,7 @@ describe('injected failures after the rename (criterion 5)', () => {
   });
 });
 
-describe('modified and sealed staging (criterion 5)', () => {
+describe('modified and sealed staging', () => {
   it('a staged file altered between its write and its rehash is staging_modified', async () => {
     const fixture = scratch.fixture('bigquery');
     const result = await run(fixture.options(), 'pause@before_rehash#2', () => {
@@ -454,7 +454,7 @@ describe('modified and sealed staging (criterion 5)', () => {
   );
 });
 
-describe('no atomic rename at preflight (criterion 5)', () => {
+describe('no atomic rename at preflight', () => {
   it('a staging root on another device is staging_cross_filesystem with no writes (dry run too)', async () => {
     const fixture = scratch.fixture('bigquery');
     const before = fixture.snapshot();

@@ -45,7 +45,7 @@ export interface ScaffoldOptions {
   readonly sourceBindingId?: string | undefined;
   /** Maximum evidence age in whole seconds (`parseMaxEvidenceAge`); no default. */
   readonly maxEvidenceAge?: number | undefined;
-  /** Plan only (§6.1): every check that needs no write, then the planned file list. Writes nothing. */
+  /** Plan only (docs/scaffold.md#checks-in-order): every check that needs no write, then the planned file list. Writes nothing. */
   readonly dryRun?: boolean | undefined;
   /** With `dryRun`: each planned file of the result also carries its exact text (`content`), in plan order. */
   readonly show?: boolean | undefined;
@@ -53,7 +53,7 @@ export interface ScaffoldOptions {
   readonly now?: Date | undefined;
   /** Aborting interrupts the run before publication (the CLI wires SIGINT and SIGTERM to it). */
   readonly signal?: AbortSignal | undefined;
-  /** Receives the result before the staging lock is released: the lock is released last (§6.2). */
+  /** Receives the result before the staging lock is released: the lock is released last (docs/scaffold.md#the-publication-protocol). */
   readonly onResult?: ((result: ScaffoldResult) => void) | undefined;
   /** Test-only failure injection (docs/scaffold.md#the-test-only-fault-hook); production callers leave it out. */
   readonly faults?: ScaffoldFaults | undefined;

@@ -20,7 +20,8 @@ const OPEN_DIR_MODE = 0o700;
 const SEALED_DIR_MODE = 0o500;
 
 /**
- * The staging side of one run (§6.2 steps 2-4): the staging root, the
+ * The staging side of one run (stage, seal and verify in
+ * docs/scaffold.md#the-publication-protocol): the staging root, the
  * per-source lock held to the end, the exclusively created staging
  * directory held by descriptor with its identity, and the write descriptors
  * of the staged files until the seal closes them. Every operation is
@@ -46,7 +47,7 @@ export class StagedTree {
     return this.#dir;
   }
 
-  /** Creates the staging root 0700 if absent; an existing one must pass the §6.3 root checks. */
+  /** Creates the staging root 0700 if absent; an existing one must pass the root checks (docs/scaffold.md#checks-in-order). */
   ensureRoot(): Dir {
     if (this.#root !== undefined) return this.#root;
     try {
@@ -142,8 +143,9 @@ export class StagedTree {
   }
 
   /**
-   * §6.2 step 4 over the sealed tree: the entry set equals the plan (from the
-   * listing, no subdirectory), each entry a regular file of the running
+   * The verification (docs/scaffold.md#the-publication-protocol) over the
+   * sealed tree: the entry set equals the plan (from the listing, no
+   * subdirectory), each entry a regular file of the running
    * user, mode `fileMode`, one link, its bytes (through a fresh no-follow
    * open) hashing as planned; the directory at `dirMode`; the root still a
    * private directory of the running user; the staging name still the held
@@ -179,7 +181,11 @@ export class StagedTree {
     this.checkIdentity();
   }
 
-  /** U32 (a): only the staging directory back to 0700, through the held descriptor; files stay 0400. */
+  /**
+   * Only the staging directory back to 0700, through the held descriptor;
+   * files stay 0400: a non-root process cannot move a 0500 directory to
+   * another parent (docs/scaffold.md#the-publication-protocol).
+   */
   unsealDirectory(): void {
     this.#requireDir().chmod(OPEN_DIR_MODE);
   }
