@@ -92,36 +92,44 @@ const PRE_RENAME_PAUSES: readonly FaultPoint[] = [
 ];
 
 describe('concurrent runs with one source id', () => {
-  it('while run A is paused at each stage, run B refuses with staging_in_use and changes nothing; exactly one publication', async () => {
-    for (const point of [
-      ...PRE_RENAME_PAUSES,
-      'after_rename',
-      'after_parent_fsync',
-      'after_chmod',
-    ] as const) {
+  const PAUSES: readonly FaultPoint[] = [
+    ...PRE_RENAME_PAUSES,
+    'after_rename',
+    'after_parent_fsync',
+    'after_chmod',
+  ];
+  const AFTER_RENAME: ReadonlySet<FaultPoint> = new Set([
+    'after_rename',
+    'after_parent_fsync',
+    'after_chmod',
+  ]);
+
+  it.each(PAUSES)(
+    'while run A is paused at %s, run B refuses with staging_in_use and changes nothing; exactly one publication',
+    async (point) => {
       const fixture = scratch.fixture('bigquery');
       let second: ScaffoldResult | undefined;
       let secondDry: ScaffoldResult | undefined;
-      let unchanged = false;
+      let before: Map<string, string> | undefined;
+      let after: Map<string, string> | undefined;
       const first = await run(fixture.options(), `pause@${point}#1`, async () => {
-        const before = fixture.snapshot();
+        before = fixture.snapshot();
         second = await plain(fixture.options());
         secondDry = await plain(fixture.options({ dryRun: true }));
-        unchanged = JSON.stringify([...fixture.snapshot()]) === JSON.stringify([...before]);
+        after = fixture.snapshot();
       });
-      expect(first.status, point).toBe('published');
+      expect(first.status).toBe('published');
       // Once A renamed, the output is visible and outranks the lock A still holds
       // (collision precedence); both conditions are listed.
-      const published = point === 'after_rename' || point === 'after_parent_fsync' || point === 'after_chmod';
-      const codes = published ? ['output_exists', 'staging_in_use'] : ['staging_in_use'];
-      expect(second?.reason_codes, point).toEqual(codes);
-      expect(secondDry?.reason_codes, point).toEqual(codes);
-      expect(unchanged, point).toBe(true);
-      expect((await plain(fixture.options())).reason_codes, point).toEqual(['output_exists']);
+      const codes = AFTER_RENAME.has(point) ? ['output_exists', 'staging_in_use'] : ['staging_in_use'];
+      expect(second?.reason_codes).toEqual(codes);
+      expect(secondDry?.reason_codes).toEqual(codes);
+      expect(after).toEqual(before);
+      expect((await plain(fixture.options())).reason_codes).toEqual(['output_exists']);
       expect(readdirSync(join(fixture.project, 'models', 'migration', 'generated'))).toEqual([SOURCE_ID]);
       expectPublishedComplete(fixture);
-    }
-  });
+    },
+  );
 
   it('two source ids racing to create generated/: both publish, the loser accepts EEXIST for the real directory', async () => {
     const fixture = scratch.fixture('snowflake');
@@ -303,11 +311,12 @@ describe('injected failures before the rename', () => {
 });
 
 describe('injected failures after the rename', () => {
-  it('a failure before the parent fsync reports published_durability_unknown and still normalizes modes', async () => {
-    for (const spec of ['fail@after_rename', 'errno@parent_fsync=EIO']) {
+  it.each(['fail@after_rename', 'errno@parent_fsync=EIO'])(
+    '%s before the parent fsync reports published_durability_unknown and still normalizes modes',
+    async (spec) => {
       const fixture = scratch.fixture('bigquery');
       const result = await run(fixture.options(), spec);
-      expect(result, spec).toMatchObject({
+      expect(result).toMatchObject({
         status: 'published_durability_unknown',
         reason_codes: ['published_durability_unknown'],
         output: OUTPUT,
@@ -315,29 +324,30 @@ describe('injected failures after the rename', () => {
       expectPublishedComplete(fixture);
       expect(mode(fixture.output)).toBe(0o700);
       for (const name of readdirSync(fixture.output)) expect(mode(join(fixture.output, name))).toBe(0o600);
-    }
-  });
+    },
+  );
 
-  it('a failure before or between the chmod calls leaves the complete output sealed or partly sealed', async () => {
-    for (const [spec, readOnly] of [
-      ['fail@after_parent_fsync', 6],
-      ['fail@after_chmod#1', 5],
-      ['fail@after_chmod#4', 2],
-    ] as const) {
+  it.each([
+    ['fail@after_parent_fsync', 6],
+    ['fail@after_chmod#1', 5],
+    ['fail@after_chmod#4', 2],
+  ] as const)(
+    '%s before or between the chmod calls leaves the complete output with %i files read-only, and the repair works',
+    async (spec, readOnly) => {
       const fixture = scratch.fixture('bigquery');
       const result = await run(fixture.options(), spec);
-      expect(result, spec).toMatchObject({
+      expect(result).toMatchObject({
         status: 'published_permissions_not_normalized',
         reason_codes: ['published_permissions_not_normalized'],
         repair: `chmod -R u+w ${OUTPUT}`,
       });
       expectPublishedComplete(fixture);
       const modes = readdirSync(fixture.output).map((name) => mode(join(fixture.output, name)));
-      expect(modes.filter((m) => m === 0o400).length, spec).toBe(readOnly);
+      expect(modes.filter((m) => m === 0o400).length).toBe(readOnly);
       expect(spawnSync('sh', ['-c', result.repair ?? 'false'], { cwd: fixture.project }).status).toBe(0);
       for (const name of readdirSync(fixture.output)) expect(mode(join(fixture.output, name))).toBe(0o600);
-    }
-  });
+    },
+  );
 
   it('both conditions together: status is the most severe, reason_codes lists both', async () => {
     const fixture = scratch.fixture('snowflake');
@@ -455,15 +465,19 @@ describe('modified and sealed staging', () => {
 });
 
 describe('no atomic rename at preflight', () => {
-  it('a staging root on another device is staging_cross_filesystem with no writes (dry run too)', async () => {
-    const fixture = scratch.fixture('bigquery');
-    const before = fixture.snapshot();
-    for (const dryRun of [false, true]) {
+  it.each([
+    ['a run', false],
+    ['a dry run', true],
+  ])(
+    '%s with the staging root on another device is staging_cross_filesystem with no writes',
+    async (_mode, dryRun) => {
+      const fixture = scratch.fixture('bigquery');
+      const before = fixture.snapshot();
       const result = await run(fixture.options({ dryRun }), 'crossdev@preflight');
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['staging_cross_filesystem'] });
-    }
-    expect(fixture.snapshot()).toEqual(before);
-  });
+      expect(fixture.snapshot()).toEqual(before);
+    },
+  );
 });
 
 describe('faults come only as an option', () => {
