@@ -1,10 +1,16 @@
+import {
+  STARTER_EDITION_FACTS,
+  STARTER_EDITION_ORDER,
+  type StarterEditionId,
+} from '../core/editions/index.js';
+
 /**
  * The two starter editions sealkit ships under `editions/`. A workspace made
  * from an edition keeps the edition's layout, so the dbt project sits at
  * `projectDir` inside the workspace (the workspace root for BigQuery,
  * `kit/` for Snowflake).
  */
-export type EditionId = 'bigquery' | 'snowflake';
+export type EditionId = StarterEditionId;
 
 export interface EditionSpec {
   readonly id: EditionId;
@@ -17,11 +23,11 @@ export interface EditionSpec {
 }
 
 export const STARTER_EDITIONS: { readonly [K in EditionId]: EditionSpec } = {
-  bigquery: { id: 'bigquery', folder: 'Bigquery', projectDir: '', projectName: 'retail_analytics' },
-  snowflake: { id: 'snowflake', folder: 'Snowflake', projectDir: 'kit', projectName: 'reliable_pipeline' },
+  bigquery: { id: 'bigquery', ...STARTER_EDITION_FACTS.bigquery },
+  snowflake: { id: 'snowflake', ...STARTER_EDITION_FACTS.snowflake },
 };
 
-export const STARTER_EDITION_IDS: readonly EditionId[] = ['bigquery', 'snowflake'];
+export const STARTER_EDITION_IDS: readonly EditionId[] = STARTER_EDITION_ORDER;
 
 export function isEditionId(value: string): value is EditionId {
   return (STARTER_EDITION_IDS as readonly string[]).includes(value);

@@ -1,9 +1,10 @@
+import { STARTER_EDITION_FACTS, starterProjectPath } from '../core/editions/index.js';
 import type { Destination } from './identifiers.js';
 
-/** The starter edition each warehouse destination selects (binding step 8). */
+/** The starter edition each warehouse destination selects (binding step 8): its dbt project's path. */
 export const EDITIONS = {
-  bigquery: 'editions/Bigquery/',
-  snowflake: 'editions/Snowflake/kit/',
+  bigquery: starterProjectPath(STARTER_EDITION_FACTS.bigquery),
+  snowflake: starterProjectPath(STARTER_EDITION_FACTS.snowflake),
 } as const;
 
 export type EditionDestination = keyof typeof EDITIONS;

@@ -83,7 +83,10 @@ export function canonicalTable(folded: string): CanonicalTable | undefined {
   return BY_NAME.get(folded);
 }
 
-/** Casts whose warehouse behaviour items 138/139 have not settled: generated files flag them for review [U17]. */
+/**
+ * Casts whose warehouse behaviour (time zones, precision, rounding) is not
+ * settled: generated files flag them for review (docs/scaffold.md#what-is-generated).
+ */
 export const REVIEW_CASTS: ReadonlySet<Cast> = new Set(['timestamp', 'date', 'numeric']);
 
 /** Provenance columns the migration loader adds to every Bronze table; passed through unchanged. */

@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import { type ScaffoldFixture, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
-import { FAULTS_ENV } from './faults.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
+import { parseFaultRules } from './faults.js';
 import type { ScaffoldResult } from './result.js';
-import { runScaffold, scaffold } from './run.js';
+import { scaffold } from './run.js';
 
 const scratch = new ScaffoldScratch('create-only');
 afterAll(() => scratch.dispose());
@@ -100,7 +101,7 @@ function outsideDir(): string {
   return outside;
 }
 
-describe('create-only: an existing output is never touched (criterion 2)', () => {
+describe('create-only: an existing output is never touched', () => {
   it.each(OUTPUT_COLLISIONS)(
     '$name at generated/<source_id> is refused with $code',
     async ({ plant, code }) => {
@@ -199,7 +200,7 @@ describe('create-only: an existing output is never touched (criterion 2)', () =>
   });
 });
 
-describe('after publication the output is the operator’s (criteria 4 and 6)', () => {
+describe('after publication the output is the operator’s', () => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {
     fixture = scratch.fixture('bigquery');
@@ -232,22 +233,14 @@ describe('after publication the output is the operator’s (criteria 4 and 6)', 
   });
 });
 
-describe('published modes and a failed normalization (criterion 4)', () => {
-  const armed = process.env[FAULTS_ENV];
-  beforeAll(() => {
-    process.env[FAULTS_ENV] = 'armed';
-  });
-  afterAll(() => {
-    if (armed === undefined) delete process.env[FAULTS_ENV];
-    else process.env[FAULTS_ENV] = armed;
-  });
-
+describe('published modes and a failed normalization', () => {
   it.each([1, 3, 6])(
     'an injected chmod failure (call %i) leaves the complete output, reports published_permissions_not_normalized, and the repair restores editability',
     async (nth) => {
       const fixture = scratch.fixture('snowflake');
-      const result: ScaffoldResult = await runScaffold(fixture.options(), {
-        spec: `errno@chmod#${nth}=EPERM`,
+      const result: ScaffoldResult = await scaffold({
+        ...fixture.options(),
+        faults: { rules: parseFaultRules(`errno@chmod#${nth}=EPERM`) },
       });
       expect(result).toMatchObject({
         status: 'published_permissions_not_normalized',
@@ -280,9 +273,9 @@ describe('published modes and a failed normalization (criterion 4)', () => {
     expect(JSON.parse(printed[0] ?? '')).toMatchObject({ status: 'published_permissions_not_normalized' });
   });
 
-  it('a later run adds the repair hint when the published tree is still sealed (U33), reading modes only', async () => {
+  it('a later run adds the repair hint when the published tree is still sealed, reading modes only', async () => {
     const fixture = scratch.fixture('bigquery');
-    await runScaffold(fixture.options(), { spec: 'errno@chmod#1=EPERM' });
+    await scaffold({ ...fixture.options(), faults: { rules: parseFaultRules('errno@chmod#1=EPERM') } });
     const later = await scaffold(fixture.options());
     expect(later).toMatchObject({ reason_codes: ['output_exists'], repair: `chmod -R u+w ${OUTPUT}` });
   });

@@ -10,19 +10,11 @@ import {
 } from '../../test/helpers/scaffold-workspace.js';
 import { checkProject } from '../editions/index.js';
 import { retailBundle } from '../migration/testing/bundles.js';
-import { FAULTS_ENV } from './faults.js';
-import { runScaffold, scaffold } from './run.js';
+import { parseFaultRules } from './faults.js';
+import { scaffold } from './run.js';
 
 const scratch = new ScaffoldScratch('dbt-check');
-const armed = process.env[FAULTS_ENV];
-beforeAll(() => {
-  process.env[FAULTS_ENV] = 'armed';
-});
-afterAll(() => {
-  if (armed === undefined) delete process.env[FAULTS_ENV];
-  else process.env[FAULTS_ENV] = armed;
-  scratch.dispose();
-});
+afterAll(() => scratch.dispose());
 
 const MIGRATION = { target: 'migration', vars: '{enable_migration_models: true}' } as const;
 const MODELS = ['customers', 'order_items', 'orders', 'products'].map(
@@ -135,14 +127,15 @@ function writeFixtures(fixture: ScaffoldFixture): string {
   return dir;
 }
 
-describe.each(EDITIONS)('the offline check of a scaffolded %s workspace (criteria 11 and 14)', (edition) => {
+describe.each(EDITIONS)('the offline check of a scaffolded %s workspace', (edition) => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {
     fixture = scratch.fixture(edition);
     expect((await scaffold(fixture.options())).status).toBe('published');
     // A leftover staging directory of another source id, sealed: dbt must not parse it.
-    const leftover = await runScaffold(fixture.options({ sourceId: 'leftover' }), {
-      spec: 'fail@after_seal',
+    const leftover = await scaffold({
+      ...fixture.options({ sourceId: 'leftover' }),
+      faults: { rules: parseFaultRules('fail@after_seal') },
     });
     expect(leftover.staging_state).toBe('sealed');
   });

@@ -1,23 +1,13 @@
 import { FsError } from '../core/fs/index.js';
 
 /**
- * The test-only failure-injection hook (§7, "a test-only hook ... pauses or
- * fails at named stages"). Inert unless SEALKIT_SCAFFOLD_FAULTS is set. It can
- * only make a step fail, pause, or report a chosen errno instead of making a
- * call; it never writes anything itself and never changes what or where the
+ * The test-only failure injection (docs/scaffold.md#the-test-only-fault-hook),
+ * given to `scaffold` as its `faults` option; production callers leave it
+ * out, and the library never reads the environment for it. It can only make
+ * a step fail, pause, or report a chosen errno instead of making a call; it
+ * never writes anything itself and never changes what or where the
  * scaffolder writes, so it cannot widen the scaffolder's reach.
- *
- * Spec: comma-separated rules, each `ACTION@POINT[#N][=ERRNO]`:
- *   fail@after_mkdir          the step at that point fails (an I/O error)
- *   pause@after_seal          wait until released (see below)
- *   errno@rename=EXDEV        the call fails with that errno instead of running
- *   crossdev@preflight        preflight sees the staging root on another device
- * `#N` picks the Nth time a point is reached (1-based; default every time).
- * A paused CLI run prints `sealkit scaffold fault: paused at POINT#N` on
- * stderr and resumes on a line (or end of file) on standard input.
  */
-export const FAULTS_ENV = 'SEALKIT_SCAFFOLD_FAULTS';
-
 export const FAULT_POINTS = [
   'after_preflight',
   'after_staging_root',
@@ -46,30 +36,41 @@ export type FaultPoint = (typeof FAULT_POINTS)[number];
 export const FAULT_CALLS = ['rename', 'parent_fsync', 'chmod'] as const;
 export type FaultCall = (typeof FAULT_CALLS)[number];
 
-type Rule =
-  | { readonly action: 'fail' | 'pause'; readonly point: FaultPoint; readonly nth: number | undefined }
+/**
+ * One armed fault. `nth` picks the Nth time its point or call is reached
+ * (1-based); without it, every time.
+ */
+export type ScaffoldFault =
+  | { readonly action: 'fail' | 'pause'; readonly point: FaultPoint; readonly nth?: number | undefined }
   | {
       readonly action: 'errno';
       readonly call: FaultCall;
-      readonly nth: number | undefined;
       readonly errno: string;
+      readonly nth?: number | undefined;
     }
   | { readonly action: 'crossdev' };
 
-/** How a test in the same process drives the hook; a CLI run pauses on its standard streams instead. */
-export interface FaultController {
-  /** Replaces the environment's spec for this run (the variable must still be set). */
-  readonly spec?: string;
-  /** Called at a `pause` point; the run resumes when the promise settles. */
-  pause?(point: FaultPoint, nth: number): Promise<void> | void;
+/** Called at a `pause` fault; the run resumes when it settles. `done` aborts once the run goes on. */
+export type FaultPause = (point: FaultPoint, nth: number, done: AbortSignal) => Promise<void> | void;
+
+/** The `faults` option of `scaffold`. */
+export interface ScaffoldFaults {
+  readonly rules: readonly ScaffoldFault[];
+  /** Without it a `pause` fault goes on at once. */
+  readonly pause?: FaultPause | undefined;
 }
 
 const RULE = /^(fail|pause|errno|crossdev)@([a-z_]+)(?:#([1-9][0-9]{0,3}))?(?:=(E[A-Z0-9]+))?$/;
+const ERRNO = /^E[A-Z0-9]+$/;
 
-export function parseFaultSpec(spec: string): readonly Rule[] {
-  const rules: Rule[] = [];
+/**
+ * The text form the CLI reads from its test-only variable: comma-separated
+ * `ACTION@POINT[#N][=ERRNO]` rules (docs/scaffold.md#the-test-only-fault-hook).
+ */
+export function parseFaultRules(spec: string): readonly ScaffoldFault[] {
+  const rules: ScaffoldFault[] = [];
   for (const token of spec.split(',').map((part) => part.trim())) {
-    if (token === '' || token === 'armed') continue;
+    if (token === '') continue;
     const match = RULE.exec(token);
     if (match === null) throw new Error('malformed scaffold fault rule');
     const [, action, target, nthText, errno] = match;
@@ -88,6 +89,41 @@ export function parseFaultSpec(spec: string): readonly Rule[] {
   return rules;
 }
 
+/** Whether a `faults` option has the shape of `ScaffoldFaults` (the library boundary is strict). */
+export function isScaffoldFaults(value: unknown): value is ScaffoldFaults {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    Object.keys(record).every((key) => key === 'rules' || key === 'pause') &&
+    Array.isArray(record.rules) &&
+    record.rules.every(isFault) &&
+    (record.pause === undefined || typeof record.pause === 'function')
+  );
+}
+
+function isFault(value: unknown): value is ScaffoldFault {
+  if (typeof value !== 'object' || value === null) return false;
+  const rule = value as Record<string, unknown>;
+  const nthOk = rule.nth === undefined || (Number.isSafeInteger(rule.nth) && Number(rule.nth) >= 1);
+  switch (rule.action) {
+    case 'fail':
+    case 'pause':
+      return typeof rule.point === 'string' && isOneOf(FAULT_POINTS, rule.point) && nthOk;
+    case 'errno':
+      return (
+        typeof rule.call === 'string' &&
+        isOneOf(FAULT_CALLS, rule.call) &&
+        typeof rule.errno === 'string' &&
+        ERRNO.test(rule.errno) &&
+        nthOk
+      );
+    case 'crossdev':
+      return true;
+    default:
+      return false;
+  }
+}
+
 function isOneOf<const T extends readonly string[]>(
   values: T,
   value: string | undefined,
@@ -97,20 +133,13 @@ function isOneOf<const T extends readonly string[]>(
 
 /** One run's armed faults, counting how often each point and call was reached. */
 export class Faults {
-  readonly #rules: readonly Rule[];
-  readonly #controller: FaultController | undefined;
+  readonly #rules: readonly ScaffoldFault[];
+  readonly #pause: FaultPause | undefined;
   readonly #counts = new Map<string, number>();
 
-  private constructor(rules: readonly Rule[], controller: FaultController | undefined) {
-    this.#rules = rules;
-    this.#controller = controller;
-  }
-
-  /** Undefined (inert) unless the environment variable is set to a non-empty value. */
-  static load(env: NodeJS.ProcessEnv, controller: FaultController | undefined): Faults | undefined {
-    const armed = env[FAULTS_ENV];
-    if (armed === undefined || armed === '') return undefined;
-    return new Faults(parseFaultSpec(controller?.spec ?? armed), controller);
+  constructor(faults: ScaffoldFaults) {
+    this.#rules = faults.rules;
+    this.#pause = faults.pause;
   }
 
   /** Reached a named point: fail or pause if a rule says so. `resume` waits for the release. */
@@ -120,12 +149,12 @@ export class Faults {
       if (rule.action !== 'fail' && rule.action !== 'pause') continue;
       if (rule.point !== point || (rule.nth !== undefined && rule.nth !== nth)) continue;
       if (rule.action === 'fail') throw FsError.synthetic('EIO', 'fault');
-      const pause = this.#pause(point, nth);
+      const done = new AbortController();
       try {
-        await resume(pause.released);
+        await resume(Promise.resolve(this.#pause?.(point, nth, done.signal)));
       } finally {
-        // An interrupted pause stops listening too, so nothing keeps the process alive.
-        pause.stop();
+        // An interrupted pause lets its listener go too, so nothing keeps the process alive.
+        done.abort();
       }
     }
   }
@@ -150,45 +179,9 @@ export class Faults {
     this.#counts.set(key, nth);
     return nth;
   }
-
-  #pause(point: FaultPoint, nth: number): Pause {
-    if (this.#controller?.pause !== undefined) {
-      return { released: Promise.resolve(this.#controller.pause(point, nth)), stop: () => undefined };
-    }
-    return pauseOnStandardStreams(point, nth);
-  }
 }
 
 /** A failure the hook substitutes for a real call: the errno-shaped error the call would have thrown. */
 export function injectedError(errno: string, syscall: string): FsError {
   return new FsError(errno, 0, syscall);
-}
-
-interface Pause {
-  readonly released: Promise<void>;
-  stop(): void;
-}
-
-function pauseOnStandardStreams(point: FaultPoint, nth: number): Pause {
-  process.stderr.write(`sealkit scaffold fault: paused at ${point}#${nth}\n`);
-  const stdin = process.stdin;
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const stop = (): void => {
-    stdin.off('data', done);
-    stdin.off('end', done);
-    stdin.off('close', done);
-    stdin.pause();
-  };
-  function done(): void {
-    stop();
-    release();
-  }
-  stdin.on('data', done);
-  stdin.on('end', done);
-  stdin.on('close', done);
-  stdin.resume();
-  return { released, stop };
 }

@@ -27,7 +27,7 @@ function mode(path: string): number {
   return lstatSync(path).mode & 0o7777;
 }
 
-// Acceptance criterion 1: the example mapping plus a synthetic inventory give
+// The example mapping plus a synthetic inventory give
 // byte-identical files per edition, again in a fresh workspace, and every
 // published file hashes as the manifest says after the modes are normalized.
 describe.each(EDITIONS)('golden output of the %s edition', (edition) => {

@@ -1,4 +1,4 @@
-// The Silver scaffolder (seed: silver-scaffolder-contract): create-only,
+// The Silver scaffolder (docs/scaffold.md): create-only,
 // evidence-bound generation of editable dbt Silver models into a client
 // workspace, staged, sealed, verified and published with one atomic
 // no-replace rename. Reads local files only; never runs dbt or a warehouse.
@@ -13,6 +13,16 @@ export {
   SCAFFOLD_EDITIONS,
   type ScaffoldEdition,
 } from './editions.js';
+export {
+  FAULT_CALLS as SCAFFOLD_FAULT_CALLS,
+  FAULT_POINTS as SCAFFOLD_FAULT_POINTS,
+  type FaultCall as ScaffoldFaultCall,
+  type FaultPause as ScaffoldFaultPause,
+  type FaultPoint as ScaffoldFaultPoint,
+  parseFaultRules,
+  type ScaffoldFault,
+  type ScaffoldFaults,
+} from './faults.js';
 export { type PlannedFile as ScaffoldPlannedFile, planScaffold, type ScaffoldPlan } from './plan.js';
 export {
   PUBLICATION_CONDITION_MESSAGES,

@@ -43,7 +43,7 @@ function editTable(
 const withoutTarget = (target: string) => (columns: SynthColumnSpec[]) =>
   columns.filter((column) => column.rule?.target !== target);
 
-describe('input bindings (criterion 7): each its own code, no staging, no output, nothing printed', () => {
+describe('input bindings: each its own code, no staging, no output, nothing printed', () => {
   const cases: {
     name: string;
     code: string;
@@ -172,7 +172,7 @@ describe('input bindings (criterion 7): each its own code, no staging, no output
   });
 });
 
-describe('input refusals (criterion 8): the canonical retail scope', () => {
+describe('input refusals: the canonical retail scope', () => {
   const cases: { name: string; code: string; table?: string; bundle: () => MutableBundle }[] = [
     {
       name: 'a non-canonical table',
@@ -343,7 +343,7 @@ function firstRule(mapping: Doc): Doc {
   return rule;
 }
 
-describe('validator parity with the evidence reader (criterion 9)', () => {
+describe('validator parity with the evidence reader', () => {
   const invalidMappings: { name: string; raw?: string; mutate?: (mapping: Doc) => void }[] = [
     { name: 'version 2', mutate: (m) => (m.version = 2) },
     { name: 'version true', mutate: (m) => (m.version = true) },

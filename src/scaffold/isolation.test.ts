@@ -25,7 +25,7 @@ function starterSnapshot(): { readonly editions: Map<string, string>; readonly t
   return { editions: snapshotTree(join(REPO_ROOT, 'editions')), top: readdirSync(REPO_ROOT).sort() };
 }
 
-describe('edition isolation (criterion 10)', () => {
+describe('edition isolation', () => {
   it.each(EDITIONS)(
     'a %s run changes nothing in the starter repository and nothing in the workspace but the three allowed entries',
     async (edition) => {
@@ -51,7 +51,7 @@ describe('edition isolation (criterion 10)', () => {
   );
 });
 
-describe('workspace boundary (criterion 13): refused before any write, each with its own code', () => {
+describe('workspace boundary: refused before any write, each with its own code', () => {
   it('the BigQuery edition folder of the checkout itself is workspace_inside_starter_repo', async () => {
     const repository = starterSnapshot();
     const fixture = scratch.fixture('bigquery');

@@ -2,9 +2,10 @@ import type { CanonicalTableName } from './canonical.js';
 import type { SourceId } from './source-id.js';
 
 /**
- * Every name the scaffolder creates, derived from the source id alone
- * (§4, U28). The source id's pattern keeps each one a single path component
- * without '.' or '/', so none can leave its directory.
+ * Every name the scaffolder creates, derived from the source id alone, never
+ * from evidence. The source id's pattern keeps each one a single path
+ * component without '.' or '/', so none can leave its directory
+ * (docs/scaffold.md#the-publication-protocol).
  */
 export const STAGING_ROOT = '.scaffold-staging';
 export const MANIFEST_NAME = '.scaffold-manifest.json';

@@ -1,3 +1,4 @@
+import { isScaffoldFaults } from './faults.js';
 import { refuseScaffold } from './refusals.js';
 
 const STRING_OPTIONS = ['mappingFile', 'inventoryFile', 'runManifestFile', 'sourceBindingId'] as const;
@@ -12,6 +13,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'now',
   'signal',
   'onResult',
+  'faults',
 ]);
 
 /**
@@ -31,6 +33,7 @@ export function checkOptionShape(options: object): void {
     (record.show === undefined || typeof record.show === 'boolean') &&
     (record.now === undefined || record.now instanceof Date) &&
     (record.signal === undefined || record.signal instanceof AbortSignal) &&
-    (record.onResult === undefined || typeof record.onResult === 'function');
+    (record.onResult === undefined || typeof record.onResult === 'function') &&
+    (record.faults === undefined || isScaffoldFaults(record.faults));
   if (!ok) throw refuseScaffold('option_invalid');
 }

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import {
   type Edition,
@@ -19,8 +19,8 @@ import {
   SOURCE_ID,
 } from '../../test/helpers/scaffold-workspace.js';
 import { Dir } from '../core/fs/index.js';
-import { FAULTS_ENV } from './faults.js';
-import { runScaffold, scaffold } from './run.js';
+import { parseFaultRules } from './faults.js';
+import { scaffold } from './run.js';
 import { validLockFile } from './workspace/collisions.js';
 import { ownedWithout } from './workspace/entry.js';
 
@@ -43,8 +43,8 @@ interface LinkCase {
   readonly plant: (fixture: ScaffoldFixture, outside: string) => void;
 }
 
-// §6.3: a symlink at any point of the output or staging path. The workspace
-// and the project directory are the workspace checks of §3.1 (workspace_invalid).
+// A symlink at any point of the output or staging path (docs/scaffold.md#checks-in-order).
+// The workspace and the project directory are the workspace checks (workspace_invalid).
 const LINKS: readonly LinkCase[] = [
   {
     point: 'the workspace',
@@ -120,7 +120,7 @@ const LINKS: readonly LinkCase[] = [
   },
 ];
 
-describe('symlinks on the output and staging paths (criterion 6)', () => {
+describe('symlinks on the output and staging paths', () => {
   it.each(LINKS)('a symlink at $point is refused with $code; nothing is written through it', async (c) => {
     const fixture = scratch.fixture(c.edition);
     const outside = scratch.dir('outside');
@@ -138,16 +138,7 @@ describe('symlinks on the output and staging paths (criterion 6)', () => {
   });
 });
 
-describe('a held component swapped after preflight (criterion 6)', () => {
-  const armed = process.env[FAULTS_ENV];
-  beforeAll(() => {
-    process.env[FAULTS_ENV] = 'armed';
-  });
-  afterAll(() => {
-    if (armed === undefined) delete process.env[FAULTS_ENV];
-    else process.env[FAULTS_ENV] = armed;
-  });
-
+describe('a held component swapped after preflight', () => {
   it.each([
     ['models/migration', 'after_preflight'],
     ['models/migration', 'after_unseal'],
@@ -161,12 +152,15 @@ describe('a held component swapped after preflight (criterion 6)', () => {
       mkdirSync(target, { mode: 0o700 });
       writeFileSync(join(target, 'keep.txt'), 'outside\n');
       const outsideBefore = snapshotTree(outside);
-      const result = await runScaffold(fixture.options(), {
-        spec: `pause@${point}`,
-        pause: () => {
-          const path = join(fixture.project, ...component.split('/'));
-          renameSync(path, `${path}.moved`);
-          symlinkSync(target, path);
+      const result = await scaffold({
+        ...fixture.options(),
+        faults: {
+          rules: parseFaultRules(`pause@${point}`),
+          pause: () => {
+            const path = join(fixture.project, ...component.split('/'));
+            renameSync(path, `${path}.moved`);
+            symlinkSync(target, path);
+          },
         },
       });
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['symlink_refused'] });
@@ -180,7 +174,7 @@ describe('a held component swapped after preflight (criterion 6)', () => {
   );
 });
 
-describe('invalid parents (criterion 6)', () => {
+describe('invalid parents', () => {
   it.each([0o770, 0o707, 0o720, 0o702])(
     'a generated/ with mode %o is output_parent_invalid',
     async (bits) => {
@@ -283,7 +277,7 @@ describe('invalid parents (criterion 6)', () => {
   });
 });
 
-describe('staging outside every dbt path (§6.3)', () => {
+describe('staging outside every dbt path', () => {
   it.each([
     ['model-paths: ["."]', 'model-paths: ["models"]', 'model-paths: ["."]'],
     ['model-paths: ["./"]', 'model-paths: ["models"]', 'model-paths: ["./"]'],

@@ -25,13 +25,13 @@ export interface Preflight {
 }
 
 /**
- * Every check of §3 and §6.3 that needs no write, in a fixed order so each
- * failure has one code: the platform (atomic_publish_unavailable), the
- * workspace (§3.1), the output and staging paths with the collision
- * precedence (§6.2 step 1), one filesystem for staging and output, the
- * evidence binding (the input contract's `scaffold_*` codes, §3.3), the
- * edition the evidence selects, then the canonical retail scope (§3.2) and
- * the plan. Shared by --dry-run and the default mode.
+ * Every check that needs no write, in the fixed order of
+ * docs/scaffold.md#checks-in-order so each failure has one code: the
+ * platform (atomic_publish_unavailable), the workspace, the output and
+ * staging paths with the collision precedence, one filesystem for staging
+ * and output, the evidence binding (the evidence's `scaffold_*` codes), the
+ * edition the evidence selects, then the canonical retail scope and the
+ * plan. Shared by --dry-run and the default mode.
  */
 export function preflight(
   edition: EditionProfile,

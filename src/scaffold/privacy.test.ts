@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
 import { scanForSentinels } from '../../test/helpers/sentinels.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { type MutableBundle, PLANTED, sentinelBundle, sentinelsOf } from '../migration/testing/bundles.js';
-import { FAULTS_ENV } from './faults.js';
 
 const scratch = new ScaffoldScratch('privacy');
 afterAll(() => scratch.dispose());
@@ -32,7 +32,7 @@ function sentinels(bundle: MutableBundle, paths: readonly string[]): { files: st
   return { files, output: [...files, ...fingerprints, ...bronze] };
 }
 
-describe('privacy (criterion 12)', () => {
+describe('privacy', () => {
   it('a published run: files and manifest hold no planted value, path or namespace; stdout and stderr not even fingerprints or Bronze names', () => {
     const bundle = sentinelBundle({ destination: 'snowflake' });
     const fixture = scratch.fixture('snowflake', { bundle });

@@ -12,48 +12,41 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import { type ScaffoldFixture, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { sha256Hex } from '../core/digest/index.js';
-import { FAULTS_ENV, type FaultPoint } from './faults.js';
+import { type FaultPoint, parseFaultRules } from './faults.js';
 import type { ScaffoldResult, StagingState } from './result.js';
-import { runScaffold, type ScaffoldOptions } from './run.js';
+import { type ScaffoldOptions, scaffold } from './run.js';
 
 const scratch = new ScaffoldScratch('publication');
-const armed = process.env[FAULTS_ENV];
-beforeAll(() => {
-  process.env[FAULTS_ENV] = 'armed';
-});
-afterAll(() => {
-  if (armed === undefined) delete process.env[FAULTS_ENV];
-  else process.env[FAULTS_ENV] = armed;
-  scratch.dispose();
-});
+afterAll(() => scratch.dispose());
 
 const OUTPUT = `models/migration/generated/${SOURCE_ID}`;
 const STAGING = `.scaffold-staging/${SOURCE_ID}`;
 const RECOVERY = `chmod -R u+w ${STAGING} && rm -r ${STAGING}`;
 
-/** A run with the hook: `spec` rules, and `onPause` run in this process while the scaffold waits. */
+/** A run with faults: `spec` rules, and `onPause` run in this process while the scaffold waits. */
 function run(
   options: ScaffoldOptions,
-  spec = '',
+  spec: string,
   onPause?: (point: FaultPoint, nth: number) => Promise<void> | void,
 ): Promise<ScaffoldResult> {
-  return runScaffold(options, onPause === undefined ? { spec } : { spec, pause: onPause });
+  return scaffold({ ...options, faults: { rules: parseFaultRules(spec), pause: onPause } });
 }
 
-/** A run with no fault at all (the variable stays armed for the others in this file). */
+/** A run with no fault at all. */
 function plain(options: ScaffoldOptions): Promise<ScaffoldResult> {
-  return runScaffold(options, { spec: '' });
+  return scaffold(options);
 }
 
 function mode(path: string): number {
   return lstatSync(path).mode & 0o7777;
 }
 
-/** The state the staging directory's modes show, by the definitions of §6.2 step 7. */
+/** The state the staging directory's modes show (docs/scaffold.md#leftover-staging-and-recovery). */
 function observedState(staging: string): StagingState | 'other' {
   const dirMode = mode(staging);
   const files = readdirSync(staging).map((name) => mode(join(staging, name)));
@@ -98,37 +91,45 @@ const PRE_RENAME_PAUSES: readonly FaultPoint[] = [
   'before_rename',
 ];
 
-describe('concurrent runs with one source id (criterion 5)', () => {
-  it('while run A is paused at each stage, run B refuses with staging_in_use and changes nothing; exactly one publication', async () => {
-    for (const point of [
-      ...PRE_RENAME_PAUSES,
-      'after_rename',
-      'after_parent_fsync',
-      'after_chmod',
-    ] as const) {
+describe('concurrent runs with one source id', () => {
+  const PAUSES: readonly FaultPoint[] = [
+    ...PRE_RENAME_PAUSES,
+    'after_rename',
+    'after_parent_fsync',
+    'after_chmod',
+  ];
+  const AFTER_RENAME: ReadonlySet<FaultPoint> = new Set([
+    'after_rename',
+    'after_parent_fsync',
+    'after_chmod',
+  ]);
+
+  it.each(PAUSES)(
+    'while run A is paused at %s, run B refuses with staging_in_use and changes nothing; exactly one publication',
+    async (point) => {
       const fixture = scratch.fixture('bigquery');
       let second: ScaffoldResult | undefined;
       let secondDry: ScaffoldResult | undefined;
-      let unchanged = false;
+      let before: Map<string, string> | undefined;
+      let after: Map<string, string> | undefined;
       const first = await run(fixture.options(), `pause@${point}#1`, async () => {
-        const before = fixture.snapshot();
+        before = fixture.snapshot();
         second = await plain(fixture.options());
         secondDry = await plain(fixture.options({ dryRun: true }));
-        unchanged = JSON.stringify([...fixture.snapshot()]) === JSON.stringify([...before]);
+        after = fixture.snapshot();
       });
-      expect(first.status, point).toBe('published');
+      expect(first.status).toBe('published');
       // Once A renamed, the output is visible and outranks the lock A still holds
       // (collision precedence); both conditions are listed.
-      const published = point === 'after_rename' || point === 'after_parent_fsync' || point === 'after_chmod';
-      const codes = published ? ['output_exists', 'staging_in_use'] : ['staging_in_use'];
-      expect(second?.reason_codes, point).toEqual(codes);
-      expect(secondDry?.reason_codes, point).toEqual(codes);
-      expect(unchanged, point).toBe(true);
-      expect((await plain(fixture.options())).reason_codes, point).toEqual(['output_exists']);
+      const codes = AFTER_RENAME.has(point) ? ['output_exists', 'staging_in_use'] : ['staging_in_use'];
+      expect(second?.reason_codes).toEqual(codes);
+      expect(secondDry?.reason_codes).toEqual(codes);
+      expect(after).toEqual(before);
+      expect((await plain(fixture.options())).reason_codes).toEqual(['output_exists']);
       expect(readdirSync(join(fixture.project, 'models', 'migration', 'generated'))).toEqual([SOURCE_ID]);
       expectPublishedComplete(fixture);
-    }
-  });
+    },
+  );
 
   it('two source ids racing to create generated/: both publish, the loser accepts EEXIST for the real directory', async () => {
     const fixture = scratch.fixture('snowflake');
@@ -148,7 +149,7 @@ describe('concurrent runs with one source id (criterion 5)', () => {
   });
 });
 
-describe('staging swaps (criterion 5)', () => {
+describe('staging swaps', () => {
   it.each(['after_verify', 'after_unseal', 'before_identity_check'] as const)(
     'a staging directory swapped at %s is refused with staging_modified; nothing is published',
     async (point) => {
@@ -191,7 +192,7 @@ describe('staging swaps (criterion 5)', () => {
   });
 });
 
-describe('publish races (criterion 5)', () => {
+describe('publish races', () => {
   const races = [
     {
       name: 'a directory',
@@ -237,7 +238,7 @@ describe('publish races (criterion 5)', () => {
   );
 });
 
-describe('injected failures before the rename (criterion 5)', () => {
+describe('injected failures before the rename', () => {
   const points: { point: string; state: StagingState | undefined }[] = [
     { point: 'after_staging_root', state: undefined },
     { point: 'after_lock', state: undefined },
@@ -309,12 +310,13 @@ describe('injected failures before the rename (criterion 5)', () => {
   });
 });
 
-describe('injected failures after the rename (criterion 5)', () => {
-  it('a failure before the parent fsync reports published_durability_unknown and still normalizes modes', async () => {
-    for (const spec of ['fail@after_rename', 'errno@parent_fsync=EIO']) {
+describe('injected failures after the rename', () => {
+  it.each(['fail@after_rename', 'errno@parent_fsync=EIO'])(
+    '%s before the parent fsync reports published_durability_unknown and still normalizes modes',
+    async (spec) => {
       const fixture = scratch.fixture('bigquery');
       const result = await run(fixture.options(), spec);
-      expect(result, spec).toMatchObject({
+      expect(result).toMatchObject({
         status: 'published_durability_unknown',
         reason_codes: ['published_durability_unknown'],
         output: OUTPUT,
@@ -322,29 +324,30 @@ describe('injected failures after the rename (criterion 5)', () => {
       expectPublishedComplete(fixture);
       expect(mode(fixture.output)).toBe(0o700);
       for (const name of readdirSync(fixture.output)) expect(mode(join(fixture.output, name))).toBe(0o600);
-    }
-  });
+    },
+  );
 
-  it('a failure before or between the chmod calls leaves the complete output sealed or partly sealed', async () => {
-    for (const [spec, readOnly] of [
-      ['fail@after_parent_fsync', 6],
-      ['fail@after_chmod#1', 5],
-      ['fail@after_chmod#4', 2],
-    ] as const) {
+  it.each([
+    ['fail@after_parent_fsync', 6],
+    ['fail@after_chmod#1', 5],
+    ['fail@after_chmod#4', 2],
+  ] as const)(
+    '%s before or between the chmod calls leaves the complete output with %i files read-only, and the repair works',
+    async (spec, readOnly) => {
       const fixture = scratch.fixture('bigquery');
       const result = await run(fixture.options(), spec);
-      expect(result, spec).toMatchObject({
+      expect(result).toMatchObject({
         status: 'published_permissions_not_normalized',
         reason_codes: ['published_permissions_not_normalized'],
         repair: `chmod -R u+w ${OUTPUT}`,
       });
       expectPublishedComplete(fixture);
       const modes = readdirSync(fixture.output).map((name) => mode(join(fixture.output, name)));
-      expect(modes.filter((m) => m === 0o400).length, spec).toBe(readOnly);
+      expect(modes.filter((m) => m === 0o400).length).toBe(readOnly);
       expect(spawnSync('sh', ['-c', result.repair ?? 'false'], { cwd: fixture.project }).status).toBe(0);
       for (const name of readdirSync(fixture.output)) expect(mode(join(fixture.output, name))).toBe(0o600);
-    }
-  });
+    },
+  );
 
   it('both conditions together: status is the most severe, reason_codes lists both', async () => {
     const fixture = scratch.fixture('snowflake');
@@ -358,7 +361,7 @@ describe('injected failures after the rename (criterion 5)', () => {
   });
 });
 
-describe('modified and sealed staging (criterion 5)', () => {
+describe('modified and sealed staging', () => {
   it('a staged file altered between its write and its rehash is staging_modified', async () => {
     const fixture = scratch.fixture('bigquery');
     const result = await run(fixture.options(), 'pause@before_rehash#2', () => {
@@ -461,14 +464,46 @@ describe('modified and sealed staging (criterion 5)', () => {
   );
 });
 
-describe('no atomic rename at preflight (criterion 5)', () => {
-  it('a staging root on another device is staging_cross_filesystem with no writes (dry run too)', async () => {
-    const fixture = scratch.fixture('bigquery');
-    const before = fixture.snapshot();
-    for (const dryRun of [false, true]) {
+describe('no atomic rename at preflight', () => {
+  it.each([
+    ['a run', false],
+    ['a dry run', true],
+  ])(
+    '%s with the staging root on another device is staging_cross_filesystem with no writes',
+    async (_mode, dryRun) => {
+      const fixture = scratch.fixture('bigquery');
+      const before = fixture.snapshot();
       const result = await run(fixture.options({ dryRun }), 'crossdev@preflight');
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['staging_cross_filesystem'] });
+      expect(fixture.snapshot()).toEqual(before);
+    },
+  );
+});
+
+describe('faults come only as an option', () => {
+  it('the library ignores the CLI’s fault variable in its environment', async () => {
+    const fixture = scratch.fixture('bigquery');
+    const before = process.env[FAULTS_ENV];
+    process.env[FAULTS_ENV] = 'fail@after_mkdir';
+    try {
+      expect((await scaffold(fixture.options())).status).toBe('published');
+    } finally {
+      if (before === undefined) delete process.env[FAULTS_ENV];
+      else process.env[FAULTS_ENV] = before;
     }
+  });
+
+  it.each([
+    ['rules as text', { rules: 'fail@after_mkdir' }],
+    ['an unknown point', { rules: [{ action: 'fail', point: 'after_lunch' }] }],
+    ['an errno that is not one', { rules: [{ action: 'errno', call: 'rename', errno: 'eio' }] }],
+    ['a count of zero', { rules: [{ action: 'pause', point: 'after_seal', nth: 0 }] }],
+    ['an unknown key', { rules: [], controller: {} }],
+  ])('a faults option with %s is option_invalid and writes nothing', async (_case, faults) => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const options = { ...fixture.options(), faults } as unknown as ScaffoldOptions;
+    expect(await scaffold(options)).toMatchObject({ status: 'refused', reason_codes: ['option_invalid'] });
     expect(fixture.snapshot()).toEqual(before);
   });
 });

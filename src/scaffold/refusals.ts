@@ -2,8 +2,8 @@ import { defineRefusals, type WithDetails } from '../core/refusal/index.js';
 import type { CanonicalTableName } from './canonical.js';
 
 /**
- * The scaffolder's own fixed reason codes (seed: silver-scaffolder-contract
- * §3, §6; DESIGN.md "Scaffolder"). Input-binding failures keep the evidence
+ * The scaffolder's own fixed reason codes
+ * (docs/scaffold.md#reason-codes-and-their-fixes). Input-binding failures keep the evidence
  * contract's `scaffold_*` codes (src/migration/refusals.ts). Messages are
  * fixed text: never a path, a name, a fingerprint, an errno or a value.
  */
@@ -222,7 +222,7 @@ export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusa
   },
 });
 
-/** Conditions of a run that did publish (§6.5); they are reported, not thrown. */
+/** Conditions of a run that did publish (docs/scaffold.md#the-result-object-and-exit-codes); they are reported, not thrown. */
 export type PublicationConditionCode =
   | 'published_durability_unknown'
   | 'published_permissions_not_normalized'

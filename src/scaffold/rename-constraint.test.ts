@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { makeWritable } from '../../test/helpers/scaffold-workspace.js';
 import { Dir, isFsError, renameNoReplace } from '../core/fs/index.js';
 
-// Pins the constraint behind U32 (DESIGN.md: option (a)). As a non-root user,
+// Pins the constraint behind unsealing the directory before the rename
+// (docs/scaffold.md#the-publication-protocol). As a non-root user,
 // a 0500 directory cannot move into a different parent (its '..' must
 // change), while a same-parent rename works; the scaffolder therefore sets
 // only the staging directory back to 0700 through its held descriptor before

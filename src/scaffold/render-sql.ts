@@ -7,7 +7,8 @@ import type { SourceId } from './source-id.js';
 /**
  * One editable Silver starter model. Every value interpolated here is a
  * canonical name, the source id, or a Bronze name that passed the safe
- * identifier check; raw mapping source strings never reach SQL [U9]. Casts
+ * identifier check; raw mapping source strings never reach SQL
+ * (docs/scaffold.md#what-is-generated). Casts
  * and the blank-key policy are the edition's own macros (`starter_cast`,
  * `starter_key_is_present`, `starter_foreign_key`), so the same text serves
  * both editions and the offline DuckDB check.

@@ -9,11 +9,11 @@ const GATE = `"{{ target.name == 'migration' and var('enable_migration_models', 
 const BRONZE_SCHEMA = `"{{ env_var('MIGRATION_BRONZE_NAMESPACE', var('migration_bronze_namespace', 'starterkit_migration_bronze')) }}"`;
 
 /**
- * `_silver_<source_id>__models.yml`: the source block the models read [U14],
- * and per model the migration gate, the `scaffolded` tag (never `medallion`,
- * so `tag:medallion` selections are unchanged) [U13], an explicit Silver
- * materialization and no schema of its own, so the models land in the target
- * schema beside the shipped Silver models [U25], not_null + unique on the
+ * `_silver_<source_id>__models.yml` (docs/scaffold.md#what-is-generated): the
+ * source block the models read, and per model the migration gate, the
+ * `scaffolded` tag (never `medallion`, so `tag:medallion` selections are
+ * unchanged), an explicit Silver materialization and no schema of its own,
+ * so the models land in the target schema beside the shipped Silver models, not_null + unique on the
  * primary key, accepted_values on order_status as the shipped silver_orders
  * has, and the canonical relationships where both sides are generated.
  */

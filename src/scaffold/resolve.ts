@@ -65,7 +65,7 @@ function violate(
 }
 
 /**
- * The canonical retail scope (§3.2) over bound evidence: the tables to
+ * The canonical retail scope (docs/scaffold.md#what-is-generated) over bound evidence: the tables to
  * scaffold are the mapping's tables, each canonical; every rule targets a
  * canonical column; every canonical column resolves to a rule (read through
  * the dry run's normalized name of the rule's source) or to an identically

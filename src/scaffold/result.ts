@@ -3,7 +3,7 @@ import type { CanonicalTableName } from './canonical.js';
 import type { ScaffoldEdition } from './editions.js';
 import type { PublicationConditionCode, ScaffoldRefusalCode } from './refusals.js';
 
-/** §6.5 statuses, with `plan_only` for --dry-run (§6.1). */
+/** The statuses of docs/scaffold.md#the-result-object-and-exit-codes, with `plan_only` for --dry-run. */
 export type ScaffoldStatus =
   | 'published'
   | 'published_permissions_not_normalized'
@@ -14,7 +14,7 @@ export type ScaffoldStatus =
 
 export type ScaffoldStage = 'preflight' | 'stage' | 'seal' | 'verify' | 'publish' | 'normalize';
 
-/** §6.2 step 7: the modes a leftover staging directory was left with. */
+/** The modes a leftover staging directory was left with (docs/scaffold.md#leftover-staging-and-recovery). */
 export type StagingState = 'unsealed' | 'partially_sealed' | 'sealed';
 
 export type ScaffoldReasonCode = ScaffoldRefusalCode | EvidenceRefusalCode | PublicationConditionCode;
@@ -77,7 +77,10 @@ export function inKeyOrder(result: ScaffoldResult): ScaffoldResult {
   return ordered as unknown as ScaffoldResult;
 }
 
-/** The most severe status of a published run's conditions (§6.5: status is the most severe, codes list all). */
+/**
+ * The most severe status of a published run's conditions: the status is the
+ * most severe, the codes list all (docs/scaffold.md#the-result-object-and-exit-codes).
+ */
 export function publishedStatus(conditions: ReadonlySet<PublicationConditionCode>): ScaffoldStatus {
   if (conditions.has('publish_identity_mismatch')) return 'publish_unverified';
   if (conditions.has('published_durability_unknown')) return 'published_durability_unknown';

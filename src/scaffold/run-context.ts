@@ -1,4 +1,4 @@
-import { type FaultCall, type FaultController, type FaultPoint, Faults } from './faults.js';
+import { type FaultCall, type FaultPoint, Faults, type ScaffoldFaults } from './faults.js';
 import { refuseScaffold } from './refusals.js';
 import type { ScaffoldStage } from './result.js';
 
@@ -14,9 +14,9 @@ export class RunContext {
   readonly #faults: Faults | undefined;
   readonly #signal: AbortSignal | undefined;
 
-  constructor(signal: AbortSignal | undefined, controller: FaultController | undefined) {
+  constructor(signal: AbortSignal | undefined, faults: ScaffoldFaults | undefined) {
     this.#signal = signal;
-    this.#faults = Faults.load(process.env, controller);
+    this.#faults = faults === undefined ? undefined : new Faults(faults);
   }
 
   get crossDeviceFault(): boolean {

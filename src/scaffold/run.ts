@@ -1,9 +1,9 @@
-import { type Dir, FsUnavailable, isFsError } from '../core/fs/index.js';
+import { type Dir, type FileStat, FsUnavailable, isFsError } from '../core/fs/index.js';
 import { Refusal } from '../core/refusal/index.js';
 import { guardPrivateAsync } from '../migration/index.js';
 import type { CanonicalTableName } from './canonical.js';
 import { EDITION_PROFILES, type EditionProfile, isScaffoldEdition } from './editions.js';
-import type { FaultController } from './faults.js';
+import type { ScaffoldFaults } from './faults.js';
 import { MANIFEST_NAME, outputPath, STAGING_ROOT, stagingPath } from './names.js';
 import { checkOptionShape } from './options.js';
 import type { PlannedFile, ScaffoldPlan } from './plan.js';
@@ -45,7 +45,7 @@ export interface ScaffoldOptions {
   readonly sourceBindingId?: string | undefined;
   /** Maximum evidence age in whole seconds (`parseMaxEvidenceAge`); no default. */
   readonly maxEvidenceAge?: number | undefined;
-  /** Plan only (§6.1): every check that needs no write, then the planned file list. Writes nothing. */
+  /** Plan only (docs/scaffold.md#checks-in-order): every check that needs no write, then the planned file list. Writes nothing. */
   readonly dryRun?: boolean | undefined;
   /** With `dryRun`: each planned file of the result also carries its exact text (`content`), in plan order. */
   readonly show?: boolean | undefined;
@@ -53,336 +53,378 @@ export interface ScaffoldOptions {
   readonly now?: Date | undefined;
   /** Aborting interrupts the run before publication (the CLI wires SIGINT and SIGTERM to it). */
   readonly signal?: AbortSignal | undefined;
-  /** Receives the result before the staging lock is released: the lock is released last (§6.2). */
+  /** Receives the result before the staging lock is released: the lock is released last (docs/scaffold.md#the-publication-protocol). */
   readonly onResult?: ((result: ScaffoldResult) => void) | undefined;
+  /** Test-only failure injection (docs/scaffold.md#the-test-only-fault-hook); production callers leave it out. */
+  readonly faults?: ScaffoldFaults | undefined;
 }
 
 /**
- * The Silver scaffolder (seed: silver-scaffolder-contract): preflight, then
- * in the default mode stage → seal → verify → publish → normalize. Returns
- * the §6.5 result object; throws only on an internal error (a bug), as a
- * Refusal with code `internal_error` and no input text.
+ * The Silver scaffolder (docs/scaffold.md): preflight, then in the default
+ * mode stage → seal → verify → publish → normalize, each step a function
+ * handed what the one before it produced. Returns the result object
+ * (docs/scaffold.md#the-result-object-and-exit-codes); throws only on an
+ * internal error (a bug), as a Refusal with code `internal_error` and no
+ * input text.
  */
-export function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
-  return runScaffold(options, undefined);
-}
-
-/** `scaffold` with the test-only fault controller (inert unless SEALKIT_SCAFFOLD_FAULTS is set). */
-export async function runScaffold(
-  options: ScaffoldOptions,
-  controller: FaultController | undefined,
-): Promise<ScaffoldResult> {
-  const ctx = new RunContext(options.signal, controller);
-  const run = new Run(options, ctx);
+export async function scaffold(options: ScaffoldOptions): Promise<ScaffoldResult> {
+  const ctx = new RunContext(options.signal, options.faults);
+  const held = new Holdings();
   let result: ScaffoldResult;
   try {
     // The private boundary: only a redacted refusal (internal_error for a bug) leaves the scaffolder.
-    result = inKeyOrder(await guardPrivateAsync(() => run.execute()));
+    result = inKeyOrder(await guardPrivateAsync(() => execute(options, ctx, held)));
   } catch (error: unknown) {
-    run.close();
-    run.releaseLock();
+    held.release();
     throw error;
   }
   try {
     options.onResult?.(result);
   } finally {
-    run.close();
-    run.releaseLock();
+    held.release();
   }
   return result;
 }
 
-class Run {
-  readonly #options: ScaffoldOptions;
-  readonly #ctx: RunContext;
-  #edition: EditionProfile | undefined;
-  #sourceId: SourceId | undefined;
-  #pre: Preflight | undefined;
-  #tree: StagedTree | undefined;
-  #generated: Dir | undefined;
+/** Who the run is for: the checked edition and source id. */
+interface Invocation {
+  readonly edition: EditionProfile;
+  readonly sourceId: SourceId;
+}
 
-  constructor(options: ScaffoldOptions, ctx: RunContext) {
-    this.#options = options;
-    this.#ctx = ctx;
+/** What a refused invocation still says about itself: the edition, when it was valid. */
+type Checked =
+  | { readonly kind: 'valid'; readonly invocation: Invocation }
+  | { readonly kind: 'refused'; readonly error: unknown; readonly edition: EditionProfile | undefined };
+
+/** The staging directory as `stage` leaves it: created, written, synced, held by descriptor. */
+interface Staged {
+  readonly tree: StagedTree;
+  readonly root: Dir;
+  readonly dir: Dir;
+  readonly identity: FileStat;
+}
+
+/** After the rename: the held parents and the published directory with the identity verified. */
+interface Renamed {
+  readonly generated: Dir;
+  readonly root: Dir;
+  readonly published: Dir;
+  readonly identity: FileStat;
+}
+
+async function execute(options: ScaffoldOptions, ctx: RunContext, held: Holdings): Promise<ScaffoldResult> {
+  const checked = checkInvocation(options);
+  if (checked.kind === 'refused') {
+    return refused(checked.error, ctx.stage, identityOf(checked.edition, undefined), undefined, undefined);
   }
-
-  async execute(): Promise<ScaffoldResult> {
-    try {
-      const pre = this.#preflight();
-      if (this.#options.dryRun === true) return this.#planOnly(pre.plan);
-      await this.#ctx.checkpoint('after_preflight');
-      await this.#stage(pre);
-      await this.#seal(pre.plan);
-      await this.#verify();
-      await this.#publishRename(pre);
-    } catch (error: unknown) {
-      return this.#refused(error);
-    }
-    return this.#afterRename();
+  const { invocation } = checked;
+  const identity = identityOf(invocation.edition, invocation.sourceId);
+  let pre: Preflight;
+  try {
+    pre = runPreflight(options, invocation, ctx);
+  } catch (error: unknown) {
+    return refused(error, ctx.stage, identity, invocation.sourceId, undefined);
   }
+  held.closeLater(() => {
+    if (pre.survey.generated !== undefined) closeQuietly(pre.survey.generated);
+    pre.workspace.close();
+  });
+  const stagingRoot = pre.survey.stagingRoot;
+  if (options.dryRun === true) {
+    if (stagingRoot !== undefined) held.closeLater(() => closeQuietly(stagingRoot));
+    return planOnly(pre.plan, identity, options.show === true);
+  }
+  // The tree owns the staging root from here on, and its lock is released last.
+  const tree = new StagedTree(pre.workspace.project, pre.plan, stagingRoot);
+  held.closeLater(() => tree.closeDescriptors());
+  held.releaseLater(() => tree.releaseLock());
+  let renamed: Renamed;
+  try {
+    await ctx.checkpoint('after_preflight');
+    const staged = await stage(tree, pre.plan, ctx);
+    await seal(staged, pre.plan, ctx);
+    await verify(staged, ctx);
+    renamed = await publish(staged, pre, ctx, held);
+  } catch (error: unknown) {
+    return refused(error, ctx.stage, identity, invocation.sourceId, tree);
+  }
+  return afterRename(renamed, pre.plan, ctx, identity);
+}
 
-  #preflight(): Preflight {
-    const options = this.#options;
+/** The option shape, then the edition, then the source id: each refusal has one code. */
+function checkInvocation(options: ScaffoldOptions): Checked {
+  try {
     checkOptionShape(options);
-    if (!isScaffoldEdition(options.edition)) throw refuseScaffold('option_invalid');
-    this.#edition = EDITION_PROFILES[options.edition];
-    if (!isSourceId(options.sourceId)) throw refuseScaffold('source_id_invalid');
-    this.#sourceId = options.sourceId;
-    this.#pre = preflight(
-      this.#edition,
-      options.workspace,
-      options.sourceId,
-      {
-        mappingFile: options.mappingFile,
-        inventoryFile: options.inventoryFile,
-        runManifestFile: options.runManifestFile,
-        sourceBindingId: options.sourceBindingId,
-        maxEvidenceAge: options.maxEvidenceAge,
-        now: options.now,
-      },
-      this.#ctx.crossDeviceFault,
-    );
-    return this.#pre;
+  } catch (error: unknown) {
+    return { kind: 'refused', error, edition: undefined };
   }
+  if (!isScaffoldEdition(options.edition)) {
+    return { kind: 'refused', error: refuseScaffold('option_invalid'), edition: undefined };
+  }
+  const edition = EDITION_PROFILES[options.edition];
+  if (!isSourceId(options.sourceId)) {
+    return { kind: 'refused', error: refuseScaffold('source_id_invalid'), edition };
+  }
+  return { kind: 'valid', invocation: { edition, sourceId: options.sourceId } };
+}
 
-  /** §6.2 step 2: staging root, lock, exclusive mkdir, exclusive creates, fsync, rehash, directory fsync. */
-  async #stage(pre: Preflight): Promise<void> {
-    const ctx = this.#ctx;
-    ctx.stage = 'stage';
-    const tree = new StagedTree(pre.workspace.project, pre.plan, pre.survey.stagingRoot);
-    this.#tree = tree;
-    tree.ensureRoot();
-    await ctx.checkpoint('after_staging_root');
-    tree.lock();
-    await ctx.checkpoint('after_lock');
-    tree.makeDirectory();
-    await ctx.checkpoint('after_mkdir');
-    for (const file of pre.plan.files) {
-      tree.write(file);
-      await ctx.checkpoint('after_write');
-      tree.fsyncFile(file);
-      await ctx.checkpoint('after_file_fsync');
-      await ctx.checkpoint('before_rehash');
-      tree.rehash(file);
+function runPreflight(options: ScaffoldOptions, invocation: Invocation, ctx: RunContext): Preflight {
+  return preflight(
+    invocation.edition,
+    options.workspace,
+    invocation.sourceId,
+    {
+      mappingFile: options.mappingFile,
+      inventoryFile: options.inventoryFile,
+      runManifestFile: options.runManifestFile,
+      sourceBindingId: options.sourceBindingId,
+      maxEvidenceAge: options.maxEvidenceAge,
+      now: options.now,
+    },
+    ctx.crossDeviceFault,
+  );
+}
+
+/**
+ * Staging (docs/scaffold.md#the-publication-protocol): the staging root, the
+ * lock, the exclusive mkdir, exclusive creates, an fsync and a rehash of each
+ * file, then the directory's fsync.
+ */
+async function stage(tree: StagedTree, plan: ScaffoldPlan, ctx: RunContext): Promise<Staged> {
+  ctx.stage = 'stage';
+  const root = tree.ensureRoot();
+  await ctx.checkpoint('after_staging_root');
+  tree.lock();
+  await ctx.checkpoint('after_lock');
+  const { dir, identity } = tree.makeDirectory();
+  await ctx.checkpoint('after_mkdir');
+  for (const file of plan.files) {
+    tree.write(file);
+    await ctx.checkpoint('after_write');
+    tree.fsyncFile(file);
+    await ctx.checkpoint('after_file_fsync');
+    await ctx.checkpoint('before_rehash');
+    tree.rehash(file);
+  }
+  tree.fsyncDirectory();
+  await ctx.checkpoint('after_staging_fsync');
+  return { tree, root, dir, identity };
+}
+
+/** The seal: files 0400 through their write descriptors, the directory 0500, fsyncs, descriptors closed. */
+async function seal({ tree }: Staged, plan: ScaffoldPlan, ctx: RunContext): Promise<void> {
+  ctx.stage = 'seal';
+  for (const file of plan.files) {
+    tree.sealFile(file);
+    await ctx.checkpoint('after_file_seal');
+  }
+  await ctx.checkpoint('before_dir_seal');
+  tree.sealDirectory();
+  await ctx.checkpoint('after_seal');
+}
+
+/** The sealed tree verified, then the directory back to 0700 through the held descriptor and everything re-checked. */
+async function verify({ tree }: Staged, ctx: RunContext): Promise<void> {
+  ctx.stage = 'verify';
+  await ctx.checkpoint('before_verify');
+  tree.verify(0o500);
+  await ctx.checkpoint('after_verify');
+  tree.unsealDirectory();
+  tree.verify(0o700);
+  await ctx.checkpoint('after_unseal');
+}
+
+/** Publication up to and including the one no-replace rename. */
+async function publish(staged: Staged, pre: Preflight, ctx: RunContext, held: Holdings): Promise<Renamed> {
+  const { tree, root } = staged;
+  ctx.stage = 'publish';
+  await ctx.checkpoint('before_generated');
+  pre.workspace.checkChain();
+  const rootEntry = lookAt(pre.workspace.project, STAGING_ROOT);
+  if (rootEntry.kind === 'symlink') throw refuseScaffold('symlink_refused');
+  if (rootEntry.kind !== 'directory' || !sameInode(rootEntry.stat, root.stat())) {
+    throw refuseScaffold('workspace_changed');
+  }
+  const generated = ensureOutputParent(pre.workspace.migration, pre.survey.generated);
+  if (generated !== pre.survey.generated) held.closeLater(() => closeQuietly(generated));
+  await ctx.checkpoint('after_generated');
+  if (generated.stat().dev !== root.stat().dev) throw refuseScaffold('staging_cross_filesystem');
+  await ctx.checkpoint('before_identity_check');
+  tree.checkIdentity();
+  await ctx.checkpoint('before_rename');
+  publishRename(root, generated, pre.plan.sourceId, ctx.errnoFor('rename'));
+  return { generated, root, published: staged.dir, identity: staged.identity };
+}
+
+/** After the rename the output is visible: identity, parent fsyncs, mode restoration; never a refusal. */
+async function afterRename(
+  renamed: Renamed,
+  plan: ScaffoldPlan,
+  ctx: RunContext,
+  identity: Identity,
+): Promise<ScaffoldResult> {
+  const { generated, root, published } = renamed;
+  const conditions = new Set<PublicationConditionCode>();
+  if (!publishedIsOurs(generated, plan.sourceId, renamed.identity)) {
+    // The visible tree is not the one verified: touch nothing further.
+    conditions.add('publish_identity_mismatch');
+    return publishedResult(conditions, 'publish', plan, identity);
+  }
+  let synced = false;
+  try {
+    await ctx.checkpointPublished('after_rename');
+    const injected = ctx.errnoFor('parent_fsync');
+    if (injected === undefined) {
+      generated.fsync();
+      root.fsync();
+      synced = true;
     }
-    tree.fsyncDirectory();
-    await ctx.checkpoint('after_staging_fsync');
+  } catch {
+    // Reported below: the output is visible but may not survive a crash.
   }
+  if (!synced) conditions.add('published_durability_unknown');
 
-  /** §6.2 step 3: files 0400 through their write descriptors, the directory 0500, fsyncs, descriptors closed. */
-  async #seal(plan: ScaffoldPlan): Promise<void> {
-    const ctx = this.#ctx;
-    const tree = this.#requireTree();
-    ctx.stage = 'seal';
-    for (const file of plan.files) {
-      tree.sealFile(file);
-      await ctx.checkpoint('after_file_seal');
+  ctx.stage = 'normalize';
+  if (!(await normalize(plan, published, ctx))) conditions.add('published_permissions_not_normalized');
+  return publishedResult(conditions, 'normalize', plan, identity);
+}
+
+/**
+ * Owner-writable modes again (0700, 0600), each file through its own
+ * no-follow descriptor; the manifest last, so that its mode tells a later
+ * run whether normalization finished (docs/scaffold.md#leftover-staging-and-recovery).
+ */
+async function normalize(plan: ScaffoldPlan, published: Dir, ctx: RunContext): Promise<boolean> {
+  try {
+    await ctx.checkpointPublished('after_parent_fsync');
+    published.chmod(0o700);
+    const ordered = [
+      ...plan.files.filter((file) => file.name !== MANIFEST_NAME),
+      ...plan.files.filter((file) => file.name === MANIFEST_NAME),
+    ];
+    for (const file of ordered) {
+      const injected = ctx.errnoFor('chmod');
+      if (injected !== undefined) return false;
+      published.chmodChild(file.name, 0o600);
+      await ctx.checkpointPublished('after_chmod');
     }
-    await ctx.checkpoint('before_dir_seal');
-    tree.sealDirectory();
-    await ctx.checkpoint('after_seal');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Identity = Pick<ScaffoldResult, 'edition' | 'source_id' | 'project_dir'>;
+
+function identityOf(edition: EditionProfile | undefined, sourceId: SourceId | undefined): Identity {
+  return {
+    ...(edition === undefined ? {} : { edition: edition.id, project_dir: edition.projectDir }),
+    ...(sourceId === undefined ? {} : { source_id: sourceId }),
+  };
+}
+
+function planOnly(plan: ScaffoldPlan, identity: Identity, show: boolean): ScaffoldResult {
+  return {
+    status: 'plan_only',
+    reason_codes: [],
+    stage: 'preflight',
+    ...identity,
+    output: plan.output,
+    staging: plan.staging,
+    files: show ? filesWithContent(plan.files) : filesOf(plan.files),
+  };
+}
+
+function publishedResult(
+  conditions: ReadonlySet<PublicationConditionCode>,
+  stage: ScaffoldStage,
+  plan: ScaffoldPlan,
+  identity: Identity,
+): ScaffoldResult {
+  const codes = CONDITION_ORDER.filter((code) => conditions.has(code));
+  const first = codes[0];
+  const unverified = conditions.has('publish_identity_mismatch');
+  return {
+    status: publishedStatus(conditions),
+    reason_codes: codes,
+    stage,
+    ...(first === undefined ? {} : { message: PUBLICATION_CONDITION_MESSAGES[first] }),
+    ...identity,
+    output: plan.output,
+    ...(conditions.has('published_permissions_not_normalized') ? { repair: repairCommand(plan.output) } : {}),
+    ...(unverified ? {} : { files: filesOf(plan.files) }),
+  };
+}
+
+/**
+ * The result of a failure before publication. `sourceId` is known once the
+ * invocation was valid, `tree` once staging began.
+ */
+function refused(
+  error: unknown,
+  stage: ScaffoldStage,
+  identity: Identity,
+  sourceId: SourceId | undefined,
+  tree: StagedTree | undefined,
+): ScaffoldResult {
+  const base = { status: 'refused' as const, stage, ...identity };
+  const collision = collisionOf(error);
+  if (collision !== undefined && sourceId !== undefined) {
+    return { ...base, ...collisionResult(collision.code, collision.details, sourceId) };
+  }
+  const refusal = refusalOf(error, stage);
+  const table = tableOf(error);
+  return {
+    ...base,
+    ...reasonOf(refusal),
+    ...(table === undefined ? {} : { table }),
+    ...(sourceId === undefined ? {} : leftover(refusal.code, stage, sourceId, tree)),
+  };
+}
+
+/** Where a failed run stands: the output it raced for, and the staging directory it leaves (never removed). */
+function leftover(
+  code: string,
+  stage: ScaffoldStage,
+  sourceId: SourceId,
+  tree: StagedTree | undefined,
+): Partial<ScaffoldResult> {
+  const raced = code === 'output_exists' || code === 'symlink_refused' || code === 'not_regular_file';
+  const output = raced && stage === 'publish' ? { output: outputPath(sourceId) } : {};
+  if (code === 'staging_in_use') return { ...output, staging: stagingPath(sourceId) };
+  if (code === 'staging_exists') {
+    return { ...output, staging: stagingPath(sourceId), repair: recoveryCommand(stagingPath(sourceId)) };
+  }
+  if (tree?.dir === undefined) return output;
+  const state = tree.stagingState();
+  return {
+    ...output,
+    staging: stagingPath(sourceId),
+    ...(state === undefined ? {} : { staging_state: state }),
+  };
+}
+
+/**
+ * What a run holds open until it ends: descriptors are closed first, the
+ * staging lock released last (docs/scaffold.md#the-publication-protocol).
+ * Releasing twice does nothing.
+ */
+class Holdings {
+  readonly #closers: (() => void)[] = [];
+  readonly #releasers: (() => void)[] = [];
+
+  closeLater(close: () => void): void {
+    this.#closers.push(close);
   }
 
-  /** §6.2 step 4, then U32 (a): the directory back to 0700 through the held descriptor and everything re-checked. */
-  async #verify(): Promise<void> {
-    const ctx = this.#ctx;
-    const tree = this.#requireTree();
-    ctx.stage = 'verify';
-    await ctx.checkpoint('before_verify');
-    tree.verify(0o500);
-    await ctx.checkpoint('after_verify');
-    tree.unsealDirectory();
-    tree.verify(0o700);
-    await ctx.checkpoint('after_unseal');
+  releaseLater(release: () => void): void {
+    this.#releasers.push(release);
   }
 
-  /** §6.2 step 5 up to and including the rename. */
-  async #publishRename(pre: Preflight): Promise<void> {
-    const ctx = this.#ctx;
-    const tree = this.#requireTree();
-    const root = tree.root;
-    if (root === undefined) throw new Error('staging precedes publication');
-    ctx.stage = 'publish';
-    await ctx.checkpoint('before_generated');
-    pre.workspace.checkChain();
-    const rootEntry = lookAt(pre.workspace.project, STAGING_ROOT);
-    if (rootEntry.kind === 'symlink') throw refuseScaffold('symlink_refused');
-    if (rootEntry.kind !== 'directory' || !sameInode(rootEntry.stat, root.stat())) {
-      throw refuseScaffold('workspace_changed');
-    }
-    this.#generated = ensureOutputParent(pre.workspace.migration, pre.survey.generated);
-    await ctx.checkpoint('after_generated');
-    if (this.#generated.stat().dev !== root.stat().dev) throw refuseScaffold('staging_cross_filesystem');
-    await ctx.checkpoint('before_identity_check');
-    tree.checkIdentity();
-    await ctx.checkpoint('before_rename');
-    publishRename(root, this.#generated, pre.plan.sourceId, ctx.errnoFor('rename'));
-  }
-
-  /** After the rename the output is visible: identity, parent fsyncs, mode restoration; never a refusal. */
-  async #afterRename(): Promise<ScaffoldResult> {
-    const ctx = this.#ctx;
-    const pre = this.#requirePre();
-    const tree = this.#requireTree();
-    const generated = this.#generated;
-    const root = tree.root;
-    const published = tree.dir;
-    const identity = tree.identity;
-    if (generated === undefined || root === undefined || published === undefined || identity === undefined) {
-      throw new Error('publication holds every descriptor');
-    }
-    const conditions = new Set<PublicationConditionCode>();
-    if (!publishedIsOurs(generated, pre.plan.sourceId, identity)) {
-      // The visible tree is not the one verified: touch nothing further.
-      conditions.add('publish_identity_mismatch');
-      return this.#published(conditions, 'publish');
-    }
-    let synced = false;
-    try {
-      await ctx.checkpointPublished('after_rename');
-      const injected = ctx.errnoFor('parent_fsync');
-      if (injected === undefined) {
-        generated.fsync();
-        root.fsync();
-        synced = true;
-      }
-    } catch {
-      // Reported below: the output is visible but may not survive a crash.
-    }
-    if (!synced) conditions.add('published_durability_unknown');
-
-    ctx.stage = 'normalize';
-    if (!(await this.#normalize(pre.plan, published))) conditions.add('published_permissions_not_normalized');
-    return this.#published(conditions, 'normalize');
-  }
-
-  /** Owner-writable modes again (0700, 0600), each file through its own no-follow descriptor; the manifest last (U33). */
-  async #normalize(plan: ScaffoldPlan, published: Dir): Promise<boolean> {
-    const ctx = this.#ctx;
-    try {
-      await ctx.checkpointPublished('after_parent_fsync');
-      published.chmod(0o700);
-      const ordered = [
-        ...plan.files.filter((file) => file.name !== MANIFEST_NAME),
-        ...plan.files.filter((file) => file.name === MANIFEST_NAME),
-      ];
-      for (const file of ordered) {
-        const injected = ctx.errnoFor('chmod');
-        if (injected !== undefined) return false;
-        published.chmodChild(file.name, 0o600);
-        await ctx.checkpointPublished('after_chmod');
-      }
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  #planOnly(plan: ScaffoldPlan): ScaffoldResult {
-    return {
-      status: 'plan_only',
-      reason_codes: [],
-      stage: 'preflight',
-      ...this.#identity(),
-      output: plan.output,
-      staging: plan.staging,
-      files: this.#options.show === true ? filesWithContent(plan.files) : filesOf(plan.files),
-    };
-  }
-
-  #published(conditions: ReadonlySet<PublicationConditionCode>, stage: ScaffoldStage): ScaffoldResult {
-    const plan = this.#requirePre().plan;
-    const codes = CONDITION_ORDER.filter((code) => conditions.has(code));
-    const first = codes[0];
-    const unverified = conditions.has('publish_identity_mismatch');
-    return {
-      status: publishedStatus(conditions),
-      reason_codes: codes,
-      stage,
-      ...(first === undefined ? {} : { message: PUBLICATION_CONDITION_MESSAGES[first] }),
-      ...this.#identity(),
-      output: plan.output,
-      ...(conditions.has('published_permissions_not_normalized')
-        ? { repair: repairCommand(plan.output) }
-        : {}),
-      ...(unverified ? {} : { files: filesOf(plan.files) }),
-    };
-  }
-
-  #refused(error: unknown): ScaffoldResult {
-    const stage = this.#ctx.stage;
-    const base = { status: 'refused' as const, stage, ...this.#identity() };
-    const sourceId = this.#sourceId;
-    const collision = collisionOf(error);
-    if (collision !== undefined && sourceId !== undefined) {
-      return { ...base, ...collisionResult(collision.code, collision.details, sourceId) };
-    }
-    const refusal = refusalOf(error, stage);
-    const table = tableOf(error);
-    return {
-      ...base,
-      ...reasonOf(refusal),
-      ...(table === undefined ? {} : { table }),
-      ...this.#leftover(refusal.code),
-    };
-  }
-
-  /** Where a failed run stands: the output it raced for, and the staging directory it leaves (never removed). */
-  #leftover(code: string): Partial<ScaffoldResult> {
-    const sourceId = this.#sourceId;
-    const tree = this.#tree;
-    if (sourceId === undefined) return {};
-    const raced = code === 'output_exists' || code === 'symlink_refused' || code === 'not_regular_file';
-    const output = raced && this.#ctx.stage === 'publish' ? { output: outputPath(sourceId) } : {};
-    if (code === 'staging_in_use') return { ...output, staging: stagingPath(sourceId) };
-    if (code === 'staging_exists') {
-      return { ...output, staging: stagingPath(sourceId), repair: recoveryCommand(stagingPath(sourceId)) };
-    }
-    if (tree?.dir === undefined) return output;
-    const state = tree.stagingState();
-    return {
-      ...output,
-      staging: stagingPath(sourceId),
-      ...(state === undefined ? {} : { staging_state: state }),
-    };
-  }
-
-  #identity(): Pick<ScaffoldResult, 'edition' | 'source_id' | 'project_dir'> {
-    const edition = this.#edition;
-    return {
-      ...(edition === undefined ? {} : { edition: edition.id, project_dir: edition.projectDir }),
-      ...(this.#sourceId === undefined ? {} : { source_id: this.#sourceId }),
-    };
-  }
-
-  close(): void {
-    this.#tree?.closeDescriptors();
-    const pre = this.#pre;
-    const generated = this.#generated;
-    if (generated !== undefined) closeQuietly(generated);
-    if (pre !== undefined) {
-      if (pre.survey.generated !== undefined && pre.survey.generated !== generated)
-        closeQuietly(pre.survey.generated);
-      if (this.#tree === undefined && pre.survey.stagingRoot !== undefined)
-        closeQuietly(pre.survey.stagingRoot);
-      pre.workspace.close();
-    }
-    this.#pre = undefined;
-    this.#generated = undefined;
-  }
-
-  releaseLock(): void {
-    this.#tree?.releaseLock();
-  }
-
-  #requireTree(): StagedTree {
-    if (this.#tree === undefined) throw new Error('the staging step runs first');
-    return this.#tree;
-  }
-
-  #requirePre(): Preflight {
-    if (this.#pre === undefined) throw new Error('preflight runs first');
-    return this.#pre;
+  release(): void {
+    for (const close of this.#closers.splice(0).reverse()) close();
+    for (const release of this.#releasers.splice(0)) release();
   }
 }
 

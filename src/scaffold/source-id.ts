@@ -1,7 +1,7 @@
 declare const sourceIdBrand: unique symbol;
 
 /**
- * The operator's generic, non-sensitive alias for one source [U3]: it names
+ * The operator's generic, non-sensitive alias for one source (docs/scaffold.md#usage): it names
  * the output directory and namespaces every generated model, source and file.
  * Never a client, customer, account or source-system name.
  */

@@ -2,7 +2,7 @@ import { isSafeIdentifier, type SafeIdentifier } from '../migration/index.js';
 
 /**
  * Words a Bronze name must not be, because the generated SQL and YAML use
- * names unquoted [U9]: the reserved keywords of BigQuery, Snowflake and
+ * names unquoted (docs/scaffold.md#what-is-generated): the reserved keywords of BigQuery, Snowflake and
  * DuckDB (lowercase), and the scalars YAML 1.1 (dbt's PyYAML) reads as
  * booleans or null. A safe identifier that is one of these is refused, never
  * quoted: quoting would change case rules between warehouses.

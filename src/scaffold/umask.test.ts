@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/helpers/cli.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
-import { FAULTS_ENV } from './faults.js';
+import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 
 const scratch = new ScaffoldScratch('umask');
 afterAll(() => scratch.dispose());

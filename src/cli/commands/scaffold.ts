@@ -9,6 +9,7 @@ import type { CliIo, Command, CommandResult } from '../command.js';
 import type { JsonObjectOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
+import { faultsFromEnvironment } from './scaffold-faults.js';
 
 const OPTIONS = {
   edition: { type: 'string' },
@@ -95,6 +96,7 @@ export const scaffoldCommand: Command = {
       throw new UsageError('invalid value for option --max-evidence-age', USAGE);
     }
 
+    const faults = faultsFromEnvironment(process.env);
     const result = await withInterruption((signal) =>
       scaffold({
         edition,
@@ -111,6 +113,7 @@ export const scaffoldCommand: Command = {
         // Printed before the staging lock is released: the lock goes last
         // (docs/scaffold.md#the-publication-protocol).
         onResult: (outcome) => printResult(io, outcome, json),
+        faults,
       }),
     );
     return {

@@ -5,7 +5,7 @@ import { refuseScaffold, type ScaffoldRefusalCode } from '../refusals.js';
 import { lookAt, ownedWithout, sameInode } from '../workspace/entry.js';
 
 /**
- * models/migration/generated/, held (§6.2 step 5): created 0700 through the
+ * models/migration/generated/, held (docs/scaffold.md#the-publication-protocol): created 0700 through the
  * held migration/ descriptor when absent; EEXIST accepted when the entry
  * passes the output-parent checks (a run for another source id may just have
  * created it); a symlink is symlink_refused, anything else invalid is
@@ -43,7 +43,7 @@ export function ensureOutputParent(migration: Dir, held: Dir | undefined): Dir {
 
 /**
  * The one atomic no-replace rename between the two held parents, and the
- * errno map of §6.2 step 6. `injected` is the test hook's substitute errno.
+ * errno map of docs/scaffold.md#the-publication-protocol. `injected` is the test hook's substitute errno.
  * A lost race (EEXIST, ENOTEMPTY) is reported by the collision precedence
  * after a no-follow look at the target; nothing is ever replaced.
  */

@@ -20,7 +20,8 @@ const OPEN_DIR_MODE = 0o700;
 const SEALED_DIR_MODE = 0o500;
 
 /**
- * The staging side of one run (§6.2 steps 2-4): the staging root, the
+ * The staging side of one run (stage, seal and verify in
+ * docs/scaffold.md#the-publication-protocol): the staging root, the
  * per-source lock held to the end, the exclusively created staging
  * directory held by descriptor with its identity, and the write descriptors
  * of the staged files until the seal closes them. Every operation is
@@ -41,20 +42,12 @@ export class StagedTree {
     this.#root = root;
   }
 
-  get root(): Dir | undefined {
-    return this.#root;
-  }
-
-  /** The held staging directory (after a successful rename: the published directory). */
+  /** The held staging directory once made, which a failed run reports the state of. */
   get dir(): Dir | undefined {
     return this.#dir;
   }
 
-  get identity(): FileStat | undefined {
-    return this.#identity;
-  }
-
-  /** Creates the staging root 0700 if absent; an existing one must pass the §6.3 root checks. */
+  /** Creates the staging root 0700 if absent; an existing one must pass the root checks (docs/scaffold.md#checks-in-order). */
   ensureRoot(): Dir {
     if (this.#root !== undefined) return this.#root;
     try {
@@ -95,10 +88,11 @@ export class StagedTree {
   }
 
   /** The exclusive mkdir of .scaffold-staging/<source_id>, 0700, held; an existing entry follows the collision precedence. */
-  makeDirectory(): void {
+  makeDirectory(): { readonly dir: Dir; readonly identity: FileStat } {
     const root = this.#requireRoot();
+    let dir: Dir;
     try {
-      this.#dir = root.mkdirExclusive(this.plan.sourceId, OPEN_DIR_MODE);
+      dir = root.mkdirExclusive(this.plan.sourceId, OPEN_DIR_MODE);
     } catch (error: unknown) {
       if (!isFsError(error, 'EEXIST')) throw error;
       const entry = lookAt(root, this.plan.sourceId);
@@ -106,7 +100,10 @@ export class StagedTree {
       if (entry.kind === 'special') throw refuseScaffold('not_regular_file');
       throw refuseScaffold('staging_exists');
     }
-    this.#identity = this.#dir.stat();
+    this.#dir = dir;
+    const identity = dir.stat();
+    this.#identity = identity;
+    return { dir, identity };
   }
 
   /** Exclusive create (0600, no-follow) and a complete write; the descriptor stays open until the seal. */
@@ -146,8 +143,9 @@ export class StagedTree {
   }
 
   /**
-   * §6.2 step 4 over the sealed tree: the entry set equals the plan (from the
-   * listing, no subdirectory), each entry a regular file of the running
+   * The verification (docs/scaffold.md#the-publication-protocol) over the
+   * sealed tree: the entry set equals the plan (from the listing, no
+   * subdirectory), each entry a regular file of the running
    * user, mode `fileMode`, one link, its bytes (through a fresh no-follow
    * open) hashing as planned; the directory at `dirMode`; the root still a
    * private directory of the running user; the staging name still the held
@@ -183,7 +181,11 @@ export class StagedTree {
     this.checkIdentity();
   }
 
-  /** U32 (a): only the staging directory back to 0700, through the held descriptor; files stay 0400. */
+  /**
+   * Only the staging directory back to 0700, through the held descriptor;
+   * files stay 0400: a non-root process cannot move a 0500 directory to
+   * another parent (docs/scaffold.md#the-publication-protocol).
+   */
   unsealDirectory(): void {
     this.#requireDir().chmod(OPEN_DIR_MODE);
   }

@@ -5,7 +5,7 @@ import type { SourceId } from '../source-id.js';
 import { currentUid, type Entry, lookAt, ownedWithout, sameInode } from './entry.js';
 import type { HeldWorkspace } from './open-workspace.js';
 
-/** The collision precedence of §6.2 step 1 (and §6.3's parent checks), most decisive first. */
+/** The collision precedence of docs/scaffold.md#checks-in-order (with the parent checks), most decisive first. */
 const PRECEDENCE: readonly CollisionCode[] = [
   'symlink_refused',
   'not_regular_file',
@@ -24,7 +24,7 @@ export interface PathSurvey {
   readonly generated: Dir | undefined;
   /** .scaffold-staging, held when it exists and is valid. */
   readonly stagingRoot: Dir | undefined;
-  /** U33: the existing output's root or manifest is not owner-writable (metadata only, never contents). */
+  /** The existing output's root or manifest is not owner-writable (metadata only, never contents). */
   readonly outputSealed: boolean;
   /** The collision the refusal is about: where the result points the operator. */
   readonly concerns: 'output' | 'staging' | undefined;
@@ -169,7 +169,7 @@ function openExisting(
   }
 }
 
-/** §6.3: an existing lock file is an empty regular file of the running user, mode 0600, one link. */
+/** An existing lock file is an empty regular file of the running user, mode 0600, one link (docs/scaffold.md#checks-in-order). */
 export function validLockFile(stat: FileStat): boolean {
   return (
     stat.type === 'file' &&
@@ -189,7 +189,10 @@ function lockIsHeld(stagingRoot: Dir, sourceId: SourceId): boolean {
   return probeLock(stagingRoot, lockFileName(sourceId)) === 'held';
 }
 
-/** U33: the published root or its manifest (normalized last) lacks owner write: a run stopped before normalizing. */
+/**
+ * The published root or its manifest (normalized last) lacks owner write: a
+ * run stopped before normalizing (docs/scaffold.md#leftover-staging-and-recovery).
+ */
 function isSealed(generated: Dir, sourceId: SourceId, root: FileStat): boolean {
   if ((root.mode & 0o200) === 0) return true;
   try {

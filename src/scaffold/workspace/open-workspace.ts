@@ -9,7 +9,8 @@ import { lookAt, sameInode } from './entry.js';
 import { isInside, starterRepositoryRoot } from './installation.js';
 
 /**
- * The workspace held open from its root down to models/migration/ (§6.3):
+ * The workspace held open from its root down to models/migration/
+ * (docs/scaffold.md#the-publication-protocol):
  * every later lookup, create, chmod and rename is relative to one of these
  * descriptors, never a path re-resolved by name. `project` is `root` itself
  * for BigQuery.
@@ -24,7 +25,7 @@ export class HeldWorkspace {
   ) {}
 
   /**
-   * The workspace checks of §3.1, in this order, before any write:
+   * The workspace checks of docs/scaffold.md#checks-in-order, in this order, before any write:
    * workspace_invalid (missing, not a directory, a symlink),
    * workspace_inside_starter_repo, workspace_is_starter_checkout,
    * workspace_invalid (the project directory), edition_project_mismatch,
@@ -143,7 +144,7 @@ function checkOutsideStarterRepository(real: string, edition: EditionProfile, so
   }
 }
 
-/** The starter repository's layout (U24): `editions/Bigquery` or `editions/Snowflake`, of any type. */
+/** The starter repository's layout (docs/scaffold.md#checks-in-order): `editions/Bigquery` or `editions/Snowflake`, of any type. */
 function hasStarterLayout(root: Dir): boolean {
   const editions = lookAt(root, 'editions');
   if (editions.kind !== 'directory') return false;
@@ -166,7 +167,7 @@ function openProject(root: Dir, name: string): Dir {
   }
 }
 
-/** models/ and migration/: a symlink is symlink_refused (§6.3); absent or not a directory, not a workspace. */
+/** models/ and migration/: a symlink is symlink_refused; absent or not a directory, not a workspace (docs/scaffold.md#checks-in-order). */
 function openOutputParent(parent: Dir, name: string): Dir {
   try {
     return parent.openDir(name);

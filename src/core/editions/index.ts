@@ -1,0 +1,8 @@
+export {
+  STARTER_EDITION_FACTS,
+  STARTER_EDITION_ORDER,
+  type StarterEditionFacts,
+  type StarterEditionId,
+  type StarterProjectPath,
+  starterProjectPath,
+} from './catalogue.js';
