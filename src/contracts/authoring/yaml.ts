@@ -1,5 +1,5 @@
 import {
-  duplicateKeyHint,
+  faultPlaceHint,
   type PathSegment,
   plainOf,
   pointerOf,
@@ -73,7 +73,7 @@ export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
   const node = readStrictYaml(bytes, {
     maxDepth: MAX_YAML_DEPTH,
     refuse: (fault, place) => {
-      const hint = fault === 'not_utf8' ? utf8Hint(bytes) : duplicateKeyHint(place);
+      const hint = fault === 'not_utf8' ? utf8Hint(bytes) : faultPlaceHint(place);
       return refuseContract(FAULT_CODES[fault], {
         role: ROLE,
         location: place,

@@ -19,6 +19,7 @@ export {
   describeKind,
   duplicateKeyHint,
   entryOf,
+  faultPlaceHint,
   type Position,
   plainOf,
   readStrictYaml,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { defineRefusals, type Refusal } from '../refusal/index.js';
-import { duplicateKeyHint, plainOf, readStrictYaml, type YamlFault, type YamlFaultPlace } from './yaml.js';
+import {
+  duplicateKeyHint,
+  faultPlaceHint,
+  plainOf,
+  readStrictYaml,
+  type YamlFault,
+  type YamlFaultPlace,
+} from './yaml.js';
 
 const refuseDemo = defineRefusals<'demo_yaml'>({ demo_yaml: { category: 'malformed', message: 'bad yaml' } });
 
@@ -94,6 +101,19 @@ describe('the strict YAML reader', () => {
       place: { line: expect.any(Number) },
     });
     expect(faultOf('a: "unterminated\n').fault).toBe('malformed');
+  });
+
+  it.each([
+    ['a tab indents a key', 'a:\n\tb: 1\n', { line: 2, column: 1 }, 'a tab indents this line'],
+    ['a quote is not closed', 'a: "x\n', { line: 2 }, 'a quote or bracket opened above is not closed'],
+    ['keys of one mapping do not line up', 'a:\n  b: 1\n c: 2\n', { line: 3 }, 'the indentation is off here'],
+  ])('says what to fix, in fixed words, when %s', (_what, text, place, advice) => {
+    const seen = faultOf(text);
+    expect(seen.fault).toBe('malformed');
+    expect(seen.place).toMatchObject(place);
+    expect(faultPlaceHint(seen.place)).toContain(advice);
+    // Never the document's own text: the parser's message is not passed on.
+    expect(faultPlaceHint(seen.place)).not.toMatch(/\bb: 1|"x/);
   });
 
   it('refuses a BOM and ill-formed UTF-8 with their position', () => {

@@ -61,7 +61,25 @@ export interface YamlFaultPlace {
   readonly pointer?: string;
   /** `duplicate_key`: the repeated key, and where it is first set in the same mapping. */
   readonly duplicate?: { readonly key: string; readonly first: Position };
+  /** `malformed`: fixed advice for the kind of syntax error, never the parser's own words. */
+  readonly advice?: string;
 }
+
+/**
+ * Advice per syntax error of the YAML parser (its error codes), in fixed
+ * words: the parser's messages quote the source and are never passed on.
+ */
+const SYNTAX_ADVICE: Readonly<Record<string, string>> = {
+  TAB_AS_INDENT: 'a tab indents this line: YAML indents with spaces only',
+  BAD_INDENT:
+    'the indentation is off here: keys of one mapping start in the same column, and a bracket { or [ opened above is closed',
+  MULTILINE_IMPLICIT_KEY:
+    'a key runs over more than one line: a colon and a space are missing after a key above',
+  MISSING_CHAR: 'a quote or bracket opened above is not closed before here',
+  UNEXPECTED_TOKEN: 'a character YAML does not expect here: check the colon, quotes and brackets',
+  BLOCK_AS_IMPLICIT_KEY: 'a key is missing its colon, or a value is indented like a key',
+  BAD_SCALAR_START: 'a plain value cannot start with this character: quote the value',
+};
 
 export interface StrictYamlOptions {
   /** Nesting bound; a deeper document is refused with `too_deep`. */
@@ -117,10 +135,9 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     const place = position(problem.pos[0]);
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
     if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
-    if (problem.code === 'BAD_DIRECTIVE' || problem.code === 'MISSING_CHAR') {
-      throw options.refuse(problem.code === 'BAD_DIRECTIVE' ? 'directive' : 'malformed', place);
-    }
-    throw options.refuse('malformed', place);
+    if (problem.code === 'BAD_DIRECTIVE') throw options.refuse('directive', place);
+    const advice = SYNTAX_ADVICE[problem.code];
+    throw options.refuse('malformed', advice === undefined ? place : { ...place, advice });
   }
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
     throw options.refuse('directive', { line: 1, column: 1 });
@@ -256,6 +273,11 @@ export function duplicateKeyHint(place: YamlFaultPlace): string | undefined {
   const where =
     first.line === place.line ? `line ${first.line}, column ${first.column}` : `line ${first.line}`;
   return `'${duplicate.key}' is first set on ${where}; keep one of the two`;
+}
+
+/** The advice for any fault the place carries one for: a repeated key, or a kind of syntax error. */
+export function faultPlaceHint(place: YamlFaultPlace): string | undefined {
+  return duplicateKeyHint(place) ?? place.advice;
 }
 
 /** The entry for `key`, if the map has it. */

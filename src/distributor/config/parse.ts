@@ -2,7 +2,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   decodeUtf8Strict,
   describeKind,
-  duplicateKeyHint,
+  faultPlaceHint,
   type PathSegment,
   type Position,
   pointerOf,
@@ -99,7 +99,7 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   const root = readStrictYaml(decoded.text, {
     maxDepth: CONFIG_MAX_DEPTH,
     refuse: (fault, place) =>
-      fail(YAML_FAULTS[fault].code, place, duplicateKeyHint(place) ?? YAML_FAULTS[fault].hint),
+      fail(YAML_FAULTS[fault].code, place, faultPlaceHint(place) ?? YAML_FAULTS[fault].hint),
   });
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);

@@ -1,5 +1,5 @@
 import {
-  duplicateKeyHint,
+  faultPlaceHint,
   type PathSegment,
   type Position,
   pointerOf,
@@ -122,7 +122,7 @@ export function placeIn(node: YamlNode | undefined, path: readonly PathSegment[]
  * the file says (a repeated key names itself and the line of its first use).
  */
 export function yamlFaultHint(fault: YamlFault, place: YamlFaultPlace = {}): string {
-  const duplicate = duplicateKeyHint(place);
+  const duplicate = faultPlaceHint(place);
   if (duplicate !== undefined) return duplicate;
   const hints: { readonly [K in YamlFault]: string } = {
     not_utf8: 'save the file as UTF-8 without a byte order mark',
