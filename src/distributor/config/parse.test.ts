@@ -176,6 +176,28 @@ describe('distributor configuration', () => {
     expect(site).toMatchObject({ id: 'site', root: '/srv/site', work_dir: '/base/work' });
   });
 
+  it.each([
+    ['english', "did you mean 'en'?"],
+    ['deutsch', "did you mean 'de'?"],
+    ['xx', 'a language tag such as en, en-GB or de-CH (BCP 47)'],
+    ['en_GB', "write 'en-GB': language tags join their parts with a hyphen"],
+  ])('regression: lang %s is refused, with advice, not written into every page', (lang, advice) => {
+    const refusal = refusalOf(
+      VALID.replace('source: false, html: true', `source: false, html: {lang: ${lang}}`),
+    );
+    expect(refusal.code).toBe('config_invalid_value');
+    expect(refusal.location?.pointer).toBe('pipelines[0].destinations[0].outputs.html.lang');
+    expect(refusal.hint).toContain(advice);
+  });
+
+  it.each(['en', 'en-GB', 'de-CH', 'zh-Hant-TW', 'sr-Latn', 'fil', 'gsw'])('accepts lang %s', (lang) => {
+    const site = parseConfig(
+      Buffer.from(VALID.replace('source: false, html: true', `source: false, html: {lang: ${lang}}`)),
+      '/b',
+    ).pipelines[0]?.destinations[0];
+    expect(site?.outputs).toMatchObject({ html: true, lang });
+  });
+
   it('reads html: {lang} and assets, and keeps html: true valid', () => {
     const outputsOf = (outputs: string) =>
       parseConfig(Buffer.from(VALID.replace('outputs: {source: false, html: true}', outputs)), '/b')
@@ -214,7 +236,7 @@ describe('distributor configuration', () => {
     expect(tag.toJSON()).toMatchObject({
       reason_code: 'config_invalid_value',
       location: { path: SHOWN, line: 9, pointer: 'pipelines[0].destinations[0].outputs.html.lang' },
-      hint: 'a language tag such as en, en-GB or de-CH (BCP 47)',
+      hint: "write 'en-GB': language tags join their parts with a hyphen",
     });
   });
 

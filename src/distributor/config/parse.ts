@@ -16,6 +16,7 @@ import {
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+import { languageTagProblem } from './language.js';
 import {
   BUCKET_PATTERN,
   CACHE_CONTROL_PATTERN,
@@ -312,14 +313,11 @@ class ConfigReader {
   }
 
   private lang(node: YamlNode, path: Path): string | undefined {
-    const text = this.matching(node, LANG_PATTERN, path, LANG_HINT);
+    const text = this.string(node, path);
     if (text === undefined) return undefined;
-    try {
-      Intl.getCanonicalLocales(text);
-    } catch {
-      return this.report('config_invalid_value', node.at, path, LANG_HINT);
-    }
-    return text;
+    const problem = languageTagProblem(text);
+    if (problem !== undefined) return this.report('config_invalid_value', node.at, path, problem);
+    return LANG_PATTERN.test(text) ? text : this.report('config_invalid_value', node.at, path, LANG_HINT);
   }
 
   /** A closed record: every unknown and missing key is reported; the known fields are returned. */
