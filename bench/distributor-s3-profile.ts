@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, type PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
+import { createS3Client } from '../src/distributor/backends/s3/client.js';
 import { createS3Backend, distributeRun, writeManifest } from '../src/distributor/index.js';
 import { startRgw } from '../test/services/rgw.js';
 import { seededRandom } from './prng.js';
@@ -104,13 +105,17 @@ async function main(): Promise<void> {
           phases.set(event.phase, { first: seen?.first ?? at, last: at });
         },
         s3Backend: (config, context) => {
-          const client = new S3Client({
-            endpoint: rgw.endpoint,
-            region: rgw.region,
-            forcePathStyle: true,
-            requestChecksumCalculation: 'WHEN_REQUIRED',
-            responseChecksumValidation: 'WHEN_REQUIRED',
-          });
+          // sealkit's own client (its agents and timeouts), unless PROFILE_PLAIN_CLIENT=1 asks for the SDK's defaults.
+          const client =
+            process.env.PROFILE_PLAIN_CLIENT === '1'
+              ? new S3Client({
+                  endpoint: rgw.endpoint,
+                  region: rgw.region,
+                  forcePathStyle: true,
+                  requestChecksumCalculation: 'WHEN_REQUIRED',
+                  responseChecksumValidation: 'WHEN_REQUIRED',
+                })
+              : createS3Client(config);
           client.middlewareStack.add(
             (next, context) => async (args) => {
               const at = performance.now();
