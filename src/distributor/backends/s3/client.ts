@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { S3DestinationConfig } from '../../config/types.js';
+import { S3Client } from './sdk.js';
 
 /** Seconds to wait for a connection, unless the destination sets `connect_timeout_seconds`. */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;

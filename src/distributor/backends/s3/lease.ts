@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { sha256Prefixed } from '../../../core/digest/index.js';
 import { instantOf } from '../../model/instant.js';
 import { classifyS3Error } from './errors.js';
 import { type PendingClaim, type PendingMarker, serializePending } from './pending.js';
+import { DeleteObjectCommand } from './sdk.js';
 import { type PutCondition, putVerified, type UploadTarget } from './upload.js';
 
 /** How long a pending marker's claim lasts without renewal, unless configured. */

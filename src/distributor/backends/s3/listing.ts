@@ -1,6 +1,7 @@
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { bareEtag } from './etag.js';
 import type { BundleKeys } from './keys.js';
+import { ListObjectsV2Command } from './sdk.js';
 
 export interface ListedObject {
   readonly size: number;

@@ -1,12 +1,8 @@
-import {
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  HeadObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { Sha256Accumulator, type Sha256Prefixed, toPrefixed } from '../../../core/digest/index.js';
 import { classifyS3Error } from './errors.js';
 import { bareEtag } from './etag.js';
+import { GetObjectCommand, HeadObjectCommand } from './sdk.js';
 
 export interface ReadObject {
   readonly bytes: Uint8Array;

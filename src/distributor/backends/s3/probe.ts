@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  DeleteObjectCommand,
-  GetBucketVersioningCommand,
-  PutObjectCommand,
-  type PutObjectCommandInput,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
 import { refuseDistributor } from '../../refusals.js';
 import { classifyS3Error, s3Refusal } from './errors.js';
 import { bareEtag } from './etag.js';
+import { DeleteObjectCommand, GetBucketVersioningCommand, PutObjectCommand } from './sdk.js';
 
 /** What the probe learnt about a store, beyond the guarantees every destination needs. */
 export interface StoreCapabilities {
@@ -17,7 +12,7 @@ export interface StoreCapabilities {
   readonly checksumVerified: boolean;
 }
 
-/** The probe's object: under the destination prefix, beside (never inside) any bundle prefix. */
+/** A probe object: under the destination prefix, beside (never inside) any bundle prefix. */
 export function probeKey(destinationPrefix: string, run: string): string {
   const name = `.distributor.probe-${run}`;
   return destinationPrefix === '' ? name : `${destinationPrefix}/${name}`;
@@ -26,7 +21,8 @@ export function probeKey(destinationPrefix: string, run: string): string {
 /**
  * Finds out, before the first write of a run to a destination, whether the
  * store does what every publication relies on (docs/distributor.md, "What a
- * store must do"), with one object of its own under the destination prefix:
+ * store must do"), with objects of its own under the destination prefix (one
+ * for steps 1–4, one for step 5, written at the same time):
  *
  * 1. a create-only PUT (`If-None-Match: *`) of a new key succeeds;
  * 2. the same create-only PUT again is refused (412);
@@ -47,26 +43,73 @@ export async function probeStore(
   bucket: string,
   destinationPrefix: string,
 ): Promise<StoreCapabilities> {
-  const key = probeKey(destinationPrefix, randomBytes(16).toString('hex'));
-  const versions: string[] = [];
-  let wrote = false;
-  const put = async (
-    body: string,
-    extra: Partial<PutObjectCommandInput>,
-  ): Promise<{ etag: string } | 'refused'> => {
+  const conditional = new ProbeObject(
+    client,
+    bucket,
+    probeKey(destinationPrefix, randomBytes(16).toString('hex')),
+  );
+  // Step 5 has an object of its own, so it goes at the same time as 1–4 (one round trip less).
+  const checksum = new ProbeObject(
+    client,
+    bucket,
+    probeKey(destinationPrefix, randomBytes(16).toString('hex')),
+  );
+  const checked = checksum
+    .put('sealkit probe 5\n', { ChecksumSHA256: Buffer.alloc(32, 0).toString('base64') })
+    .then(
+      (answer) => ({ answer }),
+      (error: unknown) => ({ error }),
+    );
+  try {
+    const first = await conditional.put('sealkit probe 1\n', { IfNoneMatch: '*' });
+    if (first === 'refused') return await unsupported(client, bucket);
+    const again = await conditional.put('sealkit probe 2\n', { IfNoneMatch: '*' });
+    const current = again === 'refused' ? first : again;
+    const matched = await conditional.put('sealkit probe 3\n', { IfMatch: current.etag });
+    const stale = await conditional.put('sealkit probe 4\n', { IfMatch: current.etag });
+    if (again !== 'refused' || matched === 'refused' || stale !== 'refused') {
+      return await unsupported(client, bucket);
+    }
+    const outcome = await checked;
+    if ('error' in outcome) throw outcome.error;
+    return { checksumVerified: outcome.answer === 'refused' };
+  } catch (error) {
+    throw error instanceof Refusal ? error : s3Refusal(error, 'write');
+  } finally {
+    await checked;
+    await Promise.all([conditional.remove(), checksum.remove()]);
+  }
+}
+
+/** One object the probe writes, with every version it made (a versioned bucket keeps each). */
+class ProbeObject {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #key: string;
+  readonly #versions: string[] = [];
+  #wrote = false;
+
+  constructor(client: S3Client, bucket: string, key: string) {
+    this.#client = client;
+    this.#bucket = bucket;
+    this.#key = key;
+  }
+
+  /** A PUT of `body`: its bare ETag, or 'refused' when the store refused its condition or its checksum. */
+  async put(body: string, extra: Partial<PutObjectCommandInput>): Promise<{ etag: string } | 'refused'> {
     try {
-      const response = await client.send(
+      const response = await this.#client.send(
         new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
+          Bucket: this.#bucket,
+          Key: this.#key,
           Body: Buffer.from(body),
           ContentType: 'text/plain; charset=utf-8',
           CacheControl: 'no-store',
           ...extra,
         }),
       );
-      wrote = true;
-      if (response.VersionId !== undefined) versions.push(response.VersionId);
+      this.#wrote = true;
+      if (response.VersionId !== undefined) this.#versions.push(response.VersionId);
       return { etag: bareEtag(response.ETag) ?? '' };
     } catch (error) {
       const kind = classifyS3Error(error);
@@ -75,24 +118,22 @@ export async function probeStore(
       if (extra.ChecksumSHA256 !== undefined && kind === 'failed') return 'refused';
       throw error;
     }
-  };
-  try {
-    const first = await put('sealkit probe 1\n', { IfNoneMatch: '*' });
-    if (first === 'refused') return await unsupported(client, bucket);
-    const again = await put('sealkit probe 2\n', { IfNoneMatch: '*' });
-    const current = again === 'refused' ? first : again;
-    const matched = await put('sealkit probe 3\n', { IfMatch: current.etag });
-    const stale = await put('sealkit probe 4\n', { IfMatch: current.etag });
-    if (again !== 'refused' || matched === 'refused' || stale !== 'refused') {
-      return await unsupported(client, bucket);
+  }
+
+  /** Deletes every version written, then the key itself when the bucket keeps none. Best effort. */
+  async remove(): Promise<void> {
+    if (!this.#wrote) return;
+    try {
+      for (const version of this.#versions) {
+        await this.#client.send(
+          new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key, VersionId: version }),
+        );
+      }
+      if (this.#versions.length === 0)
+        await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key }));
+    } catch {
+      // A probe object left behind sits beside the bundles, never inside one.
     }
-    const wrongChecksum = Buffer.alloc(32, 0).toString('base64');
-    const checked = await put('sealkit probe 5\n', { ChecksumSHA256: wrongChecksum });
-    return { checksumVerified: checked === 'refused' };
-  } catch (error) {
-    throw error instanceof Refusal ? error : s3Refusal(error, 'write');
-  } finally {
-    if (wrote) await removeProbe(client, bucket, key, versions);
   }
 }
 
@@ -108,16 +149,4 @@ async function unsupported(client: S3Client, bucket: string): Promise<never> {
     versioned ? 'destination_versioning_unsupported' : 'destination_conditional_writes_unsupported',
     { role: 'destination' },
   );
-}
-
-/** Deletes every version the probe wrote (a versioned bucket keeps each), then the key itself. Best effort. */
-async function removeProbe(client: S3Client, bucket: string, key: string, versions: readonly string[]) {
-  try {
-    for (const version of versions) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, VersionId: version }));
-    }
-    if (versions.length === 0) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-  } catch {
-    // A probe object left behind sits beside the bundles, never inside one.
-  }
 }

@@ -1,4 +1,3 @@
-import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { sha256Prefixed } from '../../../core/digest/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, ApplyContext, OutputSource, StepKind } from '../../backend.js';
@@ -20,6 +19,7 @@ import {
   type PendingClaim,
   parsePending,
 } from './pending.js';
+import { DeleteObjectCommand } from './sdk.js';
 import {
   contentTypeOf,
   type PutCondition,

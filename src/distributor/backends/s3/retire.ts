@@ -1,36 +1,59 @@
 import { createHash } from 'node:crypto';
-import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { DeleteObjectsCommand as DeleteObjectsRequest, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand } from './sdk.js';
 
 /** Markers deleted by one request at most (S3 allows 1,000 keys per DeleteObjects). */
 const BATCH = 100;
-/** How long a committed bundle's marker waits for others to share its delete request. */
-const DELAY_MS = 200;
+/** The longest a committed bundle's marker waits for others to share its delete request. */
+const MAX_DELAY_MS = 2_000;
+
+/**
+ * How long a committed marker may wait for its delete: an eighth of the
+ * lease, at most `MAX_DELAY_MS`. At the commit the lease has at least three
+ * quarters of its length left (`Lease.ensureHeld` renews an older marker), so
+ * no other run can have taken the marker over before it is deleted.
+ */
+export function retirementDelayMs(leaseMs: number): number {
+  return Math.max(0, Math.min(MAX_DELAY_MS, Math.floor(leaseMs / 8)));
+}
 
 /**
  * Deletes the pending markers of committed bundles in batches (one
  * DeleteObjects request for up to a hundred bundles instead of one DELETE
- * each). A marker waits at most `DELAY_MS` — far inside its lease, so no
- * other run can have taken it over — and every marker queued is deleted
+ * each). A marker waits at most `delayMs` — far inside its lease, so no
+ * other run can have taken it over — or until no bundle of the destination
+ * is being written any more (`flush`), and every marker queued is deleted
  * before the backend closes. A marker whose delete fails stays: the next run
  * sees the committed state beside it and finishes the cleanup (a repair).
  */
 export class MarkerRetirement {
   readonly #client: S3Client;
   readonly #bucket: string;
+  readonly #delayMs: number;
   #queue: string[] = [];
   #timer: NodeJS.Timeout | undefined;
   #inFlight = new Set<Promise<void>>();
 
-  constructor(client: S3Client, bucket: string) {
+  constructor(client: S3Client, bucket: string, delayMs: number) {
     this.#client = client;
     this.#bucket = bucket;
+    this.#delayMs = delayMs;
   }
 
   /** Queues `key` for deletion. */
   retire(key: string): void {
     this.#queue.push(key);
     if (this.#queue.length >= BATCH) this.#flush();
-    else this.#timer ??= setTimeout(() => this.#flush(), DELAY_MS);
+    else this.#timer ??= setTimeout(() => this.#flush(), this.#delayMs);
+  }
+
+  /**
+   * Sends what is queued now, without waiting: no other bundle is in flight
+   * to share the request, and the run may be about to end (its delete then
+   * overlaps the run's own clean-up instead of following it).
+   */
+  flush(): void {
+    this.#flush();
   }
 
   /** Deletes everything queued and waits for every delete request. */
@@ -68,7 +91,7 @@ export class MarkerRetirement {
  * Content-MD5, which the SDK no longer computes, so it is added here (AWS
  * accepts it as well) in place of the SDK's own checksum headers.
  */
-function withContentMd5(command: DeleteObjectsCommand): void {
+function withContentMd5(command: DeleteObjectsRequest): void {
   command.middlewareStack.add(
     (next) => async (args) => {
       const request = args.request as { body?: unknown; headers?: Record<string, string> };

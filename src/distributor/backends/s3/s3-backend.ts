@@ -24,7 +24,7 @@ import { bundleListingOf, type DestinationListing, listBundle, listDestination }
 import { ObjectTooLarge } from './objects.js';
 import { probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
-import { MarkerRetirement } from './retire.js';
+import { MarkerRetirement, retirementDelayMs } from './retire.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
 export interface S3BackendOptions {
@@ -74,6 +74,9 @@ export function createS3BackendNow(
   /** The store's probe, once per run, at the first write. */
   let probe: Promise<StoreCapabilities | Refusal> | undefined;
   let retirement: MarkerRetirement | undefined;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  /** Bundles of this destination being applied right now. */
+  let applying = 0;
   /** What `inspect` found per bundle, for `apply`. */
   const inspected = new Map<BundleDir, InspectedPrefix>();
 
@@ -128,6 +131,7 @@ export function createS3BackendNow(
         };
       }
       if (destinationFailure !== undefined) return { outcome: 'refused', refusal: destinationFailure };
+      applying += 1;
       try {
         probe ??= probeStore(getClient(), config.bucket, config.prefix).catch((error: unknown) =>
           noteFailure(error, 'write'),
@@ -149,10 +153,10 @@ export function createS3BackendNow(
             },
             destinationId: config.id,
             clock,
-            leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+            leaseMs,
             cacheControl: config.cache_control ?? DEFAULT_CACHE_CONTROL,
             retireMarker: (key) => {
-              retirement ??= new MarkerRetirement(getClient(), config.bucket);
+              retirement ??= new MarkerRetirement(getClient(), config.bucket, retirementDelayMs(leaseMs));
               retirement.retire(key);
             },
           },
@@ -164,6 +168,10 @@ export function createS3BackendNow(
         );
       } catch (error) {
         return { outcome: 'refused', refusal: noteFailure(error, 'write') };
+      } finally {
+        applying -= 1;
+        // Nothing else in flight to share a delete with: send the queued markers' delete now.
+        if (applying === 0) retirement?.flush();
       }
     },
     async close(): Promise<void> {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { PutObjectCommand, type PutObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import type { PutObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import mime from 'mime';
 import { Sha256Accumulator, type Sha256Prefixed, toHex, toPrefixed } from '../../../core/digest/index.js';
 import { classifyS3Error, isTransient } from './errors.js';
 import { bareEtag } from './etag.js';
 import { hashObject } from './objects.js';
+import { PutObjectCommand } from './sdk.js';
 
 /** How a PUT guards the key: create only, replace exactly one version, or unconditionally (our own residue). */
 export type PutCondition =
