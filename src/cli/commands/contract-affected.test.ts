@@ -37,6 +37,9 @@ describe('sealkit contract affected', () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.toString('utf8')).toContain('contract_resource_not_found');
     expect(scanForSentinels(unknown, [], ['zq.sentinel.resource'])).toEqual([]);
+    const typo = runCli(['contract', 'affected', retail, '--resource', 'retail.source.order']);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr.toString('utf8')).toContain("= help: did you mean 'retail.source.orders'?");
     const broken = join(dir, 'broken');
     writeProjectTree(broken, baseProject({ 'sources/extra.yaml': 'kind: Source\nid: zq.sentinel.broken\n' }));
     const invalid = runCli(['contract', 'affected', broken, '--resource', 't.source.orders', '--json']);
