@@ -6,6 +6,7 @@ import {
   type ItemOutcome,
   MAX_TRANSFERS,
   type PlanItem,
+  refuseDistributor,
   type ProgressEvent,
   type RunReport,
   verifyBundle,
@@ -344,8 +345,10 @@ function countsLine(report: RunReport): string {
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
     if (refusal === undefined) return {};
-    const { location, hint, details, also, omitted } = refusalJson(refusal, 'located');
+    const { category, message, location, hint, details, also, omitted } = refusalJson(refusal, 'located');
     return {
+      category,
+      message,
       ...(location === undefined ? {} : { location }),
       ...(hint === undefined ? {} : { hint }),
       ...(details === undefined ? {} : { details: details as unknown as JsonObjectOut }),
@@ -354,8 +357,14 @@ function reportJson(report: RunReport): JsonObjectOut {
     };
   };
   const failures = report.failures.map(({ refusal, ...failure }) => ({ ...failure, ...where(refusal) }));
+  // An aborted run is one refusal of the whole run: said at the top as on
+  // every other refusal (docs/cli.md#output), the causes in failures[].
+  const aborted = report.aborted ? refusalJson(refuseDistributor('run_aborted'), 'located') : undefined;
   return {
     ...(report as unknown as JsonObjectOut),
+    ...(aborted === undefined
+      ? {}
+      : { reason_code: aborted.reason_code, category: aborted.category, message: aborted.message }),
     failures,
     outcomes: report.outcomes.map(({ refusal, ...item }) => ({ ...item, ...where(refusal) })),
     plan: { ...(report.plan as unknown as JsonObjectOut), failures },
