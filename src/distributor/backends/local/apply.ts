@@ -11,6 +11,7 @@ import { toRefusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, BatchWrite, OutputSource, SnapshotBundleDir } from '../../backend.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { DestinationState, Instant } from '../../model/types.js';
+import { removeOwnTree } from '../../own-tree.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -23,7 +24,6 @@ import {
   ensureDirs,
   openDirs,
   removeEnsured,
-  removeOwnTree,
   type StepHook,
 } from './tree.js';
 import { cleanStage, type LocalRoot } from './work-area.js';

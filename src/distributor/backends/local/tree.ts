@@ -1,10 +1,4 @@
-import {
-  type Dir,
-  type DirEntry,
-  type EntryName,
-  isFsError,
-  renameNoReplace,
-} from '../../../core/fs/index.js';
+import { type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 
@@ -176,38 +170,6 @@ export function destinationProblem(error: unknown) {
   if (isFsError(error, 'ENOTDIR'))
     return refuseDistributor('destination_not_directory', { role: 'destination' });
   return destinationWriteFailed(error);
-}
-
-/**
- * Removes a tree sealkit built itself (a staging directory, the source
- * snapshot): files and directories, depth first, never following a link.
- */
-export function removeOwnTree(parent: Dir, name: EntryName, step: StepHook): void {
-  let dir: Dir;
-  try {
-    dir = parent.openDir(name);
-  } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) return;
-    if (isFsError(error, 'ENOTDIR') || isFsError(error, 'ELOOP')) {
-      step('unlink');
-      parent.unlink(name);
-      return;
-    }
-    throw error;
-  }
-  try {
-    for (const entry of dir.list()) {
-      if (entry.type === 'directory') removeOwnTree(dir, entry.bytes, step);
-      else {
-        step('unlink');
-        dir.unlink(entry.bytes);
-      }
-    }
-  } finally {
-    dir.close();
-  }
-  step('rmdir');
-  parent.rmdir(name);
 }
 
 /**
