@@ -78,8 +78,8 @@ function crossDomainImports(all: readonly ImportEdge[]): readonly ImportEdge[] {
   });
 }
 
-/** The modules of the distributor's backends the run may import: the registry and each backend's entry. */
-const BACKEND_ENTRIES = /^distributor\/backends\/(?:registry|[a-z0-9-]+\/index)\.ts$/;
+/** The one module of the distributor's backends the run may import: the registry of backends by kind. */
+const BACKEND_ENTRIES = /^distributor\/backends\/registry\.ts$/;
 
 /**
  * The distributor's run layer reaches a backend only through the registry
@@ -147,6 +147,11 @@ describe('each rule reports a planted violation', () => {
       'run → a backend internal',
       runIntoBackends,
       { from: 'distributor/run/sources.ts', to: 'distributor/backends/local/tree.ts' },
+    ],
+    [
+      'run → a backend beside the registry',
+      runIntoBackends,
+      { from: 'distributor/run/run.ts', to: 'distributor/backends/local/index.ts' },
     ],
   ] as const)('%s', (_name, rule, planted) => {
     expect(rule([...graph, planted])).toEqual([planted]);

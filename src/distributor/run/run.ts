@@ -8,8 +8,7 @@ import type {
   OutputSource,
   Step,
 } from '../backend.js';
-import { LocalBackends } from '../backends/local/index.js';
-import { builtinS3Factory } from '../backends/registry.js';
+import { type BackendRegistry, backendRegistry } from '../backends/registry.js';
 import type { DistributorConfig, S3DestinationConfig } from '../config/types.js';
 import { instantOf } from '../model/instant.js';
 import { planRun } from '../plan/plan-run.js';
@@ -64,7 +63,13 @@ export interface DistributeRunOptions {
    * leave it out.
    */
   readonly beforeStep?: (step: Step) => void;
-  /** The S3 backend; default the built-in one. */
+  /**
+   * Test hook: the factory of a destination kind to use instead of the
+   * built-in one (docs/distributor.md#library-api); the other kinds stay
+   * built in.
+   */
+  readonly backends?: Partial<BackendRegistry>;
+  /** The S3 backend; default the built-in one. The same as `backends: { s3 }`, and wins over it. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
   /**
@@ -128,10 +133,12 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };
-  const locals = new LocalBackends();
-  const s3Factory = options.s3Backend ?? builtinS3Factory;
+  const registry = backendRegistry({
+    ...options.backends,
+    ...(options.s3Backend === undefined ? {} : { s3: options.s3Backend }),
+  });
   const opened = selected.map((pipeline) =>
-    pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
+    pipeline.destinations.map((d) => openDestination(d, registry, context)),
   );
   const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
