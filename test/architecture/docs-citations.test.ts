@@ -24,20 +24,6 @@ const CODE_FILE = /\.(?:[cm]?js|ts)$/;
  * may never appear in it again.
  */
 const EXTERNAL_CITATIONS_LEFT: ReadonlySet<string> = new Set([
-  'src/distributor/backends/local/apply.ts',
-  'src/distributor/backends/local/tree.ts',
-  'src/distributor/digest/bundle-digest.test.ts',
-  'src/distributor/digest/bundle-digest.ts',
-  'src/distributor/model/manifest.ts',
-  'src/distributor/model/state.test.ts',
-  'src/distributor/model/state.ts',
-  'src/distributor/model/types.ts',
-  'src/distributor/plan/compare.test.ts',
-  'src/distributor/plan/compare.ts',
-  'src/distributor/plan/outputs.ts',
-  'src/distributor/plan/types.ts',
-  'src/distributor/run/run.test.ts',
-  'src/distributor/validate/validate-bundle.ts',
   'src/scaffold/canonical.ts',
   'src/scaffold/create-only.test.ts',
   'src/scaffold/editions.ts',
@@ -73,6 +59,7 @@ const CLEAN_FOLDERS = [
   'scripts/',
   'src/cli/',
   'src/core/',
+  'src/distributor/',
   'src/migration/',
   'src/owner/',
   'test/',

@@ -64,7 +64,7 @@ const bundleTree = () => {
 };
 
 describe('distribute run (local destination)', () => {
-  it('publishes, skips, replaces, skips newer and reports conflicts, with the seed state', async () => {
+  it('publishes, skips, replaces, skips newer and reports conflicts, with the documented state', async () => {
     makeBundle(source, 'weather/b1', [REPORT, SUMMARY], {
       id: 'weather.b1',
       created: '2026-05-30T11:10:00Z',
@@ -353,7 +353,7 @@ describe('distribute run (local destination)', () => {
     expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
   });
 
-  it('publishes onto an existing empty directory (the seed calls it empty) by an atomic swap', async () => {
+  it('publishes onto an existing empty directory (it counts as empty) by an atomic swap', async () => {
     makeBundle(source, 'e/x', [SUMMARY], { id: 'x', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, 'e', 'x'), { recursive: true });
     expect(outcomes(await run())).toEqual([['e/x', 'published', '']]);

@@ -366,8 +366,9 @@ function commitPublish(root: LocalRoot, segments: readonly string[], one: Staged
       renameNoReplace(one.at, one.name, parents.dir, leaf);
     } catch (error: unknown) {
       if (!isFsError(error, 'EEXIST') && !isFsError(error, 'ENOTEMPTY')) throw destinationProblem(error);
-      // The seed counts an existing directory without entries as empty: swap
-      // the new tree in for it, atomically, instead of writing into it.
+      // A directory without entries at the bundle path counts as empty
+      // (docs/distributor.md#outcomes): swap the new tree in for it,
+      // atomically, instead of writing into it.
       if (!isEmptyDirectory(parents.dir, leaf))
         throw refuseDistributor('destination_changed', { role: 'destination' });
       step('exchange');

@@ -173,7 +173,8 @@ export function destinationProblem(error: unknown) {
 }
 
 /**
- * Replacement's narrow deletion (seed: "Replacement Safety Rules"): removes
+ * Replacement's narrow deletion
+ * (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour): removes
  * the listed files, then the directories that became empty (deepest first),
  * then the state file and the tree's own directory only if nothing else is
  * left. Returns false when something unlisted remains; the state is then
