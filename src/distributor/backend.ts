@@ -212,8 +212,9 @@ export interface DestinationBackend {
 }
 
 /**
- * How the run builds a backend for a configured destination. The S3 backend
- * is exported as `createS3Backend` from `backends/s3/index.ts` with this shape.
+ * How the run builds a backend for a configured destination: one factory per
+ * destination kind, in `backends/registry.ts` (docs/distributor.md#code-layout).
+ * The S3 one is also exported as `createS3Backend`.
  */
 export type BackendFactory<Config> = (config: Config, context: BackendOpenContext) => DestinationBackend;
 

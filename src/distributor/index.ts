@@ -22,6 +22,7 @@ export type {
   Step,
   StepKind,
 } from './backend.js';
+export type { BackendRegistry, DestinationKind } from './backends/registry.js';
 export { createS3Backend, PENDING_FILE, type S3BackendOptions } from './backends/s3/index.js';
 export {
   CONFIG_MAX_BYTES as DISTRIBUTOR_CONFIG_MAX_BYTES,

@@ -3,8 +3,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/cli.js';
 
-// The module boundaries of docs/architecture.md, checked over the real import
-// graph of src/ (static imports, re-exports and dynamic import()).
+// The module boundaries of docs/architecture.md#rules-between-modules and the
+// distributor's own (docs/distributor.md#code-layout), checked over the real
+// import graph of every src/**/*.ts, tests included (static imports,
+// re-exports and dynamic import()).
 
 const SRC = join(REPO_ROOT, 'src');
 const DOMAINS = ['contracts', 'distributor', 'editions', 'migration', 'owner', 'scaffold'] as const;
@@ -16,7 +18,7 @@ function sourceFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...sourceFiles(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push(path);
+    else if (entry.name.endsWith('.ts')) out.push(path);
   }
   return out;
 }
@@ -43,32 +45,65 @@ function edges(): readonly ImportEdge[] {
   return out;
 }
 
-/** `core`, a domain name, `cli`, or `root` for src/index.ts. */
+/** `core`, a domain name, `cli`, `root` for src/index.ts, or `outside` for test/ helpers. */
 function areaOf(path: string): string {
+  if (path.startsWith('../')) return 'outside';
   const [first] = path.split('/');
   if (first === undefined || !path.includes('/')) return 'root';
   return first;
 }
 
+const isTest = (path: string): boolean => path.endsWith('.test.ts');
+
 const graph = edges();
 
 function coreLeaks(all: readonly ImportEdge[]): readonly ImportEdge[] {
-  return all.filter((edge) => areaOf(edge.from) === 'core' && areaOf(edge.to) !== 'core');
+  return all.filter((edge) => areaOf(edge.from) === 'core' && !['core', 'outside'].includes(areaOf(edge.to)));
 }
 
+/**
+ * A domain imports only core, itself and (the scaffolder) the migration
+ * evidence. A test may also import another domain through its public entry
+ * (`<domain>/index.ts`), as a library user would, to check that two domains
+ * compose; never that domain's internals.
+ */
 function crossDomainImports(all: readonly ImportEdge[]): readonly ImportEdge[] {
   return all.filter((edge) => {
     const from = areaOf(edge.from);
     const to = areaOf(edge.to);
     if (!(DOMAINS as readonly string[]).includes(from)) return false;
-    return to !== from && to !== 'core' && !ALLOWED_CROSS.has(`${from}->${to}`);
+    if (to === from || to === 'core' || ALLOWED_CROSS.has(`${from}->${to}`)) return false;
+    if (to === 'outside') return !isTest(edge.from);
+    return !(isTest(edge.from) && edge.to === `${to}/index.ts`);
   });
+}
+
+/** The one module of the distributor's backends the run may import: the registry of backends by kind. */
+const BACKEND_ENTRIES = /^distributor\/backends\/registry\.ts$/;
+
+/**
+ * The distributor's run layer reaches a backend only through the registry
+ * of backends by destination kind, never a backend's own modules
+ * (docs/distributor.md#code-layout); its tests alike.
+ */
+function runIntoBackends(all: readonly ImportEdge[]): readonly ImportEdge[] {
+  return all.filter(
+    (edge) =>
+      edge.from.startsWith('distributor/run/') &&
+      edge.to.startsWith('distributor/backends/') &&
+      !BACKEND_ENTRIES.test(edge.to),
+  );
 }
 
 describe('module boundaries', () => {
   it('the import graph was read (a broken pattern would make every rule pass)', () => {
-    expect(graph.length).toBeGreaterThan(500);
+    expect(graph.length).toBeGreaterThan(1000);
     expect(graph).toContainEqual({ from: 'cli/main.ts', to: 'cli/commands/index.ts' });
+    expect(graph).toContainEqual({ from: 'distributor/run/run.ts', to: 'distributor/plan/plan-run.ts' });
+    expect(graph).toContainEqual({
+      from: 'distributor/run/run.test.ts',
+      to: '../test/helpers/cli.ts',
+    });
   });
 
   it('core imports nothing of the domains, the CLI or the package root', () => {
@@ -83,10 +118,42 @@ describe('module boundaries', () => {
     expect(graph.filter((edge) => areaOf(edge.from) !== 'cli' && areaOf(edge.to) === 'cli')).toEqual([]);
   });
 
-  it('the rules catch a violation: a planted core → domain edge is reported', () => {
-    const planted: ImportEdge = { from: 'core/json/parse.ts', to: 'distributor/refusals.ts' };
-    expect([planted].filter((edge) => areaOf(edge.from) === 'core' && areaOf(edge.to) !== 'core')).toEqual([
-      planted,
-    ]);
+  it('the distributor run layer imports no backend internals', () => {
+    expect(runIntoBackends(graph)).toEqual([]);
+  });
+});
+
+describe('each rule reports a planted violation', () => {
+  it.each([
+    ['core → domain', coreLeaks, { from: 'core/json/parse.ts', to: 'distributor/refusals.ts' }],
+    ['core → CLI', coreLeaks, { from: 'core/fs/index.ts', to: 'cli/main.ts' }],
+    ['domain → domain', crossDomainImports, { from: 'distributor/run/run.ts', to: 'contracts/index.ts' }],
+    [
+      'migration → scaffold (the allowance is one way)',
+      crossDomainImports,
+      { from: 'migration/index.ts', to: 'scaffold/run.ts' },
+    ],
+    [
+      'a test → another domain’s internals',
+      crossDomainImports,
+      { from: 'scaffold/dbt-check.test.ts', to: 'editions/check/project.ts' },
+    ],
+    [
+      'production code → test helpers',
+      crossDomainImports,
+      { from: 'owner/codec.ts', to: '../test/helpers/cli.ts' },
+    ],
+    [
+      'run → a backend internal',
+      runIntoBackends,
+      { from: 'distributor/run/sources.ts', to: 'distributor/backends/local/tree.ts' },
+    ],
+    [
+      'run → a backend beside the registry',
+      runIntoBackends,
+      { from: 'distributor/run/run.ts', to: 'distributor/backends/local/index.ts' },
+    ],
+  ] as const)('%s', (_name, rule, planted) => {
+    expect(rule([...graph, planted])).toEqual([planted]);
   });
 });

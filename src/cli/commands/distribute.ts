@@ -6,9 +6,9 @@ import {
   type ItemOutcome,
   MAX_TRANSFERS,
   type PlanItem,
-  refuseDistributor,
   type ProgressEvent,
   type RunReport,
+  refuseDistributor,
   verifyBundle,
   writeManifest,
 } from '../../distributor/index.js';

@@ -54,7 +54,7 @@ print(json.dumps({"records": records, "payload": payload.decode("utf-8"), "diges
 `;
 
 describe('bundle digest', () => {
-  it('encodes the seed payload exactly: field order path, sha256, size; no spaces; manifest order', () => {
+  it('encodes the canonical payload exactly: field order path, sha256, size; no spaces; manifest order', () => {
     const payload = bundleDigestPayload([
       { path: 'b.txt', sha256: `sha256:${'1'.repeat(64)}`, size: 234 },
       { path: 'a "q".md', sha256: `sha256:${'2'.repeat(64)}`, size: 0 },

@@ -8,11 +8,12 @@ export interface DigestRecord {
 }
 
 /**
- * The seed's canonical bundle digest payload: a JSON array of
+ * The canonical bundle digest payload
+ * (docs/distributor.md#bundle-digest-byte-for-byte): a JSON array of
  * `{"path","sha256","size"}` objects in manifest order, fields in exactly
  * that order, no whitespace, no trailing newline. RFC 8785 (core/json,
- * DESIGN.md: the distributor's canonical JSON) produces exactly these bytes:
- * the seed's field order is also the sorted order, sizes are integers, and
+ * the canonical JSON the distributor uses throughout) produces exactly these
+ * bytes: that field order is also the sorted order, sizes are integers, and
  * its string escaping is JSON.stringify's. A test cross-checks the bytes
  * with Python's `json.dumps(records, ensure_ascii=False, separators=(",", ":"))`.
  */

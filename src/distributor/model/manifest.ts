@@ -17,7 +17,7 @@ export const MANIFEST_LIMITS = { maxBytes: 16 * 1024 * 1024, maxDepth: 16, maxFi
 
 /**
  * Reads manifest.json bytes into the normalized model. Unknown fields are
- * ignored (seed); every required field is checked, and every path passes the
+ * ignored (docs/distributor.md#source-bundles); every required field is checked, and every path passes the
  * path rules before any file of the bundle is opened. A refusal points into
  * the manifest (`files[3].path`; line and column for a JSON syntax error);
  * the caller adds the file's path (docs/distributor.md#reading-an-error).
@@ -184,7 +184,10 @@ export function serializeManifest(manifest: SourceManifest): string {
   return `${JSON.stringify(manifestJson(manifest), null, 2)}\n`;
 }
 
-/** The model as a plain object in the seed's field order (also embedded in the state). */
+/**
+ * The model as a plain object in the documented field order
+ * (docs/distributor.md#outputs-and-state; also embedded in the state).
+ */
 export function manifestJson(manifest: SourceManifest) {
   return {
     schema_version: manifest.schema_version,

@@ -33,7 +33,7 @@ const state = {
 };
 
 describe('.distributor.json', () => {
-  it('is the seed shape, field for field, and round-trips byte for byte', () => {
+  it('is the documented shape, field for field, and round-trips byte for byte', () => {
     const text = `${JSON.stringify(state, null, 2)}\n`;
     const parsed = parseState(Buffer.from(text));
     expect(parsed).toEqual(state);

@@ -15,7 +15,8 @@ export const STATE_MAX_BYTES = 32 * 1024 * 1024;
 const invalid = (): Refusal => refuseDistributor('destination_state_invalid', { role: 'state' });
 
 /**
- * Reads `.distributor.json` strictly: the seed's shape and nothing else
+ * Reads `.distributor.json` strictly: the documented shape and nothing else
+ * (docs/distributor.md#outputs-and-state)
  * (sealkit wrote it, so an unknown field means someone else did). Every
  * failure is `destination_state_invalid`.
  */
@@ -83,7 +84,8 @@ function outputFromJson(value: JsonValue): OutputRecord {
 }
 
 /**
- * The bytes of `.distributor.json`: the seed's field order, 2-space indent,
+ * The bytes of `.distributor.json`: the documented field order
+ * (docs/distributor.md#outputs-and-state), 2-space indent,
  * LF, outputs in the order given (the planner sorts them by UTF-8 path).
  */
 export function serializeState(state: DestinationState): string {

@@ -32,7 +32,7 @@ export interface ManifestFile {
   readonly size: number;
 }
 
-/** The normalized source manifest model (seed: "Source Bundle Contract"); unknown fields are dropped. */
+/** The normalized source manifest model (docs/distributor.md#source-bundles); unknown fields are dropped. */
 export interface SourceManifest {
   readonly schema_version: 1;
   readonly id: string;
@@ -44,7 +44,7 @@ export interface SourceManifest {
 export type OutputKind = 'source' | 'generated';
 export type TransformId = 'markdown_to_html';
 
-/** One file written by sealkit at a destination (seed: "Required output fields"). */
+/** One file written by sealkit at a destination (docs/distributor.md#outputs-and-state). */
 export interface OutputRecord {
   readonly path: BundlePath;
   readonly kind: OutputKind;
@@ -55,7 +55,7 @@ export interface OutputRecord {
   readonly size: number;
 }
 
-/** `.distributor.json`, exactly the seed's shape ("Required .distributor.json shape"). */
+/** `.distributor.json`, exactly the documented shape (docs/distributor.md#outputs-and-state). */
 export interface DestinationState {
   readonly schema_version: 1;
   readonly distributor_version: string;

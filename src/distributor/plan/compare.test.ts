@@ -43,7 +43,7 @@ const managed = (
   residue: [],
 });
 
-describe('destination comparison (the seed six plus two safety rules)', () => {
+describe('destination comparison (the six rules plus two safety rules)', () => {
   const source = manifest();
   it('no state and empty → publish', () => {
     expect(decide(source, { kind: 'empty', residue: [] })).toEqual({ outcome: 'published' });

@@ -31,11 +31,11 @@ export type Decision =
   | { readonly outcome: 'refused'; readonly reason_code: DistributorReasonCode };
 
 /**
- * The seed's destination comparison rules, in its order:
+ * The destination comparison rules, in their order (docs/distributor.md#outcomes):
  * no state + empty → publish; no state + non-empty → unmanaged (refused);
  * same normalized manifest → skip; same id, destination older → replace;
  * same id, destination newer → skip; same id and created, different digest →
- * conflict; different id → conflict. Three decisions go beyond the seed: a
+ * conflict; different id → conflict. Three safety rules come on top: a
  * replacement is refused when the managed path holds unlisted entries (never
  * swept), and "already published" is refused when outputs the state lists
  * are gone (the destination was damaged; skipping would hide it), and the

@@ -13,8 +13,8 @@ export interface PageInfo {
 }
 
 /**
- * The files a destination receives from one bundle (seed: "Destination Output
- * Contract"): copies of every listed file when `source` (else, with `assets`,
+ * The files a destination receives from one bundle
+ * (docs/distributor.md#outputs-and-state): copies of every listed file when `source` (else, with `assets`,
  * of the listed files that are neither Markdown nor HTML), a page per `.md`
  * file when `html`; sorted by UTF-8 path. Undefined when two of them collide
  * (same path, NFC twins, or a file used as a directory) — refused at planning.

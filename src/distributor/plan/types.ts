@@ -125,7 +125,10 @@ export interface PipelinePlan {
   readonly bundles: readonly PlannedBundle[];
 }
 
-/** A failure that stops the whole run before any destination write (seed: "Digest Mismatch Behavior"). */
+/**
+ * A failure that stops the whole run before any destination write
+ * (docs/distributor.md#outcomes, "Validate all, then write").
+ */
 export interface RunFailure {
   readonly pipeline_id: string;
   /** Null when the pipeline failed before its bundles were known (discovery). */

@@ -1,12 +1,7 @@
 import { type Refusal, toRefusal } from '../../core/refusal/index.js';
-import type {
-  BackendFactory,
-  BackendOpenContext,
-  DestinationBackend,
-  DestinationSnapshot,
-} from '../backend.js';
-import type { LocalBackends } from '../backends/local/index.js';
-import type { DestinationConfig, S3DestinationConfig } from '../config/types.js';
+import type { BackendOpenContext, DestinationBackend, DestinationSnapshot } from '../backend.js';
+import { type BackendRegistry, createBackend } from '../backends/registry.js';
+import type { DestinationConfig } from '../config/types.js';
 import type { BundleDir } from '../model/types.js';
 import type { SnapshotView } from '../plan/compare.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
@@ -21,21 +16,11 @@ export interface OpenDestination {
 
 export function openDestination(
   config: DestinationConfig,
-  locals: LocalBackends,
-  s3Factory: BackendFactory<S3DestinationConfig> | undefined,
+  registry: BackendRegistry,
   context: BackendOpenContext,
 ): OpenDestination {
   try {
-    if (config.kind === 'local')
-      return { config, backend: locals.create(config, context), refusal: undefined };
-    if (s3Factory === undefined) {
-      return {
-        config,
-        backend: undefined,
-        refusal: refuseDistributor('backend_unavailable', { role: 'destination' }),
-      };
-    }
-    return { config, backend: s3Factory(config, context), refusal: undefined };
+    return { config, backend: createBackend(registry, config, context), refusal: undefined };
   } catch (error: unknown) {
     return {
       config,

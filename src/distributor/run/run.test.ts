@@ -64,23 +64,27 @@ const bundleTree = () => {
 };
 
 describe('distribute run (local destination)', () => {
-  it('publishes, skips, replaces, skips newer and reports conflicts, with the seed state', async () => {
-    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], {
-      id: 'weather.b1',
-      created: '2026-05-30T11:10:00Z',
-    });
+  const FIRST = { id: 'weather.b1', created: '2026-05-30T11:10:00Z' } as const;
+  const published = () => join(dest, 'weather', 'b1');
+  /** Replaces the source bundle `weather/b1` with other files and manifest fields. */
+  const rebuild = (files: readonly (typeof REPORT)[], manifest: { id: string; created: string }) => {
+    rmSync(join(source, 'weather', 'b1'), { recursive: true, force: true });
+    makeBundle(source, 'weather/b1', files, manifest);
+  };
+
+  it('publishes a bundle: its copies, a page, mode 0755 and the state in the documented shape', async () => {
+    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], FIRST);
     const first = await run();
     expect(first.status).toBe('ok');
     expect(outcomes(first)).toEqual([['weather/b1', 'published', '']]);
-    const published = join(dest, 'weather', 'b1');
-    expect(describeTree(published)).toEqual({
+    expect(describeTree(published())).toEqual({
       '.distributor.json': expect.stringMatching(/^file 644 /),
       'report.html': expect.stringMatching(/^file 644 /),
       'report.md': `file 644 ${sha256Of(REPORT.content)}`,
       'summary.txt': `file 644 ${sha256Of(SUMMARY.content)}`,
     });
-    expect((statSync(published).mode & 0o777).toString(8)).toBe('755');
-    const state = JSON.parse(readFileSync(join(published, '.distributor.json'), 'utf8'));
+    expect((statSync(published()).mode & 0o777).toString(8)).toBe('755');
+    const state = JSON.parse(readFileSync(join(published(), '.distributor.json'), 'utf8'));
     expect(Object.keys(state)).toEqual([
       'schema_version',
       'distributor_version',
@@ -96,47 +100,68 @@ describe('distribute run (local destination)', () => {
       ['report.md', 'source'],
       ['summary.txt', 'source'],
     ]);
-    const html = readFileSync(join(published, 'report.html'));
+    const html = readFileSync(join(published(), 'report.html'));
     expect(state.outputs[0]).toMatchObject({
       sha256: sha256Of(html),
       size: html.length,
       source_path: 'report.md',
     });
+  });
 
+  it('skips a rerun of the same bundle and writes nothing, not even in the work area', async () => {
+    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], FIRST);
+    await run();
     const beforeRerun = describeTree(dest);
     const workMtime = statSync(join(dest, '.distributor.work')).mtimeMs;
     expect(outcomes(await run())).toEqual([['weather/b1', 'skipped_same', '']]);
     // A no-op rerun verifies every byte but writes nothing: no snapshot or staging entry came and went.
     expect(describeTree(dest)).toEqual(beforeRerun);
     expect(statSync(join(dest, '.distributor.work')).mtimeMs).toBe(workMtime);
+  });
 
-    rmSync(join(source, 'weather', 'b1'), { recursive: true });
-    makeBundle(source, 'weather/b1', [REPORT], { id: 'weather.b1', created: '2026-05-31T00:00:00Z' });
+  it('replaces a bundle of the same id created later with exactly its new outputs', async () => {
+    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], FIRST);
+    await run();
+    rebuild([REPORT], { id: 'weather.b1', created: '2026-05-31T00:00:00Z' });
     expect(outcomes(await run())).toEqual([['weather/b1', 'replaced', '']]);
-    expect(Object.keys(describeTree(published)).sort()).toEqual([
+    expect(Object.keys(describeTree(published())).sort()).toEqual([
       '.distributor.json',
       'report.html',
       'report.md',
     ]);
+  });
 
-    rmSync(join(source, 'weather', 'b1'), { recursive: true });
-    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'weather.b1', created: '2026-05-30T00:00:00Z' });
-    expect(outcomes(await run())).toEqual([['weather/b1', 'skipped_newer', '']]);
-
-    rmSync(join(source, 'weather', 'b1'), { recursive: true });
-    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'weather.b1', created: '2026-05-31T02:00:00+02:00' });
-    const same = await run();
-    expect(outcomes(same)).toEqual([['weather/b1', 'conflict', 'conflict_same_created']]);
-    expect(same.status).toBe('refused');
-
-    rmSync(join(source, 'weather', 'b1'), { recursive: true });
-    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'other.bundle', created: '2027-01-01T00:00:00Z' });
-    expect(outcomes(await run())).toEqual([['weather/b1', 'conflict', 'conflict_different_id']]);
-    expect(Object.keys(describeTree(published)).sort()).toEqual([
-      '.distributor.json',
-      'report.html',
-      'report.md',
-    ]);
+  it.each([
+    [
+      'skipped_newer: same id, created earlier',
+      { id: 'weather.b1', created: '2026-05-30T00:00:00Z' },
+      'ok',
+      'skipped_newer',
+      '',
+    ],
+    [
+      'conflict_same_created: same id and instant (another offset), other files',
+      { id: 'weather.b1', created: '2026-05-30T13:10:00+02:00' },
+      'refused',
+      'conflict',
+      'conflict_same_created',
+    ],
+    [
+      'conflict_different_id: another id',
+      { id: 'other.bundle', created: '2027-01-01T00:00:00Z' },
+      'refused',
+      'conflict',
+      'conflict_different_id',
+    ],
+  ])('leaves the published bundle as it is on %s', async (_case, manifest, status, outcome, reason) => {
+    makeBundle(source, 'weather/b1', [REPORT, SUMMARY], FIRST);
+    await run();
+    const before = describeTree(published());
+    rebuild([SUMMARY], manifest);
+    const report = await run();
+    expect(report.status).toBe(status);
+    expect(outcomes(report)).toEqual([['weather/b1', outcome, reason]]);
+    expect(describeTree(published())).toEqual(before);
   });
 
   it('validates every bundle before writing: one digest mismatch writes nothing anywhere', async () => {
@@ -353,7 +378,7 @@ describe('distribute run (local destination)', () => {
     expect(describeTree(join(dest, '.distributor.work'))).toEqual({ lock: expect.any(String) });
   });
 
-  it('publishes onto an existing empty directory (the seed calls it empty) by an atomic swap', async () => {
+  it('publishes onto an existing empty directory (it counts as empty) by an atomic swap', async () => {
     makeBundle(source, 'e/x', [SUMMARY], { id: 'x', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, 'e', 'x'), { recursive: true });
     expect(outcomes(await run())).toEqual([['e/x', 'published', '']]);
@@ -494,12 +519,13 @@ describe('distribute run (local destination)', () => {
     expect(describeTree(dest)).toEqual({});
   });
 
-  it('refuses nested roots, also across pipelines, and every pair at once', async () => {
+  /** `first` publishes to dest; `second` to dest/mirror (inside) and to dest again (the same). */
+  const nestedRoots = () => {
     const other = join(work, 'other-src');
     const mirror = join(dest, 'mirror');
     mkdirSync(other);
     mkdirSync(mirror);
-    const nested = writeConfig(work, [
+    return writeConfig(work, [
       { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
       {
         id: 'second',
@@ -510,7 +536,10 @@ describe('distribute run (local destination)', () => {
         ],
       },
     ]);
-    const refusal = await refusalOf(run({ configPath: nested }));
+  };
+
+  it('refuses nested roots, also across pipelines, and every pair at once', async () => {
+    const refusal = await refusalOf(run({ configPath: nestedRoots() }));
     expect([refusal, ...refusal.also].map((r) => [r.code, r.location?.pointer, r.details])).toEqual([
       [
         'destination_roots_overlap',
@@ -540,12 +569,17 @@ describe('distribute run (local destination)', () => {
         },
       ],
     ]);
-    // --pipeline does not hide it: the file is refused as a whole.
-    expect((await refusalOf(distributeRun({ configPath: nested, pipeline: 'first' }))).code).toBe(
-      'destination_roots_overlap',
-    );
-    // Sibling roots are fine.
+  });
+
+  it('refuses nested roots under --pipeline too: the file is refused as a whole', async () => {
+    const refusal = await refusalOf(distributeRun({ configPath: nestedRoots(), pipeline: 'first' }));
+    expect(refusal.code).toBe('destination_roots_overlap');
+  });
+
+  it('publishes to sibling roots of two pipelines', async () => {
+    const other = join(work, 'other-src');
     const siblings = join(work, 'site-b');
+    mkdirSync(other);
     mkdirSync(siblings);
     const ok = writeConfig(work, [
       { id: 'first', source, destinations: [{ id: 'site', root: dest }] },
@@ -553,14 +587,13 @@ describe('distribute run (local destination)', () => {
     ]);
     makeBundle(source, 'one', [REPORT], { id: 'one', created: '2026-05-30T11:10:00Z' });
     makeBundle(other, 'two', [REPORT], { id: 'two', created: '2026-05-30T11:10:00Z' });
-    rmSync(mirror, { recursive: true });
     expect((await run({ configPath: ok })).outcomes.map((o) => [o.pipeline_id, o.outcome])).toEqual([
       ['first', 'published'],
       ['second', 'published'],
     ]);
   });
 
-  it('keeps the work area in work_dir, outside the site folder', async () => {
+  it('keeps the work area in work_dir, outside the site folder, when publishing and replacing', async () => {
     const workDir = join(work, 'sealkit-work');
     mkdirSync(workDir);
     const withWorkDir = writeConfig(work, [
@@ -589,67 +622,66 @@ describe('distribute run (local destination)', () => {
       'a/report.html',
       'a/report.md',
     ]);
-    // A missing work_dir refuses this destination only.
+  });
+
+  it('refuses a destination whose work_dir went missing with work_dir_unavailable', async () => {
+    const workDir = join(work, 'sealkit-work');
+    mkdirSync(workDir);
+    const withWorkDir = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, workDir }] },
+    ]);
+    makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'published', '']]);
     rmSync(workDir, { recursive: true });
     expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([
       ['a', 'refused', 'work_dir_unavailable'],
     ]);
   });
 
-  it('refuses a work_dir inside a destination root, or shared by two destinations', async () => {
-    const inside = join(dest, 'work');
+  it.each([
+    [
+      'inside a destination root',
+      { a: 'dest/work', b: 'dest/work' },
+      [
+        {
+          relation: 'work_in_own_root',
+          destination: { pipeline_id: 'p', destination_id: 'a' },
+          other: { pipeline_id: 'p', destination_id: 'a' },
+        },
+        {
+          relation: 'work_in_root',
+          destination: { pipeline_id: 'p', destination_id: 'b' },
+          other: { pipeline_id: 'p', destination_id: 'a' },
+        },
+      ],
+    ],
+    [
+      'shared by two destinations',
+      { a: 'shared-work', b: 'shared-work' },
+      [
+        {
+          relation: 'work_shared',
+          destination: { pipeline_id: 'p', destination_id: 'b' },
+          other: { pipeline_id: 'p', destination_id: 'a' },
+        },
+      ],
+    ],
+  ])('refuses a work_dir %s', async (_case, workDirs, expected) => {
     const site = join(work, 'site');
-    const shared = join(work, 'shared-work');
-    for (const path of [inside, site, shared]) mkdirSync(path);
-    const details = async (config: string) => {
-      const refusal = await refusalOf(run({ configPath: config }));
-      return [refusal, ...refusal.also].map((r) => r.details);
-    };
-    expect(
-      await details(
-        writeConfig(work, [
-          {
-            id: 'p',
-            source,
-            destinations: [
-              { id: 'a', root: dest, workDir: inside },
-              { id: 'b', root: site, workDir: inside },
-            ],
-          },
-        ]),
-      ),
-    ).toEqual([
+    mkdirSync(site);
+    for (const path of new Set([workDirs.a, workDirs.b])) mkdirSync(join(work, path));
+    const both = writeConfig(work, [
       {
-        relation: 'work_in_own_root',
-        destination: { pipeline_id: 'p', destination_id: 'a' },
-        other: { pipeline_id: 'p', destination_id: 'a' },
-      },
-      {
-        relation: 'work_in_root',
-        destination: { pipeline_id: 'p', destination_id: 'b' },
-        other: { pipeline_id: 'p', destination_id: 'a' },
+        id: 'p',
+        source,
+        destinations: [
+          { id: 'a', root: dest, workDir: join(work, workDirs.a) },
+          { id: 'b', root: site, workDir: join(work, workDirs.b) },
+        ],
       },
     ]);
-    expect(
-      await details(
-        writeConfig(work, [
-          {
-            id: 'p',
-            source,
-            destinations: [
-              { id: 'a', root: dest, workDir: shared },
-              { id: 'b', root: site, workDir: shared },
-            ],
-          },
-        ]),
-      ),
-    ).toEqual([
-      {
-        relation: 'work_shared',
-        destination: { pipeline_id: 'p', destination_id: 'b' },
-        other: { pipeline_id: 'p', destination_id: 'a' },
-      },
-    ]);
+    const refusal = await refusalOf(run({ configPath: both }));
+    expect([refusal, ...refusal.also].map((r) => r.details)).toEqual(expected);
   });
 
   it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
@@ -681,34 +713,35 @@ describe('distribute run (local destination)', () => {
     expect(outcomes(await run())).toEqual([['a', 'published', '']]);
   });
 
-  it('--wait waits for a lock another run holds, and refuses when it is not freed in time', async () => {
+  /** Another process holding the destination's lock until `release`. */
+  const holdLock = async () => {
+    const holder = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
+       const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
+       process.stdout.write(result.kind + '\\n');
+       setTimeout(() => {}, 60000);`,
+      join(dest, '.distributor.work'),
+    ]);
+    const line = await new Promise<string>((resolve) => {
+      createInterface({ input: holder.stdout }).once('line', resolve);
+    });
+    expect(line).toBe('acquired');
+    return {
+      release: async () => {
+        const exited = new Promise((resolve) => holder.once('exit', resolve));
+        holder.kill('SIGKILL');
+        await exited;
+      },
+    };
+  };
+
+  it('--wait refuses with destination_locked, after waiting, a lock not freed in time', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const hold = async () => {
-      const holder = spawn(process.execPath, [
-        '--input-type=module',
-        '-e',
-        `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
-         const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
-         process.stdout.write(result.kind + '\\n');
-         setTimeout(() => {}, 60000);`,
-        join(dest, '.distributor.work'),
-      ]);
-      const line = await new Promise<string>((resolve) => {
-        createInterface({ input: holder.stdout }).once('line', resolve);
-      });
-      expect(line).toBe('acquired');
-      return {
-        release: async () => {
-          const exited = new Promise((resolve) => holder.once('exit', resolve));
-          holder.kill('SIGKILL');
-          await exited;
-        },
-      };
-    };
-    const first = await hold();
+    const held = await holdLock();
     try {
-      // Not freed within the wait: refused as before, after waiting.
       const waits: number[] = [];
       const refused = await distributeRun({
         configPath: config,
@@ -721,24 +754,28 @@ describe('distribute run (local destination)', () => {
       expect(outcomes(refused)).toEqual([['a', 'refused', 'destination_locked']]);
       expect(waits.length).toBeGreaterThan(0);
     } finally {
-      await first.release();
+      await held.release();
     }
-    const second = await hold();
+  });
+
+  it('--wait takes a lock freed while it waits, and publishes', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const held = await holdLock();
     let released: Promise<void> | undefined;
     try {
-      // Freed while the run waits: it takes the lock and publishes.
       const report = await distributeRun({
         configPath: config,
         now: CLOCK,
         waitMs: 60_000,
         onProgress: (event) => {
-          if (event.phase === 'wait') released ??= second.release();
+          if (event.phase === 'wait') released ??= held.release();
         },
       });
       expect(outcomes(report)).toEqual([['a', 'published', '']]);
       expect(released).toBeDefined();
     } finally {
-      await (released ?? second.release());
+      await (released ?? held.release());
     }
   });
 

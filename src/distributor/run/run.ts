@@ -8,16 +8,15 @@ import type {
   OutputSource,
   Step,
 } from '../backend.js';
-import { LocalBackends } from '../backends/local/index.js';
-import { builtinS3Factory } from '../backends/registry.js';
-import type { DistributorConfig, S3DestinationConfig } from '../config/types.js';
+import { type BackendRegistry, backendRegistry } from '../backends/registry.js';
+import type { DistributorConfig, PipelineConfig, S3DestinationConfig } from '../config/types.js';
 import { instantOf } from '../model/instant.js';
 import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
 import { destinationWriteFailed } from '../write-failure.js';
-import { closeAll, lockAll, openDestination } from './destinations.js';
+import { closeAll, lockAll, type OpenDestination, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { overlapRefusals, placeDestinations } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
@@ -64,7 +63,13 @@ export interface DistributeRunOptions {
    * leave it out.
    */
   readonly beforeStep?: (step: Step) => void;
-  /** The S3 backend; default the built-in one. */
+  /**
+   * Test hook: the factory of a destination kind to use instead of the
+   * built-in one (docs/distributor.md#library-api); the other kinds stay
+   * built in.
+   */
+  readonly backends?: Partial<BackendRegistry>;
+  /** The S3 backend; default the built-in one. The same as `backends: { s3 }`, and wins over it. */
   readonly s3Backend?: BackendFactory<S3DestinationConfig>;
   readonly onProgress?: (event: ProgressEvent) => void;
   /**
@@ -101,25 +106,7 @@ export const MAX_TRANSFERS = 64;
  */
 export async function distributeRun(options: DistributeRunOptions = {}): Promise<RunReport> {
   const config = options.config ?? (await loadConfig(options.configPath));
-  const selected =
-    options.pipeline === undefined
-      ? config.pipelines
-      : config.pipelines.filter((p) => p.id === options.pipeline);
-  if (selected.length === 0) {
-    const path = config.pipelines[0]?.origin?.path;
-    const near = nearest(
-      options.pipeline ?? '',
-      config.pipelines.map((p) => p.id),
-    );
-    throw refuseDistributor('pipeline_not_found', {
-      role: 'config',
-      ...(path === undefined ? {} : { location: { path } }),
-      hint:
-        near === undefined
-          ? `the configuration has: ${config.pipelines.map((p) => p.id).join(', ')}`
-          : `did you mean '${near}'?`,
-    });
-  }
+  const selected = selectPipelines(config, options.pipeline);
   // Destinations publishing to one place are a configuration error, refused
   // before anything is opened for writing (every pipeline of the file counts:
   // cron jobs often run its pipelines one at a time).
@@ -128,27 +115,17 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };
-  const locals = new LocalBackends();
-  const s3Factory = options.s3Backend ?? builtinS3Factory;
+  const registry = backendRegistry({
+    ...options.backends,
+    ...(options.s3Backend === undefined ? {} : { s3: options.s3Backend }),
+  });
   const opened = selected.map((pipeline) =>
-    pipeline.destinations.map((d) => openDestination(d, locals, s3Factory, context)),
+    pipeline.destinations.map((d) => openDestination(d, registry, context)),
   );
   const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
-    if (!dryRun) {
-      const waitMs = options.waitMs ?? 0;
-      await lockAll(opened.flat(), {
-        waitMs,
-        onWait: (destinationId, waited) =>
-          options.onProgress?.({
-            phase: 'wait',
-            done: Math.floor(waited / 1000),
-            total: Math.ceil(waitMs / 1000),
-            destination_id: destinationId,
-          }),
-      });
-    }
+    if (!dryRun) await lockForRun(opened.flat(), options);
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
     for (const pipeline of pipelines) await inspectAll(pipeline);
@@ -172,6 +149,43 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     closeSources(pipelines, temporary);
     await closeAll(opened.flat());
   }
+}
+
+/** The pipelines the run covers: all, or the one named; refused when that leaves none. */
+function selectPipelines(config: DistributorConfig, name: string | undefined): readonly PipelineConfig[] {
+  const selected = name === undefined ? config.pipelines : config.pipelines.filter((p) => p.id === name);
+  if (selected.length > 0) return selected;
+  const path = config.pipelines[0]?.origin?.path;
+  const near = nearest(
+    name ?? '',
+    config.pipelines.map((p) => p.id),
+  );
+  throw refuseDistributor('pipeline_not_found', {
+    role: 'config',
+    ...(path === undefined ? {} : { location: { path } }),
+    hint:
+      near === undefined
+        ? `the configuration has: ${config.pipelines.map((p) => p.id).join(', ')}`
+        : `did you mean '${near}'?`,
+  });
+}
+
+/** Takes every destination's lock, reporting each second waited for one another run holds. */
+async function lockForRun(
+  destinations: readonly OpenDestination[],
+  options: DistributeRunOptions,
+): Promise<void> {
+  const waitMs = options.waitMs ?? 0;
+  await lockAll(destinations, {
+    waitMs,
+    onWait: (destinationId, waited) =>
+      options.onProgress?.({
+        phase: 'wait',
+        done: Math.floor(waited / 1000),
+        total: Math.ceil(waitMs / 1000),
+        destination_id: destinationId,
+      }),
+  });
 }
 
 /**

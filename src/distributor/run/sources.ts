@@ -4,10 +4,10 @@ import { basename, dirname, join } from 'node:path';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
-import { removeOwnTree } from '../backends/local/tree.js';
 import type { PipelineConfig } from '../config/types.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
+import { removeOwnTree } from '../own-tree.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import type { PlanPipelineInput } from '../plan/plan-run.js';
@@ -73,17 +73,11 @@ export function readManifests(
   config: PipelineConfig,
   destinations: readonly OpenDestination[],
 ): SourcePipeline {
-  let root: Dir | undefined;
-  let rootProblem: Refusal | undefined;
-  try {
-    root = Dir.open(config.source.root);
-  } catch (error: unknown) {
-    rootProblem = sourceRootProblem(error);
-  }
+  const opened = openSourceRoot(config);
   const pipeline: SourcePipeline = {
     config,
     destinations,
-    root,
+    root: opened.root,
     failures: [],
     bundles: [],
     stores: [],
@@ -91,25 +85,63 @@ export function readManifests(
     failedOwners: new Set(),
     temporaryFailed: false,
   };
-  const shownRoot = config.source.shown ?? config.source.root;
-  const fail = (bundle: BundleDir | null, refusal: Refusal): void => {
+  const fail = failureRecorder(pipeline);
+  if (opened.root === undefined) {
+    fail(null, opened.problem);
+    return pipeline;
+  }
+  const walked = walkBundles(opened.root);
+  if ('failed' in walked) {
+    fail(null, walked.failed);
+    return pipeline;
+  }
+  addBundles(pipeline, walked, fail);
+  return pipeline;
+}
+
+/** Records a refusal of the pipeline (`null`) or of one bundle, located under the source root as configured. */
+type FailureRecorder = (bundle: BundleDir | null, refusal: Refusal) => void;
+
+function openSourceRoot(
+  config: PipelineConfig,
+):
+  | { readonly root: Dir; readonly problem?: never }
+  | { readonly root: undefined; readonly problem: Refusal } {
+  try {
+    return { root: Dir.open(config.source.root) };
+  } catch (error: unknown) {
+    return { root: undefined, problem: sourceRootProblem(error) };
+  }
+}
+
+function failureRecorder(pipeline: SourcePipeline): FailureRecorder {
+  const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
+  return (bundle, refusal) => {
     pipeline.failures.push({
       bundle_dir: bundle,
       reason_code: reasonCodeOf(refusal),
       refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle)),
     });
   };
-  if (root === undefined) {
-    fail(null, rootProblem ?? refuseDistributor('source_root_unavailable'));
-    return pipeline;
-  }
-  const held = root;
+}
+
+/** A bundle's manifest as read during the walk, or why it could not be. */
+type ReadManifest = SourceManifest | { readonly failed: Refusal };
+
+/** What the walk of a source root found: its bundles, their problems, and each manifest by bundle directory. */
+interface WalkedBundles {
+  readonly found: Discovery;
+  readonly manifests: ReadonlyMap<string, ReadManifest>;
+}
+
+/** Walks the source root, reading each manifest on the way; `failed` when the walk itself could not be made. */
+function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
   // Each manifest is read while the walk holds its bundle directory: no second
   // open of the directory, and the listing already tells the manifest's type.
-  const read = new Map<string, SourceManifest | { readonly failed: Refusal }>();
+  const manifests = new Map<string, ReadManifest>();
   const onBundle: OnBundle = (bundleDir, path, listedAs) => {
     try {
-      read.set(
+      manifests.set(
         path,
         guardRefusals(
           () => readManifest(bundleDir, listedAs),
@@ -117,28 +149,31 @@ export function readManifests(
         ),
       );
     } catch (error: unknown) {
-      read.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
+      manifests.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
     }
   };
-  let found: Discovery;
   try {
-    found = guardRefusals(
-      () => discoverBundles(held, { onBundle }),
+    const found = guardRefusals(
+      () => discoverBundles(root, { onBundle }),
       () => refuseDistributor('source_root_unavailable'),
     );
+    return { found, manifests };
   } catch (error: unknown) {
-    fail(
-      null,
-      toRefusal(error, () => refuseDistributor('source_root_unavailable')),
-    );
-    return pipeline;
+    return { failed: toRefusal(error, () => refuseDistributor('source_root_unavailable')) };
   }
-  // Problems outside every bundle refuse the pipeline; those inside a bundle
-  // refuse that bundle, together with its manifest's own problems.
+}
+
+/**
+ * Problems outside every bundle refuse the pipeline; those inside a bundle
+ * refuse that bundle, together with its manifest's own problems. Every other
+ * bundle joins the pipeline.
+ */
+function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: FailureRecorder): void {
+  const { found, manifests } = walked;
   const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
   if (outside.length > 0) fail(null, refuseAll(outside));
   for (const dir of found.bundles) {
-    const manifest = read.get(dir);
+    const manifest = manifests.get(dir);
     const problems = found.problems.filter((problem) => problem.bundle === dir).map((p) => p.refusal);
     if (manifest === undefined) problems.push(refuseDistributor('file_unreadable', { role: 'manifest' }));
     else if ('failed' in manifest) problems.push(manifest.failed);
@@ -155,7 +190,6 @@ export function readManifests(
       });
     }
   }
-  return pipeline;
 }
 
 /** Phase 2: what every destination holds at every bundle path (read only). */

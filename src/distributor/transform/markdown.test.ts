@@ -14,6 +14,7 @@ import {
   renderMarkdownPage,
 } from './markdown.js';
 import { isAsset } from './sidecar.js';
+import { pageStylesheet } from './stylesheet.js';
 
 const GOLDEN = join(REPO_ROOT, 'src', 'distributor', 'transform', 'golden');
 /** The page `links.md` is, inside a bundle that lists these files. */
@@ -41,11 +42,34 @@ const render = (markdown: string | Uint8Array, title = 't', options: PageOptions
     renderMarkdownPage(typeof markdown === 'string' ? Buffer.from(markdown) : markdown, title, options),
   ).toString('utf8');
 
+/**
+ * A page as its golden file keeps it: the inlined stylesheet (about 1,140
+ * lines, the same in every page) replaced by one line naming its hash, so
+ * the golden files hold the page shell and the rendered Markdown, and the
+ * stylesheet is checked once, in golden/stylesheet.txt.
+ */
+const withoutStylesheet = (page: string): string => {
+  const element = `<style>${pageStylesheet().text}</style>`;
+  const parts = page.split(element);
+  expect(parts.length, 'the page inlines the stylesheet exactly once').toBe(2);
+  return parts.join(`<style>/* the page stylesheet, sha256-${pageStylesheet().sha256Base64} */</style>`);
+};
+
 describe('Markdown to HTML', () => {
-  it.each(CASES)('renders golden/%s.md to exactly golden/%s.html', (name, options) => {
+  it.each(CASES)('renders golden/%s.md to exactly golden/%s.html, the stylesheet aside', (name, options) => {
     expectGolden(
       join(GOLDEN, `${name}.html`),
-      render(readFileSync(join(GOLDEN, `${name}.md`)), name, options),
+      withoutStylesheet(render(readFileSync(join(GOLDEN, `${name}.md`)), name, options)),
+    );
+  });
+
+  it('inlines the stylesheet golden/stylesheet.txt names by its SHA-256 and size', () => {
+    const html = render(readFileSync(join(GOLDEN, 'report.md')), 'report');
+    const [text = ''] = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((match) => match[1] ?? '');
+    const hash = createHash('sha256').update(text, 'utf8').digest('base64');
+    expectGolden(
+      join(GOLDEN, 'stylesheet.txt'),
+      `sha256-${hash} ${Buffer.byteLength(text, 'utf8')} bytes, github-markdown-css ${pageStylesheet().version} (light) with sealkit's layout rules\n`,
     );
   });
 

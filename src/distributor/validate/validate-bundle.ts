@@ -57,13 +57,14 @@ const FILE_PROBLEMS: { readonly [P in OpenProblem]: DistributorRefusalCode } = {
 };
 
 /*
- * Validation in the seed's order: the manifest, every path and the bundle
- * digest over the listed records first (no listed file is opened before all
- * of them passed), then each file's size and SHA-256, streamed once (into the
- * snapshot when there is one). Each listed file is checked even when another
- * failed (they are independent), and every failure is refused at once. A
- * refusal's location is bundle-relative (`report.md`, `manifest.json`);
- * `locatedUnder` puts it under the bundle path as the user named it
+ * Validation in the documented order (docs/distributor.md#source-bundles):
+ * the manifest, every path and the bundle digest over the listed records
+ * first (no listed file is opened before all of them passed), then each
+ * file's size and SHA-256, streamed once (into the snapshot when there is
+ * one). Each listed file is checked even when another failed (they are
+ * independent), and every failure is refused at once. A refusal's location
+ * is bundle-relative (`report.md`, `manifest.json`); `locatedUnder` puts it
+ * under the bundle path as the user named it
  * (docs/distributor.md#reading-an-error). Never a digest or a file's content.
  */
 /** Checks every listed file of a bundle whose manifest was read (see `validateBundleDir`). */

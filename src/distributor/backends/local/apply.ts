@@ -11,6 +11,7 @@ import { toRefusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, BatchWrite, OutputSource, SnapshotBundleDir } from '../../backend.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { DestinationState, Instant } from '../../model/types.js';
+import { removeOwnTree } from '../../own-tree.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -23,7 +24,6 @@ import {
   ensureDirs,
   openDirs,
   removeEnsured,
-  removeOwnTree,
   type StepHook,
 } from './tree.js';
 import { cleanStage, type LocalRoot } from './work-area.js';
@@ -140,36 +140,75 @@ export async function applyLocalBatch(
     outcome: 'refused',
     refusal: writeFailed(),
   }));
-  let staged: Staged[] = [];
+  const staged = await stageBatch(root, writes, now, step, outcomes);
+  if (staged.length === 0) return outcomes;
+  const committed = commitBatch(root, staged, step, outcomes);
+  for (const one of committed) {
+    try {
+      one.tidy?.();
+    } catch {
+      // Committed: what is left in the run directory is swept narrowly (by its own state) later.
+    }
+  }
+  return outcomes;
+}
+
+/** The refusal of a write that failed with `error`: its own refusal, or `destination_write_failed`. */
+const refusedBy = (error: unknown): AppliedOutcome => ({
+  outcome: 'refused',
+  refusal: toRefusal(error, () => destinationWriteFailed(error)),
+});
+
+/**
+ * Stages every write of the batch, then makes all of them durable with one
+ * flush. Returns the staged writes; a write that failed (or every write,
+ * when the flush failed) has its refusal in `outcomes` and nothing staged.
+ */
+async function stageBatch(
+  root: LocalRoot,
+  writes: readonly BatchWrite[],
+  now: Instant,
+  step: StepHook,
+  outcomes: AppliedOutcome[],
+): Promise<Staged[]> {
+  const staged: Staged[] = [];
   const pending = new PendingFlush();
   try {
     for (const [index, { write, source }] of writes.entries()) {
       try {
         staged.push(await stageOne(root, index, write, source, now, step, pending));
       } catch (error: unknown) {
-        outcomes[index] = {
-          outcome: 'refused',
-          refusal: toRefusal(error, () => destinationWriteFailed(error)),
-        };
+        outcomes[index] = refusedBy(error);
       }
     }
-    if (staged.length === 0) return outcomes;
+    if (staged.length === 0) return staged;
     try {
       step('flush');
       await pending.flush();
     } catch (error: unknown) {
       for (const one of staged) {
-        outcomes[one.index] = {
-          outcome: 'refused',
-          refusal: toRefusal(error, () => destinationWriteFailed(error)),
-        };
+        outcomes[one.index] = refusedBy(error);
         discard(one, step);
       }
-      staged = [];
+      return [];
     }
+    return staged;
   } finally {
     pending.close();
   }
+}
+
+/**
+ * Commits each durable staged write by its own rename, records its outcome,
+ * then flushes each parent directory that received one once. Returns the
+ * committed writes, their handles closed.
+ */
+function commitBatch(
+  root: LocalRoot,
+  staged: readonly Staged[],
+  step: StepHook,
+  outcomes: AppliedOutcome[],
+): Committed[] {
   const committed: Committed[] = [];
   try {
     for (const one of staged) {
@@ -180,10 +219,7 @@ export async function applyLocalBatch(
           outputs: one.state.outputs,
         };
       } catch (error: unknown) {
-        outcomes[one.index] = {
-          outcome: 'refused',
-          refusal: toRefusal(error, () => destinationWriteFailed(error)),
-        };
+        outcomes[one.index] = refusedBy(error);
         discard(one, step);
       }
     }
@@ -191,14 +227,7 @@ export async function applyLocalBatch(
   } finally {
     for (const one of committed) closeAll(one.opened);
   }
-  for (const one of committed) {
-    try {
-      one.tidy?.();
-    } catch {
-      // Committed: what is left in the run directory is swept narrowly (by its own state) later.
-    }
-  }
-  return outcomes;
+  return committed;
 }
 
 /** Builds one bundle's staging tree (not yet durable: the batch flush does that). */
@@ -366,8 +395,9 @@ function commitPublish(root: LocalRoot, segments: readonly string[], one: Staged
       renameNoReplace(one.at, one.name, parents.dir, leaf);
     } catch (error: unknown) {
       if (!isFsError(error, 'EEXIST') && !isFsError(error, 'ENOTEMPTY')) throw destinationProblem(error);
-      // The seed counts an existing directory without entries as empty: swap
-      // the new tree in for it, atomically, instead of writing into it.
+      // A directory without entries at the bundle path counts as empty
+      // (docs/distributor.md#outcomes): swap the new tree in for it,
+      // atomically, instead of writing into it.
       if (!isEmptyDirectory(parents.dir, leaf))
         throw refuseDistributor('destination_changed', { role: 'destination' });
       step('exchange');

@@ -1,10 +1,4 @@
-import {
-  type Dir,
-  type DirEntry,
-  type EntryName,
-  isFsError,
-  renameNoReplace,
-} from '../../../core/fs/index.js';
+import { type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 
@@ -179,39 +173,8 @@ export function destinationProblem(error: unknown) {
 }
 
 /**
- * Removes a tree sealkit built itself (a staging directory, the source
- * snapshot): files and directories, depth first, never following a link.
- */
-export function removeOwnTree(parent: Dir, name: EntryName, step: StepHook): void {
-  let dir: Dir;
-  try {
-    dir = parent.openDir(name);
-  } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) return;
-    if (isFsError(error, 'ENOTDIR') || isFsError(error, 'ELOOP')) {
-      step('unlink');
-      parent.unlink(name);
-      return;
-    }
-    throw error;
-  }
-  try {
-    for (const entry of dir.list()) {
-      if (entry.type === 'directory') removeOwnTree(dir, entry.bytes, step);
-      else {
-        step('unlink');
-        dir.unlink(entry.bytes);
-      }
-    }
-  } finally {
-    dir.close();
-  }
-  step('rmdir');
-  parent.rmdir(name);
-}
-
-/**
- * Replacement's narrow deletion (seed: "Replacement Safety Rules"): removes
+ * Replacement's narrow deletion
+ * (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour): removes
  * the listed files, then the directories that became empty (deepest first),
  * then the state file and the tree's own directory only if nothing else is
  * left. Returns false when something unlisted remains; the state is then

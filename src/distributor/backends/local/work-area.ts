@@ -7,9 +7,10 @@ import {
   renameNoReplace,
 } from '../../../core/fs/index.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
+import { removeOwnTree } from '../../own-tree.js';
 import { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
-import { removeListed, removeOwnTree, type StepHook } from './tree.js';
+import { removeListed, type StepHook } from './tree.js';
 
 /**
  * sealkit's own directory at a local destination root. It holds the lock
