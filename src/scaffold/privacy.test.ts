@@ -2,9 +2,9 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
+import { FAULTS_ENV } from '../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
 import { scanForSentinels } from '../../test/helpers/sentinels.js';
-import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { type MutableBundle, PLANTED, sentinelBundle, sentinelsOf } from '../migration/testing/bundles.js';
 
 const scratch = new ScaffoldScratch('privacy');

@@ -14,8 +14,8 @@ import {
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
+import { FAULTS_ENV } from '../../test/helpers/scaffold-child.js';
 import { type ScaffoldFixture, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
-import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 import { sha256Hex } from '../core/digest/index.js';
 import { type FaultPoint, parseFaultRules } from './faults.js';
 import type { ScaffoldResult, StagingState } from './result.js';

@@ -3,8 +3,8 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test/helpers/cli.js';
+import { FAULTS_ENV } from '../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
-import { FAULTS_ENV } from '../cli/commands/scaffold-faults.js';
 
 const scratch = new ScaffoldScratch('umask');
 afterAll(() => scratch.dispose());

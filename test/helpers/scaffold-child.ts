@@ -79,3 +79,9 @@ export class ScaffoldChild {
     return this.#exit;
   }
 }
+
+/**
+ * The test-only variable through which the CLI takes scaffold faults: a
+ * scaffold test that runs the CLI sets it (docs/scaffold.md#the-test-only-fault-hook).
+ */
+export { FAULTS_ENV } from '../../src/cli/commands/scaffold-faults.js';

@@ -287,6 +287,19 @@ describe('distributor configuration', () => {
     );
   });
 
+  it('regression: a mistyped kind still lets the shared keys be checked, in the same run', () => {
+    const text = VALID.replace('kind: local', 'kind: locl').replace(
+      'source: false, html: true',
+      'source: false, htm: true, assets: yes',
+    );
+    const refusal = refusalOf(text);
+    expect([refusal, ...refusal.also].map((one) => [one.code, one.location?.pointer, one.hint])).toEqual([
+      ['config_invalid_value', 'pipelines[0].destinations[0].kind', "did you mean 'local'?"],
+      ['config_unknown_key', 'pipelines[0].destinations[0].outputs.htm', "did you mean 'html'?"],
+      ['config_wrong_type', 'pipelines[0].destinations[0].outputs.assets', expect.any(String)],
+    ]);
+  });
+
   it('reports every independent error at once: two unknown keys in two destinations and a bad bucket', () => {
     const text = VALID.replace('source: false, html: true', 'source: false, htm: true')
       .replace('bucket: report-archive', 'bucket: Report_Archive')

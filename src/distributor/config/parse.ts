@@ -10,6 +10,7 @@ import {
   readStrictYaml,
   type YamlEntry,
   type YamlFault,
+  type YamlMapNode,
   type YamlFaultPlace,
   type YamlNode,
 } from '../../core/input/index.js';
@@ -192,6 +193,13 @@ class ConfigReader {
     };
   }
 
+  private sharedKeys(node: YamlMapNode, path: Path): void {
+    const id = node.entries.find((entry) => entry.key === 'id');
+    if (id !== undefined) this.matching(id.value, ID_PATTERN, [...path, 'id'], ID_HINT);
+    const outputs = node.entries.find((entry) => entry.key === 'outputs');
+    if (outputs !== undefined) this.outputs(outputs, [...path, 'outputs']);
+  }
+
   private destination(node: YamlNode, path: Path): DestinationConfig | undefined {
     if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
     const kindEntry = node.entries.find((entry) => entry.key === 'kind');
@@ -201,12 +209,16 @@ class ConfigReader {
     if (kind.kind !== 'string') return this.wrongType(kind, [...path, 'kind'], 'a string');
     if (kind.value !== 'local' && kind.value !== 's3') {
       const near = nearest(kind.value, KINDS);
-      return this.report(
+      this.report(
         'config_invalid_value',
         kind.at,
         [...path, 'kind'],
         near === undefined ? "kind is 'local' or 's3'" : `did you mean '${near}'?`,
       );
+      // Every fault at once: the keys both kinds share are still checked
+      // (which other keys are allowed depends on the kind).
+      this.sharedKeys(node, path);
+      return undefined;
     }
     const fields = this.record(node, kind.value === 'local' ? LOCAL : S3, path);
     if (fields === undefined) return undefined;
