@@ -10,8 +10,8 @@ import {
   readStrictYaml,
   type YamlEntry,
   type YamlFault,
-  type YamlMapNode,
   type YamlFaultPlace,
+  type YamlMapNode,
   type YamlNode,
 } from '../../core/input/index.js';
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
