@@ -305,6 +305,36 @@ describe('sealkit distribute verify and manifest', () => {
     }
   });
 
+  it('manifest --dry-run prints the manifest a real run writes, and writes nothing', () => {
+    const bundle = join(work, 'bundle');
+    mkdirSync(join(bundle, 'data'), { recursive: true });
+    writeFileSync(join(bundle, 'report.md'), '# R\n');
+    writeFileSync(join(bundle, 'data', 'b.csv'), 'x\n');
+    const args = ['distribute', 'manifest', bundle, '--id', 'weather.r', '--created', '2026-05-30T11:10:00Z'];
+    const before = describeTree(bundle);
+    const dry = runCli([...args, '--dry-run']);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout.toString()).toMatch(
+      /^would write manifest\.json: 2 files, 6 bytes, digest sha256:[0-9a-f]{64}\n {2}data\/b\.csv \(2 bytes\)\n {2}report\.md \(4 bytes\)\n$/,
+    );
+    expect(describeTree(bundle)).toEqual(before);
+    const planned = JSON.parse(runCli([...args, '--dry-run', '--json']).stdout.toString());
+    const real = JSON.parse(runCli([...args, '--json']).stdout.toString());
+    expect(planned).toEqual({ ...real, dry_run: true });
+    expect(real.dry_run).toBe(false);
+    // What a real run refuses, the dry run refuses too: the manifest now exists.
+    const again = runCli([...args, '--dry-run', '--json']);
+    expect(again.status).toBe(2);
+    expect(JSON.parse(again.stdout.toString())).toMatchObject({ reason_code: 'manifest_exists' });
+    expect(JSON.parse(runCli([...args, '--dry-run', '--replace', '--json']).stdout.toString())).toMatchObject(
+      {
+        replaced: true,
+        dry_run: true,
+        digest: real.digest,
+      },
+    );
+  });
+
   it('writes a manifest a producer can publish, and verify accepts it', () => {
     const bundle = join(work, 'bundle');
     mkdirSync(join(bundle, 'data'), { recursive: true });

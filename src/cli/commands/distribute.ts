@@ -82,7 +82,7 @@ Examples:
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
 const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339]
-                                 [--include-hidden] [--exclude GLOB]... [--replace] [--json]
+                                 [--include-hidden] [--exclude GLOB]... [--replace] [--dry-run] [--json]
 
 Writes BUNDLE_DIR/manifest.json for a producer: every regular file below the
 directory, sorted by path, with its size and SHA-256, and the bundle digest.
@@ -102,6 +102,9 @@ Flags:
                       trailing '/' matches folders only ('scratch/')
   --replace           rewrite an existing manifest.json (old or new, never a
                       partial file)
+  --dry-run           list and hash every file, refuse what a real run would
+                      refuse, print each file the manifest would list; write
+                      nothing
   --json              print one JSON object on stdout
   -h, --help          show this help
 
@@ -110,7 +113,8 @@ Exit codes: 0 written, 1 usage error, 2 refused, 70 internal error.
 Examples:
   sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30
   sealkit distribute manifest reports/weather/2026-05-30 --id weather.2026-05-30 --created 2026-05-30T11:10:00Z
-  sealkit distribute manifest out/week-22 --id sales.week-22 --exclude '*.log' --exclude 'scratch/' --replace`;
+  sealkit distribute manifest out/week-22 --id sales.week-22 --exclude '*.log' --exclude 'scratch/' --replace
+  sealkit distribute manifest out/week-22 --id sales.week-22 --exclude '*.log' --dry-run`;
 
 const RUN_OPTIONS = {
   config: { type: 'string' },
@@ -260,6 +264,7 @@ export const distributeManifestCommand: Command = {
         'include-hidden': { type: 'boolean' },
         exclude: { type: 'string', multiple: true },
         replace: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -276,15 +281,22 @@ export const distributeManifestCommand: Command = {
       includeHidden: values['include-hidden'] === true,
       exclude,
       replace: values.replace === true,
+      dryRun: values['dry-run'] === true,
     });
     const { manifest, left_out: leftOut, replaced } = written;
+    const dryRun = values['dry-run'] === true;
+    const verb = dryRun ? (replaced ? 'would replace' : 'would write') : replaced ? 'replaced' : 'wrote';
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
     return {
       text:
-        `${replaced ? 'replaced' : 'wrote'} manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
+        `${verb} manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
+        (dryRun
+          ? manifest.files.map((file) => `  ${file.path} (${counted(file.size, 'byte')})\n`).join('')
+          : '') +
         leftOutText(leftOut),
       json: {
         status: 'ok',
+        dry_run: dryRun,
         id: manifest.id,
         created: manifest.created,
         digest: manifest.digest,

@@ -35,6 +35,12 @@ export interface WriteManifestOptions {
   readonly exclude?: readonly string[];
   /** Rewrite an existing `manifest.json` (atomically) instead of refusing. */
   readonly replace?: boolean;
+  /**
+   * List, hash and check exactly as a real call, refuse what it would
+   * refuse, and write nothing: the returned manifest is the one a real call
+   * would write (with the same `created`).
+   */
+  readonly dryRun?: boolean;
 }
 
 /** Why a file or folder is not in the manifest. */
@@ -50,7 +56,7 @@ export interface WrittenManifest {
   readonly manifest: SourceManifest;
   /** Sorted by UTF-8 path. */
   readonly left_out: readonly LeftOut[];
-  /** True when an existing `manifest.json` was rewritten (`replace`). */
+  /** True when an existing `manifest.json` was rewritten (`replace`); in a dry run, would be. */
   readonly replaced: boolean;
 }
 
@@ -114,7 +120,10 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
       created,
       files,
     };
-    const replaced = publishManifest(dir, serializeManifest(manifest), options.replace === true);
+    const replaced =
+      options.dryRun === true
+        ? listing.hasManifest
+        : publishManifest(dir, serializeManifest(manifest), options.replace === true);
     return {
       manifest,
       left_out: [...listing.leftOut].sort((a, b) => compareUtf8(a.path, b.path)),
@@ -157,12 +166,15 @@ function compileExclusions(patterns: readonly string[]): readonly Exclusion[] {
 interface Listing {
   readonly files: string[];
   readonly leftOut: LeftOut[];
+  /** A `manifest.json` is there (only possible with `replace`). */
+  readonly hasManifest: boolean;
 }
 
 function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   const files: string[] = [];
   const leftOut: LeftOut[] = [];
   const exclusions = compileExclusions(options.exclude ?? []);
+  let hasManifest = false;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > 64) throw refuseAt('discovery_too_large', prefix);
     for (const entry of dir.list()) {
@@ -179,6 +191,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         }
         if (type !== 'file')
           throw refuseDistributor('manifest_not_regular', { role: 'manifest', location: { path } });
+        hasManifest = true;
         continue;
       }
       const directory = type === 'directory';
@@ -223,7 +236,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
     }
   };
   walk(root, '', 0);
-  return { files: files.sort(compareUtf8), leftOut };
+  return { files: files.sort(compareUtf8), leftOut, hasManifest };
 }
 
 function typeOf(dir: Dir, entry: DirEntry): string {
