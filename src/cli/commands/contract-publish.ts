@@ -21,6 +21,7 @@ import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
+  compileEmbeddedLedgerQuickly,
   headJson,
   headText,
   LEDGER_DISCLOSURE,
@@ -197,6 +198,7 @@ export const contractPublish: Command = {
         `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
       );
     }
+    compileEmbeddedLedgerQuickly(location);
     const connection = await open(location, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {
