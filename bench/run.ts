@@ -12,6 +12,7 @@ import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
 import { jsonParse } from './json-parse.js';
 import { ledgerBenchmark, ledgerWalkBenchmark } from './ledger.js';
+import { ledgerCliBenchmark } from './ledger-cli.js';
 import { ownerBenchmark } from './owner.js';
 import { pagesBenchmark } from './pages.js';
 import { scaffoldBenchmark } from './scaffold.js';
@@ -34,6 +35,7 @@ const REGISTRY: readonly Benchmark[] = [
   contractsBenchmark,
   ledgerBenchmark,
   ledgerWalkBenchmark,
+  ledgerCliBenchmark,
 ];
 
 function machine(): Readonly<Record<string, string | number>> {

@@ -63,8 +63,15 @@ describe('the package', () => {
     expect(files).toContain('docs/schemas/contracts/source.schema.json');
     expect(files.filter((path) => path.startsWith('docs/') && !path.startsWith('docs/schemas/'))).toEqual([]);
     expect(
-      files.filter((path) => path.startsWith('src/') && !path.startsWith('src/editions/dbt-jsonschema/')),
+      files.filter(
+        (path) =>
+          path.startsWith('src/') &&
+          !path.startsWith('src/editions/dbt-jsonschema/') &&
+          path !== 'src/contracts/publication/template/pgdata.tar.gz',
+      ),
     ).toEqual([]);
+    // A new embedded ledger starts from this data directory (docs/contracts.md#embedded-ledger).
+    expect(files).toContain('src/contracts/publication/template/pgdata.tar.gz');
     // Test fixtures and builders stay in the repository.
     const testCode = files.filter(
       (path) =>

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type {
   ContractChange,
   ContractClassification,
   LedgerConnection,
   LedgerEntry,
   LedgerHead,
+  LedgerLocation,
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
@@ -163,6 +165,18 @@ export function refusedByTamper(error: unknown): CommandResult {
 }
 
 /**
+ * Before this process compiles PGlite's WebAssembly (9 MB): compile it with
+ * V8's baseline compiler only. A CLI run executes little of it, and the
+ * optimizing tier it would otherwise start costs about 70 MB of memory and
+ * half a second of CPU per run (docs/performance.md#a-new-embedded-ledger).
+ * The CLI owns its process, so the CLI sets this flag, never the library;
+ * it only affects modules compiled after it (DuckDB is native code).
+ */
+export function compileEmbeddedLedgerQuickly(location: LedgerLocation): void {
+  if (location.kind === 'embedded') setFlagsFromString('--liftoff-only');
+}
+
+/**
  * Opens an existing ledger for reading (history, replay). An embedded ledger
  * that was never created is refused where it was looked for, with the way to
  * create it: the folder is the user's own project (docs/contracts.md).
@@ -172,6 +186,7 @@ export async function openExistingLedger(
   projectDir: string,
 ): Promise<LedgerConnection> {
   const location = ledgerLocation(url, projectDir);
+  compileEmbeddedLedgerQuickly(location);
   try {
     return await openLedger(location, { create: false });
   } catch (error: unknown) {

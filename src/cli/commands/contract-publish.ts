@@ -22,6 +22,7 @@ import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
+  compileEmbeddedLedgerQuickly,
   headJson,
   headText,
   LEDGER_DISCLOSURE,
@@ -47,7 +48,7 @@ else DATABASE_URL names a server (postgres:// or postgresql://; libpq's PG*
 variables and ~/.pgpass fill what the URL leaves out, so no password is
 needed on the command line; the URL is never printed). Without one, PGlite
 (embedded) in DIR/.sealkit/ledger, created by the first publication: add
-.sealkit/ to the project's .gitignore (it is a database, tens of MB).
+.sealkit/ to the project's .gitignore (it is a database, 15 MB or more).
 
 Flags:
   --resource ID               publish only this resource (repeatable)
@@ -204,9 +205,10 @@ export const contractPublish: Command = {
     if (!quiet && location.kind === 'embedded' && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
       progress(
         io,
-        `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a few seconds)`,
+        `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a second or two)`,
       );
     }
+    compileEmbeddedLedgerQuickly(location);
     const connection = await open(location, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {

@@ -1,12 +1,36 @@
 import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { connectionOver, type LedgerConnection } from './connection.js';
+import { readEmbeddedTemplate } from './embedded-template.js';
 import { EMBEDDED_LEDGER_DIR } from './location.js';
 import { pgliteLedgerSession } from './pglite-session.js';
 import { refuseLedger } from './refusals.js';
 
 const [SEALKIT_DIR, LEDGER_DIR] = EMBEDDED_LEDGER_DIR;
 const LOCK_FILE = 'ledger.lock';
+
+/**
+ * PostgreSQL settings for a ledger of a few thousand rows opened by one
+ * short-lived process: PGlite's default 128 MB of shared buffers is
+ * allocated and zeroed at every start (about 130 MB of memory and a fifth
+ * of the start-up time); 8 MB holds a 10,000-entry ledger's table and
+ * indexes. See docs/performance.md#a-new-embedded-ledger.
+ */
+export const EMBEDDED_LEDGER_SETTINGS = ['-c', 'shared_buffers=8MB'] as const;
+
+/**
+ * How a new embedded ledger gets its data directory: `template` loads the
+ * one shipped with the package (docs/contracts.md#embedded-ledger), `initdb`
+ * runs PGlite's initdb (a second PostgreSQL in the same process, as before
+ * the template existed; kept for a copy without the template and for the
+ * benchmark's comparison). `settings: 'pglite'` keeps PGlite's own defaults.
+ */
+export interface EmbeddedLedgerStart {
+  readonly dataDir: 'template' | 'initdb';
+  readonly settings: 'sealkit' | 'pglite';
+}
+
+const DEFAULT_START: EmbeddedLedgerStart = { dataDir: 'template', settings: 'sealkit' };
 
 /**
  * Opens PGlite (embedded PostgreSQL) in `<project>/.sealkit/ledger`. Only one
@@ -18,11 +42,13 @@ const LOCK_FILE = 'ledger.lock';
  */
 export async function openEmbeddedLedger(
   projectDir: string,
-  options: { readonly create: boolean },
+  options: { readonly create: boolean; readonly start?: EmbeddedLedgerStart },
 ): Promise<LedgerConnection> {
+  const start = options.start ?? DEFAULT_START;
   let project: Dir | undefined;
   let sealkit: Dir | undefined;
   let lock: HeldLock | undefined;
+  let fresh = false;
   const release = () => {
     lock?.release();
     sealkit?.close();
@@ -38,7 +64,11 @@ export async function openEmbeddedLedger(
       lock = locked.lock;
       const ledger = openOrCreate(sealkit, LEDGER_DIR, options.create);
       if (ledger === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
-      ledger.close();
+      try {
+        fresh = !ledger.list().some((entry) => entry.name === 'PG_VERSION');
+      } finally {
+        ledger.close();
+      }
     } catch (error: unknown) {
       if (error instanceof Refusal) throw error;
       throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });
@@ -47,7 +77,17 @@ export async function openEmbeddedLedger(
     let db: import('@electric-sql/pglite').PGlite;
     try {
       const { PGlite } = await import('@electric-sql/pglite');
-      db = await PGlite.create({ dataDir });
+      // PGlite runs initdb itself when PG_VERSION is missing; given a
+      // template it loads that instead (the same files, unpacked the same
+      // way as initdb's output), and refuses one when PG_VERSION exists.
+      const template = fresh && start.dataDir === 'template' ? readEmbeddedTemplate() : undefined;
+      db = await PGlite.create({
+        dataDir,
+        ...(template === undefined ? {} : { loadDataDir: template }),
+        ...(start.settings === 'sealkit'
+          ? { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_LEDGER_SETTINGS] }
+          : {}),
+      });
     } catch {
       throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });
     }

@@ -207,7 +207,7 @@ describe('query scope', () => {
   it('keeps an explicit alias query-local, even when it is also the name of a resource', async () => {
     expect(await qualifierOf('select customers.order_id from orders as customers')).toEqual({
       scope: 'alias',
-      name: 'customers',
+      name: 't1',
     });
     // The table's own name is no longer in scope once it has an alias.
     expect(await refusal('select orders.order_id from orders as o')).toBe('contract_sql_qualifier_unknown');
@@ -216,11 +216,11 @@ describe('query scope', () => {
   it('lets a CTE name shadow a resource of the same name', async () => {
     const projected = await project('with c as (select 1 as x) select c.x from c');
     const query = projected.query as Extract<SqlQuery, { node: 'select' }>;
-    expect(query.from).toEqual({ node: 'cte', name: 'c', alias: null });
+    expect(query.from).toEqual({ node: 'cte', name: 'cte1', alias: null });
     expect(projected.relations).toEqual([]);
     expect(await qualifierOf('with c as (select 1 as x) select c.x from c')).toEqual({
       scope: 'cte',
-      name: 'c',
+      name: 'cte1',
     });
   });
 
@@ -325,11 +325,116 @@ describe('query scope', () => {
       ).relations,
     ).toEqual(['shop.source.customers', 'shop.source.orders']);
   });
+});
 
-  it('changes identity when an explicit alias is renamed, not when an implicit name resolves the same', async () => {
-    expect(await encoded('select o.order_id from orders o')).not.toBe(
-      await encoded('select p.order_id from orders p'),
+describe('query-local names', () => {
+  it.each([
+    [
+      'a table alias',
+      'select o.order_id, c.segment from orders o join customers c on c.customer_id = o.customer_id',
+      'select ord.order_id, cust.segment from orders ord join customers cust on cust.customer_id = ord.customer_id',
+    ],
+    [
+      'an alias written in another case',
+      'select o.order_id from orders o',
+      'select P.order_id from orders p',
+    ],
+    [
+      'a CTE',
+      'with recent as (select order_id from orders) select recent.order_id from recent',
+      'with r as (select order_id from orders) select r.order_id from r',
+    ],
+    [
+      'a CTE and its alias',
+      'with recent as (select order_id from orders) select x.order_id from recent as x',
+      'with r as (select order_id from orders) select y.order_id from r as y',
+    ],
+    [
+      'a subquery alias',
+      'select sub.order_id from (select o.order_id from orders o) as sub',
+      'select s.order_id from (select q.order_id from orders q) as s',
+    ],
+    [
+      'a CTE shadowed in a nested query',
+      'with a as (select 1 as x) select * from (with a as (select 2 as x) select a.x from a) s, a',
+      'with b as (select 1 as x) select * from (with c as (select 2 as x) select c.x from c) t, b',
+    ],
+    [
+      'names swapped between two aliases',
+      'select a.order_id from orders a join customers b using (customer_id)',
+      'select b.order_id from orders b join customers a using (customer_id)',
+    ],
+  ])('keeps identity when %s is renamed', async (_case, before, after) => {
+    expect(await encoded(after)).toBe(await encoded(before));
+  });
+
+  it.each([
+    ['a select alias', 'select amount as total from orders', 'select amount as gross from orders'],
+    [
+      "a CTE's output column",
+      'with r as (select amount as total from orders) select total from r',
+      'with r as (select amount as gross from orders) select gross from r',
+    ],
+    [
+      "a subquery's output column",
+      'select s.total from (select amount as total from orders) s',
+      'select s.gross from (select amount as gross from orders) s',
+    ],
+  ])('changes identity when %s (an output column) is renamed', async (_case, before, after) => {
+    expect(await encoded(after)).not.toBe(await encoded(before));
+  });
+
+  it('numbers aliases and CTEs in order of definition', async () => {
+    const query = (
+      await project('with recent as (select o.order_id from orders o) select r.order_id from recent r')
+    ).query;
+    expect(query).toMatchObject({
+      with: [
+        {
+          name: 'cte1',
+          query: {
+            from: { node: 'resource', id: 'shop.source.orders', alias: 't1' },
+            select: [{ expr: { qualifier: { scope: 'alias', name: 't1' } } }],
+          },
+        },
+      ],
+      from: { node: 'cte', name: 'cte1', alias: 't2' },
+      select: [{ expr: { qualifier: { scope: 'alias', name: 't2' } } }],
+    });
+  });
+
+  it('still refuses a rename that binds one name twice', async () => {
+    expect(await refusal('select o.order_id from orders o join customers c using (customer_id)')).toBe(
+      'accepted',
     );
+    expect(await refusal('select o.order_id from orders o join customers o using (customer_id)')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    expect(await refusal('with a as (select 1 as x), b as (select 2 as y) select * from a, b')).toBe(
+      'accepted',
+    );
+    // DuckDB's parser itself refuses one WITH defining a name twice.
+    expect(await refusal('with a as (select 1 as x), A as (select 2 as y) select * from a')).toBe(
+      'contract_sql_parse_failed',
+    );
+    expect(await refusal('with a as (select 1 as x), b as (select 2 as y) select * from a p, b q')).toBe(
+      'accepted',
+    );
+    expect(await refusal('with a as (select 1 as x), b as (select 2 as y) select * from a p, b p')).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+  });
+
+  it('changes identity when a renamed CTE captures a relation the query read', async () => {
+    const before = await project(
+      'with r as (select order_id from orders) select * from (select customer_id from customers) s, r',
+    );
+    const after = await project(
+      'with customers as (select order_id from orders) select * from (select customer_id from customers) s, customers',
+    );
+    expect(before.relations).toEqual(['shop.source.customers', 'shop.source.orders']);
+    expect(after.relations).toEqual(['shop.source.orders']);
+    expect(canonicalize(after.query)).not.toBe(canonicalize(before.query));
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type SqlQuery,
   type SqlSelectItem,
 } from './ast.js';
+import { canonicalLocalNames } from './local-names.js';
 
 /**
  * Projects DuckDB's parser JSON (`json_serialize_sql`) into the closed SQL
@@ -84,7 +85,7 @@ export function projectDuckDbSql(parserJson: string | undefined, resolver: Relat
       if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
       keys(root, ['error', 'statements'], []);
       const converter = new Converter(resolver);
-      const query = converter.query(converter.statement(statements[0]), new Map(), 0);
+      const query = canonicalLocalNames(converter.query(converter.statement(statements[0]), new Map(), 0));
       return { query, relations: [...converter.relations].sort() };
     },
     () => refuseContract('contract_sql_unsupported', { role: ROLE, field: FIELD }),
