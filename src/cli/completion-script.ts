@@ -13,6 +13,10 @@ export interface CompletionCommand {
   readonly path: readonly string[];
   readonly summary: string;
   readonly flags: readonly string[];
+  /** The values of a flag whose synopsis lists them (`--edition bigquery|snowflake`). */
+  readonly flagValues: ReadonlyMap<string, readonly string[]>;
+  /** The values of the first argument, when the synopsis lists them (`completion bash|zsh|fish`). */
+  readonly argumentValues: readonly string[];
 }
 
 /** Every `--flag` a usage text names, sorted, with `--help`. */
@@ -22,15 +26,46 @@ export function flagsOfUsage(usage: string): readonly string[] {
   return [...flags].sort();
 }
 
+const CHOICES = /^[a-z0-9_]+(?:\|[a-z0-9_]+)+$/;
+
+/**
+ * The choices a usage synopsis (its text up to the first blank line) lists:
+ * `--flag a|b|c` for a flag, and a bare `a|b|c` right after the command's
+ * own words for its first argument.
+ */
+export function choicesOfUsage(
+  usage: string,
+  path: readonly string[],
+): {
+  readonly flagValues: ReadonlyMap<string, readonly string[]>;
+  readonly argumentValues: readonly string[];
+} {
+  const end = usage.indexOf('\n\n');
+  const words = (end === -1 ? usage : usage.slice(0, end)).split(/[\s[\]]+/).filter((word) => word !== '');
+  const flagValues = new Map<string, readonly string[]>();
+  words.forEach((word, index) => {
+    const next = words[index + 1];
+    if (word.startsWith('--') && next !== undefined && CHOICES.test(next))
+      flagValues.set(word, next.split('|'));
+  });
+  const first = words[2 + path.length];
+  const argumentValues = first !== undefined && CHOICES.test(first) ? first.split('|') : [];
+  return { flagValues, argumentValues };
+}
+
 export function completionCommands(
   entries: readonly CommandEntry[],
   usages: ReadonlyMap<string, string>,
 ): readonly CompletionCommand[] {
-  return entries.map((entry) => ({
-    path: entry.path,
-    summary: entry.summary,
-    flags: flagsOfUsage(usages.get(entry.path.join(' ')) ?? ''),
-  }));
+  return entries.map((entry) => {
+    const usage = usages.get(entry.path.join(' ')) ?? '';
+    return {
+      path: entry.path,
+      summary: entry.summary,
+      flags: flagsOfUsage(usage),
+      ...choicesOfUsage(usage, entry.path),
+    };
+  });
 }
 
 function groupsOf(commands: readonly CompletionCommand[]): ReadonlyMap<string, readonly string[]> {
@@ -99,6 +134,24 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
   lines.push('    esac');
   lines.push('    return 0');
   lines.push('  fi');
+  // A flag's value, then the first argument, where the synopsis lists the choices.
+  lines.push('  local prev="${COMP_WORDS[COMP_CWORD - 1]}"');
+  lines.push('  case "$cmd $prev" in');
+  for (const command of commands) {
+    for (const [flag, values] of command.flagValues) {
+      lines.push(
+        `    ${quote(`${command.path.join(' ')} ${flag}`)}) COMPREPLY=($(compgen -W ${quote(values.join(' '))} -- "$cur")); return 0 ;;`,
+      );
+    }
+  }
+  lines.push('  esac');
+  lines.push('  case "${#words[@]} $cmd" in');
+  for (const command of commands.filter((c) => c.argumentValues.length > 0)) {
+    lines.push(
+      `    ${quote(`${command.path.length} ${command.path.join(' ')}`)}) [[ "$cur" == -* ]] || { COMPREPLY=($(compgen -W ${quote(command.argumentValues.join(' '))} -- "$cur")); return 0; } ;;`,
+    );
+  }
+  lines.push('  esac');
   lines.push('  if [[ "$cur" == -* ]]; then');
   lines.push('    case "$cmd" in');
   for (const command of commands) {
@@ -136,7 +189,17 @@ function fishScript(commands: readonly CompletionCommand[]): string {
         ? `__fish_seen_subcommand_from ${group}`
         : `__fish_seen_subcommand_from ${group}; and __fish_seen_subcommand_from ${member}`;
     for (const flag of command.flags) {
-      lines.push(`complete -c sealkit -n ${quote(condition)} -l ${quote(flag.slice(2))} -F`);
+      const values = command.flagValues.get(flag);
+      lines.push(
+        values === undefined
+          ? `complete -c sealkit -n ${quote(condition)} -l ${quote(flag.slice(2))} -F`
+          : `complete -c sealkit -n ${quote(condition)} -l ${quote(flag.slice(2))} -x -a ${quote(values.join(' '))}`,
+      );
+    }
+    if (command.argumentValues.length > 0) {
+      lines.push(
+        `complete -c sealkit -n ${quote(condition)} -x -a ${quote(command.argumentValues.join(' '))}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

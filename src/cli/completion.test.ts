@@ -88,6 +88,16 @@ describe('sealkit completion', () => {
     expect(bash(['help', 'sca'])).toEqual(['scaffold']);
   });
 
+  it('regression: bash offers the values a flag or an argument takes, not file names', () => {
+    expect(bash(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    expect(bash(['completion', 'z'])).toEqual(['zsh']);
+    expect(bash(['edition', 'new', '--edition', ''])).toEqual(['bigquery', 'snowflake']);
+    expect(bash(['contract', 'classify', 'a.json', 'b.json', '--fail-on', 'w'])).toEqual(['widening']);
+    expect(bash(['evidence', 'synth', '--source', ''])).toEqual(['csv', 'sql']);
+    // After the value, flags again.
+    expect(bash(['edition', 'new', '--edition', 'bigquery', '--dr'])).toEqual(['--dry-run']);
+  });
+
   it('bash completes file names for arguments', () => {
     writeFileSync(join(work, 'orders.json'), '{}');
     expect(bash(['json', 'digest', 'ord'])).toEqual(['orders.json']);
@@ -103,6 +113,17 @@ describe('sealkit completion', () => {
     expect(fish('sealkit distrib')).toEqual(['distribute']);
     expect(fish('sealkit contract cl')).toEqual(['classify']);
     expect(fish('sealkit distribute run --con')).toEqual(['--config']);
+  });
+
+  it('regression: fish offers the values a flag or an argument takes', () => {
+    // fish sorts the candidates itself.
+    expect(fish('sealkit completion ')).toEqual(['bash', 'fish', 'zsh']);
+    expect(fish('sealkit edition new --edition ')).toEqual(['bigquery', 'snowflake']);
+    expect(fish('sealkit contract classify a.json b.json --fail-on ')).toEqual([
+      'breaking',
+      'compatible',
+      'widening',
+    ]);
   });
 
   it('covers every command of the table and every flag its help lists', async () => {

@@ -9,7 +9,8 @@ import { changeLines, classificationJson } from './contract-ledger-output.js';
 /** What is read of each file; the decoder refuses anything over its own bound (also 32 MiB). */
 const MAX_PROJECTION_BYTES = 32 * 1024 * 1024;
 
-const USAGE = `Usage: sealkit contract classify BASELINE_FILE CANDIDATE_FILE [--fail-on LEVEL] [--json]
+const USAGE = `Usage: sealkit contract classify BASELINE_FILE CANDIDATE_FILE
+                                 [--fail-on compatible|widening|breaking] [--json]
 
 Classifies the change from one canonical leapview.contract/v1 projection to
 another (files as written by \`sealkit contract project --out\`): identical,
