@@ -83,7 +83,7 @@ export async function run(ctx) {
     '2026-05-30T11:10:00Z',
   ]);
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 8 });
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 6 });
   ctx.sealkit(['distribute', 'run']);
   ctx.say('A rerun changes nothing:');
   ctx.sealkit(['distribute', 'run'], { tail: 1 });

@@ -46,12 +46,11 @@ export async function run(ctx) {
       ],
       { lines: 1 },
     );
-    ctx.shell('sed -n 5,11p sealkit.distributor.yaml');
+    ctx.shell('sed -n 6,9p sealkit.distributor.yaml');
     ctx.say('Outputs first (each verified), .distributor.json last, written only if absent:');
     ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
     const page = await rgw.client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'site/' }));
     ctx.note(`bucket ${bucket} now holds: ${(page.Contents ?? []).map((object) => object.Key).join(', ')}`);
-    ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
   } finally {
     await rgw.stop();
   }

@@ -24,7 +24,7 @@ export async function run(ctx) {
       '--source-binding-id',
       'shop_main',
     ],
-    { lines: 3 },
+    { lines: 1 },
   );
   const [manifest] = readdirSync(join(ctx.workDir, 'evidence', 'run-manifests'));
   const evidence = [
@@ -39,7 +39,7 @@ export async function run(ctx) {
     '--max-evidence-age',
     '36h',
   ];
-  ctx.sealkit(['evidence', 'check', ...evidence], { lines: 4 });
+  ctx.sealkit(['evidence', 'check', ...evidence], { lines: 2 });
   const scaffold = [
     'scaffold',
     '--edition',

@@ -17,7 +17,6 @@ export async function run(ctx) {
   cpSync(join(ctx.root, 'examples', 'contracts', 'retail'), join(base, 'retail'), { recursive: true });
   ctx.cd(base);
   ctx.sealkit(['contract', 'validate', 'retail'], { tail: 1 });
-  ctx.sealkit(['contract', 'project', 'retail'], { lines: 3 });
   ctx.say('Publish every versioned resource to the ledger (embedded PostgreSQL in retail/.sealkit/ledger):');
   ctx.sealkit(['contract', 'publish', 'retail'], { tail: 1 });
   ctx.sealkit(['contract', 'project', 'retail', '--resource', 'retail.source.orders', '--out', 'before'], {
