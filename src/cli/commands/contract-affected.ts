@@ -1,10 +1,4 @@
-import {
-  affectedDashboards,
-  openContractProject,
-  projectGraphOf,
-  refuseContract,
-} from '../../contracts/index.js';
-import { didYouMean } from '../../core/refusal/index.js';
+import { affectedDashboards, openContractProject, projectGraphOf } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -42,16 +36,7 @@ export const contractAffected: Command = {
     if (dir === undefined || values.resource === undefined) throw new UsageError('missing argument', USAGE);
     const project = await openContractProject(dir);
     const graph = projectGraphOf(project);
-    if (!graph.has(values.resource)) {
-      const hint = didYouMean(
-        values.resource,
-        project.outcomes.flatMap((candidate) => (candidate.id === null ? [] : [candidate.id])),
-      );
-      throw refuseContract('contract_resource_not_found', {
-        role: 'project',
-        ...(hint === undefined ? {} : { hint }),
-      });
-    }
+    if (!graph.has(values.resource)) throw project.resourceNotFound(values.resource);
     const dashboards = affectedDashboards(graph, values.resource);
     return {
       text: `${dashboards.map((id) => `${id}\n`).join('')}${dashboards.length} dashboard${dashboards.length === 1 ? '' : 's'} affected\n`,

@@ -16,7 +16,6 @@ import {
   runContractPublication,
   type WideningApproval,
 } from '../../contracts/index.js';
-import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
@@ -135,16 +134,7 @@ function candidatesOf(
       : [...new Set(requested)];
   return ids.map((id) => {
     const outcome = outcomes.find((candidate) => candidate.id === id);
-    if (outcome === undefined) {
-      const hint = didYouMean(
-        id,
-        outcomes.flatMap((candidate) => (candidate.id === null ? [] : [candidate.id])),
-      );
-      throw refuseContract('contract_resource_not_found', {
-        role: 'project',
-        ...(hint === undefined ? {} : { hint }),
-      });
-    }
+    if (outcome === undefined) throw project.resourceNotFound(id);
     if (outcome.kind === 'Dashboard')
       throw refuseContract('contract_resource_not_contract_bearing', { role: 'project' });
     if (outcome.version === null)

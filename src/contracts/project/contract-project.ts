@@ -228,6 +228,21 @@ export class ContractProject {
     return new ContractProject(entries, graphComplete);
   }
 
+  /**
+   * The refusal for an id no file of the project declares, with the nearest
+   * id it does declare as a "did you mean".
+   */
+  resourceNotFound(id: string): Refusal {
+    const hint = didYouMean(
+      id,
+      this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource.id])),
+    );
+    return refuseContract('contract_resource_not_found', {
+      role: 'project',
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+
   /** Per-file outcomes in file order. */
   get outcomes(): readonly ResourceOutcome[] {
     return this.#entries.map((entry) => {
@@ -285,14 +300,7 @@ export class ContractProject {
     if (outcome?.refusal !== null && outcome?.refusal !== undefined) throw outcome.refusal;
     if (!this.#graphComplete) return { kind: 'project_invalid' };
     if (outcome === undefined) {
-      const hint = didYouMean(
-        id,
-        outcomes.flatMap((candidate) => (candidate.id === null ? [] : [candidate.id])),
-      );
-      throw refuseContract('contract_resource_not_found', {
-        role: 'project',
-        ...(hint === undefined ? {} : { hint }),
-      });
+      throw this.resourceNotFound(id);
     }
     if (outcome.status === 'blocked') return { kind: 'project_invalid' };
     if (outcome.kind === 'Dashboard')
