@@ -225,7 +225,11 @@ describe('sealkit evidence check', () => {
     const help = runCli(['evidence', 'check', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout.toString()).toContain('Usage: sealkit evidence check');
-    expect(runCli(['evidence']).stdout.toString()).toContain('sealkit evidence synth');
+    expect(runCli(['evidence', '--help']).stdout.toString()).toContain('sealkit evidence synth');
+    // Without a command the group is a usage error, its commands listed on stderr.
+    const bare = runCli(['evidence']);
+    expect(bare.status).toBe(1);
+    expect(bare.stderr.toString()).toContain('sealkit evidence synth');
   });
 });
 

@@ -100,7 +100,9 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
       expect(object?.bytes.length).toBe(output.size);
     }
     expect(stored.get(`${bundle}/report.html`)?.contentType).toBe('text/html; charset=utf-8');
-    expect(stored.get(`${bundle}/report.html`)?.bytes.toString('utf8')).toContain('<h1>Brentwood</h1>');
+    expect(stored.get(`${bundle}/report.html`)?.bytes.toString('utf8')).toContain(
+      '<h1 id="brentwood">Brentwood</h1>',
+    );
 
     const second = await run();
     expect(second.outcomes.map((o) => o.outcome)).toEqual(['skipped_same', 'skipped_same']);
