@@ -24,17 +24,21 @@ export function buildModelContent(model: ModelResource, context: BuildContext): 
   const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
   // The declared fields of each relation read, so an unqualified column two of them declare is refused.
   const declared = new Map<string, readonly string[]>();
-  const sql = projectDuckDbSql(context.parsedSql(model.sql), {
-    resolveRelation: (name) => {
-      const resource = context.references.resolve(name, ['Source', 'Model'], site);
-      declared.set(
-        resource.id,
-        resource.fields.map((field) => field.name),
-      );
-      return resource.id;
+  const sql = projectDuckDbSql(
+    context.parsedSql(model.sql),
+    {
+      resolveRelation: (name) => {
+        const resource = context.references.resolve(name, ['Source', 'Model'], site);
+        declared.set(
+          resource.id,
+          resource.fields.map((field) => field.name),
+        );
+        return resource.id;
+      },
+      relationColumns: (id) => declared.get(id),
     },
-    relationColumns: (id) => declared.get(id),
-  });
+    model.sql,
+  );
   return {
     content: { fields: [...fields.payloads], checks, sql: sql.query },
     dependencies: sql.relations,

@@ -59,7 +59,34 @@ function unsupported(): never {
   return fail('contract_sql_unsupported');
 }
 
-export function projectDuckDbSql(parserJson: string | undefined, resolver: RelationResolver): ProjectedSql {
+/**
+ * A parse error as DuckDB words it (the first line of its message), and
+ * where in the model's SQL, counted from the SQL's own first line: the SQL
+ * is the operator's own file (docs/refusals.md#two-policies).
+ */
+function parseFailed(
+  root: { readonly [key: string]: JsonValue | undefined },
+  sql: string | undefined,
+): never {
+  const message = typeof root.error_message === 'string' ? root.error_message.split('\n')[0] : undefined;
+  const offset = typeof root.position === 'string' ? Number(root.position) : Number.NaN;
+  let where = '';
+  if (sql !== undefined && Number.isSafeInteger(offset) && offset >= 0) {
+    const before = Buffer.from(sql, 'utf8').subarray(0, offset).toString('utf8').split('\n');
+    where = ` (SQL line ${before.length}, column ${(before.at(-1) ?? '').length + 1})`;
+  }
+  throw refuseContract('contract_sql_parse_failed', {
+    role: ROLE,
+    field: FIELD,
+    ...(message === undefined ? {} : { hint: `duckdb: ${message}${where}` }),
+  });
+}
+
+export function projectDuckDbSql(
+  parserJson: string | undefined,
+  resolver: RelationResolver,
+  sql?: string,
+): ProjectedSql {
   if (parserJson === undefined) fail('contract_sql_parse_failed');
   return guardRefusals(
     () => {
@@ -79,7 +106,7 @@ export function projectDuckDbSql(parserJson: string | undefined, resolver: Relat
         if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
         // A query (e.g. with a dynamic PIVOT) that the parser cannot write as JSON.
         if (root.error_type === 'unsupported query') unsupported();
-        fail('contract_sql_parse_failed');
+        parseFailed(root, sql);
       }
       const statements = root.statements;
       if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
