@@ -228,11 +228,18 @@ describe('sealkit contract publish, history and replay', () => {
     const breaking = publish('--resource', ORDERS, '--json');
     expect(breaking.status).toBe(2);
     expect(jsonOf(breaking).plan?.items[0]).toMatchObject({ reason_code: 'contract_ledger_version_reused' });
+    expect(publish('--resource', ORDERS).stderr.toString()).toContain(
+      '= help: 1.3.0 is published with other content: give this change a new version, above 1.3.0\n',
+    );
     edit('version: 1.3.0', 'version: 1.4.0');
     const minor = publish('--resource', ORDERS, '--json');
     expect(jsonOf(minor).plan?.items[0]).toMatchObject({
       reason_code: 'contract_ledger_major_bump_required',
     });
+    // The human form says which version would do.
+    expect(publish('--resource', ORDERS).stderr.toString()).toContain(
+      "= help: the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.3.0)\n",
+    );
     edit('version: 1.4.0', 'version: 2.0.0');
     const major = publish('--resource', ORDERS, '--json');
     expect(major.status).toBe(0);

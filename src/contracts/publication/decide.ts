@@ -94,9 +94,10 @@ export function decidePublication(
     code: Parameters<typeof refuseLedger>[0],
     field: string,
     classification?: ContractClassification,
+    hint?: string,
   ) =>
     refusedWith(
-      refuseLedger(code, { role: 'publication', field }),
+      refuseLedger(code, { role: 'publication', field, ...(hint === undefined ? {} : { hint }) }),
       resource,
       version,
       classification ?? null,
@@ -114,7 +115,12 @@ export function decidePublication(
   }
   const sameVersion = entries.find((entry) => entry.version === version);
   if (sameVersion !== undefined && sameVersion.digest !== candidate.digest) {
-    return refused('contract_ledger_version_reused', 'version');
+    return refused(
+      'contract_ledger_version_reused',
+      'version',
+      undefined,
+      `${version} is published with other content: give this change a new version, above ${latest?.version ?? version}`,
+    );
   }
   if (request.baseline === 'genesis') {
     if (latest !== undefined) return refused('contract_ledger_baseline_stale', 'baseline');
@@ -158,7 +164,12 @@ export function decidePublication(
   const before = parseContractVersion(latest.version);
   const after = parseContractVersion(version);
   if (before === undefined || after === undefined || compareContractVersions(after, before) <= 0) {
-    return refused('contract_ledger_version_not_increasing', 'version', classification);
+    return refused(
+      'contract_ledger_version_not_increasing',
+      'version',
+      classification,
+      `write a version above ${latest.version}, the newest in the ledger`,
+    );
   }
   const checks: PublicationCheck[] = [
     'baseline_current',
@@ -169,7 +180,12 @@ export function decidePublication(
   ];
   if (classification.verdict === 'breaking') {
     if (after.major <= before.major)
-      return refused('contract_ledger_major_bump_required', 'version', classification);
+      return refused(
+        'contract_ledger_major_bump_required',
+        'version',
+        classification,
+        `the change is breaking: write version ${before.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`,
+      );
     checks.push('major_version_bump');
   }
   const widens = classification.changes.some((change) => change.verdict === 'widening');
