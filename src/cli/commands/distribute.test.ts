@@ -73,6 +73,27 @@ describe('sealkit distribute run', () => {
     },
   );
 
+  it('regression: a conflict of ids names both ids and what to do', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b2', created: '2026-05-30T12:00:00Z' });
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toContain(
+      "= help: destination 'site', bundle 'weather/b1': it holds bundle id 'b1', the source bundle is 'b2': one bundle path keeps one id",
+    );
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.outcomes).toEqual([
+      expect.objectContaining({
+        outcome: 'conflict',
+        reason_code: 'conflict_different_id',
+        bundle_id: 'b2',
+        destination_bundle_id: 'b1',
+      }),
+    ]);
+  });
+
   it('skipped_newer is exit 0 by default and exit 2 with --fail-on-skipped-newer, said on stderr', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T17:00:00Z' });
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);

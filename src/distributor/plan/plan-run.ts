@@ -148,7 +148,14 @@ function planItem(
       };
     case 'conflict':
     case 'refused':
-      return { ...head, outcome: decision.outcome, reason_code: decision.reason_code };
+      return {
+        ...head,
+        outcome: decision.outcome,
+        reason_code: decision.reason_code,
+        ...(decision.reason_code === 'conflict_different_id' && view.kind === 'managed'
+          ? { destination_bundle_id: view.state.source.manifest.id }
+          : {}),
+      };
     case 'published':
     case 'replaced':
       break;

@@ -104,6 +104,8 @@ export interface PlannedSkip extends PlanItemBase {
 export interface PlannedRefusal extends PlanItemBase {
   readonly outcome: 'conflict' | 'refused';
   readonly reason_code: DistributorReasonCode;
+  /** `conflict_different_id` only: the id of the bundle the destination holds. */
+  readonly destination_bundle_id?: string;
 }
 
 export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;

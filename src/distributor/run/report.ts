@@ -18,6 +18,8 @@ export interface ItemOutcome {
   readonly reason?: ReplaceReason;
   /** Files written (published/replaced), excluding `.distributor.json`. */
   readonly outputs?: number;
+  /** `conflict_different_id` only: the id of the bundle the destination holds (`bundle_id` is the source's). */
+  readonly destination_bundle_id?: string;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
@@ -81,7 +83,14 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         ...(item.source_created === undefined ? {} : { source_created: item.source_created }),
       };
     case 'conflict':
-      return { ...head, outcome: 'conflict', reason_code: item.reason_code };
+      return {
+        ...head,
+        outcome: 'conflict',
+        reason_code: item.reason_code,
+        ...(item.destination_bundle_id === undefined
+          ? {}
+          : { destination_bundle_id: item.destination_bundle_id }),
+      };
     case 'refused':
       return { ...head, outcome: 'refused', reason_code: item.reason_code };
   }
@@ -128,7 +137,7 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.
-    const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
+    const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : adviceFor(item);
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
       cause === undefined
@@ -187,4 +196,27 @@ function knownRefusal(code: string): Refusal {
     if (spec !== undefined) return new Refusal(code, spec);
   }
   return refuseInternal('internal_error');
+}
+
+/**
+ * What to do about an outcome the destination decided, where the code alone
+ * leaves the operator guessing (docs/distributor.md#outcomes). sealkit
+ * itself never resolves these: each means something at the destination is
+ * not what this run may overwrite.
+ */
+function adviceFor(item: ItemOutcome): string | undefined {
+  switch (item.reason_code) {
+    case 'destination_unmanaged':
+      return 'the bundle path holds entries that no .distributor.json lists, and sealkit never takes over a folder it did not publish: move them away, or publish to another root or prefix';
+    case 'conflict_different_id':
+      return `it holds bundle id '${item.destination_bundle_id ?? '?'}', the source bundle is '${item.bundle_id ?? '?'}': one bundle path keeps one id; move the published bundle away, or give the source its old id`;
+    case 'conflict_same_created':
+      return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
+    case 'destination_incomplete':
+      return 'outputs its .distributor.json lists are gone: remove the published bundle folder, and the next run publishes it anew';
+    case 'destination_unlisted_entry':
+      return 'files or folders beside the outputs were not written by sealkit, and it never deletes them: move them away to let it replace the bundle';
+    default:
+      return undefined;
+  }
 }
