@@ -192,9 +192,12 @@ export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceMan
 function readManifestFile(bundleDir: Dir, listedAs: DirEntryType | undefined): SourceManifest {
   const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
-    throw refuseDistributor(opened.problem === 'missing' ? 'manifest_missing' : 'manifest_not_regular', {
-      role: 'manifest',
-    });
+    throw opened.problem === 'missing'
+      ? refuseDistributor('manifest_missing', {
+          role: 'manifest',
+          hint: 'write one with sealkit distribute manifest BUNDLE_DIR --id ID',
+        })
+      : refuseDistributor('manifest_not_regular', { role: 'manifest' });
   }
   try {
     if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes))
