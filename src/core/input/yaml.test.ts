@@ -107,6 +107,18 @@ describe('the strict YAML reader', () => {
     ['a tab indents a key', 'a:\n\tb: 1\n', { line: 2, column: 1 }, 'a tab indents this line'],
     ['a quote is not closed', 'a: "x\n', { line: 2 }, 'a quote or bracket opened above is not closed'],
     ['keys of one mapping do not line up', 'a:\n  b: 1\n c: 2\n', { line: 3 }, 'the indentation is off here'],
+    [
+      'a key is indented under the value above it',
+      'entities:\n  - name: order\n     type: primary\n',
+      { line: 3, column: 6 },
+      'indented deeper than the key above it',
+    ],
+    [
+      'a key has lost its colon',
+      'entities:\n  - name order\n    type: primary\n',
+      { line: 2, column: 5 },
+      'a colon and a space are missing',
+    ],
   ])('says what to fix, in fixed words, when %s', (_what, text, place, advice) => {
     const seen = faultOf(text);
     expect(seen.fault).toBe('malformed');

@@ -81,6 +81,33 @@ const SYNTAX_ADVICE: Readonly<Record<string, string>> = {
   BAD_SCALAR_START: 'a plain value cannot start with this character: quote the value',
 };
 
+const OVER_INDENTED_ADVICE =
+  'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)';
+
+/**
+ * Where a line indented too deep really is. The parser reads `name: order`
+ * followed by a deeper `type: primary` as one key spanning both lines and
+ * reports the start of `order`, a line early. When that multi-line key starts
+ * after a `key: ` on its own line, the first line is fine and the next one is
+ * the mistake: its first character is returned. A key that starts its line
+ * (`name order` with the colon missing) is left to the parser's place.
+ */
+function overIndentedLine(
+  text: string,
+  errors: readonly { readonly code: string; readonly pos: readonly [number, number] }[],
+): number | undefined {
+  const multiline = errors.find((error) => error.code === 'MULTILINE_IMPLICIT_KEY');
+  if (multiline === undefined) return undefined;
+  const [start, end] = multiline.pos;
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const before = text.slice(lineStart, start);
+  if (!/^\s*(?:-\s+)*[^\s#][^#]*:\s+$/.test(before)) return undefined;
+  const nextLine = text.indexOf('\n', start);
+  if (nextLine === -1 || nextLine >= end) return undefined;
+  const firstCharacter = text.slice(nextLine + 1, end).search(/\S/);
+  return firstCharacter === -1 ? undefined : nextLine + 1 + firstCharacter;
+}
+
 export interface StrictYamlOptions {
   /** Nesting bound; a deeper document is refused with `too_deep`. */
   readonly maxDepth?: number;
@@ -136,6 +163,10 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
     if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
     if (problem.code === 'BAD_DIRECTIVE') throw options.refuse('directive', place);
+    const overIndented = overIndentedLine(text, document.errors);
+    if (overIndented !== undefined) {
+      throw options.refuse('malformed', { ...position(overIndented), advice: OVER_INDENTED_ADVICE });
+    }
     const advice = SYNTAX_ADVICE[problem.code];
     throw options.refuse('malformed', advice === undefined ? place : { ...place, advice });
   }
