@@ -5,6 +5,10 @@ export type MaxEvidenceAge = number & { readonly [ageBrand]: true };
 const DURATION = /^([1-9][0-9]{0,9})([smhd]?)$/;
 const UNIT_SECONDS = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
+/** What `parseMaxEvidenceAge` accepts, in the words a usage error gives. */
+export const MAX_EVIDENCE_AGE_FORMS =
+  'a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s)';
+
 /**
  * Parses `36h`, `7d`, `90m`, `45s` or a bare number of seconds. Returns
  * undefined for anything else (zero, a sign, a fraction, spaces, other units):

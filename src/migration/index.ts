@@ -39,7 +39,12 @@ export {
   TYPED_SCHEMA_ALGORITHM,
   typedSchemaFingerprint,
 } from './fingerprints.js';
-export { isMaxEvidenceAge, type MaxEvidenceAge, parseMaxEvidenceAge } from './freshness.js';
+export {
+  isMaxEvidenceAge,
+  MAX_EVIDENCE_AGE_FORMS,
+  type MaxEvidenceAge,
+  parseMaxEvidenceAge,
+} from './freshness.js';
 export {
   CASTS,
   type Cast,

@@ -1,4 +1,4 @@
-import { bindEvidence, parseMaxEvidenceAge } from '../../migration/index.js';
+import { bindEvidence, MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -47,7 +47,7 @@ export const evidenceCheck: Command = {
     const rawAge = values['max-evidence-age'];
     const maxAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxAge === undefined) {
-      throw new UsageError('invalid value for option --max-evidence-age', USAGE);
+      throw new UsageError(`invalid value for option --max-evidence-age: ${MAX_EVIDENCE_AGE_FORMS}`, USAGE);
     }
     const outcome = bindEvidence({
       mappingFile: values['mapping-file'],

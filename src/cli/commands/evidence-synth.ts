@@ -111,28 +111,44 @@ function synthOptions(values: {
   readonly seed?: string | undefined;
 }): SynthesizeOptions {
   const source = SOURCE_KINDS.find((kind) => kind === values.source);
-  if (source === undefined) throw new UsageError('invalid or missing value for option --source', USAGE);
+  if (source === undefined)
+    throw new UsageError(
+      `invalid or missing value for option --source (one of: ${SOURCE_KINDS.join(', ')})`,
+      USAGE,
+    );
   const destination = DESTINATIONS.find((name) => name === values.destination);
   if (destination === undefined)
-    throw new UsageError('invalid or missing value for option --destination', USAGE);
+    throw new UsageError(
+      `invalid or missing value for option --destination (one of: ${DESTINATIONS.join(', ')})`,
+      USAGE,
+    );
   const tables = values.tables?.split(',');
   if (
     tables !== undefined &&
     (tables.some((table) => !RETAIL_TABLE_NAMES.includes(table)) || new Set(tables).size !== tables.length)
   ) {
-    throw new UsageError('invalid value for option --tables', USAGE);
+    throw new UsageError(
+      `invalid value for option --tables: a comma-separated list without repeats of ${RETAIL_TABLE_NAMES.join(', ')}`,
+      USAGE,
+    );
   }
   const alias = values['source-binding-id'];
   if (alias !== undefined && !isSourceBindingId(alias)) {
-    throw new UsageError('invalid value for option --source-binding-id', USAGE);
+    throw new UsageError(
+      'invalid value for option --source-binding-id: a lowercase letter, then up to 39 lowercase letters, digits or _',
+      USAGE,
+    );
   }
   const finishedAt = values['finished-at'];
   if (finishedAt !== undefined && parseUtcTimestamp(finishedAt) === undefined) {
-    throw new UsageError('invalid value for option --finished-at', USAGE);
+    throw new UsageError(
+      'invalid value for option --finished-at: a UTC timestamp such as 2026-05-30T06:00:00Z',
+      USAGE,
+    );
   }
   const seed = values.seed;
   if (seed !== undefined && !/^(0|[1-9][0-9]{0,8})$/.test(seed))
-    throw new UsageError('invalid value for option --seed', USAGE);
+    throw new UsageError('invalid value for option --seed: a whole number from 0 to 999999999', USAGE);
   return {
     source,
     destination,

@@ -1,4 +1,4 @@
-import { parseMaxEvidenceAge } from '../../migration/index.js';
+import { MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
 import {
   SCAFFOLD_EDITIONS,
   type ScaffoldResult,
@@ -93,7 +93,7 @@ export const scaffoldCommand: Command = {
     const rawAge = values['max-evidence-age'];
     const maxEvidenceAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxEvidenceAge === undefined) {
-      throw new UsageError('invalid value for option --max-evidence-age', USAGE);
+      throw new UsageError(`invalid value for option --max-evidence-age: ${MAX_EVIDENCE_AGE_FORMS}`, USAGE);
     }
 
     const faults = faultsFromEnvironment(process.env);
