@@ -261,6 +261,7 @@ function prepareMounts(base, uid, gid) {
   const owner = `uid=${uid},gid=${gid}`;
   const ok =
     mount(['-t', 'tmpfs', '-o', `size=1m,mode=0700,${owner}`, 'sealkit-test-full'], point('full')) &&
+    mount(['-t', 'tmpfs', '-o', `size=1m,mode=0700,${owner}`, 'sealkit-test-full'], point('full-tmpdir')) &&
     mount(
       ['-t', 'tmpfs', '-o', `size=64k,mode=0700,${owner},ro`, 'sealkit-test-readonly'],
       point('readonly'),

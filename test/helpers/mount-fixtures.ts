@@ -6,7 +6,9 @@ import { join } from 'node:path';
  * (scripts/test.mjs, docs/development.md#tests-never-run-as-root), each owned
  * by the test account:
  *
- * - `full`: a 1 MiB tmpfs, empty: a 2 MB file fills it (ENOSPC);
+ * - `full`, `fullTmpdir`: two 1 MiB tmpfs, empty: a 2 MB file fills either
+ *   (ENOSPC). Two, because the two test files that fill one may run side by
+ *   side, and each checks that nothing is left on its own;
  * - `readonly`: a read-only tmpfs (EROFS on any write);
  * - `bindSource`, `bindView`: one folder and a bind mount of it, the same
  *   directory (device and inode) reached through two mounts.
@@ -16,6 +18,7 @@ import { join } from 'node:path';
  */
 export interface MountFixtures {
   readonly full: string;
+  readonly fullTmpdir: string;
   readonly readonly: string;
   readonly bindSource: string;
   readonly bindView: string;
@@ -32,6 +35,7 @@ export function mountFixtures(): MountFixtures {
   }
   const fixtures = {
     full: join(base, 'full'),
+    fullTmpdir: join(base, 'full-tmpdir'),
     readonly: join(base, 'readonly'),
     bindSource: join(base, 'bind-source'),
     bindView: join(base, 'bind-view'),
@@ -39,6 +43,7 @@ export function mountFixtures(): MountFixtures {
   const mounts = mountPoints();
   for (const [path, type] of [
     [fixtures.full, 'tmpfs'],
+    [fixtures.fullTmpdir, 'tmpfs'],
     [fixtures.readonly, 'tmpfs'],
     [fixtures.bindView, undefined],
   ] as const) {

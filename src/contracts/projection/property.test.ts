@@ -21,6 +21,10 @@ import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 const RUNS_A = 1500;
 const RUNS_B = 1300;
 const RUNS_C = 1200;
+// A fixed amount of work, not a speed check (speed is measured in `npm run
+// bench`): the limit only stops a hang. Beside other test files on a loaded
+// two-core machine, 1,500 projects have taken longer than the default 60 s.
+const PROPERTY_TIMEOUT_MS = 300_000;
 
 let duckdb: SqlParser;
 let parser: SqlParser;
@@ -535,51 +539,63 @@ const EXCLUDED_CHANGES: ((g: Generated, pick: number) => void)[] = [
 ];
 
 describe('projection properties over generated resources', () => {
-  it(`is deterministic and ignores YAML key order and the order of set-like inputs (${RUNS_A} projects)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(generatedArb, async (generated) => {
-        // Two independent builds from differently ordered bytes: equal digests and bytes.
-        const plain = await digests(generated);
-        expect(await digests(generated, prng(generated.seed))).toEqual(plain);
-      }),
-      { numRuns: RUNS_A },
-    );
-  });
+  it(
+    `is deterministic and ignores YAML key order and the order of set-like inputs (${RUNS_A} projects)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(generatedArb, async (generated) => {
+          // Two independent builds from differently ordered bytes: equal digests and bytes.
+          const plain = await digests(generated);
+          expect(await digests(generated, prng(generated.seed))).toEqual(plain);
+        }),
+        { numRuns: RUNS_A },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it(`changes the digest whenever a projected value changes (${RUNS_B} projects)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        generatedArb,
-        fc.nat(PROJECTED_CHANGES.length - 1),
-        fc.nat(),
-        async (generated, which, pick) => {
-          const changed = clone(generated);
-          const result = (PROJECTED_CHANGES[which] as Change)(changed, pick);
-          fc.pre(result !== undefined);
-          const before = await digests(generated);
-          const after = await digests(changed);
-          expect(after[(result as { id: string }).id]).not.toBe(before[(result as { id: string }).id]);
-        },
-      ),
-      { numRuns: RUNS_B },
-    );
-  });
+  it(
+    `changes the digest whenever a projected value changes (${RUNS_B} projects)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          generatedArb,
+          fc.nat(PROJECTED_CHANGES.length - 1),
+          fc.nat(),
+          async (generated, which, pick) => {
+            const changed = clone(generated);
+            const result = (PROJECTED_CHANGES[which] as Change)(changed, pick);
+            fc.pre(result !== undefined);
+            const before = await digests(generated);
+            const after = await digests(changed);
+            expect(after[(result as { id: string }).id]).not.toBe(before[(result as { id: string }).id]);
+          },
+        ),
+        { numRuns: RUNS_B },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it(`never changes a digest when an excluded field changes (${RUNS_C} projects)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        generatedArb,
-        fc.nat(EXCLUDED_CHANGES.length - 1),
-        fc.nat(),
-        async (generated, which, pick) => {
-          const changed = clone(generated);
-          EXCLUDED_CHANGES[which]?.(changed, pick);
-          expect(await digests(changed, undefined, 'flow')).toEqual(
-            await digests(generated, undefined, 'flow'),
-          );
-        },
-      ),
-      { numRuns: RUNS_C },
-    );
-  });
+  it(
+    `never changes a digest when an excluded field changes (${RUNS_C} projects)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          generatedArb,
+          fc.nat(EXCLUDED_CHANGES.length - 1),
+          fc.nat(),
+          async (generated, which, pick) => {
+            const changed = clone(generated);
+            EXCLUDED_CHANGES[which]?.(changed, pick);
+            expect(await digests(changed, undefined, 'flow')).toEqual(
+              await digests(generated, undefined, 'flow'),
+            );
+          },
+        ),
+        { numRuns: RUNS_C },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });

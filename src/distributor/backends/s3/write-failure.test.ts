@@ -112,7 +112,7 @@ describe('S3 destinations that fail', () => {
       ],
     };
     const previous = process.env.TMPDIR;
-    process.env.TMPDIR = mounts.full;
+    process.env.TMPDIR = mounts.fullTmpdir;
     let report: Awaited<ReturnType<typeof distributeRun>>;
     try {
       report = await distributeRun({ config });
@@ -127,7 +127,7 @@ describe('S3 destinations that fail', () => {
       "destination 'bucket', bundle 'b': no space left on the filesystem (ENOSPC)",
     );
     expect(await listKeys(s3, bucket, 'big/')).toEqual([]);
-    expect(readdirSync(mounts.full)).toEqual([]);
+    expect(readdirSync(mounts.fullTmpdir)).toEqual([]);
   });
 
   it('refuses two destinations on overlapping prefixes of one bucket before writing anything', async () => {
