@@ -135,7 +135,8 @@ const ctx = {
    * Runs the real CLI in the current folder and prints the command line, the
    * lines of its stdout that `lines` / `tail` / `pick` select (or, with `json`,
    * those keys of the one JSON object it prints) and up to `errors` lines of
-   * its stderr; the exit code, when it is not 0, follows the command line. `input` is shown as the printf
+   * its stderr; the exit code, when it is not 0, and `comment` follow the
+   * command line as shell comments. `input` is shown as the printf
    * that feeds it; `unset` names environment variables the command runs without.
    */
   sealkit(args, options = {}) {
@@ -144,7 +145,8 @@ const ctx = {
     const env = { ...process.env, NO_COLOR: '1', ...(options.env ?? {}) };
     for (const name of options.unset ?? []) delete env[name];
     const result = spawnSync(process.execPath, [bin, ...args], { cwd, input: options.input ?? '', env });
-    out(`$ ${feed}sealkit ${words}${exitNote(result.status)}\n`);
+    const comment = options.comment === undefined ? '' : `  # ${options.comment}`;
+    out(`$ ${feed}sealkit ${words}${exitNote(result.status)}${comment}\n`);
     const stdout = result.stdout.toString();
     if (options.json !== undefined && !full) printSome(jsonSome(stdout, options.json), () => true);
     else printSome(stdout, selector(options));
@@ -172,7 +174,7 @@ const ctx = {
   library: () => import(pathToFileURL(join(root, 'dist', 'src', 'index.js')).href),
 };
 
-out(`sealkit demo: ${parts.length} jobs, written only under $DEMO. To paste its commands, first run\n`);
+out(`sealkit demo: ${parts.length} jobs. It writes only under $DEMO; to paste its commands, first run:\n`);
 out(`$ DEMO=${workDir}; alias sealkit="node ${bin}"\n`);
 let failed = false;
 for (const [index, name] of parts.entries()) {

@@ -85,9 +85,8 @@ export async function run(ctx) {
   ctx.show(join(base, 'sealkit.distributor.yaml'));
   const nonBlank = (line) => line.trim() !== '';
   ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
-  ctx.sealkit(['distribute', 'run'], { tail: 1 });
-  ctx.say('A rerun changes nothing:');
-  ctx.sealkit(['distribute', 'run'], { tail: 1 });
+  ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)' });
+  ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing' });
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 

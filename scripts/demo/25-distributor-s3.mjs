@@ -31,7 +31,6 @@ export async function run(ctx) {
       `pipelines:\n  - id: reports\n    source: {root: reports}\n    destinations:\n      - id: bucket\n        kind: s3\n        bucket: ${bucket}\n        prefix: site\n        endpoint: ${rgw.endpoint}\n        region: ${rgw.region}\n        force_path_style: true\n        outputs: {source: true, html: true}\n`,
     );
     ctx.cd(base);
-    ctx.say(`A single-node Ceph S3 gateway runs on ${rgw.endpoint} (started in ${rgw.startupMs} ms).`);
     ctx.sealkit(
       [
         'distribute',
@@ -44,7 +43,7 @@ export async function run(ctx) {
       ],
       { lines: 1 },
     );
-    ctx.shell("grep -E 'kind|bucket|endpoint' sealkit.distributor.yaml");
+    ctx.shell("grep -nE 'bucket:|endpoint:' sealkit.distributor.yaml");
     // Without keys in its environment (nor a profile or an instance role to
     // fall back on), the run is refused before anything is written.
     const credentials = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'];
@@ -59,7 +58,7 @@ export async function run(ctx) {
     );
     ctx.sealkit(['distribute', 'run', '-q'], { env: withoutKeys, unset: [...unset, ...credentials] });
     ctx.say(
-      "With the gateway's keys exported (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY): outputs first, each verified, .distributor.json last:",
+      "With the gateway's keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: outputs first, each verified, .distributor.json last:",
     );
     ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
     const page = await rgw.client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'site/' }));

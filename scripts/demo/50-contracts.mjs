@@ -14,8 +14,7 @@ export const title = 'version and publish data contracts';
  * forges the plan (approval dropped, verdict rewritten) and applies it.
  */
 const forgery = (library) => `import * as sealkit from '${library}';
-const id = 'retail.source.orders';
-const approved = { approves: \`\${id}@1.4.0\`, approver: 'A', approvedAt: '2026-03-01T09:30:00Z', reason: 'R' };
+const id = 'retail.source.orders', approved = { approves: \`\${id}@1.4.0\`, approver: 'A', approvedAt: '2026-03-01T09:30:00Z', reason: 'R' };
 const resource = (await sealkit.openContractProject('retail')).project(id);
 const ledger = await sealkit.openLedger(sealkit.ledgerLocation(undefined, 'retail'), { create: false });
 await ledger.transaction(async (session) => {
@@ -54,11 +53,10 @@ export async function run(ctx) {
   ctx.say('A widening needs an approval of exactly ID@VERSION; without one nothing is written:');
   ctx.sealkit(['contract', 'publish', 'retail', '--resource', 'retail.source.orders', '-q']);
   ctx.say(
-    'A plan is data, not authority: this program plans the approved widening through the library,\nthen applies the plan with its approval dropped and its verdict rewritten; it is refused:',
+    'A plan is data, not authority: this program forges the approved plan (approval dropped, verdict rewritten); refused:',
   );
   ctx.show(join(base, 'forge-plan.mjs'), 20);
   ctx.shell('node forge-plan.mjs', { status: 2 });
-  ctx.say('Approved, it is appended:');
   ctx.sealkit(
     [
       'contract',

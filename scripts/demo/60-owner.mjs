@@ -37,8 +37,7 @@ export async function run(ctx) {
 
   ctx.cd(dir);
   ctx.say(
-    'owner.json and its originals (canonical JSON) come from a producer, who announces its SHA-256 apart from the file.\n' +
-      'Verify the document against that SHA-256, and require the originals:',
+    "owner.json and its originals (canonical JSON) come from a producer, who announces owner.json's SHA-256 separately:",
   );
   ctx.show(ownerFile, 1);
   ctx.variable('EXPECTED', `sha256:${expected}`);
@@ -57,7 +56,9 @@ export async function run(ctx) {
   );
   if (subjects.status !== 0) throw new Error('owner subjects failed');
 
-  ctx.say('Change one byte (the target table "Orders" becomes "Ordera"): refused by the expected SHA-256.');
+  ctx.say(
+    'Change one byte ("Orders" becomes "Ordera"): refused by the expected SHA-256 (the codec names no place in a document).',
+  );
   ctx.shell(`sed 's/"Orders"/"Ordera"/' owner.json > owner-changed.json`);
   const byDigest = ctx.sealkit([
     'owner',
