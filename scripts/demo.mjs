@@ -72,7 +72,7 @@ function printSome(text, keep, width = WIDTH) {
   lines.forEach((line, index) => {
     if (full || keep(line, index, lines)) {
       flushGap();
-      if (line.trim() !== '') printLine(line, width);
+      if (full || line.trim() !== '') printLine(line, width);
     } else gap.push(line);
   });
   flushGap();
@@ -91,8 +91,9 @@ function selector({ pick, tail, lines = 8 }) {
 }
 
 /**
- * One JSON object on one line with only `keys` (in that order); a "…" marks
- * the keys left out, and an array of more than two entries is said as its count.
+ * One JSON object on one line with only `keys` (in the object's own order); a
+ * "…" marks keys left out, and an array of more than two entries is said as
+ * its count.
  */
 function jsonSome(text, keys) {
   const value = JSON.parse(text);
@@ -170,8 +171,6 @@ const ctx = {
   say(text) {
     for (const line of text.split('\n')) printLine(`# ${line}`, Infinity);
   },
-  /** The built library, for capabilities that have no command of their own. */
-  library: () => import(pathToFileURL(join(root, 'dist', 'src', 'index.js')).href),
 };
 
 out(`sealkit demo: ${parts.length} jobs. It writes only under $DEMO; to paste its commands, first run:\n`);
