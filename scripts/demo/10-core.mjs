@@ -9,7 +9,7 @@ export async function run(ctx) {
   const dir = join(ctx.workDir, 'json');
   mkdirSync(dir);
   writeFileSync(join(dir, 'order.json'), '{ "total": 1e2, "id": "o-1",\n  "lines": [0.10, -0] }\n');
-  writeFileSync(join(dir, 'broken.json'), '{\n  "id": "o-1",\n  "id": "o-2"\n}\n');
+  writeFileSync(join(dir, 'broken.json'), '{"id": "o-1", "total": 100, "id": "o-2"}\n');
   ctx.cd(dir);
   ctx.show(join(dir, 'order.json'));
   ctx.sealkit(['json', 'canonicalize', 'order.json']);

@@ -83,12 +83,12 @@ export async function run(ctx) {
     '2026-05-30T11:10:00Z',
   ]);
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { lines: 6 });
-  ctx.sealkit(['distribute', 'run']);
-  ctx.say('A rerun changes nothing:');
-  ctx.sealkit(['distribute', 'run'], { tail: 1 });
+  const nonBlank = (line) => line.trim() !== '';
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
+  ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)' });
+  ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing' });
 
-  await screenshot(ctx, join(base, 'site', 'sales', 'week-22', 'report.html'), join(base, 'report.png'));
+  screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 
   ctx.say('The data is edited after its manifest was written: refused, the file named, nothing published.');
   ctx.shell("echo 'North,9999' >> reports/sales/week-22/data/sales.csv");
@@ -98,33 +98,19 @@ export async function run(ctx) {
   ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml']);
 }
 
-/** Opens the published page in headless Chromium and saves what a reader sees. */
-async function screenshot(ctx, page, png) {
+/**
+ * Saves the published page as headless Chromium renders it, with the command
+ * a user would type (--no-sandbox only because Chromium refuses root without it).
+ */
+function screenshot(ctx, page, png) {
   if (!existsSync('/usr/bin/chromium')) {
     ctx.say('(No screenshot: install the Debian package chromium to get one.)');
     return;
   }
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  try {
-    const tab = await browser.newPage({ viewport: { width: 1000, height: 980 } });
-    await tab.goto(`file://${page}`);
-    await tab.screenshot({ path: png });
-  } finally {
-    await browser.close();
-  }
-  ctx.say(
-    `The published page, as headless Chromium shows it (styled, no script ran, nothing loaded from elsewhere): ${png}`,
+  const sandbox = process.getuid?.() === 0 ? ' --no-sandbox' : '';
+  ctx.shell(
+    `chromium --headless${sandbox} --window-size=1000,880 --screenshot=report.png ${page} 2>/dev/null`,
   );
+  if (!existsSync(png)) throw new Error('chromium wrote no screenshot');
+  ctx.say(`The published page (styled HTML, no script), as headless Chromium shows it: ${png}`);
 }

@@ -1,12 +1,13 @@
-// The same publication to an S3 bucket on a real S3 implementation: a
-// throwaway Ceph RGW on 127.0.0.1 (Debian radosgw, ceph-mon, ceph-osd). Keys
-// live only in the environment. Skipped, saying what to install, without them.
+// Publication to an S3 bucket on a real S3 implementation: a throwaway Ceph
+// RGW on 127.0.0.1 (Debian radosgw, ceph-mon, ceph-osd). Keys live only in the
+// environment: a run without them is refused with the destination named.
+// Skipped, saying what to install, without those packages.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const title = 'publish the same reports to an S3 bucket';
+export const title = 'publish reports to an S3 bucket (a real Ceph gateway)';
 
 export async function run(ctx) {
   if (
@@ -22,10 +23,6 @@ export async function run(ctx) {
   const rgw = await startRgw({ parentDir: base });
   try {
     const bucket = await rgw.createBucket('reports');
-    ctx.say(
-      `A single-node Ceph S3 gateway started on ${rgw.endpoint} (${rgw.startupMs} ms) with bucket ${bucket};\n` +
-        'its keys are in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, never in the configuration.',
-    );
     const weather = join(base, 'reports', 'weather', '2026-05-30');
     mkdirSync(weather, { recursive: true });
     writeFileSync(join(weather, 'report.md'), '# Weather for Brentwood, 30 May\n\nSunny, **21 °C**.\n');
@@ -46,11 +43,26 @@ export async function run(ctx) {
       ],
       { lines: 1 },
     );
-    ctx.shell('sed -n 6,9p sealkit.distributor.yaml');
-    ctx.say('Outputs first (each verified), .distributor.json last, written only if absent:');
+    ctx.shell("grep -nE 'bucket:|endpoint:' sealkit.distributor.yaml");
+    // Without keys in its environment (nor a profile or an instance role to
+    // fall back on), the run is refused before anything is written.
+    const credentials = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'];
+    const withoutKeys = Object.fromEntries(
+      Object.entries(rgw.awsEnv).filter(([name]) => !credentials.includes(name)),
+    );
+    const unset = Object.keys(process.env).filter(
+      (name) => name.startsWith('AWS_') && !(name in withoutKeys),
+    );
+    ctx.say(
+      'Keys live only in the environment, never in the configuration; without them the run is refused:',
+    );
+    ctx.sealkit(['distribute', 'run', '-q'], { env: withoutKeys, unset: [...unset, ...credentials] });
+    ctx.say(
+      "With the gateway's keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: outputs first, each verified, .distributor.json last:",
+    );
     ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
     const page = await rgw.client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'site/' }));
-    ctx.note(`bucket ${bucket} now holds: ${(page.Contents ?? []).map((object) => object.Key).join(', ')}`);
+    ctx.say(`The bucket now holds ${(page.Contents ?? []).map((object) => object.Key).join(', ')}`);
   } finally {
     await rgw.stop();
   }

@@ -1,8 +1,9 @@
 // Scaffold editable dbt Silver models from the evidence a data migration left:
 // check that mapping, dry run and run manifest bind, then generate create-only
-// into a client workspace. The evidence here is SYNTHETIC (`evidence synth` is
-// a fixture generator, not a loader). This domain's refusals never say more
-// than a code and a field: the evidence describes a customer's schema.
+// into the client workspace the editions part created. The evidence here is
+// SYNTHETIC (`evidence synth` is a fixture generator, not a loader). This
+// domain's refusals never say more than a code and a field: the evidence
+// describes a customer's schema.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -10,7 +11,6 @@ export const title = 'scaffold dbt Silver models from migration evidence';
 
 export async function run(ctx) {
   ctx.cd(ctx.workDir);
-  ctx.sealkit(['edition', 'new', '--edition', 'bigquery', 'shop-client'], { lines: 1 });
   ctx.sealkit(
     [
       'evidence',
@@ -27,6 +27,7 @@ export async function run(ctx) {
     { lines: 1 },
   );
   const [manifest] = readdirSync(join(ctx.workDir, 'evidence', 'run-manifests'));
+  ctx.variable('RUN_MANIFEST', `evidence/run-manifests/${manifest}`, '$(ls evidence/run-manifests/*.json)');
   const evidence = [
     '--mapping-file',
     'evidence/mapping.json',
@@ -39,36 +40,36 @@ export async function run(ctx) {
     '--max-evidence-age',
     '36h',
   ];
-  ctx.sealkit(['evidence', 'check', ...evidence], { lines: 2 });
+  ctx.sealkit(['evidence', 'check', ...evidence], { lines: 1 });
   const scaffold = [
     'scaffold',
     '--edition',
     'bigquery',
     '--workspace',
-    'shop-client',
+    'retail-client',
     '--source-id',
     'shop',
     ...evidence,
   ];
   ctx.say('Stage, seal, verify, then one no-replace rename into models/migration/generated/shop/:');
-  ctx.sealkit(scaffold, { lines: 6 });
+  ctx.sealkit(scaffold, { json: ['status', 'reason_codes', 'output', 'files'] });
   ctx.say('Build them offline on the synthetic Bronze rows synth wrote, beside the shipped models:');
   ctx.sealkit(
     [
       'edition',
       'check',
-      'shop-client',
+      'retail-client',
       '--target',
       'migration',
       '--vars',
       '{enable_migration_models: true}',
       '--fixtures',
-      'shop-client/fixtures',
+      'retail-client/fixtures',
       '--fixtures',
       'evidence/fixtures',
     ],
     { tail: 1 },
   );
-  ctx.say('Create-only: a second run never touches the published (possibly edited) models:');
-  ctx.sealkit(scaffold, { lines: 4 });
+  ctx.say('Create-only: a second run is refused and never touches the published (possibly edited) models:');
+  ctx.sealkit(scaffold, { json: ['status', 'reason_codes', 'output'] });
 }
