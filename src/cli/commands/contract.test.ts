@@ -65,11 +65,27 @@ describe('sealkit contract', () => {
     );
   });
 
+  it('regression: one projection written is "1 projection", not "1 projections"', () => {
+    copyExample(join(dir, 'one'));
+    const run = runCli([
+      'contract',
+      'project',
+      join(dir, 'one'),
+      '--resource',
+      'retail.source.orders',
+      '--out',
+      join(dir, 'one-out'),
+    ]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toMatch(/\nwrote 2 files \(1 projection and index\.json\)\n$/);
+  });
+
   it('writes the canonical bytes with --out, byte for byte the golden tree, create-only', () => {
     copyExample(join(dir, 'retail'));
     const out = join(dir, 'out');
     const run = runCli(['contract', 'project', join(dir, 'retail'), '--out', out]);
     expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toMatch(/\nwrote 7 files \(6 projections and index\.json\)\n$/);
     const golden = exampleGolden();
     expect(readdirSync(join(out, 'resources')).sort()).toEqual(readdirSync(join(golden, 'resources')).sort());
     for (const name of readdirSync(join(golden, 'resources'))) {

@@ -10,7 +10,7 @@ import {
 } from '../../contracts/index.js';
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
+import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -236,7 +236,9 @@ export const contractProject: Command = {
     }
     const width = Math.max(0, ...items.map((item) => (item.outcome.id ?? '').length));
     const footer =
-      written === null ? '' : `wrote ${written} files (${projections.length} projections and index.json)\n`;
+      written === null
+        ? ''
+        : `wrote ${counted(written, 'file')} (${counted(projections.length, 'projection')} and index.json)\n`;
     return {
       text: `${items.map((item) => itemLine(item, width)).join('')}${footer}`,
       json: {
