@@ -10,7 +10,13 @@ import {
   renderedBoolean,
 } from './jinja.js';
 import type { ProjectFile, ProjectFiles } from './project-files.js';
-import { collectProperties, type ModelProperties, type SourceTableProperties } from './properties.js';
+import {
+  collectProperties,
+  type ModelProperties,
+  type PlacedTest,
+  type SourceTableProperties,
+  type TestSpec,
+} from './properties.js';
 import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
 import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
@@ -685,6 +691,38 @@ function buildOrder(models: readonly PlannedModel[]): { order: string[]; cyclic:
   return { order, cyclic: new Set(pending.keys()) };
 }
 
+/** What planning a test reads: the harness and the relations a relationships test may name. */
+interface TestScope {
+  readonly harness: JinjaHarness;
+  readonly resolver: RelationResolver;
+  readonly enabledModels: ReadonlyMap<string, PlannedModel>;
+  readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
+}
+
+/** The model or source table tests are attached to. */
+interface TestOwner {
+  /** The model or `source.table`. */
+  readonly attachedTo: string;
+  readonly relation: string;
+  readonly models: readonly string[];
+  readonly sources: readonly SourceKey[];
+  /** The properties file the tests are written in. */
+  readonly file: string;
+}
+
+/** What a relationships test's `to:` renders to, and what it reads. */
+interface Relationship {
+  /** The relation; undefined when `to:` did not render or `field:` is not an identifier. */
+  readonly to: string | undefined;
+  readonly models: readonly string[];
+  readonly sources: readonly SourceKey[];
+  /** Added to the test's name: the field and each relation `to:` reads. */
+  readonly suffix: string;
+  readonly finding: FindingDraft | undefined;
+}
+
+type RelationshipsSpec = Extract<TestSpec, { readonly kind: 'relationships' }>;
+
 function planTests(
   models: readonly PlannedModel[],
   sources: readonly PlannedSource[],
@@ -694,103 +732,118 @@ function planTests(
   enabledModels: ReadonlyMap<string, PlannedModel>,
   sourceByKey: ReadonlyMap<string, PlannedSource>,
 ): PlannedTest[] {
-  const tests: PlannedTest[] = [];
-  const names = new Map<string, number>();
-  const uniqueName = (base: string): string => {
-    const count = (names.get(base) ?? 0) + 1;
-    names.set(base, count);
-    return count === 1 ? base : `${base}_${count}`;
-  };
   const modelNames = new Set(models.map((model) => model.name));
   const resolver: RelationResolver = {
     model: (name) => (modelNames.has(name) ? modelRelation(name) : undefined),
     source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
   };
-
-  const attach = (
-    attachedTo: string,
-    relation: string,
-    owner: {
-      readonly models: readonly string[];
-      readonly sources: readonly SourceKey[];
-      /** The properties file the tests are written in. */
-      readonly file: string;
-    },
-    columns: ModelProperties['columns'],
-  ): void => {
-    for (const column of columns) {
-      for (const { spec, at } of column.tests) {
-        const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
-        const safeLabel = IDENTIFIER.test(label) ? label : 'test';
-        let name = `${safeLabel}_${attachedTo.replaceAll('.', '_')}_${column.name}`;
-        const here = { file: owner.file, ...at };
-        let code: FindingCode | undefined;
-        let hint: string | undefined;
-        let to: string | undefined;
-        const deps = { models: [...owner.models], sources: [...owner.sources] };
-        if (spec.kind === 'unsupported') code = 'unsupported_test';
-        else if (!IDENTIFIER.test(column.name)) code = 'test_target_invalid';
-        if (spec.kind === 'relationships' && code === undefined) {
-          const rendered = harness.render(`{{ ${spec.to} }}`, resolver, {
-            withMacros: false,
-            withProjectVars: true,
-          });
-          if (!rendered.ok) {
-            code = rendered.code;
-            if (rendered.subject !== undefined)
-              hint = `${spec.to} names '${rendered.subject}', which the project does not define`;
-          } else if (!IDENTIFIER.test(spec.field)) code = 'test_target_invalid';
-          else {
-            to = rendered.text;
-            for (const ref of rendered.record.refs) {
-              if (!enabledModels.has(ref)) code ??= 'ref_to_disabled_model';
-              deps.models.push(ref);
-              name = `${name}__${spec.field}__${ref}`;
-            }
-            for (const [source, table] of rendered.record.sources) {
-              if (sourceByKey.get(`${source}.${table}`)?.enabled !== true) code ??= 'source_disabled';
-              deps.sources.push({ source, table });
-              name = `${name}__${spec.field}__${source}_${table}`;
-            }
-          }
-        }
-        const sql = code === undefined ? testQuery(spec, relation, column.name, to) : undefined;
-        const rowsSql =
-          sql === undefined ? undefined : failingRowsQuery(spec, relation, column.name, MAX_FAILING_ROWS, to);
-        if (code === undefined && sql === undefined) code = 'test_target_invalid';
-        tests.push({
-          name: uniqueName(name),
-          kind: safeLabel,
-          attachedTo,
-          column: column.name,
-          sql,
-          rowsSql,
-          models: [...new Set(deps.models)].sort(byString),
-          sources: uniqueSources(deps.sources.map((key) => [key.source, key.table] as const)),
-          at: here,
-          finding:
-            code === undefined
-              ? undefined
-              : draft(code, { ...here, ...(hint === undefined ? {} : { hint }) }),
-        });
-      }
-    }
-  };
-
+  const scope: TestScope = { harness, resolver, enabledModels, sourceByKey };
+  const tests: PlannedTest[] = [];
   for (const model of models) {
     if (!model.enabled) continue;
     const props = propsByModel.get(model.name);
     if (props === undefined) continue;
-    const owner = { models: [model.name], sources: [], file: props.file };
-    attach(model.name, model.relation, owner, props.columns);
+    const owner = {
+      attachedTo: model.name,
+      relation: model.relation,
+      models: [model.name],
+      sources: [],
+      file: props.file,
+    };
+    tests.push(...columnTests(owner, props.columns, scope));
     // Model-level tests (e.g. from packages) are listed as unsupported, never dropped.
-    attach(model.name, model.relation, owner, [{ name: 'model', tests: props.modelTests }]);
+    tests.push(...columnTests(owner, [{ name: 'model', tests: props.modelTests }], scope));
   }
   for (const source of sources) {
     if (!source.enabled || source.relation === undefined) continue;
-    const columns = sourceProps.get(`${source.source}.${source.table}`)?.columns ?? [];
-    const owner = { models: [], sources: [source], file: source.path };
-    attach(`${source.source}.${source.table}`, source.relation, owner, columns);
+    const key = keyOf(source);
+    const owner = {
+      attachedTo: key,
+      relation: source.relation,
+      models: [],
+      sources: [source],
+      file: source.path,
+    };
+    tests.push(...columnTests(owner, sourceProps.get(key)?.columns ?? [], scope));
   }
-  return tests;
+  return uniquelyNamed(tests);
+}
+
+function columnTests(owner: TestOwner, columns: ModelProperties['columns'], scope: TestScope): PlannedTest[] {
+  return columns.flatMap((column) => column.tests.map((test) => planTest(owner, column.name, test, scope)));
+}
+
+/** A second test of the same name is `<name>_2`, a third `<name>_3`, in plan order. */
+function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
+  const counts = new Map<string, number>();
+  return tests.map((test) => {
+    const count = (counts.get(test.name) ?? 0) + 1;
+    counts.set(test.name, count);
+    return count === 1 ? test : { ...test, name: `${test.name}_${count}` };
+  });
+}
+
+function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, scope: TestScope): PlannedTest {
+  const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
+  const safeLabel = IDENTIFIER.test(label) ? label : 'test';
+  const here = { file: owner.file, ...at };
+  const columnValid = IDENTIFIER.test(column);
+  const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
+  const planned = firstFinding([
+    () => (spec.kind === 'unsupported' ? draft('unsupported_test', here) : undefined),
+    () => (columnValid ? undefined : draft('test_target_invalid', here)),
+    () => related?.finding,
+  ]);
+  const to = related?.to;
+  const sql = planned === undefined ? testQuery(spec, owner.relation, column, to) : undefined;
+  const rowsSql =
+    sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
+  const sources = [...owner.sources, ...(related?.sources ?? [])];
+  return {
+    name: `${safeLabel}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    kind: safeLabel,
+    attachedTo: owner.attachedTo,
+    column,
+    sql,
+    rowsSql,
+    models: [...new Set([...owner.models, ...(related?.models ?? [])])].sort(byString),
+    sources: uniqueSources(sources.map((key) => [key.source, key.table] as const)),
+    at: here,
+    finding: planned ?? (sql === undefined ? draft('test_target_invalid', here) : undefined),
+  };
+}
+
+function relationship(
+  spec: RelationshipsSpec,
+  here: Omit<FindingDraft, 'code'>,
+  scope: TestScope,
+): Relationship {
+  const rendered = scope.harness.render(`{{ ${spec.to} }}`, scope.resolver, {
+    withMacros: false,
+    withProjectVars: true,
+  });
+  const none = { to: undefined, models: [], sources: [], suffix: '' };
+  if (!rendered.ok) {
+    const hint =
+      rendered.subject === undefined
+        ? {}
+        : { hint: `${spec.to} names '${rendered.subject}', which the project does not define` };
+    return { ...none, finding: draft(rendered.code, { ...here, ...hint }) };
+  }
+  if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
+  const refs = rendered.record.refs;
+  const sources = rendered.record.sources.map(([source, table]) => ({ source, table }));
+  const suffixes = [
+    ...refs.map((ref) => `__${spec.field}__${ref}`),
+    ...sources.map((key) => `__${spec.field}__${key.source}_${key.table}`),
+  ];
+  const finding = firstFinding([
+    () =>
+      refs.some((ref) => !scope.enabledModels.has(ref)) ? draft('ref_to_disabled_model', here) : undefined,
+    () =>
+      sources.some((key) => scope.sourceByKey.get(keyOf(key))?.enabled !== true)
+        ? draft('source_disabled', here)
+        : undefined,
+  ]);
+  return { to: rendered.text, models: refs, sources, suffix: suffixes.join(''), finding };
 }
