@@ -3,11 +3,12 @@ import { didYouMean, type Refusal, refuseAll } from '../../core/refusal/index.js
 import { refuseEdition } from '../refusals.js';
 import { CheckEngine, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
-import type { CheckPlan, PlannedModel } from './plan.js';
+import type { CheckPlan, PlannedModel, PlannedTest, SourceKey } from './plan.js';
 import {
   type CheckReport,
   draft,
   type FileReport,
+  type Finding,
   type FindingDraft,
   finding,
   type ModelReport,
@@ -31,238 +32,343 @@ export interface CheckRun {
   readonly captured: Readonly<Record<string, CapturedRows>>;
 }
 
+/** A finding as the report shows it: var()/env_var() values masked, the file under the project as named. */
+type Show = (found: FindingDraft | undefined) => Finding | undefined;
+
+/** What parsing, loading and building left behind, keyed by model name or `source.table`. */
+interface Execution {
+  readonly modelFindings: ReadonlyMap<string, FindingDraft | undefined>;
+  readonly sourceFindings: ReadonlyMap<string, FindingDraft | undefined>;
+  /** Fixture rows loaded per `source.table`. */
+  readonly loaded: ReadonlyMap<string, number>;
+  /** Row count of each model built. */
+  readonly built: ReadonlyMap<string, number>;
+  readonly captured: Readonly<Record<string, CapturedRows>>;
+}
+
+type TestBase = Pick<TestReport, 'name' | 'kind' | 'attached_to' | 'column'>;
+
 /**
  * Executes a check plan: every enabled model's SQL through DuckDB's parser;
  * with fixtures, the Bronze tables loaded, the models built in plan order
  * and each test's failing-row count taken. Engine error text is never kept.
  */
 export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): Promise<CheckRun> {
-  const fixtures = options.fixtures;
-  const fixtureByKey = new Map<string, FixtureTable>();
-  const unknown: Refusal[] = [];
-  const known = plan.sources.map((source) => `${source.source}.${source.table}`);
-  for (const table of fixtures?.tables ?? []) {
-    const key = `${table.source}.${table.table}`;
-    if (!known.includes(key)) {
-      const near = nearestSource(key, known);
-      unknown.push(
-        refuseEdition('fixture_unknown_table', {
-          location: { path: join(table.dir ?? fixtures?.dir ?? '.', table.source, `${table.table}.csv`) },
-          hint: `no source table '${key}' is defined in the project's properties files${near}`,
-        }),
-      );
-    }
-    fixtureByKey.set(key, table);
-  }
-  if (unknown.length > 0) throw refuseAll(unknown);
-  const show = (found: FindingDraft | undefined) => finding(masked(found, plan.secrets), plan.projectDir);
-
+  const fixtureByKey = fixtureTables(plan.sources, options.fixtures);
+  const show: Show = (found) => finding(masked(found, plan.secrets), plan.projectDir);
+  const withFixtures = options.fixtures !== undefined;
   const engine = await CheckEngine.open();
   try {
-    const modelFindings = new Map<string, FindingDraft | undefined>(
-      plan.models.map((model) => [model.name, model.finding]),
-    );
-    for (const model of plan.models) {
-      if (!model.enabled || model.finding !== undefined || model.sql === undefined) continue;
-      const verdict = await engine.parse(model.sql);
-      if (!verdict.ok) modelFindings.set(model.name, parseFinding(verdict, model));
-    }
-
-    const loaded = new Map<string, number>();
-    const built = new Map<string, number>();
-    const sourceFindings = new Map<string, FindingDraft | undefined>();
-    const captured: Record<string, CapturedRows> = {};
-    if (fixtures !== undefined) {
-      // Two sources whose schema and identifier render alike name one Bronze
-      // relation (the migration source and a scaffolded one, both on
-      // MIGRATION_BRONZE_NAMESPACE): one fixture loads it for both, as one
-      // table serves both in the warehouse.
-      const relations = new Map<string, number>();
-      const relationOf = (source: (typeof plan.sources)[number]): string | undefined =>
-        source.schema === undefined || source.identifier === undefined
-          ? undefined
-          : JSON.stringify([source.schema, source.identifier]);
-      for (const source of plan.sources) {
-        const key = `${source.source}.${source.table}`;
-        const table = fixtureByKey.get(key);
-        if (!source.enabled || source.finding !== undefined || table === undefined) continue;
-        if (source.schema === undefined || source.identifier === undefined) continue;
-        try {
-          await engine.loadTable(source.schema, source.identifier, table.columns, table.rows);
-          loaded.set(key, table.rows.length);
-          const relation = relationOf(source);
-          if (relation !== undefined) relations.set(relation, table.rows.length);
-        } catch (error: unknown) {
-          sourceFindings.set(key, engineFinding('build_failed', source.path, error));
-        }
-      }
-      for (const source of plan.sources) {
-        const key = `${source.source}.${source.table}`;
-        const relation = relationOf(source);
-        const rows = relation === undefined ? undefined : relations.get(relation);
-        if (!source.enabled || source.finding !== undefined || fixtureByKey.has(key) || rows === undefined)
-          continue;
-        loaded.set(key, rows);
-      }
-      const byName = new Map(plan.models.map((model) => [model.name, model]));
-      for (const name of plan.buildOrder) {
-        const model = byName.get(name);
-        if (model === undefined || modelFindings.get(name) !== undefined || model.sql === undefined) continue;
-        const blocked = blockedBy(model, modelFindings, built, loaded, fixtures.dir);
-        if (blocked !== undefined) {
-          modelFindings.set(name, blocked);
-          continue;
-        }
-        const kind = model.materialized === 'view' || model.materialized === 'ephemeral' ? 'view' : 'table';
-        try {
-          await engine.run(`create ${kind} ${model.relation} as ${model.sql}`);
-          built.set(name, await engine.count(`select count(*) from ${model.relation}`));
-        } catch (error: unknown) {
-          modelFindings.set(name, engineFinding('build_failed', model.path, error));
-        }
-      }
-      for (const name of options.captureRows ?? []) {
-        const model = byName.get(name);
-        if (model !== undefined && built.has(name)) captured[name] = await engine.rows(model.relation);
-      }
-    }
-
+    const execution = await execute(engine, plan, options, fixtureByKey);
     const tests: TestReport[] = [];
-    for (const test of plan.tests) {
-      const base = { name: test.name, kind: test.kind, attached_to: test.attachedTo, column: test.column };
-      if (test.finding !== undefined || test.sql === undefined) {
-        tests.push({
-          ...base,
-          status: 'failed',
-          ...optional(show(test.finding ?? draft('test_target_invalid', test.at))),
-        });
-        continue;
-      }
-      if (fixtures === undefined) {
-        tests.push({ ...base, status: 'not_run' });
-        continue;
-      }
-      const ready =
-        test.models.every((name) => built.has(name)) &&
-        test.sources.every((key) => loaded.has(`${key.source}.${key.table}`));
-      if (!ready) {
-        const failed = [
-          ...test.models.filter((name) => !built.has(name)),
-          ...test.sources.map((key) => `${key.source}.${key.table}`).filter((key) => !loaded.has(key)),
-        ];
-        tests.push({
-          ...base,
-          status: 'failed',
-          ...optional(
-            show(draft('dependency_failed', { ...test.at, hint: `not built: ${failed.join(', ')}` })),
-          ),
-        });
-        continue;
-      }
-      try {
-        const failures = await engine.count(test.sql);
-        if (failures === 0) {
-          tests.push({ ...base, status: 'passed', failures });
-          continue;
-        }
-        const failingRows = test.rowsSql === undefined ? [] : await engine.values(test.rowsSql);
-        tests.push({
-          ...base,
-          status: 'failed',
-          failures,
-          ...optional(
-            show(
-              draft('test_failed', {
-                ...test.at,
-                hint: `${test.kind} on ${test.attachedTo}.${test.column}: ${failures} failing ${failures === 1 ? 'row' : 'rows'}${failures > failingRows.length ? `, the first ${failingRows.length} shown` : ''}`,
-                failingRows,
-              }),
-            ),
-          ),
-        });
-      } catch (error: unknown) {
-        tests.push({
-          ...base,
-          status: 'failed',
-          ...optional(show(engineFinding('test_error', test.at.file, error, test.at))),
-        });
-      }
-    }
-
-    const models: ModelReport[] = plan.models.map((model) => {
-      const code = modelFindings.get(model.name);
-      const rows = built.get(model.name);
-      return {
-        name: model.name,
-        fqn: model.fqn.join('.'),
-        path: model.path,
-        enabled: model.enabled,
-        materialized: model.materialized,
-        tags: model.tags,
-        status: code !== undefined ? 'failed' : model.enabled ? 'passed' : 'disabled',
-        built: rows !== undefined,
-        ...(rows === undefined ? {} : { rows }),
-        ...optional(show(code)),
-      };
-    });
-    const sources: SourceReport[] = plan.sources.map((source) => {
-      const key = `${source.source}.${source.table}`;
-      const code = source.finding ?? sourceFindings.get(key);
-      const rows = loaded.get(key);
-      return {
-        name: key,
-        path: source.path,
-        enabled: source.enabled,
-        status: code !== undefined ? 'failed' : source.enabled ? 'passed' : 'disabled',
-        ...(rows === undefined ? {} : { fixture_rows: rows }),
-        ...optional(show(code)),
-      };
-    });
-    const files: FileReport[] = plan.files.map((file) => ({
-      path: file.path,
-      kind: file.kind,
-      status: file.finding === undefined ? 'valid' : 'invalid',
-      ...optional(show(file.finding)),
-      ...(file.also === undefined || file.also.length === 0
-        ? {}
-        : { also: file.also.flatMap((other) => show(other) ?? []) }),
-      violations: uniqueRules(file.violations),
-    }));
-
-    const failedModels = models.filter((model) => model.status === 'failed').length;
-    const failedTests = tests.filter((test) => test.status === 'failed').length;
-    const invalidFiles = files.filter((file) => file.status === 'invalid').length;
-    const failedSources = sources.filter((source) => source.status === 'failed').length;
-    const passed = failedModels === 0 && failedTests === 0 && invalidFiles === 0 && failedSources === 0;
-    const report: CheckReport = {
-      status: passed ? 'passed' : 'failed',
-      project: plan.projectName,
-      target: plan.target,
-      fixtures: fixtures !== undefined,
-      listed: models
-        .filter((model) => model.enabled)
-        .map((model) => model.fqn)
-        .sort(),
-      files,
-      sources,
-      models,
-      tests,
-      summary: {
-        files: files.length,
-        files_invalid: invalidFiles,
-        models_enabled: models.filter((model) => model.enabled).length,
-        models_disabled: models.filter((model) => !model.enabled).length,
-        models_failed: failedModels,
-        tests: tests.length,
-        tests_passed: tests.filter((test) => test.status === 'passed').length,
-        tests_failed: failedTests,
-        tests_not_run: tests.filter((test) => test.status === 'not_run').length,
-      },
-    };
-    return { report, captured };
+    for (const test of plan.tests) tests.push(await runTest(engine, test, execution, withFixtures, show));
+    return { report: checkReport(plan, withFixtures, execution, tests, show), captured: execution.captured };
   } finally {
     engine.close();
   }
+}
+
+/** The fixture tables by `source.table`; refuses, all at once, every table no source defines. */
+function fixtureTables(
+  sources: CheckPlan['sources'],
+  fixtures: FixtureSet | undefined,
+): ReadonlyMap<string, FixtureTable> {
+  const byKey = new Map<string, FixtureTable>();
+  if (fixtures === undefined) return byKey;
+  const unknown: Refusal[] = [];
+  const known = sources.map(keyOf);
+  for (const table of fixtures.tables) {
+    const key = keyOf(table);
+    if (!known.includes(key)) {
+      unknown.push(
+        refuseEdition('fixture_unknown_table', {
+          location: { path: join(table.dir ?? fixtures.dir, table.source, `${table.table}.csv`) },
+          hint: `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
+        }),
+      );
+    }
+    byKey.set(key, table);
+  }
+  if (unknown.length > 0) throw refuseAll(unknown);
+  return byKey;
+}
+
+/** Each model's finding from planning, or, for an enabled model that has none, from DuckDB's parser. */
+async function parseModels(
+  engine: CheckEngine,
+  models: readonly PlannedModel[],
+): Promise<Map<string, FindingDraft | undefined>> {
+  const findings = new Map<string, FindingDraft | undefined>(
+    models.map((model) => [model.name, model.finding]),
+  );
+  for (const model of models) {
+    if (!model.enabled || model.finding !== undefined || model.sql === undefined) continue;
+    const verdict = await engine.parse(model.sql);
+    if (!verdict.ok) findings.set(model.name, parseFinding(verdict, model));
+  }
+  return findings;
+}
+
+/** The models parsed; with fixtures, the Bronze tables loaded, the models built and the rows asked for kept. */
+async function execute(
+  engine: CheckEngine,
+  plan: CheckPlan,
+  options: RunCheckOptions,
+  fixtureByKey: ReadonlyMap<string, FixtureTable>,
+): Promise<Execution> {
+  const parsed = await parseModels(engine, plan.models);
+  if (options.fixtures === undefined) {
+    const none = new Map<string, never>();
+    return { modelFindings: parsed, sourceFindings: none, loaded: none, built: none, captured: {} };
+  }
+  const { loaded, sourceFindings } = await loadFixtures(engine, plan.sources, fixtureByKey);
+  const { built, modelFindings } = await buildModels(engine, plan, parsed, loaded, options.fixtures.dir);
+  const captured = await captureBuilt(engine, plan.models, built, options.captureRows ?? []);
+  return { modelFindings, sourceFindings, loaded, built, captured };
+}
+
+async function loadFixtures(
+  engine: CheckEngine,
+  sources: CheckPlan['sources'],
+  fixtureByKey: ReadonlyMap<string, FixtureTable>,
+): Promise<Pick<Execution, 'loaded' | 'sourceFindings'>> {
+  const loaded = new Map<string, number>();
+  const sourceFindings = new Map<string, FindingDraft | undefined>();
+  // Two sources whose schema and identifier render alike name one Bronze
+  // relation (the migration source and a scaffolded one, both on
+  // MIGRATION_BRONZE_NAMESPACE): one fixture loads it for both, as one
+  // table serves both in the warehouse.
+  const relations = new Map<string, number>();
+  for (const source of sources) {
+    const key = keyOf(source);
+    const table = fixtureByKey.get(key);
+    if (!source.enabled || source.finding !== undefined || table === undefined) continue;
+    if (source.schema === undefined || source.identifier === undefined) continue;
+    try {
+      await engine.loadTable(source.schema, source.identifier, table.columns, table.rows);
+      loaded.set(key, table.rows.length);
+      relations.set(relationOf(source.schema, source.identifier), table.rows.length);
+    } catch (error: unknown) {
+      sourceFindings.set(key, engineFinding('build_failed', source.path, error));
+    }
+  }
+  for (const source of sources) {
+    const key = keyOf(source);
+    const rows =
+      source.schema === undefined || source.identifier === undefined
+        ? undefined
+        : relations.get(relationOf(source.schema, source.identifier));
+    if (!source.enabled || source.finding !== undefined || fixtureByKey.has(key) || rows === undefined)
+      continue;
+    loaded.set(key, rows);
+  }
+  return { loaded, sourceFindings };
+}
+
+function relationOf(schema: string, identifier: string): string {
+  return JSON.stringify([schema, identifier]);
+}
+
+/** Builds the models in plan order; one whose refs or sources failed is not built but blocked. */
+async function buildModels(
+  engine: CheckEngine,
+  plan: CheckPlan,
+  parsed: ReadonlyMap<string, FindingDraft | undefined>,
+  loaded: ReadonlyMap<string, number>,
+  fixturesDir: string,
+): Promise<Pick<Execution, 'built' | 'modelFindings'>> {
+  const modelFindings = new Map(parsed);
+  const built = new Map<string, number>();
+  const byName = new Map(plan.models.map((model) => [model.name, model]));
+  for (const name of plan.buildOrder) {
+    const model = byName.get(name);
+    if (model === undefined || modelFindings.get(name) !== undefined || model.sql === undefined) continue;
+    const blocked = blockedBy(model, modelFindings, built, loaded, fixturesDir);
+    const outcome = blocked ?? (await buildModel(engine, model, model.sql));
+    if (typeof outcome === 'number') built.set(name, outcome);
+    else modelFindings.set(name, outcome);
+  }
+  return { built, modelFindings };
+}
+
+/** The model's row count once built, or the engine's failure. */
+async function buildModel(
+  engine: CheckEngine,
+  model: PlannedModel,
+  sql: string,
+): Promise<number | FindingDraft> {
+  const kind = model.materialized === 'view' || model.materialized === 'ephemeral' ? 'view' : 'table';
+  try {
+    await engine.run(`create ${kind} ${model.relation} as ${sql}`);
+    return await engine.count(`select count(*) from ${model.relation}`);
+  } catch (error: unknown) {
+    return engineFinding('build_failed', model.path, error);
+  }
+}
+
+async function captureBuilt(
+  engine: CheckEngine,
+  models: readonly PlannedModel[],
+  built: ReadonlyMap<string, number>,
+  names: readonly string[],
+): Promise<Record<string, CapturedRows>> {
+  const byName = new Map(models.map((model) => [model.name, model]));
+  const captured: Record<string, CapturedRows> = {};
+  for (const name of names) {
+    const model = byName.get(name);
+    if (model !== undefined && built.has(name)) captured[name] = await engine.rows(model.relation);
+  }
+  return captured;
+}
+
+/** One test: failed by planning, not run without fixtures, failed with what it needs unbuilt, or counted. */
+async function runTest(
+  engine: CheckEngine,
+  test: PlannedTest,
+  execution: Execution,
+  withFixtures: boolean,
+  show: Show,
+): Promise<TestReport> {
+  const base: TestBase = {
+    name: test.name,
+    kind: test.kind,
+    attached_to: test.attachedTo,
+    column: test.column,
+  };
+  if (test.finding !== undefined || test.sql === undefined)
+    return {
+      ...base,
+      status: 'failed',
+      ...optional(show(test.finding ?? draft('test_target_invalid', test.at))),
+    };
+  if (!withFixtures) return { ...base, status: 'not_run' };
+  const unbuilt = [
+    ...test.models.filter((name) => !execution.built.has(name)),
+    ...test.sources.map(keyOf).filter((key) => !execution.loaded.has(key)),
+  ];
+  if (unbuilt.length > 0) {
+    const blocked = draft('dependency_failed', { ...test.at, hint: `not built: ${unbuilt.join(', ')}` });
+    return { ...base, status: 'failed', ...optional(show(blocked)) };
+  }
+  return countFailures(engine, test, test.sql, base, show);
+}
+
+async function countFailures(
+  engine: CheckEngine,
+  test: PlannedTest,
+  sql: string,
+  base: TestBase,
+  show: Show,
+): Promise<TestReport> {
+  try {
+    const failures = await engine.count(sql);
+    if (failures === 0) return { ...base, status: 'passed', failures };
+    const failingRows = test.rowsSql === undefined ? [] : await engine.values(test.rowsSql);
+    const shown = failures > failingRows.length ? `, the first ${failingRows.length} shown` : '';
+    const hint = `${test.kind} on ${test.attachedTo}.${test.column}: ${failures} failing ${failures === 1 ? 'row' : 'rows'}${shown}`;
+    const failed = draft('test_failed', { ...test.at, hint, failingRows });
+    return { ...base, status: 'failed', failures, ...optional(show(failed)) };
+  } catch (error: unknown) {
+    return {
+      ...base,
+      status: 'failed',
+      ...optional(show(engineFinding('test_error', test.at.file, error, test.at))),
+    };
+  }
+}
+
+function checkReport(
+  plan: CheckPlan,
+  withFixtures: boolean,
+  execution: Execution,
+  tests: readonly TestReport[],
+  show: Show,
+): CheckReport {
+  const models = modelReports(plan.models, execution, show);
+  const sources = sourceReports(plan.sources, execution, show);
+  const files = fileReports(plan.files, show);
+  const failedModels = models.filter((model) => model.status === 'failed').length;
+  const failedTests = tests.filter((test) => test.status === 'failed').length;
+  const invalidFiles = files.filter((file) => file.status === 'invalid').length;
+  const failedSources = sources.filter((source) => source.status === 'failed').length;
+  const passed = failedModels === 0 && failedTests === 0 && invalidFiles === 0 && failedSources === 0;
+  return {
+    status: passed ? 'passed' : 'failed',
+    project: plan.projectName,
+    target: plan.target,
+    fixtures: withFixtures,
+    listed: models
+      .filter((model) => model.enabled)
+      .map((model) => model.fqn)
+      .sort(),
+    files,
+    sources,
+    models,
+    tests,
+    summary: {
+      files: files.length,
+      files_invalid: invalidFiles,
+      models_enabled: models.filter((model) => model.enabled).length,
+      models_disabled: models.filter((model) => !model.enabled).length,
+      models_failed: failedModels,
+      tests: tests.length,
+      tests_passed: tests.filter((test) => test.status === 'passed').length,
+      tests_failed: failedTests,
+      tests_not_run: tests.filter((test) => test.status === 'not_run').length,
+    },
+  };
+}
+
+function modelReports(models: readonly PlannedModel[], execution: Execution, show: Show): ModelReport[] {
+  return models.map((model) => {
+    const code = execution.modelFindings.get(model.name);
+    const rows = execution.built.get(model.name);
+    return {
+      name: model.name,
+      fqn: model.fqn.join('.'),
+      path: model.path,
+      enabled: model.enabled,
+      materialized: model.materialized,
+      tags: model.tags,
+      status: code !== undefined ? 'failed' : model.enabled ? 'passed' : 'disabled',
+      built: rows !== undefined,
+      ...(rows === undefined ? {} : { rows }),
+      ...optional(show(code)),
+    };
+  });
+}
+
+function sourceReports(sources: CheckPlan['sources'], execution: Execution, show: Show): SourceReport[] {
+  return sources.map((source) => {
+    const key = keyOf(source);
+    const code = source.finding ?? execution.sourceFindings.get(key);
+    const rows = execution.loaded.get(key);
+    return {
+      name: key,
+      path: source.path,
+      enabled: source.enabled,
+      status: code !== undefined ? 'failed' : source.enabled ? 'passed' : 'disabled',
+      ...(rows === undefined ? {} : { fixture_rows: rows }),
+      ...optional(show(code)),
+    };
+  });
+}
+
+function fileReports(files: CheckPlan['files'], show: Show): FileReport[] {
+  return files.map((file) => ({
+    path: file.path,
+    kind: file.kind,
+    status: file.finding === undefined ? 'valid' : 'invalid',
+    ...optional(show(file.finding)),
+    ...(file.also === undefined || file.also.length === 0
+      ? {}
+      : { also: file.also.flatMap((other) => show(other) ?? []) }),
+    violations: uniqueRules(file.violations),
+  }));
+}
+
+function keyOf(key: SourceKey): string {
+  return `${key.source}.${key.table}`;
 }
 
 /** The rules a file breaks, each once (where they break is in the findings). */

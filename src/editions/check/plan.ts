@@ -2,9 +2,21 @@ import { decodeUtf8Strict, type YamlNode } from '../../core/input/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import { applyConfig, projectConfig, type ResolvedConfig } from './config.js';
 import type { FindingCode } from './findings.js';
-import { JinjaHarness, type RelationResolver, type RenderOutcome, renderedBoolean } from './jinja.js';
-import type { ProjectFiles } from './project-files.js';
-import { collectProperties, type ModelProperties, type SourceTableProperties } from './properties.js';
+import {
+  JinjaHarness,
+  type MacroProblem,
+  type RelationResolver,
+  type RenderOutcome,
+  renderedBoolean,
+} from './jinja.js';
+import type { ProjectFile, ProjectFiles } from './project-files.js';
+import {
+  collectProperties,
+  type ModelProperties,
+  type PlacedTest,
+  type SourceTableProperties,
+  type TestSpec,
+} from './properties.js';
 import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
 import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
@@ -100,253 +112,98 @@ export interface CheckPlan {
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * One check of a model, source or test. Each carries one finding: the first
+ * of its checks, in the order listed, that finds something; the later ones
+ * are not evaluated (docs/editions.md#one-finding-per-item).
+ */
+type Check = () => FindingDraft | undefined;
+
+function firstFinding(checks: readonly Check[]): FindingDraft | undefined {
+  for (const check of checks) {
+    const found = check();
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+interface ModelPath {
+  readonly dirs: readonly string[];
+  readonly base: string;
+}
+
+/** What planning a source or a model reads of the project, and the harness that renders its Jinja. */
+interface Planning {
+  readonly project: YamlMapping;
+  readonly projectName: string;
+  readonly harness: JinjaHarness;
+  readonly modelPathOf: (path: string) => ModelPath;
+}
+
+/** The model files by name: their paths (more than one is a duplicate) and the first properties entry. */
+interface ModelIndex {
+  readonly paths: ReadonlyMap<string, readonly string[]>;
+  readonly props: ReadonlyMap<string, ModelProperties>;
+}
+
+interface ModelScope {
+  readonly planning: Planning;
+  readonly index: ModelIndex;
+  readonly resolver: RelationResolver;
+  /** The names a finding may suggest instead of a misspelt ref() or source(). */
+  readonly modelNames: readonly string[];
+  readonly sourceNames: readonly string[];
+}
+
+/** A model's config so far and its `enabled`, rendered. */
+interface ModelConfig {
+  readonly config: ResolvedConfig;
+  readonly enabled: boolean | FindingCode | undefined;
+}
+
 export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: CheckOptions): CheckPlan {
   const project = files.project;
   const projectName = String(project.name);
-  const fileResults: FileResult[] = [];
-
-  fileResults.push({
+  const projectResult: FileResult = {
     path: 'dbt_project.yml',
     kind: 'project',
     ...schemaOutcome(schemas.project(project), 'dbt_project.yml', files.projectNode),
+  };
+  const propertiesFiles = readPropertiesFiles(files.properties, schemas);
+  const macros = readMacros(files.macros);
+  const harness = new JinjaHarness(macros.texts, {
+    projectName,
+    target: options.target,
+    cliVars: options.vars,
+    projectVars: projectVars(project, projectName),
+    env: options.env,
   });
-
-  const docs: { path: string; value: YamlValue; node: YamlNode }[] = [];
-  for (const file of files.properties) {
-    const parsed = parseYaml(file.bytes);
-    if (!parsed.ok) {
-      const place = parsed.place;
-      fileResults.push({
-        path: file.path,
-        kind: 'properties',
-        finding: draft('yaml_syntax', {
-          file: file.path,
-          ...(place.line === undefined ? {} : { line: place.line }),
-          ...(place.column === undefined ? {} : { column: place.column }),
-          ...(place.pointer === undefined ? {} : { pointer: place.pointer }),
-          hint: yamlFaultHint(parsed.fault, place),
-        }),
-        violations: [],
-      });
-      continue;
-    }
-    const outcome = schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node);
-    fileResults.push({ path: file.path, kind: 'properties', ...outcome });
-    if (outcome.finding === undefined) docs.push({ path: file.path, value: parsed.value, node: parsed.node });
-  }
-
-  const macroTexts: { path: string; text: string }[] = [];
-  for (const file of files.macros) {
-    const text = decode(file.bytes);
-    if (typeof text === 'string') macroTexts.push({ path: file.path, text });
-    else
-      fileResults.push({
-        path: file.path,
-        kind: 'macros',
-        finding: { ...text, file: file.path },
-        violations: [],
-      });
-  }
-  const harness = new JinjaHarness(
-    macroTexts.map((file) => ({ path: file.path, text: file.text })),
-    {
-      projectName,
-      target: options.target,
-      cliVars: options.vars,
-      projectVars: projectVars(project, projectName),
-      env: options.env,
-    },
-  );
-  for (const problem of harness.macroProblems)
-    fileResults.push({
-      path: problem.path,
-      kind: 'macros',
-      finding: draft(problem.code, {
-        file: problem.path,
-        ...(problem.line === undefined ? {} : { line: problem.line }),
-        ...(problem.column === undefined ? {} : { column: problem.column }),
-        ...(problem.subject === undefined ? {} : { hint: `the macro '${problem.subject}' is defined twice` }),
-        ...(problem.code === 'jinja_syntax' && problem.line === undefined ? { hint: UNCLOSED_HINT } : {}),
-      }),
-      violations: [],
-    });
-
-  const properties = collectProperties(docs);
-  const modelPathOf = (path: string): { readonly dirs: readonly string[]; readonly base: string } => {
-    const root = files.modelPaths.find((prefix) => path.startsWith(`${prefix}/`)) ?? '';
-    const rest = path.slice(root.length + 1).split('/');
-    return { dirs: rest.slice(0, -1), base: rest[rest.length - 1] ?? '' };
+  const planning: Planning = { project, projectName, harness, modelPathOf: modelPathIn(files.modelPaths) };
+  const properties = collectProperties(propertiesFiles.docs);
+  const sources = planSources(properties.sources, planning);
+  const sourceByKey = new Map(sources.map((source) => [keyOf(source), source]));
+  const index = modelIndex(files.models, properties.models, planning.modelPathOf);
+  const resolver = modelResolver(index, sourceByKey);
+  const scope: ModelScope = {
+    planning,
+    index,
+    resolver,
+    modelNames: [...index.paths.keys()],
+    sourceNames: [...sourceByKey.keys()],
   };
-
-  const noRelations: RelationResolver = { model: () => undefined, source: () => undefined };
-  const renderValue = (text: string, withProjectVars: boolean): RenderOutcome =>
-    harness.render(text, noRelations, { withMacros: false, withProjectVars });
-  const renderIfJinja = (text: string): RenderOutcome =>
-    /\{[{%#]/.test(text)
-      ? renderValue(text, true)
-      : { ok: true, text, record: { refs: [], sources: [], configs: [] } };
-
-  // Sources.
-  const sourceCounts = new Map<string, number>();
-  for (const table of properties.sources) {
-    const key = `${table.source}.${table.table}`;
-    sourceCounts.set(key, (sourceCounts.get(key) ?? 0) + 1);
-  }
-  const sources: PlannedSource[] = properties.sources
-    .map((table) =>
-      planSource(table, sourceCounts, project, projectName, modelPathOf, renderValue, renderIfJinja),
-    )
-    .sort((a, b) => byString(`${a.source}.${a.table}`, `${b.source}.${b.table}`));
-  const sourceByKey = new Map(sources.map((source) => [`${source.source}.${source.table}`, source]));
-
-  // Models.
-  const modelCounts = new Map<string, number>();
-  for (const file of files.models) {
-    const name = modelPathOf(file.path).base.replace(/\.sql$/, '');
-    modelCounts.set(name, (modelCounts.get(name) ?? 0) + 1);
-  }
-  const propsByModel = new Map<string, ModelProperties>();
-  for (const props of properties.models)
-    if (!propsByModel.has(props.name)) propsByModel.set(props.name, props);
-  const resolver: RelationResolver = {
-    model: (name) => (modelCounts.has(name) && IDENTIFIER.test(name) ? modelRelation(name) : undefined),
-    source: (source, table) => {
-      const planned = sourceByKey.get(`${source}.${table}`);
-      return planned === undefined ? undefined : (planned.relation ?? '"unresolved"."unresolved"');
-    },
-  };
-
-  const modelNames = [...modelCounts.keys()];
-  const sourceNames = [...sourceByKey.keys()];
-  const pathsByModel = new Map<string, string[]>();
-  for (const file of files.models) {
-    const name = modelPathOf(file.path).base.replace(/\.sql$/, '');
-    pathsByModel.set(name, [...(pathsByModel.get(name) ?? []), file.path]);
-  }
-  const models: PlannedModel[] = files.models
-    .map((file): PlannedModel => {
-      const { dirs, base } = modelPathOf(file.path);
-      const name = base.replace(/\.sql$/, '');
-      const fqn = [projectName, ...dirs, name];
-      const here = { file: file.path };
-      let finding: FindingDraft | undefined;
-      if (!IDENTIFIER.test(name)) finding = draft('invalid_resource_name', here);
-      else if ((modelCounts.get(name) ?? 0) > 1) {
-        const other = (pathsByModel.get(name) ?? []).find((path) => path !== file.path);
-        finding = draft('duplicate_model', {
-          ...here,
-          ...(other === undefined ? {} : { hint: `another model file has the same name: ${other}` }),
-        });
-      }
-      const text = decode(file.bytes);
-      if (typeof text !== 'string') finding ??= { ...text, file: file.path };
-      const source = typeof text === 'string' ? text : '';
-
-      let config: ResolvedConfig = projectConfig(project.models, projectName, [...dirs, name]);
-      let enabled = renderedBoolean(config.enabled, (value) => renderValue(value, false));
-      const props = propsByModel.get(name);
-      if (props?.config !== undefined) {
-        const before = config.enabled;
-        config = applyConfig(config, props.config);
-        if (config.enabled !== before)
-          enabled = renderedBoolean(config.enabled, (value) => renderValue(value, true));
-      }
-      const rendered = harness.render(source, resolver, {
-        withMacros: true,
-        withProjectVars: true,
-        self: modelRelation(name),
-      });
-      for (const inline of rendered.record.configs) {
-        const before = config.enabled;
-        config = applyConfig(config, inline);
-        if (config.enabled !== before)
-          enabled = renderedBoolean(config.enabled, (value) => renderValue(value, true));
-      }
-      if (typeof enabled === 'string') finding ??= draft(enabled, here);
-      if (!rendered.ok) finding ??= renderFinding(rendered, file.path, source, modelNames, sourceNames);
-      return {
-        name,
-        path: file.path,
-        fqn,
-        enabled: enabled === true || enabled === undefined,
-        materialized: config.materialized ?? 'view',
-        tags: config.tags,
-        relation: modelRelation(name),
-        sql: rendered.ok ? rendered.text : undefined,
-        source,
-        refs: [...new Set(rendered.record.refs)].sort(byString),
-        sources: uniqueSources(rendered.record.sources),
-        finding,
-      };
-    })
+  const models = files.models
+    .map((file) => planModel(file, scope))
     .sort((a, b) => byString(a.name, b.name) || byString(a.path, b.path));
-
   const enabledModels = new Map(models.filter((model) => model.enabled).map((model) => [model.name, model]));
-  const checked = models.map((model): PlannedModel => {
-    if (!model.enabled || model.finding !== undefined) return model;
-    const disabledRef = model.refs.find((ref) => !enabledModels.has(ref));
-    if (disabledRef !== undefined)
-      return {
-        ...model,
-        finding: draft('ref_to_disabled_model', {
-          file: model.path,
-          ...callPlace(model.source, 'ref', disabledRef),
-          hint: `'${disabledRef}' is disabled for this target and vars`,
-        }),
-      };
-    const read = model.sources.map((key) => ({
-      key,
-      planned: sourceByKey.get(`${key.source}.${key.table}`),
-    }));
-    const off = read.find((entry) => entry.planned?.enabled !== true);
-    if (off !== undefined) {
-      const label = `${off.key.source}.${off.key.table}`;
-      return {
-        ...model,
-        finding: draft('source_disabled', {
-          file: model.path,
-          hint: `the source table '${label}' is disabled for this target and vars`,
-        }),
-      };
-    }
-    const broken = read.find((entry) => entry.planned?.finding !== undefined)?.planned?.finding;
-    return broken === undefined ? model : { ...model, finding: broken };
-  });
-
-  const { order, cyclic } = buildOrder(checked.filter((model) => model.enabled));
-  const cycleHint =
-    cyclic.size === 0 ? undefined : `the models in the cycle: ${[...cyclic].sort(byString).join(', ')}`;
-  const planned = checked.map((model) =>
-    cyclic.has(model.name) && model.finding === undefined
-      ? {
-          ...model,
-          finding: draft('dependency_cycle', {
-            file: model.path,
-            ...(cycleHint === undefined ? {} : { hint: cycleHint }),
-          }),
-        }
-      : model,
+  const checked = models.map((model) => withInputFinding(model, enabledModels, sourceByKey));
+  const { planned, order } = orderModels(checked);
+  const fileResults = withPropertiesWithoutModel(
+    [projectResult, ...propertiesFiles.results, ...macros.results, ...macroResults(harness.macroProblems)],
+    properties.models,
+    index.paths,
   );
-
-  // Properties for models that do not exist.
-  for (const props of properties.models) {
-    if (modelCounts.has(props.name)) continue;
-    const index = fileResults.findIndex((result) => result.path === props.file);
-    const existing = fileResults[index];
-    if (existing === undefined) continue;
-    const hint = didYouMean(props.name, modelNames);
-    const found = draft('properties_without_model', {
-      file: props.file,
-      ...props.at,
-      ...(hint === undefined ? {} : { hint }),
-    });
-    if (existing.finding === undefined) fileResults[index] = { ...existing, finding: found };
-    else if (existing.finding.code === 'properties_without_model')
-      fileResults[index] = { ...existing, also: [...(existing.also ?? []), found] };
-  }
-
-  const sourceProps = new Map(properties.sources.map((table) => [`${table.source}.${table.table}`, table]));
-  const tests = planTests(planned, sources, propsByModel, sourceProps, harness, enabledModels, sourceByKey);
+  const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
+  const tests = planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey);
   fileResults.sort((a, b) => byString(a.path, b.path));
   return {
     projectDir: files.projectDir,
@@ -359,6 +216,273 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     buildOrder: order,
     tests,
   };
+}
+
+function keyOf(key: SourceKey): string {
+  return `${key.source}.${key.table}`;
+}
+
+/** Each properties file's result; the documents that parse and pass dbt's schema, to read properties from. */
+function readPropertiesFiles(
+  files: readonly ProjectFile[],
+  schemas: DbtSchemas,
+): { readonly results: FileResult[]; readonly docs: { path: string; value: YamlValue; node: YamlNode }[] } {
+  const results: FileResult[] = [];
+  const docs: { path: string; value: YamlValue; node: YamlNode }[] = [];
+  for (const file of files) {
+    const parsed = parseYaml(file.bytes);
+    if (!parsed.ok) {
+      const place = parsed.place;
+      const finding = draft('yaml_syntax', {
+        file: file.path,
+        ...(place.line === undefined ? {} : { line: place.line }),
+        ...(place.column === undefined ? {} : { column: place.column }),
+        ...(place.pointer === undefined ? {} : { pointer: place.pointer }),
+        hint: yamlFaultHint(parsed.fault, place),
+      });
+      results.push({ path: file.path, kind: 'properties', finding, violations: [] });
+      continue;
+    }
+    const outcome = schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node);
+    results.push({ path: file.path, kind: 'properties', ...outcome });
+    if (outcome.finding === undefined) docs.push({ path: file.path, value: parsed.value, node: parsed.node });
+  }
+  return { results, docs };
+}
+
+/** The macro files' texts, and a result for each that is not UTF-8. */
+function readMacros(files: readonly ProjectFile[]): {
+  readonly texts: { path: string; text: string }[];
+  readonly results: FileResult[];
+} {
+  const texts: { path: string; text: string }[] = [];
+  const results: FileResult[] = [];
+  for (const file of files) {
+    const text = decode(file.bytes);
+    if (typeof text === 'string') texts.push({ path: file.path, text });
+    else
+      results.push({
+        path: file.path,
+        kind: 'macros',
+        finding: { ...text, file: file.path },
+        violations: [],
+      });
+  }
+  return { texts, results };
+}
+
+function macroResults(problems: readonly MacroProblem[]): FileResult[] {
+  return problems.map((problem) => ({
+    path: problem.path,
+    kind: 'macros',
+    finding: draft(problem.code, {
+      file: problem.path,
+      ...(problem.line === undefined ? {} : { line: problem.line }),
+      ...(problem.column === undefined ? {} : { column: problem.column }),
+      ...(problem.subject === undefined ? {} : { hint: `the macro '${problem.subject}' is defined twice` }),
+      ...(problem.code === 'jinja_syntax' && problem.line === undefined ? { hint: UNCLOSED_HINT } : {}),
+    }),
+    violations: [],
+  }));
+}
+
+/** A file's folders and name under the model path that holds it. */
+function modelPathIn(modelPaths: readonly string[]): (path: string) => ModelPath {
+  return (path) => {
+    const root = modelPaths.find((prefix) => path.startsWith(`${prefix}/`)) ?? '';
+    const rest = path.slice(root.length + 1).split('/');
+    return { dirs: rest.slice(0, -1), base: rest[rest.length - 1] ?? '' };
+  };
+}
+
+const NO_RELATIONS: RelationResolver = { model: () => undefined, source: () => undefined };
+
+/** A config value: no ref(), source() or macros; project vars only where dbt gives them. */
+function renderValue(harness: JinjaHarness, text: string, withProjectVars: boolean): RenderOutcome {
+  return harness.render(text, NO_RELATIONS, { withMacros: false, withProjectVars });
+}
+
+function renderIfJinja(harness: JinjaHarness, text: string): RenderOutcome {
+  return /\{[{%#]/.test(text)
+    ? renderValue(harness, text, true)
+    : { ok: true, text, record: { refs: [], sources: [], configs: [] } };
+}
+
+function planSources(tables: readonly SourceTableProperties[], planning: Planning): PlannedSource[] {
+  const counts = new Map<string, number>();
+  for (const table of tables) counts.set(keyOf(table), (counts.get(keyOf(table)) ?? 0) + 1);
+  return tables
+    .map((table) => planSource(table, counts, planning))
+    .sort((a, b) => byString(keyOf(a), keyOf(b)));
+}
+
+function modelIndex(
+  files: readonly ProjectFile[],
+  props: readonly ModelProperties[],
+  modelPathOf: (path: string) => ModelPath,
+): ModelIndex {
+  const paths = new Map<string, string[]>();
+  for (const file of files) {
+    const name = modelPathOf(file.path).base.replace(/\.sql$/, '');
+    paths.set(name, [...(paths.get(name) ?? []), file.path]);
+  }
+  const propsByModel = new Map<string, ModelProperties>();
+  for (const entry of props) if (!propsByModel.has(entry.name)) propsByModel.set(entry.name, entry);
+  return { paths, props: propsByModel };
+}
+
+/** ref() and source() while rendering a model: a source that did not render reads as a placeholder. */
+function modelResolver(index: ModelIndex, sourceByKey: ReadonlyMap<string, PlannedSource>): RelationResolver {
+  return {
+    model: (name) => (index.paths.has(name) && IDENTIFIER.test(name) ? modelRelation(name) : undefined),
+    source: (source, table) => {
+      const planned = sourceByKey.get(`${source}.${table}`);
+      return planned === undefined ? undefined : (planned.relation ?? '"unresolved"."unresolved"');
+    },
+  };
+}
+
+function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
+  const { harness, project, projectName } = scope.planning;
+  const { dirs, base } = scope.planning.modelPathOf(file.path);
+  const name = base.replace(/\.sql$/, '');
+  const here = { file: file.path };
+  const text = decode(file.bytes);
+  const source = typeof text === 'string' ? text : '';
+  const fromProject = projectConfig(project.models, projectName, [...dirs, name]);
+  const start = {
+    config: fromProject,
+    enabled: renderedBoolean(fromProject.enabled, (value) => renderValue(harness, value, false)),
+  };
+  const props = scope.index.props.get(name)?.config;
+  const configured = props === undefined ? start : layered(start, props, harness);
+  const rendered = harness.render(source, scope.resolver, {
+    withMacros: true,
+    withProjectVars: true,
+    self: modelRelation(name),
+  });
+  const { config, enabled } = rendered.record.configs.reduce(
+    (state, inline) => layered(state, inline, harness),
+    configured,
+  );
+  const finding = firstFinding([
+    () => (IDENTIFIER.test(name) ? undefined : draft('invalid_resource_name', here)),
+    () => duplicateModel(name, file.path, scope.index),
+    () => (typeof text === 'string' ? undefined : { ...text, file: file.path }),
+    () => (typeof enabled === 'string' ? draft(enabled, here) : undefined),
+    () =>
+      rendered.ok
+        ? undefined
+        : renderFinding(rendered, file.path, source, scope.modelNames, scope.sourceNames),
+  ]);
+  return {
+    name,
+    path: file.path,
+    fqn: [projectName, ...dirs, name],
+    enabled: enabled === true || enabled === undefined,
+    materialized: config.materialized ?? 'view',
+    tags: config.tags,
+    relation: modelRelation(name),
+    sql: rendered.ok ? rendered.text : undefined,
+    source,
+    refs: [...new Set(rendered.record.refs)].sort(byString),
+    sources: uniqueSources(rendered.record.sources),
+    finding,
+  };
+}
+
+/** A config layer over a model's config; `enabled` is rendered again only when the layer changed it. */
+function layered(state: ModelConfig, layer: YamlMapping, harness: JinjaHarness): ModelConfig {
+  const config = applyConfig(state.config, layer);
+  if (config.enabled === state.config.enabled) return { config, enabled: state.enabled };
+  return { config, enabled: renderedBoolean(config.enabled, (value) => renderValue(harness, value, true)) };
+}
+
+function duplicateModel(name: string, path: string, index: ModelIndex): FindingDraft | undefined {
+  const paths = index.paths.get(name) ?? [];
+  if (paths.length <= 1) return undefined;
+  const other = paths.find((candidate) => candidate !== path);
+  return draft('duplicate_model', {
+    file: path,
+    ...(other === undefined ? {} : { hint: `another model file has the same name: ${other}` }),
+  });
+}
+
+/** An enabled model without a finding gets the first one of what it reads: a disabled ref or source, a broken source. */
+function withInputFinding(
+  model: PlannedModel,
+  enabledModels: ReadonlyMap<string, PlannedModel>,
+  sourceByKey: ReadonlyMap<string, PlannedSource>,
+): PlannedModel {
+  if (!model.enabled || model.finding !== undefined) return model;
+  const read = model.sources.map((key) => ({ key, planned: sourceByKey.get(keyOf(key)) }));
+  const found = firstFinding([
+    () => disabledRef(model, enabledModels),
+    () => {
+      const off = read.find((entry) => entry.planned?.enabled !== true);
+      if (off === undefined) return undefined;
+      return draft('source_disabled', {
+        file: model.path,
+        hint: `the source table '${keyOf(off.key)}' is disabled for this target and vars`,
+      });
+    },
+    () => read.find((entry) => entry.planned?.finding !== undefined)?.planned?.finding,
+  ]);
+  return found === undefined ? model : { ...model, finding: found };
+}
+
+function disabledRef(
+  model: PlannedModel,
+  enabledModels: ReadonlyMap<string, PlannedModel>,
+): FindingDraft | undefined {
+  const ref = model.refs.find((name) => !enabledModels.has(name));
+  if (ref === undefined) return undefined;
+  return draft('ref_to_disabled_model', {
+    file: model.path,
+    ...callPlace(model.source, 'ref', ref),
+    hint: `'${ref}' is disabled for this target and vars`,
+  });
+}
+
+/** The build order of the enabled models; each model in a ref() cycle without a finding gets dependency_cycle. */
+function orderModels(models: readonly PlannedModel[]): { planned: PlannedModel[]; order: string[] } {
+  const { order, cyclic } = buildOrder(models.filter((model) => model.enabled));
+  const hint = `the models in the cycle: ${[...cyclic].sort(byString).join(', ')}`;
+  const planned = models.map((model) =>
+    cyclic.has(model.name) && model.finding === undefined
+      ? { ...model, finding: draft('dependency_cycle', { file: model.path, hint }) }
+      : model,
+  );
+  return { planned, order };
+}
+
+/**
+ * A properties entry for a model that does not exist is its file's finding,
+ * or one more `also` when the file's finding is already one of those.
+ */
+function withPropertiesWithoutModel(
+  results: readonly FileResult[],
+  props: readonly ModelProperties[],
+  paths: ModelIndex['paths'],
+): FileResult[] {
+  const out = [...results];
+  const modelNames = [...paths.keys()];
+  for (const entry of props) {
+    if (paths.has(entry.name)) continue;
+    const index = out.findIndex((result) => result.path === entry.file);
+    const existing = out[index];
+    if (existing === undefined) continue;
+    const hint = didYouMean(entry.name, modelNames);
+    const found = draft('properties_without_model', {
+      file: entry.file,
+      ...entry.at,
+      ...(hint === undefined ? {} : { hint }),
+    });
+    if (existing.finding === undefined) out[index] = { ...existing, finding: found };
+    else if (existing.finding.code === 'properties_without_model')
+      out[index] = { ...existing, also: [...(existing.also ?? []), found] };
+  }
+  return out;
 }
 
 /**
@@ -497,32 +621,26 @@ function uniqueSources(pairs: readonly (readonly [string, string])[]): SourceKey
 function planSource(
   table: SourceTableProperties,
   counts: ReadonlyMap<string, number>,
-  project: YamlMapping,
-  projectName: string,
-  modelPathOf: (path: string) => { readonly dirs: readonly string[] },
-  renderValue: (text: string, withProjectVars: boolean) => RenderOutcome,
-  renderIfJinja: (text: string) => RenderOutcome,
+  planning: Planning,
 ): PlannedSource {
   const here = { file: table.file, ...table.at };
   const at = (code: FindingCode): FindingDraft => draft(code, here);
-  let finding: FindingDraft | undefined;
-  if (![table.source, table.table].every((name) => IDENTIFIER.test(name)))
-    finding = at('invalid_resource_name');
-  if ((counts.get(`${table.source}.${table.table}`) ?? 0) > 1) finding ??= at('duplicate_source');
-  const dirs = modelPathOf(table.file).dirs;
-  const fromProject = projectConfig(project.sources, projectName, [...dirs, table.source, table.table]);
-  let enabled = renderedBoolean(fromProject.enabled, (text) => renderValue(text, false));
-  for (const raw of [table.sourceEnabled, table.tableEnabled]) {
-    if (raw !== undefined) enabled = renderedBoolean(raw, (text) => renderValue(text, true));
-  }
-  if (typeof enabled === 'string') finding ??= at(enabled);
-  const schema = renderIfJinja(table.schema);
-  const identifier = renderIfJinja(table.identifier);
-  if (!schema.ok) finding ??= at(schema.code);
-  if (!identifier.ok) finding ??= at(identifier.code);
+  const enabled = sourceEnabled(table, planning);
+  const schema = renderIfJinja(planning.harness, table.schema);
+  const identifier = renderIfJinja(planning.harness, table.identifier);
   const schemaText = schema.ok ? schema.text.trim() : undefined;
   const identifierText = identifier.ok ? identifier.text.trim() : undefined;
-  if (schemaText === '' || identifierText === '') finding ??= at('invalid_resource_name');
+  const finding = firstFinding([
+    () =>
+      [table.source, table.table].every((name) => IDENTIFIER.test(name))
+        ? undefined
+        : at('invalid_resource_name'),
+    () => ((counts.get(keyOf(table)) ?? 0) > 1 ? at('duplicate_source') : undefined),
+    () => (typeof enabled === 'string' ? at(enabled) : undefined),
+    () => (schema.ok ? undefined : at(schema.code)),
+    () => (identifier.ok ? undefined : at(identifier.code)),
+    () => (schemaText === '' || identifierText === '' ? at('invalid_resource_name') : undefined),
+  ]);
   return {
     source: table.source,
     table: table.table,
@@ -537,6 +655,18 @@ function planSource(
     columns: table.columns.map((column) => column.name),
     finding,
   };
+}
+
+/** `enabled` of a source table: the project's `sources:` config, then the source's, then the table's. */
+function sourceEnabled(table: SourceTableProperties, planning: Planning): boolean | FindingCode | undefined {
+  const { harness, project, projectName } = planning;
+  const dirs = planning.modelPathOf(table.file).dirs;
+  const fromProject = projectConfig(project.sources, projectName, [...dirs, table.source, table.table]);
+  let enabled = renderedBoolean(fromProject.enabled, (text) => renderValue(harness, text, false));
+  for (const raw of [table.sourceEnabled, table.tableEnabled]) {
+    if (raw !== undefined) enabled = renderedBoolean(raw, (text) => renderValue(harness, text, true));
+  }
+  return enabled;
 }
 
 /** Kahn's algorithm over ref() edges, ties broken by name, so the order is the same on every run. */
@@ -561,6 +691,38 @@ function buildOrder(models: readonly PlannedModel[]): { order: string[]; cyclic:
   return { order, cyclic: new Set(pending.keys()) };
 }
 
+/** What planning a test reads: the harness and the relations a relationships test may name. */
+interface TestScope {
+  readonly harness: JinjaHarness;
+  readonly resolver: RelationResolver;
+  readonly enabledModels: ReadonlyMap<string, PlannedModel>;
+  readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
+}
+
+/** The model or source table tests are attached to. */
+interface TestOwner {
+  /** The model or `source.table`. */
+  readonly attachedTo: string;
+  readonly relation: string;
+  readonly models: readonly string[];
+  readonly sources: readonly SourceKey[];
+  /** The properties file the tests are written in. */
+  readonly file: string;
+}
+
+/** What a relationships test's `to:` renders to, and what it reads. */
+interface Relationship {
+  /** The relation; undefined when `to:` did not render or `field:` is not an identifier. */
+  readonly to: string | undefined;
+  readonly models: readonly string[];
+  readonly sources: readonly SourceKey[];
+  /** Added to the test's name: the field and each relation `to:` reads. */
+  readonly suffix: string;
+  readonly finding: FindingDraft | undefined;
+}
+
+type RelationshipsSpec = Extract<TestSpec, { readonly kind: 'relationships' }>;
+
 function planTests(
   models: readonly PlannedModel[],
   sources: readonly PlannedSource[],
@@ -570,103 +732,118 @@ function planTests(
   enabledModels: ReadonlyMap<string, PlannedModel>,
   sourceByKey: ReadonlyMap<string, PlannedSource>,
 ): PlannedTest[] {
-  const tests: PlannedTest[] = [];
-  const names = new Map<string, number>();
-  const uniqueName = (base: string): string => {
-    const count = (names.get(base) ?? 0) + 1;
-    names.set(base, count);
-    return count === 1 ? base : `${base}_${count}`;
-  };
   const modelNames = new Set(models.map((model) => model.name));
   const resolver: RelationResolver = {
     model: (name) => (modelNames.has(name) ? modelRelation(name) : undefined),
     source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
   };
-
-  const attach = (
-    attachedTo: string,
-    relation: string,
-    owner: {
-      readonly models: readonly string[];
-      readonly sources: readonly SourceKey[];
-      /** The properties file the tests are written in. */
-      readonly file: string;
-    },
-    columns: ModelProperties['columns'],
-  ): void => {
-    for (const column of columns) {
-      for (const { spec, at } of column.tests) {
-        const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
-        const safeLabel = IDENTIFIER.test(label) ? label : 'test';
-        let name = `${safeLabel}_${attachedTo.replaceAll('.', '_')}_${column.name}`;
-        const here = { file: owner.file, ...at };
-        let code: FindingCode | undefined;
-        let hint: string | undefined;
-        let to: string | undefined;
-        const deps = { models: [...owner.models], sources: [...owner.sources] };
-        if (spec.kind === 'unsupported') code = 'unsupported_test';
-        else if (!IDENTIFIER.test(column.name)) code = 'test_target_invalid';
-        if (spec.kind === 'relationships' && code === undefined) {
-          const rendered = harness.render(`{{ ${spec.to} }}`, resolver, {
-            withMacros: false,
-            withProjectVars: true,
-          });
-          if (!rendered.ok) {
-            code = rendered.code;
-            if (rendered.subject !== undefined)
-              hint = `${spec.to} names '${rendered.subject}', which the project does not define`;
-          } else if (!IDENTIFIER.test(spec.field)) code = 'test_target_invalid';
-          else {
-            to = rendered.text;
-            for (const ref of rendered.record.refs) {
-              if (!enabledModels.has(ref)) code ??= 'ref_to_disabled_model';
-              deps.models.push(ref);
-              name = `${name}__${spec.field}__${ref}`;
-            }
-            for (const [source, table] of rendered.record.sources) {
-              if (sourceByKey.get(`${source}.${table}`)?.enabled !== true) code ??= 'source_disabled';
-              deps.sources.push({ source, table });
-              name = `${name}__${spec.field}__${source}_${table}`;
-            }
-          }
-        }
-        const sql = code === undefined ? testQuery(spec, relation, column.name, to) : undefined;
-        const rowsSql =
-          sql === undefined ? undefined : failingRowsQuery(spec, relation, column.name, MAX_FAILING_ROWS, to);
-        if (code === undefined && sql === undefined) code = 'test_target_invalid';
-        tests.push({
-          name: uniqueName(name),
-          kind: safeLabel,
-          attachedTo,
-          column: column.name,
-          sql,
-          rowsSql,
-          models: [...new Set(deps.models)].sort(byString),
-          sources: uniqueSources(deps.sources.map((key) => [key.source, key.table] as const)),
-          at: here,
-          finding:
-            code === undefined
-              ? undefined
-              : draft(code, { ...here, ...(hint === undefined ? {} : { hint }) }),
-        });
-      }
-    }
-  };
-
+  const scope: TestScope = { harness, resolver, enabledModels, sourceByKey };
+  const tests: PlannedTest[] = [];
   for (const model of models) {
     if (!model.enabled) continue;
     const props = propsByModel.get(model.name);
     if (props === undefined) continue;
-    const owner = { models: [model.name], sources: [], file: props.file };
-    attach(model.name, model.relation, owner, props.columns);
+    const owner = {
+      attachedTo: model.name,
+      relation: model.relation,
+      models: [model.name],
+      sources: [],
+      file: props.file,
+    };
+    tests.push(...columnTests(owner, props.columns, scope));
     // Model-level tests (e.g. from packages) are listed as unsupported, never dropped.
-    attach(model.name, model.relation, owner, [{ name: 'model', tests: props.modelTests }]);
+    tests.push(...columnTests(owner, [{ name: 'model', tests: props.modelTests }], scope));
   }
   for (const source of sources) {
     if (!source.enabled || source.relation === undefined) continue;
-    const columns = sourceProps.get(`${source.source}.${source.table}`)?.columns ?? [];
-    const owner = { models: [], sources: [source], file: source.path };
-    attach(`${source.source}.${source.table}`, source.relation, owner, columns);
+    const key = keyOf(source);
+    const owner = {
+      attachedTo: key,
+      relation: source.relation,
+      models: [],
+      sources: [source],
+      file: source.path,
+    };
+    tests.push(...columnTests(owner, sourceProps.get(key)?.columns ?? [], scope));
   }
-  return tests;
+  return uniquelyNamed(tests);
+}
+
+function columnTests(owner: TestOwner, columns: ModelProperties['columns'], scope: TestScope): PlannedTest[] {
+  return columns.flatMap((column) => column.tests.map((test) => planTest(owner, column.name, test, scope)));
+}
+
+/** A second test of the same name is `<name>_2`, a third `<name>_3`, in plan order. */
+function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
+  const counts = new Map<string, number>();
+  return tests.map((test) => {
+    const count = (counts.get(test.name) ?? 0) + 1;
+    counts.set(test.name, count);
+    return count === 1 ? test : { ...test, name: `${test.name}_${count}` };
+  });
+}
+
+function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, scope: TestScope): PlannedTest {
+  const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
+  const safeLabel = IDENTIFIER.test(label) ? label : 'test';
+  const here = { file: owner.file, ...at };
+  const columnValid = IDENTIFIER.test(column);
+  const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
+  const planned = firstFinding([
+    () => (spec.kind === 'unsupported' ? draft('unsupported_test', here) : undefined),
+    () => (columnValid ? undefined : draft('test_target_invalid', here)),
+    () => related?.finding,
+  ]);
+  const to = related?.to;
+  const sql = planned === undefined ? testQuery(spec, owner.relation, column, to) : undefined;
+  const rowsSql =
+    sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
+  const sources = [...owner.sources, ...(related?.sources ?? [])];
+  return {
+    name: `${safeLabel}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    kind: safeLabel,
+    attachedTo: owner.attachedTo,
+    column,
+    sql,
+    rowsSql,
+    models: [...new Set([...owner.models, ...(related?.models ?? [])])].sort(byString),
+    sources: uniqueSources(sources.map((key) => [key.source, key.table] as const)),
+    at: here,
+    finding: planned ?? (sql === undefined ? draft('test_target_invalid', here) : undefined),
+  };
+}
+
+function relationship(
+  spec: RelationshipsSpec,
+  here: Omit<FindingDraft, 'code'>,
+  scope: TestScope,
+): Relationship {
+  const rendered = scope.harness.render(`{{ ${spec.to} }}`, scope.resolver, {
+    withMacros: false,
+    withProjectVars: true,
+  });
+  const none = { to: undefined, models: [], sources: [], suffix: '' };
+  if (!rendered.ok) {
+    const hint =
+      rendered.subject === undefined
+        ? {}
+        : { hint: `${spec.to} names '${rendered.subject}', which the project does not define` };
+    return { ...none, finding: draft(rendered.code, { ...here, ...hint }) };
+  }
+  if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
+  const refs = rendered.record.refs;
+  const sources = rendered.record.sources.map(([source, table]) => ({ source, table }));
+  const suffixes = [
+    ...refs.map((ref) => `__${spec.field}__${ref}`),
+    ...sources.map((key) => `__${spec.field}__${key.source}_${key.table}`),
+  ];
+  const finding = firstFinding([
+    () =>
+      refs.some((ref) => !scope.enabledModels.has(ref)) ? draft('ref_to_disabled_model', here) : undefined,
+    () =>
+      sources.some((key) => scope.sourceByKey.get(keyOf(key))?.enabled !== true)
+        ? draft('source_disabled', here)
+        : undefined,
+  ]);
+  return { to: rendered.text, models: refs, sources, suffix: suffixes.join(''), finding };
 }
