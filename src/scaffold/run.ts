@@ -1,4 +1,4 @@
-import { type Dir, type FileStat, FsUnavailable, isFsError } from '../core/fs/index.js';
+import { closeQuietly, type Dir, type FileStat, FsUnavailable, isFsError } from '../core/fs/index.js';
 import { Refusal } from '../core/refusal/index.js';
 import { guardPrivateAsync } from '../migration/index.js';
 import type { CanonicalTableName } from './canonical.js';
@@ -512,12 +512,4 @@ function filesOf(files: readonly PlannedFile[]): NonNullable<ScaffoldResult['fil
 /** `--dry-run --show`: the very bytes a run would publish, as text, in plan order. */
 function filesWithContent(files: readonly PlannedFile[]): NonNullable<ScaffoldResult['files']> {
   return files.map((file) => ({ path: file.path, sha256: file.sha256, content: file.text }));
-}
-
-function closeQuietly(dir: Dir): void {
-  try {
-    dir.close();
-  } catch {
-    // Released by the kernel regardless.
-  }
 }

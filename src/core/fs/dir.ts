@@ -1,6 +1,6 @@
 import { AT_REMOVEDIR } from './constants.js';
 import { FsError, isFsError } from './errors.js';
-import { closeQuietly, libc } from './libc.js';
+import { closeFdQuietly, libc } from './libc.js';
 import { type DirEntry, listEntries } from './list.js';
 import { checkMode } from './mode.js';
 import { type EntryName, encodeName } from './names.js';
@@ -165,7 +165,7 @@ export class Dir extends OpenDescriptor {
         if (!sameInode(statAt(fd), expected)) throw FsError.synthetic('ESTALE', 'openat');
         c.fchmod(fd, mode);
       } finally {
-        closeQuietly(fd);
+        closeFdQuietly(fd);
       }
     } finally {
       pinned.close();

@@ -60,7 +60,7 @@ export function fsPrimitivesAvailable(): boolean {
 }
 
 /** Closes on an error path, where the original error is the one worth reporting. */
-export function closeQuietly(fd: number): void {
+export function closeFdQuietly(fd: number): void {
   try {
     libc().close(fd);
   } catch {

@@ -1,7 +1,7 @@
 import { LOCK_EX, LOCK_NB, LOCK_UN } from './constants.js';
 import type { Dir } from './dir.js';
 import { FsError, isFsError } from './errors.js';
-import { closeQuietly, libc } from './libc.js';
+import { closeFdQuietly, libc } from './libc.js';
 import { type EntryName, encodeName } from './names.js';
 import { openChild } from './open-child.js';
 import { statAt } from './stat.js';
@@ -52,7 +52,7 @@ function tryLock(dir: Dir, name: EntryName, open: 'create' | 'existing'): LockRe
     if (statAt(fd).type !== 'file') throw FsError.synthetic('EINVAL', 'flock');
     c.flock(fd, LOCK_EX | LOCK_NB);
   } catch (error: unknown) {
-    closeQuietly(fd);
+    closeFdQuietly(fd);
     if (isFsError(error, 'EWOULDBLOCK') || isFsError(error, 'EAGAIN')) return { kind: 'busy' };
     throw error;
   }
@@ -97,7 +97,7 @@ function openOrCreate(dir: Dir, name: EntryName): number {
     try {
       libc().fchmod(fd, LOCK_FILE_MODE);
     } catch (error: unknown) {
-      closeQuietly(fd);
+      closeFdQuietly(fd);
       throw error;
     }
     return fd;
@@ -120,7 +120,7 @@ class FlockHandle implements HeldLock {
       libc().flock(fd, LOCK_UN);
     } finally {
       // Closing the only descriptor of the open file description releases the lock anyway.
-      closeQuietly(fd);
+      closeFdQuietly(fd);
     }
   }
 }

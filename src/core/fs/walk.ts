@@ -1,5 +1,5 @@
 import { AT_FDCWD } from './constants.js';
-import { closeQuietly, libc } from './libc.js';
+import { closeFdQuietly, libc } from './libc.js';
 import { splitPath } from './names.js';
 import { openChild } from './open-child.js';
 
@@ -29,7 +29,7 @@ export function walkToDirectory(path: string, final: 'read' | 'path' = 'read'): 
     }
     return fd;
   } catch (error: unknown) {
-    closeQuietly(fd);
+    closeFdQuietly(fd);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../core/digest/index.js';
 import {
+  closeQuietly,
   type Dir,
   type FileStat,
   type HeldLock,
@@ -273,13 +274,5 @@ export class StagedTree {
   #requireDir(): Dir {
     if (this.#dir === undefined) throw new Error('the staging directory is created first');
     return this.#dir;
-  }
-}
-
-function closeQuietly(handle: { close(): void }): void {
-  try {
-    handle.close();
-  } catch {
-    // The kernel releases the descriptor even when close reports an error.
   }
 }
