@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../../bench/prng.js';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import {
   type BundleSpec,
@@ -134,18 +135,6 @@ async function expectConverged(prefix: string, scenario: Scenario): Promise<void
   expect(again.outcomes[0]?.outcome).toBe('skipped_same');
 }
 
-/** A deterministic PRNG (mulberry32), so a failing kill point can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('S3 destination: a failure injected at every write and delete converges on rerun', () => {
   for (const scenario of ['publish', 'replace'] as const) {
     it(`${scenario}: every S3 step fails once, then a rerun converges`, async () => {
@@ -173,7 +162,8 @@ describe('S3 destination: a failure injected at every write and delete converges
 });
 
 describe('S3 destination: SIGKILL at random points (30 runs) converges on rerun', () => {
-  const random = prng(20260601);
+  // Seeded, so a failing kill point can be replayed.
+  const random = seededRandom(20260601);
 
   function child(options: Record<string, unknown>): Promise<{
     code: number | null;
