@@ -49,6 +49,25 @@ function fixture(destination: Outputs = {}) {
   return { source, prefix, config, run };
 }
 
+/**
+ * What a crashed run of ours leaves at `bundle`: 1,200 one-byte objects and
+ * its expired pending marker claiming them, written with `others` beside.
+ */
+async function plantCrashedRun(bundle: string, others: readonly (readonly [string, string])[] = []) {
+  const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
+  const marker = {
+    claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
+    expires: '2026-01-01T00:00:00Z',
+    run: '0123456789abcdef0123456789abcdef',
+    schema_version: 2,
+  };
+  await putMany(ctx.s3, ctx.bucket, [
+    ...claimed.map((name) => [`${bundle}/${name}`, 'x'] as const),
+    [`${bundle}/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
+    ...others,
+  ]);
+}
+
 const daily = (created: string, summary = 'all clear\n'): BundleSpec => ({
   id: 'weather.daily.brentwood',
   created,
@@ -259,17 +278,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
     // 1,200 objects of a crashed run of ours, named by its (expired) pending marker...
-    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
-    const marker = {
-      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
-      expires: '2026-01-01T00:00:00Z',
-      run: '0123456789abcdef0123456789abcdef',
-      schema_version: 2,
-    };
-    await putMany(ctx.s3, ctx.bucket, [
-      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
-      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
-    ]);
+    await plantCrashedRun(`${prefix}/bulk`);
     const dry = await run({ dryRun: true });
     expect(dry.outcomes[0]?.outcome).toBe('published');
     const plannedResidue =
@@ -288,18 +297,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
   it('converges a prefix holding 1,200 objects of a crashed run: publishes, then deletes exactly the residue', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
-    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
-    const marker = {
-      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
-      expires: '2026-01-01T00:00:00Z',
-      run: '0123456789abcdef0123456789abcdef',
-      schema_version: 2,
-    };
-    await putMany(ctx.s3, ctx.bucket, [
-      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
-      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
-      [`${prefix}/bulky/keep.txt`, 'sibling'],
-    ]);
+    await plantCrashedRun(`${prefix}/bulk`, [[`${prefix}/bulky/keep.txt`, 'sibling']]);
     expect((await run()).outcomes[0]?.outcome).toBe('published');
     expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).sort()).toEqual(
       [

@@ -85,16 +85,22 @@ function holdFirst(match: (req: Parameters<Parameters<S3Proxy['decide']>[0]>[0])
   return { seen, release };
 }
 
+/** Runs the CLI, sends SIGTERM once the first request `match` accepts is held, and lets that answer go after the exit. */
+async function terminateWhileHeld(dir: string, temp: string, match: Parameters<typeof holdFirst>[0]) {
+  const hold = holdFirst(match);
+  const { child, finished } = startCli(dir, temp);
+  await hold.seen;
+  child.kill('SIGTERM');
+  const result = await finished;
+  hold.release();
+  ctx.proxy.decide(() => ({ kind: 'forward' }));
+  return result;
+}
+
 describe('signals stop a run cleanly', () => {
   it('regression: SIGTERM during an output upload exits 143 with run_interrupted; the marker expires at once and no bundle copy is left', async () => {
     const { dir, temp, bundle } = setUp();
-    const hold = holdFirst((req) => isObjectPut(req, '/daily/report.md'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGTERM');
-    const result = await finished;
-    hold.release();
-    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/daily/report.md'));
     expect(result.code).toBe(143);
     expect(result.stderr).toContain('error[run_interrupted]');
     expect(readdirSync(temp)).toEqual([]);
@@ -155,13 +161,7 @@ describe('signals stop a run cleanly', () => {
       '',
     ].join('\n');
     writeFileSync(join(dir, 'sealkit.distributor.yaml'), `${s3}${local}`);
-    const hold = holdFirst((req) => isObjectPut(req, '/report.md'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGTERM');
-    const result = await finished;
-    hold.release();
-    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/report.md'));
     expect(result.code).toBe(143);
     expect(result.stderr).toContain('error[run_interrupted]');
     const work = readdirSync(join(dir, 'site', '.distributor.work'));

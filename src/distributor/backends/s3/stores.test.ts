@@ -33,6 +33,7 @@ import {
   isObjectPut,
   opaqueKmsEtag,
   type ProxiedRequest,
+  type ProxyAction,
   startSilentEndpoint,
 } from '../../../../test/helpers/s3-proxy.js';
 import type { S3DestinationConfig } from '../../config/types.js';
@@ -107,6 +108,16 @@ const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
   return item?.reason_code ?? item?.outcome;
 };
 
+/** The outcome of `run` while the proxy decides by `action`; it forwards everything again afterwards. */
+async function outcomeThrough(run: Fixture['run'], action: (req: ProxiedRequest) => ProxyAction) {
+  ctx.proxy.decide(action);
+  try {
+    return await outcomeOf(run());
+  } finally {
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+  }
+}
+
 describe('stores that do not honour conditional writes are refused before any write', () => {
   it('regression: a versioned radosgw bucket is refused up front as destination_versioning_unsupported, leaving no object version', async () => {
     const versioned = await ctx.rgw.createBucket('versioned');
@@ -156,15 +167,12 @@ describe('uploads are verified without trusting the shape of an ETag', () => {
   it('regression: opaque ETags with SSE-KMS (as AWS gives) publish, verified by reading back', async () => {
     const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
     // Output PUTs only: the ETags of the marker and the state must still be ones the store honours in If-Match.
-    ctx.proxy.decide((req) =>
-      isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
-    );
     const before = ctx.proxy.seen.length;
-    try {
-      expect(await outcomeOf(run())).toBe('published');
-    } finally {
-      ctx.proxy.decide(() => ({ kind: 'forward' }));
-    }
+    expect(
+      await outcomeThrough(run, (req) =>
+        isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
+      ),
+    ).toBe('published');
     // Every output was read back once (the GETs of the two outputs and of the state).
     const gets = ctx.proxy.seen
       .slice(before)
@@ -176,15 +184,12 @@ describe('uploads are verified without trusting the shape of an ETag', () => {
 
   it('a body changed on the way behind an opaque ETag is caught by the read-back: destination_write_failed, no state', async () => {
     const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
-    ctx.proxy.decide((req) => {
-      if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
-      return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
-    });
-    try {
-      expect(await outcomeOf(run())).toBe('destination_write_failed');
-    } finally {
-      ctx.proxy.decide(() => ({ kind: 'forward' }));
-    }
+    expect(
+      await outcomeThrough(run, (req) => {
+        if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
+        return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
+      }),
+    ).toBe('destination_write_failed');
     expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
     // What it wrote is claimed with the digest of what the store holds: the next run converges.
     expect(await outcomeOf(run())).toBe('published');
@@ -198,19 +203,16 @@ describe('retries and timeouts', () => {
   it('regression: a 503 SlowDown on each output PUT is retried with the bytes read again, and the bundle publishes', async () => {
     const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
     const refused = new Set<string>();
-    ctx.proxy.decide((req) => {
-      const key = req.url.split('?')[0] ?? '';
-      if (req.method === 'PUT' && key.includes('/daily/') && !refused.has(key)) {
-        refused.add(key);
-        return { kind: 'answer', status: 503, code: 'SlowDown' };
-      }
-      return { kind: 'forward' };
-    });
-    try {
-      expect(await outcomeOf(run())).toBe('published');
-    } finally {
-      ctx.proxy.decide(() => ({ kind: 'forward' }));
-    }
+    expect(
+      await outcomeThrough(run, (req) => {
+        const key = req.url.split('?')[0] ?? '';
+        if (req.method === 'PUT' && key.includes('/daily/') && !refused.has(key)) {
+          refused.add(key);
+          return { kind: 'answer', status: 503, code: 'SlowDown' };
+        }
+        return { kind: 'forward' };
+      }),
+    ).toBe('published');
     expect(refused.size).toBeGreaterThanOrEqual(3);
     const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/report.md`)?.bytes.toString('utf8')).toBe('# Daily\n\nSunny.\n');
@@ -218,16 +220,13 @@ describe('retries and timeouts', () => {
 
   it('a store that stays busy refuses the bundle destination_write_failed and the marker expires at once', async () => {
     const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
-    ctx.proxy.decide((req) =>
-      isObjectPut(req, '/daily/summary.txt')
-        ? { kind: 'answer', status: 503, code: 'SlowDown' }
-        : { kind: 'forward' },
-    );
-    try {
-      expect(await outcomeOf(run())).toBe('destination_write_failed');
-    } finally {
-      ctx.proxy.decide(() => ({ kind: 'forward' }));
-    }
+    expect(
+      await outcomeThrough(run, (req) =>
+        isObjectPut(req, '/daily/summary.txt')
+          ? { kind: 'answer', status: 503, code: 'SlowDown' }
+          : { kind: 'forward' },
+      ),
+    ).toBe('destination_write_failed');
     expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
     expect(await outcomeOf(run())).toBe('published');
   });
