@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
 import { type DetachedRgw, stopDetachedRgw } from '../test/services/rgw.js';
+import { privateBuild, runNode } from './children.js';
 import type { Benchmark, Variant } from './harness.js';
 import { seededRandom } from './prng.js';
 
@@ -23,9 +22,6 @@ import { seededRandom } from './prng.js';
 const FILE_BYTES = 64 * 1024 * 1024;
 const HUGE_BYTES = 256 * 1024 * 1024;
 
-const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = join(distRoot, '..');
-
 interface ChildRss {
   readonly maxRssKiB: number;
 }
@@ -42,14 +38,12 @@ function median(values: readonly number[]): number {
  * writer for one S3 destination on it.
  */
 function startBenchRgw(name: string) {
-  const base = mkdtempSync(join(tmpdir(), `sealkit-bench-${name}-`));
-  cpSync(distRoot, join(base, 'dist'), { recursive: true });
-  symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
+  const base = privateBuild(name);
   const helper = join(base, 'dist', 'bench', 'distributor-s3-child.js');
   const publisher = join(base, 'dist', 'bench', 'distributor-child.js');
-  const started = spawnSync(process.execPath, [helper, 'start'], { encoding: 'utf8' });
-  if (started.status !== 0) throw new Error(`radosgw did not start: ${started.stderr}`);
-  const handle = JSON.parse(started.stdout) as DetachedRgw & { readonly bucket: string };
+  const handle = JSON.parse(runNode([helper, 'start'], 'radosgw start')) as DetachedRgw & {
+    readonly bucket: string;
+  };
   const rgwEnv = {
     SEALKIT_BENCH_RGW: JSON.stringify(handle),
     AWS_ACCESS_KEY_ID: handle.accessKeyId,
@@ -80,11 +74,8 @@ export const distributorS3Benchmark: Benchmark = {
   prepare() {
     const { base, helper, publisher, handle, rgwEnv, config, dispose } = startBenchRgw('s3');
     const env = { ...process.env, ...rgwEnv };
-    const child = (script: string, args: readonly string[]): string => {
-      const result = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', env });
-      if (result.status !== 0) throw new Error(`distributor-s3 benchmark child failed: ${result.stderr}`);
-      return result.stdout;
-    };
+    const child = (script: string, args: readonly string[]): string =>
+      runNode([script, ...args], 'distributor-s3 benchmark child', env);
     const bundle = (name: string, bytes: number): string => {
       const source = join(base, name);
       mkdirSync(join(source, 'report'), { recursive: true });
@@ -228,12 +219,9 @@ export const distributorS3ManyBenchmark: Benchmark = {
           sealkitConfig = config(sealkitTarget());
         },
         run: () => {
-          const result = spawnSync(process.execPath, [publisher, 'run', sealkitConfig], {
-            encoding: 'utf8',
-            env,
-          });
-          if (result.status !== 0) throw new Error(`sealkit run failed: ${result.stderr}`);
-          const report = JSON.parse(result.stdout) as { counts: Record<string, number> };
+          const report = JSON.parse(runNode([publisher, 'run', sealkitConfig], 'sealkit run', env)) as {
+            counts: Record<string, number>;
+          };
           if (report.counts.published !== MANY_BUNDLES) throw new Error('publication incomplete');
         },
       },
