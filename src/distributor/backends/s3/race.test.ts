@@ -21,6 +21,10 @@ const ctx = useRgwFixture({ work: 's3-race-', bucket: 'race' });
 const NOW = '2026-06-01T12:00:00Z';
 const RUNS = 20;
 
+/** One S3 destination at `prefix` of the test bucket, publishing `source`. */
+const configAt = (source: string, prefix: string) =>
+  s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
+
 interface ChildResult {
   readonly outcomes: readonly { readonly outcome: string; readonly reason_code?: string }[];
 }
@@ -82,10 +86,7 @@ describe('S3 destination: 20 concurrent runs on one bundle', () => {
     };
     writeBundle(source, 'daily/brentwood', spec);
     const prefix = 'race-publish';
-    const results = await raceRuns(RUNS, {
-      config: s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix }),
-      now: NOW,
-    });
+    const results = await raceRuns(RUNS, { config: configAt(source, prefix), now: NOW });
     const outcomes = results.map((result) => result.outcomes[0]);
     expect(outcomes.filter((o) => o?.outcome === 'published')).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o?.outcome !== 'published')) {
@@ -114,10 +115,7 @@ describe('S3 destination: 20 concurrent runs on one bundle', () => {
       created: '2026-05-30T11:10:00Z',
       files: { 'report.md': '# Old\n', 'old.txt': 'old\n' },
     });
-    const first = await raceRuns(1, {
-      config: s3Config(ctx.rgw, old, { bucket: ctx.bucket, prefix }),
-      now: NOW,
-    });
+    const first = await raceRuns(1, { config: configAt(old, prefix), now: NOW });
     expect(first[0]?.outcomes[0]?.outcome).toBe('published');
 
     const fresh = mkdtempSync(join(ctx.work, 'new-'));
@@ -126,10 +124,7 @@ describe('S3 destination: 20 concurrent runs on one bundle', () => {
       created: '2026-05-30T12:10:00Z',
       files: { 'report.md': '# New\n', 'new.txt': 'new\n' },
     });
-    const results = await raceRuns(RUNS, {
-      config: s3Config(ctx.rgw, fresh, { bucket: ctx.bucket, prefix }),
-      now: NOW,
-    });
+    const results = await raceRuns(RUNS, { config: configAt(fresh, prefix), now: NOW });
     const outcomes = results.map((result) => result.outcomes[0]);
     expect(outcomes.filter((o) => o?.outcome === 'replaced')).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o?.outcome !== 'replaced')) {
