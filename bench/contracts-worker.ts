@@ -1,7 +1,7 @@
 // The contracts benchmark's worker: DuckDB's API is asynchronous and the
 // harness times synchronous operations, so the whole pipeline runs here and
 // the main thread blocks on a shared flag until the answer is posted.
-import { type MessagePort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import {
   type ContractProject,
   contractProjectFromFiles,
@@ -10,10 +10,9 @@ import {
   type ContractSqlParser as SqlParser,
 } from '../src/contracts/index.js';
 import { generateContractProject } from './contracts-generate.js';
+import { serveSyncRequests } from './sync-worker.js';
 
 interface Setup {
-  readonly port: MessagePort;
-  readonly flag: Int32Array;
   readonly resources: number;
   readonly seed: number;
 }
@@ -25,7 +24,7 @@ export interface Answer {
   readonly modelSql: number;
 }
 
-const { port, flag, resources, seed } = workerData as Setup;
+const { resources, seed } = workerData as Setup;
 const files: ProjectFile[] = generateContractProject(resources, seed);
 const parser: SqlParser = await createDuckDbSqlParser();
 const modelSql: string[] = [];
@@ -77,14 +76,4 @@ async function answer(request: Request): Promise<Answer> {
   return result;
 }
 
-port.on('message', (request: Request) => {
-  answer(request)
-    .then(
-      (result) => port.postMessage({ ok: true, result }),
-      (error: unknown) => port.postMessage({ ok: false, error: String(error) }),
-    )
-    .finally(() => {
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-    });
-});
+serveSyncRequests(answer);

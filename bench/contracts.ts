@@ -1,36 +1,17 @@
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Answer, Request } from './contracts-worker.js';
 import type { Benchmark } from './harness.js';
+import { type SyncWorker, startSyncWorker } from './sync-worker.js';
 
 const RESOURCES = 10_000;
 const SEED = 0xc0ffee;
 
 /** Runs one pipeline request in the worker and blocks until its answer. */
-function bridge(): { call(request: Request): Answer; close(): void } {
-  const flag = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(new URL('./contracts-worker.js', import.meta.url), {
-    workerData: { port: port2, flag, resources: RESOURCES, seed: SEED },
-    transferList: [port2],
-  });
-  worker.unref();
-  return {
-    call(request) {
-      Atomics.store(flag, 0, 0);
-      port1.postMessage(request);
-      Atomics.wait(flag, 0, 0);
-      const message = receiveMessageOnPort(port1)?.message as
-        | { ok: true; result: Answer }
-        | { ok: false; error: string }
-        | undefined;
-      if (message === undefined || !message.ok) throw new Error(`contracts worker failed: ${message?.error}`);
-      return message.result;
-    },
-    close() {
-      port1.close();
-      void worker.terminate();
-    },
-  };
+function bridge(): SyncWorker<Request, Answer> {
+  return startSyncWorker(
+    new URL('./contracts-worker.js', import.meta.url),
+    { resources: RESOURCES, seed: SEED },
+    'contracts',
+  );
 }
 
 /**

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
+import { privateBuild, runNode } from './children.js';
 import {
   type ChildReport,
   config,
@@ -43,9 +43,6 @@ const MARKDOWN_BYTES = 4 * 1024;
 const DATA_BYTES = 1024 * 1024 - MARKDOWN_BYTES;
 const TMPFS = '/dev/shm';
 const WARMUP_RUNS = 1;
-
-const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = join(distRoot, '..');
 
 interface Peer {
   readonly command: string;
@@ -102,9 +99,7 @@ function makeTree(source: string): string[] {
 }
 
 function runSealkit(child: string, configPath: string): ChildReport {
-  const result = spawnSync(process.execPath, [child, 'run', configPath], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`sealkit benchmark child failed: ${result.stderr}`);
-  return JSON.parse(result.stdout) as ChildReport;
+  return JSON.parse(runNode([child, 'run', configPath], 'sealkit benchmark child')) as ChildReport;
 }
 
 /** A destination emptied and its filesystem flushed before each round (untimed), then `copy` timed into it. */
@@ -153,10 +148,8 @@ export const distributorPeersBenchmark: Benchmark = {
       .map(([key]) => key);
     if (missing.length > 0)
       process.stderr.write(`distributor-peers: not installed, reported as missing: ${missing.join(', ')}\n`);
-    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-peers-'));
+    const base = privateBuild('peers');
     const shm = existsSync(TMPFS) ? mkdtempSync(join(TMPFS, 'sealkit-bench-peers-')) : undefined;
-    cpSync(distRoot, join(base, 'dist'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
     const child = join(base, 'dist', 'bench', 'distributor-child.js');
     const source = join(base, 'source');
     const files = makeTree(source);

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
 import { type DetachedRgw, stopDetachedRgw } from '../test/services/rgw.js';
+import { privateBuild, runNode } from './children.js';
 import type { Benchmark, Variant } from './harness.js';
 import { seededRandom } from './prng.js';
 
@@ -23,9 +22,6 @@ import { seededRandom } from './prng.js';
 const FILE_BYTES = 64 * 1024 * 1024;
 const HUGE_BYTES = 256 * 1024 * 1024;
 
-const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = join(distRoot, '..');
-
 interface ChildRss {
   readonly maxRssKiB: number;
 }
@@ -35,33 +31,51 @@ function median(values: readonly number[]): number {
   return sorted[sorted.length >> 1] ?? Number.NaN;
 }
 
+/**
+ * What both benchmarks start from: a private copy of the build under a fresh
+ * folder, a radosgw started from it that outlives the helper process (stopped
+ * by `dispose`), the environment its clients need, and a configuration
+ * writer for one S3 destination on it.
+ */
+function startBenchRgw(name: string) {
+  const base = privateBuild(name);
+  const helper = join(base, 'dist', 'bench', 'distributor-s3-child.js');
+  const publisher = join(base, 'dist', 'bench', 'distributor-child.js');
+  const handle = JSON.parse(runNode([helper, 'start'], 'radosgw start')) as DetachedRgw & {
+    readonly bucket: string;
+  };
+  const rgwEnv = {
+    SEALKIT_BENCH_RGW: JSON.stringify(handle),
+    AWS_ACCESS_KEY_ID: handle.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: handle.secretAccessKey,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  /** A configuration publishing `source` to `prefix` of the benchmark's bucket. */
+  const config = (source: string, prefix: string): string => {
+    const path = join(base, `config-${prefix}.yaml`);
+    writeFileSync(
+      path,
+      `pipelines:\n  - id: bench\n    source: {root: ${JSON.stringify(source)}}\n    destinations:\n      - {id: s3, kind: s3, bucket: ${handle.bucket}, prefix: ${prefix}, endpoint: ${JSON.stringify(handle.endpoint)}, region: ${handle.region}, force_path_style: true, outputs: {source: true, html: false}}\n`,
+    );
+    return path;
+  };
+  const dispose = (): void => {
+    stopDetachedRgw(handle);
+    rmSync(base, { recursive: true, force: true });
+  };
+  return { base, helper, publisher, handle, rgwEnv, config, dispose };
+}
+
 export const distributorS3Benchmark: Benchmark = {
   name: 'distributor-s3',
   description: 'publish one 64 MiB bundle to radosgw beside one plain streamed PutObject of the same file',
   runOptions: { warmupRuns: 1, rounds: 5, minSampleMs: 0 },
   prepare() {
-    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-s3-'));
-    cpSync(distRoot, join(base, 'dist'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
-    const helper = join(base, 'dist', 'bench', 'distributor-s3-child.js');
-    const publisher = join(base, 'dist', 'bench', 'distributor-child.js');
-
-    const started = spawnSync(process.execPath, [helper, 'start'], { encoding: 'utf8' });
-    if (started.status !== 0) throw new Error(`radosgw did not start: ${started.stderr}`);
-    const handle = JSON.parse(started.stdout) as DetachedRgw & { readonly bucket: string };
-    const env = {
-      ...process.env,
-      SEALKIT_BENCH_RGW: JSON.stringify(handle),
-      AWS_ACCESS_KEY_ID: handle.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: handle.secretAccessKey,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    };
-    const child = (script: string, args: readonly string[]): string => {
-      const result = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', env });
-      if (result.status !== 0) throw new Error(`distributor-s3 benchmark child failed: ${result.stderr}`);
-      return result.stdout;
-    };
+    const { base, helper, publisher, handle, rgwEnv, config, dispose } = startBenchRgw('s3');
+    const env = { ...process.env, ...rgwEnv };
+    const child = (script: string, args: readonly string[]): string =>
+      runNode([script, ...args], 'distributor-s3 benchmark child', env);
     const bundle = (name: string, bytes: number): string => {
       const source = join(base, name);
       mkdirSync(join(source, 'report'), { recursive: true });
@@ -69,14 +83,6 @@ export const distributorS3Benchmark: Benchmark = {
       writeFileSync(file, Buffer.alloc(bytes, 0x5a));
       writeManifest(join(source, 'report'), { id: name, created: '2026-05-30T00:00:00Z' });
       return source;
-    };
-    const config = (source: string, prefix: string): string => {
-      const path = join(base, `config-${prefix}.yaml`);
-      writeFileSync(
-        path,
-        `pipelines:\n  - id: bench\n    source: {root: ${JSON.stringify(source)}}\n    destinations:\n      - {id: s3, kind: s3, bucket: ${handle.bucket}, prefix: ${prefix}, endpoint: ${JSON.stringify(handle.endpoint)}, region: ${handle.region}, force_path_style: true, outputs: {source: true, html: false}}\n`,
-      );
-      return path;
     };
     const publish = (configPath: string): ChildRss => {
       const report = JSON.parse(child(publisher, ['run', configPath])) as ChildRss & {
@@ -131,10 +137,7 @@ export const distributorS3Benchmark: Benchmark = {
         'peak RSS, sealkit publish of a 64 MiB bundle (MiB)': (median(publishRss) / 1024).toFixed(1),
         'peak RSS, sealkit publish of a 256 MiB bundle (MiB)': (hugeRss / 1024).toFixed(1),
       }),
-      dispose: () => {
-        stopDetachedRgw(handle);
-        rmSync(base, { recursive: true, force: true });
-      },
+      dispose,
     };
   },
 };
@@ -155,22 +158,11 @@ export const distributorS3ManyBenchmark: Benchmark = {
   description: 'publish 100 bundles of 1 MiB to radosgw beside rclone copy of the same 100 files',
   runOptions: { warmupRuns: 1, rounds: 3, minSampleMs: 0 },
   prepare() {
-    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-s3-many-'));
-    cpSync(distRoot, join(base, 'dist'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
-    const helper = join(base, 'dist', 'bench', 'distributor-s3-child.js');
-    const publisher = join(base, 'dist', 'bench', 'distributor-child.js');
-    const started = spawnSync(process.execPath, [helper, 'start'], { encoding: 'utf8' });
-    if (started.status !== 0) throw new Error(`radosgw did not start: ${started.stderr}`);
-    const handle = JSON.parse(started.stdout) as DetachedRgw & { readonly bucket: string };
+    const { base, publisher, handle, rgwEnv, config: configFor, dispose } = startBenchRgw('s3-many');
     const { AWS_CA_BUNDLE: _bundle, ...inherited } = process.env;
     const env = {
       ...inherited,
-      SEALKIT_BENCH_RGW: JSON.stringify(handle),
-      AWS_ACCESS_KEY_ID: handle.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: handle.secretAccessKey,
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...rgwEnv,
       RCLONE_CONFIG_RGW_TYPE: 's3',
       RCLONE_CONFIG_RGW_PROVIDER: 'Ceph',
       RCLONE_CONFIG_RGW_ENDPOINT: handle.endpoint,
@@ -197,14 +189,7 @@ export const distributorS3ManyBenchmark: Benchmark = {
       mkdirSync(join(plain, name), { recursive: true });
       cpSync(join(source, name, 'data.bin'), join(plain, name, 'data.bin'));
     }
-    const config = (prefix: string): string => {
-      const path = join(base, `config-${prefix}.yaml`);
-      writeFileSync(
-        path,
-        `pipelines:\n  - id: bench\n    source: {root: ${JSON.stringify(source)}}\n    destinations:\n      - {id: s3, kind: s3, bucket: ${handle.bucket}, prefix: ${prefix}, endpoint: ${JSON.stringify(handle.endpoint)}, region: ${handle.region}, force_path_style: true, outputs: {source: true, html: false}}\n`,
-      );
-      return path;
-    };
+    const config = (prefix: string): string => configFor(source, prefix);
     let rounds = 0;
     const fresh = (name: string) => () => {
       rounds += 1;
@@ -234,12 +219,9 @@ export const distributorS3ManyBenchmark: Benchmark = {
           sealkitConfig = config(sealkitTarget());
         },
         run: () => {
-          const result = spawnSync(process.execPath, [publisher, 'run', sealkitConfig], {
-            encoding: 'utf8',
-            env,
-          });
-          if (result.status !== 0) throw new Error(`sealkit run failed: ${result.stderr}`);
-          const report = JSON.parse(result.stdout) as { counts: Record<string, number> };
+          const report = JSON.parse(runNode([publisher, 'run', sealkitConfig], 'sealkit run', env)) as {
+            counts: Record<string, number>;
+          };
           if (report.counts.published !== MANY_BUNDLES) throw new Error('publication incomplete');
         },
       },
@@ -249,10 +231,7 @@ export const distributorS3ManyBenchmark: Benchmark = {
       reference: variants[0]?.name ?? '',
       variants,
       notes: () => ({ 'radosgw start-up, one mon + memstore OSD + gateway (ms)': handle.startupMs }),
-      dispose: () => {
-        stopDetachedRgw(handle);
-        rmSync(base, { recursive: true, force: true });
-      },
+      dispose,
     };
   },
 };

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
+import { privateBuild, runNode } from './children.js';
 import type { Benchmark, Variant } from './harness.js';
 
 /**
@@ -37,8 +36,6 @@ const SMALL_FILE = 512;
 const HUGE_FILE = 256 * 1024 * 1024;
 const TMPFS = '/dev/shm';
 
-const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = join(distRoot, '..');
 let child = '';
 
 export interface ChildReport {
@@ -54,9 +51,7 @@ function runChild(
   destination?: string,
 ): ChildReport {
   const args = destination === undefined ? [child, mode, target] : [child, mode, target, destination];
-  const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`distributor benchmark child failed: ${result.stderr}`);
-  return JSON.parse(result.stdout) as ChildReport;
+  return JSON.parse(runNode(args, 'distributor benchmark child')) as ChildReport;
 }
 
 function openssl(files: readonly string[]): void {
@@ -158,12 +153,8 @@ export const distributorBenchmark: Benchmark = {
     'publish 1 GiB in 1,000 bundles and a no-op rerun over 10,000 bundles, beside openssl dgst -sha256 and plain hashing',
   runOptions: { warmupRuns: WARMUP_RUNS, rounds: 3, minSampleMs: 0 },
   prepare() {
-    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-distributor-'));
+    const base = privateBuild('distributor');
     const shm = existsSync(TMPFS) ? mkdtempSync(join(TMPFS, 'sealkit-bench-distributor-')) : undefined;
-    // The children run a private copy of the build, so a rebuild of dist/
-    // during the (long) benchmark cannot change the code being measured.
-    cpSync(distRoot, join(base, 'dist'), { recursive: true });
-    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
     child = join(base, 'dist', 'bench', 'distributor-child.js');
     const bigSource = join(base, 'big');
     const smallSource = join(base, 'small');

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runNode } from './children.js';
 import type { Benchmark, Variant } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -55,13 +56,8 @@ export const ledgerCliBenchmark: Benchmark = {
       figures.set(name, [...(figures.get(name) ?? []), parsed]);
       return parsed;
     };
-    const direct = (dir: string): unknown => {
-      const result = spawnSync(process.execPath, [bin, 'contract', 'publish', dir, '-q'], {
-        encoding: 'utf8',
-      });
-      if (result.status !== 0) throw new Error(`bin/sealkit.js failed: ${result.stderr}`);
-      return result.status;
-    };
+    const direct = (dir: string): unknown =>
+      runNode([bin, 'contract', 'publish', dir, '-q'], 'bin/sealkit.js');
     // Ledgers for the later publications, made once (untimed) the way each variant makes them.
     const existing = { before: project(), now: project(), bin: project() };
     publish('setup', 'before', existing.before);

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type MessagePort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import {
@@ -21,10 +21,9 @@ import { connectionOver } from '../src/contracts/publication/connection.js';
 import { at } from '../src/core/list/index.js';
 import { ledgerWorkload } from './ledger-generate.js';
 import { type BenchPostgres, startBenchPostgres } from './ledger-postgres.js';
+import { serveSyncRequests } from './sync-worker.js';
 
 interface Setup {
-  readonly port: MessagePort;
-  readonly flag: Int32Array;
   readonly resources: number;
   readonly versions: number;
 }
@@ -50,7 +49,7 @@ export interface Answer {
   readonly replayMs: number;
 }
 
-const { port, flag, resources, versions } = workerData as Setup;
+const { resources, versions } = workerData as Setup;
 
 // Every version step of every resource, projected by the real pipeline before anything is timed.
 const steps: IdentifiedCandidate[][] = [];
@@ -140,14 +139,4 @@ async function answer(request: Request): Promise<Answer | null> {
   return { publications, entries: replay.entries, publishMs: published - start, replayMs: end - published };
 }
 
-port.on('message', (request: Request) => {
-  answer(request)
-    .then(
-      (result) => port.postMessage({ ok: true, result }),
-      (error: unknown) => port.postMessage({ ok: false, error: String(error) }),
-    )
-    .finally(() => {
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-    });
-});
+serveSyncRequests(answer);

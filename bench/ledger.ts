@@ -1,8 +1,8 @@
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { affectedDashboards, ProjectGraph } from '../src/contracts/index.js';
 import type { Benchmark } from './harness.js';
 import { generateProjectGraph } from './ledger-generate.js';
 import type { Answer, Backend, Request } from './ledger-worker.js';
+import { type SyncWorker, startSyncWorker } from './sync-worker.js';
 
 const RESOURCES = 50;
 const LARGE_LEDGER = 10_000;
@@ -11,31 +11,17 @@ const GRAPH_RESOURCES = 100_000;
 const GRAPH_EDGES = 200_000;
 const SEED = 0x1ed9e7;
 
-function bridge(): { call(request: Request): Answer | null; close(): void } {
-  const flag = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(new URL('./ledger-worker.js', import.meta.url), {
-    workerData: { port: port2, flag, resources: RESOURCES, versions: VERSIONS },
-    transferList: [port2],
-  });
-  worker.unref();
-  const call = (request: Request): Answer | null => {
-    Atomics.store(flag, 0, 0);
-    port1.postMessage(request);
-    Atomics.wait(flag, 0, 0);
-    const message = receiveMessageOnPort(port1)?.message as
-      | { ok: true; result: Answer | null }
-      | { ok: false; error: string }
-      | undefined;
-    if (message === undefined || !message.ok) throw new Error(`ledger worker failed: ${message?.error}`);
-    return message.result;
-  };
+function bridge(): SyncWorker<Request, Answer | null> {
+  const worker = startSyncWorker<Request, Answer | null>(
+    new URL('./ledger-worker.js', import.meta.url),
+    { resources: RESOURCES, versions: VERSIONS },
+    'ledger',
+  );
   return {
-    call,
+    call: (request) => worker.call(request),
     close() {
-      call({ action: 'stop' });
-      port1.close();
-      void worker.terminate();
+      worker.call({ action: 'stop' });
+      worker.close();
     },
   };
 }

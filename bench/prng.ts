@@ -1,6 +1,9 @@
 import { at } from '../src/core/list/index.js';
 
-/** mulberry32: a tiny seeded PRNG, so every run benchmarks the same workload. */
+/**
+ * mulberry32: a tiny seeded PRNG, so every run benchmarks the same workload
+ * (and the crash tests replay the same kill points).
+ */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {

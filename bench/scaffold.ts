@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newWorkspace } from '../src/editions/workspace/workspace.js';
 import { MAX_AGE, NOW, retailBundle, writeBundle } from '../src/migration/testing/bundles.js';
+import { privateBuild, runNode } from './children.js';
 import type { Benchmark } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -12,14 +12,7 @@ const distRoot = join(here, '..');
 const repoRoot = join(distRoot, '..');
 const IN_PROCESS_RUNS = 30;
 
-function spawnOk(args: readonly string[]): string {
-  const result = spawnSync(process.execPath, [...args], { encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(
-      `scaffold benchmark process failed (exit ${String(result.status)}): ${result.stdout} ${result.stderr}`,
-    );
-  return result.stdout;
-}
+const spawnOk = (args: readonly string[]): string => runNode(args, 'scaffold benchmark process');
 
 /**
  * A full default-mode scaffold (bind the evidence, plan, stage, seal,
@@ -34,11 +27,9 @@ export const scaffoldBenchmark: Benchmark = {
     'sealkit scaffold, full default-mode run (bind -> publish) in a fresh workspace, beside node -e 0',
   runOptions: { warmupRuns: 2, rounds: 12, minSampleMs: 0 },
   prepare() {
-    const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-scaffold-'));
-    cpSync(distRoot, join(base, 'dist'), { recursive: true });
+    const base = privateBuild('scaffold');
     cpSync(join(repoRoot, 'bin'), join(base, 'bin'), { recursive: true });
     cpSync(join(repoRoot, 'package.json'), join(base, 'package.json'));
-    symlinkSync(join(repoRoot, 'node_modules'), join(base, 'node_modules'));
     const bin = join(base, 'bin', 'sealkit.js');
     const child = join(base, 'dist', 'bench', 'scaffold-child.js');
     const template = join(base, 'template');

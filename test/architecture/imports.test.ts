@@ -123,37 +123,45 @@ describe('module boundaries', () => {
   });
 });
 
+type Rule = (all: readonly ImportEdge[]) => readonly ImportEdge[];
+
+/** For each rule, the violations planted into the real graph: a name, and the edge as `from → to`. */
+const PLANTED: readonly (readonly [Rule, Readonly<Record<string, string>>])[] = [
+  [
+    coreLeaks,
+    {
+      'core → domain': 'core/json/parse.ts → distributor/refusals.ts',
+      'core → CLI': 'core/fs/index.ts → cli/main.ts',
+    },
+  ],
+  [
+    crossDomainImports,
+    {
+      'domain → domain': 'distributor/run/run.ts → contracts/index.ts',
+      'migration → scaffold (the allowance is one way)': 'migration/index.ts → scaffold/run.ts',
+      'a test → another domain’s internals': 'scaffold/dbt-check.test.ts → editions/check/project.ts',
+      'production code → test helpers': 'owner/codec.ts → ../test/helpers/cli.ts',
+    },
+  ],
+  [
+    runIntoBackends,
+    {
+      'run → a backend internal': 'distributor/run/sources.ts → distributor/backends/local/tree.ts',
+      'run → a backend beside the registry': 'distributor/run/run.ts → distributor/backends/local/index.ts',
+    },
+  ],
+];
+
+const plantedRows = PLANTED.flatMap(([rule, planted]) =>
+  Object.entries(planted).map(([name, edge]) => {
+    const [from, to, ...rest] = edge.split(' → ');
+    if (from === undefined || to === undefined || rest.length > 0) throw new Error(`planted edge: ${edge}`);
+    return [name, rule, { from, to }] as const;
+  }),
+);
+
 describe('each rule reports a planted violation', () => {
-  it.each([
-    ['core → domain', coreLeaks, { from: 'core/json/parse.ts', to: 'distributor/refusals.ts' }],
-    ['core → CLI', coreLeaks, { from: 'core/fs/index.ts', to: 'cli/main.ts' }],
-    ['domain → domain', crossDomainImports, { from: 'distributor/run/run.ts', to: 'contracts/index.ts' }],
-    [
-      'migration → scaffold (the allowance is one way)',
-      crossDomainImports,
-      { from: 'migration/index.ts', to: 'scaffold/run.ts' },
-    ],
-    [
-      'a test → another domain’s internals',
-      crossDomainImports,
-      { from: 'scaffold/dbt-check.test.ts', to: 'editions/check/project.ts' },
-    ],
-    [
-      'production code → test helpers',
-      crossDomainImports,
-      { from: 'owner/codec.ts', to: '../test/helpers/cli.ts' },
-    ],
-    [
-      'run → a backend internal',
-      runIntoBackends,
-      { from: 'distributor/run/sources.ts', to: 'distributor/backends/local/tree.ts' },
-    ],
-    [
-      'run → a backend beside the registry',
-      runIntoBackends,
-      { from: 'distributor/run/run.ts', to: 'distributor/backends/local/index.ts' },
-    ],
-  ] as const)('%s', (_name, rule, planted) => {
+  it.each(plantedRows)('%s', (_name, rule, planted) => {
     expect(rule([...graph, planted])).toEqual([planted]);
   });
 });

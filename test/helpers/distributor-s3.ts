@@ -1,10 +1,12 @@
-// Fixtures for the distributor's S3 tests: real source bundles on disk (the
-// manifest's digests computed here, independently of sealkit's code), a
-// configuration with one S3 destination on the test radosgw, and a reader of
-// everything under a bucket prefix for "same state as an uninterrupted run"
-// comparisons.
+// Fixtures for the distributor's S3 tests: the test radosgw for one test file
+// (with a fresh bucket, a work folder and, if asked, a proxy in front), real
+// source bundles on disk (the manifest's digests computed here, independently
+// of sealkit's code), a configuration with one S3 destination on the test
+// radosgw, and a reader of everything under a bucket prefix for "same state as
+// an uninterrupted run" comparisons.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   DeleteObjectCommand,
@@ -13,7 +15,85 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { RgwService } from '../services/rgw.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type RgwService, startRgw } from '../services/rgw.js';
+import { type S3Proxy, startS3Proxy } from './s3-proxy.js';
+
+export interface RgwFixtureOptions {
+  /** Prefix of the work folder made under TMPDIR. */
+  readonly work: string;
+  /** Prefix of the fresh bucket; without it no bucket is made. */
+  readonly bucket?: string;
+  /**
+   * Puts the test keys into this process's environment, for code under test
+   * that runs in-process and finds them through the AWS SDK's standard chain.
+   * Files that only start child processes pass `rgw.awsEnv` to them instead.
+   */
+  readonly awsEnv?: boolean;
+  /** Starts an `S3Proxy` in front of the gateway (closed before it stops). */
+  readonly proxy?: boolean;
+}
+
+/** What `useRgwFixture` gives the tests of its file, once `beforeAll` has run. */
+export interface RgwFixture {
+  readonly rgw: RgwService;
+  /** A client for test assertions. */
+  readonly s3: S3Client;
+  readonly bucket: string;
+  readonly work: string;
+  readonly proxy: S3Proxy;
+}
+
+/**
+ * Starts the test radosgw in the calling file's `beforeAll` and stops it, with
+ * the proxy and the work folder, in its `afterAll`. The fields read what the
+ * hooks made, so they are for tests and hooks, not for the file's top level.
+ */
+export function useRgwFixture(options: RgwFixtureOptions): RgwFixture {
+  let rgw: RgwService | undefined;
+  let s3: S3Client | undefined;
+  let bucket: string | undefined;
+  let work: string | undefined;
+  let proxy: S3Proxy | undefined;
+
+  beforeAll(async () => {
+    rgw = await startRgw();
+    if (options.awsEnv === true) Object.assign(process.env, rgw.awsEnv);
+    s3 = rgw.client();
+    if (options.bucket !== undefined) bucket = await rgw.createBucket(options.bucket);
+    work = mkdtempSync(join(tmpdir(), options.work));
+    if (options.proxy === true) proxy = await startS3Proxy(rgw.endpoint);
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await rgw?.stop();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined)
+      throw new Error(`useRgwFixture: no ${what} (before beforeAll, or not asked for)`);
+    return value;
+  };
+  return {
+    get rgw() {
+      return ready(rgw, 'gateway');
+    },
+    get s3() {
+      return ready(s3, 'client');
+    },
+    get bucket() {
+      return ready(bucket, 'bucket');
+    },
+    get work() {
+      return ready(work, 'work folder');
+    },
+    get proxy() {
+      return ready(proxy, 'proxy');
+    },
+  };
+}
 
 export type BundleFiles = Readonly<Record<string, string | Uint8Array>>;
 

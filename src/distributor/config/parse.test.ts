@@ -325,37 +325,41 @@ describe('distributor configuration', () => {
     expect(refusal.omitted).toBe(10);
   });
 
+  /** The refusal of `text`: its code, its place in SHOWN and its hint. */
+  const expectRefusal = (
+    text: string,
+    code: string,
+    at: { readonly line: number; readonly column: number; readonly pointer: string },
+    hint: string,
+  ): void => {
+    const refusal = refusalOf(text);
+    expect(refusal.code).toBe(code);
+    expect(refusal.location).toEqual({ path: SHOWN, ...at });
+    expect(refusal.hint).toBe(hint);
+  };
+
   it('puts a missing key in the pointer and a mistyped value at its own position', () => {
-    const missing = refusalOf(VALID.replace('        root: /srv/site\n', ''));
-    expect(missing.code).toBe('config_missing_key');
-    expect(missing.location).toEqual({
-      path: SHOWN,
-      line: 6,
-      column: 9,
-      pointer: 'pipelines[0].destinations[0].root',
-    });
-    expect(missing.hint).toBe("add 'root'");
-    const mistyped = refusalOf(VALID.replace('force_path_style: true', 'force_path_style: yes'));
-    expect(mistyped.code).toBe('config_wrong_type');
-    expect(mistyped.location).toEqual({
-      path: SHOWN,
-      line: 16,
-      column: 27,
-      pointer: 'pipelines[0].destinations[1].force_path_style',
-    });
-    expect(mistyped.hint).toBe('expected true or false, found a string');
+    expectRefusal(
+      VALID.replace('        root: /srv/site\n', ''),
+      'config_missing_key',
+      { line: 6, column: 9, pointer: 'pipelines[0].destinations[0].root' },
+      "add 'root'",
+    );
+    expectRefusal(
+      VALID.replace('force_path_style: true', 'force_path_style: yes'),
+      'config_wrong_type',
+      { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
+      'expected true or false, found a string',
+    );
   });
 
   it('refuses a repeated id at the repeat and names the first', () => {
-    const refusal = refusalOf(VALID.replace('id: archive', 'id: site'));
-    expect(refusal.code).toBe('config_duplicate_id');
-    expect(refusal.location).toEqual({
-      path: SHOWN,
-      line: 10,
-      column: 13,
-      pointer: 'pipelines[0].destinations[1].id',
-    });
-    expect(refusal.hint).toBe('pipelines[0].destinations[0] has the same id');
+    expectRefusal(
+      VALID.replace('id: archive', 'id: site'),
+      'config_duplicate_id',
+      { line: 10, column: 13, pointer: 'pipelines[0].destinations[1].id' },
+      'pipelines[0].destinations[0] has the same id',
+    );
   });
 
   it('locates YAML faults: a duplicate key and a second document', () => {

@@ -4,14 +4,11 @@
 // the S3 uploads read, so its batch starts only after every S3 write of its
 // bundles. After an abort no new batch and no new S3 write starts
 // (docs/distributor.md#commands).
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
-import { listKeys } from '../../../test/helpers/distributor-s3.js';
-import { type RgwService, startRgw } from '../../../test/services/rgw.js';
+import { listKeys, useRgwFixture } from '../../../test/helpers/distributor-s3.js';
 import type { Step } from '../backend.js';
 import type { DistributorConfig } from '../config/types.js';
 import type { RunReport } from './report.js';
@@ -20,30 +17,14 @@ import { distributeRun } from './run.js';
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
 const BUNDLES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('apply-order');
-  work = mkdtempSync(join(tmpdir(), 'sealkit-apply-order-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 'sealkit-apply-order-', bucket: 'apply-order', awsEnv: true });
 
 let counter = 0;
 
 /** A source root holding every bundle of BUNDLES, two files each. */
 function sources(): { dir: string; source: string } {
   counter += 1;
-  const dir = mkdtempSync(join(work, `case-${counter}-`));
+  const dir = mkdtempSync(join(ctx.work, `case-${counter}-`));
   const source = join(dir, 'src');
   for (const name of BUNDLES) {
     makeBundle(
@@ -82,10 +63,10 @@ describe('distribute run: scheduling of local and S3 writes', () => {
             {
               id: 'bucket',
               kind: 's3',
-              bucket,
+              bucket: ctx.bucket,
               prefix,
-              endpoint: rgw.endpoint,
-              region: rgw.region,
+              endpoint: ctx.rgw.endpoint,
+              region: ctx.rgw.region,
               force_path_style: true,
               outputs: { source: true, html: true },
             },
@@ -116,7 +97,7 @@ describe('distribute run: scheduling of local and S3 writes', () => {
     expect(lastPut).toBeGreaterThan(0);
     expect(firstLocal).toBeGreaterThan(lastPut);
     for (const name of BUNDLES) {
-      expect((await listKeys(s3, bucket, `${prefix}/${name}/`)).sort()).toEqual(
+      expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/${name}/`)).sort()).toEqual(
         ['.distributor.json', 'data.csv', 'report.html', 'report.md'].map(
           (key) => `${prefix}/${name}/${key}`,
         ),

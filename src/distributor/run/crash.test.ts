@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../bench/prng.js';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import {
   describeTree,
@@ -242,7 +243,7 @@ describe('crash safety', () => {
   }, 600_000);
 
   it('survives SIGKILL at 50 random steps and 10 random moments', async () => {
-    const random = mulberry32(0x5ea1c17);
+    const random = seededRandom(0x5ea1c17);
     for (let round = 0; round < 50; round += 1) {
       const s = await scenario();
       const killAt = Math.floor(random() * reference.steps);
@@ -341,15 +342,4 @@ function openDescriptors(): Record<string, string> {
     }
   }
   return held;
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -593,7 +593,8 @@ describe('distribute run (local destination)', () => {
     ]);
   });
 
-  it('keeps the work area in work_dir, outside the site folder, when publishing and replacing', async () => {
+  /** A destination whose work area is in `work_dir`, and bundle `a` published to it. */
+  const publishWithWorkDir = async () => {
     const workDir = join(work, 'sealkit-work');
     mkdirSync(workDir);
     const withWorkDir = writeConfig(work, [
@@ -601,6 +602,11 @@ describe('distribute run (local destination)', () => {
     ]);
     makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'published', '']]);
+    return { workDir, withWorkDir };
+  };
+
+  it('keeps the work area in work_dir, outside the site folder, when publishing and replacing', async () => {
+    const { workDir, withWorkDir } = await publishWithWorkDir();
     // The site folder holds the bundle only: nothing for an rsync to ship.
     expect(Object.keys(describeTree(dest)).sort()).toEqual([
       'a',
@@ -625,13 +631,7 @@ describe('distribute run (local destination)', () => {
   });
 
   it('refuses a destination whose work_dir went missing with work_dir_unavailable', async () => {
-    const workDir = join(work, 'sealkit-work');
-    mkdirSync(workDir);
-    const withWorkDir = writeConfig(work, [
-      { id: 'weather', source, destinations: [{ id: 'site', root: dest, workDir }] },
-    ]);
-    makeBundle(source, 'a', [REPORT, SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([['a', 'published', '']]);
+    const { workDir, withWorkDir } = await publishWithWorkDir();
     rmSync(workDir, { recursive: true });
     expect(outcomes(await run({ configPath: withWorkDir }))).toEqual([
       ['a', 'refused', 'work_dir_unavailable'],
@@ -684,35 +684,6 @@ describe('distribute run (local destination)', () => {
     expect([refusal, ...refusal.also].map((r) => r.details)).toEqual(expected);
   });
 
-  it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
-    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const holder = spawn(process.execPath, [
-      '--input-type=module',
-      '-e',
-      `const { Dir, lockExclusiveNonBlocking } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'src', 'core', 'fs', 'index.js'))});
-       const result = lockExclusiveNonBlocking(Dir.open(process.argv[1]), 'lock');
-       process.stdout.write(result.kind + '\\n');
-       setTimeout(() => {}, 60000);`,
-      join(dest, '.distributor.work'),
-    ]);
-    try {
-      const line = await new Promise<string>((resolve) => {
-        createInterface({ input: holder.stdout }).once('line', resolve);
-      });
-      expect(line).toBe('acquired');
-      const report = await run();
-      expect(outcomes(report)).toEqual([['a', 'refused', 'destination_locked']]);
-      expect(bundleTree()).toEqual({});
-    } finally {
-      const exited = new Promise((resolve) => holder.once('exit', resolve));
-      holder.kill('SIGKILL');
-      await exited;
-    }
-    // The kernel released the dead holder's lock.
-    expect(outcomes(await run())).toEqual([['a', 'published', '']]);
-  });
-
   /** Another process holding the destination's lock until `release`. */
   const holdLock = async () => {
     const holder = spawn(process.execPath, [
@@ -727,6 +698,8 @@ describe('distribute run (local destination)', () => {
     const line = await new Promise<string>((resolve) => {
       createInterface({ input: holder.stdout }).once('line', resolve);
     });
+    // A holder that did not get the lock must not outlive the test.
+    if (line !== 'acquired') holder.kill('SIGKILL');
     expect(line).toBe('acquired');
     return {
       release: async () => {
@@ -736,6 +709,21 @@ describe('distribute run (local destination)', () => {
       },
     };
   };
+
+  it('refuses a second concurrent run on a locked destination with destination_locked', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const held = await holdLock();
+    try {
+      const report = await run();
+      expect(outcomes(report)).toEqual([['a', 'refused', 'destination_locked']]);
+      expect(bundleTree()).toEqual({});
+    } finally {
+      await held.release();
+    }
+    // The kernel released the dead holder's lock.
+    expect(outcomes(await run())).toEqual([['a', 'published', '']]);
+  });
 
   it('--wait refuses with destination_locked, after waiting, a lock not freed in time', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
@@ -773,7 +761,8 @@ describe('distribute run (local destination)', () => {
         },
       });
       expect(outcomes(report)).toEqual([['a', 'published', '']]);
-      expect(released).toBeDefined();
+      // The lock was freed while the run waited, and the holder is gone.
+      await expect(released).resolves.toBeUndefined();
     } finally {
       await (released ?? held.release());
     }

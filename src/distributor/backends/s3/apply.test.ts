@@ -3,13 +3,11 @@
 // run is locked out meanwhile, a run whose marker was taken over stops before
 // its commit point) and the verification of uploaded bytes. The plan comes
 // from a real --dry-run; apply is called on the backend directly.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listKeys, s3Config, writeBundle } from '../../../../test/helpers/distributor-s3.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import { listKeys, s3Config, useRgwFixture, writeBundle } from '../../../../test/helpers/distributor-s3.js';
 import type { OutputSource } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import type { Instant } from '../../model/types.js';
@@ -17,23 +15,7 @@ import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Backend } from './index.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('lease');
-  work = mkdtempSync(join(tmpdir(), 's3-lease-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 's3-lease-', bucket: 'lease', awsEnv: true });
 
 const FILES: Record<string, string> = { 'report.md': '# Lease\n\nSlow upload.\n', 'summary.txt': 'ok\n' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,10 +24,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function planOne(
   name: string,
 ): Promise<{ write: PlannedWrite; destination: S3DestinationConfig; prefix: string }> {
-  const source = mkdtempSync(join(work, `${name}-`));
+  const source = mkdtempSync(join(ctx.work, `${name}-`));
   writeBundle(source, 'daily', { id: `lease.${name}`, created: '2026-05-30T11:10:00Z', files: FILES });
   const prefix = `lease-${name}`;
-  const config = s3Config(rgw, source, { bucket, prefix, html: false });
+  const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, html: false });
   const report = await distributeRun({ config, dryRun: true });
   const write = report.plan.items[0];
   const destination = config.pipelines[0]?.destinations[0];
@@ -92,7 +74,7 @@ describe('S3 pending marker lease', () => {
     expect(result.outcome).toBe('published');
     // A committed bundle's marker is deleted with others' in one request, by close() at the latest.
     await slow.close();
-    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).sort()).toEqual(
       ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
     );
     await other.close();
@@ -113,11 +95,11 @@ describe('S3 pending marker lease', () => {
         schema_version: 2,
       };
       for (let attempt = 1; ; attempt += 1) {
-        const current = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+        const current = await ctx.s3.send(new GetObjectCommand({ Bucket: ctx.bucket, Key: markerKey }));
         try {
-          await s3.send(
+          await ctx.s3.send(
             new PutObjectCommand({
-              Bucket: bucket,
+              Bucket: ctx.bucket,
               Key: markerKey,
               Body: `${JSON.stringify(marker)}\n`,
               IfMatch: (current.ETag ?? '').replaceAll('"', ''),
@@ -131,10 +113,10 @@ describe('S3 pending marker lease', () => {
     };
     const result = await backend.apply(write, slowSource(60, takeover), context);
     expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe('destination_changed');
-    const keys = await listKeys(s3, bucket, `${prefix}/`);
+    const keys = await listKeys(ctx.s3, ctx.bucket, `${prefix}/`);
     expect(keys).not.toContain(`${prefix}/daily/.distributor.json`);
     // The marker is the other run's, untouched by the run that lost it.
-    const marker = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: markerKey }));
+    const marker = await ctx.s3.send(new GetObjectCommand({ Bucket: ctx.bucket, Key: markerKey }));
     expect(await marker.Body?.transformToString()).toContain('ffffffffffffffffffffffffffffffff');
     await backend.close();
   });
@@ -162,7 +144,9 @@ describe('S3 uploads are verified against the plan', () => {
     expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe(
       'destination_write_failed',
     );
-    expect(await listKeys(s3, bucket, `${prefix}/`)).not.toContain(`${prefix}/daily/.distributor.json`);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).not.toContain(
+      `${prefix}/daily/.distributor.json`,
+    );
     // The failed run's claim expired at once: a correct run converges right away.
     const good = await backend.apply(
       write,
@@ -171,7 +155,7 @@ describe('S3 uploads are verified against the plan', () => {
     );
     expect(good.outcome).toBe('published');
     await backend.close();
-    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).sort()).toEqual(
       ['.distributor.json', 'report.md', 'summary.txt'].map((name) => `${prefix}/daily/${name}`),
     );
   });
@@ -191,7 +175,9 @@ describe('S3 uploads are verified against the plan', () => {
       expect(result.outcome === 'refused' ? result.refusal.code : result.outcome).toBe(
         'destination_write_failed',
       );
-      expect(await listKeys(s3, bucket, `${prefix}/`)).not.toContain(`${prefix}/daily/.distributor.json`);
+      expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).not.toContain(
+        `${prefix}/daily/.distributor.json`,
+      );
       await backend.close();
     }
   }, 30_000); // radosgw waits about a minute for a body that never completes: a hang fails here

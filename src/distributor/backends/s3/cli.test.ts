@@ -2,37 +2,25 @@
 // credentials only from the environment (the AWS SDK's standard chain), one
 // outcome per bundle in human and --json form, exit 2 on a refusal, and no
 // bucket, prefix, endpoint or key in anything it prints.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
-import { listKeys, putMany, s3ConfigYaml, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import {
+  listKeys,
+  putMany,
+  s3ConfigYaml,
+  useRgwFixture,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
 import { scanForSentinels } from '../../../../test/helpers/sentinels.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
+const ctx = useRgwFixture({ work: 's3-cli-', bucket: 'sentinel-bucket' });
 
 const PREFIX = 'sentinel-prefix-7f3a';
 
-beforeAll(async () => {
-  rgw = await startRgw();
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('sentinel-bucket');
-  work = mkdtempSync(join(tmpdir(), 's3-cli-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
-
 function setUp(name: string) {
-  const dir = mkdtempSync(join(work, `${name}-`));
+  const dir = mkdtempSync(join(ctx.work, `${name}-`));
   const source = join(dir, 'out');
   writeBundle(source, 'weather/brentwood', {
     id: 'weather.daily.brentwood',
@@ -40,8 +28,11 @@ function setUp(name: string) {
     files: { 'report.md': '# Brentwood\n\nSunny.\n', 'summary.txt': 'all clear\n' },
   });
   const prefix = `${PREFIX}/${name}`;
-  writeFileSync(join(dir, 'sealkit.distributor.yaml'), s3ConfigYaml(rgw, source, { bucket, prefix }));
-  const env = { ...process.env, ...rgw.awsEnv };
+  writeFileSync(
+    join(dir, 'sealkit.distributor.yaml'),
+    s3ConfigYaml(ctx.rgw, source, { bucket: ctx.bucket, prefix }),
+  );
+  const env = { ...process.env, ...ctx.rgw.awsEnv };
   const cli = (...args: string[]) => runCli(['distribute', 'run', ...args], { cwd: dir, env });
   return { dir, prefix, cli };
 }
@@ -60,7 +51,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(report.outcomes).toEqual([
       expect.objectContaining({ destination_id: 'bucket', outcome: 'published', outputs: 3 }),
     ]);
-    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map(
         (name) => `${prefix}/weather/brentwood/${name}`,
       ),
@@ -72,7 +63,7 @@ describe('sealkit distribute run with an S3 destination', () => {
 
   it('credentials come only from the SDK chain: without them the bundle is refused, exit 2, with fixed text', () => {
     const { dir } = setUp('nokeys');
-    const env: NodeJS.ProcessEnv = { ...process.env, ...rgw.awsEnv };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...ctx.rgw.awsEnv };
     delete env.AWS_ACCESS_KEY_ID;
     delete env.AWS_SECRET_ACCESS_KEY;
     const run = runCli(['distribute', 'run', '--json'], { cwd: dir, env });
@@ -83,7 +74,7 @@ describe('sealkit distribute run with an S3 destination', () => {
 
   it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {
     const { dir, prefix, cli } = setUp('unmanaged');
-    await putMany(s3, bucket, [[`${prefix}/weather/brentwood/index.html`, 'hand-made']]);
+    await putMany(ctx.s3, ctx.bucket, [[`${prefix}/weather/brentwood/index.html`, 'hand-made']]);
     const human = cli();
     const json = cli('--json');
     for (const run of [human, json]) {
@@ -91,13 +82,15 @@ describe('sealkit distribute run with an S3 destination', () => {
       expect(`${run.stdout.toString('utf8')}`).toContain('destination_unmanaged');
     }
     const sentinels = [
-      bucket,
+      ctx.bucket,
       PREFIX,
-      rgw.endpoint.replace('http://', ''),
-      rgw.accessKeyId,
-      rgw.secretAccessKey,
+      ctx.rgw.endpoint.replace('http://', ''),
+      ctx.rgw.accessKeyId,
+      ctx.rgw.secretAccessKey,
     ];
     for (const run of [human, json]) expect(scanForSentinels(run, [join(dir, 'out')], sentinels)).toEqual([]);
-    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([`${prefix}/weather/brentwood/index.html`]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual([
+      `${prefix}/weather/brentwood/index.html`,
+    ]);
   });
 });

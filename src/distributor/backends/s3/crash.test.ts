@@ -4,29 +4,25 @@
 // converge to exactly what an uninterrupted run leaves, and no object that no
 // state or pending marker of ours names may be deleted.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../../bench/prng.js';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import {
   type BundleSpec,
   putMany,
   readPrefix,
   s3Config,
+  useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 import type { Step } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Backend } from './index.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
+const ctx = useRgwFixture({ work: 's3-crash-', bucket: 'crash', awsEnv: true });
 let sourceV1: string;
 let sourceV2: string;
 
@@ -54,26 +50,16 @@ const v2: BundleSpec = {
 };
 
 beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('crash');
-  work = mkdtempSync(join(tmpdir(), 's3-crash-'));
-  sourceV1 = mkdtempSync(join(work, 'v1-'));
-  sourceV2 = mkdtempSync(join(work, 'v2-'));
+  sourceV1 = mkdtempSync(join(ctx.work, 'v1-'));
+  sourceV2 = mkdtempSync(join(ctx.work, 'v2-'));
   writeBundle(sourceV1, DIR, v1);
   writeBundle(sourceV2, DIR, v2);
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
 type Scenario = 'publish' | 'replace';
 
 function configFor(source: string, prefix: string) {
-  return s3Config(rgw, source, { bucket, prefix });
+  return s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
 }
 
 /** An in-process run; `clockOffsetMs` stands for "a later run" (leases of killed runs have expired). */
@@ -100,8 +86,8 @@ function foreignKeys(prefix: string): string[] {
 /** Prepares a fresh prefix for a scenario: foreign objects, and for a replacement a published v1. */
 async function prepare(prefix: string, scenario: Scenario): Promise<void> {
   await putMany(
-    s3,
-    bucket,
+    ctx.s3,
+    ctx.bucket,
     foreignKeys(prefix).map((key) => [key, `foreign ${key.slice(prefix.length)}`] as const),
   );
   if (scenario === 'replace') {
@@ -112,7 +98,7 @@ async function prepare(prefix: string, scenario: Scenario): Promise<void> {
 
 /** Bundle-relative key → content digest, under one prefix. */
 async function contents(prefix: string): Promise<Map<string, string>> {
-  const stored = await readPrefix(s3, bucket, `${prefix}/`);
+  const stored = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
   return new Map([...stored].map(([key, object]) => [key.slice(prefix.length + 1), object.sha256]));
 }
 
@@ -149,18 +135,6 @@ async function expectConverged(prefix: string, scenario: Scenario): Promise<void
   expect(again.outcomes[0]?.outcome).toBe('skipped_same');
 }
 
-/** A deterministic PRNG (mulberry32), so a failing kill point can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('S3 destination: a failure injected at every write and delete converges on rerun', () => {
   for (const scenario of ['publish', 'replace'] as const) {
     it(`${scenario}: every S3 step fails once, then a rerun converges`, async () => {
@@ -188,7 +162,8 @@ describe('S3 destination: a failure injected at every write and delete converges
 });
 
 describe('S3 destination: SIGKILL at random points (30 runs) converges on rerun', () => {
-  const random = prng(20260601);
+  // Seeded, so a failing kill point can be replayed.
+  const random = seededRandom(20260601);
 
   function child(options: Record<string, unknown>): Promise<{
     code: number | null;
@@ -201,7 +176,7 @@ describe('S3 destination: SIGKILL at random points (30 runs) converges on rerun'
       process.execPath,
       [join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'), JSON.stringify(options)],
       {
-        env: { ...process.env, ...rgw.awsEnv },
+        env: { ...process.env, ...ctx.rgw.awsEnv },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -4,39 +4,26 @@
 // the winner wrote.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import {
   type BundleSpec,
   readPrefix,
   s3Config,
+  useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 import { parseState } from '../../model/state.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
+const ctx = useRgwFixture({ work: 's3-race-', bucket: 'race' });
 
 const NOW = '2026-06-01T12:00:00Z';
 const RUNS = 20;
 
-beforeAll(async () => {
-  rgw = await startRgw();
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('race');
-  work = mkdtempSync(join(tmpdir(), 's3-race-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+/** One S3 destination at `prefix` of the test bucket, publishing `source`. */
+const configAt = (source: string, prefix: string) =>
+  s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
 
 interface ChildResult {
   readonly outcomes: readonly { readonly outcome: string; readonly reason_code?: string }[];
@@ -44,7 +31,7 @@ interface ChildResult {
 
 /** Starts `count` runs that stop at a gate before their first S3 write; opens the gate once all are there. */
 async function raceRuns(count: number, options: Record<string, unknown>): Promise<ChildResult[]> {
-  const gate = join(work, `gate-${Math.random().toString(16).slice(2)}`);
+  const gate = join(ctx.work, `gate-${Math.random().toString(16).slice(2)}`);
   let ready = 0;
   let openGate: () => void = () => {};
   const allReady = new Promise<void>((resolve) => {
@@ -54,7 +41,7 @@ async function raceRuns(count: number, options: Record<string, unknown>): Promis
     const child = spawn(
       process.execPath,
       [join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'), JSON.stringify({ ...options, gate })],
-      { env: { ...process.env, ...rgw.awsEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { ...process.env, ...ctx.rgw.awsEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -91,7 +78,7 @@ async function raceRuns(count: number, options: Record<string, unknown>): Promis
 
 describe('S3 destination: 20 concurrent runs on one bundle', () => {
   it('exactly one publishes; the other 19 are refused and the prefix holds exactly one publication', async () => {
-    const source = mkdtempSync(join(work, 'src-'));
+    const source = mkdtempSync(join(ctx.work, 'src-'));
     const spec: BundleSpec = {
       id: 'weather.daily.brentwood',
       created: '2026-05-30T11:10:00Z',
@@ -99,14 +86,14 @@ describe('S3 destination: 20 concurrent runs on one bundle', () => {
     };
     writeBundle(source, 'daily/brentwood', spec);
     const prefix = 'race-publish';
-    const results = await raceRuns(RUNS, { config: s3Config(rgw, source, { bucket, prefix }), now: NOW });
+    const results = await raceRuns(RUNS, { config: configAt(source, prefix), now: NOW });
     const outcomes = results.map((result) => result.outcomes[0]);
     expect(outcomes.filter((o) => o?.outcome === 'published')).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o?.outcome !== 'published')) {
       expect(outcome?.outcome).toBe('refused');
       expect(['destination_changed', 'destination_locked']).toContain(outcome?.reason_code);
     }
-    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     expect([...stored.keys()].sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map(
         (name) => `${prefix}/daily/brentwood/${name}`,
@@ -122,28 +109,28 @@ describe('S3 destination: 20 concurrent runs on one bundle', () => {
 
   it('exactly one of 20 replacements planned from the same state wins', async () => {
     const prefix = 'race-replace';
-    const old = mkdtempSync(join(work, 'old-'));
+    const old = mkdtempSync(join(ctx.work, 'old-'));
     writeBundle(old, 'daily/brentwood', {
       id: 'weather.daily.brentwood',
       created: '2026-05-30T11:10:00Z',
       files: { 'report.md': '# Old\n', 'old.txt': 'old\n' },
     });
-    const first = await raceRuns(1, { config: s3Config(rgw, old, { bucket, prefix }), now: NOW });
+    const first = await raceRuns(1, { config: configAt(old, prefix), now: NOW });
     expect(first[0]?.outcomes[0]?.outcome).toBe('published');
 
-    const fresh = mkdtempSync(join(work, 'new-'));
+    const fresh = mkdtempSync(join(ctx.work, 'new-'));
     writeBundle(fresh, 'daily/brentwood', {
       id: 'weather.daily.brentwood',
       created: '2026-05-30T12:10:00Z',
       files: { 'report.md': '# New\n', 'new.txt': 'new\n' },
     });
-    const results = await raceRuns(RUNS, { config: s3Config(rgw, fresh, { bucket, prefix }), now: NOW });
+    const results = await raceRuns(RUNS, { config: configAt(fresh, prefix), now: NOW });
     const outcomes = results.map((result) => result.outcomes[0]);
     expect(outcomes.filter((o) => o?.outcome === 'replaced')).toHaveLength(1);
     for (const outcome of outcomes.filter((o) => o?.outcome !== 'replaced')) {
       expect(['destination_changed', 'destination_locked']).toContain(outcome?.reason_code);
     }
-    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     expect([...stored.keys()].sort()).toEqual(
       ['.distributor.json', 'new.txt', 'report.html', 'report.md'].map(
         (name) => `${prefix}/daily/brentwood/${name}`,

@@ -3,42 +3,25 @@
 // pure planner and this backend, exactly as `sealkit distribute run` does.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
 import {
   type BundleSpec,
   listKeys,
   putMany,
   readPrefix,
   s3Config,
+  useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
 import { scanBytes } from '../../../../test/helpers/sentinels.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { parseState } from '../../model/state.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Backend } from './index.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('dist');
-  work = mkdtempSync(join(tmpdir(), 's3-backend-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 's3-backend-', bucket: 'dist', awsEnv: true });
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 /** The digest of the one-byte body 'x' the crashed-run fixtures put at every claimed key. */
@@ -50,20 +33,39 @@ type Outputs = { source?: boolean; html?: boolean; assets?: boolean; lang?: stri
 
 function fixture(destination: Outputs = {}) {
   counter += 1;
-  const source = mkdtempSync(join(work, `src-${counter}-`));
+  const source = mkdtempSync(join(ctx.work, `src-${counter}-`));
   const prefix = `site-${counter}/reports`;
-  const config = s3Config(rgw, source, { bucket, prefix, ...destination });
+  const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, ...destination });
   const run = (options: { dryRun?: boolean; outputs?: Outputs } = {}) =>
     distributeRun({
       config:
         options.outputs === undefined
           ? config
-          : s3Config(rgw, source, { bucket, prefix, ...options.outputs }),
+          : s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, ...options.outputs }),
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
       now: () => NOW,
       s3Backend: (c: S3DestinationConfig, context) => createS3Backend(c, context),
     });
   return { source, prefix, config, run };
+}
+
+/**
+ * What a crashed run of ours leaves at `bundle`: 1,200 one-byte objects and
+ * its expired pending marker claiming them, written with `others` beside.
+ */
+async function plantCrashedRun(bundle: string, others: readonly (readonly [string, string])[] = []) {
+  const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
+  const marker = {
+    claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
+    expires: '2026-01-01T00:00:00Z',
+    run: '0123456789abcdef0123456789abcdef',
+    schema_version: 2,
+  };
+  await putMany(ctx.s3, ctx.bucket, [
+    ...claimed.map((name) => [`${bundle}/${name}`, 'x'] as const),
+    [`${bundle}/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
+    ...others,
+  ]);
 }
 
 const daily = (created: string, summary = 'all clear\n'): BundleSpec => ({
@@ -83,7 +85,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
       ['brentwood/2026-05-30', 'published'],
       ['leeds/2026-05-30', 'published'],
     ]);
-    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     const bundle = `${prefix}/brentwood/2026-05-30`;
     expect([...stored.keys()].filter((key) => key.startsWith(`${bundle}/`)).sort()).toEqual([
       `${bundle}/.distributor.json`,
@@ -106,7 +108,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
 
     const second = await run();
     expect(second.outcomes.map((o) => o.outcome)).toEqual(['skipped_same', 'skipped_same']);
-    const after = await readPrefix(s3, bucket, `${prefix}/`);
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     expect([...after].map(([key, o]) => [key, o.etag])).toEqual([...stored].map(([key, o]) => [key, o.etag]));
   });
 
@@ -117,7 +119,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     expect((await run()).outcomes[0]?.outcome).toBe('published');
     const bundle = `${prefix}/${dir}`;
     // Someone else's objects next to the bundle and under a longer sibling name.
-    await putMany(s3, bucket, [
+    await putMany(ctx.s3, ctx.bucket, [
       [`${prefix}/brentwood/2026-05-300/x.txt`, 'sibling'],
       [`${prefix}/brentwood/2026-05-30`, 'bare key'],
       [`${prefix}/brentwood/notes.txt`, 'parent'],
@@ -131,7 +133,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     });
     const report = await run();
     expect(report.outcomes[0]?.outcome).toBe('replaced');
-    const keys = await listKeys(s3, bucket, `${prefix}/`);
+    const keys = await listKeys(ctx.s3, ctx.bucket, `${prefix}/`);
     expect(keys.sort()).toEqual(
       [
         `${bundle}/.distributor.json`,
@@ -163,7 +165,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     expect(changed.outcomes.map((o) => [o.outcome, o.reason ?? ''])).toEqual([
       ['replaced', 'outputs_changed'],
     ]);
-    const stored = await readPrefix(s3, bucket, `${prefix}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     // The Markdown copies the old state listed are gone; pages and the asset are there; no marker is left.
     expect([...stored.keys()].sort()).toEqual(
       [
@@ -185,7 +187,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     ]);
     const again = await run({ outputs: site });
     expect(again.outcomes.map((o) => o.outcome)).toEqual(['skipped_same']);
-    const after = await readPrefix(s3, bucket, `${prefix}/`);
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
     expect([...after].map(([key, o]) => [key, o.etag])).toEqual([...stored].map(([key, o]) => [key, o.etag]));
   });
 
@@ -220,19 +222,21 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
   it('refuses a prefix holding objects without state as unmanaged, and writes nothing there', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
-    await putMany(s3, bucket, [[`${prefix}/brentwood/2026-05-30/index.html`, 'hand-made']]);
+    await putMany(ctx.s3, ctx.bucket, [[`${prefix}/brentwood/2026-05-30/index.html`, 'hand-made']]);
     const report = await run();
     expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
       'refused',
       'destination_unmanaged',
     ]);
-    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([`${prefix}/brentwood/2026-05-30/index.html`]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual([
+      `${prefix}/brentwood/2026-05-30/index.html`,
+    ]);
   });
 
   it('regression: objects under a longer sibling prefix (a/bc) or at the bare bundle key do not make a/b unmanaged', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'a/b', daily('2026-05-30T11:10:00Z'));
-    await putMany(s3, bucket, [
+    await putMany(ctx.s3, ctx.bucket, [
       [`${prefix}/a/bc/report.md`, 'sibling'],
       [`${prefix}/a/b`, 'bare key'],
     ]);
@@ -245,13 +249,15 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     const report = await run({ dryRun: true });
     expect(report.dry_run).toBe(true);
     expect(report.outcomes[0]?.outcome).toBe('published');
-    expect(await listKeys(s3, bucket, `${prefix}/`)).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual([]);
   });
 
   it('refuses a .distributor.json sealkit did not write as destination_state_invalid', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
-    await putMany(s3, bucket, [[`${prefix}/brentwood/2026-05-30/.distributor.json`, '{"schema_version":1}']]);
+    await putMany(ctx.s3, ctx.bucket, [
+      [`${prefix}/brentwood/2026-05-30/.distributor.json`, '{"schema_version":1}'],
+    ]);
     const report = await run();
     expect(report.outcomes[0]?.reason_code).toBe('destination_state_invalid');
   });
@@ -264,7 +270,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     for (let i = 0; i < 1100; i++) files[`rows/${String(i).padStart(4, '0')}.csv`] = `id\n${i}\n`;
     writeBundle(source, 'big', { id: 'big', created: '2026-05-30T11:10:00Z', files });
     expect((await run()).outcomes[0]?.outcome).toBe('published');
-    expect(await listKeys(s3, bucket, `${prefix}/big/`)).toHaveLength(1101);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/big/`)).toHaveLength(1101);
     expect((await run()).outcomes[0]?.outcome).toBe('skipped_same');
   });
 
@@ -272,17 +278,7 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
     // 1,200 objects of a crashed run of ours, named by its (expired) pending marker...
-    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
-    const marker = {
-      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
-      expires: '2026-01-01T00:00:00Z',
-      run: '0123456789abcdef0123456789abcdef',
-      schema_version: 2,
-    };
-    await putMany(s3, bucket, [
-      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
-      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
-    ]);
+    await plantCrashedRun(`${prefix}/bulk`);
     const dry = await run({ dryRun: true });
     expect(dry.outcomes[0]?.outcome).toBe('published');
     const plannedResidue =
@@ -290,31 +286,20 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     expect(plannedResidue).toHaveLength(1200);
 
     // ...plus one object nobody claimed, on the second page of the listing.
-    await s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/bulk/zz-foreign.txt`, Body: 'foreign' }),
+    await ctx.s3.send(
+      new PutObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/bulk/zz-foreign.txt`, Body: 'foreign' }),
     );
     const report = await run();
     expect(report.outcomes[0]?.reason_code).toBe('destination_unmanaged');
-    expect(await listKeys(s3, bucket, `${prefix}/bulk/`)).toHaveLength(1202);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/bulk/`)).toHaveLength(1202);
   });
 
   it('converges a prefix holding 1,200 objects of a crashed run: publishes, then deletes exactly the residue', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'bulk', daily('2026-05-30T11:10:00Z'));
-    const claimed = Array.from({ length: 1200 }, (_, i) => `part-${String(i).padStart(4, '0')}.txt`);
-    const marker = {
-      claims: claimed.map((path) => ({ path, sha256: [X_DIGEST] })),
-      expires: '2026-01-01T00:00:00Z',
-      run: '0123456789abcdef0123456789abcdef',
-      schema_version: 2,
-    };
-    await putMany(s3, bucket, [
-      ...claimed.map((name) => [`${prefix}/bulk/${name}`, 'x'] as const),
-      [`${prefix}/bulk/.distributor.pending.json`, `${JSON.stringify(marker)}\n`],
-      [`${prefix}/bulky/keep.txt`, 'sibling'],
-    ]);
+    await plantCrashedRun(`${prefix}/bulk`, [[`${prefix}/bulky/keep.txt`, 'sibling']]);
     expect((await run()).outcomes[0]?.outcome).toBe('published');
-    expect((await listKeys(s3, bucket, `${prefix}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).sort()).toEqual(
       [
         `${prefix}/bulk/.distributor.json`,
         `${prefix}/bulk/report.html`,
@@ -352,8 +337,8 @@ describe('S3 destination: failures are fixed refusals', () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
     expect((await run()).outcomes[0]?.outcome).toBe('published');
-    await s3.send(
-      new DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}/brentwood/2026-05-30/summary.txt` }),
+    await ctx.s3.send(
+      new DeleteObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/brentwood/2026-05-30/summary.txt` }),
     );
     const report = await run();
     expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
@@ -388,7 +373,7 @@ describe('S3 destination: failures are fixed refusals', () => {
     ]);
     const hits = scanBytes(
       [{ label: 'report', bytes: JSON.stringify(report) }],
-      ['sentinel-bucket-name', rgw.accessKeyId, rgw.secretAccessKey, '127.0.0.1:9'],
+      ['sentinel-bucket-name', ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey, '127.0.0.1:9'],
     );
     expect(hits).toEqual([]);
   });

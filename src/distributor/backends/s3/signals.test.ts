@@ -4,43 +4,29 @@
 // and no copy of a bundle left in the temporary directory. A run killed with
 // SIGKILL leaves its copy; the next run of the same user removes it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
-import { listKeys, s3Config, s3ConfigYaml, writeBundle } from '../../../../test/helpers/distributor-s3.js';
-import { isObjectPut, type S3Proxy, startS3Proxy } from '../../../../test/helpers/s3-proxy.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
+import {
+  listKeys,
+  s3Config,
+  s3ConfigYaml,
+  useRgwFixture,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
+import { isObjectPut, type S3Proxy } from '../../../../test/helpers/s3-proxy.js';
 import { parsePending } from './pending.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
-let proxy: S3Proxy;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('signals');
-  work = mkdtempSync(join(tmpdir(), 's3-signals-'));
-  proxy = await startS3Proxy(rgw.endpoint);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 's3-signals-', bucket: 'signals', proxy: true });
 
 let counter = 0;
 
 /** A bundle, a configuration through the proxy, and a TMPDIR of the run's own. */
 function setUp() {
   counter += 1;
-  const dir = mkdtempSync(join(work, `case-${counter}-`));
+  const dir = mkdtempSync(join(ctx.work, `case-${counter}-`));
   const temp = join(dir, 'tmp');
   mkdirSync(temp);
   writeBundle(join(dir, 'reports'), 'daily', {
@@ -49,7 +35,10 @@ function setUp() {
     files: { 'report.md': '# Daily\n', 'summary.txt': 'all clear\n' },
   });
   const prefix = `case-${counter}`;
-  const yaml = s3ConfigYaml({ ...rgw, endpoint: proxy.endpoint }, join(dir, 'reports'), { bucket, prefix });
+  const yaml = s3ConfigYaml({ ...ctx.rgw, endpoint: ctx.proxy.endpoint }, join(dir, 'reports'), {
+    bucket: ctx.bucket,
+    prefix,
+  });
   writeFileSync(join(dir, 'sealkit.distributor.yaml'), yaml);
   return { dir, temp, prefix, bundle: `${prefix}/daily` };
 }
@@ -62,7 +51,7 @@ interface Finished {
 function startCli(dir: string, temp: string): { child: ChildProcess; finished: Promise<Finished> } {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sealkit.js'), 'distribute', 'run'], {
     cwd: dir,
-    env: { ...process.env, ...rgw.awsEnv, TMPDIR: temp },
+    env: { ...process.env, ...ctx.rgw.awsEnv, TMPDIR: temp },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const err: Buffer[] = [];
@@ -85,7 +74,7 @@ function holdFirst(match: (req: Parameters<Parameters<S3Proxy['decide']>[0]>[0])
     arrived = resolve;
   });
   let held = false;
-  proxy.decide((req) => {
+  ctx.proxy.decide((req) => {
     if (!held && match(req)) {
       held = true;
       arrived();
@@ -96,24 +85,30 @@ function holdFirst(match: (req: Parameters<Parameters<S3Proxy['decide']>[0]>[0])
   return { seen, release };
 }
 
+/** Runs the CLI, sends SIGTERM once the first request `match` accepts is held, and lets that answer go after the exit. */
+async function terminateWhileHeld(dir: string, temp: string, match: Parameters<typeof holdFirst>[0]) {
+  const hold = holdFirst(match);
+  const { child, finished } = startCli(dir, temp);
+  await hold.seen;
+  child.kill('SIGTERM');
+  const result = await finished;
+  hold.release();
+  ctx.proxy.decide(() => ({ kind: 'forward' }));
+  return result;
+}
+
 describe('signals stop a run cleanly', () => {
   it('regression: SIGTERM during an output upload exits 143 with run_interrupted; the marker expires at once and no bundle copy is left', async () => {
     const { dir, temp, bundle } = setUp();
-    const hold = holdFirst((req) => isObjectPut(req, '/daily/report.md'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGTERM');
-    const result = await finished;
-    hold.release();
-    proxy.decide(() => ({ kind: 'forward' }));
+    const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/daily/report.md'));
     expect(result.code).toBe(143);
     expect(result.stderr).toContain('error[run_interrupted]');
     expect(readdirSync(temp)).toEqual([]);
-    const keys = await listKeys(s3, bucket, `${bundle}/`);
+    const keys = await listKeys(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(keys).not.toContain(`${bundle}/.distributor.json`);
     expect(keys).toContain(`${bundle}/.distributor.pending.json`);
-    const marker = await s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: `${bundle}/.distributor.pending.json` }),
+    const marker = await ctx.s3.send(
+      new GetObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/.distributor.pending.json` }),
     );
     const parsed = parsePending(
       await (marker.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array())),
@@ -122,7 +117,7 @@ describe('signals stop a run cleanly', () => {
     // Nothing to wait for: the next run converges at once.
     const rerun = startCli(dir, temp);
     expect((await rerun.finished).code).toBe(0);
-    expect((await listKeys(s3, bucket, `${bundle}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
     );
   }, 60_000);
@@ -137,10 +132,10 @@ describe('signals stop a run cleanly', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     hold.release();
     const result = await finished;
-    proxy.decide(() => ({ kind: 'forward' }));
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('error[run_interrupted]');
-    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
     expect(readdirSync(temp)).toEqual([]);
   }, 60_000);
 
@@ -154,7 +149,10 @@ describe('signals stop a run cleanly', () => {
       });
     }
     mkdirSync(join(dir, 'site'));
-    const s3 = s3ConfigYaml({ ...rgw, endpoint: proxy.endpoint }, join(dir, 'reports'), { bucket, prefix });
+    const s3 = s3ConfigYaml({ ...ctx.rgw, endpoint: ctx.proxy.endpoint }, join(dir, 'reports'), {
+      bucket: ctx.bucket,
+      prefix,
+    });
     const local = [
       '      - id: site',
       '        kind: local',
@@ -163,13 +161,7 @@ describe('signals stop a run cleanly', () => {
       '',
     ].join('\n');
     writeFileSync(join(dir, 'sealkit.distributor.yaml'), `${s3}${local}`);
-    const hold = holdFirst((req) => isObjectPut(req, '/report.md'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGTERM');
-    const result = await finished;
-    hold.release();
-    proxy.decide(() => ({ kind: 'forward' }));
+    const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/report.md'));
     expect(result.code).toBe(143);
     expect(result.stderr).toContain('error[run_interrupted]');
     const work = readdirSync(join(dir, 'site', '.distributor.work'));
@@ -179,7 +171,7 @@ describe('signals stop a run cleanly', () => {
 
   it("regression: a SIGKILLed run's bundle copy is removed by the next run of the same user", async () => {
     const { dir, temp, prefix } = setUp();
-    const config = s3Config(rgw, join(dir, 'reports'), { bucket, prefix });
+    const config = s3Config(ctx.rgw, join(dir, 'reports'), { bucket: ctx.bucket, prefix });
     const killed = await new Promise<string | null>((resolve) => {
       const child = spawn(
         process.execPath,
@@ -187,7 +179,7 @@ describe('signals stop a run cleanly', () => {
           join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'),
           JSON.stringify({ config, now: '2026-06-01T12:00:00Z', killAtStep: 1 }),
         ],
-        { env: { ...process.env, ...rgw.awsEnv, TMPDIR: temp }, stdio: 'ignore' },
+        { env: { ...process.env, ...ctx.rgw.awsEnv, TMPDIR: temp }, stdio: 'ignore' },
       );
       child.once('exit', (_code, signal) => resolve(signal));
     });

@@ -7,8 +7,7 @@
 // claimed.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DeleteBucketPolicyCommand,
@@ -19,13 +18,14 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import {
   type BundleSpec,
   listKeys,
   readPrefix,
   s3Config,
+  useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
 import {
@@ -33,36 +33,15 @@ import {
   isObjectPut,
   opaqueKmsEtag,
   type ProxiedRequest,
-  type S3Proxy,
-  startS3Proxy,
+  type ProxyAction,
   startSilentEndpoint,
 } from '../../../../test/helpers/s3-proxy.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Client } from './client.js';
 import { createS3Backend, type S3BackendOptions } from './index.js';
 
-let rgw: RgwService;
-let s3: S3Client;
-let bucket: string;
-let work: string;
-let proxy: S3Proxy;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  bucket = await rgw.createBucket('stores');
-  work = mkdtempSync(join(tmpdir(), 's3-stores-'));
-  proxy = await startS3Proxy(rgw.endpoint);
-});
-
-afterAll(async () => {
-  await proxy?.close();
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 's3-stores-', bucket: 'stores', awsEnv: true, proxy: true });
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const FAST_RETRY = { attempts: 4, baseDelayMs: 20 };
@@ -87,10 +66,10 @@ interface Fixture {
 /** A fresh source with one bundle and a fresh prefix; `endpoint` replaces the gateway's (the proxy). */
 function fixture(spec: BundleSpec = daily, options: { bucket?: string; endpoint?: string } = {}): Fixture {
   counter += 1;
-  const source = mkdtempSync(join(work, `src-${counter}-`));
+  const source = mkdtempSync(join(ctx.work, `src-${counter}-`));
   const prefix = `case-${counter}`;
   writeBundle(source, 'daily', spec);
-  const base = s3Config(rgw, source, { bucket: options.bucket ?? bucket, prefix }).pipelines[0];
+  const base = s3Config(ctx.rgw, source, { bucket: options.bucket ?? ctx.bucket, prefix }).pipelines[0];
   const destination = base?.destinations[0];
   if (base === undefined || destination === undefined) throw new Error('fixture');
   return {
@@ -129,15 +108,25 @@ const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
   return item?.reason_code ?? item?.outcome;
 };
 
+/** The outcome of `run` while the proxy decides by `action`; it forwards everything again afterwards. */
+async function outcomeThrough(run: Fixture['run'], action: (req: ProxiedRequest) => ProxyAction) {
+  ctx.proxy.decide(action);
+  try {
+    return await outcomeOf(run());
+  } finally {
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+  }
+}
+
 describe('stores that do not honour conditional writes are refused before any write', () => {
   it('regression: a versioned radosgw bucket is refused up front as destination_versioning_unsupported, leaving no object version', async () => {
-    const versioned = await rgw.createBucket('versioned');
-    await s3.send(
+    const versioned = await ctx.rgw.createBucket('versioned');
+    await ctx.s3.send(
       new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Enabled' } }),
     );
     const { prefix, run } = fixture(daily, { bucket: versioned });
     expect(await outcomeOf(run())).toBe('destination_versioning_unsupported');
-    const versions = await s3.send(
+    const versions = await ctx.s3.send(
       new ListObjectVersionsCommand({ Bucket: versioned, Prefix: `${prefix}/` }),
     );
     expect(versions.Versions ?? []).toEqual([]);
@@ -151,10 +140,10 @@ describe('stores that do not honour conditional writes are refused before any wr
     const client = createS3Client({
       id: 'blind',
       kind: 's3',
-      bucket,
+      bucket: ctx.bucket,
       prefix: '',
-      endpoint: rgw.endpoint,
-      region: rgw.region,
+      endpoint: ctx.rgw.endpoint,
+      region: ctx.rgw.region,
       force_path_style: true,
       outputs: { source: true, html: true },
     });
@@ -166,49 +155,45 @@ describe('stores that do not honour conditional writes are refused before any wr
     } finally {
       client.destroy();
     }
-    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
     // The probe removed its own object too.
-    expect((await listKeys(s3, bucket, '')).filter((key) => key.includes('.distributor.probe-'))).toEqual([]);
+    expect(
+      (await listKeys(ctx.s3, ctx.bucket, '')).filter((key) => key.includes('.distributor.probe-')),
+    ).toEqual([]);
   });
 });
 
 describe('uploads are verified without trusting the shape of an ETag', () => {
   it('regression: opaque ETags with SSE-KMS (as AWS gives) publish, verified by reading back', async () => {
-    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
     // Output PUTs only: the ETags of the marker and the state must still be ones the store honours in If-Match.
-    proxy.decide((req) =>
-      isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
-    );
-    const before = proxy.seen.length;
-    try {
-      expect(await outcomeOf(run())).toBe('published');
-    } finally {
-      proxy.decide(() => ({ kind: 'forward' }));
-    }
+    const before = ctx.proxy.seen.length;
+    expect(
+      await outcomeThrough(run, (req) =>
+        isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
+      ),
+    ).toBe('published');
     // Every output was read back once (the GETs of the two outputs and of the state).
-    const gets = proxy.seen
+    const gets = ctx.proxy.seen
       .slice(before)
       .filter((req) => req.method === 'GET' && req.url.includes('/daily/') && !req.url.includes('list-type'));
     expect(gets.length).toBeGreaterThanOrEqual(3);
-    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('all clear\n');
   });
 
   it('a body changed on the way behind an opaque ETag is caught by the read-back: destination_write_failed, no state', async () => {
-    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
-    proxy.decide((req) => {
-      if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
-      return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
-    });
-    try {
-      expect(await outcomeOf(run())).toBe('destination_write_failed');
-    } finally {
-      proxy.decide(() => ({ kind: 'forward' }));
-    }
-    expect(await listKeys(s3, bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
+    const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
+    expect(
+      await outcomeThrough(run, (req) => {
+        if (isObjectPut(req, '/daily/summary.txt')) return { kind: 'corrupt', offset: 3 };
+        return isOutputPut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' };
+      }),
+    ).toBe('destination_write_failed');
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
     // What it wrote is claimed with the digest of what the store holds: the next run converges.
     expect(await outcomeOf(run())).toBe('published');
-    expect((await listKeys(s3, bucket, `${bundle}/`)).sort()).toEqual(
+    expect((await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
     );
   });
@@ -216,39 +201,33 @@ describe('uploads are verified without trusting the shape of an ETag', () => {
 
 describe('retries and timeouts', () => {
   it('regression: a 503 SlowDown on each output PUT is retried with the bytes read again, and the bundle publishes', async () => {
-    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
+    const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
     const refused = new Set<string>();
-    proxy.decide((req) => {
-      const key = req.url.split('?')[0] ?? '';
-      if (req.method === 'PUT' && key.includes('/daily/') && !refused.has(key)) {
-        refused.add(key);
-        return { kind: 'answer', status: 503, code: 'SlowDown' };
-      }
-      return { kind: 'forward' };
-    });
-    try {
-      expect(await outcomeOf(run())).toBe('published');
-    } finally {
-      proxy.decide(() => ({ kind: 'forward' }));
-    }
+    expect(
+      await outcomeThrough(run, (req) => {
+        const key = req.url.split('?')[0] ?? '';
+        if (req.method === 'PUT' && key.includes('/daily/') && !refused.has(key)) {
+          refused.add(key);
+          return { kind: 'answer', status: 503, code: 'SlowDown' };
+        }
+        return { kind: 'forward' };
+      }),
+    ).toBe('published');
     expect(refused.size).toBeGreaterThanOrEqual(3);
-    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/report.md`)?.bytes.toString('utf8')).toBe('# Daily\n\nSunny.\n');
   });
 
   it('a store that stays busy refuses the bundle destination_write_failed and the marker expires at once', async () => {
-    const { bundle, run } = fixture(daily, { endpoint: proxy.endpoint });
-    proxy.decide((req) =>
-      isObjectPut(req, '/daily/summary.txt')
-        ? { kind: 'answer', status: 503, code: 'SlowDown' }
-        : { kind: 'forward' },
-    );
-    try {
-      expect(await outcomeOf(run())).toBe('destination_write_failed');
-    } finally {
-      proxy.decide(() => ({ kind: 'forward' }));
-    }
-    expect(await listKeys(s3, bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
+    const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
+    expect(
+      await outcomeThrough(run, (req) =>
+        isObjectPut(req, '/daily/summary.txt')
+          ? { kind: 'answer', status: 503, code: 'SlowDown' }
+          : { kind: 'forward' },
+      ),
+    ).toBe('destination_write_failed');
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
     expect(await outcomeOf(run())).toBe('published');
   });
 
@@ -270,8 +249,8 @@ describe('retries and timeouts', () => {
 describe('causes that look alike get codes of their own', () => {
   const withKeys = async (keys: { id: string; secret: string }, fixtureRun: Fixture['run']) => {
     const client = new S3Client({
-      endpoint: rgw.endpoint,
-      region: rgw.region,
+      endpoint: ctx.rgw.endpoint,
+      region: ctx.rgw.region,
       forcePathStyle: true,
       credentials: { accessKeyId: keys.id, secretAccessKey: keys.secret },
       maxAttempts: 1,
@@ -285,10 +264,10 @@ describe('causes that look alike get codes of their own', () => {
 
   it('a wrong secret and an unknown access key are destination_credentials_refused', async () => {
     const { run } = fixture();
-    expect(await withKeys({ id: rgw.accessKeyId, secret: 'wrong-secret-wrong-secret' }, run)).toBe(
+    expect(await withKeys({ id: ctx.rgw.accessKeyId, secret: 'wrong-secret-wrong-secret' }, run)).toBe(
       'destination_credentials_refused',
     );
-    expect(await withKeys({ id: 'AKIANOSUCHKEY0000000', secret: rgw.secretAccessKey }, run)).toBe(
+    expect(await withKeys({ id: 'AKIANOSUCHKEY0000000', secret: ctx.rgw.secretAccessKey }, run)).toBe(
       'destination_credentials_refused',
     );
   });
@@ -301,9 +280,9 @@ describe('causes that look alike get codes of their own', () => {
   });
 
   it('regression: a 403 on write (a bucket policy denying PutObject) is destination_access_denied, not write_failed', async () => {
-    const denied = await rgw.createBucket('denied');
+    const denied = await ctx.rgw.createBucket('denied');
     const { run } = fixture(daily, { bucket: denied });
-    await s3.send(
+    await ctx.s3.send(
       new PutBucketPolicyCommand({
         Bucket: denied,
         Policy: JSON.stringify({
@@ -322,9 +301,9 @@ describe('causes that look alike get codes of their own', () => {
     try {
       expect(await outcomeOf(run())).toBe('destination_access_denied');
     } finally {
-      await s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
+      await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
     }
-    expect(await listKeys(s3, denied, '')).toEqual([]);
+    expect(await listKeys(ctx.s3, denied, '')).toEqual([]);
   });
 });
 
@@ -352,7 +331,7 @@ describe('object headers for a static site', () => {
       'blob.unknownext': 'application/octet-stream',
     };
     for (const [name, type] of Object.entries(expected)) {
-      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `${bundle}/${name}` }));
+      const head = await ctx.s3.send(new HeadObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/${name}` }));
       expect([name, head.ContentType]).toEqual([name, type]);
       expect(head.CacheControl).toBe('no-cache');
       expect(head.ContentDisposition).toBeUndefined();
@@ -362,8 +341,8 @@ describe('object headers for a static site', () => {
     expect(await outcomeOf(configured.run({ destination: { cache_control: 'public, max-age=60' } }))).toBe(
       'published',
     );
-    const head = await s3.send(
-      new HeadObjectCommand({ Bucket: bucket, Key: `${configured.bundle}/summary.txt` }),
+    const head = await ctx.s3.send(
+      new HeadObjectCommand({ Bucket: ctx.bucket, Key: `${configured.bundle}/summary.txt` }),
     );
     expect(head.CacheControl).toBe('public, max-age=60');
     expect(head.Metadata?.sha256).toBe(createHash('sha256').update('all clear\n').digest('hex'));
@@ -373,7 +352,7 @@ describe('object headers for a static site', () => {
 describe('convergence never deletes what sealkit did not write', () => {
   it("regression: an operator's object at a key a killed run's marker claims is left in place; the bundle is destination_unlisted_entry", async () => {
     const { source, prefix, bundle } = fixture();
-    const config = s3Config(rgw, source, { bucket, prefix });
+    const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
     // Killed just before its second S3 write: the marker (claiming both outputs) is all it wrote.
     const killed = await new Promise<number | null>((resolve) => {
       const child = spawn(
@@ -382,14 +361,16 @@ describe('convergence never deletes what sealkit did not write', () => {
           join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'),
           JSON.stringify({ config, now: NOW.toISOString(), killAtStep: 2 }),
         ],
-        { env: { ...process.env, ...rgw.awsEnv }, stdio: 'ignore' },
+        { env: { ...process.env, ...ctx.rgw.awsEnv }, stdio: 'ignore' },
       );
       child.once('exit', (_code, signal) => resolve(signal === 'SIGKILL' ? 0 : 1));
     });
     expect(killed).toBe(0);
-    expect(await listKeys(s3, bucket, `${bundle}/`)).toEqual([`${bundle}/.distributor.pending.json`]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([`${bundle}/.distributor.pending.json`]);
     // The operator puts their own file at a claimed key; the producer trims the bundle.
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${bundle}/summary.txt`, Body: 'mine\n' }));
+    await ctx.s3.send(
+      new PutObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/summary.txt`, Body: 'mine\n' }),
+    );
     unlinkSync(join(source, 'daily', 'summary.txt'));
     writeBundle(source, 'daily', { ...daily, files: { 'report.md': daily.files['report.md'] ?? '' } });
     const later = await distributeRun({
@@ -399,7 +380,7 @@ describe('convergence never deletes what sealkit did not write', () => {
         createS3Backend(c, context, { clock: { now: () => new Date(Date.now() + 3_600_000) } }),
     });
     expect(later.outcomes[0]?.reason_code).toBe('destination_unlisted_entry');
-    const stored = await readPrefix(s3, bucket, `${bundle}/`);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('mine\n');
     expect([...stored.keys()].sort()).toEqual([
       `${bundle}/.distributor.pending.json`,

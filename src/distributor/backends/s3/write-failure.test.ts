@@ -4,34 +4,17 @@
 // mounts). Two S3 destinations on overlapping prefixes are refused before
 // anything is written.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listKeys, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import { describe, expect, it } from 'vitest';
+import { listKeys, useRgwFixture, writeBundle } from '../../../../test/helpers/distributor-s3.js';
 import { mountFixtures } from '../../../../test/helpers/mount-fixtures.js';
-import { type RgwService, startRgw } from '../../../../test/services/rgw.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { DistributorConfig } from '../../config/types.js';
 import { distributeRun } from '../../run/run.js';
 
 const mounts = mountFixtures();
-let rgw: RgwService;
-let s3: S3Client;
-let work: string;
-
-beforeAll(async () => {
-  rgw = await startRgw();
-  Object.assign(process.env, rgw.awsEnv);
-  s3 = rgw.client();
-  work = mkdtempSync(join(tmpdir(), 's3-write-failure-'));
-});
-
-afterAll(async () => {
-  await rgw?.stop();
-  if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+const ctx = useRgwFixture({ work: 's3-write-failure-', awsEnv: true });
 
 const CREATED = '2026-05-30T11:10:00Z';
 const s3Destination = (id: string, bucket: string, prefix: string) => ({
@@ -39,14 +22,14 @@ const s3Destination = (id: string, bucket: string, prefix: string) => ({
   kind: 's3' as const,
   bucket,
   prefix,
-  endpoint: rgw.endpoint,
-  region: rgw.region,
+  endpoint: ctx.rgw.endpoint,
+  region: ctx.rgw.region,
   force_path_style: true,
   outputs: { source: true, html: false },
 });
 
 function sourceWith(name: string, files: Record<string, string | Uint8Array>): string {
-  const root = join(work, name);
+  const root = join(ctx.work, name);
   mkdirSync(root);
   writeBundle(root, 'b', { id: `${name}.b`, created: CREATED, files });
   return root;
@@ -57,10 +40,10 @@ const rows = (report: Awaited<ReturnType<typeof distributeRun>>) =>
 
 describe('S3 destinations that fail', () => {
   it('a write the store refuses (bucket quota) is that destination’s refusal; the other pipeline publishes', async () => {
-    const quota = await rgw.createBucket('quota');
-    const open = await rgw.createBucket('open');
-    await rgw.admin(['quota', 'set', '--quota-scope=bucket', `--bucket=${quota}`, '--max-size=4096']);
-    await rgw.admin(['quota', 'enable', '--quota-scope=bucket', `--bucket=${quota}`]);
+    const quota = await ctx.rgw.createBucket('quota');
+    const open = await ctx.rgw.createBucket('open');
+    await ctx.rgw.admin(['quota', 'set', '--quota-scope=bucket', `--bucket=${quota}`, '--max-size=4096']);
+    await ctx.rgw.admin(['quota', 'enable', '--quota-scope=bucket', `--bucket=${quota}`]);
     const config: DistributorConfig = {
       pipelines: [
         {
@@ -86,17 +69,17 @@ describe('S3 destinations that fail', () => {
     expect(['destination_write_failed', 'destination_access_denied']).toContain(capped?.[3]);
     expect(other).toEqual(['other', 'bucket', 'published', '']);
     // Never published: no state, so a later run does not call it published.
-    expect((await listKeys(s3, quota, 'site/')).filter((key) => key.endsWith('.distributor.json'))).toEqual(
-      [],
-    );
-    expect((await listKeys(s3, open, 'site/')).sort()).toEqual([
+    expect(
+      (await listKeys(ctx.s3, quota, 'site/')).filter((key) => key.endsWith('.distributor.json')),
+    ).toEqual([]);
+    expect((await listKeys(ctx.s3, open, 'site/')).sort()).toEqual([
       'site/b/.distributor.json',
       'site/b/report.md',
     ]);
   });
 
   it('no room for the verified copy anywhere (a full TMPDIR): refused with snapshot_write_failed, the run goes on', async () => {
-    const bucket = await rgw.createBucket('snap');
+    const bucket = await ctx.rgw.createBucket('snap');
     const config: DistributorConfig = {
       pipelines: [
         {
@@ -126,14 +109,14 @@ describe('S3 destinations that fail', () => {
     expect(report.outcomes[0]?.refusal?.hint).toBe(
       "destination 'bucket', bundle 'b': no space left on the filesystem (ENOSPC)",
     );
-    expect(await listKeys(s3, bucket, 'big/')).toEqual([]);
+    expect(await listKeys(ctx.s3, bucket, 'big/')).toEqual([]);
     expect(readdirSync(mounts.fullTmpdir)).toEqual([]);
   });
 
   it('refuses two destinations on overlapping prefixes of one bucket before writing anything', async () => {
     // Regression: two destinations sharing a root reported success, and the
     // second one's outputs never arrived.
-    const bucket = await rgw.createBucket('overlap');
+    const bucket = await ctx.rgw.createBucket('overlap');
     const root = sourceWith('shared', { 'report.md': '# Shared\n' });
     for (const [first, second, relation] of [
       ['site', 'site', 'same'],
@@ -166,7 +149,7 @@ describe('S3 destinations that fail', () => {
         },
       ]);
     }
-    expect(await listKeys(s3, bucket, '')).toEqual([]);
+    expect(await listKeys(ctx.s3, bucket, '')).toEqual([]);
     // Prefixes that only share leading characters are separate places.
     const config: DistributorConfig = {
       pipelines: [
