@@ -443,7 +443,6 @@ function declaredOf(value: unknown): Entry['declared'] {
   };
 }
 
-/** Only refusals reach an outcome; anything else is a bug in sealkit, reported as such. */
 /** Every model's SQL in one parser call; a parser that fails or answers badly is unavailable. */
 async function parseAll(
   parser: SqlParser,
