@@ -6,11 +6,35 @@ import { synopsisOf, UsageError } from './usage-error.js';
  * The `--json` object a command prints. A library result declared as an
  * interface (`ScaffoldResult`, `CheckReport`, `RunReport`) holds only values
  * `JSON.stringify` prints, but TypeScript gives an interface no implicit index
- * signature, so it cannot be assigned to this type, nor cast to it directly:
- * the commands that print one go through `as unknown as JsonObjectOut`.
+ * signature, so it cannot be assigned to this type: the commands that print
+ * one go through `jsonOut`, which checks it member by member.
  */
 export interface JsonObjectOut {
   readonly [key: string]: string | number | boolean | null | readonly unknown[] | JsonObjectOut | undefined;
+}
+
+/**
+ * `T` when every member at any depth is one `JSON.stringify` prints as
+ * itself — a string, number, boolean, null, or an array or object of those
+ * (`undefined` members are left out), or a `JsonObjectOut` — else `never`.
+ * It maps an interface's own members, so it holds for the interfaces
+ * `JsonObjectOut` cannot accept.
+ */
+export type JsonPrintable<T> = T extends string | number | boolean | null | undefined | JsonObjectOut
+  ? T
+  : T extends bigint | symbol | ((...args: never[]) => unknown)
+    ? never
+    : T extends object
+      ? { readonly [K in keyof T]: JsonPrintable<T[K]> }
+      : never;
+
+/**
+ * A library result as the `--json` object it prints. The cast is sound:
+ * `JsonPrintable<T>` has checked every member, and only the index signature
+ * an interface lacks keeps TypeScript from assigning it.
+ */
+export function jsonOut<T extends object>(value: T & JsonPrintable<T>): JsonObjectOut {
+  return value as JsonObjectOut;
 }
 
 export function writeJson(io: CliIo, value: JsonObjectOut): void {

@@ -13,7 +13,7 @@ import {
   writeManifest,
 } from '../../distributor/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
+import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
@@ -351,8 +351,7 @@ function countsLine(report: RunReport): string {
 
 /**
  * The report as printed under `--json`: each refusal's location and hint
- * beside its reason code. Its interfaces have no index signature, hence the
- * casts (see JsonObjectOut).
+ * beside its reason code, in place of the refusal object.
  */
 function reportJson(report: RunReport): JsonObjectOut {
   const where = (refusal: Refusal | undefined): JsonObjectOut => {
@@ -363,8 +362,8 @@ function reportJson(report: RunReport): JsonObjectOut {
       message,
       ...(location === undefined ? {} : { location }),
       ...(hint === undefined ? {} : { hint }),
-      ...(details === undefined ? {} : { details: details as unknown as JsonObjectOut }),
-      ...(also === undefined ? {} : { also: also as unknown as JsonObjectOut[] }),
+      ...(details === undefined ? {} : { details }),
+      ...(also === undefined ? {} : { also }),
       ...(omitted === undefined ? {} : { omitted }),
     };
   };
@@ -372,14 +371,18 @@ function reportJson(report: RunReport): JsonObjectOut {
   // An aborted run is one refusal of the whole run: said at the top as on
   // every other refusal (docs/cli.md#output), the causes in failures[].
   const aborted = report.aborted ? refusalJson(refuseDistributor('run_aborted'), 'located') : undefined;
+  // Replaced in place, so the report's keys keep their order.
+  const printed = {
+    ...report,
+    failures,
+    outcomes: report.outcomes.map(({ refusal, ...item }) => ({ ...item, ...where(refusal) })),
+    plan: { ...report.plan, failures },
+  };
   return {
-    ...(report as unknown as JsonObjectOut),
+    ...jsonOut(printed),
     ...(aborted === undefined
       ? {}
       : { reason_code: aborted.reason_code, category: aborted.category, message: aborted.message }),
-    failures,
-    outcomes: report.outcomes.map(({ refusal, ...item }) => ({ ...item, ...where(refusal) })),
-    plan: { ...(report.plan as unknown as JsonObjectOut), failures },
   };
 }
 

@@ -1,7 +1,7 @@
 import { MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { counted, formatRefusal, type JsonObjectOut, progress } from '../output.js';
+import { counted, formatRefusal, jsonOut, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -100,8 +100,7 @@ export const editionCheck: Command = {
     const errors = formatFindings(report) + notice;
     return {
       text: quiet ? '' : formatReport(report),
-      // An interface report has no index signature: see JsonObjectOut.
-      json: { ...(report as unknown as JsonObjectOut), ...(unmet ? { unmet: ['tests_not_run'] } : {}) },
+      json: jsonOut({ ...report, ...(unmet ? { unmet: ['tests_not_run'] } : {}) }),
       ...(errors === '' ? {} : { errors }),
       refused: report.status === 'failed' || unmet,
     };

@@ -6,7 +6,7 @@ import {
   scaffold,
 } from '../../scaffold/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import type { JsonObjectOut } from '../output.js';
+import { jsonOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import { faultsFromEnvironment } from './scaffold-faults.js';
@@ -118,8 +118,7 @@ export const scaffoldCommand: Command = {
     );
     return {
       text: '',
-      // An interface result has no index signature: see JsonObjectOut.
-      json: result as unknown as JsonObjectOut,
+      json: jsonOut(result),
       printed: true,
       ...OUTCOME_OF[result.status],
     };

@@ -76,8 +76,9 @@ interface ZodDefLike {
   readonly getter?: () => z.ZodType;
 }
 
+/** Zod's base definition declares `type` only; the optional members are those of the kinds that have them. */
 function defOf(schema: z.ZodType): ZodDefLike {
-  return (schema as unknown as { readonly _zod: { readonly def: ZodDefLike } })._zod.def;
+  return schema._zod.def;
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

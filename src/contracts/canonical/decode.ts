@@ -1,6 +1,7 @@
 import { type Sha256Prefixed, sha256Prefixed } from '../../core/digest/index.js';
 import { pointerOf } from '../../core/input/index.js';
 import { canonicalize, parseStrict } from '../../core/json/index.js';
+import { at } from '../../core/list/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { parseDecimalLexeme } from '../authoring/decimal.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
@@ -82,7 +83,7 @@ function require(condition: boolean): void {
 
 function strictlySorted<T>(items: readonly T[], key: (item: T) => string): void {
   for (let i = 1; i < items.length; i++) {
-    require(compareCodeUnits(key(items[i - 1] as T), key(items[i] as T)) < 0);
+    require(compareCodeUnits(key(at(items, i - 1)), key(at(items, i))) < 0);
   }
 }
 

@@ -1,3 +1,4 @@
+import { at } from '../../core/list/index.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../authoring/schemas/resource.js';
 import { graphRefusal } from './refusals.js';
 
@@ -64,8 +65,7 @@ export class ProjectGraph {
     const ids: string[] = new Array<string>(n);
     const kinds: ResourceKind[] = new Array<ResourceKind>(n);
     const index = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      const { id, kind } = nodes[i] as GraphNode;
+    for (const [i, { id, kind }] of nodes.entries()) {
       if (index.has(id)) throw graphRefusal('contract_graph_duplicate_node', [id]);
       if (!KINDS.has(kind)) throw graphRefusal('contract_graph_kind_unknown', [id]);
       index.set(id, i);
@@ -74,15 +74,14 @@ export class ProjectGraph {
     }
     const from = new Int32Array(edges.length);
     const to = new Int32Array(edges.length);
-    for (let e = 0; e < edges.length; e++) {
-      const edge = edges[e] as GraphEdge;
+    for (const [e, edge] of edges.entries()) {
       const a = index.get(edge.from);
       const b = index.get(edge.to);
       if (a === undefined || b === undefined) {
         throw graphRefusal('contract_graph_node_unknown', [edge.from, edge.to]);
       }
       if (a === b) throw graphRefusal('contract_graph_cycle', [edge.from, edge.to]);
-      if (!GRAPH_EDGE_KINDS[kinds[a] as ResourceKind].includes(kinds[b] as ResourceKind)) {
+      if (!GRAPH_EDGE_KINDS[at(kinds, a)].includes(at(kinds, b))) {
         throw graphRefusal('contract_graph_edge_not_allowed', [edge.from, edge.to]);
       }
       from[e] = a;
@@ -91,17 +90,15 @@ export class ProjectGraph {
     const dependencies = compress(n, from, to);
     const repeated = repeatedEdge(n, dependencies);
     if (repeated !== null) {
-      throw graphRefusal('contract_graph_duplicate_edge', [
-        ids[repeated[0]] as string,
-        ids[repeated[1]] as string,
-      ]);
+      const [consumer, dependency] = repeated;
+      throw graphRefusal('contract_graph_duplicate_edge', [at(ids, consumer), at(ids, dependency)]);
     }
     const consumers = compress(n, to, from);
     const cycle = findCycle(n, dependencies, consumers);
     if (cycle !== null)
       throw graphRefusal(
         'contract_graph_cycle',
-        cycle.map((i) => ids[i] as string),
+        cycle.map((i) => at(ids, i)),
       );
     return new ProjectGraph(ids, kinds, index, consumers.start, consumers.targets);
   }
@@ -121,19 +118,18 @@ export class ProjectGraph {
 
   /** @internal */
   idAt(index: number): string {
-    return this.#ids[index] as string;
+    return at(this.#ids, index);
   }
 
   /** @internal */
   kindAt(index: number): ResourceKind {
-    return this.#kinds[index] as ResourceKind;
+    return at(this.#kinds, index);
   }
 
   /** @internal Calls `visit` with the index of every direct consumer of node `index`. */
   forEachConsumer(index: number, visit: (consumer: number) => void): void {
-    for (let k = this.#consumerStart[index] as number; k < (this.#consumerStart[index + 1] as number); k++) {
-      visit(this.#consumers[k] as number);
-    }
+    const end = at(this.#consumerStart, index + 1);
+    for (let k = at(this.#consumerStart, index); k < end; k++) visit(at(this.#consumers, k));
   }
 }
 
@@ -145,14 +141,14 @@ interface Compressed {
 /** Compressed adjacency of source → target over `n` nodes. */
 function compress(n: number, source: Int32Array, target: Int32Array): Compressed {
   const start = new Int32Array(n + 1);
-  for (const s of source) start[s + 1] = (start[s + 1] as number) + 1;
-  for (let i = 0; i < n; i++) start[i + 1] = (start[i + 1] as number) + (start[i] as number);
+  for (const s of source) start[s + 1] = at(start, s + 1) + 1;
+  for (let i = 0; i < n; i++) start[i + 1] = at(start, i + 1) + at(start, i);
   const fill = start.slice(0, n);
   const targets = new Int32Array(source.length);
-  for (let e = 0; e < source.length; e++) {
-    const s = source[e] as number;
-    targets[fill[s] as number] = target[e] as number;
-    fill[s] = (fill[s] as number) + 1;
+  for (const [e, s] of source.entries()) {
+    const slot = at(fill, s);
+    targets[slot] = at(target, e);
+    fill[s] = slot + 1;
   }
   return { start, targets };
 }
@@ -161,8 +157,9 @@ function compress(n: number, source: Int32Array, target: Int32Array): Compressed
 function repeatedEdge(n: number, dependencies: Compressed): [number, number] | null {
   const seenFor = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
-    for (let k = dependencies.start[i] as number; k < (dependencies.start[i + 1] as number); k++) {
-      const target = dependencies.targets[k] as number;
+    const end = at(dependencies.start, i + 1);
+    for (let k = at(dependencies.start, i); k < end; k++) {
+      const target = at(dependencies.targets, k);
       if (seenFor[target] === i) return [i, target];
       seenFor[target] = i;
     }
@@ -182,14 +179,15 @@ function findCycle(n: number, dependencies: Compressed, consumers: Compressed): 
   let head = 0;
   let tail = 0;
   for (let i = 0; i < n; i++) {
-    remaining[i] = (dependencies.start[i + 1] as number) - (dependencies.start[i] as number);
+    remaining[i] = at(dependencies.start, i + 1) - at(dependencies.start, i);
     if (remaining[i] === 0) queue[tail++] = i;
   }
   while (head < tail) {
-    const node = queue[head++] as number;
-    for (let k = consumers.start[node] as number; k < (consumers.start[node + 1] as number); k++) {
-      const consumer = consumers.targets[k] as number;
-      remaining[consumer] = (remaining[consumer] as number) - 1;
+    const node = at(queue, head++);
+    const end = at(consumers.start, node + 1);
+    for (let k = at(consumers.start, node); k < end; k++) {
+      const consumer = at(consumers.targets, k);
+      remaining[consumer] = at(remaining, consumer) - 1;
       if (remaining[consumer] === 0) queue[tail++] = consumer;
     }
   }
@@ -201,9 +199,10 @@ function findCycle(n: number, dependencies: Compressed, consumers: Compressed): 
     order.set(node, walk.length);
     walk.push(node);
     let next = -1;
-    for (let k = dependencies.start[node] as number; k < (dependencies.start[node + 1] as number); k++) {
-      const dependency = dependencies.targets[k] as number;
-      if ((remaining[dependency] as number) > 0) {
+    const end = at(dependencies.start, node + 1);
+    for (let k = at(dependencies.start, node); k < end; k++) {
+      const dependency = at(dependencies.targets, k);
+      if (at(remaining, dependency) > 0) {
         next = dependency;
         break;
       }

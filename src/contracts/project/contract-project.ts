@@ -127,102 +127,21 @@ export class ContractProject {
     parser: SqlParser,
     options: ProjectOptions = {},
   ): Promise<ContractProject> {
-    const sorted = [...files].sort((a, b) => compareBytes(a.path, b.path));
-    const refuseIn = (entry: Entry, error: unknown): Refusal => {
+    const refuseIn: RefuseIn = (entry, error) => {
       if (!(error instanceof Refusal) || error.category === 'internal') return toRefusal(error);
       return placeEach(error, (one) => positioned(one, entry.node).at({ path: entry.display }));
     };
-    const entries: Entry[] = sorted.map((file, index) => {
-      const entry: Entry = {
-        file: index + 1,
-        path: file.path,
-        display: options.root === undefined ? file.path : join(options.root, file.path),
-        node: null,
-        declared: {},
-        resource: null,
-        refusal: null,
-        built: null,
-        dependencies: [],
-        blocked: false,
-      };
-      try {
-        const document = readResourceDocument(file.bytes);
-        entry.node = document.node;
-        entry.declared = declaredOf(document.value);
-        entry.resource = validateLocated(document.value, document.node, document.faults);
-      } catch (error: unknown) {
-        entry.refusal = refuseIn(entry, error);
-      }
-      return entry;
-    });
-
-    // Ids identify resources project-wide: a repeated id is refused in every file that declares it.
-    const byId = new Map<string, Entry[]>();
-    for (const entry of entries) {
-      if (entry.resource === null) continue;
-      const list = byId.get(entry.resource.id) ?? [];
-      list.push(entry);
-      byId.set(entry.resource.id, list);
-    }
-    for (const list of byId.values()) {
-      if (list.length < 2) continue;
-      for (const entry of list) {
-        const others = list.filter((other) => other !== entry).map((other) => other.display);
-        const refusal = refuseContract('contract_duplicate_id', {
-          role: ROLE_OF_KIND[(entry.resource as ValidatedResource).kind],
-          field: 'id',
-          location: { pointer: 'id' },
-          hint: `the same id is declared in ${others.join(', ')}`,
-        });
-        entry.refusal = refuseIn(entry, refusal);
-      }
-    }
-
+    const entries = readEntries(files, options, refuseIn);
+    refuseDuplicateIds(entries, refuseIn);
     const graphComplete = entries.every((entry) => entry.refusal === null);
     const checked = entries.filter((entry) => entry.refusal === null);
     const resources = checked.map((entry) => entry.resource as ValidatedResource);
-    const refusedEntries = entries.filter((entry) => entry.refusal !== null);
-    const references = new ReferenceContext(resources, {
-      ids: new Set(
-        refusedEntries.flatMap((entry) => (entry.declared.id === undefined ? [] : [entry.declared.id])),
-      ),
-      names: new Set(
-        refusedEntries.flatMap((entry) => (entry.declared.name === undefined ? [] : [entry.declared.name])),
-      ),
-      unidentified: refusedEntries.some(
-        (entry) => entry.declared.id === undefined && entry.declared.name === undefined,
-      ),
-    });
-    const sqlTexts = [
-      ...new Set(resources.flatMap((resource) => (resource.kind === 'Model' ? [resource.sql] : []))),
-    ];
-    const serialized = await parseAll(parser, sqlTexts);
-    const parsedByText = new Map(sqlTexts.map((text, index) => [text, serialized[index]]));
-    const context: BuildContext = { references, parsedSql: (text) => parsedByText.get(text) };
-
-    for (const entry of checked) {
-      const resource = entry.resource as ValidatedResource;
-      references.takeBlocked();
-      try {
-        guardRefusals(() => {
-          if (resource.kind === 'Dashboard') {
-            entry.dependencies = checkDashboard(resource, references);
-            return;
-          }
-          const built: ContractBuilt =
-            resource.kind === 'Source'
-              ? buildSourceContent(resource)
-              : resource.kind === 'Model'
-                ? buildModelContent(resource, context)
-                : buildSemanticModelContent(resource, context);
-          entry.built = built;
-          entry.dependencies = built.dependencies;
-        });
-      } catch (error: unknown) {
-        if (references.takeBlocked()) entry.blocked = true;
-        else entry.refusal = refuseIn(entry, error);
-      }
-    }
+    const references = referencesAround(
+      resources,
+      entries.filter((entry) => entry.refusal !== null),
+    );
+    const context = await buildContext(references, resources, parser);
+    buildEntries(checked, references, context, refuseIn);
     refuseCycles(entries, refuseIn);
     blockDependents(entries);
     return new ContractProject(entries, graphComplete);
@@ -353,6 +272,132 @@ export class ContractProject {
   }
 }
 
+/** A refusal raised while reading or building an entry, placed in its file. */
+type RefuseIn = (entry: Entry, error: unknown) => Refusal;
+
+/** Every file read and validated on its own, in path order; a refusal stays with its entry. */
+function readEntries(files: readonly ProjectFile[], options: ProjectOptions, refuseIn: RefuseIn): Entry[] {
+  const sorted = [...files].sort((a, b) => compareBytes(a.path, b.path));
+  return sorted.map((file, index) => {
+    const entry: Entry = {
+      file: index + 1,
+      path: file.path,
+      display: options.root === undefined ? file.path : join(options.root, file.path),
+      node: null,
+      declared: {},
+      resource: null,
+      refusal: null,
+      built: null,
+      dependencies: [],
+      blocked: false,
+    };
+    try {
+      const document = readResourceDocument(file.bytes);
+      entry.node = document.node;
+      entry.declared = declaredOf(document.value);
+      entry.resource = validateLocated(document.value, document.node, document.faults);
+    } catch (error: unknown) {
+      entry.refusal = refuseIn(entry, error);
+    }
+    return entry;
+  });
+}
+
+/** Ids identify resources project-wide: a repeated id is refused in every file that declares it. */
+function refuseDuplicateIds(entries: readonly Entry[], refuseIn: RefuseIn): void {
+  const byId = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    if (entry.resource === null) continue;
+    const list = byId.get(entry.resource.id) ?? [];
+    list.push(entry);
+    byId.set(entry.resource.id, list);
+  }
+  for (const list of byId.values()) {
+    if (list.length < 2) continue;
+    for (const entry of list) {
+      const others = list.filter((other) => other !== entry).map((other) => other.display);
+      const refusal = refuseContract('contract_duplicate_id', {
+        role: ROLE_OF_KIND[(entry.resource as ValidatedResource).kind],
+        field: 'id',
+        location: { pointer: 'id' },
+        hint: `the same id is declared in ${others.join(', ')}`,
+      });
+      entry.refusal = refuseIn(entry, refusal);
+    }
+  }
+}
+
+/**
+ * References among the checked resources; what the refused files declare
+ * (ids, names, or neither) is known too, so a reference to one of them is
+ * blocked rather than unknown.
+ */
+function referencesAround(
+  resources: readonly ValidatedResource[],
+  refusedEntries: readonly Entry[],
+): ReferenceContext {
+  return new ReferenceContext(resources, {
+    ids: new Set(
+      refusedEntries.flatMap((entry) => (entry.declared.id === undefined ? [] : [entry.declared.id])),
+    ),
+    names: new Set(
+      refusedEntries.flatMap((entry) => (entry.declared.name === undefined ? [] : [entry.declared.name])),
+    ),
+    unidentified: refusedEntries.some(
+      (entry) => entry.declared.id === undefined && entry.declared.name === undefined,
+    ),
+  });
+}
+
+/** The references, and every model's SQL parsed in one batch. */
+async function buildContext(
+  references: ReferenceContext,
+  resources: readonly ValidatedResource[],
+  parser: SqlParser,
+): Promise<BuildContext> {
+  const sqlTexts = [
+    ...new Set(resources.flatMap((resource) => (resource.kind === 'Model' ? [resource.sql] : []))),
+  ];
+  const serialized = await parseAll(parser, sqlTexts);
+  const parsedByText = new Map(sqlTexts.map((text, index) => [text, serialized[index]]));
+  return { references, parsedSql: (text) => parsedByText.get(text) };
+}
+
+/**
+ * Each checked entry's content and dependencies; an entry whose build
+ * reached a refused file's resource is blocked, not refused.
+ */
+function buildEntries(
+  checked: readonly Entry[],
+  references: ReferenceContext,
+  context: BuildContext,
+  refuseIn: RefuseIn,
+): void {
+  for (const entry of checked) {
+    const resource = entry.resource as ValidatedResource;
+    references.takeBlocked();
+    try {
+      guardRefusals(() => {
+        if (resource.kind === 'Dashboard') {
+          entry.dependencies = checkDashboard(resource, references);
+          return;
+        }
+        const built: ContractBuilt =
+          resource.kind === 'Source'
+            ? buildSourceContent(resource)
+            : resource.kind === 'Model'
+              ? buildModelContent(resource, context)
+              : buildSemanticModelContent(resource, context);
+        entry.built = built;
+        entry.dependencies = built.dependencies;
+      });
+    } catch (error: unknown) {
+      if (references.takeBlocked()) entry.blocked = true;
+      else entry.refusal = refuseIn(entry, error);
+    }
+  }
+}
+
 /**
  * A resource that depends on a blocked one is blocked too: what it was
  * checked against was itself not checked completely.
@@ -398,7 +443,6 @@ function declaredOf(value: unknown): Entry['declared'] {
   };
 }
 
-/** Only refusals reach an outcome; anything else is a bug in sealkit, reported as such. */
 /** Every model's SQL in one parser call; a parser that fails or answers badly is unavailable. */
 async function parseAll(
   parser: SqlParser,
@@ -416,7 +460,7 @@ async function parseAll(
 }
 
 /** Resources on a dependency cycle (self-references included) are refused. */
-function refuseCycles(entries: readonly Entry[], refuseIn: (entry: Entry, error: unknown) => Refusal): void {
+function refuseCycles(entries: readonly Entry[], refuseIn: RefuseIn): void {
   const byId = new Map<string, Entry>();
   for (const entry of entries)
     if (entry.resource !== null && entry.refusal === null && !entry.blocked)

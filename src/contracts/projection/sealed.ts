@@ -64,6 +64,9 @@ export class SealedProjection {
 
   /** The payload as read-only data (for inspection and independent cross-checks). */
   view(): ProjectionView {
+    // The brand exists only in the type (`viewBrand` is declared, never
+    // defined), so no value carries it; the payload, deep-frozen by the
+    // constructor, is what the view type describes.
     return this.#payload as unknown as ProjectionView;
   }
 

@@ -20,6 +20,13 @@ const ROLE = 'semantic_model';
 
 type Content = SemanticModelContent;
 type Binding = Content['dimensions'][number]['binding'];
+type Path = readonly (string | number)[];
+
+/** The model a semantic model reads: every binding is one of its fields. */
+interface Dataset {
+  readonly id: string;
+  readonly types: ReadonlyMap<string, PhysicalType>;
+}
 
 /**
  * SemanticModel content. References resolve through the project graph; every
@@ -34,10 +41,48 @@ export function buildSemanticModelContent(
   context: BuildContext,
 ): BuiltContent<Content> {
   const { references } = context;
-  const dataset = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model', at: ['model'] });
-  const types = fieldTypes(dataset.fields, ROLE);
+  const resolved = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model', at: ['model'] });
+  const dataset: Dataset = { id: resolved.id, types: fieldTypes(resolved.fields, ROLE) };
+  requireDistinctMembers(model);
 
-  // Entities, dimensions and measures share one namespace of member names.
+  const entities = byName(
+    model.entities.map((entity) => ({
+      name: entity.name,
+      type: entity.type,
+      fields: fieldTuple(dataset, entity.fields, 'entities[].fields'),
+    })),
+  );
+  const dimensions = dimensionsOf(model, dataset);
+  const timeDimensions = new Set(dimensions.filter((d) => d.type === 'time').map((d) => d.name));
+  const timeDimension = (name: string | undefined, field: string): string | null => {
+    if (name === undefined) return null;
+    if (!timeDimensions.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
+    return name;
+  };
+  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension');
+  const measures = byName(
+    model.measures.map((measure, index) => ({
+      ...measureOf(measure, index, dataset),
+      agg_time_dimension:
+        timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension') ?? defaultTime,
+    })),
+  );
+  return {
+    content: {
+      dataset: dataset.id,
+      defaults: { agg_time_dimension: defaultTime },
+      entities,
+      dimensions,
+      measures,
+      relationships: relationshipsOf(model, dataset, references),
+      filters: filtersOf(model, dimensions),
+    },
+    dependencies: [dataset.id],
+  };
+}
+
+/** Entities, dimensions and measures share one namespace of member names. */
+function requireDistinctMembers(model: SemanticModelResource): void {
   requireDistinctNames(
     [
       ...model.entities.map((entity) => entity.name),
@@ -54,40 +99,37 @@ export function buildSemanticModelContent(
     model.filters.map((filter) => filter.name),
     { role: ROLE, field: 'filters[].name' },
   );
+}
 
-  const bind = (field: string, site: string, at: readonly (string | number)[]): Binding => {
-    const name = normalizeText(field, { role: ROLE, field: site });
-    const type = types.get(name);
-    if (type === undefined) {
-      const near = didYouMean(name, types.keys());
-      throw refuseContract('contract_binding_missing', {
-        role: ROLE,
-        field: site,
-        location: { pointer: pointerOf(at) },
-        hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
-      });
-    }
-    return { resource: dataset.id, field: name, type };
-  };
-  const tuple = (fields: readonly string[], site: string): string[] => {
-    const names = normalizeDistinctTexts(fields, { role: ROLE, field: site });
-    for (const name of names) {
-      if (!types.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field: site });
-    }
-    return names;
-  };
+function bind(dataset: Dataset, field: string, site: string, at: Path): Binding {
+  const name = normalizeText(field, { role: ROLE, field: site });
+  const type = dataset.types.get(name);
+  if (type === undefined) {
+    const near = didYouMean(name, dataset.types.keys());
+    throw refuseContract('contract_binding_missing', {
+      role: ROLE,
+      field: site,
+      location: { pointer: pointerOf(at) },
+      hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
+    });
+  }
+  return { resource: dataset.id, field: name, type };
+}
 
-  const entities = byName(
-    model.entities.map((entity) => ({
-      name: entity.name,
-      type: entity.type,
-      fields: tuple(entity.fields, 'entities[].fields'),
-    })),
-  );
+/** Field names of the dataset, distinct, in the order written (entity keys and relationship columns). */
+function fieldTuple(dataset: Dataset, fields: readonly string[], site: string): string[] {
+  const names = normalizeDistinctTexts(fields, { role: ROLE, field: site });
+  for (const name of names) {
+    if (!dataset.types.has(name))
+      throw refuseContract('contract_member_unavailable', { role: ROLE, field: site });
+  }
+  return names;
+}
 
-  const dimensions = byName(
+function dimensionsOf(model: SemanticModelResource, dataset: Dataset): Content['dimensions'] {
+  return byName(
     model.dimensions.map((dimension, index) => {
-      const binding = bind(dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
+      const binding = bind(dataset, dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
       const time = dimension.type === 'time';
       if (time && !isTemporalType(binding.type)) {
         throw refuseContract('contract_binding_conflict', { role: ROLE, field: 'dimensions[].field' });
@@ -106,67 +148,43 @@ export function buildSemanticModelContent(
       };
     }),
   );
-  const timeDimensions = new Set(dimensions.filter((d) => d.type === 'time').map((d) => d.name));
-  const timeDimension = (name: string | undefined, field: string): string | null => {
-    if (name === undefined) return null;
-    if (!timeDimensions.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
-    return name;
-  };
-  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension');
+}
 
-  const measures = byName(
-    model.measures.map((measure, index) => {
-      let binding: Binding | null = null;
-      if (measure.field === undefined) {
-        if (measure.agg !== 'count')
-          throw refuseContract('contract_binding_missing', { role: ROLE, field: 'measures[].field' });
-      } else {
-        binding = bind(measure.field, 'measures[].field', ['measures', index, 'field']);
-        if (!aggregationApplies(measure.agg, binding.type)) {
-          throw refuseContract('contract_aggregation_type_mismatch', { role: ROLE, field: 'measures[].agg' });
-        }
-      }
-      const counts = measure.agg === 'count' || measure.agg === 'count_distinct';
-      const emptyResult: 'null' | 'zero' =
-        measure.empty_result === undefined ? (counts ? 'zero' : 'null') : (measure.empty_result ?? 'null');
-      return {
-        name: measure.name,
-        agg: measure.agg,
-        binding,
-        empty_result: emptyResult,
-        agg_time_dimension:
-          timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension') ?? defaultTime,
-      };
-    }),
-  );
-
-  const memberTarget = (target: string, field: string, at: readonly (string | number)[]) => {
-    // The member suffix is kept; only the resource part resolves.
-    const { resource, member } = splitMemberTarget(target);
-    const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field, at });
-    const entity = resolved.entities.find((candidate) => candidate.name === member);
-    if (entity === undefined) {
-      const near = didYouMean(
-        member,
-        resolved.entities.map((candidate) => candidate.name),
-      );
-      throw refuseContract('contract_member_unavailable', {
-        role: ROLE,
-        field,
-        location: { pointer: pointerOf(at) },
-        hint: `${resolved.id} has no entity '${member}'${near === undefined ? '' : `; ${near}`}`,
-      });
+/** A measure without its time dimension, which the caller resolves against the model's defaults. */
+function measureOf(
+  measure: SemanticModelResource['measures'][number],
+  index: number,
+  dataset: Dataset,
+): Omit<Content['measures'][number], 'agg_time_dimension'> {
+  let binding: Binding | null = null;
+  if (measure.field === undefined) {
+    if (measure.agg !== 'count')
+      throw refuseContract('contract_binding_missing', { role: ROLE, field: 'measures[].field' });
+  } else {
+    binding = bind(dataset, measure.field, 'measures[].field', ['measures', index, 'field']);
+    if (!aggregationApplies(measure.agg, binding.type)) {
+      throw refuseContract('contract_aggregation_type_mismatch', { role: ROLE, field: 'measures[].agg' });
     }
-    // Relationship targets are lateral references, not dependencies: semantic
-    // models commonly relate to each other in both directions (and to
-    // themselves), which a consumer → dependency graph must not turn into cycles.
-    return { ref: { resource: resolved.id, member }, arity: entity.fields.length };
-  };
+  }
+  const counts = measure.agg === 'count' || measure.agg === 'count_distinct';
+  const emptyResult: 'null' | 'zero' =
+    measure.empty_result === undefined ? (counts ? 'zero' : 'null') : (measure.empty_result ?? 'null');
+  return { name: measure.name, agg: measure.agg, binding, empty_result: emptyResult };
+}
 
-  const relationships = byName(
+function relationshipsOf(
+  model: SemanticModelResource,
+  dataset: Dataset,
+  references: BuildContext['references'],
+): Content['relationships'] {
+  return byName(
     model.relationships.map((relationship, index) => {
-      const fields = tuple(relationship.fields, 'relationships[].fields');
-      const to = memberTarget(relationship.to, 'relationships[].to', ['relationships', index, 'to']);
+      const fields = fieldTuple(dataset, relationship.fields, 'relationships[].fields');
+      const to = memberTarget(references, relationship.to, 'relationships[].to', [
+        'relationships',
+        index,
+        'to',
+      ]);
       if (to.arity !== fields.length) {
         throw refuseContract('contract_arity_mismatch', { role: ROLE, field: 'relationships[].fields' });
       }
@@ -178,14 +196,40 @@ export function buildSemanticModelContent(
         // Paths keep their order: they are a route, not a set.
         path: relationship.path.map(
           (hop, step) =>
-            memberTarget(hop, 'relationships[].path', ['relationships', index, 'path', step]).ref,
+            memberTarget(references, hop, 'relationships[].path', ['relationships', index, 'path', step]).ref,
         ),
       };
     }),
   );
+}
 
+function memberTarget(references: BuildContext['references'], target: string, field: string, at: Path) {
+  // The member suffix is kept; only the resource part resolves.
+  const { resource, member } = splitMemberTarget(target);
+  const resolved = references.resolve(resource, ['SemanticModel'], { role: ROLE, field, at });
+  const entity = resolved.entities.find((candidate) => candidate.name === member);
+  if (entity === undefined) {
+    const near = didYouMean(
+      member,
+      resolved.entities.map((candidate) => candidate.name),
+    );
+    throw refuseContract('contract_member_unavailable', {
+      role: ROLE,
+      field,
+      location: { pointer: pointerOf(at) },
+      hint: `${resolved.id} has no entity '${member}'${near === undefined ? '' : `; ${near}`}`,
+    });
+  }
+  // Relationship targets are lateral references, not dependencies: semantic
+  // models commonly relate to each other in both directions (and to
+  // themselves), which a consumer → dependency graph must not turn into cycles.
+  return { ref: { resource: resolved.id, member }, arity: entity.fields.length };
+}
+
+/** Filter conditions name dimensions; their literals are typed through the dimension's binding. */
+function filtersOf(model: SemanticModelResource, dimensions: Content['dimensions']): Content['filters'] {
   const dimensionBindings = new Map(dimensions.map((dimension) => [dimension.name, dimension.binding]));
-  const filters = byName(
+  return byName(
     model.filters.map((filter) => ({
       name: filter.name,
       conditions: normalizedSet(
@@ -212,19 +256,6 @@ export function buildSemanticModelContent(
       ),
     })),
   );
-
-  return {
-    content: {
-      dataset: dataset.id,
-      defaults: { agg_time_dimension: defaultTime },
-      entities,
-      dimensions,
-      measures,
-      relationships,
-      filters,
-    },
-    dependencies: [dataset.id],
-  };
 }
 
 function aggregationApplies(agg: string, type: PhysicalType): boolean {

@@ -60,6 +60,36 @@ const refusedWith = (
   classification: ContractClassification | null = null,
 ): Decision => ({ status: 'refused', resource, version, refusal, classification });
 
+type Refuser = (
+  code: Parameters<typeof refuseLedger>[0],
+  field: string,
+  classification?: ContractClassification,
+  hint?: string,
+) => Decision;
+
+/** What the candidate's bytes say it is. */
+interface Decoded {
+  readonly resource: ResourceIdentity;
+  readonly version: string;
+  readonly compatibility: CompatibilityMode;
+}
+
+/** One request, once its bytes are decoded and its resource's entries read. */
+interface Subject extends Decoded {
+  readonly request: PublicationRequest;
+  readonly entries: readonly LedgerEntry[];
+  readonly refused: Refuser;
+}
+
+/** The checks every publication after genesis passes; breaking and widening changes add theirs. */
+const SUCCESSOR_CHECKS: readonly PublicationCheck[] = [
+  'baseline_current',
+  'canonical_decoding',
+  'classification',
+  'digest',
+  'version_increases',
+];
+
 /**
  * The publication rules, as one pure function of a request and the verified
  * ledger entries (position order) of the resource its bytes name
@@ -77,35 +107,48 @@ export function decidePublication(
   entriesOf: (id: string) => readonly LedgerEntry[] | undefined,
   request: PublicationRequest,
 ): Decision {
-  const { candidate } = request;
-  let resource: ResourceIdentity;
-  let version: string;
-  let compatibility: CompatibilityMode;
+  const decoded = decodeCandidate(request.candidate);
+  if ('status' in decoded) return decoded;
+  const refused = refuserFor(decoded);
+  const entries = entriesOf(decoded.resource.id);
+  if (entries === undefined) return refused('contract_ledger_state_incomplete', 'resource');
+  const subject: Subject = { ...decoded, request, entries, refused };
+  const latest = entries.at(-1);
+  const repeated = repeatedDecision(subject, latest);
+  if (repeated !== undefined) return repeated;
+  if (request.baseline === 'genesis') return genesisDecision(subject, latest);
+  if (latest === undefined) return refused('contract_ledger_baseline_mismatch', 'baseline');
+  return successorDecision(subject, latest);
+}
+
+function decodeCandidate(candidate: PublicationCandidate): Decoded | Decision {
   try {
     const view = decodeProjection(candidate.bytes, candidate.digest);
-    resource = { kind: view.resource.kind, id: view.resource.id };
-    version = view.contract.version;
-    compatibility = view.contract.compatibility;
+    return {
+      resource: { kind: view.resource.kind, id: view.resource.id },
+      version: view.contract.version,
+      compatibility: view.contract.compatibility,
+    };
   } catch (error: unknown) {
     if (isPublicationRefusal(error)) return refusedWith(error, null, null);
     throw error;
   }
-  const refused = (
-    code: Parameters<typeof refuseLedger>[0],
-    field: string,
-    classification?: ContractClassification,
-    hint?: string,
-  ) =>
+}
+
+function refuserFor({ resource, version }: Decoded): Refuser {
+  return (code, field, classification, hint) =>
     refusedWith(
       refuseLedger(code, { role: 'publication', field, ...(hint === undefined ? {} : { hint }) }),
       resource,
       version,
       classification ?? null,
     );
+}
 
-  const entries = entriesOf(resource.id);
-  if (entries === undefined) return refused('contract_ledger_state_incomplete', 'resource');
-  const latest = entries[entries.length - 1];
+/** The latest bytes again on the same baseline are unchanged; a published version with other bytes is refused. */
+function repeatedDecision(subject: Subject, latest: LedgerEntry | undefined): Decision | undefined {
+  const { request, resource, version } = subject;
+  const { candidate } = request;
   if (
     latest !== undefined &&
     latest.digest === candidate.digest &&
@@ -113,99 +156,62 @@ export function decidePublication(
   ) {
     return { status: 'unchanged', resource, version, entry: latest };
   }
-  const sameVersion = entries.find((entry) => entry.version === version);
+  const sameVersion = subject.entries.find((entry) => entry.version === version);
   if (sameVersion !== undefined && sameVersion.digest !== candidate.digest) {
-    return refused(
+    return subject.refused(
       'contract_ledger_version_reused',
       'version',
       undefined,
       `${version} is published with other content: give this change a new version, above ${latest?.version ?? version}`,
     );
   }
-  if (request.baseline === 'genesis') {
-    if (latest !== undefined) return refused('contract_ledger_baseline_stale', 'baseline');
-    if (request.approval !== null) return refused('contract_ledger_approval_unexpected', 'approval');
-    return {
-      status: 'append',
-      resource,
-      version,
-      classification: null,
-      content: content(
-        resource,
-        version,
-        compatibility,
-        request,
-        'genesis',
-        'unchanged',
-        [],
-        ['baseline_genesis', 'canonical_decoding', 'digest'],
-      ),
-    };
-  }
-  if (latest === undefined) return refused('contract_ledger_baseline_mismatch', 'baseline');
+  return undefined;
+}
+
+function genesisDecision(subject: Subject, latest: LedgerEntry | undefined): Decision {
+  if (latest !== undefined) return subject.refused('contract_ledger_baseline_stale', 'baseline');
+  if (subject.request.approval !== null)
+    return subject.refused('contract_ledger_approval_unexpected', 'approval');
+  return {
+    status: 'append',
+    resource: subject.resource,
+    version: subject.version,
+    classification: null,
+    content: content(
+      subject,
+      'genesis',
+      'unchanged',
+      [],
+      ['baseline_genesis', 'canonical_decoding', 'digest'],
+    ),
+  };
+}
+
+/** A publication on the latest entry: classified against it, then held to the version and approval rules. */
+function successorDecision(subject: Subject, latest: LedgerEntry): Decision {
+  const { request, resource, version } = subject;
   if (latest.digest !== request.baseline) {
-    const known = entries.some((entry) => entry.digest === request.baseline);
-    return refused(
+    const known = subject.entries.some((entry) => entry.digest === request.baseline);
+    return subject.refused(
       known ? 'contract_ledger_baseline_stale' : 'contract_ledger_baseline_mismatch',
       'baseline',
     );
   }
-
   let classification: ContractClassification;
   try {
-    classification = classifyContractVersion(latest.projection, candidate.bytes, {
+    classification = classifyContractVersion(latest.projection, request.candidate.bytes, {
       baselineDigest: latest.digest,
-      candidateDigest: candidate.digest,
+      candidateDigest: request.candidate.digest,
     });
   } catch (error: unknown) {
     if (isPublicationRefusal(error)) return refusedWith(error, resource, version);
     throw error;
   }
-  const before = parseContractVersion(latest.version);
-  const after = parseContractVersion(version);
-  if (before === undefined || after === undefined || compareContractVersions(after, before) <= 0) {
-    return refused(
-      'contract_ledger_version_not_increasing',
-      'version',
-      classification,
-      `write a version above ${latest.version}, the newest in the ledger`,
-    );
-  }
-  const checks: PublicationCheck[] = [
-    'baseline_current',
-    'canonical_decoding',
-    'classification',
-    'digest',
-    'version_increases',
-  ];
-  if (classification.verdict === 'breaking') {
-    if (after.major <= before.major)
-      return refused(
-        'contract_ledger_major_bump_required',
-        'version',
-        classification,
-        `the change is breaking: write version ${before.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`,
-      );
-    checks.push('major_version_bump');
-  }
-  const widens = classification.changes.some((change) => change.verdict === 'widening');
-  if (widens) {
-    if (request.approval === null)
-      return refused('contract_ledger_approval_required', 'approval', classification);
-    const target = splitApprovalTarget(request.approval.approves);
-    if (target?.id !== resource.id || target.version !== version) {
-      return refused('contract_ledger_approval_mismatch', 'approval.approves', classification);
-    }
-    checks.push('widening_approval');
-  } else if (request.approval !== null) {
-    return refused('contract_ledger_approval_unexpected', 'approval', classification);
-  }
-  const rules = new Set(classification.changes.map((change) => change.rule));
-  const security: SecurityResult = rules.has('field_classification_lowered')
-    ? 'widened'
-    : rules.has('field_classification_raised')
-      ? 'narrowed'
-      : 'unchanged';
+  const refusal = versionRefusal(subject, latest, classification) ?? approvalRefusal(subject, classification);
+  if (refusal !== undefined) return refusal;
+  const checks = [...SUCCESSOR_CHECKS];
+  if (classification.verdict === 'breaking') checks.push('major_version_bump');
+  if (widens(classification)) checks.push('widening_approval');
   // `identical` cannot reach here: equal bytes have equal digests and were handled above.
   const verdict = classification.verdict as Exclude<PublicationVerdict, 'genesis'>;
   return {
@@ -213,34 +219,78 @@ export function decidePublication(
     resource,
     version,
     classification,
-    content: content(
-      resource,
-      version,
-      compatibility,
-      request,
-      verdict,
-      security,
-      classification.changes,
-      checks,
-    ),
+    content: content(subject, verdict, securityOf(classification), classification.changes, checks),
   };
 }
 
+/** The version must increase over the latest; a breaking change needs a higher major version. */
+function versionRefusal(
+  subject: Subject,
+  latest: LedgerEntry,
+  classification: ContractClassification,
+): Decision | undefined {
+  const before = parseContractVersion(latest.version);
+  const after = parseContractVersion(subject.version);
+  if (before === undefined || after === undefined || compareContractVersions(after, before) <= 0) {
+    return subject.refused(
+      'contract_ledger_version_not_increasing',
+      'version',
+      classification,
+      `write a version above ${latest.version}, the newest in the ledger`,
+    );
+  }
+  if (classification.verdict === 'breaking' && after.major <= before.major) {
+    return subject.refused(
+      'contract_ledger_major_bump_required',
+      'version',
+      classification,
+      `the change is breaking: write version ${before.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`,
+    );
+  }
+  return undefined;
+}
+
+/** A widening needs an approval of exactly this ID@VERSION; an approval where nothing widens is refused. */
+function approvalRefusal(subject: Subject, classification: ContractClassification): Decision | undefined {
+  const { approval } = subject.request;
+  if (!widens(classification)) {
+    return approval === null
+      ? undefined
+      : subject.refused('contract_ledger_approval_unexpected', 'approval', classification);
+  }
+  if (approval === null)
+    return subject.refused('contract_ledger_approval_required', 'approval', classification);
+  const target = splitApprovalTarget(approval.approves);
+  if (target?.id !== subject.resource.id || target.version !== subject.version) {
+    return subject.refused('contract_ledger_approval_mismatch', 'approval.approves', classification);
+  }
+  return undefined;
+}
+
+function widens(classification: ContractClassification): boolean {
+  return classification.changes.some((change) => change.verdict === 'widening');
+}
+
+function securityOf(classification: ContractClassification): SecurityResult {
+  const rules = new Set(classification.changes.map((change) => change.rule));
+  if (rules.has('field_classification_lowered')) return 'widened';
+  if (rules.has('field_classification_raised')) return 'narrowed';
+  return 'unchanged';
+}
+
 function content(
-  resource: ResourceIdentity,
-  version: string,
-  compatibility: CompatibilityMode,
-  request: PublicationRequest,
+  subject: Subject,
   verdict: PublicationVerdict,
   security: SecurityResult,
   changes: ContractClassification['changes'],
   checks: readonly PublicationCheck[],
 ): EntryContent {
+  const { resource, request } = subject;
   return Object.freeze({
     profile: PROFILE,
     resource,
-    version,
-    compatibility,
+    version: subject.version,
+    compatibility: subject.compatibility,
     digest: request.candidate.digest,
     projection: request.candidate.bytes,
     baseline: request.baseline,

@@ -57,39 +57,58 @@ export function planPublication(
   state: LedgerState,
   requests: readonly PublicationRequest[],
 ): PublicationPlan {
-  const decided = requests.map((request) => ({
-    request,
-    decision: decidePublication((id) => state.resources.get(id), request),
-  }));
-  const named = new Map<string, number>();
-  for (const { decision } of decided) {
-    if (decision.resource !== null)
-      named.set(decision.resource.id, (named.get(decision.resource.id) ?? 0) + 1);
-  }
-  for (const item of decided) {
-    const { resource, version } = item.decision;
-    if (resource !== null && (named.get(resource.id) ?? 0) > 1) {
-      item.decision = {
-        status: 'refused',
-        resource,
-        version,
-        refusal: refuseLedger('contract_ledger_request_duplicate', {
-          role: 'publication',
-          field: 'resource',
-        }),
-        classification: null,
-      };
-    }
-  }
+  const decided = refuseDuplicates(
+    requests.map((request) => ({
+      request,
+      decision: decidePublication((id) => state.resources.get(id), request),
+    })),
+  );
   decided.sort((a, b) => {
     const [ra, ka, da] = sortKey(a.decision, a.request);
     const [rb, kb, db] = sortKey(b.decision, b.request);
     return ra - rb || compareCodeUnits(ka, kb) || compareCodeUnits(da, db);
   });
+  const items = chained(state, decided);
+  return Object.freeze({
+    format: PLAN_FORMAT,
+    head: state.head,
+    items,
+    appends: items.filter((item) => item.status === 'append').length,
+    refused: items.filter((item) => item.status === 'refused').length,
+  });
+}
 
+interface Decided {
+  readonly request: PublicationRequest;
+  readonly decision: Decision;
+}
+
+/** Every request of a resource named more than once is refused, whatever the rules decided for it. */
+function refuseDuplicates(decided: readonly Decided[]): Decided[] {
+  const named = new Map<string, number>();
+  for (const { decision } of decided) {
+    if (decision.resource !== null)
+      named.set(decision.resource.id, (named.get(decision.resource.id) ?? 0) + 1);
+  }
+  return decided.map((item) => {
+    const { resource, version } = item.decision;
+    if (resource === null || (named.get(resource.id) ?? 0) <= 1) return item;
+    const refusal = refuseLedger('contract_ledger_request_duplicate', {
+      role: 'publication',
+      field: 'resource',
+    });
+    return {
+      request: item.request,
+      decision: { status: 'refused', resource, version, refusal, classification: null },
+    };
+  });
+}
+
+/** The plan's items in order: each append takes the next position and chains on the one before. */
+function chained(state: LedgerState, decided: readonly Decided[]): PlanItem[] {
   let position = state.head?.position ?? 0;
   let previousHash: Sha256Prefixed | 'genesis' = state.head?.entryHash ?? 'genesis';
-  const items = decided.map(({ request, decision }): PlanItem => {
+  return decided.map(({ request, decision }): PlanItem => {
     const common = { digest: request.candidate.digest, baseline: request.baseline };
     if (decision.status === 'refused') {
       return {
@@ -126,12 +145,5 @@ export function planPublication(
       entry,
       refusal: null,
     };
-  });
-  return Object.freeze({
-    format: PLAN_FORMAT,
-    head: state.head,
-    items,
-    appends: items.filter((item) => item.status === 'append').length,
-    refused: items.filter((item) => item.status === 'refused').length,
   });
 }

@@ -233,7 +233,15 @@ const OPERATOR_FUNCTIONS: Readonly<Record<string, SqlFunction>> = {
   '!~~*': 'not_ilike',
 };
 
-const NAMED_FUNCTIONS: ReadonlySet<string> = new Set<SqlFunction>(SQL_NAMED_FUNCTIONS);
+const CONJUNCTIONS: Readonly<Record<string, 'and' | 'or'>> = {
+  CONJUNCTION_AND: 'and',
+  CONJUNCTION_OR: 'or',
+};
+
+/** Function names written as themselves, looked up to their typed name. */
+const NAMED_FUNCTIONS: ReadonlyMap<string, SqlFunction> = new Map(
+  SQL_NAMED_FUNCTIONS.map((name) => [name, name]),
+);
 
 const CAST_TYPES: Readonly<Record<string, PhysicalType>> = {
   BOOLEAN: { name: 'boolean' },
@@ -280,6 +288,102 @@ const SELECT_KEYS = [
   'qualify',
 ] as const;
 const SET_KEYS = ['type', 'modifiers', 'cte_map', 'setop_type', 'left', 'right', 'setop_all'] as const;
+const STAR_KEYS = [
+  ...EXPRESSION_BASE,
+  'relation_name',
+  'exclude_list',
+  'replace_list',
+  'columns',
+  'expr',
+  'qualified_exclude_list',
+  'rename_list',
+] as const;
+const FUNCTION_KEYS = [
+  ...EXPRESSION_BASE,
+  'function_name',
+  'schema',
+  'children',
+  'filter',
+  'order_bys',
+  'distinct',
+  'is_operator',
+  'export_state',
+  'catalog',
+] as const;
+
+const BASE_TABLE_KEYS = [
+  ...TABLE_BASE,
+  'schema_name',
+  'table_name',
+  'column_name_alias',
+  'catalog_name',
+  'at_clause',
+] as const;
+const JOIN_KEYS = [
+  ...TABLE_BASE,
+  'left',
+  'right',
+  'condition',
+  'join_type',
+  'ref_type',
+  'using_columns',
+  'delim_flipped',
+  'duplicate_eliminated_columns',
+] as const;
+
+const SET_OPERATIONS: Readonly<Record<string, 'union' | 'except' | 'intersect'>> = {
+  UNION: 'union',
+  EXCEPT: 'except',
+  INTERSECT: 'intersect',
+};
+
+/**
+ * A plain GROUP BY (no GROUPING SETS, ROLLUP or CUBE): DuckDB writes it as
+ * one grouping set holding every group expression, in order.
+ */
+function simpleGrouping(count: number, groupSets: readonly JsonValue[]): boolean {
+  if (count === 0) return groupSets.length === 0;
+  const [only] = groupSets;
+  if (groupSets.length !== 1 || only === undefined) return false;
+  const indexes = array(only);
+  return indexes.length === count && indexes.every((index, position) => integer(index) === BigInt(position));
+}
+
+/** The modifiers of a query node; ORDER BY converts once the scope its expressions see is known. */
+interface Modifiers {
+  readonly distinct: boolean;
+  readonly orderBy: (scope: ReadonlyMap<string, Qualifier>) => SqlOrder[];
+  readonly limit: SqlExpr | null;
+  readonly offset: SqlExpr | null;
+}
+
+type JoinKind = 'inner' | 'left' | 'right' | 'full' | 'cross';
+
+const REGULAR_JOINS: Readonly<Record<string, Exclude<JoinKind, 'cross'>>> = {
+  INNER: 'inner',
+  LEFT: 'left',
+  RIGHT: 'right',
+  FULL: 'full',
+  OUTER: 'full',
+};
+
+/** DuckDB writes a CROSS JOIN as an INNER join of reference type CROSS. */
+function joinKind(refType: string, joinType: string): JoinKind {
+  if (refType === 'CROSS' && joinType === 'INNER') return 'cross';
+  if (refType !== 'REGULAR') return unsupported();
+  return REGULAR_JOINS[joinType] ?? unsupported();
+}
+
+/** A relation bound under an alias written in the SQL. */
+function aliasBinding(declaredAlias: string, columns: Columns): Binding {
+  return { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias }, columns };
+}
+
+/** Where an expression node is converted: the relations in scope and its depth in the tree. */
+interface ExprSite {
+  readonly scope: ReadonlyMap<string, Qualifier>;
+  readonly depth: number;
+}
 
 class Converter {
   readonly relations = new Set<string>();
@@ -311,49 +415,54 @@ class Converter {
     for (const cte of ctes)
       scope.set(asciiLower(cte.name), { name: cte.name, columns: outputColumns(cte.query) });
     const modifiers = this.#modifiers(array(node.modifiers), depth);
-
-    if (node.type === 'SET_OPERATION_NODE') {
-      keys(node, SET_KEYS, []);
-      if (modifiers.distinct) unsupported();
-      const op = { UNION: 'union', EXCEPT: 'except', INTERSECT: 'intersect' }[text(node.setop_type)];
-      if (op === undefined) unsupported();
-      return {
-        node: 'set',
-        op: op as 'union' | 'except' | 'intersect',
-        all: bool(node.setop_all),
-        left: this.query(object(node.left), scope, depth + 1),
-        right: this.query(object(node.right), scope, depth + 1),
-        with: ctes,
-        order_by: modifiers.orderBy(new Map()),
-        limit: modifiers.limit,
-        offset: modifiers.offset,
-      };
-    }
+    if (node.type === 'SET_OPERATION_NODE') return this.#setOperation(node, scope, ctes, modifiers, depth);
     if (node.type !== 'SELECT_NODE') unsupported();
+    return this.#select(node, scope, ctes, modifiers, depth);
+  }
+
+  #setOperation(
+    node: JsonObject,
+    scope: CteScope,
+    ctes: readonly SqlCte[],
+    modifiers: Modifiers,
+    depth: number,
+  ): SqlQuery {
+    keys(node, SET_KEYS, []);
+    if (modifiers.distinct) unsupported();
+    const op = SET_OPERATIONS[text(node.setop_type)];
+    if (op === undefined) return unsupported();
+    return {
+      node: 'set',
+      op,
+      all: bool(node.setop_all),
+      left: this.query(object(node.left), scope, depth + 1),
+      right: this.query(object(node.right), scope, depth + 1),
+      with: ctes,
+      order_by: modifiers.orderBy(new Map()),
+      limit: modifiers.limit,
+      offset: modifiers.offset,
+    };
+  }
+
+  #select(
+    node: JsonObject,
+    scope: CteScope,
+    ctes: readonly SqlCte[],
+    modifiers: Modifiers,
+    depth: number,
+  ): SqlQuery {
     keys(node, SELECT_KEYS, []);
     if (node.sample !== null || node.qualify !== null) unsupported();
     if (node.aggregate_handling !== 'STANDARD_HANDLING') unsupported();
 
     const bindings: Binding[] = [];
     const from = this.#from(object(node.from_table), scope, bindings, depth + 1);
-    const byName = new Map<string, Qualifier>();
-    for (const binding of bindings) {
-      if (byName.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
-      byName.set(binding.folded, binding.qualifier);
-    }
-    this.#suppliers.set(byName, { bindings: [...bindings], merged: this.#merged(from) });
+    const byName = this.#scope(bindings, this.#merged(from));
     const expr = (value: JsonValue | undefined) => this.#expr(object(value), byName, depth + 1);
     const optionalExpr = (value: JsonValue | undefined) => (value === null ? null : expr(value));
 
     const groupBy = array(node.group_expressions).map(expr);
-    const groupSets = array(node.group_sets);
-    const simpleGrouping =
-      groupBy.length === 0
-        ? groupSets.length === 0
-        : groupSets.length === 1 &&
-          array(groupSets[0]).length === groupBy.length &&
-          array(groupSets[0]).every((index, position) => integer(index) === BigInt(position));
-    if (!simpleGrouping) unsupported();
+    if (!simpleGrouping(groupBy.length, array(node.group_sets))) unsupported();
 
     const select: SqlSelectItem[] = array(node.select_list).map((item) => {
       const itemNode = object(item);
@@ -439,7 +548,7 @@ class Converter {
     return node;
   }
 
-  #modifiers(modifiers: readonly JsonValue[], depth: number) {
+  #modifiers(modifiers: readonly JsonValue[], depth: number): Modifiers {
     let distinct = false;
     let orders: readonly JsonValue[] = [];
     let limit: SqlExpr | null = null;
@@ -507,114 +616,103 @@ class Converter {
       case 'EMPTY':
         keys(node, TABLE_BASE, []);
         return null;
-      case 'BASE_TABLE': {
-        keys(
-          node,
-          [...TABLE_BASE, 'schema_name', 'table_name', 'column_name_alias', 'catalog_name', 'at_clause'],
-          [],
-        );
-        // A schema or catalog would name a physical location, not a resource of the project.
-        if (node.schema_name !== '' || node.catalog_name !== '' || node.at_clause !== null) unsupported();
-        if (!isEmptyArray(node.column_name_alias)) unsupported();
-        const written = identifier(text(node.table_name));
-        const folded = asciiLower(written);
-        const cte = ctes.get(folded);
-        if (cte !== undefined) {
-          const { columns } = cte;
-          bindings.push(
-            declaredAlias === null
-              ? { folded, qualifier: { scope: 'cte', name: cte.name }, columns }
-              : {
-                  folded: asciiLower(declaredAlias),
-                  qualifier: { scope: 'alias', name: declaredAlias },
-                  columns,
-                },
-          );
-          return { node: 'cte', name: cte.name, alias: declaredAlias };
-        }
-        const id = this.resolver.resolveRelation(folded);
-        this.relations.add(id);
-        const declared = this.resolver.relationColumns?.(id);
-        const columns = declared === undefined ? null : new Set(declared.map(asciiLower));
-        // An implicit qualifier (the relation's own name) resolves to the stable id;
-        // an explicit alias keeps its query-local meaning.
-        bindings.push(
-          declaredAlias === null
-            ? { folded, qualifier: { scope: 'resource', id }, columns }
-            : {
-                folded: asciiLower(declaredAlias),
-                qualifier: { scope: 'alias', name: declaredAlias },
-                columns,
-              },
-        );
-        return { node: 'resource', id, alias: declaredAlias };
-      }
-      case 'SUBQUERY': {
-        keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
-        if (!isEmptyArray(node.column_name_alias)) unsupported();
-        this.#enclosing.push(new Set(bindings.map((binding) => binding.folded)));
-        let query: SqlQuery;
-        try {
-          query = this.query(this.statement(node.subquery), ctes, depth + 1);
-        } finally {
-          this.#enclosing.pop();
-        }
-        if (declaredAlias !== null) {
-          bindings.push({
-            folded: asciiLower(declaredAlias),
-            qualifier: { scope: 'alias', name: declaredAlias },
-            columns: outputColumns(query),
-          });
-        }
-        return { node: 'subquery', query, alias: declaredAlias };
-      }
-      case 'JOIN': {
-        keys(
-          node,
-          [
-            ...TABLE_BASE,
-            'left',
-            'right',
-            'condition',
-            'join_type',
-            'ref_type',
-            'using_columns',
-            'delim_flipped',
-            'duplicate_eliminated_columns',
-          ],
-          [],
-        );
-        if (declaredAlias !== null || node.delim_flipped !== false) unsupported();
-        if (!isEmptyArray(node.duplicate_eliminated_columns)) unsupported();
-        const refType = text(node.ref_type);
-        const joinType = text(node.join_type);
-        let kind: 'inner' | 'left' | 'right' | 'full' | 'cross';
-        if (refType === 'CROSS' && joinType === 'INNER') kind = 'cross';
-        else if (refType === 'REGULAR') {
-          const mapped = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', FULL: 'full', OUTER: 'full' }[
-            joinType
-          ];
-          if (mapped === undefined) unsupported();
-          kind = mapped as 'inner' | 'left' | 'right' | 'full';
-        } else return unsupported();
-        const left = this.#from(object(node.left), ctes, bindings, depth + 1);
-        const right = this.#from(object(node.right), ctes, bindings, depth + 1);
-        if (left === null || right === null) unsupported();
-        const using = array(node.using_columns).map((column) => identifier(text(column)));
-        if (kind === 'cross' && (node.condition !== null || using.length > 0)) unsupported();
-        // The join condition sees the relations bound so far in this FROM clause.
-        const scope = new Map<string, Qualifier>();
-        for (const binding of bindings) {
-          if (scope.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
-          scope.set(binding.folded, binding.qualifier);
-        }
-        this.#suppliers.set(scope, { bindings: [...bindings], merged: new Set(using.map(asciiLower)) });
-        const on = node.condition === null ? null : this.#expr(object(node.condition), scope, depth + 1);
-        return { node: 'join', type: kind, left, right, on, using };
-      }
+      case 'BASE_TABLE':
+        return this.#baseTable(node, ctes, bindings, declaredAlias);
+      case 'SUBQUERY':
+        return this.#subquery(node, ctes, bindings, declaredAlias, depth);
+      case 'JOIN':
+        return this.#join(node, ctes, bindings, declaredAlias, depth);
       default:
         return unsupported();
     }
+  }
+
+  #baseTable(node: JsonObject, ctes: CteScope, bindings: Binding[], declaredAlias: string | null): SqlFrom {
+    keys(node, BASE_TABLE_KEYS, []);
+    // A schema or catalog would name a physical location, not a resource of the project.
+    if (node.schema_name !== '' || node.catalog_name !== '' || node.at_clause !== null) unsupported();
+    if (!isEmptyArray(node.column_name_alias)) unsupported();
+    const written = identifier(text(node.table_name));
+    const folded = asciiLower(written);
+    const cte = ctes.get(folded);
+    if (cte !== undefined) {
+      const { columns } = cte;
+      bindings.push(
+        declaredAlias === null
+          ? { folded, qualifier: { scope: 'cte', name: cte.name }, columns }
+          : aliasBinding(declaredAlias, columns),
+      );
+      return { node: 'cte', name: cte.name, alias: declaredAlias };
+    }
+    const id = this.resolver.resolveRelation(folded);
+    this.relations.add(id);
+    const declared = this.resolver.relationColumns?.(id);
+    const columns = declared === undefined ? null : new Set(declared.map(asciiLower));
+    // An implicit qualifier (the relation's own name) resolves to the stable id;
+    // an explicit alias keeps its query-local meaning.
+    bindings.push(
+      declaredAlias === null
+        ? { folded, qualifier: { scope: 'resource', id }, columns }
+        : aliasBinding(declaredAlias, columns),
+    );
+    return { node: 'resource', id, alias: declaredAlias };
+  }
+
+  #subquery(
+    node: JsonObject,
+    ctes: CteScope,
+    bindings: Binding[],
+    declaredAlias: string | null,
+    depth: number,
+  ): SqlFrom {
+    keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
+    if (!isEmptyArray(node.column_name_alias)) unsupported();
+    this.#enclosing.push(new Set(bindings.map((binding) => binding.folded)));
+    let query: SqlQuery;
+    try {
+      query = this.query(this.statement(node.subquery), ctes, depth + 1);
+    } finally {
+      this.#enclosing.pop();
+    }
+    if (declaredAlias !== null) bindings.push(aliasBinding(declaredAlias, outputColumns(query)));
+    return { node: 'subquery', query, alias: declaredAlias };
+  }
+
+  #join(
+    node: JsonObject,
+    ctes: CteScope,
+    bindings: Binding[],
+    declaredAlias: string | null,
+    depth: number,
+  ): SqlFrom {
+    keys(node, JOIN_KEYS, []);
+    if (declaredAlias !== null || node.delim_flipped !== false) unsupported();
+    if (!isEmptyArray(node.duplicate_eliminated_columns)) unsupported();
+    const kind = joinKind(text(node.ref_type), text(node.join_type));
+    const left = this.#from(object(node.left), ctes, bindings, depth + 1);
+    const right = this.#from(object(node.right), ctes, bindings, depth + 1);
+    if (left === null || right === null) return unsupported();
+    const using = array(node.using_columns).map((column) => identifier(text(column)));
+    if (kind === 'cross' && (node.condition !== null || using.length > 0)) unsupported();
+    // The join condition sees the relations bound so far in this FROM clause.
+    const scope = this.#scope(bindings, new Set(using.map(asciiLower)));
+    const on = node.condition === null ? null : this.#expr(object(node.condition), scope, depth + 1);
+    return { node: 'join', type: kind, left, right, on, using };
+  }
+
+  /**
+   * The qualifiers the relations bound so far resolve to (two relations
+   * under one name are ambiguous), remembering which relations could supply
+   * an unqualified column and which columns a USING join merged.
+   */
+  #scope(bindings: readonly Binding[], merged: ReadonlySet<string>): ReadonlyMap<string, Qualifier> {
+    const scope = new Map<string, Qualifier>();
+    for (const binding of bindings) {
+      if (scope.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
+      scope.set(binding.folded, binding.qualifier);
+    }
+    this.#suppliers.set(scope, { bindings: [...bindings], merged });
+    return scope;
   }
 
   /**
@@ -654,158 +752,161 @@ class Converter {
     if (!aliasAllowed && node.alias !== '') unsupported();
     const cls = text(node.class);
     const type = text(node.type);
-    const child = (value: JsonValue | undefined) => this.#expr(object(value), scope, depth + 1);
-    const children = (value: JsonValue | undefined) => array(value).map(child);
+    const at: ExprSite = { scope, depth };
     switch (cls) {
-      case 'COLUMN_REF': {
-        keys(node, [...EXPRESSION_BASE, 'column_names'], []);
-        const names = array(node.column_names).map((name) => identifier(text(name)));
-        if (names.length === 1) {
-          const name = names[0] as string;
-          if (this.#ambiguous(asciiLower(name), scope)) fail('contract_sql_qualifier_ambiguous');
-          return { node: 'column', qualifier: null, name };
-        }
-        if (names.length === 2) {
-          return {
-            node: 'column',
-            qualifier: this.#qualifier(names[0] as string, scope),
-            name: names[1] as string,
-          };
-        }
-        return unsupported();
-      }
-      case 'STAR': {
-        keys(
-          node,
-          [
-            ...EXPRESSION_BASE,
-            'relation_name',
-            'exclude_list',
-            'replace_list',
-            'columns',
-            'expr',
-            'qualified_exclude_list',
-            'rename_list',
-          ],
-          [],
-        );
-        if (!aliasAllowed || node.alias !== '') unsupported();
-        for (const list of ['exclude_list', 'replace_list', 'qualified_exclude_list', 'rename_list']) {
-          if (!isEmptyArray(node[list])) unsupported();
-        }
-        if (node.columns !== false || node.expr !== null) unsupported();
-        const relation = text(node.relation_name);
-        return {
-          node: 'star',
-          qualifier: relation === '' ? null : this.#qualifier(identifier(relation), scope),
-        };
-      }
+      case 'COLUMN_REF':
+        return this.#columnRef(node, scope);
+      case 'STAR':
+        return this.#star(node, scope, aliasAllowed);
       case 'CONSTANT':
         keys(node, [...EXPRESSION_BASE, 'value'], []);
         return this.#constant(object(node.value));
-      case 'COMPARISON': {
-        keys(node, [...EXPRESSION_BASE, 'left', 'right'], []);
-        const op = COMPARISONS[type];
-        if (op === undefined) unsupported();
-        return { node: 'compare', op: op as CompareOp, left: child(node.left), right: child(node.right) };
-      }
-      case 'CONJUNCTION': {
-        keys(node, [...EXPRESSION_BASE, 'children'], []);
-        const op = { CONJUNCTION_AND: 'and', CONJUNCTION_OR: 'or' }[type];
-        const args = children(node.children);
-        if (op === undefined || args.length < 2) unsupported();
-        return { node: 'logical', op: op as 'and' | 'or', args };
-      }
-      case 'OPERATOR': {
-        keys(node, [...EXPRESSION_BASE, 'children'], []);
-        const args = children(node.children);
-        const [first, ...rest] = args;
-        if (first === undefined) return unsupported();
-        switch (type) {
-          case 'OPERATOR_NOT':
-            if (rest.length !== 0) unsupported();
-            return { node: 'not', arg: first };
-          case 'OPERATOR_IS_NULL':
-          case 'OPERATOR_IS_NOT_NULL':
-            if (rest.length !== 0) unsupported();
-            return { node: 'is_null', negated: type === 'OPERATOR_IS_NOT_NULL', arg: first };
-          case 'COMPARE_IN':
-          case 'COMPARE_NOT_IN':
-            if (rest.length === 0) unsupported();
-            return { node: 'in', negated: type === 'COMPARE_NOT_IN', arg: first, list: rest };
-          case 'OPERATOR_COALESCE':
-            return { node: 'coalesce', args };
-          default:
-            return unsupported();
-        }
-      }
+      case 'COMPARISON':
+        return this.#comparison(node, type, at);
+      case 'CONJUNCTION':
+        return this.#conjunction(node, type, at);
+      case 'OPERATOR':
+        return this.#operator(node, type, at);
       case 'BETWEEN':
-        keys(node, [...EXPRESSION_BASE, 'input', 'lower', 'upper'], []);
-        if (type !== 'COMPARE_BETWEEN') unsupported();
-        return { node: 'between', arg: child(node.input), low: child(node.lower), high: child(node.upper) };
-      case 'FUNCTION': {
-        keys(
-          node,
-          [
-            ...EXPRESSION_BASE,
-            'function_name',
-            'schema',
-            'children',
-            'filter',
-            'order_bys',
-            'distinct',
-            'is_operator',
-            'export_state',
-            'catalog',
-          ],
-          [],
-        );
-        // The parser writes some built-ins (TRIM, SUBSTRING syntax) with schema "main";
-        // the function is the same one either way.
-        if (
-          (node.schema !== '' && node.schema !== 'main') ||
-          node.catalog !== '' ||
-          node.filter !== null ||
-          node.export_state !== false
-        ) {
-          unsupported();
-        }
-        const orderBys = object(node.order_bys);
-        keys(orderBys, ['type', 'orders'], []);
-        if (orderBys.type !== 'ORDER_MODIFIER' || !isEmptyArray(orderBys.orders)) unsupported();
-        const written = text(node.function_name);
-        const isOperator = bool(node.is_operator);
-        const name = isOperator
-          ? OPERATOR_FUNCTIONS[written]
-          : NAMED_FUNCTIONS.has(written)
-            ? written
-            : undefined;
-        if (name === undefined) unsupported();
-        return {
-          node: 'call',
-          name: name as SqlFunction,
-          args: children(node.children),
-          distinct: bool(node.distinct),
-        };
-      }
-      case 'CAST': {
-        keys(node, [...EXPRESSION_BASE, 'child', 'cast_type', 'try_cast'], []);
-        if (node.try_cast !== false) unsupported();
-        return { node: 'cast', type: this.#type(object(node.cast_type)), arg: child(node.child) };
-      }
-      case 'CASE': {
-        keys(node, [...EXPRESSION_BASE, 'case_checks', 'else_expr'], []);
-        const branches = array(node.case_checks).map((entry) => {
-          const check = object(entry);
-          keys(check, ['when_expr', 'then_expr'], []);
-          return { when: child(check.when_expr), result: child(check.then_expr) };
-        });
-        if (branches.length === 0) unsupported();
-        return { node: 'case', branches, else: node.else_expr === null ? null : child(node.else_expr) };
-      }
+        return this.#between(node, type, at);
+      case 'FUNCTION':
+        return this.#call(node, at);
+      case 'CAST':
+        return this.#cast(node, at);
+      case 'CASE':
+        return this.#case(node, at);
       default:
         return unsupported();
     }
+  }
+
+  /** An operand of the node at `at`: one level deeper, in the same scope. */
+  #child(value: JsonValue | undefined, at: ExprSite): SqlExpr {
+    return this.#expr(object(value), at.scope, at.depth + 1);
+  }
+
+  #children(value: JsonValue | undefined, at: ExprSite): SqlExpr[] {
+    return array(value).map((item) => this.#child(item, at));
+  }
+
+  #columnRef(node: JsonObject, scope: ReadonlyMap<string, Qualifier>): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'column_names'], []);
+    const names = array(node.column_names).map((name) => identifier(text(name)));
+    const [first, second] = names;
+    if (names.length === 1 && first !== undefined) {
+      if (this.#ambiguous(asciiLower(first), scope)) fail('contract_sql_qualifier_ambiguous');
+      return { node: 'column', qualifier: null, name: first };
+    }
+    if (names.length === 2 && first !== undefined && second !== undefined) {
+      return { node: 'column', qualifier: this.#qualifier(first, scope), name: second };
+    }
+    return unsupported();
+  }
+
+  #star(node: JsonObject, scope: ReadonlyMap<string, Qualifier>, aliasAllowed: boolean): SqlExpr {
+    keys(node, STAR_KEYS, []);
+    if (!aliasAllowed || node.alias !== '') unsupported();
+    for (const list of ['exclude_list', 'replace_list', 'qualified_exclude_list', 'rename_list']) {
+      if (!isEmptyArray(node[list])) unsupported();
+    }
+    if (node.columns !== false || node.expr !== null) unsupported();
+    const relation = text(node.relation_name);
+    return {
+      node: 'star',
+      qualifier: relation === '' ? null : this.#qualifier(identifier(relation), scope),
+    };
+  }
+
+  #comparison(node: JsonObject, type: string, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'left', 'right'], []);
+    const op = COMPARISONS[type];
+    if (op === undefined) return unsupported();
+    return { node: 'compare', op, left: this.#child(node.left, at), right: this.#child(node.right, at) };
+  }
+
+  #conjunction(node: JsonObject, type: string, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'children'], []);
+    const op = CONJUNCTIONS[type];
+    const args = this.#children(node.children, at);
+    if (op === undefined || args.length < 2) return unsupported();
+    return { node: 'logical', op, args };
+  }
+
+  #operator(node: JsonObject, type: string, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'children'], []);
+    const args = this.#children(node.children, at);
+    const [first, ...rest] = args;
+    if (first === undefined) return unsupported();
+    switch (type) {
+      case 'OPERATOR_NOT':
+        if (rest.length !== 0) unsupported();
+        return { node: 'not', arg: first };
+      case 'OPERATOR_IS_NULL':
+      case 'OPERATOR_IS_NOT_NULL':
+        if (rest.length !== 0) unsupported();
+        return { node: 'is_null', negated: type === 'OPERATOR_IS_NOT_NULL', arg: first };
+      case 'COMPARE_IN':
+      case 'COMPARE_NOT_IN':
+        if (rest.length === 0) unsupported();
+        return { node: 'in', negated: type === 'COMPARE_NOT_IN', arg: first, list: rest };
+      case 'OPERATOR_COALESCE':
+        return { node: 'coalesce', args };
+      default:
+        return unsupported();
+    }
+  }
+
+  #between(node: JsonObject, type: string, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'input', 'lower', 'upper'], []);
+    if (type !== 'COMPARE_BETWEEN') unsupported();
+    return {
+      node: 'between',
+      arg: this.#child(node.input, at),
+      low: this.#child(node.lower, at),
+      high: this.#child(node.upper, at),
+    };
+  }
+
+  #call(node: JsonObject, at: ExprSite): SqlExpr {
+    keys(node, FUNCTION_KEYS, []);
+    // The parser writes some built-ins (TRIM, SUBSTRING syntax) with schema "main";
+    // the function is the same one either way.
+    if (
+      (node.schema !== '' && node.schema !== 'main') ||
+      node.catalog !== '' ||
+      node.filter !== null ||
+      node.export_state !== false
+    ) {
+      unsupported();
+    }
+    const orderBys = object(node.order_bys);
+    keys(orderBys, ['type', 'orders'], []);
+    if (orderBys.type !== 'ORDER_MODIFIER' || !isEmptyArray(orderBys.orders)) unsupported();
+    const written = text(node.function_name);
+    const name = bool(node.is_operator) ? OPERATOR_FUNCTIONS[written] : NAMED_FUNCTIONS.get(written);
+    if (name === undefined) return unsupported();
+    return { node: 'call', name, args: this.#children(node.children, at), distinct: bool(node.distinct) };
+  }
+
+  #cast(node: JsonObject, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'child', 'cast_type', 'try_cast'], []);
+    if (node.try_cast !== false) unsupported();
+    return { node: 'cast', type: this.#type(object(node.cast_type)), arg: this.#child(node.child, at) };
+  }
+
+  #case(node: JsonObject, at: ExprSite): SqlExpr {
+    keys(node, [...EXPRESSION_BASE, 'case_checks', 'else_expr'], []);
+    const branches = array(node.case_checks).map((entry) => {
+      const check = object(entry);
+      keys(check, ['when_expr', 'then_expr'], []);
+      return { when: this.#child(check.when_expr, at), result: this.#child(check.then_expr, at) };
+    });
+    if (branches.length === 0) unsupported();
+    return {
+      node: 'case',
+      branches,
+      else: node.else_expr === null ? null : this.#child(node.else_expr, at),
+    };
   }
 
   #type(castType: JsonObject): PhysicalType {

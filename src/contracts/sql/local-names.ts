@@ -13,32 +13,103 @@ import type { Qualifier, SqlCte, SqlExpr, SqlFrom, SqlOrder, SqlQuery } from './
  * definition; one that does not is an internal error.
  */
 export function canonicalLocalNames(query: SqlQuery): SqlQuery {
-  let aliases = 0;
-  let ctes = 0;
+  return new LocalNames().rename(query, new Map());
+}
 
-  const bound = (names: ReadonlyMap<string, string>, written: string): string => {
-    const name = names.get(asciiLower(written));
-    if (name === undefined) throw new Error('a query-local name without a definition');
+/** Query-local name (folded) → its positional name, for the definitions in scope. */
+type Names = ReadonlyMap<string, string>;
+
+/** One renaming pass: the counters number definitions in the order the walk meets them. */
+class LocalNames {
+  #aliases = 0;
+  #ctes = 0;
+
+  rename(q: SqlQuery, outer: Names): SqlQuery {
+    const env = new Map(outer);
+    const withs: SqlCte[] = q.with.map((cte) => {
+      this.#ctes += 1;
+      const name = `cte${this.#ctes}`;
+      // Non-recursive: a CTE's body sees the CTEs before it, never itself.
+      const body = this.rename(cte.query, env);
+      env.set(asciiLower(cte.name), name);
+      return { name, query: body };
+    });
+    const none = new Map<string, string>();
+    const limit = q.limit === null ? null : this.#expr(q.limit, none, env);
+    const offset = q.offset === null ? null : this.#expr(q.offset, none, env);
+    if (q.node === 'set') {
+      const left = this.rename(q.left, env);
+      const right = this.rename(q.right, env);
+      return {
+        node: 'set',
+        with: withs,
+        op: q.op,
+        all: q.all,
+        left,
+        right,
+        order_by: q.order_by.map((o) => this.#order(o, none, env)),
+        limit,
+        offset,
+      };
+    }
+    const local = new Map<string, string>();
+    const source = q.from === null ? null : this.#from(q.from, local, env);
+    const sub = (e: SqlExpr) => this.#expr(e, local, env);
+    return {
+      node: 'select',
+      with: withs,
+      distinct: q.distinct,
+      select: q.select.map((item) => ({ expr: sub(item.expr), alias: item.alias })),
+      from: source,
+      where: q.where === null ? null : sub(q.where),
+      group_by: q.group_by.map(sub),
+      having: q.having === null ? null : sub(q.having),
+      order_by: q.order_by.map((o) => this.#order(o, local, env)),
+      limit,
+      offset,
+    };
+  }
+
+  /** A FROM clause: its aliases are defined in `local` (this SELECT's), left to right. */
+  #from(f: SqlFrom, local: Map<string, string>, env: Names): SqlFrom {
+    switch (f.node) {
+      case 'resource':
+        return { node: 'resource', id: f.id, alias: this.#define(f.alias, local) };
+      case 'cte':
+        return { node: 'cte', name: bound(env, f.name), alias: this.#define(f.alias, local) };
+      case 'subquery': {
+        const alias = this.#define(f.alias, local);
+        return { node: 'subquery', query: this.rename(f.query, env), alias };
+      }
+      case 'join': {
+        const left = this.#from(f.left, local, env);
+        const right = this.#from(f.right, local, env);
+        return {
+          node: 'join',
+          type: f.type,
+          left,
+          right,
+          on: f.on === null ? null : this.#expr(f.on, local, env),
+          using: f.using,
+        };
+      }
+    }
+  }
+
+  #define(alias: string | null, local: Map<string, string>): string | null {
+    if (alias === null) return null;
+    this.#aliases += 1;
+    const name = `t${this.#aliases}`;
+    local.set(asciiLower(alias), name);
     return name;
-  };
+  }
 
-  const qualifier = (
-    q: Qualifier | null,
-    local: ReadonlyMap<string, string>,
-    env: ReadonlyMap<string, string>,
-  ): Qualifier | null => {
-    if (q === null || q.scope === 'resource') return q;
-    return q.scope === 'alias'
-      ? { scope: 'alias', name: bound(local, q.name) }
-      : { scope: 'cte', name: bound(env, q.name) };
-  };
+  #order(o: SqlOrder, local: Names, env: Names): SqlOrder {
+    return { expr: this.#expr(o.expr, local, env), direction: o.direction, nulls: o.nulls };
+  }
 
-  const expr = (
-    e: SqlExpr,
-    local: ReadonlyMap<string, string>,
-    env: ReadonlyMap<string, string>,
-  ): SqlExpr => {
-    const sub = (x: SqlExpr) => expr(x, local, env);
+  #expr(e: SqlExpr, local: Names, env: Names): SqlExpr {
+    const sub = (x: SqlExpr) => this.#expr(x, local, env);
     switch (e.node) {
       case 'column':
         return { node: 'column', qualifier: qualifier(e.qualifier, local, env), name: e.name };
@@ -71,96 +142,18 @@ export function canonicalLocalNames(query: SqlQuery): SqlQuery {
       case 'coalesce':
         return { node: 'coalesce', args: e.args.map(sub) };
     }
-  };
+  }
+}
 
-  const order = (
-    o: SqlOrder,
-    local: ReadonlyMap<string, string>,
-    env: ReadonlyMap<string, string>,
-  ): SqlOrder => ({
-    expr: expr(o.expr, local, env),
-    direction: o.direction,
-    nulls: o.nulls,
-  });
+function bound(names: Names, written: string): string {
+  const name = names.get(asciiLower(written));
+  if (name === undefined) throw new Error('a query-local name without a definition');
+  return name;
+}
 
-  /** A FROM clause: its aliases are defined in `local` (this SELECT's), left to right. */
-  const from = (f: SqlFrom, local: Map<string, string>, env: ReadonlyMap<string, string>): SqlFrom => {
-    const define = (alias: string | null): string | null => {
-      if (alias === null) return null;
-      aliases += 1;
-      const name = `t${aliases}`;
-      local.set(asciiLower(alias), name);
-      return name;
-    };
-    switch (f.node) {
-      case 'resource':
-        return { node: 'resource', id: f.id, alias: define(f.alias) };
-      case 'cte':
-        return { node: 'cte', name: bound(env, f.name), alias: define(f.alias) };
-      case 'subquery': {
-        const alias = define(f.alias);
-        return { node: 'subquery', query: rename(f.query, env), alias };
-      }
-      case 'join': {
-        const left = from(f.left, local, env);
-        const right = from(f.right, local, env);
-        return {
-          node: 'join',
-          type: f.type,
-          left,
-          right,
-          on: f.on === null ? null : expr(f.on, local, env),
-          using: f.using,
-        };
-      }
-    }
-  };
-
-  const rename = (q: SqlQuery, outer: ReadonlyMap<string, string>): SqlQuery => {
-    const env = new Map(outer);
-    const withs: SqlCte[] = q.with.map((cte) => {
-      ctes += 1;
-      const name = `cte${ctes}`;
-      // Non-recursive: a CTE's body sees the CTEs before it, never itself.
-      const body = rename(cte.query, env);
-      env.set(asciiLower(cte.name), name);
-      return { name, query: body };
-    });
-    const none = new Map<string, string>();
-    const limit = q.limit === null ? null : expr(q.limit, none, env);
-    const offset = q.offset === null ? null : expr(q.offset, none, env);
-    if (q.node === 'set') {
-      const left = rename(q.left, env);
-      const right = rename(q.right, env);
-      return {
-        node: 'set',
-        with: withs,
-        op: q.op,
-        all: q.all,
-        left,
-        right,
-        order_by: q.order_by.map((o) => order(o, none, env)),
-        limit,
-        offset,
-      };
-    }
-    const local = new Map<string, string>();
-    const source = q.from === null ? null : from(q.from, local, env);
-    const sub = (e: SqlExpr) => expr(e, local, env);
-    return {
-      node: 'select',
-      with: withs,
-      distinct: q.distinct,
-      select: q.select.map((item) => ({ expr: sub(item.expr), alias: item.alias })),
-      from: source,
-      where: q.where === null ? null : sub(q.where),
-      group_by: q.group_by.map(sub),
-      having: q.having === null ? null : sub(q.having),
-      order_by: q.order_by.map((o) => order(o, local, env)),
-      limit,
-      offset,
-    };
-  };
-
-  return rename(query, new Map());
+function qualifier(q: Qualifier | null, local: Names, env: Names): Qualifier | null {
+  if (q === null || q.scope === 'resource') return q;
+  return q.scope === 'alias'
+    ? { scope: 'alias', name: bound(local, q.name) }
+    : { scope: 'cte', name: bound(env, q.name) };
 }

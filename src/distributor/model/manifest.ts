@@ -123,7 +123,8 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
     if (setProblem !== undefined)
       problems.push(fail(setProblem.code, 'files[].path', `files[${setProblem.index}].path`));
   }
-  if (problems.length > 0) throw mode === 'exact' ? (problems[0] as Refusal) : refuseAll(problems);
+  const [first] = problems;
+  if (first !== undefined) throw mode === 'exact' ? first : refuseAll(problems);
   return {
     schema_version: 1,
     id: id as string,

@@ -10,14 +10,15 @@ export async function forEachLimited<T>(
   limit: number,
   task: (item: T) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item as it starts.
+  const queue = items.values();
   let failure: { readonly error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next] as T;
-      next += 1;
+    while (failure === undefined) {
+      const next = queue.next();
+      if (next.done === true) return;
       try {
-        await task(item);
+        await task(next.value);
       } catch (error) {
         failure ??= { error };
       }

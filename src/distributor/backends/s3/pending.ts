@@ -1,5 +1,6 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../../core/digest/index.js';
 import { canonicalize, isJsonObject, type JsonValue, parseStrict } from '../../../core/json/index.js';
+import { at } from '../../../core/list/index.js';
 import { parseInstant } from '../../model/instant.js';
 import { requireExactKeys } from '../../model/manifest.js';
 import type { BundlePath, Instant } from '../../model/types.js';
@@ -111,7 +112,7 @@ export function normalizeClaims(claims: Iterable<PendingClaim>): PendingClaim[] 
 
 function isSortedUnique<T>(items: readonly T[], compare: (a: T, b: T) => number): boolean {
   for (let index = 1; index < items.length; index += 1) {
-    if (compare(items[index - 1] as T, items[index] as T) >= 0) return false;
+    if (compare(at(items, index - 1), at(items, index)) >= 0) return false;
   }
   return true;
 }

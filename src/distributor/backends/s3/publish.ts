@@ -81,36 +81,13 @@ export async function publishToPrefix(
   context: ApplyContext,
   inspected: InspectedPrefix,
 ): Promise<AppliedOutcome> {
-  const { client, bucket } = settings.target;
   const step = (kind: StepKind) => context.beforeStep({ kind, destination_id: settings.destinationId });
   const interrupted = context.signal ?? new AbortController().signal;
   if (interrupted.aborted) return refused(interruptedRefusal());
 
   // 1. The marker: live lease (now or at inspection) → locked; expired and verified → take over.
-  const marker = inspected.marker;
-  if (marker !== undefined) {
-    if (marker.live || compareInstants(marker.parsed.expires, instantOf(settings.clock.now())) > 0)
-      return refused(refuse('destination_locked'));
-  }
-  const residueClaims = new Map(inspected.residue.map((claim) => [claim.path as string, claim]));
-  if (write.residue.some((path) => !residueClaims.has(path))) return refused(refuse('destination_changed'));
-  const previous = write.previous;
-  if (
-    previous !== undefined &&
-    (inspected.snapshot.kind !== 'managed' || inspected.snapshot.token !== previous.token)
-  )
-    return refused(refuse('destination_changed'));
-  const previousOutputs = inspected.state?.outputs ?? [];
-  const oldPaths = previous === undefined ? [] : previousOutputs.map((output) => output.path);
-  const newPaths = write.outputs.map((output) => output.path);
-  let claims = normalizeClaims([
-    ...write.outputs.map((output) => ({ path: output.path, sha256: [output.sha256] })),
-    ...(previous === undefined
-      ? []
-      : previousOutputs.map((output) => ({ path: output.path, sha256: [output.sha256] }))),
-    ...inspected.residue,
-  ]);
-
+  const claimed = claimPrefix(settings, write, inspected);
+  if (claimed instanceof Refusal) return refused(claimed);
   const lease = new Lease({
     target: settings.target,
     key: keys.key(PENDING_FILE),
@@ -118,103 +95,246 @@ export async function publishToPrefix(
     leaseMs: settings.leaseMs,
     beforeWrite: step,
   });
-  try {
-    await lease.acquire(claims, marker?.etag);
-  } catch (error) {
-    lease.stop();
-    if (classifyS3Error(error) === 'precondition') return refused(await lostMarkerRace(settings, keys));
-    return refused(failureRefusal(error, interrupted));
-  }
+  const notAcquired = await acquireLease(lease, claimed.claims, settings, keys, inspected, interrupted);
+  if (notAcquired !== undefined) return refused(notAcquired);
 
-  const signal = AbortSignal.any([lease.signal, interrupted]);
-  let attempted = false;
-  let commitAttempted = false;
-  let committed = false;
+  const run: PublishRun = {
+    settings,
+    keys,
+    write,
+    lease,
+    step,
+    interrupted,
+    signal: AbortSignal.any([lease.signal, interrupted]),
+    claimed,
+  };
+  const progress: Progress = { claims: claimed.claims, wrote: false, committed: false };
   try {
     // 2. A replacement overwrites old outputs: the state must still be the one planned.
-    const stateKey = keys.key(STATE_FILE);
-    if (previous !== undefined && (await headEtag(client, bucket, stateKey)) !== previous.token)
-      throw refuse('destination_changed');
-
+    await requirePlannedState(run);
     // 3. Outputs, streamed, retried and verified, a few at a time.
-    const mayOverwrite = new Set<string>([...residueClaims.keys(), ...oldPaths]);
-    const headers = (path: string) => ({
-      contentType: contentTypeOf(path),
-      cacheControl: settings.cacheControl,
-    });
-    await forEachLimited(write.outputs, PARALLEL_REQUESTS, async (output) => {
-      lease.check();
-      if (interrupted.aborted) throw interruptedRefusal();
-      const condition: PutCondition = mayOverwrite.has(output.path) ? { kind: 'any' } : { kind: 'absent' };
-      step('put');
-      attempted = true;
-      try {
-        await putVerified(
-          settings.target,
-          keys.key(output.path),
-          { sha256: output.sha256, size: output.size, headers: headers(output.path) },
-          { kind: 'stream', open: () => source.open(output) },
-          condition,
-          signal,
-        );
-      } catch (error) {
-        if (error instanceof UploadMismatch && error.stored !== undefined) {
-          // The store holds bytes sealkit sent but did not plan: claim them too, so a later run removes them.
-          claims = normalizeClaims([...claims, { path: output.path, sha256: [error.stored] }]);
-        }
-        if (condition.kind === 'absent' && classifyS3Error(error) === 'precondition') {
-          // Someone else's object appeared at this key: it is not ours to claim.
-          claims = claims.filter((claim) => claim.path !== output.path);
-        }
-        throw error;
-      }
-    });
-
+    await putOutputs(run, source, progress);
     // 4. The commit point.
-    if (interrupted.aborted) throw interruptedRefusal();
-    await lease.ensureHeld();
-    const stateBytes = Buffer.from(serializeState({ ...write.state, published_at: context.now }), 'utf8');
-    step('put');
-    commitAttempted = true;
-    await putVerified(
-      settings.target,
-      stateKey,
-      {
-        sha256: sha256Prefixed(stateBytes),
-        size: stateBytes.byteLength,
-        headers: { contentType: 'application/json', cacheControl: settings.cacheControl },
-      },
-      { kind: 'bytes', bytes: stateBytes },
-      previous === undefined ? { kind: 'absent' } : { kind: 'etag', etag: previous.token },
-      lease.signal,
-    );
-    committed = true;
-
-    // 5. What the new state does not list, then the marker. Not interrupted: it is quick and
-    //    leaves the prefix clean; a signal now only means the run stops after this bundle.
-    const keep = new Set<string>(newPaths);
-    const leftovers = [...new Set<string>([...oldPaths, ...residueClaims.keys()])].filter(
-      (path) => !keep.has(path),
-    );
-    await forEachLimited(leftovers.sort(), PARALLEL_REQUESTS, async (path) => {
-      lease.check();
-      step('delete');
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keys.key(path) }), {
-        abortSignal: lease.signal,
-      });
-    });
-    lease.check();
-    lease.stop();
-    step('delete');
-    settings.retireMarker(keys.key(PENDING_FILE));
+    await commitState(run, context.now, progress);
+    // 5. What the new state does not list, then the marker.
+    await removeLeftovers(run);
     return applied(write);
   } catch (error) {
-    await settleAfterFailure(lease, claims, attempted || commitAttempted || marker !== undefined);
+    await settleAfterFailure(lease, progress.claims, progress.wrote || inspected.marker !== undefined);
     // After the commit the publication stands; what is left is residue the marker names.
-    return committed ? applied(write) : refused(failureRefusal(lease.lossReason ?? error, interrupted));
+    return progress.committed
+      ? applied(write)
+      : refused(failureRefusal(lease.lossReason ?? error, interrupted));
   } finally {
     lease.stop();
   }
+}
+
+/** What one publication under a prefix works with once its lease is held. */
+interface PublishRun {
+  readonly settings: PublishSettings;
+  readonly keys: BundleKeys;
+  readonly write: PlannedWrite;
+  readonly lease: Lease;
+  readonly step: (kind: StepKind) => void;
+  readonly interrupted: AbortSignal;
+  /** Aborted when the lease is lost or the run interrupted: what output uploads stop on. */
+  readonly signal: AbortSignal;
+  readonly claimed: Claimed;
+}
+
+/**
+ * What the run has done so far, which a failure settles the marker with.
+ * Mutable on purpose: uploads in flight update the claims as they fail.
+ */
+interface Progress {
+  /** The marker's claims: the planned ones, plus bytes sealkit sent unplanned, minus keys someone else took. */
+  claims: readonly PendingClaim[];
+  /** A PUT was attempted: the marker must keep claiming what this run may have written. */
+  wrote: boolean;
+  /** The state is written: the publication stands whatever fails after. */
+  committed: boolean;
+}
+
+/** What the marker claims for this run, and what the claims allow it to overwrite and then delete. */
+interface Claimed {
+  readonly claims: readonly PendingClaim[];
+  /** Verified residue and, for a replacement, the old outputs: PUT without `If-None-Match`. */
+  readonly mayOverwrite: ReadonlySet<string>;
+  /** Old outputs and verified residue the new state does not list, sorted: deleted after the commit. */
+  readonly leftovers: readonly string[];
+}
+
+/**
+ * Step 1 before any write: refuse a live lease, and a prefix that changed
+ * since planning (residue no longer verified, another state); then the
+ * claims — the new outputs, the old state's outputs and the verified
+ * residue, each with the digests of the bytes sealkit may put or have put
+ * there.
+ */
+function claimPrefix(
+  settings: PublishSettings,
+  write: PlannedWrite,
+  inspected: InspectedPrefix,
+): Claimed | Refusal {
+  const marker = inspected.marker;
+  if (marker !== undefined) {
+    if (marker.live || compareInstants(marker.parsed.expires, instantOf(settings.clock.now())) > 0)
+      return refuse('destination_locked');
+  }
+  const residue = new Set<string>(inspected.residue.map((claim) => claim.path));
+  if (write.residue.some((path) => !residue.has(path))) return refuse('destination_changed');
+  const previous = write.previous;
+  if (
+    previous !== undefined &&
+    (inspected.snapshot.kind !== 'managed' || inspected.snapshot.token !== previous.token)
+  )
+    return refuse('destination_changed');
+  const oldOutputs = previous === undefined ? [] : (inspected.state?.outputs ?? []);
+  const oldPaths = oldOutputs.map((output) => output.path);
+  const keep = new Set<string>(write.outputs.map((output) => output.path));
+  return {
+    claims: normalizeClaims([
+      ...write.outputs.map((output) => ({ path: output.path, sha256: [output.sha256] })),
+      ...oldOutputs.map((output) => ({ path: output.path, sha256: [output.sha256] })),
+      ...inspected.residue,
+    ]),
+    mayOverwrite: new Set<string>([...residue, ...oldPaths]),
+    leftovers: [...new Set<string>([...oldPaths, ...residue])].filter((path) => !keep.has(path)).sort(),
+  };
+}
+
+/** Creates the marker or takes it over; a lost race for it says whether another run holds it. */
+async function acquireLease(
+  lease: Lease,
+  claims: readonly PendingClaim[],
+  settings: PublishSettings,
+  keys: BundleKeys,
+  inspected: InspectedPrefix,
+  interrupted: AbortSignal,
+): Promise<Refusal | undefined> {
+  try {
+    await lease.acquire(claims, inspected.marker?.etag);
+    return undefined;
+  } catch (error) {
+    lease.stop();
+    if (classifyS3Error(error) === 'precondition') return lostMarkerRace(settings, keys);
+    return failureRefusal(error, interrupted);
+  }
+}
+
+/**
+ * Step 2: the lease now stops anyone else from committing, so a state still
+ * the one planned stays so until our own commit (a first publication writes
+ * nothing unconditionally a committed run could own).
+ */
+async function requirePlannedState(run: PublishRun): Promise<void> {
+  const previous = run.write.previous;
+  if (previous === undefined) return;
+  const { client, bucket } = run.settings.target;
+  if ((await headEtag(client, bucket, run.keys.key(STATE_FILE))) !== previous.token)
+    throw refuse('destination_changed');
+}
+
+/**
+ * Step 3: a key that is neither verified residue nor an old output is
+ * written with `If-None-Match: *`, so content that appeared since planning
+ * is never overwritten.
+ */
+async function putOutputs(run: PublishRun, source: OutputSource, progress: Progress): Promise<void> {
+  const { settings, keys, lease, interrupted } = run;
+  await forEachLimited(run.write.outputs, PARALLEL_REQUESTS, async (output) => {
+    lease.check();
+    if (interrupted.aborted) throw interruptedRefusal();
+    const condition: PutCondition = run.claimed.mayOverwrite.has(output.path)
+      ? { kind: 'any' }
+      : { kind: 'absent' };
+    run.step('put');
+    progress.wrote = true;
+    try {
+      await putVerified(
+        settings.target,
+        keys.key(output.path),
+        {
+          sha256: output.sha256,
+          size: output.size,
+          headers: { contentType: contentTypeOf(output.path), cacheControl: settings.cacheControl },
+        },
+        { kind: 'stream', open: () => source.open(output) },
+        condition,
+        run.signal,
+      );
+    } catch (error) {
+      progress.claims = claimsAfterFailedPut(progress.claims, output.path, condition, error);
+      throw error;
+    }
+  });
+}
+
+function claimsAfterFailedPut(
+  claims: readonly PendingClaim[],
+  path: PendingClaim['path'],
+  condition: PutCondition,
+  error: unknown,
+): readonly PendingClaim[] {
+  let out = claims;
+  if (error instanceof UploadMismatch && error.stored !== undefined) {
+    // The store holds bytes sealkit sent but did not plan: claim them too, so a later run removes them.
+    out = normalizeClaims([...out, { path, sha256: [error.stored] }]);
+  }
+  if (condition.kind === 'absent' && classifyS3Error(error) === 'precondition') {
+    // Someone else's object appeared at this key: it is not ours to claim.
+    out = out.filter((claim) => claim.path !== path);
+  }
+  return out;
+}
+
+/**
+ * Step 4: prove the lease still holds (renewing it when it is older than one
+ * renewal interval), then PUT the state — `If-None-Match: *` for a publish,
+ * `If-Match: <planned ETag>` for a replacement.
+ */
+async function commitState(run: PublishRun, now: ApplyContext['now'], progress: Progress): Promise<void> {
+  const { settings, lease, write } = run;
+  if (run.interrupted.aborted) throw interruptedRefusal();
+  await lease.ensureHeld();
+  const stateBytes = Buffer.from(serializeState({ ...write.state, published_at: now }), 'utf8');
+  run.step('put');
+  progress.wrote = true;
+  await putVerified(
+    settings.target,
+    run.keys.key(STATE_FILE),
+    {
+      sha256: sha256Prefixed(stateBytes),
+      size: stateBytes.byteLength,
+      headers: { contentType: 'application/json', cacheControl: settings.cacheControl },
+    },
+    { kind: 'bytes', bytes: stateBytes },
+    write.previous === undefined ? { kind: 'absent' } : { kind: 'etag', etag: write.previous.token },
+    lease.signal,
+  );
+  progress.committed = true;
+}
+
+/**
+ * Step 5: delete what the new state does not list, then the marker. Not
+ * interrupted: it is quick and leaves the prefix clean; a signal now only
+ * means the run stops after this bundle.
+ */
+async function removeLeftovers(run: PublishRun): Promise<void> {
+  const { settings, keys, lease } = run;
+  const { client, bucket } = settings.target;
+  await forEachLimited(run.claimed.leftovers, PARALLEL_REQUESTS, async (path) => {
+    lease.check();
+    run.step('delete');
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keys.key(path) }), {
+      abortSignal: lease.signal,
+    });
+  });
+  lease.check();
+  lease.stop();
+  run.step('delete');
+  settings.retireMarker(keys.key(PENDING_FILE));
 }
 
 /**
