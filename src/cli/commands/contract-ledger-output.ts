@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { z } from 'zod';
 import type {
   ContractChange,
   ContractClassification,
@@ -10,7 +11,7 @@ import type {
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
-import { ledgerLocation, openLedger, refuseLedger } from '../../contracts/index.js';
+import { ledgerLocation, openLedger, prepareEmbeddedLedger, refuseLedger } from '../../contracts/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 
@@ -173,7 +174,39 @@ export function refusedByTamper(error: unknown): CommandResult {
  * it only affects modules compiled after it (DuckDB is native code).
  */
 export function compileEmbeddedLedgerQuickly(location: LedgerLocation): void {
-  if (location.kind === 'embedded') setFlagsFromString('--liftoff-only');
+  if (location.kind !== 'embedded') return;
+  setFlagsFromString('--liftoff-only');
+  prepareEmbeddedLedger();
+}
+
+/**
+ * zod compiles a schema to JavaScript the first time it checks a value with
+ * it. A CLI run checks a few dozen documents once: compiling the authoring
+ * and projection schemas cost more than all the checks (4–5× the time of
+ * decoding six projections in a fresh process,
+ * docs/performance.md#a-new-embedded-ledger). Without it zod runs the same
+ * checks, interpreted. The CLI owns its process, so the CLI sets this,
+ * never the library.
+ */
+export function checkSchemasInterpreted(): void {
+  z.config({ jitless: true });
+}
+
+/**
+ * For a command that reads the project before it opens the ledger: when the
+ * ledger is embedded, start compiling PGlite now, in the background, so the
+ * project's reading and validation pay for it instead of the ledger's start
+ * (docs/performance.md#a-new-embedded-ledger). A location that would be
+ * refused is left to be refused where it always was, after the project.
+ */
+export function compileEmbeddedLedgerAhead(url: string | undefined, projectDir: string): void {
+  let location: LedgerLocation;
+  try {
+    location = ledgerLocation(url, projectDir);
+  } catch {
+    return;
+  }
+  compileEmbeddedLedgerQuickly(location);
 }
 
 /**
