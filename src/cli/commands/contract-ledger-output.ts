@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { z } from 'zod';
 import type {
   ContractChange,
   ContractClassification,
@@ -177,19 +176,6 @@ export function compileEmbeddedLedgerQuickly(location: LedgerLocation): void {
   if (location.kind !== 'embedded') return;
   setFlagsFromString('--liftoff-only');
   prepareEmbeddedLedger();
-}
-
-/**
- * zod compiles a schema to JavaScript the first time it checks a value with
- * it. A CLI run checks a few dozen documents once: compiling the authoring
- * and projection schemas cost more than all the checks (4–5× the time of
- * decoding six projections in a fresh process,
- * docs/performance.md#a-new-embedded-ledger). Without it zod runs the same
- * checks, interpreted. The CLI owns its process, so the CLI sets this,
- * never the library.
- */
-export function checkSchemasInterpreted(): void {
-  z.config({ jitless: true });
 }
 
 /**

@@ -1,3 +1,5 @@
+// First: zod must know before any schema is built (see the module).
+import './contract-schemas-interpreted.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -21,7 +23,6 @@ import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
-  checkSchemasInterpreted,
   compileEmbeddedLedgerAhead,
   headJson,
   headText,
@@ -189,7 +190,6 @@ export const contractPublish: Command = {
     if (dir === undefined) throw new UsageError('missing argument', USAGE);
     const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
-    checkSchemasInterpreted();
     compileEmbeddedLedgerAhead(values.ledger, dir);
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
