@@ -109,7 +109,7 @@ export {
 export { readPublicationHistory } from './publication/history.js';
 export { type LedgerLocation, ledgerLocation } from './publication/location.js';
 export { openLedger } from './publication/open.js';
-export type { EmbeddedLedgerStart } from './publication/open-embedded.js';
+export { type EmbeddedLedgerStart, prepareEmbeddedLedger } from './publication/open-embedded.js';
 export { pgLedgerSession } from './publication/pg-session.js';
 export { pgliteLedgerSession } from './publication/pglite-session.js';
 export {

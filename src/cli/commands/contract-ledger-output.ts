@@ -10,7 +10,7 @@ import type {
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
-import { ledgerLocation, openLedger, refuseLedger } from '../../contracts/index.js';
+import { ledgerLocation, openLedger, prepareEmbeddedLedger, refuseLedger } from '../../contracts/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 
@@ -173,7 +173,26 @@ export function refusedByTamper(error: unknown): CommandResult {
  * it only affects modules compiled after it (DuckDB is native code).
  */
 export function compileEmbeddedLedgerQuickly(location: LedgerLocation): void {
-  if (location.kind === 'embedded') setFlagsFromString('--liftoff-only');
+  if (location.kind !== 'embedded') return;
+  setFlagsFromString('--liftoff-only');
+  prepareEmbeddedLedger();
+}
+
+/**
+ * For a command that reads the project before it opens the ledger: when the
+ * ledger is embedded, start compiling PGlite now, in the background, so the
+ * project's reading and validation pay for it instead of the ledger's start
+ * (docs/performance.md#a-new-embedded-ledger). A location that would be
+ * refused is left to be refused where it always was, after the project.
+ */
+export function compileEmbeddedLedgerAhead(url: string | undefined, projectDir: string): void {
+  let location: LedgerLocation;
+  try {
+    location = ledgerLocation(url, projectDir);
+  } catch {
+    return;
+  }
+  compileEmbeddedLedgerQuickly(location);
 }
 
 /**

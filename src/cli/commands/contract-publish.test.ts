@@ -84,6 +84,15 @@ describe('sealkit contract publish, history and replay', () => {
     expect(existsSync(join(project, '.sealkit'))).toBe(false);
   });
 
+  it('refuses an invalid project before it creates the embedded ledger it started compiling', () => {
+    // PGlite is compiled ahead while the project is read; the ledger itself waits for a valid project.
+    edit('version: 1.3.0', 'version: [1.3.0');
+    const run = publish('--json');
+    expect(run.status).toBe(2);
+    expect(jsonOf(run)).toMatchObject({ status: 'refused', reason_code: 'contract_project_invalid' });
+    expect(existsSync(join(project, '.sealkit'))).toBe(false);
+  });
+
   it('publishes the example to the embedded ledger, then re-publishing changes nothing', () => {
     withEmbeddedLedger();
     const first = publish('--json');

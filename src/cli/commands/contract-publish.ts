@@ -1,3 +1,5 @@
+// First: zod must know before any schema is built (see the module).
+import './contract-schemas-interpreted.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -21,7 +23,7 @@ import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
-  compileEmbeddedLedgerQuickly,
+  compileEmbeddedLedgerAhead,
   headJson,
   headText,
   LEDGER_DISCLOSURE,
@@ -188,6 +190,7 @@ export const contractPublish: Command = {
     if (dir === undefined) throw new UsageError('missing argument', USAGE);
     const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
+    compileEmbeddedLedgerAhead(values.ledger, dir);
     const project = await openContractProject(dir);
     const candidates = candidatesOf(project, values.resource);
     const quiet = values.quiet === true;
@@ -198,7 +201,6 @@ export const contractPublish: Command = {
         `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a second or two)`,
       );
     }
-    compileEmbeddedLedgerQuickly(location);
     const connection = await open(location, dryRun);
     let run: Awaited<ReturnType<typeof runContractPublication>>;
     try {

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { connectionOver, type LedgerConnection } from './connection.js';
@@ -31,6 +34,51 @@ export interface EmbeddedLedgerStart {
 }
 
 const DEFAULT_START: EmbeddedLedgerStart = { dataDir: 'template', settings: 'sealkit' };
+
+type PGliteClass = typeof import('@electric-sql/pglite').PGlite;
+
+/** PGlite's module and its WebAssembly (9 MB), compiled once per process. */
+interface EmbeddedEngine {
+  readonly PGlite: PGliteClass;
+  readonly wasmModule: WebAssembly.Module;
+}
+
+let engine: Promise<EmbeddedEngine> | undefined;
+
+async function loadEngine(): Promise<EmbeddedEngine> {
+  // The files PGlite reads itself: its entry resolves to the folder that holds them.
+  const folder = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const [{ PGlite }, wasmModule] = await Promise.all([
+    import('@electric-sql/pglite'),
+    readFile(join(folder, 'pglite.wasm')).then((bytes) => WebAssembly.compile(bytes)),
+  ]);
+  return { PGlite, wasmModule };
+}
+
+function embeddedEngine(): Promise<EmbeddedEngine> {
+  if (engine === undefined) {
+    const loading = loadEngine();
+    engine = loading;
+    // A failure is reported by the open that awaits it; the next open tries again.
+    loading.catch(() => {
+      if (engine === loading) engine = undefined;
+    });
+  }
+  return engine;
+}
+
+/**
+ * Starts loading PGlite and compiling its WebAssembly without waiting for
+ * either: the compilation runs on V8's background threads while the caller
+ * reads and validates the project, so the embedded ledger's start does not
+ * wait for it (docs/performance.md#a-new-embedded-ledger). Touches no
+ * project file; a later `openEmbeddedLedger` uses what it prepared, and
+ * refuses there if it failed. The WebAssembly is compiled with the V8
+ * flags set when this is first called.
+ */
+export function prepareEmbeddedLedger(): void {
+  void embeddedEngine();
+}
 
 /**
  * Opens PGlite (embedded PostgreSQL) in `<project>/.sealkit/ledger`. Only one
@@ -76,13 +124,14 @@ export async function openEmbeddedLedger(
     const dataDir = `/proc/self/fd/${sealkit.fd}/${LEDGER_DIR}`;
     let db: import('@electric-sql/pglite').PGlite;
     try {
-      const { PGlite } = await import('@electric-sql/pglite');
+      const { PGlite, wasmModule } = await embeddedEngine();
       // PGlite runs initdb itself when PG_VERSION is missing; given a
       // template it loads that instead (the same files, unpacked the same
       // way as initdb's output), and refuses one when PG_VERSION exists.
       const template = fresh && start.dataDir === 'template' ? readEmbeddedTemplate() : undefined;
       db = await PGlite.create({
         dataDir,
+        pgliteWasmModule: wasmModule,
         ...(template === undefined ? {} : { loadDataDir: template }),
         ...(start.settings === 'sealkit'
           ? { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_LEDGER_SETTINGS] }

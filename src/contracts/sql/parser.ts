@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { refuseContract } from '../authoring/refusals.js';
 
 /**
@@ -26,13 +27,16 @@ export const UNSUPPORTED_QUERY = '{"error":true,"error_type":"unsupported query"
 
 /**
  * Opens an in-memory DuckDB used only for parsing (it never runs model SQL).
- * The native module is imported here, lazily: it costs 0.2–0.4 s, which
- * commands that never see SQL should not pay.
+ * The native module is loaded here, lazily: it costs 0.2–0.4 s, which
+ * commands that never see SQL should not pay. It is required, not
+ * imported: an ESM import of this CommonJS package makes Node scan each of
+ * its 120 files for export names first, which doubled its load time
+ * (docs/performance.md#a-new-embedded-ledger).
  */
 export async function createDuckDbSqlParser(): Promise<SqlParser> {
   let api: DuckDbApi;
   try {
-    api = await import('@duckdb/node-api');
+    api = createRequire(import.meta.url)('@duckdb/node-api');
   } catch {
     throw refuseContract('contract_sql_parser_unavailable', { role: 'sql' });
   }
