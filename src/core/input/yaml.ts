@@ -81,6 +81,9 @@ const SYNTAX_ADVICE: Readonly<Record<string, string>> = {
   BAD_SCALAR_START: 'a plain value cannot start with this character: quote the value',
 };
 
+/** The parser's errors for a key that runs over lines; any other first error has its own advice. */
+const IMPLICIT_KEY_ERRORS: ReadonlySet<string> = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
 const OVER_INDENTED_ADVICE =
   'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)';
 
@@ -163,7 +166,9 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
     if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
     if (problem.code === 'BAD_DIRECTIVE') throw options.refuse('directive', place);
-    const overIndented = overIndentedLine(text, document.errors);
+    const overIndented = IMPLICIT_KEY_ERRORS.has(problem.code)
+      ? overIndentedLine(text, document.errors)
+      : undefined;
     if (overIndented !== undefined) {
       throw options.refuse('malformed', { ...position(overIndented), advice: OVER_INDENTED_ADVICE });
     }
