@@ -1,6 +1,6 @@
-import { availableParallelism, constants } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { CopyTargetFailed, type HashedCopy } from './copy.js';
+import type { HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
 
 /**
@@ -26,8 +26,6 @@ const DONE = 1;
 const READY = 2;
 const FD = 3;
 const STATUS = 4;
-const TARGET = 5;
-const ERRNO = 6;
 const NUMBER_OFFSET = CONTROL_WORDS * 4;
 /** Two float64 after the control words: the byte bound, and the bytes seen. */
 const MAX = 0;
@@ -39,7 +37,6 @@ const SHARED_BYTES = DIGEST_OFFSET + DIGEST_BYTES;
 const STATUS_OK = 1;
 const STATUS_EXCEEDED = 2;
 const STATUS_READ_FAILED = 3;
-const STATUS_WRITE_FAILED = 4;
 
 /** A thread that does not answer in this long is taken as broken: the file's check fails (never hangs). */
 const ANSWER_TIMEOUT_MS = 60_000;
@@ -50,7 +47,7 @@ const START_TIMEOUT_MS = 10_000;
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { readSync, writeSync } = require('node:fs');
+const { readSync } = require('node:fs');
 const { shared, chunk } = workerData;
 const control = new Int32Array(shared, 0, ${CONTROL_WORDS});
 const numbers = new Float64Array(shared, ${NUMBER_OFFSET}, 2);
@@ -64,10 +61,8 @@ for (;;) {
   seen = Atomics.load(control, ${REQUEST});
   let status = ${STATUS_OK};
   let bytes = 0;
-  let errno = 0;
   try {
     const fd = control[${FD}];
-    const target = control[${TARGET}];
     const max = numbers[${MAX}];
     const hash = createHash('sha256');
     for (;;) {
@@ -79,16 +74,6 @@ for (;;) {
         break;
       }
       hash.update(buffer.subarray(0, read));
-      if (target >= 0) {
-        let written = 0;
-        try {
-          while (written < read) written += writeSync(target, buffer, written, read - written, bytes + written);
-        } catch (error) {
-          status = ${STATUS_WRITE_FAILED};
-          errno = typeof error?.errno === 'number' ? error.errno : 0;
-          break;
-        }
-      }
       bytes += read;
     }
     digest.set(hash.digest());
@@ -96,7 +81,6 @@ for (;;) {
     status = ${STATUS_READ_FAILED};
   }
   numbers[${BYTES}] = bytes;
-  control[${ERRNO}] = errno;
   Atomics.store(control, ${STATUS}, status);
   Atomics.store(control, ${DONE}, seen);
   Atomics.notify(control, ${DONE});
@@ -145,10 +129,9 @@ class FileHashThread {
     return this.#broken;
   }
 
-  start(fd: number, maxBytes: number, target: number): void {
+  start(fd: number, maxBytes: number): void {
     this.busy = true;
     this.#control[FD] = fd;
-    this.#control[TARGET] = target;
     this.#numbers[MAX] = maxBytes;
     this.#sequence = (this.#sequence + 1) | 0;
     Atomics.store(this.#control, REQUEST, this.#sequence);
@@ -174,7 +157,6 @@ class FileHashThread {
     }
     const status = Atomics.load(control, STATUS);
     if (status === STATUS_READ_FAILED) throw new HashReadFailed('reading the file failed');
-    if (status === STATUS_WRITE_FAILED) throw new CopyTargetFailed({ code: errnoName(control[ERRNO] ?? 0) });
     const hex = Buffer.from(this.#digest).toString('hex') as Sha256Hex;
     return { hex, bytes: this.#numbers[BYTES] ?? 0, exceeded: status === STATUS_EXCEEDED };
   }
@@ -223,7 +205,7 @@ export function startHashThreads(): void {
   }
 }
 
-/** Whether `startHashFd` would find a thread now (the caller prepares a copy's target only then). */
+/** Whether `startHashFd` would find a thread now. */
 export function hashThreadFree(): boolean {
   return freeThread() !== undefined;
 }
@@ -232,26 +214,17 @@ export function hashThreadFree(): boolean {
  * Starts hashing the regular file open as `fd` (from offset 0, up to the
  * first chunk beyond `maxBytes`: a longer file shows as `exceeded`) on a
  * free thread and returns at once; undefined when no thread is free (the
- * caller hashes it itself). With `targetFd`, each chunk is also written
- * there after it was hashed (the `copyFdHashing` contract: a failing write
- * throws `CopyTargetFailed` from `result`). The descriptors must stay open
- * until `result` returned.
+ * caller hashes it itself). The descriptor must stay open until `result`
+ * returned.
  */
-export function startHashFd(fd: number, maxBytes: number, targetFd?: number): PendingHash | undefined {
+export function startHashFd(fd: number, maxBytes: number): PendingHash | undefined {
   const thread = freeThread();
   if (thread === undefined) return undefined;
-  thread.start(fd, maxBytes, targetFd ?? -1);
+  thread.start(fd, maxBytes);
   return { result: () => thread.result() };
 }
 
 /** How many hashing threads are running (for tests bounding them). */
 export function hashThreadsRunning(): number {
   return threads.filter((thread) => !thread.broken).length;
-}
-
-/** `ENOSPC` for the errno number a failing write gave (Node's errors carry it negated). */
-function errnoName(errno: number): string {
-  const number = Math.abs(errno);
-  for (const [name, value] of Object.entries(constants.errno)) if (value === number) return name;
-  return 'EUNKNOWN';
 }

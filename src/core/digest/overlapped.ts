@@ -232,7 +232,7 @@ export function hashThreadFree(): boolean {
 }
 
 /** Hands a file to a whole-file hashing thread (see hash-threads.ts); undefined when none is free. */
-export function startHashFd(fd: number, maxBytes: number, targetFd?: number): PendingHash | undefined {
+export function startHashFd(fd: number, maxBytes: number): PendingHash | undefined {
   hashThread();
-  return poolStart(fd, maxBytes, targetFd);
+  return poolStart(fd, maxBytes);
 }

@@ -303,15 +303,6 @@ function verifyEach(
         if (inFlight.length > BUNDLES_IN_FLIGHT) finishOldest();
         continue;
       }
-      const kept =
-        before === 'write'
-          ? startKept(pipeline, pipelineIndex, context, parents, bundle, index, renderHtml, variants)
-          : undefined;
-      if (kept !== undefined) {
-        inFlight.push(kept);
-        if (inFlight.length > BUNDLES_IN_FLIGHT) finishOldest();
-        continue;
-      }
       while (inFlight.length > 0) finishOldest();
       const writable = pipeline.failures.length === 0;
       const keep = writable && before === 'write';
@@ -351,83 +342,6 @@ function verifyEach(
       }
     }
   }
-}
-
-/**
- * Begins verifying a bundle some destination will receive into the current
- * snapshot store; the function returned finishes it as `verifyInto` with
- * `keep` would have. Undefined when no store is open (`verifyInto` then
- * decides). Finishing tells what became of the store and of the run
- * meanwhile: a store given up by an earlier bundle, or a run no longer
- * writing (an earlier bundle failed), makes the copy go, and the bundle is
- * verified again as one after the other would have done it; a failing write
- * gives the store up as `verifyKept` does and moves the copy on.
- */
-function startKept(
-  pipeline: SourcePipeline,
-  pipelineIndex: number,
-  context: VerifyContext,
-  parents: HeldDirs,
-  bundle: SourceBundle,
-  index: number,
-  renderHtml: boolean,
-  variants: readonly PageVariant[],
-): (() => void) | undefined {
-  const store = pipeline.current;
-  if (store === undefined) return undefined;
-  let finish: () => readonly PageInfo[];
-  let target: BundleSnapshot | undefined;
-  try {
-    target = store.snapshot.bundle(index);
-    finish = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, {
-      renderHtml,
-      variants,
-      snapshot: target,
-    });
-  } catch (error: unknown) {
-    if (!(error instanceof SnapshotWriteFailed)) throw error;
-    finish = () => {
-      throw error;
-    };
-  } finally {
-    // Each started file holds its own descriptor.
-    target?.close();
-  }
-  return () => {
-    const outcome = verifiedBy(finish);
-    if (outcome.kind === 'refused') {
-      settleVerified(pipeline, bundle, outcome);
-      return;
-    }
-    const givenUp =
-      store.owner === undefined ? pipeline.temporaryFailed : pipeline.failedOwners.has(store.owner);
-    const writable = pipeline.failures.length === 0;
-    if (outcome.kind === 'verified' && !givenUp && writable) {
-      bundle.store = store;
-      bundle.snapshotIndex = index;
-      bundle.pages = outcome.pages;
-      return;
-    }
-    discardBundle(store, index, context);
-    if (outcome.kind === 'snapshot_failed' && !givenUp && writable) {
-      pipeline.current = undefined;
-      if (store.owner === undefined) pipeline.temporaryFailed = true;
-      else pipeline.failedOwners.add(store.owner);
-      refuseWriters(pipeline, bundle, store.owner, outcome.error);
-    }
-    const pages = verifyInto(
-      pipeline,
-      pipelineIndex,
-      context,
-      parents,
-      bundle,
-      index,
-      writable,
-      renderHtml,
-      variants,
-    );
-    if (pages !== undefined) bundle.pages = pages;
-  };
 }
 
 /** Begins verifying a bundle that is only hashed; the function returned finishes it. */

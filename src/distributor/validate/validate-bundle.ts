@@ -4,7 +4,6 @@ import {
   copyFdHashing,
   copyFdHashingOverlapped,
   type HashedLength,
-  hashThreadFree,
   OVERLAP_MIN_BYTES,
   type PendingHash,
   type Sha256Hex,
@@ -108,9 +107,8 @@ export function verifyFiles(
 /**
  * `verifyBundleFiles` begun now and finished by the function it returns,
  * which gives the pages or throws what `verifyBundleFiles` would have
- * thrown. Its large files are hashed (and copied into the snapshot) on other
- * threads meanwhile (`startHashFd`), so the caller can begin the next
- * bundle; each started check must be finished, in the caller's order
+ * thrown. Without a snapshot its large files are hashed on other threads
+ * meanwhile (`startHashFd`), so the caller can begin the next bundle; each started check must be finished, in the caller's order
  * (docs/performance.md, "Hashing on both cores"). Their descriptors stay
  * open until then.
  */
@@ -225,20 +223,18 @@ function startFile(
     if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
       throw refuse('markdown_too_large', 'a Markdown file rendered as HTML is limited in size');
     }
-    if (defer && pagePath === undefined && file.size >= OVERLAP_MIN_BYTES && hashThreadFree()) {
-      const target = options.snapshot?.create(BundleSnapshot.copyName(index));
-      const pending = startHashFd(opened.file.fd, file.size, target?.fd);
+    // Only a file that is not kept: handing copies to the thread measured
+    // slower (docs/performance.md, "Hashing on both cores").
+    if (defer && pagePath === undefined && options.snapshot === undefined && file.size >= OVERLAP_MIN_BYTES) {
+      const pending = startHashFd(opened.file.fd, file.size);
       if (pending !== undefined) {
         handedOver = true;
         const source = opened.file;
         return () => {
-          checkHashed(finishHandedOver(pending, source, target));
+          checkHashed(finishHandedOver(pending, source));
           return [];
         };
       }
-      // Not reached (the caller is the only one handing files to the threads); the copy is made here.
-      target?.close();
-      if (target !== undefined) throw new SnapshotWriteFailed(new Error('no hashing thread was free'));
     }
     const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
     const hashed =
@@ -357,30 +353,14 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
   }
 }
 
-/**
- * The result of a file handed to a hashing thread (into the snapshot with
- * `target`), its descriptors closed; failures as `streamFile` reports them.
- */
-function finishHandedOver(
-  pending: PendingHash,
-  source: ReadableFile,
-  target: WritableFile | undefined,
-): Hashed {
+/** The result of a file handed to a hashing thread, its descriptor closed; a failure as `streamFile` reports it. */
+function finishHandedOver(pending: PendingHash, source: ReadableFile): Hashed {
   try {
-    try {
-      const copied = pending.result();
-      if (target !== undefined) startWriteback(target);
-      return copied;
-    } finally {
-      try {
-        source.close();
-      } finally {
-        target?.close();
-      }
-    }
-  } catch (error: unknown) {
-    if (error instanceof CopyTargetFailed) throw new SnapshotWriteFailed(error);
+    return pending.result();
+  } catch {
     throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  } finally {
+    source.close();
   }
 }
 
