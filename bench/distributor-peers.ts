@@ -49,12 +49,13 @@ interface Peer {
   readonly probe: readonly string[];
 }
 
-const PEERS: Readonly<Record<'rclone' | 'rsync' | 'cp' | 'sync' | 'openssl', Peer>> = {
+const PEERS: Readonly<Record<'rclone' | 'rsync' | 'cp' | 'sync' | 'openssl' | 'xargs', Peer>> = {
   rclone: { command: 'rclone', probe: ['version'] },
   rsync: { command: 'rsync', probe: ['--version'] },
   cp: { command: 'cp', probe: ['--version'] },
   sync: { command: 'sync', probe: ['--version'] },
   openssl: { command: 'openssl', probe: ['version'] },
+  xargs: { command: 'xargs', probe: ['--version'] },
 };
 
 function installed(peer: Peer): boolean {
@@ -182,6 +183,7 @@ export const distributorPeersBenchmark: Benchmark = {
       cpSync: present.cp && present.sync ? series() : undefined,
       cpTmpfs: present.cp && shm !== undefined ? series() : undefined,
       openssl: present.openssl ? series() : undefined,
+      openssl2: present.openssl && present.xargs ? series() : undefined,
       noopSealkit: series(),
       noopRclone: present.rclone ? series() : undefined,
       noopRsync: present.rsync ? series() : undefined,
@@ -229,6 +231,27 @@ export const distributorPeersBenchmark: Benchmark = {
               name: 'openssl dgst -sha256 (2,000 files)',
               run: timed(s.openssl, () => {
                 run('openssl', ['dgst', '-sha256', ...files]);
+                return none();
+              }),
+            },
+          ]),
+      ...(s.openssl2 === undefined
+        ? []
+        : [
+            {
+              // The two-core hashing floor: half the files in each of two processes at once.
+              name: 'openssl dgst -sha256, two processes (1,000 files each)',
+              run: timed(s.openssl2, () => {
+                const result = spawnSync(
+                  'xargs',
+                  ['-0', '-P', '2', '-n', String(files.length / 2), 'openssl', 'dgst', '-sha256'],
+                  {
+                    input: files.join('\0'),
+                    stdio: ['pipe', 'ignore', 'pipe'],
+                    maxBuffer: 64 * 1024 * 1024,
+                  },
+                );
+                if (result.status !== 0) throw new Error(`xargs openssl failed: ${result.stderr}`);
                 return none();
               }),
             },
@@ -288,6 +311,13 @@ export const distributorPeersBenchmark: Benchmark = {
         'publish (disk) / rsync -a --fsync': pairedRatios(s.sealkit, s.rsyncFsync),
         'publish (disk) / cp -r + sync -f (target <= 1.3)': pairedRatios(s.sealkit, s.cpSync),
         'publish (disk) / openssl dgst -sha256': pairedRatios(s.sealkit, s.openssl),
+        'publish (disk) / openssl, two processes': pairedRatios(s.sealkit, s.openssl2),
+        'openssl, two processes / cp -r + sync -f': pairedRatios(s.openssl2 ?? series(), s.cpSync),
+        'openssl, two processes / rsync -a': pairedRatios(s.openssl2 ?? series(), s.rsync),
+        'openssl, two processes / cp -r to tmpfs': pairedRatios(s.openssl2 ?? series(), s.cpTmpfs),
+        'openssl, two processes / rsync -ac': pairedRatios(s.openssl2 ?? series(), s.noopRsync),
+        'openssl, two processes / rclone no-op': pairedRatios(s.openssl2 ?? series(), s.noopRclone),
+        'no-op rerun / openssl, two processes': pairedRatios(s.noopSealkit, s.openssl2),
         'publish (tmpfs) / cp -r to tmpfs (target <= 1.1)':
           shm === undefined ? 'no tmpfs at /dev/shm' : pairedRatios(s.sealkitTmpfs, s.cpTmpfs),
         'no-op rerun / rsync -ac (target <= 0.6)': pairedRatios(s.noopSealkit, s.noopRsync),

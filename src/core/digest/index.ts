@@ -5,7 +5,19 @@ export {
   copyStreamHashing,
   type HashedCopy,
 } from './copy.js';
-export { copyFdHashingOverlapped, OVERLAP_MIN_BYTES, overlappedHashingAvailable } from './overlapped.js';
+export {
+  HashReadFailed,
+  hashThreadsRunning,
+  type PendingHash,
+  setHashThreads,
+} from './hash-threads.js';
+export {
+  copyFdHashingOverlapped,
+  hashThreadFree,
+  OVERLAP_MIN_BYTES,
+  overlappedHashingAvailable,
+  startHashFd,
+} from './overlapped.js';
 export {
   type HashedLength,
   isSha256Hex,

@@ -1,6 +1,12 @@
 import { readSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { type CopyLimits, CopyTargetFailed, copyFdHashing, type HashedCopy } from './copy.js';
+import {
+  type PendingHash,
+  startHashFd as poolStart,
+  hashThreadFree as poolThreadFree,
+  startHashThreads,
+} from './hash-threads.js';
 import type { Sha256Hex } from './sha256.js';
 
 /**
@@ -146,6 +152,9 @@ let unavailable = false;
 function hashThread(): HashThread | undefined {
   if (unavailable) return undefined;
   if (thread === undefined || thread.broken) {
+    // The whole-file threads start with this one: a process starts its
+    // threads (and their descriptors) once, whichever kind of copy comes first.
+    startHashThreads();
     const started = new HashThread();
     if (started.broken) {
       unavailable = true;
@@ -211,4 +220,19 @@ export function copyFdHashingOverlapped(
     }
     throw error;
   }
+}
+
+/**
+ * Whether `startHashFd` would find a whole-file hashing thread free now
+ * (src/core/digest/hash-threads.ts); starts the copy thread above with them.
+ */
+export function hashThreadFree(): boolean {
+  hashThread();
+  return poolThreadFree();
+}
+
+/** Hands a file to a whole-file hashing thread (see hash-threads.ts); undefined when none is free. */
+export function startHashFd(fd: number, maxBytes: number): PendingHash | undefined {
+  hashThread();
+  return poolStart(fd, maxBytes);
 }

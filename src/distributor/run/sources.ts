@@ -23,6 +23,7 @@ import {
   locatedUnder,
   type PageVariant,
   readManifest,
+  startVerifyBundleFiles,
   verifyBundleFiles,
 } from '../validate/validate-bundle.js';
 import { destinationWriteFailed, writeFailureCause } from '../write-failure.js';
@@ -262,6 +263,9 @@ function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
   return [...variants.values()];
 }
 
+/** Hash-only bundles begun and not yet finished, at most: bounds descriptors and waiting work. */
+const BUNDLES_IN_FLIGHT = 4;
+
 function verifyEach(
   pipeline: SourcePipeline,
   pipelineIndex: number,
@@ -272,42 +276,96 @@ function verifyEach(
   const variants = pageVariants(pipeline);
   const renderHtml = variants.length > 0;
   const categories = pipeline.destinations.map((d) => d.config.outputs);
-  for (const [index, bundle] of pipeline.bundles.entries()) {
-    context.onProgress?.(index, total);
-    const writable = !context.hashOnly && pipeline.failures.length === 0;
-    // Whether a destination will receive this bundle is known from the
-    // manifest and the destination's state, except when only a page may
-    // differ (same manifest, same output names: another lang, or pages a
-    // newer sealkit renders differently). Then the bundle is first only
-    // hashed and rendered, and read a second time, into the snapshot, when
-    // a page did change.
-    const before = writesBefore(bundle, categories);
-    const keep = writable && before === 'write';
-    let pages = verifyInto(
-      pipeline,
-      pipelineIndex,
-      context,
-      parents,
-      bundle,
-      index,
-      keep,
-      renderHtml,
-      variants,
-    );
-    if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
-      pages = verifyInto(
+  // Bundles only hashed are begun in order and finished in the same order,
+  // so their large files hash on other threads while the next ones are
+  // opened (docs/performance.md, "Hashing on both cores"); failures and
+  // pages are recorded exactly as one after the other.
+  const inFlight: (() => void)[] = [];
+  const finishOldest = (): void => inFlight.shift()?.();
+  try {
+    for (const [index, bundle] of pipeline.bundles.entries()) {
+      context.onProgress?.(index, total);
+      // Whether a destination will receive this bundle is known from the
+      // manifest and the destination's state, except when only a page may
+      // differ (same manifest, same output names: another lang, or pages a
+      // newer sealkit renders differently). Then the bundle is first only
+      // hashed and rendered, and read a second time, into the snapshot, when
+      // a page did change.
+      const before = writesBefore(bundle, categories);
+      // A failure only ever makes the run stop writing: a bundle not writable
+      // now stays so whatever the bundles in flight turn out to be.
+      if (before === 'none' || context.hashOnly || pipeline.failures.length > 0) {
+        const finish = startVerifyOnly(parents, bundle, renderHtml, variants);
+        inFlight.push(() => {
+          const pages = settleVerified(pipeline, bundle, finish());
+          if (pages !== undefined) bundle.pages = pages;
+        });
+        if (inFlight.length > BUNDLES_IN_FLIGHT) finishOldest();
+        continue;
+      }
+      while (inFlight.length > 0) finishOldest();
+      const writable = pipeline.failures.length === 0;
+      const keep = writable && before === 'write';
+      let pages = verifyInto(
         pipeline,
         pipelineIndex,
         context,
         parents,
         bundle,
         index,
-        true,
+        keep,
         renderHtml,
         variants,
       );
+      if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
+        pages = verifyInto(
+          pipeline,
+          pipelineIndex,
+          context,
+          parents,
+          bundle,
+          index,
+          true,
+          renderHtml,
+          variants,
+        );
+      }
+      if (pages !== undefined) bundle.pages = pages;
     }
-    if (pages !== undefined) bundle.pages = pages;
+  } finally {
+    // Also after an unexpected error: every started hash is waited for and its descriptor closed.
+    while (inFlight.length > 0) {
+      try {
+        finishOldest();
+      } catch {
+        // The first error is the one that propagates.
+      }
+    }
+  }
+}
+
+/** Begins verifying a bundle that is only hashed; the function returned finishes it. */
+function startVerifyOnly(
+  parents: HeldDirs,
+  bundle: SourceBundle,
+  renderHtml: boolean,
+  variants: readonly PageVariant[],
+): () => Verified {
+  const finish = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, { renderHtml, variants });
+  return () => verifiedBy(finish);
+}
+
+/** The outcome of a verification, its refusals and snapshot failures caught. */
+function verifiedBy(work: () => readonly PageInfo[]): Verified {
+  try {
+    return { kind: 'verified', pages: work() };
+  } catch (error: unknown) {
+    if (error instanceof SnapshotWriteFailed) return { kind: 'snapshot_failed', error };
+    // Anything but a refusal is an unexpected read failure of the source.
+    return {
+      kind: 'refused',
+      refusal: toRefusal(error, () => refuseDistributor('file_unreadable', { role: 'bundle' })),
+    };
   }
 }
 
@@ -327,27 +385,27 @@ function verifyInto(
   renderHtml: boolean,
   variants: readonly PageVariant[],
 ): readonly PageInfo[] | undefined {
-  const verify = (target: BundleSnapshot | undefined): Verified => {
-    try {
-      const pages = verifyBundleFiles(
+  const verify = (target: BundleSnapshot | undefined): Verified =>
+    verifiedBy(() =>
+      verifyBundleFiles(
         parents,
         bundle.dir,
         bundle.manifest,
         target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
-      );
-      return { kind: 'verified', pages };
-    } catch (error: unknown) {
-      if (error instanceof SnapshotWriteFailed) return { kind: 'snapshot_failed', error };
-      // Anything but a refusal is an unexpected read failure of the source.
-      return {
-        kind: 'refused',
-        refusal: toRefusal(error, () => refuseDistributor('file_unreadable', { role: 'bundle' })),
-      };
-    }
-  };
+      ),
+    );
   const outcome = keep
     ? verifyKept(pipeline, pipelineIndex, context, bundle, index, verify)
     : verify(undefined);
+  return settleVerified(pipeline, bundle, outcome);
+}
+
+/** The pages of a verified bundle; a failed one is recorded as a failure (undefined). */
+function settleVerified(
+  pipeline: SourcePipeline,
+  bundle: SourceBundle,
+  outcome: Verified,
+): readonly PageInfo[] | undefined {
   if (outcome.kind === 'verified') return outcome.pages;
   // A snapshot failure is never a source failure; with `keep` it cannot reach here.
   const refusal =

@@ -5,12 +5,14 @@ import {
   copyFdHashingOverlapped,
   type HashedLength,
   OVERLAP_MIN_BYTES,
+  type PendingHash,
   type Sha256Hex,
   type Sha256Prefixed,
   sha256Hex,
+  startHashFd,
   toPrefixed,
 } from '../../core/digest/index.js';
-import type { Dir, DirEntryType, WritableFile } from '../../core/fs/index.js';
+import type { Dir, DirEntryType, ReadableFile, WritableFile } from '../../core/fs/index.js';
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
@@ -99,51 +101,150 @@ export function verifyFiles(
   manifest: SourceManifest,
   options: ValidateOptions,
 ): readonly RenderedPage[] {
+  return startFiles(bundleDir, manifest, options, false)();
+}
+
+/**
+ * `verifyBundleFiles` begun now and finished by the function it returns,
+ * which gives the pages or throws what `verifyBundleFiles` would have
+ * thrown. Without a snapshot its large files are hashed on other threads
+ * meanwhile (`startHashFd`), so the caller can begin the next bundle; each started check must be finished, in the caller's order
+ * (docs/performance.md, "Hashing on both cores"). Their descriptors stay
+ * open until then.
+ */
+export function startVerifyBundleFiles(
+  sourceRoot: HeldDirs,
+  dir: BundleDir,
+  manifest: SourceManifest,
+  options: ValidateOptions,
+): () => readonly RenderedPage[] {
+  let bundleDir: Dir;
+  try {
+    bundleDir = openBundleDir(sourceRoot, dir);
+  } catch (error: unknown) {
+    return () => {
+      throw error;
+    };
+  }
+  try {
+    return startFiles(bundleDir, manifest, options, true);
+  } catch (error: unknown) {
+    return () => {
+      throw error;
+    };
+  } finally {
+    // Each started file holds its own descriptor.
+    bundleDir.close();
+  }
+}
+
+/** One listed file's check, begun: the rest of it gives the file's pages or throws its refusal. */
+type StartedFile = () => readonly RenderedPage[];
+
+/**
+ * Begins every listed file's check, in order; the function returned
+ * finishes them in the same order and throws every refusal together. With
+ * `defer`, a large file only hashed goes to a hashing thread when one is free.
+ */
+function startFiles(
+  bundleDir: Dir,
+  manifest: SourceManifest,
+  options: ValidateOptions,
+  defer: boolean,
+): () => readonly RenderedPage[] {
+  const listedPaths = new Set<string>(manifest.files.map((file) => file.path));
+  const started: { readonly path: string; readonly step: StartedFile | Refusal }[] = [];
+  try {
+    for (const [index, file] of manifest.files.entries()) {
+      try {
+        started.push({
+          path: file.path,
+          step: startFile(bundleDir, file, index, options, listedPaths, defer),
+        });
+      } catch (error: unknown) {
+        if (!(error instanceof Refusal)) throw error;
+        started.push({ path: file.path, step: error });
+      }
+    }
+  } catch (error: unknown) {
+    // What was handed to a thread is waited for, so no descriptor or thread stays taken.
+    finishFiles(started);
+    throw error;
+  }
+  return () => finishFiles(started);
+}
+
+function finishFiles(
+  started: readonly { readonly path: string; readonly step: StartedFile | Refusal }[],
+): readonly RenderedPage[] {
   const pages: RenderedPage[] = [];
   const problems: Refusal[] = [];
-  const listedPaths = new Set<string>(manifest.files.map((file) => file.path));
-  for (const [index, file] of manifest.files.entries()) {
+  let unexpected: { readonly error: unknown } | undefined;
+  for (const { path, step } of started) {
     try {
-      pages.push(...verifyFile(bundleDir, file, index, options, listedPaths));
+      if (step instanceof Refusal) throw step;
+      pages.push(...step());
     } catch (error: unknown) {
-      if (!(error instanceof Refusal)) throw error;
-      problems.push(error.location?.path === undefined ? error.at({ path: file.path }) : error);
+      if (!(error instanceof Refusal)) {
+        unexpected ??= { error };
+        continue;
+      }
+      problems.push(error.location?.path === undefined ? error.at({ path }) : error);
     }
   }
+  if (unexpected !== undefined) throw unexpected.error;
   if (problems.length > 0) throw refuseAll(problems);
   return pages;
 }
 
-function verifyFile(
+function startFile(
   bundleDir: Dir,
   file: ManifestFile,
   index: number,
   options: ValidateOptions,
   listedPaths: ReadonlySet<string>,
-): readonly RenderedPage[] {
+  defer: boolean,
+): StartedFile {
   const listed = `files[${index}]`;
   // The file and its manifest entry say it all; no `field` beside them.
   const refuse = (code: DistributorRefusalCode, hint: string): Refusal =>
     refuseDistributor(code, { role: 'bundle', location: { path: file.path }, hint });
   const changed = `the file changed after manifest.json was written (it lists it as ${listed})`;
+  const checkHashed = (hashed: Hashed): void => {
+    if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
+    if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
+  };
   const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
   const opened = openRegular(bundleDir, file.path.split('/'));
   if (!opened.ok) throw refuse(FILE_PROBLEMS[opened.problem], `manifest.json lists it as ${listed}`);
+  let handedOver = false;
   try {
     if (opened.stat.size !== BigInt(file.size)) throw refuse('file_size_mismatch', changed);
     if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
       throw refuse('markdown_too_large', 'a Markdown file rendered as HTML is limited in size');
+    }
+    // Only a file that is not kept: handing copies to the thread measured
+    // slower (docs/performance.md, "Hashing on both cores").
+    if (defer && pagePath === undefined && options.snapshot === undefined && file.size >= OVERLAP_MIN_BYTES) {
+      const pending = startHashFd(opened.file.fd, file.size);
+      if (pending !== undefined) {
+        handedOver = true;
+        const source = opened.file;
+        return () => {
+          checkHashed(finishHandedOver(pending, source));
+          return [];
+        };
+      }
     }
     const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
     const hashed =
       markdown !== undefined
         ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
         : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
-    if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
-    if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
-    if (markdown === undefined || pagePath === undefined) return [];
+    checkHashed(hashed);
+    if (markdown === undefined || pagePath === undefined) return () => [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
-    return (options.variants ?? [{}]).map((variant) => {
+    const pages = (options.variants ?? [{}]).map((variant): RenderedPage => {
       const page = renderMarkdownPage(markdown, title, {
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
         path: file.path,
@@ -159,8 +260,9 @@ function verifyFile(
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
       };
     });
+    return () => pages;
   } finally {
-    opened.file.close();
+    if (!handedOver) opened.file.close();
   }
 }
 
@@ -248,6 +350,17 @@ function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefin
     // The snapshot's side failed: not the source's fault (see SnapshotWriteFailed).
     if (error instanceof CopyTargetFailed) throw new SnapshotWriteFailed(error);
     throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  }
+}
+
+/** The result of a file handed to a hashing thread, its descriptor closed; a failure as `streamFile` reports it. */
+function finishHandedOver(pending: PendingHash, source: ReadableFile): Hashed {
+  try {
+    return pending.result();
+  } catch {
+    throw refuseDistributor('file_unreadable', { role: 'bundle' });
+  } finally {
+    source.close();
   }
 }
 

@@ -1,0 +1,101 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { HashReadFailed, hashThreadsRunning, setHashThreads } from './hash-threads.js';
+import { hashThreadFree, startHashFd } from './overlapped.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sealkit-hash-threads-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => setHashThreads(1));
+
+const MIB = 1 << 20;
+let counter = 0;
+const sha = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+function file(data: Uint8Array): string {
+  counter += 1;
+  const path = join(dir, `in-${counter}`);
+  writeFileSync(path, data);
+  return path;
+}
+
+describe('startHashFd', () => {
+  it('hashes exactly the bytes of the file, at every chunk boundary', () => {
+    setHashThreads(1);
+    for (const size of [0, 1, MIB - 1, MIB, MIB + 1, 3 * MIB + 5]) {
+      const data = randomBytes(size);
+      const source = openSync(file(data), 'r');
+      try {
+        expect({ size, result: startHashFd(source, size)?.result() }).toEqual({
+          size,
+          result: { hex: sha(data), bytes: size, exceeded: false },
+        });
+      } finally {
+        closeSync(source);
+      }
+    }
+  });
+
+  it('reads from offset 0 without moving the descriptor offset, so the caller could read the file again', () => {
+    const data = randomBytes(MIB + 17);
+    const source = openSync(file(data), 'r');
+    try {
+      expect(startHashFd(source, data.length)?.result().hex).toBe(sha(data));
+      expect(startHashFd(source, data.length)?.result().hex).toBe(sha(data));
+    } finally {
+      closeSync(source);
+    }
+  });
+
+  it('shows a file longer than its bound as exceeded', () => {
+    const data = randomBytes(3 * MIB);
+    const source = openSync(file(data), 'r');
+    try {
+      expect(startHashFd(source, 2 * MIB - 1)?.result().exceeded).toBe(true);
+      expect(startHashFd(source, 3 * MIB)?.result().exceeded).toBe(false);
+    } finally {
+      closeSync(source);
+    }
+  });
+
+  it('reports a failing read as HashReadFailed, and serves the next file', () => {
+    const writeOnly = openSync(join(dir, `w-${counter}`), 'wx');
+    try {
+      expect(() => startHashFd(writeOnly, 2 * MIB)?.result()).toThrow(HashReadFailed);
+    } finally {
+      closeSync(writeOnly);
+    }
+    const data = randomBytes(MIB + 3);
+    const next = openSync(file(data), 'r');
+    try {
+      expect(startHashFd(next, data.length)?.result().hex).toBe(sha(data));
+    } finally {
+      closeSync(next);
+    }
+  });
+
+  it('hands out no more files than it has threads: a busy pool says so and the caller hashes itself', () => {
+    setHashThreads(2);
+    const data = randomBytes(4 * MIB);
+    const fds = [0, 1, 2].map(() => openSync(file(data), 'r'));
+    try {
+      const first = fds[0] === undefined ? undefined : startHashFd(fds[0], data.length);
+      const second = fds[1] === undefined ? undefined : startHashFd(fds[1], data.length);
+      expect({ first: first !== undefined, second: second !== undefined }).toEqual({
+        first: true,
+        second: true,
+      });
+      expect(hashThreadFree()).toBe(false);
+      expect(fds[2] === undefined ? 'no fd' : startHashFd(fds[2], data.length)).toBeUndefined();
+      expect([first?.result().hex, second?.result().hex]).toEqual([sha(data), sha(data)]);
+      expect(hashThreadFree()).toBe(true);
+      expect(hashThreadsRunning()).toBe(2);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    setHashThreads(0);
+    expect(hashThreadFree()).toBe(false);
+  });
+});
