@@ -1,4 +1,4 @@
-export { closeQuietly } from './close.js';
+export { closeEach, closeQuietly } from './close.js';
 export { Dir } from './dir.js';
 export { FsError, FsUnavailable, isFsError } from './errors.js';
 export { fsPrimitivesAvailable } from './libc.js';

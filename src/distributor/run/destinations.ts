@@ -84,7 +84,7 @@ export async function inspectDestination(
     : snapshot;
 }
 
-export async function closeAll(destinations: readonly OpenDestination[]): Promise<void> {
+export async function closeDestinations(destinations: readonly OpenDestination[]): Promise<void> {
   for (const destination of destinations) {
     try {
       await destination.backend?.close();

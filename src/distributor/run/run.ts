@@ -16,7 +16,7 @@ import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
 import { destinationWriteFailed } from '../write-failure.js';
-import { closeAll, lockAll, type OpenDestination, openDestination } from './destinations.js';
+import { closeDestinations, lockAll, type OpenDestination, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { overlapRefusals, placeDestinations } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
@@ -147,7 +147,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     return locateReport(buildReport(plan, outcomes, false), selected);
   } finally {
     closeSources(pipelines, temporary);
-    await closeAll(opened.flat());
+    await closeDestinations(opened.flat());
   }
 }
 

@@ -1,5 +1,6 @@
 import { Sha256Accumulator, toPrefixed } from '../../../core/digest/index.js';
 import {
+  closeEach,
   type Dir,
   exchange,
   fsyncAll,
@@ -18,7 +19,6 @@ import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 import { readState } from './inspect.js';
 import {
-  closeAll,
   destinationProblem,
   type EnsuredDirs,
   ensureDirs,
@@ -61,7 +61,7 @@ class PendingFlush {
    * bundles of the batch need it.
    */
   release(mark: { readonly flushes: number; readonly length: number }): void {
-    closeAll(this.#held.splice(mark.flushes === this.#flushes ? mark.length : 0));
+    closeEach(this.#held.splice(mark.flushes === this.#flushes ? mark.length : 0));
   }
 
   async bound(step: StepHook): Promise<void> {
@@ -77,12 +77,12 @@ class PendingFlush {
     try {
       await fsyncAll(held);
     } finally {
-      closeAll(held);
+      closeEach(held);
     }
   }
 
   close(): void {
-    closeAll(this.#held);
+    closeEach(this.#held);
     this.#held = [];
   }
 }
@@ -225,7 +225,7 @@ function commitBatch(
     }
     flushParents(committed, step);
   } finally {
-    for (const one of committed) closeAll(one.opened);
+    for (const one of committed) closeEach(one.opened);
   }
   return committed;
 }
@@ -406,7 +406,7 @@ function commitPublish(root: LocalRoot, segments: readonly string[], one: Staged
     }
   } catch (error: unknown) {
     removeEnsured(parents, step);
-    closeAll(parents.opened);
+    closeEach(parents.opened);
     throw error;
   }
   const tidy = swappedEmpty
@@ -429,7 +429,7 @@ function isEmptyDirectory(parent: Dir, name: string): boolean {
   try {
     return located.dir.list().length === 0;
   } finally {
-    closeAll(located.opened);
+    closeEach(located.opened);
   }
 }
 
@@ -467,12 +467,12 @@ function commitReplace(root: LocalRoot, segments: readonly string[], one: Staged
         throw refuseDistributor('destination_changed', { role: 'destination' });
       }
     } finally {
-      closeAll(current.opened);
+      closeEach(current.opened);
     }
     step('exchange');
     exchange(one.at, one.name, located.dir, leaf);
   } catch (error: unknown) {
-    closeAll(located.opened);
+    closeEach(located.opened);
     throw error;
   }
   return {

@@ -1,4 +1,4 @@
-import { type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
+import { closeEach, type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 
@@ -161,10 +161,6 @@ export function openDirs(base: Dir, segments: readonly string[]): { dir: Dir; op
   }
 }
 
-export function closeAll(descriptors: readonly { close(): void }[]): void {
-  for (const descriptor of descriptors) descriptor.close();
-}
-
 export function destinationProblem(error: unknown) {
   if (isFsError(error, 'ELOOP')) return refuseDistributor('destination_symlink', { role: 'destination' });
   if (isFsError(error, 'ENOTDIR'))
@@ -200,7 +196,7 @@ export function removeListed(
       } catch (error: unknown) {
         if (!isFsError(error, 'ENOENT') && !isFsError(error, 'EISDIR')) throw error;
       } finally {
-        closeAll(located.opened);
+        closeEach(located.opened);
       }
     }
     const parents = new Set<string>();
@@ -223,7 +219,7 @@ export function removeListed(
         if (!isFsError(error, 'ENOTEMPTY') && !isFsError(error, 'ENOENT') && !isFsError(error, 'ENOTDIR'))
           throw error;
       } finally {
-        closeAll(located.opened);
+        closeEach(located.opened);
       }
     }
     const rest = dir.list();
