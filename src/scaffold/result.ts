@@ -74,6 +74,8 @@ const KEY_ORDER: readonly (keyof ScaffoldResult)[] = [
 export function inKeyOrder(result: ScaffoldResult): ScaffoldResult {
   const ordered: Record<string, unknown> = {};
   for (const key of KEY_ORDER) if (result[key] !== undefined) ordered[key] = result[key];
+  // Sound: every key copied is a key of ScaffoldResult with its own value,
+  // and only undefined ones are left out, so the object is the same result.
   return ordered as unknown as ScaffoldResult;
 }
 

@@ -241,6 +241,8 @@ export class JinjaHarness {
 
     try {
       if (options.withMacros && this.#macros !== undefined) {
+        // Sound: nunjucks' Template has getExported at run time, but its type
+        // declarations leave it out; ExportingTemplate names just that method.
         (this.#macros as unknown as ExportingTemplate).getExported(context, (error, macros) => {
           if (error !== null) throw error;
           exported = macros;
