@@ -44,14 +44,29 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   }
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError('missing argument', usage);
-  if (count > positionals.max) throw new UsageError('unexpected argument', usage);
+  if (count > positionals.max) throw surplusArgument(parsed.positionals, options, usage, positionals.max);
   return parsed;
 }
 
-/** `sealkit distribute run` from a usage text's first line `Usage: sealkit distribute run …`. */
-export function helpCommandOf(usage: string): string {
-  const match = /^Usage: (sealkit(?: [a-z][a-z-]*)*)/.exec(usage);
-  return `${match?.[1] ?? 'sealkit'} --help`;
+/**
+ * Names the first argument the command does not take, and says what it
+ * takes instead: a file given bare to a command that reads `--config`
+ * (`distribute run sealkit.yaml`) is the usual slip.
+ */
+function surplusArgument(
+  given: readonly string[],
+  options: OptionSpecs,
+  usage: string,
+  max: number,
+): UsageError {
+  const surplus = given[max] ?? '';
+  const hint =
+    options.config?.type === 'string' && max === 0
+      ? `the configuration is named with --config: --config ${surplus}`
+      : max === 0
+        ? 'this command takes no arguments, only options'
+        : `this command takes at most ${max} argument${max === 1 ? '' : 's'}`;
+  return new UsageError(`unexpected argument '${surplus}'`, usage, { hint });
 }
 
 // An unknown flag is one line, the nearest known flag and where to look:
@@ -64,7 +79,6 @@ function usageErrorOf(error: unknown, options: OptionSpecs, usage: string): Usag
     const hint = given.startsWith('--') ? didYouMean(given, known) : undefined;
     return new UsageError(`unknown option ${given}`, usage, {
       brief: true,
-      helpCommand: helpCommandOf(usage),
       ...(hint !== undefined ? { hint } : {}),
     });
   }

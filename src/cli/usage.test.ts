@@ -27,6 +27,29 @@ describe('command-line usage errors', () => {
     );
   });
 
+  it('names a surplus argument; a bare configuration file is pointed to --config', () => {
+    const run = runCli(['distribute', 'run', 'pipelines.yaml']);
+    expect(run.status).toBe(1);
+    expect(run.stdout.toString()).toBe('');
+    const lines = run.stderr.toString().split('\n');
+    expect(lines.slice(0, 2)).toEqual([
+      "sealkit: unexpected argument 'pipelines.yaml'",
+      '  = help: the configuration is named with --config: --config pipelines.yaml',
+    ]);
+    expect(lines[2]).toMatch(/^Usage: sealkit distribute run /);
+  });
+
+  it('says how many arguments a command takes when one too many is given', () => {
+    const run = runCli(['contract', 'validate', 'one', 'two', '--json']);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: "unexpected argument 'two'",
+      hint: 'this command takes at most 1 argument',
+    });
+  });
+
   it('gives no suggestion when nothing is close', () => {
     const run = runCli(['zzzzqqqq']);
     expect(run.status).toBe(1);
