@@ -106,7 +106,7 @@ export {
   type ResourceIdentity as ContractResourceIdentity,
   type SecurityResult as PublicationSecurityResult,
 } from './publication/entry.js';
-export { readPublicationHistory } from './publication/history.js';
+export { readPublicationHistory, readPublishedResourceIds } from './publication/history.js';
 export { type LedgerLocation, ledgerLocation } from './publication/location.js';
 export { openLedger } from './publication/open.js';
 export { type EmbeddedLedgerStart, prepareEmbeddedLedger } from './publication/open-embedded.js';

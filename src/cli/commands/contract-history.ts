@@ -1,4 +1,5 @@
-import { readPublicationHistory } from '../../contracts/index.js';
+import { readPublicationHistory, readPublishedResourceIds } from '../../contracts/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -64,9 +65,18 @@ export const contractHistory: Command = {
       } catch (error: unknown) {
         return refusedByTamper(error);
       }
+      // No publication at all may be a mistyped id: name the nearest one the ledger holds.
+      const hint =
+        entries.length === 0 ? didYouMean(id, await readPublishedResourceIds(connection.session)) : undefined;
       return {
-        text: `${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}\n`,
-        json: { status: 'ok', resource: id, publications: entries.map(entryJson) },
+        text: `${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,
+        json: {
+          status: 'ok',
+          resource: id,
+          publications: entries.map(entryJson),
+          ...(hint === undefined ? {} : { hint }),
+        },
+        ...(hint === undefined ? {} : { errors: `  = help: ${hint}\n` }),
       };
     } finally {
       await connection.close();

@@ -177,6 +177,23 @@ describe('sealkit contract publish, history and replay', () => {
     // Evidence holds the direct identity only, never the dashboards derived from the graph.
     expect(history.stdout.toString('utf8')).not.toContain('dashboard');
 
+    // regression: a mistyped id is not silently an empty history.
+    const mistyped = runCli(['contract', 'history', project, '--resource', 'retail.source.ordres']);
+    expect(mistyped.status).toBe(0);
+    expect(mistyped.stdout.toString('utf8')).toBe(
+      "0 publications of 'retail.source.ordres' in this ledger\n",
+    );
+    expect(mistyped.stderr.toString('utf8')).toBe("  = help: did you mean 'retail.source.orders'?\n");
+    const mistypedJson = jsonOf(
+      runCli(['contract', 'history', project, '--resource', 'retail.source.ordres', '--json']),
+    );
+    expect(mistypedJson).toEqual({
+      status: 'ok',
+      resource: 'retail.source.ordres',
+      publications: [],
+      hint: "did you mean 'retail.source.orders'?",
+    });
+
     // DIR as for every contract command; --project is the older spelling of the same.
     const replay = runCli(['contract', 'replay', project]);
     expect(replay.status).toBe(0);

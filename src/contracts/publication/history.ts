@@ -1,7 +1,7 @@
 import { verifyChainToHead } from './chain.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
-import { checkLedgerSchema } from './schema.js';
+import { checkLedgerSchema, LEDGER_TABLE } from './schema.js';
 import type { LedgerSession } from './session.js';
 import { verifyResourceEntries } from './state.js';
 
@@ -23,5 +23,21 @@ export async function readPublicationHistory(
     // From the resource's genesis (position 1 when it has none) to the head: nothing of it was removed.
     await verifyChainToHead(session, entries[0] ?? null);
     return entries;
+  });
+}
+
+/**
+ * Every resource id the ledger holds publications of, sorted: what a history
+ * of an id with no publications names as the nearest (a mistyped id).
+ */
+export async function readPublishedResourceIds(session: LedgerSession): Promise<readonly string[]> {
+  return guardLedger(async () => {
+    await checkLedgerSchema(session);
+    const rows = await session.query(`SELECT DISTINCT resource_id FROM ${LEDGER_TABLE}`, []);
+    // Sorted here, not by the database's collation: the same order on either backend.
+    return rows
+      .map((row) => row.resource_id)
+      .filter((id): id is string => typeof id === 'string')
+      .sort();
   });
 }
