@@ -54,6 +54,20 @@ function groupUsage(group: string): string | undefined {
 }
 
 /**
+ * Words users reach for that name an existing command under another name
+ * (`contract check` for `contract validate`); offered when no command is
+ * spelled close to the word given.
+ */
+export const OTHER_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  contract: { check: 'validate', lint: 'validate', log: 'history', verify: 'replay', diff: 'classify' },
+  distribute: { publish: 'run', push: 'run', sync: 'run', check: 'verify', validate: 'verify' },
+  edition: { create: 'new', init: 'new', validate: 'check', test: 'check' },
+  json: { canonicalise: 'canonicalize', format: 'canonicalize', hash: 'digest', sha256: 'digest' },
+  evidence: { validate: 'check', verify: 'check', generate: 'synth' },
+  owner: { check: 'verify', validate: 'verify' },
+};
+
+/**
  * An unknown command: one line with the word given, the nearest command when
  * one is close, and where to look. Within a known group the suggestion and
  * the pointer are the group's.
@@ -64,7 +78,8 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
   if (group !== undefined && words[0] !== undefined) {
     const given = words[1] ?? '';
     const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
-    const hint = didYouMean(given, members);
+    const otherName = OTHER_NAMES[words[0]]?.[given];
+    const hint = didYouMean(given, members) ?? (otherName === undefined ? undefined : `did you mean '${otherName}'?`);
     return new UsageError(`unknown command '${words[0]} ${given}'`, group, {
       brief: true,
       helpCommand: `sealkit ${words[0]} --help`,

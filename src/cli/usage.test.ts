@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
+import { COMMANDS } from './commands/index.js';
+import { OTHER_NAMES } from './main.js';
 
 describe('command-line usage errors', () => {
   it('names an unknown command, suggests the nearest and points to the help, in one line each', () => {
@@ -48,6 +50,24 @@ describe('command-line usage errors', () => {
       message: "unexpected argument 'two'",
       hint: 'this command takes at most 1 argument',
     });
+  });
+
+  it('offers the command a familiar other name stands for', () => {
+    const run = runCli(['contract', 'check']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toBe(
+      "sealkit: unknown command 'contract check'\n  = help: did you mean 'validate'?\nsee 'sealkit contract --help'\n",
+    );
+  });
+
+  it('names only commands that exist as the other names’ targets', () => {
+    const known = new Set(COMMANDS.map((command) => command.path.join(' ')));
+    for (const [group, names] of Object.entries(OTHER_NAMES)) {
+      for (const [name, target] of Object.entries(names)) {
+        expect(known.has(`${group} ${target}`), `${group} ${name} → ${target}`).toBe(true);
+        expect(known.has(`${group} ${name}`), `${group} ${name} is itself a command`).toBe(false);
+      }
+    }
   });
 
   it('gives no suggestion when nothing is close', () => {
