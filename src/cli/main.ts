@@ -79,7 +79,8 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     const given = words[1] ?? '';
     const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
     const otherName = OTHER_NAMES[words[0]]?.[given];
-    const hint = didYouMean(given, members) ?? (otherName === undefined ? undefined : `did you mean '${otherName}'?`);
+    const hint =
+      didYouMean(given, members) ?? (otherName === undefined ? undefined : `did you mean '${otherName}'?`);
     return new UsageError(`unknown command '${words[0]} ${given}'`, group, {
       brief: true,
       helpCommand: `sealkit ${words[0]} --help`,

@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { HashReadFailed, hashThreadsRunning, setHashThreads } from './hash-threads.js';
+import { FileHashThread, HashReadFailed, hashThreadsRunning, setHashThreads } from './hash-threads.js';
 import { hashThreadFree, startHashFd } from './overlapped.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-hash-threads-'));
@@ -22,6 +22,21 @@ function file(data: Uint8Array): string {
 }
 
 describe('startHashFd', () => {
+  it('regression: a late wake-up does not hash the last file again (its descriptor may be closed by then)', () => {
+    const thread = new FileHashThread();
+    expect(thread.broken).toBe(false);
+    const data = randomBytes(MIB + 1);
+    const source = openSync(file(data), 'r');
+    thread.start(source, data.byteLength);
+    const first = thread.result();
+    closeSync(source);
+    for (let late = 0; late < 3; late += 1) thread.wakeWithoutRequest();
+    // Time for a thread that took the wake-up as a request to read the closed descriptor and fail.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    expect(first).toEqual({ hex: sha(data), bytes: data.byteLength, exceeded: false });
+    expect(thread.result()).toEqual(first);
+  });
+
   it('hashes exactly the bytes of the file, at every chunk boundary', () => {
     setHashThreads(1);
     for (const size of [0, 1, MIB - 1, MIB, MIB + 1, 3 * MIB + 5]) {

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
+import { nextRequestSource } from './thread-protocol.js';
 
 /**
  * Whole files hashed on other threads while the calling thread goes on: a
@@ -54,11 +55,11 @@ const numbers = new Float64Array(shared, ${NUMBER_OFFSET}, 2);
 const digest = new Uint8Array(shared, ${DIGEST_OFFSET}, ${DIGEST_BYTES});
 const buffer = Buffer.allocUnsafe(chunk);
 let seen = 0;
+${nextRequestSource('control', REQUEST)}
 Atomics.store(control, ${READY}, 1);
 Atomics.notify(control, ${READY});
 for (;;) {
-  Atomics.wait(control, ${REQUEST}, seen);
-  seen = Atomics.load(control, ${REQUEST});
+  seen = nextRequest(seen);
   let status = ${STATUS_OK};
   let bytes = 0;
   try {
@@ -98,7 +99,8 @@ export class HashReadFailed extends Error {
   }
 }
 
-class FileHashThread {
+/** Exported for the regression test of a late wake-up; files go through `startHashFd`. */
+export class FileHashThread {
   readonly #control: Int32Array;
   readonly #numbers: Float64Array;
   readonly #digest: Uint8Array;
@@ -159,6 +161,11 @@ class FileHashThread {
     if (status === STATUS_READ_FAILED) throw new HashReadFailed('reading the file failed');
     const hex = Buffer.from(this.#digest).toString('hex') as Sha256Hex;
     return { hex, bytes: this.#numbers[BYTES] ?? 0, exceeded: status === STATUS_EXCEEDED };
+  }
+
+  /** A notify with no new request (see `HashThread.wakeWithoutRequest` in overlapped.ts). */
+  wakeWithoutRequest(): void {
+    Atomics.notify(this.#control, REQUEST);
   }
 
   #giveUp(): void {

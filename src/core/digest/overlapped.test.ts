@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { copyFdHashing } from './copy.js';
-import { copyFdHashingOverlapped, overlappedHashingAvailable } from './overlapped.js';
+import { copyFdHashingOverlapped, HashThread, overlappedHashingAvailable } from './overlapped.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-overlap-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,6 +74,22 @@ describe('copyFdHashingOverlapped', () => {
     expect(copyWith(copyFdHashingOverlapped, data).result.hex).toBe(
       createHash('sha256').update(data).digest('hex'),
     );
+  });
+
+  it('regression: a late wake-up after a chunk was hashed does not hash it again', () => {
+    // A caller preempted between storing a request and notifying it wakes the
+    // thread after the request is done; the chunk was then hashed twice and a
+    // valid file refused as changed.
+    const thread = new HashThread();
+    expect(thread.broken).toBe(false);
+    const data = randomBytes(MIB);
+    thread.slots[0].set(data);
+    thread.update(0, data.byteLength);
+    thread.wait();
+    for (let late = 0; late < 3; late += 1) thread.wakeWithoutRequest();
+    // Time for a thread that took the wake-up as a request to act on it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    expect(thread.finish()).toBe(createHash('sha256').update(data).digest('hex'));
   });
 
   it('runs its thread in this process', () => {

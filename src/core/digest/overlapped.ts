@@ -8,6 +8,7 @@ import {
   startHashThreads,
 } from './hash-threads.js';
 import type { Sha256Hex } from './sha256.js';
+import { nextRequestSource } from './thread-protocol.js';
 
 /**
  * `copyFdHashing` with the SHA-256 on a second thread: while the calling
@@ -49,11 +50,11 @@ const control = new Int32Array(buffer, 2 * chunk, ${CONTROL_WORDS});
 const digest = new Uint8Array(buffer, 2 * chunk + ${CONTROL_WORDS * 4}, ${DIGEST_BYTES});
 let hash = createHash('sha256');
 let seen = 0;
+${nextRequestSource('control', REQUEST)}
 Atomics.store(control, ${READY}, 1);
 Atomics.notify(control, ${READY});
 for (;;) {
-  Atomics.wait(control, ${REQUEST}, seen);
-  seen = Atomics.load(control, ${REQUEST});
+  seen = nextRequest(seen);
   try {
     if (control[${OP}] === ${OP_UPDATE}) {
       const start = control[${SLOT}] * chunk;
@@ -70,7 +71,8 @@ for (;;) {
 }
 `;
 
-class HashThread {
+/** Exported for the regression test of a late wake-up; copies use the one thread `hashThread` returns. */
+export class HashThread {
   readonly #control: Int32Array;
   readonly #digest: Uint8Array;
   readonly slots: readonly [Buffer, Buffer];
@@ -125,6 +127,15 @@ class HashThread {
       }
       Atomics.wait(control, DONE, done, 100);
     }
+  }
+
+  /**
+   * Wakes the thread with no new request, as the late notify of an earlier
+   * request does when the caller was preempted between its store and its
+   * notify: the thread must only wait again (see thread-protocol.ts).
+   */
+  wakeWithoutRequest(): void {
+    Atomics.notify(this.#control, REQUEST);
   }
 
   /** The digest of every byte hashed since the last finish; the hash starts over. */
