@@ -187,6 +187,14 @@ const CASES: readonly Case[] = [
     args: run,
   },
   {
+    name: 'config-root-inside-source',
+    setUp: () => {
+      config((t) => localOnly(t).replace('root: out', 'root: reports/site'))();
+      mkdirSync(join(work, 'reports', 'site'));
+    },
+    args: run,
+  },
+  {
     name: 'pipeline-not-found',
     setUp: config(localOnly),
     args: [...run, '--pipeline', 'weeky'],

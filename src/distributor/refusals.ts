@@ -84,6 +84,7 @@ export type DistributorRefusalCode =
   | 'conflict_same_created'
   // destinations
   | 'destination_roots_overlap'
+  | 'destination_inside_source'
   | 'destination_root_unavailable'
   | 'destination_locked'
   | 'work_dir_unavailable'
@@ -327,6 +328,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     message:
       'two destinations publish to the same place: their roots coincide or one lies inside the other (a work_dir counts too)',
     printDetails: true,
+  },
+  destination_inside_source: {
+    category: 'conflict',
+    message:
+      'a destination root or work_dir lies inside a source root: the next run would take what it published for bundles to publish',
   },
   destination_root_unavailable: {
     category: 'unavailable',

@@ -154,6 +154,51 @@ function rootRelation(a: DestinationPlace, b: DestinationPlace): Relation | unde
   return undefined;
 }
 
+/**
+ * Every local destination whose root or `work_dir` is a source root or lies
+ * inside one (of any pipeline of the file). Published bundles keep their
+ * manifest.json, so the next run would discover them below the source root
+ * and publish them again, one level deeper each night. Located at the
+ * destination; names the pipeline whose source root it is inside.
+ */
+export function sourceOverlapRefusals(
+  config: DistributorConfig,
+  placed: readonly PlacedDestination[],
+): Refusal[] {
+  const sources = config.pipelines.flatMap((pipeline) => {
+    const chain = directoryChain(pipeline.source.root);
+    return chain === undefined ? [] : [{ pipeline, self: chain.self }];
+  });
+  const refusals: Refusal[] = [];
+  for (const at of placed) {
+    const place = at.place;
+    if (place?.kind !== 'local') continue;
+    for (const source of sources) {
+      const within = (dir: string, above: readonly string[]): boolean =>
+        dir === source.self || above.includes(source.self);
+      const what = within(place.root, place.above)
+        ? 'this root'
+        : place.work !== undefined && within(place.work.dir, place.work.above)
+          ? 'its work_dir'
+          : undefined;
+      if (what === undefined) continue;
+      const origin = at.destination.origin;
+      const { pointer, ...where } = origin ?? { pointer: undefined };
+      refusals.push(
+        refuseDistributor('destination_inside_source', {
+          role: 'config',
+          ...(origin === undefined
+            ? {}
+            : { location: { ...where, ...(pointer === undefined || pointer === '' ? {} : { pointer }) } }),
+          hint: `${what} lies inside the source root of pipeline '${source.pipeline.id}' (${source.pipeline.source.shown ?? source.pipeline.source.root}); publish outside it`,
+        }),
+      );
+      break;
+    }
+  }
+  return refusals;
+}
+
 const HINTS: { readonly [R in Relation]: (other: string) => string } = {
   same: (other) => `the same root as ${other}; give each destination a root of its own`,
   inside: (other) => `this root lies inside the root of ${other}; use sibling roots instead`,

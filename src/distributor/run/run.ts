@@ -18,7 +18,7 @@ import { BundleSnapshot } from '../validate/snapshot.js';
 import { destinationWriteFailed } from '../write-failure.js';
 import { closeDestinations, lockAll, type OpenDestination, openDestination } from './destinations.js';
 import { loadConfig } from './load-config.js';
-import { overlapRefusals, placeDestinations } from './overlap.js';
+import { overlapRefusals, placeDestinations, sourceOverlapRefusals } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
 import {
   closeSources,
@@ -110,7 +110,8 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   // Destinations publishing to one place are a configuration error, refused
   // before anything is opened for writing (every pipeline of the file counts:
   // cron jobs often run its pipelines one at a time).
-  const overlaps = overlapRefusals(placeDestinations(config));
+  const placed = placeDestinations(config);
+  const overlaps = [...overlapRefusals(placed), ...sourceOverlapRefusals(config, placed)];
   if (overlaps.length > 0) throw refuseAll(overlaps);
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
