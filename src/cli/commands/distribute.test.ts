@@ -49,22 +49,22 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  const missing = (): void => rmSync(dest, { recursive: true });
+  const aFile = (): void => {
+    rmSync(dest, { recursive: true });
+    writeFileSync(dest, '');
+  };
   it.each([
-    ['missing', () => rmSync(dest, { recursive: true }), 'does not exist: create it, or fix the path'],
-    [
-      'a file',
-      () => {
-        rmSync(dest, { recursive: true });
-        writeFileSync(dest, '');
-      },
-      'is not a directory',
-    ],
+    ['missing', 'a run', missing, 'does not exist: create it, or fix the path', []],
+    ['a file', 'a run', aFile, 'is not a directory', []],
+    ['missing', 'a dry run', missing, 'does not exist: create it, or fix the path', ['--dry-run']],
+    ['a file', 'a dry run', aFile, 'is not a directory', ['--dry-run']],
   ])(
-    'regression: a destination root that is %s says which cause, with the root',
-    (_what, breakRoot, cause) => {
+    'regression: a destination root that is %s says which cause, with the root, in %s',
+    (_what, _run, breakRoot, cause, flags) => {
       makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
       breakRoot();
-      const result = runCli(['distribute', 'run', '--config', config]);
+      const result = runCli(['distribute', 'run', '--config', config, ...flags]);
       expect(result.status).toBe(2);
       expect(result.stderr.toString()).toContain(
         `error[destination_root_unavailable]: the destination root is missing`,

@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
+import { didYouMean, MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, jsonOut, progress } from '../output.js';
@@ -69,8 +69,12 @@ export const editionCheck: Command = {
     const projectDir = positionals[0];
     if (projectDir === undefined) throw new UsageError('missing argument PROJECT_DIR', USAGE);
     const target = values.target ?? 'default';
-    if (!(TARGETS as readonly string[]).includes(target))
-      throw new UsageError('invalid value for option --target (one of: default, migration)', USAGE);
+    if (!(TARGETS as readonly string[]).includes(target)) {
+      const near = didYouMean(target, TARGETS);
+      throw new UsageError(`--target takes default or migration, not '${target}'`, USAGE, {
+        ...(near === undefined ? {} : { hint: near }),
+      });
+    }
     const quiet = values.quiet === true;
     if (!quiet) {
       progress(

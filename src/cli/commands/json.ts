@@ -92,7 +92,11 @@ async function locatedAt<T>(source: string, work: () => Promise<T>): Promise<T> 
 
 function parseMaxBytes(raw: string | undefined, usage: string): number {
   if (raw === undefined) return DEFAULT_JSON_LIMITS.maxBytes;
-  if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new UsageError('invalid value for option --max-bytes', usage);
+  if (!/^[1-9][0-9]{0,12}$/.test(raw))
+    throw new UsageError(
+      `--max-bytes takes a whole number of bytes from 1 to 9999999999999 (such as 10485760, no unit), not '${raw}'`,
+      usage,
+    );
   return Number(raw);
 }
 
