@@ -15,7 +15,9 @@ export type IndentFinding =
   /** The line is deeper than the key above it, which already has its value on its own line. */
   | { readonly kind: 'over_indented'; readonly offset: number; readonly line: number }
   /** A list item starts where keys of a mapping do. */
-  | { readonly kind: 'item_among_keys'; readonly offset: number; readonly line: number };
+  | { readonly kind: 'item_among_keys'; readonly offset: number; readonly line: number }
+  /** The document's first line is indented, and a later top-level line is not. */
+  | { readonly kind: 'first_line_indented'; readonly offset: number; readonly line: number };
 
 export interface IndentScan {
   readonly finding?: IndentFinding;
@@ -107,6 +109,7 @@ export function scanIndentation(text: string): IndentScan {
   let flowFrom: number | undefined;
   let offset = 0;
   let finding: IndentFinding | undefined;
+  let firstLine: { readonly offset: number; readonly line: number } | undefined;
   for (const [index, raw] of lines.entries()) {
     const lineOffset = offset;
     offset += raw.length + 1;
@@ -135,6 +138,7 @@ export function scanIndentation(text: string): IndentScan {
     }
     const column = leading.length;
     const at = lineOffset + column;
+    firstLine ??= { offset: at, line: lineNumber };
     // The columns this line opens: one per `- ` marker, then its content.
     const markers: number[] = [];
     let content = column;
@@ -163,8 +167,9 @@ export function scanIndentation(text: string): IndentScan {
       }
       const top = stack.at(-1);
       if (top === undefined) {
-        if (column > 0 && stack.length === 0 && popped) {
-          finding = { kind: 'out_of_line', offset: at, line: lineNumber };
+        if (popped && firstLine !== undefined) {
+          // Below every open level: the level the document started with is the odd one.
+          finding = { kind: 'first_line_indented', ...firstLine };
           continue;
         }
       } else if (top.column === column) {

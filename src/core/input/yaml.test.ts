@@ -150,6 +150,12 @@ describe('the strict YAML reader', () => {
       'indented deeper than the key above it',
     ],
     [
+      'the first line is indented and the next top-level key is not',
+      ' version: 2\n\nmodels:\n  - name: a\n',
+      { line: 1, column: 2 },
+      'the first line of the file is indented',
+    ],
+    [
       'a list item starts in the column of the keys above it',
       'a: 1\n- b\n',
       { line: 2, column: 1 },

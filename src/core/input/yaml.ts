@@ -94,6 +94,8 @@ const INDENT_ADVICE: { readonly [K in IndentFinding['kind']]: string } = {
     'the indentation is off here: this line is out of line with its siblings above; start it in the column they start in',
   over_indented:
     'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)',
+  first_line_indented:
+    'the first line of the file is indented: keys at the top of the file start in column 1, like the ones below',
   item_among_keys:
     'a list item starts here in the column of the keys above it: indent it under its key, or line it up with the other items',
 };
