@@ -89,19 +89,18 @@ const IMPLICIT_KEY_ERRORS: ReadonlySet<string> = new Set(['BLOCK_AS_IMPLICIT_KEY
 const NOTHING_OPEN_ADVICE =
   'a line here does not line up with the keys above it, or a key is missing its colon and a space';
 
+const OVER_INDENTED_ADVICE =
+  'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)';
+
 const INDENT_ADVICE: { readonly [K in IndentFinding['kind']]: string } = {
   out_of_line:
     'the indentation is off here: this line is out of line with its siblings above; start it in the column they start in',
-  over_indented:
-    'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)',
+  over_indented: OVER_INDENTED_ADVICE,
   first_line_indented:
     'the first line of the file is indented: keys at the top of the file start in column 1, like the ones below',
   item_among_keys:
     'a list item starts here in the column of the keys above it: indent it under its key, or line it up with the other items',
 };
-
-const OVER_INDENTED_ADVICE =
-  'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)';
 
 /**
  * Where a line indented too deep really is. The parser reads `name: order`
