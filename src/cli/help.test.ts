@@ -108,7 +108,7 @@ describe('a malformed flag value', () => {
     const result = runCli(['distribute', 'run', '--transfers', '0']);
     expect(result.status).toBe(1);
     const lines = result.stderr.toString().split('\n');
-    expect(lines[0]).toBe('sealkit: --transfers takes a whole number from 1 to 64');
+    expect(lines[0]).toBe("sealkit: --transfers takes a whole number from 1 to 64, not '0'");
     expect(lines[1]?.startsWith('Usage: sealkit distribute run ')).toBe(true);
     expect(lines.at(-2)).toBe("see 'sealkit distribute run --help'");
     expect(lines.length).toBeLessThan(6);

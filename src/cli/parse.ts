@@ -34,13 +34,13 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   let parsed: ParsedCommandArgs<O>;
   try {
     parsed = parseArgs({
-      args: [...args],
+      args: withNegativeValues(args, options),
       options: { ...options },
       strict: true,
       allowPositionals: true,
     }) as ParsedCommandArgs<O>;
   } catch (error: unknown) {
-    throw usageErrorOf(error, options, usage);
+    throw usageErrorOf(error, options, usage, args);
   }
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError('missing argument', usage);
@@ -71,7 +71,12 @@ function surplusArgument(
 
 // An unknown flag is one line, the nearest known flag and where to look:
 // the whole usage text is one command away.
-function usageErrorOf(error: unknown, options: OptionSpecs, usage: string): UsageError {
+function usageErrorOf(
+  error: unknown,
+  options: OptionSpecs,
+  usage: string,
+  args: readonly string[],
+): UsageError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const given = optionName(error);
@@ -82,7 +87,66 @@ function usageErrorOf(error: unknown, options: OptionSpecs, usage: string): Usag
       ...(hint !== undefined ? { hint } : {}),
     });
   }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const message = missingValue(optionName(error), args, options, usage);
+    if (message !== undefined) return new UsageError(message, usage);
+  }
   return new UsageError(describeParseError(error), usage);
+}
+
+/**
+ * `--wait -1` reads as two flags to the argument parser, which then names
+ * neither the value nor what the flag takes. A value that looks like a
+ * negative number is passed on as the flag's value (`--wait=-1`), so the
+ * command's own check says what it accepts (docs/cli.md#exit-codes).
+ */
+function withNegativeValues(args: readonly string[], options: OptionSpecs): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (
+      name !== undefined &&
+      options[name]?.type === 'string' &&
+      next !== undefined &&
+      /^-[0-9.]/.test(next)
+    ) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
+ * A flag without its value: at the end of the line, or followed by another
+ * flag. Named with the value the usage text shows for it (`--exclude GLOB`).
+ */
+function missingValue(
+  flag: string,
+  args: readonly string[],
+  options: OptionSpecs,
+  usage: string,
+): string | undefined {
+  if (!flag.startsWith('--')) return undefined;
+  const name = flag.slice(2);
+  const spec = options[name];
+  if (spec?.type === 'boolean') {
+    const given = args.find((arg) => arg.startsWith(`${flag}=`));
+    return given === undefined ? undefined : `${flag} takes no value, not '${given.slice(flag.length + 1)}'`;
+  }
+  if (spec?.type !== 'string') return undefined;
+  const index = args.indexOf(flag);
+  if (index === -1) return undefined;
+  const placeholder = new RegExp(`${flag}[ =]([^\\s\\]]+)`).exec(usage)?.[1] ?? 'VALUE';
+  const next = args[index + 1];
+  if (next === undefined) return `${flag} takes a value, none given: ${flag} ${placeholder}`;
+  return `${flag} takes a value (${flag} ${placeholder}), not the option '${next}'; write a value that starts with '-' as ${flag}=${placeholder}`;
 }
 
 function describeParseError(error: unknown): string {

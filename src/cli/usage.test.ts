@@ -108,4 +108,90 @@ describe('command-line usage errors', () => {
     expect(run.status).toBe(1);
     expect(run.stderr.toString()).toContain("did you mean 'contract'?");
   });
+
+  it.each([
+    [
+      '--wait -1',
+      ['distribute', 'run', '--wait', '-1'],
+      "--wait takes whole seconds from 0 to 86400, not '-1'",
+    ],
+    [
+      '--wait 1.5',
+      ['distribute', 'run', '--wait', '1.5'],
+      "--wait takes whole seconds from 0 to 86400, not '1.5'",
+    ],
+    [
+      '--transfers 0',
+      ['distribute', 'run', '--transfers', '0'],
+      "--transfers takes a whole number from 1 to 64, not '0'",
+    ],
+    [
+      '--max-bytes 0',
+      ['json', 'canonicalize', '--max-bytes', '0', 'x.json'],
+      "--max-bytes takes a whole number of bytes from 1 to 9999999999999 (such as 10485760, no unit), not '0'",
+    ],
+    [
+      '--max-bytes 1k',
+      ['json', 'digest', '--max-bytes', '1k', 'x.json'],
+      "--max-bytes takes a whole number of bytes from 1 to 9999999999999 (such as 10485760, no unit), not '1k'",
+    ],
+    [
+      '--max-bytes -5',
+      ['json', 'digest', '--max-bytes', '-5'],
+      "--max-bytes takes a whole number of bytes from 1 to 9999999999999 (such as 10485760, no unit), not '-5'",
+    ],
+    [
+      '--exclude at the end',
+      ['distribute', 'manifest', 'out', '--id', 'x', '--exclude'],
+      '--exclude takes a value, none given: --exclude GLOB',
+    ],
+    [
+      '--exclude followed by a flag',
+      ['distribute', 'manifest', 'out', '--exclude', '--replace', '--id', 'x'],
+      "--exclude takes a value (--exclude GLOB), not the option '--replace'; write a value that starts with '-' as --exclude=GLOB",
+    ],
+    ['--json=1', ['distribute', 'run', '--json=1'], "--json takes no value, not '1'"],
+    [
+      '--created 2026-05-30',
+      ['distribute', 'manifest', 'out', '--id', 'x', '--created', '2026-05-30'],
+      "--created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not '2026-05-30'",
+    ],
+    [
+      "--id ''",
+      ['distribute', 'manifest', 'out', '--id', ''],
+      "--id takes a bundle id such as weather.2026-05-30, not '': the id is empty, or only white space",
+    ],
+    [
+      '--id with a tab',
+      ['distribute', 'manifest', 'out', '--id', 'a\tb'],
+      "--id takes a bundle id such as weather.2026-05-30, not 'a\\u0009b': the id holds a control character (a tab, a line break, an escape...)",
+    ],
+    [
+      '--target prod',
+      ['edition', 'check', 'p', '--target', 'prod'],
+      "--target takes default or migration, not 'prod'",
+    ],
+  ])(
+    'regression: a malformed flag value (%s) names the flag, the value and the accepted form',
+    (_case, args, message) => {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.stderr.toString().split('\n')[0]).toBe(`sealkit: ${message}`);
+    },
+  );
+
+  it('regression: an unknown shell suggests the nearest and points to the completion help', () => {
+    const run = runCli(['completion', 'bsh']);
+    expect(run.status).toBe(1);
+    const lines = run.stderr.toString().split('\n');
+    expect(lines.slice(0, 2)).toEqual(["sealkit: unknown shell 'bsh'", "  = help: did you mean 'bash'?"]);
+    expect(lines.at(-2)).toBe("see 'sealkit completion --help'");
+  });
+
+  it('regression: a misspelt --target suggests the nearest target', () => {
+    const run = runCli(['edition', 'check', 'p', '--target', 'migraton']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain("  = help: did you mean 'migration'?\n");
+  });
 });

@@ -43,6 +43,7 @@ export type {
 export { bundleDigest, bundleDigestPayload } from './digest/bundle-digest.js';
 export { compareInstants, parseInstant as parseRfc3339Instant } from './model/instant.js';
 export {
+  idProblem as bundleIdProblem,
   parseManifest as parseBundleManifest,
   serializeManifest as serializeBundleManifest,
 } from './model/manifest.js';

@@ -172,7 +172,23 @@ const CASES: readonly Case[] = [
     setUp: config((t) => t.replace('{source: true, html: true}', '{source: true, html: true')),
     args: run,
   },
+  {
+    // Nothing is open above: the advice is about the line out of place, on that line.
+    name: 'config-key-out-of-line',
+    setUp: config((t) => t.replace('        root: out\n', '       root: out\n')),
+    args: run,
+  },
   { name: 'config-absent', setUp: () => {}, args: run },
+  {
+    // Located at the `root:` line, with the cause and the root as written, as in a real run.
+    name: 'run-dry-destination-root-missing',
+    setUp: () => {
+      config(localOnly)();
+      rmSync(join(work, 'out'), { recursive: true });
+      bundle();
+    },
+    args: [...run, '--dry-run'],
+  },
   {
     name: 'config-flag-absent',
     setUp: () => {},

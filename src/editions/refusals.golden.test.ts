@@ -129,6 +129,16 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A misspelt generic test names the one it is close to.
+    name: 'test-name-misspelt',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n',
+      '      - name: order_id\n        data_tests: [not_null, uniqe]\n',
+    ),
+    args: CHECK,
+  },
+  {
     name: 'schema-yml-several-errors',
     project: {
       'models/silver/_silver__models.yml': (SMALL_PROJECT['models/silver/_silver__models.yml'] ?? '')

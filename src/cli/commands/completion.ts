@@ -1,3 +1,4 @@
+import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { completionCommands, completionScript, SHELLS, type Shell } from '../completion-script.js';
 import { parseCommandArgs } from '../parse.js';
@@ -26,12 +27,12 @@ export const completionCommand: Command = {
     const { positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     const shell = positionals[0];
     if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
+      // The synopsis lists the shells, so `sealkit completion bash` is not a help command.
+      const near = shell === undefined ? undefined : didYouMean(shell, SHELLS);
       throw new UsageError(
         shell === undefined ? 'missing argument SHELL' : `unknown shell '${shell}'`,
         USAGE,
-        {
-          hint: 'one of: bash, zsh, fish',
-        },
+        { hint: near ?? 'one of: bash, zsh, fish', helpCommand: 'sealkit completion --help' },
       );
     }
     // The table lists every command; each one's usage text is its flags' source.

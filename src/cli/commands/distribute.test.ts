@@ -49,22 +49,22 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  const missing = (): void => rmSync(dest, { recursive: true });
+  const aFile = (): void => {
+    rmSync(dest, { recursive: true });
+    writeFileSync(dest, '');
+  };
   it.each([
-    ['missing', () => rmSync(dest, { recursive: true }), 'does not exist: create it, or fix the path'],
-    [
-      'a file',
-      () => {
-        rmSync(dest, { recursive: true });
-        writeFileSync(dest, '');
-      },
-      'is not a directory',
-    ],
+    ['missing', 'a run', missing, 'does not exist: create it, or fix the path', []],
+    ['a file', 'a run', aFile, 'is not a directory', []],
+    ['missing', 'a dry run', missing, 'does not exist: create it, or fix the path', ['--dry-run']],
+    ['a file', 'a dry run', aFile, 'is not a directory', ['--dry-run']],
   ])(
-    'regression: a destination root that is %s says which cause, with the root',
-    (_what, breakRoot, cause) => {
+    'regression: a destination root that is %s says which cause, with the root, in %s',
+    (_what, _run, breakRoot, cause, flags) => {
       makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
       breakRoot();
-      const result = runCli(['distribute', 'run', '--config', config]);
+      const result = runCli(['distribute', 'run', '--config', config, ...flags]);
       expect(result.status).toBe(2);
       expect(result.stderr.toString()).toContain(
         `error[destination_root_unavailable]: the destination root is missing`,
@@ -394,31 +394,38 @@ describe('sealkit distribute verify and manifest', () => {
     expect(again.stderr.toString()).toContain('error[manifest_exists]');
   });
 
-  it('manifest refuses a blank id or one with a control character, writing nothing', () => {
+  it('regression: a blank id or one with a control character is a usage error naming --id, writing nothing', () => {
     const bundle = join(work, 'ids');
     mkdirSync(bundle);
     writeFileSync(join(bundle, 'a.txt'), 'a');
-    for (const [id, hint] of [
+    for (const [id, problem] of [
       ['  ', 'the id is empty, or only white space'],
       ['weekly\treport', 'the id holds a control character (a tab, a line break, an escape...)'],
     ] as const) {
       const result = runCli(['distribute', 'manifest', bundle, '--id', id, '--json']);
-      expect(result.status).toBe(2);
+      expect(result.status).toBe(1);
       expect(JSON.parse(result.stdout.toString())).toMatchObject({
-        reason_code: 'manifest_id_invalid',
-        hint,
+        status: 'usage_error',
+        message: expect.stringMatching(
+          new RegExp(
+            `^--id takes a bundle id such as weather\\.2026-05-30, not '.*': ${problem.replace(/[.()]/g, '\\$&')}$`,
+          ),
+        ),
       });
     }
     expect(readdirSync(bundle)).toEqual(['a.txt']);
   });
 
-  it('defaults --created to now and refuses a bad one', () => {
+  it('regression: defaults --created to now; a bad one is a usage error naming --created, writing nothing', () => {
     const bundle = join(work, 'b');
     mkdirSync(bundle);
     writeFileSync(join(bundle, 'a.txt'), 'a');
-    expect(runCli(['distribute', 'manifest', bundle, '--id', 'x', '--created', '30 May 2026']).status).toBe(
-      2,
+    const bad = runCli(['distribute', 'manifest', bundle, '--id', 'x', '--created', '30 May 2026']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.toString().split('\n')[0]).toBe(
+      "sealkit: --created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not '30 May 2026'",
     );
+    expect(readdirSync(bundle)).toEqual(['a.txt']);
     const before = Date.now();
     expect(runCli(['distribute', 'manifest', bundle, '--id', 'x']).status).toBe(0);
     const created = Date.parse(JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')).created);

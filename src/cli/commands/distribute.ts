@@ -1,5 +1,6 @@
 import type { Refusal } from '../../core/refusal/index.js';
 import {
+  bundleIdProblem,
   DISTRIBUTE_OUTCOMES,
   distributeReportRefusals,
   distributeRun,
@@ -7,6 +8,7 @@ import {
   MAX_TRANSFERS,
   type PlanItem,
   type ProgressEvent,
+  parseRfc3339Instant,
   type RunReport,
   refuseDistributor,
   verifyBundle,
@@ -177,7 +179,10 @@ export const distributeRunCommand: Command = {
 function transfersOf(text: string): number {
   const value = /^[1-9][0-9]?$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= 1 && value <= MAX_TRANSFERS))
-    throw usage(`--transfers takes a whole number from 1 to ${MAX_TRANSFERS}`, RUN_USAGE);
+    throw usage(
+      `--transfers takes a whole number from 1 to ${MAX_TRANSFERS}, not ${quoted(text)}`,
+      RUN_USAGE,
+    );
   return value;
 }
 
@@ -273,6 +278,20 @@ export const distributeManifestCommand: Command = {
     );
     const dir = requireDir(positionals[0], MANIFEST_USAGE);
     if (values.id === undefined) throw usage('missing option --id', MANIFEST_USAGE);
+    // The flags are the operator's own command line: a malformed one is a
+    // usage error naming it (docs/cli.md#exit-codes); the library refuses the
+    // same values with manifest_id_invalid / manifest_created_invalid.
+    const idProblem = bundleIdProblem(values.id);
+    if (idProblem !== undefined)
+      throw usage(
+        `--id takes a bundle id such as weather.2026-05-30, not ${quoted(values.id)}: ${idProblem}`,
+        MANIFEST_USAGE,
+      );
+    if (values.created !== undefined && parseRfc3339Instant(values.created) === undefined)
+      throw usage(
+        `--created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not ${quoted(values.created)}`,
+        MANIFEST_USAGE,
+      );
     const exclude = values.exclude ?? [];
     if (exclude.some((pattern) => pattern === '')) throw usage('empty value for --exclude', MANIFEST_USAGE);
     const written = writeManifest(dir, {
@@ -313,7 +332,7 @@ export const distributeManifestCommand: Command = {
 function seconds(value: string, text: string): number {
   const parsed = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!(parsed >= 0 && parsed <= 86_400))
-    throw usage(`--wait takes whole seconds from 0 to 86400, not '${value}'`, text);
+    throw usage(`--wait takes whole seconds from 0 to 86400, not ${quoted(value)}`, text);
   return parsed;
 }
 
@@ -328,6 +347,17 @@ function leftOutText(leftOut: readonly { readonly path: string; readonly reason:
 function requireDir(value: string | undefined, text: string): string {
   if (value === undefined || value.length === 0) throw usage('missing argument', text);
   return value;
+}
+
+/** A flag's value as typed, quoted; a control character is shown escaped, never sent to the terminal. */
+function quoted(value: string): string {
+  let shown = '';
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    shown +=
+      code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return `'${shown}'`;
 }
 
 function usage(message: string, text: string): UsageError {

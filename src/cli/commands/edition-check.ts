@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
+import { didYouMean, MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, jsonOut, progress } from '../output.js';
@@ -69,8 +69,12 @@ export const editionCheck: Command = {
     const projectDir = positionals[0];
     if (projectDir === undefined) throw new UsageError('missing argument PROJECT_DIR', USAGE);
     const target = values.target ?? 'default';
-    if (!(TARGETS as readonly string[]).includes(target))
-      throw new UsageError('invalid value for option --target (one of: default, migration)', USAGE);
+    if (!(TARGETS as readonly string[]).includes(target)) {
+      const near = didYouMean(target, TARGETS);
+      throw new UsageError(`--target takes default or migration, not '${target}'`, USAGE, {
+        ...(near === undefined ? {} : { hint: near }),
+      });
+    }
     const quiet = values.quiet === true;
     if (!quiet) {
       progress(
@@ -97,7 +101,7 @@ export const editionCheck: Command = {
         : unmet
           ? `error[tests_not_run]: ${notRun} schema tests were not run (no --fixtures), and --require-tests asks for them\n`
           : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
-    const errors = formatFindings(report) + notice;
+    const errors = formatFindings(report) + notReadNotes(report) + notice;
     return {
       text: quiet ? '' : formatReport(report),
       json: jsonOut({ ...report, ...(unmet ? { unmet: ['tests_not_run'] } : {}) }),
@@ -180,6 +184,36 @@ export function formatFindings(report: CheckReport): string {
   return blocks.join('');
 }
 
+/** The tests of properties files dbt's schema refuses, none of them in the summary's count. */
+function notRead(report: CheckReport): { readonly tests: number; readonly files: number } {
+  const files = report.files.filter((file) => (file.tests_not_read ?? 0) > 0);
+  return { tests: files.reduce((sum, file) => sum + (file.tests_not_read ?? 0), 0), files: files.length };
+}
+
+function notReadSummary(report: CheckReport): string {
+  const { tests, files } = notRead(report);
+  return tests === 0 ? '' : ` (and ${counted(tests, 'test')} in ${counted(files, 'invalid file')}, not read)`;
+}
+
+/**
+ * One note per properties file whose tests were left out, on stderr after
+ * the findings: how many, which file, and where its first schema error is.
+ */
+function notReadNotes(report: CheckReport): string {
+  return report.files
+    .filter((file) => (file.tests_not_read ?? 0) > 0)
+    .map((file) => {
+      const where = file.finding?.location;
+      const at =
+        where?.line === undefined
+          ? ''
+          : ` (first error at line ${where.line}${where.column === undefined ? '' : `, column ${where.column}`})`;
+      const count = file.tests_not_read ?? 0;
+      return `note: ${counted(count, 'test')} written in ${where?.path ?? file.path} ${count === 1 ? 'was' : 'were'} not run: dbt's schema refuses the file${at}; fix it and check again\n`;
+    })
+    .join('');
+}
+
 /** The human report: files, sources, models and tests, one line each, then the summary. */
 export function formatReport(report: CheckReport): string {
   const lines: string[] = [
@@ -191,9 +225,10 @@ export function formatReport(report: CheckReport): string {
         file.status,
         file.path,
         // Where each problem is goes to stderr; the rules dbt's schema names stay in --json.
-        file.also === undefined || file.also.length === 0
+        (file.also === undefined || file.also.length === 0
           ? findingText(file)
-          : `${findingText(file)} and ${file.also.length} more`,
+          : `${findingText(file)} and ${file.also.length} more`) +
+          (file.tests_not_read === undefined ? '' : `; ${counted(file.tests_not_read, 'test')} not run`),
       ]),
     ),
     '',
@@ -234,7 +269,7 @@ export function formatReport(report: CheckReport): string {
     ...report.listed.map((name) => `  ${name}`),
     '',
     `${report.status}: ${report.summary.models_enabled} models enabled, ${report.summary.models_disabled} disabled, ${report.summary.models_failed} failed; ` +
-      `${report.summary.tests} tests: ${report.summary.tests_passed} passed, ${report.summary.tests_failed} failed, ${report.summary.tests_not_run} not run; ` +
+      `${report.summary.tests} tests: ${report.summary.tests_passed} passed, ${report.summary.tests_failed} failed, ${report.summary.tests_not_run} not run${notReadSummary(report)}; ` +
       `${report.summary.files} files, ${report.summary.files_invalid} invalid`,
   ];
   return `${lines.join('\n')}\n`;

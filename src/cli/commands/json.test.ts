@@ -224,6 +224,12 @@ const BAD_INPUTS: readonly BadInput[] = [
     files: { 'long.json': `{\n  "n": ${'9'.repeat(4301)}\n}\n` },
   },
   { name: 'stdin-malformed', args: ['digest', '-'], stdin: '{"a": 1,\n "b" 2}\n' },
+  {
+    // Finite as written, out of range for a double: said so, where it is written.
+    name: 'number-out-of-range',
+    args: ['canonicalize', 'huge.json'],
+    files: { 'huge.json': '{\n  "a": 1,\n  "big": 1e400\n}\n' },
+  },
 ];
 
 function transcript(args: readonly string[], run: ReturnType<typeof runCli>): string {

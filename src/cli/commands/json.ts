@@ -1,6 +1,14 @@
 import { sha256Hex } from '../../core/digest/index.js';
-import { readBoundedInput } from '../../core/input/index.js';
-import { canonicalize, DEFAULT_JSON_LIMITS, parseStrict, pyDumps } from '../../core/json/index.js';
+import { decodeUtf8Strict, readBoundedInput } from '../../core/input/index.js';
+import {
+  canonicalize,
+  DEFAULT_JSON_LIMITS,
+  JsonFloat,
+  type JsonValue,
+  parseStrict,
+  pyDumps,
+  textPositionOf,
+} from '../../core/json/index.js';
 import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
@@ -66,12 +74,78 @@ async function canonicalFromArgs(
   const { values, positionals } = parseCommandArgs(args, options, usage, { min: 0, max: 1 });
   const maxBytes = parseMaxBytes(values['max-bytes'], usage);
   const source = positionals[0] ?? '-';
+  const maxDepth = DEFAULT_JSON_LIMITS.maxDepth;
   return await locatedAt(source, async (): Promise<Canonical> => {
-    const input = await readBoundedInput(source, maxBytes, io.stdin);
-    const value = parseStrict(input, { maxBytes, maxDepth: DEFAULT_JSON_LIMITS.maxDepth });
-    const text = values.python ? pyDumps(value) : canonicalize(value);
-    return { form: values.python ? 'python' : 'rfc8785', bytes: Buffer.from(text, 'utf8') };
+    const input = await withLimit(() => readBoundedInput(source, maxBytes, io.stdin), maxBytes, maxDepth);
+    const value = await withLimit(async () => parseStrict(input, { maxBytes, maxDepth }), maxBytes, maxDepth);
+    const python = values.python === true;
+    let text: string;
+    try {
+      text = python ? pyDumps(value) : canonicalize(value);
+    } catch (error: unknown) {
+      throw locatedNumber(error, value, input, python);
+    }
+    return { form: python ? 'python' : 'rfc8785', bytes: Buffer.from(text, 'utf8') };
   });
+}
+
+/** A size or depth refusal says the limit it met, and how to raise the one a flag sets. */
+async function withLimit<T>(work: () => Promise<T>, maxBytes: number, maxDepth: number): Promise<T> {
+  try {
+    return await work();
+  } catch (error: unknown) {
+    if (error instanceof Refusal && error.code === 'json_too_large')
+      throw error.at({}, `larger than ${maxBytes} bytes: raise the limit with --max-bytes`);
+    if (error instanceof Refusal && error.code === 'json_too_deep')
+      throw error.at({}, `arrays and objects nest more than ${maxDepth} levels here`);
+    throw error;
+  }
+}
+
+/**
+ * The serializers refuse a number without knowing where it was written; the
+ * parser kept each float's place, so the refusal points at the first one
+ * refused, with what to do (docs/json.md#reading-an-error). A float that
+ * overflows a double (`1e400`) was finite as written: the hint says so
+ * instead of leaving "infinite" unexplained.
+ */
+function locatedNumber(error: unknown, value: JsonValue, input: Uint8Array, python: boolean): unknown {
+  if (!(error instanceof Refusal)) return error;
+  const code: string = error.code;
+  const overflow = (float: JsonFloat): boolean => !Number.isFinite(float.value);
+  const refused =
+    code === 'canonical_float_refused' && python
+      ? () => true
+      : code === 'canonical_non_finite'
+        ? overflow
+        : undefined;
+  if (refused === undefined) return error;
+  const float = firstFloat(value, refused);
+  const offset = float?.offset;
+  const decoded = decodeUtf8Strict(input);
+  if (float === undefined || offset === undefined || !decoded.ok) return error;
+  const { line, column } = textPositionOf(decoded.text, offset);
+  const hint =
+    code === 'canonical_non_finite'
+      ? 'this number is finite as written but out of range for a double (beyond about ±1.8e308): write it as a string, or smaller'
+      : 'the Python-compatible form takes integers only: write the number as an integer or a string, or drop --python for RFC 8785';
+  return error.at({ line, column }, hint);
+}
+
+/** The float written first in the document among those `refused` matches. */
+function firstFloat(value: JsonValue, refused: (float: JsonFloat) => boolean): JsonFloat | undefined {
+  let first: JsonFloat | undefined;
+  const visit = (node: JsonValue): void => {
+    if (node instanceof JsonFloat) {
+      if (refused(node) && (first === undefined || (node.offset ?? 0) < (first.offset ?? 0))) first = node;
+    } else if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+    } else if (typeof node === 'object' && node !== null) {
+      for (const item of Object.values(node)) visit(item);
+    }
+  };
+  visit(value);
+  return first;
 }
 
 /**
@@ -92,7 +166,11 @@ async function locatedAt<T>(source: string, work: () => Promise<T>): Promise<T> 
 
 function parseMaxBytes(raw: string | undefined, usage: string): number {
   if (raw === undefined) return DEFAULT_JSON_LIMITS.maxBytes;
-  if (!/^[1-9][0-9]{0,12}$/.test(raw)) throw new UsageError('invalid value for option --max-bytes', usage);
+  if (!/^[1-9][0-9]{0,12}$/.test(raw))
+    throw new UsageError(
+      `--max-bytes takes a whole number of bytes from 1 to 9999999999999 (such as 10485760, no unit), not '${raw}'`,
+      usage,
+    );
   return Number(raw);
 }
 

@@ -119,6 +119,48 @@ describe('the strict YAML reader', () => {
       { line: 2, column: 5 },
       'a colon and a space are missing',
     ],
+    [
+      'a key is one space short of its siblings',
+      'list:\n  - id: a\n    kind: local\n   root: site\n',
+      { line: 4, column: 4 },
+      'out of line with its siblings',
+    ],
+    [
+      'a nested key is one space short of its siblings',
+      'pipelines:\n  - id: x\n    source:\n      root: r\n   destinations: []\n',
+      { line: 5, column: 4 },
+      'out of line with its siblings',
+    ],
+    [
+      'a key is one space deeper than its siblings',
+      'list:\n  - id: a\n    kind: local\n     root: site\n',
+      { line: 4, column: 6 },
+      'indented deeper than the key above it',
+    ],
+    [
+      'a list item is out of line with the items above it',
+      'list:\n  - id: a\n    kind: local\n   - id: b\n',
+      { line: 4, column: 4 },
+      'out of line with its siblings',
+    ],
+    [
+      'a list item is one space deeper than the items above it',
+      'list:\n  - id: a\n    kind: local\n     - id: b\n',
+      { line: 4, column: 6 },
+      'indented deeper than the key above it',
+    ],
+    [
+      'the first line is indented and the next top-level key is not',
+      ' version: 2\n\nmodels:\n  - name: a\n',
+      { line: 1, column: 2 },
+      'the first line of the file is indented',
+    ],
+    [
+      'a list item starts in the column of the keys above it',
+      'a: 1\n- b\n',
+      { line: 2, column: 1 },
+      'a list item starts here in the column of the keys',
+    ],
   ])('says what to fix, in fixed words, when %s', (_what, text, place, advice) => {
     const seen = faultOf(text);
     expect(seen.fault).toBe('malformed');
@@ -126,6 +168,19 @@ describe('the strict YAML reader', () => {
     expect(faultPlaceHint(seen.place)).toContain(advice);
     // Never the document's own text: the parser's message is not passed on.
     expect(faultPlaceHint(seen.place)).not.toMatch(/\bb: 1|"x/);
+  });
+
+  it('regression: a key out of line with no quote or bracket open is not advised to close one', () => {
+    const seen = faultOf('list:\n  - id: a\n    kind: local\n   root: site\n    outputs: x\n');
+    expect(seen.place).toMatchObject({ line: 4, column: 4 });
+    expect(faultPlaceHint(seen.place)).not.toContain('quote');
+  });
+
+  it('keeps the advice about an open quote or bracket when one is open above', () => {
+    const seen = faultOf('a:\n  b: [1, 2\n  c: 3\n');
+    expect(faultPlaceHint(seen.place)).toMatch(/bracket/);
+    const quoted = faultOf("a:\n  b: 'x\n c: 3\n");
+    expect(faultPlaceHint(quoted.place)).toMatch(/quote/);
   });
 
   it('refuses a BOM and ill-formed UTF-8 with their position', () => {

@@ -2,6 +2,7 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocume
 import type { Refusal } from '../refusal/index.js';
 import { type PathSegment, pointerOf } from './pointer.js';
 import { decodeUtf8Strict } from './utf8.js';
+import { type IndentFinding, scanIndentation } from './yaml-indent.js';
 
 /**
  * The one strict YAML reader (docs/refusals.md#text-inputs): YAML 1.2 core
@@ -84,8 +85,22 @@ const SYNTAX_ADVICE: Readonly<Record<string, string>> = {
 /** The parser's errors for a key that runs over lines; any other first error has its own advice. */
 const IMPLICIT_KEY_ERRORS: ReadonlySet<string> = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
 
+/** `MISSING_CHAR` when no quote or bracket is open above: the parser then means a line out of place. */
+const NOTHING_OPEN_ADVICE =
+  'a line here does not line up with the keys above it, or a key is missing its colon and a space';
+
 const OVER_INDENTED_ADVICE =
   'this line is indented deeper than the key above it: line it up with that key (or quote a value that runs over lines)';
+
+const INDENT_ADVICE: { readonly [K in IndentFinding['kind']]: string } = {
+  out_of_line:
+    'the indentation is off here: this line is out of line with its siblings above; start it in the column they start in',
+  over_indented: OVER_INDENTED_ADVICE,
+  first_line_indented:
+    'the first line of the file is indented: keys at the top of the file start in column 1, like the ones below',
+  item_among_keys:
+    'a list item starts here in the column of the keys above it: indent it under its key, or line it up with the other items',
+};
 
 /**
  * Where a line indented too deep really is. The parser reads `name: order`
@@ -166,6 +181,23 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
     if (problem.code === 'BAD_ALIAS' || problem.code === 'ALIAS_PROPS') throw options.refuse('alias', place);
     if (problem.code === 'BAD_DIRECTIVE') throw options.refuse('directive', place);
+    if (problem.code !== 'TAB_AS_INDENT') {
+      // The parser places a key out of line with its siblings where its
+      // recovery gives up — often a line early or as an unclosed quote — so
+      // the block structure is read again (docs/refusals.md#text-inputs).
+      const scan = scanIndentation(text);
+      const quoteOpen = scan.unclosedFrom !== undefined && scan.unclosedFrom <= place.line;
+      const finding = scan.finding;
+      if (!quoteOpen && finding !== undefined && finding.line <= place.line + 1) {
+        throw options.refuse('malformed', {
+          ...position(finding.offset),
+          advice: INDENT_ADVICE[finding.kind],
+        });
+      }
+      if (!quoteOpen && problem.code === 'MISSING_CHAR') {
+        throw options.refuse('malformed', { ...place, advice: NOTHING_OPEN_ADVICE });
+      }
+    }
     const overIndented = IMPLICIT_KEY_ERRORS.has(problem.code)
       ? overIndentedLine(text, document.errors)
       : undefined;

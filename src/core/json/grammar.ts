@@ -328,7 +328,7 @@ export class StrictGrammar {
     // trailing data.
     if (c === DOT || c === PLUS || c === MINUS || isWordChar(c)) throw this.malformedAt(start, HINTS.number);
     this.pos = i;
-    if (isFloat) return new JsonFloat(text.slice(start, i));
+    if (isFloat) return new JsonFloat(text.slice(start, i), start);
     if (digits > this.limits.maxIntegerDigits) throw this.refuseAt('json_integer_too_long', start);
     // "-0" is the integer 0: there is no negative zero among integers.
     if (digits <= EXACT_DIGITS) return negative && magnitude !== 0 ? -magnitude : magnitude;

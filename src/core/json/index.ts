@@ -1,3 +1,4 @@
+export { positionOf as textPositionOf } from './grammar.js';
 export { canonicalize, canonicalizeToBytes } from './jcs.js';
 export { parseStrict } from './parse.js';
 export { pyDumps } from './pydumps.js';

@@ -510,3 +510,25 @@ describe('parseStrict: generated documents', () => {
     );
   });
 });
+
+describe('parseStrict: where each float is written', () => {
+  it('keeps the offset of every float, so a refused number can be located, and equality ignores it', () => {
+    const text = '{"a": [1.5,\n  2e400]}';
+    const value = parseStrict(new TextEncoder().encode(text));
+    if (!isJsonObjectValue(value)) throw new Error('expected an object');
+    const list = value.a;
+    if (!Array.isArray(list)) throw new Error('expected a list');
+    const [first, second] = list;
+    if (!(first instanceof JsonFloat) || !(second instanceof JsonFloat)) throw new Error('expected floats');
+    expect([first.offset, second.offset]).toEqual([text.indexOf('1.5'), text.indexOf('2e400')]);
+    expect(second.value).toBe(Number.POSITIVE_INFINITY);
+    expect(first).toEqual(new JsonFloat('1.5'));
+    expect(new JsonFloat('1.5').offset).toBeUndefined();
+  });
+});
+
+function isJsonObjectValue(value: JsonValue): value is JsonObject {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonFloat)
+  );
+}

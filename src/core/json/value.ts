@@ -15,9 +15,21 @@ export interface JsonObject {
 export class JsonFloat {
   readonly lexeme: string;
   readonly value: number;
-  constructor(lexeme: string) {
+  // Private, not a field: two floats of one lexeme are equal wherever they were read.
+  readonly #offset: number | undefined;
+  constructor(lexeme: string, offset?: number) {
     this.lexeme = lexeme;
     this.value = Number(lexeme);
+    this.#offset = offset;
+  }
+
+  /**
+   * Where the parser read it: the UTF-16 index of its first character in the
+   * decoded document, so a caller refusing the number can say where it is
+   * (`textPositionOf`). Undefined for a float built in code.
+   */
+  get offset(): number | undefined {
+    return this.#offset;
   }
 }
 

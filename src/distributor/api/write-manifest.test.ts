@@ -122,6 +122,14 @@ describe('distribute manifest: what is left out', () => {
     expect(listed()).not.toContain('tmp/scratch/x.txt');
   });
 
+  it.each([
+    ['a blank id', { id: ' ' }, 'manifest_id_invalid'],
+    ['a date without a time', { id: 'x', created: '2026-05-30' }, 'manifest_created_invalid'],
+  ])('refuses %s for a library caller, writing nothing', (_what, options, code) => {
+    expect(refusalOf(() => writeManifest(bundle, options)).code).toBe(code);
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+  });
+
   it('refuses when everything was left out, and says so', () => {
     const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['*'] }));
     expect(refusal.code).toBe('manifest_files_invalid');

@@ -156,7 +156,14 @@ describe('distributor configuration', () => {
     const config = parseConfig(Buffer.from(VALID), '/base/dir');
     expect(config.pipelines[0]?.source.root).toBe('/base/dir/reports');
     expect(config.pipelines[0]?.destinations.map(({ origin: _, ...destination }) => destination)).toEqual([
-      { id: 'site', kind: 'local', root: '/srv/site', outputs: { source: false, html: true } },
+      {
+        id: 'site',
+        kind: 'local',
+        root: '/srv/site',
+        shown_root: '/srv/site',
+        root_origin: { line: 8, column: 9, pointer: 'pipelines[0].destinations[0].root' },
+        outputs: { source: false, html: true },
+      },
       {
         id: 'archive',
         kind: 's3',

@@ -231,10 +231,22 @@ class ConfigReader {
       const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
       if (id === undefined || root === undefined || outputs === undefined || workDir === null)
         return undefined;
+      const rootKey = fields.get('root')?.keyAt;
       return {
         id,
         kind: 'local',
         root: root.absolute,
+        shown_root: root.shown,
+        ...(rootKey === undefined
+          ? {}
+          : {
+              root_origin: {
+                ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
+                line: rootKey.line,
+                column: rootKey.column,
+                pointer: pointerOf([...path, 'root']),
+              },
+            }),
         ...(workDir === undefined ? {} : { work_dir: workDir.absolute }),
         outputs,
         origin,

@@ -41,6 +41,10 @@ export interface LocalDestinationConfig {
   readonly kind: 'local';
   /** Absolute, resolved like the source root. */
   readonly root: string;
+  /** The root as refusals show it, like the source root's `shown`. */
+  readonly shown_root?: string;
+  /** Where `root:` is written: a refusal about the root itself points there. */
+  readonly root_origin?: ConfigOrigin;
   /**
    * Where the work area (`.distributor.work/`: lock, snapshot, staging) is
    * kept instead of the root: an existing directory on the root's filesystem

@@ -58,30 +58,35 @@ export async function lockAll(
   }
 }
 
-/** What the planner sees of one bundle path at one destination. */
+/**
+ * What the planner sees of one bundle path at one destination, and the
+ * refusal behind a `refused` view: it keeps its cause (a missing root, a
+ * link on the way), which a dry run reports as a real run does.
+ */
 export async function inspectDestination(
   destination: OpenDestination,
   dir: BundleDir,
-): Promise<SnapshotView> {
+): Promise<{ readonly view: SnapshotView; readonly refusal?: Refusal }> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
+    const refusal = destination.refusal;
     return {
-      kind: 'refused',
-      reason_code:
-        destination.refusal === undefined ? 'backend_unavailable' : reasonCodeOf(destination.refusal),
+      view: {
+        kind: 'refused',
+        reason_code: refusal === undefined ? 'backend_unavailable' : reasonCodeOf(refusal),
+      },
+      ...(refusal === undefined ? {} : { refusal }),
     };
   }
   let snapshot: DestinationSnapshot;
   try {
     snapshot = await destination.backend.inspect(dir);
   } catch (error: unknown) {
-    return {
-      kind: 'refused',
-      reason_code: reasonCodeOf(toRefusal(error, () => refuseDistributor('destination_unreachable'))),
-    };
+    const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
+    return { view: { kind: 'refused', reason_code: reasonCodeOf(refusal) }, refusal };
   }
   return snapshot.kind === 'invalid'
-    ? { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) }
-    : snapshot;
+    ? { view: { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) }, refusal: snapshot.refusal }
+    : { view: snapshot };
 }
 
 export async function closeDestinations(destinations: readonly OpenDestination[]): Promise<void> {

@@ -131,9 +131,14 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
   const outcomes = report.outcomes.map((item): ItemOutcome => {
     if (item.reason_code === undefined || item.reason_code === 'run_aborted') return item;
     if (failed.has(`${item.pipeline_id}\u0000${item.bundle_dir}`)) return item;
-    const origin = byId
+    const destination = byId
       .get(item.pipeline_id)
-      ?.destinations.find((destination) => destination.id === item.destination_id)?.origin;
+      ?.destinations.find((candidate) => candidate.id === item.destination_id);
+    // A refusal about the root itself points at the `root:` line (docs/distributor.md#reading-an-error).
+    const origin =
+      destination?.kind === 'local' && item.reason_code === 'destination_root_unavailable'
+        ? (destination.root_origin ?? destination.origin)
+        : destination?.origin;
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.

@@ -428,7 +428,7 @@ const failed = (error: unknown) => toRefusal(error, () => destinationWriteFailed
 /**
  * The refusal a destination gave for an item before apply — its storage
  * failed while the run kept the bundle's snapshot there, or the destination
- * could not be opened or locked — so the report says why (the cause in its
+ * could not be opened, locked or inspected — so the report says why (the cause in its
  * hint), as for a failure during apply.
  */
 function withWriteFailures(
@@ -439,11 +439,11 @@ function withWriteFailures(
   return outcomes.map((item) => {
     if (item.outcome !== 'refused' || item.refusal !== undefined) return item;
     const pipeline = byPipeline.get(item.pipeline_id);
+    const bundle = pipeline?.bundles.find((b) => b.dir === item.bundle_dir);
     const refusal =
-      pipeline?.bundles
-        .find((bundle) => bundle.dir === item.bundle_dir)
-        ?.writeFailures.get(item.destination_id) ??
-      pipeline?.destinations.find((destination) => destination.config.id === item.destination_id)?.refusal;
+      bundle?.writeFailures.get(item.destination_id) ??
+      pipeline?.destinations.find((destination) => destination.config.id === item.destination_id)?.refusal ??
+      bundle?.inspectRefusals.get(item.destination_id);
     return refusal === undefined || refusal.code !== item.reason_code ? item : { ...item, refusal };
   });
 }

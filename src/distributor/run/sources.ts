@@ -44,6 +44,8 @@ export interface SourceBundle {
    * its cause (docs/distributor.md#a-destination-that-fails).
    */
   readonly writeFailures: Map<string, Refusal>;
+  /** Destinations whose inspection of this bundle's path was refused: destination id → the refusal, with its cause. */
+  readonly inspectRefusals: Map<string, Refusal>;
 }
 
 /** A place where verified copies of a pipeline's bundles are kept. */
@@ -188,6 +190,7 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
         snapshotIndex: undefined,
         store: undefined,
         writeFailures: new Map(),
+        inspectRefusals: new Map(),
       });
     }
   }
@@ -200,8 +203,10 @@ export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
     const inspectOne = async (at: number): Promise<void> => {
       const bundle = pipeline.bundles[at];
       const row = views[at];
-      if (bundle !== undefined && row !== undefined)
-        row[index] = await inspectDestination(destination, bundle.dir);
+      if (bundle === undefined || row === undefined) return;
+      const { view, refusal } = await inspectDestination(destination, bundle.dir);
+      row[index] = view;
+      if (refusal !== undefined) bundle.inspectRefusals.set(destination.config.id, refusal);
     };
     if (destination.config.kind === 'local') {
       // Local inspection holds the directories above sorted bundle paths: in order, one at a time.

@@ -364,6 +364,9 @@ function fileReports(files: CheckPlan['files'], show: Show): FileReport[] {
       ? {}
       : { also: file.also.flatMap((other) => show(other) ?? []) }),
     violations: uniqueRules(file.violations),
+    ...(file.testsNotRead === undefined || file.testsNotRead === 0
+      ? {}
+      : { tests_not_read: file.testsNotRead }),
   }));
 }
 

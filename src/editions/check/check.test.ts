@@ -226,6 +226,21 @@ describe('planted faults in a broken copy', () => {
     });
   });
 
+  it('regression: a schema error in a properties file says how many of its tests were not read', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const before = (await checkProject(project)).report.summary.tests;
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('description:', 'descripton:'));
+    const { report } = await checkProject(project);
+    const entry = report.files.find((item) => item.path === 'models/silver/_silver__models.yml');
+    expect(entry?.finding?.reason_code).toBe('yaml_schema');
+    // Every test the file holds is either counted in the summary or named as not read.
+    expect(entry?.tests_not_read).toBe(before - report.summary.tests);
+    expect(entry?.tests_not_read).toBeGreaterThan(0);
+    expect(report.files.filter((item) => item.tests_not_read !== undefined)).toHaveLength(1);
+  });
+
   it('catches a ref to a missing model (undefined_ref)', async () => {
     const project = copyProject('snowflake', join(dir, 'project'));
     const file = join(project, 'models', 'gold', 'gold_daily_revenue.sql');

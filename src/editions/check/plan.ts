@@ -39,6 +39,12 @@ export interface FileResult {
   /** Further independent findings in the same file (another unknown key, another unknown model). */
   readonly also?: readonly FindingDraft[];
   readonly violations: readonly SchemaViolation[];
+  /**
+   * A properties file dbt's schema refuses is not read for models, sources
+   * or tests: how many tests are written in it, so the report says they were
+   * not run instead of the total silently shrinking (docs/editions.md#reading-an-error).
+   */
+  readonly testsNotRead?: number;
 }
 
 export interface PlannedModel {
@@ -244,10 +250,26 @@ function readPropertiesFiles(
       continue;
     }
     const outcome = schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node);
-    results.push({ path: file.path, kind: 'properties', ...outcome });
-    if (outcome.finding === undefined) docs.push({ path: file.path, value: parsed.value, node: parsed.node });
+    const doc = { path: file.path, value: parsed.value, node: parsed.node };
+    if (outcome.finding === undefined) {
+      results.push({ path: file.path, kind: 'properties', ...outcome });
+      docs.push(doc);
+    } else {
+      results.push({ path: file.path, kind: 'properties', ...outcome, testsNotRead: testsWrittenIn(doc) });
+    }
   }
   return { results, docs };
+}
+
+/** The tests written in a properties document, read as far as its shape allows. */
+function testsWrittenIn(doc: { path: string; value: YamlValue; node: YamlNode }): number {
+  const { models, sources } = collectProperties([doc]);
+  const ofColumns = (columns: readonly { readonly tests: readonly unknown[] }[]): number =>
+    columns.reduce((sum, column) => sum + column.tests.length, 0);
+  return (
+    models.reduce((sum, model) => sum + ofColumns(model.columns) + model.modelTests.length, 0) +
+    sources.reduce((sum, table) => sum + ofColumns(table.columns), 0)
+  );
 }
 
 /** The macro files' texts, and a result for each that is not UTF-8. */
@@ -783,6 +805,16 @@ function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
   });
 }
 
+/** The tests the check runs, by the names dbt spells them. */
+const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_values'] as const;
+
+/** A misspelt generic test (`uniqe`) names the one it is close to; a test the check does not run says so plainly. */
+function unsupportedTest(label: string, here: Omit<FindingDraft, 'code'>): FindingDraft {
+  const runnable = (RUNNABLE_TESTS as readonly string[]).includes(label);
+  const hint = runnable ? undefined : didYouMean(label, RUNNABLE_TESTS);
+  return draft('unsupported_test', { ...here, ...(hint === undefined ? {} : { hint }) });
+}
+
 function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, scope: TestScope): PlannedTest {
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
   const safeLabel = IDENTIFIER.test(label) ? label : 'test';
@@ -790,7 +822,7 @@ function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, sc
   const columnValid = IDENTIFIER.test(column);
   const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
   const planned = firstFinding([
-    () => (spec.kind === 'unsupported' ? draft('unsupported_test', here) : undefined),
+    () => (spec.kind === 'unsupported' ? unsupportedTest(spec.label, here) : undefined),
     () => (columnValid ? undefined : draft('test_target_invalid', here)),
     () => related?.finding,
   ]);

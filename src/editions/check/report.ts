@@ -74,6 +74,11 @@ export interface FileReport {
   readonly also?: readonly Finding[];
   /** dbt schema rules that failed: keyword and where the rule sits in dbt's schema (never the offending value). */
   readonly violations: readonly { readonly keyword: string; readonly schema_path: string }[];
+  /**
+   * A properties file dbt's schema refuses: the tests written in it, none of
+   * them run nor counted in the summary (its finding says where to fix it).
+   */
+  readonly tests_not_read?: number;
 }
 
 export interface SourceReport {

@@ -46,7 +46,7 @@ export class LocalBackends {
     } catch (error: unknown) {
       return refuseDistributor('destination_root_unavailable', {
         role: 'destination',
-        hint: rootCause(config.root, error),
+        hint: rootCause(config.shown_root ?? config.root, error),
       });
     }
     let work: Dir | undefined;
