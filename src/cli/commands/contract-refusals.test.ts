@@ -256,6 +256,12 @@ const CASES: readonly Case[] = [
     build: (root) => edit(root, SEMANTIC, '  - name: order_count\n', '  - name: segment\n'),
   },
   {
+    // A dashboard has no projection: the semantic models it reads are offered.
+    name: 'project-resource-dashboard',
+    build: () => undefined,
+    args: ['contract', 'project', 'retail', '--resource', 'retail.dashboard.sales_overview'],
+  },
+  {
     name: 'project-out-exists',
     build: (root) => mkdirSync(join(root, '..', 'out1')),
     args: ['contract', 'project', 'retail', '--out', 'out1'],
