@@ -312,7 +312,11 @@ function hintOf(
   if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
     const allowed = issue.options.filter((candidate): candidate is string => typeof candidate === 'string');
     if (allowed.length === 0) return undefined;
-    const other = given === undefined ? undefined : OPERATOR_OTHER_NAMES[given.toLowerCase()];
+    const folded = given?.toLowerCase();
+    const other =
+      folded !== undefined && Object.hasOwn(OPERATOR_OTHER_NAMES, folded)
+        ? OPERATOR_OTHER_NAMES[folded]
+        : undefined;
     const near =
       given === undefined
         ? undefined
