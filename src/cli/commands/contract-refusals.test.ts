@@ -198,6 +198,85 @@ const CASES: readonly Case[] = [
       edit(root, 'sources/customers.yaml', 'id: retail.source.customers', 'id: retail.source.orders'),
   },
   {
+    // `op: in` takes a list of `values`: the hint says so, not "allowed keys: …, value".
+    name: 'condition-in-with-value',
+    build: (root) =>
+      edit(
+        root,
+        SEMANTIC,
+        '      - dimension: status\n        op: eq\n        value: delivered\n',
+        '      - { dimension: status, op: in, value: delivered }\n',
+      ),
+  },
+  {
+    // An operator outside the list: the list, and the nearest one.
+    name: 'condition-operator-unknown',
+    build: (root) => edit(root, SEMANTIC, '        op: gte\n', '        op: gt_e\n'),
+  },
+  {
+    // A familiar other name for an operator: the operator it stands for.
+    name: 'condition-operator-other-name',
+    build: (root) => edit(root, SEMANTIC, '        op: eq\n', '        op: equals\n'),
+  },
+  {
+    // At the value as written (`value`, not `values`), with indexes, and what to write.
+    name: 'filter-value-type-mismatch',
+    build: (root) => edit(root, SEMANTIC, '        value: delivered\n', '        value: 5\n'),
+  },
+  {
+    // At the check's field, with indexes, and the nearest output field of the model.
+    name: 'check-field-unknown',
+    build: (root) =>
+      edit(root, FACTS, '    field: order_status\n    values:', '    field: orderstatus\n    values:'),
+  },
+  {
+    name: 'check-value-type-mismatch',
+    build: (root) => edit(root, FACTS, 'values: [shipped, delivered]', 'values: [shipped, true]'),
+  },
+  {
+    // The qualifier, where it is in the SQL, and the names in scope.
+    name: 'model-sql-unknown-qualifier',
+    build: (root) =>
+      edit(root, FACTS, '    completed.status as order_status,\n', '    complete.status as order_status,\n'),
+  },
+  {
+    // In a flow mapping the comma of decimal(12,2) ends the value: say to quote it, not "unknown key 2)".
+    name: 'decimal-unquoted-in-flow-mapping',
+    build: (root) =>
+      edit(
+        root,
+        ORDERS,
+        '  - name: amount\n    type: decimal(12,2)\n    nullable: false\n    critical_data_element: true\n',
+        '  - { name: amount, type: decimal(12,2), nullable: false, critical_data_element: true }\n',
+      ),
+  },
+  {
+    // Entities, dimensions and measures share one namespace: the second name is pointed at.
+    name: 'member-name-twice',
+    build: (root) => edit(root, SEMANTIC, '  - name: order_count\n', '  - name: segment\n'),
+  },
+  {
+    // A dashboard has no projection: the semantic models it reads are offered.
+    name: 'project-resource-dashboard',
+    build: () => undefined,
+    args: ['contract', 'project', 'retail', '--resource', 'retail.dashboard.sales_overview'],
+  },
+  {
+    name: 'project-out-exists',
+    build: (root) => mkdirSync(join(root, '..', 'out1')),
+    args: ['contract', 'project', 'retail', '--out', 'out1'],
+  },
+  {
+    name: 'project-out-parent-missing',
+    build: () => undefined,
+    args: ['contract', 'project', 'retail', '--out', 'nope/x'],
+  },
+  {
+    name: 'schemas-out-exists',
+    build: (root) => mkdirSync(join(root, '..', 'schemas')),
+    args: ['contract', 'schemas', '--out', 'schemas'],
+  },
+  {
     name: 'reference-cycle',
     build: (root) =>
       edit(

@@ -73,6 +73,7 @@ interface ZodDefLike {
   readonly in?: z.ZodType;
   readonly options?: readonly z.ZodType[];
   readonly values?: readonly unknown[];
+  readonly entries?: Readonly<Record<string, unknown>>;
   readonly getter?: () => z.ZodType;
 }
 
@@ -99,14 +100,21 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return current;
 }
 
-/** The object option of a union that the value is meant to be: the one whose literal keys it matches. */
+/**
+ * The object option of a union that the value is meant to be: the one whose
+ * literal and enum keys it matches (a condition's `op: in` is an enum member
+ * of the `values` option, not of the first one).
+ */
 function pickOption(options: readonly z.ZodType[], value: unknown): z.ZodType | undefined {
   const objects = options.map(unwrap).filter((option) => defOf(option).type === 'object');
   const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   return objects.find((option) =>
     Object.entries(defOf(option).shape ?? {}).every(([key, child]) => {
       const def = defOf(unwrap(child));
-      return def.type !== 'literal' || (def.values ?? []).includes(record[key]);
+      if (def.type === 'literal') return (def.values ?? []).includes(record[key]);
+      if (def.type === 'enum' && record[key] !== undefined)
+        return Object.values(def.entries ?? {}).includes(record[key]);
+      return true;
     }),
   );
 }

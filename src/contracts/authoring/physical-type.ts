@@ -47,7 +47,14 @@ export const PHYSICAL_TYPE_PATTERN = new RegExp(
 const DECIMAL = /^decimal\(([0-9]+),([0-9]+)\)$/;
 export const MAX_DECIMAL_PRECISION = 38;
 
-export function parsePhysicalType(text: string, context: { role: string; field: string }): PhysicalType {
+export function parsePhysicalType(
+  text: string,
+  context: {
+    readonly role: string;
+    readonly field: string;
+    readonly location?: { readonly pointer: string };
+  },
+): PhysicalType {
   if ((SIMPLE_TYPE_NAMES as readonly string[]).includes(text)) {
     return { name: text as Exclude<PhysicalTypeName, 'decimal'> } as PhysicalType;
   }
@@ -59,7 +66,10 @@ export function parsePhysicalType(text: string, context: { role: string; field: 
       return { name: 'decimal', precision, scale };
     }
   }
-  throw refuseContract('contract_type_invalid', context);
+  throw refuseContract('contract_type_invalid', {
+    ...context,
+    ...(match === null ? {} : { hint: `decimal(P,S) needs 1 ≤ P ≤ ${MAX_DECIMAL_PRECISION} and S ≤ P` }),
+  });
 }
 
 export function isNumericType(type: PhysicalType): boolean {

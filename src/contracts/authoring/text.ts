@@ -23,6 +23,8 @@ function hasDisallowed(text: string): boolean {
 export interface TextContext {
   readonly role: string;
   readonly field: string;
+  /** Where the text is written, with list indices, when the caller knows (docs/contracts.md#reading-an-error). */
+  readonly location?: { readonly pointer: string };
 }
 
 /**
@@ -40,17 +42,26 @@ export function normalizeText(text: string, context: TextContext): string {
  * spellings that normalize to one text are a collision, the same spelling twice
  * is a duplicate. Returns the normalized texts in input order.
  */
-export function normalizeDistinctTexts(texts: readonly string[], context: TextContext): string[] {
+export function normalizeDistinctTexts(
+  texts: readonly string[],
+  context: TextContext,
+  /** Where the text at an index is written, so a repeat is reported at its second copy. */
+  pointerAt?: (index: number) => string,
+): string[] {
   const seen = new Map<string, string>();
   const out: string[] = [];
-  for (const text of texts) {
-    const normalized = normalizeText(text, context);
+  for (const [index, text] of texts.entries()) {
+    const here = pointerAt === undefined ? context : { ...context, location: { pointer: pointerAt(index) } };
+    const normalized = normalizeText(text, here);
     const earlier = seen.get(normalized);
     if (earlier !== undefined) {
-      throw refuseContract(
-        earlier === text ? 'contract_duplicate_member' : 'contract_nfc_collision',
-        context,
-      );
+      throw refuseContract(earlier === text ? 'contract_duplicate_member' : 'contract_nfc_collision', {
+        ...here,
+        hint:
+          earlier === text
+            ? `'${normalized}' is written twice here`
+            : `'${normalized}' is written twice here, in two Unicode spellings`,
+      });
     }
     seen.set(normalized, text);
     out.push(normalized);

@@ -237,6 +237,64 @@ describe('the authoring schemas', () => {
     ]);
   });
 
+  it.each([
+    [
+      "'value' beside op in",
+      { dimension: 'status', op: 'in', value: 'x' },
+      "op 'in' takes 'values' (a list)",
+    ],
+    [
+      "'values' beside op eq",
+      { dimension: 'status', op: 'eq', values: ['x'] },
+      "op 'eq' takes 'value' (one literal)",
+    ],
+    [
+      'a value beside op is_null',
+      { dimension: 'status', op: 'is_null', value: 'x' },
+      "op 'is_null' takes no value",
+    ],
+    [
+      'no values beside op not_in',
+      { dimension: 'status', op: 'not_in' },
+      "op 'not_in' takes 'values' (a list)",
+    ],
+  ])(
+    'regression: a condition operand that does not fit its operator says what the operator takes: %s',
+    (_label, condition, hint) => {
+      const doc = semanticModel({ filters: [{ name: 'f', conditions: [condition] }] });
+      const error = refusal(() => read(yamlOf(doc)));
+      expect([error, ...error.also].map((one) => one.hint)).toEqual([hint]);
+    },
+  );
+
+  it.each([
+    ['a near misspelling', 'eqq', "did you mean 'eq'? "],
+    ['a familiar other name', '>=', "did you mean 'gte'? "],
+    ['nothing near', 'approximately', ''],
+  ])('regression: an unknown operator lists the operators: %s', (_label, op, near) => {
+    const doc = semanticModel({
+      filters: [{ name: 'f', conditions: [{ dimension: 'status', op, value: 1 }] }],
+    });
+    const error = refusal(() => read(yamlOf(doc)));
+    expect([error.code, error.location?.pointer, error.hint]).toEqual([
+      'contract_field_invalid',
+      'filters[0].conditions[0].op',
+      `${near}expected one of eq, ne, lt, lte, gt, gte, in, not_in, is_null, is_not_null`,
+    ]);
+  });
+
+  it('regression: an unquoted decimal type in a flow mapping is one error that says to quote it', () => {
+    const text = 'kind: Source\nid: a.b\nname: b\nfields:\n  - { name: amount, type: decimal(12, 2) }\n';
+    const error = refusal(() => read(text));
+    expect([error, ...error.also].map((one) => [one.code, one.location, one.hint])).toEqual([
+      [
+        'contract_type_invalid',
+        { line: 5, column: 27, pointer: 'fields[0].type' },
+        'quote the type inside { }, where a comma ends a value: type: "decimal(12,2)"',
+      ],
+    ]);
+  });
+
   it('returns a deeply frozen resource with defaults materialized, registered as validated', () => {
     const resource = read(yamlOf(source()));
     expect(isValidatedResource(resource)).toBe(true);

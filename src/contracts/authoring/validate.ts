@@ -24,6 +24,7 @@ import {
   type SemanticModelResource,
   type SourceResource,
 } from './schemas/resource.js';
+import { CONDITION_OPERATORS } from './schemas/semantic-model.js';
 import { readResourceDocument, type YamlValue } from './yaml.js';
 
 declare const validatedBrand: unique symbol;
@@ -174,21 +175,27 @@ function refusalsOf(
     const path = issue.path.filter(
       (segment): segment is PathSegment => typeof segment === 'string' || typeof segment === 'number',
     );
-    const record = recordIssueOf(issue, path, value);
+    const record = recordIssueOf(issue, path, value)?.filter(
+      (one) => one.kind !== 'unknown_key' || splitDecimal(nodeValue(value, one.path), one.key) === undefined,
+    );
     if (record !== undefined) {
       records.push(...record);
       continue;
     }
     const code = codeOf(issue);
-    out.push(located(code, path, atValue(path), hintOf(issue, code, nodeAt(node, path, true))));
+    const split =
+      path[path.length - 1] === 'type' ? splitDecimal(nodeValue(value, path.slice(0, -1))) : undefined;
+    const hint = split ?? hintOf(issue, code, nodeAt(node, path, true));
+    out.push(located(code, path, atValue(path), hint));
   }
   for (const problem of locateIssues(node, records)) {
     const at = node === null ? undefined : problem.at;
+    const hint = operandHint(value, problem.path) ?? problem.hint;
     if (problem.kind === 'unknown_key') {
       // `field` stays the schema path of the mapping (an authored key is not a schema path).
-      out.push(located('contract_field_unknown', problem.path, at, problem.hint, problem.path.slice(0, -1)));
+      out.push(located('contract_field_unknown', problem.path, at, hint, problem.path.slice(0, -1)));
     } else if (problem.kind === 'missing_key') {
-      out.push(located('contract_field_missing', problem.path, at, problem.hint));
+      out.push(located('contract_field_missing', problem.path, at, hint));
     } else {
       out.push(located('contract_field_invalid', problem.path, at, problem.hint));
     }
@@ -220,6 +227,80 @@ function recordIssueOf(
   return undefined;
 }
 
+/**
+ * A filter condition's operand is `value`, `values` or nothing, by its
+ * operator: a `value` beside `op: in` is answered with what `in` takes, not
+ * with a list of keys (docs/contracts.md#semanticmodel).
+ */
+function operandHint(value: unknown, path: readonly PathSegment[]): string | undefined {
+  const key = path[path.length - 1];
+  if ((key !== 'value' && key !== 'values') || path[path.length - 3] !== 'conditions') return undefined;
+  const condition = nodeValue(value, path.slice(0, -1));
+  const op =
+    typeof condition === 'object' && condition !== null ? (condition as { op?: unknown }).op : undefined;
+  if (typeof op !== 'string') return undefined;
+  if ((CONDITION_OPERATORS.values as readonly string[]).includes(op))
+    return `op '${op}' takes 'values' (a list)`;
+  if ((CONDITION_OPERATORS.value as readonly string[]).includes(op))
+    return `op '${op}' takes 'value' (one literal)`;
+  if ((CONDITION_OPERATORS.none as readonly string[]).includes(op)) return `op '${op}' takes no value`;
+  return undefined;
+}
+
+/**
+ * `{ name: amount, type: decimal(12,2) }`: in a flow mapping the comma ends
+ * the value, so YAML reads `type: decimal(12` and a key `2)`. Returns the
+ * advice to quote the type when the mapping has that shape (and, given
+ * `key`, only when `key` is the stray rest); the digits are type text, not a
+ * value, so they may be shown.
+ */
+function splitDecimal(mapping: unknown, key?: string): string | undefined {
+  if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping)) return undefined;
+  const record = mapping as Record<string, unknown>;
+  const head = typeof record.type === 'string' ? /^decimal\(\s*([0-9]{1,2})\s*$/.exec(record.type) : null;
+  if (head === null) return undefined;
+  const rest = Object.keys(record)
+    .map((candidate) => ({ candidate, match: /^\s*([0-9]{1,2})\s*\)$/.exec(candidate) }))
+    .find(({ candidate, match }) => match !== null && (key === undefined || key === candidate));
+  const scale = rest?.match?.[1];
+  if (scale === undefined) return undefined;
+  return `quote the type inside { }, where a comma ends a value: type: "decimal(${head[1]},${scale})"`;
+}
+
+function nodeValue(value: unknown, path: readonly PathSegment[]): unknown {
+  let here = value;
+  for (const segment of path) {
+    if (typeof here !== 'object' || here === null) return undefined;
+    here = (here as Record<PropertyKey, unknown>)[segment];
+  }
+  return here;
+}
+
+/**
+ * Names people write for an operator (`equals`, `>=`), offered when no
+ * operator is spelled close.
+ */
+const OPERATOR_OTHER_NAMES: { readonly [name: string]: string } = {
+  '=': 'eq',
+  '==': 'eq',
+  equals: 'eq',
+  equal: 'eq',
+  is: 'eq',
+  '!=': 'ne',
+  '<>': 'ne',
+  not_equals: 'ne',
+  neq: 'ne',
+  '<': 'lt',
+  '<=': 'lte',
+  le: 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+  ge: 'gte',
+  nin: 'not_in',
+  null: 'is_null',
+  not_null: 'is_not_null',
+};
+
 /** One line of advice for a value that breaks a rule: sealkit's own vocabulary only. */
 function hintOf(
   issue: z.core.$ZodIssue,
@@ -227,6 +308,23 @@ function hintOf(
   found: YamlNode | undefined,
 ): string | undefined {
   const given = found?.kind === 'string' ? found.value : undefined;
+  // A discriminator outside its values (`op: equals`): the allowed ones, and the nearest.
+  if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
+    const allowed = issue.options.filter((candidate): candidate is string => typeof candidate === 'string');
+    if (allowed.length === 0) return undefined;
+    const folded = given?.toLowerCase();
+    const other =
+      folded !== undefined && Object.hasOwn(OPERATOR_OTHER_NAMES, folded)
+        ? OPERATOR_OTHER_NAMES[folded]
+        : undefined;
+    const near =
+      given === undefined
+        ? undefined
+        : (didYouMean(given, allowed) ??
+          (other !== undefined && allowed.includes(other) ? `did you mean '${other}'?` : undefined));
+    const list = `expected one of ${allowed.join(', ')}`;
+    return near === undefined ? list : `${near} ${list}`;
+  }
   if (issue.code === 'invalid_value') {
     const allowed = issue.values.filter((candidate): candidate is string => typeof candidate === 'string');
     if (allowed.length === 0) return undefined;

@@ -29,13 +29,35 @@ export function writeTreeCreateOnly(outPath: string, files: readonly OutputFile[
   );
 }
 
+/**
+ * The output folder is the operator's own path: a refusal names it as given
+ * and says what to do (docs/contracts.md#reading-an-error).
+ */
+function outExists(outPath: string): Refusal {
+  return refuseContract('contract_out_exists', {
+    role: ROLE,
+    location: { path: outPath },
+    hint: 'choose a folder that does not exist yet: --out creates it and never writes into an existing one',
+  });
+}
+
+function parentMissing(outPath: string, parent: string | undefined): Refusal {
+  return refuseContract('contract_out_parent_missing', {
+    role: ROLE,
+    location: { path: outPath },
+    hint:
+      parent === undefined
+        ? "name the new folder itself, not '.' or '..': e.g. --out projections"
+        : `create the parent folder '${parent}' first, or choose an output folder in an existing one`,
+  });
+}
+
 function splitTarget(outPath: string): { parent: string; name: string } {
   const trimmed = outPath.replace(/\/+$/, '');
   const slash = trimmed.lastIndexOf('/');
   const name = slash === -1 ? trimmed : trimmed.slice(slash + 1);
   const parent = slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash);
-  if (name === '' || name === '.' || name === '..')
-    throw refuseContract('contract_out_parent_missing', { role: ROLE });
+  if (name === '' || name === '.' || name === '..') throw parentMissing(outPath, undefined);
   return { parent, name };
 }
 
@@ -45,14 +67,14 @@ function publish(outPath: string, files: readonly OutputFile[]): void {
   try {
     parentDir = Dir.open(parent);
   } catch {
-    throw refuseContract('contract_out_parent_missing', { role: ROLE });
+    throw parentMissing(outPath, parent);
   }
   const created: { dir: Dir; name: string; kind: 'file' | 'dir' }[] = [];
   const held: Dir[] = [];
   const stagingName = `.${name}.sealkit-staging-${randomBytes(8).toString('hex')}`;
   let published = false;
   try {
-    if (exists(parentDir, name)) throw refuseContract('contract_out_exists', { role: ROLE });
+    if (exists(parentDir, name)) throw outExists(outPath);
     const staging = parentDir.mkdirExclusive(stagingName, 0o700);
     held.push(staging);
     created.push({ dir: parentDir, name: stagingName, kind: 'dir' });
@@ -107,7 +129,7 @@ function publish(outPath: string, files: readonly OutputFile[]): void {
       renameNoReplace(parentDir, stagingName, parentDir, name);
     } catch (error: unknown) {
       if (isFsError(error, 'EEXIST') || isFsError(error, 'ENOTEMPTY')) {
-        throw refuseContract('contract_out_exists', { role: ROLE });
+        throw outExists(outPath);
       }
       throw error;
     }

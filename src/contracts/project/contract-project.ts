@@ -222,11 +222,18 @@ export class ContractProject {
       throw this.resourceNotFound(id);
     }
     if (outcome.status === 'blocked') return { kind: 'project_invalid' };
-    if (outcome.kind === 'Dashboard')
+    if (outcome.kind === 'Dashboard') {
+      // Its own dependencies are what it reads: the resources with a projection a user most likely meant.
+      const read = outcome.dependencies.slice(0, 3).join(', ');
       throw refuseContract('contract_resource_not_contract_bearing', {
         role: 'project',
         location: { path: outcome.displayPath },
+        hint:
+          read === ''
+            ? 'choose a Source, Model or SemanticModel'
+            : `choose a Source, Model or SemanticModel, such as one this dashboard reads: ${read}`,
       });
+    }
     if (outcome.version === null)
       throw refuseContract('contract_version_missing', {
         role: 'projection',

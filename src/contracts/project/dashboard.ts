@@ -30,7 +30,9 @@ export function checkDashboard(
       key: 'measures' | 'dimensions' | 'filters',
     ) => {
       const field = `uses[].${key}`;
-      requireDistinctNames(names, { role: ROLE, field });
+      requireDistinctNames(names, { role: ROLE, field }, (position) =>
+        pointerOf(['uses', index, key, position]),
+      );
       const known = declared.map((member) => member.name);
       names.forEach((name, position) => {
         if (known.includes(name)) return;

@@ -1,3 +1,5 @@
+import { pointerOf } from '../../core/input/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import { type PhysicalType, parsePhysicalType } from '../authoring/physical-type.js';
 import { type ContractRole, refuseContract } from '../authoring/refusals.js';
 import type { AuthoredField } from '../authoring/schemas/resource.js';
@@ -18,12 +20,17 @@ export function projectFields(fields: readonly AuthoredField[], role: ContractRo
   const names = normalizeDistinctTexts(
     fields.map((field) => field.name),
     { role, field: 'fields[].name' },
+    (index) => pointerOf(['fields', index, 'name']),
   );
   const known = new Set(names);
   const types = new Map<string, PhysicalType>();
   const payloads = fields.map((field, index): FieldPayload => {
     const name = names[index] as string;
-    const type = parsePhysicalType(field.type, { role, field: 'fields[].type' });
+    const type = parsePhysicalType(field.type, {
+      role,
+      field: 'fields[].type',
+      location: { pointer: pointerOf(['fields', index, 'type']) },
+    });
     types.set(name, type);
     return {
       name,
@@ -31,8 +38,9 @@ export function projectFields(fields: readonly AuthoredField[], role: ContractRo
       nullable: field.nullable,
       classification: field.classification,
       critical_data_element: field.critical_data_element,
-      authoritative_definitions: normalizedLinks(field.authoritative_definitions, role),
-      deprecation: field.deprecation === undefined ? null : deprecation(field.deprecation, name, known, role),
+      authoritative_definitions: normalizedLinks(field.authoritative_definitions, role, index),
+      deprecation:
+        field.deprecation === undefined ? null : deprecation(field.deprecation, name, known, role, index),
     };
   });
   payloads.sort((a, b) => compareCodeUnits(a.name, b.name));
@@ -55,9 +63,19 @@ export function fieldTypes(
 }
 
 /** Authoritative links are a set: normalized, then sorted and deduplicated. */
-function normalizedLinks(links: readonly string[], role: ContractRole): string[] {
-  const site = { role, field: 'fields[].authoritative_definitions' };
-  return [...new Set(links.map((link) => normalizeUrl(link, site)))].sort(compareCodeUnits);
+function normalizedLinks(links: readonly string[], role: ContractRole, index: number): string[] {
+  const field = 'fields[].authoritative_definitions';
+  return [
+    ...new Set(
+      links.map((link, position) =>
+        normalizeUrl(link, {
+          role,
+          field,
+          location: { pointer: pointerOf(['fields', index, 'authoritative_definitions', position]) },
+        }),
+      ),
+    ),
+  ].sort(compareCodeUnits);
 }
 
 function deprecation(
@@ -65,20 +83,40 @@ function deprecation(
   own: string,
   known: ReadonlySet<string>,
   role: ContractRole,
+  index: number,
 ): FieldPayload['deprecation'] {
-  const guidance = normalizeText(authored.guidance, { role, field: 'fields[].deprecation.guidance' });
+  const at = (key: string) => ({ pointer: pointerOf(['fields', index, 'deprecation', key]) });
+  const guidance = normalizeText(authored.guidance, {
+    role,
+    field: 'fields[].deprecation.guidance',
+    location: at('guidance'),
+  });
   let replacedBy: string | null = null;
   if (authored.replaced_by !== undefined) {
-    const site = { role, field: 'fields[].deprecation.replaced_by' };
+    const site = { role, field: 'fields[].deprecation.replaced_by', location: at('replaced_by') };
     replacedBy = normalizeText(authored.replaced_by, site);
-    if (replacedBy === own || !known.has(replacedBy))
-      throw refuseContract('contract_member_unavailable', site);
+    if (replacedBy === own || !known.has(replacedBy)) {
+      const others = [...known].filter((name) => name !== own);
+      const near = replacedBy === own ? undefined : didYouMean(replacedBy, others);
+      throw refuseContract('contract_member_unavailable', {
+        ...site,
+        hint:
+          replacedBy === own
+            ? 'name another field of this resource: a field cannot replace itself'
+            : `this resource declares no field '${replacedBy}'${near === undefined ? '' : `; ${near}`}`,
+      });
+    }
   }
   let sunset: string | null = null;
   if (authored.sunset !== undefined) {
     sunset = canonicalDate(authored.sunset) ?? null;
     if (sunset === null) {
-      throw refuseContract('contract_field_invalid', { role, field: 'fields[].deprecation.sunset' });
+      throw refuseContract('contract_field_invalid', {
+        role,
+        field: 'fields[].deprecation.sunset',
+        location: at('sunset'),
+        hint: 'expected a calendar date that exists, YYYY-MM-DD',
+      });
     }
   }
   return { guidance, replaced_by: replacedBy, sunset };

@@ -82,3 +82,31 @@ describe('typed literals', () => {
     expect(code(literal, type)).toBe(expected);
   });
 });
+
+describe('typed literal refusals say what the type takes, never the literal', () => {
+  it.each([
+    [128, 'int8', "field 'qty' is int8, which holds whole numbers from -128 to 127"],
+    [
+      '1.005',
+      'decimal(6,2)',
+      "field 'qty' is decimal(6,2), which holds at most 4 digits before the point and 2 after",
+    ],
+    ['SECRET_LITERAL_ZQ', 'int32', "field 'qty' is int32: write a whole number"],
+    [7, 'string', "field 'qty' is string: write a string (quote a number or true/false to make it one)"],
+    ['2026-13-01', 'date', "field 'qty' is date: write a date, YYYY-MM-DD"],
+    [
+      '2026-01-01T00:00:00',
+      'timestamp_tz',
+      "field 'qty' is timestamp_tz: write a timestamp with a zone, YYYY-MM-DDTHH:MM:SSZ or …+01:00",
+    ],
+  ])('regression: %s as %s', (literal, type, hint) => {
+    let caught: unknown;
+    try {
+      typeLiteral(literal, parsePhysicalType(type, SITE), SITE, "field 'qty'");
+    } catch (error: unknown) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Refusal);
+    expect((caught as Refusal).hint).toBe(hint);
+  });
+});

@@ -33,9 +33,25 @@ export type AuthoredLiteral = string | number | boolean;
 
 const INTEGER_BITS = { int8: 8n, int16: 16n, int32: 32n, int64: 64n } as const;
 
-export function typeLiteral(literal: AuthoredLiteral, type: PhysicalType, site: TextContext): TypedLiteral {
-  const mismatch = () => refuseContract('contract_literal_type_mismatch', site);
-  const inexact = () => refuseContract('contract_literal_inexact', site);
+/**
+ * Types `literal` through `type`. `subject` names what it is compared with
+ * (`field 'order_status'`), for the hint of a refusal: the type and the form
+ * a literal of it takes, never the literal itself.
+ */
+export function typeLiteral(
+  literal: AuthoredLiteral,
+  type: PhysicalType,
+  site: TextContext,
+  subject?: string,
+): TypedLiteral {
+  const about = subject === undefined ? `the field is ${typeText(type)}` : `${subject} is ${typeText(type)}`;
+  const mismatch = () =>
+    refuseContract('contract_literal_type_mismatch', {
+      ...site,
+      hint: `${about}: write ${literalForm(type)}`,
+    });
+  const inexact = () =>
+    refuseContract('contract_literal_inexact', { ...site, hint: `${about}, which ${typeRange(type)}` });
   switch (type.name) {
     case 'string':
       if (typeof literal !== 'string') throw mismatch();
@@ -84,6 +100,56 @@ export function typeLiteral(literal: AuthoredLiteral, type: PhysicalType, site: 
     default:
       // binary and json values have no literal form in a contract.
       throw mismatch();
+  }
+}
+
+function typeText(type: PhysicalType): string {
+  return type.name === 'decimal' ? `decimal(${type.precision},${type.scale})` : type.name;
+}
+
+/** The form a literal of `type` is written in (docs/contracts.md#normalization). */
+function literalForm(type: PhysicalType): string {
+  switch (type.name) {
+    case 'string':
+      return 'a string (quote a number or true/false to make it one)';
+    case 'boolean':
+      return 'true or false';
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'int64':
+      return 'a whole number';
+    case 'decimal':
+    case 'float32':
+    case 'float64':
+      return 'a number';
+    case 'date':
+      return 'a date, YYYY-MM-DD';
+    case 'time':
+      return 'a time, HH:MM:SS';
+    case 'timestamp':
+      return 'a timestamp without a zone, YYYY-MM-DDTHH:MM:SS';
+    case 'timestamp_tz':
+      return 'a timestamp with a zone, YYYY-MM-DDTHH:MM:SSZ or …+01:00';
+    default:
+      return 'nothing: a binary or json field has no literal form, so it cannot be compared';
+  }
+}
+
+/** What `type` holds exactly, for a literal it cannot hold. */
+function typeRange(type: PhysicalType): string {
+  switch (type.name) {
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'int64': {
+      const limit = 1n << (INTEGER_BITS[type.name] - 1n);
+      return `holds whole numbers from ${-limit} to ${limit - 1n}`;
+    }
+    case 'decimal':
+      return `holds at most ${type.precision - type.scale} digits before the point and ${type.scale} after`;
+    default:
+      return 'does not hold that number exactly';
   }
 }
 

@@ -1,3 +1,5 @@
+import { pointerOf } from '../../core/input/index.js';
+import { didYouMean } from '../../core/refusal/index.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { AuthoredCheck, ModelResource } from '../authoring/schemas/resource.js';
@@ -18,8 +20,10 @@ const ROLE = 'model';
 export function buildModelContent(model: ModelResource, context: BuildContext): BuiltContent<ModelContent> {
   const fields = projectFields(model.fields, ROLE);
   const checks = normalizedSet(
-    model.checks.map((check) => projectCheck(check, fields.types)),
+    model.checks.map((check, index) => projectCheck(check, index, fields.types)),
     { role: ROLE, field: 'checks' },
+    undefined,
+    (index) => pointerOf(['checks', index]),
   );
   const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
   // The declared fields of each relation read, so an unqualified column two of them declare is refused.
@@ -45,40 +49,64 @@ export function buildModelContent(model: ModelResource, context: BuildContext): 
   };
 }
 
+/** A check names an output field of the model: the nearest declared one is offered for a typo. */
 function fieldOf(
   name: string,
   types: ReadonlyMap<string, PhysicalType>,
   field: string,
+  at: readonly (string | number)[],
 ): [string, PhysicalType] {
-  const site = { role: ROLE, field };
+  const site = { role: ROLE, field, location: { pointer: pointerOf(at) } };
   const normalized = normalizeText(name, site);
   const type = types.get(normalized);
-  if (type === undefined) throw refuseContract('contract_member_unavailable', site);
+  if (type === undefined) {
+    const near = didYouMean(normalized, types.keys());
+    throw refuseContract('contract_member_unavailable', {
+      ...site,
+      hint: `the model declares no field '${normalized}'${near === undefined ? '' : `; ${near}`}`,
+    });
+  }
   return [normalized, type];
 }
 
-function projectCheck(check: AuthoredCheck, types: ReadonlyMap<string, PhysicalType>): CheckPayload {
+function projectCheck(
+  check: AuthoredCheck,
+  index: number,
+  types: ReadonlyMap<string, PhysicalType>,
+): CheckPayload {
   switch (check.type) {
     case 'unique': {
-      const site = { role: ROLE, field: 'checks[].fields' };
+      const site = {
+        role: ROLE,
+        field: 'checks[].fields',
+        location: { pointer: pointerOf(['checks', index, 'fields']) },
+      };
       // Unique-check fields are a set: order is not part of the check.
-      const names = normalizeDistinctTexts(check.fields, site);
-      for (const name of names) fieldOf(name, types, 'checks[].fields');
+      const names = normalizeDistinctTexts(check.fields, site, (position) =>
+        pointerOf(['checks', index, 'fields', position]),
+      );
+      names.forEach((name, position) => {
+        fieldOf(name, types, 'checks[].fields', ['checks', index, 'fields', position]);
+      });
       return { type: 'unique', fields: normalizedSet(names, site), severity: check.severity };
     }
     case 'not_null':
       return {
         type: 'not_null',
-        field: fieldOf(check.field, types, 'checks[].field')[0],
+        field: fieldOf(check.field, types, 'checks[].field', ['checks', index, 'field'])[0],
         severity: check.severity,
       };
     case 'accepted_values': {
-      const [field, type] = fieldOf(check.field, types, 'checks[].field');
+      const [field, type] = fieldOf(check.field, types, 'checks[].field', ['checks', index, 'field']);
+      const valueAt = (position: number) => pointerOf(['checks', index, 'values', position]);
       const site = { role: ROLE, field: 'checks[].values' };
       const values = normalizedSet(
-        check.values.map((value) => typeLiteral(value, type, site)),
+        check.values.map((value, position) =>
+          typeLiteral(value, type, { ...site, location: { pointer: valueAt(position) } }, `field '${field}'`),
+        ),
         site,
         check.values,
+        valueAt,
       );
       return { type: 'accepted_values', field, values, severity: check.severity };
     }

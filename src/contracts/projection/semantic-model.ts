@@ -46,25 +46,42 @@ export function buildSemanticModelContent(
   requireDistinctMembers(model);
 
   const entities = byName(
-    model.entities.map((entity) => ({
+    model.entities.map((entity, index) => ({
       name: entity.name,
       type: entity.type,
-      fields: fieldTuple(dataset, entity.fields, 'entities[].fields'),
+      fields: fieldTuple(dataset, entity.fields, 'entities[].fields', ['entities', index, 'fields']),
     })),
   );
   const dimensions = dimensionsOf(model, dataset);
-  const timeDimensions = new Set(dimensions.filter((d) => d.type === 'time').map((d) => d.name));
-  const timeDimension = (name: string | undefined, field: string): string | null => {
+  const timeDimensions = dimensions.filter((d) => d.type === 'time').map((d) => d.name);
+  const timeDimension = (name: string | undefined, field: string, at: Path): string | null => {
     if (name === undefined) return null;
-    if (!timeDimensions.has(name)) throw refuseContract('contract_member_unavailable', { role: ROLE, field });
+    if (!timeDimensions.includes(name)) {
+      const near = didYouMean(name, timeDimensions);
+      const listed =
+        timeDimensions.length === 0 ? 'declares no time dimension' : `has no time dimension '${name}'`;
+      throw refuseContract('contract_member_unavailable', {
+        role: ROLE,
+        field,
+        location: { pointer: pointerOf(at) },
+        hint: `this semantic model ${listed}${near === undefined ? '' : `; ${near}`}`,
+      });
+    }
     return name;
   };
-  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension');
+  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension', [
+    'defaults',
+    'agg_time_dimension',
+  ]);
   const measures = byName(
     model.measures.map((measure, index) => ({
       ...measureOf(measure, index, dataset),
       agg_time_dimension:
-        timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension') ?? defaultTime,
+        timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension', [
+          'measures',
+          index,
+          'agg_time_dimension',
+        ]) ?? defaultTime,
     })),
   );
   return {
@@ -83,26 +100,34 @@ export function buildSemanticModelContent(
 
 /** Entities, dimensions and measures share one namespace of member names. */
 function requireDistinctMembers(model: SemanticModelResource): void {
+  const members = [
+    ...model.entities.map((entity, index) => ({ name: entity.name, at: ['entities', index, 'name'] })),
+    ...model.dimensions.map((dimension, index) => ({
+      name: dimension.name,
+      at: ['dimensions', index, 'name'],
+    })),
+    ...model.measures.map((measure, index) => ({ name: measure.name, at: ['measures', index, 'name'] })),
+  ];
   requireDistinctNames(
-    [
-      ...model.entities.map((entity) => entity.name),
-      ...model.dimensions.map((dimension) => dimension.name),
-      ...model.measures.map((measure) => measure.name),
-    ],
+    members.map((member) => member.name),
     { role: ROLE, field: 'dimensions[].name' },
+    (index) => pointerOf(members[index]?.at ?? []),
+    (name) => `'${name}' is declared twice: entities, dimensions and measures share one namespace`,
   );
   requireDistinctNames(
     model.relationships.map((relationship) => relationship.name),
     { role: ROLE, field: 'relationships[].name' },
+    (index) => pointerOf(['relationships', index, 'name']),
   );
   requireDistinctNames(
     model.filters.map((filter) => filter.name),
     { role: ROLE, field: 'filters[].name' },
+    (index) => pointerOf(['filters', index, 'name']),
   );
 }
 
 function bind(dataset: Dataset, field: string, site: string, at: Path): Binding {
-  const name = normalizeText(field, { role: ROLE, field: site });
+  const name = normalizeText(field, { role: ROLE, field: site, location: { pointer: pointerOf(at) } });
   const type = dataset.types.get(name);
   if (type === undefined) {
     const near = didYouMean(name, dataset.types.keys());
@@ -117,12 +142,20 @@ function bind(dataset: Dataset, field: string, site: string, at: Path): Binding 
 }
 
 /** Field names of the dataset, distinct, in the order written (entity keys and relationship columns). */
-function fieldTuple(dataset: Dataset, fields: readonly string[], site: string): string[] {
-  const names = normalizeDistinctTexts(fields, { role: ROLE, field: site });
-  for (const name of names) {
-    if (!dataset.types.has(name))
-      throw refuseContract('contract_member_unavailable', { role: ROLE, field: site });
-  }
+function fieldTuple(dataset: Dataset, fields: readonly string[], site: string, at: Path): string[] {
+  const names = normalizeDistinctTexts(fields, { role: ROLE, field: site }, (position) =>
+    pointerOf([...at, position]),
+  );
+  names.forEach((name, position) => {
+    if (dataset.types.has(name)) return;
+    const near = didYouMean(name, dataset.types.keys());
+    throw refuseContract('contract_member_unavailable', {
+      role: ROLE,
+      field: site,
+      location: { pointer: pointerOf([...at, position]) },
+      hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
+    });
+  });
   return names;
 }
 
@@ -132,12 +165,19 @@ function dimensionsOf(model: SemanticModelResource, dataset: Dataset): Content['
       const binding = bind(dataset, dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
       const time = dimension.type === 'time';
       if (time && !isTemporalType(binding.type)) {
-        throw refuseContract('contract_binding_conflict', { role: ROLE, field: 'dimensions[].field' });
+        throw refuseContract('contract_binding_conflict', {
+          role: ROLE,
+          field: 'dimensions[].field',
+          location: { pointer: pointerOf(['dimensions', index, 'field']) },
+          hint: `a time dimension needs a date, timestamp or timestamp_tz field; '${binding.field}' is ${binding.type.name}`,
+        });
       }
       if (!time && dimension.time_granularity !== undefined) {
         throw refuseContract('contract_field_invalid', {
           role: ROLE,
           field: 'dimensions[].time_granularity',
+          location: { pointer: pointerOf(['dimensions', index, 'time_granularity']) },
+          hint: 'only a time dimension has a time_granularity',
         });
       }
       return {
@@ -159,11 +199,21 @@ function measureOf(
   let binding: Binding | null = null;
   if (measure.field === undefined) {
     if (measure.agg !== 'count')
-      throw refuseContract('contract_binding_missing', { role: ROLE, field: 'measures[].field' });
+      throw refuseContract('contract_binding_missing', {
+        role: ROLE,
+        field: 'measures[].field',
+        location: { pointer: pointerOf(['measures', index]) },
+        hint: `add 'field': only count may omit it`,
+      });
   } else {
     binding = bind(dataset, measure.field, 'measures[].field', ['measures', index, 'field']);
     if (!aggregationApplies(measure.agg, binding.type)) {
-      throw refuseContract('contract_aggregation_type_mismatch', { role: ROLE, field: 'measures[].agg' });
+      throw refuseContract('contract_aggregation_type_mismatch', {
+        role: ROLE,
+        field: 'measures[].agg',
+        location: { pointer: pointerOf(['measures', index, 'agg']) },
+        hint: `${measure.agg} needs ${aggregationNeeds(measure.agg)} field; '${binding.field}' is ${binding.type.name}`,
+      });
     }
   }
   const counts = measure.agg === 'count' || measure.agg === 'count_distinct';
@@ -179,14 +229,23 @@ function relationshipsOf(
 ): Content['relationships'] {
   return byName(
     model.relationships.map((relationship, index) => {
-      const fields = fieldTuple(dataset, relationship.fields, 'relationships[].fields');
+      const fields = fieldTuple(dataset, relationship.fields, 'relationships[].fields', [
+        'relationships',
+        index,
+        'fields',
+      ]);
       const to = memberTarget(references, relationship.to, 'relationships[].to', [
         'relationships',
         index,
         'to',
       ]);
       if (to.arity !== fields.length) {
-        throw refuseContract('contract_arity_mismatch', { role: ROLE, field: 'relationships[].fields' });
+        throw refuseContract('contract_arity_mismatch', {
+          role: ROLE,
+          field: 'relationships[].fields',
+          location: { pointer: pointerOf(['relationships', index, 'fields']) },
+          hint: `the target entity has ${to.arity} field${to.arity === 1 ? '' : 's'}, this list ${fields.length}`,
+        });
       }
       return {
         name: relationship.name,
@@ -230,32 +289,50 @@ function memberTarget(references: BuildContext['references'], target: string, fi
 function filtersOf(model: SemanticModelResource, dimensions: Content['dimensions']): Content['filters'] {
   const dimensionBindings = new Map(dimensions.map((dimension) => [dimension.name, dimension.binding]));
   return byName(
-    model.filters.map((filter) => ({
+    model.filters.map((filter, index) => ({
       name: filter.name,
       conditions: normalizedSet(
-        filter.conditions.map((condition) => {
+        filter.conditions.map((condition, position) => {
+          const at: Path = ['filters', index, 'conditions', position];
           const binding = dimensionBindings.get(condition.dimension);
           if (binding === undefined) {
+            const near = didYouMean(condition.dimension, dimensionBindings.keys());
             throw refuseContract('contract_binding_missing', {
               role: ROLE,
               field: 'filters[].conditions[].dimension',
+              location: { pointer: pointerOf([...at, 'dimension']) },
+              hint: `this semantic model has no dimension '${condition.dimension}'${near === undefined ? '' : `; ${near}`}`,
             });
           }
-          const site = { role: ROLE, field: 'filters[].conditions[].values' };
+          // The key as written: one `value`, or a list of `values` (docs/contracts.md#semanticmodel).
+          const key = 'values' in condition ? 'values' : 'value';
+          const site = { role: ROLE, field: `filters[].conditions[].${key}` };
           const authored =
             'values' in condition ? condition.values : 'value' in condition ? [condition.value] : [];
-          const typed = authored.map((literal) => typeLiteral(literal, binding.type, site));
+          const pointerAt = (item: number) =>
+            pointerOf(key === 'values' ? [...at, 'values', item] : [...at, 'value']);
+          const subject = `dimension '${condition.dimension}' (field '${binding.field}')`;
+          const typed = authored.map((literal, item) =>
+            typeLiteral(literal, binding.type, { ...site, location: { pointer: pointerAt(item) } }, subject),
+          );
           return {
             dimension: condition.dimension,
             binding,
             op: condition.op,
-            values: normalizedSet(typed, site, authored),
+            values: normalizedSet(typed, site, authored, pointerAt),
           };
         }),
         { role: ROLE, field: 'filters[].conditions' },
+        undefined,
+        (position) => pointerOf(['filters', index, 'conditions', position]),
       ),
     })),
   );
+}
+
+/** The kind of field an aggregation needs, for its refusal's hint. */
+function aggregationNeeds(agg: string): string {
+  return agg === 'min' || agg === 'max' ? 'an ordered (not binary, json or boolean)' : 'a numeric';
 }
 
 function aggregationApplies(agg: string, type: PhysicalType): boolean {

@@ -14,6 +14,8 @@ export function normalizedSet<T>(
   members: readonly T[],
   site: TextContext,
   authored?: readonly unknown[],
+  /** The key path of the member at an index, so a duplicate is reported where its second copy is. */
+  pointerAt?: (index: number) => string,
 ): T[] {
   const keyed = members.map((member, index) => ({ key: canonicalize(member), member, index }));
   keyed.sort((a, b) => compareCodeUnits(a.key, b.key));
@@ -23,7 +25,10 @@ export function normalizedSet<T>(
     if (previous === undefined || current === undefined || previous.key !== current.key) continue;
     const before = authored?.[previous.index];
     const after = authored?.[current.index];
-    throw refuseContract(duplicateCode(before, after), site);
+    throw refuseContract(
+      duplicateCode(before, after),
+      pointerAt === undefined ? site : { ...site, location: { pointer: pointerAt(current.index) } },
+    );
   }
   return keyed.map((entry) => entry.member);
 }
@@ -54,11 +59,25 @@ export function byName<T extends { readonly name: string }>(members: readonly T[
   return [...members].sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
-/** Refuses a repeated name among members that share one namespace. */
-export function requireDistinctNames(names: readonly string[], site: TextContext): void {
+/**
+ * Refuses a repeated name among members that share one namespace, at the
+ * second one when `pointerAt` says where each is written.
+ */
+export function requireDistinctNames(
+  names: readonly string[],
+  site: TextContext,
+  pointerAt?: (index: number) => string,
+  hintFor: (name: string) => string = (name) => `'${name}' is declared twice here`,
+): void {
   const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) throw refuseContract('contract_duplicate_member', site);
+  for (const [index, name] of names.entries()) {
+    if (seen.has(name)) {
+      throw refuseContract('contract_duplicate_member', {
+        ...site,
+        ...(pointerAt === undefined ? {} : { location: { pointer: pointerAt(index) } }),
+        hint: hintFor(name),
+      });
+    }
     seen.add(name);
   }
 }

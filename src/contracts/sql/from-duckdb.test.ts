@@ -296,6 +296,40 @@ describe('query scope', () => {
     expect(await refusal('select a.b.c from orders')).toBe('contract_sql_unsupported');
   });
 
+  it.each([
+    [
+      'a one-letter qualifier beside a one-letter alias (no suggestion among short names)',
+      'select o.order_id, o.status, x.customer_id\nfrom orders as o',
+      "no relation 'x' in scope (SQL line 1, column 30); in scope: o",
+    ],
+    [
+      'a misspelt relation name, on a later line',
+      'select orders.order_id,\n  ordres.status\nfrom orders',
+      "no relation 'ordres' in scope (SQL line 2, column 3); did you mean 'orders'? in scope: orders",
+    ],
+    [
+      'a qualified star',
+      'select z.* from orders o join customers c using (customer_id)',
+      "no relation 'z' in scope (SQL line 1, column 8); in scope: o, c",
+    ],
+  ])(
+    'regression: an unknown qualifier is named with its SQL place and the names in scope: %s',
+    async (_label, sql, hint) => {
+      const [json] = await parser.serialize([sql]);
+      let caught: unknown;
+      try {
+        projectDuckDbSql(json, resolver, sql);
+      } catch (error: unknown) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(Refusal);
+      expect([(caught as Refusal).code, (caught as Refusal).hint]).toEqual([
+        'contract_sql_qualifier_unknown',
+        hint,
+      ]);
+    },
+  );
+
   it('refuses LATERAL and implicit lateral references as unsupported, not as unknown qualifiers', async () => {
     for (const sql of [
       'select * from orders o, lateral (select o.order_id as id) s',

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals } from '../../core/refusal/index.js';
 import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
@@ -70,16 +70,25 @@ function parseFailed(
 ): never {
   const message = typeof root.error_message === 'string' ? root.error_message.split('\n')[0] : undefined;
   const offset = typeof root.position === 'string' ? Number(root.position) : Number.NaN;
-  let where = '';
-  if (sql !== undefined && Number.isSafeInteger(offset) && offset >= 0) {
-    const before = Buffer.from(sql, 'utf8').subarray(0, offset).toString('utf8').split('\n');
-    where = ` (SQL line ${before.length}, column ${(before.at(-1) ?? '').length + 1})`;
-  }
+  const where = sqlPlace(sql, offset);
   throw refuseContract('contract_sql_parse_failed', {
     role: ROLE,
     field: FIELD,
     ...(message === undefined ? {} : { hint: `duckdb: ${message}${where}` }),
   });
+}
+
+/**
+ * ` (SQL line L, column C)` for a byte offset DuckDB gives into the SQL,
+ * counted from the SQL's own first line; empty when the offset is unknown or
+ * outside the text (DuckDB marks a synthesized node with an invalid one).
+ */
+function sqlPlace(sql: string | undefined, offset: number): string {
+  if (sql === undefined || !Number.isSafeInteger(offset) || offset < 0) return '';
+  const bytes = Buffer.from(sql, 'utf8');
+  if (offset >= bytes.length) return '';
+  const before = bytes.subarray(0, offset).toString('utf8').split('\n');
+  return ` (SQL line ${before.length}, column ${[...(before.at(-1) ?? '')].length + 1})`;
 }
 
 export function projectDuckDbSql(
@@ -111,7 +120,7 @@ export function projectDuckDbSql(
       const statements = root.statements;
       if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
       keys(root, ['error', 'statements'], []);
-      const converter = new Converter(resolver);
+      const converter = new Converter(resolver, sql);
       const query = canonicalLocalNames(converter.query(converter.statement(statements[0]), new Map(), 0));
       return { query, relations: [...converter.relations].sort() };
     },
@@ -401,7 +410,11 @@ class Converter {
     { readonly bindings: readonly Binding[]; readonly merged: ReadonlySet<string> }
   >();
 
-  constructor(private readonly resolver: RelationResolver) {}
+  constructor(
+    private readonly resolver: RelationResolver,
+    /** The SQL as written, to say where a qualifier is when DuckDB gives its place. */
+    private readonly sql?: string,
+  ) {}
 
   #tick(depth: number): void {
     this.#nodes += 1;
@@ -730,13 +743,31 @@ class Converter {
     return count > 1;
   }
 
-  #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>): Qualifier {
+  /**
+   * The relation a qualifier names in `scope`. An unknown one is refused
+   * naming it, the names in scope (the nearest first, when one is close)
+   * and, when DuckDB gives the node's place (`query_location`), its SQL line
+   * and column: names written in the operator's own SQL, no other text.
+   */
+  #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>, node: JsonObject): Qualifier {
     const folded = asciiLower(written);
     const qualifier = scope.get(folded);
     if (qualifier === undefined) {
       // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
       if (this.#enclosing.some((names) => names.has(folded))) unsupported();
-      fail('contract_sql_qualifier_unknown');
+      const where = sqlPlace(
+        this.sql,
+        typeof node.query_location === 'number' ? node.query_location : Number.NaN,
+      );
+      const names = [...scope.keys()];
+      // One- and two-letter aliases are all near each other: no suggestion among them.
+      const near = folded.length < 3 ? undefined : didYouMean(folded, names);
+      const inScope = names.length === 0 ? 'no relation is in scope there' : `in scope: ${names.join(', ')}`;
+      throw refuseContract('contract_sql_qualifier_unknown', {
+        role: ROLE,
+        field: FIELD,
+        hint: `no relation '${written}' in scope${where}; ${near === undefined ? inScope : `${near} ${inScope}`}`,
+      });
     }
     return qualifier;
   }
@@ -798,7 +829,7 @@ class Converter {
       return { node: 'column', qualifier: null, name: first };
     }
     if (names.length === 2 && first !== undefined && second !== undefined) {
-      return { node: 'column', qualifier: this.#qualifier(first, scope), name: second };
+      return { node: 'column', qualifier: this.#qualifier(first, scope, node), name: second };
     }
     return unsupported();
   }
@@ -813,7 +844,7 @@ class Converter {
     const relation = text(node.relation_name);
     return {
       node: 'star',
-      qualifier: relation === '' ? null : this.#qualifier(identifier(relation), scope),
+      qualifier: relation === '' ? null : this.#qualifier(identifier(relation), scope, node),
     };
   }
 

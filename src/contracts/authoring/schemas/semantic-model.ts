@@ -65,14 +65,21 @@ const RelationshipSchema = z.strictObject({
 
 const FilterOperand = { dimension: Name.describe('A dimension of this semantic model.') };
 
+/** Condition operators by what they compare with: one `value`, a list of `values`, or nothing. */
+export const CONDITION_OPERATORS = {
+  value: ['eq', 'ne', 'lt', 'lte', 'gt', 'gte'],
+  values: ['in', 'not_in'],
+  none: ['is_null', 'is_not_null'],
+} as const;
+
 const ConditionSchema = z.discriminatedUnion('op', [
-  z.strictObject({ ...FilterOperand, op: z.enum(['eq', 'ne', 'lt', 'lte', 'gt', 'gte']), value: Literal }),
+  z.strictObject({ ...FilterOperand, op: z.enum(CONDITION_OPERATORS.value), value: Literal }),
   z.strictObject({
     ...FilterOperand,
-    op: z.enum(['in', 'not_in']),
+    op: z.enum(CONDITION_OPERATORS.values),
     values: z.array(Literal).min(1).max(1000).describe('A set of literals; order does not matter.'),
   }),
-  z.strictObject({ ...FilterOperand, op: z.enum(['is_null', 'is_not_null']) }),
+  z.strictObject({ ...FilterOperand, op: z.enum(CONDITION_OPERATORS.none) }),
 ]);
 
 const FilterSchema = z.strictObject({
