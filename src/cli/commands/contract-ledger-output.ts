@@ -11,6 +11,7 @@ import type {
   PublicationPlanItem,
 } from '../../contracts/index.js';
 import { ledgerLocation, openLedger, prepareEmbeddedLedger, refuseLedger } from '../../contracts/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 
@@ -91,7 +92,15 @@ export function entryLine(entry: LedgerEntry): string {
   return `${String(entry.position).padStart(6)}  ${entry.version.padEnd(9)}  ${entry.verdict.padEnd(10)}  ${entry.digest}${approval}\n`;
 }
 
-export function planItemJson(item: PublicationPlanItem): JsonObjectOut {
+/**
+ * An item's refusal placed in the operator's file (see `ContractProject.placeInFile`),
+ * for the commands that have the project at hand.
+ */
+export type PlaceRefusal = (item: PublicationPlanItem) => Refusal | undefined;
+
+export function planItemJson(item: PublicationPlanItem, place?: PlaceRefusal): JsonObjectOut {
+  const placed = place?.(item);
+  const location = placed?.location;
   return {
     status: item.status,
     resource: item.resource === null ? null : { kind: item.resource.kind, id: item.resource.id },
@@ -106,6 +115,8 @@ export function planItemJson(item: PublicationPlanItem): JsonObjectOut {
           reason_code: item.refusal.code,
           message: item.refusal.message,
           ...(item.refusal.field === undefined ? {} : { field: item.refusal.field }),
+          ...(location === undefined ? {} : { location: { ...location } }),
+          ...(placed?.hint === undefined ? {} : { hint: placed.hint }),
         }),
   };
 }
@@ -130,14 +141,14 @@ export function planItemText(item: PublicationPlanItem, width: number): string {
   return `${head}  ${version}  ${entry.verdict}  position ${entry.position}  ${entry.digest}\n${changeLines(entry.changes, '    ')}${approval}`;
 }
 
-export function planJson(plan: PublicationPlan): JsonObjectOut {
+export function planJson(plan: PublicationPlan, place?: PlaceRefusal): JsonObjectOut {
   return {
     format: plan.format,
     head: headJson(plan.head),
     appends: plan.appends,
     unchanged: plan.items.filter((item) => item.status === 'unchanged').length,
     refused: plan.refused,
-    items: plan.items.map(planItemJson),
+    items: plan.items.map((item) => planItemJson(item, place)),
   };
 }
 

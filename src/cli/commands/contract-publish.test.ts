@@ -253,9 +253,19 @@ describe('sealkit contract publish, history and replay', () => {
     edit('type: decimal(12,2)', 'type: string');
     const breaking = publish('--resource', ORDERS, '--json');
     expect(breaking.status).toBe(2);
-    expect(jsonOf(breaking).plan?.items[0]).toMatchObject({ reason_code: 'contract_ledger_version_reused' });
+    // regression: the refusal pointed at the file only, not at the version to change.
+    expect(jsonOf(breaking).plan?.items[0]).toMatchObject({
+      reason_code: 'contract_ledger_version_reused',
+      location: {
+        path: join(project, 'sources', 'orders.yaml'),
+        line: 8,
+        column: 12,
+        pointer: 'contract.version',
+      },
+      hint: '1.3.0 is published with other content: give this change a new version, above 1.3.0',
+    });
     expect(publish('--resource', ORDERS).stderr.toString()).toContain(
-      '= help: 1.3.0 is published with other content: give this change a new version, above 1.3.0\n',
+      `--> ${join(project, 'sources', 'orders.yaml')}:8:12\n  = at: contract.version\n  = help: 1.3.0 is published with other content: give this change a new version, above 1.3.0\n`,
     );
     edit('version: 1.3.0', 'version: 1.4.0');
     const minor = publish('--resource', ORDERS, '--json');

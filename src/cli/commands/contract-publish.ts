@@ -18,6 +18,7 @@ import {
   runContractPublication,
   type WideningApproval,
 } from '../../contracts/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { formatRefusal, progress } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
@@ -164,16 +165,22 @@ async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerCo
  * without approval, the flags that approve it.
  */
 function itemRefusal(item: PublicationPlanItem, project: ContractProject): string {
+  const placed = placedRefusal(item, project);
+  return placed === undefined ? '' : formatRefusal(placed, LEDGER_DISCLOSURE);
+}
+
+/** The item's refusal in the resource's file, with the way out when there is one. */
+function placedRefusal(item: PublicationPlanItem, project: ContractProject): Refusal | undefined {
   const refusal = item.refusal;
-  if (refusal === null) return '';
+  if (refusal === null) return undefined;
   const id = item.resource?.id;
-  const outcome = id === undefined ? undefined : project.outcomes.find((candidate) => candidate.id === id);
   const hint =
     refusal.code === 'contract_ledger_approval_required' && id !== undefined && item.version !== null
       ? `approve it with --approve-widening ${id}@${item.version} --approver NAME --reason TEXT`
       : undefined;
-  const placed = outcome === undefined ? refusal : refusal.at({ path: outcome.displayPath }, hint);
-  return formatRefusal(placed, LEDGER_DISCLOSURE);
+  // A refusal about the version points at the version as written, where it is fixed.
+  const pointer = refusal.field === 'version' ? 'contract.version' : undefined;
+  return id === undefined ? refusal : project.placeInFile(id, refusal, pointer, hint);
 }
 
 /** Every refused item of the plan, for stderr: `>/dev/null` hides the plan, never a refusal. */
@@ -224,7 +231,7 @@ export const contractPublish: Command = {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,
         ledger: location.kind,
-        plan: planJson(plan),
+        plan: planJson(plan, (item) => placedRefusal(item, project)),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),
       },

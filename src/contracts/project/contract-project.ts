@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { YamlNode } from '../../core/input/index.js';
+import { nodeAt, type YamlNode } from '../../core/input/index.js';
 import {
   didYouMean,
   guardRefusals,
@@ -8,7 +8,7 @@ import {
   refuseAll,
   toRefusal,
 } from '../../core/refusal/index.js';
-import { placeEach, positioned } from '../authoring/locate.js';
+import { placeEach, positioned, segmentsOf } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
 import { type ValidatedResource, validateLocated } from '../authoring/validate.js';
@@ -160,6 +160,29 @@ export class ContractProject {
       role: 'project',
       ...(hint === undefined ? {} : { hint }),
     });
+  }
+
+  /**
+   * A refusal about resource `id` placed in its file: the path as the
+   * operator gave it and, when `pointer` names a key the file holds (such
+   * as `contract.version`), that key's line and column.
+   */
+  placeInFile(id: string, refusal: Refusal, pointer?: string, hint?: string): Refusal {
+    const entry = this.#byId.get(id);
+    if (entry === undefined) return refusal;
+    const node =
+      pointer === undefined || entry.node === null
+        ? undefined
+        : nodeAt(entry.node, segmentsOf(pointer) ?? [], true);
+    return refusal.at(
+      {
+        path: entry.display,
+        ...(node === undefined || pointer === undefined
+          ? {}
+          : { line: node.at.line, column: node.at.column, pointer }),
+      },
+      hint,
+    );
   }
 
   /** Per-file outcomes in file order. */
