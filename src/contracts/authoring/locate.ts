@@ -47,11 +47,26 @@ export function positioned(refusal: Refusal, root: YamlNode | null): Refusal {
   const segments = prefix === '' ? [] : prefix.split('.');
   const found = nodeAt(root, segments) ?? root;
   const exact = rest.length === 0 && nodeAt(root, segments, true) !== undefined;
+  const inside = exact ? insideValue(found, refusal) : undefined;
   return refusal.at({
-    line: found.at.line,
-    column: found.at.column,
+    line: inside?.line ?? found.at.line,
+    column: inside?.column ?? found.at.column,
     ...(exact ? { pointer: field } : {}),
   });
+}
+
+/**
+ * A place inside a string value (a fault in a model's SQL) as the file's line
+ * and column, when the value is written as it is (a literal block, a plain
+ * scalar on one line); otherwise the value's own place stands.
+ */
+function insideValue(node: YamlNode, refusal: Refusal): { line: number; column: number } | undefined {
+  const within = refusal.within;
+  if (within === undefined || node.kind !== 'string' || node.written === undefined) return undefined;
+  const lines = node.value.split('\n');
+  const line = lines[within.line - 1];
+  if (line === undefined || within.column > [...line].length + 1) return undefined;
+  return { line: node.written.line + within.line - 1, column: node.written.column + within.column - 1 };
 }
 
 /** Applies `place` to a refusal and to each of its further errors. */

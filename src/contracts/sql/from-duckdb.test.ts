@@ -327,6 +327,9 @@ describe('query scope', () => {
         'contract_sql_qualifier_unknown',
         hint,
       ]);
+      // The same place, for the project to turn into the file's line and column.
+      const [, line, column] = /SQL line (\d+), column (\d+)/.exec(hint) ?? [];
+      expect((caught as Refusal).within).toEqual({ line: Number(line), column: Number(column) });
     },
   );
 

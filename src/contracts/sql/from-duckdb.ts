@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { didYouMean, guardRefusals } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals, type ValuePosition } from '../../core/refusal/index.js';
 import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
@@ -71,10 +71,12 @@ function parseFailed(
   const message = typeof root.error_message === 'string' ? root.error_message.split('\n')[0] : undefined;
   const offset = typeof root.position === 'string' ? Number(root.position) : Number.NaN;
   const where = sqlPlace(sql, offset);
+  const within = sqlPosition(sql, offset);
   throw refuseContract('contract_sql_parse_failed', {
     role: ROLE,
     field: FIELD,
     ...(message === undefined ? {} : { hint: `duckdb: ${message}${where}` }),
+    ...(within === undefined ? {} : { within }),
   });
 }
 
@@ -84,11 +86,21 @@ function parseFailed(
  * outside the text (DuckDB marks a synthesized node with an invalid one).
  */
 function sqlPlace(sql: string | undefined, offset: number): string {
-  if (sql === undefined || !Number.isSafeInteger(offset) || offset < 0) return '';
+  const at = sqlPosition(sql, offset);
+  return at === undefined ? '' : ` (SQL line ${at.line}, column ${at.column})`;
+}
+
+/**
+ * The line and column (in characters) of a byte offset DuckDB gives into the
+ * SQL; the refusal carries it as `within`, which the project turns into the
+ * file's own line and column where the SQL is written as it is.
+ */
+function sqlPosition(sql: string | undefined, offset: number): ValuePosition | undefined {
+  if (sql === undefined || !Number.isSafeInteger(offset) || offset < 0) return undefined;
   const bytes = Buffer.from(sql, 'utf8');
-  if (offset >= bytes.length) return '';
+  if (offset >= bytes.length) return undefined;
   const before = bytes.subarray(0, offset).toString('utf8').split('\n');
-  return ` (SQL line ${before.length}, column ${[...(before.at(-1) ?? '')].length + 1})`;
+  return { line: before.length, column: [...(before.at(-1) ?? '')].length + 1 };
 }
 
 export function projectDuckDbSql(
@@ -755,10 +767,9 @@ class Converter {
     if (qualifier === undefined) {
       // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
       if (this.#enclosing.some((names) => names.has(folded))) unsupported();
-      const where = sqlPlace(
-        this.sql,
-        typeof node.query_location === 'number' ? node.query_location : Number.NaN,
-      );
+      const offset = typeof node.query_location === 'number' ? node.query_location : Number.NaN;
+      const where = sqlPlace(this.sql, offset);
+      const within = sqlPosition(this.sql, offset);
       const names = [...scope.keys()];
       // One- and two-letter aliases are all near each other: no suggestion among them.
       const near = folded.length < 3 ? undefined : didYouMean(folded, names);
@@ -767,6 +778,7 @@ class Converter {
         role: ROLE,
         field: FIELD,
         hint: `no relation '${written}' in scope${where}; ${near === undefined ? inScope : `${near} ${inScope}`}`,
+        ...(within === undefined ? {} : { within }),
       });
     }
     return qualifier;

@@ -30,6 +30,46 @@ function faultOf(input: string | Uint8Array): Seen {
 const refuse = (): Refusal => refuseDemo('demo_yaml');
 
 describe('the strict YAML reader', () => {
+  it('says where a string is written as it is: a literal block, a plain scalar on one line', () => {
+    const text = [
+      'block: |',
+      '  select a',
+      '    from t',
+      'stripped: |-',
+      '   x',
+      'plain: one two',
+      'quoted: "one"',
+      'folded: >',
+      '  a',
+      'indicated: |2',
+      '    x',
+      'opens_empty: |',
+      '',
+      '  x',
+      'plain_lines: one',
+      '  two',
+      '',
+    ].join('\n');
+    const node = readStrictYaml(text, { refuse });
+    if (node.kind !== 'map') throw new Error('expected a mapping');
+    const written = Object.fromEntries(
+      node.entries.map((entry) => [
+        entry.key,
+        entry.value.kind === 'string' ? entry.value.written : 'not a string',
+      ]),
+    );
+    expect(written).toEqual({
+      block: { line: 2, column: 3 },
+      stripped: { line: 5, column: 4 },
+      plain: { line: 6, column: 8 },
+      quoted: undefined,
+      folded: undefined,
+      indicated: undefined,
+      opens_empty: undefined,
+      plain_lines: undefined,
+    });
+  });
+
   it('keeps the line and column of every key and value', () => {
     const node = readStrictYaml('pipelines:\n  - id: weekly\n    source: {root: reports}\n', { refuse });
     expect(node.kind).toBe('map');

@@ -1,4 +1,13 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+  type Scalar,
+} from 'yaml';
 import type { Refusal } from '../refusal/index.js';
 import { type PathSegment, pointerOf } from './pointer.js';
 import { decodeUtf8Strict } from './utf8.js';
@@ -31,7 +40,19 @@ export type YamlNode =
       readonly source: string;
       readonly at: Position;
     }
-  | { readonly kind: 'string'; readonly value: string; readonly at: Position }
+  | {
+      readonly kind: 'string';
+      readonly value: string;
+      readonly at: Position;
+      /**
+       * Where the value's characters stand in the file when they stand there
+       * as they are — a literal block (`|`, `|-`, `|+`) or a plain scalar on
+       * one line: the value's line k, column c is the file's line
+       * `line + k - 1`, column `column + c - 1`. Absent when quotes, escapes,
+       * folding or an explicit indentation change them.
+       */
+      readonly written?: Position;
+    }
   | { readonly kind: 'seq'; readonly items: readonly YamlNode[]; readonly at: Position }
   | { readonly kind: 'map'; readonly entries: readonly YamlEntry[]; readonly at: Position };
 
@@ -210,9 +231,32 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
     throw options.refuse('directive', { line: 1, column: 1 });
   }
-  const converter = new Converter(options, position, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const converter = new Converter(options, position, options.maxDepth ?? DEFAULT_MAX_DEPTH, (node) =>
+    writtenAt(text, node, position),
+  );
   if (document.contents === null) return { kind: 'null', at: position(document.range?.[0] ?? 0) };
   return converter.convert(document.contents, [], 1);
+}
+
+const LITERAL_HEADER = /^\|[+-]?[ \t]*(?:#.*)?$/;
+
+/** See `written` on string nodes: the value's first character in the file, when the value is written as it is. */
+function writtenAt(text: string, node: Scalar, position: (offset: number) => Position): Position | undefined {
+  const [start, end] = node.range ?? [];
+  if (start === undefined || end === undefined) return undefined;
+  if (node.type === 'PLAIN') {
+    return text.slice(start, end).includes('\n') ? undefined : position(start);
+  }
+  if (node.type !== 'BLOCK_LITERAL') return undefined;
+  const headerEnd = text.indexOf('\n', start);
+  // An explicit indentation digit sets the indentation from the parent's: not followed here.
+  if (headerEnd === -1 || !LITERAL_HEADER.test(text.slice(start, headerEnd).trimEnd())) return undefined;
+  const lineEnd = text.indexOf('\n', headerEnd + 1);
+  const firstLine = text.slice(headerEnd + 1, lineEnd === -1 ? undefined : lineEnd);
+  const indent = firstLine.length - firstLine.trimStart().length;
+  // A block that opens with an empty line: its indentation is set further down.
+  if (firstLine.trim() === '' || firstLine.slice(0, indent).includes('\t')) return undefined;
+  return position(headerEnd + 1 + indent);
 }
 
 function positionOf(text: string, lines: LineCounter, offset: number): Position {
@@ -227,6 +271,7 @@ class Converter {
     private readonly options: StrictYamlOptions,
     private readonly position: (offset: number) => Position,
     private readonly maxDepth: number,
+    private readonly written: (node: Scalar) => Position | undefined,
   ) {}
 
   private at(node: unknown): Position {
@@ -289,7 +334,10 @@ class Converter {
       const value: unknown = node.value;
       if (value === null) return { kind: 'null', at };
       if (typeof value === 'boolean') return { kind: 'boolean', value, at };
-      if (typeof value === 'string') return { kind: 'string', value, at };
+      if (typeof value === 'string') {
+        const written = this.written(node);
+        return written === undefined ? { kind: 'string', value, at } : { kind: 'string', value, at, written };
+      }
       if (typeof value === 'number') {
         return {
           kind: 'number',

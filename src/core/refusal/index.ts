@@ -27,6 +27,7 @@ export {
   type RefusalSpec,
   type RefusalTable,
   refuseAll,
+  type ValuePosition,
   type WithDetails,
 } from './refusal.js';
 export { didYouMean, editDistance, nearest } from './suggest.js';

@@ -108,6 +108,20 @@ export interface RefusalContext {
   readonly location?: RefusalLocation;
   /** Located domains only: one line of advice, e.g. `did you mean 'nullable'?`. */
   readonly hint?: string;
+  /**
+   * Located domains only: where the fault is inside the value at `field`,
+   * counted from the value's own first character (line 1, column 1), such
+   * as a place in a model's SQL. Never printed: a reader that knows how the
+   * value is written in its file turns it into the file's line and column
+   * (docs/contracts.md#reading-an-error).
+   */
+  readonly within?: ValuePosition;
+}
+
+/** A 1-based line and column inside one value (see `RefusalContext.within`). */
+export interface ValuePosition {
+  readonly line: number;
+  readonly column: number;
 }
 
 function cleanLocation(location: RefusalLocation | undefined): RefusalLocation | undefined {
@@ -149,6 +163,8 @@ export class Refusal<
   readonly field: string | undefined;
   readonly location: RefusalLocation | undefined;
   readonly hint: string | undefined;
+  /** See `RefusalContext.within`. */
+  readonly within: ValuePosition | undefined;
   /**
    * Further independent errors found in the same input (located domains),
    * at most `MAX_REPORTED_ERRORS - 1` of them; see `refuseAll`.
@@ -181,6 +197,11 @@ export class Refusal<
     this.field = context.field !== undefined && FIELD_PATH.test(context.field) ? context.field : undefined;
     this.location = cleanLocation(context.location);
     this.hint = typeof context.hint === 'string' && context.hint !== '' ? oneLine(context.hint) : undefined;
+    const within = context.within;
+    this.within =
+      within !== undefined && isPosition(within.line) && isPosition(within.column)
+        ? { line: within.line, column: within.column }
+        : undefined;
     this.also = group.also;
     this.omitted = group.omitted;
     this.details = frozenDetails(context.details) as ReadonlyDetails<Details>;
@@ -195,6 +216,7 @@ export class Refusal<
     return this.copy({
       location: { ...this.location, ...location },
       ...(hint !== undefined ? { hint } : this.hint !== undefined ? { hint: this.hint } : {}),
+      ...(this.within !== undefined ? { within: this.within } : {}),
     });
   }
 
@@ -215,13 +237,14 @@ export class Refusal<
       {
         ...(this.location !== undefined ? { location: this.location } : {}),
         ...(this.hint !== undefined ? { hint: this.hint } : {}),
+        ...(this.within !== undefined ? { within: this.within } : {}),
       },
       { also, omitted },
     );
   }
 
   private copy(
-    located: Pick<RefusalContext, 'location' | 'hint'>,
+    located: Pick<RefusalContext, 'location' | 'hint' | 'within'>,
     group: { readonly also: readonly Refusal[]; readonly omitted: number } = this,
   ): Refusal<Code, Details> {
     const context: RefusalContext = {
