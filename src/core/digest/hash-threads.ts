@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
-import { nextRequestSource } from './thread-protocol.js';
+import { ANSWER_TIMEOUT_MS, nextRequestSource, startHashWorker } from './thread-protocol.js';
 
 /**
  * Whole files hashed on other threads while the calling thread goes on: a
@@ -39,12 +39,7 @@ const STATUS_OK = 1;
 const STATUS_EXCEEDED = 2;
 const STATUS_READ_FAILED = 3;
 
-/** A thread that does not answer in this long is taken as broken: the file's check fails (never hangs). */
-const ANSWER_TIMEOUT_MS = 60_000;
-/** A thread not running after this long is not used: files are hashed by the caller instead. */
-const START_TIMEOUT_MS = 10_000;
-
-/** The worker, as CommonJS source (no file to resolve at run time, in the build or under a test runner). */
+/** The worker, as CommonJS source (see `startHashWorker`). */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
@@ -104,7 +99,7 @@ export class FileHashThread {
   readonly #control: Int32Array;
   readonly #numbers: Float64Array;
   readonly #digest: Uint8Array;
-  readonly #worker: Worker;
+  readonly #worker: Worker | undefined;
   #sequence = 0;
   #broken = false;
   busy = false;
@@ -114,17 +109,10 @@ export class FileHashThread {
     this.#control = new Int32Array(shared, 0, CONTROL_WORDS);
     this.#numbers = new Float64Array(shared, NUMBER_OFFSET, 2);
     this.#digest = new Uint8Array(shared, DIGEST_OFFSET, DIGEST_BYTES);
-    // No flags of the parent (`--input-type=module` would make this source a module without `require`).
-    this.#worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      execArgv: [],
-      workerData: { shared, chunk: CHUNK },
-    });
-    this.#worker.unref();
-    this.#worker.on('error', () => {
+    this.#worker = startHashWorker(WORKER_SOURCE, { shared, chunk: CHUNK }, this.#control, READY, () => {
       this.#broken = true;
     });
-    if (Atomics.wait(this.#control, READY, 0, START_TIMEOUT_MS) === 'timed-out') this.#giveUp();
+    if (this.#worker === undefined) this.#broken = true;
   }
 
   get broken(): boolean {
@@ -170,7 +158,7 @@ export class FileHashThread {
 
   #giveUp(): void {
     this.#broken = true;
-    void this.#worker.terminate();
+    void this.#worker?.terminate();
   }
 }
 

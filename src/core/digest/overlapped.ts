@@ -1,5 +1,4 @@
 import { readSync, writeSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { type CopyLimits, CopyTargetFailed, copyFdHashing, type HashedCopy } from './copy.js';
 import {
   type PendingHash,
@@ -8,7 +7,7 @@ import {
   startHashThreads,
 } from './hash-threads.js';
 import type { Sha256Hex } from './sha256.js';
-import { nextRequestSource } from './thread-protocol.js';
+import { ANSWER_TIMEOUT_MS, nextRequestSource, startHashWorker } from './thread-protocol.js';
 
 /**
  * `copyFdHashing` with the SHA-256 on a second thread: while the calling
@@ -36,12 +35,7 @@ const READY = 5;
 const FAILED = 6;
 const OP_UPDATE = 1;
 const OP_FINISH = 2;
-/** A worker that does not answer in this long is taken as broken: the copy fails (never hangs). */
-const ANSWER_TIMEOUT_MS = 60_000;
-/** A worker not running after this long is not used: copies hash in line instead. */
-const START_TIMEOUT_MS = 10_000;
-
-/** The worker, as CommonJS source (no file to resolve at run time, in the build or under a test runner). */
+/** The worker, as CommonJS source (see `startHashWorker`). */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
@@ -84,21 +78,10 @@ export class HashThread {
     this.#control = new Int32Array(buffer, 2 * CHUNK, CONTROL_WORDS);
     this.#digest = new Uint8Array(buffer, 2 * CHUNK + CONTROL_WORDS * 4, DIGEST_BYTES);
     this.slots = [Buffer.from(buffer, 0, CHUNK), Buffer.from(buffer, CHUNK, CHUNK)];
-    // No flags of the parent (`--input-type=module` would make this source a module without `require`).
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      execArgv: [],
-      workerData: { buffer, chunk: CHUNK },
-    });
-    worker.unref();
-    worker.on('error', () => {
+    const started = startHashWorker(WORKER_SOURCE, { buffer, chunk: CHUNK }, this.#control, READY, () => {
       this.#broken = true;
     });
-    // Blocking is what the copies do anyway; the worker starts on its own thread.
-    if (Atomics.wait(this.#control, READY, 0, START_TIMEOUT_MS) === 'timed-out') {
-      this.#broken = true;
-      void worker.terminate();
-    }
+    if (started === undefined) this.#broken = true;
   }
 
   get broken(): boolean {
