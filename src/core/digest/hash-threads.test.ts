@@ -1,9 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { FileHashThread, HashReadFailed, hashThreadsRunning, setHashThreads } from './hash-threads.js';
+import {
+  FILES_PER_THREAD,
+  FileHashThread,
+  HashReadFailed,
+  hashThreadsRunning,
+  setHashThreads,
+} from './hash-threads.js';
 import { hashThreadFree, startHashFd } from './overlapped.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-hash-threads-'));
@@ -35,6 +41,28 @@ describe('startHashFd', () => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     expect(first).toEqual({ hex: sha(data), bytes: data.byteLength, exceeded: false });
     expect(thread.result()).toEqual(first);
+  });
+
+  it('regression: a file done frees its slot before its result is asked for, and keeps its own digest', () => {
+    const thread = new FileHashThread();
+    const files = Array.from({ length: 2 * FILES_PER_THREAD }, (_, at) => randomBytes(MIB + at));
+    const fds = files.map((data) => openSync(file(data), 'r'));
+    try {
+      const first = fds.slice(0, FILES_PER_THREAD).map((fd, at) => thread.start(fd, files[at]?.length ?? 0));
+      expect(thread.busy).toBe(true);
+      const deadline = Date.now() + 30_000;
+      while (!first.every((pending) => pending.ready()) && Date.now() < deadline) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      }
+      // Every slot free again although no result was asked for: the same slots take the next files.
+      expect(thread.busy).toBe(false);
+      const second = fds
+        .slice(FILES_PER_THREAD)
+        .map((fd, at) => thread.start(fd, files[FILES_PER_THREAD + at]?.length ?? 0));
+      expect([...first, ...second].map((pending) => pending.result().hex)).toEqual(files.map(sha));
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
   });
 
   it('hashes exactly the bytes of the file, at every chunk boundary', () => {
@@ -91,20 +119,23 @@ describe('startHashFd', () => {
     }
   });
 
-  it('hands out no more files than it has threads: a busy pool says so and the caller hashes itself', () => {
+  it('hands out no more files than its threads have slots: a full pool says so and the caller hashes itself', () => {
     setHashThreads(2);
-    const data = randomBytes(4 * MIB);
-    const fds = [0, 1, 2].map(() => openSync(file(data), 'r'));
+    // Sparse files: large enough that no thread is done with its first before the pool is full.
+    const size = 128 * MIB;
+    const slots = 2 * FILES_PER_THREAD;
+    const fds = Array.from({ length: slots + 1 }, () => {
+      const path = file(new Uint8Array(0));
+      truncateSync(path, size);
+      return openSync(path, 'r');
+    });
     try {
-      const first = fds[0] === undefined ? undefined : startHashFd(fds[0], data.length);
-      const second = fds[1] === undefined ? undefined : startHashFd(fds[1], data.length);
-      expect({ first: first !== undefined, second: second !== undefined }).toEqual({
-        first: true,
-        second: true,
-      });
+      const started = fds.slice(0, slots).map((fd) => startHashFd(fd, size));
+      expect(started.map((pending) => pending !== undefined)).toEqual(Array(slots).fill(true));
       expect(hashThreadFree()).toBe(false);
-      expect(fds[2] === undefined ? 'no fd' : startHashFd(fds[2], data.length)).toBeUndefined();
-      expect([first?.result().hex, second?.result().hex]).toEqual([sha(data), sha(data)]);
+      expect(startHashFd(fds[slots] ?? -1, size)).toBeUndefined();
+      const zeros = sha(new Uint8Array(size));
+      expect(started.map((pending) => pending?.result().hex)).toEqual(Array(slots).fill(zeros));
       expect(hashThreadFree()).toBe(true);
       expect(hashThreadsRunning()).toBe(2);
     } finally {

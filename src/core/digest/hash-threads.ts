@@ -1,8 +1,12 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import type { HashedCopy } from './copy.js';
 import type { Sha256Hex } from './sha256.js';
-import { ANSWER_TIMEOUT_MS, nextRequestSource, startHashWorker } from './thread-protocol.js';
+import {
+  ANSWER_TIMEOUT_MS,
+  nextRequestSource,
+  type StartedWorker,
+  startHashWorker,
+} from './thread-protocol.js';
 
 /**
  * Whole files hashed on other threads while the calling thread goes on: a
@@ -20,46 +24,52 @@ import { ANSWER_TIMEOUT_MS, nextRequestSource, startHashWorker } from './thread-
  */
 
 const CHUNK = 1 << 20;
-/** Control words: request and done sequence numbers, started, the descriptor, the outcome. */
-const CONTROL_WORDS = 8;
+/**
+ * Files a thread holds at once, done in order. More than one keeps it busy
+ * while the caller opens the next bundles: a file it finished frees its slot
+ * before the caller asks for the result (docs/performance.md, "Hashing on
+ * both cores").
+ */
+export const FILES_PER_THREAD = 3;
+/** Control words: requests made, requests done, started. */
+const CONTROL_WORDS = 4;
 const REQUEST = 0;
 const DONE = 1;
 const READY = 2;
-const FD = 3;
-const STATUS = 4;
-const NUMBER_OFFSET = CONTROL_WORDS * 4;
-/** Two float64 after the control words: the byte bound, and the bytes seen. */
+/** Per slot, after the control words: the descriptor and the outcome. */
+const SLOT_WORDS = 2;
+const FD = 0;
+const STATUS = 1;
+const NUMBER_OFFSET = (CONTROL_WORDS + SLOT_WORDS * FILES_PER_THREAD) * 4;
+/** Per slot, two float64: the byte bound, and the bytes seen. */
 const MAX = 0;
 const BYTES = 1;
-const DIGEST_OFFSET = NUMBER_OFFSET + 2 * 8;
+const DIGEST_OFFSET = NUMBER_OFFSET + 2 * 8 * FILES_PER_THREAD;
 const DIGEST_BYTES = 32;
-const SHARED_BYTES = DIGEST_OFFSET + DIGEST_BYTES;
+const SHARED_BYTES = DIGEST_OFFSET + DIGEST_BYTES * FILES_PER_THREAD;
 
 const STATUS_OK = 1;
 const STATUS_EXCEEDED = 2;
 const STATUS_READ_FAILED = 3;
 
-/** The worker, as CommonJS source (see `startHashWorker`). */
+/** The worker, as CommonJS source (see `startHashWorker`). Request n uses slot n % FILES_PER_THREAD. */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { readSync } = require('node:fs');
 const { shared, chunk } = workerData;
-const control = new Int32Array(shared, 0, ${CONTROL_WORDS});
-const numbers = new Float64Array(shared, ${NUMBER_OFFSET}, 2);
-const digest = new Uint8Array(shared, ${DIGEST_OFFSET}, ${DIGEST_BYTES});
+const control = new Int32Array(shared, 0, ${CONTROL_WORDS + SLOT_WORDS * FILES_PER_THREAD});
+const numbers = new Float64Array(shared, ${NUMBER_OFFSET}, ${2 * FILES_PER_THREAD});
+const digests = new Uint8Array(shared, ${DIGEST_OFFSET}, ${DIGEST_BYTES * FILES_PER_THREAD});
 const buffer = Buffer.allocUnsafe(chunk);
-let seen = 0;
 ${nextRequestSource('control', REQUEST)}
-Atomics.store(control, ${READY}, 1);
-Atomics.notify(control, ${READY});
-for (;;) {
-  seen = nextRequest(seen);
+function hashSlot(slot) {
+  const words = ${CONTROL_WORDS} + slot * ${SLOT_WORDS};
   let status = ${STATUS_OK};
   let bytes = 0;
   try {
-    const fd = control[${FD}];
-    const max = numbers[${MAX}];
+    const fd = control[words + ${FD}];
+    const max = numbers[slot * 2 + ${MAX}];
     const hash = createHash('sha256');
     for (;;) {
       const read = readSync(fd, buffer, 0, chunk, bytes);
@@ -72,14 +82,25 @@ for (;;) {
       hash.update(buffer.subarray(0, read));
       bytes += read;
     }
-    digest.set(hash.digest());
+    digests.set(hash.digest(), slot * ${DIGEST_BYTES});
   } catch {
     status = ${STATUS_READ_FAILED};
   }
-  numbers[${BYTES}] = bytes;
-  Atomics.store(control, ${STATUS}, status);
-  Atomics.store(control, ${DONE}, seen);
-  Atomics.notify(control, ${DONE});
+  numbers[slot * 2 + ${BYTES}] = bytes;
+  Atomics.store(control, words + ${STATUS}, status);
+}
+Atomics.store(control, ${READY}, 1);
+Atomics.notify(control, ${READY});
+let seen = 0;
+let done = 0;
+for (;;) {
+  seen = nextRequest(seen);
+  while (done !== seen) {
+    done = (done + 1) | 0;
+    hashSlot((done >>> 0) % ${FILES_PER_THREAD});
+    Atomics.store(control, ${DONE}, done);
+    Atomics.notify(control, ${DONE});
+  }
 }
 `;
 
@@ -94,61 +115,132 @@ export class HashReadFailed extends Error {
   }
 }
 
-/** Exported for the regression test of a late wake-up; files go through `startHashFd`. */
+/**
+ * One whole-file hashing thread holding up to `FILES_PER_THREAD` files,
+ * done in the order given. A file it finished frees its slot at once, before
+ * its caller asks for the result: `poll` copies the outcome out of shared
+ * memory, so the next file can start while the bundle of the last one waits
+ * its turn to be finished (bundles finish in order, several in flight).
+ * Exported for the regression tests; files go through `startHashFd`.
+ */
 export class FileHashThread {
   readonly #control: Int32Array;
   readonly #numbers: Float64Array;
-  readonly #digest: Uint8Array;
-  readonly #worker: Worker | undefined;
-  #sequence = 0;
+  readonly #digests: Uint8Array;
+  readonly #worker: StartedWorker;
+  /** The number of the request made last (request n uses slot n % FILES_PER_THREAD). */
+  #requested = 0;
   #broken = false;
-  busy = false;
+  /** The files in the worker's hands, oldest first, until their outcomes are copied out. */
+  readonly #current: { readonly number: number; readonly outcome: FileOutcome }[] = [];
+  /** The file handed over last, once settled: what `result` gives again. */
+  #last: FileOutcome = { failure: new HashReadFailed('no file was started') };
 
   constructor() {
     const shared = new SharedArrayBuffer(SHARED_BYTES);
-    this.#control = new Int32Array(shared, 0, CONTROL_WORDS);
-    this.#numbers = new Float64Array(shared, NUMBER_OFFSET, 2);
-    this.#digest = new Uint8Array(shared, DIGEST_OFFSET, DIGEST_BYTES);
+    this.#control = new Int32Array(shared, 0, CONTROL_WORDS + SLOT_WORDS * FILES_PER_THREAD);
+    this.#numbers = new Float64Array(shared, NUMBER_OFFSET, 2 * FILES_PER_THREAD);
+    this.#digests = new Uint8Array(shared, DIGEST_OFFSET, DIGEST_BYTES * FILES_PER_THREAD);
     this.#worker = startHashWorker(WORKER_SOURCE, { shared, chunk: CHUNK }, this.#control, READY, () => {
       this.#broken = true;
     });
-    if (this.#worker === undefined) this.#broken = true;
   }
 
+  /** The thread failed, or did not start (asking blocks until it started or timed out). */
   get broken(): boolean {
-    return this.#broken;
+    return this.#broken || !this.#worker.running();
   }
 
-  start(fd: number, maxBytes: number): void {
-    this.busy = true;
-    this.#control[FD] = fd;
-    this.#numbers[MAX] = maxBytes;
-    this.#sequence = (this.#sequence + 1) | 0;
-    Atomics.store(this.#control, REQUEST, this.#sequence);
+  /** Every slot holds a file not yet done (outcomes of finished ones are copied out first). */
+  get busy(): boolean {
+    this.poll();
+    return this.#current.length >= FILES_PER_THREAD;
+  }
+
+  /** Files handed over and not yet done. */
+  get holding(): number {
+    this.poll();
+    return this.#current.length;
+  }
+
+  /** Hands the file open as `fd` to the worker; the thread must not be busy. */
+  start(fd: number, maxBytes: number): PendingHash {
+    if (this.busy) throw new Error('every slot of the hashing thread is taken');
+    const number = (this.#requested + 1) | 0;
+    const slot = (number >>> 0) % FILES_PER_THREAD;
+    const outcome: FileOutcome = {};
+    this.#current.push({ number, outcome });
+    this.#control[CONTROL_WORDS + slot * SLOT_WORDS + FD] = fd;
+    this.#numbers[slot * 2 + MAX] = maxBytes;
+    this.#requested = number;
+    Atomics.store(this.#control, REQUEST, number);
     Atomics.notify(this.#control, REQUEST);
+    return {
+      result: () => this.#resultOf(outcome),
+      ready: () => {
+        this.poll();
+        return outcome.hashed !== undefined || outcome.failure !== undefined;
+      },
+    };
+  }
+
+  /** Copies the outcomes of the files the worker is done with out of shared memory; never waits. */
+  poll(): void {
+    const done = Atomics.load(this.#control, DONE);
+    for (;;) {
+      const oldest = this.#current[0];
+      // Numbers wrap at 2^31: "done" is whether `done` is at or past the request.
+      if (oldest === undefined || ((done - oldest.number) | 0) < 0) return;
+      this.#collect(oldest.number, oldest.outcome);
+    }
   }
 
   /** Blocks until the file started last is hashed; throws `HashReadFailed` when it could not be. */
   result(): HashedCopy {
+    const last = this.#current[this.#current.length - 1];
+    return this.#resultOf(last === undefined ? this.#last : last.outcome);
+  }
+
+  #resultOf(outcome: FileOutcome): HashedCopy {
+    const held = this.#current.find((file) => file.outcome === outcome);
+    if (held !== undefined) this.#await(held.number);
+    if (outcome.failure !== undefined) throw outcome.failure;
+    if (outcome.hashed === undefined) throw new HashReadFailed('the hashing thread did not answer');
+    return outcome.hashed;
+  }
+
+  /** Waits until request `number` is done and collects every outcome up to it; a silent thread fails them all. */
+  #await(number: number): void {
     const control = this.#control;
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-    try {
-      for (;;) {
-        const done = Atomics.load(control, DONE);
-        if (done === this.#sequence) break;
-        if (this.#broken || Date.now() > deadline) {
-          this.#giveUp();
-          throw new HashReadFailed('the hashing thread did not answer');
-        }
-        Atomics.wait(control, DONE, done, 100);
+    for (;;) {
+      const done = Atomics.load(control, DONE);
+      if (((done - number) | 0) >= 0) break;
+      if (this.#broken || Date.now() > deadline) {
+        this.#giveUp();
+        for (const file of this.#current.splice(0))
+          file.outcome.failure = new HashReadFailed('the hashing thread did not answer');
+        return;
       }
-    } finally {
-      this.busy = false;
+      Atomics.wait(control, DONE, done, 100);
     }
-    const status = Atomics.load(control, STATUS);
-    if (status === STATUS_READ_FAILED) throw new HashReadFailed('reading the file failed');
-    const hex = Buffer.from(this.#digest).toString('hex') as Sha256Hex;
-    return { hex, bytes: this.#numbers[BYTES] ?? 0, exceeded: status === STATUS_EXCEEDED };
+    this.poll();
+  }
+
+  #collect(number: number, outcome: FileOutcome): void {
+    const slot = (number >>> 0) % FILES_PER_THREAD;
+    const status = Atomics.load(this.#control, CONTROL_WORDS + slot * SLOT_WORDS + STATUS);
+    if (status === STATUS_READ_FAILED) outcome.failure = new HashReadFailed('reading the file failed');
+    else
+      outcome.hashed = {
+        hex: Buffer.from(this.#digests.subarray(slot * DIGEST_BYTES, (slot + 1) * DIGEST_BYTES)).toString(
+          'hex',
+        ) as Sha256Hex,
+        bytes: this.#numbers[slot * 2 + BYTES] ?? 0,
+        exceeded: status === STATUS_EXCEEDED,
+      };
+    this.#current.shift();
+    this.#last = outcome;
   }
 
   /** A notify with no new request (see `HashThread.wakeWithoutRequest` in overlapped.ts). */
@@ -158,13 +250,20 @@ export class FileHashThread {
 
   #giveUp(): void {
     this.#broken = true;
-    void this.#worker?.terminate();
+    this.#worker.terminate();
   }
 }
 
-/** A file being hashed on another thread; `result` blocks until it is done. */
+/** What became of one file handed to a thread, once copied out of shared memory. */
+interface FileOutcome {
+  hashed?: HashedCopy;
+  failure?: HashReadFailed;
+}
+
+/** A file being hashed on another thread; `result` blocks until it is done, `ready` says whether it is (never waits). */
 export interface PendingHash {
   readonly result: () => HashedCopy;
+  readonly ready: () => boolean;
 }
 
 /**
@@ -181,18 +280,28 @@ export function setHashThreads(count: number): void {
 
 function freeThread(): FileHashThread | undefined {
   for (let at = threads.length - 1; at >= 0; at -= 1) {
-    if (threads[at]?.broken === true && threads[at]?.busy === false) threads.splice(at, 1);
+    if (threads[at]?.broken === true && threads[at]?.holding === 0) threads.splice(at, 1);
   }
-  const idle = threads.slice(0, wanted).find((thread) => !thread.busy && !thread.broken);
-  if (idle !== undefined) return idle;
+  const room = threads
+    .slice(0, wanted)
+    .filter((thread) => !thread.broken && !thread.busy)
+    .sort((a, b) => a.holding - b.holding)[0];
+  if (room !== undefined) return room;
   if (threads.length >= wanted) return undefined;
   const started = new FileHashThread();
   threads.push(started);
   return started.broken ? undefined : started;
 }
 
-/** Starts the threads `setHashThreads` asks for, if they are not running yet. */
-export function startHashThreads(): void {
+/**
+ * Starts the threads `setHashThreads` asks for, if they are not running yet;
+ * without `confirm`, returns before they are up (see `prestartHashThreads`).
+ */
+export function startHashThreads(confirm = true): void {
+  if (!confirm) {
+    while (threads.length < wanted) threads.push(new FileHashThread());
+    return;
+  }
   while (threads.filter((thread) => !thread.broken).length < wanted) {
     const started = new FileHashThread();
     threads.push(started);
@@ -215,8 +324,7 @@ export function hashThreadFree(): boolean {
 export function startHashFd(fd: number, maxBytes: number): PendingHash | undefined {
   const thread = freeThread();
   if (thread === undefined) return undefined;
-  thread.start(fd, maxBytes);
-  return { result: () => thread.result() };
+  return thread.start(fd, maxBytes);
 }
 
 /** How many hashing threads are running (for tests bounding them). */

@@ -16,6 +16,7 @@ export {
   hashThreadFree,
   OVERLAP_MIN_BYTES,
   overlappedHashingAvailable,
+  prestartHashThreads,
   startHashFd,
 } from './overlapped.js';
 export {

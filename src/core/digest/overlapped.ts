@@ -7,7 +7,12 @@ import {
   startHashThreads,
 } from './hash-threads.js';
 import type { Sha256Hex } from './sha256.js';
-import { ANSWER_TIMEOUT_MS, nextRequestSource, startHashWorker } from './thread-protocol.js';
+import {
+  ANSWER_TIMEOUT_MS,
+  nextRequestSource,
+  type StartedWorker,
+  startHashWorker,
+} from './thread-protocol.js';
 
 /**
  * `copyFdHashing` with the SHA-256 on a second thread: while the calling
@@ -70,6 +75,7 @@ export class HashThread {
   readonly #control: Int32Array;
   readonly #digest: Uint8Array;
   readonly slots: readonly [Buffer, Buffer];
+  readonly #worker: StartedWorker;
   #sequence = 0;
   #broken = false;
 
@@ -78,14 +84,14 @@ export class HashThread {
     this.#control = new Int32Array(buffer, 2 * CHUNK, CONTROL_WORDS);
     this.#digest = new Uint8Array(buffer, 2 * CHUNK + CONTROL_WORDS * 4, DIGEST_BYTES);
     this.slots = [Buffer.from(buffer, 0, CHUNK), Buffer.from(buffer, CHUNK, CHUNK)];
-    const started = startHashWorker(WORKER_SOURCE, { buffer, chunk: CHUNK }, this.#control, READY, () => {
+    this.#worker = startHashWorker(WORKER_SOURCE, { buffer, chunk: CHUNK }, this.#control, READY, () => {
       this.#broken = true;
     });
-    if (started === undefined) this.#broken = true;
   }
 
+  /** The thread failed, or did not start (asking blocks until it started or timed out). */
   get broken(): boolean {
-    return this.#broken;
+    return this.#broken || !this.#worker.running();
   }
 
   /** Asks for `slot[0..length)` to be hashed; returns at once. */
@@ -157,6 +163,18 @@ function hashThread(): HashThread | undefined {
     thread = started;
   }
   return thread;
+}
+
+/**
+ * Starts every hashing thread of the process now without waiting for any:
+ * they boot on the other core while the caller reads its configuration and
+ * manifests, and are up when the first file comes (a wait for a thread to
+ * start was 50 ms of a no-op rerun's main thread).
+ */
+export function prestartHashThreads(): void {
+  if (unavailable || thread !== undefined) return;
+  startHashThreads(false);
+  thread = new HashThread();
 }
 
 /** Whether copies hash on the worker thread in this process (starting it if needed), or in line. */

@@ -28,9 +28,11 @@ const START_TIMEOUT_MS = 10_000;
 
 /**
  * Starts a hashing thread from CommonJS `source` (no file to resolve at run
- * time, in the build or under a test runner) and blocks until it stores 1 at
- * `control[ready]`. It never keeps the process alive; `onError` is told when
- * it fails later. Undefined when it did not start in time (it is ended).
+ * time, in the build or under a test runner) and returns at once: the thread
+ * boots on another core while the caller goes on. `running` tells whether it
+ * stored 1 at `control[ready]`, blocking the first time until it did or until
+ * the start timeout (then it is ended and never used). It never keeps the
+ * process alive; `onError` is told when it fails later.
  */
 export function startHashWorker(
   source: string,
@@ -38,13 +40,31 @@ export function startHashWorker(
   control: Int32Array,
   ready: number,
   onError: () => void,
-): Worker | undefined {
+): StartedWorker {
   // No flags of the parent (`--input-type=module` would make the source a module without `require`).
   const worker = new Worker(source, { eval: true, execArgv: [], workerData });
   worker.unref();
   worker.on('error', onError);
-  // Blocking is what the callers do anyway; the thread starts on its own.
-  if (Atomics.wait(control, ready, 0, START_TIMEOUT_MS) !== 'timed-out') return worker;
-  void worker.terminate();
-  return undefined;
+  const startedAt = Date.now();
+  let answer: boolean | undefined;
+  return {
+    running: () => {
+      if (answer !== undefined) return answer;
+      const left = Math.max(0, START_TIMEOUT_MS - (Date.now() - startedAt));
+      // Blocking is what the callers do anyway; by the time one asks, the thread has usually started.
+      answer = Atomics.load(control, ready) === 1 || Atomics.wait(control, ready, 0, left) !== 'timed-out';
+      if (!answer) void worker.terminate();
+      return answer;
+    },
+    terminate: () => {
+      void worker.terminate();
+    },
+  };
+}
+
+/** A hashing thread being started (see `startHashWorker`). */
+export interface StartedWorker {
+  /** Whether the thread started; blocks on the first call until it did or timed out. */
+  readonly running: () => boolean;
+  readonly terminate: () => void;
 }

@@ -126,6 +126,26 @@ describe('bundles verified concurrently', () => {
     expect(describeTree(root)).toEqual(before);
   });
 
+  it('a rerun verified while the destination is inspected reports what one bundle after the other does (files changed and missing since publication)', async () => {
+    const source = sources();
+    clean(source);
+    const root = destination();
+    expect((await runWith(0, source, root)).status).toBe('ok');
+    const before = describeTree(root);
+    writeFileSync(join(source, 'daily/b1/part-0.bin'), randomBytes(150 * KIB));
+    writeFileSync(join(source, 'daily/b7/part-1.bin'), randomBytes(150 * KIB + 1));
+    rmSync(join(source, 'daily/b9/part-1.bin'));
+    const serial = await runWith(0, source, root);
+    expect(serial.failures.map((failure) => [failure.bundle_dir, failure.reason_code])).toEqual([
+      ['daily/b1', 'file_digest_mismatch'],
+      ['daily/b7', 'file_digest_mismatch'],
+      ['daily/b9', 'file_missing'],
+    ]);
+    expect(await runWith(1, source, root)).toEqual(serial);
+    expect(await runWith(2, source, root)).toEqual(serial);
+    expect(describeTree(root)).toEqual(before);
+  });
+
   it('hold a bounded number of descriptors and threads, however many large files a bundle has', async () => {
     const source = sources(24);
     clean(source);

@@ -1,3 +1,4 @@
+import { prestartHashThreads } from '../../core/digest/index.js';
 import { nearest, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type {
   AppliedOutcome,
@@ -113,6 +114,8 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const placed = placeDestinations(config);
   const overlaps = [...overlapRefusals(placed), ...sourceOverlapRefusals(config, placed)];
   if (overlaps.length > 0) throw refuseAll(overlaps);
+  // Up by the time the first file is hashed, instead of making it wait (docs/performance.md).
+  prestartHashThreads();
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
   const context: BackendOpenContext = { beforeStep };

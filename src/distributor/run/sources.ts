@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { hashThreadFree } from '../../core/digest/index.js';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, Step } from '../backend.js';
@@ -23,6 +24,7 @@ import {
   locatedUnder,
   type PageVariant,
   readManifest,
+  type StartedVerification,
   startVerifyBundleFiles,
   verifyBundleFiles,
 } from '../validate/validate-bundle.js';
@@ -46,6 +48,8 @@ export interface SourceBundle {
   readonly writeFailures: Map<string, Refusal>;
   /** Destinations whose inspection of this bundle's path was refused: destination id → the refusal, with its cause. */
   readonly inspectRefusals: Map<string, Refusal>;
+  /** A bundle only hashed, verified while the destinations were inspected: settled in phase 3, in order. */
+  early: Verified | undefined;
 }
 
 /** A place where verified copies of a pipeline's bundles are kept. */
@@ -191,40 +195,116 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
         store: undefined,
         writeFailures: new Map(),
         inspectRefusals: new Map(),
+        early: undefined,
       });
     }
   }
 }
 
-/** Phase 2: what every destination holds at every bundle path (read only). */
+/**
+ * Phase 2: what every destination holds at every bundle path (read only).
+ * A bundle that no destination will receive is verified meanwhile on a free
+ * hashing thread, its outcome kept for phase 3 (see `EarlyVerification`).
+ */
 export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
   const views = pipeline.bundles.map((): SnapshotView[] => []);
-  for (const [index, destination] of pipeline.destinations.entries()) {
-    const inspectOne = async (at: number): Promise<void> => {
-      const bundle = pipeline.bundles[at];
-      const row = views[at];
-      if (bundle === undefined || row === undefined) return;
-      const { view, refusal } = await inspectDestination(destination, bundle.dir);
-      row[index] = view;
-      if (refusal !== undefined) bundle.inspectRefusals.set(destination.config.id, refusal);
-    };
-    if (destination.config.kind === 'local') {
-      // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
-      for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
-    } else {
-      // An object store answers each request in tens of milliseconds: several bundles at once.
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < pipeline.bundles.length) {
-          const at = next;
-          next += 1;
-          await inspectOne(at);
-        }
+  const last = pipeline.destinations.length - 1;
+  const early = EarlyVerification.open(pipeline);
+  try {
+    for (const [index, destination] of pipeline.destinations.entries()) {
+      const inspectOne = async (at: number): Promise<void> => {
+        const bundle = pipeline.bundles[at];
+        const row = views[at];
+        if (bundle === undefined || row === undefined) return;
+        const { view, refusal } = await inspectDestination(destination, bundle.dir);
+        row[index] = view;
+        if (refusal !== undefined) bundle.inspectRefusals.set(destination.config.id, refusal);
+        if (index === last) early?.offer(bundle, row);
       };
-      await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+      if (destination.config.kind === 'local') {
+        // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
+        for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+      } else {
+        // An object store answers each request in tens of milliseconds: several bundles at once.
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < pipeline.bundles.length) {
+            const at = next;
+            next += 1;
+            await inspectOne(at);
+          }
+        };
+        await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
+      }
     }
+  } finally {
+    early?.close();
   }
   for (const [at, bundle] of pipeline.bundles.entries()) bundle.views = views[at] ?? [];
+}
+
+/** Bundles verified during inspection and not yet finished, at most: bounds descriptors. */
+const EARLY_IN_FLIGHT = 8;
+
+/**
+ * Verification of hash-only bundles begun while the destinations are still
+ * being inspected. Inspection keeps the main thread busy and the hashing
+ * thread idle; a bundle whose destinations are all inspected and none of
+ * which will receive it (a no-op rerun) is handed to the thread at once, but
+ * only while the thread has room: the main thread never hashes here. Each
+ * outcome is only kept (`bundle.early`); phase 3 settles it in bundle order,
+ * so failures and pages are recorded exactly as without this
+ * (docs/performance.md, "Hashing during inspection").
+ */
+class EarlyVerification {
+  readonly #pipeline: SourcePipeline;
+  readonly #parents: HeldDirs;
+  readonly #categories: readonly OutputCategories[];
+  readonly #options: { readonly renderHtml: boolean; readonly variants: readonly PageVariant[] };
+  readonly #started: { readonly bundle: SourceBundle; readonly work: StartedVerification }[] = [];
+
+  private constructor(pipeline: SourcePipeline, root: Dir) {
+    this.#pipeline = pipeline;
+    this.#parents = new HeldDirs(root);
+    this.#categories = pipeline.destinations.map((d) => d.config.outputs);
+    const variants = pageVariants(pipeline);
+    this.#options = { renderHtml: variants.length > 0, variants };
+  }
+
+  /** Undefined when nothing can be verified early: no source root, or no hashing thread. */
+  static open(pipeline: SourcePipeline): EarlyVerification | undefined {
+    const root = pipeline.root;
+    if (root === undefined || pipeline.destinations.length === 0 || !hashThreadFree()) return undefined;
+    return new EarlyVerification(pipeline, root);
+  }
+
+  /** Called once every destination of `bundle` is inspected (`views`, in destination order). */
+  offer(bundle: SourceBundle, views: readonly SnapshotView[]): void {
+    this.#settleReady();
+    if (this.#started.length >= EARLY_IN_FLIGHT || this.#pipeline.failures.length > 0) return;
+    if (views.length !== this.#pipeline.destinations.length || !hashThreadFree()) return;
+    if (writesBefore({ ...bundle, views: [...views] }, this.#categories) !== 'none') return;
+    const work = startVerifyBundleFiles(this.#parents, bundle.dir, bundle.manifest, this.#options);
+    this.#started.push({ bundle, work });
+  }
+
+  /** Finishes what is still in flight (a few files at most) and lets go of the source directories. */
+  close(): void {
+    try {
+      while (this.#started.length > 0) this.#settleOldest();
+    } finally {
+      this.#parents.close();
+    }
+  }
+
+  #settleReady(): void {
+    while (this.#started[0]?.work.ready() === true) this.#settleOldest();
+  }
+
+  #settleOldest(): void {
+    const oldest = this.#started.shift();
+    if (oldest !== undefined) oldest.bundle.early = verifiedBy(oldest.work.finish);
+  }
 }
 
 /** Bundles inspected at once at a remote (S3) destination. */
@@ -269,7 +349,7 @@ function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
 }
 
 /** Hash-only bundles begun and not yet finished, at most: bounds descriptors and waiting work. */
-const BUNDLES_IN_FLIGHT = 4;
+const BUNDLES_IN_FLIGHT = 8;
 
 function verifyEach(
   pipeline: SourcePipeline,
@@ -300,7 +380,9 @@ function verifyEach(
       // A failure only ever makes the run stop writing: a bundle not writable
       // now stays so whatever the bundles in flight turn out to be.
       if (before === 'none' || context.hashOnly || pipeline.failures.length > 0) {
-        const finish = startVerifyOnly(parents, bundle, renderHtml, variants);
+        const early = bundle.early;
+        const finish =
+          early === undefined ? startVerifyOnly(parents, bundle, renderHtml, variants) : () => early;
         inFlight.push(() => {
           const pages = settleVerified(pipeline, bundle, finish());
           if (pages !== undefined) bundle.pages = pages;
@@ -356,7 +438,7 @@ function startVerifyOnly(
   renderHtml: boolean,
   variants: readonly PageVariant[],
 ): () => Verified {
-  const finish = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, { renderHtml, variants });
+  const { finish } = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, { renderHtml, variants });
   return () => verifiedBy(finish);
 }
 

@@ -101,41 +101,53 @@ export function verifyFiles(
   manifest: SourceManifest,
   options: ValidateOptions,
 ): readonly RenderedPage[] {
-  return startFiles(bundleDir, manifest, options, false)();
+  return startFiles(bundleDir, manifest, options, false).finish();
 }
 
 /**
- * `verifyBundleFiles` begun now and finished by the function it returns,
+ * `verifyBundleFiles` begun now and finished by the `finish` it returns,
  * which gives the pages or throws what `verifyBundleFiles` would have
  * thrown. Without a snapshot its large files are hashed on other threads
- * meanwhile (`startHashFd`), so the caller can begin the next bundle; each started check must be finished, in the caller's order
- * (docs/performance.md, "Hashing on both cores"). Their descriptors stay
- * open until then.
+ * meanwhile (`startHashFd`), so the caller can begin the next bundle; each
+ * started check must be finished, in the caller's order (docs/performance.md,
+ * "Hashing on both cores"). Their descriptors stay open until then; `ready`
+ * says whether `finish` would wait for a thread.
  */
 export function startVerifyBundleFiles(
   sourceRoot: HeldDirs,
   dir: BundleDir,
   manifest: SourceManifest,
   options: ValidateOptions,
-): () => readonly RenderedPage[] {
+): StartedVerification {
   let bundleDir: Dir;
   try {
     bundleDir = openBundleDir(sourceRoot, dir);
   } catch (error: unknown) {
-    return () => {
-      throw error;
-    };
+    return failedAtStart(error);
   }
   try {
     return startFiles(bundleDir, manifest, options, true);
   } catch (error: unknown) {
-    return () => {
-      throw error;
-    };
+    return failedAtStart(error);
   } finally {
     // Each started file holds its own descriptor.
     bundleDir.close();
   }
+}
+
+/** A bundle's check begun: `finish` gives its pages or throws its refusals; `ready` says it would not wait. */
+export interface StartedVerification {
+  readonly finish: () => readonly RenderedPage[];
+  readonly ready: () => boolean;
+}
+
+function failedAtStart(error: unknown): StartedVerification {
+  return {
+    finish: () => {
+      throw error;
+    },
+    ready: () => true,
+  };
 }
 
 /** One listed file's check, begun: the rest of it gives the file's pages or throws its refusal. */
@@ -151,15 +163,16 @@ function startFiles(
   manifest: SourceManifest,
   options: ValidateOptions,
   defer: boolean,
-): () => readonly RenderedPage[] {
+): StartedVerification {
   const listedPaths = new Set<string>(manifest.files.map((file) => file.path));
   const started: { readonly path: string; readonly step: StartedFile | Refusal }[] = [];
+  const handedOver: PendingHash[] = [];
   try {
     for (const [index, file] of manifest.files.entries()) {
       try {
         started.push({
           path: file.path,
-          step: startFile(bundleDir, file, index, options, listedPaths, defer),
+          step: startFile(bundleDir, file, index, options, listedPaths, defer, handedOver),
         });
       } catch (error: unknown) {
         if (!(error instanceof Refusal)) throw error;
@@ -171,7 +184,10 @@ function startFiles(
     finishFiles(started);
     throw error;
   }
-  return () => finishFiles(started);
+  return {
+    finish: () => finishFiles(started),
+    ready: () => handedOver.every((pending) => pending.ready()),
+  };
 }
 
 function finishFiles(
@@ -204,6 +220,7 @@ function startFile(
   options: ValidateOptions,
   listedPaths: ReadonlySet<string>,
   defer: boolean,
+  handedOver: PendingHash[],
 ): StartedFile {
   const listed = `files[${index}]`;
   // The file and its manifest entry say it all; no `field` beside them.
@@ -217,7 +234,7 @@ function startFile(
   const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
   const opened = openRegular(bundleDir, file.path.split('/'));
   if (!opened.ok) throw refuse(FILE_PROBLEMS[opened.problem], `manifest.json lists it as ${listed}`);
-  let handedOver = false;
+  let handed = false;
   try {
     if (opened.stat.size !== BigInt(file.size)) throw refuse('file_size_mismatch', changed);
     if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
@@ -228,7 +245,8 @@ function startFile(
     if (defer && pagePath === undefined && options.snapshot === undefined && file.size >= OVERLAP_MIN_BYTES) {
       const pending = startHashFd(opened.file.fd, file.size);
       if (pending !== undefined) {
-        handedOver = true;
+        handed = true;
+        handedOver.push(pending);
         const source = opened.file;
         return () => {
           checkHashed(finishHandedOver(pending, source));
@@ -262,7 +280,7 @@ function startFile(
     });
     return () => pages;
   } finally {
-    if (!handedOver) opened.file.close();
+    if (!handed) opened.file.close();
   }
 }
 
