@@ -1,20 +1,18 @@
 // One `sealkit contract publish DIR -q` in a process of its own, as a user
 // runs it, reporting what that process cost (its own peak RSS and CPU):
-//   node dist/bench/ledger-cli-child.js now DIR     → the CLI's main, exactly as bin/sealkit.js runs it
+//   node dist/bench/ledger-cli-child.js now DIR     → the CLI bundle's main, exactly as bin/sealkit.js runs it
 //   node dist/bench/ledger-cli-child.js before DIR  → the same publication the way it ran before the
 //     template: initdb for a new ledger, PGlite's default settings, V8's optimizing tier for PGlite
 // Prints {"exit","maxRssMb","cpuMs"} on stdout.
-import {
-  type IdentifiedCandidate,
-  ledgerLocation,
-  openContractProject,
-  openLedger,
-  runContractPublication,
-} from '../src/contracts/index.js';
+import type { IdentifiedCandidate } from '../src/contracts/index.js';
 
 const [mode, dir = ''] = process.argv.slice(2);
 
 async function before(): Promise<number> {
+  // Loaded here, not at the top: the `now` process loads the CLI bundle alone, as bin/sealkit.js does.
+  const { ledgerLocation, openContractProject, openLedger, runContractPublication } = await import(
+    '../src/contracts/index.js'
+  );
   const project = await openContractProject(dir);
   project.requireValid();
   // The resources the CLI publishes: every versioned one but dashboards.
@@ -38,7 +36,9 @@ async function before(): Promise<number> {
 }
 
 async function now(): Promise<number> {
-  const { main } = await import('../src/cli/main.js');
+  // The bundle `bin/sealkit.js` loads (scripts/bundle.mjs); its main is the one of src/cli/main.ts.
+  const bundle = new URL('../bundle/sealkit.js', import.meta.url).href;
+  const { main } = (await import(bundle)) as typeof import('../src/cli/main.js');
   // -q prints nothing on stdout, which is left to the figures below.
   return main(['contract', 'publish', dir, '-q'], {
     stdout: process.stdout,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The installed entry point: the compiled CLI lives in dist/ (`npm run build`).
-import { main } from '../dist/src/cli/main.js';
+// The installed entry point: the CLI bundle built from dist/ (`npm run build`).
+import { main } from '../dist/bundle/sealkit.js';
 
 const code = await main(process.argv.slice(2), {
   stdout: process.stdout,

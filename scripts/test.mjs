@@ -52,6 +52,7 @@ if (!skipChecks) {
   step('lint', bin('biome'), ['check', '.']);
 }
 step('build', bin('tsc'), ['-p', 'tsconfig.build.json']);
+step('bundle', process.execPath, [join(root, 'scripts', 'bundle.mjs')]);
 
 const isRoot = process.geteuid?.() === 0;
 // Mount points this run made (see prepareMounts), unmounted after the suite,

@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package/index.js';
 
-/** The package version, read once from the package.json that ships beside `dist/`. */
+/**
+ * The package version, from the package.json at the package root: the same
+ * code runs from `src/`, `dist/src/` and the CLI bundle in `dist/bundle/`, at
+ * different depths.
+ */
 export function packageVersion(): string {
-  const raw = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
+  const root = packageRoot();
+  if (root === undefined) return '0.0.0';
+  const raw = readFileSync(join(root, 'package.json'), 'utf8');
   const version = (JSON.parse(raw) as { version?: unknown }).version;
   return typeof version === 'string' ? version : '0.0.0';
 }

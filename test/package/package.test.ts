@@ -45,12 +45,17 @@ describe('the package', () => {
   it('ships the CLI, the library, the starter editions, the JSON Schemas and the licence, and no test code', () => {
     const files = packedFiles();
     const tops = [
-      ...new Set(files.map((path) => (path.startsWith('dist/src/') ? 'dist/src' : path.split('/')[0]))),
+      ...new Set(
+        files.map((path) =>
+          path.startsWith('dist/') ? path.split('/').slice(0, 2).join('/') : path.split('/')[0],
+        ),
+      ),
     ];
     expect(tops.sort()).toEqual([
       'LICENSE',
       'README.md',
       'bin',
+      'dist/bundle',
       'dist/src',
       'docs',
       'editions',
@@ -58,6 +63,8 @@ describe('the package', () => {
       'src',
     ]);
     expect(files).toContain('bin/sealkit.js');
+    // What bin/sealkit.js loads (scripts/bundle.mjs).
+    expect(files).toContain('dist/bundle/sealkit.js');
     expect(files).toContain('dist/src/index.js');
     expect(files).toContain('docs/schemas/distributor-config.schema.json');
     expect(files).toContain('docs/schemas/contracts/source.schema.json');

@@ -1,0 +1,35 @@
+// The CLI as `bin/sealkit.js` loads it: the compiled modules of dist/src and
+// their pure-JavaScript dependencies joined into a few files under
+// dist/bundle/, one chunk per lazily loaded command. Loading ~300 small
+// modules one by one was a quarter of a short command's time
+// (docs/performance.md, "Starting the CLI"). Run after `tsc`; the library
+// (`dist/src/index.js`) is not bundled.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'bundle');
+
+// Kept as installed packages: they load native code, WebAssembly or files
+// beside themselves, or are large and loaded only by the S3 backend.
+const EXTERNAL = [/^@electric-sql\//, /^@duckdb\//, /^koffi(\/|$)/, /^@aws-sdk\//];
+
+rmSync(out, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: { sealkit: join(root, 'dist', 'src', 'cli', 'main.js') },
+  platform: 'node',
+  external: EXTERNAL,
+  logLevel: 'warn',
+});
+try {
+  await bundle.write({
+    dir: out,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+  });
+} finally {
+  await bundle.close();
+}
