@@ -14,13 +14,27 @@ const out = join(root, 'dist', 'bundle');
 
 // Kept as installed packages: they load native code, WebAssembly or files
 // beside themselves, or are large and loaded only by the S3 backend.
-const EXTERNAL = [/^@electric-sql\//, /^@duckdb\//, /^koffi(\/|$)/, /^@aws-sdk\//];
+const EXTERNAL = [/^@electric-sql\//, /^@duckdb\/node-bindings/, /^koffi(\/|$)/, /^@aws-sdk\//];
+
+// DuckDB's JavaScript API is required at run time, not imported (an ESM
+// import of that CommonJS package is slower unbundled: see
+// src/contracts/sql/parser.ts); in the bundle the same require is a bundled
+// module, so its 69 files are not loaded one by one. Its native binding
+// stays an installed package.
+const BUNDLED_REQUIRES = {
+  name: 'sealkit-bundled-requires',
+  transform(code) {
+    const lazy = "createRequire(import.meta.url)('@duckdb/node-api')";
+    return code.includes(lazy) ? code.replaceAll(lazy, "require('@duckdb/node-api')") : null;
+  },
+};
 
 rmSync(out, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { sealkit: join(root, 'dist', 'src', 'cli', 'main.js') },
   platform: 'node',
   external: EXTERNAL,
+  plugins: [BUNDLED_REQUIRES],
   logLevel: 'warn',
 });
 try {
