@@ -17,6 +17,7 @@ export {
   OVERLAP_MIN_BYTES,
   overlappedHashingAvailable,
   prestartHashThreads,
+  startCopyFdHashingOverlapped,
   startHashFd,
 } from './overlapped.js';
 export {

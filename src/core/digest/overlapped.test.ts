@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../test/helpers/cli.js';
 import { copyFdHashing } from './copy.js';
-import { copyFdHashingOverlapped, HashThread, overlappedHashingAvailable } from './overlapped.js';
+import {
+  copyFdHashingOverlapped,
+  HashThread,
+  overlappedHashingAvailable,
+  startCopyFdHashingOverlapped,
+} from './overlapped.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-overlap-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,6 +34,42 @@ function copyWith(copy: typeof copyFdHashing, data: Uint8Array, maxBytes?: numbe
     closeSync(target);
   }
 }
+
+describe('startCopyFdHashingOverlapped', () => {
+  it('regression: a copy whose result is asked for after the next copies started keeps its own digest, and theirs stay theirs', () => {
+    const sizes = [MIB + 7, 2 * MIB + 1, 65_536, 3 * MIB];
+    const files = sizes.map((size) => {
+      counter += 1;
+      const data = randomBytes(size);
+      const from = join(dir, `in-${counter}`);
+      writeFileSync(from, data);
+      return { data, from, to: join(dir, `out-${counter}`) };
+    });
+    const fds = files.map((file) => ({ source: openSync(file.from, 'r'), target: openSync(file.to, 'wx') }));
+    try {
+      // Every copy begun before any result is asked for; results asked for in reverse.
+      const started = fds.map((fd, at) =>
+        startCopyFdHashingOverlapped(fd.source, fd.target, { maxBytes: sizes[at] ?? 0 }),
+      );
+      const results = started.map((_, at) => started[started.length - 1 - at]?.()).reverse();
+      expect(results).toEqual(
+        files.map((file) => ({
+          hex: createHash('sha256').update(file.data).digest('hex'),
+          bytes: file.data.byteLength,
+          exceeded: false,
+        })),
+      );
+      // Asked again: the same answer, not a hash of nothing.
+      expect(started[0]?.()).toEqual(results[0]);
+      expect(files.map((file) => Buffer.compare(readFileSync(file.to), file.data))).toEqual([0, 0, 0, 0]);
+    } finally {
+      for (const fd of fds) {
+        closeSync(fd.source);
+        closeSync(fd.target);
+      }
+    }
+  });
+});
 
 describe('copyFdHashingOverlapped', () => {
   it('writes every byte and hashes exactly them, at every chunk boundary, as the in-line copy does', () => {

@@ -192,8 +192,29 @@ export function copyFdHashingOverlapped(
   targetFd: number,
   limits: CopyLimits = {},
 ): HashedCopy {
+  return startCopyFdHashingOverlapped(sourceFd, targetFd, limits)();
+}
+
+/**
+ * `copyFdHashingOverlapped` that returns once every byte is written, while
+ * the worker may still hash the last chunk: the function it returns gives
+ * the result, waiting for the worker then. The caller can meanwhile open
+ * and copy a small file in line (a bundle's Markdown beside its data file),
+ * instead of waiting (docs/performance.md, "Hashing beside writing"). The
+ * next overlapped copy settles an unsettled one first, so the worker's hash
+ * and slots are never shared; its result is kept for its caller.
+ */
+export function startCopyFdHashingOverlapped(
+  sourceFd: number,
+  targetFd: number,
+  limits: CopyLimits = {},
+): () => HashedCopy {
+  settleOutstanding();
   const hasher = hashThread();
-  if (hasher === undefined) return copyFdHashing(sourceFd, targetFd, limits);
+  if (hasher === undefined) {
+    const copied = copyFdHashing(sourceFd, targetFd, limits);
+    return () => copied;
+  }
   const max = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   let slot: 0 | 1 = 0;
   let bytes = 0;
@@ -202,11 +223,14 @@ export function copyFdHashingOverlapped(
     for (;;) {
       const buffer = hasher.slots[slot];
       const read = readSync(sourceFd, buffer, 0, CHUNK, null);
+      if (read === 0) break;
       // The other slot's hash ran while this read (and the previous write) did.
       if (pending) hasher.wait();
       pending = false;
-      if (read === 0) break;
-      if (bytes + read > max) return { hex: hasher.finish(), bytes, exceeded: true };
+      if (bytes + read > max) {
+        const exceeded: HashedCopy = { hex: hasher.finish(), bytes, exceeded: true };
+        return () => exceeded;
+      }
       bytes += read;
       hasher.update(slot, read);
       pending = true;
@@ -219,7 +243,6 @@ export function copyFdHashingOverlapped(
       }
       slot = slot === 0 ? 1 : 0;
     }
-    return { hex: hasher.finish(), bytes, exceeded: false };
   } catch (error: unknown) {
     // Leave the thread idle and its hash empty for the next copy.
     if (pending && !hasher.broken) {
@@ -231,6 +254,45 @@ export function copyFdHashingOverlapped(
       }
     }
     throw error;
+  }
+  const copy = outstandingCopy(hasher, bytes, pending);
+  outstanding = copy;
+  return () => copy.result();
+}
+
+/** A copy whose last chunk may still be hashing; `result` waits for it and finishes the hash once. */
+interface OutstandingCopy {
+  readonly result: () => HashedCopy;
+}
+
+let outstanding: OutstandingCopy | undefined;
+
+function outstandingCopy(hasher: HashThread, bytes: number, pending: boolean): OutstandingCopy {
+  let settled: { readonly copy: HashedCopy } | { readonly error: unknown } | undefined;
+  const copy: OutstandingCopy = {
+    result: () => {
+      if (settled === undefined) {
+        if (outstanding === copy) outstanding = undefined;
+        try {
+          if (pending) hasher.wait();
+          settled = { copy: { hex: hasher.finish(), bytes, exceeded: false } };
+        } catch (error: unknown) {
+          settled = { error };
+        }
+      }
+      if ('error' in settled) throw settled.error;
+      return settled.copy;
+    },
+  };
+  return copy;
+}
+
+/** Finishes the hash of a copy its caller has not asked for yet, keeping the result (or failure) for it. */
+function settleOutstanding(): void {
+  try {
+    outstanding?.result();
+  } catch {
+    // Kept for the copy's own caller, who reports it.
   }
 }
 

@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import {
   CopyTargetFailed,
   copyFdHashing,
-  copyFdHashingOverlapped,
   type HashedLength,
   OVERLAP_MIN_BYTES,
   type PendingHash,
   type Sha256Hex,
   type Sha256Prefixed,
   sha256Hex,
+  startCopyFdHashingOverlapped,
   startHashFd,
   toPrefixed,
 } from '../../core/digest/index.js';
@@ -255,12 +255,16 @@ function startFile(
       }
     }
     const markdown = pagePath !== undefined ? opened.file.readExpected(file.size) : undefined;
-    const hashed =
-      markdown !== undefined
-        ? keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index))
-        : streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
-    checkHashed(hashed);
-    if (markdown === undefined || pagePath === undefined) return () => [];
+    if (markdown === undefined) {
+      // Checked when the bundle is finished: a copy's last chunk may still be hashing.
+      const hashed = streamFile(opened.file.fd, file.size, options.snapshot, BundleSnapshot.copyName(index));
+      return () => {
+        checkHashed(hashed());
+        return [];
+      };
+    }
+    checkHashed(keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index)));
+    if (pagePath === undefined) return () => [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
     const pages = (options.variants ?? [{}]).map((variant): RenderedPage => {
       const page = renderMarkdownPage(markdown, title, {
@@ -351,24 +355,56 @@ function readManifestFile(bundleDir: Dir, listedAs: DirEntryType | undefined): S
 }
 
 /** Copies a source descriptor into the snapshot (or only hashes it), reading each byte once. */
-function streamFile(fd: number, size: number, snapshot: BundleSnapshot | undefined, name: string): Hashed {
+/**
+ * Hashes the file, copying it into the snapshot when there is one. The
+ * result comes from the function returned: a large copy's last chunk may
+ * still be hashing on the worker thread meanwhile, while the caller goes on
+ * with the bundle's next file (docs/performance.md, "Hashing beside
+ * writing").
+ */
+function streamFile(
+  fd: number,
+  size: number,
+  snapshot: BundleSnapshot | undefined,
+  name: string,
+): () => Hashed {
   try {
-    if (snapshot === undefined) return hashFd(fd, size);
+    if (snapshot === undefined) {
+      const hashed = hashFd(fd, size);
+      return () => hashed;
+    }
     const target = snapshot.create(name);
     try {
-      const copy = size >= OVERLAP_MIN_BYTES ? copyFdHashingOverlapped : copyFdHashing;
-      const copied = copy(fd, target.fd, { maxBytes: size });
+      if (size < OVERLAP_MIN_BYTES) {
+        const copied = copyFdHashing(fd, target.fd, { maxBytes: size });
+        startWriteback(target);
+        return () => copied;
+      }
+      const copied = startCopyFdHashingOverlapped(fd, target.fd, { maxBytes: size });
       startWriteback(target);
-      return copied;
+      return () => settleCopy(copied);
     } finally {
       target.close();
     }
   } catch (error: unknown) {
-    if (error instanceof Refusal || error instanceof SnapshotWriteFailed) throw error;
-    // The snapshot's side failed: not the source's fault (see SnapshotWriteFailed).
-    if (error instanceof CopyTargetFailed) throw new SnapshotWriteFailed(error);
-    throw refuseDistributor('file_unreadable', { role: 'bundle' });
+    throw streamFailure(error);
   }
+}
+
+function settleCopy(copied: () => Hashed): Hashed {
+  try {
+    return copied();
+  } catch (error: unknown) {
+    throw streamFailure(error);
+  }
+}
+
+/** What a failed read, copy or hash of a listed file becomes. */
+function streamFailure(error: unknown): unknown {
+  if (error instanceof Refusal || error instanceof SnapshotWriteFailed) return error;
+  // The snapshot's side failed: not the source's fault (see SnapshotWriteFailed).
+  if (error instanceof CopyTargetFailed) return new SnapshotWriteFailed(error);
+  return refuseDistributor('file_unreadable', { role: 'bundle' });
 }
 
 /** The result of a file handed to a hashing thread, its descriptor closed; a failure as `streamFile` reports it. */
