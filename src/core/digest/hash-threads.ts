@@ -166,9 +166,11 @@ export class FileHashThread {
   /** Hands the file open as `fd` to the worker; the thread must not be busy. */
   start(fd: number, maxBytes: number): PendingHash {
     if (this.busy) throw new Error('every slot of the hashing thread is taken');
+    uncollected += 1;
     const number = (this.#requested + 1) | 0;
     const slot = (number >>> 0) % FILES_PER_THREAD;
     const outcome: FileOutcome = {};
+    handedOver.add(outcome);
     this.#current.push({ number, outcome });
     this.#control[CONTROL_WORDS + slot * SLOT_WORDS + FD] = fd;
     this.#numbers[slot * 2 + MAX] = maxBytes;
@@ -202,6 +204,8 @@ export class FileHashThread {
   }
 
   #resultOf(outcome: FileOutcome): HashedCopy {
+    // Asked for: its caller closes the descriptor now (see MAX_UNCOLLECTED).
+    if (handedOver.delete(outcome)) uncollected -= 1;
     const held = this.#current.find((file) => file.outcome === outcome);
     if (held !== undefined) this.#await(held.number);
     if (outcome.failure !== undefined) throw outcome.failure;
@@ -278,7 +282,19 @@ export function setHashThreads(count: number): void {
   wanted = Math.max(0, Math.floor(count));
 }
 
+/**
+ * Files handed to threads whose callers have not asked for the result yet,
+ * at most, across threads: each keeps its descriptor open until then, and a
+ * thread takes a new file as soon as its last is done, so without this bound
+ * every large file of every bundle in flight could be open at once.
+ */
+const MAX_UNCOLLECTED = 8;
+let uncollected = 0;
+/** The outcomes counted in `uncollected`. */
+const handedOver = new WeakSet<FileOutcome>();
+
 function freeThread(): FileHashThread | undefined {
+  if (uncollected >= MAX_UNCOLLECTED) return undefined;
   for (let at = threads.length - 1; at >= 0; at -= 1) {
     if (threads[at]?.broken === true && threads[at]?.holding === 0) threads.splice(at, 1);
   }
