@@ -87,7 +87,9 @@ export interface DetachedRgw {
 }
 
 const REGION = 'us-east-1';
-const MAX_OSD_RESTARTS = 3;
+const MAX_OSD_RESTARTS = 6;
+/** The wait before the OSD's n-th restart is n times this: restarts at once all met the same early map. */
+const OSD_RESTART_BACKOFF_MS = 500;
 
 export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
   requireInstalled('Ceph RGW (the S3 the tests use)', RGW_REQUIREMENTS);
@@ -139,13 +141,20 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwService> {
     // Ceph 16's OSD sometimes sends its first monitor command before its
     // monitor client holds the map (the monitor answers "wrong fsid") and
     // exits; a fresh start of the same OSD then succeeds. Observed only when
-    // two clusters start at once on two cores.
+    // two clusters start at once on two cores. Restarts are spaced: four made
+    // within 0.5 s all failed the same way (regression: a suite run refused
+    // every test of a file because its cluster did not start).
     let osdRestarts = 0;
+    let osdStarted = Date.now();
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await retry(deadline, async () => {
       const osdIndex = daemons.findIndex((daemon) => daemon.name === 'ceph-osd');
       if (daemons[osdIndex]?.exitCode() !== 'running' && osdRestarts < MAX_OSD_RESTARTS) {
+        // Not a dead daemon yet: retried until its restart is due.
+        if (Date.now() - osdStarted < (osdRestarts + 1) * OSD_RESTART_BACKOFF_MS)
+          throw new Error('the OSD waits for its restart');
         osdRestarts += 1;
+        osdStarted = Date.now();
         daemons[osdIndex] = startDaemon('ceph-osd', osdArgs, env, dir, detached);
       }
       checkAlive(daemons);
