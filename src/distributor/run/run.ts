@@ -114,7 +114,8 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const placed = placeDestinations(config);
   const overlaps = [...overlapRefusals(placed), ...sourceOverlapRefusals(config, placed)];
   if (overlaps.length > 0) throw refuseAll(overlaps);
-  // Up by the time the first file is hashed, instead of making it wait (docs/performance.md).
+  // Up by the time the first file is hashed, instead of making it wait
+  // (docs/performance.md, "Hashing during inspection").
   prestartHashThreads();
   const dryRun = options.dryRun === true;
   const beforeStep = options.beforeStep ?? (() => {});
