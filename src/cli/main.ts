@@ -1,11 +1,11 @@
 import { fsPrimitivesAvailable, refusePlatform } from '../core/fs/index.js';
+import { packageVersion } from '../core/package/index.js';
 import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
-import { packageVersion } from './version.js';
 
 function topUsage(commands: readonly CommandEntry[], group?: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));

@@ -69,9 +69,11 @@ export {
   readContractProjectFiles,
 } from './project/load.js';
 export {
+  type CachedContractProject,
   contractProjectFromFiles,
   type OpenOptions as ContractProjectOptions,
   openContractProject,
+  openContractProjectCached,
 } from './project/open.js';
 export { ReferenceContext, type ReferenceSite } from './project/reference-context.js';
 export { PROJECTED_FIELDS as CONTRACT_PROJECTED_FIELDS } from './projection/allowlist.js';

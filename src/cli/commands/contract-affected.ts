@@ -1,4 +1,4 @@
-import { affectedDashboards, openContractProject, projectGraphOf } from '../../contracts/index.js';
+import { affectedDashboards, openContractProjectCached, projectGraphOf } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
@@ -34,10 +34,11 @@ export const contractAffected: Command = {
     );
     const dir = positionals[0];
     if (dir === undefined || values.resource === undefined) throw new UsageError('missing argument', USAGE);
-    const project = await openContractProject(dir);
+    const { project, keepParses } = await openContractProjectCached(dir);
     const graph = projectGraphOf(project);
     if (!graph.has(values.resource)) throw project.resourceNotFound(values.resource);
     const dashboards = affectedDashboards(graph, values.resource);
+    keepParses(false);
     return {
       text: `${dashboards.map((id) => `${id}\n`).join('')}${dashboards.length} dashboard${dashboards.length === 1 ? '' : 's'} affected\n`,
       json: { status: 'ok', resource: values.resource, dashboards: [...dashboards] },

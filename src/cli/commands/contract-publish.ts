@@ -9,7 +9,7 @@ import {
   type LedgerConnection,
   type LedgerLocation,
   ledgerLocation,
-  openContractProject,
+  openContractProjectCached,
   openLedger,
   type PublicationPlan,
   type PublicationPlanItem,
@@ -198,7 +198,7 @@ export const contractPublish: Command = {
     const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
     compileEmbeddedLedgerAhead(values.ledger, dir);
-    const project = await openContractProject(dir);
+    const { project, keepParses } = await openContractProjectCached(dir);
     const candidates = candidatesOf(project, values.resource);
     const quiet = values.quiet === true;
     const location = ledgerLocation(values.ledger, dir);
@@ -219,6 +219,8 @@ export const contractPublish: Command = {
     }
     const { plan, applied } = run;
     const refused = plan.refused > 0;
+    // A dry run writes nothing, the cache included.
+    if (!refused && !dryRun) keepParses(location.kind === 'embedded');
     const footer = refused
       ? `refused: ${plan.refused} of ${plan.items.length} resources; nothing was written\n`
       : applied === null

@@ -2,7 +2,7 @@ import {
   type CanonicalProjection,
   type ContractProject,
   contractJsonSchemas,
-  openContractProject,
+  openContractProjectCached,
   projectionTree,
   type ContractResourceOutcome as ResourceOutcome,
   refuseContract,
@@ -155,12 +155,13 @@ export const contractValidate: Command = {
     );
     const dir = positionals[0];
     if (dir === undefined) return usageError(VALIDATE_USAGE);
-    const project = await openContractProject(dir);
+    const { project, keepParses } = await openContractProjectCached(dir);
     if (!project.valid) return refusedProject(project);
     const outcomes = project.outcomes;
     const counts = new Map<string, number>();
     for (const outcome of outcomes) counts.set(outcome.kind ?? '', (counts.get(outcome.kind ?? '') ?? 0) + 1);
     const summary = [...counts].map(([kind, count]) => `${count} ${kind}`).join(', ');
+    keepParses(false);
     return {
       text: `${outcomeLines(outcomes)}${outcomes.length} resources valid (${summary})\n`,
       json: { status: 'ok', valid: outcomes.length, resources: outcomes.map(outcomeJson) },
@@ -217,7 +218,7 @@ export const contractProject: Command = {
     );
     const dir = positionals[0];
     if (dir === undefined) return usageError(PROJECT_USAGE);
-    const project = await openContractProject(dir);
+    const { project, keepParses } = await openContractProjectCached(dir);
     let items: ProjectedItem[];
     if (values.resource !== undefined) {
       const selection = project.select(values.resource);
@@ -239,6 +240,7 @@ export const contractProject: Command = {
       written === null
         ? ''
         : `wrote ${counted(written, 'file')} (${counted(projections.length, 'projection')} and index.json)\n`;
+    keepParses(false);
     return {
       text: `${items.map((item) => itemLine(item, width)).join('')}${footer}`,
       json: {

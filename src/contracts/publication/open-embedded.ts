@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Dir, type HeldLock, isFsError, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+import { Dir, type HeldLock, lockExclusiveNonBlocking, openOrCreateDir } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { connectionOver, type LedgerConnection } from './connection.js';
 import { readEmbeddedTemplate } from './embedded-template.js';
@@ -48,10 +48,12 @@ let engine: Promise<EmbeddedEngine> | undefined;
 async function loadEngine(): Promise<EmbeddedEngine> {
   // The files PGlite reads itself: its entry resolves to the folder that holds them.
   const folder = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
-  const [{ PGlite }, wasmModule] = await Promise.all([
-    import('@electric-sql/pglite'),
-    readFile(join(folder, 'pglite.wasm')).then((bytes) => WebAssembly.compile(bytes)),
-  ]);
+  // Read synchronously so the compilation starts on V8's background threads
+  // now, not at the event loop's next turn: a project read whose SQL parses
+  // come from the cache runs without yielding until it is done
+  // (docs/performance.md#a-new-embedded-ledger).
+  const compiling = WebAssembly.compile(readFileSync(join(folder, 'pglite.wasm')));
+  const [{ PGlite }, wasmModule] = await Promise.all([import('@electric-sql/pglite'), compiling]);
   return { PGlite, wasmModule };
 }
 
@@ -105,12 +107,12 @@ export async function openEmbeddedLedger(
   try {
     try {
       project = Dir.open(projectDir);
-      sealkit = openOrCreate(project, SEALKIT_DIR, options.create);
+      sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, options.create);
       if (sealkit === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
       const locked = lockExclusiveNonBlocking(sealkit, LOCK_FILE);
       if (locked.kind === 'busy') throw refuseLedger('contract_ledger_busy', { role: 'ledger' });
       lock = locked.lock;
-      const ledger = openOrCreate(sealkit, LEDGER_DIR, options.create);
+      const ledger = openOrCreateDir(sealkit, LEDGER_DIR, 0o700, options.create);
       if (ledger === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
       try {
         fresh = !ledger.list().some((entry) => entry.name === 'PG_VERSION');
@@ -150,25 +152,6 @@ export async function openEmbeddedLedger(
     });
   } catch (error: unknown) {
     release();
-    throw error;
-  }
-}
-
-/** A child directory held open; created 0700 when allowed and absent; undefined when absent. */
-function openOrCreate(parent: Dir, name: string, create: boolean): Dir | undefined {
-  try {
-    return parent.openDir(name);
-  } catch (error: unknown) {
-    if (!isFsError(error, 'ENOENT') || !create) {
-      if (isFsError(error, 'ENOENT')) return undefined;
-      throw error;
-    }
-  }
-  try {
-    return parent.mkdirExclusive(name, 0o700);
-  } catch (error: unknown) {
-    // Another process created it in between: use theirs.
-    if (isFsError(error, 'EEXIST')) return parent.openDir(name);
     throw error;
   }
 }

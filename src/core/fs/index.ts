@@ -12,6 +12,7 @@ export {
 } from './lock.js';
 export type { EntryName } from './names.js';
 export { fsyncAll, type OpenDescriptor } from './open-descriptor.js';
+export { openOrCreateDir } from './open-or-create.js';
 export type { PathHandle } from './path-handle.js';
 export {
   DEFAULT_PRIVATE_MAX_BYTES,

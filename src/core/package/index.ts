@@ -1,1 +1,2 @@
 export { packageRoot } from './root.js';
+export { packageVersion } from './version.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../core/package/index.js';
+import { packageRoot } from './root.js';
 
 /**
  * The package version, from the package.json at the package root: the same
