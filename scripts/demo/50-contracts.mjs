@@ -34,6 +34,11 @@ export async function run(ctx) {
   ctx.cd(base);
   ctx.say('Publish every versioned resource to the ledger (embedded PostgreSQL in retail/.sealkit/ledger):');
   ctx.sealkit(['contract', 'publish', 'retail'], { tail: 1 });
+  ctx.say(
+    "Published again with nothing changed: the model SQL's parses come from retail/.sealkit/cache/, DuckDB is not loaded:",
+  );
+  ctx.sealkit(['contract', 'publish', 'retail'], { tail: 1 });
+  ctx.shell('ls retail/.sealkit/cache');
   ctx.sealkit(['contract', 'project', 'retail', '--resource', 'retail.source.orders', '--out', 'before']);
 
   ctx.say('Widen the order amount and bump the version; the classifier compares the canonical projections:');
