@@ -51,6 +51,8 @@ variables and ~/.pgpass fill what the URL leaves out, so no password is
 needed on the command line; the URL is never printed). Without one, PGlite
 (embedded) in DIR/.sealkit/ledger, created by the first publication: add
 .sealkit/ to the project's .gitignore (it is a database, 15 MB or more).
+DuckDB's parses of the model SQL are kept in DIR/.sealkit/cache/, so a later
+run with unchanged SQL does not load DuckDB; delete the folder to drop them.
 
 Flags:
   --resource ID               publish only this resource (repeatable)
