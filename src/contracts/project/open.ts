@@ -1,4 +1,4 @@
-import { cachingSqlParser } from '../sql/parse-cache.js';
+import { cachingSqlParser, type SqlParseAnswers } from '../sql/parse-cache.js';
 import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { ContractProject, type ProjectFile, type ProjectOptions } from './contract-project.js';
 import { type ProjectLimits, readContractProjectFiles } from './load.js';
@@ -49,13 +49,19 @@ export async function openContractProjectCached(
       keepParses: () => {},
     };
   }
-  const cached = cachingSqlParser(store.read(), lazyDuckDbParser());
-  let project: ContractProject;
-  try {
-    project = await ContractProject.fromFiles(files, cached.parser, { root: path });
-  } finally {
-    cached.parser.close();
-  }
+  const read = async (answers: SqlParseAnswers) => {
+    const cached = cachingSqlParser(answers, lazyDuckDbParser());
+    try {
+      return { cached, project: await ContractProject.fromFiles(files, cached.parser, { root: path }) };
+    } finally {
+      cached.parser.close();
+    }
+  };
+  let { cached, project } = await read(store.read());
+  // A refusal is never the cache's: a project refused with cached answers is
+  // read again with DuckDB's own, and that reading is the answer (and what
+  // the cache is rewritten with, when it is valid).
+  if (!project.valid && cached.answeredFromCache()) ({ cached, project } = await read(new Map()));
   return {
     project,
     keepParses(createSealkit) {

@@ -124,35 +124,84 @@ describe('the SQL parse cache of a contract project', () => {
     expect(existsSync(join(project, '.sealkit', 'cache'))).toBe(false);
   });
 
-  /**
-   * A cache answer is trusted like the project's own files (only this
-   * account can write `.sealkit/`): one forged with a valid digest changes the
-   * projection. That is what makes the file checks below observable.
-   */
-  const forgeOrderFacts = async () => {
+  /** DuckDB's answer for a text, from a parser of its own. */
+  const answerFor = async (text: string) => {
+    const duckdb = await createDuckDbSqlParser();
+    try {
+      return (await duckdb.serialize([text]))[0] as string;
+    } finally {
+      duckdb.close();
+    }
+  };
+  /** Replaces the cached answer for order_facts' SQL with `answer`, the digest recomputed. */
+  const forgeOrderFacts = async (answer: string) => {
     (await openContractProjectCached(project)).keepParses(true);
     const { answers, parser } = readAnswers();
-    const duckdb = await createDuckDbSqlParser();
-    const [other] = await duckdb.serialize(['select 1 as order_id']);
-    duckdb.close();
     const forged = new Map(answers);
-    forged.set(sqlTextKey(sqlOf(ORDER_FACTS)), other as string);
+    forged.set(sqlTextKey(sqlOf(ORDER_FACTS)), answer);
     writeFileSync(cacheFile(), encodeSqlParseCache(forged, parser), { mode: 0o600 });
   };
+  /**
+   * A cache answer is trusted like the project's own files (only this
+   * account can write `.sealkit/`): one forged with a valid digest, for SQL
+   * that is valid too, changes the projection. That is what makes the file
+   * checks below observable.
+   */
+  const forgeValidOrderFacts = async () =>
+    forgeOrderFacts(await answerFor(sqlOf(ORDER_FACTS).replace("'shipped', 'delivered'", "'shipped'")));
 
   it('uses an answer from a cache file of this account that no one else may write', async () => {
-    await forgeOrderFacts();
-    expect(said((await openContractProjectCached(project)).project)).not.toEqual(clean);
+    await forgeValidOrderFacts();
+    const opened = await openContractProjectCached(project);
+    expect(opened.project.valid).toBe(true);
+    expect(said(opened.project)).not.toEqual(clean);
+  });
+
+  it('reads a project again without the cache when cached answers made it refused, and rewrites the cache', async () => {
+    await forgeOrderFacts(await answerFor('select from where'));
+    const opened = await openContractProjectCached(project);
+    expect(said(opened.project)).toEqual(clean);
+    opened.keepParses(false);
+    expect(readAnswers().answers.get(sqlTextKey(sqlOf(ORDER_FACTS)))).toBe(
+      await answerFor(sqlOf(ORDER_FACTS)),
+    );
+  });
+
+  it('neither reads nor writes a cache in a folder another account may write', async () => {
+    await forgeValidOrderFacts();
+    const forged = readFileSync(cacheFile());
+    chmodSync(join(project, '.sealkit', 'cache'), 0o777);
+    const opened = await openContractProjectCached(project);
+    expect(said(opened.project)).toEqual(clean);
+    opened.keepParses(false);
+    expect(readFileSync(cacheFile()).equals(forged)).toBe(true);
+  });
+
+  it('leaves a directory at the cache file alone, and leaves no temporary file', async () => {
+    mkdirSync(join(project, '.sealkit', 'cache', 'sql-parse.json'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(project, '.sealkit', 'cache', 'sql-parse.json', 'kept'), 'mine');
+    (await openContractProjectCached(project)).keepParses(false);
+    expect(readdirSync(join(project, '.sealkit', 'cache'))).toEqual(['sql-parse.json']);
+    expect(readFileSync(join(project, '.sealkit', 'cache', 'sql-parse.json', 'kept'), 'utf8')).toBe('mine');
+  });
+
+  it('writes past a temporary name that is a directory', async () => {
+    mkdirSync(join(project, '.sealkit', 'cache', 'sql-parse.json.tmp-2147483646'), {
+      recursive: true,
+      mode: 0o700,
+    });
+    (await openContractProjectCached(project)).keepParses(false);
+    expect(readAnswers().answers.size).toBe(2);
   });
 
   it('ignores a cache file that another account may write', async () => {
-    await forgeOrderFacts();
+    await forgeValidOrderFacts();
     chmodSync(cacheFile(), 0o666);
     expect(said((await openContractProjectCached(project)).project)).toEqual(clean);
   });
 
   it('never follows a symlink at the cache file, reading or writing', async () => {
-    await forgeOrderFacts();
+    await forgeValidOrderFacts();
     const elsewhere = join(dir, `elsewhere-${counter}.json`);
     writeFileSync(elsewhere, readFileSync(cacheFile()), { mode: 0o600 });
     rmSync(cacheFile());

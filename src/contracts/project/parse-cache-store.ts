@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Dir, exchange, isFsError, openOrCreateDir, renameNoReplace } from '../../core/fs/index.js';
+import { Dir, type FileStat, openOrCreateDir, renameReplacing } from '../../core/fs/index.js';
 import { packageVersion } from '../../core/package/index.js';
 import { EMBEDDED_LEDGER_DIR } from '../publication/location.js';
 import { decodeSqlParseCache, encodeSqlParseCache, type SqlParseAnswers } from '../sql/parse-cache.js';
@@ -56,16 +56,12 @@ function readCache(projectDir: string, parser: string): SqlParseAnswers {
   const empty = new Map<string, string>();
   const held: Dir[] = [];
   try {
-    const project = hold(held, Dir.open(projectDir));
-    const sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, false);
-    if (sealkit === undefined) return empty;
-    const cache = openOrCreateDir(hold(held, sealkit), CACHE_DIR, 0o700, false);
+    const cache = openCacheDir(projectDir, held, 'never');
     if (cache === undefined) return empty;
-    const file = hold(held, cache).openFile(CACHE_FILE);
+    const file = cache.openFile(CACHE_FILE);
     try {
       const stat = file.stat();
-      const ours = stat.uid === process.geteuid?.() && (stat.mode & 0o022) === 0;
-      if (stat.type !== 'file' || !ours || stat.size > BigInt(MAX_CACHE_BYTES)) return empty;
+      if (stat.type !== 'file' || !ours(stat) || stat.size > BigInt(MAX_CACHE_BYTES)) return empty;
       return decodeSqlParseCache(file.readExpected(Number(stat.size)), parser);
     } finally {
       file.close();
@@ -75,6 +71,24 @@ function readCache(projectDir: string, parser: string): SqlParseAnswers {
   } finally {
     for (const dir of held) dir.close();
   }
+}
+
+/**
+ * Owned by this account and writable by no one else: what another account
+ * could have written, or could replace, is neither read nor written.
+ */
+function ours(stat: FileStat): boolean {
+  return stat.uid === process.geteuid?.() && (stat.mode & 0o022) === 0;
+}
+
+/** `.sealkit/cache/`, held, when it and `.sealkit/` are ours; created (0700) as allowed. */
+function openCacheDir(projectDir: string, held: Dir[], createSealkit: boolean | 'never'): Dir | undefined {
+  const project = hold(held, Dir.open(projectDir));
+  const sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, createSealkit === true);
+  if (sealkit === undefined || !ours(hold(held, sealkit).stat())) return undefined;
+  const cache = openOrCreateDir(sealkit, CACHE_DIR, 0o700, createSealkit !== 'never');
+  if (cache === undefined || !ours(hold(held, cache).stat())) return undefined;
+  return cache;
 }
 
 function writeCache(
@@ -87,12 +101,8 @@ function writeCache(
   if (bytes.length > MAX_CACHE_BYTES) return;
   const held: Dir[] = [];
   try {
-    const project = hold(held, Dir.open(projectDir));
-    const sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, createSealkit);
-    if (sealkit === undefined) return;
-    const cache = openOrCreateDir(hold(held, sealkit), CACHE_DIR, 0o700, true);
-    if (cache === undefined) return;
-    replaceFile(hold(held, cache), bytes);
+    const cache = openCacheDir(projectDir, held, createSealkit);
+    if (cache !== undefined) replaceFile(cache, bytes);
   } catch {
     // A cache that cannot be written costs the next run its parse, nothing else.
   } finally {
@@ -101,11 +111,12 @@ function writeCache(
 }
 
 /**
- * Writes a temporary file named after this process, then swaps it in (or
- * renames it when there is no cache yet), so a reader sees the old file or
- * the new one, never a part. Not fsynced: a cache lost in a crash is parsed
- * again, and a damaged one fails its digest. Temporary files of processes
- * that no longer run (killed mid-write) are removed.
+ * Writes a temporary file named after this process, then renames it over
+ * the cache file (a file or a symlink there is replaced, never followed; a
+ * directory there is left alone and the write given up), so a reader sees
+ * the old file or the new one, never a part. Not fsynced: a cache lost in a
+ * crash is parsed again, and a damaged one fails its digest. Temporary
+ * files of processes that no longer run (killed mid-write) are removed.
  */
 function replaceFile(cache: Dir, bytes: Uint8Array): void {
   removeStaleTemporaries(cache);
@@ -117,25 +128,25 @@ function replaceFile(cache: Dir, bytes: Uint8Array): void {
     file.close();
   }
   try {
-    renameNoReplace(cache, temp, cache, CACHE_FILE);
-    return;
+    renameReplacing(cache, temp, cache, CACHE_FILE);
   } catch (error: unknown) {
-    if (!isFsError(error, 'EEXIST')) {
-      cache.unlink(temp);
-      throw error;
-    }
+    cache.unlink(temp);
+    throw error;
   }
-  exchange(cache, temp, cache, CACHE_FILE);
-  cache.unlink(temp);
 }
 
+/** Only non-directories are removed; one that cannot be removed does not stop the write. */
 function removeStaleTemporaries(cache: Dir): void {
   for (const entry of cache.list()) {
-    if (!entry.name.startsWith(TEMP_PREFIX)) continue;
+    if (!entry.name.startsWith(TEMP_PREFIX) || entry.type === 'directory') continue;
     const pid = Number(entry.name.slice(TEMP_PREFIX.length));
     // Our own pid's is a leftover of an earlier process that had it.
-    if (Number.isSafeInteger(pid) && pid > 0 && (pid === process.pid || !running(pid)))
-      cache.unlink(entry.name);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || (pid !== process.pid && running(pid))) continue;
+    try {
+      cache.unlink(entry.bytes);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import {
   cachingSqlParser,
   decodeSqlParseCache,
   encodeSqlParseCache,
+  nestedAtMost,
   SQL_PARSE_CACHE_FORMAT,
   sqlTextKey,
 } from './parse-cache.js';
@@ -68,6 +69,23 @@ describe('the SQL parse cache document', () => {
   });
 });
 
+describe('the nesting check made before a cache file is parsed', () => {
+  const depth = (text: string, limit: number) => nestedAtMost(Buffer.from(text), limit);
+
+  it('passes a cache document (depth 3) and refuses one level more', () => {
+    const bytes = encodeSqlParseCache(new Map([[sqlTextKey(A), '{"a":[[[[1]]]]}']]), PARSER);
+    expect(nestedAtMost(bytes, 3)).toBe(true);
+    expect(nestedAtMost(bytes, 2)).toBe(false);
+    expect(depth('{"entries":[[[]]]}', 3)).toBe(false);
+    expect(depth(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 3)).toBe(false);
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    expect(depth('["[[[[", "\\"[[[[", "\\\\"]', 1)).toBe(true);
+    expect(depth('["\\\\", [[]]]', 1)).toBe(false);
+  });
+});
+
 describe('a parser answering from the cache', () => {
   it('asks DuckDB only for the texts the cache lacks, and returns its answers unchanged', async () => {
     asked.length = 0;
@@ -76,6 +94,7 @@ describe('a parser answering from the cache', () => {
     expect(await cached.parser.serialize([A, B, A])).toEqual([a, b, a]);
     expect(asked).toEqual([[B]]);
     expect(cached.changed()).toBe(true);
+    expect(cached.answeredFromCache()).toBe(true);
     expect(cached.answersUsed()).toEqual(
       new Map([
         [sqlTextKey(A), a],
@@ -115,6 +134,7 @@ describe('a parser answering from the cache', () => {
     expect(await none.parser.serialize([A])).toEqual([undefined]);
     expect(none.answersUsed().size).toBe(0);
     expect(none.changed()).toBe(false);
+    expect(none.answeredFromCache()).toBe(false);
 
     const errors = cachingSqlParser(new Map(), counted);
     const [answer] = await errors.parser.serialize([BROKEN]);

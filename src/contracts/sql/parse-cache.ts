@@ -59,6 +59,7 @@ const KEY = /^[0-9a-f]{64}$/;
  */
 export function decodeSqlParseCache(bytes: Uint8Array, parser: string): SqlParseAnswers {
   const empty = new Map<string, string>();
+  if (!nestedAtMost(bytes, MAX_DEPTH)) return empty;
   let document: unknown;
   try {
     document = JSON.parse(Buffer.from(bytes).toString('utf8'));
@@ -84,6 +85,32 @@ export function decodeSqlParseCache(bytes: Uint8Array, parser: string): SqlParse
   return answers;
 }
 
+/** The document, its entries, each entry: deeper is not a cache file. */
+const MAX_DEPTH = 3;
+
+/**
+ * Whether JSON text nests objects and arrays no deeper than `limit`, by one
+ * pass over the bytes (strings skipped). Checked before parsing: a damaged
+ * file of deeply nested brackets takes `JSON.parse` seconds, where this
+ * pass takes milliseconds.
+ */
+export function nestedAtMost(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x5b || byte === 0x7b) {
+      depth++;
+      if (depth > limit) return false;
+    } else if (byte === 0x5d || byte === 0x7d) depth--;
+  }
+  return true;
+}
+
 /** A parser that answers from the cache and asks `inner` only for the texts it lacks. */
 export interface CachingSqlParser {
   readonly parser: SqlParser;
@@ -91,11 +118,14 @@ export interface CachingSqlParser {
   answersUsed(): SqlParseAnswers;
   /** Whether `answersUsed()` differs from what was read (new answers, or entries no longer used). */
   changed(): boolean;
+  /** Whether any answer came from the cache rather than from `inner`. */
+  answeredFromCache(): boolean;
 }
 
 export function cachingSqlParser(cached: SqlParseAnswers, inner: SqlParser): CachingSqlParser {
   const used = new Map<string, string>();
   let obtained = false;
+  let fromCache = false;
   const parser: SqlParser = {
     async serialize(texts) {
       const keys = texts.map(sqlTextKey);
@@ -108,7 +138,8 @@ export function cachingSqlParser(cached: SqlParseAnswers, inner: SqlParser): Cac
         const answer = cached.get(key) ?? fresh.get(text);
         // A text the parser failed on (`undefined`) is asked again next run.
         if (answer !== undefined) {
-          if (!cached.has(key)) obtained = true;
+          if (cached.has(key)) fromCache = true;
+          else obtained = true;
           used.set(key, answer);
         }
         return answer;
@@ -122,5 +153,6 @@ export function cachingSqlParser(cached: SqlParseAnswers, inner: SqlParser): Cac
     parser,
     answersUsed: () => used,
     changed: () => obtained || used.size !== cached.size,
+    answeredFromCache: () => fromCache,
   };
 }

@@ -22,6 +22,6 @@ export {
 } from './private-file.js';
 export type { ReadableFile } from './readable-file.js';
 export { type FsRefusalCode, type PlatformRefusalCode, refuseFs, refusePlatform } from './refusals.js';
-export { exchange, renameNoReplace } from './rename.js';
+export { exchange, renameNoReplace, renameReplacing } from './rename.js';
 export type { FileStat, FileType } from './stat.js';
 export type { WritableFile } from './writable-file.js';

@@ -28,3 +28,20 @@ export function exchange(dirA: Dir, nameA: EntryName, dirB: Dir, nameB: EntryNam
     RENAME_EXCHANGE,
   );
 }
+
+/**
+ * rename(2): moves `fromName` to `toName`, atomically replacing a file or a
+ * symlink there (the symlink itself, never its target). A directory at
+ * `toName` is never replaced by a file (EISDIR), nor a non-empty one at all.
+ * For replacing a file no one else relies on (a cache); published outputs use
+ * `renameNoReplace` and `exchange`.
+ */
+export function renameReplacing(fromDir: Dir, fromName: EntryName, toDir: Dir, toName: EntryName): void {
+  libc().renameat2(
+    fromDir.fd,
+    encodeName(fromName, 'renameat2'),
+    toDir.fd,
+    encodeName(toName, 'renameat2'),
+    0,
+  );
+}
