@@ -3,6 +3,7 @@
 // collide with another domain in the package's flat library API.
 export { MAX_DECIMAL_PRECISION, type PhysicalType } from './authoring/physical-type.js';
 export { type ContractRefusalCode, type ContractRole, refuseContract } from './authoring/refusals.js';
+export { interpretContractSchemas } from './authoring/schema-compilation.js';
 export {
   type AuthoredResource,
   CONTRACT_KINDS,

@@ -1,3 +1,4 @@
+import './contract-schemas-interpreted.js';
 import { affectedDashboards, openContractProjectCached, projectGraphOf } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';

@@ -1,3 +1,4 @@
+import './contract-schemas-interpreted.js';
 import { classifyContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { Refusal } from '../../core/refusal/index.js';

@@ -1,3 +1,4 @@
+import './contract-schemas-interpreted.js';
 import { readPublicationHistory, readPublishedResourceIds } from '../../contracts/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';

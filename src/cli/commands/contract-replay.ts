@@ -1,3 +1,4 @@
+import './contract-schemas-interpreted.js';
 import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';

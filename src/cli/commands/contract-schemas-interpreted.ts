@@ -1,13 +1,9 @@
-import { z } from 'zod';
+import { interpretContractSchemas } from '../../contracts/index.js';
 
 /**
- * Imported first by `contract publish`, before any module that builds a
- * schema: zod decides when a schema is built whether it will compile it to
- * JavaScript at its first use. A CLI run checks a few dozen documents once,
- * and compiling the authoring and projection schemas cost more than all the
- * checks (4–5× the time of decoding six projections in a fresh process,
- * docs/performance.md#a-new-embedded-ledger). Without it zod runs the same
- * checks, interpreted. The CLI owns its process, so the CLI sets this,
- * never the library.
+ * Imported by the contract commands: a CLI run checks a few dozen documents
+ * once, so zod checks them interpreted instead of compiling each schema
+ * first (docs/performance.md#a-new-embedded-ledger). The CLI owns its
+ * process, so the CLI sets this, never the library.
  */
-z.config({ jitless: true });
+interpretContractSchemas();

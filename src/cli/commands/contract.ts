@@ -1,3 +1,4 @@
+import './contract-schemas-interpreted.js';
 import {
   type CanonicalProjection,
   type ContractProject,

@@ -14,6 +14,7 @@ import { IDENTIFIER_PATTERNS } from './identifiers.js';
 import { allowedKeysAt } from './locate.js';
 import { PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
+import { schemaCheckOptions } from './schema-compilation.js';
 import {
   type AuthoredResource,
   type DashboardResource,
@@ -85,7 +86,7 @@ export function validateLocated(
   faults: readonly Refusal[] = [],
 ): ValidatedResource {
   return guardRefusals(() => {
-    const result = ResourceSchema.safeParse(value, { reportInput: true });
+    const result = ResourceSchema.safeParse(value, { reportInput: true, ...schemaCheckOptions() });
     const schemaRefusals = result.success ? [] : refusalsOf(result.error.issues, value, node);
     const faulty = faults.flatMap((fault) =>
       fault.location?.pointer === undefined ? [] : [fault.location.pointer],

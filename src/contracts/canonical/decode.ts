@@ -6,6 +6,7 @@ import { Refusal } from '../../core/refusal/index.js';
 import { parseDecimalLexeme } from '../authoring/decimal.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { refuseContract } from '../authoring/refusals.js';
+import { schemaCheckOptions } from '../authoring/schema-compilation.js';
 import { compareCodeUnits, requireNfc } from '../authoring/text.js';
 import { typeLiteral } from '../projection/literals.js';
 import {
@@ -48,7 +49,7 @@ export function decodeProjection(bytes: Uint8Array, expected?: Sha256Prefixed): 
       hint: `not strict JSON (${inner?.code ?? 'unreadable'})${inner?.hint === undefined ? '' : `: ${inner.hint}`}`,
     });
   }
-  const parsed = ProjectionSchema.safeParse(value);
+  const parsed = ProjectionSchema.safeParse(value, schemaCheckOptions());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = (issue?.path ?? []).filter((segment) => typeof segment !== 'symbol');

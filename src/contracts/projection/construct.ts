@@ -1,4 +1,5 @@
 import { refuseContract } from '../authoring/refusals.js';
+import { schemaCheckOptions } from '../authoring/schema-compilation.js';
 import { ContractMetadata } from '../authoring/schemas/common.js';
 import type { ModelResource, SemanticModelResource, SourceResource } from '../authoring/schemas/resource.js';
 import { isValidatedResource, type Validated } from '../authoring/validate.js';
@@ -24,7 +25,7 @@ export function resolveContract(
 ): ContractMetadataPayload {
   let checked: ContractMetadataPayload | undefined;
   if (fallback !== undefined) {
-    const parsed = ContractMetadata.safeParse(fallback);
+    const parsed = ContractMetadata.safeParse(fallback, schemaCheckOptions());
     if (!parsed.success)
       throw refuseContract('contract_field_invalid', { role: 'projection', field: 'contract' });
     checked = parsed.data;
