@@ -17,9 +17,9 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
  * `<project>/.sealkit/cache/sql-parse.json`, beside the embedded ledger
  * (docs/contracts.md#the-sql-parse-cache). It is reached through held
  * descriptors without following symlinks, as the ledger is, and used only
- * when it is a regular file of this account that no other account may
- * write. Every failure to read or write it is silent: the texts are then
- * parsed as without it.
+ * when it is a regular file, and it, `cache/` and `.sealkit/` are this
+ * account's and writable by no other. Every failure to read or write it is
+ * silent: the texts are then parsed as without it.
  */
 export interface SqlParseCacheStore {
   read(): SqlParseAnswers;

@@ -4,7 +4,7 @@ import type { SqlParser } from './parser.js';
 /**
  * The parser's answers kept between runs, so a project whose model SQL has
  * not changed is projected without loading DuckDB (its native library, an
- * instance and the parse cost a later publication about 150 ms and 50 MB;
+ * instance and the parse cost a later publication about 150 ms and 35 MB;
  * docs/contracts.md#the-sql-parse-cache). The cache holds DuckDB's JSON
  * document for each text, exactly as `SqlParser.serialize` returned it, so
  * everything after the parse (the checks, the projection, its seal) runs
