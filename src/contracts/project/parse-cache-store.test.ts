@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -13,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import { copyExample } from '../fixtures/resources.js';
 import { decodeSqlParseCache, encodeSqlParseCache, sqlTextKey } from '../sql/parse-cache.js';
 import { createDuckDbSqlParser } from '../sql/parser.js';
@@ -251,6 +252,31 @@ describe('sealkit contract publish with a warm parse cache', () => {
     });
     return { status: run.status, stderr: run.stderr.toString('utf8'), duckdb: readFileSync(report, 'utf8') };
   };
+
+  it('leaves no temporary file when the cache cannot be written for want of space', () => {
+    const project = join(dir, 'full');
+    copyExample(project);
+    mkdirSync(join(project, '.sealkit', 'cache'), { recursive: true, mode: 0o700 });
+    // A file-size limit below the cache's 5.7 KB stands in for a full disk
+    // (the write fails with EFBIG; SIGXFSZ is ignored so the write returns).
+    const run = spawnSync(
+      'sh',
+      [
+        '-c',
+        `trap '' XFSZ; exec prlimit --fsize=4096 "$0" "$@"`,
+        process.execPath,
+        join(REPO_ROOT, 'bin', 'sealkit.js'),
+        'contract',
+        'validate',
+        project,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('8 resources valid');
+    expect(readdirSync(join(project, '.sealkit', 'cache'))).toEqual([]);
+  });
 
   it('loads DuckDB on the first publication and not on a later one; a dry run writes no cache', () => {
     const project = join(dir, 'retail');

@@ -123,13 +123,14 @@ function replaceFile(cache: Dir, bytes: Uint8Array): void {
   const temp = `${TEMP_PREFIX}${process.pid}`;
   const file = cache.createExclusive(temp, 0o600);
   try {
-    file.write(bytes);
-  } finally {
-    file.close();
-  }
-  try {
+    try {
+      file.write(bytes);
+    } finally {
+      file.close();
+    }
     renameReplacing(cache, temp, cache, CACHE_FILE);
   } catch (error: unknown) {
+    // A full disk, a directory at the name: the temporary goes, the old file stays.
     cache.unlink(temp);
     throw error;
   }
