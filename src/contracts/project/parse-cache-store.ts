@@ -56,7 +56,7 @@ function readCache(projectDir: string, parser: string): SqlParseAnswers {
   const empty = new Map<string, string>();
   const held: Dir[] = [];
   try {
-    const cache = openCacheDir(projectDir, held, 'never');
+    const cache = openCacheDir(projectDir, held, 'read');
     if (cache === undefined) return empty;
     const file = cache.openFile(CACHE_FILE);
     try {
@@ -81,12 +81,20 @@ function ours(stat: FileStat): boolean {
   return stat.uid === process.geteuid?.() && (stat.mode & 0o022) === 0;
 }
 
-/** `.sealkit/cache/`, held, when it and `.sealkit/` are ours; created (0700) as allowed. */
-function openCacheDir(projectDir: string, held: Dir[], createSealkit: boolean | 'never'): Dir | undefined {
+/**
+ * `.sealkit/cache/`, held, when it and `.sealkit/` are ours. To read, nothing
+ * is created; to write, `cache/` is created (0700) in an existing
+ * `.sealkit/`, and `.sealkit/` too when `write-creating-sealkit`.
+ */
+function openCacheDir(
+  projectDir: string,
+  held: Dir[],
+  purpose: 'read' | 'write' | 'write-creating-sealkit',
+): Dir | undefined {
   const project = hold(held, Dir.open(projectDir));
-  const sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, createSealkit === true);
+  const sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, purpose === 'write-creating-sealkit');
   if (sealkit === undefined || !ours(hold(held, sealkit).stat())) return undefined;
-  const cache = openOrCreateDir(sealkit, CACHE_DIR, 0o700, createSealkit !== 'never');
+  const cache = openOrCreateDir(sealkit, CACHE_DIR, 0o700, purpose !== 'read');
   if (cache === undefined || !ours(hold(held, cache).stat())) return undefined;
   return cache;
 }
@@ -101,7 +109,7 @@ function writeCache(
   if (bytes.length > MAX_CACHE_BYTES) return;
   const held: Dir[] = [];
   try {
-    const cache = openCacheDir(projectDir, held, createSealkit);
+    const cache = openCacheDir(projectDir, held, createSealkit ? 'write-creating-sealkit' : 'write');
     if (cache !== undefined) replaceFile(cache, bytes);
   } catch {
     // A cache that cannot be written costs the next run its parse, nothing else.
