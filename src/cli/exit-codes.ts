@@ -18,6 +18,8 @@ export const EXIT = {
   interrupted: 130,
   /** SIGTERM. */
   terminated: 143,
+  /** The reader of stdout or stderr went away (EPIPE), as a shell reports a program SIGPIPE ended. */
+  brokenPipe: 141,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -7,6 +7,8 @@ import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-code
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { UsageError } from './usage-error.js';
 
+export { endOnBrokenPipe } from './broken-pipe.js';
+
 function topUsage(commands: readonly CommandEntry[], group?: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
   const lines = commands.map((c) => `  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
