@@ -1,14 +1,16 @@
 // One distributor run (or the reference hashing) in a process of its own, so
 // its peak RSS and CPU time are its own:
 //   node dist/bench/distributor-child.js run CONFIG   → {"maxRssKiB","cpuMs","counts"}
+//     `sealkit distribute run --config CONFIG --json` through the CLI bundle, as bin/sealkit.js runs it
+//     (nothing else of sealkit is loaded: what a user's process loads, it loads)
 //   node dist/bench/distributor-child.js hash ROOT    → {"maxRssKiB","cpuMs","files"}
 //   node dist/bench/distributor-child.js reads ROOT DEST → {"maxRssKiB","cpuMs","files"}
 //   node dist/bench/distributor-child.js held-reads ROOT DEST → {"maxRssKiB","cpuMs","files"}
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Dir } from '../src/core/fs/index.js';
-import { distributeRun } from '../src/distributor/index.js';
+import { Writable } from 'node:stream';
+import type { Dir } from '../src/core/fs/index.js';
 
 const [mode, target = '', destination = ''] = process.argv.slice(2);
 
@@ -110,7 +112,32 @@ const figures = (): { maxRssKiB: number; cpuMs: number } => {
   return { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 };
 };
 
+/** The CLI bundle's `distribute run --json`, its report parsed; stderr is the child's own. */
+async function runCli(configPath: string): Promise<{ readonly status: string; readonly counts: unknown }> {
+  // The bundle bin/sealkit.js loads (scripts/bundle.mjs); its main is the one of src/cli/main.ts.
+  const bundle = new URL('../bundle/sealkit.js', import.meta.url).href;
+  const { main } = (await import(bundle)) as typeof import('../src/cli/main.js');
+  const printed: Buffer[] = [];
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      printed.push(chunk);
+      done();
+    },
+  });
+  const exit = await main(['distribute', 'run', '--config', configPath, '--json'], {
+    stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+  });
+  const report = JSON.parse(Buffer.concat(printed).toString('utf8')) as {
+    readonly status: string;
+    readonly counts: unknown;
+  };
+  return exit === 0 ? report : { ...report, status: `exit ${exit}` };
+}
+
 if (mode === 'held-reads') {
+  const { Dir } = await import('../src/core/fs/index.js');
   const source = Dir.open(target);
   const dest = Dir.open(destination);
   const files = heldReadsOfRerun(source, dest);
@@ -124,9 +151,9 @@ if (mode === 'held-reads') {
   const files = hashTree(target);
   process.stdout.write(`${JSON.stringify({ ...figures(), files })}\n`);
 } else {
-  const report = await distributeRun({ configPath: target });
+  const report = await runCli(target);
   if (report.status !== 'ok') {
-    process.stderr.write('distributor benchmark run was refused\n');
+    process.stderr.write(`distributor benchmark run was refused (${report.status})\n`);
     process.exitCode = 1;
   }
   process.stdout.write(`${JSON.stringify({ ...figures(), counts: report.counts })}\n`);
