@@ -9,6 +9,7 @@ import { copyFdHashing } from './copy.js';
 import {
   copyFdHashingOverlapped,
   HashThread,
+  OVERLAP_CHUNK_BYTES,
   overlappedHashingAvailable,
   startCopyFdHashingOverlapped,
 } from './overlapped.js';
@@ -87,9 +88,12 @@ describe('copyFdHashingOverlapped', () => {
   });
 
   it('stops at the first chunk beyond maxBytes, and the next copy starts from an empty hash (regression: state carried over)', () => {
-    const data = randomBytes(3 * MIB);
-    const { result } = copyWith(copyFdHashingOverlapped, data, 2 * MIB - 1);
-    expect({ exceeded: result.exceeded, bytes: result.bytes }).toEqual({ exceeded: true, bytes: MIB });
+    const data = randomBytes(3 * OVERLAP_CHUNK_BYTES);
+    const { result } = copyWith(copyFdHashingOverlapped, data, 2 * OVERLAP_CHUNK_BYTES - 1);
+    expect({ exceeded: result.exceeded, bytes: result.bytes }).toEqual({
+      exceeded: true,
+      bytes: OVERLAP_CHUNK_BYTES,
+    });
     const next = randomBytes(5000);
     expect(copyWith(copyFdHashingOverlapped, next).result.hex).toBe(
       createHash('sha256').update(next).digest('hex'),
@@ -123,7 +127,7 @@ describe('copyFdHashingOverlapped', () => {
     // valid file refused as changed.
     const thread = new HashThread();
     expect(thread.broken).toBe(false);
-    const data = randomBytes(MIB);
+    const data = randomBytes(OVERLAP_CHUNK_BYTES);
     thread.slots[0].set(data);
     thread.update(0, data.byteLength);
     thread.wait();

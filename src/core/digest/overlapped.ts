@@ -17,7 +17,7 @@ import {
 /**
  * `copyFdHashing` with the SHA-256 on a second thread: while the calling
  * thread writes a chunk (and reads the next), a worker thread hashes the
- * same chunk from shared memory. Two 1 MiB slots alternate; a slot is reused
+ * same chunk from shared memory. Two 128 KiB slots alternate; a slot is reused
  * only after the worker is done with it, so the digest still describes
  * exactly the bytes written and no byte is read twice. The call stays
  * synchronous (the caller blocks with `Atomics.wait`, which Node allows on
@@ -25,7 +25,12 @@ import {
  * never keeping the process alive. Measured faster than hashing in line on
  * two cores (docs/performance.md, "Hashing beside writing").
  */
-const CHUNK = 1 << 20;
+// 128 KiB: both slots stay in a core's L2 cache, so the read's copy into a
+// slot, the write's copy out of it and the hash all hit the cache; with 1 MiB
+// slots each went to memory, and a publication to tmpfs took 1.15× as long
+// (docs/performance.md, "Smaller slots").
+export const OVERLAP_CHUNK_BYTES = 1 << 17;
+const CHUNK = OVERLAP_CHUNK_BYTES;
 /** Below this size a copy hashes in line: the round trip to the thread would cost more than it saves. */
 export const OVERLAP_MIN_BYTES = 64 * 1024;
 /** Control words after the two slots: request and done sequence numbers, the request, started, failed. */
