@@ -300,7 +300,8 @@ export const refuseContract = defineRefusals<ContractRefusalCode>({
   },
   contract_sql_qualifier_ambiguous: {
     category: 'conflict',
-    message: 'a relation name in the model SQL is bound more than once in the same query scope',
+    message:
+      'a name in the model SQL is ambiguous: a relation name bound twice in one query scope, or an unqualified column more than one relation could supply',
   },
   contract_sql_parser_unavailable: {
     category: 'unavailable',

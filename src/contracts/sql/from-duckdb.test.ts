@@ -276,6 +276,21 @@ describe('query scope', () => {
     expect(await typedRefusal(`select orders.customer_id as customer_id ${join} order by customer_id`)).toBe(
       'accepted',
     );
+    // Regression: a selected column keeps its name as an output column, and
+    // ORDER BY binds to that first, as DuckDB does (it accepts this query).
+    expect(await typedRefusal(`select customers.customer_id, segment ${join} order by customer_id`)).toBe(
+      'accepted',
+    );
+    // Two output columns of that name, or none: DuckDB refuses it as ambiguous, and so do we.
+    expect(
+      await typedRefusal(`select orders.customer_id, customers.customer_id ${join} order by customer_id`),
+    ).toBe('contract_sql_qualifier_ambiguous');
+    expect(await typedRefusal(`select segment ${join} order by customer_id`)).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
+    expect(await typedRefusal(`select customers.customer_id + 1 ${join} order by customer_id`)).toBe(
+      'contract_sql_qualifier_ambiguous',
+    );
     // A relation whose columns are not known (a * subquery) could supply anything.
     expect(
       await typedRefusal(
@@ -286,6 +301,29 @@ describe('query scope', () => {
     expect(await typedRefusal('select segment from customers join orders on customer_id = 1')).toBe(
       'contract_sql_qualifier_ambiguous',
     );
+  });
+
+  it('regression: an ambiguous column is named with its SQL place and the relations that could supply it', async () => {
+    const columns: Readonly<Record<string, readonly string[]>> = {
+      'shop.source.orders': ['order_id', 'customer_id', 'amount'],
+      'shop.source.customers': ['customer_id', 'segment'],
+    };
+    const typed: RelationResolver = { ...resolver, relationColumns: (id) => columns[id] };
+    const sql =
+      'select segment,\n  customer_id\nfrom customers c join orders o on o.customer_id = c.customer_id';
+    const [json] = await parser.serialize([sql]);
+    let caught: unknown;
+    try {
+      projectDuckDbSql(json, typed, sql);
+    } catch (error: unknown) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Refusal);
+    expect([(caught as Refusal).code, (caught as Refusal).hint, (caught as Refusal).within]).toEqual([
+      'contract_sql_qualifier_ambiguous',
+      "column 'customer_id' (SQL line 2, column 3) could come from c or o: qualify it (c.customer_id)",
+      { line: 2, column: 3 },
+    ]);
   });
 
   it('refuses qualifiers that name nothing in scope', async () => {

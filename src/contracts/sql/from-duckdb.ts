@@ -514,15 +514,29 @@ class Converter {
   }
 
   /**
-   * ORDER BY may name an output column by its alias (DuckDB binds it to the
-   * alias first), so such a name is never ambiguous there.
+   * ORDER BY may name an output column (DuckDB binds it to the select list
+   * first), so such a name is never ambiguous there: an alias, or the name a
+   * selected column keeps (`c.customer_id` is output as `customer_id`) when
+   * no other output column has it. Two output columns of one name leave the
+   * name to the relations, where DuckDB finds it ambiguous too.
    */
   #orderScope(byName: ReadonlyMap<string, Qualifier>, select: readonly SqlSelectItem[]) {
     const scope = new Map(byName);
     const suppliers = this.#suppliers.get(byName);
     if (suppliers !== undefined) {
       const aliases = select.flatMap((item) => (item.alias === null ? [] : [asciiLower(item.alias)]));
-      this.#suppliers.set(scope, { ...suppliers, merged: new Set([...suppliers.merged, ...aliases]) });
+      const outputNames = select.flatMap((item) => {
+        if (item.alias !== null) return [asciiLower(item.alias)];
+        return item.expr.node === 'column' ? [asciiLower(item.expr.name)] : [];
+      });
+      const kept = select.flatMap((item) =>
+        item.alias === null && item.expr.node === 'column' ? [asciiLower(item.expr.name)] : [],
+      );
+      const once = kept.filter((name) => outputNames.indexOf(name) === outputNames.lastIndexOf(name));
+      this.#suppliers.set(scope, {
+        ...suppliers,
+        merged: new Set([...suppliers.merged, ...aliases, ...once]),
+      });
     }
     return scope;
   }
@@ -745,14 +759,32 @@ class Converter {
    * (DuckDB's binder rejects it as ambiguous), unless a USING join merged it
    * or, in ORDER BY, it names an output alias.
    */
-  #ambiguous(folded: string, scope: ReadonlyMap<string, Qualifier>): boolean {
+  #ambiguous(folded: string, scope: ReadonlyMap<string, Qualifier>): readonly string[] {
     const suppliers = this.#suppliers.get(scope);
-    if (suppliers === undefined || suppliers.merged.has(folded)) return false;
-    let count = 0;
-    for (const binding of suppliers.bindings) {
-      if (binding.columns === null || binding.columns.has(folded)) count += 1;
-    }
-    return count > 1;
+    if (suppliers === undefined || suppliers.merged.has(folded)) return [];
+    const names = suppliers.bindings
+      .filter((binding) => binding.columns === null || binding.columns.has(folded))
+      .map((binding) => binding.folded);
+    return names.length > 1 ? names : [];
+  }
+
+  /**
+   * An unqualified column more than one relation could supply, refused
+   * naming the column, the relations and, when DuckDB gives the node's place,
+   * its SQL line and column: names written in the operator's own SQL.
+   */
+  #refuseAmbiguousColumn(written: string, relations: readonly string[], node: JsonObject): never {
+    const offset = typeof node.query_location === 'number' ? node.query_location : Number.NaN;
+    const where = sqlPlace(this.sql, offset);
+    const within = sqlPosition(this.sql, offset);
+    const last = relations.at(-1);
+    const listed = `${relations.slice(0, -1).join(', ')} or ${last ?? ''}`;
+    throw refuseContract('contract_sql_qualifier_ambiguous', {
+      role: ROLE,
+      field: FIELD,
+      hint: `column '${written}'${where} could come from ${listed}: qualify it (${relations[0] ?? ''}.${written})`,
+      ...(within === undefined ? {} : { within }),
+    });
   }
 
   /**
@@ -837,7 +869,8 @@ class Converter {
     const names = array(node.column_names).map((name) => identifier(text(name)));
     const [first, second] = names;
     if (names.length === 1 && first !== undefined) {
-      if (this.#ambiguous(asciiLower(first), scope)) fail('contract_sql_qualifier_ambiguous');
+      const relations = this.#ambiguous(asciiLower(first), scope);
+      if (relations.length > 0) this.#refuseAmbiguousColumn(first, relations, node);
       return { node: 'column', qualifier: null, name: first };
     }
     if (names.length === 2 && first !== undefined && second !== undefined) {
