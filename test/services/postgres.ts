@@ -13,6 +13,8 @@ import { POSTGRES_REQUIREMENTS, requireInstalled } from './installed.js';
 export interface PostgresServer {
   readonly url: string;
   readonly port: number;
+  /** The folder of its Unix socket (`.s.PGSQL.<port>`). */
+  readonly socketDir: string;
   stop(): void;
 }
 
@@ -79,6 +81,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       return {
         url: `postgres://postgres@127.0.0.1:${port}/postgres`,
         port,
+        socketDir,
         stop() {
           spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], { timeout: 60_000 });
           rmSync(base, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { type CliRun, runCli } from '../../../test/helpers/cli.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 import { type PostgresServer, startPostgres } from '../../../test/services/postgres.js';
 import { copyExample } from '../../contracts/fixtures/resources.js';
@@ -413,6 +413,44 @@ describe('sealkit contract publish, history and replay', () => {
     expect(invalid.stderr.toString('utf8')).toContain('contract_ledger_location_invalid');
     for (const run of [down, invalid])
       expect(scanForSentinels(run, [], ['zqSentinelPassword', 'db.example'])).toEqual([]);
+  });
+
+  it('reads sslmode and socket URLs as libpq does, on a real server without TLS (regression: prefer refused, socket URL invalid)', async () => {
+    const ledger = await database();
+    expect(publish('--ledger', ledger).status).toBe(0);
+    const clean = { ...process.env };
+    delete clean.SEALKIT_LEDGER_URL;
+    delete clean.DATABASE_URL;
+    delete clean.PGSSLMODE;
+    const replay = (url: string, extra: Record<string, string> = {}) =>
+      runCli(['contract', 'replay', '--ledger', url, '--json'], { env: { ...clean, ...extra } });
+    // prefer falls back to a plain connection when the server has no TLS; allow starts plain.
+    for (const run of [
+      replay(ledger, { PGSSLMODE: 'prefer' }),
+      replay(`${ledger}?sslmode=prefer`),
+      replay(ledger, { PGSSLMODE: 'allow' }),
+    ]) {
+      expect({ status: run.status, stderr: run.stderr.toString('utf8') }).toEqual({ status: 0, stderr: '' });
+      expect(jsonOf(run)).toMatchObject({ entries: 6 });
+    }
+    // require insists on TLS, as libpq does: this server has none.
+    const required = replay(ledger, { PGSSLMODE: 'require' });
+    const printed = (run: CliRun) => `${run.stdout.toString('utf8')}${run.stderr.toString('utf8')}`;
+    expect(required.status).toBe(2);
+    expect(printed(required)).toContain('contract_ledger_unavailable');
+    expect(printed(required)).not.toContain('SECURITY WARNING');
+    // A user and a socket folder, no host: libpq's form for a local server.
+    const name = new URL(ledger).pathname;
+    const socket = replay(`postgres://postgres@${name}?host=${server.socketDir}&port=${server.port}`);
+    expect(socket.status).toBe(0);
+    expect(jsonOf(socket)).toMatchObject({ entries: 6 });
+    // A URL of the right scheme that cannot be read says what to check, without quoting it.
+    const badPort = replay('postgres://ci:zqSentinelPassword@127.0.0.1:notaport/x');
+    expect(badPort.status).toBe(2);
+    const said = printed(badPort);
+    expect(said).toContain('contract_ledger_location_invalid');
+    expect(said).toContain('check its port');
+    expect(scanForSentinels(badPort, [], ['zqSentinelPassword'])).toEqual([]);
   });
 
   it('replay reports the position of an entry a superuser tampered with', async () => {

@@ -29,6 +29,11 @@ describe('where the ledger is', () => {
 
   it('accepts both schemes and a URL that leaves the host to PGHOST; refuses other schemes', () => {
     expect(ledgerLocation('postgresql:///contracts', 'p', {}).kind).toBe('postgres');
+    // Regression: a user and a socket folder with no host, as libpq reads it, was refused.
+    expect(ledgerLocation('postgres://ci@/contracts?host=/run/postgresql&port=5433', 'p', {})).toEqual({
+      kind: 'postgres',
+      url: 'postgres://ci@/contracts?host=/run/postgresql&port=5433',
+    });
     for (const bad of ['mysql://root@db/x', 'not a url', 'http://db/x']) {
       expect(() => ledgerLocation(bad, 'p', {})).toThrow(
         expect.objectContaining({ code: 'contract_ledger_location_invalid' }),
@@ -52,7 +57,7 @@ describe('the node-postgres configuration of a ledger URL', () => {
   });
 
   it('leaves what the URL does not say to the PG* variables', async () => {
-    const config = await postgresConfig('postgresql:///contracts');
+    const { first: config } = await postgresConfig('postgresql:///contracts', {});
     expect(config).not.toHaveProperty('host');
     expect(config).not.toHaveProperty('user');
     expect(config).toMatchObject({ database: 'contracts' });
@@ -60,7 +65,7 @@ describe('the node-postgres configuration of a ledger URL', () => {
 
   it('keeps a password the URL gives, and looks one up in the password file otherwise', async () => {
     delete process.env.PGPASSWORD;
-    expect(await postgresConfig('postgres://ci:s3cret@db.internal:6543/contracts')).toMatchObject({
+    expect((await postgresConfig('postgres://ci:s3cret@db.internal:6543/contracts')).first).toMatchObject({
       password: 's3cret',
     });
     dir = mkdtempSync(join(tmpdir(), 'sealkit-pgpass-'));
@@ -68,10 +73,10 @@ describe('the node-postgres configuration of a ledger URL', () => {
     writeFileSync(file, 'other.host:5432:*:*:wrong\ndb.internal:6543:contracts:ci:from-the-file\n');
     chmodSync(file, 0o600);
     process.env.PGPASSFILE = file;
-    const config = await postgresConfig('postgres://ci@db.internal:6543/contracts');
+    const { first: config } = await postgresConfig('postgres://ci@db.internal:6543/contracts');
     expect(typeof config.password).toBe('function');
     expect(await (config.password as () => Promise<string>)()).toBe('from-the-file');
-    const none = await postgresConfig('postgres://nobody@db.internal:6543/contracts');
+    const { first: none } = await postgresConfig('postgres://nobody@db.internal:6543/contracts');
     expect(await (none.password as () => Promise<string>)()).toBe('');
     // libpq ignores a password file that others can read; so does the lookup.
     chmodSync(file, 0o644);
@@ -80,6 +85,33 @@ describe('the node-postgres configuration of a ledger URL', () => {
 
   it('leaves the password to PGPASSWORD when it is set', async () => {
     process.env.PGPASSWORD = 'from-env';
-    expect(await postgresConfig('postgres://ci@db.internal/contracts')).not.toHaveProperty('password');
+    expect((await postgresConfig('postgres://ci@db.internal/contracts')).first).not.toHaveProperty(
+      'password',
+    );
+  });
+
+  it('reads sslmode, in the URL or PGSSLMODE, as libpq does (regression: require and prefer verified the certificate)', async () => {
+    const tls = async (url: string, env: Record<string, string> = {}) => {
+      const { first, fallback } = await postgresConfig(url, env);
+      const shape = (config: Record<string, unknown> | undefined) => {
+        if (config === undefined) return 'none';
+        if (config.ssl === false) return 'plain';
+        const ssl = config.ssl as { rejectUnauthorized?: boolean; checkServerIdentity?: unknown };
+        if (ssl.rejectUnauthorized === false) return 'tls, any certificate';
+        return ssl.checkServerIdentity === undefined ? 'tls, verify-full' : 'tls, verify-ca';
+      };
+      return [shape(first), shape(fallback)];
+    };
+    const url = 'postgres://ci@db.internal/contracts';
+    expect(await tls(url)).toEqual(['plain', 'none']);
+    expect(await tls(`${url}?sslmode=disable`)).toEqual(['plain', 'none']);
+    expect(await tls(`${url}?sslmode=require`)).toEqual(['tls, any certificate', 'none']);
+    expect(await tls(url, { PGSSLMODE: 'require' })).toEqual(['tls, any certificate', 'none']);
+    expect(await tls(`${url}?sslmode=prefer`)).toEqual(['tls, any certificate', 'plain']);
+    expect(await tls(url, { PGSSLMODE: 'prefer' })).toEqual(['tls, any certificate', 'plain']);
+    expect(await tls(url, { PGSSLMODE: 'allow' })).toEqual(['plain', 'tls, any certificate']);
+    expect(await tls(`${url}?sslmode=verify-full`)).toEqual(['tls, verify-full', 'none']);
+    // The URL's sslmode wins over PGSSLMODE.
+    expect(await tls(`${url}?sslmode=disable`, { PGSSLMODE: 'require' })).toEqual(['plain', 'none']);
   });
 });

@@ -28,15 +28,16 @@ export function ledgerLocation(
   const chosen =
     url ?? LEDGER_URL_VARIABLES.map((name) => env[name]).find((value) => value !== undefined && value !== '');
   if (chosen === undefined) return { kind: 'embedded', projectDir };
-  let parsed: URL;
-  try {
-    parsed = new URL(chosen);
-  } catch {
-    throw refuseLedger('contract_ledger_location_invalid', { role: 'ledger' });
-  }
-  // An empty host (postgres:///contracts) is libpq's "the default host": PGHOST, else localhost.
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw refuseLedger('contract_ledger_location_invalid', { role: 'ledger' });
+  // Only the scheme is checked here; the rest is read as libpq reads it when
+  // the connection is opened. An empty host (postgres:///contracts, or
+  // postgres://user@/contracts?host=/run/postgresql) is libpq's "the default
+  // host": `host=`, else PGHOST, else localhost. (A WHATWG URL parser refuses
+  // the second form.)
+  if (!/^postgres(ql)?:\/\//i.test(chosen)) {
+    throw refuseLedger('contract_ledger_location_invalid', {
+      role: 'ledger',
+      hint: 'give a postgres:// or postgresql:// URL, or no --ledger (nor SEALKIT_LEDGER_URL, DATABASE_URL) for the embedded ledger',
+    });
   }
   return { kind: 'postgres', url: chosen };
 }

@@ -124,7 +124,7 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode, ContractLe
   },
   contract_ledger_location_invalid: {
     category: 'malformed',
-    message: 'the ledger location is not a postgres:// or postgresql:// URL',
+    message: 'the ledger location is not a postgres:// or postgresql:// URL that can be read',
   },
   contract_ledger_missing: {
     category: 'missing',
