@@ -68,6 +68,7 @@ export {
   DEFAULT_PROJECT_LIMITS as DEFAULT_CONTRACT_PROJECT_LIMITS,
   type ProjectLimits as ContractProjectLimits,
   readContractProjectFiles,
+  requireContractProjectFolder,
 } from './project/load.js';
 export {
   type CachedContractProject,

@@ -10,7 +10,13 @@ import type {
   PublicationPlan,
   PublicationPlanItem,
 } from '../../contracts/index.js';
-import { ledgerLocation, openLedger, prepareEmbeddedLedger, refuseLedger } from '../../contracts/index.js';
+import {
+  ledgerLocation,
+  openLedger,
+  prepareEmbeddedLedger,
+  refuseLedger,
+  requireContractProjectFolder,
+} from '../../contracts/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
@@ -216,6 +222,8 @@ export async function openExistingLedger(
   projectDir: string,
 ): Promise<LedgerConnection> {
   const location = ledgerLocation(url, projectDir);
+  // A mistyped or wrong folder is named as such, not as a ledger that cannot be opened.
+  if (location.kind === 'embedded') requireContractProjectFolder(projectDir);
   compileEmbeddedLedgerQuickly(location);
   try {
     return await openLedger(location, { create: false });
@@ -226,6 +234,22 @@ export async function openExistingLedger(
         `publish first with 'sealkit contract publish ${projectDir}', or pass --ledger URL`,
       );
     }
-    throw error;
+    throw placeEmbeddedLedgerFailure(error, location, projectDir);
   }
+}
+
+/**
+ * An embedded ledger that cannot be opened or created is placed at its
+ * folder, with what to check: the folder is the user's own project.
+ */
+export function placeEmbeddedLedgerFailure(
+  error: unknown,
+  location: LedgerLocation,
+  projectDir: string,
+): unknown {
+  if (location.kind !== 'embedded' || !refuseLedger.is(error, 'contract_ledger_unavailable')) return error;
+  return error.at(
+    { path: join(projectDir, '.sealkit', 'ledger') },
+    `check that this account can create and write ${join(projectDir, '.sealkit')} and that its disk is not full`,
+  );
 }

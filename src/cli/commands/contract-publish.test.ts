@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -348,6 +357,37 @@ describe('sealkit contract publish, history and replay', () => {
       expect(jsonOf(busy)).toMatchObject({ reason_code: 'contract_ledger_busy' });
     } finally {
       held.lock.release();
+    }
+  });
+
+  it('names a wrong project folder, and a project where the ledger cannot be created, by path (regression: all were ledger_unavailable)', () => {
+    const said = (run: CliRun) => run.stderr.toString('utf8');
+    const missing = join(dir, 'no-such-project');
+    for (const args of [
+      ['history', missing, '--resource', ORDERS],
+      ['replay', missing],
+    ]) {
+      const run = runCli(['contract', ...args]);
+      expect(run.status).toBe(2);
+      expect(said(run)).toContain(`error[contract_project_missing]`);
+      expect(said(run)).toContain(`--> ${missing}`);
+    }
+    const file = join(project, 'sources', 'orders.yaml');
+    const notFolder = runCli(['contract', 'history', file, '--resource', ORDERS]);
+    expect(said(notFolder)).toContain('error[contract_project_not_directory]');
+    expect(said(notFolder)).toContain(`--> ${file}`);
+
+    // A project this account may read but not write: the ledger's folder cannot be created.
+    chmodSync(project, 0o555);
+    try {
+      const readOnly = publish();
+      expect(readOnly.status).toBe(2);
+      expect(said(readOnly)).toContain('error[contract_ledger_unavailable]');
+      expect(said(readOnly)).toContain(`--> ${join(project, '.sealkit', 'ledger')}`);
+      expect(said(readOnly)).toContain(`can create and write ${join(project, '.sealkit')}`);
+      expect(existsSync(join(project, '.sealkit'))).toBe(false);
+    } finally {
+      chmodSync(project, 0o755);
     }
   });
 

@@ -28,6 +28,7 @@ import {
   headJson,
   headText,
   LEDGER_DISCLOSURE,
+  placeEmbeddedLedgerFailure,
   planJson,
   planText,
   refusedByTamper,
@@ -157,7 +158,11 @@ async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerCo
     if (dryRun && location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
       return null;
     }
-    throw error;
+    throw placeEmbeddedLedgerFailure(
+      error,
+      location,
+      location.kind === 'embedded' ? location.projectDir : '',
+    );
   }
 }
 

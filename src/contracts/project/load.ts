@@ -53,6 +53,15 @@ export function readContractProjectFiles(
   );
 }
 
+/**
+ * Refuses a contract project folder that does not exist, is not a folder or
+ * is a symbolic link, as reading the project would, without reading it: for
+ * commands that only open the project's embedded ledger.
+ */
+export function requireContractProjectFolder(path: string): void {
+  openRoot(path).close();
+}
+
 function openRoot(path: string): Dir {
   const location = { path };
   try {
