@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
 import { refuseDistributor } from '../../refusals.js';
-import { classifyS3Error, s3Refusal } from './errors.js';
+import { classifyS3Error, type S3FailureKind, s3Refusal } from './errors.js';
 import { bareEtag } from './etag.js';
 import { DeleteObjectCommand, GetBucketVersioningCommand, PutObjectCommand } from './sdk.js';
 
@@ -35,8 +35,12 @@ export function probeKey(destinationPrefix: string, run: string): string {
  * refused `destination_conditional_writes_unsupported`, or
  * `destination_versioning_unsupported` when the bucket has versioning on
  * (Ceph RGW ignores `If-None-Match` and fails every `If-Match` there). A
- * request failure is the destination's own refusal (credentials, access,
- * bucket, network). Throws the refusal.
+ * store that lets sealkit write but not delete (a policy denying
+ * `s3:DeleteObject`) is refused `destination_access_denied` here, before any
+ * bundle is written: a run could then publish but never remove its own
+ * markers, and would lock its own next run out. A request failure is the
+ * destination's own refusal (credentials, access, bucket, network). Throws
+ * the refusal.
  */
 export async function probeStore(
   client: S3Client,
@@ -60,6 +64,7 @@ export async function probeStore(
       (answer) => ({ answer }),
       (error: unknown) => ({ error }),
     );
+  let capabilities: StoreCapabilities;
   try {
     const first = await conditional.put('sealkit probe 1\n', { IfNoneMatch: '*' });
     if (first === 'refused') return await unsupported(client, bucket);
@@ -72,13 +77,20 @@ export async function probeStore(
     }
     const outcome = await checked;
     if ('error' in outcome) throw outcome.error;
-    return { checksumVerified: outcome.answer === 'refused' };
+    capabilities = { checksumVerified: outcome.answer === 'refused' };
   } catch (error) {
-    throw error instanceof Refusal ? error : s3Refusal(error, 'write');
-  } finally {
     await checked;
     await Promise.all([conditional.remove(), checksum.remove()]);
+    throw error instanceof Refusal ? error : s3Refusal(error, 'write');
   }
+  const removed = await Promise.all([conditional.remove(), checksum.remove()]);
+  if (removed.includes('access_denied')) {
+    throw refuseDistributor('destination_access_denied', {
+      role: 'destination',
+      hint: 'the store let sealkit write under the prefix but not delete there: sealkit needs s3:DeleteObject to remove its pending markers and the outputs a new edition drops',
+    });
+  }
+  return capabilities;
 }
 
 /** One object the probe writes, with every version it made (a versioned bucket keeps each). */
@@ -120,9 +132,13 @@ class ProbeObject {
     }
   }
 
-  /** Deletes every version written, then the key itself when the bucket keeps none. Best effort. */
-  async remove(): Promise<void> {
-    if (!this.#wrote) return;
+  /**
+   * Deletes every version written, then the key itself when the bucket keeps
+   * none. A probe object left behind sits beside the bundles, never inside
+   * one; the kind of failure is returned for the caller to judge.
+   */
+  async remove(): Promise<S3FailureKind | undefined> {
+    if (!this.#wrote) return undefined;
     try {
       for (const version of this.#versions) {
         await this.#client.send(
@@ -131,8 +147,9 @@ class ProbeObject {
       }
       if (this.#versions.length === 0)
         await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key }));
-    } catch {
-      // A probe object left behind sits beside the bundles, never inside one.
+      return undefined;
+    } catch (error) {
+      return classifyS3Error(error);
     }
   }
 }

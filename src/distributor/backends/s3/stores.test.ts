@@ -305,6 +305,39 @@ describe('causes that look alike get codes of their own', () => {
     }
     expect(await listKeys(ctx.s3, denied, '')).toEqual([]);
   });
+  it('regression: a bucket that denies DeleteObject is refused destination_access_denied before any bundle is written (it published, then locked its own next run out)', async () => {
+    const denied = await ctx.rgw.createBucket('nodelete');
+    const { run } = fixture(daily, { bucket: denied });
+    await ctx.s3.send(
+      new PutBucketPolicyCommand({
+        Bucket: denied,
+        Policy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Deny',
+              Principal: '*',
+              Action: ['s3:DeleteObject'],
+              Resource: [`arn:aws:s3:::${denied}/*`],
+            },
+          ],
+        }),
+      }),
+    );
+    try {
+      const report = await run();
+      expect(report.status).toBe('refused');
+      expect(report.outcomes.map((o) => [o.outcome, o.reason_code])).toEqual([
+        ['refused', 'destination_access_denied'],
+      ]);
+      expect(JSON.stringify(report)).toContain('s3:DeleteObject');
+    } finally {
+      await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
+    }
+    // Only the probe's own objects were written (the policy kept them); no bundle key, no marker.
+    const keys = await listKeys(ctx.s3, denied, '');
+    expect(keys.every((key) => /(^|\/)\.distributor\.probe-[0-9a-f]{32}$/.test(key))).toBe(true);
+  });
 });
 
 describe('object headers for a static site', () => {
