@@ -53,6 +53,8 @@ describe('object limits at planning', () => {
       ['site', 'published'],
     ]);
     expect(result.aborted).toBe(false);
+    // The refusal names the output, for the report to say which file.
+    expect(result.items[0]).toMatchObject({ output_path: 'huge.bin' });
     expect(actions(plan([{ path: 'huge.bin', size: 5 * 1024 ** 3 }], S3_LIMITS))[0]).toEqual([
       'archive',
       'published',

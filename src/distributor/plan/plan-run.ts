@@ -161,7 +161,8 @@ function planItem(
       break;
   }
   const overLimit = limits === undefined ? undefined : limitProblem(bundle.dir, outputs, limits);
-  if (overLimit !== undefined) return { ...head, outcome: 'refused', reason_code: overLimit };
+  if (overLimit !== undefined)
+    return { ...head, outcome: 'refused', reason_code: overLimit.code, output_path: overLimit.path };
   const state = {
     schema_version: 1 as const,
     distributor_version: DISTRIBUTOR_VERSION,
@@ -187,20 +188,22 @@ function planItem(
 const OWN_NAMES = ['.distributor.json', '.distributor.pending.json'] as const;
 
 /**
- * An output the destination cannot store as one object (too large), or whose
- * key (`<prefix>/<bundle dir>/<path>`) is longer than the destination allows;
- * the bundle's own state and marker keys count too.
+ * The first output the destination cannot store as one object (too large),
+ * or whose key (`<prefix>/<bundle dir>/<path>`) is longer than the
+ * destination allows (the bundle's own state and marker keys count too),
+ * with that output's path.
  */
 function limitProblem(
   dir: BundleDir,
   outputs: readonly { readonly path: string; readonly size: number }[],
   limits: ObjectLimits,
-): 'output_too_large' | 'output_key_too_long' | undefined {
-  if (outputs.some((output) => output.size > limits.max_object_bytes)) return 'output_too_large';
+): { readonly code: 'output_too_large' | 'output_key_too_long'; readonly path: string } | undefined {
+  const large = outputs.find((output) => output.size > limits.max_object_bytes);
+  if (large !== undefined) return { code: 'output_too_large', path: large.path };
   const base = limits.key_prefix_bytes + Buffer.byteLength(dir, 'utf8') + 1;
   const names = [...OWN_NAMES, ...outputs.map((output) => output.path)];
-  if (names.some((name) => base + Buffer.byteLength(name, 'utf8') > limits.max_key_bytes))
-    return 'output_key_too_long';
+  const long = names.find((name) => base + Buffer.byteLength(name, 'utf8') > limits.max_key_bytes);
+  if (long !== undefined) return { code: 'output_key_too_long', path: long };
   return undefined;
 }
 

@@ -20,6 +20,8 @@ export interface ItemOutcome {
   readonly outputs?: number;
   /** `conflict_different_id` only: the id of the bundle the destination holds (`bundle_id` is the source's). */
   readonly destination_bundle_id?: string;
+  /** `output_too_large` and `output_key_too_long` only: the output (its path in the bundle) over the limit. */
+  readonly output_path?: string;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
@@ -92,7 +94,12 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
           : { destination_bundle_id: item.destination_bundle_id }),
       };
     case 'refused':
-      return { ...head, outcome: 'refused', reason_code: item.reason_code };
+      return {
+        ...head,
+        outcome: 'refused',
+        reason_code: item.reason_code,
+        ...(item.output_path === undefined ? {} : { output_path: item.output_path }),
+      };
   }
 }
 
@@ -221,6 +228,10 @@ function adviceFor(item: ItemOutcome): string | undefined {
       return 'outputs its .distributor.json lists are gone: remove the published bundle folder, and the next run publishes it anew';
     case 'destination_unlisted_entry':
       return 'files or folders beside the outputs were not written by sealkit, and it never deletes them: move them away to let it replace the bundle';
+    case 'output_too_large':
+      return `output '${item.output_path ?? '?'}' is larger than one object at this destination can be (5 GiB for S3): split it, or publish it to a local destination`;
+    case 'output_key_too_long':
+      return `the key of '${item.output_path ?? '?'}' (prefix, bundle folder and path) would be longer than the destination allows (1,024 bytes for S3): shorten the prefix, the bundle folder or the file name`;
     default:
       return undefined;
   }

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { hashThreadFree } from '../../core/digest/index.js';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
-import type { DestinationBackend, Step } from '../backend.js';
+import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
 import type { PipelineConfig } from '../config/types.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
@@ -260,6 +260,7 @@ class EarlyVerification {
   readonly #pipeline: SourcePipeline;
   readonly #parents: HeldDirs;
   readonly #categories: readonly OutputCategories[];
+  readonly #limits: readonly (ObjectLimits | undefined)[];
   readonly #options: { readonly renderHtml: boolean; readonly variants: readonly PageVariant[] };
   readonly #started: { readonly bundle: SourceBundle; readonly work: StartedVerification }[] = [];
 
@@ -267,6 +268,7 @@ class EarlyVerification {
     this.#pipeline = pipeline;
     this.#parents = new HeldDirs(root);
     this.#categories = pipeline.destinations.map((d) => d.config.outputs);
+    this.#limits = pipeline.destinations.map((d) => d.backend?.limits);
     const variants = pageVariants(pipeline);
     this.#options = { renderHtml: variants.length > 0, variants };
   }
@@ -283,7 +285,7 @@ class EarlyVerification {
     this.#settleReady();
     if (this.#started.length >= EARLY_IN_FLIGHT || this.#pipeline.failures.length > 0) return;
     if (views.length !== this.#pipeline.destinations.length || !hashThreadFree()) return;
-    if (writesBefore({ ...bundle, views: [...views] }, this.#categories) !== 'none') return;
+    if (writesBefore({ ...bundle, views: [...views] }, this.#categories, this.#limits) !== 'none') return;
     const work = startVerifyBundleFiles(this.#parents, bundle.dir, bundle.manifest, this.#options);
     this.#started.push({ bundle, work });
   }
@@ -361,6 +363,7 @@ function verifyEach(
   const variants = pageVariants(pipeline);
   const renderHtml = variants.length > 0;
   const categories = pipeline.destinations.map((d) => d.config.outputs);
+  const limits = pipeline.destinations.map((d) => d.backend?.limits);
   // Bundles only hashed are begun in order and finished in the same order,
   // so their large files hash on other threads while the next ones are
   // opened (docs/performance.md, "Hashing on both cores"); failures and
@@ -376,7 +379,7 @@ function verifyEach(
       // newer sealkit renders differently). Then the bundle is first only
       // hashed and rendered, and read a second time, into the snapshot, when
       // a page did change.
-      const before = writesBefore(bundle, categories);
+      const before = writesBefore(bundle, categories, limits);
       // A failure only ever makes the run stop writing: a bundle not writable
       // now stays so whatever the bundles in flight turn out to be.
       if (before === 'none' || context.hashOnly || pipeline.failures.length > 0) {
@@ -617,12 +620,17 @@ const isWrite = (outcome: string): boolean => outcome === 'published' || outcome
 function writesBefore(
   bundle: SourceBundle,
   categories: readonly OutputCategories[],
+  limits: readonly (ObjectLimits | undefined)[] = [],
 ): 'write' | 'pages' | 'none' {
   let pagesOnly = false;
   for (const [index, view] of bundle.views.entries()) {
     const wanted = categories[index];
     const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
     const outcome = decide(bundle.manifest, view, expected).outcome;
+    // An output larger than the destination can store is refused at planning
+    // from its manifest size: no need to copy the bundle for that destination.
+    const max = limits[index]?.max_object_bytes;
+    if (max !== undefined && expected?.some((output) => (output.size ?? 0) > max) === true) continue;
     if (isWrite(outcome)) return 'write';
     if (outcome === 'skipped_same' && expected?.some((output) => output.sha256 === undefined) === true)
       pagesOnly = true;
