@@ -271,10 +271,11 @@ describe('sealkit contract publish, history and replay', () => {
         column: 12,
         pointer: 'contract.version',
       },
-      hint: '1.3.0 is published with other content: give this change a new version, above 1.3.0',
+      // regression: the hint asked for any version above 1.3.0, and 1.3.1 was then refused as breaking.
+      hint: "1.3.0 is published with other content: the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.3.0)",
     });
     expect(publish('--resource', ORDERS).stderr.toString()).toContain(
-      `--> ${join(project, 'sources', 'orders.yaml')}:8:12\n  = at: contract.version\n  = help: 1.3.0 is published with other content: give this change a new version, above 1.3.0\n`,
+      `--> ${join(project, 'sources', 'orders.yaml')}:8:12\n  = at: contract.version\n  = help: 1.3.0 is published with other content: the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.3.0)\n`,
     );
     edit('version: 1.3.0', 'version: 1.4.0');
     const minor = publish('--resource', ORDERS, '--json');

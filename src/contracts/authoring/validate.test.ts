@@ -226,6 +226,50 @@ describe('the authoring schemas', () => {
     ]);
   });
 
+  it.each([
+    ['a quoted two-part version', { version: '1.3' }, 'contract.version', null],
+    ['a v prefix', { version: 'v1.3.0' }, 'contract.version', '1.3.0'],
+    ['a leading zero', { version: '1.03.0' }, 'contract.version', '1.3.0'],
+    ['a pre-release suffix', { version: '1.3.0-rc1' }, 'contract.version', null],
+  ])('regression: a malformed version says what a version is: %s', (_label, contract, pointer, meant) => {
+    const doc = source({ contract: { compatibility: 'backward', ...contract } });
+    const error = refusal(() => read(yamlOf(doc)));
+    const rule =
+      'a version is MAJOR.MINOR.PATCH: three whole numbers without leading zeros or suffixes, e.g. 1.3.0';
+    expect([error.code, error.location?.pointer, error.hint]).toEqual([
+      'contract_identifier_invalid',
+      pointer,
+      meant === null ? rule : `did you mean '${meant}'? ${rule}`,
+    ]);
+  });
+
+  it('regression: an unquoted two-part version (a YAML number) says how to write it', () => {
+    const error = refusal(() =>
+      read(
+        'kind: Source\nid: t.source.orders\nname: orders\ncontract:\n  version: 1.3\n  compatibility: backward\nfields:\n  - {name: a, type: string}\n',
+      ),
+    );
+    expect([error.code, error.location?.pointer, error.hint]).toEqual([
+      'contract_field_invalid',
+      'contract.version',
+      'a version is written MAJOR.MINOR.PATCH, e.g. version: 1.3.0 (a YAML string without quotes)',
+    ]);
+  });
+
+  it('regression: an id or a name out of its rules says what they are, with the lowercase one meant', () => {
+    const error = refusal(() => read(yamlOf(source({ id: 'T.Source.Orders', name: 'Orders' }))));
+    expect([error, ...error.also].map((one) => [one.location?.pointer, one.hint])).toEqual([
+      [
+        'id',
+        "did you mean 't.source.orders'? an id is lowercase segments separated by dots, each starting with a letter (letters, digits, _ and -), e.g. retail.source.orders",
+      ],
+      [
+        'name',
+        "did you mean 'orders'? a name is lowercase letters, digits and _, starting with a letter or _, at most 63 characters, e.g. order_facts",
+      ],
+    ]);
+  });
+
   it('says what to add for a missing field and what was expected for a mistyped one', () => {
     const doc = source({ fields: [{ name: 'a', type: 'strng', nullable: 'no' }] });
     delete (doc as { id?: unknown }).id;

@@ -10,7 +10,15 @@ import {
 } from '../../core/input/index.js';
 import { didYouMean, guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { fieldPathOf } from './field-path.js';
-import { IDENTIFIER_PATTERNS } from './identifiers.js';
+import {
+  asciiLower,
+  IDENTIFIER_PATTERNS,
+  MEMBER_TARGET_PATTERN,
+  NAME_PATTERN,
+  REFERENCE_PATTERN,
+  RESOURCE_ID_PATTERN,
+  VERSION_PATTERN,
+} from './identifiers.js';
 import { allowedKeysAt } from './locate.js';
 import { PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
@@ -198,7 +206,9 @@ function refusalsOf(
     } else if (problem.kind === 'missing_key') {
       out.push(located('contract_field_missing', problem.path, at, hint));
     } else {
-      out.push(located('contract_field_invalid', problem.path, at, problem.hint));
+      out.push(
+        located('contract_field_invalid', problem.path, at, versionHint(node, problem.path) ?? problem.hint),
+      );
     }
   }
   return out.length === 0 ? [refuseContract('contract_field_invalid', { role })] : out;
@@ -332,6 +342,9 @@ function hintOf(
     const near = given === undefined ? undefined : didYouMean(given, allowed);
     return near ?? `expected one of ${allowed.join(', ')}`;
   }
+  if (code === 'contract_identifier_invalid' && issue.code === 'invalid_format') {
+    return identifierHint('pattern' in issue ? String(issue.pattern) : '', given);
+  }
   if (code === 'contract_type_invalid') {
     const near = given === undefined ? undefined : didYouMean(given, [...SIMPLE_TYPE_NAMES, 'decimal(P,S)']);
     return near ?? `expected one of ${SIMPLE_TYPE_NAMES.join(', ')} or decimal(P,S) with P ≤ 38 and S ≤ P`;
@@ -344,6 +357,56 @@ function hintOf(
   }
   return undefined;
 }
+
+/**
+ * `version: 1.3` is a YAML number, and quoting it only leads to the version
+ * rule: say at once what a version is, with the one meant.
+ */
+function versionHint(node: YamlNode | null, path: readonly PathSegment[]): string | undefined {
+  if (path.at(-1) !== 'version' || node === null) return undefined;
+  const found = nodeAt(node, path, true);
+  if (found?.kind !== 'number') return undefined;
+  const meant = /^[0-9]+\.[0-9]+$/.test(found.source) ? `${found.source}.0` : '1.3.0';
+  return `a version is written MAJOR.MINOR.PATCH, e.g. version: ${meant} (a YAML string without quotes)`;
+}
+
+/** What an identifier of each kind looks like, with the value the user probably meant when one is close. */
+function identifierHint(pattern: string, given: string | undefined): string | undefined {
+  const rule = IDENTIFIER_RULES.find(([known]) => String(known) === pattern);
+  if (rule === undefined) return undefined;
+  const [known, text] = rule;
+  const meant =
+    given === undefined ? undefined : meantIdentifier(given).find((candidate) => known.test(candidate));
+  return meant === undefined || meant === given ? text : `did you mean '${meant}'? ${text}`;
+}
+
+/** Spellings people use for an identifier that the rules refuse, tidied: `v1.3.0`, `Orders`, `1.03.0`. */
+function meantIdentifier(given: string): readonly string[] {
+  const lower = asciiLower(given.trim());
+  const unprefixed = lower.replace(/^v(?=[0-9])/, '');
+  const unpadded = unprefixed.replace(/(^|\.)0+(?=[0-9])/g, '$1');
+  return [lower, unprefixed, unpadded];
+}
+
+const IDENTIFIER_RULES: readonly (readonly [RegExp, string])[] = [
+  [
+    VERSION_PATTERN,
+    'a version is MAJOR.MINOR.PATCH: three whole numbers without leading zeros or suffixes, e.g. 1.3.0',
+  ],
+  [
+    RESOURCE_ID_PATTERN,
+    'an id is lowercase segments separated by dots, each starting with a letter (letters, digits, _ and -), e.g. retail.source.orders',
+  ],
+  [
+    NAME_PATTERN,
+    'a name is lowercase letters, digits and _, starting with a letter or _, at most 63 characters, e.g. order_facts',
+  ],
+  [
+    MEMBER_TARGET_PATTERN,
+    'a target is a resource id or name, a dot, and a member name, e.g. customers.customer_id',
+  ],
+  [REFERENCE_PATTERN, 'a reference is a resource id (retail.source.orders) or a project-local name (orders)'],
+];
 
 function codeOf(issue: z.core.$ZodIssue): ContractRefusalCode {
   switch (issue.code) {

@@ -162,10 +162,35 @@ function repeatedDecision(subject: Subject, latest: LedgerEntry | undefined): De
       'contract_ledger_version_reused',
       'version',
       undefined,
-      `${version} is published with other content: give this change a new version, above ${latest?.version ?? version}`,
+      `${version} is published with other content: ${nextVersionAdvice(subject, latest)}`,
     );
   }
   return undefined;
+}
+
+/**
+ * The version a reused one should become: the next major when the change
+ * against the latest entry is breaking (the version rule would refuse
+ * anything less), else the next patch; without a latest entry to classify
+ * against, only that it must be above the newest.
+ */
+function nextVersionAdvice(subject: Subject, latest: LedgerEntry | undefined): string {
+  const newest = latest === undefined ? undefined : parseContractVersion(latest.version);
+  if (latest === undefined || newest === undefined)
+    return `give this change a new version, above ${subject.version}`;
+  let breaking: boolean;
+  try {
+    breaking =
+      classifyContractVersion(latest.projection, subject.request.candidate.bytes, {
+        baselineDigest: latest.digest,
+        candidateDigest: subject.request.candidate.digest,
+      }).verdict === 'breaking';
+  } catch {
+    return `give this change a new version, above ${latest.version}`;
+  }
+  return breaking
+    ? `the change is breaking: write version ${newest.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`
+    : `write a version above ${latest.version}, e.g. ${newest.major}.${newest.minor}.${newest.patch + 1}`;
 }
 
 function genesisDecision(subject: Subject, latest: LedgerEntry | undefined): Decision {

@@ -153,7 +153,12 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       const v1 = await source('1.0.0');
       await publish([request(v1, 'genesis')]);
       const other = await source('1.0.0', { status: { nullable: false } });
-      expect(refusalOf(await planOnly([request(other, v1.digest)]))).toBe('contract_ledger_version_reused');
+      const plan = await planOnly([request(other, v1.digest)]);
+      expect(refusalOf(plan)).toBe('contract_ledger_version_reused');
+      // A change that is not breaking: any version above the newest will do.
+      expect(plan.items[0]?.refusal?.hint).toBe(
+        '1.0.0 is published with other content: write a version above 1.0.0, e.g. 1.0.1',
+      );
     });
 
     it('refuses a version that does not increase', async () => {
