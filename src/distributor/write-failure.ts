@@ -13,6 +13,8 @@ const CAUSES: { readonly [code: string]: string } = {
   EIO: 'the device reported an I/O error (EIO)',
   EACCES: 'the account running sealkit may not write there (EACCES)',
   EPERM: 'the account running sealkit may not write there (EPERM)',
+  ENOENT: 'a folder it needs does not exist (ENOENT)',
+  ENOTDIR: 'a path on the way is not a folder (ENOTDIR)',
   EFBIG: 'a file is larger than the filesystem allows (EFBIG)',
   EMFILE: 'too many open files (EMFILE)',
   ENFILE: 'too many open files on the system (ENFILE)',

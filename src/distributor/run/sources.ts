@@ -73,6 +73,8 @@ export interface SourcePipeline {
   readonly failedOwners: Set<DestinationBackend>;
   /** The private temporary directory failed too: no store is left. */
   temporaryFailed: boolean;
+  /** Why it failed (its errno names the cause in the refusal's hint), when known. */
+  temporaryFailure: unknown;
 }
 
 /** Phase 1: discovery and every manifest (paths and bundle digest included); no listed file is read. */
@@ -91,6 +93,7 @@ export function readManifests(
     current: undefined,
     failedOwners: new Set(),
     temporaryFailed: false,
+    temporaryFailure: undefined,
   };
   const fail = failureRecorder(pipeline);
   if (opened.root === undefined) {
@@ -537,7 +540,7 @@ function verifyKept(
     const store = pipeline.current ?? openStore(pipeline, context, pipelineIndex);
     if (store === undefined) {
       const verified = verify(undefined);
-      if (verified.kind === 'verified') refuseWriters(pipeline, bundle, undefined, undefined);
+      if (verified.kind === 'verified') refuseWriters(pipeline, bundle, undefined, pipeline.temporaryFailure);
       return verified;
     }
     let target: BundleSnapshot | undefined;
@@ -559,8 +562,10 @@ function verifyKept(
     if (verified.kind === 'refused') return verified;
     discardBundle(store, index, context);
     pipeline.current = undefined;
-    if (store.owner === undefined) pipeline.temporaryFailed = true;
-    else pipeline.failedOwners.add(store.owner);
+    if (store.owner === undefined) {
+      pipeline.temporaryFailed = true;
+      pipeline.temporaryFailure = verified.error;
+    } else pipeline.failedOwners.add(store.owner);
     refuseWriters(pipeline, bundle, store.owner, verified.error);
   }
 }
@@ -575,7 +580,7 @@ function refuseWriters(
   pipeline: SourcePipeline,
   bundle: SourceBundle,
   owner: DestinationBackend | undefined,
-  error: SnapshotWriteFailed | undefined,
+  error: unknown,
 ): void {
   const categories = pipeline.destinations.map((d) => d.config.outputs);
   for (const [position, destination] of pipeline.destinations.entries()) {
@@ -590,8 +595,10 @@ function refuseWriters(
         ? destinationWriteFailed(error)
         : refuseDistributor('snapshot_write_failed', {
             role: 'destination',
-            hint:
-              writeFailureCause(error) ?? "check the free space of the run's temporary directory (TMPDIR)",
+            hint: `the run's temporary directory (TMPDIR, else /tmp) could not hold its copy of the bundle: ${
+              writeFailureCause(error) ??
+              'check that it exists, that this account can write it, and its free space'
+            }`,
           });
     bundle.views[position] = { kind: 'refused', reason_code: reasonCodeOf(refusal) };
     bundle.writeFailures.set(destination.config.id, refusal);
@@ -719,8 +726,9 @@ function openStore(
     } finally {
       base.close();
     }
-  } catch {
+  } catch (error: unknown) {
     pipeline.temporaryFailed = true;
+    pipeline.temporaryFailure = error;
     return undefined;
   }
 }

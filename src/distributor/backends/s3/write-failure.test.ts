@@ -107,10 +107,21 @@ describe('S3 destinations that fail', () => {
       ['small', 'bucket', 'published', ''],
     ]);
     expect(report.outcomes[0]?.refusal?.hint).toBe(
-      "destination 'bucket', bundle 'b': no space left on the filesystem (ENOSPC)",
+      "destination 'bucket', bundle 'b': the run's temporary directory (TMPDIR, else /tmp) could not hold its copy of the bundle: no space left on the filesystem (ENOSPC)",
     );
     expect(await listKeys(ctx.s3, bucket, 'big/')).toEqual([]);
     expect(readdirSync(mounts.fullTmpdir)).toEqual([]);
+
+    // Regression: a TMPDIR that does not exist was also told to check its free space.
+    process.env.TMPDIR = join(mounts.fullTmpdir, 'no-such-folder');
+    try {
+      report = await distributeRun({ config });
+    } finally {
+      process.env.TMPDIR = previous;
+    }
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'b': the run's temporary directory (TMPDIR, else /tmp) could not hold its copy of the bundle: a folder it needs does not exist (ENOENT)",
+    );
   });
 
   it('refuses two destinations on overlapping prefixes of one bucket before writing anything', async () => {
