@@ -136,6 +136,21 @@ describe('distribute manifest: what is left out', () => {
     expect(refusal.hint).toBe('every file was left out (hidden or excluded)');
     expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
   });
+
+  it('regression: an empty folder and a missing one are each said as such', () => {
+    const empty = join(bundle, 'empty');
+    mkdirSync(empty);
+    const none = refusalOf(() => writeManifest(empty, { id: 'w22', created: CREATED }));
+    expect([none.code, none.hint]).toEqual([
+      'manifest_files_invalid',
+      "the folder holds no file: a manifest lists at least one (put the bundle's files in it first)",
+    ]);
+    const missing = refusalOf(() => writeManifest(join(bundle, 'no-such'), { id: 'w22', created: CREATED }));
+    expect([missing.code, missing.hint]).toEqual([
+      'source_root_missing',
+      'no such bundle folder: create it, or fix the path',
+    ]);
+  });
 });
 
 describe('distribute manifest: --replace', () => {

@@ -105,9 +105,12 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
     if (paths.length === 0 || paths.length > MAX_FILES) {
       throw refuseDistributor('manifest_files_invalid', {
         role: 'manifest',
-        ...(paths.length === 0 && listing.leftOut.length > 0
-          ? { hint: 'every file was left out (hidden or excluded)' }
-          : {}),
+        hint:
+          paths.length > MAX_FILES
+            ? `the folder holds ${paths.length} files; a manifest lists at most ${MAX_FILES}`
+            : listing.leftOut.length > 0
+              ? 'every file was left out (hidden or excluded)'
+              : "the folder holds no file: a manifest lists at least one (put the bundle's files in it first)",
       });
     }
     const clash = pathSetProblemAt(paths);

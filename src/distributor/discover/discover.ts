@@ -182,7 +182,13 @@ function typeOf(dir: Dir, entry: DirEntry): DirEntryType | undefined {
  */
 export function sourceRootProblem(error: unknown, role: 'bundle' | 'source' = 'source'): Refusal {
   if (isFsError(error, 'ENOENT'))
-    return refuseDistributor('source_root_missing', { role, hint: 'create it, or fix the path' });
+    return refuseDistributor('source_root_missing', {
+      role,
+      hint:
+        role === 'bundle'
+          ? 'no such bundle folder: create it, or fix the path'
+          : 'create it, or fix the path',
+    });
   if (isFsError(error, 'ELOOP')) {
     return refuseDistributor('source_root_symlink', {
       role,
