@@ -307,6 +307,20 @@ describe('distributor configuration', () => {
     ]);
   });
 
+  it('regression: a misspelt kind holds the keys to the kind it was meant to be, in the same run', () => {
+    // `outptus` was reported only once `kind` was fixed.
+    const text = VALID.replace('kind: local', 'kind: locall').replace(
+      '        root: /srv/site\n        outputs:',
+      '        root: /srv/site\n        outptus:',
+    );
+    const refusal = refusalOf(text);
+    expect([refusal, ...refusal.also].map((one) => [one.code, one.location?.pointer, one.hint])).toEqual([
+      ['config_invalid_value', 'pipelines[0].destinations[0].kind', "did you mean 'local'?"],
+      // The misspelt key is the missing `outputs`: one error, which names the key to write.
+      ['config_unknown_key', 'pipelines[0].destinations[0].outptus', "did you mean 'outputs'?"],
+    ]);
+  });
+
   it('reports every independent error at once: two unknown keys in two destinations and a bad bucket', () => {
     const text = VALID.replace('source: false, html: true', 'source: false, htm: true')
       .replace('bucket: report-archive', 'bucket: Report_Archive')

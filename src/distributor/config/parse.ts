@@ -215,9 +215,11 @@ class ConfigReader {
         [...path, 'kind'],
         near === undefined ? "kind is 'local' or 's3'" : `did you mean '${near}'?`,
       );
-      // Every fault at once: the keys both kinds share are still checked
-      // (which other keys are allowed depends on the kind).
+      // Every fault at once: the keys both kinds share are still checked, and
+      // when the kind is a misspelling of one (`locall`), the keys are held to
+      // that kind's, so a misspelt key beside it shows in the same run.
       this.sharedKeys(node, path);
+      if (near !== undefined) this.record(node, near === 'local' ? LOCAL : S3, path);
       return undefined;
     }
     const fields = this.record(node, kind.value === 'local' ? LOCAL : S3, path);
