@@ -307,6 +307,21 @@ describe('distributor configuration', () => {
     ]);
   });
 
+  it('regression: the bucket written into the endpoint is refused at the endpoint, a proxy path is not', () => {
+    const refusal = refusalOf(VALID.replace('http://127.0.0.1:7480', 'http://127.0.0.1:7480/report-archive'));
+    expect([refusal.code, refusal.location?.pointer, refusal.hint]).toEqual([
+      'config_invalid_value',
+      'pipelines[0].destinations[1].endpoint',
+      "the endpoint is the store's address only (scheme, host and port): the bucket goes in bucket:, not in the endpoint's path",
+    ]);
+    expect(refusal.also).toEqual([]);
+    const proxied = parseConfig(
+      Buffer.from(VALID.replace('http://127.0.0.1:7480', 'https://gateway.internal/s3')),
+      '/base',
+    );
+    expect(proxied.pipelines[0]?.destinations[1]).toMatchObject({ endpoint: 'https://gateway.internal/s3' });
+  });
+
   it('regression: a misspelt kind holds the keys to the kind it was meant to be, in the same run', () => {
     // `outptus` was reported only once `kind` was fixed.
     const text = VALID.replace('kind: local', 'kind: locall').replace(

@@ -260,9 +260,12 @@ class ConfigReader {
     const prefix = this.field(fields, 'prefix', path, (value, at) =>
       this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT),
     );
-    const endpoint = this.optional(fields, 'endpoint', path, (value, at) =>
-      this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL'),
-    );
+    const endpoint = this.optional(fields, 'endpoint', path, (value, at) => {
+      const url = this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL');
+      return url === undefined || bucket === undefined
+        ? url
+        : this.endpointWithoutBucket(url, bucket, value, at);
+    });
     const region = this.optional(fields, 'region', path, (value, at) => this.nonEmpty(value, at));
     const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
       this.boolean(value, at),
@@ -393,6 +396,29 @@ class ConfigReader {
     const entry = fields.get(key);
     if (entry === undefined) return undefined;
     return read(entry.value, [...path, key]) ?? null;
+  }
+
+  /**
+   * The bucket written into the endpoint's path as well as in `bucket:`
+   * (`endpoint: http://host:7480/reports`) is a slip the store would answer
+   * with a different error in each phase: refused here, saying where the
+   * bucket goes. An endpoint with another path (a gateway behind a proxy)
+   * is left as it is.
+   */
+  private endpointWithoutBucket(url: string, bucket: string, node: YamlNode, at: Path): string | undefined {
+    let segments: readonly string[];
+    try {
+      segments = new URL(url).pathname.split('/').filter((segment) => segment !== '');
+    } catch {
+      return this.report('config_invalid_value', node.at, at, 'an endpoint is an http:// or https:// URL');
+    }
+    if (!segments.includes(bucket)) return url;
+    return this.report(
+      'config_invalid_value',
+      node.at,
+      at,
+      "the endpoint is the store's address only (scheme, host and port): the bucket goes in bucket:, not in the endpoint's path",
+    );
   }
 
   private wrongType(node: YamlNode, path: Path, expected: string): undefined {
