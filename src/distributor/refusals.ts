@@ -255,7 +255,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   path_duplicate: { category: 'conflict', message: 'two files have the same path' },
   path_unicode_twin: {
     category: 'conflict',
-    message: 'two file paths differ only in Unicode normalization (NFC/NFD)',
+    message: 'two paths differ only in Unicode normalization (NFC/NFD)',
   },
   path_file_dir_clash: {
     category: 'conflict',

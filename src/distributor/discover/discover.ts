@@ -160,10 +160,36 @@ export function discoverBundles(
     }
   };
   walk(root, [], undefined);
-  return {
-    bundles: options.rootIsBundle === true ? [] : found.sort(compareUtf8).map((path) => toBundleDir(path)),
-    problems,
-  };
+  const bundles =
+    options.rootIsBundle === true ? [] : found.sort(compareUtf8).map((path) => toBundleDir(path));
+  return { bundles, problems: [...problems, ...unicodeTwins(bundles)] };
+}
+
+/**
+ * Bundle folders whose paths differ only in Unicode normalization (`été`
+ * written precomposed and decomposed): most filesystems outside Linux, and
+ * most readers, take them for one folder, so publishing both would let one
+ * overwrite the other wherever they are read. Each one after the first is
+ * refused, as two such files inside one bundle are.
+ */
+function unicodeTwins(bundles: readonly BundleDir[]): DiscoveryProblem[] {
+  const seen = new Set<string>();
+  const twins: DiscoveryProblem[] = [];
+  for (const bundle of bundles) {
+    const nfc = bundle.normalize('NFC');
+    if (!seen.has(nfc)) {
+      seen.add(nfc);
+      continue;
+    }
+    twins.push({
+      bundle,
+      refusal: refuseDistributor('path_unicode_twin', {
+        role: 'bundle',
+        hint: 'another bundle folder has the same name in another Unicode normalization (NFC/NFD): rename one of them',
+      }),
+    });
+  }
+  return twins;
 }
 
 /** The entry's type, by a no-follow stat when the listing did not say; undefined when it is gone. */

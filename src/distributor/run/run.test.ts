@@ -63,6 +63,27 @@ const bundleTree = () => {
   return Object.fromEntries(Object.entries(tree).filter(([path]) => !path.startsWith('.distributor.work')));
 };
 
+describe('bundle folders that differ only in Unicode normalization', () => {
+  it('regression: the second is refused path_unicode_twin before anything is written (both were published)', async () => {
+    const nfc = 'uni/\u00e9t\u00e9';
+    const nfd = 'uni/e\u0301te\u0301';
+    for (const [dir, id] of [
+      [nfc, 'composed'],
+      [nfd, 'decomposed'],
+    ] as const) {
+      makeBundle(source, dir, [REPORT], { id, created: '2026-05-30T11:10:00Z' });
+    }
+    const report = await run();
+    expect(report.status).toBe('refused');
+    // UTF-8 order: the decomposed name (e, U+0301) sorts before the composed one (U+00E9).
+    expect(report.failures.map((failure) => [failure.bundle_dir, failure.reason_code])).toEqual([
+      [nfc, 'path_unicode_twin'],
+    ]);
+    expect(report.counts.published).toBe(0);
+    expect(bundleTree()).toEqual({});
+  });
+});
+
 describe('distribute run (local destination)', () => {
   const FIRST = { id: 'weather.b1', created: '2026-05-30T11:10:00Z' } as const;
   const published = () => join(dest, 'weather', 'b1');
