@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
-import { LocalBackends } from '../backends/local/index.js';
+import { backendRegistry } from '../backends/registry.js';
 import { distributeRun } from './run.js';
 
 /*
@@ -47,11 +47,11 @@ describe('an output over the destination limit', () => {
     const config = writeConfig(base, [
       { id: 'p', source, destinations: [{ id: 'store', root, source: true, html: false }] },
     ]);
-    const locals = new LocalBackends();
+    const builtIn = backendRegistry();
     const steps: Step[] = [];
     const report = await distributeRun({
       configPath: config,
-      backends: { local: (destination, context) => limited(locals.create(destination, context), SMALL) },
+      backends: { local: (destination, context) => limited(builtIn.local(destination, context), SMALL) },
       beforeStep: (step) => steps.push(step),
     });
     expect(report.outcomes.map((o) => [o.outcome, o.reason_code, o.output_path])).toEqual([
