@@ -63,8 +63,12 @@ export type DestinationSnapshot =
       readonly token: StateToken;
       /** Files at the bundle path the state does not list (local: refused, never swept). */
       readonly unlisted: boolean;
+      /** The first of them in UTF-8 order (its path in the bundle), when it has a name to show. */
+      readonly firstUnlisted?: string;
       /** Outputs the state lists that are absent (the destination was damaged by someone). */
       readonly missing: boolean;
+      /** The first of them in UTF-8 order. */
+      readonly firstMissing?: string;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
     }

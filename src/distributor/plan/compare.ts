@@ -13,7 +13,9 @@ export type SnapshotView =
       readonly state: DestinationState;
       readonly token: StateToken;
       readonly unlisted: boolean;
+      readonly firstUnlisted?: string;
       readonly missing: boolean;
+      readonly firstMissing?: string;
       readonly residue: readonly BundlePath[];
     }
   | { readonly kind: 'refused'; readonly reason_code: DistributorReasonCode };

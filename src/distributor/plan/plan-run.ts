@@ -155,6 +155,7 @@ function planItem(
         ...(decision.reason_code === 'conflict_different_id' && view.kind === 'managed'
           ? { destination_bundle_id: view.state.source.manifest.id }
           : {}),
+        ...entryOf(decision.reason_code, view),
       };
     case 'published':
     case 'replaced':
@@ -182,6 +183,18 @@ function planItem(
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     residue,
   };
+}
+
+/** The entry a refusal of the bundle path is about: the first foreign entry, or the first missing output. */
+function entryOf(code: DistributorReasonCode, view: SnapshotView): { readonly entry_path?: string } {
+  if (view.kind !== 'managed') return {};
+  const entry =
+    code === 'destination_unlisted_entry'
+      ? view.firstUnlisted
+      : code === 'destination_incomplete'
+        ? view.firstMissing
+        : undefined;
+  return entry === undefined ? {} : { entry_path: entry };
 }
 
 /** The names sealkit itself writes beside the outputs; the longest bounds the key of every bundle. */

@@ -108,6 +108,12 @@ export interface PlannedRefusal extends PlanItemBase {
   readonly destination_bundle_id?: string;
   /** `output_too_large` and `output_key_too_long` only: the first output (its path in the bundle) over the limit. */
   readonly output_path?: string;
+  /**
+   * `destination_unlisted_entry`: the first entry (in UTF-8 order) at the
+   * bundle path that sealkit did not write; `destination_incomplete`: the
+   * first listed output that is gone. Its path in the bundle.
+   */
+  readonly entry_path?: string;
 }
 
 export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;

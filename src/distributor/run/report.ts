@@ -22,6 +22,8 @@ export interface ItemOutcome {
   readonly destination_bundle_id?: string;
   /** `output_too_large` and `output_key_too_long` only: the output (its path in the bundle) over the limit. */
   readonly output_path?: string;
+  /** `destination_unlisted_entry` and `destination_incomplete`: the first entry concerned (its path in the bundle). */
+  readonly entry_path?: string;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
@@ -99,6 +101,7 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         outcome: 'refused',
         reason_code: item.reason_code,
         ...(item.output_path === undefined ? {} : { output_path: item.output_path }),
+        ...(item.entry_path === undefined ? {} : { entry_path: item.entry_path }),
       };
   }
 }
@@ -216,6 +219,11 @@ function knownRefusal(code: string): Refusal {
  * itself never resolves these: each means something at the destination is
  * not what this run may overwrite.
  */
+/** ` (the first: 'x')`, or nothing when the entry has no name to show. */
+function firstOf(entry: string | undefined): string {
+  return entry === undefined ? '' : ` (the first: '${entry}')`;
+}
+
 function adviceFor(item: ItemOutcome): string | undefined {
   switch (item.reason_code) {
     case 'destination_unmanaged':
@@ -225,9 +233,9 @@ function adviceFor(item: ItemOutcome): string | undefined {
     case 'conflict_same_created':
       return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
     case 'destination_incomplete':
-      return 'outputs its .distributor.json lists are gone: remove the published bundle folder, and the next run publishes it anew';
+      return `outputs its .distributor.json lists are gone${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
-      return 'files or folders beside the outputs were not written by sealkit, and it never deletes them: move them away to let it replace the bundle';
+      return `files or folders beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
     case 'output_too_large':
       return `output '${item.output_path ?? '?'}' is larger than one object at this destination can be (5 GiB for S3): split it, or publish it to a local destination`;
     case 'output_key_too_long':

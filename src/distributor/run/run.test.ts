@@ -372,10 +372,24 @@ describe('distribute run (local destination)', () => {
     writeFileSync(join(dest, 'b', 'added-by-user.txt'), 'mine');
     rmSync(join(source, 'b'), { recursive: true });
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-06-01T00:00:00Z' });
-    expect(outcomes(await run())[1]).toEqual(['b', 'refused', 'destination_unlisted_entry']);
+    const refused = await run();
+    expect(outcomes(refused)[1]).toEqual(['b', 'refused', 'destination_unlisted_entry']);
+    // Regression: the refusal said only that some entry was foreign, not which.
+    expect(refused.outcomes[1]?.entry_path).toBe('added-by-user.txt');
+    expect(refused.outcomes[1]?.refusal?.hint).toContain("(the first: 'added-by-user.txt')");
     expect(readFileSync(join(dest, 'a', 'keep.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'added-by-user.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
+  });
+
+  it('regression: a published output someone deleted is destination_incomplete, naming it', async () => {
+    makeBundle(source, 'b', [REPORT, SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['b', 'published', '']]);
+    rmSync(join(dest, 'b', 'summary.txt'));
+    const report = await run();
+    expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
+    expect(report.outcomes[0]?.entry_path).toBe('summary.txt');
+    expect(report.outcomes[0]?.refusal?.hint).toContain("(the first: 'summary.txt')");
   });
 
   it('refuses a foreign empty directory in a managed bundle path like a foreign file, and leaves it in place', async () => {

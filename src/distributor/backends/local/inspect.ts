@@ -4,7 +4,7 @@ import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import type { BundleDir, DestinationState } from '../../model/types.js';
-import { parentDirs } from '../../path/bundle-path.js';
+import { compareUtf8, parentDirs } from '../../path/bundle-path.js';
 import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
@@ -78,11 +78,21 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   // A directory is ours only when a listed output lies below it: a foreign
   // directory, empty or not, is unlisted like a foreign file (never swept).
   const parents = new Set(read.state.outputs.flatMap((output) => parentDirs(output.path)));
-  let unlisted = listing.other;
-  for (const file of listing.files) if (!listed.has(file)) unlisted = true;
-  for (const path of listing.dirs) if (!parents.has(path)) unlisted = true;
-  const missing = read.state.outputs.some((output) => !listing.files.has(output.path));
-  return { kind: 'managed', state: read.state, token: read.token, unlisted, missing, residue: [] };
+  const foreign = [
+    ...[...listing.files].filter((file) => !listed.has(file)),
+    ...[...listing.dirs].filter((path) => !parents.has(path)),
+  ].sort(compareUtf8);
+  const absent = read.state.outputs.map((output) => output.path).filter((path) => !listing.files.has(path));
+  return {
+    kind: 'managed',
+    state: read.state,
+    token: read.token,
+    unlisted: listing.other || foreign.length > 0,
+    ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
+    missing: absent.length > 0,
+    ...(absent[0] === undefined ? {} : { firstMissing: absent.sort(compareUtf8)[0] }),
+    residue: [],
+  };
 }
 
 /** The state at a bundle directory and its token (the SHA-256 of its bytes); undefined when invalid. */

@@ -3,6 +3,7 @@ import type { DestinationSnapshot } from '../../backend.js';
 import { compareInstants } from '../../model/instant.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import type { BundlePath, DestinationState, Instant } from '../../model/types.js';
+import { compareUtf8 } from '../../path/bundle-path.js';
 import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { type BundleKeys, sortedUnique } from './keys.js';
@@ -84,18 +85,22 @@ export async function inspectPrefix(
 
   if (marker !== undefined && !marker.live) {
     const listedDigest = new Map(state?.outputs.map((output) => [output.path, output.sha256]));
-    let foreign = false;
+    const foreign: string[] = [];
     await forEachLimited(present, PARALLEL_VERIFY, async (claim) => {
       const stored = await hashObject(client, bucket, keys.key(claim.path), undefined);
       if (stored === undefined) return;
       if (!claim.sha256.includes(stored.sha256) && listedDigest.get(claim.path) !== stored.sha256)
-        foreign = true;
+        foreign.push(claim.path);
     });
-    if (foreign) {
+    const [first] = foreign.sort(compareUtf8);
+    if (first !== undefined) {
       return {
         snapshot: {
           kind: 'invalid',
-          refusal: refuseDistributor('destination_unlisted_entry', { role: 'destination' }),
+          refusal: refuseDistributor('destination_unlisted_entry', {
+            role: 'destination',
+            hint: `the object at '${first}' holds bytes no sealkit run planned there, and it is left in place: move it away to let sealkit replace the bundle`,
+          }),
         },
         marker,
         residue: [],
@@ -113,20 +118,20 @@ export async function inspectPrefix(
   }
 
   const listed = new Set<string>(state.outputs.map((output) => output.path));
-  let unlisted = listing.overflow;
-  for (const name of objects.keys()) if (!ours(name) && !listed.has(name)) unlisted = true;
-  let missing = false;
-  for (const output of state.outputs) {
-    if (claimed.has(output.path)) continue;
-    if (objects.get(output.path)?.size !== output.size) missing = true;
-  }
+  const foreign = [...objects.keys()].filter((name) => !ours(name) && !listed.has(name)).sort(compareUtf8);
+  const absent = state.outputs
+    .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
+    .map((output) => output.path)
+    .sort(compareUtf8);
   return {
     snapshot: {
       kind: 'managed',
       state,
       token: stateRead.etag as StateToken,
-      unlisted,
-      missing,
+      unlisted: listing.overflow || foreign.length > 0,
+      ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
+      missing: absent.length > 0,
+      ...(absent[0] === undefined ? {} : { firstMissing: absent[0] }),
       residue,
     },
     state,

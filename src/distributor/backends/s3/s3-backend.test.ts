@@ -341,10 +341,11 @@ describe('S3 destination: failures are fixed refusals', () => {
       new DeleteObjectCommand({ Bucket: ctx.bucket, Key: `${prefix}/brentwood/2026-05-30/summary.txt` }),
     );
     const report = await run();
-    expect([report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code]).toEqual([
-      'refused',
-      'destination_incomplete',
-    ]);
+    expect([
+      report.outcomes[0]?.outcome,
+      report.outcomes[0]?.reason_code,
+      report.outcomes[0]?.entry_path,
+    ]).toEqual(['refused', 'destination_incomplete', 'summary.txt']);
   });
 
   it('an unreachable endpoint is destination_unreachable, with no bucket, key or credential in the report', async () => {

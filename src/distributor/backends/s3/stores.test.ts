@@ -413,6 +413,10 @@ describe('convergence never deletes what sealkit did not write', () => {
         createS3Backend(c, context, { clock: { now: () => new Date(Date.now() + 3_600_000) } }),
     });
     expect(later.outcomes[0]?.reason_code).toBe('destination_unlisted_entry');
+    // Regression: the refusal did not say which object.
+    expect(later.outcomes[0]?.refusal?.hint).toContain(
+      "the object at 'summary.txt' holds bytes no sealkit run planned",
+    );
     const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('mine\n');
     expect([...stored.keys()].sort()).toEqual([
