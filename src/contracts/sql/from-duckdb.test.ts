@@ -32,6 +32,25 @@ const resolver: RelationResolver = {
   },
 };
 
+/** A resolver that also knows the declared columns of the two sources (for ambiguity). */
+const COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  'shop.source.orders': ['order_id', 'customer_id', 'amount'],
+  'shop.source.customers': ['customer_id', 'segment'],
+};
+const typed: RelationResolver = { ...resolver, relationColumns: (id) => COLUMNS[id] };
+
+/** The refusal projecting `sql` (given its text, for places) throws; fails the test when it is accepted. */
+async function refusalWithPlace(sql: string, relations: RelationResolver): Promise<Refusal> {
+  const [json] = await parser.serialize([sql]);
+  try {
+    projectDuckDbSql(json, relations, sql);
+  } catch (error: unknown) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  throw new Error('expected the SQL to be refused');
+}
+
 async function project(sql: string): Promise<ProjectedSql> {
   const [json] = await parser.serialize([sql]);
   return projectDuckDbSql(json, resolver);
@@ -247,11 +266,6 @@ describe('query scope', () => {
   });
 
   it('refuses an unqualified column that two relations in scope could supply, as DuckDB does', async () => {
-    const columns: Readonly<Record<string, readonly string[]>> = {
-      'shop.source.orders': ['order_id', 'customer_id', 'amount'],
-      'shop.source.customers': ['customer_id', 'segment'],
-    };
-    const typed: RelationResolver = { ...resolver, relationColumns: (id) => columns[id] };
     const typedRefusal = async (sql: string) => {
       const [json] = await parser.serialize([sql]);
       try {
@@ -304,22 +318,10 @@ describe('query scope', () => {
   });
 
   it('regression: an ambiguous column is named with its SQL place and the relations that could supply it', async () => {
-    const columns: Readonly<Record<string, readonly string[]>> = {
-      'shop.source.orders': ['order_id', 'customer_id', 'amount'],
-      'shop.source.customers': ['customer_id', 'segment'],
-    };
-    const typed: RelationResolver = { ...resolver, relationColumns: (id) => columns[id] };
     const sql =
       'select segment,\n  customer_id\nfrom customers c join orders o on o.customer_id = c.customer_id';
-    const [json] = await parser.serialize([sql]);
-    let caught: unknown;
-    try {
-      projectDuckDbSql(json, typed, sql);
-    } catch (error: unknown) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(Refusal);
-    expect([(caught as Refusal).code, (caught as Refusal).hint, (caught as Refusal).within]).toEqual([
+    const caught = await refusalWithPlace(sql, typed);
+    expect([caught.code, caught.hint, caught.within]).toEqual([
       'contract_sql_qualifier_ambiguous',
       "column 'customer_id' (SQL line 2, column 3) could come from c or o: qualify it (c.customer_id)",
       { line: 2, column: 3 },
@@ -353,21 +355,11 @@ describe('query scope', () => {
   ])(
     'regression: an unknown qualifier is named with its SQL place and the names in scope: %s',
     async (_label, sql, hint) => {
-      const [json] = await parser.serialize([sql]);
-      let caught: unknown;
-      try {
-        projectDuckDbSql(json, resolver, sql);
-      } catch (error: unknown) {
-        caught = error;
-      }
-      expect(caught).toBeInstanceOf(Refusal);
-      expect([(caught as Refusal).code, (caught as Refusal).hint]).toEqual([
-        'contract_sql_qualifier_unknown',
-        hint,
-      ]);
+      const caught = await refusalWithPlace(sql, resolver);
+      expect([caught.code, caught.hint]).toEqual(['contract_sql_qualifier_unknown', hint]);
       // The same place, for the project to turn into the file's line and column.
       const [, line, column] = /SQL line (\d+), column (\d+)/.exec(hint) ?? [];
-      expect((caught as Refusal).within).toEqual({ line: Number(line), column: Number(column) });
+      expect(caught.within).toEqual({ line: Number(line), column: Number(column) });
     },
   );
 

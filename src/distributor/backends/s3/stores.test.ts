@@ -103,6 +103,26 @@ function fixture(spec: BundleSpec = daily, options: { bucket?: string; endpoint?
 const isOutputPut = (req: ProxiedRequest): boolean =>
   ['/daily/report.md', '/daily/report.html', '/daily/summary.txt'].some((key) => isObjectPut(req, key));
 
+/** `work`'s result while a bucket policy denies `action` on every object of `bucket`; the policy is removed afterwards. */
+async function withDenied<T>(bucket: string, action: string, work: () => Promise<T>): Promise<T> {
+  await ctx.s3.send(
+    new PutBucketPolicyCommand({
+      Bucket: bucket,
+      Policy: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Deny', Principal: '*', Action: [action], Resource: [`arn:aws:s3:::${bucket}/*`] },
+        ],
+      }),
+    }),
+  );
+  try {
+    return await work();
+  } finally {
+    await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: bucket }));
+  }
+}
+
 const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
   const item = (await report).outcomes[0];
   return item?.reason_code ?? item?.outcome;
@@ -282,58 +302,21 @@ describe('causes that look alike get codes of their own', () => {
   it('regression: a 403 on write (a bucket policy denying PutObject) is destination_access_denied, not write_failed', async () => {
     const denied = await ctx.rgw.createBucket('denied');
     const { run } = fixture(daily, { bucket: denied });
-    await ctx.s3.send(
-      new PutBucketPolicyCommand({
-        Bucket: denied,
-        Policy: JSON.stringify({
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Deny',
-              Principal: '*',
-              Action: ['s3:PutObject'],
-              Resource: [`arn:aws:s3:::${denied}/*`],
-            },
-          ],
-        }),
-      }),
+    expect(await outcomeOf(withDenied(denied, 's3:PutObject', () => run()))).toBe(
+      'destination_access_denied',
     );
-    try {
-      expect(await outcomeOf(run())).toBe('destination_access_denied');
-    } finally {
-      await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
-    }
     expect(await listKeys(ctx.s3, denied, '')).toEqual([]);
   });
+
   it('regression: a bucket that denies DeleteObject is refused destination_access_denied before any bundle is written (it published, then locked its own next run out)', async () => {
     const denied = await ctx.rgw.createBucket('nodelete');
     const { run } = fixture(daily, { bucket: denied });
-    await ctx.s3.send(
-      new PutBucketPolicyCommand({
-        Bucket: denied,
-        Policy: JSON.stringify({
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Deny',
-              Principal: '*',
-              Action: ['s3:DeleteObject'],
-              Resource: [`arn:aws:s3:::${denied}/*`],
-            },
-          ],
-        }),
-      }),
-    );
-    try {
-      const report = await run();
-      expect(report.status).toBe('refused');
-      expect(report.outcomes.map((o) => [o.outcome, o.reason_code])).toEqual([
-        ['refused', 'destination_access_denied'],
-      ]);
-      expect(JSON.stringify(report)).toContain('s3:DeleteObject');
-    } finally {
-      await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: denied }));
-    }
+    const report = await withDenied(denied, 's3:DeleteObject', () => run());
+    expect(report.status).toBe('refused');
+    expect(report.outcomes.map((o) => [o.outcome, o.reason_code])).toEqual([
+      ['refused', 'destination_access_denied'],
+    ]);
+    expect(JSON.stringify(report)).toContain('s3:DeleteObject');
     // Only the probe's own objects were written (the policy kept them); no bundle key, no marker.
     const keys = await listKeys(ctx.s3, denied, '');
     expect(keys.every((key) => /(^|\/)\.distributor\.probe-[0-9a-f]{32}$/.test(key))).toBe(true);
