@@ -206,7 +206,7 @@ const OWN_NAMES = ['.distributor.json', '.distributor.pending.json'] as const;
  * destination allows (the bundle's own state and marker keys count too),
  * with that output's path.
  */
-function limitProblem(
+export function limitProblem(
   dir: BundleDir,
   outputs: readonly { readonly path: string; readonly size: number }[],
   limits: ObjectLimits,

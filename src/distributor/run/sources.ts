@@ -11,7 +11,7 @@ import type { BundleDir, OutputCategories, SourceManifest } from '../model/types
 import { removeOwnTree } from '../own-tree.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
-import type { PlanPipelineInput } from '../plan/plan-run.js';
+import { limitProblem, type PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import {
@@ -634,10 +634,12 @@ function writesBefore(
     const wanted = categories[index];
     const expected = wanted === undefined ? undefined : expectedOutputs(bundle.manifest, wanted);
     const outcome = decide(bundle.manifest, view, expected).outcome;
-    // An output larger than the destination can store is refused at planning
-    // from its manifest size: no need to copy the bundle for that destination.
-    const max = limits[index]?.max_object_bytes;
-    if (max !== undefined && expected?.some((output) => (output.size ?? 0) > max) === true) continue;
+    // An output larger than the destination can store, or whose key is longer than it allows, is
+    // refused at planning from the manifest: no need to copy the bundle for that destination.
+    const limit = limits[index];
+    const sized = expected?.map((output) => ({ path: output.path, size: output.size ?? 0 }));
+    if (limit !== undefined && sized !== undefined && limitProblem(bundle.dir, sized, limit) !== undefined)
+      continue;
     if (isWrite(outcome)) return 'write';
     if (outcome === 'skipped_same' && expected?.some((output) => output.sha256 === undefined) === true)
       pagesOnly = true;
