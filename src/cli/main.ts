@@ -5,6 +5,7 @@ import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
+import { redactingIo } from './redact-credentials.js';
 import { UsageError } from './usage-error.js';
 
 export { endOnBrokenPipe } from './broken-pipe.js';
@@ -101,7 +102,8 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
   });
 }
 
-export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+export async function main(argv: readonly string[], given: CliIo): Promise<ExitCode> {
+  const io = redactingIo(given);
   const json = argv.includes('--json');
   const usage = topUsage(COMMANDS);
   let disclosure: Disclosure = 'located';

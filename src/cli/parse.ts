@@ -42,10 +42,24 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   } catch (error: unknown) {
     throw usageErrorOf(error, options, usage, args);
   }
+  const ledgerUrl = parsed.positionals.find((given) => LEDGER_URL.test(given));
+  if (ledgerUrl !== undefined && options.ledger?.type === 'string') throw ledgerUrlArgument(usage);
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError('missing argument', usage);
   if (count > positionals.max) throw surplusArgument(parsed.positionals, options, usage, positionals.max);
   return parsed;
+}
+
+const LEDGER_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * A ledger URL given where the command takes a folder: never echoed (it may
+ * carry a password), and the flag that takes it named instead.
+ */
+function ledgerUrlArgument(usage: string): UsageError {
+  return new UsageError('a PostgreSQL URL was given as an argument', usage, {
+    hint: 'a ledger is named with --ledger URL, or SEALKIT_LEDGER_URL or DATABASE_URL in the environment; the URL is not repeated here, since it may carry a password',
+  });
 }
 
 /**

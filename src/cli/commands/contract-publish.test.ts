@@ -494,6 +494,71 @@ describe('sealkit contract publish, history and replay', () => {
     expect(scanForSentinels(badPort, [], ['zqSentinelPassword'])).toEqual([]);
   });
 
+  it('regression: says which connection problem it met, and never echoes a ledger URL given as an argument', async () => {
+    const ledger = await database();
+    expect(publish('--ledger', ledger).status).toBe(0);
+    const printed = (run: CliRun) => `${run.stdout.toString('utf8')}${run.stderr.toString('utf8')}`;
+    const replay = (url: string) => runCli(['contract', 'replay', '--ledger', url]);
+    const withPassword = (url: string) => {
+      const parsed = new URL(url);
+      parsed.password = 'zqSentinelPassword';
+      return parsed;
+    };
+    // A database that does not exist, and a port nothing listens on: each says so.
+    const missing = withPassword(ledger);
+    missing.pathname = '/zq_no_such_database';
+    const noDatabase = replay(missing.toString());
+    expect(noDatabase.status).toBe(2);
+    expect(printed(noDatabase)).toContain('contract_ledger_unavailable');
+    expect(printed(noDatabase)).toContain('the database does not exist on that server (SQLSTATE 3D000)');
+    const closed = withPassword(ledger);
+    closed.port = '1';
+    const refused = replay(closed.toString());
+    expect(printed(refused)).toContain('nothing listens at that host and port (connection refused)');
+    // A broken escape and an unknown sslmode are the URL's own problems.
+    const escape = replay(
+      `${withPassword(ledger).toString().replace('zqSentinelPassword', 'zqSentinelPassword%ZZ')}`,
+    );
+    expect(escape.status).toBe(2);
+    expect(printed(escape)).toContain('contract_ledger_location_invalid');
+    expect(printed(escape)).toContain("a '%' in the URL must start an escape of two hex digits");
+    const mode = replay(`${withPassword(ledger).toString()}?sslmode=bogus`);
+    expect(printed(mode)).toContain('contract_ledger_location_invalid');
+    expect(printed(mode)).toContain('sslmode (in the URL or PGSSLMODE) takes disable, allow, prefer');
+    // A role that may log in but holds no privilege on the ledger.
+    const role = `zq_reader_${process.pid}_${counter}`;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    await admin.end();
+    const reader = withPassword(ledger);
+    reader.username = role;
+    const denied = runCli(['contract', 'replay', '--ledger', reader.toString(), '--json']);
+    expect(denied.status).toBe(2);
+    expect(jsonOf(denied)).toMatchObject({
+      reason_code: 'contract_ledger_failed',
+      hint: expect.stringContaining('this role lacks a privilege on the ledger (SQLSTATE 42501)'),
+    });
+    // The URL given where a folder goes: a usage error naming --ledger (history, replay,
+    // publish), or a missing folder whose path is printed with the password masked (validate).
+    const asArgument = withPassword(ledger).toString();
+    const slips = [
+      runCli(['contract', 'replay', asArgument]),
+      runCli(['contract', 'history', asArgument, '--resource', ORDERS, '--json']),
+      runCli(['contract', 'publish', project, asArgument]),
+      runCli(['contract', 'validate', asArgument, '--json']),
+      runCli(['contract', 'classify', asArgument, asArgument]),
+    ];
+    for (const slip of slips.slice(0, 3)) {
+      expect(slip.status).toBe(1);
+      expect(printed(slip)).toContain('a ledger is named with --ledger URL');
+    }
+    expect(slips[3]?.status).toBe(2);
+    expect(printed(slips[3] as CliRun)).toContain(':***@');
+    for (const run of [noDatabase, refused, escape, mode, denied, ...slips])
+      expect(scanForSentinels(run, [], ['zqSentinelPassword'])).toEqual([]);
+  });
+
   it('replay reports the position of an entry a superuser tampered with', async () => {
     const ledger = await database();
     expect(publish('--ledger', ledger).status).toBe(0);

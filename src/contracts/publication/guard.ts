@@ -10,7 +10,18 @@ import { LedgerSqlError } from './session.js';
 export function guardLedger<T>(work: () => Promise<T>): Promise<T> {
   return guardRefusalsAsync(work, (error) =>
     error instanceof LedgerSqlError
-      ? refuseLedger('contract_ledger_failed', { role: 'ledger' })
+      ? refuseLedger('contract_ledger_failed', { role: 'ledger', ...sqlHint(error) })
       : refuseInternal('internal_error'),
   );
+}
+
+/** The SQLSTATE, which quotes nothing, and for a missing privilege what to grant. */
+function sqlHint(error: LedgerSqlError): { readonly hint?: string } {
+  if (error.sqlstate === undefined) return {};
+  if (error.sqlstate === '42501') {
+    return {
+      hint: 'this role lacks a privilege on the ledger (SQLSTATE 42501): grant it the sealkit_ledger_publisher role (docs/contracts.md#storage-postgresql-append-only-hash-chained)',
+    };
+  }
+  return { hint: `the database answered SQLSTATE ${error.sqlstate}` };
 }

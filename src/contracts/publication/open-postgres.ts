@@ -2,6 +2,37 @@ import { connectionOver, type LedgerConnection } from './connection.js';
 import { pgLedgerSession } from './pg-session.js';
 import { refuseLedger } from './refusals.js';
 
+const BROKEN_ESCAPE = /%(?![0-9a-f]{2})/i;
+/** libpq's modes; node-postgres also knows `no-verify`, which `require` means to libpq. */
+const SSL_MODES: readonly string[] = [
+  'disable',
+  'allow',
+  'prefer',
+  'require',
+  'verify-ca',
+  'verify-full',
+  'no-verify',
+];
+
+/** What is wrong with a ledger URL itself, said without quoting any part of it. */
+export class LocationProblem extends Error {
+  readonly part: 'percent-encoding' | 'sslmode';
+  constructor(part: 'percent-encoding' | 'sslmode') {
+    super(`ledger URL: ${part}`);
+    this.name = 'LocationProblem';
+    this.part = part;
+  }
+}
+
+const LOCATION_HINTS: Readonly<Record<LocationProblem['part'] | 'other', string>> = {
+  'percent-encoding':
+    "a '%' in the URL must start an escape of two hex digits (write '%25' for a '%' in a password or name)",
+  sslmode:
+    'sslmode (in the URL or PGSSLMODE) takes disable, allow, prefer, require, verify-ca or verify-full',
+  other:
+    'check its port (a number), its percent-encoding, and the files its sslcert, sslkey and sslrootcert name',
+};
+
 /**
  * The node-postgres configuration of a ledger URL. `pg` fills what the URL
  * leaves out from libpq's `PG*` variables (PGHOST, PGPORT, PGUSER,
@@ -21,9 +52,12 @@ export async function postgresConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<PostgresConfig> {
   const { parse } = await import('pg-connection-string');
+  // pg-connection-string leaves a malformed escape as it is: decoded here, it would be a wrong name.
+  if (BROKEN_ESCAPE.test(url)) throw new LocationProblem('percent-encoding');
   const query = url.indexOf('?');
   const params = new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
   const mode = params.get('sslmode') ?? (env.PGSSLMODE === '' ? undefined : env.PGSSLMODE);
+  if (mode !== undefined && !SSL_MODES.includes(mode)) throw new LocationProblem('sslmode');
   // The URL's own choice of node-postgres semantics (`uselibpqcompat=false`) is left to it.
   const libpq = !params.has('uselibpqcompat');
   let withMode = url;
@@ -81,40 +115,92 @@ export async function openPostgresLedger(url: string): Promise<LedgerConnection>
   let config: PostgresConfig;
   try {
     config = await postgresConfig(url);
-  } catch {
+  } catch (error: unknown) {
     // Never quoted: the URL may hold a password.
     throw refuseLedger('contract_ledger_location_invalid', {
       role: 'ledger',
-      hint: 'check its port (a number), its percent-encoding, and the files its sslcert, sslkey and sslrootcert name',
+      hint: LOCATION_HINTS[error instanceof LocationProblem ? error.part : 'other'],
     });
   }
-  const client =
-    (await connected(pg, config.first)) ??
-    (config.fallback === undefined ? undefined : await connected(pg, config.fallback));
-  if (client === undefined) throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });
+  let attempt = await connected(pg, config.first);
+  if (!('client' in attempt) && config.fallback !== undefined) attempt = await connected(pg, config.fallback);
+  if (!('client' in attempt)) {
+    throw refuseLedger('contract_ledger_unavailable', {
+      role: 'ledger',
+      hint: unavailableHint(attempt.error),
+    });
+  }
+  const client = attempt.client;
   return connectionOver('postgres', pgLedgerSession(client), async () => {
     await client.end().catch(() => undefined);
   });
 }
 
-/** A client connected with `config`, or undefined when the server cannot be reached that way. */
-async function connected(
-  pg: typeof import('pg').default,
-  config: Record<string, unknown>,
-): Promise<InstanceType<typeof pg.Client> | undefined> {
+type Attempt =
+  | { readonly client: InstanceType<typeof import('pg').default.Client> }
+  | { readonly error: unknown };
+
+/** A client connected with `config`, or why the server could not be reached that way. */
+async function connected(pg: typeof import('pg').default, config: Record<string, unknown>): Promise<Attempt> {
   let client: InstanceType<typeof pg.Client>;
   try {
-    client = new pg.Client({ ...config, connectionTimeoutMillis: 15_000 });
-  } catch {
-    return undefined;
+    client = new pg.Client({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  } catch (error: unknown) {
+    return { error };
   }
   // A dropped connection is reported by the next statement; the event alone must not crash the process.
   client.on('error', () => undefined);
   try {
     await client.connect();
-    return client;
-  } catch {
+    return { client };
+  } catch (error: unknown) {
     await client.end().catch(() => undefined);
-    return undefined;
+    return { error };
+  }
+}
+
+const CONNECT_TIMEOUT_MS = 15_000;
+
+/**
+ * Which of the usual causes kept the connection from opening, from the
+ * error's code alone (SQLSTATE or the system's errno): the driver's text may
+ * quote the user, the database or the host, and is never printed.
+ */
+export function unavailableHint(error: unknown): string {
+  const code =
+    (typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined) ?? '';
+  const message = error instanceof Error ? error.message : '';
+  switch (code) {
+    case '28P01':
+      return 'the server refused the password for this user (SQLSTATE 28P01): check the password in the URL, PGPASSWORD or the password file';
+    case '28000':
+      return 'the server does not let this user in from here (SQLSTATE 28000): check the user, and the server pg_hba.conf';
+    case '3D000':
+      return 'the database does not exist on that server (SQLSTATE 3D000): check the database name in the URL or PGDATABASE';
+    case '53300':
+      return 'the server has no free connection (SQLSTATE 53300): try again later';
+    case '57P03':
+      return 'the server is starting up or shutting down (SQLSTATE 57P03): try again later';
+    case 'ECONNREFUSED':
+      return 'nothing listens at that host and port (connection refused): check the host and port, and that the server runs';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve: check the host in the URL or PGHOST';
+    case 'ENOENT':
+      return 'no server socket in that folder: check the host (socket folder) and port, and that the server runs';
+    case 'EACCES':
+      return 'the server socket cannot be opened by this account: check the socket folder permissions';
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the host did not answer: check the host and port, and the network between';
+    default:
+      if (/timeout/i.test(message)) {
+        return `the server did not answer within ${CONNECT_TIMEOUT_MS / 1000} s: check the host and port, and the network between`;
+      }
+      if (/ssl|tls|certificate/i.test(message)) {
+        return 'the TLS connection that sslmode asks for could not be made: check sslmode and the certificate files';
+      }
+      return 'check the host, port, user, password and database, and that the server runs';
   }
 }
