@@ -1,4 +1,4 @@
-import type { Refusal } from '../../core/refusal/index.js';
+import { Refusal } from '../../core/refusal/index.js';
 import {
   bundleIdProblem,
   DISTRIBUTE_OUTCOMES,
@@ -48,8 +48,9 @@ Flags:
 
 Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
 2 a conflict, a refusal, or a refused configuration; 70 internal error;
-130 / 143 stopped by SIGINT / SIGTERM (nothing new started, the report says
-which bundles were committed; the others are run_interrupted).
+130 / 143 stopped by SIGINT / SIGTERM: before the first write, nothing is
+published (one run_interrupted refusal); after it, nothing new starts and the
+report says which bundles were committed (the others are run_interrupted).
 
 Examples:
   sealkit distribute run --dry-run
@@ -151,7 +152,21 @@ export const distributeRunCommand: Command = {
         ...(transfers === undefined ? {} : { transfers }),
         signal: interrupt.signal,
       });
+    } catch (error: unknown) {
+      // Stopped before any write: the refusal, and the exit code of the signal.
+      await interrupt.settle();
+      if (interrupt.received === undefined || !(error instanceof Refusal)) throw error;
+      if (progress !== undefined) io.stderr.write('\n');
+      return {
+        text: '',
+        json: { status: 'refused', ...refusalJson(error, 'located') },
+        errors: formatRefusal(error, 'located'),
+        refused: true,
+        interrupted: interrupt.received,
+      };
     } finally {
+      // A signal that came after the last await is delivered before its handler goes.
+      await interrupt.settle();
       interrupt.dispose();
     }
     if (progress !== undefined) io.stderr.write('\n');
@@ -197,6 +212,7 @@ function transfersOf(text: string): number {
 function onInterrupt(): {
   readonly signal: AbortSignal;
   readonly received: 'SIGINT' | 'SIGTERM' | undefined;
+  settle(): Promise<void>;
   dispose(): void;
 } {
   const controller = new AbortController();
@@ -215,6 +231,7 @@ function onInterrupt(): {
     get received() {
       return received;
     },
+    settle: () => new Promise<void>((resolve) => setImmediate(resolve)),
     dispose() {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);

@@ -28,6 +28,7 @@ import {
   readManifests,
   type SourceBundle,
   type SourcePipeline,
+  stopIfInterrupted,
   type TemporaryArea,
   verifyAll,
 } from './sources.js';
@@ -130,19 +131,24 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
   try {
+    const signal = options.signal;
     if (!dryRun) await lockForRun(opened.flat(), options);
+    await stopIfInterrupted(signal);
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
+    await stopIfInterrupted(signal);
     for (const pipeline of pipelines) await inspectAll(pipeline);
     for (const [index, pipeline] of pipelines.entries()) {
       const aborted = pipelines.some((p) => p.failures.length > 0);
-      verifyAll(pipeline, index, {
+      await verifyAll(pipeline, index, {
         hashOnly: dryRun || aborted,
         beforeStep,
         temporary,
         onProgress: (done, total) => options.onProgress?.({ phase: 'validate', done, total }),
+        signal,
       });
     }
+    await stopIfInterrupted(signal);
     const plan = planRun(pipelines.map(planInput));
     if (dryRun || plan.aborted) {
       const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
@@ -219,6 +225,8 @@ async function applyPlan(
   const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
   for (const batch of batches) {
     options.onProgress?.({ phase: 'apply', done, total: writes.length });
+    // A signal that came while the last batch was committed is delivered here, before the next.
+    if (signal !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     const results =
       signal?.aborted === true
         ? batch.map(interruptedOutcome)

@@ -97,7 +97,14 @@ export function readManifests(
   };
   const fail = failureRecorder(pipeline);
   if (opened.root === undefined) {
-    fail(null, opened.problem);
+    // Already placed at the `root:` line when the configuration says where it is.
+    if (config.source.root_origin === undefined) fail(null, opened.problem);
+    else
+      pipeline.failures.push({
+        bundle_dir: null,
+        reason_code: reasonCodeOf(opened.problem),
+        refusal: opened.problem,
+      });
     return pipeline;
   }
   const walked = walkBundles(opened.root);
@@ -120,7 +127,19 @@ function openSourceRoot(
   try {
     return { root: Dir.open(config.source.root) };
   } catch (error: unknown) {
-    return { root: undefined, problem: sourceRootProblem(error) };
+    const problem = sourceRootProblem(error);
+    const origin = config.source.root_origin;
+    if (origin === undefined) return { root: undefined, problem };
+    // Pointed at the `root:` line, naming the pipeline and the root as resolved from here.
+    const { pointer, ...place } = origin;
+    const shown = config.source.shown ?? config.source.root;
+    return {
+      root: undefined,
+      problem: problem.at(
+        { ...place, pointer },
+        `pipeline '${config.id}': root '${shown}': ${problem.hint ?? ''}`,
+      ),
+    };
   }
 }
 
@@ -321,6 +340,8 @@ export interface VerifyContext {
   readonly beforeStep: (step: Step) => void;
   readonly temporary: TemporaryArea;
   readonly onProgress: ((done: number, total: number) => void) | undefined;
+  /** The run's interruption: verification stops at the next bundle once it is aborted. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -329,13 +350,17 @@ export interface VerifyContext {
  * is streamed into the run's snapshot; the others are only hashed, so a
  * no-op rerun writes nothing.
  */
-export function verifyAll(pipeline: SourcePipeline, pipelineIndex: number, context: VerifyContext): void {
+export async function verifyAll(
+  pipeline: SourcePipeline,
+  pipelineIndex: number,
+  context: VerifyContext,
+): Promise<void> {
   const root = pipeline.root;
   if (root === undefined) return;
   const total = pipeline.bundles.length;
   const parents = new HeldDirs(root);
   try {
-    verifyEach(pipeline, pipelineIndex, context, parents);
+    await verifyEach(pipeline, pipelineIndex, context, parents);
   } finally {
     parents.close();
   }
@@ -353,15 +378,33 @@ function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
   return [...variants.values()];
 }
 
+const TURN_EVERY_MS = 50;
+
+/**
+ * Lets the event loop deliver a pending SIGINT or SIGTERM, then refuses the
+ * run if one came: called between phases and between bundles before any
+ * write, so an interrupted run stops there with nothing published.
+ */
+export async function stopIfInterrupted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (signal.aborted) {
+    throw refuseDistributor('run_interrupted', {
+      role: 'config',
+      hint: 'stopped before any write: nothing was published, and the next run starts afresh',
+    });
+  }
+}
+
 /** Hash-only bundles begun and not yet finished, at most: bounds descriptors and waiting work. */
 const BUNDLES_IN_FLIGHT = 8;
 
-function verifyEach(
+async function verifyEach(
   pipeline: SourcePipeline,
   pipelineIndex: number,
   context: VerifyContext,
   parents: HeldDirs,
-): void {
+): Promise<void> {
   const total = pipeline.bundles.length;
   const variants = pageVariants(pipeline);
   const renderHtml = variants.length > 0;
@@ -373,8 +416,15 @@ function verifyEach(
   // pages are recorded exactly as one after the other.
   const inFlight: (() => void)[] = [];
   const finishOldest = (): void => inFlight.shift()?.();
+  let turned = performance.now();
   try {
     for (const [index, bundle] of pipeline.bundles.entries()) {
+      // A signal is seen only when the event loop turns: it does so every
+      // few dozen milliseconds, so that SIGINT stops the run within them.
+      if (performance.now() - turned > TURN_EVERY_MS) {
+        await stopIfInterrupted(context.signal);
+        turned = performance.now();
+      }
       context.onProgress?.(index, total);
       // Whether a destination will receive this bundle is known from the
       // manifest and the destination's state, except when only a page may

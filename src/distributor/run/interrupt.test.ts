@@ -1,0 +1,116 @@
+// A signal that comes before any write stops the run there: nothing is
+// published, no snapshot is left, and the CLI exits 130 (SIGINT) or 143
+// (SIGTERM) with a run_interrupted refusal — also for a dry run and for a
+// rerun that has nothing to write (docs/distributor.md#commands).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { distributeRun } from './run.js';
+
+const base = mkdtempSync(join(tmpdir(), 'sealkit-interrupt-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let counter = 0;
+
+/** A source of `count` bundles of one `bytes`-long file and a report, and an empty destination. */
+function tree(count: number, bytes: number): { source: string; site: string; config: string } {
+  counter += 1;
+  const dir = join(base, `case-${counter}`);
+  const source = join(dir, 'src');
+  const site = join(dir, 'site');
+  mkdirSync(site, { recursive: true });
+  for (let index = 0; index < count; index += 1) {
+    makeBundle(
+      source,
+      `b${String(index).padStart(4, '0')}`,
+      [
+        { path: 'data.bin', content: Buffer.alloc(bytes, index % 251) },
+        { path: 'report.md', content: `# Report ${index}\n` },
+      ],
+      { id: `orders.${index}`, created: '2026-05-30T11:10:00Z' },
+    );
+  }
+  const config = writeConfig(dir, [{ id: 'orders', source, destinations: [{ id: 'site', root: site }] }]);
+  return { source, site, config };
+}
+
+const published = (site: string) => readdirSync(site).filter((name) => name !== '.distributor.work');
+const snapshots = (site: string) =>
+  existsSync(join(site, '.distributor.work'))
+    ? readdirSync(join(site, '.distributor.work')).filter((name) => name !== 'lock')
+    : [];
+
+describe('distribute run: interrupted before any write', () => {
+  for (const dryRun of [false, true]) {
+    it(`regression: an abort during validation refuses the whole run, nothing written (${dryRun ? 'dry run' : 'run'})`, async () => {
+      const { site, config } = tree(12, 64 * 1024);
+      const controller = new AbortController();
+      const run = distributeRun({
+        configPath: config,
+        dryRun,
+        signal: controller.signal,
+        onProgress: (progress) => {
+          if (progress.phase === 'validate' && progress.done === 3) controller.abort();
+        },
+      });
+      await expect(run).rejects.toThrow(Refusal);
+      await expect(run).rejects.toMatchObject({ code: 'run_interrupted' });
+      expect(published(site)).toEqual([]);
+      expect(snapshots(site)).toEqual([]);
+    });
+  }
+
+  it('regression: a rerun with nothing to write, aborted, is refused rather than reported ok', async () => {
+    const { site, config } = tree(6, 1024);
+    expect((await distributeRun({ configPath: config })).status).toBe('ok');
+    const controller = new AbortController();
+    controller.abort();
+    await expect(distributeRun({ configPath: config, signal: controller.signal })).rejects.toMatchObject({
+      code: 'run_interrupted',
+    });
+    expect(published(site)).toHaveLength(6);
+  });
+
+  for (const [name, exit] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`regression: ${name} while validating exits ${exit} at once, publishing nothing`, async () => {
+      // Enough bytes that validation outlasts the signal: it is sent as soon as the run holds its lock.
+      const { site, config } = tree(200, 512 * 1024);
+      const child = spawn(
+        process.execPath,
+        [join(REPO_ROOT, 'bin', 'sealkit.js'), 'distribute', 'run', '--config', config, '--json'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      const lock = join(site, '.distributor.work', 'lock');
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      while (!existsSync(lock) && child.exitCode === null)
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      child.kill(name);
+      expect(await exited).toBe(exit);
+      expect(stderr).toBe('');
+      expect(JSON.parse(stdout)).toMatchObject({
+        status: 'refused',
+        reason_code: 'run_interrupted',
+        hint: expect.stringContaining('stopped before any write: nothing was published'),
+      });
+      expect(published(site)).toEqual([]);
+      expect(snapshots(site)).toEqual([]);
+    }, 60_000);
+  }
+});
