@@ -306,6 +306,27 @@ describe('sealkit distribute run', () => {
     expect(pipeline.status).toBe(2);
   });
 
+  it('regression: a missing source root points at its root: line and names the pipeline', () => {
+    const dir = join(work, 'source-root-place');
+    mkdirSync(join(dir, 'conf'), { recursive: true });
+    mkdirSync(join(dir, 'www'));
+    writeFileSync(
+      join(dir, 'conf', 'x.yaml'),
+      'pipelines:\n  - id: daily\n    source: {root: ../reports-daily}\n    destinations:\n      - {id: site, kind: local, root: ../www, outputs: {source: true, html: false}}\n',
+    );
+    const human = runCli(['distribute', 'run', '--config', 'conf/x.yaml'], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toBe(
+      [
+        'error[source_root_missing]: the source root does not exist',
+        '  --> conf/x.yaml:3:14',
+        '  = at: pipelines[0].source.root',
+        "  = help: pipeline 'daily': root 'reports-daily': create it, or fix the path",
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('treats unknown flags as usage errors', () => {
     expect(runCli(['distribute', 'run', '--force']).status).toBe(1);
     expect(runCli(['distribute', 'verify']).status).toBe(1);

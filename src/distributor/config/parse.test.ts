@@ -250,7 +250,16 @@ describe('distributor configuration', () => {
   it('keeps where each pipeline and destination is written, and the root as the user would type it', () => {
     const config = parseConfig(Buffer.from(VALID), '/base/conf', 'conf/sealkit.distributor.yaml');
     const pipeline = config.pipelines[0];
-    expect(pipeline?.source).toEqual({ root: '/base/conf/reports', shown: 'conf/reports' });
+    expect(pipeline?.source).toEqual({
+      root: '/base/conf/reports',
+      shown: 'conf/reports',
+      root_origin: {
+        path: 'conf/sealkit.distributor.yaml',
+        line: 4,
+        column: 7,
+        pointer: 'pipelines[0].source.root',
+      },
+    });
     expect(pipeline?.origin).toEqual({
       path: 'conf/sealkit.distributor.yaml',
       line: 2,

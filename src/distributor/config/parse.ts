@@ -185,9 +185,23 @@ class ConfigReader {
     ) {
       return undefined;
     }
+    const rootKey = source?.get('root')?.keyAt;
     return {
       id,
-      source: { root: root.absolute, shown: root.shown },
+      source: {
+        root: root.absolute,
+        shown: root.shown,
+        ...(rootKey === undefined
+          ? {}
+          : {
+              root_origin: {
+                ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
+                line: rootKey.line,
+                column: rootKey.column,
+                pointer: pointerOf([...sourcePath, 'root']),
+              },
+            }),
+      },
       destinations,
       origin: this.origin(node, path),
     };

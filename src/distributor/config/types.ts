@@ -29,6 +29,8 @@ export interface PipelineConfig {
      * the directory of the configuration path as the user named it.
      */
     readonly shown?: string;
+    /** Where `root:` is written: a refusal about the root itself points there. */
+    readonly root_origin?: ConfigOrigin;
   };
   readonly destinations: readonly DestinationConfig[];
   readonly origin?: ConfigOrigin;

@@ -152,7 +152,7 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.
-    const cause = item.refusal?.code === item.reason_code ? item.refusal.hint : adviceFor(item);
+    const cause = (item.refusal?.code === item.reason_code ? item.refusal.hint : undefined) ?? adviceFor(item);
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
       cause === undefined
@@ -236,6 +236,10 @@ function adviceFor(item: ItemOutcome): string | undefined {
       return `outputs its .distributor.json lists are gone${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
       return `files or folders beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
+    case 'destination_state_invalid':
+      return 'its .distributor.json is not one sealkit wrote (read strictly: an unknown or missing key, or a value out of its form, means someone edited it): restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew';
+    case 'destination_locked':
+      return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again when that run is done; for a local destination, --wait SECONDS waits for the lock';
     case 'output_too_large':
       return `output '${item.output_path ?? '?'}' is larger than one object at this destination can be (5 GiB for S3): split it, or publish it to a local destination`;
     case 'output_key_too_long':

@@ -328,19 +328,27 @@ describe('distribute run (local destination)', () => {
   });
 
   it('tells a missing source root from a linked one, a file and an unreadable one', async () => {
-    // Regression: every one of them was source_root_unavailable.
-    const codeOf = async () => (await run()).failures.map((f) => [f.reason_code, f.refusal?.location?.path]);
+    // Regression: every one of them was source_root_unavailable. Each points at the
+    // `root:` line of the configuration and names the pipeline and the root.
+    const codeOf = async () =>
+      (await run()).failures.map((f) => [
+        f.reason_code,
+        f.refusal?.location?.path,
+        f.refusal?.location?.pointer,
+        f.refusal?.hint?.startsWith(`pipeline 'weather': root '${source}': `),
+      ]);
+    const at = (code: string) => [[code, config, 'pipelines[0].source.root', true]];
     rmSync(source, { recursive: true });
-    expect(await codeOf()).toEqual([['source_root_missing', source]]);
+    expect(await codeOf()).toEqual(at('source_root_missing'));
     mkdirSync(join(work, 'real'));
     symlinkSync(join(work, 'real'), source);
-    expect(await codeOf()).toEqual([['source_root_symlink', source]]);
+    expect(await codeOf()).toEqual(at('source_root_symlink'));
     rmSync(source);
     writeFileSync(source, 'not a directory');
-    expect(await codeOf()).toEqual([['source_root_not_directory', source]]);
+    expect(await codeOf()).toEqual(at('source_root_not_directory'));
     rmSync(source);
     mkdirSync(source, { mode: 0o000 });
-    expect(await codeOf()).toEqual([['source_root_unavailable', source]]);
+    expect(await codeOf()).toEqual(at('source_root_unavailable'));
     chmodSync(source, 0o700);
   });
 
