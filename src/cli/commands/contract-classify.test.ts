@@ -83,6 +83,12 @@ describe('sealkit contract classify', () => {
     ]);
     expect(same.status).toBe(0);
     expect(classify('--fail-on', 'major').status).toBe(1);
+    // Regression: the value given was not named, nor the level meant.
+    const typo = classify('--fail-on', 'widen');
+    expect(typo.status).toBe(1);
+    expect(typo.stderr.toString('utf8')).toMatch(
+      /^sealkit: --fail-on takes compatible, widening or breaking, not 'widen'\n {2}= help: did you mean 'widening'\?\n/,
+    );
   });
 
   it('reads one side from standard input and says identical for equal bytes', () => {

@@ -1,9 +1,10 @@
 import './contract-schemas-interpreted.js';
 import { classifyContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
-import { Refusal } from '../../core/refusal/index.js';
+import { didYouMean, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
+import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 import { changeLines, classificationJson } from './contract-ledger-output.js';
 
@@ -55,7 +56,14 @@ export const contractClassify: Command = {
     if (baselinePath === '-' && candidatePath === '-') throw new UsageError('only one input can be -', USAGE);
     const failOn = values['fail-on'];
     if (failOn !== undefined && !FAIL_ON_LEVELS.includes(failOn)) {
-      throw new UsageError('--fail-on takes compatible, widening or breaking', USAGE);
+      const near = didYouMean(failOn, FAIL_ON_LEVELS);
+      throw new UsageError(
+        `--fail-on takes compatible, widening or breaking, not ${quotedValue(failOn)}`,
+        USAGE,
+        {
+          ...(near === undefined ? {} : { hint: near }),
+        },
+      );
     }
     const baseline = await located(baselinePath, () =>
       readBoundedInput(baselinePath, MAX_PROJECTION_BYTES, io.stdin),

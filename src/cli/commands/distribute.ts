@@ -17,6 +17,7 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
+import { quotedValue } from '../quote-value.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
@@ -195,7 +196,7 @@ function transfersOf(text: string): number {
   const value = /^[1-9][0-9]?$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= 1 && value <= MAX_TRANSFERS))
     throw usage(
-      `--transfers takes a whole number from 1 to ${MAX_TRANSFERS}, not ${quoted(text)}`,
+      `--transfers takes a whole number from 1 to ${MAX_TRANSFERS}, not ${quotedValue(text)}`,
       RUN_USAGE,
     );
   return value;
@@ -301,12 +302,12 @@ export const distributeManifestCommand: Command = {
     const idProblem = bundleIdProblem(values.id);
     if (idProblem !== undefined)
       throw usage(
-        `--id takes a bundle id such as weather.2026-05-30, not ${quoted(values.id)}: ${idProblem}`,
+        `--id takes a bundle id such as weather.2026-05-30, not ${quotedValue(values.id)}: ${idProblem}`,
         MANIFEST_USAGE,
       );
     if (values.created !== undefined && parseRfc3339Instant(values.created) === undefined)
       throw usage(
-        `--created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not ${quoted(values.created)}`,
+        `--created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not ${quotedValue(values.created)}`,
         MANIFEST_USAGE,
       );
     const exclude = values.exclude ?? [];
@@ -349,7 +350,7 @@ export const distributeManifestCommand: Command = {
 function seconds(value: string, text: string): number {
   const parsed = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!(parsed >= 0 && parsed <= 86_400))
-    throw usage(`--wait takes whole seconds from 0 to 86400, not ${quoted(value)}`, text);
+    throw usage(`--wait takes whole seconds from 0 to 86400, not ${quotedValue(value)}`, text);
   return parsed;
 }
 
@@ -364,17 +365,6 @@ function leftOutText(leftOut: readonly { readonly path: string; readonly reason:
 function requireDir(value: string | undefined, text: string): string {
   if (value === undefined || value.length === 0) throw usage('missing argument', text);
   return value;
-}
-
-/** A flag's value as typed, quoted; a control character is shown escaped, never sent to the terminal. */
-function quoted(value: string): string {
-  let shown = '';
-  for (const char of value) {
-    const code = char.codePointAt(0) ?? 0;
-    shown +=
-      code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-  }
-  return `'${shown}'`;
 }
 
 function usage(message: string, text: string): UsageError {
