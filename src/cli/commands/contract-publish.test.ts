@@ -324,7 +324,25 @@ describe('sealkit contract publish, history and replay', () => {
       '--json',
     );
     expect(elsewhere.status).toBe(2);
-    expect(jsonOf(elsewhere)).toMatchObject({ reason_code: 'contract_ledger_approval_unexpected' });
+    // Regression: this said the publication "does not widen anything".
+    expect(jsonOf(elsewhere)).toMatchObject({
+      reason_code: 'contract_ledger_approval_target_unknown',
+      hint: `'${ORDERS}' is not published by this run (not in the project, or left out by --resource)`,
+    });
+    const misspelt = publish(
+      '--approve-widening',
+      'retail.source.ordrs@1.4.0',
+      '--approver',
+      approver,
+      '--reason',
+      reason,
+      '--json',
+    );
+    expect(misspelt.status).toBe(2);
+    expect(jsonOf(misspelt)).toMatchObject({
+      reason_code: 'contract_ledger_approval_target_unknown',
+      hint: expect.stringContaining(`did you mean '${ORDERS}'?`),
+    });
     expect(scanForSentinels(elsewhere, [], sentinels)).toEqual([]);
     const mismatched = publish(
       '--approve-widening',

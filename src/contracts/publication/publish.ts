@@ -1,4 +1,5 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
+import { editDistance } from '../../core/refusal/index.js';
 import { type AppliedPublication, insertPlannedEntries, plannedEntries } from './apply.js';
 import { splitApprovalTarget, type WideningApproval } from './approval.js';
 import type { LedgerConnection } from './connection.js';
@@ -43,8 +44,24 @@ export function planLatestPublication(
   const byId = new Map<string, WideningApproval>();
   for (const approval of approvalList(approvals)) {
     const target = splitApprovalTarget(approval.approves);
-    if (target === undefined || !candidates.some((candidate) => candidate.id === target.id)) {
-      throw refuseLedger('contract_ledger_approval_unexpected', { role: 'publication', field: 'approval' });
+    if (target === undefined) {
+      throw refuseLedger('contract_ledger_approval_invalid', {
+        role: 'approval',
+        field: 'approval.approves',
+      });
+    }
+    if (!candidates.some((candidate) => candidate.id === target.id)) {
+      // Only a near typo is suggested: ids of one project share long prefixes.
+      const near = candidates
+        .map((candidate) => ({ id: candidate.id, distance: editDistance(target.id, candidate.id) }))
+        .filter((one) => one.distance <= 2)
+        .sort((a, b) => a.distance - b.distance)
+        .map((one) => `did you mean '${one.id}'?`)[0];
+      throw refuseLedger('contract_ledger_approval_target_unknown', {
+        role: 'publication',
+        field: 'approval.approves',
+        hint: `'${target.id}' is not published by this run (not in the project, or left out by --resource)${near === undefined ? '' : `: ${near}`}`,
+      });
     }
     if (byId.has(target.id)) {
       throw refuseLedger('contract_ledger_approval_invalid', {

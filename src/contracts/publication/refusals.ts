@@ -17,6 +17,7 @@ export type ContractLedgerRefusalCode =
   | 'contract_ledger_approval_required'
   | 'contract_ledger_approval_mismatch'
   | 'contract_ledger_approval_unexpected'
+  | 'contract_ledger_approval_target_unknown'
   | 'contract_ledger_approval_invalid'
   | 'contract_ledger_request_duplicate'
   | 'contract_ledger_plan_stale'
@@ -81,6 +82,10 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode, ContractLe
   contract_ledger_approval_unexpected: {
     category: 'conflict',
     message: 'a widening approval was given for a publication that does not widen anything',
+  },
+  contract_ledger_approval_target_unknown: {
+    category: 'conflict',
+    message: 'a widening approval names a resource this publication does not include',
   },
   contract_ledger_approval_invalid: {
     category: 'malformed',
