@@ -286,4 +286,69 @@ describe('a published report page in a real browser', () => {
     expect(border).toBe('none');
     await page.close();
   }, 60_000);
+
+  it('regression: printed, a wide table and a long code line wrap instead of being cut; Arabic reads right to left', async () => {
+    const source = join(work, 'print-src');
+    const wide = [
+      'Region',
+      'Orders',
+      'Revenue',
+      'Margin',
+      'Returns',
+      'Refunds',
+      'Basket',
+      'Churn',
+      'Channel',
+      'Comment',
+    ];
+    const row = wide.map((name) => `${name.toLowerCase()}-value-with-some-length`);
+    const query = `SELECT region, COUNT(DISTINCT order_id) AS orders, SUM(amount) AS revenue FROM sales.orders WHERE week = 22 GROUP BY region ORDER BY revenue DESC`;
+    makeBundle(
+      source,
+      'wide',
+      [
+        {
+          path: 'report.md',
+          content: `# Wide\n\n| ${wide.join(' | ')} |\n|${wide.map(() => '---').join('|')}|\n| ${row.join(' | ')} |\n\n\`\`\`sql\n${query}\n\`\`\`\n`,
+        },
+        { path: 'arabic.md', content: '# تقرير المبيعات\n\n- الأسبوع 22 (week 22).\n' },
+      ],
+      { id: 'print.wide', created: '2026-05-30T11:10:00Z' },
+    );
+    const site = join(work, 'print-site');
+    mkdirSync(site);
+    const dir = join(work, 'print-config');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'sealkit.distributor.yaml'),
+      `pipelines:\n  - id: p\n    source: {root: ${JSON.stringify(source)}}\n    destinations:\n      - {id: site, kind: local, root: ${JSON.stringify(site)}, outputs: {source: false, html: {lang: ar}}}\n`,
+    );
+    expect((await distributeRun({ configPath: join(dir, 'sealkit.distributor.yaml') })).status).toBe('ok');
+    // A4's printable width at 96 dpi.
+    const page = await browser.newPage({ viewport: { width: 700, height: 1000 } });
+    await page.goto(pathToFileURL(join(site, 'wide', 'report.html')).href);
+    const overflow = `({
+      table: document.querySelector('table').scrollWidth - document.querySelector('table').clientWidth,
+      code: document.querySelector('pre').scrollWidth - document.querySelector('pre').clientWidth,
+      right: Math.max(document.querySelector('table').getBoundingClientRect().right, document.querySelector('pre').getBoundingClientRect().right) - document.documentElement.clientWidth,
+    })`;
+    type Overflow = { table: number; code: number; right: number };
+    // On screen both scroll inside their own boxes.
+    const screen = (await page.evaluate(overflow)) as Overflow;
+    expect(screen.table).toBeGreaterThan(0);
+    expect(screen.code).toBeGreaterThan(0);
+    await page.emulateMedia({ media: 'print' });
+    const printed = (await page.evaluate(overflow)) as Overflow;
+    expect(printed.table).toBeLessThanOrEqual(0);
+    expect(printed.code).toBeLessThanOrEqual(0);
+    expect(printed.right).toBeLessThanOrEqual(0);
+    await page.emulateMedia({ media: 'screen' });
+    await page.goto(pathToFileURL(join(site, 'wide', 'arabic.html')).href);
+    expect(
+      await page.evaluate(
+        `[document.documentElement.dir, getComputedStyle(document.querySelector('li')).direction]`,
+      ),
+    ).toEqual(['rtl', 'rtl']);
+    await page.close();
+  }, 60_000);
 });

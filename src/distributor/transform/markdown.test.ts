@@ -164,6 +164,23 @@ describe('Markdown to HTML', () => {
     expect(page).toContain('<h2 id="x-and-ü"><code>x</code> <em>and</em> Ü?</h2>');
   });
 
+  it('regression: a heading without text gets no empty id', () => {
+    const page = render('#\n\n## Method\n');
+    expect(page).toContain('<h1></h1>');
+    expect(page).toContain('<h2 id="method">Method</h2>');
+  });
+
+  it('regression: a page in a right-to-left language says so (dir="rtl"), any other does not', () => {
+    const head = (lang: string) =>
+      Buffer.from(renderMarkdownPage(Buffer.from('# x\n'), 'f', { lang }))
+        .toString()
+        .split('\n')[1];
+    for (const lang of ['ar', 'he', 'fa', 'ur', 'ar-EG', 'az-Arab']) {
+      expect(head(lang)).toBe(`<html lang="${lang}" dir="rtl">`);
+    }
+    for (const lang of ['en', 'de', 'ja', 'az', 'sr-Cyrl']) expect(head(lang)).toBe(`<html lang="${lang}">`);
+  });
+
   it('is byte-identical across runs and processes', () => {
     const source = readFileSync(join(GOLDEN, 'report.md'));
     const first = renderMarkdownPage(source, 'report');

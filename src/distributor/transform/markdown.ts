@@ -75,7 +75,9 @@ export function renderMarkdownPage(
   // The style element is the same bytes in every page: encoded once.
   const head = [
     '<!DOCTYPE html>',
-    options.lang === undefined ? '<html>' : `<html lang="${escapeHtml(options.lang)}">`,
+    options.lang === undefined
+      ? '<html>'
+      : `<html lang="${escapeHtml(options.lang)}"${writtenRightToLeft(options.lang) ? ' dir="rtl"' : ''}>`,
     '<head>',
     '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${pageCsp(style.sha256Base64)}">`,
@@ -190,8 +192,42 @@ function anchorHeadings(tokens: readonly Token[]): void {
     if (token.type !== 'heading_open') return;
     const inline = tokens[index + 1];
     const text = inline?.type === 'inline' ? collectText(inline.children ?? []) : '';
-    token.attrSet('id', slugger.slug(text));
+    // A heading without text has no anchor: `id=""` is not valid HTML.
+    const slug = slugger.slug(text);
+    if (slug !== '') token.attrSet('id', slug);
   });
+}
+
+/** Scripts written right to left, for a tag that names its script (`az-Arab`). */
+const RIGHT_TO_LEFT_SCRIPTS = new Set([
+  'Adlm',
+  'Arab',
+  'Hebr',
+  'Mand',
+  'Nkoo',
+  'Rohg',
+  'Samr',
+  'Syrc',
+  'Thaa',
+]);
+
+/**
+ * Whether a page in `lang` reads right to left (Arabic, Hebrew, Persian,
+ * Urdu …): ICU's text direction for the language, or its script subtag.
+ * Without `dir="rtl"` such a page is laid out flush left and mixed text is
+ * reordered wrongly (docs/distributor.md#pages).
+ */
+function writtenRightToLeft(lang: string): boolean {
+  try {
+    const locale = new Intl.Locale(lang) as Intl.Locale & {
+      readonly textInfo?: { readonly direction?: string };
+      getTextInfo?(): { readonly direction?: string };
+    };
+    if (locale.script !== undefined) return RIGHT_TO_LEFT_SCRIPTS.has(locale.script);
+    return (locale.getTextInfo?.() ?? locale.textInfo)?.direction === 'rtl';
+  } catch {
+    return false;
+  }
 }
 
 function firstHeadingText(tokens: readonly Token[]): string | undefined {

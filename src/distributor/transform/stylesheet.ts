@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
  * The stylesheet every generated page carries inline: github-markdown-css
  * (the light theme, pinned in package.json) with its MIT licence as the
  * first comment, then the few layout rules its readme asks the page to add
- * (a centred column of at most 980 px, less padding on narrow screens) and
- * the table alignment classes the renderer writes instead of `style`
- * attributes. The page's Content-Security-Policy allows exactly this text by
+ * (a centred column of at most 980 px, less padding on narrow screens), the
+ * table alignment classes the renderer writes instead of `style`
+ * attributes, and print rules that wrap what scrolls on screen. The page's Content-Security-Policy allows exactly this text by
  * its SHA-256 (docs/distributor.md#pages).
  */
 export interface PageStylesheet {
@@ -27,6 +27,11 @@ const LAYOUT = [
   '.markdown-body .align-left{text-align:left}',
   '.markdown-body .align-center{text-align:center}',
   '.markdown-body .align-right{text-align:right}',
+  // Paper cannot scroll: a printed page shows every column and every line of code, wrapped.
+  '@media print{.markdown-body{max-width:none;padding:0}' +
+    '.markdown-body table{display:table;width:100%;max-width:100%;overflow:visible}' +
+    '.markdown-body table td,.markdown-body table th{overflow-wrap:anywhere}' +
+    '.markdown-body pre,.markdown-body pre code{overflow:visible;white-space:pre-wrap;overflow-wrap:anywhere}}',
 ].join('\n');
 
 let cached: PageStylesheet | undefined;
