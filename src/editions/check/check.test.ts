@@ -241,6 +241,32 @@ describe('planted faults in a broken copy', () => {
     expect(report.files.filter((item) => item.tests_not_read !== undefined)).toHaveLength(1);
   });
 
+  it('regression: a model described twice fails (duplicate_properties) at each entry, as dbt refuses it', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const gold = join(project, 'models', 'gold', '_gold__models.yml');
+    writeFileSync(
+      gold,
+      `${readFileSync(gold, 'utf8')}  - name: silver_customers\n    description: described a second time\n`,
+    );
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    const silver = 'models/silver/_silver__models.yml';
+    const silverLine =
+      readFileSync(join(project, silver), 'utf8').split('\n').indexOf('  - name: silver_customers') + 1;
+    const goldLine = readFileSync(gold, 'utf8').split('\n').indexOf('  - name: silver_customers') + 1;
+    expect(report.files.find((item) => item.path === 'models/gold/_gold__models.yml')?.finding).toMatchObject(
+      {
+        reason_code: 'duplicate_properties',
+        location: { path: gold, line: goldLine, column: 5 },
+        hint: `model 'silver_customers' is also described at ${silver}:${silverLine}: dbt allows one entry per model; merge them`,
+      },
+    );
+    expect(report.files.find((item) => item.path === silver)?.finding).toMatchObject({
+      reason_code: 'duplicate_properties',
+      location: { line: silverLine },
+    });
+  });
+
   it('catches a ref to a missing model (undefined_ref)', async () => {
     const project = copyProject('snowflake', join(dir, 'project'));
     const file = join(project, 'models', 'gold', 'gold_daily_revenue.sql');

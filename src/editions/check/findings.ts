@@ -14,6 +14,7 @@ export type FindingCode =
   | 'duplicate_macro'
   | 'duplicate_source'
   | 'properties_without_model'
+  | 'duplicate_properties'
   | 'jinja_syntax'
   | 'undefined_ref'
   | 'undefined_source'
@@ -46,6 +47,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   duplicate_macro: 'two macros have the same name',
   duplicate_source: 'a source table is defined twice',
   properties_without_model: 'a properties file describes a model that has no SQL file',
+  duplicate_properties: 'a model is described by more than one properties entry',
   jinja_syntax: 'the Jinja template does not compile',
   undefined_ref: 'ref() names a model the project does not have',
   undefined_source: 'source() names a source table the project does not define',

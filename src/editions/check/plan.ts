@@ -203,10 +203,13 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const enabledModels = new Map(models.filter((model) => model.enabled).map((model) => [model.name, model]));
   const checked = models.map((model) => withInputFinding(model, enabledModels, sourceByKey));
   const { planned, order } = orderModels(checked);
-  const fileResults = withPropertiesWithoutModel(
-    [projectResult, ...propertiesFiles.results, ...macros.results, ...macroResults(harness.macroProblems)],
+  const fileResults = withDuplicateProperties(
+    withPropertiesWithoutModel(
+      [projectResult, ...propertiesFiles.results, ...macros.results, ...macroResults(harness.macroProblems)],
+      properties.models,
+      index.paths,
+    ),
     properties.models,
-    index.paths,
   );
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
   const tests = planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey);
@@ -476,6 +479,41 @@ function orderModels(models: readonly PlannedModel[]): { planned: PlannedModel[]
       : model,
   );
   return { planned, order };
+}
+
+/**
+ * dbt refuses a project that describes one model twice (in one file or two):
+ * each of its entries is a finding at its own `name:`, naming where the
+ * others are (paths in the project), so no entry's tests are dropped without
+ * a word. Added like `properties_without_model`: the file's finding, or one
+ * more `also`.
+ */
+function withDuplicateProperties(
+  results: readonly FileResult[],
+  props: readonly ModelProperties[],
+): FileResult[] {
+  const out = [...results];
+  const byName = new Map<string, ModelProperties[]>();
+  for (const entry of props) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
+  const placeOf = (entry: ModelProperties) =>
+    `${entry.file}${entry.at.line === undefined ? '' : `:${entry.at.line}`}`;
+  for (const entries of byName.values()) {
+    if (entries.length < 2) continue;
+    for (const entry of entries) {
+      const index = out.findIndex((result) => result.path === entry.file);
+      const existing = out[index];
+      if (existing === undefined) continue;
+      const others = entries.filter((other) => other !== entry).map(placeOf);
+      const found = draft('duplicate_properties', {
+        file: entry.file,
+        ...entry.at,
+        hint: `model '${entry.name}' is also described at ${others.join(', ')}: dbt allows one entry per model; merge them`,
+      });
+      if (existing.finding === undefined) out[index] = { ...existing, finding: found };
+      else out[index] = { ...existing, also: [...(existing.also ?? []), found] };
+    }
+  }
+  return out;
 }
 
 /**
