@@ -114,6 +114,13 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
       const found = resolve(topic);
       if (found !== undefined && found.rest.length === 0)
         return await main([...topic, '--help', ...(json ? ['--json'] : [])], io);
+      // `sealkit help completion bash`: the command exists, the word after it is what is extra.
+      if (found !== undefined) {
+        const named = topic.slice(0, topic.length - found.rest.length).join(' ');
+        throw new UsageError(`unexpected argument '${found.rest[0] ?? ''}'`, usage, {
+          hint: `help takes a command alone: sealkit help ${named}`,
+        });
+      }
       const group = topic.length === 1 && topic[0] !== undefined ? groupUsage(topic[0]) : undefined;
       if (group === undefined) throw unknownCommand(topic, usage);
       if (json) writeJson(io, { status: 'ok', usage: group });

@@ -103,6 +103,22 @@ describe('command-line usage errors', () => {
     expect(run.stdout.toString()).not.toContain('sealkit json canonicalize');
   });
 
+  it('regression: `sealkit help <command> <extra>` names the extra word, not an unknown command', () => {
+    for (const [args, extra, command] of [
+      [['help', 'completion', 'bash'], 'bash', 'completion'],
+      [['help', 'json', 'digest', 'extra'], 'extra', 'json digest'],
+    ] as const) {
+      const run = runCli([...args]);
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString()).toMatch(
+        new RegExp(
+          `^sealkit: unexpected argument '${extra}'\n {2}= help: help takes a command alone: sealkit help ${command}\n`,
+        ),
+      );
+      expect(run.stderr.toString()).not.toContain('unknown command');
+    }
+  });
+
   it('`sealkit help <unknown>` is a usage error with a suggestion', () => {
     const run = runCli(['help', 'contrct']);
     expect(run.status).toBe(1);
