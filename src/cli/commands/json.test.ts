@@ -230,6 +230,12 @@ const BAD_INPUTS: readonly BadInput[] = [
     args: ['canonicalize', 'huge.json'],
     files: { 'huge.json': '{\n  "a": 1,\n  "big": 1e400\n}\n' },
   },
+  {
+    // Regression: named the file only. The same digits inside a string are not the integer refused.
+    name: 'unsafe-integer',
+    args: ['digest', 'orders.json'],
+    files: { 'orders.json': '{\n  "note": "12345678901234567890",\n  "order_no": 12345678901234567890\n}\n' },
+  },
 ];
 
 function transcript(args: readonly string[], run: ReturnType<typeof runCli>): string {

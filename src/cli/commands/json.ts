@@ -112,6 +112,7 @@ async function withLimit<T>(work: () => Promise<T>, maxBytes: number, maxDepth: 
 function locatedNumber(error: unknown, value: JsonValue, input: Uint8Array, python: boolean): unknown {
   if (!(error instanceof Refusal)) return error;
   const code: string = error.code;
+  if (code === 'canonical_unsafe_integer') return locatedInteger(error, input, python);
   const overflow = (float: JsonFloat): boolean => !Number.isFinite(float.value);
   const refused =
     code === 'canonical_float_refused' && python
@@ -130,6 +131,35 @@ function locatedNumber(error: unknown, value: JsonValue, input: Uint8Array, pyth
       ? 'this number is finite as written but out of range for a double (beyond about ±1.8e308): write it as a string, or smaller'
       : 'the Python-compatible form takes integers only: write the number as an integer or a string, or drop --python for RFC 8785';
   return error.at({ line, column }, hint);
+}
+
+/** A string (skipped) or a number, in a document the strict parser has already read. */
+const TOKEN = /"(?:[^"\\]|\\[\s\S])*"|-?([0-9]+)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+const EXACT_LIMIT = 2n ** 53n;
+const PYTHON_DIGITS = 4300;
+
+/**
+ * The parser keeps big integers as `bigint`, without their place: the
+ * document is scanned again for the first integer the serializer refuses
+ * (beyond ±2^53 for RFC 8785, more than 4,300 digits for Python's form).
+ */
+function locatedInteger(error: Refusal, input: Uint8Array, python: boolean): Refusal {
+  const decoded = decodeUtf8Strict(input);
+  if (!decoded.ok) return error;
+  for (const match of decoded.text.matchAll(TOKEN)) {
+    const digits = match[1];
+    if (digits === undefined || match[2] !== undefined || match[3] !== undefined) continue;
+    const refused = python ? digits.length > PYTHON_DIGITS : BigInt(digits) > EXACT_LIMIT;
+    if (!refused) continue;
+    const { line, column } = textPositionOf(decoded.text, match.index);
+    return error.at(
+      { line, column },
+      python
+        ? 'an integer of more than 4,300 digits, which Python refuses to write too: write it as a string'
+        : 'RFC 8785 writes integers exactly only up to ±2^53 (9007199254740992): write it as a string, or use --python for exact integers',
+    );
+  }
+  return error;
 }
 
 /** The float written first in the document among those `refused` matches. */
