@@ -325,6 +325,12 @@ describe('sealkit distribute run', () => {
         '',
       ].join('\n'),
     );
+    // A dry run says it under its own heading (regression: the line came above it).
+    const dry = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--dry-run'], { cwd: dir });
+    expect(dry.status).toBe(2);
+    expect(dry.stdout.toString()).toMatch(
+      /^dry run: the plan a real run would apply \(nothing written\)\n\na real run would stop before any write \(the refusals are on stderr\)\n/,
+    );
   });
 
   it('treats unknown flags as usage errors', () => {

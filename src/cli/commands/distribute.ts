@@ -463,10 +463,11 @@ function reasonText(item: {
 
 function planText(report: RunReport): string {
   const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
+  if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0)
     lines.push('no bundle found under the source roots');
-  return `${failuresText(report)}${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
+  return `${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
 }
 
 /** One item of the plan, in the outcome words the report uses (docs/distributor.md#outcomes). */
