@@ -534,12 +534,12 @@ describe('sealkit contract publish, history and replay', () => {
     const refused = replay(closed.toString());
     expect(printed(refused)).toContain('nothing listens at that host and port (connection refused)');
     // A broken escape and an unknown sslmode are the URL's own problems.
-    const escape = replay(
+    const brokenEscape = replay(
       `${withPassword(ledger).toString().replace('zqSentinelPassword', 'zqSentinelPassword%ZZ')}`,
     );
-    expect(escape.status).toBe(2);
-    expect(printed(escape)).toContain('contract_ledger_location_invalid');
-    expect(printed(escape)).toContain("a '%' in the URL must start an escape of two hex digits");
+    expect(brokenEscape.status).toBe(2);
+    expect(printed(brokenEscape)).toContain('contract_ledger_location_invalid');
+    expect(printed(brokenEscape)).toContain("a '%' in the URL must start an escape of two hex digits");
     const mode = replay(`${withPassword(ledger).toString()}?sslmode=bogus`);
     expect(printed(mode)).toContain('contract_ledger_location_invalid');
     expect(printed(mode)).toContain('sslmode (in the URL or PGSSLMODE) takes disable, allow, prefer');
@@ -573,7 +573,7 @@ describe('sealkit contract publish, history and replay', () => {
     }
     expect(slips[3]?.status).toBe(2);
     expect(printed(slips[3] as CliRun)).toContain(':***@');
-    for (const run of [noDatabase, refused, escape, mode, denied, ...slips])
+    for (const run of [noDatabase, refused, brokenEscape, mode, denied, ...slips])
       expect(scanForSentinels(run, [], ['zqSentinelPassword'])).toEqual([]);
   });
 

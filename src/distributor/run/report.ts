@@ -152,7 +152,8 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.
-    const cause = (item.refusal?.code === item.reason_code ? item.refusal.hint : undefined) ?? adviceFor(item);
+    const cause =
+      (item.refusal?.code === item.reason_code ? item.refusal.hint : undefined) ?? adviceFor(item);
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
       cause === undefined
