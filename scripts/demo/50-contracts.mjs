@@ -82,4 +82,8 @@ export async function run(ctx) {
   );
   ctx.sealkit(['contract', 'affected', 'retail', '--resource', 'retail.source.orders']);
   ctx.sealkit(['contract', 'replay', 'retail']);
+  ctx.say(
+    'A ledger URL typed where the folder goes is a usage error naming --ledger; sealkit never repeats the URL:',
+  );
+  ctx.sealkit(['contract', 'replay', 'postgres://ci:s3cret@db.invalid/contracts']);
 }
