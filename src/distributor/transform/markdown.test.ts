@@ -168,6 +168,8 @@ describe('Markdown to HTML', () => {
     const page = render('#\n\n## Method\n');
     expect(page).toContain('<h1></h1>');
     expect(page).toContain('<h2 id="method">Method</h2>');
+    // The title is the first heading that has text, not the file name.
+    expect(page).toContain('<title>Method</title>');
   });
 
   it('regression: a page in a right-to-left language says so (dir="rtl"), any other does not', () => {

@@ -230,14 +230,18 @@ function writtenRightToLeft(lang: string): boolean {
   }
 }
 
+/** The text of the first heading that has any (a bare `#` is skipped). */
 function firstHeadingText(tokens: readonly Token[]): string | undefined {
-  const index = tokens.findIndex((token) => token.type === 'heading_open');
-  const inline = index === -1 ? undefined : tokens[index + 1];
-  if (inline === undefined || inline.type !== 'inline') return undefined;
-  const text = collectText(inline.children ?? [])
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text === '' ? undefined : text;
+  for (const [index, token] of tokens.entries()) {
+    if (token.type !== 'heading_open') continue;
+    const inline = tokens[index + 1];
+    if (inline === undefined || inline.type !== 'inline') continue;
+    const text = collectText(inline.children ?? [])
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (text !== '') return text;
+  }
+  return undefined;
 }
 
 function collectText(tokens: readonly Token[]): string {
