@@ -147,6 +147,22 @@ class ConfigReader {
     };
   }
 
+  /** Where the `root:` key under `path` is written, for refusals about the root itself. */
+  private rootOrigin(
+    key: { readonly line: number; readonly column: number } | undefined,
+    path: Path,
+  ): { readonly root_origin?: ConfigOrigin } {
+    if (key === undefined) return {};
+    return {
+      root_origin: {
+        ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
+        line: key.line,
+        column: key.column,
+        pointer: pointerOf([...path, 'root']),
+      },
+    };
+  }
+
   config(node: YamlNode): DistributorConfig | undefined {
     const top = this.record(node, TOP, []);
     const list = top?.get('pipelines');
@@ -185,22 +201,12 @@ class ConfigReader {
     ) {
       return undefined;
     }
-    const rootKey = source?.get('root')?.keyAt;
     return {
       id,
       source: {
         root: root.absolute,
         shown: root.shown,
-        ...(rootKey === undefined
-          ? {}
-          : {
-              root_origin: {
-                ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
-                line: rootKey.line,
-                column: rootKey.column,
-                pointer: pointerOf([...sourcePath, 'root']),
-              },
-            }),
+        ...this.rootOrigin(source?.get('root')?.keyAt, sourcePath),
       },
       destinations,
       origin: this.origin(node, path),
@@ -247,22 +253,12 @@ class ConfigReader {
       const outputs = this.outputs(fields.get('outputs'), [...path, 'outputs']);
       if (id === undefined || root === undefined || outputs === undefined || workDir === null)
         return undefined;
-      const rootKey = fields.get('root')?.keyAt;
       return {
         id,
         kind: 'local',
         root: root.absolute,
         shown_root: root.shown,
-        ...(rootKey === undefined
-          ? {}
-          : {
-              root_origin: {
-                ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
-                line: rootKey.line,
-                column: rootKey.column,
-                pointer: pointerOf([...path, 'root']),
-              },
-            }),
+        ...this.rootOrigin(fields.get('root')?.keyAt, path),
         ...(workDir === undefined ? {} : { work_dir: workDir.absolute }),
         outputs,
         origin,
