@@ -1,4 +1,5 @@
 import { FsError } from '../core/fs/index.js';
+import { refuseScaffold } from './refusals.js';
 
 /**
  * The test-only failure injection (docs/scaffold.md#the-test-only-fault-hook),
@@ -66,13 +67,14 @@ const ERRNO = /^E[A-Z0-9]+$/;
 /**
  * The text form the CLI reads from its test-only variable: comma-separated
  * `ACTION@POINT[#N][=ERRNO]` rules (docs/scaffold.md#the-test-only-fault-hook).
+ * A rule it cannot read is `option_invalid`, like a malformed `faults` option.
  */
 export function parseFaultRules(spec: string): readonly ScaffoldFault[] {
   const rules: ScaffoldFault[] = [];
   for (const token of spec.split(',').map((part) => part.trim())) {
     if (token === '') continue;
     const match = RULE.exec(token);
-    if (match === null) throw new Error('malformed scaffold fault rule');
+    if (match === null) throw refuseScaffold('option_invalid');
     const [, action, target, nthText, errno] = match;
     const nth = nthText === undefined ? undefined : Number(nthText);
     if (action === 'crossdev' && target === 'preflight') rules.push({ action: 'crossdev' });
@@ -84,7 +86,7 @@ export function parseFaultRules(spec: string): readonly ScaffoldFault[] {
       errno === undefined
     ) {
       rules.push({ action, point: target, nth });
-    } else throw new Error('malformed scaffold fault rule');
+    } else throw refuseScaffold('option_invalid');
   }
   return rules;
 }

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/helpers/cli.js';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import { FAULTS_ENV } from '../../test/helpers/scaffold-child.js';
 import { type ScaffoldFixture, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
@@ -504,6 +505,25 @@ describe('faults come only as an option', () => {
     const before = fixture.snapshot();
     const options = { ...fixture.options(), faults } as unknown as ScaffoldOptions;
     expect(await scaffold(options)).toMatchObject({ status: 'refused', reason_codes: ['option_invalid'] });
+    expect(fixture.snapshot()).toEqual(before);
+  });
+
+  it.each(['fail@after_lunch', 'errno@rename=eio', 'pause@after_seal#0', 'fail@after_seal=EIO'])(
+    'parseFaultRules refuses %s as option_invalid',
+    (rule) => {
+      expect(() => parseFaultRules(rule)).toThrow(expect.objectContaining({ code: 'option_invalid' }));
+    },
+  );
+
+  it('a malformed fault variable is a usage error naming it and the rule, with nothing written', () => {
+    const fixture = scratch.fixture('bigquery');
+    const before = fixture.snapshot();
+    const run = runCli(fixture.cliArgs(), {
+      env: { ...process.env, [FAULTS_ENV]: 'fail@after_mkdir, fail@after_lunch' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain(`invalid rule 'fail@after_lunch' in ${FAULTS_ENV}`);
+    expect(run.stderr.toString()).not.toContain('internal');
     expect(fixture.snapshot()).toEqual(before);
   });
 });

@@ -1,4 +1,6 @@
 import { parseFaultRules, type ScaffoldFaultPoint, type ScaffoldFaults } from '../../scaffold/index.js';
+import { quotedValue } from '../quote-value.js';
+import { UsageError } from '../usage-error.js';
 
 /**
  * The test-only variable the CLI turns into the scaffolder's `faults` option
@@ -8,11 +10,25 @@ import { parseFaultRules, type ScaffoldFaultPoint, type ScaffoldFaults } from '.
  */
 export const FAULTS_ENV = 'SEALKIT_SCAFFOLD_FAULTS';
 
-/** The armed faults, or undefined (inert) unless the variable is set to a non-empty value. */
-export function faultsFromEnvironment(env: NodeJS.ProcessEnv): ScaffoldFaults | undefined {
+/**
+ * The armed faults, or undefined (inert) unless the variable is set to a
+ * non-empty value. A rule it cannot read is a usage error naming the
+ * variable and the rule, before anything is read or written.
+ */
+export function faultsFromEnvironment(env: NodeJS.ProcessEnv, usage: string): ScaffoldFaults | undefined {
   const spec = env[FAULTS_ENV];
   if (spec === undefined || spec === '') return undefined;
-  return { rules: parseFaultRules(spec), pause: pauseOnStandardStreams };
+  const rules = spec.split(',').flatMap((rule) => {
+    try {
+      return parseFaultRules(rule);
+    } catch {
+      throw new UsageError(
+        `invalid rule ${quotedValue(rule.trim())} in ${FAULTS_ENV} (a test-only variable: comma-separated fail@POINT[#N], pause@POINT[#N], errno@rename|parent_fsync|chmod[#N]=ERRNO, crossdev@preflight; see docs/scaffold.md)`,
+        usage,
+      );
+    }
+  });
+  return { rules, pause: pauseOnStandardStreams };
 }
 
 /**

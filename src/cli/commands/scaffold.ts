@@ -96,7 +96,7 @@ export const scaffoldCommand: Command = {
       throw new UsageError(`invalid value for option --max-evidence-age: ${MAX_EVIDENCE_AGE_FORMS}`, USAGE);
     }
 
-    const faults = faultsFromEnvironment(process.env);
+    const faults = faultsFromEnvironment(process.env, USAGE);
     const result = await withInterruption((signal) =>
       scaffold({
         edition,
