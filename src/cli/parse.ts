@@ -33,13 +33,17 @@ export function parseCommandArgs<const O extends OptionSpecs>(
 ): ParsedCommandArgs<O> {
   let parsed: ParsedCommandArgs<O>;
   try {
-    parsed = parseArgs({
+    const withTokens = parseArgs({
       args: withNegativeValues(args, options),
       options: { ...options },
       strict: true,
       allowPositionals: true,
-    }) as ParsedCommandArgs<O>;
+      tokens: true,
+    });
+    refuseRepeatedValue(withTokens.tokens, options, usage);
+    parsed = { values: withTokens.values, positionals: withTokens.positionals } as ParsedCommandArgs<O>;
   } catch (error: unknown) {
+    if (error instanceof UsageError) throw error;
     throw usageErrorOf(error, options, usage, args);
   }
   const ledgerUrl = parsed.positionals.find((given) => LEDGER_URL.test(given));
@@ -51,6 +55,31 @@ export function parseCommandArgs<const O extends OptionSpecs>(
 }
 
 const LEDGER_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * A flag that takes one value, given twice, is refused rather than letting
+ * the last one win silently (`--resource A --resource B` would otherwise
+ * answer for B alone). Flags that take a list say so (`multiple`), and a
+ * switch given twice means what it means once.
+ */
+function refuseRepeatedValue(
+  tokens: readonly { readonly kind: string; readonly name?: string }[],
+  options: OptionSpecs,
+  usage: string,
+): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const spec = options[token.name];
+    if (spec === undefined || spec.type !== 'string' || spec.multiple === true) continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`option --${token.name} given more than once`, usage, {
+        hint: `--${token.name} takes one value: give it once`,
+      });
+    }
+    seen.add(token.name);
+  }
+}
 
 /**
  * A ledger URL given where the command takes a folder: never echoed (it may

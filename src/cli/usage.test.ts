@@ -52,6 +52,32 @@ describe('command-line usage errors', () => {
     });
   });
 
+  it('regression: a one-value flag given twice is refused, not the last one silently kept', () => {
+    const run = runCli([
+      'contract',
+      'affected',
+      'x',
+      '--resource',
+      'a.model.m',
+      '--resource',
+      'a.semantic.s',
+      '--json',
+    ]);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: 'option --resource given more than once',
+      hint: '--resource takes one value: give it once',
+    });
+  });
+
+  it('a switch given twice means what it means once', () => {
+    const run = runCli(['json', 'digest', '--json', '--json'], { input: '{}' });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout.toString())).toMatchObject({ status: 'ok' });
+  });
+
   it('offers the command a familiar other name stands for', () => {
     const run = runCli(['contract', 'check']);
     expect(run.status).toBe(1);
