@@ -68,4 +68,18 @@ export async function run(ctx) {
     `sha256:${expected}`,
   ]);
   if (byDigest.status !== 2) throw new Error('the changed document was not refused');
+
+  ctx.say('A mistyped original is named by its role, never by its path or contents:');
+  const typo = originals.map((arg) => (arg.endsWith('execution-grant.json') ? 'execution-grnt.json' : arg));
+  const missing = ctx.sealkit([
+    'owner',
+    'verify',
+    'owner.json',
+    '--expected-sha256',
+    `sha256:${expected}`,
+    ...typo,
+  ]);
+  if (missing.status !== 2 || !missing.stderr.includes('= in: execution_grant')) {
+    throw new Error('a missing original did not name its role');
+  }
 }

@@ -33,10 +33,10 @@ describe('the refusal formatter', () => {
     );
   });
 
-  it('prints the field path when that is all there is (the role is in --json only)', () => {
+  it('regression: a private refusal names its input role and field path, which is all there is', () => {
     const refusal = refuseDemo('demo_missing', { role: 'mapping', field: 'tables[].cast' });
     expect(formatRefusal(refusal, 'private')).toBe(
-      'error[demo_missing]: the input file does not exist\n  = field: tables[].cast\n',
+      'error[demo_missing]: the input file does not exist\n  = in: mapping\n  = field: tables[].cast\n',
     );
   });
 

@@ -72,13 +72,16 @@ export function refusalJson(refusal: Refusal, disclosure: Disclosure): RefusalRe
  */
 export function formatRefusal(refusal: Refusal, disclosure: Disclosure): string {
   const shown = disclosed(refusal, disclosure);
-  const blocks = [shown, ...shown.also].map(formatOne);
+  // In a private domain the role is the only way to tell which input file a
+  // refusal is about (evidence check reads three), and it is allowlisted.
+  const withRole = disclosure === 'private';
+  const blocks = [shown, ...shown.also].map((one) => formatOne(one, withRole));
   if (shown.omitted > 0)
     blocks.push(`... and ${shown.omitted} more ${shown.omitted === 1 ? 'error' : 'errors'}\n`);
   return blocks.join('');
 }
 
-function formatOne(shown: Refusal): string {
+function formatOne(shown: Refusal, withRole: boolean): string {
   const lines = [`error[${shown.code}]: ${shown.message}`];
   const location = shown.location;
   if (location?.path !== undefined) {
@@ -92,6 +95,7 @@ function formatOne(shown: Refusal): string {
       `  --> line ${location.line}${location.column === undefined ? '' : `, column ${location.column}`}`,
     );
   }
+  if (withRole && shown.role !== undefined) lines.push(`  = in: ${shown.role}`);
   if (location?.pointer !== undefined) lines.push(`  = at: ${location.pointer}`);
   else if (shown.field !== undefined) lines.push(`  = field: ${shown.field}`);
   if (shown.hint !== undefined) lines.push(`  = help: ${shown.hint}`);

@@ -490,8 +490,8 @@ describe('every reason code has a fixture made by mutating a synthetic bundle', 
     expect(human.stdout.length).toBe(0);
     expect(human.stderr.toString()).toBe(
       `error[${fixture.expected.code}]: ${refuseEvidence.table[fixture.expected.code].message}\n${
-        'field' in place && place.field !== undefined ? `  = field: ${place.field}\n` : ''
-      }`,
+        'role' in place && place.role !== undefined ? `  = in: ${place.role}\n` : ''
+      }${'field' in place && place.field !== undefined ? `  = field: ${place.field}\n` : ''}`,
     );
     for (const run of [json, human]) expect(scanForSentinels(run, [], sentinels)).toEqual([]);
     // A check never writes: the tree is byte-for-byte what it was.

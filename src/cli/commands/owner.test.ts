@@ -164,7 +164,7 @@ describe('sealkit owner', () => {
     const { code, run } = refused(['owner', 'verify', file, '--expected-sha256', sha256(changed)]);
     expect(code).toBe('scoped_execution_write_binding');
     expect(run.stderr.toString()).toMatch(
-      /^error\[scoped_execution_write_binding\]: [^\n]+\n {2}= field: workloads\[\]\.write_bindings\[\]\.write\n$/,
+      /^error\[scoped_execution_write_binding\]: [^\n]+\n {2}= in: owner\n {2}= field: workloads\[\]\.write_bindings\[\]\.write\n$/,
     );
   });
 
@@ -197,6 +197,27 @@ describe('sealkit owner', () => {
     expect(refused(['owner', 'verify', big, '--expected-sha256', digest]).code).toBe(
       'scoped_execution_document',
     );
+  });
+
+  it('regression: a missing original names which of the five inputs it is', () => {
+    const absent = join(dir, 'absent-execution-grant.json');
+    const args = ['owner', 'verify', ownerFile, '--expected-sha256', digest, ...originalsArgs()];
+    args[args.indexOf(files.executionGrant as string)] = absent;
+    const { code, run } = refused(args);
+    expect(code).toBe('input_missing');
+    expect(run.stderr.toString()).toBe(
+      'error[input_missing]: the input file does not exist\n  = in: execution_grant\n',
+    );
+    const json = JSON.parse(runCli([...args, '--json']).stdout.toString()) as { role?: string };
+    expect(json.role).toBe('execution_grant');
+  });
+
+  it('regression: two inputs given as - are a usage error, before anything is read', () => {
+    const run = runCli(['owner', 'subjects', '-', '--expected-sha256', digest, '--attempt', '-'], {
+      input: bytes,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain('only one input can be - (standard input)');
   });
 
   it('treats missing or partial arguments as usage errors that read and write nothing', () => {

@@ -20,10 +20,13 @@ SHA-256, known independently of the file: decoding requires both. Originals
 The codec authenticates nothing: it checks a complete, exact document and
 documentary equality with the originals supplied, not who produced them.
 
+A refusal names which input it is about (\`= in: execution_grant\`, "role" in
+--json) and an allowlisted field path, never a value from the documents.
+
 Exit codes: 0 success, 1 usage error, 2 refused (scoped_execution_* reason), 70 internal error.`;
 
 const VERIFY_USAGE = `Usage: sealkit owner verify FILE --expected-sha256 HEX
-         [--qualification-owner FILE --qualification-grant FILE --execution-grant FILE] [--json]
+         [--qualification-owner FILE --qualification-grant FILE --execution-grant FILE] [--bare] [--json]
 
 Decodes and validates a scoped execution owner document and prints its owner
 reference and key, R (the embedded activation request's SHA-256), E (the
@@ -93,14 +96,24 @@ async function readOwner(
 ): Promise<ScopedExecutionOwner> {
   if (file === undefined) throw new UsageError('missing argument FILE', usage);
   if (expected === undefined) throw new UsageError('missing option --expected-sha256', usage);
-  const raw = await readBoundedInput(file, MAX_OWNER_BYTES, io.stdin);
+  const raw = await readBoundedInput(file, MAX_OWNER_BYTES, io.stdin, 'owner');
   // The digest may be given in the form sealkit prints it (sha256:<hex>).
   const hex = expected.startsWith('sha256:') ? expected.slice('sha256:'.length) : expected;
   return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: hex });
 }
 
-async function readOriginal(file: string, io: CliIo): Promise<Uint8Array> {
-  return readBoundedInput(file, MAX_ORIGINAL_BYTES, io.stdin);
+/** `role` names the flag's input in a refusal (`= in: execution_grant`): five files may be given. */
+async function readOriginal(file: string, io: CliIo, role: OriginalRole): Promise<Uint8Array> {
+  return readBoundedInput(file, MAX_ORIGINAL_BYTES, io.stdin, role);
+}
+
+type OriginalRole = 'qualification_owner' | 'qualification_grant' | 'execution_grant' | 'attempt';
+
+/** Standard input can be read once: two inputs given as `-` is a usage error, before any is read. */
+function refuseStdinTwice(files: readonly (string | undefined)[], usage: string): void {
+  if (files.filter((file) => file === '-').length > 1) {
+    throw new UsageError('only one input can be - (standard input)', usage);
+  }
 }
 
 /** A digest in the one form sealkit prints (`sha256:<hex>`), or bare hex with --bare. */
@@ -133,14 +146,21 @@ export const ownerVerify: Command = {
         VERIFY_USAGE,
       );
     }
+    refuseStdinTwice([positionals[0], ...originalFiles], VERIFY_USAGE);
     const owner = await readOwner(positionals[0], values['expected-sha256'], VERIFY_USAGE, io);
     const summary = owner.describe();
     let originals: 'matched' | 'not_supplied' = 'not_supplied';
     if (given === 3) {
       const [ownerFile, qualificationFile, executionFile] = originalFiles as [string, string, string];
-      const qualificationOwner = QualificationOwner.fromBytes(await readOriginal(ownerFile, io));
-      const qualificationGrant = CompositionGrant.fromBytes(await readOriginal(qualificationFile, io));
-      const executionGrant = CompositionGrant.fromBytes(await readOriginal(executionFile, io));
+      const qualificationOwner = QualificationOwner.fromBytes(
+        await readOriginal(ownerFile, io, 'qualification_owner'),
+      );
+      const qualificationGrant = CompositionGrant.fromBytes(
+        await readOriginal(qualificationFile, io, 'qualification_grant'),
+      );
+      const executionGrant = CompositionGrant.fromBytes(
+        await readOriginal(executionFile, io, 'execution_grant'),
+      );
       owner.requireOriginals({ qualificationOwner, qualificationGrant, executionGrant });
       originals = 'matched';
     }
@@ -178,6 +198,7 @@ export const ownerSubjects: Command = {
       min: 0,
       max: 1,
     });
+    refuseStdinTwice([positionals[0], values.attempt], SUBJECTS_USAGE);
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
     const summary = owner.describe();
     let text = `R ${shown(summary.requestSha256, values.bare)}\nE ${shown(summary.subjectSha256, values.bare)}\n`;
@@ -187,7 +208,7 @@ export const ownerSubjects: Command = {
         json: { status: 'ok', request_sha256: summary.requestSha256, subject_sha256: summary.subjectSha256 },
       };
     }
-    const attempt = ActivationAttempt.fromBytes(await readOriginal(values.attempt, io));
+    const attempt = ActivationAttempt.fromBytes(await readOriginal(values.attempt, io, 'attempt'));
     const selected = owner.requireAttempt(attempt);
     const attemptSha256 = attempt.sha256;
     text += `A ${shown(attemptSha256, values.bare)}\nselected epochs (all declared effects of the attempt's workload):\n${epochLines(selected)}`;

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { refuseInput } from './refusals.js';
+import type { Refusal } from '../refusal/index.js';
+import { type InputRefusalCode, refuseInput as refuseInputCode } from './refusals.js';
 
 /**
  * Reads at most `maxBytes + 1` bytes from a file or from a stream (standard
@@ -11,8 +12,12 @@ export async function readBoundedInput(
   source: string,
   maxBytes: number,
   stdin: AsyncIterable<Uint8Array | string> = process.stdin,
+  /** Which input this is, for a command that reads several (`execution_grant`). */
+  role?: string,
 ): Promise<Uint8Array> {
-  if (source === '-') return readBoundedStream(stdin, maxBytes);
+  const refuseInput = (code: InputRefusalCode): Refusal =>
+    refuseInputCode(code, role === undefined ? undefined : { role });
+  if (source === '-') return readBoundedStream(stdin, maxBytes, refuseInput);
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
@@ -25,13 +30,17 @@ export async function readBoundedInput(
   }
   try {
     if (!fstatSync(fd).isFile()) throw refuseInput('input_not_regular');
-    return readBoundedFd(fd, maxBytes + 1);
+    return readBoundedFd(fd, maxBytes + 1, refuseInput);
   } finally {
     closeSync(fd);
   }
 }
 
-function readBoundedFd(fd: number, limit: number): Uint8Array {
+function readBoundedFd(
+  fd: number,
+  limit: number,
+  refuseInput: (code: InputRefusalCode) => Refusal,
+): Uint8Array {
   const chunks: Buffer[] = [];
   let total = 0;
   while (total < limit) {
@@ -52,6 +61,7 @@ function readBoundedFd(fd: number, limit: number): Uint8Array {
 async function readBoundedStream(
   stream: AsyncIterable<Uint8Array | string>,
   maxBytes: number,
+  refuseInput: (code: InputRefusalCode) => Refusal,
 ): Promise<Uint8Array> {
   const limit = maxBytes + 1;
   const chunks: Buffer[] = [];
