@@ -200,6 +200,21 @@ describe('create-only: an existing output is never touched', () => {
   });
 });
 
+describe('a workspace the operator may not write in', () => {
+  it('regression: a read-only models/migration/ is publish_permission_denied, not publish_failed, and publishes nothing', async () => {
+    const fixture = scratch.fixture('bigquery');
+    const migration = join(fixture.project, 'models', 'migration');
+    chmodSync(migration, 0o500);
+    try {
+      const result = await scaffold(fixture.options());
+      expect(result).toMatchObject({ status: 'refused', reason_codes: ['publish_permission_denied'] });
+      expect(existsSync(generatedDir(fixture))).toBe(false);
+    } finally {
+      chmodSync(migration, 0o700);
+    }
+  });
+});
+
 describe('after publication the output is the operator’s', () => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {

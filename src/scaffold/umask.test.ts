@@ -45,7 +45,9 @@ describe.each(['0277', '0777'])('under umask %s', (umask) => {
 
     // Later runs read the staging state as valid: another source id publishes,
     // the same one is output_exists (never staging_root_invalid).
-    const other = scaffoldUnder(umask, [...fixture.cliArgs(), '--source-id', 'other']);
+    const otherArgs = fixture.cliArgs();
+    otherArgs[otherArgs.indexOf('--source-id') + 1] = 'other';
+    const other = scaffoldUnder(umask, otherArgs);
     expect(other).toMatchObject({ status: 0, result: { status: 'published' } });
     expect(mode(join(fixture.stagingRoot, 'other.lock'))).toBe(0o600);
     const again = scaffoldUnder(umask, fixture.cliArgs());

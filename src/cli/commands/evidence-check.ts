@@ -1,6 +1,7 @@
 import { bindEvidence, MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
+import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
@@ -26,6 +27,7 @@ Flags:
   --inventory-file FILE       saved --dry-run report (owner-only file, at most 10 MiB)
   --run-manifest FILE         run-manifests/<run_id>.json of a completed load (owner-only)
   --source-binding-id ALIAS   the operator's source binding alias; must equal both artifacts'
+                              (evidence synth records synthetic_retail unless given one)
   --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
   --json                      print one JSON object on stdout
   -h, --help                  show this help
@@ -47,7 +49,10 @@ export const evidenceCheck: Command = {
     const rawAge = values['max-evidence-age'];
     const maxAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxAge === undefined) {
-      throw new UsageError(`invalid value for option --max-evidence-age: ${MAX_EVIDENCE_AGE_FORMS}`, USAGE);
+      throw new UsageError(
+        `--max-evidence-age takes ${MAX_EVIDENCE_AGE_FORMS}, not ${quotedValue(rawAge)}`,
+        USAGE,
+      );
     }
     const outcome = bindEvidence({
       mappingFile: values['mapping-file'],

@@ -10,6 +10,7 @@ import {
 } from '../../migration/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
+import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
@@ -102,6 +103,12 @@ export const evidenceSynth: Command = {
   },
 };
 
+/** A flag that takes one of a few words: missing, or the value given named beside them. */
+function oneOf(flag: string, given: string | undefined, choices: readonly string[]): UsageError {
+  if (given === undefined) return new UsageError(`missing option ${flag} (${choices.join(', ')})`, USAGE);
+  return new UsageError(`${flag} takes one of ${choices.join(', ')}, not ${quotedValue(given)}`, USAGE);
+}
+
 function synthOptions(values: {
   readonly source?: string | undefined;
   readonly destination?: string | undefined;
@@ -111,44 +118,36 @@ function synthOptions(values: {
   readonly seed?: string | undefined;
 }): SynthesizeOptions {
   const source = SOURCE_KINDS.find((kind) => kind === values.source);
-  if (source === undefined)
-    throw new UsageError(
-      `invalid or missing value for option --source (one of: ${SOURCE_KINDS.join(', ')})`,
-      USAGE,
-    );
+  if (source === undefined) throw oneOf('--source', values.source, SOURCE_KINDS);
   const destination = DESTINATIONS.find((name) => name === values.destination);
-  if (destination === undefined)
-    throw new UsageError(
-      `invalid or missing value for option --destination (one of: ${DESTINATIONS.join(', ')})`,
-      USAGE,
-    );
+  if (destination === undefined) throw oneOf('--destination', values.destination, DESTINATIONS);
   const tables = values.tables?.split(',');
   if (
     tables !== undefined &&
     (tables.some((table) => !RETAIL_TABLE_NAMES.includes(table)) || new Set(tables).size !== tables.length)
   ) {
     throw new UsageError(
-      `invalid value for option --tables: a comma-separated list without repeats of ${RETAIL_TABLE_NAMES.join(', ')}`,
+      `--tables takes a comma-separated list without repeats of ${RETAIL_TABLE_NAMES.join(', ')}, not ${quotedValue(values.tables ?? '')}`,
       USAGE,
     );
   }
   const alias = values['source-binding-id'];
   if (alias !== undefined && !isSourceBindingId(alias)) {
     throw new UsageError(
-      'invalid value for option --source-binding-id: a lowercase letter, then up to 39 lowercase letters, digits or _',
+      `--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not ${quotedValue(alias)}`,
       USAGE,
     );
   }
   const finishedAt = values['finished-at'];
   if (finishedAt !== undefined && parseUtcTimestamp(finishedAt) === undefined) {
     throw new UsageError(
-      'invalid value for option --finished-at: a UTC timestamp such as 2026-05-30T06:00:00Z',
+      `--finished-at takes a UTC timestamp such as 2026-05-30T06:00:00Z, not ${quotedValue(finishedAt)}`,
       USAGE,
     );
   }
   const seed = values.seed;
   if (seed !== undefined && !/^(0|[1-9][0-9]{0,8})$/.test(seed))
-    throw new UsageError('invalid value for option --seed: a whole number from 0 to 999999999', USAGE);
+    throw new UsageError(`--seed takes a whole number from 0 to 999999999, not ${quotedValue(seed)}`, USAGE);
   return {
     source,
     destination,

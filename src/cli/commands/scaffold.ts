@@ -8,6 +8,7 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { jsonOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
+import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 import { faultsFromEnvironment } from './scaffold-faults.js';
 
@@ -78,7 +79,7 @@ export const scaffoldCommand: Command = {
     if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
     if (!(SCAFFOLD_EDITIONS as readonly string[]).includes(edition)) {
       throw new UsageError(
-        `invalid value for option --edition (one of: ${SCAFFOLD_EDITIONS.join(', ')})`,
+        `--edition takes ${SCAFFOLD_EDITIONS.join(' or ')}, not ${quotedValue(edition)}`,
         USAGE,
       );
     }
@@ -93,7 +94,10 @@ export const scaffoldCommand: Command = {
     const rawAge = values['max-evidence-age'];
     const maxEvidenceAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
     if (rawAge !== undefined && maxEvidenceAge === undefined) {
-      throw new UsageError(`invalid value for option --max-evidence-age: ${MAX_EVIDENCE_AGE_FORMS}`, USAGE);
+      throw new UsageError(
+        `--max-evidence-age takes ${MAX_EVIDENCE_AGE_FORMS}, not ${quotedValue(rawAge)}`,
+        USAGE,
+      );
     }
 
     const faults = faultsFromEnvironment(process.env, USAGE);

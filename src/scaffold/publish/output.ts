@@ -9,7 +9,8 @@ import { lookAt, ownedWithout, sameInode } from '../workspace/entry.js';
  * held migration/ descriptor when absent; EEXIST accepted when the entry
  * passes the output-parent checks (a run for another source id may just have
  * created it); a symlink is symlink_refused, anything else invalid is
- * output_parent_invalid.
+ * output_parent_invalid; a models/migration/ it may not write in is
+ * publish_permission_denied.
  */
 export function ensureOutputParent(migration: Dir, held: Dir | undefined): Dir {
   const name = OUTPUT_PARENTS[2];
@@ -23,6 +24,11 @@ export function ensureOutputParent(migration: Dir, held: Dir | undefined): Dir {
   try {
     return migration.mkdirExclusive(name, 0o700);
   } catch (error: unknown) {
+    // A read-only models/migration/ is the same fix as a read-only generated/:
+    // the operator's permissions, not a failed rename.
+    if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM')) {
+      throw refuseScaffold('publish_permission_denied');
+    }
     if (!isFsError(error, 'EEXIST')) throw error;
   }
   const entry = lookAt(migration, name);
