@@ -5,8 +5,9 @@ import { planCheck } from '../src/editions/check/plan.js';
 import { readProjectFiles } from '../src/editions/check/project-files.js';
 import { AJV_OPTIONS, compileDbtSchemas, loadDbtSchemas } from '../src/editions/check/schemas.js';
 import { editionsRoot, schemasRoot } from '../src/editions/installation.js';
-import { newWorkspace } from '../src/editions/workspace/workspace.js';
+import type { Answer, Request } from './editions-worker.js';
 import type { Benchmark } from './harness.js';
+import { startSyncWorker } from './sync-worker.js';
 
 const EXTRA_MODELS = 200;
 
@@ -79,17 +80,23 @@ export const editionNewBenchmark: Benchmark = {
     const base = mkdtempSync(join(tmpdir(), 'sealkit-bench-new-'));
     const source = join(editionsRoot(), 'Bigquery');
     let counter = 0;
-    const probe = newWorkspace({ edition: 'bigquery', dest: join(base, 'probe') });
+    // The copy is asynchronous: it runs in a worker the harness waits on (bench/sync-worker.ts).
+    const worker = startSyncWorker<Request, Answer>(
+      new URL('./editions-worker.js', import.meta.url),
+      {},
+      'edition new',
+    );
+    const probe = worker.call({ dest: join(base, 'probe') });
     rmSync(join(base, 'probe'), { recursive: true });
     return {
-      workload: `${probe.plan.files.length} files in ${probe.plan.dirs.length} folders`,
+      workload: `${probe.files} files in ${probe.dirs} folders`,
       reference: 'fs.cpSync (no fsync, no verify)',
       variants: [
         {
           name: 'sealkit edition new',
           run: () => {
             const dest = join(base, `ws${counter++}`);
-            newWorkspace({ edition: 'bigquery', dest });
+            worker.call({ dest });
             rmSync(dest, { recursive: true });
           },
         },
@@ -102,6 +109,10 @@ export const editionNewBenchmark: Benchmark = {
           },
         },
       ],
+      dispose: () => {
+        worker.close();
+        rmSync(base, { recursive: true, force: true });
+      },
     };
   },
 };

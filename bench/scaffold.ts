@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newWorkspace } from '../src/editions/workspace/workspace.js';
 import { MAX_AGE, NOW, retailBundle, writeBundle } from '../src/migration/testing/bundles.js';
 import { privateBuild, runNode } from './children.js';
 import type { Benchmark } from './harness.js';
@@ -32,9 +32,11 @@ export const scaffoldBenchmark: Benchmark = {
     cpSync(join(repoRoot, 'package.json'), join(base, 'package.json'));
     const bin = join(base, 'bin', 'sealkit.js');
     const child = join(base, 'dist', 'bench', 'scaffold-child.js');
-    const template = join(base, 'template');
-    if (newWorkspace({ edition: 'bigquery', dest: template, dryRun: false }).status !== 'created')
-      throw new Error('the template workspace was not created');
+    // The template comes from the checkout's own CLI (the private build has no editions/),
+    // outside both, which edition new counts as installations it never writes into.
+    const templateBase = mkdtempSync(join(tmpdir(), 'sealkit-bench-template-'));
+    const template = join(templateBase, 'template');
+    spawnOk([join(repoRoot, 'bin', 'sealkit.js'), 'edition', 'new', '--edition', 'bigquery', template]);
     const evidence = writeBundle(join(base, 'evidence'), retailBundle({ destination: 'bigquery' }));
     let counter = 0;
     let workspace = '';
@@ -113,6 +115,7 @@ export const scaffoldBenchmark: Benchmark = {
       dispose: () => {
         spawnSync('chmod', ['-R', 'u+rwx', base]);
         rmSync(base, { recursive: true, force: true });
+        rmSync(templateBase, { recursive: true, force: true });
       },
     };
   },

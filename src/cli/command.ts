@@ -43,6 +43,13 @@ export interface CommandResult {
    * prints nothing more.
    */
   readonly printed?: boolean;
+  /**
+   * Awaited after the result is printed, before the exit code is returned:
+   * the test-only `pause@after_result` fault of the commands that write
+   * (src/cli/fault-hooks.ts), which holds the process where only a signal
+   * handler stands between the printed result and its exit.
+   */
+  readonly afterOutput?: () => Promise<void>;
 }
 
 export interface Command {

@@ -179,6 +179,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
         io.stderr.write(wantsColour(io.stderr) ? paintRefusals(result.errors) : result.errors);
       }
     }
+    await result.afterOutput?.();
     return exitCodeForResult(result);
   } catch (error: unknown) {
     reportFailure(io, error, json, disclosure);

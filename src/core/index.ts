@@ -5,3 +5,4 @@ export * from './input/index.js';
 export * from './json/index.js';
 export * from './package/index.js';
 export * from './refusal/index.js';
+export * from './steps/index.js';

@@ -27,6 +27,12 @@ export {
 } from './editions.js';
 export { editionsRoot, installationRoot } from './installation.js';
 export { type EditionRefusalCode, refuseEdition } from './refusals.js';
+export {
+  type ApplyWorkspaceOptions,
+  WORKSPACE_STEPS,
+  type WorkspaceFaults,
+  type WorkspaceStep,
+} from './workspace/apply.js';
 export { planWorkspace, type WorkspaceFile, type WorkspacePlan } from './workspace/plan.js';
 export { readEditionSource } from './workspace/source.js';
 export { type NewWorkspaceOptions, type NewWorkspaceResult, newWorkspace } from './workspace/workspace.js';

@@ -18,6 +18,7 @@ export type EditionRefusalCode =
   | 'workspace_write_failed'
   | 'workspace_verify_failed'
   | 'workspace_rename_unavailable'
+  | 'workspace_interrupted'
   | 'project_missing'
   | 'project_invalid'
   | 'project_file_missing'
@@ -77,6 +78,11 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
   workspace_rename_unavailable: {
     category: 'unavailable',
     message: 'atomic no-replace publication is not available on this platform or filesystem',
+  },
+  workspace_interrupted: {
+    category: 'unavailable',
+    message:
+      'the workspace was interrupted by a signal before it was published; what this run staged was removed and nothing exists at the destination',
   },
   project_missing: { category: 'missing', message: 'the project directory does not exist' },
   project_invalid: {

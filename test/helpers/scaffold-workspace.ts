@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newWorkspace } from '../../src/editions/index.js';
 import {
   type BundlePaths,
   MAX_AGE,
@@ -12,6 +11,7 @@ import {
   writeBundle,
 } from '../../src/migration/testing/bundles.js';
 import type { ScaffoldOptions } from '../../src/scaffold/run.js';
+import { runCli } from './cli.js';
 import { snapshotTree } from './edition-trees.js';
 
 export type Edition = 'bigquery' | 'snowflake';
@@ -49,8 +49,9 @@ export class ScaffoldScratch {
     let template = this.#templates.get(edition);
     if (template === undefined) {
       template = join(this.base, `template-${edition}`);
-      const created = newWorkspace({ edition, dest: template, dryRun: false });
-      if (created.status !== 'created') throw new Error('the template workspace was not created');
+      // The built CLI, as a user makes a workspace (synchronous, so fixtures stay synchronous).
+      const created = runCli(['edition', 'new', '--edition', edition, template]);
+      if (created.status !== 0) throw new Error('the template workspace was not created');
       this.#templates.set(edition, template);
     }
     const workspace = join(this.dir('ws'), 'client');

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
+import { CliChild } from '../../../test/helpers/cli-child.js';
 import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 
@@ -258,5 +259,119 @@ describe('sealkit edition new, against a whole-installation hash snapshot', () =
       'ws_snowflake',
     ]);
     expect(existsSync(join(outside, 'ws_snowflake', 'kit', 'dbt_project.yml'))).toBe(true);
+  });
+});
+
+describe('sealkit edition new, stopped by a real signal', () => {
+  // The built CLI in a process of its own, paused by SEALKIT_EDITION_FAULTS at a
+  // step boundary; the test sends the signal while it waits there.
+  /** A parent folder that already holds entries of its own, which no run may touch. */
+  function parentWithEntries(): string {
+    const parent = join(dir, 'clients');
+    mkdirSync(join(parent, 'other-client'), { recursive: true });
+    writeFileSync(join(parent, 'other-client', 'notes.md'), 'kept\n');
+    writeFileSync(join(parent, 'keep.txt'), 'kept\n');
+    return parent;
+  }
+
+  const stops = [
+    ['after_preflight#1', 'SIGINT', 130, false],
+    ['after_staging#1', 'SIGTERM', 143, true],
+    ['after_dir#3', 'SIGINT', 130, true],
+    ['after_file#5', 'SIGTERM', 143, true],
+    ['after_fsync#1', 'SIGINT', 130, true],
+    ['before_rename#1', 'SIGTERM', 143, true],
+  ] as const;
+
+  it.each(stops)(
+    'regression: at %s, %s removes what the run staged, leaves the parent as it was and exits %i',
+    async (point, signal, exit, staged) => {
+      const parent = parentWithEntries();
+      const before = snapshotTree(parent);
+      const child = new CliChild(['edition', 'new', '--edition', 'bigquery', 'acme'], {
+        cwd: parent,
+        env: { SEALKIT_EDITION_FAULTS: `pause@${point}` },
+      });
+      await child.paused(point);
+      // The run had made something of its own by then, beside the entries that were there.
+      const staging = readdirSync(parent).filter((name) => name.startsWith('.sealkit-edition-staging-'));
+      expect(staging).toHaveLength(staged ? 1 : 0);
+      child.kill(signal);
+      const outcome = await child.exited();
+      expect(outcome.status).toBe(exit);
+      expect(outcome.stdout).toBe('');
+      expect(outcome.stderr).toBe(
+        `sealkit edition new fault: paused at ${point}\n` +
+          'error[workspace_interrupted]: the workspace was interrupted by a signal before it was published; what this run staged was removed and nothing exists at the destination\n' +
+          '  --> acme\n',
+      );
+      expect(snapshotTree(parent)).toEqual(before);
+    },
+    30_000,
+  );
+
+  it('regression: with --json the interruption is one refusal object on stdout, and exits 143 on SIGTERM', async () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    const child = new CliChild(['edition', 'new', '--edition', 'snowflake', '--json', 'acme'], {
+      cwd: parent,
+      env: { SEALKIT_EDITION_FAULTS: 'pause@after_file#2' },
+    });
+    await child.paused('after_file#2');
+    child.kill('SIGTERM');
+    const outcome = await child.exited();
+    expect(outcome.status).toBe(143);
+    expect(JSON.parse(outcome.stdout)).toMatchObject({
+      status: 'refused',
+      reason_code: 'workspace_interrupted',
+      location: { path: 'acme' },
+    });
+    expect(outcome.stderr).toBe('sealkit edition new fault: paused at after_file#2\n');
+    expect(snapshotTree(parent)).toEqual(before);
+  }, 30_000);
+
+  it('regression: a signal after the publication changes nothing: the workspace stays and the exit is 0', async () => {
+    const parent = parentWithEntries();
+    const child = new CliChild(['edition', 'new', '--edition', 'bigquery', 'acme'], {
+      cwd: parent,
+      env: { SEALKIT_EDITION_FAULTS: 'pause@after_result' },
+    });
+    await child.paused('after_result#1');
+    child.kill('SIGINT');
+    await child.stderrHas('sealkit: SIGINT came after the workspace was published; the result stands\n');
+    const outcome = await child.finished();
+    expect(outcome.status).toBe(0);
+    expect(outcome.signal).toBeNull();
+    expect(outcome.stdout).toContain('created a bigquery workspace');
+    expect(contentsAndModes(join(parent, 'acme')).contents).toEqual(expectedContents('bigquery'));
+    expect(readdirSync(parent).sort()).toEqual(['acme', 'keep.txt', 'other-client']);
+  }, 30_000);
+
+  it('removes what it staged when a step fails, and refuses with workspace_write_failed', () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    const run = runCli(['edition', 'new', '--edition', 'bigquery', 'acme'], {
+      cwd: parent,
+      env: { ...process.env, SEALKIT_EDITION_FAULTS: 'fail@after_file#4' },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toContain('error[workspace_write_failed]');
+    expect(snapshotTree(parent)).toEqual(before);
+  });
+
+  it('is a usage error (exit 1) naming the variable and the rule when a rule cannot be read', () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    for (const rule of ['pause@after_everything', 'fail@after_result', 'stop@after_dir']) {
+      const run = runCli(['edition', 'new', '--edition', 'bigquery', 'acme'], {
+        cwd: parent,
+        env: { ...process.env, SEALKIT_EDITION_FAULTS: rule },
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString().split('\n')[0]).toContain(
+        `invalid rule '${rule}' in SEALKIT_EDITION_FAULTS`,
+      );
+      expect(snapshotTree(parent)).toEqual(before);
+    }
   });
 });

@@ -1,8 +1,28 @@
 import { didYouMean } from '../../core/refusal/index.js';
-import { isEditionId, newWorkspace, STARTER_EDITION_IDS, type WorkspacePlan } from '../../editions/index.js';
-import type { Command, CommandResult } from '../command.js';
+import {
+  isEditionId,
+  type NewWorkspaceResult,
+  newWorkspace,
+  refuseEdition,
+  STARTER_EDITION_IDS,
+  WORKSPACE_STEPS,
+  type WorkspacePlan,
+  type WorkspaceStep,
+} from '../../editions/index.js';
+import type { CliIo, Command, CommandResult } from '../command.js';
+import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
+import { Interruption } from '../interruption.js';
+import { formatRefusal, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
+
+/** The test-only fault variable of `edition new` (docs/editions.md#the-test-only-fault-hook). */
+export const EDITION_FAULTS: FaultVariable<WorkspaceStep> = {
+  name: 'SEALKIT_EDITION_FAULTS',
+  points: WORKSPACE_STEPS,
+  label: 'sealkit edition new',
+  doc: 'docs/editions.md',
+};
 
 const OPTIONS = {
   edition: { type: 'string' },
@@ -31,7 +51,9 @@ Flags:
   -h, --help       show this help
 
 Exit codes: 0 created (or planned), 1 usage error, 2 refused (with a reason code),
-70 internal error.
+70 internal error, 130 / 143 stopped by SIGINT / SIGTERM before the workspace was
+published (workspace_interrupted: what the run staged is removed, nothing is at
+DEST). A signal after the publication changes nothing: the result stands.
 
 Examples:
   sealkit edition new --edition bigquery acme-retail
@@ -79,7 +101,7 @@ function shellWord(word: string): string {
 export const editionNew: Command = {
   path: ['edition', 'new'],
   usage: USAGE,
-  async run(args): Promise<CommandResult> {
+  async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
     const edition = values.edition;
     if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
@@ -91,9 +113,21 @@ export const editionNew: Command = {
       );
     const dest = positionals[0];
     if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
-    const result = newWorkspace({ edition, dest, dryRun: values['dry-run'] === true });
+    const faults = faultsFromVariable(EDITION_FAULTS, process.env, USAGE);
+    const outcome = await interruptibleCopy(io, values.json === true, (signal) =>
+      newWorkspace({
+        edition,
+        dest,
+        dryRun: values['dry-run'] === true,
+        signal,
+        ...(faults.library === undefined ? {} : { faults: faults.library }),
+      }),
+    );
+    if (!('plan' in outcome)) return { ...outcome, afterOutput: faults.afterResult };
+    const result = outcome;
     const { plan } = result;
     return {
+      afterOutput: faults.afterResult,
       text: describe(plan, result.status === 'created', dest),
       json: {
         status: result.status,
@@ -109,3 +143,35 @@ export const editionNew: Command = {
     };
   },
 };
+
+/**
+ * The copy with SIGINT and SIGTERM wired to it (src/cli/interruption.ts):
+ * a signal before the rename stops it with `workspace_interrupted`, which
+ * exits 130 or 143; after the rename the result stands.
+ */
+async function interruptibleCopy(
+  io: CliIo,
+  json: boolean,
+  copy: (signal: AbortSignal) => Promise<NewWorkspaceResult>,
+): Promise<NewWorkspaceResult | CommandResult> {
+  const interruption = Interruption.start({ note: json ? undefined : io.stderr });
+  let result: NewWorkspaceResult;
+  try {
+    result = await copy(interruption.signal);
+  } catch (error: unknown) {
+    const received = await interruption.finish();
+    if (received === undefined || !refuseEdition.is(error, 'workspace_interrupted')) throw error;
+    return {
+      text: '',
+      json: { status: 'refused', ...refusalJson(error, 'located') },
+      errors: formatRefusal(error, 'located'),
+      refused: true,
+      interrupted: received,
+    };
+  }
+  await interruption.finish();
+  interruption.completed(
+    result.status === 'created' ? 'the workspace was published' : 'the plan was complete',
+  );
+  return result;
+}

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
 import { type Dir, FsUnavailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
-import { guardRefusals, Refusal } from '../../core/refusal/index.js';
+import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
+import { type StepFaults, Steps } from '../../core/steps/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, TreeReadError } from '../tree.js';
 import { holdDestination } from './destination.js';
@@ -14,25 +15,59 @@ export interface WorkspaceCreated {
 }
 
 /**
+ * The step boundaries of a workspace copy, in run order, where SIGINT or
+ * SIGTERM stops it and the test-only faults can be armed
+ * (docs/editions.md#the-test-only-fault-hook). `after_dir` and `after_file`
+ * are reached once per folder and file.
+ */
+export const WORKSPACE_STEPS = [
+  'after_preflight',
+  'after_staging',
+  'after_dir',
+  'after_file',
+  'after_fsync',
+  'before_rename',
+] as const;
+export type WorkspaceStep = (typeof WORKSPACE_STEPS)[number];
+
+/** The `faults` option of `newWorkspace`: test-only; production callers leave it out. */
+export type WorkspaceFaults = StepFaults<WorkspaceStep>;
+
+export interface ApplyWorkspaceOptions {
+  /** Aborting stops the copy at its next step boundary, before the rename (`workspace_interrupted`). */
+  readonly signal?: AbortSignal | undefined;
+  readonly faults?: WorkspaceFaults | undefined;
+}
+
+/**
  * Creates the workspace at `dest` from `plan` with one commit point: the
  * whole tree is written into a fresh staging folder beside DEST (same
  * filesystem), every file and folder fsynced, the staged tree read back and
  * compared with the plan, and only then renamed to DEST with
- * renameat2(RENAME_NOREPLACE) through the held parent. A failure before the
- * rename removes the staging folder (this run created every entry in it) and
- * leaves nothing at DEST; a DEST that appears meanwhile is never replaced.
+ * renameat2(RENAME_NOREPLACE) through the held parent. A failure or an
+ * interruption before the rename removes the staging folder (this run
+ * created every entry in it) and leaves nothing at DEST; a DEST that
+ * appears meanwhile is never replaced. After the rename the copy completes
+ * whatever arrives.
  */
-export function applyWorkspacePlan(
+export async function applyWorkspacePlan(
   plan: WorkspacePlan,
   source: EditionSource,
   dest: string,
   installationRoot: string,
-): WorkspaceCreated {
-  return guardRefusals(
-    () => {
+  options: ApplyWorkspaceOptions = {},
+): Promise<WorkspaceCreated> {
+  const steps = new Steps<WorkspaceStep>({
+    signal: options.signal,
+    faults: options.faults,
+    interrupted: () => refuseEdition('workspace_interrupted'),
+  });
+  return guardRefusalsAsync(
+    async () => {
       const held = holdDestination(dest, installationRoot);
       try {
-        publish(plan, source, held.parent, held.name);
+        await steps.at('after_preflight');
+        await publish(plan, source, held.parent, held.name, steps);
         return { status: 'created', plan };
       } finally {
         held.parent.close();
@@ -46,14 +81,23 @@ function stagingName(): string {
   return `.sealkit-edition-staging-${randomBytes(8).toString('hex')}`;
 }
 
-function publish(plan: WorkspacePlan, source: EditionSource, parent: Dir, name: string): void {
+async function publish(
+  plan: WorkspacePlan,
+  source: EditionSource,
+  parent: Dir,
+  name: string,
+  steps: Steps<WorkspaceStep>,
+): Promise<void> {
   const bytesByPath = new Map(source.tree.files.map((file) => [file.path, file.bytes]));
   const staging = stageName(parent);
   const created: string[] = [];
   let published = false;
   try {
-    writeTree(plan, bytesByPath, staging.dir, created);
+    await steps.at('after_staging');
+    await writeTree(plan, bytesByPath, staging.dir, created, steps);
     verifyStaged(plan, staging.dir);
+    // The last boundary: the rename is the commit point, and nothing stops the run after it.
+    await steps.at('before_rename');
     try {
       renameNoReplace(parent, staging.name, parent, name);
     } catch (error: unknown) {
@@ -114,15 +158,17 @@ function withParent<T>(root: Dir, path: string, work: (dir: Dir, name: string) =
   }
 }
 
-function writeTree(
+async function writeTree(
   plan: WorkspacePlan,
   bytesByPath: ReadonlyMap<string, Uint8Array>,
   root: Dir,
   created: string[],
-): void {
+  steps: Steps<WorkspaceStep>,
+): Promise<void> {
   for (const path of plan.dirs) {
     withParent(root, path, (dir, name) => dir.mkdirExclusive(name, plan.dirMode).close());
     created.push(path);
+    await steps.at('after_dir');
   }
   for (const file of plan.files) {
     const bytes = bytesByPath.get(file.path);
@@ -138,6 +184,7 @@ function writeTree(
         out.close();
       }
     });
+    await steps.at('after_file');
   }
   // Children before parents, so each directory's entries are durable before its own entry is.
   for (const path of [...plan.dirs].reverse()) {
@@ -149,6 +196,7 @@ function writeTree(
     }
   }
   root.fsync();
+  await steps.at('after_fsync');
 }
 
 /** Reads the staged tree back through held descriptors and requires it to be exactly the plan. */

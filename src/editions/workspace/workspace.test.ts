@@ -55,7 +55,7 @@ describe('the workspace plan', () => {
 });
 
 describe('a failed copy leaves nothing at DEST', () => {
-  it('removes its staging folder when the staged bytes do not match the plan (workspace_verify_failed)', () => {
+  it('removes its staging folder when the staged bytes do not match the plan (workspace_verify_failed)', async () => {
     const source = readEditionSource(editionsRoot(), 'bigquery');
     const plan = planWorkspace(source);
     const tampered = {
@@ -66,63 +66,63 @@ describe('a failed copy leaves nothing at DEST', () => {
     };
     const parent = join(dir, 'parent');
     mkdirSync(parent);
-    const error = (() => {
-      try {
-        applyWorkspacePlan(tampered, source, join(parent, 'ws'), REPO_ROOT);
-      } catch (caught: unknown) {
-        return caught;
-      }
-      return undefined;
-    })();
+    const error = await applyWorkspacePlan(tampered, source, join(parent, 'ws'), REPO_ROOT).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(Refusal);
     expect((error as Refusal).code).toBe('workspace_verify_failed');
     expect(readdirSync(parent)).toEqual([]);
   });
 
-  it('refuses to publish into a parent it cannot write (workspace_write_failed), leaving it unchanged', () => {
+  it('refuses to publish into a parent it cannot write (workspace_write_failed), leaving it unchanged', async () => {
     const parent = join(dir, 'readonly');
     mkdirSync(parent);
     chmodSync(parent, 0o500);
-    expect(() => newWorkspace({ edition: 'bigquery', dest: join(parent, 'ws') })).toThrow(
+    await expect(newWorkspace({ edition: 'bigquery', dest: join(parent, 'ws') })).rejects.toThrow(
       expect.objectContaining({ code: 'workspace_write_failed' }),
     );
     expect(readdirSync(parent)).toEqual([]);
   });
 
-  it('refuses an edition that holds a symbolic link, before writing anything', () => {
+  it('refuses an edition that holds a symbolic link, before writing anything', async () => {
     const root = fakeInstallation();
     symlinkSync('/etc/passwd', join(root, 'editions', 'Bigquery', 'models', 'link.sql'));
     const before = snapshotTree(root);
-    expect(() =>
+    await expect(
       newWorkspace({ edition: 'bigquery', dest: join(dir, 'ws'), installationRoot: root }),
-    ).toThrow(expect.objectContaining({ code: 'edition_source_invalid' }));
+    ).rejects.toThrow(expect.objectContaining({ code: 'edition_source_invalid' }));
     expect(readdirSync(dir)).toEqual(['install']);
     expect(snapshotTree(root)).toEqual(before);
   });
 
-  it('refuses an edition name it does not ship (edition_unknown), before reading anything', () => {
-    expect(() => newWorkspace({ edition: 'postgres' as 'bigquery', dest: join(dir, 'ws') })).toThrow(
+  it('refuses an edition name it does not ship (edition_unknown), before reading anything', async () => {
+    await expect(newWorkspace({ edition: 'postgres' as 'bigquery', dest: join(dir, 'ws') })).rejects.toThrow(
       expect.objectContaining({ code: 'edition_unknown' }),
     );
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('refuses an installation without the edition (edition_source_missing)', () => {
+  it('refuses an installation without the edition (edition_source_missing)', async () => {
     const root = fakeInstallation();
     rmSync(join(root, 'editions', 'Snowflake'), { recursive: true });
-    expect(() =>
+    await expect(
       newWorkspace({ edition: 'snowflake', dest: join(dir, 'ws'), installationRoot: root }),
-    ).toThrow(expect.objectContaining({ code: 'edition_source_missing' }));
+    ).rejects.toThrow(expect.objectContaining({ code: 'edition_source_missing' }));
     expect(readdirSync(dir)).toEqual(['install']);
   });
 
-  it('copies from the installation it is given, and keeps DEST out of that installation', () => {
+  it('copies from the installation it is given, and keeps DEST out of that installation', async () => {
     const root = fakeInstallation();
-    const created = newWorkspace({ edition: 'bigquery', dest: join(dir, 'ws'), installationRoot: root });
+    const created = await newWorkspace({
+      edition: 'bigquery',
+      dest: join(dir, 'ws'),
+      installationRoot: root,
+    });
     expect(created.status).toBe('created');
-    expect(() =>
+    await expect(
       newWorkspace({ edition: 'bigquery', dest: join(root, 'ws'), installationRoot: root }),
-    ).toThrow(expect.objectContaining({ code: 'destination_inside_installation' }));
+    ).rejects.toThrow(expect.objectContaining({ code: 'destination_inside_installation' }));
     expect(readdirSync(dir).sort()).toEqual(['install', 'ws']);
   });
 });

@@ -1,0 +1,117 @@
+/**
+ * SIGINT and SIGTERM for the commands that write (`edition new`, `evidence
+ * synth`, `scaffold`, `distribute run`), in two phases (docs/cli.md#signals):
+ *
+ * - **While the command works**, the first signal aborts `signal`: the
+ *   library stops at its next step boundary before its commit point, undoes
+ *   only what it made, and reports the interruption; the CLI turns that
+ *   into exit 130 (SIGINT) or 143 (SIGTERM). A further signal changes
+ *   nothing, except for a command that asks for it (`distribute run`, whose
+ *   in-flight uploads may take a while), where it ends the process at once.
+ * - **Once the outcome is decided** (`finish`), a signal no longer changes
+ *   it: the command prints its real result and exits with that result's
+ *   code; the first such signal only prints a one-line note on stderr. The
+ *   handlers stay installed until the process ends, so the default action
+ *   (death by the signal, which a shell reports as 130 or 143) can never
+ *   strike between the publication and the exit. A second signal then ends
+ *   the process at once, with the result's exit code once it is known.
+ */
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** 128 + the signal's number, as a shell reports a process the signal ended (src/cli/exit-codes.ts). */
+const SIGNAL_EXIT: { readonly [S in StopSignal]: number } = { SIGINT: 130, SIGTERM: 143 };
+
+export interface InterruptionOptions {
+  /** Where the note about a signal that came after the outcome goes; undefined for none (`--json`, `-q`). */
+  readonly note: NodeJS.WritableStream | undefined;
+  /** A second signal while the command works ends the process at once (`distribute run`). */
+  readonly secondSignalEnds?: boolean;
+}
+
+export class Interruption {
+  readonly #controller = new AbortController();
+  readonly #options: InterruptionOptions;
+  #received: StopSignal | undefined;
+  #phase: 'working' | 'finished' = 'working';
+  /** What had completed, for the note: set by `completed`. */
+  #done = 'the run finished';
+  #noted = false;
+  #late = 0;
+
+  private constructor(options: InterruptionOptions) {
+    this.#options = options;
+  }
+
+  /** Installs the handlers; they stay until the process ends. */
+  static start(options: InterruptionOptions): Interruption {
+    const interruption = new Interruption(options);
+    const onInt = (): void => interruption.#on('SIGINT');
+    const onTerm = (): void => interruption.#on('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    return interruption;
+  }
+
+  /** Aborted by the first signal while the command works; the library stops at its next step boundary. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The first signal that came while the command worked, if any (whether or not it stopped anything). */
+  get received(): StopSignal | undefined {
+    return this.#received;
+  }
+
+  /**
+   * The outcome is decided: lets a signal that is already pending be
+   * delivered (it counts as received while working), then switches to the
+   * second phase, where a signal changes nothing.
+   */
+  async finish(): Promise<StopSignal | undefined> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#phase = 'finished';
+    return this.#received;
+  }
+
+  /**
+   * The command completed although a signal may have come: `done` says what
+   * had completed (`the publication completed`). If a signal came while
+   * it worked but after its commit point, the note is printed now;
+   * a later one prints it then.
+   */
+  completed(done: string): void {
+    this.#done = done;
+    if (this.#received !== undefined) this.#note(this.#received);
+  }
+
+  #on(name: StopSignal): void {
+    if (this.#phase === 'working') {
+      if (this.#received === undefined) {
+        this.#received = name;
+        this.#controller.abort();
+        return;
+      }
+      if (this.#options.secondSignalEnds === true) process.exit(SIGNAL_EXIT[name]);
+      return;
+    }
+    this.#late += 1;
+    if (this.#late === 1) {
+      this.#note(name);
+      return;
+    }
+    // Asked twice: stop waiting for output to drain. The outcome is the result's, once main has set it.
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : SIGNAL_EXIT[name]);
+  }
+
+  #note(name: StopSignal): void {
+    if (this.#noted || this.#options.note === undefined) return;
+    this.#noted = true;
+    this.#options.note.write(`sealkit: ${name} came after ${this.#done}; the result stands\n`);
+  }
+}
+
+/** The exit-code field of a command result for a signal that stopped the command (docs/cli.md#exit-codes). */
+export function interruptedBy(signal: StopSignal | undefined): { readonly interrupted?: StopSignal } {
+  return signal === undefined ? {} : { interrupted: signal };
+}

@@ -1,0 +1,9 @@
+export {
+  isStepFaults,
+  parseStepFaults,
+  type StepFault,
+  type StepFaults,
+  type StepPause,
+  Steps,
+  type StepsOptions,
+} from './steps.js';
