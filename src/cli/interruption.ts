@@ -17,6 +17,10 @@
  *   the process at once, with the result's exit code once it is known.
  */
 
+import type { Refusal } from '../core/refusal/index.js';
+import type { CliIo, CommandResult, Disclosure } from './command.js';
+import { formatRefusal, refusalJson } from './output.js';
+
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
 /** 128 + the signal's number, as a shell reports a process the signal ended (src/cli/exit-codes.ts). */
@@ -114,4 +118,54 @@ export class Interruption {
 /** The exit-code field of a command result for a signal that stopped the command (docs/cli.md#exit-codes). */
 export function interruptedBy(signal: StopSignal | undefined): { readonly interrupted?: StopSignal } {
   return signal === undefined ? {} : { interrupted: signal };
+}
+
+/** How `runInterruptible` reports a run: stopped by a signal (the refusal, ready to print), or its value. */
+export type Interruptible<T> =
+  | { readonly kind: 'interrupted'; readonly result: CommandResult }
+  | { readonly kind: 'done'; readonly value: T };
+
+export interface InterruptibleRun<T> {
+  readonly io: CliIo;
+  /** `--json`: the refusal goes out as the one JSON object, and no note is printed. */
+  readonly json: boolean;
+  readonly disclosure: Disclosure;
+  /** Whether a refusal is the library's own "stopped by the signal" (`workspace_interrupted`, …). */
+  readonly stoppedBy: (error: unknown) => error is Refusal;
+  /** What had completed when the value came, for the note (`the workspace was published`). */
+  readonly done: (value: T) => string;
+}
+
+/**
+ * Runs `work` with SIGINT and SIGTERM wired to its abort signal, for a
+ * command with one commit point: a signal before it ends the run with the
+ * library's interruption refusal, which becomes the printed refusal and
+ * exit 130 or 143; after it the value stands. Any other failure is
+ * thrown, as without a signal.
+ */
+export async function runInterruptible<T>(
+  run: InterruptibleRun<T>,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<Interruptible<T>> {
+  const interruption = Interruption.start({ note: run.json ? undefined : run.io.stderr });
+  let value: T;
+  try {
+    value = await work(interruption.signal);
+  } catch (error: unknown) {
+    const received = await interruption.finish();
+    if (received === undefined || !run.stoppedBy(error)) throw error;
+    return {
+      kind: 'interrupted',
+      result: {
+        text: '',
+        json: { status: 'refused', ...refusalJson(error, run.disclosure) },
+        errors: formatRefusal(error, run.disclosure),
+        refused: true,
+        interrupted: received,
+      },
+    };
+  }
+  await interruption.finish();
+  interruption.completed(run.done(value));
+  return { kind: 'done', value };
 }

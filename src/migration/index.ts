@@ -87,7 +87,14 @@ export {
 } from './run-manifest.js';
 export type { SchemaRecord } from './schema-record.js';
 export type { SnapshotColumn, SnapshotTable } from './snapshot.js';
-export { applySynthesisPlan, type SynthesisResult } from './synth/apply.js';
+export {
+  type ApplySynthesisOptions,
+  applySynthesisPlan,
+  SYNTH_STEPS,
+  type SynthesisResult,
+  type SynthFaults,
+  type SynthStep,
+} from './synth/apply.js';
 export {
   type BundleSpec,
   buildEvidenceBundle,

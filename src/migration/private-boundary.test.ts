@@ -119,15 +119,25 @@ describe('the evidence readers refuse located faults without a location', () => 
     }
   });
 
-  it('refuses synthesis options and outputs without a location', () => {
+  it('refuses synthesis options and outputs without a location', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sealkit-evidence-boundary-'));
     roots.push(dir);
     const invalid = refusalOf(() =>
       planSynthesis({ source: 'sql', destination: 'bigquery', sourceBindingId: 'Not An Alias' }),
     );
     expect(invalid.code).toBe('evidence_synth_option_invalid');
-    const missing = refusalOf(() =>
-      synthesizeEvidence({ source: 'sql', destination: 'bigquery', out: join(dir, 'absent', 'out') }),
+    const missing = await synthesizeEvidence({
+      source: 'sql',
+      destination: 'bigquery',
+      out: join(dir, 'absent', 'out'),
+    }).then(
+      () => {
+        throw new Error('expected a Refusal, got a value');
+      },
+      (error: unknown) => {
+        if (error instanceof Refusal) return error;
+        throw new Error('expected a Refusal, got another exception');
+      },
     );
     expect(missing.code).toBe('evidence_synth_parent_missing');
     for (const refusal of [invalid, missing]) expectUnlocated(refusal);

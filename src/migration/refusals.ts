@@ -146,7 +146,8 @@ export type SynthRefusalCode =
   | 'evidence_synth_parent_unsafe'
   | 'evidence_synth_output_exists'
   | 'evidence_synth_unavailable'
-  | 'evidence_synth_write_failed';
+  | 'evidence_synth_write_failed'
+  | 'evidence_synth_interrupted';
 
 export const refuseSynth = defineRefusals<SynthRefusalCode>({
   evidence_synth_option_invalid: {
@@ -172,5 +173,10 @@ export const refuseSynth = defineRefusals<SynthRefusalCode>({
   evidence_synth_write_failed: {
     category: 'unavailable',
     message: 'the synthetic evidence could not be written; nothing was published',
+  },
+  evidence_synth_interrupted: {
+    category: 'unavailable',
+    message:
+      'writing the synthetic evidence was interrupted by a signal; what this run staged was removed and nothing was published',
   },
 });

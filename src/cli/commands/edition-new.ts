@@ -1,4 +1,4 @@
-import { didYouMean } from '../../core/refusal/index.js';
+import { didYouMean, type Refusal } from '../../core/refusal/index.js';
 import {
   isEditionId,
   type NewWorkspaceResult,
@@ -9,10 +9,9 @@ import {
   type WorkspacePlan,
   type WorkspaceStep,
 } from '../../editions/index.js';
-import type { CliIo, Command, CommandResult } from '../command.js';
+import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
-import { Interruption } from '../interruption.js';
-import { formatRefusal, refusalJson } from '../output.js';
+import { runInterruptible } from '../interruption.js';
 import { parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -114,17 +113,26 @@ export const editionNew: Command = {
     const dest = positionals[0];
     if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
     const faults = faultsFromVariable(EDITION_FAULTS, process.env, USAGE);
-    const outcome = await interruptibleCopy(io, values.json === true, (signal) =>
-      newWorkspace({
-        edition,
-        dest,
-        dryRun: values['dry-run'] === true,
-        signal,
-        ...(faults.library === undefined ? {} : { faults: faults.library }),
-      }),
+    // A signal before the rename stops the copy (src/cli/interruption.ts).
+    const outcome = await runInterruptible<NewWorkspaceResult>(
+      {
+        io,
+        json: values.json === true,
+        disclosure: 'located',
+        stoppedBy: (error): error is Refusal => refuseEdition.is(error, 'workspace_interrupted'),
+        done: (made) => (made.status === 'created' ? 'the workspace was published' : 'the plan was complete'),
+      },
+      (signal) =>
+        newWorkspace({
+          edition,
+          dest,
+          dryRun: values['dry-run'] === true,
+          signal,
+          ...(faults.library === undefined ? {} : { faults: faults.library }),
+        }),
     );
-    if (!('plan' in outcome)) return { ...outcome, afterOutput: faults.afterResult };
-    const result = outcome;
+    if (outcome.kind === 'interrupted') return { ...outcome.result, afterOutput: faults.afterResult };
+    const result = outcome.value;
     const { plan } = result;
     return {
       afterOutput: faults.afterResult,
@@ -143,35 +151,3 @@ export const editionNew: Command = {
     };
   },
 };
-
-/**
- * The copy with SIGINT and SIGTERM wired to it (src/cli/interruption.ts):
- * a signal before the rename stops it with `workspace_interrupted`, which
- * exits 130 or 143; after the rename the result stands.
- */
-async function interruptibleCopy(
-  io: CliIo,
-  json: boolean,
-  copy: (signal: AbortSignal) => Promise<NewWorkspaceResult>,
-): Promise<NewWorkspaceResult | CommandResult> {
-  const interruption = Interruption.start({ note: json ? undefined : io.stderr });
-  let result: NewWorkspaceResult;
-  try {
-    result = await copy(interruption.signal);
-  } catch (error: unknown) {
-    const received = await interruption.finish();
-    if (received === undefined || !refuseEdition.is(error, 'workspace_interrupted')) throw error;
-    return {
-      text: '',
-      json: { status: 'refused', ...refusalJson(error, 'located') },
-      errors: formatRefusal(error, 'located'),
-      refused: true,
-      interrupted: received,
-    };
-  }
-  await interruption.finish();
-  interruption.completed(
-    result.status === 'created' ? 'the workspace was published' : 'the plan was complete',
-  );
-  return result;
-}

@@ -1,3 +1,4 @@
+import type { Refusal } from '../../core/refusal/index.js';
 import {
   applySynthesisPlan,
   DESTINATIONS,
@@ -5,10 +6,15 @@ import {
   parseUtcTimestamp,
   planSynthesis,
   RETAIL_TABLE_NAMES,
+  refuseSynth,
   SOURCE_KINDS,
+  SYNTH_STEPS,
   type SynthesizeOptions,
+  type SynthStep,
 } from '../../migration/index.js';
 import type { Command, CommandResult } from '../command.js';
+import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
+import { runInterruptible } from '../interruption.js';
 import { parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
@@ -49,20 +55,32 @@ Flags:
   --json                    print one JSON object on stdout
   -h, --help                show this help
 
-Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error.
+Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error,
+130 / 143 stopped by SIGINT / SIGTERM before DIR was published (evidence_synth_interrupted:
+what the run staged is removed, nothing is at DIR). A signal after the publication changes
+nothing: the result stands.
 
 Examples:
   sealkit evidence synth --out evidence --source sql --destination bigquery
   sealkit evidence synth --out evidence --source csv --destination snowflake --dry-run`;
 
+/** The test-only fault variable of `evidence synth` (docs/evidence.md#interrupted-and-the-test-only-fault-hook). */
+export const SYNTH_FAULTS: FaultVariable<SynthStep> = {
+  name: 'SEALKIT_SYNTH_FAULTS',
+  points: SYNTH_STEPS,
+  label: 'sealkit evidence synth',
+  doc: 'docs/evidence.md',
+};
+
 export const evidenceSynth: Command = {
   path: ['evidence', 'synth'],
   usage: USAGE,
-  async run(args): Promise<CommandResult> {
+  async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
     const out = values.out;
     if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
     const options = synthOptions(values);
+    const faults = faultsFromVariable(SYNTH_FAULTS, process.env, USAGE);
     // The library's boundary guards and redacts (docs/evidence.md#privacy).
     const plan = planSynthesis(options);
     if (values['dry-run']) {
@@ -88,8 +106,22 @@ export const evidenceSynth: Command = {
         },
       };
     }
-    const result = applySynthesisPlan(plan, out);
+    // A signal before the rename stops the write (src/cli/interruption.ts); the refusal is a
+    // private domain's: code and message only (docs/refusals.md#two-policies).
+    const outcome = await runInterruptible(
+      {
+        io,
+        json: values.json === true,
+        disclosure: 'private',
+        stoppedBy: (error): error is Refusal => refuseSynth.is(error, 'evidence_synth_interrupted'),
+        done: () => 'the evidence was published',
+      },
+      (signal) => applySynthesisPlan(plan, out, { signal, faults: faults.library }),
+    );
+    if (outcome.kind === 'interrupted') return { ...outcome.result, afterOutput: faults.afterResult };
+    const result = outcome.value;
     return {
+      afterOutput: faults.afterResult,
       text: `wrote SYNTHETIC evidence (${result.source} source, ${result.destination}; a fixture, not a load):\n${result.files.map((file) => `  ${file}`).join('\n')}\n`,
       json: {
         status: 'written',

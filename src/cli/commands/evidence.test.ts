@@ -1,8 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
+import { CliChild } from '../../../test/helpers/cli-child.js';
+import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 
 const roots: string[] = [];
@@ -366,5 +368,126 @@ describe('sealkit evidence synth', () => {
       expect(runCli(['evidence', 'synth', ...args]).status).toBe(1);
     }
     expect(() => readdirSync(out)).toThrow();
+  });
+});
+
+describe('sealkit evidence synth, stopped by a real signal', () => {
+  // The built CLI in a process of its own, paused by SEALKIT_SYNTH_FAULTS at a
+  // step boundary; the test sends the signal while it waits there.
+  const MESSAGE =
+    'writing the synthetic evidence was interrupted by a signal; what this run staged was removed and nothing was published';
+  /** A parent folder that already holds entries of its own, which no run may touch. */
+  function parentWithEntries(): string {
+    const parent = workDir();
+    mkdirSync(join(parent, 'older-evidence'));
+    writeFileSync(join(parent, 'older-evidence', 'mapping.json'), '{}\n');
+    writeFileSync(join(parent, 'notes.txt'), 'kept\n');
+    return parent;
+  }
+  const ARGS = [
+    'evidence',
+    'synth',
+    '--out',
+    'acme_private_out',
+    '--source',
+    'sql',
+    '--destination',
+    'bigquery',
+  ];
+
+  it.each([
+    ['after_preflight#1', 'SIGTERM', 143, false],
+    ['after_staging#1', 'SIGINT', 130, true],
+    ['after_dir#2', 'SIGTERM', 143, true],
+    ['after_file#3', 'SIGINT', 130, true],
+    ['after_fsync#1', 'SIGTERM', 143, true],
+    ['before_rename#1', 'SIGINT', 130, true],
+  ] as const)(
+    'regression: at %s, %s removes what the run staged, leaves the parent as it was and exits %i',
+    async (point, signal, exit, staged) => {
+      const parent = parentWithEntries();
+      const before = snapshotTree(parent);
+      const child = new CliChild(ARGS, { cwd: parent, env: { SEALKIT_SYNTH_FAULTS: `pause@${point}` } });
+      await child.paused(point);
+      const staging = readdirSync(parent).filter((name) => name.includes('.sealkit-synth-'));
+      expect(staging).toHaveLength(staged ? 1 : 0);
+      child.kill(signal);
+      const outcome = await child.exited();
+      expect(outcome.status).toBe(exit);
+      expect(outcome.stdout).toBe('');
+      // A private domain's refusal: the code and its message, never the output path.
+      expect(outcome.stderr).toBe(
+        `sealkit evidence synth fault: paused at ${point}\nerror[evidence_synth_interrupted]: ${MESSAGE}\n`,
+      );
+      expect(snapshotTree(parent)).toEqual(before);
+    },
+    30_000,
+  );
+
+  it('regression: with --json the interruption is one refusal object on stdout, without the path', async () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    const child = new CliChild([...ARGS, '--json'], {
+      cwd: parent,
+      env: { SEALKIT_SYNTH_FAULTS: 'pause@after_file#1' },
+    });
+    await child.paused('after_file#1');
+    child.kill('SIGINT');
+    const outcome = await child.exited();
+    expect(outcome.status).toBe(130);
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      status: 'refused',
+      reason_code: 'evidence_synth_interrupted',
+      category: 'unavailable',
+      message: MESSAGE,
+    });
+    expect(outcome.stderr).toBe('sealkit evidence synth fault: paused at after_file#1\n');
+    expect(snapshotTree(parent)).toEqual(before);
+  }, 30_000);
+
+  it('regression: a signal after the publication changes nothing: the evidence stays and the exit is 0', async () => {
+    const parent = parentWithEntries();
+    const child = new CliChild(ARGS, { cwd: parent, env: { SEALKIT_SYNTH_FAULTS: 'pause@after_result' } });
+    await child.paused('after_result#1');
+    child.kill('SIGTERM');
+    await child.stderrHas('sealkit: SIGTERM came after the evidence was published; the result stands\n');
+    const outcome = await child.finished();
+    expect(outcome.status).toBe(0);
+    expect(outcome.signal).toBeNull();
+    expect(outcome.stdout).toContain('wrote SYNTHETIC evidence');
+    expect(readdirSync(join(parent, 'acme_private_out')).sort()).toEqual([
+      'dry-run.json',
+      'fixtures',
+      'mapping.json',
+      'run-manifests',
+    ]);
+  }, 30_000);
+
+  it('removes what it staged when a step fails, and refuses with evidence_synth_write_failed', () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    const run = runCli(ARGS, {
+      cwd: parent,
+      env: { ...process.env, SEALKIT_SYNTH_FAULTS: 'fail@after_file#2' },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      'error[evidence_synth_write_failed]: the synthetic evidence could not be written; nothing was published\n',
+    );
+    expect(snapshotTree(parent)).toEqual(before);
+  });
+
+  it('is a usage error (exit 1) naming the variable and the rule when a rule cannot be read', () => {
+    const parent = parentWithEntries();
+    const before = snapshotTree(parent);
+    const run = runCli(ARGS, {
+      cwd: parent,
+      env: { ...process.env, SEALKIT_SYNTH_FAULTS: 'pause@after_lunch' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString().split('\n')[0]).toContain(
+      "invalid rule 'pause@after_lunch' in SEALKIT_SYNTH_FAULTS",
+    );
+    expect(snapshotTree(parent)).toEqual(before);
   });
 });

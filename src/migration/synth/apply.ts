@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
 import { Dir, fsPrimitivesAvailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
-import { guardRefusals } from '../../core/refusal/index.js';
-import { guardPrivate } from '../private-boundary.js';
+import { guardRefusals, guardRefusalsAsync } from '../../core/refusal/index.js';
+import { isStepFaults, type StepFaults, Steps } from '../../core/steps/index.js';
+import { guardPrivateAsync } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import type { SynthesisPlan } from './plan.js';
 
@@ -17,28 +18,77 @@ export interface SynthesisResult {
 }
 
 /**
+ * The step boundaries of a synthesis, in run order, where SIGINT or SIGTERM
+ * stops it and the test-only faults can be armed
+ * (docs/evidence.md#interrupted-and-the-test-only-fault-hook). `after_dir`
+ * and `after_file` are reached once per directory and file.
+ */
+export const SYNTH_STEPS = [
+  'after_preflight',
+  'after_staging',
+  'after_dir',
+  'after_file',
+  'after_fsync',
+  'before_rename',
+] as const;
+export type SynthStep = (typeof SYNTH_STEPS)[number];
+
+/** The `faults` option of `applySynthesisPlan`: test-only; production callers leave it out. */
+export type SynthFaults = StepFaults<SynthStep>;
+
+export interface ApplySynthesisOptions {
+  /**
+   * Aborting stops the write at its next step boundary before the rename:
+   * what the run staged is removed and it refuses with
+   * `evidence_synth_interrupted` (the CLI wires SIGINT and SIGTERM to it).
+   */
+  readonly signal?: AbortSignal | undefined;
+  readonly faults?: SynthFaults | undefined;
+}
+
+/**
  * Publishes a plan as a new owner-only directory through one commit point:
  * everything is written into a fresh 0700 staging directory beside `out`
  * (files 0600, created exclusively, fsynced), read back and verified
  * byte for byte, then renamed onto `out` with RENAME_NOREPLACE. `out` must
- * not exist; on any failure only what this run created is removed.
+ * not exist; on any failure or interruption before the rename only what
+ * this run created is removed. After the rename it completes.
  */
-export function applySynthesisPlan(plan: SynthesisPlan, out: string): SynthesisResult {
-  return guardPrivate(() => publishPlan(plan, out));
+export function applySynthesisPlan(
+  plan: SynthesisPlan,
+  out: string,
+  options: ApplySynthesisOptions = {},
+): Promise<SynthesisResult> {
+  return guardPrivateAsync(() => {
+    if (options.faults !== undefined && !isStepFaults(options.faults, SYNTH_STEPS))
+      throw refuseSynth('evidence_synth_option_invalid');
+    const steps = new Steps<SynthStep>({
+      signal: options.signal,
+      faults: options.faults,
+      interrupted: () => refuseSynth('evidence_synth_interrupted'),
+    });
+    return publishPlan(plan, out, steps);
+  });
 }
 
-function publishPlan(plan: SynthesisPlan, out: string): SynthesisResult {
+async function publishPlan(
+  plan: SynthesisPlan,
+  out: string,
+  steps: Steps<SynthStep>,
+): Promise<SynthesisResult> {
   const { parentPath, name } = splitOut(out);
   if (!fsPrimitivesAvailable()) throw refuseSynth('evidence_synth_unavailable');
   const parent = openParent(parentPath);
   try {
     if (exists(parent, name)) throw refuseSynth('evidence_synth_output_exists');
+    await step(steps, 'after_preflight');
     const stagingName = `.${name}.sealkit-synth-${randomBytes(8).toString('hex')}`;
     const staging = attempt(() => parent.mkdirExclusive(stagingName, 0o700));
     const created: { readonly dir: Dir; readonly name: string; readonly kind: 'file' | 'dir' }[] = [];
     const held: Dir[] = [staging];
     let published = false;
     try {
+      await step(steps, 'after_staging');
       const dirs = new Map<string, Dir>([['', staging]]);
       for (const directory of plan.directories) {
         const { dir: parentDir, base } = locate(dirs, directory);
@@ -46,6 +96,7 @@ function publishPlan(plan: SynthesisPlan, out: string): SynthesisResult {
         created.push({ dir: parentDir, name: base, kind: 'dir' });
         held.push(child);
         dirs.set(directory, child);
+        await step(steps, 'after_dir');
       }
       for (const file of plan.files) {
         const { dir, base } = locate(dirs, file.path);
@@ -59,9 +110,13 @@ function publishPlan(plan: SynthesisPlan, out: string): SynthesisResult {
         } finally {
           writable.close();
         }
+        await step(steps, 'after_file');
       }
       for (const dir of held) attempt(() => dir.fsync());
+      await step(steps, 'after_fsync');
       verify(plan, dirs);
+      // The last boundary: the rename is the commit point, and nothing stops the run after it.
+      await step(steps, 'before_rename');
       try {
         renameNoReplace(parent, stagingName, parent, name);
       } catch (error: unknown) {
@@ -168,6 +223,14 @@ function exists(dir: Dir, name: string): boolean {
   }
 }
 
-function attempt<T>(step: () => T): T {
-  return guardRefusals(step, () => refuseSynth('evidence_synth_write_failed'));
+function attempt<T>(work: () => T): T {
+  return guardRefusals(work, () => refuseSynth('evidence_synth_write_failed'));
+}
+
+/** A step boundary: an interruption stops the run with its own refusal; an injected failure is a failed write. */
+function step(steps: Steps<SynthStep>, point: SynthStep): Promise<void> {
+  return guardRefusalsAsync(
+    () => steps.at(point),
+    () => refuseSynth('evidence_synth_write_failed'),
+  );
 }

@@ -68,9 +68,9 @@ function manifestPath(out: string): string {
 describe('synthesizeEvidence', () => {
   it.each(Object.entries<SynthesizeOptions>(CASES))(
     'writes owner-only files equal to the golden files (%s)',
-    (name, options) => {
+    async (name, options) => {
       const out = join(workDir(), 'evidence');
-      const result = synthesizeEvidence({ ...options, out });
+      const result = await synthesizeEvidence({ ...options, out });
       expect(lstatSync(out).mode & 0o7777).toBe(0o700);
       const written = tree(out);
       const golden = Object.fromEntries(
@@ -103,9 +103,9 @@ describe('synthesizeEvidence', () => {
     },
   );
 
-  it('labels the dry run and the run manifest synthetic, in fields binding ignores', () => {
+  it('labels the dry run and the run manifest synthetic, in fields binding ignores', async () => {
     const out = join(workDir(), 'evidence');
-    synthesizeEvidence({ ...CASES['sql-bigquery-seed7'], out });
+    await synthesizeEvidence({ ...CASES['sql-bigquery-seed7'], out });
     const dryRun = JSON.parse(readFileSync(join(out, 'dry-run.json'), 'utf8')) as Record<string, unknown>;
     const manifest = JSON.parse(readFileSync(manifestPath(out), 'utf8')) as Record<
       string,
@@ -115,14 +115,14 @@ describe('synthesizeEvidence', () => {
     expect(manifest.source_identity?.note).toMatch(/^SYNTHETIC /);
   });
 
-  it('gives the same bytes for the same options, and another run for another seed', () => {
+  it('gives the same bytes for the same options, and another run for another seed', async () => {
     const options: SynthesizeOptions = CASES['sql-bigquery-seed7'];
     const a = join(workDir(), 'a');
     const b = join(workDir(), 'b');
     const c = join(workDir(), 'c');
-    synthesizeEvidence({ ...options, out: a });
-    synthesizeEvidence({ ...options, out: b });
-    synthesizeEvidence({ ...options, seed: 8, out: c });
+    await synthesizeEvidence({ ...options, out: a });
+    await synthesizeEvidence({ ...options, out: b });
+    await synthesizeEvidence({ ...options, seed: 8, out: c });
     expect(tree(a)).toEqual(tree(b));
     expect(Object.keys(tree(c))).not.toEqual(Object.keys(tree(a)));
     expect(planSynthesis(options)).toEqual(planSynthesis(options));
@@ -159,9 +159,9 @@ describe('synthesizeEvidence', () => {
     ['csv', 'snowflake', 'bound'],
     ['sql', 'duckdb', 'scaffold_destination_edition_unbound'],
     ['csv', 'duckdb', 'scaffold_destination_edition_unbound'],
-  ] as const)('binds %s → %s through the file readers (%s)', (source, destination, code) => {
+  ] as const)('binds %s → %s through the file readers (%s)', async (source, destination, code) => {
     const out = join(workDir(), 'evidence');
-    synthesizeEvidence({
+    await synthesizeEvidence({
       source,
       destination,
       tables: ['order_items', 'customers'],
@@ -185,9 +185,9 @@ describe('synthesizeEvidence', () => {
     expect(manifest.entities).toEqual(['order_items', 'customers']);
   });
 
-  it('defaults the finish time to the current second, so fresh evidence binds now', () => {
+  it('defaults the finish time to the current second, so fresh evidence binds now', async () => {
     const out = join(workDir(), 'evidence');
-    synthesizeEvidence({ source: 'sql', destination: 'bigquery', out });
+    await synthesizeEvidence({ source: 'sql', destination: 'bigquery', out });
     const outcome = bindFiles(
       {
         mappingFile: join(out, 'mapping.json'),
@@ -204,9 +204,9 @@ describe('synthesizeEvidence', () => {
 describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
   const options: SynthesizeOptions = { source: 'sql', destination: 'bigquery', finishedAt: FINISHED_AT };
 
-  function refusal(work: () => unknown): string {
+  async function refusal(work: () => Promise<unknown>): Promise<string> {
     try {
-      work();
+      await work();
     } catch (error: unknown) {
       if (refuseSynth.is(error)) return error.code;
       throw error;
@@ -214,7 +214,7 @@ describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
     throw new Error('expected a refusal');
   }
 
-  it('never replaces an existing directory, file or dangling symlink', () => {
+  it('never replaces an existing directory, file or dangling symlink', async () => {
     const parent = workDir();
     mkdirSync(join(parent, 'dir'), { mode: 0o700 });
     writeFileSync(join(parent, 'dir', 'keep.txt'), 'mine');
@@ -222,28 +222,28 @@ describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
     symlinkSync(join(parent, 'nowhere'), join(parent, 'link'));
     const before = tree(parent);
     for (const name of ['dir', 'file', 'link']) {
-      expect(refusal(() => synthesizeEvidence({ ...options, out: join(parent, name) }))).toBe(
+      expect(await refusal(() => synthesizeEvidence({ ...options, out: join(parent, name) }))).toBe(
         'evidence_synth_output_exists',
       );
     }
     expect(tree(parent)).toEqual(before);
   });
 
-  it('refuses a missing parent and a symlink on the way, leaving no staging directory', () => {
+  it('refuses a missing parent and a symlink on the way, leaving no staging directory', async () => {
     const parent = workDir();
     mkdirSync(join(parent, 'real'), { mode: 0o700 });
     symlinkSync(join(parent, 'real'), join(parent, 'alias'));
-    expect(refusal(() => synthesizeEvidence({ ...options, out: join(parent, 'absent', 'evidence') }))).toBe(
-      'evidence_synth_parent_missing',
-    );
-    expect(refusal(() => synthesizeEvidence({ ...options, out: join(parent, 'alias', 'evidence') }))).toBe(
-      'evidence_synth_parent_unsafe',
-    );
+    expect(
+      await refusal(() => synthesizeEvidence({ ...options, out: join(parent, 'absent', 'evidence') })),
+    ).toBe('evidence_synth_parent_missing');
+    expect(
+      await refusal(() => synthesizeEvidence({ ...options, out: join(parent, 'alias', 'evidence') })),
+    ).toBe('evidence_synth_parent_unsafe');
     expect(readdirSync(join(parent, 'real'))).toEqual([]);
     expect(readdirSync(parent).sort()).toEqual(['alias', 'real']);
   });
 
-  it('refuses options outside their values before touching the filesystem', () => {
+  it('refuses options outside their values before touching the filesystem', async () => {
     const parent = workDir();
     const out = join(parent, 'evidence');
     for (const bad of [
@@ -256,19 +256,19 @@ describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
       { seed: -1 },
       { seed: 1.5 },
     ]) {
-      expect(refusal(() => synthesizeEvidence({ ...options, ...bad, out }))).toBe(
+      expect(await refusal(() => synthesizeEvidence({ ...options, ...bad, out }))).toBe(
         'evidence_synth_option_invalid',
       );
     }
-    expect(refusal(() => synthesizeEvidence({ ...options, out: `${parent}/..` }))).toBe(
+    expect(await refusal(() => synthesizeEvidence({ ...options, out: `${parent}/..` }))).toBe(
       'evidence_synth_option_invalid',
     );
     expect(readdirSync(parent)).toEqual([]);
   });
 
-  it('leaves only the published directory in the parent after success', () => {
+  it('leaves only the published directory in the parent after success', async () => {
     const parent = workDir();
-    synthesizeEvidence({ ...options, out: join(parent, 'evidence') });
+    await synthesizeEvidence({ ...options, out: join(parent, 'evidence') });
     expect(readdirSync(parent)).toEqual(['evidence']);
   });
 });

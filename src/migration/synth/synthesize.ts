@@ -1,6 +1,6 @@
-import { guardPrivate } from '../private-boundary.js';
+import { guardPrivateAsync } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
-import { applySynthesisPlan, type SynthesisResult } from './apply.js';
+import { type ApplySynthesisOptions, applySynthesisPlan, type SynthesisResult } from './apply.js';
 import { planSynthesis, type SynthesizeOptions } from './plan.js';
 
 /**
@@ -10,9 +10,15 @@ import { planSynthesis, type SynthesizeOptions } from './plan.js';
  * demos, not a loader: every file is computed with the readers' own
  * constructions, and the dry run and manifest say they are synthetic.
  */
-export function synthesizeEvidence(options: SynthesizeOptions & { readonly out: string }): SynthesisResult {
-  return guardPrivate(
-    () => applySynthesisPlan(planSynthesis(options), options.out),
+export function synthesizeEvidence(
+  options: SynthesizeOptions & { readonly out: string } & ApplySynthesisOptions,
+): Promise<SynthesisResult> {
+  return guardPrivateAsync(
+    () =>
+      applySynthesisPlan(planSynthesis(options), options.out, {
+        signal: options.signal,
+        faults: options.faults,
+      }),
     () => refuseSynth('evidence_synth_write_failed'),
   );
 }
