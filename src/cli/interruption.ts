@@ -19,12 +19,16 @@
 
 import type { Refusal } from '../core/refusal/index.js';
 import type { CliIo, CommandResult, Disclosure } from './command.js';
+import { EXIT } from './exit-codes.js';
 import { formatRefusal, refusalJson } from './output.js';
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
 
-/** 128 + the signal's number, as a shell reports a process the signal ended (src/cli/exit-codes.ts). */
-const SIGNAL_EXIT: { readonly [S in StopSignal]: number } = { SIGINT: 130, SIGTERM: 143 };
+/** The exit code of a process a signal ends at once (src/cli/exit-codes.ts decides them). */
+const SIGNAL_EXIT: { readonly [S in StopSignal]: number } = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: EXIT.terminated,
+};
 
 export interface InterruptionOptions {
   /** Where the note about a signal that came after the outcome goes; undefined for none (`--json`, `-q`). */

@@ -178,3 +178,36 @@ process.stdout.write(JSON.stringify(await scaffold(JSON.parse(options))));
     expect(fixture.snapshot()).toEqual(before);
   });
 });
+
+describe('a signal after the result', () => {
+  // The CLI paused by SEALKIT_SCAFFOLD_FAULTS after it printed its result,
+  // before the process ends: before, the signal handlers were gone there and
+  // the signal's default action ended a published run (a shell saw 130).
+  it('regression: SIGINT after a publication changes nothing: exit 0, the published result, one note', async () => {
+    const fixture = scratch.fixture('bigquery');
+    const child = new ScaffoldChild(fixture.cliArgs(), 'pause@after_result');
+    await child.paused('after_result#1');
+    child.kill('SIGINT');
+    await child.stderrHas('sealkit: SIGINT came after the publication completed; the result stands\n');
+    const outcome = await child.finished();
+    expect(outcome.signal).toBeNull();
+    expect(outcome.status).toBe(0);
+    expect(parsed(outcome.stdout)).toMatchObject({ status: 'published', reason_codes: [] });
+    expect(readdirSync(fixture.output)).toHaveLength(6);
+  });
+
+  it('regression: SIGTERM after a refusal keeps the refusal’s exit 2; with --json stderr stays silent', async () => {
+    const fixture = scratch.fixture('snowflake');
+    expect((await scaffold(fixture.options())).status).toBe('published');
+    const child = new ScaffoldChild(fixture.cliArgs(['--json']), 'pause@after_result');
+    await child.paused('after_result#1');
+    child.kill('SIGTERM');
+    // The note is not printed under --json; give the handler a moment to run before releasing.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const outcome = await child.finished();
+    expect(outcome.signal).toBeNull();
+    expect(outcome.status).toBe(2);
+    expect(parsed(outcome.stdout)).toMatchObject({ status: 'refused', reason_codes: ['output_exists'] });
+    expect(outcome.stderr).toBe('sealkit scaffold fault: paused at after_result#1\n');
+  });
+});

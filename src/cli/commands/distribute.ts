@@ -15,6 +15,8 @@ import {
   writeManifest,
 } from '../../distributor/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
+import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
+import { Interruption, interruptedBy } from '../interruption.js';
 import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
@@ -51,7 +53,8 @@ Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
 2 a conflict, a refusal, or a refused configuration; 70 internal error;
 130 / 143 stopped by SIGINT / SIGTERM: before the first write, nothing is
 published (one run_interrupted refusal); after it, nothing new starts and the
-report says which bundles were committed (the others are run_interrupted).
+report says which bundles were committed (the others are run_interrupted). A
+signal after the last commit stops nothing: the report's exit code stands.
 
 Examples:
   sealkit distribute run --dry-run
@@ -141,7 +144,13 @@ export const distributeRunCommand: Command = {
     const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
     const waitSeconds = values.wait === undefined ? 0 : seconds(values.wait, RUN_USAGE);
-    const interrupt = onInterrupt();
+    const faults = faultsFromVariable(DISTRIBUTE_FAULTS, process.env, RUN_USAGE);
+    // The handlers stay until the process ends (src/cli/interruption.ts): a signal
+    // after the run changes nothing, and never kills the process before its report.
+    const interruption = Interruption.start({
+      note: quiet || values.json === true ? undefined : io.stderr,
+      secondSignalEnds: true,
+    });
     let report: Awaited<ReturnType<typeof distributeRun>>;
     try {
       report = await distributeRun({
@@ -151,25 +160,27 @@ export const distributeRunCommand: Command = {
         dryRun: values['dry-run'] === true,
         ...(progress === undefined ? {} : { onProgress: progress }),
         ...(transfers === undefined ? {} : { transfers }),
-        signal: interrupt.signal,
+        signal: interruption.signal,
       });
     } catch (error: unknown) {
       // Stopped before any write: the refusal, and the exit code of the signal.
-      await interrupt.settle();
-      if (interrupt.received === undefined || !(error instanceof Refusal)) throw error;
+      const received = await interruption.finish();
+      if (received === undefined || !(error instanceof Refusal)) throw error;
       if (progress !== undefined) io.stderr.write('\n');
       return {
         text: '',
         json: { status: 'refused', ...refusalJson(error, 'located') },
         errors: formatRefusal(error, 'located'),
         refused: true,
-        interrupted: interrupt.received,
+        interrupted: received,
+        afterOutput: faults.afterResult,
       };
-    } finally {
-      // A signal that came after the last await is delivered before its handler goes.
-      await interrupt.settle();
-      interrupt.dispose();
     }
+    // A signal that came after the last commit stopped nothing: no bundle is
+    // run_interrupted, so the report and its exit code stand.
+    const received = await interruption.finish();
+    const stopped = report.outcomes.some((item) => item.reason_code === 'run_interrupted');
+    if (!stopped) interruption.completed('the run completed');
     if (progress !== undefined) io.stderr.write('\n');
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
@@ -187,9 +198,23 @@ export const distributeRunCommand: Command = {
       json: { ...reportJson(report), ...(failOnNewer ? { unmet: ['skipped_newer'] } : {}) },
       ...(allErrors === '' ? {} : { errors: allErrors }),
       refused: report.status !== 'ok' || failOnNewer,
-      ...(interrupt.received === undefined ? {} : { interrupted: interrupt.received }),
+      ...(stopped ? interruptedBy(received) : {}),
+      afterOutput: faults.afterResult,
     };
   },
+};
+
+/**
+ * The test-only fault variable of `distribute run`
+ * (docs/distributor.md#the-test-only-fault-hook): the CLI's own
+ * `pause@after_result` only, where the report is printed and the process
+ * has not ended.
+ */
+export const DISTRIBUTE_FAULTS: FaultVariable<never> = {
+  name: 'SEALKIT_DISTRIBUTE_FAULTS',
+  points: [],
+  label: 'sealkit distribute run',
+  doc: 'docs/distributor.md',
 };
 
 function transfersOf(text: string): number {
@@ -200,44 +225,6 @@ function transfersOf(text: string): number {
       RUN_USAGE,
     );
   return value;
-}
-
-/**
- * SIGINT and SIGTERM stop a run the way a failure does, not the way SIGKILL
- * does: the run starts no new write, aborts those in flight, settles what it
- * holds (an S3 bundle's pending marker is removed when nothing was written,
- * else expired at once), removes its temporary copies, prints its report
- * with a `run_interrupted` refusal, and exits 130 or 143. A second signal
- * ends the process at once (what a crash leaves converges on the next run).
- */
-function onInterrupt(): {
-  readonly signal: AbortSignal;
-  readonly received: 'SIGINT' | 'SIGTERM' | undefined;
-  settle(): Promise<void>;
-  dispose(): void;
-} {
-  const controller = new AbortController();
-  let received: 'SIGINT' | 'SIGTERM' | undefined;
-  const handler = (name: 'SIGINT' | 'SIGTERM') => () => {
-    if (received !== undefined) process.exit(name === 'SIGINT' ? 130 : 143);
-    received = name;
-    controller.abort();
-  };
-  const onInt = handler('SIGINT');
-  const onTerm = handler('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  return {
-    signal: controller.signal,
-    get received() {
-      return received;
-    },
-    settle: () => new Promise<void>((resolve) => setImmediate(resolve)),
-    dispose() {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-    },
-  };
 }
 
 export const distributeVerifyCommand: Command = {

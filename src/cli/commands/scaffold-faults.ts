@@ -1,4 +1,5 @@
-import { parseFaultRules, type ScaffoldFaultPoint, type ScaffoldFaults } from '../../scaffold/index.js';
+import { parseFaultRules, type ScaffoldFaults } from '../../scaffold/index.js';
+import { AFTER_RESULT, pauseOnStandardStreams } from '../fault-hooks.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
@@ -10,52 +11,45 @@ import { UsageError } from '../usage-error.js';
  */
 export const FAULTS_ENV = 'SEALKIT_SCAFFOLD_FAULTS';
 
+/** The CLI's own rule: a pause after the result is printed, before the process ends. */
+const AFTER_RESULT_RULE = /^pause@after_result(?:#([1-9][0-9]{0,3}))?$/;
+
+/** The armed faults of one run: the scaffolder's, and the CLI's pause after the result. */
+export interface ScaffoldCliFaults {
+  readonly library: ScaffoldFaults | undefined;
+  afterResult(): Promise<void>;
+}
+
 /**
- * The armed faults, or undefined (inert) unless the variable is set to a
- * non-empty value. A rule it cannot read is a usage error naming the
- * variable and the rule, before anything is read or written.
+ * The armed faults, inert unless the variable is set to a non-empty value.
+ * A rule it cannot read is a usage error naming the variable and the rule,
+ * before anything is read or written.
  */
-export function faultsFromEnvironment(env: NodeJS.ProcessEnv, usage: string): ScaffoldFaults | undefined {
+export function faultsFromEnvironment(env: NodeJS.ProcessEnv, usage: string): ScaffoldCliFaults {
   const spec = env[FAULTS_ENV];
-  if (spec === undefined || spec === '') return undefined;
+  if (spec === undefined || spec === '') return { library: undefined, afterResult: () => Promise.resolve() };
+  const pause = pauseOnStandardStreams('sealkit scaffold');
+  let pauseAfterResult = false;
   const rules = spec.split(',').flatMap((rule) => {
+    const afterResult = AFTER_RESULT_RULE.exec(rule.trim());
+    if (afterResult !== null) {
+      // Reached once per run: a rule without #N, or with #1, pauses there.
+      pauseAfterResult ||= afterResult[1] === undefined || afterResult[1] === '1';
+      return [];
+    }
     try {
       return parseFaultRules(rule);
     } catch {
       throw new UsageError(
-        `invalid rule ${quotedValue(rule.trim())} in ${FAULTS_ENV} (a test-only variable: comma-separated fail@POINT[#N], pause@POINT[#N], errno@rename|parent_fsync|chmod[#N]=ERRNO, crossdev@preflight; see docs/scaffold.md)`,
+        `invalid rule ${quotedValue(rule.trim())} in ${FAULTS_ENV} (a test-only variable: comma-separated fail@POINT[#N], pause@POINT[#N], errno@rename|parent_fsync|chmod[#N]=ERRNO, crossdev@preflight, pause@after_result; see docs/scaffold.md)`,
         usage,
       );
     }
   });
-  return { rules, pause: pauseOnStandardStreams };
-}
-
-/**
- * A paused CLI run says where on stderr and resumes on a line (or end of
- * file) on standard input, so that a test in another process can act while
- * it waits.
- */
-function pauseOnStandardStreams(point: ScaffoldFaultPoint, nth: number, done: AbortSignal): Promise<void> {
-  process.stderr.write(`sealkit scaffold fault: paused at ${point}#${nth}\n`);
-  const stdin = process.stdin;
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      stdin.off('data', release);
-      stdin.off('end', release);
-      stdin.off('close', release);
-      done.removeEventListener('abort', stop);
-      stdin.pause();
-    };
-    function release(): void {
-      stop();
-      resolve();
-    }
-    stdin.on('data', release);
-    stdin.on('end', release);
-    stdin.on('close', release);
-    // The run went on without us (interrupted): stop listening, so nothing keeps the process alive.
-    done.addEventListener('abort', stop, { once: true });
-    stdin.resume();
-  });
+  return {
+    library: { rules, pause },
+    afterResult: async () => {
+      if (pauseAfterResult) await pause(AFTER_RESULT, 1, new AbortController().signal);
+    },
+  };
 }

@@ -6,6 +6,7 @@ import {
   scaffold,
 } from '../../scaffold/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
+import { Interruption } from '../interruption.js';
 import { jsonOut } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
@@ -101,8 +102,14 @@ export const scaffoldCommand: Command = {
     }
 
     const faults = faultsFromEnvironment(process.env, USAGE);
-    const result = await withInterruption((signal) =>
-      scaffold({
+    // SIGINT and SIGTERM before the rename stop the run at its next step
+    // boundary (status refused, `interrupted`, staging left as it was);
+    // after the rename the run completes, and a signal after the result
+    // changes nothing (src/cli/interruption.ts). With --json stderr stays silent.
+    const interruption = Interruption.start({ note: json ? undefined : io.stderr });
+    let result: ScaffoldResult;
+    try {
+      result = await scaffold({
         edition,
         workspace,
         sourceId,
@@ -113,18 +120,23 @@ export const scaffoldCommand: Command = {
         maxEvidenceAge,
         dryRun: values['dry-run'] === true,
         show: values.show === true,
-        signal,
+        signal: interruption.signal,
         // Printed before the staging lock is released: the lock goes last
         // (docs/scaffold.md#the-publication-protocol).
         onResult: (outcome) => printResult(io, outcome, json),
-        faults,
-      }),
-    );
+        faults: faults.library,
+      });
+    } finally {
+      await interruption.finish();
+    }
+    if (!result.reason_codes.includes('interrupted'))
+      interruption.completed(PUBLISHED.has(result.status) ? 'the publication completed' : 'the run finished');
     return {
       text: '',
       json: jsonOut(result),
       printed: true,
       ...OUTCOME_OF[result.status],
+      afterOutput: faults.afterResult,
     };
   },
 };
@@ -156,11 +168,7 @@ function printResult(io: CliIo, result: ScaffoldResult, json: boolean): void {
  * evidence's and stays out of every output (docs/scaffold.md#building-the-models).
  */
 export function namespaceHint(result: ScaffoldResult): string | undefined {
-  const published =
-    result.status === 'published' ||
-    result.status === 'published_permissions_not_normalized' ||
-    result.status === 'published_durability_unknown';
-  if (!published || result.source_id === undefined) return undefined;
+  if (!PUBLISHED.has(result.status) || result.source_id === undefined) return undefined;
   return (
     `sealkit scaffold: source migration_bronze_${result.source_id} reads its schema from ${NAMESPACE_VARIABLE};\n` +
     `  export it to this source's Bronze namespace (bronze_namespace in its dry run) before dbt runs\n` +
@@ -170,21 +178,9 @@ export function namespaceHint(result: ScaffoldResult): string | undefined {
 
 const NAMESPACE_VARIABLE = 'MIGRATION_BRONZE_NAMESPACE';
 
-/**
- * SIGINT and SIGTERM during the run only interrupt it: before publication
- * the run stops at its next step boundary and reports `interrupted` with
- * its staging directory left exactly as it was; after the rename it
- * completes. The handlers never unseal, rename or delete anything.
- */
-async function withInterruption<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
+/** The statuses whose complete output is published (docs/scaffold.md#the-result-object-and-exit-codes). */
+const PUBLISHED: ReadonlySet<ScaffoldStatus> = new Set<ScaffoldStatus>([
+  'published',
+  'published_permissions_not_normalized',
+  'published_durability_unknown',
+]);

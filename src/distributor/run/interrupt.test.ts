@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
+import { CliChild } from '../../../test/helpers/cli-child.js';
 import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { distributeRun } from './run.js';
@@ -113,4 +114,46 @@ describe('distribute run: interrupted before any write', () => {
       expect(snapshots(site)).toEqual([]);
     }, 60_000);
   }
+});
+
+describe('distribute run: a signal after the report', () => {
+  // The CLI paused by SEALKIT_DISTRIBUTE_FAULTS where the report is printed and
+  // the process has not ended: before, the signal handlers were gone there and
+  // the signal's default action ended the process (a shell saw 130 or 143).
+  for (const [name, quiet] of [
+    ['SIGINT', false],
+    ['SIGTERM', true],
+  ] as const) {
+    it(`regression: ${name} changes nothing: every bundle stays published and the exit is 0${quiet ? ' (-q: no note)' : ''}`, async () => {
+      const { site, config } = tree(3, 1024);
+      const child = new CliChild(['distribute', 'run', '--config', config, ...(quiet ? ['-q'] : [])], {
+        env: { SEALKIT_DISTRIBUTE_FAULTS: 'pause@after_result' },
+      });
+      await child.paused('after_result#1');
+      child.kill(name);
+      if (!quiet) await child.stderrHas(`sealkit: ${name} came after the run completed; the result stands\n`);
+      const outcome = await child.finished();
+      expect(outcome.signal).toBeNull();
+      expect(outcome.status).toBe(0);
+      expect(published(site)).toHaveLength(3);
+      if (quiet) {
+        expect(outcome.stdout).toBe('');
+        expect(outcome.stderr).toBe('sealkit distribute run fault: paused at after_result#1\n');
+      } else {
+        expect(outcome.stdout).toContain('summary: 3 published');
+      }
+    }, 60_000);
+  }
+
+  it('a fault rule it cannot read is a usage error naming the variable, before anything is written', () => {
+    const { site, config } = tree(1, 16);
+    const run = runCli(['distribute', 'run', '--config', config], {
+      env: { ...process.env, SEALKIT_DISTRIBUTE_FAULTS: 'pause@after_validation' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString().split('\n')[0]).toContain(
+      "invalid rule 'pause@after_validation' in SEALKIT_DISTRIBUTE_FAULTS",
+    );
+    expect(published(site)).toEqual([]);
+  });
 });
