@@ -90,6 +90,7 @@ export type { SnapshotColumn, SnapshotTable } from './snapshot.js';
 export {
   type ApplySynthesisOptions,
   applySynthesisPlan,
+  checkSynthesisOut,
   SYNTH_STEPS,
   type SynthesisResult,
   type SynthFaults,

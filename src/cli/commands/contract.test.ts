@@ -333,6 +333,23 @@ describe('sealkit contract', () => {
     expect(runCli(['contract', 'schemas', '--out', out]).status).toBe(2);
   });
 
+  it.each([
+    ['contract project', ['contract', 'project', 'retail', '--out', '']],
+    ['contract project', ['contract', 'project', 'retail', '--out=']],
+    ['contract schemas', ['contract', 'schemas', '--out', '']],
+  ])(
+    'regression: %s --out with an empty value is a usage error naming the flag, nothing written',
+    (_name, args) => {
+      copyExample(join(dir, 'retail'));
+      const before = readdirSync(dir).sort();
+      const run = runCli(args, { cwd: dir });
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString().split('\n')[0]).toBe("sealkit: --out takes the folder to create, not ''");
+      expect(run.stdout.toString()).toBe('');
+      expect(readdirSync(dir).sort()).toEqual(before);
+    },
+  );
+
   it('treats bad arguments as usage errors (exit 1) and prints help', () => {
     for (const args of [
       ['contract', 'validate'],

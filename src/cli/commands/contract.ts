@@ -12,7 +12,7 @@ import {
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
-import { parseCommandArgs } from '../parse.js';
+import { outFolder, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const EXIT_CODES = 'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
@@ -219,6 +219,7 @@ export const contractProject: Command = {
     );
     const dir = positionals[0];
     if (dir === undefined) return usageError(PROJECT_USAGE);
+    const out = outFolder(values.out, PROJECT_USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
     let items: ProjectedItem[];
     if (values.resource !== undefined) {
@@ -231,9 +232,9 @@ export const contractProject: Command = {
     }
     const projections = items.flatMap((item) => (item.projection === null ? [] : [item.projection]));
     let written: number | null = null;
-    if (values.out !== undefined) {
+    if (out !== undefined) {
       const tree = projectionTree(projections);
-      writeContractOutput(values.out, tree);
+      writeContractOutput(out, tree);
       written = tree.length;
     }
     const width = Math.max(0, ...items.map((item) => (item.outcome.id ?? '').length));
@@ -264,9 +265,10 @@ export const contractSchemas: Command = {
       SCHEMAS_USAGE,
       { min: 0, max: 0 },
     );
-    if (values.out === undefined) return usageError(SCHEMAS_USAGE);
+    const out = outFolder(values.out, SCHEMAS_USAGE);
+    if (out === undefined) return usageError(SCHEMAS_USAGE);
     const files = contractJsonSchemas();
-    writeContractOutput(values.out, files);
+    writeContractOutput(out, files);
     const names = files.map((file) => file.path.join('/'));
     return {
       text: `${names.map((name) => `wrote ${name}\n`).join('')}`,

@@ -1,6 +1,7 @@
 import type { Refusal } from '../../core/refusal/index.js';
 import {
   applySynthesisPlan,
+  checkSynthesisOut,
   DESTINATIONS,
   isSourceBindingId,
   parseUtcTimestamp,
@@ -15,7 +16,7 @@ import {
 import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { runInterruptible } from '../interruption.js';
-import { parseCommandArgs } from '../parse.js';
+import { outFolder, parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
@@ -77,13 +78,15 @@ export const evidenceSynth: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    const out = values.out;
-    if (out === undefined || out.length === 0) throw new UsageError('missing option --out', USAGE);
+    const out = outFolder(values.out, USAGE);
+    if (out === undefined) throw new UsageError('missing option --out', USAGE);
     const options = synthOptions(values);
     const faults = faultsFromVariable(SYNTH_FAULTS, process.env, USAGE);
     // The library's boundary guards and redacts (docs/evidence.md#privacy).
     const plan = planSynthesis(options);
     if (values['dry-run']) {
+      // The dry run refuses the --out the real run would refuse (docs/evidence.md#synthetic-evidence).
+      checkSynthesisOut(out);
       const lines = plan.files.map(
         (file) => `  ${file.path}  0600  ${file.bytes} bytes  sha256:${file.sha256}`,
       );

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -331,6 +339,77 @@ describe('sealkit evidence synth', () => {
       expect(readFileSync(join(parent, 'evidence', file.path), 'utf8')).toBe(file.content);
     }
   });
+
+  it('regression: --dry-run refuses every --out the real run refuses, with the same code, writing nothing', () => {
+    const parent = workDir();
+    mkdirSync(join(parent, 'full'));
+    writeFileSync(join(parent, 'full', 'mapping.json'), '{}\n');
+    mkdirSync(join(parent, 'empty'));
+    writeFileSync(join(parent, 'file'), 'kept\n');
+    symlinkSync(join(parent, 'nowhere'), join(parent, 'dangling'));
+    symlinkSync(join(parent, 'empty'), join(parent, 'alias'));
+    const cases = [
+      ['full', 'evidence_synth_output_exists'],
+      ['empty', 'evidence_synth_output_exists'],
+      ['file', 'evidence_synth_output_exists'],
+      ['dangling', 'evidence_synth_output_exists'],
+      ['absent/evidence', 'evidence_synth_parent_missing'],
+      ['file/evidence', 'evidence_synth_parent_missing'],
+      ['alias/evidence', 'evidence_synth_parent_unsafe'],
+      ['full/..', 'evidence_synth_option_invalid'],
+    ] as const;
+    const before = snapshotTree(parent);
+    for (const [out, code] of cases) {
+      const args = [
+        'evidence',
+        'synth',
+        '--out',
+        out,
+        '--source',
+        'sql',
+        '--destination',
+        'bigquery',
+        '--json',
+      ];
+      const dry = runCli([...args, '--dry-run'], { cwd: parent });
+      const real = runCli(args, { cwd: parent });
+      expect({ out, dry: dry.status, real: real.status }).toEqual({ out, dry: 2, real: 2 });
+      expect(JSON.parse(dry.stdout.toString())).toMatchObject({ status: 'refused', reason_code: code });
+      expect(JSON.parse(real.stdout.toString())).toMatchObject({ status: 'refused', reason_code: code });
+      expect(snapshotTree(parent)).toEqual(before);
+    }
+  });
+
+  it.each([
+    ['--out', ''],
+    ['--out=', undefined],
+  ])(
+    'regression: %s with an empty value is a usage error naming the flag, with or without --dry-run',
+    (flag, value) => {
+      const parent = workDir();
+      for (const extra of [[], ['--dry-run']]) {
+        const run = runCli(
+          [
+            'evidence',
+            'synth',
+            flag,
+            ...(value === undefined ? [] : [value]),
+            '--source',
+            'sql',
+            '--destination',
+            'bigquery',
+            ...extra,
+          ],
+          { cwd: parent },
+        );
+        expect(run.status).toBe(1);
+        expect(run.stderr.toString().split('\n')[0]).toBe(
+          "sealkit: --out takes the folder to create, not ''",
+        );
+        expect(readdirSync(parent)).toEqual([]);
+      }
+    },
+  );
 
   it('refuses an existing directory with exit 2 and keeps it', () => {
     const parent = workDir();

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../core/digest/index.js';
 import { Dir, fsPrimitivesAvailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
 import { guardRefusals, guardRefusalsAsync } from '../../core/refusal/index.js';
 import { isStepFaults, type StepFaults, Steps } from '../../core/steps/index.js';
-import { guardPrivateAsync } from '../private-boundary.js';
+import { guardPrivate, guardPrivateAsync } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import type { SynthesisPlan } from './plan.js';
 
@@ -71,16 +71,37 @@ export function applySynthesisPlan(
   });
 }
 
-async function publishPlan(
-  plan: SynthesisPlan,
-  out: string,
-  steps: Steps<SynthStep>,
-): Promise<SynthesisResult> {
+/**
+ * Checks `out` as a real run would before it writes, and writes nothing:
+ * a usable name, the held-descriptor primitives, a parent directory
+ * reached without a symbolic link, and nothing at `out` (not even an empty
+ * directory or a dangling link). `--dry-run` refuses what the run would.
+ */
+export function checkSynthesisOut(out: string): void {
+  guardPrivate(() => openOut(out).parent.close());
+}
+
+/** The checks before any write, in the order a run makes them; the parent stays held for the write. */
+function openOut(out: string): { readonly parent: Dir; readonly name: string } {
   const { parentPath, name } = splitOut(out);
   if (!fsPrimitivesAvailable()) throw refuseSynth('evidence_synth_unavailable');
   const parent = openParent(parentPath);
   try {
     if (exists(parent, name)) throw refuseSynth('evidence_synth_output_exists');
+  } catch (error: unknown) {
+    parent.close();
+    throw error;
+  }
+  return { parent, name };
+}
+
+async function publishPlan(
+  plan: SynthesisPlan,
+  out: string,
+  steps: Steps<SynthStep>,
+): Promise<SynthesisResult> {
+  const { parent, name } = openOut(out);
+  try {
     await step(steps, 'after_preflight');
     const stagingName = `.${name}.sealkit-synth-${randomBytes(8).toString('hex')}`;
     const staging = attempt(() => parent.mkdirExclusive(stagingName, 0o700));
