@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
+import { FAULTS_ENV } from '../../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../../test/helpers/scaffold-workspace.js';
 
 const scratch = new ScaffoldScratch('cli');
@@ -80,6 +81,7 @@ describe('sealkit scaffold', () => {
     const dry = runCli(fixture.cliArgs(['--dry-run', '--json']));
     expect(dry.status).toBe(2);
     expect(oneObject(dry.stdout)).toMatchObject({ status: 'refused', reason_codes: ['output_exists'] });
+    expect(dry.stderr.length).toBe(0);
     const help = runCli(['--help']).stdout.toString();
     expect(help).toContain('3 published with a condition');
     expect(help).toContain('(scaffold always does)');
@@ -143,6 +145,59 @@ describe('sealkit scaffold', () => {
       role: 'mapping',
     });
     expect(run.stdout.toString()).not.toContain(fixture.evidence.dir);
+  });
+
+  describe('regression: a run that does not publish cleanly says why on stderr, not only on stdout', () => {
+    // A user who discards stdout (`> /dev/null`, a cron job) used to see nothing at all.
+    it('a refusal: error[code]: its fixed message, exit 2', () => {
+      const fixture = scratch.fixture('bigquery');
+      expect(runCli(fixture.cliArgs()).status).toBe(0);
+      const again = runCli(fixture.cliArgs());
+      expect(again.status).toBe(2);
+      const result = oneObject(again.stdout);
+      expect(result.reason_codes).toEqual(['output_exists']);
+      expect(again.stderr.toString()).toBe(`error[output_exists]: ${String(result.message)}\n`);
+    });
+
+    it('an evidence refusal: the code, then the artifact role, and no path', () => {
+      const fixture = scratch.fixture('snowflake');
+      const args = fixture.cliArgs();
+      args[args.indexOf('--mapping-file') + 1] = join(fixture.evidence.dir, 'absent.json');
+      const run = runCli(args);
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString()).toBe(
+        'error[scaffold_input_missing]: a required evidence artifact was not supplied or does not exist\n' +
+          '  = in: mapping\n',
+      );
+      expect(run.stderr.toString()).not.toContain(fixture.evidence.dir);
+    });
+
+    it('an interrupted or failed step, and a dry run that would be refused', () => {
+      const fixture = scratch.fixture('bigquery');
+      const failed = runCli(fixture.cliArgs(), { env: { ...process.env, [FAULTS_ENV]: 'fail@after_mkdir' } });
+      expect(failed.status).toBe(2);
+      const result = oneObject(failed.stdout);
+      expect(failed.stderr.toString()).toBe(
+        `error[${String((result.reason_codes as string[])[0])}]: ${String(result.message)}\n`,
+      );
+      const dry = runCli(fixture.cliArgs(['--dry-run']));
+      expect(dry.status).toBe(2);
+      expect(dry.stderr.toString()).toMatch(/^error\[staging_exists\]: /);
+    });
+
+    it('a publication with a condition: the condition, then the namespace line; exit 3', () => {
+      const fixture = scratch.fixture('snowflake');
+      const run = runCli(fixture.cliArgs(), {
+        env: { ...process.env, [FAULTS_ENV]: 'errno@parent_fsync=EIO' },
+      });
+      expect(run.status).toBe(3);
+      expect(oneObject(run.stdout)).toMatchObject({ status: 'published_durability_unknown' });
+      const lines = run.stderr.toString().split('\n');
+      expect(lines[0]).toBe(
+        'error[published_durability_unknown]: the output is complete and visible, but a directory fsync failed: it may not survive a crash',
+      );
+      expect(lines[1]).toMatch(/^sealkit scaffold: source migration_bronze_shop reads its schema from/);
+    });
   });
 
   it('is listed by sealkit --help and has its own --help', () => {

@@ -7,7 +7,7 @@ import {
 } from '../../scaffold/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { Interruption } from '../interruption.js';
-import { jsonOut } from '../output.js';
+import { jsonOut, paintRefusals, wantsColour } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
@@ -61,7 +61,9 @@ reason_codes (every condition found, most decisive first), stage and, where
 relevant, the project-relative output or staging path, staging_state and a
 repair command. After a publication, one line on stderr names the variable
 dbt reads the Bronze namespace from (MIGRATION_BRONZE_NAMESPACE), never its
-value.
+value. Without --json, a run that is refused or publishes with a condition
+also says why on stderr (error[CODE]: message, with the artifact role and
+field where known), so discarding stdout hides nothing.
 
 Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
 written), 2 refused, 3 published with published_permissions_not_normalized or
@@ -158,8 +160,29 @@ const OUTCOME_OF: {
 
 function printResult(io: CliIo, result: ScaffoldResult, json: boolean): void {
   io.stdout.write(`${JSON.stringify(result)}\n`);
-  const hint = json ? undefined : namespaceHint(result);
+  if (json) return;
+  // `>/dev/null` hides the object, never why the run did not publish cleanly.
+  const error = outcomeError(result);
+  if (error !== undefined) io.stderr.write(wantsColour(io.stderr) ? paintRefusals(error) : error);
+  const hint = namespaceHint(result);
   if (hint !== undefined) io.stderr.write(hint);
+}
+
+/**
+ * A run that did not publish cleanly (refused, interrupted, published with
+ * a condition, unverified), in the form every sealkit refusal takes on
+ * stderr: its first reason code and that code's fixed message, then the
+ * artifact role and the allowlisted field when the result has them. Nothing
+ * else: the scaffolder is a private domain (docs/refusals.md#two-policies),
+ * and the result object on stdout keeps the rest.
+ */
+export function outcomeError(result: ScaffoldResult): string | undefined {
+  const code = result.reason_codes[0];
+  if (code === undefined || result.message === undefined) return undefined;
+  const lines = [`error[${code}]: ${result.message}`];
+  if (result.role !== undefined) lines.push(`  = in: ${result.role}`);
+  if (result.field !== undefined) lines.push(`  = field: ${result.field}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /**
