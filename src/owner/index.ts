@@ -32,6 +32,8 @@ export {
   ActivationRequest,
   CompositionGrant,
   type DecodeOptions,
+  type GrantDecodeOptions,
+  type GrantRole,
   QualificationOperation,
   QualificationOwner,
 } from './originals.js';

@@ -41,7 +41,22 @@ const REQUEST_CODEC = codec(
   'request',
   validateRequest,
 );
-const GRANT_CODEC = codec({ reason: 'scoped_execution_originals', role: 'grant' }, 'grant', validateGrant);
+/** Which grant a caller is reading, when it knows: a refusal then names it instead of `grant`. */
+export type GrantRole = 'grant' | 'qualification_grant' | 'execution_grant';
+
+const grantCodec = (role: GrantRole) =>
+  codec({ reason: 'scoped_execution_originals', role }, role, validateGrant);
+const GRANT_CODECS: { readonly [R in GrantRole]: CanonicalCodec<CompositionGrantValue> } = {
+  grant: grantCodec('grant'),
+  qualification_grant: grantCodec('qualification_grant'),
+  execution_grant: grantCodec('execution_grant'),
+};
+const GRANT_CODEC = GRANT_CODECS.grant;
+
+export interface GrantDecodeOptions extends DecodeOptions {
+  /** The refusal's role when the bytes are refused; `grant` when not given. */
+  readonly role?: GrantRole;
+}
 const QUALIFICATION_OWNER_CODEC = codec(
   { reason: 'scoped_execution_originals', role: 'qualification_owner' },
   'qualification_owner',
@@ -124,8 +139,9 @@ export class ActivationRequest extends CanonicalOriginal<ActivationRequestValue>
 
 /** A qualification or execution grant. */
 export class CompositionGrant extends CanonicalOriginal<CompositionGrantValue> {
-  static fromBytes(raw: Uint8Array, options?: DecodeOptions): CompositionGrant {
-    return new CompositionGrant(decodeCanonical(raw, GRANT_CODEC, expected(options, 'grant')));
+  static fromBytes(raw: Uint8Array, options?: GrantDecodeOptions): CompositionGrant {
+    const role = options?.role ?? 'grant';
+    return new CompositionGrant(decodeCanonical(raw, GRANT_CODECS[role], expected(options, role)));
   }
   static fromValue(value: unknown): CompositionGrant {
     return CompositionGrant.fromBytes(valueToCanonical(value, GRANT_CODEC.site));

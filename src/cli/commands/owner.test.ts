@@ -212,6 +212,24 @@ describe('sealkit owner', () => {
     expect(json.role).toBe('execution_grant');
   });
 
+  it('regression: a malformed grant names which of the two grants it is', () => {
+    const malformed = write('malformed-grant.json', '{"schema":');
+    for (const [flag, role] of [
+      ['--qualification-grant', 'qualification_grant'],
+      ['--execution-grant', 'execution_grant'],
+    ] as const) {
+      const args = ['owner', 'verify', ownerFile, '--expected-sha256', digest, ...originalsArgs()];
+      args[args.indexOf(flag) + 1] = malformed;
+      const { code, run } = refused(args);
+      expect(code).toBe('scoped_execution_originals');
+      expect(run.stderr.toString()).toMatch(
+        new RegExp(`^error\\[scoped_execution_originals\\]: [^\\n]+\\n {2}= in: ${role}\\n$`),
+      );
+      const json = JSON.parse(runCli([...args, '--json']).stdout.toString()) as { role?: string };
+      expect(json.role).toBe(role);
+    }
+  });
+
   it('regression: two inputs given as - are a usage error, before anything is read', () => {
     const run = runCli(['owner', 'subjects', '-', '--expected-sha256', digest, '--attempt', '-'], {
       input: bytes,

@@ -157,9 +157,11 @@ export const ownerVerify: Command = {
       );
       const qualificationGrant = CompositionGrant.fromBytes(
         await readOriginal(qualificationFile, io, 'qualification_grant'),
+        { role: 'qualification_grant' },
       );
       const executionGrant = CompositionGrant.fromBytes(
         await readOriginal(executionFile, io, 'execution_grant'),
+        { role: 'execution_grant' },
       );
       owner.requireOriginals({ qualificationOwner, qualificationGrant, executionGrant });
       originals = 'matched';
