@@ -91,7 +91,7 @@ describe('signals before publication', () => {
       const before = snapshotTree(fixture.stagingRoot);
       child.kill(signal);
       const outcome = await child.exited();
-      expect(outcome.status).toBe(2);
+      expect(outcome.status).toBe(signal === 'SIGINT' ? 130 : 143);
       const result = parsed(outcome.stdout);
       expect(result).toMatchObject({ status: 'refused', reason_codes: ['interrupted'] });
       expect(result.staging_state).toBe(state);

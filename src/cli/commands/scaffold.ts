@@ -6,7 +6,7 @@ import {
   scaffold,
 } from '../../scaffold/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { Interruption } from '../interruption.js';
+import { Interruption, interruptedBy } from '../interruption.js';
 import { jsonOut, paintRefusals, wantsColour } from '../output.js';
 import { parseCommandArgs } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
@@ -67,7 +67,8 @@ field where known), so discarding stdout hides nothing.
 
 Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
 written), 2 refused, 3 published with published_permissions_not_normalized or
-published_durability_unknown, 4 publish_unverified, 70 internal error.
+published_durability_unknown, 4 publish_unverified, 70 internal error, 130 / 143 stopped by SIGINT / SIGTERM before publication
+(status refused, interrupted; nothing published).
 
 Examples:
   sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run
@@ -138,6 +139,9 @@ export const scaffoldCommand: Command = {
       json: jsonOut(result),
       printed: true,
       ...OUTCOME_OF[result.status],
+      // Stopped by a signal before publication: exit 130 or 143, as every
+      // writing command (docs/cli.md#signals).
+      ...(result.reason_codes.includes('interrupted') ? interruptedBy(interruption.received) : {}),
       afterOutput: faults.afterResult,
     };
   },
