@@ -53,7 +53,12 @@ import type { PlannedOutput, PlannedWrite, StateToken } from './plan/types.js';
 /** What `inspect` found at one destination bundle path. */
 export type DestinationSnapshot =
   /** Nothing there (local: no directory, or an empty one; S3: no object under the prefix). */
-  | { readonly kind: 'empty'; readonly residue: readonly BundlePath[] }
+  | {
+      readonly kind: 'empty';
+      readonly residue: readonly BundlePath[];
+      /** Why a write here would fail (local: this account may not write in the folder it goes in). */
+      readonly unwritable?: Refusal;
+    }
   /** No state, but entries that are not our own residue: refused as unmanaged content. */
   | { readonly kind: 'unmanaged' }
   /** A valid `.distributor.json`. */
@@ -71,6 +76,8 @@ export type DestinationSnapshot =
       readonly firstMissing?: string;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
+      /** Why a replacement here would fail, as for `empty`. */
+      readonly unwritable?: Refusal;
     }
   /** The bundle path cannot be used: an unreadable or invalid state, a symlink, a non-directory... */
   | { readonly kind: 'invalid'; readonly refusal: Refusal };
@@ -189,6 +196,13 @@ export interface DestinationBackend {
    * (invariant 4) and the pending marker's lease, which never waits.
    */
   lock(options?: LockOptions): Promise<LockOutcome>;
+  /**
+   * What `lock` would answer now, without taking the lock, waiting or
+   * writing anything (the dry run): `busy` when another run holds it; a
+   * thrown refusal when it could not be taken (`destination_write_failed`:
+   * the work area cannot be made). Absent: the backend has no lock (S3).
+   */
+  peekLock?(): Promise<LockOutcome>;
   /** Reads the bundle path without changing anything. */
   inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
   /**

@@ -26,10 +26,33 @@ export function errnoName(error: unknown): string | undefined {
   return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }
 
-/** One line saying what a write failure means, when its errno is one sealkit knows. */
+/**
+ * A write that failed in a known folder of a destination: the folder as the
+ * operator wrote the root (`site/weather`), so the hint says where.
+ */
+export class FolderWriteFailure extends Error {
+  readonly code: string | undefined;
+  constructor(
+    readonly error: unknown,
+    readonly folder: string,
+  ) {
+    super('a write failed in a destination folder');
+    this.code = errnoName(error);
+  }
+}
+
+/**
+ * One line saying what a write failure means, when its errno is one sealkit
+ * knows; with the folder it happened in when that is known.
+ */
 export function writeFailureCause(error: unknown): string | undefined {
   const code = errnoName(error);
-  return code !== undefined && Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
+  const cause = code !== undefined && Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
+  if (cause === undefined || !(error instanceof FolderWriteFailure)) return cause;
+  const where = `'${error.folder}'`;
+  return cause.includes(' there ')
+    ? cause.replace(' there ', ` in ${where} `)
+    : `writing in ${where}: ${cause}`;
 }
 
 /** `destination_write_failed`, with the cause as its hint when known. */

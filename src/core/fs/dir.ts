@@ -12,6 +12,10 @@ import { type FileStat, sameInode, statAt } from './stat.js';
 import { walkToDirectory } from './walk.js';
 import { WritableFile } from './writable-file.js';
 
+const DOT = Buffer.from('.\0', 'latin1');
+const W_OK = 2;
+const X_OK = 1;
+
 /**
  * A directory held open by descriptor. Every operation names a single
  * component relative to the held directory (never a path), never follows a
@@ -131,6 +135,23 @@ export class Dir extends OpenDescriptor {
       return file;
     } catch (error: unknown) {
       file.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Whether this account may create, rename and remove entries here, by the
+   * kernel's own check (mode bits, ACLs, a read-only mount), changing
+   * nothing: the errno name (`EACCES`, `EROFS`, …) when it may not. A plan
+   * that writes nothing asks this where a real run would write
+   * (docs/distributor.md, "the dry run").
+   */
+  writeDenied(): string | undefined {
+    try {
+      libc().faccessat(this.fd, DOT, W_OK | X_OK);
+      return undefined;
+    } catch (error: unknown) {
+      if (error instanceof FsError) return error.code;
       throw error;
     }
   }

@@ -5,9 +5,11 @@ export { fsPrimitivesAvailable } from './libc.js';
 export type { DirEntry, DirEntryType } from './list.js';
 export {
   type HeldLock,
+  type LockPeek,
   type LockProbe,
   type LockResult,
   lockExclusiveNonBlocking,
+  peekLock,
   probeLock,
 } from './lock.js';
 export type { EntryName } from './names.js';

@@ -25,6 +25,8 @@ export interface Libc {
   lseek(fd: number, offset: number, whence: number): number;
   flock(fd: number, operation: number): void;
   fchmod(fd: number, mode: number): void;
+  /** faccessat(dirFd, name, mode, 0): the kernel's own permission check (modes, ACLs, read-only mounts). */
+  faccessat(dirFd: number, name: Uint8Array, mode: number): void;
   fsync(fd: number): void;
   /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
   startWriteback(fd: number): void;
@@ -94,6 +96,7 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
   const lseek = func('int64_t lseek(int fd, int64_t offset, int whence)');
   const flock = func('int flock(int fd, int operation)');
   const fchmod = func('int fchmod(int fd, uint32_t mode)');
+  const faccessat = func('int faccessat(int dirfd, void *path, int mode, int flags)');
   const fsync = func('int fsync(int fd)');
   const syncFileRange = func(
     'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
@@ -137,6 +140,9 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
     },
     fchmod: (fd, mode) => {
       check(fchmod(fd, mode), 'fchmod');
+    },
+    faccessat: (dirFd, name, mode) => {
+      check(faccessat(dirFd, name, mode, 0), 'faccessat');
     },
     fsync: (fd) => {
       check(fsync(fd), 'fsync');

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dir } from './dir.js';
 import { isFsError } from './errors.js';
-import { lockExclusiveNonBlocking, probeLock } from './lock.js';
+import { lockExclusiveNonBlocking, peekLock, probeLock } from './lock.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-lock-')));
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -100,6 +100,36 @@ describe('lockExclusiveNonBlocking', () => {
       expect(code(() => lockExclusiveNonBlocking(dir, 'linked.lock'))).toBe('ELOOP');
       expect(code(() => lockExclusiveNonBlocking(dir, '../x.lock'))).toBe('EINVAL');
       expect(dir.list().some((entry) => entry.name === 'elsewhere.lock')).toBe(false);
+    } finally {
+      dir.close();
+    }
+  });
+});
+
+describe('peekLock', () => {
+  it('reads an absent lock file without creating it, a lock another process holds as held, a free one as free', async () => {
+    const dir = Dir.open(base);
+    try {
+      expect(peekLock(dir, 'peek.lock')).toBe('absent');
+      expect(dir.list().some((entry) => entry.name === 'peek.lock')).toBe(false);
+
+      const taken = lockExclusiveNonBlocking(dir, 'peek.lock');
+      if (taken.kind !== 'acquired') throw new Error('the lock was not acquired');
+      taken.lock.release();
+      expect(peekLock(dir, 'peek.lock')).toBe('free');
+
+      const holder = await startHolder(join(base, 'peek.lock'));
+      try {
+        expect(peekLock(dir, 'peek.lock')).toBe('held');
+        // A free lock file beside it is not mistaken for the held one.
+        const other = lockExclusiveNonBlocking(dir, 'peek-other.lock');
+        if (other.kind === 'acquired') other.lock.release();
+        expect(peekLock(dir, 'peek-other.lock')).toBe('free');
+      } finally {
+        holder.kill('SIGKILL');
+        await exited(holder);
+      }
+      expect(peekLock(dir, 'peek.lock')).toBe('free');
     } finally {
       dir.close();
     }

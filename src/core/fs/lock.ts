@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { LOCK_EX, LOCK_NB, LOCK_UN } from './constants.js';
 import type { Dir } from './dir.js';
 import { FsError, isFsError } from './errors.js';
@@ -42,6 +43,55 @@ export function probeLock(dir: Dir, name: EntryName): LockProbe {
   }
   if (attempt.kind === 'busy') return 'held';
   attempt.lock.release();
+  return 'free';
+}
+
+/** What `peekLock` found; `unknown` when the kernel's lock table cannot be read. */
+export type LockPeek = 'absent' | 'held' | 'free' | 'unknown';
+
+/**
+ * Tells whether another process holds an flock on the lock file `name` in
+ * `dir` without taking it, even for an instant, and without creating it:
+ * the file is opened read-only and looked up by device and inode in the
+ * kernel's lock table (`/proc/locks`). Unlike `probeLock`, a concurrent run
+ * asking for the lock at that moment can never find it busy because of this
+ * look. A lock held from another PID namespace (a container) is not listed
+ * there, so it reads as `free`; without `/proc/locks` the answer is `unknown`.
+ */
+export function peekLock(dir: Dir, name: EntryName): LockPeek {
+  let fd: number;
+  try {
+    fd = openLockFile(dir, name, 0);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) return 'absent';
+    throw error;
+  }
+  let table: string;
+  let dev: bigint;
+  let ino: bigint;
+  try {
+    const stat = statAt(fd);
+    if (stat.type !== 'file') throw FsError.synthetic('EINVAL', 'flock');
+    dev = stat.dev;
+    ino = stat.ino;
+  } finally {
+    closeFdQuietly(fd);
+  }
+  try {
+    table = readFileSync('/proc/locks', 'latin1');
+  } catch {
+    return 'unknown';
+  }
+  // glibc's gnu_dev_major / gnu_dev_minor; the table prints them in hex.
+  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
+  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn & 0xffffffffn);
+  const device = `${major.toString(16).padStart(2, '0')}:${minor.toString(16).padStart(2, '0')}:${ino}`;
+  for (const line of table.split('\n')) {
+    // `1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF` (a shared READ lock blocks ours too);
+    // a `->` line is a waiter, which holds nothing (its fields are shifted).
+    const fields = line.trim().split(/\s+/);
+    if (fields[1] === 'FLOCK' && fields[5] === device) return 'held';
+  }
   return 'free';
 }
 

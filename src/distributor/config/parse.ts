@@ -152,14 +152,31 @@ class ConfigReader {
     key: { readonly line: number; readonly column: number } | undefined,
     path: Path,
   ): { readonly root_origin?: ConfigOrigin } {
-    if (key === undefined) return {};
+    const origin = this.keyOrigin(key, path, 'root');
+    return origin === undefined ? {} : { root_origin: origin };
+  }
+
+  /** Where the `work_dir:` key under `path` is written, for refusals about the work_dir. */
+  private workDirOrigin(
+    key: { readonly line: number; readonly column: number } | undefined,
+    path: Path,
+  ): { readonly work_dir_origin?: ConfigOrigin } {
+    const origin = this.keyOrigin(key, path, 'work_dir');
+    return origin === undefined ? {} : { work_dir_origin: origin };
+  }
+
+  /** Where the key `name` under `path` is written, for refusals that one key causes. */
+  private keyOrigin(
+    key: { readonly line: number; readonly column: number } | undefined,
+    path: Path,
+    name: string,
+  ): ConfigOrigin | undefined {
+    if (key === undefined) return undefined;
     return {
-      root_origin: {
-        ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
-        line: key.line,
-        column: key.column,
-        pointer: pointerOf([...path, 'root']),
-      },
+      ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
+      line: key.line,
+      column: key.column,
+      pointer: pointerOf([...path, name]),
     };
   }
 
@@ -259,7 +276,13 @@ class ConfigReader {
         root: root.absolute,
         shown_root: root.shown,
         ...this.rootOrigin(fields.get('root')?.keyAt, path),
-        ...(workDir === undefined ? {} : { work_dir: workDir.absolute }),
+        ...(workDir === undefined
+          ? {}
+          : {
+              work_dir: workDir.absolute,
+              shown_work_dir: workDir.shown,
+              ...this.workDirOrigin(fields.get('work_dir')?.keyAt, path),
+            }),
         outputs,
         origin,
       };

@@ -54,6 +54,10 @@ export interface LocalDestinationConfig {
    * root. Absent: the root itself.
    */
   readonly work_dir?: string;
+  /** The work_dir as refusals show it, like `shown_root`. */
+  readonly shown_work_dir?: string;
+  /** Where `work_dir:` is written: a refusal about the work_dir points there. */
+  readonly work_dir_origin?: ConfigOrigin;
   readonly outputs: OutputCategories;
   readonly origin?: ConfigOrigin;
 }

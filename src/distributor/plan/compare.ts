@@ -6,7 +6,12 @@ import type { ReplaceReason, StateToken } from './types.js';
 
 /** What the planner knows about one destination bundle path: pure data, no handles. */
 export type SnapshotView =
-  | { readonly kind: 'empty'; readonly residue: readonly BundlePath[] }
+  | {
+      readonly kind: 'empty';
+      readonly residue: readonly BundlePath[];
+      /** A write here would be refused with this code (the folder it goes in is not writable). */
+      readonly unwritable?: DistributorReasonCode;
+    }
   | { readonly kind: 'unmanaged' }
   | {
       readonly kind: 'managed';
@@ -17,6 +22,7 @@ export type SnapshotView =
       readonly missing: boolean;
       readonly firstMissing?: string;
       readonly residue: readonly BundlePath[];
+      readonly unwritable?: DistributorReasonCode;
     }
   | { readonly kind: 'refused'; readonly reason_code: DistributorReasonCode };
 
@@ -53,6 +59,20 @@ export type Decision =
  * is not known yet (before validation) counts as unchanged.
  */
 export function decide(
+  manifest: SourceManifest,
+  view: SnapshotView,
+  expected?: readonly ExpectedOutput[],
+): Decision {
+  const decision = decideOutcome(manifest, view, expected);
+  // A write the destination cannot take is refused at planning, in the dry
+  // run as in the run itself, instead of failing when it is applied.
+  const unwritable = view.kind === 'empty' || view.kind === 'managed' ? view.unwritable : undefined;
+  return unwritable !== undefined && (decision.outcome === 'published' || decision.outcome === 'replaced')
+    ? { outcome: 'refused', reason_code: unwritable }
+    : decision;
+}
+
+function decideOutcome(
   manifest: SourceManifest,
   view: SnapshotView,
   expected?: readonly ExpectedOutput[],

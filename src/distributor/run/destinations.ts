@@ -59,6 +59,25 @@ export async function lockAll(
 }
 
 /**
+ * The dry run's counterpart of `lockAll`: asks each destination what taking
+ * its lock would meet, taking nothing and writing nothing, and refuses it as
+ * the run would — `destination_locked` while another run holds it,
+ * `destination_write_failed` when its work area cannot be made.
+ */
+export async function peekAll(destinations: readonly OpenDestination[]): Promise<void> {
+  for (const destination of destinations) {
+    const backend = destination.backend;
+    if (backend?.peekLock === undefined || destination.refusal !== undefined) continue;
+    try {
+      if ((await backend.peekLock()).kind === 'busy')
+        destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
+    } catch (error: unknown) {
+      destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
+    }
+  }
+}
+
+/**
  * What the planner sees of one bundle path at one destination, and the
  * refusal behind a `refused` view: it keeps its cause (a missing root, a
  * link on the way), which a dry run reports as a real run does.
@@ -84,9 +103,16 @@ export async function inspectDestination(
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     return { view: { kind: 'refused', reason_code: reasonCodeOf(refusal) }, refusal };
   }
-  return snapshot.kind === 'invalid'
-    ? { view: { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) }, refusal: snapshot.refusal }
-    : { view: snapshot };
+  if (snapshot.kind === 'invalid')
+    return {
+      view: { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) },
+      refusal: snapshot.refusal,
+    };
+  if (snapshot.kind === 'unmanaged') return { view: snapshot };
+  const { unwritable, ...rest } = snapshot;
+  return unwritable === undefined
+    ? { view: rest }
+    : { view: { ...rest, unwritable: reasonCodeOf(unwritable) }, refusal: unwritable };
 }
 
 export async function closeDestinations(destinations: readonly OpenDestination[]): Promise<void> {

@@ -17,7 +17,13 @@ import type { PlanItem, PlannedWrite } from '../plan/types.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 import { BundleSnapshot } from '../validate/snapshot.js';
 import { destinationWriteFailed } from '../write-failure.js';
-import { closeDestinations, lockAll, type OpenDestination, openDestination } from './destinations.js';
+import {
+  closeDestinations,
+  lockAll,
+  type OpenDestination,
+  openDestination,
+  peekAll,
+} from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { overlapRefusals, placeDestinations, sourceOverlapRefusals } from './overlap.js';
 import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
@@ -132,7 +138,10 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const pipelines: SourcePipeline[] = [];
   try {
     const signal = options.signal;
-    if (!dryRun) await lockForRun(opened.flat(), options);
+    // A dry run takes no lock but asks whether it could: a held lock or a
+    // work area that cannot be made refuses it as it would refuse the run.
+    if (dryRun) await peekAll(opened.flat());
+    else await lockForRun(opened.flat(), options);
     await stopIfInterrupted(signal);
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));

@@ -20,7 +20,7 @@ import { destinationWriteFailed } from '../../write-failure.js';
 import { applyLocalBatch } from './apply.js';
 import { inspectLocal } from './inspect.js';
 import type { StepHook } from './tree.js';
-import { LocalRoot, openRootDir } from './work-area.js';
+import { LocalRoot } from './work-area.js';
 
 /**
  * Local directory destinations. Destinations of one run that name the same
@@ -46,22 +46,28 @@ export class LocalBackends {
     } catch (error: unknown) {
       return refuseDistributor('destination_root_unavailable', {
         role: 'destination',
-        hint: rootCause(config.shown_root ?? config.root, error),
+        hint: pathCause(`root '${config.shown_root ?? config.root}'`, error),
       });
     }
     let work: Dir | undefined;
+    const shownRoot = config.shown_root ?? config.root;
+    const shownWorkDir = config.shown_work_dir ?? config.work_dir;
     if (config.work_dir !== undefined) {
-      work = openRootDir(config.work_dir);
-      const problem = work === undefined ? 'work_dir_unavailable' : workDirProblem(dir, work);
-      if (problem !== undefined) {
-        work?.close();
+      try {
+        work = Dir.open(config.work_dir);
+      } catch (error: unknown) {
         dir.close();
-        return refuseDistributor(problem, {
+        return refuseDistributor('work_dir_unavailable', {
           role: 'destination',
-          hint:
-            problem === 'work_dir_unavailable'
-              ? 'create the directory, or fix the path; every component is opened without following links'
-              : 'put the work_dir on the same filesystem and mount as the root: publication moves files by rename, never by copy',
+          hint: pathCause(`work_dir '${shownWorkDir ?? config.work_dir}'`, error),
+        });
+      }
+      if (workDirProblem(dir, work) !== undefined) {
+        work.close();
+        dir.close();
+        return refuseDistributor('work_dir_other_filesystem', {
+          role: 'destination',
+          hint: `work_dir '${shownWorkDir ?? config.work_dir}' is not on the filesystem and mount of root '${shownRoot}': put it on the same one, since publication moves files by rename, never by copy`,
         });
       }
     }
@@ -73,7 +79,7 @@ export class LocalBackends {
       work?.close();
       return shared;
     }
-    const root = new LocalRoot(dir, work);
+    const root = new LocalRoot(dir, work, { root: shownRoot, workBase: shownWorkDir ?? shownRoot });
     this.#roots.set(key, root);
     return root;
   }
@@ -117,6 +123,12 @@ class LocalBackend implements DestinationBackend {
     this.#problem = problem;
   }
 
+  async peekLock(): Promise<LockOutcome> {
+    const found = this.#usableRoot().peek();
+    if (found.kind === 'denied') throw destinationWriteFailed(found.error);
+    return { kind: found.kind === 'busy' ? 'busy' : 'acquired' };
+  }
+
   async lock(options: LockOptions = {}): Promise<LockOutcome> {
     const root = this.#usableRoot();
     const started = Date.now();
@@ -147,7 +159,7 @@ class LocalBackend implements DestinationBackend {
         refusal: this.#problem ?? refuseDistributor('destination_root_unavailable', { role: 'destination' }),
       };
     }
-    return inspectLocal(root.parents, bundleDir, root.ancestors);
+    return inspectLocal(root.parents, bundleDir, root.ancestors, root.shown.root);
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
@@ -192,12 +204,12 @@ class LocalBackend implements DestinationBackend {
 }
 
 /**
- * Which of the causes `destination_root_unavailable` covers, with the root as
- * configured, so the operator knows what to fix (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
+ * Which of the causes `destination_root_unavailable` (or `work_dir_unavailable`)
+ * covers, with the path as configured (`root 'site'`, `work_dir '/srv/work'`), so the operator knows what to fix (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
  */
-function rootCause(root: string, error: unknown): string {
-  const named = `root '${root}'`;
-  if (isFsError(error, 'ENOENT')) return `${named} does not exist: create it, or fix the path`;
+function pathCause(named: string, error: unknown): string {
+  if (isFsError(error, 'ENOENT'))
+    return `${named} does not exist: create it, or fix the path${tildeNote(named)}`;
   if (isFsError(error, 'ELOOP')) {
     return `${named} is reached through a symbolic link: name the real directory (every component is opened without following links)`;
   }
@@ -206,4 +218,13 @@ function rootCause(root: string, error: unknown): string {
     return `${named} cannot be opened: give the account running sealkit search permission on it and every directory above it`;
   }
   return `${named} cannot be opened`;
+}
+
+/**
+ * sealkit does not expand `~` (a shell does, before a program sees it; a
+ * YAML value never passes through a shell), so `root: ~/site` names a
+ * folder called `~` (docs/distributor.md#configuration-sealkitdistributoryaml).
+ */
+function tildeNote(named: string): string {
+  return /^[a-z_]+ '(?:[^']*\/)?~/.test(named) ? " ('~' is not expanded: write the full path)" : '';
 }

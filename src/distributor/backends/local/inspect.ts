@@ -1,5 +1,5 @@
 import { sha256Prefixed } from '../../../core/digest/index.js';
-import { type Dir, type DirEntryType, isFsError } from '../../../core/fs/index.js';
+import { type Dir, type DirEntryType, FsError, isFsError } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
@@ -9,6 +9,7 @@ import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
+import { destinationWriteFailed, FolderWriteFailure } from '../../write-failure.js';
 import { destinationProblem, listTree } from './tree.js';
 
 /**
@@ -24,6 +25,7 @@ export function inspectLocal(
   parents: HeldDirs,
   bundleDir: BundleDir,
   ancestors: Map<string, boolean> = new Map(),
+  shownRoot = '.',
 ): DestinationSnapshot {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
@@ -32,6 +34,7 @@ export function inspectLocal(
     // The root via `root`, not `open([])`: that would close the held chain,
     // and every bundle would reopen the directories it shares with the last.
     let parent = parents.root;
+    let reached: readonly string[] = [];
     if (holdsStateCached(parent, '', ancestors)) {
       return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
     }
@@ -40,9 +43,11 @@ export function inspectLocal(
       try {
         parent = parents.open(above);
       } catch (error: unknown) {
-        if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
+        if (isFsError(error, 'ENOENT'))
+          return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
         return invalid(destinationProblem(error));
       }
+      reached = above;
       if (holdsStateCached(parent, above.join('/'), ancestors)) {
         return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
       }
@@ -50,10 +55,11 @@ export function inspectLocal(
     try {
       dir = parent.openDir(leaf);
     } catch (error: unknown) {
-      if (isFsError(error, 'ENOENT')) return { kind: 'empty', residue: [] };
+      if (isFsError(error, 'ENOENT'))
+        return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
       return invalid(destinationProblem(error));
     }
-    return inspectBundleDir(dir);
+    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir));
   } catch (error: unknown) {
     return invalid(
       error instanceof Refusal
@@ -63,6 +69,31 @@ export function inspectLocal(
   } finally {
     dir?.close();
   }
+}
+
+/**
+ * A publication is renamed into the nearest directory that exists above
+ * its bundle path (first publish, creating the folders between) or into
+ * the bundle path's parent (replacement): when this account may not write
+ * there, the write would fail with the kernel's errno, so the snapshot
+ * says so, and the plan refuses the write as the run would, in a dry run
+ * too (docs/distributor.md#commands). The folder is named as the operator
+ * wrote the root.
+ */
+function writableAt(
+  parent: Dir,
+  reached: readonly string[],
+  shownRoot: string,
+  snapshot: DestinationSnapshot,
+): DestinationSnapshot {
+  if (snapshot.kind !== 'empty' && snapshot.kind !== 'managed') return snapshot;
+  const code = parent.writeDenied();
+  if (code === undefined) return snapshot;
+  const folder = reached.length === 0 ? shownRoot : `${shownRoot}/${reached.join('/')}`;
+  return {
+    ...snapshot,
+    unwritable: destinationWriteFailed(new FolderWriteFailure(FsError.synthetic(code, 'faccessat'), folder)),
+  };
 }
 
 function inspectBundleDir(dir: Dir): DestinationSnapshot {

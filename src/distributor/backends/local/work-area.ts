@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import {
-  Dir,
+  type Dir,
+  FsError,
   type HeldLock,
   isFsError,
   lockExclusiveNonBlocking,
+  peekLock,
   renameNoReplace,
 } from '../../../core/fs/index.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
 import { removeOwnTree } from '../../own-tree.js';
 import { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
+import { errnoName, FolderWriteFailure } from '../../write-failure.js';
 import { removeListed, type StepHook } from './tree.js';
 
 /**
@@ -43,11 +46,14 @@ export class LocalRoot {
 
   /** The directory holding the work area: the configured `work_dir`, else the root itself. */
   readonly #workBase: Dir;
+  /** The root, and the directory holding the work area, as the operator wrote them (for hints). */
+  readonly shown: { readonly root: string; readonly workBase: string };
 
-  constructor(root: Dir, workBase?: Dir) {
+  constructor(root: Dir, workBase?: Dir, shown?: { readonly root: string; readonly workBase: string }) {
     this.root = root;
     this.#workBase = workBase ?? root;
     this.parents = new HeldDirs(root);
+    this.shown = shown ?? { root: '.', workBase: '.' };
   }
 
   get locked(): boolean {
@@ -70,7 +76,13 @@ export class LocalRoot {
   acquire(step: StepHook): boolean {
     if (this.#locked !== undefined) return this.#locked;
     const work = this.#openWorkArea(step);
-    const result = lockExclusiveNonBlocking(work, LOCK_FILE);
+    let result: ReturnType<typeof lockExclusiveNonBlocking>;
+    try {
+      result = lockExclusiveNonBlocking(work, LOCK_FILE);
+    } catch (error: unknown) {
+      work.close();
+      throw new FolderWriteFailure(error, this.#shownWorkArea());
+    }
     if (result.kind === 'busy') {
       // Not remembered: a caller that waits asks again.
       work.close();
@@ -85,6 +97,40 @@ export class LocalRoot {
       }
     }
     return true;
+  }
+
+  /**
+   * What `acquire` would meet, taking nothing and creating nothing (the dry
+   * run, docs/distributor.md#commands): `busy` when another process holds
+   * the lock, `denied` when the work area or its lock file could not be
+   * made (the errno, in the folder as written). A lock the kernel's table
+   * does not show (held from another container) reads as free.
+   */
+  peek():
+    | { readonly kind: 'free' | 'busy' }
+    | { readonly kind: 'denied'; readonly error: FolderWriteFailure } {
+    const base = this.#workBase;
+    let work: Dir;
+    try {
+      work = base.openDir(WORK_AREA);
+    } catch (error: unknown) {
+      if (!isFsError(error, 'ENOENT'))
+        return { kind: 'denied', error: new FolderWriteFailure(error, this.#shownWorkArea()) };
+      return deniedIn(base, this.shown.workBase);
+    }
+    try {
+      const held = peekLock(work, LOCK_FILE);
+      if (held === 'held') return { kind: 'busy' };
+      return held === 'absent' ? deniedIn(work, this.#shownWorkArea()) : { kind: 'free' };
+    } catch (error: unknown) {
+      return { kind: 'denied', error: new FolderWriteFailure(error, this.#shownWorkArea()) };
+    } finally {
+      work.close();
+    }
+  }
+
+  #shownWorkArea(): string {
+    return `${this.shown.workBase}/${WORK_AREA}`;
   }
 
   /** This run's private directory in the work area (0700), created on first use. */
@@ -155,13 +201,17 @@ export class LocalRoot {
     try {
       return base.openDir(WORK_AREA);
     } catch (error: unknown) {
-      if (!isFsError(error, 'ENOENT')) throw error;
+      if (!isFsError(error, 'ENOENT')) throw new FolderWriteFailure(error, this.#shownWorkArea());
     }
-    step('mkdir');
-    const work = base.mkdirExclusive(WORK_AREA, 0o700);
-    step('fsync');
-    base.fsync();
-    return work;
+    try {
+      step('mkdir');
+      const work = base.mkdirExclusive(WORK_AREA, 0o700);
+      step('fsync');
+      base.fsync();
+      return work;
+    } catch (error: unknown) {
+      throw errnoName(error) === undefined ? error : new FolderWriteFailure(error, this.shown.workBase);
+    }
   }
 
   #sweepRun(name: string, step: StepHook): void {
@@ -225,6 +275,17 @@ export class LocalRoot {
   }
 }
 
+/** `free` when this account may write in `dir`, else `denied` with the kernel's errno, in `shown`. */
+function deniedIn(
+  dir: Dir,
+  shown: string,
+): { readonly kind: 'free' } | { readonly kind: 'denied'; readonly error: FolderWriteFailure } {
+  const code = dir.writeDenied();
+  return code === undefined
+    ? { kind: 'free' }
+    : { kind: 'denied', error: new FolderWriteFailure(FsError.synthetic(code, 'faccessat'), shown) };
+}
+
 /**
  * Removes one staging tree: narrowly (what its state lists) when it carries
  * a valid state, entirely when it does not. A tree without a valid state is
@@ -256,13 +317,4 @@ export function cleanStage(parent: Dir, name: string, step: StepHook): boolean {
     return true;
   }
   return removeListed(parent, name, listed, STATE_FILE, step);
-}
-
-/** Opens a configured destination root: it must exist and be reached without a symlink. */
-export function openRootDir(path: string): Dir | undefined {
-  try {
-    return Dir.open(path);
-  } catch {
-    return undefined;
-  }
 }
