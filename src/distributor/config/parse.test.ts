@@ -414,6 +414,143 @@ describe('distributor configuration', () => {
     expect(second).toMatchObject({ code: 'config_unsupported_yaml', location: { path: SHOWN, line: 18 } });
   });
 
+  // Values that can never work were refused only later, as destination_unreachable.
+  const S3_VALUES: readonly (readonly [string, string, string, number, string])[] = [
+    [
+      'region',
+      'region: us-east-1',
+      'region: eu central',
+      17,
+      "a region is lowercase letters, digits and '-', such as eu-central-1 or us-east-1",
+    ],
+    [
+      'region',
+      'region: us-east-1',
+      'region: EU-CENTRAL-1',
+      17,
+      "a region is lowercase letters, digits and '-', such as eu-central-1 or us-east-1",
+    ],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: report..archive',
+      17,
+      "a bucket name has no two '.' in a row",
+    ],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: report.-archive',
+      17,
+      "a bucket name has no '-' next to a '.'",
+    ],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: report-.archive',
+      17,
+      "a bucket name has no '-' next to a '.'",
+    ],
+    ['bucket', 'bucket: report-archive', 'bucket: 192.168.5.4', 17, 'a bucket name is not an IP address'],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: xn--reports',
+      17,
+      "a bucket name does not begin with 'xn--'",
+    ],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: reports-s3alias',
+      17,
+      "a bucket name does not end with '-s3alias' or '--ol-s3' (those name access points)",
+    ],
+    [
+      'bucket',
+      'bucket: report-archive',
+      'bucket: reports--ol-s3',
+      17,
+      "a bucket name does not end with '-s3alias' or '--ol-s3' (those name access points)",
+    ],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: weather//daily',
+      17,
+      "a prefix has no empty or '.' segment ('a//b', './a', 'a/./b')",
+    ],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: ./weather',
+      17,
+      "a prefix has no empty or '.' segment ('a//b', './a', 'a/./b')",
+    ],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: weather/./daily',
+      17,
+      "a prefix has no empty or '.' segment ('a//b', './a', 'a/./b')",
+    ],
+    ['prefix', 'prefix: weather/daily', 'prefix: weather/../daily', 17, "a prefix has no '..' segment"],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: /weather',
+      17,
+      "a prefix has no leading or trailing '/', no backslash and no control characters",
+    ],
+    [
+      'endpoint',
+      'endpoint: http://127.0.0.1:7480',
+      'endpoint: http://ak:secret@127.0.0.1:7480',
+      19,
+      "remove 'user:password@' from the endpoint: credentials never go in this file (environment, ~/.aws files or an instance role supply them)",
+    ],
+    [
+      'endpoint',
+      'endpoint: http://127.0.0.1:7480',
+      'endpoint: http://127.0.0.1:7480/?x-id=1',
+      19,
+      "an endpoint has no query ('?…'): scheme, host, port and at most a path",
+    ],
+    [
+      'endpoint',
+      'endpoint: http://127.0.0.1:7480',
+      'endpoint: http://127.0.0.1:7480/#top',
+      19,
+      "an endpoint has no fragment ('#…'): scheme, host, port and at most a path",
+    ],
+  ];
+
+  it.each(S3_VALUES)(
+    'regression: refuses an S3 %s that can never work at its line (%s)',
+    (key, from, to, column, hint) => {
+      const line = VALID.split('\n').findIndex((text) => text.includes(from)) + 1;
+      const refusal = refusalOf(VALID.replace(from, to));
+      expect(refusal.code).toBe('config_invalid_value');
+      expect(refusal.location).toEqual({
+        path: SHOWN,
+        line,
+        column,
+        pointer: `pipelines[0].destinations[1].${key}`,
+      });
+      expect(refusal.hint).toBe(hint);
+      expect(refusal.hint).not.toContain('secret');
+    },
+  );
+
+  it('accepts a prefix with a space in a segment and dotted bucket names within the rules', () => {
+    expect(codeOf(VALID.replace('prefix: weather/daily', 'prefix: weather/daily reports'))).toBeUndefined();
+    expect(codeOf(VALID.replace('bucket: report-archive', 'bucket: reports.example.com'))).toBeUndefined();
+    expect(codeOf(VALID.replace('region: us-east-1', 'region: eu-central-1'))).toBeUndefined();
+    expect(
+      codeOf(VALID.replace('endpoint: http://127.0.0.1:7480', 'endpoint: https://gateway.internal/s3')),
+    ).toBeUndefined();
+  });
+
   it.each(BROKEN)('refuses %s', (_label, text, code) => {
     expect(codeOf(text)).toBe(code);
   });

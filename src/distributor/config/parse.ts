@@ -16,6 +16,7 @@ import {
 } from '../../core/input/index.js';
 import { nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { OutputCategories } from '../model/types.js';
+import { pathProblem } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { languageTagProblem } from './language.js';
 import {
@@ -26,6 +27,7 @@ import {
   LANG_PATTERN,
   MAX_TIMEOUT_SECONDS,
   PREFIX_PATTERN,
+  REGION_PATTERN,
 } from './schema.js';
 import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from './types.js';
 
@@ -288,18 +290,25 @@ class ConfigReader {
       };
     }
     const bucket = this.field(fields, 'bucket', path, (value, at) =>
-      this.matching(value, BUCKET_PATTERN, at, BUCKET_HINT),
+      this.ruled(this.matching(value, BUCKET_PATTERN, at, BUCKET_HINT), bucketProblem, value, at),
     );
     const prefix = this.field(fields, 'prefix', path, (value, at) =>
-      this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT),
+      this.ruled(this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT), prefixProblem, value, at),
     );
     const endpoint = this.optional(fields, 'endpoint', path, (value, at) => {
-      const url = this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL');
+      const url = this.ruled(
+        this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL'),
+        endpointProblem,
+        value,
+        at,
+      );
       return url === undefined || bucket === undefined
         ? url
         : this.endpointWithoutBucket(url, bucket, value, at);
     });
-    const region = this.optional(fields, 'region', path, (value, at) => this.nonEmpty(value, at));
+    const region = this.optional(fields, 'region', path, (value, at) =>
+      this.matching(value, REGION_PATTERN, at, REGION_HINT),
+    );
     const forcePathStyle = this.optional(fields, 'force_path_style', path, (value, at) =>
       this.boolean(value, at),
     );
@@ -454,6 +463,18 @@ class ConfigReader {
     );
   }
 
+  /** A value that passed its pattern, held to the further rules `problem` knows (undefined: none broken). */
+  private ruled(
+    text: string | undefined,
+    problem: (text: string) => string | undefined,
+    node: YamlNode,
+    path: Path,
+  ): string | undefined {
+    if (text === undefined) return undefined;
+    const hint = problem(text);
+    return hint === undefined ? text : this.report('config_invalid_value', node.at, path, hint);
+  }
+
   private wrongType(node: YamlNode, path: Path, expected: string): undefined {
     return this.report(
       'config_wrong_type',
@@ -527,6 +548,60 @@ class ConfigReader {
       }
     }
   }
+}
+
+const REGION_HINT = "a region is lowercase letters, digits and '-', such as eu-central-1 or us-east-1";
+
+/**
+ * The S3 bucket naming rules beyond the characters and length the pattern
+ * checks (docs/distributor.md#s3-destinations-reference-s3-backend): a name
+ * that breaks one can never be created, so it is refused here, at its line,
+ * rather than later as an unreachable destination.
+ */
+function bucketProblem(bucket: string): string | undefined {
+  if (bucket.includes('..')) return "a bucket name has no two '.' in a row";
+  if (bucket.includes('.-') || bucket.includes('-.')) return "a bucket name has no '-' next to a '.'";
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(bucket)) return 'a bucket name is not an IP address';
+  if (bucket.startsWith('xn--')) return "a bucket name does not begin with 'xn--'";
+  if (bucket.endsWith('-s3alias') || bucket.endsWith('--ol-s3'))
+    return "a bucket name does not end with '-s3alias' or '--ol-s3' (those name access points)";
+  return undefined;
+}
+
+const PREFIX_RULES: { readonly [code: string]: string } = {
+  path_not_normalized: "a prefix has no empty or '.' segment ('a//b', './a', 'a/./b')",
+  path_dotdot: "a prefix has no '..' segment",
+  path_too_long: 'a prefix segment is at most 255 bytes',
+  path_reserved: "a prefix segment is not manifest.json and does not begin with '.distributor'",
+};
+
+/** A prefix is a folder of the bucket: written in normal form, like a bundle path (docs/distributor.md#path-rules). */
+function prefixProblem(prefix: string): string | undefined {
+  if (prefix === '') return undefined;
+  const code = pathProblem(prefix);
+  if (code === undefined) return undefined;
+  return PREFIX_RULES[code] ?? PREFIX_HINT;
+}
+
+/**
+ * Credentials never belong in the configuration file (the SDK's provider
+ * chain supplies them), and a query or fragment is not part of a store's
+ * address. The hint never repeats what was written.
+ */
+function endpointProblem(endpoint: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return 'an endpoint is an http:// or https:// URL';
+  }
+  if (url.username !== '' || url.password !== '')
+    return "remove 'user:password@' from the endpoint: credentials never go in this file (environment, ~/.aws files or an instance role supply them)";
+  if (url.search !== '' || endpoint.includes('?'))
+    return "an endpoint has no query ('?…'): scheme, host, port and at most a path";
+  if (url.hash !== '' || endpoint.includes('#'))
+    return "an endpoint has no fragment ('#…'): scheme, host, port and at most a path";
+  return undefined;
 }
 
 const LANG_HINT = 'a language tag such as en, en-GB or de-CH (BCP 47)';

@@ -112,7 +112,11 @@ export const DISTRIBUTOR_CONFIG_SCHEMA = {
                       pattern: '^https?://[^\\s]+$',
                       description: 'S3-compatible endpoint URL.',
                     },
-                    region: { type: 'string', minLength: 1 },
+                    region: {
+                      type: 'string',
+                      pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$',
+                      description: 'Lowercase letters, digits and hyphens, such as eu-central-1.',
+                    },
                     force_path_style: { type: 'boolean' },
                     cache_control: {
                       type: 'string',
@@ -154,6 +158,11 @@ export const BUCKET_PATTERN = new RegExp(
 export const PREFIX_PATTERN = new RegExp(
   DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
     .prefix.pattern,
+  'u',
+);
+export const REGION_PATTERN = new RegExp(
+  DISTRIBUTOR_CONFIG_SCHEMA.properties.pipelines.items.properties.destinations.items.oneOf[1].properties
+    .region.pattern,
   'u',
 );
 export const ENDPOINT_PATTERN = /^https?:\/\/[^\s]+$/;
