@@ -66,7 +66,28 @@ export function isTransient(error: unknown): boolean {
  * that the write failed.
  */
 export function s3Refusal(error: unknown, during: 'read' | 'write'): Refusal {
-  return refuseDistributor(s3RefusalCode(classifyS3Error(error), during), { role: 'destination' });
+  const code = s3RefusalCode(classifyS3Error(error), during);
+  const status = code === 'destination_unreachable' ? answeredNotAsS3(error) : undefined;
+  return refuseDistributor(code, {
+    role: 'destination',
+    ...(status === undefined
+      ? {}
+      : { hint: `the endpoint answered HTTP ${status} but not as an S3 service: check endpoint and bucket` }),
+  });
+}
+
+/**
+ * The HTTP status of an answer that carried no S3 error document (a plain
+ * web server's 404 page, a proxy's 502): the SDK then names the error after
+ * the status alone and sets no `Code`. Such an endpoint was reached, so
+ * "cannot be reached" alone would mislead (docs/distributor.md#s3-refusals).
+ */
+export function answeredNotAsS3(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const status = httpStatus(error);
+  if (status === undefined || status === 0) return undefined;
+  const code = 'Code' in error && typeof error.Code === 'string' ? error.Code : '';
+  return code === '' ? status : undefined;
 }
 
 export function s3RefusalCode(kind: S3FailureKind, during: 'read' | 'write'): DistributorRefusalCode {

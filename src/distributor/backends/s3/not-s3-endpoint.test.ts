@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeBundle } from '../../../../test/helpers/distributor-fixtures.js';
+import type { DistributorConfig } from '../../config/types.js';
+import { distributeRun } from '../../run/run.js';
+
+// An endpoint that answers HTTP but not as S3 (a plain web server's 404
+// page) was reported as "cannot be reached or did not answer in time".
+
+const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+let work: string;
+const servers: Server[] = [];
+
+/** A real HTTP server on 127.0.0.1 answering every request with `status` and `body`. */
+async function serve(status: number, type: string, body: string): Promise<string> {
+  const server = createServer((_request, response) => {
+    response.writeHead(status, { 'content-type': type });
+    response.end(body);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'sealkit-not-s3-'));
+  makeBundle(join(work, 'src'), 'weather', [{ path: 'summary.txt', content: 'sunny\n' }], {
+    id: 'weather',
+    created: '2026-05-30T11:10:00Z',
+  });
+  process.env.AWS_ACCESS_KEY_ID = 'AKIAEXAMPLESEALKIT';
+  process.env.AWS_SECRET_ACCESS_KEY = 'not-a-real-secret';
+});
+afterAll(async () => {
+  for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  rmSync(work, { recursive: true, force: true });
+  if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+  else process.env.AWS_ACCESS_KEY_ID = saved.id;
+  if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+  else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+});
+
+const config = (endpoint: string): DistributorConfig => ({
+  pipelines: [
+    {
+      id: 'weather',
+      source: { root: join(work, 'src') },
+      destinations: [
+        {
+          id: 'archive',
+          kind: 's3',
+          bucket: 'reports',
+          prefix: 'weather',
+          endpoint,
+          region: 'us-east-1',
+          force_path_style: true,
+          connect_timeout_seconds: 2,
+          request_timeout_seconds: 5,
+          outputs: { source: true, html: false },
+        },
+      ],
+    },
+  ],
+});
+
+const outcomeOf = async (endpoint: string, dryRun: boolean) => {
+  const report = await distributeRun({ config: config(endpoint), ...(dryRun ? { dryRun } : {}) });
+  const [item] = report.outcomes;
+  return [item?.outcome, item?.reason_code, item?.refusal?.hint];
+};
+
+describe('an S3 endpoint that answers HTTP but not as S3', () => {
+  it('regression: a plain 404 page is destination_unreachable saying the endpoint answered, not that it could not be reached', async () => {
+    const endpoint = await serve(404, 'text/html', '<html><body><h1>Not Found</h1></body></html>');
+    const hint =
+      "destination 'archive', bundle 'weather': the endpoint answered HTTP 404 but not as an S3 service: check endpoint and bucket";
+    expect(await outcomeOf(endpoint, true)).toEqual(['refused', 'destination_unreachable', hint]);
+    expect(await outcomeOf(endpoint, false)).toEqual(['refused', 'destination_unreachable', hint]);
+  });
+
+  it('a 404 carrying an S3 error document is still told by its code (NoSuchBucket)', async () => {
+    const endpoint = await serve(
+      404,
+      'application/xml',
+      '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>reports</BucketName><RequestId>1</RequestId></Error>',
+    );
+    const [outcome, code, hint] = await outcomeOf(endpoint, true);
+    expect([outcome, code]).toEqual(['refused', 'destination_bucket_missing']);
+    expect(hint).not.toContain('not as an S3 service');
+  });
+
+  it('a connection nobody answers keeps the plain unreachable refusal', async () => {
+    const [outcome, code, hint] = await outcomeOf('http://127.0.0.1:9', true);
+    expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
+    expect(hint).not.toContain('answered');
+  });
+});
