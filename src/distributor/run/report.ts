@@ -145,10 +145,15 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
       .get(item.pipeline_id)
       ?.destinations.find((candidate) => candidate.id === item.destination_id);
     // A refusal about the root itself points at the `root:` line (docs/distributor.md#reading-an-error).
+    // A work_dir refusal points at the `work_dir:` line, likewise.
     const origin =
-      destination?.kind === 'local' && item.reason_code === 'destination_root_unavailable'
-        ? (destination.root_origin ?? destination.origin)
-        : destination?.origin;
+      destination?.kind !== 'local'
+        ? destination?.origin
+        : item.reason_code === 'destination_root_unavailable'
+          ? (destination.root_origin ?? destination.origin)
+          : item.reason_code === 'work_dir_unavailable' || item.reason_code === 'work_dir_other_filesystem'
+            ? (destination.work_dir_origin ?? destination.origin)
+            : destination.origin;
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.

@@ -681,6 +681,36 @@ describe('distribute run (local destination)', () => {
     ]);
   });
 
+  it("regression: a root written with '~' that does not exist says '~' is not expanded", async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const tilde = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: '~/site' }] },
+    ]);
+    const refusal = (await run({ configPath: tilde })).outcomes[0]?.refusal;
+    expect([refusal?.code, refusal?.hint]).toEqual([
+      'destination_root_unavailable',
+      `destination 'site', bundle 'a': root '${join(work, '~/site')}' does not exist: create it, or fix the path ('~' is not expanded: write the full path)`,
+    ]);
+  });
+
+  it('regression: a work_dir refusal points at the work_dir: line and says which cause, with the path as written', async () => {
+    const { workDir, withWorkDir } = await publishWithWorkDir();
+    rmSync(workDir, { recursive: true });
+    const line =
+      readFileSync(withWorkDir, 'utf8')
+        .split('\n')
+        .findIndex((text) => text.includes('work_dir:')) + 1;
+    const missing = (await run({ configPath: withWorkDir })).outcomes[0]?.refusal;
+    expect([missing?.code, missing?.location, missing?.hint]).toEqual([
+      'work_dir_unavailable',
+      { path: withWorkDir, line, column: 9, pointer: 'pipelines[0].destinations[0].work_dir' },
+      `destination 'site', bundle 'a': work_dir '${workDir}' does not exist: create it, or fix the path`,
+    ]);
+    writeFileSync(workDir, 'not a folder\n');
+    const file = (await run({ configPath: withWorkDir })).outcomes[0]?.refusal;
+    expect(file?.hint).toBe(`destination 'site', bundle 'a': work_dir '${workDir}' is not a directory`);
+  });
+
   it.each([
     [
       'inside a destination root',
