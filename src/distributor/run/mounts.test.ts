@@ -156,7 +156,7 @@ describe('a destination that cannot be written', () => {
     ]);
   });
 
-  it('a read-only destination is refused at its lock with EROFS; the other pipeline publishes', async () => {
+  it('a read-only destination is refused with EROFS, naming the root as written; the other pipeline publishes', async () => {
     const healthy = dir('healthy');
     const a = dir('src-a');
     const b = dir('src-b');
@@ -172,7 +172,7 @@ describe('a destination that cannot be written', () => {
       ['live', 'site', 'published', ''],
     ]);
     expect(report.outcomes[0]?.refusal?.hint).toBe(
-      "destination 'ro', bundle 'x': the filesystem is mounted read-only (EROFS)",
+      `destination 'ro', bundle 'x': writing in '${mounts.readonly}': the filesystem is mounted read-only (EROFS)`,
     );
     expect(readdirSync(mounts.readonly)).toEqual([]);
   });
