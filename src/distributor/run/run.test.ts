@@ -290,6 +290,22 @@ describe('distribute run (local destination)', () => {
     ]);
   });
 
+  it('regression: a Markdown name legal on disk whose page name is too long says it is the page', async () => {
+    const name = `${'b'.repeat(252)}.md`;
+    makeBundle(source, 'long', [{ path: name, content: '# Long\n' }], {
+      id: 'long',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const report = await run();
+    expect(report.failures.map((f) => [f.reason_code, f.refusal?.location?.path])).toEqual([
+      ['path_too_long', join(source, 'long', name)],
+    ]);
+    expect(report.failures[0]?.refusal?.hint).toBe(
+      "html: true renders it as a page named with .html for .md, and that name would be over 255 bytes (or its path over 4,096): shorten the file's name (manifest.json lists it as files[0])",
+    );
+    expect(bundleTree()).toEqual({});
+  });
+
   it('refuses a symbolic link to a directory in the source tree, with its path', async () => {
     // Regression: a linked directory was not entered and the run said nothing (exit 0).
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });

@@ -18,7 +18,7 @@ import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
 import { MANIFEST_LIMITS, parseManifest } from '../model/manifest.js';
 import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
-import { toBundlePath } from '../path/bundle-path.js';
+import { pathProblem, toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
 import { hashFd } from './hash-fd.js';
@@ -232,6 +232,14 @@ function startFile(
     if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
   };
   const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
+  // The file's own name may be legal while its page's (`.md` → `.html`, two
+  // bytes longer) is not: say so, rather than refuse the name it has.
+  if (pagePath !== undefined && pathProblem(pagePath) === 'path_too_long') {
+    throw refuse(
+      'path_too_long',
+      `html: true renders it as a page named with .html for .md, and that name would be over 255 bytes (or its path over 4,096): shorten the file's name (manifest.json lists it as ${listed})`,
+    );
+  }
   const opened = openRegular(bundleDir, file.path.split('/'));
   if (!opened.ok) throw refuse(FILE_PROBLEMS[opened.problem], `manifest.json lists it as ${listed}`);
   let handed = false;
