@@ -329,7 +329,7 @@ describe('sealkit distribute run', () => {
     const dry = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--dry-run'], { cwd: dir });
     expect(dry.status).toBe(2);
     expect(dry.stdout.toString()).toMatch(
-      /^dry run: the plan a real run would apply \(nothing written\)\n\na real run would stop before any write \(the refusals are on stderr\)\n/,
+      /^dry run: the plan a real run would apply \(nothing written\)\n\na real run would stop before any write \(the refusals are on stderr\)\n\nwould be: /,
     );
   });
 

@@ -454,7 +454,9 @@ function planText(report: RunReport): string {
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0)
     lines.push('no bundle found under the source roots');
-  return `${lines.join('\n')}\n\nwould be: ${countsLine(report)}\n`;
+  // One blank line before the counts, also when the plan ends with one.
+  const body = lines.join('\n').replace(/\n+$/, '');
+  return `${body}\n\nwould be: ${countsLine(report)}\n`;
 }
 
 /** One item of the plan, in the outcome words the report uses (docs/distributor.md#outcomes). */
