@@ -325,6 +325,15 @@ describe('sealkit distribute run', () => {
         '',
       ].join('\n'),
     );
+    // `~` is not a shell's: the hint says so (regression: it only said the root was missing).
+    writeFileSync(
+      join(dir, 'conf', 'tilde.yaml'),
+      'pipelines:\n  - id: daily\n    source: {root: ~/reports}\n    destinations:\n      - {id: site, kind: local, root: ../www, outputs: {source: true, html: false}}\n',
+    );
+    const tilde = runCli(['distribute', 'run', '--config', 'conf/tilde.yaml'], { cwd: dir });
+    expect(tilde.stderr.toString()).toContain(
+      "  = help: pipeline 'daily': root 'conf/~/reports': create it, or fix the path ('~' is not expanded: write the full path)\n",
+    );
     // A dry run says it under its own heading (regression: the line came above it).
     const dry = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--dry-run'], { cwd: dir });
     expect(dry.status).toBe(2);

@@ -394,6 +394,12 @@ describe('distributor configuration', () => {
       VALID.replace('force_path_style: true', 'force_path_style: yes'),
       'config_wrong_type',
       { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
+      "expected true or false, found the string 'yes' (YAML 1.2 reads yes, no, on and off as strings: write true or false)",
+    );
+    expectRefusal(
+      VALID.replace('force_path_style: true', 'force_path_style: "true"'),
+      'config_wrong_type',
+      { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
       'expected true or false, found a string',
     );
   });

@@ -502,7 +502,16 @@ class ConfigReader {
 
   private boolean(node: YamlNode, path: Path): boolean | undefined {
     // YAML 1.2: `yes`, `on` and `"true"` are strings; only true and false are booleans.
-    return node.kind === 'boolean' ? node.value : this.wrongType(node, path, 'true or false');
+    if (node.kind === 'boolean') return node.value;
+    if (node.kind === 'string' && /^(?:yes|no|on|off|y|n)$/i.test(node.value)) {
+      return this.report(
+        'config_wrong_type',
+        node.at,
+        path,
+        `expected true or false, found the string '${node.value}' (YAML 1.2 reads yes, no, on and off as strings: write true or false)`,
+      );
+    }
+    return this.wrongType(node, path, 'true or false');
   }
 
   private seconds(node: YamlNode, path: Path): number | undefined {

@@ -137,10 +137,21 @@ function openSourceRoot(
       root: undefined,
       problem: problem.at(
         { ...place, pointer },
-        `pipeline '${config.id}': root '${shown}': ${problem.hint ?? ''}`,
+        `pipeline '${config.id}': root '${shown}': ${problem.hint ?? ''}${tildeNote(problem, shown)}`,
       ),
     };
   }
+}
+
+/**
+ * sealkit does not expand `~` (a YAML value never passes through a shell),
+ * so `root: ~/reports` names a folder called `~`
+ * (docs/distributor.md#configuration-sealkitdistributoryaml).
+ */
+function tildeNote(problem: Refusal, shown: string): string {
+  return problem.code === 'source_root_missing' && /(?:^|\/)~(?:\/|$)/.test(shown)
+    ? " ('~' is not expanded: write the full path)"
+    : '';
 }
 
 function failureRecorder(pipeline: SourcePipeline): FailureRecorder {
