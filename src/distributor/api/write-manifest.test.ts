@@ -115,6 +115,23 @@ describe('distribute manifest: what is left out', () => {
     ]);
   });
 
+  it('regression: a name that is not UTF-8 is refused escaped, and not at all when excluded', () => {
+    const stray = Buffer.concat([
+      Buffer.from(join(bundle, 'sub', 'stray')),
+      Buffer.from([0xff]),
+      Buffer.from('.txt'),
+    ]);
+    writeFileSync(stray, 'x');
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    expect([refusal.code, refusal.location?.path]).toEqual(['path_not_utf8', join(bundle, 'sub')]);
+    expect(refusal.hint).toBe(
+      "the name 'stray\\xff.txt' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude",
+    );
+    const written = writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['stray*'] });
+    expect(written.left_out).toContainEqual({ path: 'sub/stray\\xff.txt', reason: 'excluded' });
+    expect(listed()).toContain('sub/notes.txt');
+  });
+
   it('a folder left out is not read: a link or FIFO inside it does not refuse', () => {
     symlinkSync('/etc/passwd', join(bundle, '.git', 'link'));
     execFileSync('mkfifo', [join(bundle, 'tmp', 'scratch', 'pipe')]);

@@ -166,6 +166,18 @@ function compileExclusions(patterns: readonly string[]): readonly Exclusion[] {
     });
 }
 
+/** A name's bytes with every byte outside printable ASCII, and the backslash, as `\xNN`: never printed raw. */
+function escapedName(bytes: Uint8Array): string {
+  let shown = '';
+  for (const byte of bytes) {
+    shown +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return shown;
+}
+
 interface Listing {
   readonly files: string[];
   readonly leftOut: LeftOut[];
@@ -181,8 +193,11 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > 64) throw refuseAt('discovery_too_large', prefix);
     for (const entry of dir.list()) {
+      // A name that is not UTF-8 is matched (hidden, --exclude) by its
+      // decoded form and shown escaped; it is refused only if it would be listed.
+      const shownName = entry.utf8 ? entry.name : escapedName(entry.bytes);
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (!entry.utf8) throw refuseAt('path_not_utf8', prefix === '' ? '.' : prefix, 'a name in this folder');
+      const shownPath = prefix === '' ? shownName : `${prefix}/${shownName}`;
       const type = typeOf(dir, entry);
       if (depth === 0 && entry.name === MANIFEST_FILE) {
         if (options.replace !== true) {
@@ -199,12 +214,19 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
       }
       const directory = type === 'directory';
       if (options.includeHidden !== true && entry.name.startsWith('.')) {
-        leftOut.push({ path: directory ? `${path}/` : path, reason: 'hidden' });
+        leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason: 'hidden' });
         continue;
       }
       if (exclusions.some((exclusion) => exclusion.test(path, entry.name, directory))) {
-        leftOut.push({ path: directory ? `${path}/` : path, reason: 'excluded' });
+        leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason: 'excluded' });
         continue;
+      }
+      if (!entry.utf8) {
+        throw refuseAt(
+          'path_not_utf8',
+          prefix === '' ? '.' : prefix,
+          `the name '${shownName}' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude`,
+        );
       }
       if (entry.name === MANIFEST_FILE)
         throw refuseAt(
