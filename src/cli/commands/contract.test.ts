@@ -283,6 +283,17 @@ describe('sealkit contract', () => {
     expect(runCli(['contract', 'validate', join(dir, 'p')]).status).toBe(0);
   });
 
+  it('suggests an id for a misspelt segment of --resource, never another id for an unrelated one', () => {
+    copyExample(join(dir, 'p'));
+    const hintOf = (resource: string) =>
+      json(runCli(['contract', 'project', join(dir, 'p'), '--resource', resource, '--json'])).hint;
+    expect(hintOf('retail.sourc.orders')).toBe("did you mean 'retail.source.orders'?");
+    expect(hintOf('retail.semantic.custmers')).toBe("did you mean 'retail.semantic.customers'?");
+    // regression: the shared 'retail.source.' made any source look one typo away.
+    expect(hintOf('retail.source.payments')).toBeUndefined();
+    expect(hintOf('retail.source')).toBeUndefined();
+  });
+
   it('refuses an unknown resource and a dashboard with --resource', () => {
     copyExample(join(dir, 'p'));
     const unknown = runCli(['contract', 'project', join(dir, 'p'), '--resource', 'retail.nope', '--json']);

@@ -5,24 +5,71 @@ import { at } from '../list/index.js';
  * near enough to be a typo. Used for unknown keys, refs, commands and flags;
  * the candidates are sealkit's own vocabulary or names from the user's own
  * project, never another customer's data.
+ *
+ * Dotted names (`retail.source.orders`, `customers_sm.customer`) are compared
+ * segment by segment: only the segments that differ count, each judged by
+ * its own length. Compared whole, the segments two names share would make
+ * any two of them look close (`retail.source.xyz` is not a typo of
+ * `retail.source.orders`). Among the candidates near enough, the one with
+ * the fewest edits wins; ties go to the first in code-unit order.
  */
 export function nearest(given: string, candidates: Iterable<string>): string | undefined {
-  const folded = given.toLowerCase();
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of [...new Set(candidates)].sort()) {
-    const distance = editDistance(folded, candidate.toLowerCase());
-    if (distance < bestDistance) {
+    const distance = typoDistance(given, candidate);
+    if (distance !== undefined && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }
   }
-  if (best === undefined) return undefined;
-  // A third of the longer word, at least one edit: `nulable` → `nullable`,
-  // `distrib` → `distribute` (a prefix counts as near), never `id` → `kind`.
-  const limit = Math.max(1, Math.floor(Math.max(given.length, best.length) / 3));
-  const isPrefix = given.length >= 3 && best.toLowerCase().startsWith(folded);
-  return bestDistance <= limit || isPrefix ? best : undefined;
+  return best;
+}
+
+/**
+ * The edits between `given` and `candidate` when every part that differs is
+ * near enough to be a typo, else undefined. Case is ignored.
+ */
+function typoDistance(given: string, candidate: string): number | undefined {
+  const a = given.toLowerCase().split('.');
+  const b = candidate.toLowerCase().split('.');
+  if (a.length === b.length) {
+    let total = 0;
+    for (const [index, segment] of a.entries()) {
+      const other = b[index] ?? '';
+      if (segment === other) continue;
+      const distance = wordDistance(segment, other);
+      if (distance === undefined) return undefined;
+      total += distance;
+    }
+    return total;
+  }
+  // A segment more or less: what lies between the shared leading and
+  // trailing segments is compared as one word. A name that only lacks or
+  // adds whole segments (`retail.source` for `retail.source.orders`) names
+  // another level, not a typo.
+  const shorter = Math.min(a.length, b.length);
+  let lead = 0;
+  while (lead < shorter && a[lead] === b[lead]) lead += 1;
+  let trail = 0;
+  while (trail < shorter - lead && a[a.length - 1 - trail] === b[b.length - 1 - trail]) trail += 1;
+  const restA = a.slice(lead, a.length - trail).join('.');
+  const restB = b.slice(lead, b.length - trail).join('.');
+  if (restA === '' || restB === '') return undefined;
+  return wordDistance(restA, restB);
+}
+
+/**
+ * The edits between two words (already lowercased) when they are near
+ * enough: a third of the longer word, at least one edit (`nulable` →
+ * `nullable`, never `id` → `kind`), or `given` is the start of the
+ * candidate (`distrib` → `distribute`).
+ */
+function wordDistance(given: string, candidate: string): number | undefined {
+  const distance = editDistance(given, candidate);
+  const limit = Math.max(1, Math.floor(Math.max(given.length, candidate.length) / 3));
+  const isPrefix = given.length >= 3 && candidate.startsWith(given);
+  return distance <= limit || isPrefix ? distance : undefined;
 }
 
 /** `did you mean 'x'?` for the nearest candidate, or undefined when none is near. */
