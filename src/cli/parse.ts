@@ -186,10 +186,58 @@ function missingValue(
   if (spec?.type !== 'string') return undefined;
   const index = args.indexOf(flag);
   if (index === -1) return undefined;
-  const placeholder = new RegExp(`${flag}[ =]([^\\s\\]]+)`).exec(usage)?.[1] ?? 'VALUE';
+  const placeholder = placeholderOf(flag, usage);
   const next = args[index + 1];
   if (next === undefined) return `${flag} takes a value, none given: ${flag} ${placeholder}`;
   return `${flag} takes a value (${flag} ${placeholder}), not the option '${next}'; write a value that starts with '-' as ${flag}=${placeholder}`;
+}
+
+/** The value a flag's usage text shows for it: `OUT` for `--out OUT`. */
+function placeholderOf(flag: string, usage: string): string {
+  return new RegExp(`${flag}[ =]([^\\s\\]]+)`).exec(usage)?.[1] ?? 'VALUE';
+}
+
+/**
+ * A positional argument the command cannot run without (`DIR`): missing, or
+ * given as an empty string (`''`, an unset shell variable), it is a usage
+ * error naming it, raised before anything is read. An empty path would
+ * otherwise reach the filesystem, as the current folder or as ENOENT.
+ */
+export function requireArgument(value: string | undefined, name: string, usage: string): string {
+  if (value === undefined) throw new UsageError(`missing argument ${name}`, usage);
+  if (value === '') throw new UsageError(`argument ${name} is an empty string`, usage);
+  return value;
+}
+
+/** An optional positional argument: absent is fine, an empty string is a usage error. */
+export function optionalArgument(value: string | undefined, name: string, usage: string): string | undefined {
+  return value === undefined ? undefined : requireArgument(value, name, usage);
+}
+
+/** An option the command cannot run without (`--out OUT`): missing or empty is a usage error naming it. */
+export function requireOption(value: string | undefined, flag: string, usage: string): string {
+  if (value === undefined) throw new UsageError(`missing option ${flag}`, usage);
+  return nonEmptyOption(value, flag, usage);
+}
+
+/**
+ * An option given with an empty value (`--out ''`, `--out=`, every value of
+ * a repeatable one) is a usage error naming the flag and the value it
+ * takes; an option not given passes.
+ */
+export function nonEmptyOption<T extends string | readonly string[] | undefined>(
+  value: T,
+  flag: string,
+  usage: string,
+): T {
+  const values: readonly string[] = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  if (values.includes('')) {
+    throw new UsageError(
+      `${flag} takes a value, not an empty string: ${flag} ${placeholderOf(flag, usage)}`,
+      usage,
+    );
+  }
+  return value;
 }
 
 function describeParseError(error: unknown): string {

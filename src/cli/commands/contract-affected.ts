@@ -1,8 +1,7 @@
 import './contract-schemas-interpreted.js';
 import { affectedDashboards, openContractProjectCached, projectGraphOf } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { parseCommandArgs } from '../parse.js';
-import { UsageError } from '../usage-error.js';
+import { parseCommandArgs, requireArgument, requireOption } from '../parse.js';
 import { LEDGER_EXIT_CODES } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract affected DIR --resource ID [--json]
@@ -33,16 +32,16 @@ export const contractAffected: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    const dir = positionals[0];
-    if (dir === undefined || values.resource === undefined) throw new UsageError('missing argument', USAGE);
+    const dir = requireArgument(positionals[0], 'DIR', USAGE);
+    const resource = requireOption(values.resource, '--resource', USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
     const graph = projectGraphOf(project);
-    if (!graph.has(values.resource)) throw project.resourceNotFound(values.resource);
-    const dashboards = affectedDashboards(graph, values.resource);
+    if (!graph.has(resource)) throw project.resourceNotFound(resource);
+    const dashboards = affectedDashboards(graph, resource);
     keepParses(false);
     return {
       text: `${dashboards.map((id) => `${id}\n`).join('')}${dashboards.length} dashboard${dashboards.length === 1 ? '' : 's'} affected\n`,
-      json: { status: 'ok', resource: values.resource, dashboards: [...dashboards] },
+      json: { status: 'ok', resource, dashboards: [...dashboards] },
     };
   },
 };

@@ -3,7 +3,7 @@ import { classifyContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { didYouMean, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 import { changeLines, classificationJson } from './contract-ledger-output.js';
@@ -50,11 +50,10 @@ export const contractClassify: Command = {
       USAGE,
       { min: 0, max: 2 },
     );
-    const [baselinePath, candidatePath] = positionals;
-    if (baselinePath === undefined || candidatePath === undefined)
-      throw new UsageError('missing argument', USAGE);
+    const baselinePath = requireArgument(positionals[0], 'BASELINE_FILE', USAGE);
+    const candidatePath = requireArgument(positionals[1], 'CANDIDATE_FILE', USAGE);
     if (baselinePath === '-' && candidatePath === '-') throw new UsageError('only one input can be -', USAGE);
-    const failOn = values['fail-on'];
+    const failOn = nonEmptyOption(values['fail-on'], '--fail-on', USAGE);
     if (failOn !== undefined && !FAIL_ON_LEVELS.includes(failOn)) {
       const near = didYouMean(failOn, FAIL_ON_LEVELS);
       throw new UsageError(

@@ -2,7 +2,7 @@ import './contract-schemas-interpreted.js';
 import { readPublicationHistory, readPublishedResourceIds } from '../../contracts/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, optionalArgument, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
   entryJson,
@@ -58,7 +58,9 @@ export const contractHistory: Command = {
         hint: 'sealkit contract history DIR --resource ID',
       });
     }
-    const connection = await openExistingLedger(values.ledger, positionals[0] ?? '.');
+    nonEmptyOption(id, '--resource', USAGE);
+    const dir = optionalArgument(positionals[0], 'DIR', USAGE) ?? '.';
+    const connection = await openExistingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), dir);
     try {
       let entries: Awaited<ReturnType<typeof readPublicationHistory>>;
       try {

@@ -21,7 +21,7 @@ import {
 import type { Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { formatRefusal, progress } from '../output.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
   compileEmbeddedLedgerAhead,
@@ -200,8 +200,9 @@ export const contractPublish: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    const dir = positionals[0];
-    if (dir === undefined) throw new UsageError('missing argument', USAGE);
+    const dir = requireArgument(positionals[0], 'DIR', USAGE);
+    nonEmptyOption(values.resource, '--resource', USAGE);
+    nonEmptyOption(values.ledger, '--ledger', USAGE);
     const approvals = approvalsOf(values);
     const dryRun = values['dry-run'] === true;
     compileEmbeddedLedgerAhead(values.ledger, dir);

@@ -1,7 +1,7 @@
 import './contract-schemas-interpreted.js';
 import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, optionalArgument, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
   headJson,
@@ -52,12 +52,17 @@ export const contractReplay: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    if (values.project !== undefined && positionals[0] !== undefined) {
+    const dir = optionalArgument(positionals[0], 'DIR', USAGE);
+    const project = nonEmptyOption(values.project, '--project', USAGE);
+    if (project !== undefined && dir !== undefined) {
       throw new UsageError('DIR given twice (as DIR and as --project)', USAGE, {
         hint: 'sealkit contract replay DIR',
       });
     }
-    const connection = await openExistingLedger(values.ledger, positionals[0] ?? values.project ?? '.');
+    const connection = await openExistingLedger(
+      nonEmptyOption(values.ledger, '--ledger', USAGE),
+      dir ?? project ?? '.',
+    );
     try {
       let replay: Awaited<ReturnType<typeof replayLedger>>;
       try {

@@ -12,8 +12,7 @@ import {
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
-import { outFolder, parseCommandArgs } from '../parse.js';
-import { UsageError } from '../usage-error.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption } from '../parse.js';
 
 const EXIT_CODES = 'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
 
@@ -154,8 +153,7 @@ export const contractValidate: Command = {
       VALIDATE_USAGE,
       { min: 0, max: 1 },
     );
-    const dir = positionals[0];
-    if (dir === undefined) return usageError(VALIDATE_USAGE);
+    const dir = requireArgument(positionals[0], 'DIR', VALIDATE_USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
     if (!project.valid) return refusedProject(project);
     const outcomes = project.outcomes;
@@ -217,13 +215,13 @@ export const contractProject: Command = {
       PROJECT_USAGE,
       { min: 0, max: 1 },
     );
-    const dir = positionals[0];
-    if (dir === undefined) return usageError(PROJECT_USAGE);
-    const out = outFolder(values.out, PROJECT_USAGE);
+    const dir = requireArgument(positionals[0], 'DIR', PROJECT_USAGE);
+    const resource = nonEmptyOption(values.resource, '--resource', PROJECT_USAGE);
+    const out = nonEmptyOption(values.out, '--out', PROJECT_USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
     let items: ProjectedItem[];
-    if (values.resource !== undefined) {
-      const selection = project.select(values.resource);
+    if (resource !== undefined) {
+      const selection = project.select(resource);
       if (selection.kind === 'project_invalid') return refusedProject(project);
       items = [projectedItem(project, selection.outcome)];
     } else {
@@ -265,8 +263,7 @@ export const contractSchemas: Command = {
       SCHEMAS_USAGE,
       { min: 0, max: 0 },
     );
-    const out = outFolder(values.out, SCHEMAS_USAGE);
-    if (out === undefined) return usageError(SCHEMAS_USAGE);
+    const out = requireOption(values.out, '--out', SCHEMAS_USAGE);
     const files = contractJsonSchemas();
     writeContractOutput(out, files);
     const names = files.map((file) => file.path.join('/'));
@@ -276,7 +273,3 @@ export const contractSchemas: Command = {
     };
   },
 };
-
-function usageError(usage: string): never {
-  throw new UsageError('missing argument', usage);
-}
