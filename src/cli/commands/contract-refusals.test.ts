@@ -251,6 +251,21 @@ const CASES: readonly Case[] = [
       ),
   },
   {
+    // A misspelt key that chooses the shape of a check: the key meant, not the list of check types.
+    name: 'check-type-key-misspelt',
+    build: (root) => edit(root, FACTS, '  - type: unique\n', '  - tpye: unique\n'),
+  },
+  {
+    // The operator left out: the key, the condition that lacks it and what it takes.
+    name: 'condition-operator-missing',
+    build: (root) => edit(root, SEMANTIC, '        op: gte\n', ''),
+  },
+  {
+    // A refinement of the schema: reported at the type, by the schema step, with what is wrong.
+    name: 'decimal-scale-over-precision',
+    build: (root) => edit(root, ORDERS, 'type: decimal(12,2)', 'type: decimal(12,14)'),
+  },
+  {
     // Entities, dimensions and measures share one namespace: the second name is pointed at.
     name: 'member-name-twice',
     build: (root) => edit(root, SEMANTIC, '  - name: order_count\n', '  - name: segment\n'),

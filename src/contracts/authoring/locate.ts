@@ -80,8 +80,10 @@ export function placeEach(refusal: Refusal, place: (one: Refusal) => Refusal): R
 
 // ---- the keys a schema allows at a path, for "did you mean" ----
 
-interface ZodDefLike {
+export interface ZodDefLike {
   readonly type: string;
+  readonly checks?: readonly { readonly _zod: { readonly def: ZodCheckDefLike } }[];
+  readonly discriminator?: string;
   readonly shape?: Readonly<Record<string, z.ZodType>>;
   readonly element?: z.ZodType;
   readonly innerType?: z.ZodType;
@@ -92,12 +94,23 @@ interface ZodDefLike {
   readonly getter?: () => z.ZodType;
 }
 
+/** What a check of a zod schema records: a length or size bound, a format, a pattern. */
+export interface ZodCheckDefLike {
+  readonly check: string;
+  readonly format?: string;
+  readonly pattern?: RegExp;
+  readonly minimum?: number | bigint;
+  readonly maximum?: number | bigint;
+  readonly value?: number | bigint;
+  readonly inclusive?: boolean;
+}
+
 /** Zod's base definition declares `type` only; the optional members are those of the kinds that have them. */
-function defOf(schema: z.ZodType): ZodDefLike {
+export function defOf(schema: z.ZodType): ZodDefLike {
   return schema._zod.def;
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
+export function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (let guard = 0; guard < 16; guard += 1) {
     const def = defOf(current);
@@ -134,15 +147,19 @@ function pickOption(options: readonly z.ZodType[], value: unknown): z.ZodType | 
   );
 }
 
-/** The keys the object schema at `path` defines, or undefined when the path is not an object. */
-export function allowedKeysAt(
+/**
+ * The schema of the value at `path` (wrappers such as optional and default
+ * removed), following a union through the option the value is meant to be;
+ * undefined when the path leaves the schema.
+ */
+export function schemaAt(
   schema: z.ZodType,
   value: unknown,
   path: readonly PropertyKey[],
-): readonly string[] | undefined {
+): z.ZodType | undefined {
   let current: z.ZodType | undefined = schema;
   let here: unknown = value;
-  for (let index = 0; index <= path.length; index += 1) {
+  for (const segment of path) {
     if (current === undefined) return undefined;
     current = unwrap(current);
     let def = defOf(current);
@@ -151,13 +168,60 @@ export function allowedKeysAt(
       if (current === undefined) return undefined;
       def = defOf(current);
     }
-    if (index === path.length) return def.type === 'object' ? Object.keys(def.shape ?? {}) : undefined;
-    const segment = path[index];
     if (def.type === 'object' && typeof segment === 'string') current = def.shape?.[segment];
     else if (def.type === 'array' && typeof segment === 'number') current = def.element;
     else return undefined;
     here =
       typeof here === 'object' && here !== null ? (here as Record<PropertyKey, unknown>)[segment] : undefined;
   }
-  return undefined;
+  return current === undefined ? undefined : unwrap(current);
+}
+
+/** The keys the object schema at `path` defines, or undefined when the path is not an object. */
+export function allowedKeysAt(
+  schema: z.ZodType,
+  value: unknown,
+  path: readonly PropertyKey[],
+): readonly string[] | undefined {
+  const found = schemaAt(schema, value, path);
+  if (found === undefined) return undefined;
+  let def = defOf(found);
+  if (def.type === 'union') {
+    const option = pickOption(def.options ?? [], nodeValueAt(value, path));
+    if (option === undefined) return undefined;
+    def = defOf(option);
+  }
+  return def.type === 'object' ? Object.keys(def.shape ?? {}) : undefined;
+}
+
+/**
+ * Every key some option of the union at `path` defines (a mapping that is
+ * none of the options yet, e.g. one without its discriminator), or
+ * undefined when the schema there is not a union of mappings.
+ */
+export function unionKeysAt(
+  schema: z.ZodType,
+  value: unknown,
+  path: readonly PropertyKey[],
+): readonly string[] | undefined {
+  const found = schemaAt(schema, value, path);
+  if (found === undefined) return undefined;
+  const def = defOf(found);
+  if (def.type !== 'union') return undefined;
+  const keys = new Set<string>();
+  for (const option of def.options ?? []) {
+    const optionDef = defOf(unwrap(option));
+    if (optionDef.type !== 'object') return undefined;
+    for (const key of Object.keys(optionDef.shape ?? {})) keys.add(key);
+  }
+  return [...keys];
+}
+
+function nodeValueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let here = value;
+  for (const segment of path) {
+    if (typeof here !== 'object' || here === null) return undefined;
+    here = (here as Record<PropertyKey, unknown>)[segment];
+  }
+  return here;
 }

@@ -47,6 +47,12 @@ export const PHYSICAL_TYPE_PATTERN = new RegExp(
 const DECIMAL = /^decimal\(([0-9]+),([0-9]+)\)$/;
 export const MAX_DECIMAL_PRECISION = 38;
 
+/** A type text that is not a decimal, or a decimal whose scale is at most its precision. */
+export function decimalWithinBounds(text: string): boolean {
+  const match = DECIMAL.exec(text);
+  return match === null || Number(match[2]) <= Number(match[1]);
+}
+
 export function parsePhysicalType(
   text: string,
   context: {

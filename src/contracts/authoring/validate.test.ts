@@ -275,7 +275,11 @@ describe('the authoring schemas', () => {
     delete (doc as { id?: unknown }).id;
     const error = refusal(() => read(yamlOf(doc)));
     expect([error, ...error.also].map((one) => [one.code, one.location?.pointer, one.hint])).toEqual([
-      ['contract_field_missing', 'id', "add 'id'"],
+      [
+        'contract_field_missing',
+        'id',
+        "add 'id' at the top level: an id such as retail.source.orders (lowercase segments separated by dots)",
+      ],
       ['contract_type_invalid', 'fields[0].type', "did you mean 'string'?"],
       ['contract_field_invalid', 'fields[0].nullable', 'expected true or false, found a string'],
     ]);
@@ -324,6 +328,203 @@ describe('the authoring schemas', () => {
       'contract_field_invalid',
       'filters[0].conditions[0].op',
       `${near}expected one of eq, ne, lt, lte, gt, gte, in, not_in, is_null, is_not_null`,
+    ]);
+  });
+
+  /** Every error of a file as [code, pointer, line, column, hint]. */
+  const errorsOf = (text: string) =>
+    (() => {
+      const error = refusal(() => read(text));
+      return [error, ...error.also].map((one) => [
+        one.code,
+        one.location?.pointer,
+        one.location?.line,
+        one.location?.column,
+        one.hint,
+      ]);
+    })();
+
+  it('regression: a refinement (a day that does not exist, a decimal scale above its precision) is reported by the schema step, with the other errors of the file, at its value', () => {
+    const text = [
+      'kind: Source',
+      'id: t.source.orders',
+      'name: orders',
+      'fields:',
+      '  - name: amount',
+      '    type: decimal(12,14)',
+      '    nulable: false',
+      '  - name: coupon',
+      '    type: string',
+      '    deprecation:',
+      '      guidance: Use promotion_id.',
+      '      sunset: 2027-02-29',
+      '',
+    ].join('\n');
+    expect(errorsOf(text)).toEqual([
+      [
+        'contract_type_invalid',
+        'fields[0].type',
+        6,
+        11,
+        "a decimal's scale S is at most its precision P; decimal(12,14) has S > P",
+      ],
+      ['contract_field_unknown', 'fields[0].nulable', 7, 5, "did you mean 'nullable'?"],
+      [
+        'contract_field_invalid',
+        'fields[1].deprecation.sunset',
+        12,
+        15,
+        'expected a calendar date that exists, YYYY-MM-DD: a month from 01 to 12 and a day the month has',
+      ],
+    ]);
+  });
+
+  it.each([
+    [
+      'a precision above 38',
+      'decimal(40,2)',
+      "a decimal's precision P is 1 to 38 digits; decimal(40,2) has 40",
+    ],
+    ['no scale', 'decimal(12)', 'a decimal needs a precision and a scale: decimal(P,S), e.g. decimal(12,2)'],
+    ['spaces', 'decimal(12, 2)', 'write it as decimal(12,2): lowercase, without spaces'],
+    ["another database's name", 'bigint', "did you mean 'int64'?"],
+    ['numeric', 'NUMERIC(12,2)', 'write it as decimal(12,2): lowercase, without spaces'],
+  ])(
+    'regression: a physical type out of its rules is one error that says which rule: %s',
+    (_label, type, hint) => {
+      const doc = source({ fields: [{ name: 'a', type }] });
+      const error = refusal(() => read(yamlOf(doc)));
+      expect([error.code, error.location?.pointer, error.hint, error.also.length]).toEqual([
+        'contract_type_invalid',
+        'fields[0].type',
+        hint,
+        0,
+      ]);
+    },
+  );
+
+  it('regression: a date in another form says the form it takes', () => {
+    const doc = source({
+      fields: [{ name: 'a', type: 'string', deprecation: { guidance: 'x', sunset: '30.06.2027' } }],
+    });
+    expect(errorsOf(yamlOf(doc)).map((one) => one.at(-1))).toEqual([
+      'expected a calendar date such as 2027-06-30 (YYYY-MM-DD)',
+    ]);
+  });
+
+  it.each([
+    [
+      "a check's type",
+      model({ checks: [{ tpye: 'unique', fields: ['order_id'] }] }),
+      'checks[0].tpye',
+      "did you mean 'type'?",
+    ],
+    [
+      "a condition's op",
+      semanticModel({
+        filters: [{ name: 'f', conditions: [{ dimension: 'status', opp: 'eq', value: 'x' }] }],
+      }),
+      'filters[0].conditions[0].opp',
+      "did you mean 'op'?",
+    ],
+    [
+      'the kind',
+      (() => {
+        const { kind, ...rest } = source();
+        return { knd: kind, ...rest };
+      })(),
+      'knd',
+      "did you mean 'kind'?",
+    ],
+  ])(
+    'regression: a misspelt key that chooses between shapes (%s) is one unknown key with the key meant, not a list of the shapes',
+    (_label, doc, pointer, hint) => {
+      const error = refusal(() => read(yamlOf(doc)));
+      expect([error.code, error.location?.pointer, error.hint, error.also.length]).toEqual([
+        'contract_field_unknown',
+        pointer,
+        hint,
+        0,
+      ]);
+    },
+  );
+
+  it.each([
+    [
+      "a check's type",
+      model({ checks: [{ fields: ['order_id'] }] }),
+      'checks[0].type',
+      "add 'type' to checks[0]: one of unique, not_null, accepted_values",
+    ],
+    [
+      "a condition's op",
+      semanticModel({ filters: [{ name: 'f', conditions: [{ dimension: 'status', value: 'x' }] }] }),
+      'filters[0].conditions[0].op',
+      "add 'op' to filters[0].conditions[0]: one of eq, ne, lt, lte, gt, gte, in, not_in, is_null, is_not_null",
+    ],
+    [
+      "a deprecation's guidance",
+      source({ fields: [{ name: 'a', type: 'string', deprecation: { sunset: '2027-06-30' } }] }),
+      'fields[0].deprecation.guidance',
+      "add 'guidance' to fields[0].deprecation: text of at most 4096 characters",
+    ],
+    [
+      "a field's type",
+      source({ fields: [{ name: 'a' }] }),
+      'fields[0].type',
+      "add 'type' to fields[0]: a physical type: string, boolean, int8 … int64, float32, float64, decimal(P,S) (1 ≤ P ≤ 38, S ≤ P), date, time, timestamp, timestamp_tz, binary or json",
+    ],
+  ])(
+    'regression: a missing required key (%s) is field_missing naming the key, its parent and what it takes',
+    (_label, doc, pointer, hint) => {
+      const error = refusal(() => read(yamlOf(doc)));
+      expect([error.code, error.location?.pointer, error.hint, error.also.length]).toEqual([
+        'contract_field_missing',
+        pointer,
+        hint,
+        0,
+      ]);
+    },
+  );
+
+  it.each([
+    [
+      'a literal that is a list',
+      model({ checks: [{ type: 'accepted_values', field: 'order_status', values: [['x']] }] }),
+      'checks[0].values[0]',
+      'expected a string, a number or true or false, found a list',
+    ],
+    [
+      'a field name with a leading space',
+      source({ fields: [{ name: ' a', type: 'string' }] }),
+      'fields[0].name',
+      'expected a field name: 1 to 128 characters, no leading or trailing space',
+    ],
+    [
+      'a negative row count',
+      source({ runtime: { row_count: -1 } }),
+      'runtime.row_count',
+      'expected a whole number of 0 or more',
+    ],
+    [
+      'a list written as text',
+      source({ fields: [{ name: 'a', type: 'string' }], tags: 'retail' }),
+      'tags',
+      'expected a list of strings, found a string',
+    ],
+    [
+      'a misspelt compatibility',
+      source({ contract: { version: '1.0.0', compatibility: 'backwards' } }),
+      'contract.compatibility',
+      "did you mean 'backward'? expected one of backward, forward, full, none",
+    ],
+  ])('regression: the help line says what the field accepts: %s', (_label, doc, pointer, hint) => {
+    const error = refusal(() => read(yamlOf(doc)));
+    expect([error.code, error.location?.pointer, error.hint, error.also.length]).toEqual([
+      'contract_field_invalid',
+      pointer,
+      hint,
+      0,
     ]);
   });
 

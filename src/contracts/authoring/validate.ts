@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  describeKind,
   type ExpectedKind,
   locateIssues,
   nodeAt,
@@ -8,7 +9,8 @@ import {
   type RecordIssue,
   type YamlNode,
 } from '../../core/input/index.js';
-import { didYouMean, guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals, nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
+import { acceptsOf, discriminatorWords } from './accepts.js';
 import { fieldPathOf } from './field-path.js';
 import {
   asciiLower,
@@ -19,10 +21,11 @@ import {
   RESOURCE_ID_PATTERN,
   VERSION_PATTERN,
 } from './identifiers.js';
-import { allowedKeysAt } from './locate.js';
-import { PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
+import { allowedKeysAt, schemaAt, unionKeysAt } from './locate.js';
+import { MAX_DECIMAL_PRECISION, PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
 import { schemaCheckOptions } from './schema-compilation.js';
+import { REFINEMENTS } from './schemas/common.js';
 import {
   type AuthoredResource,
   type DashboardResource,
@@ -175,6 +178,13 @@ function refusalsOf(
       typeof given === 'string'
         ? (didYouMean(given, RESOURCE_KINDS) ?? `expected one of ${RESOURCE_KINDS.join(', ')}`)
         : `add 'kind:' with one of ${RESOURCE_KINDS.join(', ')}`;
+    // `knd: Source`: the kind is there under a misspelt key, which is the fault.
+    const misspelt = given === undefined ? misspeltKindKey(value) : undefined;
+    if (misspelt !== undefined) {
+      const keyAt =
+        node?.kind === 'map' ? node.entries.find((entry) => entry.key === misspelt)?.keyAt : undefined;
+      return [located('contract_field_unknown', [misspelt], keyAt, "did you mean 'kind'?", [])];
+    }
     const at = given === undefined ? atValue([]) : atValue(['kind']);
     return [located('contract_kind_unknown', ['kind'], at, hint)];
   }
@@ -194,24 +204,40 @@ function refusalsOf(
     const code = codeOf(issue);
     const split =
       path[path.length - 1] === 'type' ? splitDecimal(nodeValue(value, path.slice(0, -1))) : undefined;
-    const hint = split ?? hintOf(issue, code, nodeAt(node, path, true));
+    const hint = split ?? hintOf(issue, code, nodeAt(node, path, true)) ?? acceptsHint(value, path);
     out.push(located(code, path, atValue(path), hint));
   }
   for (const problem of locateIssues(node, records)) {
     const at = node === null ? undefined : problem.at;
-    const hint = operandHint(value, problem.path) ?? problem.hint;
+    const operand = operandHint(value, problem.path);
+    const hint = operand ?? problem.hint;
     if (problem.kind === 'unknown_key') {
       // `field` stays the schema path of the mapping (an authored key is not a schema path).
       out.push(located('contract_field_unknown', problem.path, at, hint, problem.path.slice(0, -1)));
     } else if (problem.kind === 'missing_key') {
-      out.push(located('contract_field_missing', problem.path, at, hint));
-    } else {
       out.push(
-        located('contract_field_invalid', problem.path, at, versionHint(node, problem.path) ?? problem.hint),
+        located(
+          'contract_field_missing',
+          problem.path,
+          at,
+          operand ?? missingHint(value, problem.path) ?? hint,
+        ),
       );
+    } else {
+      const wrongType = versionHint(node, problem.path) ?? wrongTypeHint(value, node, problem.path);
+      out.push(located('contract_field_invalid', problem.path, at, wrongType ?? problem.hint));
     }
   }
   return out.length === 0 ? [refuseContract('contract_field_invalid', { role })] : out;
+}
+
+/** A key of a document without `kind` that is a typo of it (`knd`, `Kind`), holding a kind. */
+function misspeltKindKey(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return Object.entries(value).find(
+    ([key, kind]) =>
+      (RESOURCE_KINDS as readonly unknown[]).includes(kind) && nearest(key, ['kind']) === 'kind',
+  )?.[0];
 }
 
 /** The closed-record issues a zod issue stands for, or undefined for any other rule. */
@@ -231,11 +257,95 @@ function recordIssueOf(
       ? [{ kind: 'missing_key', path: path.slice(0, -1), key: last }]
       : undefined;
   }
+  if (issue.code === 'invalid_union') return discriminatorIssues(path, value) ?? unionTypeIssue(issue, path);
   if (issue.code === 'invalid_type') {
     const expected = EXPECTED_KINDS[issue.expected];
     return expected === undefined ? undefined : [{ kind: 'wrong_type', path, expected: [expected] }];
   }
   return undefined;
+}
+
+/**
+ * A mapping of a discriminated union (a check's `type`, a condition's `op`)
+ * that lacks its discriminator: zod stops at the discriminator and reports
+ * the union, as if the value were wrong. It is a missing key, and the keys
+ * no option defines are unknown — so a misspelt discriminator (`tpye:
+ * unique`) is one error, the unknown key with the key it was meant to be,
+ * not a list of the options.
+ */
+function discriminatorIssues(
+  path: readonly PathSegment[],
+  value: unknown,
+): readonly RecordIssue[] | undefined {
+  const key = path[path.length - 1];
+  const parent = path.slice(0, -1);
+  const mapping = nodeValue(value, parent);
+  if (typeof key !== 'string' || typeof mapping !== 'object' || mapping === null || Array.isArray(mapping))
+    return undefined;
+  if (Object.hasOwn(mapping, key)) return undefined;
+  const allowed = unionKeysAt(ResourceSchema, value, parent);
+  if (allowed === undefined || !allowed.includes(key)) return undefined;
+  const unknown = Object.keys(mapping).filter((candidate) => !allowed.includes(candidate));
+  return [
+    ...unknown.map(
+      (candidate): RecordIssue => ({ kind: 'unknown_key', path: parent, key: candidate, allowed }),
+    ),
+    { kind: 'missing_key', path: parent, key },
+  ];
+}
+
+/**
+ * A value that is none of the kinds a plain union takes (a literal that is
+ * a list or empty): zod reports one failure per option; it is one value of
+ * the wrong kind, with every kind the union accepts.
+ */
+function unionTypeIssue(
+  issue: z.core.$ZodIssue,
+  path: readonly PathSegment[],
+): readonly RecordIssue[] | undefined {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
+  const expected: ExpectedKind[] = [];
+  for (const option of issue.errors) {
+    const [only] = option;
+    if (option.length !== 1 || only?.code !== 'invalid_type' || only.path.length !== 0) return undefined;
+    const kind = EXPECTED_KINDS[only.expected];
+    if (kind === undefined) return undefined;
+    expected.push(kind);
+  }
+  return [{ kind: 'wrong_type', path, expected }];
+}
+
+/** `expected <what the field accepts>`, for a refusal that has no more precise advice. */
+function acceptsHint(value: unknown, path: readonly PathSegment[]): string | undefined {
+  const schema = schemaAt(ResourceSchema, value, path);
+  const accepts = schema === undefined ? undefined : acceptsOf(schema);
+  return accepts === undefined ? undefined : `expected ${accepts}`;
+}
+
+/** `add 'guidance' to fields[6].deprecation: text of at most 4096 characters` — the key, where, and what it takes. */
+function missingHint(value: unknown, path: readonly PathSegment[]): string | undefined {
+  const key = path[path.length - 1];
+  if (typeof key !== 'string') return undefined;
+  const parent = pointerOf(path.slice(0, -1));
+  const schema = schemaAt(ResourceSchema, value, path);
+  const accepts =
+    discriminatorWords(schemaAt(ResourceSchema, value, path.slice(0, -1)), key) ??
+    (schema === undefined ? undefined : acceptsOf(schema));
+  const where = parent === '' ? 'at the top level' : `to ${parent}`;
+  return `add '${key}' ${where}${accepts === undefined ? '' : `: ${accepts}`}`;
+}
+
+/** `expected a list of field names, found a string`: what the field accepts, and the kind written. */
+function wrongTypeHint(
+  value: unknown,
+  node: YamlNode | null,
+  path: readonly PathSegment[],
+): string | undefined {
+  const schema = schemaAt(ResourceSchema, value, path);
+  const accepts = schema === undefined ? undefined : acceptsOf(schema);
+  const found = nodeAt(node, path, true);
+  if (accepts === undefined || found === undefined) return undefined;
+  return `expected ${accepts}, found ${describeKind(found)}`;
 }
 
 /**
@@ -340,14 +450,15 @@ function hintOf(
     const allowed = issue.values.filter((candidate): candidate is string => typeof candidate === 'string');
     if (allowed.length === 0) return undefined;
     const near = given === undefined ? undefined : didYouMean(given, allowed);
-    return near ?? `expected one of ${allowed.join(', ')}`;
+    const list = `expected one of ${allowed.join(', ')}`;
+    return near === undefined ? list : `${near} ${list}`;
   }
   if (code === 'contract_identifier_invalid' && issue.code === 'invalid_format') {
     return identifierHint('pattern' in issue ? String(issue.pattern) : '', given);
   }
-  if (code === 'contract_type_invalid') {
-    const near = given === undefined ? undefined : didYouMean(given, [...SIMPLE_TYPE_NAMES, 'decimal(P,S)']);
-    return near ?? `expected one of ${SIMPLE_TYPE_NAMES.join(', ')} or decimal(P,S) with P ≤ 38 and S ≤ P`;
+  if (code === 'contract_type_invalid') return typeHint(given);
+  if (issue.code === 'custom' && issue.params?.refinement === REFINEMENTS.calendar_date) {
+    return 'expected a calendar date that exists, YYYY-MM-DD: a month from 01 to 12 and a day the month has';
   }
   if (issue.code === 'too_big' || issue.code === 'too_small') {
     const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
@@ -356,6 +467,68 @@ function hintOf(
     return `${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound} ${what}`;
   }
   return undefined;
+}
+
+/**
+ * Names people write for a physical type (`integer`, `varchar`,
+ * `numeric(12,2)`), offered when no type is spelled close.
+ */
+const TYPE_OTHER_NAMES: { readonly [name: string]: string } = {
+  bigint: 'int64',
+  long: 'int64',
+  integer: 'int32',
+  int: 'int32',
+  smallint: 'int16',
+  short: 'int16',
+  tinyint: 'int8',
+  byte: 'int8',
+  varchar: 'string',
+  text: 'string',
+  char: 'string',
+  bool: 'boolean',
+  double: 'float64',
+  float: 'float64',
+  real: 'float32',
+  datetime: 'timestamp',
+  timestamptz: 'timestamp_tz',
+  bytes: 'binary',
+  blob: 'binary',
+  jsonb: 'json',
+};
+
+const TYPE_LIST = `${SIMPLE_TYPE_NAMES.join(', ')} or decimal(P,S) with 1 ≤ P ≤ ${MAX_DECIMAL_PRECISION} and S ≤ P`;
+
+/**
+ * What is wrong with a physical type as written: a decimal's precision or
+ * scale out of bounds (the digits are type text, not a value, so they may
+ * be shown), spaces or capitals in it, a near type name, or a familiar other
+ * name for one.
+ */
+function typeHint(given: string | undefined): string {
+  if (given === undefined) return `expected ${TYPE_LIST}`;
+  const decimal = /^(?:decimal|numeric)\s*\(\s*([0-9]+)\s*(?:,\s*([0-9]+)\s*)?\)$/i.exec(given);
+  if (decimal !== null) {
+    const precision = Number(decimal[1]);
+    const scale = decimal[2] === undefined ? undefined : Number(decimal[2]);
+    if (scale === undefined)
+      return 'a decimal needs a precision and a scale: decimal(P,S), e.g. decimal(12,2)';
+    if (precision < 1 || precision > MAX_DECIMAL_PRECISION) {
+      return `a decimal's precision P is 1 to ${MAX_DECIMAL_PRECISION} digits; decimal(${precision},${scale}) has ${precision}`;
+    }
+    if (scale > precision) {
+      return `a decimal's scale S is at most its precision P; decimal(${precision},${scale}) has S > P`;
+    }
+    return `write it as decimal(${precision},${scale}): lowercase, without spaces`;
+  }
+  const lower = given.trim().toLowerCase();
+  if ((SIMPLE_TYPE_NAMES as readonly string[]).includes(lower))
+    return `write it as ${lower}: lowercase, without spaces`;
+  const other = Object.hasOwn(TYPE_OTHER_NAMES, lower) ? TYPE_OTHER_NAMES[lower] : undefined;
+  // The list is long: a near name is the whole answer.
+  return (
+    didYouMean(given, [...SIMPLE_TYPE_NAMES, 'decimal(P,S)']) ??
+    (other === undefined ? `expected ${TYPE_LIST}` : `did you mean '${other}'?`)
+  );
 }
 
 /**
@@ -417,6 +590,10 @@ function codeOf(issue: z.core.$ZodIssue): ContractRefusalCode {
     case 'invalid_union':
       // A discriminated union reports a missing discriminator as a union issue on it.
       return issue.input === undefined ? 'contract_field_missing' : 'contract_field_invalid';
+    case 'custom':
+      return issue.params?.refinement === REFINEMENTS.decimal_scale
+        ? 'contract_type_invalid'
+        : 'contract_field_invalid';
     case 'invalid_format': {
       const pattern = 'pattern' in issue ? String(issue.pattern) : '';
       if (pattern === String(PHYSICAL_TYPE_PATTERN)) return 'contract_type_invalid';

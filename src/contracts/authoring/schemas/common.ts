@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDate } from '../calendar.js';
 import {
   NAME_PATTERN,
   REFERENCE_PATTERN,
@@ -6,7 +7,7 @@ import {
   RESOURCE_ID_PATTERN,
   VERSION_PATTERN,
 } from '../identifiers.js';
-import { PHYSICAL_TYPE_PATTERN } from '../physical-type.js';
+import { decimalWithinBounds, PHYSICAL_TYPE_PATTERN } from '../physical-type.js';
 
 /**
  * Building blocks shared by the resource schemas. Every object is strict
@@ -31,17 +32,37 @@ export const Reference = z
   .regex(REFERENCE_PATTERN)
   .describe('A resource of the project: its id (tried first) or its project-local name (fallback).');
 
+/** A field name: no leading or trailing white space. */
+export const FIELD_NAME_PATTERN = /^\S(?:.*\S)?$/;
+
+/** A calendar date as written: `YYYY-MM-DD`; whether the day exists is a refinement. */
+export const ISO_DATE_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+
+/**
+ * The refinements of the schemas (rules a pattern cannot say), each named,
+ * so the schema step reports it at the value with its own advice
+ * (docs/contracts.md#reading-an-error). A refinement runs only on a value
+ * of the right shape: the pattern before it aborts, so one mistake is one
+ * error.
+ */
+export const REFINEMENTS = {
+  calendar_date: 'calendar_date',
+  decimal_scale: 'decimal_scale',
+} as const;
+export type Refinement = keyof typeof REFINEMENTS;
+
 /** Physical field names may be any Unicode text (warehouses allow quoted names); NFC is their identity. */
 export const FieldName = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^\S(?:.*\S)?$/)
+  .regex(FIELD_NAME_PATTERN)
   .describe('Physical field name: text without leading or trailing space; compared after NFC normalization.');
 
 export const PhysicalTypeText = z
   .string()
-  .regex(PHYSICAL_TYPE_PATTERN)
+  .regex(PHYSICAL_TYPE_PATTERN, { abort: true })
+  .refine(decimalWithinBounds, { params: { refinement: REFINEMENTS.decimal_scale } })
   .describe(
     'Physical type: string, boolean, int8, int16, int32, int64, float32, float64, decimal(P,S) with P ≤ 38 and S ≤ P, date, time, timestamp, timestamp_tz, binary or json.',
   );
@@ -54,7 +75,8 @@ export const Tags = z
 
 export const IsoDate = z
   .string()
-  .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/)
+  .regex(ISO_DATE_PATTERN, { abort: true })
+  .refine(isCalendarDate, { params: { refinement: REFINEMENTS.calendar_date } })
   .describe('A calendar date, YYYY-MM-DD.');
 
 /** A literal as authored: numbers must be plain decimals a double holds exactly; quote anything larger. */
