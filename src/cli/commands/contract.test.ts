@@ -192,7 +192,9 @@ describe('sealkit contract', () => {
         kind: 'Model',
         reason_code: 'contract_sql_unsupported',
         field: 'sql',
-        location: { path: 'p/models/facts.yaml', line: expect.any(Number), column: 6, pointer: 'sql' },
+        // At the table function itself; named, its argument never shown.
+        location: { path: 'p/models/facts.yaml', line: expect.any(Number), column: 20, pointer: 'sql' },
+        hint: expect.stringMatching(/^the table function read_csv is not allowed \(SQL line 1, column 15\)/),
       }),
     );
     expect(scanForSentinels(run, [], ['SECRET_PATH_ZQ'])).toEqual([]);

@@ -68,6 +68,45 @@ describe('reading a project folder', () => {
   });
 });
 
+describe('a project beyond its bounds', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sealkit-contract-bounds-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const refusalOf = (limits: typeof DEFAULT_PROJECT_LIMITS) => {
+    try {
+      readContractProjectFiles(dir, limits);
+    } catch (error: unknown) {
+      return error as { code?: string; hint?: string; location?: { path?: string } };
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('regression: the too-large refusal states the bound crossed and every bound, at the project or folder', () => {
+    writeProjectTree(dir, baseProject());
+    const bounds = 'bounds: 3 files, 1 MiB each, 256 MiB in total, 8 levels deep';
+    expect(refusalOf({ ...DEFAULT_PROJECT_LIMITS, maxFiles: 3 })).toMatchObject({
+      code: 'contract_project_too_large',
+      location: { path: dir },
+      hint: `a project holds at most 3 resource files (${bounds})`,
+    });
+    const small = refusalOf({ ...DEFAULT_PROJECT_LIMITS, maxTotalBytes: 600 });
+    expect(small).toMatchObject({
+      code: 'contract_project_too_large',
+      location: { path: dir },
+      hint: 'the resource files of a project hold at most 600 bytes together (bounds: 20,000 files, 1 MiB each, 600 bytes in total, 8 levels deep)',
+    });
+    mkdirSync(join(dir, 'sources', 'nested'));
+    expect(refusalOf({ ...DEFAULT_PROJECT_LIMITS, maxDepth: 2 })).toMatchObject({
+      code: 'contract_project_too_large',
+      location: { path: join(dir, 'sources', 'nested') },
+      hint: 'a project is at most 2 levels deep (its own files are at level 1); the files of this folder would be at level 3 (bounds: 20,000 files, 1 MiB each, 256 MiB in total, 2 levels deep)',
+    });
+  });
+});
+
 describe('a SQL parser adapter that cannot answer', () => {
   it('fails closed with contract_sql_parser_unavailable instead of projecting without SQL', async () => {
     const broken: SqlParser = {

@@ -104,8 +104,13 @@ function walk(
     const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
     if (type === 'symlink') throw refuseContract('contract_project_symlink', { role: ROLE, location });
     if (type === 'directory') {
-      if (depth >= limits.maxDepth)
-        throw refuseContract('contract_project_too_large', { role: ROLE, location });
+      if (depth >= limits.maxDepth) {
+        throw refuseContract('contract_project_too_large', {
+          role: ROLE,
+          location,
+          hint: `a project is at most ${limits.maxDepth} levels deep (its own files are at level 1); the files of this folder would be at level ${depth + 1} (${boundsOf(limits)})`,
+        });
+      }
       const child = dir.openDir(entry.bytes);
       try {
         walk(child, relative, depth + 1, files, total, limits, root);
@@ -117,9 +122,32 @@ function walk(
     if (type !== 'file') throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
     if (!RESOURCE_FILE.test(entry.name)) continue;
     if (!entry.utf8) throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
-    if (files.length >= limits.maxFiles) throw refuseContract('contract_project_too_large', { role: ROLE });
-    files.push({ path: relative, bytes: readFile(dir, entry.bytes, total, limits, location) });
+    if (files.length >= limits.maxFiles) {
+      throw refuseContract('contract_project_too_large', {
+        role: ROLE,
+        location: { path: root },
+        hint: `a project holds at most ${count(limits.maxFiles)} resource files (${boundsOf(limits)})`,
+      });
+    }
+    files.push({ path: relative, bytes: readFile(dir, entry.bytes, total, limits, location, root) });
   }
+}
+
+/** `20,000` */
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** `256 MiB` for whole mebibytes, else the bytes. */
+function sizeOf(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${count(mebibytes)} MiB` : `${count(bytes)} bytes`;
+}
+
+/** Every bound of a project, for the hint of the one crossed (docs/contracts.md#limits). */
+function boundsOf(limits: ProjectLimits): string {
+  const levels = `${limits.maxDepth} level${limits.maxDepth === 1 ? '' : 's'}`;
+  return `bounds: ${count(limits.maxFiles)} files, ${sizeOf(limits.maxFileBytes)} each, ${sizeOf(limits.maxTotalBytes)} in total, ${levels} deep`;
 }
 
 function readFile(
@@ -128,6 +156,7 @@ function readFile(
   total: { bytes: number },
   limits: ProjectLimits,
   location: { readonly path: string },
+  root: string,
 ): Uint8Array {
   let file: ReturnType<Dir['openFile']>;
   try {
@@ -148,8 +177,13 @@ function readFile(
         hint: `at most ${limits.maxFileBytes} bytes`,
       });
     total.bytes += bytes.length;
-    if (total.bytes > limits.maxTotalBytes)
-      throw refuseContract('contract_project_too_large', { role: ROLE });
+    if (total.bytes > limits.maxTotalBytes) {
+      throw refuseContract('contract_project_too_large', {
+        role: ROLE,
+        location: { path: root },
+        hint: `the resource files of a project hold at most ${sizeOf(limits.maxTotalBytes)} together (${boundsOf(limits)})`,
+      });
+    }
     return bytes;
   } finally {
     file.close();

@@ -40,6 +40,10 @@ export function buildModelContent(model: ModelResource, context: BuildContext): 
         return resource.id;
       },
       relationColumns: (id) => declared.get(id),
+      isRelationId: (name) => {
+        const kind = context.references.get(name)?.kind;
+        return kind === 'Source' || kind === 'Model';
+      },
     },
     model.sql,
   );

@@ -190,6 +190,100 @@ describe('refused SQL corpus', () => {
   });
 });
 
+describe('a refused construct is named', () => {
+  // The resolver of a project that has the id shop.source.orders.
+  const knowing: RelationResolver = { ...resolver, isRelationId: (name) => RELATIONS[name] === name };
+  const hintOf = async (sql: string) => {
+    const error = await refusalWithPlace(sql, knowing);
+    return [error.code, error.hint];
+  };
+
+  it.each([
+    [
+      'a window function',
+      'select sum(amount) over (partition by status) from orders',
+      'a window function (OVER …) is not allowed (SQL line 1, column 8)',
+    ],
+    [
+      'a LATERAL subquery',
+      'select * from orders o, lateral (select o.order_id) x',
+      "a LATERAL subquery (it reads 'o' from the FROM around it) is not allowed (SQL line 1, column 41): join the subquery on a condition instead",
+    ],
+    [
+      'a recursive CTE',
+      'with recursive r as (select 1 as n union all select n + 1 from r where n < 3) select * from r',
+      'a recursive CTE (WITH RECURSIVE) is not allowed: CTEs that read only the ones before them are allowed',
+    ],
+    [
+      'a table function, without its arguments',
+      "select * from read_csv('/srv/orders.csv')",
+      'the table function read_csv is not allowed (SQL line 1, column 15): FROM reads sources and models of the project, by name or id',
+    ],
+    [
+      'a schema-qualified table',
+      'select * from main.orders',
+      'a schema-qualified table main.orders is not allowed (SQL line 1, column 15): name a source or model of the project by its name, or by its id in double quotes ("retail.source.orders")',
+    ],
+    [
+      'an id written unquoted',
+      'select * from shop.source.orders',
+      'a schema-qualified table shop.source.orders is not allowed (SQL line 1, column 15): shop.source.orders is the id of a resource of the project: quote it as one identifier, "shop.source.orders"',
+    ],
+    [
+      'QUALIFY',
+      'select status from orders qualify row_number() over () = 1',
+      'QUALIFY is not allowed (SQL line 1, column 56): it filters on window functions, which model SQL does not have',
+    ],
+    [
+      'a floating-point constant',
+      'select 1.5e3 from orders',
+      'a floating-point constant (1.5e0) is not allowed: write it as a decimal (1.5)',
+    ],
+    [
+      'a misspelt function',
+      'select substr(status, 1, 2) from orders',
+      "the function substr is not allowed (SQL line 1, column 8): did you mean 'substring'?",
+    ],
+    [
+      'TRY_CAST',
+      'select try_cast(status as int) from orders',
+      'TRY_CAST is not allowed (SQL line 1, column 8): CAST is allowed',
+    ],
+    [
+      'a NATURAL join',
+      'select * from orders natural join customers',
+      'a NATURAL join is not allowed (SQL line 1, column 22): join with INNER, LEFT, RIGHT, FULL or CROSS JOIN and ON or USING',
+    ],
+    [
+      'GROUP BY ALL',
+      'select status, count(*) from orders group by all',
+      'GROUP BY ALL is not allowed: name the grouped expressions',
+    ],
+  ])('regression: %s is named, with its place', async (_label, sql, hint) => {
+    expect(await hintOf(sql)).toEqual(['contract_sql_unsupported', hint]);
+  });
+
+  it('regression: a parse error at a double-quoted word says double quotes make an identifier', async () => {
+    expect(await hintOf('select "order_id from orders')).toEqual([
+      'contract_sql_parse_failed',
+      'duckdb: unterminated quoted identifier at or near ""order_id from orders" (SQL line 1, column 8): double quotes write an identifier (a name); write a string in single quotes (\'shipped\')',
+    ]);
+  });
+
+  it('regression: a query too complex states the limit it crossed, where', async () => {
+    const deep = `select ${'abs('.repeat(100)}1${')'.repeat(100)} from orders`;
+    expect(await hintOf(deep)).toEqual([
+      'contract_sql_too_complex',
+      'the query nests subqueries, joins and expressions more than 96 levels deep (SQL line 1, column 392)',
+    ]);
+    const wide = `select ${Array.from({ length: 7000 }, () => '1+1').join(',')} from orders`;
+    expect(await hintOf(wide)).toEqual([
+      'contract_sql_too_complex',
+      'the query has more than 20,000 parts (relations, subqueries, expressions): split it into models that read each other (SQL line 1, column 26673)',
+    ]);
+  });
+});
+
 describe('query scope', () => {
   const qualifierOf = async (sql: string) => {
     const query = (await project(sql)).query as Extract<SqlQuery, { node: 'select' }>;

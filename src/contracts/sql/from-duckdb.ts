@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { didYouMean, guardRefusals, type ValuePosition } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals, Refusal, type ValuePosition } from '../../core/refusal/index.js';
 import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
@@ -35,6 +35,12 @@ export interface RelationResolver {
    * as ambiguous. Without it, a resource may supply any column.
    */
   relationColumns?(id: string): readonly string[] | undefined;
+  /**
+   * Whether a dotted name is the id of a source or model of the project:
+   * written unquoted it reads as a schema-qualified table, and the advice
+   * is to quote it.
+   */
+  isRelationId?(name: string): boolean;
 }
 
 export interface ProjectedSql {
@@ -45,18 +51,50 @@ export interface ProjectedSql {
 
 /** DuckDB nests deeply per SQL level; this bounds the document, `MAX_DEPTH` bounds our tree. */
 const PARSER_JSON_MAX_DEPTH = 2000;
-const MAX_DEPTH = 96;
-const MAX_NODES = 20_000;
+/** How deep subqueries, joins and expressions may nest inside each other (docs/contracts.md#limits). */
+export const MAX_SQL_DEPTH = 96;
+/** How many parts (relations, subqueries, expressions) one model's query may have (docs/contracts.md#limits). */
+export const MAX_SQL_NODES = 20_000;
+/** The longest string literal in model SQL, in characters. */
+export const MAX_SQL_STRING = 65_536;
 
 const ROLE = 'sql';
 const FIELD = 'sql';
 
-function fail(code: ContractRefusalCode): never {
-  throw refuseContract(code, { role: ROLE, field: FIELD });
+function fail(code: ContractRefusalCode, hint?: string, place?: SqlPlace): never {
+  throw refuseContract(code, {
+    role: ROLE,
+    field: FIELD,
+    ...(hint === undefined ? {} : { hint: `${hint}${place?.where ?? ''}` }),
+    ...(place?.within === undefined ? {} : { within: place.within }),
+  });
 }
 
-function unsupported(): never {
-  return fail('contract_sql_unsupported');
+/** Where a node is in the model's SQL: ` (SQL line L, column C)` for the hint, and the position. */
+interface SqlPlace {
+  readonly where: string;
+  readonly within?: ValuePosition;
+}
+
+/**
+ * A construct outside the allowlisted SQL, named in words (`a window
+ * function (OVER …)`, `the table function read_csv`) with its place when
+ * DuckDB gives it, and the allowed way to write it when there is one. The
+ * names come from sealkit's vocabulary and the operator's own SQL (a
+ * function or table name), never a literal. Without a name — a form of
+ * DuckDB's answer this sealkit does not know — the hint points to the list.
+ */
+function unsupported(construct?: string, place?: SqlPlace, advice?: string): never {
+  const where = place?.where ?? '';
+  throw refuseContract('contract_sql_unsupported', {
+    role: ROLE,
+    field: FIELD,
+    hint:
+      construct === undefined
+        ? `the SQL uses a construct sealkit does not represent${where}; the allowed SQL is listed in docs/contracts.md#model-sql`
+        : `${construct} is not allowed${where}${advice === undefined ? '' : `: ${advice}`}`,
+    ...(place?.within === undefined ? {} : { within: place.within }),
+  });
 }
 
 /**
@@ -72,10 +110,15 @@ function parseFailed(
   const offset = typeof root.position === 'string' ? Number(root.position) : Number.NaN;
   const where = sqlPlace(sql, offset);
   const within = sqlPosition(sql, offset);
+  // Double quotes make an identifier in SQL; a string written in them is the usual cause.
+  const quoted =
+    message !== undefined && /quoted identifier|delimited identifier/i.test(message)
+      ? ": double quotes write an identifier (a name); write a string in single quotes ('shipped')"
+      : '';
   throw refuseContract('contract_sql_parse_failed', {
     role: ROLE,
     field: FIELD,
-    ...(message === undefined ? {} : { hint: `duckdb: ${message}${where}` }),
+    ...(message === undefined ? {} : { hint: `duckdb: ${message}${where}${quoted}` }),
     ...(within === undefined ? {} : { within }),
   });
 }
@@ -126,7 +169,8 @@ export function projectDuckDbSql(
         // "not implemented" is DuckDB's answer for statements other than SELECT.
         if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
         // A query (e.g. with a dynamic PIVOT) that the parser cannot write as JSON.
-        if (root.error_type === 'unsupported query') unsupported();
+        if (root.error_type === 'unsupported query')
+          unsupported('a construct DuckDB cannot write out for sealkit (such as PIVOT or UNPIVOT)');
         parseFailed(root, sql);
       }
       const statements = root.statements;
@@ -192,9 +236,23 @@ function hugeint(value: JsonValue | undefined): bigint {
   return integer(value);
 }
 
+/** The longest identifier model SQL may write, in characters. */
+const MAX_IDENTIFIER = 1024;
+
 function identifier(value: string): string {
-  if (value.length === 0 || value.length > 1024) unsupported();
-  return requireNfc(value, { role: ROLE, field: FIELD });
+  if (value.length === 0) unsupported('an empty quoted identifier ("")');
+  if (value.length > MAX_IDENTIFIER) unsupported(`an identifier longer than ${MAX_IDENTIFIER} characters`);
+  try {
+    return requireNfc(value, { role: ROLE, field: FIELD });
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal)) throw error;
+    // Only a quoted identifier can hold what NFC or the control-character rule refuses.
+    throw refuseContract('contract_text_invalid', {
+      role: ROLE,
+      field: FIELD,
+      hint: 'a quoted identifier holds a control character or is not in Unicode NFC: retype it, or use an alias of plain letters',
+    });
+  }
 }
 
 // --- scope -------------------------------------------------------------------
@@ -388,17 +446,107 @@ const REGULAR_JOINS: Readonly<Record<string, Exclude<JoinKind, 'cross'>>> = {
   OUTER: 'full',
 };
 
+/** The joins the representation does not have, in words, by DuckDB's reference or join type. */
+const OTHER_JOINS: Readonly<Record<string, string>> = {
+  NATURAL: 'a NATURAL join',
+  ASOF: 'an ASOF join',
+  POSITIONAL: 'a POSITIONAL join',
+  DEPENDENT: 'a LATERAL join',
+  SEMI: 'a SEMI join',
+  ANTI: 'an ANTI join',
+  MARK: 'a MARK join',
+  SINGLE: 'a SINGLE join',
+};
+
 /** DuckDB writes a CROSS JOIN as an INNER join of reference type CROSS. */
-function joinKind(refType: string, joinType: string): JoinKind {
+function joinKind(refType: string, joinType: string, place: SqlPlace): JoinKind {
   if (refType === 'CROSS' && joinType === 'INNER') return 'cross';
-  if (refType !== 'REGULAR') return unsupported();
-  return REGULAR_JOINS[joinType] ?? unsupported();
+  const advice = 'join with INNER, LEFT, RIGHT, FULL or CROSS JOIN and ON or USING';
+  if (refType !== 'REGULAR') return unsupported(OTHER_JOINS[refType] ?? `a ${refType} join`, place, advice);
+  return REGULAR_JOINS[joinType] ?? unsupported(OTHER_JOINS[joinType] ?? `a ${joinType} join`, place, advice);
 }
 
 /** A relation bound under an alias written in the SQL. */
 function aliasBinding(declaredAlias: string, columns: Columns): Binding {
   return { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias }, columns };
 }
+
+/** A query node that is neither a SELECT nor a set operation, in words. */
+function queryKind(node: JsonObject): never {
+  if (node.type === 'RECURSIVE_CTE_NODE')
+    return unsupported(
+      'a recursive CTE (WITH RECURSIVE)',
+      undefined,
+      'CTEs that read only the ones before them are allowed',
+    );
+  return unsupported(
+    typeof node.type === 'string' ? `a ${node.type.toLowerCase().replace(/_/g, ' ')}` : undefined,
+  );
+}
+
+/** `the table function read_csv`: the name written in the operator's SQL, never its arguments. */
+function tableFunctionName(node: JsonObject): string {
+  const call = node.function !== undefined && isJsonObject(node.function) ? node.function : undefined;
+  const name = typeof call?.function_name === 'string' ? call.function_name : undefined;
+  return name === undefined || name === '' ? 'a table function' : `the table function ${name}`;
+}
+
+/** Expressions the representation does not have, by DuckDB's class. */
+const EXPRESSION_KINDS: Readonly<Record<string, string>> = {
+  WINDOW: 'a window function (OVER …)',
+  SUBQUERY: 'a subquery expression (EXISTS, IN (SELECT …) or a scalar subquery)',
+  PARAMETER: 'a parameter (? or $1)',
+  COLLATE: 'COLLATE',
+  LAMBDA: 'a lambda (x -> …)',
+  POSITIONAL_REFERENCE: 'a positional reference (#1)',
+  DEFAULT: 'DEFAULT',
+};
+
+/** Operators the representation does not have, by DuckDB's type. */
+const OPERATOR_KINDS: Readonly<Record<string, string>> = {
+  ARRAY_EXTRACT: 'a list or map subscript ([ ])',
+  ARRAY_SLICE: 'a list slice ([a:b])',
+  STRUCT_EXTRACT: 'a struct field access',
+  ARRAY_CONSTRUCTOR: 'a list constructor',
+  STRUCT_CONSTRUCTOR: 'a struct constructor',
+  OPERATOR_TRY: 'TRY(…)',
+  OPERATOR_UNPACK: 'UNPACK',
+};
+
+/** Constants other than integers, decimals, strings and NULL. */
+const CONSTANT_KINDS: Readonly<Record<string, string>> = {
+  BOOLEAN: 'a boolean constant (true or false)',
+  INTERVAL: 'an INTERVAL constant',
+  BLOB: 'a BLOB constant',
+  STRUCT: 'a struct constant',
+  LIST: 'a list constant',
+  MAP: 'a map constant',
+};
+
+/** FROM items other than tables, subqueries and joins. */
+const FROM_KINDS: Readonly<Record<string, string>> = {
+  EXPRESSION_LIST: 'a VALUES list',
+  PIVOT: 'PIVOT or UNPIVOT',
+  SHOW_REF: 'SHOW or DESCRIBE',
+  COLUMN_DATA: 'inline data',
+  DELIM_GET: 'an internal relation',
+};
+
+/** Query modifiers other than DISTINCT, ORDER BY and LIMIT/OFFSET. */
+const MODIFIERS: Readonly<Record<string, string>> = {
+  LIMIT_PERCENT_MODIFIER: 'LIMIT … PERCENT',
+};
+
+/** `* EXCLUDE` and its kin: DuckDB's list, and the words for it. */
+const STAR_LISTS: readonly (readonly [string, string])[] = [
+  ['exclude_list', '* EXCLUDE'],
+  ['qualified_exclude_list', '* EXCLUDE'],
+  ['replace_list', '* REPLACE'],
+  ['rename_list', '* RENAME'],
+];
+
+/** The SQL type names CAST takes, for the advice on one it does not. */
+const CAST_TYPE_WORDS = `${[...Object.keys(CAST_TYPES), 'DECIMAL(P,S)'].join(', ')}`;
 
 /** Where an expression node is converted: the relations in scope and its depth in the tree. */
 interface ExprSite {
@@ -428,9 +576,29 @@ class Converter {
     private readonly sql?: string,
   ) {}
 
-  #tick(depth: number): void {
+  #tick(depth: number, node?: JsonObject): void {
     this.#nodes += 1;
-    if (depth > MAX_DEPTH || this.#nodes > MAX_NODES) fail('contract_sql_too_complex');
+    if (depth > MAX_SQL_DEPTH) {
+      fail(
+        'contract_sql_too_complex',
+        `the query nests subqueries, joins and expressions more than ${MAX_SQL_DEPTH} levels deep`,
+        this.#place(node),
+      );
+    }
+    if (this.#nodes > MAX_SQL_NODES) {
+      fail(
+        'contract_sql_too_complex',
+        `the query has more than ${MAX_SQL_NODES.toLocaleString('en-US')} parts (relations, subqueries, expressions): split it into models that read each other`,
+        this.#place(node),
+      );
+    }
+  }
+
+  /** Where DuckDB says a node is written (`query_location`), when it says. */
+  #place(node: JsonObject | undefined): SqlPlace {
+    const offset = typeof node?.query_location === 'number' ? node.query_location : Number.NaN;
+    const within = sqlPosition(this.sql, offset);
+    return { where: sqlPlace(this.sql, offset), ...(within === undefined ? {} : { within }) };
   }
 
   query(node: JsonObject, outer: CteScope, depth: number): SqlQuery {
@@ -441,7 +609,7 @@ class Converter {
       scope.set(asciiLower(cte.name), { name: cte.name, columns: outputColumns(cte.query) });
     const modifiers = this.#modifiers(array(node.modifiers), depth);
     if (node.type === 'SET_OPERATION_NODE') return this.#setOperation(node, scope, ctes, modifiers, depth);
-    if (node.type !== 'SELECT_NODE') unsupported();
+    if (node.type !== 'SELECT_NODE') queryKind(node);
     return this.#select(node, scope, ctes, modifiers, depth);
   }
 
@@ -453,9 +621,10 @@ class Converter {
     depth: number,
   ): SqlQuery {
     keys(node, SET_KEYS, []);
-    if (modifiers.distinct) unsupported();
-    const op = SET_OPERATIONS[text(node.setop_type)];
-    if (op === undefined) return unsupported();
+    if (modifiers.distinct) unsupported('DISTINCT on a UNION, EXCEPT or INTERSECT');
+    const written = text(node.setop_type);
+    const op = SET_OPERATIONS[written];
+    if (op === undefined) return unsupported(written.replace(/_/g, ' '));
     return {
       node: 'set',
       op,
@@ -477,8 +646,16 @@ class Converter {
     depth: number,
   ): SqlQuery {
     keys(node, SELECT_KEYS, []);
-    if (node.sample !== null || node.qualify !== null) unsupported();
-    if (node.aggregate_handling !== 'STANDARD_HANDLING') unsupported();
+    if (node.sample !== null) unsupported('USING SAMPLE');
+    if (node.qualify !== null) {
+      unsupported(
+        'QUALIFY',
+        this.#place(node.qualify !== undefined && isJsonObject(node.qualify) ? node.qualify : undefined),
+        'it filters on window functions, which model SQL does not have',
+      );
+    }
+    if (node.aggregate_handling !== 'STANDARD_HANDLING')
+      unsupported('GROUP BY ALL', undefined, 'name the grouped expressions');
 
     const bindings: Binding[] = [];
     const from = this.#from(object(node.from_table), scope, bindings, depth + 1);
@@ -487,7 +664,8 @@ class Converter {
     const optionalExpr = (value: JsonValue | undefined) => (value === null ? null : expr(value));
 
     const groupBy = array(node.group_expressions).map(expr);
-    if (!simpleGrouping(groupBy.length, array(node.group_sets))) unsupported();
+    if (!simpleGrouping(groupBy.length, array(node.group_sets)))
+      unsupported('GROUPING SETS, ROLLUP or CUBE', undefined, 'a plain GROUP BY is allowed');
 
     const select: SqlSelectItem[] = array(node.select_list).map((item) => {
       const itemNode = object(item);
@@ -497,7 +675,7 @@ class Converter {
         alias: alias === '' ? null : identifier(alias),
       };
     });
-    if (select.length === 0) unsupported();
+    if (select.length === 0) unsupported('a SELECT without columns');
     return {
       node: 'select',
       with: ctes,
@@ -565,8 +743,15 @@ class Converter {
       const name = identifier(text(pair.key));
       const value = object(pair.value);
       keys(value, ['aliases', 'query', 'materialized', 'key_targets'], []);
-      if (!isEmptyArray(value.aliases) || !isEmptyArray(value.key_targets)) unsupported();
-      if (value.materialized !== 'CTE_MATERIALIZE_DEFAULT') unsupported();
+      if (!isEmptyArray(value.aliases))
+        unsupported(
+          'column names after a CTE name (name(a, b) AS …)',
+          undefined,
+          'name the columns in its SELECT',
+        );
+      if (!isEmptyArray(value.key_targets)) unsupported('USING KEY on a CTE');
+      if (value.materialized !== 'CTE_MATERIALIZE_DEFAULT')
+        unsupported('MATERIALIZED or NOT MATERIALIZED on a CTE');
       const folded = asciiLower(name);
       if (declared.has(folded)) fail('contract_sql_qualifier_ambiguous');
       declared.add(folded);
@@ -581,9 +766,9 @@ class Converter {
   statement(value: JsonValue | undefined): JsonObject {
     const wrapper = object(value);
     keys(wrapper, ['node', 'named_param_map'], []);
-    if (!isEmptyArray(wrapper.named_param_map)) unsupported();
+    if (!isEmptyArray(wrapper.named_param_map)) unsupported('a parameter (? or $name)');
     const node = object(wrapper.node);
-    if (node.type !== 'SELECT_NODE' && node.type !== 'SET_OPERATION_NODE') unsupported();
+    if (node.type !== 'SELECT_NODE' && node.type !== 'SET_OPERATION_NODE') queryKind(node);
     return node;
   }
 
@@ -600,7 +785,8 @@ class Converter {
       seen.add(type);
       if (type === 'DISTINCT_MODIFIER') {
         keys(modifier, ['type', 'distinct_on_targets'], []);
-        if (!isEmptyArray(modifier.distinct_on_targets)) unsupported();
+        if (!isEmptyArray(modifier.distinct_on_targets))
+          unsupported('DISTINCT ON', undefined, 'plain DISTINCT is allowed');
         distinct = true;
       } else if (type === 'ORDER_MODIFIER') {
         keys(modifier, ['type', 'orders'], []);
@@ -610,7 +796,7 @@ class Converter {
         limit = modifier.limit === null ? null : this.#countLiteral(object(modifier.limit), depth);
         offset = modifier.offset === null ? null : this.#countLiteral(object(modifier.offset), depth);
       } else {
-        unsupported();
+        unsupported(MODIFIERS[type] ?? undefined);
       }
     }
     const orderBy = (scope: ReadonlyMap<string, Qualifier>): SqlOrder[] =>
@@ -641,14 +827,14 @@ class Converter {
   #countLiteral(node: JsonObject, depth: number): SqlExpr {
     const literal = this.#expr(node, new Map(), depth + 1);
     if (literal.node !== 'literal' || literal.type !== 'integer' || literal.value.startsWith('-'))
-      unsupported();
+      unsupported('a LIMIT or OFFSET that is not a whole number of 0 or more', this.#place(node));
     return literal;
   }
 
   #from(node: JsonObject, ctes: CteScope, bindings: Binding[], depth: number): SqlFrom | null {
-    this.#tick(depth);
+    this.#tick(depth, node);
     const type = text(node.type);
-    if (node.sample !== null) unsupported();
+    if (node.sample !== null) unsupported('TABLESAMPLE', this.#place(node));
     const alias = text(node.alias);
     const declaredAlias = alias === '' ? null : identifier(alias);
     switch (type) {
@@ -661,16 +847,42 @@ class Converter {
         return this.#subquery(node, ctes, bindings, declaredAlias, depth);
       case 'JOIN':
         return this.#join(node, ctes, bindings, declaredAlias, depth);
+      case 'TABLE_FUNCTION':
+        return unsupported(
+          tableFunctionName(node),
+          this.#place(node),
+          'FROM reads sources and models of the project, by name or id',
+        );
       default:
-        return unsupported();
+        return unsupported(
+          FROM_KINDS[type] ?? `${type.toLowerCase().replace(/_/g, ' ')} in FROM`,
+          this.#place(node),
+        );
     }
   }
 
   #baseTable(node: JsonObject, ctes: CteScope, bindings: Binding[], declaredAlias: string | null): SqlFrom {
     keys(node, BASE_TABLE_KEYS, []);
     // A schema or catalog would name a physical location, not a resource of the project.
-    if (node.schema_name !== '' || node.catalog_name !== '' || node.at_clause !== null) unsupported();
-    if (!isEmptyArray(node.column_name_alias)) unsupported();
+    if (node.schema_name !== '' || node.catalog_name !== '') {
+      const dotted = [text(node.catalog_name), text(node.schema_name), text(node.table_name)]
+        .filter((part) => part !== '')
+        .join('.');
+      unsupported(
+        `a schema-qualified table ${dotted}`,
+        this.#place(node),
+        this.resolver.isRelationId?.(dotted) === true
+          ? `${dotted} is the id of a resource of the project: quote it as one identifier, "${dotted}"`
+          : 'name a source or model of the project by its name, or by its id in double quotes ("retail.source.orders")',
+      );
+    }
+    if (node.at_clause !== null) unsupported('AT (time travel)', this.#place(node));
+    if (!isEmptyArray(node.column_name_alias))
+      unsupported(
+        'column names after a table alias (t(a, b))',
+        this.#place(node),
+        'alias the columns in SELECT',
+      );
     const written = identifier(text(node.table_name));
     const folded = asciiLower(written);
     const cte = ctes.get(folded);
@@ -705,7 +917,12 @@ class Converter {
     depth: number,
   ): SqlFrom {
     keys(node, [...TABLE_BASE, 'subquery', 'column_name_alias'], []);
-    if (!isEmptyArray(node.column_name_alias)) unsupported();
+    if (!isEmptyArray(node.column_name_alias))
+      unsupported(
+        'column names after a subquery alias (t(a, b))',
+        this.#place(node),
+        'alias the columns in its SELECT',
+      );
     this.#enclosing.push(new Set(bindings.map((binding) => binding.folded)));
     let query: SqlQuery;
     try {
@@ -725,14 +942,16 @@ class Converter {
     depth: number,
   ): SqlFrom {
     keys(node, JOIN_KEYS, []);
-    if (declaredAlias !== null || node.delim_flipped !== false) unsupported();
+    if (declaredAlias !== null) unsupported('an alias on a join', this.#place(node));
+    if (node.delim_flipped !== false) unsupported();
     if (!isEmptyArray(node.duplicate_eliminated_columns)) unsupported();
-    const kind = joinKind(text(node.ref_type), text(node.join_type));
+    const kind = joinKind(text(node.ref_type), text(node.join_type), this.#place(node));
     const left = this.#from(object(node.left), ctes, bindings, depth + 1);
     const right = this.#from(object(node.right), ctes, bindings, depth + 1);
     if (left === null || right === null) return unsupported();
     const using = array(node.using_columns).map((column) => identifier(text(column)));
-    if (kind === 'cross' && (node.condition !== null || using.length > 0)) unsupported();
+    if (kind === 'cross' && (node.condition !== null || using.length > 0))
+      unsupported('a CROSS JOIN with ON or USING', this.#place(node));
     // The join condition sees the relations bound so far in this FROM clause.
     const scope = this.#scope(bindings, new Set(using.map(asciiLower)));
     const on = node.condition === null ? null : this.#expr(object(node.condition), scope, depth + 1);
@@ -798,7 +1017,13 @@ class Converter {
     const qualifier = scope.get(folded);
     if (qualifier === undefined) {
       // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
-      if (this.#enclosing.some((names) => names.has(folded))) unsupported();
+      if (this.#enclosing.some((names) => names.has(folded))) {
+        unsupported(
+          `a LATERAL subquery (it reads '${written}' from the FROM around it)`,
+          this.#place(node),
+          'join the subquery on a condition instead',
+        );
+      }
       const offset = typeof node.query_location === 'number' ? node.query_location : Number.NaN;
       const where = sqlPlace(this.sql, offset);
       const within = sqlPosition(this.sql, offset);
@@ -822,9 +1047,9 @@ class Converter {
     depth: number,
     aliasAllowed = false,
   ): SqlExpr {
-    this.#tick(depth);
+    this.#tick(depth, node);
     // Aliases exist on select items only; elsewhere (struct members) they would carry meaning we drop.
-    if (!aliasAllowed && node.alias !== '') unsupported();
+    if (!aliasAllowed && node.alias !== '') unsupported('an alias inside an expression', this.#place(node));
     const cls = text(node.class);
     const type = text(node.type);
     const at: ExprSite = { scope, depth };
@@ -851,7 +1076,10 @@ class Converter {
       case 'CASE':
         return this.#case(node, at);
       default:
-        return unsupported();
+        return unsupported(
+          EXPRESSION_KINDS[cls] ?? `a ${cls.toLowerCase().replace(/_/g, ' ')} expression`,
+          this.#place(node),
+        );
     }
   }
 
@@ -881,11 +1109,12 @@ class Converter {
 
   #star(node: JsonObject, scope: ReadonlyMap<string, Qualifier>, aliasAllowed: boolean): SqlExpr {
     keys(node, STAR_KEYS, []);
-    if (!aliasAllowed || node.alias !== '') unsupported();
-    for (const list of ['exclude_list', 'replace_list', 'qualified_exclude_list', 'rename_list']) {
-      if (!isEmptyArray(node[list])) unsupported();
+    if (!aliasAllowed || node.alias !== '')
+      unsupported('* inside an expression or with an alias', this.#place(node));
+    for (const [list, words] of STAR_LISTS) {
+      if (!isEmptyArray(node[list])) unsupported(words, this.#place(node), 'list the columns you want');
     }
-    if (node.columns !== false || node.expr !== null) unsupported();
+    if (node.columns !== false || node.expr !== null) unsupported('COLUMNS(…)', this.#place(node));
     const relation = text(node.relation_name);
     return {
       node: 'star',
@@ -928,7 +1157,7 @@ class Converter {
       case 'OPERATOR_COALESCE':
         return { node: 'coalesce', args };
       default:
-        return unsupported();
+        return unsupported(OPERATOR_KINDS[type] ?? `the operator ${type}`, this.#place(node));
     }
   }
 
@@ -947,26 +1176,36 @@ class Converter {
     keys(node, FUNCTION_KEYS, []);
     // The parser writes some built-ins (TRIM, SUBSTRING syntax) with schema "main";
     // the function is the same one either way.
-    if (
-      (node.schema !== '' && node.schema !== 'main') ||
-      node.catalog !== '' ||
-      node.filter !== null ||
-      node.export_state !== false
-    ) {
-      unsupported();
-    }
+    // DuckDB writes count(*) as count_star: say it as written.
+    const raw = text(node.function_name);
+    const written = raw === 'count_star' ? 'count(*)' : raw;
+    const place = this.#place(node);
+    if ((node.schema !== '' && node.schema !== 'main') || node.catalog !== '')
+      unsupported(`a schema-qualified function (${text(node.schema)}.${written})`, place);
+    if (node.filter !== null)
+      unsupported(`FILTER (WHERE …) on ${written}`, place, 'use CASE inside the aggregate');
+    if (node.export_state !== false) unsupported('EXPORT_STATE', place);
     const orderBys = object(node.order_bys);
     keys(orderBys, ['type', 'orders'], []);
-    if (orderBys.type !== 'ORDER_MODIFIER' || !isEmptyArray(orderBys.orders)) unsupported();
-    const written = text(node.function_name);
-    const name = bool(node.is_operator) ? OPERATOR_FUNCTIONS[written] : NAMED_FUNCTIONS.get(written);
-    if (name === undefined) return unsupported();
+    if (orderBys.type !== 'ORDER_MODIFIER' || !isEmptyArray(orderBys.orders))
+      unsupported(`ORDER BY inside ${written}(…)`, place);
+    const operator = bool(node.is_operator);
+    const name = operator ? OPERATOR_FUNCTIONS[raw] : NAMED_FUNCTIONS.get(raw);
+    if (name === undefined) {
+      if (operator) return unsupported(`the operator ${written}`, place);
+      const near = didYouMean(asciiLower(written), SQL_NAMED_FUNCTIONS);
+      return unsupported(
+        `the function ${written}`,
+        place,
+        near ?? 'the functions model SQL may call are listed in docs/contracts.md#model-sql',
+      );
+    }
     return { node: 'call', name, args: this.#children(node.children, at), distinct: bool(node.distinct) };
   }
 
   #cast(node: JsonObject, at: ExprSite): SqlExpr {
     keys(node, [...EXPRESSION_BASE, 'child', 'cast_type', 'try_cast'], []);
-    if (node.try_cast !== false) unsupported();
+    if (node.try_cast !== false) unsupported('TRY_CAST', this.#place(node), 'CAST is allowed');
     return { node: 'cast', type: this.#type(object(node.cast_type)), arg: this.#child(node.child, at) };
   }
 
@@ -995,11 +1234,14 @@ class Converter {
         unsupported();
       const precision = Number(integer(info.width));
       const scale = Number(integer(info.scale));
-      if (precision < 1 || precision > 38 || scale < 0 || scale > precision) unsupported();
+      if (precision < 1 || precision > 38 || scale < 0 || scale > precision)
+        unsupported('a DECIMAL outside 1 ≤ precision ≤ 38 and scale ≤ precision');
       return { name: 'decimal', precision, scale };
     }
     const mapped = CAST_TYPES[id];
-    if (mapped === undefined || castType.type_info !== null) unsupported();
+    if (mapped === undefined)
+      unsupported(`the type ${id}`, undefined, `the types model SQL may name are ${CAST_TYPE_WORDS}`);
+    if (castType.type_info !== null) unsupported(`the type ${id} with parameters`);
     return mapped as PhysicalType;
   }
 
@@ -1017,7 +1259,12 @@ class Converter {
     if (id === 'VARCHAR') {
       if (typeNode.type_info !== null) unsupported();
       const literal = text(value.value);
-      if (literal.length > 65_536) fail('contract_sql_too_complex');
+      if (literal.length > MAX_SQL_STRING) {
+        fail(
+          'contract_sql_too_complex',
+          `a string literal is longer than ${MAX_SQL_STRING.toLocaleString('en-US')} characters`,
+        );
+      }
       return { node: 'literal', type: 'string', value: requireNfc(literal, { role: ROLE, field: FIELD }) };
     }
     if (INTEGER_CONSTANTS.has(id)) {
@@ -1033,6 +1280,8 @@ class Converter {
       return { node: 'literal', type: 'decimal', value: negative ? `-${body}` : body };
     }
     // DOUBLE and FLOAT constants are approximate: refused rather than rounded into an identity.
-    return unsupported();
+    if (id === 'DOUBLE' || id === 'FLOAT')
+      return unsupported('a floating-point constant (1.5e0)', undefined, 'write it as a decimal (1.5)');
+    return unsupported(CONSTANT_KINDS[id] ?? `a ${id} constant`);
   }
 }
