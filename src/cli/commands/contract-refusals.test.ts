@@ -266,6 +266,33 @@ const CASES: readonly Case[] = [
     build: (root) => edit(root, ORDERS, 'type: decimal(12,2)', 'type: decimal(12,14)'),
   },
   {
+    // Every fault found after the schema step, in two files: file order, then line order.
+    name: 'every-fault-after-schema',
+    build: (root) => {
+      edit(
+        root,
+        FACTS,
+        '    completed.ordered_at,\n',
+        '    completed.ordered_at,\n    rank() over () as ranked,\n',
+      );
+      edit(root, FACTS, '    field: amount\n', '    field: amont\n');
+      edit(root, FACTS, 'values: [shipped, delivered]', 'values: [shipped, true]');
+      edit(root, SEMANTIC, 'field: customer_segment', 'field: customer_segmnt');
+      edit(root, SEMANTIC, '        value: delivered\n', '        value: 5\n');
+    },
+  },
+  {
+    // More faults after the schema step than are listed: 50, then the count of the rest.
+    name: 'many-faults-after-schema-counted',
+    build: (root) =>
+      edit(
+        root,
+        SALES,
+        'measures: [revenue, order_count',
+        `measures: [${Array.from({ length: 60 }, (_, i) => `m${i}`).join(', ')}`,
+      ),
+  },
+  {
     // Entities, dimensions and measures share one namespace: the second name is pointed at.
     name: 'member-name-twice',
     build: (root) => edit(root, SEMANTIC, '  - name: order_count\n', '  - name: segment\n'),

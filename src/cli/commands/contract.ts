@@ -128,15 +128,19 @@ function refusedProject(project: ContractProject): CommandResult {
   const blocked = outcomes.filter((outcome) => outcome.status === 'blocked').length;
   const summary = `${refused.length} of ${outcomes.length} files refused${blocked > 0 ? `, ${blocked} blocked` : ''}\n`;
   const projectRefusal = refuseContract('contract_project_invalid', { role: 'project' });
+  // Every error of every refused file, in file order then line order, as stderr lists them.
+  const errors = refused.length === 0 ? undefined : refuseAll(refused);
   return {
     text: `${outcomeLines(outcomes)}${summary}`,
-    errors:
-      refused.length === 0
-        ? formatRefusal(projectRefusal, DISCLOSURE)
-        : formatRefusal(refuseAll(refused), DISCLOSURE),
+    errors: formatRefusal(errors ?? projectRefusal, DISCLOSURE),
     json: {
       status: 'refused',
-      ...refusalJson(projectRefusal, DISCLOSURE),
+      ...refusalJson(
+        errors === undefined
+          ? projectRefusal
+          : projectRefusal.withOthers([errors.withOthers([], 0), ...errors.also], errors.omitted),
+        DISCLOSURE,
+      ),
       items: outcomes.map(outcomeJson),
     },
     refused: true,

@@ -39,7 +39,8 @@ export function positioned(refusal: Refusal, root: YamlNode | null): Refusal {
   const pointer = refusal.location?.pointer;
   if (pointer !== undefined) {
     const node = nodeAt(root, segmentsOf(pointer) ?? []) ?? root;
-    return refusal.at({ line: node.at.line, column: node.at.column });
+    const inside = insideValue(node, refusal);
+    return refusal.at({ line: inside?.line ?? node.at.line, column: inside?.column ?? node.at.column });
   }
   const field = refusal.field;
   if (field === undefined) return refusal.at({ line: root.at.line, column: root.at.column });

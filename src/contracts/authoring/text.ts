@@ -1,3 +1,4 @@
+import type { FaultSink } from '../projection/faults.js';
 import { refuseContract } from './refusals.js';
 
 type WellFormedCheck = (this: string) => boolean;
@@ -40,31 +41,38 @@ export function normalizeText(text: string, context: TextContext): string {
 /**
  * Checks a collection of texts keyed by their NFC form: two different authored
  * spellings that normalize to one text are a collision, the same spelling twice
- * is a duplicate. Returns the normalized texts in input order.
+ * is a duplicate. Returns the normalized texts in input order. With `faults`
+ * every bad text and every repeat is reported there and the check goes on
+ * (a refused text stands as written in the result); without, the first one
+ * is thrown.
  */
 export function normalizeDistinctTexts(
   texts: readonly string[],
   context: TextContext,
   /** Where the text at an index is written, so a repeat is reported at its second copy. */
   pointerAt?: (index: number) => string,
+  faults?: FaultSink,
 ): string[] {
   const seen = new Map<string, string>();
   const out: string[] = [];
   for (const [index, text] of texts.entries()) {
     const here = pointerAt === undefined ? context : { ...context, location: { pointer: pointerAt(index) } };
-    const normalized = normalizeText(text, here);
-    const earlier = seen.get(normalized);
-    if (earlier !== undefined) {
-      throw refuseContract(earlier === text ? 'contract_duplicate_member' : 'contract_nfc_collision', {
-        ...here,
-        hint:
-          earlier === text
-            ? `'${normalized}' is written twice here`
-            : `'${normalized}' is written twice here, in two Unicode spellings`,
-      });
-    }
-    seen.set(normalized, text);
-    out.push(normalized);
+    const one = (): string => {
+      const normalized = normalizeText(text, here);
+      const earlier = seen.get(normalized);
+      if (earlier !== undefined) {
+        throw refuseContract(earlier === text ? 'contract_duplicate_member' : 'contract_nfc_collision', {
+          ...here,
+          hint:
+            earlier === text
+              ? `'${normalized}' is written twice here`
+              : `'${normalized}' is written twice here, in two Unicode spellings`,
+        });
+      }
+      seen.set(normalized, text);
+      return normalized;
+    };
+    out.push(faults === undefined ? one() : (faults.check(one) ?? text));
   }
   return out;
 }

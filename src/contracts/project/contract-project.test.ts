@@ -590,3 +590,108 @@ describe('named filter literals are typed through the binding’s physical field
     expect(a).toBe(b);
   });
 });
+
+describe('every fault after the schema step', () => {
+  /** [code, pointer, line] of every error of the file at `path`. */
+  async function errorsOf(docs: Record<string, Doc | string>, path: string) {
+    const project = await open(docs);
+    const refusal = project.outcomes.find((outcome) => outcome.path === path)?.refusal;
+    if (refusal === null || refusal === undefined) throw new Error(`${path} was not refused`);
+    return [refusal, ...refusal.also].map((one) => [one.code, one.location?.pointer, one.location?.line]);
+  }
+
+  it('regression: a model reports every fault of its SQL, fields and checks, in line order', async () => {
+    const text = [
+      'kind: Model',
+      'id: t.model.facts',
+      'name: facts',
+      'sql: |',
+      '  select o.order_id, sum(o.amount) over () as total, x.status',
+      '  from ordrs as o',
+      'fields:',
+      '  - name: order_id',
+      '    type: int64',
+      '    deprecation: { guidance: Gone., replaced_by: order_key }',
+      '  - name: total',
+      '    type: decimal(12,2)',
+      '    authoritative_definitions: ["ftp://glossary.example/total"]',
+      'checks:',
+      '  - { type: not_null, field: amont }',
+      '  - { type: accepted_values, field: total, values: [1.005, "x"] }',
+      '',
+    ].join('\n');
+    expect(await errorsOf(baseProject({ 'models/facts.yaml': text }), 'models/facts.yaml')).toEqual([
+      ['contract_sql_unsupported', 'sql', 5],
+      ['contract_sql_qualifier_unknown', 'sql', 5],
+      ['contract_reference_unavailable', 'sql', 6],
+      ['contract_member_unavailable', 'fields[0].deprecation.replaced_by', 10],
+      ['contract_url_unsupported', 'fields[1].authoritative_definitions[0]', 13],
+      ['contract_member_unavailable', 'checks[0].field', 15],
+      ['contract_literal_inexact', 'checks[1].values[0]', 16],
+      ['contract_literal_type_mismatch', 'checks[1].values[1]', 16],
+    ]);
+  });
+
+  it('regression: a semantic model reports every binding, member and literal fault, not the first', async () => {
+    const docs = baseProject({
+      'semantic/orders.yaml': semanticModel({
+        entities: [{ name: 'order', type: 'primary', fields: ['order_idd'] }],
+        dimensions: [
+          { name: 'status', type: 'categorical', field: 'order_status', time_granularity: 'day' },
+          { name: 'ordered_at', type: 'time', field: 'ordered_att' },
+        ],
+        measures: [
+          { name: 'revenue', agg: 'sum', field: 'order_status' },
+          { name: 'status', agg: 'count' },
+        ],
+        filters: [
+          {
+            name: 'shipped',
+            conditions: [
+              { dimension: 'statuss', op: 'eq', value: 'x' },
+              { dimension: 'status', op: 'in', values: [1, 'y'] },
+            ],
+          },
+        ],
+      }),
+    });
+    const errors = await errorsOf(docs, 'semantic/orders.yaml');
+    expect(errors.map(([code, pointer]) => [code, pointer])).toEqual([
+      ['contract_member_unavailable', 'entities[0].fields[0]'],
+      ['contract_field_invalid', 'dimensions[0].time_granularity'],
+      ['contract_binding_missing', 'dimensions[1].field'],
+      ['contract_aggregation_type_mismatch', 'measures[0].agg'],
+      ['contract_duplicate_member', 'measures[1].name'],
+      ['contract_binding_missing', 'filters[0].conditions[0].dimension'],
+      ['contract_literal_type_mismatch', 'filters[0].conditions[1].values[0]'],
+    ]);
+    // In the order they are written.
+    const lines = errors.map((error) => error[2] as number);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+  });
+
+  it('regression: a dashboard reports every member it names that its semantic model lacks', async () => {
+    const docs = baseProject({
+      'dashboards/sales.yaml': dashboard({
+        uses: [{ semantic_model: 'orders_sm', measures: ['revenu', 'count'], dimensions: ['stat'] }],
+      }),
+    });
+    expect((await errorsOf(docs, 'dashboards/sales.yaml')).map(([, pointer]) => pointer)).toEqual([
+      'uses[0].measures[0]',
+      'uses[0].measures[1]',
+      'uses[0].dimensions[0]',
+    ]);
+  });
+
+  it('reports a resource blocked by a refused file as blocked, not with a second error', async () => {
+    const project = await open(
+      baseProject({ 'sources/orders.yaml': 'kind: Source\nid: t.source.orders\nname: orders\nfields: 3\n' }),
+    );
+    expect(project.outcomes.map((outcome) => [outcome.path, outcome.status])).toEqual([
+      ['dashboards/sales.yaml', 'blocked'],
+      ['models/facts.yaml', 'blocked'],
+      ['semantic/orders.yaml', 'blocked'],
+      ['sources/orders.yaml', 'refused'],
+    ]);
+  });
+});

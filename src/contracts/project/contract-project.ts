@@ -16,6 +16,7 @@ import { readResourceDocument } from '../authoring/yaml.js';
 import { type CanonicalProjection, canonicalizeProjection } from '../canonical/canonical.js';
 import type { BuildContext, BuiltContent } from '../projection/build-context.js';
 import { type ContractFallback, constructProjection } from '../projection/construct.js';
+import { Faults } from '../projection/faults.js';
 import { buildModelContent } from '../projection/model.js';
 import type { ProjectionPayload } from '../projection/payload.js';
 import type { SealedProjection } from '../projection/sealed.js';
@@ -394,8 +395,10 @@ async function buildContext(
 }
 
 /**
- * Each checked entry's content and dependencies; an entry whose build
- * reached a refused file's resource is blocked, not refused.
+ * Each checked entry's content and dependencies. Every fault of an entry is
+ * collected (docs/contracts.md#reading-an-error), and the entry is refused
+ * with all of them; an entry whose only trouble is a reference that could
+ * mean a refused file is blocked, not refused.
  */
 function buildEntries(
   checked: readonly Entry[],
@@ -406,26 +409,55 @@ function buildEntries(
   for (const entry of checked) {
     const resource = entry.resource as ValidatedResource;
     references.takeBlocked();
+    const faults = new Faults(() => references.takeBlocked());
+    let dependencies: readonly string[] = [];
+    let built: ContractBuilt | null = null;
     try {
-      guardRefusals(() => {
-        if (resource.kind === 'Dashboard') {
-          entry.dependencies = checkDashboard(resource, references);
-          return;
-        }
-        const built: ContractBuilt =
-          resource.kind === 'Source'
-            ? buildSourceContent(resource)
-            : resource.kind === 'Model'
-              ? buildModelContent(resource, context)
-              : buildSemanticModelContent(resource, context);
-        entry.built = built;
-        entry.dependencies = built.dependencies;
-      });
+      guardRefusals(() =>
+        faults.check(() => {
+          if (resource.kind === 'Dashboard') {
+            dependencies = checkDashboard(resource, references, faults);
+            return;
+          }
+          built =
+            resource.kind === 'Source'
+              ? buildSourceContent(resource, faults)
+              : resource.kind === 'Model'
+                ? buildModelContent(resource, context, faults)
+                : buildSemanticModelContent(resource, context, faults);
+          dependencies = built.dependencies;
+        }),
+      );
     } catch (error: unknown) {
-      if (references.takeBlocked()) entry.blocked = true;
-      else entry.refusal = refuseIn(entry, error);
+      // A bug (an internal refusal): the entry is refused with it alone.
+      entry.refusal = refuseIn(entry, error);
+      continue;
+    }
+    if (faults.found.length > 0)
+      entry.refusal = refuseAll(inFileOrder(faults.found.map((one) => refuseIn(entry, one))));
+    else if (faults.blocked) entry.blocked = true;
+    else {
+      entry.built = built;
+      entry.dependencies = dependencies;
     }
   }
+}
+
+/**
+ * Refusals placed in one file, in the order they are written there (line,
+ * then column); those at one place keep the order they were found in.
+ */
+function inFileOrder(refusals: readonly Refusal[]): Refusal[] {
+  const flat = refusals.flatMap((refusal) => [refusal.withOthers([], 0), ...refusal.also]);
+  return flat
+    .map((refusal, index) => ({ refusal, index }))
+    .sort(
+      (a, b) =>
+        (a.refusal.location?.line ?? 0) - (b.refusal.location?.line ?? 0) ||
+        (a.refusal.location?.column ?? 0) - (b.refusal.location?.column ?? 0) ||
+        a.index - b.index,
+    )
+    .map((entry) => entry.refusal);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { pointerOf } from '../../core/input/index.js';
-import { didYouMean } from '../../core/refusal/index.js';
+import { didYouMean, type ValuePosition } from '../../core/refusal/index.js';
 import type { ContractRole } from '../authoring/refusals.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { ResourceKind } from '../authoring/schemas/resource.js';
@@ -11,6 +11,8 @@ export interface ReferenceSite {
   readonly field: string;
   /** Where the reference is written, with indices: `['uses', 0, 'semantic_model']`. */
   readonly at?: readonly (string | number)[];
+  /** Where inside that value, for a table named in model SQL (line and column of the SQL). */
+  readonly within?: ValuePosition;
 }
 
 /**
@@ -80,6 +82,7 @@ export class ReferenceContext {
         field: site.field,
         hint,
         ...(pointer === '' ? {} : { location: { pointer } }),
+        ...(site.within === undefined ? {} : { within: site.within }),
       });
     };
     const blocked = () => {

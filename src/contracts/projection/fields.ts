@@ -4,6 +4,7 @@ import { type PhysicalType, parsePhysicalType } from '../authoring/physical-type
 import { type ContractRole, refuseContract } from '../authoring/refusals.js';
 import type { AuthoredField } from '../authoring/schemas/resource.js';
 import { compareCodeUnits, normalizeDistinctTexts, normalizeText } from '../authoring/text.js';
+import { type FaultSink, THROW_FIRST } from './faults.js';
 import { canonicalDate } from './literals.js';
 import type { FieldPayload } from './payload.js';
 import { normalizeUrl } from './url.js';
@@ -15,33 +16,51 @@ export interface FieldTable {
   readonly types: ReadonlyMap<string, PhysicalType>;
 }
 
-/** The typed field contract of a Source or Model. */
-export function projectFields(fields: readonly AuthoredField[], role: ContractRole): FieldTable {
+/**
+ * The typed field contract of a Source or Model. Each field is checked on
+ * its own, each link and each part of a deprecation too, so that `faults`
+ * gets every fault of the list (the result is then not used).
+ */
+export function projectFields(
+  fields: readonly AuthoredField[],
+  role: ContractRole,
+  faults: FaultSink = THROW_FIRST,
+): FieldTable {
   const names = normalizeDistinctTexts(
     fields.map((field) => field.name),
     { role, field: 'fields[].name' },
     (index) => pointerOf(['fields', index, 'name']),
+    faults,
   );
   const known = new Set(names);
   const types = new Map<string, PhysicalType>();
-  const payloads = fields.map((field, index): FieldPayload => {
+  const payloads = fields.flatMap((field, index): FieldPayload[] => {
     const name = names[index] as string;
-    const type = parsePhysicalType(field.type, {
-      role,
-      field: 'fields[].type',
-      location: { pointer: pointerOf(['fields', index, 'type']) },
-    });
+    const type = faults.check(() =>
+      parsePhysicalType(field.type, {
+        role,
+        field: 'fields[].type',
+        location: { pointer: pointerOf(['fields', index, 'type']) },
+      }),
+    );
+    const links = normalizedLinks(field.authoritative_definitions, role, index, faults);
+    const deprecated =
+      field.deprecation === undefined
+        ? null
+        : deprecation(field.deprecation, name, known, role, index, faults);
+    if (type === undefined || deprecated === undefined) return [];
     types.set(name, type);
-    return {
-      name,
-      type,
-      nullable: field.nullable,
-      classification: field.classification,
-      critical_data_element: field.critical_data_element,
-      authoritative_definitions: normalizedLinks(field.authoritative_definitions, role, index),
-      deprecation:
-        field.deprecation === undefined ? null : deprecation(field.deprecation, name, known, role, index),
-    };
+    return [
+      {
+        name,
+        type,
+        nullable: field.nullable,
+        classification: field.classification,
+        critical_data_element: field.critical_data_element,
+        authoritative_definitions: links,
+        deprecation: deprecated,
+      },
+    ];
   });
   payloads.sort((a, b) => compareCodeUnits(a.name, b.name));
   return { payloads, types };
@@ -62,62 +81,84 @@ export function fieldTypes(
   return types;
 }
 
-/** Authoritative links are a set: normalized, then sorted and deduplicated. */
-function normalizedLinks(links: readonly string[], role: ContractRole, index: number): string[] {
+/** Authoritative links are a set: normalized, then sorted and deduplicated; each link checked on its own. */
+function normalizedLinks(
+  links: readonly string[],
+  role: ContractRole,
+  index: number,
+  faults: FaultSink,
+): string[] {
   const field = 'fields[].authoritative_definitions';
   return [
     ...new Set(
-      links.map((link, position) =>
-        normalizeUrl(link, {
-          role,
-          field,
-          location: { pointer: pointerOf(['fields', index, 'authoritative_definitions', position]) },
-        }),
-      ),
+      links.flatMap((link, position) => {
+        const normalized = faults.check(() =>
+          normalizeUrl(link, {
+            role,
+            field,
+            location: { pointer: pointerOf(['fields', index, 'authoritative_definitions', position]) },
+          }),
+        );
+        return normalized === undefined ? [] : [normalized];
+      }),
     ),
   ].sort(compareCodeUnits);
 }
 
+/** A field's deprecation, or undefined when a part of it was refused (into `faults`). */
 function deprecation(
   authored: NonNullable<AuthoredField['deprecation']>,
   own: string,
   known: ReadonlySet<string>,
   role: ContractRole,
   index: number,
-): FieldPayload['deprecation'] {
+  faults: FaultSink,
+): FieldPayload['deprecation'] | undefined {
   const at = (key: string) => ({ pointer: pointerOf(['fields', index, 'deprecation', key]) });
-  const guidance = normalizeText(authored.guidance, {
-    role,
-    field: 'fields[].deprecation.guidance',
-    location: at('guidance'),
-  });
-  let replacedBy: string | null = null;
-  if (authored.replaced_by !== undefined) {
+  const guidance = faults.check(() =>
+    normalizeText(authored.guidance, {
+      role,
+      field: 'fields[].deprecation.guidance',
+      location: at('guidance'),
+    }),
+  );
+  // Another field of this resource, never the field itself.
+  const replacement = (written: string): string => {
     const site = { role, field: 'fields[].deprecation.replaced_by', location: at('replaced_by') };
-    replacedBy = normalizeText(authored.replaced_by, site);
-    if (replacedBy === own || !known.has(replacedBy)) {
-      const others = [...known].filter((name) => name !== own);
-      const near = replacedBy === own ? undefined : didYouMean(replacedBy, others);
+    const name = normalizeText(written, site);
+    if (name === own || !known.has(name)) {
+      const others = [...known].filter((other) => other !== own);
+      const near = name === own ? undefined : didYouMean(name, others);
       throw refuseContract('contract_member_unavailable', {
         ...site,
         hint:
-          replacedBy === own
+          name === own
             ? 'name another field of this resource: a field cannot replace itself'
-            : `this resource declares no field '${replacedBy}'${near === undefined ? '' : `; ${near}`}`,
+            : `this resource declares no field '${name}'${near === undefined ? '' : `; ${near}`}`,
       });
     }
-  }
-  let sunset: string | null = null;
-  if (authored.sunset !== undefined) {
-    sunset = canonicalDate(authored.sunset) ?? null;
-    if (sunset === null) {
-      throw refuseContract('contract_field_invalid', {
-        role,
-        field: 'fields[].deprecation.sunset',
-        location: at('sunset'),
-        hint: 'expected a calendar date that exists, YYYY-MM-DD',
-      });
-    }
-  }
+    return name;
+  };
+  const replacedBy =
+    authored.replaced_by === undefined
+      ? null
+      : faults.check(() => replacement(authored.replaced_by as string));
+  const sunset =
+    authored.sunset === undefined
+      ? null
+      : faults.check(() => {
+          // The schema checked the date; this stays as the projection's own guard.
+          const date = canonicalDate(authored.sunset as string);
+          if (date === undefined) {
+            throw refuseContract('contract_field_invalid', {
+              role,
+              field: 'fields[].deprecation.sunset',
+              location: at('sunset'),
+              hint: 'expected a calendar date that exists, YYYY-MM-DD',
+            });
+          }
+          return date;
+        });
+  if (guidance === undefined || replacedBy === undefined || sunset === undefined) return undefined;
   return { guidance, replaced_by: replacedBy, sunset };
 }

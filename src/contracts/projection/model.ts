@@ -4,8 +4,9 @@ import type { PhysicalType } from '../authoring/physical-type.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { AuthoredCheck, ModelResource } from '../authoring/schemas/resource.js';
 import { normalizeDistinctTexts, normalizeText } from '../authoring/text.js';
-import { projectDuckDbSql } from '../sql/from-duckdb.js';
+import { projectDuckDbSql, STAND_IN_QUERY } from '../sql/from-duckdb.js';
 import type { BuildContext, BuiltContent } from './build-context.js';
+import { type FaultSink, THROW_FIRST } from './faults.js';
 import { projectFields } from './fields.js';
 import { typeLiteral } from './literals.js';
 import type { CheckPayload, ModelContent } from './payload.js';
@@ -15,41 +16,59 @@ const ROLE = 'model';
 
 /**
  * Model content: output fields, checks (a set; severity materialized) and the
- * SQL as the closed AST with relations resolved to stable ids.
+ * SQL as the closed AST with relations resolved to stable ids. The fields,
+ * each check and the SQL are checked apart, so `faults` gets the faults of
+ * all of them.
  */
-export function buildModelContent(model: ModelResource, context: BuildContext): BuiltContent<ModelContent> {
-  const fields = projectFields(model.fields, ROLE);
+export function buildModelContent(
+  model: ModelResource,
+  context: BuildContext,
+  faults: FaultSink = THROW_FIRST,
+): BuiltContent<ModelContent> {
+  const fields = projectFields(model.fields, ROLE, faults);
+  // Each check on its own; a refused one (in `faults`) drops out of the set, the others keep their place.
+  const projected = model.checks.flatMap((check, index) => {
+    const one = faults.check(() => projectCheck(check, index, fields.types, faults));
+    return one === undefined ? [] : [{ one, index }];
+  });
   const checks = normalizedSet(
-    model.checks.map((check, index) => projectCheck(check, index, fields.types)),
+    projected.map((entry) => entry.one),
     { role: ROLE, field: 'checks' },
     undefined,
-    (index) => pointerOf(['checks', index]),
+    (index) => pointerOf(['checks', projected[index]?.index ?? index]),
+    faults,
   );
   const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
   // The declared fields of each relation read, so an unqualified column two of them declare is refused.
   const declared = new Map<string, readonly string[]>();
-  const sql = projectDuckDbSql(
-    context.parsedSql(model.sql),
-    {
-      resolveRelation: (name) => {
-        const resource = context.references.resolve(name, ['Source', 'Model'], site);
-        declared.set(
-          resource.id,
-          resource.fields.map((field) => field.name),
-        );
-        return resource.id;
+  const sql = faults.check(() =>
+    projectDuckDbSql(
+      context.parsedSql(model.sql),
+      {
+        resolveRelation: (name, within) => {
+          const resource = context.references.resolve(name, ['Source', 'Model'], {
+            ...site,
+            ...(within === undefined ? {} : { within }),
+          });
+          declared.set(
+            resource.id,
+            resource.fields.map((field) => field.name),
+          );
+          return resource.id;
+        },
+        relationColumns: (id) => declared.get(id),
+        isRelationId: (name) => {
+          const kind = context.references.get(name)?.kind;
+          return kind === 'Source' || kind === 'Model';
+        },
       },
-      relationColumns: (id) => declared.get(id),
-      isRelationId: (name) => {
-        const kind = context.references.get(name)?.kind;
-        return kind === 'Source' || kind === 'Model';
-      },
-    },
-    model.sql,
+      model.sql,
+      faults,
+    ),
   );
   return {
-    content: { fields: [...fields.payloads], checks, sql: sql.query },
-    dependencies: sql.relations,
+    content: { fields: [...fields.payloads], checks, sql: sql?.query ?? STAND_IN_QUERY },
+    dependencies: sql?.relations ?? [],
   };
 }
 
@@ -77,6 +96,7 @@ function projectCheck(
   check: AuthoredCheck,
   index: number,
   types: ReadonlyMap<string, PhysicalType>,
+  faults: FaultSink,
 ): CheckPayload {
   switch (check.type) {
     case 'unique': {
@@ -86,13 +106,17 @@ function projectCheck(
         location: { pointer: pointerOf(['checks', index, 'fields']) },
       };
       // Unique-check fields are a set: order is not part of the check.
-      const names = normalizeDistinctTexts(check.fields, site, (position) =>
-        pointerOf(['checks', index, 'fields', position]),
+      const names = normalizeDistinctTexts(
+        check.fields,
+        site,
+        (position) => pointerOf(['checks', index, 'fields', position]),
+        faults,
       );
       names.forEach((name, position) => {
-        fieldOf(name, types, 'checks[].fields', ['checks', index, 'fields', position]);
+        faults.check(() => fieldOf(name, types, 'checks[].fields', ['checks', index, 'fields', position]));
       });
-      return { type: 'unique', fields: normalizedSet(names, site), severity: check.severity };
+      // A repeated name was reported above: the set holds it once.
+      return { type: 'unique', fields: normalizedSet([...new Set(names)], site), severity: check.severity };
     }
     case 'not_null':
       return {
@@ -104,13 +128,19 @@ function projectCheck(
       const [field, type] = fieldOf(check.field, types, 'checks[].field', ['checks', index, 'field']);
       const valueAt = (position: number) => pointerOf(['checks', index, 'values', position]);
       const site = { role: ROLE, field: 'checks[].values' };
-      const values = normalizedSet(
-        check.values.map((value, position) =>
+      // Each value is typed on its own; the ones refused (into `faults`) drop out of the set.
+      const typed = check.values.flatMap((value, position) => {
+        const literal = faults.check(() =>
           typeLiteral(value, type, { ...site, location: { pointer: valueAt(position) } }, `field '${field}'`),
-        ),
+        );
+        return literal === undefined ? [] : [{ literal, position }];
+      });
+      const values = normalizedSet(
+        typed.map((one) => one.literal),
         site,
-        check.values,
-        valueAt,
+        typed.map((one) => check.values[one.position]),
+        (index) => valueAt(typed[index]?.position ?? index),
+        faults,
       );
       return { type: 'accepted_values', field, values, severity: check.severity };
     }

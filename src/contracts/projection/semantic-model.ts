@@ -11,6 +11,7 @@ import { refuseContract } from '../authoring/refusals.js';
 import type { SemanticModelResource } from '../authoring/schemas/resource.js';
 import { normalizeDistinctTexts, normalizeText } from '../authoring/text.js';
 import type { BuildContext, BuiltContent } from './build-context.js';
+import { type FaultSink, THROW_FIRST } from './faults.js';
 import { fieldTypes } from './fields.js';
 import { typeLiteral } from './literals.js';
 import type { SemanticModelContent } from './payload.js';
@@ -39,21 +40,27 @@ interface Dataset {
 export function buildSemanticModelContent(
   model: SemanticModelResource,
   context: BuildContext,
+  faults: FaultSink = THROW_FIRST,
 ): BuiltContent<Content> {
   const { references } = context;
-  const resolved = references.resolve(model.model, ['Model'], { role: ROLE, field: 'model', at: ['model'] });
+  requireDistinctMembers(model, faults);
+  const resolved = faults.check(() =>
+    references.resolve(model.model, ['Model'], { role: ROLE, field: 'model', at: ['model'] }),
+  );
+  // Every binding is to the dataset: without it, nothing more of the model can be checked.
+  if (resolved === undefined) return { content: STAND_IN, dependencies: [] };
   const dataset: Dataset = { id: resolved.id, types: fieldTypes(resolved.fields, ROLE) };
-  requireDistinctMembers(model);
 
   const entities = byName(
     model.entities.map((entity, index) => ({
       name: entity.name,
       type: entity.type,
-      fields: fieldTuple(dataset, entity.fields, 'entities[].fields', ['entities', index, 'fields']),
+      fields: fieldTuple(dataset, entity.fields, 'entities[].fields', ['entities', index, 'fields'], faults),
     })),
   );
-  const dimensions = dimensionsOf(model, dataset);
-  const timeDimensions = dimensions.filter((d) => d.type === 'time').map((d) => d.name);
+  const dimensions = dimensionsOf(model, dataset, faults);
+  // The time dimensions as declared (also those refused above), so a measure naming one is not refused again.
+  const timeDimensions = model.dimensions.filter((d) => d.type === 'time').map((d) => d.name);
   const timeDimension = (name: string | undefined, field: string, at: Path): string | null => {
     if (name === undefined) return null;
     if (!timeDimensions.includes(name)) {
@@ -69,20 +76,25 @@ export function buildSemanticModelContent(
     }
     return name;
   };
-  const defaultTime = timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension', [
-    'defaults',
-    'agg_time_dimension',
-  ]);
+  const defaultTime =
+    faults.check(() =>
+      timeDimension(model.defaults.agg_time_dimension, 'defaults.agg_time_dimension', [
+        'defaults',
+        'agg_time_dimension',
+      ]),
+    ) ?? null;
   const measures = byName(
-    model.measures.map((measure, index) => ({
-      ...measureOf(measure, index, dataset),
-      agg_time_dimension:
+    model.measures.flatMap((measure, index) => {
+      const measured = faults.check(() => measureOf(measure, index, dataset));
+      const time = faults.check(() =>
         timeDimension(measure.agg_time_dimension, 'measures[].agg_time_dimension', [
           'measures',
           index,
           'agg_time_dimension',
-        ]) ?? defaultTime,
-    })),
+        ]),
+      );
+      return measured === undefined ? [] : [{ ...measured, agg_time_dimension: time ?? defaultTime }];
+    }),
   );
   return {
     content: {
@@ -91,15 +103,26 @@ export function buildSemanticModelContent(
       entities,
       dimensions,
       measures,
-      relationships: relationshipsOf(model, dataset, references),
-      filters: filtersOf(model, dimensions),
+      relationships: relationshipsOf(model, dataset, references, faults),
+      filters: filtersOf(model, dimensions, faults),
     },
     dependencies: [dataset.id],
   };
 }
 
+/** Stands for the content of a semantic model whose dataset was refused (the content is then not used). */
+const STAND_IN: Content = {
+  dataset: '',
+  defaults: { agg_time_dimension: null },
+  entities: [],
+  dimensions: [],
+  measures: [],
+  relationships: [],
+  filters: [],
+};
+
 /** Entities, dimensions and measures share one namespace of member names. */
-function requireDistinctMembers(model: SemanticModelResource): void {
+function requireDistinctMembers(model: SemanticModelResource, faults: FaultSink): void {
   const members = [
     ...model.entities.map((entity, index) => ({ name: entity.name, at: ['entities', index, 'name'] })),
     ...model.dimensions.map((dimension, index) => ({
@@ -113,16 +136,21 @@ function requireDistinctMembers(model: SemanticModelResource): void {
     { role: ROLE, field: 'dimensions[].name' },
     (index) => pointerOf(members[index]?.at ?? []),
     (name) => `'${name}' is declared twice: entities, dimensions and measures share one namespace`,
+    faults,
   );
   requireDistinctNames(
     model.relationships.map((relationship) => relationship.name),
     { role: ROLE, field: 'relationships[].name' },
     (index) => pointerOf(['relationships', index, 'name']),
+    undefined,
+    faults,
   );
   requireDistinctNames(
     model.filters.map((filter) => filter.name),
     { role: ROLE, field: 'filters[].name' },
     (index) => pointerOf(['filters', index, 'name']),
+    undefined,
+    faults,
   );
 }
 
@@ -142,52 +170,84 @@ function bind(dataset: Dataset, field: string, site: string, at: Path): Binding 
 }
 
 /** Field names of the dataset, distinct, in the order written (entity keys and relationship columns). */
-function fieldTuple(dataset: Dataset, fields: readonly string[], site: string, at: Path): string[] {
-  const names = normalizeDistinctTexts(fields, { role: ROLE, field: site }, (position) =>
-    pointerOf([...at, position]),
+function fieldTuple(
+  dataset: Dataset,
+  fields: readonly string[],
+  site: string,
+  at: Path,
+  faults: FaultSink,
+): string[] {
+  const names = normalizeDistinctTexts(
+    fields,
+    { role: ROLE, field: site },
+    (position) => pointerOf([...at, position]),
+    faults,
   );
   names.forEach((name, position) => {
     if (dataset.types.has(name)) return;
     const near = didYouMean(name, dataset.types.keys());
-    throw refuseContract('contract_member_unavailable', {
-      role: ROLE,
-      field: site,
-      location: { pointer: pointerOf([...at, position]) },
-      hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
+    faults.check(() => {
+      throw refuseContract('contract_member_unavailable', {
+        role: ROLE,
+        field: site,
+        location: { pointer: pointerOf([...at, position]) },
+        hint: `${dataset.id} has no field '${name}'${near === undefined ? '' : `; ${near}`}`,
+      });
     });
   });
   return names;
 }
 
-function dimensionsOf(model: SemanticModelResource, dataset: Dataset): Content['dimensions'] {
+function dimensionsOf(
+  model: SemanticModelResource,
+  dataset: Dataset,
+  faults: FaultSink,
+): Content['dimensions'] {
   return byName(
-    model.dimensions.map((dimension, index) => {
-      const binding = bind(dataset, dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
-      const time = dimension.type === 'time';
-      if (time && !isTemporalType(binding.type)) {
-        throw refuseContract('contract_binding_conflict', {
-          role: ROLE,
-          field: 'dimensions[].field',
-          location: { pointer: pointerOf(['dimensions', index, 'field']) },
-          hint: `a time dimension needs a date, timestamp or timestamp_tz field; '${binding.field}' is ${binding.type.name}`,
-        });
-      }
-      if (!time && dimension.time_granularity !== undefined) {
-        throw refuseContract('contract_field_invalid', {
-          role: ROLE,
-          field: 'dimensions[].time_granularity',
-          location: { pointer: pointerOf(['dimensions', index, 'time_granularity']) },
-          hint: 'only a time dimension has a time_granularity',
-        });
-      }
-      return {
-        name: dimension.name,
-        type: dimension.type,
-        binding,
-        time_granularity: time ? (dimension.time_granularity ?? 'day') : null,
-      };
+    model.dimensions.flatMap((dimension, index) => {
+      const one = dimensionOf(dimension, index, dataset, faults);
+      return one === undefined ? [] : [one];
     }),
   );
+}
+
+/** One dimension: its binding and its granularity are checked apart. */
+function dimensionOf(
+  dimension: SemanticModelResource['dimensions'][number],
+  index: number,
+  dataset: Dataset,
+  faults: FaultSink,
+): Content['dimensions'][number] | undefined {
+  const time = dimension.type === 'time';
+  const binding = faults.check(() => {
+    const bound = bind(dataset, dimension.field, 'dimensions[].field', ['dimensions', index, 'field']);
+    if (time && !isTemporalType(bound.type)) {
+      throw refuseContract('contract_binding_conflict', {
+        role: ROLE,
+        field: 'dimensions[].field',
+        location: { pointer: pointerOf(['dimensions', index, 'field']) },
+        hint: `a time dimension needs a date, timestamp or timestamp_tz field; '${bound.field}' is ${bound.type.name}`,
+      });
+    }
+    return bound;
+  });
+  if (!time && dimension.time_granularity !== undefined) {
+    faults.check(() => {
+      throw refuseContract('contract_field_invalid', {
+        role: ROLE,
+        field: 'dimensions[].time_granularity',
+        location: { pointer: pointerOf(['dimensions', index, 'time_granularity']) },
+        hint: 'only a time dimension has a time_granularity',
+      });
+    });
+  }
+  if (binding === undefined) return undefined;
+  return {
+    name: dimension.name,
+    type: dimension.type,
+    binding,
+    time_granularity: time ? (dimension.time_granularity ?? 'day') : null,
+  };
 }
 
 /** A measure without its time dimension, which the caller resolves against the model's defaults. */
@@ -226,38 +286,47 @@ function relationshipsOf(
   model: SemanticModelResource,
   dataset: Dataset,
   references: BuildContext['references'],
+  faults: FaultSink,
 ): Content['relationships'] {
   return byName(
-    model.relationships.map((relationship, index) => {
-      const fields = fieldTuple(dataset, relationship.fields, 'relationships[].fields', [
-        'relationships',
-        index,
-        'fields',
-      ]);
-      const to = memberTarget(references, relationship.to, 'relationships[].to', [
-        'relationships',
-        index,
-        'to',
-      ]);
-      if (to.arity !== fields.length) {
-        throw refuseContract('contract_arity_mismatch', {
-          role: ROLE,
-          field: 'relationships[].fields',
-          location: { pointer: pointerOf(['relationships', index, 'fields']) },
-          hint: `the target entity has ${to.arity} field${to.arity === 1 ? '' : 's'}, this list ${fields.length}`,
+    model.relationships.flatMap((relationship, index) => {
+      const fields = fieldTuple(
+        dataset,
+        relationship.fields,
+        'relationships[].fields',
+        ['relationships', index, 'fields'],
+        faults,
+      );
+      const to = faults.check(() =>
+        memberTarget(references, relationship.to, 'relationships[].to', ['relationships', index, 'to']),
+      );
+      if (to !== undefined && to.arity !== fields.length) {
+        faults.check(() => {
+          throw refuseContract('contract_arity_mismatch', {
+            role: ROLE,
+            field: 'relationships[].fields',
+            location: { pointer: pointerOf(['relationships', index, 'fields']) },
+            hint: `the target entity has ${to.arity} field${to.arity === 1 ? '' : 's'}, this list ${fields.length}`,
+          });
         });
       }
-      return {
-        name: relationship.name,
-        fields,
-        to: to.ref,
-        cardinality: relationship.cardinality,
-        // Paths keep their order: they are a route, not a set.
-        path: relationship.path.map(
-          (hop, step) =>
+      // Paths keep their order: they are a route, not a set.
+      const path = relationship.path.map((hop, step) =>
+        faults.check(
+          () =>
             memberTarget(references, hop, 'relationships[].path', ['relationships', index, 'path', step]).ref,
         ),
-      };
+      );
+      if (to === undefined || path.some((hop) => hop === undefined)) return [];
+      return [
+        {
+          name: relationship.name,
+          fields,
+          to: to.ref,
+          cardinality: relationship.cardinality,
+          path: path as NonNullable<(typeof path)[number]>[],
+        },
+      ];
     }),
   );
 }
@@ -285,48 +354,79 @@ function memberTarget(references: BuildContext['references'], target: string, fi
   return { ref: { resource: resolved.id, member }, arity: entity.fields.length };
 }
 
-/** Filter conditions name dimensions; their literals are typed through the dimension's binding. */
-function filtersOf(model: SemanticModelResource, dimensions: Content['dimensions']): Content['filters'] {
+/**
+ * Filter conditions name dimensions; their literals are typed through the
+ * dimension's binding. Each condition and each literal is checked on its
+ * own; a condition on a dimension whose binding was refused is skipped (that
+ * fault is reported at the dimension).
+ */
+function filtersOf(
+  model: SemanticModelResource,
+  dimensions: Content['dimensions'],
+  faults: FaultSink,
+): Content['filters'] {
   const dimensionBindings = new Map(dimensions.map((dimension) => [dimension.name, dimension.binding]));
+  const declared = new Set(model.dimensions.map((dimension) => dimension.name));
   return byName(
-    model.filters.map((filter, index) => ({
-      name: filter.name,
-      conditions: normalizedSet(
-        filter.conditions.map((condition, position) => {
-          const at: Path = ['filters', index, 'conditions', position];
-          const binding = dimensionBindings.get(condition.dimension);
-          if (binding === undefined) {
-            const near = didYouMean(condition.dimension, dimensionBindings.keys());
+    model.filters.map((filter, index) => {
+      const kept: number[] = [];
+      const conditions = filter.conditions.flatMap((condition, position) => {
+        const at: Path = ['filters', index, 'conditions', position];
+        const binding = dimensionBindings.get(condition.dimension);
+        if (binding === undefined) {
+          if (declared.has(condition.dimension)) return [];
+          const near = didYouMean(condition.dimension, declared);
+          faults.check(() => {
             throw refuseContract('contract_binding_missing', {
               role: ROLE,
               field: 'filters[].conditions[].dimension',
               location: { pointer: pointerOf([...at, 'dimension']) },
               hint: `this semantic model has no dimension '${condition.dimension}'${near === undefined ? '' : `; ${near}`}`,
             });
-          }
-          // The key as written: one `value`, or a list of `values` (docs/contracts.md#semanticmodel).
-          const key = 'values' in condition ? 'values' : 'value';
-          const site = { role: ROLE, field: `filters[].conditions[].${key}` };
-          const authored =
-            'values' in condition ? condition.values : 'value' in condition ? [condition.value] : [];
-          const pointerAt = (item: number) =>
-            pointerOf(key === 'values' ? [...at, 'values', item] : [...at, 'value']);
-          const subject = `dimension '${condition.dimension}' (field '${binding.field}')`;
-          const typed = authored.map((literal, item) =>
+          });
+          return [];
+        }
+        // The key as written: one `value`, or a list of `values` (docs/contracts.md#semanticmodel).
+        const key = 'values' in condition ? 'values' : 'value';
+        const site = { role: ROLE, field: `filters[].conditions[].${key}` };
+        const authored =
+          'values' in condition ? condition.values : 'value' in condition ? [condition.value] : [];
+        const pointerAt = (item: number) =>
+          pointerOf(key === 'values' ? [...at, 'values', item] : [...at, 'value']);
+        const subject = `dimension '${condition.dimension}' (field '${binding.field}')`;
+        const typed = authored.flatMap((literal, item) => {
+          const one = faults.check(() =>
             typeLiteral(literal, binding.type, { ...site, location: { pointer: pointerAt(item) } }, subject),
           );
-          return {
+          return one === undefined ? [] : [{ one, item }];
+        });
+        kept.push(position);
+        return [
+          {
             dimension: condition.dimension,
             binding,
             op: condition.op,
-            values: normalizedSet(typed, site, authored, pointerAt),
-          };
-        }),
-        { role: ROLE, field: 'filters[].conditions' },
-        undefined,
-        (position) => pointerOf(['filters', index, 'conditions', position]),
-      ),
-    })),
+            values: normalizedSet(
+              typed.map((entry) => entry.one),
+              site,
+              typed.map((entry) => authored[entry.item]),
+              (item) => pointerAt(typed[item]?.item ?? item),
+              faults,
+            ),
+          },
+        ];
+      });
+      return {
+        name: filter.name,
+        conditions: normalizedSet(
+          conditions,
+          { role: ROLE, field: 'filters[].conditions' },
+          undefined,
+          (position) => pointerOf(['filters', index, 'conditions', kept[position] ?? position]),
+          faults,
+        ),
+      };
+    }),
   );
 }
 

@@ -2,13 +2,15 @@ import { canonicalize } from '../../core/json/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { TextContext } from '../authoring/text.js';
 import { compareCodeUnits } from '../authoring/text.js';
+import { type FaultSink, THROW_FIRST } from './faults.js';
 
 /**
  * Normalizes a declared set of already-normalized members: sorted by their
  * RFC 8785 encoding (so the order is defined for any member shape) and free
  * of duplicates. `authored` tells a duplicate from a collision: two members
  * equal after normalization but authored differently (e.g. NFC and NFD
- * spellings of one string) are a collision.
+ * spellings of one string) are a collision. With `faults` every repeat is
+ * reported there (each at its later copy); without, the first is thrown.
  */
 export function normalizedSet<T>(
   members: readonly T[],
@@ -16,19 +18,24 @@ export function normalizedSet<T>(
   authored?: readonly unknown[],
   /** The key path of the member at an index, so a duplicate is reported where its second copy is. */
   pointerAt?: (index: number) => string,
+  faults?: FaultSink,
 ): T[] {
   const keyed = members.map((member, index) => ({ key: canonicalize(member), member, index }));
-  keyed.sort((a, b) => compareCodeUnits(a.key, b.key));
+  keyed.sort((a, b) => compareCodeUnits(a.key, b.key) || a.index - b.index);
   for (let i = 1; i < keyed.length; i++) {
     const previous = keyed[i - 1];
     const current = keyed[i];
     if (previous === undefined || current === undefined || previous.key !== current.key) continue;
     const before = authored?.[previous.index];
     const after = authored?.[current.index];
-    throw refuseContract(
+    const refusal = refuseContract(
       duplicateCode(before, after),
       pointerAt === undefined ? site : { ...site, location: { pointer: pointerAt(current.index) } },
     );
+    if (faults === undefined) throw refusal;
+    faults.check(() => {
+      throw refusal;
+    });
   }
   return keyed.map((entry) => entry.member);
 }
@@ -61,21 +68,25 @@ export function byName<T extends { readonly name: string }>(members: readonly T[
 
 /**
  * Refuses a repeated name among members that share one namespace, at the
- * second one when `pointerAt` says where each is written.
+ * second one when `pointerAt` says where each is written; with `faults`,
+ * every repeat.
  */
 export function requireDistinctNames(
   names: readonly string[],
   site: TextContext,
   pointerAt?: (index: number) => string,
   hintFor: (name: string) => string = (name) => `'${name}' is declared twice here`,
+  faults: FaultSink = THROW_FIRST,
 ): void {
   const seen = new Set<string>();
   for (const [index, name] of names.entries()) {
     if (seen.has(name)) {
-      throw refuseContract('contract_duplicate_member', {
-        ...site,
-        ...(pointerAt === undefined ? {} : { location: { pointer: pointerAt(index) } }),
-        hint: hintFor(name),
+      faults.check(() => {
+        throw refuseContract('contract_duplicate_member', {
+          ...site,
+          ...(pointerAt === undefined ? {} : { location: { pointer: pointerAt(index) } }),
+          hint: hintFor(name),
+        });
       });
     }
     seen.add(name);

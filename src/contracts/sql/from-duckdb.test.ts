@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalize } from '../../core/json/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
+import { Faults } from '../projection/faults.js';
 import type { SqlQuery } from './ast.js';
 import { SqlQuerySchema } from './ast.js';
 import { type ProjectedSql, projectDuckDbSql, type RelationResolver } from './from-duckdb.js';
@@ -615,6 +616,49 @@ describe('bounds', () => {
     ).toThrow(expect.objectContaining({ code: 'contract_sql_unsupported' }));
     expect(() => projectDuckDbSql('not json', resolver)).toThrow(
       expect.objectContaining({ code: 'contract_sql_unsupported' }),
+    );
+  });
+});
+
+describe('every fault of one query, with a fault sink', () => {
+  const faultsOf = async (sql: string) => {
+    const [json] = await parser.serialize([sql]);
+    const faults = new Faults();
+    projectDuckDbSql(json, typed, sql, faults);
+    return faults.found.map((fault) => [fault.code, fault.hint]);
+  };
+
+  it('regression: each refused part is reported once, and the rest of the query is still checked', async () => {
+    const sql =
+      "select o.order_id, row_number() over () as n, md5(c.segment), y.x from read_csv('f') as o join customers c on c.customer_id = o.customer_id";
+    expect(await faultsOf(sql)).toEqual([
+      [
+        'contract_sql_unsupported',
+        'the table function read_csv is not allowed (SQL line 1, column 72): FROM reads sources and models of the project, by name or id',
+      ],
+      ['contract_sql_unsupported', 'a window function (OVER …) is not allowed (SQL line 1, column 20)'],
+      [
+        'contract_sql_unsupported',
+        'the function md5 is not allowed (SQL line 1, column 47): the functions model SQL may call are listed in docs/contracts.md#model-sql',
+      ],
+      ['contract_sql_qualifier_unknown', "no relation 'y' in scope (SQL line 1, column 63); in scope: o, c"],
+    ]);
+  });
+
+  it('regression: a CTE refused inside still names the CTE for the query that reads it', async () => {
+    expect(
+      await faultsOf('with r as (select status from orders group by all) select r.status, z.a from r'),
+    ).toEqual([
+      ['contract_sql_unsupported', 'GROUP BY ALL is not allowed: name the grouped expressions'],
+      ['contract_sql_qualifier_unknown', "no relation 'z' in scope (SQL line 1, column 69); in scope: r"],
+    ]);
+  });
+
+  it('stops at a query too complex: its parts would each say so again', async () => {
+    const deep = `select ${'abs('.repeat(100)}1${')'.repeat(100)}, md5(status) from orders`;
+    const [json] = await parser.serialize([deep]);
+    expect(() => projectDuckDbSql(json, typed, deep, new Faults())).toThrow(
+      expect.objectContaining({ code: 'contract_sql_too_complex' }),
     );
   });
 });

@@ -4,6 +4,7 @@ import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
 import { requireNfc } from '../authoring/text.js';
+import type { FaultSink } from '../projection/faults.js';
 import {
   type CompareOp,
   type Qualifier,
@@ -28,7 +29,8 @@ import { canonicalLocalNames } from './local-names.js';
 
 /** Resolves a relation name of the SQL (ASCII-lowercased) to a Source or Model id, or refuses. */
 export interface RelationResolver {
-  resolveRelation(name: string): string;
+  /** `within`: where the name is written in the SQL, when DuckDB says, for a refusal to point at. */
+  resolveRelation(name: string, within?: ValuePosition): string;
   /**
    * The declared field names of a resolved relation, when known: an
    * unqualified column that two relations in scope could supply is refused
@@ -146,10 +148,17 @@ function sqlPosition(sql: string | undefined, offset: number): ValuePosition | u
   return { line: before.length, column: [...(before.at(-1) ?? '')].length + 1 };
 }
 
+/**
+ * With `faults` (a project reporting every fault of a model), each
+ * expression, FROM item and CTE is checked on its own: a refusal there is
+ * kept and the rest of the query is still checked; the result is then not
+ * for use. Without, the first refusal is thrown.
+ */
 export function projectDuckDbSql(
   parserJson: string | undefined,
   resolver: RelationResolver,
   sql?: string,
+  faults?: FaultSink,
 ): ProjectedSql {
   if (parserJson === undefined) fail('contract_sql_parse_failed');
   return guardRefusals(
@@ -176,8 +185,10 @@ export function projectDuckDbSql(
       const statements = root.statements;
       if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
       keys(root, ['error', 'statements'], []);
-      const converter = new Converter(resolver, sql);
-      const query = canonicalLocalNames(converter.query(converter.statement(statements[0]), new Map(), 0));
+      const converter = new Converter(resolver, sql, faults);
+      const converted = converter.query(converter.statement(statements[0]), new Map(), 0);
+      // A query with a refused part holds stand-ins, which have no canonical names.
+      const query = converter.faulted ? converted : canonicalLocalNames(converted);
       return { query, relations: [...converter.relations].sort() };
     },
     () => refuseContract('contract_sql_unsupported', { role: ROLE, field: FIELD }),
@@ -265,7 +276,38 @@ interface Binding {
   readonly folded: string;
   readonly qualifier: Qualifier;
   readonly columns: Columns;
+  /** Left by a refused FROM item: it answers its name, but supplies no column and clashes with nothing. */
+  readonly refused?: true;
 }
+
+/**
+ * What a refused FROM item binds in its scope, so that the qualifiers
+ * naming it are not refused a second time: its alias or table name as
+ * written, supplying any column; when neither is known (a refused join),
+ * a binding that stands for any name.
+ */
+function refusedBinding(node: JsonObject, bindings: readonly Binding[]): Binding {
+  const alias = typeof node.alias === 'string' ? node.alias : '';
+  const table = node.type === 'BASE_TABLE' && typeof node.table_name === 'string' ? node.table_name : '';
+  const name = alias !== '' ? alias : table;
+  const folded =
+    name === '' || bindings.some((binding) => binding.folded === asciiLower(name))
+      ? REFUSED_RELATION
+      : asciiLower(name);
+  return {
+    folded,
+    qualifier: { scope: 'alias', name: name === '' ? REFUSED_RELATION : name },
+    columns: null,
+    refused: true,
+  };
+}
+
+/**
+ * The binding a refused FROM item leaves in its scope (no identifier holds
+ * a control character, so none can be spelled so): with it, a qualifier
+ * that may have named the refused item is not refused a second time.
+ */
+const REFUSED_RELATION = '\u0000';
 
 interface VisibleCte {
   readonly name: string;
@@ -471,6 +513,21 @@ function aliasBinding(declaredAlias: string, columns: Columns): Binding {
   return { folded: asciiLower(declaredAlias), qualifier: { scope: 'alias', name: declaredAlias }, columns };
 }
 
+/** Stands for a refused query or CTE (the result is then not used). */
+export const STAND_IN_QUERY: SqlQuery = {
+  node: 'select',
+  with: [],
+  distinct: false,
+  select: [],
+  from: null,
+  where: null,
+  group_by: [],
+  having: null,
+  order_by: [],
+  limit: null,
+  offset: null,
+};
+
 /** A query node that is neither a SELECT nor a set operation, in words. */
 function queryKind(node: JsonObject): never {
   if (node.type === 'RECURSIVE_CTE_NODE')
@@ -570,11 +627,51 @@ class Converter {
     { readonly bindings: readonly Binding[]; readonly merged: ReadonlySet<string> }
   >();
 
+  /** Whether a part of the query was refused into the faults (the result then holds stand-ins). */
+  faulted = false;
+
   constructor(
     private readonly resolver: RelationResolver,
     /** The SQL as written, to say where a qualifier is when DuckDB gives its place. */
     private readonly sql?: string,
+    private readonly faults?: FaultSink,
   ) {}
+
+  /**
+   * One independent part of the query. With faults, a refusal there is kept
+   * and `fallback` stands for the part, so the rest is still checked; a
+   * query too complex stops at once (each part would say so again).
+   */
+  #part<T>(work: () => T, fallback: () => T): T {
+    const faults = this.faults;
+    if (faults === undefined) return work();
+    let stop: Refusal | undefined;
+    const done = faults.check(() => {
+      try {
+        return { value: work() };
+      } catch (error: unknown) {
+        if (error instanceof Refusal && error.code === 'contract_sql_too_complex') {
+          stop = error;
+          return undefined;
+        }
+        throw error;
+      }
+    });
+    if (stop !== undefined) throw stop;
+    if (done === undefined) {
+      this.faulted = true;
+      return fallback();
+    }
+    return done.value;
+  }
+
+  /** A construct refused on its own: kept with faults (the query goes on without it), else thrown. */
+  #refuse(construct: string, place?: SqlPlace, advice?: string): void {
+    this.#part(
+      () => unsupported(construct, place, advice),
+      () => undefined,
+    );
+  }
 
   #tick(depth: number, node?: JsonObject): void {
     this.#nodes += 1;
@@ -646,16 +743,16 @@ class Converter {
     depth: number,
   ): SqlQuery {
     keys(node, SELECT_KEYS, []);
-    if (node.sample !== null) unsupported('USING SAMPLE');
+    if (node.sample !== null) this.#refuse('USING SAMPLE');
     if (node.qualify !== null) {
-      unsupported(
+      this.#refuse(
         'QUALIFY',
         this.#place(node.qualify !== undefined && isJsonObject(node.qualify) ? node.qualify : undefined),
         'it filters on window functions, which model SQL does not have',
       );
     }
     if (node.aggregate_handling !== 'STANDARD_HANDLING')
-      unsupported('GROUP BY ALL', undefined, 'name the grouped expressions');
+      this.#refuse('GROUP BY ALL', undefined, 'name the grouped expressions');
 
     const bindings: Binding[] = [];
     const from = this.#from(object(node.from_table), scope, bindings, depth + 1);
@@ -665,7 +762,7 @@ class Converter {
 
     const groupBy = array(node.group_expressions).map(expr);
     if (!simpleGrouping(groupBy.length, array(node.group_sets)))
-      unsupported('GROUPING SETS, ROLLUP or CUBE', undefined, 'a plain GROUP BY is allowed');
+      this.#refuse('GROUPING SETS, ROLLUP or CUBE', undefined, 'a plain GROUP BY is allowed');
 
     const select: SqlSelectItem[] = array(node.select_list).map((item) => {
       const itemNode = object(item);
@@ -744,21 +841,25 @@ class Converter {
       const value = object(pair.value);
       keys(value, ['aliases', 'query', 'materialized', 'key_targets'], []);
       if (!isEmptyArray(value.aliases))
-        unsupported(
+        this.#refuse(
           'column names after a CTE name (name(a, b) AS …)',
           undefined,
           'name the columns in its SELECT',
         );
-      if (!isEmptyArray(value.key_targets)) unsupported('USING KEY on a CTE');
+      if (!isEmptyArray(value.key_targets)) this.#refuse('USING KEY on a CTE');
       if (value.materialized !== 'CTE_MATERIALIZE_DEFAULT')
-        unsupported('MATERIALIZED or NOT MATERIALIZED on a CTE');
+        this.#refuse('MATERIALIZED or NOT MATERIALIZED on a CTE');
       const folded = asciiLower(name);
       if (declared.has(folded)) fail('contract_sql_qualifier_ambiguous');
       declared.add(folded);
       // Non-recursive: a CTE sees the CTEs declared before it, never itself.
-      const query = this.query(this.statement(value.query), visible, depth + 1);
-      out.push({ name, query });
-      visible.set(folded, { name, columns: outputColumns(query) });
+      // A refused CTE stays visible, supplying any column, so what reads it is still checked.
+      const query = this.#part<SqlQuery | null>(
+        () => this.query(this.statement(value.query), visible, depth + 1),
+        () => null,
+      );
+      out.push({ name, query: query ?? STAND_IN_QUERY });
+      visible.set(folded, { name, columns: query === null ? null : outputColumns(query) });
     }
     return out;
   }
@@ -786,7 +887,7 @@ class Converter {
       if (type === 'DISTINCT_MODIFIER') {
         keys(modifier, ['type', 'distinct_on_targets'], []);
         if (!isEmptyArray(modifier.distinct_on_targets))
-          unsupported('DISTINCT ON', undefined, 'plain DISTINCT is allowed');
+          this.#refuse('DISTINCT ON', undefined, 'plain DISTINCT is allowed');
         distinct = true;
       } else if (type === 'ORDER_MODIFIER') {
         keys(modifier, ['type', 'orders'], []);
@@ -832,6 +933,16 @@ class Converter {
   }
 
   #from(node: JsonObject, ctes: CteScope, bindings: Binding[], depth: number): SqlFrom | null {
+    return this.#part(
+      () => this.#fromItem(node, ctes, bindings, depth),
+      () => {
+        bindings.push(refusedBinding(node, bindings));
+        return { node: 'cte', name: REFUSED_RELATION, alias: null };
+      },
+    );
+  }
+
+  #fromItem(node: JsonObject, ctes: CteScope, bindings: Binding[], depth: number): SqlFrom | null {
     this.#tick(depth, node);
     const type = text(node.type);
     if (node.sample !== null) unsupported('TABLESAMPLE', this.#place(node));
@@ -895,7 +1006,7 @@ class Converter {
       );
       return { node: 'cte', name: cte.name, alias: declaredAlias };
     }
-    const id = this.resolver.resolveRelation(folded);
+    const id = this.resolver.resolveRelation(folded, this.#place(node).within);
     this.relations.add(id);
     const declared = this.resolver.relationColumns?.(id);
     const columns = declared === undefined ? null : new Set(declared.map(asciiLower));
@@ -966,7 +1077,10 @@ class Converter {
   #scope(bindings: readonly Binding[], merged: ReadonlySet<string>): ReadonlyMap<string, Qualifier> {
     const scope = new Map<string, Qualifier>();
     for (const binding of bindings) {
-      if (scope.has(binding.folded)) fail('contract_sql_qualifier_ambiguous');
+      if (scope.has(binding.folded)) {
+        if (binding.refused === true) continue;
+        fail('contract_sql_qualifier_ambiguous');
+      }
       scope.set(binding.folded, binding.qualifier);
     }
     this.#suppliers.set(scope, { bindings: [...bindings], merged });
@@ -982,7 +1096,9 @@ class Converter {
     const suppliers = this.#suppliers.get(scope);
     if (suppliers === undefined || suppliers.merged.has(folded)) return [];
     const names = suppliers.bindings
-      .filter((binding) => binding.columns === null || binding.columns.has(folded))
+      .filter(
+        (binding) => binding.refused !== true && (binding.columns === null || binding.columns.has(folded)),
+      )
       .map((binding) => binding.folded);
     return names.length > 1 ? names : [];
   }
@@ -1015,6 +1131,8 @@ class Converter {
   #qualifier(written: string, scope: ReadonlyMap<string, Qualifier>, node: JsonObject): Qualifier {
     const folded = asciiLower(written);
     const qualifier = scope.get(folded);
+    // A refused FROM item may have bound it: reported once, there.
+    if (qualifier === undefined && scope.has(REFUSED_RELATION)) return { scope: 'alias', name: written };
     if (qualifier === undefined) {
       // Bound outside this subquery's FROM: a LATERAL reference, not an unknown name.
       if (this.#enclosing.some((names) => names.has(folded))) {
@@ -1046,6 +1164,18 @@ class Converter {
     scope: ReadonlyMap<string, Qualifier>,
     depth: number,
     aliasAllowed = false,
+  ): SqlExpr {
+    return this.#part(
+      () => this.#expression(node, scope, depth, aliasAllowed),
+      () => ({ node: 'literal', type: 'null' }),
+    );
+  }
+
+  #expression(
+    node: JsonObject,
+    scope: ReadonlyMap<string, Qualifier>,
+    depth: number,
+    aliasAllowed: boolean,
   ): SqlExpr {
     this.#tick(depth, node);
     // Aliases exist on select items only; elsewhere (struct members) they would carry meaning we drop.
