@@ -293,6 +293,20 @@ const CASES: readonly Case[] = [
       ),
   },
   {
+    // Nesting past the bound, far past it (the parser alone would run out of stack): where it is crossed.
+    name: 'yaml-too-deep',
+    build: (root) =>
+      edit(root, ORDERS, 'tags: [retail, bronze]', `tags: ${'['.repeat(50_000)}${']'.repeat(50_000)}`),
+  },
+  {
+    // Control characters in prose: at the character when it is written as it is, and which one.
+    name: 'control-character-in-prose',
+    build: (root) => {
+      edit(root, ORDERS, 'description: Orders as captured', 'description: Orders \u001b[2J as captured');
+      edit(root, SEMANTIC, 'label: Order status', 'label: "Order\\nstatus"');
+    },
+  },
+  {
     // Entities, dimensions and measures share one namespace: the second name is pointed at.
     name: 'member-name-twice',
     build: (root) => edit(root, SEMANTIC, '  - name: order_count\n', '  - name: segment\n'),

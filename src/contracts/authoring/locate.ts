@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { nodeAt, type PathSegment, type YamlNode } from '../../core/input/index.js';
-import { type Refusal, refuseAll } from '../../core/refusal/index.js';
+import { type Refusal, refuseAll, type ValuePosition } from '../../core/refusal/index.js';
 
 /**
  * Where things are in a resource file: a key path resolved against the YAML
@@ -62,12 +62,25 @@ export function positioned(refusal: Refusal, root: YamlNode | null): Refusal {
  * scalar on one line); otherwise the value's own place stands.
  */
 function insideValue(node: YamlNode, refusal: Refusal): { line: number; column: number } | undefined {
-  const within = refusal.within;
-  if (within === undefined || node.kind !== 'string' || node.written === undefined) return undefined;
+  return refusal.within === undefined ? undefined : positionInside(node, refusal.within);
+}
+
+/** The file's line and column of `within` in a string value written as it is, else undefined. */
+export function positionInside(
+  node: YamlNode,
+  within: ValuePosition,
+): { line: number; column: number } | undefined {
+  if (node.kind !== 'string' || node.written === undefined) return undefined;
   const lines = node.value.split('\n');
   const line = lines[within.line - 1];
   if (line === undefined || within.column > [...line].length + 1) return undefined;
   return { line: node.written.line + within.line - 1, column: node.written.column + within.column - 1 };
+}
+
+/** Where the character at `index` (a UTF-16 index) of `text` is: its line and column (in characters) in the text. */
+export function withinOf(text: string, index: number): ValuePosition {
+  const before = text.slice(0, index).split('\n');
+  return { line: before.length, column: [...(before.at(-1) ?? '')].length + 1 };
 }
 
 /** Applies `place` to a refusal and to each of its further errors. */

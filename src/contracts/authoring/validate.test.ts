@@ -528,6 +528,61 @@ describe('the authoring schemas', () => {
     ]);
   });
 
+  it('regression: a control character in a description, label, title or tag is refused where it is written', () => {
+    const text = [
+      'kind: SemanticModel',
+      'id: t.semantic.orders',
+      'name: orders_sm',
+      'model: facts',
+      'description: "Orders\\u0007 of the shop"',
+      'tags: [retail, "eu\\u001b[31m"]',
+      'dimensions:',
+      '  - name: status',
+      '    type: categorical',
+      '    field: order_status',
+      '    label: "Order\\nstatus"',
+      '    description: |',
+      '      Tabs\tand line',
+      '      breaks are prose; a raw \u0085 is not.',
+      '',
+    ].join('\n');
+    expect(errorsOf(text)).toEqual([
+      [
+        'contract_text_invalid',
+        'description',
+        5,
+        14,
+        'control character U+0007 (character 7 of the text): remove it (a description may hold tabs and line breaks, no other control character)',
+      ],
+      [
+        'contract_text_invalid',
+        'tags[1]',
+        6,
+        16,
+        'control character U+001B (character 3 of the text): remove it (a tag is one line of text without control characters)',
+      ],
+      [
+        'contract_text_invalid',
+        'dimensions[0].label',
+        11,
+        12,
+        'control character U+000A (character 6 of the text): remove it (a label is one line of text without control characters)',
+      ],
+      // Written as it is (a literal block): the character itself.
+      [
+        'contract_text_invalid',
+        'dimensions[0].description',
+        14,
+        31,
+        'control character U+0085 here: remove it (a description may hold tabs and line breaks, no other control character)',
+      ],
+    ]);
+    const title = dashboard({ title: 'Sales\toverview' });
+    expect(errorsOf(yamlOf(title)).map((one) => [one[0], one[1]])).toEqual([
+      ['contract_text_invalid', 'title'],
+    ]);
+  });
+
   it('regression: an unquoted decimal type in a flow mapping is one error that says to quote it', () => {
     const text = 'kind: Source\nid: a.b\nname: b\nfields:\n  - { name: amount, type: decimal(12, 2) }\n';
     const error = refusal(() => read(text));

@@ -21,11 +21,11 @@ import {
   RESOURCE_ID_PATTERN,
   VERSION_PATTERN,
 } from './identifiers.js';
-import { allowedKeysAt, schemaAt, unionKeysAt } from './locate.js';
+import { allowedKeysAt, positionInside, schemaAt, unionKeysAt, withinOf } from './locate.js';
 import { MAX_DECIMAL_PRECISION, PHYSICAL_TYPE_PATTERN, SIMPLE_TYPE_NAMES } from './physical-type.js';
 import { type ContractRefusalCode, refuseContract } from './refusals.js';
 import { schemaCheckOptions } from './schema-compilation.js';
-import { REFINEMENTS } from './schemas/common.js';
+import { controlCharacterAt, REFINEMENTS } from './schemas/common.js';
 import {
   type AuthoredResource,
   type DashboardResource,
@@ -202,6 +202,11 @@ function refusalsOf(
       continue;
     }
     const code = codeOf(issue);
+    const control = controlCharacterOf(issue, path, value, node);
+    if (control !== undefined) {
+      out.push(located(code, path, control.at ?? atValue(path), control.hint));
+      continue;
+    }
     const split =
       path[path.length - 1] === 'type' ? splitDecimal(nodeValue(value, path.slice(0, -1))) : undefined;
     const hint = split ?? hintOf(issue, code, nodeAt(node, path, true)) ?? acceptsHint(value, path);
@@ -313,6 +318,40 @@ function unionTypeIssue(
     expected.push(kind);
   }
   return [{ kind: 'wrong_type', path, expected }];
+}
+
+/**
+ * A control character in prose (a description, a label, a title, a tag):
+ * where it is — the character itself, when the value is written as it is —
+ * which one (its code point; it cannot be seen), and what the field may hold.
+ */
+function controlCharacterOf(
+  issue: z.core.$ZodIssue,
+  path: readonly PathSegment[],
+  value: unknown,
+  node: YamlNode | null,
+): { readonly at?: { readonly line: number; readonly column: number }; readonly hint: string } | undefined {
+  if (issue.code !== 'custom' || issue.params?.refinement !== REFINEMENTS.control_character) return undefined;
+  const text = nodeValue(value, path);
+  const allowed = typeof issue.params.allowed === 'string' ? issue.params.allowed : '';
+  const index = typeof text === 'string' ? controlCharacterAt(text, allowed) : undefined;
+  if (typeof text !== 'string' || index === undefined) return undefined;
+  const codePoint = `U+${text.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
+  const last = path[path.length - 1];
+  const what = typeof last === 'number' ? 'tag' : String(last);
+  const rule =
+    allowed === ''
+      ? `a ${what} is one line of text without control characters`
+      : `a ${what} may hold tabs and line breaks, no other control character`;
+  const found = nodeAt(node, path, true);
+  const at = found === undefined ? undefined : positionInside(found, withinOf(text, index));
+  // Escaped in quotes, the character is not where the text is written: say which one it is.
+  const where =
+    at === undefined ? ` (character ${[...text.slice(0, index)].length + 1} of the text)` : ' here';
+  return {
+    ...(at === undefined ? {} : { at }),
+    hint: `control character ${codePoint}${where}: remove it (${rule})`,
+  };
 }
 
 /** `expected <what the field accepts>`, for a refusal that has no more precise advice. */
@@ -591,9 +630,9 @@ function codeOf(issue: z.core.$ZodIssue): ContractRefusalCode {
       // A discriminated union reports a missing discriminator as a union issue on it.
       return issue.input === undefined ? 'contract_field_missing' : 'contract_field_invalid';
     case 'custom':
-      return issue.params?.refinement === REFINEMENTS.decimal_scale
-        ? 'contract_type_invalid'
-        : 'contract_field_invalid';
+      if (issue.params?.refinement === REFINEMENTS.decimal_scale) return 'contract_type_invalid';
+      if (issue.params?.refinement === REFINEMENTS.control_character) return 'contract_text_invalid';
+      return 'contract_field_invalid';
     case 'invalid_format': {
       const pattern = 'pattern' in issue ? String(issue.pattern) : '';
       if (pattern === String(PHYSICAL_TYPE_PATTERN)) return 'contract_type_invalid';

@@ -50,6 +50,9 @@ const FAULT_CODES: { readonly [F in YamlFault]: ContractRefusalCode } = {
 
 const ROLE = 'resource';
 
+/** Where the bound is crossed is the refusal's place; the hint says the bound. */
+const DEPTH_HINT = `mappings and lists nest at most ${MAX_YAML_DEPTH} levels deep in a resource file (the file itself is level 1); this value is at level ${MAX_YAML_DEPTH + 1}`;
+
 /**
  * Strict YAML 1.2 for resource files, through the core reader
  * (docs/refusals.md#text-inputs), plus two contract rules: every key and
@@ -73,7 +76,8 @@ export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
   const node = readStrictYaml(bytes, {
     maxDepth: MAX_YAML_DEPTH,
     refuse: (fault, place) => {
-      const hint = fault === 'not_utf8' ? utf8Hint(bytes) : faultPlaceHint(place);
+      const hint =
+        fault === 'not_utf8' ? utf8Hint(bytes) : fault === 'too_deep' ? DEPTH_HINT : faultPlaceHint(place);
       return refuseContract(FAULT_CODES[fault], {
         role: ROLE,
         location: place,

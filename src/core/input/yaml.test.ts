@@ -135,6 +135,46 @@ describe('the strict YAML reader', () => {
     });
   });
 
+  it('regression: a document nested far past the bound is too deep where the bound is crossed, not malformed', () => {
+    const deepest = (text: string) => {
+      let seen: Seen | undefined;
+      const refuse = (fault: YamlFault, place: YamlFaultPlace): Refusal => {
+        seen = { fault, place };
+        return refuseDemo('demo_yaml', { location: place });
+      };
+      expect(() => readStrictYaml(text, { refuse, maxDepth: 32 })).toThrow('bad yaml');
+      return seen;
+    };
+    // Flow brackets, 100,000 deep: the 32nd bracket opens level 33.
+    expect(deepest(`tags: ${'['.repeat(100_000)}${']'.repeat(100_000)}\nnext: 1\n`)).toEqual({
+      fault: 'too_deep',
+      place: { line: 1, column: 38, pointer: `tags${'[0]'.repeat(31)}` },
+    });
+    // Compact block sequences, 100,000 deep, closed at once by the next key: the
+    // parser itself runs out of stack there, so the lines are read instead.
+    expect(deepest(`tags:\n  ${'- '.repeat(100_000)}x\nnext: 1\n`)).toEqual({
+      fault: 'too_deep',
+      place: { line: 2, column: 65 },
+    });
+    // Block mappings, one level per line.
+    const lines = [
+      'top:',
+      ...Array.from({ length: 1_200 }, (_, i) => `${' '.repeat(i + 1)}k${i}:`),
+      'next: 1',
+    ];
+    expect(deepest(`${lines.join('\n')}\n`)).toEqual({
+      fault: 'too_deep',
+      place: {
+        line: 33,
+        column: 33,
+        pointer: `top.${Array.from({ length: 31 }, (_, i) => `k${i}`).join('.')}`,
+      },
+    });
+    // At the bound exactly, nothing is refused.
+    const at = readStrictYaml(`a: ${'['.repeat(31)}${']'.repeat(31)}\n`, { refuse, maxDepth: 32 });
+    expect(at.kind).toBe('map');
+  });
+
   it('refuses malformed YAML with the position of the fault', () => {
     expect(faultOf('a: [1, 2\nb: 3\n')).toMatchObject({
       fault: 'malformed',

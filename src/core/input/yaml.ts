@@ -1,14 +1,17 @@
 import {
+  Composer,
+  CST,
+  type Document,
   isAlias,
   isMap,
   isScalar,
   isSeq,
   LineCounter,
   type Node,
-  parseAllDocuments,
+  Parser,
   type Scalar,
 } from 'yaml';
-import type { Refusal } from '../refusal/index.js';
+import { Refusal } from '../refusal/index.js';
 import { type PathSegment, pointerOf } from './pointer.js';
 import { decodeUtf8Strict } from './utf8.js';
 import { type IndentFinding, scanIndentation } from './yaml-indent.js';
@@ -172,9 +175,26 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   }
   const lines = new LineCounter();
   const position = (offset: number): Position => positionOf(text, lines, offset);
-  let documents: ReturnType<typeof parseAllDocuments>;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  let documents: Document.Parsed[];
+  let deep: ReturnType<typeof firstTooDeep>;
   try {
-    documents = parseAllDocuments(text, {
+    // Parsed to tokens first, nesting bounded on them, then composed: the
+    // composer builds nodes recursively, so a document nested thousands deep
+    // would exhaust the stack there and read as malformed.
+    let tokens: CST.Token[];
+    try {
+      tokens = Array.from(new Parser(lines.addNewLine).parse(text));
+    } catch (error: unknown) {
+      // The parser itself recurses when it closes thousands of block levels
+      // at once: that much nesting is far past any bound. Where the bound is
+      // crossed is then read from the lines.
+      if (!(error instanceof RangeError)) throw error;
+      const crossing = crossingByLines(text, maxDepth);
+      throw options.refuse('too_deep', crossing === undefined ? {} : position(crossing));
+    }
+    deep = firstTooDeep(tokens, maxDepth);
+    const composer = new Composer({
       version: '1.2',
       schema: 'core',
       // Repeated keys are found while converting, where the key path and the
@@ -182,18 +202,30 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
       uniqueKeys: false,
       merge: false,
       strict: true,
-      prettyErrors: false,
       intAsBigInt: false,
-      lineCounter: lines,
     });
-  } catch {
+    documents = Array.from(composer.compose(tokens));
+  } catch (error: unknown) {
+    if (error instanceof Refusal) throw error;
     throw options.refuse('malformed', {});
   }
-  if (!Array.isArray(documents)) throw options.refuse('malformed', {});
-  if (documents.length > 1) {
-    const second = documents[1]?.range?.[0];
-    throw options.refuse('multiple_documents', second === undefined ? {} : position(second));
+  const second = documents.length > 1 ? (documents[1]?.range?.[0] ?? 0) : undefined;
+  const firstProblem = documents[0]?.errors[0] ?? documents[0]?.warnings[0];
+  // Too deep, unless the document is malformed (its nesting is then the
+  // parser's guess, and the syntax error is what to fix) or a second
+  // document comes first; the composer's own report of running out of
+  // stack is the nesting itself.
+  if (
+    deep !== undefined &&
+    (second === undefined || deep.offset < second) &&
+    (firstProblem === undefined || firstProblem.code === 'RESOURCE_EXHAUSTION')
+  ) {
+    throw options.refuse('too_deep', {
+      ...position(deep.offset),
+      ...(deep.pointer === undefined ? {} : { pointer: deep.pointer }),
+    });
   }
+  if (second !== undefined) throw options.refuse('multiple_documents', position(second));
   const document = documents[0];
   if (document === undefined) return { kind: 'null', at: { line: 1, column: 1 } };
   const problem = document.errors[0] ?? document.warnings[0];
@@ -231,11 +263,126 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
     throw options.refuse('directive', { line: 1, column: 1 });
   }
-  const converter = new Converter(options, position, options.maxDepth ?? DEFAULT_MAX_DEPTH, (node) =>
-    writtenAt(text, node, position),
-  );
+  const converter = new Converter(options, position, maxDepth, (node) => writtenAt(text, node, position));
   if (document.contents === null) return { kind: 'null', at: position(document.range?.[0] ?? 0) };
   return converter.convert(document.contents, [], 1);
+}
+
+/** A token on the nesting walk, with the way to it (a chain, not copied per level). */
+interface Nested {
+  readonly token: CST.Token;
+  readonly depth: number;
+  readonly parent: Nested | undefined;
+  readonly segment: PathSegment | undefined;
+}
+
+/**
+ * The first node, in document order, nested deeper than `maxDepth` (the
+ * root is at depth 1, as the converter counts): its offset and, when every
+ * key on the way is a scalar, its key path. Read from the parser's tokens
+ * with a stack of our own: no recursion, whatever the nesting. Keys are not
+ * counted; a key that is a collection is refused when converting.
+ */
+function firstTooDeep(
+  tokens: readonly CST.Token[],
+  maxDepth: number,
+): { readonly offset: number; readonly pointer?: string } | undefined {
+  const stack: Nested[] = [];
+  for (const token of [...tokens].reverse()) {
+    if (token.type === 'document' && token.value !== undefined)
+      stack.push({ token: token.value, depth: 1, parent: undefined, segment: undefined });
+  }
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { token, depth } = next;
+    if (depth > maxDepth) {
+      const pointer = pointerOfNested(next);
+      return { offset: token.offset, ...(pointer === undefined ? {} : { pointer }) };
+    }
+    if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection')
+      continue;
+    const items: readonly { readonly key?: CST.Token | null; readonly value?: CST.Token | null }[] =
+      token.items;
+    for (let index = items.length - 1; index >= 0; index -= 1) {
+      const item = items[index];
+      const value = item?.value;
+      if (value === undefined || value === null) continue;
+      const key = item?.key;
+      const segment =
+        key === undefined || key === null ? (token.type === 'block-map' ? undefined : index) : keyText(key);
+      stack.push({ token: value, depth: depth + 1, parent: next, segment });
+    }
+  }
+  return undefined;
+}
+
+/** A key written as a scalar, as text; undefined for any other key. */
+function keyText(key: CST.Token): string | undefined {
+  if (key.type !== 'scalar' && key.type !== 'single-quoted-scalar' && key.type !== 'double-quoted-scalar')
+    return undefined;
+  return CST.resolveAsScalar(key)?.value;
+}
+
+/** The key path of a nested token, when every step of it is known. */
+function pointerOfNested(nested: Nested): string | undefined {
+  const path: PathSegment[] = [];
+  for (let at: Nested | undefined = nested; at?.parent !== undefined; at = at.parent) {
+    if (at.segment === undefined) return undefined;
+    path.unshift(at.segment);
+  }
+  return pointerOf(path);
+}
+
+/**
+ * Where nesting first goes past `maxDepth`, read line by line from the
+ * indentation, the `- ` of block sequences, keys and flow brackets: an
+ * estimate, for a document the parser could not even tokenize (see its
+ * caller); lines inside a block scalar are skipped.
+ */
+function crossingByLines(text: string, maxDepth: number): number | undefined {
+  const open: number[] = [];
+  let flow = 0;
+  let scalarIndent: number | undefined;
+  let start = 0;
+  for (const line of text.split('\n')) {
+    const lineStart = start;
+    start += line.length + 1;
+    const rest = line.trimStart();
+    const indent = line.length - rest.length;
+    if (scalarIndent !== undefined) {
+      if (rest === '' || indent > scalarIndent) continue;
+      scalarIndent = undefined;
+    }
+    if (rest === '' || rest.startsWith('#')) continue;
+    if (flow === 0) while ((open.at(-1) ?? -1) >= indent) open.pop();
+    let at = indent;
+    const deeper = (column: number) => open.length + flow > maxDepth && lineStart + column;
+    while (line.startsWith('- ', at) || line.slice(at) === '-') {
+      open.push(at);
+      const crossed = deeper(at);
+      if (crossed !== false) return crossed;
+      at += 1;
+      while (line[at] === ' ') at += 1;
+    }
+    const key = /^[^\s#[\]{},'"][^#[\]{}]*?:(?=\s|$)/.exec(line.slice(at));
+    if (key !== null && flow === 0) {
+      open.push(at);
+      const crossed = deeper(at);
+      if (crossed !== false) return crossed;
+      at += key[0].length;
+    }
+    const value = line.slice(at).trimStart();
+    if (/^[|>]/.test(value)) scalarIndent = indent;
+    for (let index = at; index < line.length; index += 1) {
+      const character = line[index];
+      if (character === '#' && (index === 0 || line[index - 1] === ' ')) break;
+      if (character === '[' || character === '{') {
+        flow += 1;
+        const crossed = deeper(index);
+        if (crossed !== false) return crossed;
+      } else if ((character === ']' || character === '}') && flow > 0) flow -= 1;
+    }
+  }
+  return undefined;
 }
 
 const LITERAL_HEADER = /^\|[+-]?[ \t]*(?:#.*)?$/;

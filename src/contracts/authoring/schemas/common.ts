@@ -48,6 +48,7 @@ export const ISO_DATE_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 export const REFINEMENTS = {
   calendar_date: 'calendar_date',
   decimal_scale: 'decimal_scale',
+  control_character: 'control_character',
 } as const;
 export type Refinement = keyof typeof REFINEMENTS;
 
@@ -67,9 +68,52 @@ export const PhysicalTypeText = z
     'Physical type: string, boolean, int8, int16, int32, int64, float32, float64, decimal(P,S) with P ≤ 38 and S ≤ P, date, time, timestamp, timestamp_tz, binary or json.',
   );
 
-export const Prose = z.string().max(16_384).describe('Descriptive prose; not part of contract identity.');
+/**
+ * The first control character of `text` (C0, DEL, C1) other than those in
+ * `allowed`, as its index; undefined when there is none. Control characters
+ * are invisible in an editor and in a rendered page, and rewrite a terminal
+ * that prints them: prose is for people, so they are refused
+ * (docs/contracts.md#authoring).
+ */
+export function controlCharacterAt(text: string, allowed: string): number | undefined {
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if ((unit < 0x20 || (unit >= 0x7f && unit <= 0x9f)) && !allowed.includes(text.charAt(index)))
+      return index;
+  }
+  return undefined;
+}
+
+/** What prose may hold of the control characters: tabs and line breaks. */
+export const PROSE_CONTROLS = '\t\n';
+
+export const Prose = z
+  .string()
+  .max(16_384, { abort: true })
+  .refine((text) => controlCharacterAt(text, PROSE_CONTROLS) === undefined, {
+    params: { refinement: REFINEMENTS.control_character, allowed: PROSE_CONTROLS },
+  })
+  .describe('Descriptive prose; not part of contract identity.');
+
+/** One line of text for people (a label, a title): no control character at all. */
+export const Line = z
+  .string()
+  .max(16_384, { abort: true })
+  .refine((text) => controlCharacterAt(text, '') === undefined, {
+    params: { refinement: REFINEMENTS.control_character, allowed: '' },
+  })
+  .describe('Descriptive prose; not part of contract identity.');
+
 export const Tags = z
-  .array(z.string().min(1).max(64))
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(64, { abort: true })
+      .refine((text) => controlCharacterAt(text, '') === undefined, {
+        params: { refinement: REFINEMENTS.control_character, allowed: '' },
+      }),
+  )
   .max(64)
   .describe('Free-form labels; not part of contract identity.');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Name, Prose, Reference, ResourceId, Tags } from './common.js';
+import { Line, Name, Prose, Reference, ResourceId, Tags } from './common.js';
 
 const UsageSchema = z.strictObject({
   semantic_model: Reference.describe('A semantic model of the project, by id or name.'),
@@ -13,7 +13,7 @@ export const DashboardSchema = z
     kind: z.literal('Dashboard'),
     id: ResourceId,
     name: Name.describe('Project-local name.'),
-    title: Prose.optional(),
+    title: Line.optional(),
     description: Prose.optional(),
     tags: Tags.optional(),
     owner: z.string().min(1).max(256).optional().describe('Who maintains the dashboard.'),

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { MEMBER_TARGET_PATTERN } from '../identifiers.js';
-import { ContractMetadata, FieldName, Literal, Name, Prose, Reference, ResourceId, Tags } from './common.js';
+import {
+  ContractMetadata,
+  FieldName,
+  Line,
+  Literal,
+  Name,
+  Prose,
+  Reference,
+  ResourceId,
+  Tags,
+} from './common.js';
 
 const MemberTarget = z
   .string()
@@ -26,7 +36,7 @@ const DimensionSchema = z.strictObject({
   type: z.enum(['categorical', 'time']),
   field: FieldName.describe('The dataset field this dimension is bound to.'),
   time_granularity: Granularity.optional().describe('Time dimensions only; day when absent.'),
-  label: Prose.optional(),
+  label: Line.optional(),
   description: Prose.optional(),
 });
 
@@ -42,7 +52,7 @@ const MeasureSchema = z.strictObject({
   agg_time_dimension: Name.optional().describe(
     'Time dimension of the measure; defaults.agg_time_dimension when absent.',
   ),
-  label: Prose.optional(),
+  label: Line.optional(),
   description: Prose.optional(),
 });
 
