@@ -253,13 +253,3 @@ function optionName(error: unknown): string {
   const match = /'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)/.exec(String((error as Error).message));
   return match?.[1] ?? '';
 }
-
-/**
- * The value of an `--out` flag: the folder a command creates. An empty
- * value names no folder, so it is a usage error naming the flag rather
- * than a refusal about a path nobody typed (`--out "$DIR"` with DIR unset).
- */
-export function outFolder(value: string | undefined, usage: string): string | undefined {
-  if (value === '') throw new UsageError("--out takes the folder to create, not ''", usage);
-  return value;
-}

@@ -16,7 +16,7 @@ import {
 import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { runInterruptible } from '../interruption.js';
-import { outFolder, parseCommandArgs } from '../parse.js';
+import { parseCommandArgs, requireOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
@@ -78,8 +78,7 @@ export const evidenceSynth: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    const out = outFolder(values.out, USAGE);
-    if (out === undefined) throw new UsageError('missing option --out', USAGE);
+    const out = requireOption(values.out, '--out', USAGE);
     const options = synthOptions(values);
     const faults = faultsFromVariable(SYNTH_FAULTS, process.env, USAGE);
     // The library's boundary guards and redacts (docs/evidence.md#privacy).
