@@ -1,3 +1,4 @@
+import { untilAborted } from '../core/steps/index.js';
 import { type FaultCall, type FaultPoint, Faults, type ScaffoldFaults } from './faults.js';
 import { refuseScaffold } from './refusals.js';
 import type { ScaffoldStage } from './result.js';
@@ -45,19 +46,7 @@ export class RunContext {
   }
 
   async #waitOrInterrupt(wait: Promise<void>): Promise<void> {
-    const signal = this.#signal;
-    if (signal === undefined) return wait;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<void>((resolve) => {
-      onAbort = () => resolve();
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      await Promise.race([wait, aborted]);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
+    await untilAborted(this.#signal, wait);
     this.#throwIfInterrupted();
   }
 }

@@ -6,4 +6,5 @@ export {
   type StepPause,
   Steps,
   type StepsOptions,
+  untilAborted,
 } from './steps.js';

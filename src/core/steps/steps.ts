@@ -114,7 +114,7 @@ export class Steps<P extends string> {
       if (rule.action === 'fail') throw FsError.synthetic('EIO', 'fault');
       const done = new AbortController();
       try {
-        await this.#untilInterrupted(Promise.resolve(this.#faults?.pause?.(point, nth, done.signal)));
+        await untilAborted(this.#signal, Promise.resolve(this.#faults?.pause?.(point, nth, done.signal)));
       } finally {
         // The pause's own listeners go too, so nothing keeps the process alive.
         done.abort();
@@ -126,25 +126,29 @@ export class Steps<P extends string> {
   #stopIfInterrupted(): void {
     if (this.aborted) throw this.#interrupted();
   }
-
-  async #untilInterrupted(wait: Promise<void>): Promise<void> {
-    const signal = this.#signal;
-    if (signal === undefined) return wait;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<void>((resolve) => {
-      onAbort = () => resolve();
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      await Promise.race([wait, aborted]);
-    } finally {
-      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    }
-  }
 }
 
 /** A macrotask turn: pending signals are dispatched in the event loop's poll phase, before it. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Waits for `wait`, or until `signal` aborts, whichever comes first: a
+ * paused step must not hold an interruption back. The listener is removed
+ * either way, so a long run does not gather one per wait.
+ */
+export async function untilAborted(signal: AbortSignal | undefined, wait: Promise<void>): Promise<void> {
+  if (signal === undefined) return wait;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([wait, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
 }
