@@ -1,4 +1,5 @@
-// Version and publish data contracts: the example retail project (sources,
+// Version and publish data contracts: a project with two mistakes validated
+// (both reported at once); the example retail project (sources,
 // models, semantic models, dashboards) published to the embedded append-only
 // ledger and projected to canonical bytes with a SHA-256 identity; a field
 // widened, classified (and failed with --fail-on, as CI would), refused
@@ -32,6 +33,14 @@ export async function run(ctx) {
   cpSync(join(ctx.root, 'examples', 'contracts', 'retail'), join(base, 'retail'), { recursive: true });
   writeFileSync(join(base, 'forge-plan.mjs'), forgery(join(ctx.root, 'dist', 'src', 'index.js')));
   ctx.cd(base);
+  ctx.say(
+    'Two mistakes in one file (a misspelt key, a scale larger than the precision): validate reports both, each at its line:',
+  );
+  ctx.shell('cp -r retail typos');
+  ctx.shell(
+    "sed -i 's/type: decimal(12,2)/type: decimal(12,20)/; 0,/    nullable: false/s//    nulable: false/' typos/sources/orders.yaml",
+  );
+  ctx.sealkit(['contract', 'validate', 'typos'], { tail: 2, errors: 10 });
   ctx.say('Publish every versioned resource to the ledger (embedded PostgreSQL in retail/.sealkit/ledger):');
   ctx.sealkit(['contract', 'publish', 'retail'], { tail: 1 });
   ctx.say(
