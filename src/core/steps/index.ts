@@ -1,6 +1,8 @@
 export {
   isStepFaults,
   parseStepFaults,
+  STAGED_TREE_STEPS,
+  type StagedTreeStep,
   type StepFault,
   type StepFaults,
   type StepPause,

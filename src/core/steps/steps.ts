@@ -152,3 +152,21 @@ export async function untilAborted(signal: AbortSignal | undefined, wait: Promis
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
   }
 }
+
+/**
+ * The step boundaries of a tree published through one staging folder and one
+ * rename (`edition new`, `evidence synth`), in run order: preflight, the
+ * staging folder made, each folder and file written, everything fsynced, and
+ * just before the rename. One list, so that the two commands' fault hooks
+ * and interruption points stay the same protocol (docs/editions.md and
+ * docs/evidence.md, "the test-only fault hook").
+ */
+export const STAGED_TREE_STEPS = [
+  'after_preflight',
+  'after_staging',
+  'after_dir',
+  'after_file',
+  'after_fsync',
+  'before_rename',
+] as const;
+export type StagedTreeStep = (typeof STAGED_TREE_STEPS)[number];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
 import { type Dir, FsUnavailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
 import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
-import { type StepFaults, Steps } from '../../core/steps/index.js';
+import { STAGED_TREE_STEPS, type StagedTreeStep, type StepFaults, Steps } from '../../core/steps/index.js';
 import { refuseEdition } from '../refusals.js';
 import { readTree, TreeReadError } from '../tree.js';
 import { holdDestination } from './destination.js';
@@ -20,15 +20,8 @@ export interface WorkspaceCreated {
  * (docs/editions.md#the-test-only-fault-hook). `after_dir` and `after_file`
  * are reached once per folder and file.
  */
-export const WORKSPACE_STEPS = [
-  'after_preflight',
-  'after_staging',
-  'after_dir',
-  'after_file',
-  'after_fsync',
-  'before_rename',
-] as const;
-export type WorkspaceStep = (typeof WORKSPACE_STEPS)[number];
+export const WORKSPACE_STEPS = STAGED_TREE_STEPS;
+export type WorkspaceStep = StagedTreeStep;
 
 /** The `faults` option of `newWorkspace`: test-only; production callers leave it out. */
 export type WorkspaceFaults = StepFaults<WorkspaceStep>;

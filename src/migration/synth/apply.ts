@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
 import { Dir, fsPrimitivesAvailable, isFsError, renameNoReplace } from '../../core/fs/index.js';
 import { guardRefusals, guardRefusalsAsync } from '../../core/refusal/index.js';
-import { isStepFaults, type StepFaults, Steps } from '../../core/steps/index.js';
+import {
+  isStepFaults,
+  STAGED_TREE_STEPS,
+  type StagedTreeStep,
+  type StepFaults,
+  Steps,
+} from '../../core/steps/index.js';
 import { guardPrivate, guardPrivateAsync } from '../private-boundary.js';
 import { refuseSynth } from '../refusals.js';
 import type { SynthesisPlan } from './plan.js';
@@ -23,15 +29,8 @@ export interface SynthesisResult {
  * (docs/evidence.md#interrupted-and-the-test-only-fault-hook). `after_dir`
  * and `after_file` are reached once per directory and file.
  */
-export const SYNTH_STEPS = [
-  'after_preflight',
-  'after_staging',
-  'after_dir',
-  'after_file',
-  'after_fsync',
-  'before_rename',
-] as const;
-export type SynthStep = (typeof SYNTH_STEPS)[number];
+export const SYNTH_STEPS = STAGED_TREE_STEPS;
+export type SynthStep = StagedTreeStep;
 
 /** The `faults` option of `applySynthesisPlan`: test-only; production callers leave it out. */
 export type SynthFaults = StepFaults<SynthStep>;
