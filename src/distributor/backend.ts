@@ -45,6 +45,7 @@
  *    It is a test hook supplied through the library API (never an
  *    environment check); production runs pass a no-op.
  */
+import type { FileDigests } from '../core/digest/index.js';
 import type { Dir } from '../core/fs/index.js';
 import type { Refusal } from '../core/refusal/index.js';
 import type { BundleDir, BundlePath, DestinationState, Instant, OutputRecord } from './model/types.js';
@@ -122,6 +123,13 @@ export interface ApplyContext {
  */
 export interface OutputSource {
   open(output: PlannedOutput): AsyncIterable<Uint8Array>;
+  /**
+   * SHA-256 and MD5 of the snapshot file of `output`, read on a thread of
+   * their own (undefined when they could not be had). The S3 backend starts
+   * this before its first request for a bundle and checks the upload against
+   * it, instead of hashing on the thread that feeds the socket.
+   */
+  digest?(output: PlannedOutput): Promise<FileDigests | undefined>;
   /**
    * When the snapshot file of `output` sits on a local filesystem and this is
    * the last destination of the run that needs it, the local backend may

@@ -5,6 +5,7 @@ export {
   copyStreamHashing,
   type HashedCopy,
 } from './copy.js';
+export { type DigestableFile, digestFileOnThread, type FileDigests } from './file-digests.js';
 export {
   HashReadFailed,
   hashThreadsRunning,

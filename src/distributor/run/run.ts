@@ -479,10 +479,11 @@ function outputSource(snapshot: BundleSnapshot, bundle: SourceBundle, mayTake: b
       ? BundleSnapshot.copyName(output.source_index)
       : BundleSnapshot.pageName(output.source_index, output.sha256.slice('sha256:'.length));
   const open: OutputSource['open'] = (output) => snapshot.read(nameOf(output));
-  if (!mayTake) return { open };
+  const digest: OutputSource['digest'] = (output) => snapshot.digest(nameOf(output), output.size);
+  if (!mayTake) return { open, digest };
   const take: OutputSource['take'] = (output) => ({ dir: snapshot.dir, name: nameOf(output) });
   const location = snapshot.location;
-  if (location === undefined) return { open, take };
+  if (location === undefined) return { open, digest, take };
   const names = [
     ...bundle.manifest.files.map((_, index) => BundleSnapshot.copyName(index)),
     ...bundle.pages.map((page) =>
@@ -491,6 +492,7 @@ function outputSource(snapshot: BundleSnapshot, bundle: SourceBundle, mayTake: b
   ];
   return {
     open,
+    digest,
     take,
     takeDir: () => ({ dir: snapshot.dir, parent: location.parent, name: location.name, names }),
   };

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { digestFileOnThread, type FileDigests } from '../../core/digest/index.js';
 import type { Dir, WritableFile } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 
@@ -97,6 +98,11 @@ export class BundleSnapshot {
   read(name: string): AsyncIterable<Uint8Array> {
     const file = this.dir.openFile(name);
     return createReadStream('', { fd: file.fd, highWaterMark: 1 << 20, autoClose: true });
+  }
+
+  /** SHA-256 and MD5 of a snapshot file, read on a thread of its own (see `OutputSource.digest`). */
+  digest(name: string, maxBytes: number): Promise<FileDigests | undefined> {
+    return digestFileOnThread({ open: () => this.dir.openFile(name), maxBytes });
   }
 
   close(): void {

@@ -1,11 +1,12 @@
-import { sha256Prefixed } from '../../../core/digest/index.js';
+import { type FileDigests, sha256Prefixed } from '../../../core/digest/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, ApplyContext, OutputSource, StepKind } from '../../backend.js';
 import { compareInstants, instantOf } from '../../model/instant.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
 import type { OutputRecord } from '../../model/types.js';
-import type { PlannedWrite } from '../../plan/types.js';
+import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
+import { uploadDigests } from './digests.js';
 import { classifyS3Error, s3Refusal } from './errors.js';
 import type { InspectedPrefix } from './inspect.js';
 import type { BundleKeys } from './keys.js';
@@ -260,7 +261,7 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
           size: output.size,
           headers: { contentType: contentTypeOf(output.path), cacheControl: settings.cacheControl },
         },
-        { kind: 'stream', open: () => source.open(output) },
+        { kind: 'stream', open: () => source.open(output), ...digestsOf(source, output) },
         condition,
         run.signal,
       );
@@ -269,6 +270,14 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
       throw error;
     }
   });
+}
+
+function digestsOf(
+  source: OutputSource,
+  output: PlannedOutput,
+): { digests?: () => Promise<FileDigests | undefined> } {
+  const digests = uploadDigests(source, output);
+  return digests === undefined ? {} : { digests };
 }
 
 function claimsAfterFailedPut(

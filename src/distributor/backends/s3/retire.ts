@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { DeleteObjectsCommand as DeleteObjectsRequest, S3Client } from '@aws-sdk/client-s3';
-import { DeleteObjectsCommand } from './sdk.js';
+import { DeleteObjectCommand, DeleteObjectsCommand } from './sdk.js';
 
 /** Markers deleted by one request at most (S3 allows 1,000 keys per DeleteObjects). */
 const BATCH = 100;
+/**
+ * Batches this small are deleted key by key, in parallel: a DeleteObjects
+ * answer has a body, which Ceph RGW holds back until the previous segment is
+ * acknowledged (about 40 ms at the end of every run), while a DELETE's 204
+ * has none (docs/performance.md, "One bundle of 64 MiB").
+ */
+const SINGLE_DELETES_UP_TO = 4;
 /** The longest a committed bundle's marker waits for others to share its delete request. */
 const MAX_DELAY_MS = 2_000;
 
@@ -20,7 +27,7 @@ export function retirementDelayMs(leaseMs: number): number {
 /**
  * Deletes the pending markers of committed bundles in batches (one
  * DeleteObjects request for up to a hundred bundles instead of one DELETE
- * each). A marker waits at most `delayMs` — far inside its lease, so no
+ * each; a batch of at most four, one DELETE each, in parallel). A marker waits at most `delayMs` — far inside its lease, so no
  * other run can have taken it over — or until no bundle of the destination
  * is being written any more (`flush`), and every marker queued is deleted
  * before the backend closes. A marker whose delete fails stays: the next run
@@ -73,6 +80,10 @@ export class MarkerRetirement {
   }
 
   async #delete(keys: readonly string[]): Promise<void> {
+    if (keys.length <= SINGLE_DELETES_UP_TO) {
+      await Promise.all(keys.map((key) => this.#deleteOne(key)));
+      return;
+    }
     const command = new DeleteObjectsCommand({
       Bucket: this.#bucket,
       Delete: { Objects: keys.map((key) => ({ Key: key })), Quiet: true },
@@ -82,6 +93,14 @@ export class MarkerRetirement {
       await this.#client.send(command);
     } catch {
       // The markers stay; the next run repairs those bundles.
+    }
+  }
+
+  async #deleteOne(key: string): Promise<void> {
+    try {
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    } catch {
+      // The marker stays; the next run repairs that bundle.
     }
   }
 }

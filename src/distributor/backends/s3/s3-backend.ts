@@ -16,6 +16,7 @@ import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { createS3Client } from './client.js';
+import { prefetchDigests } from './digests.js';
 import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
 import { type InspectedPrefix, inspectPrefix } from './inspect.js';
 import { bundleKeys } from './keys.js';
@@ -132,6 +133,8 @@ export function createS3BackendNow(
       }
       if (destinationFailure !== undefined) return { outcome: 'refused', refusal: destinationFailure };
       applying += 1;
+      // Hashed on another thread while the probe and the marker make their round trips.
+      const prefetched = prefetchDigests(write, source);
       try {
         probe ??= probeStore(getClient(), config.bucket, config.prefix).catch((error: unknown) =>
           noteFailure(error, 'write'),
@@ -162,7 +165,7 @@ export function createS3BackendNow(
           },
           bundleKeys(config.prefix, write.bundle_dir),
           write,
-          source,
+          prefetched,
           context,
           found,
         );

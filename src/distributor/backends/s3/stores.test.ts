@@ -36,10 +36,14 @@ import {
   type ProxyAction,
   startSilentEndpoint,
 } from '../../../../test/helpers/s3-proxy.js';
+import { type FileDigests, sha256Hex, sha256Prefixed } from '../../../core/digest/index.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Client } from './client.js';
+import { THREAD_DIGEST_MIN_BYTES } from './digests.js';
 import { createS3Backend, type S3BackendOptions } from './index.js';
+import { MarkerRetirement } from './retire.js';
+import { putVerified } from './upload.js';
 
 const ctx = useRgwFixture({ work: 's3-stores-', bucket: 'stores', awsEnv: true, proxy: true });
 
@@ -122,6 +126,10 @@ async function withDenied<T>(bucket: string, action: string, work: () => Promise
     await ctx.s3.send(new DeleteBucketPolicyCommand({ Bucket: bucket }));
   }
 }
+
+/** Hex SHA-256 of bytes (undefined when there are none, so a missing object never matches). */
+const sha256Of = (bytes: string | Uint8Array | undefined): string | undefined =>
+  bytes === undefined ? undefined : createHash('sha256').update(bytes).digest('hex');
 
 const outcomeOf = async (report: ReturnType<typeof distributeRun>) => {
   const item = (await report).outcomes[0];
@@ -216,6 +224,174 @@ describe('uploads are verified without trusting the shape of an ETag', () => {
     expect((await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
     );
+  });
+});
+
+describe('large outputs are hashed on a thread of their own, and still verified', () => {
+  // Above THREAD_DIGEST_MIN_BYTES: the upload streams unhashed and is checked
+  // against the snapshot file's digests, read on another thread.
+  const large: BundleSpec = {
+    id: 'weather.radar',
+    created: '2026-05-30T11:10:00Z',
+    files: {
+      'report.md': '# Radar\n',
+      'radar.bin': Buffer.alloc(THREAD_DIGEST_MIN_BYTES + 12_345, 0x2a),
+    },
+  };
+  const isLargePut = (req: ProxiedRequest): boolean => isObjectPut(req, '/daily/radar.bin');
+  const largeGets = (from: number): number =>
+    ctx.proxy.seen
+      .slice(from)
+      .filter((req) => req.method === 'GET' && req.url.split('?')[0]?.endsWith('/daily/radar.bin')).length;
+
+  it('regression: a large output publishes, proven by its MD5 ETag without reading it back', async () => {
+    const { bundle, run } = fixture(large, { endpoint: ctx.proxy.endpoint });
+    const before = ctx.proxy.seen.length;
+    expect(await outcomeThrough(run, () => ({ kind: 'forward' }))).toBe('published');
+    expect(largeGets(before)).toBe(0);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
+    expect(sha256Of(stored.get(`${bundle}/radar.bin`)?.bytes)).toBe(sha256Of(large.files['radar.bin']));
+  });
+
+  it('a large output behind an opaque ETag is read back and publishes', async () => {
+    const { bundle, run } = fixture(large, { endpoint: ctx.proxy.endpoint });
+    const before = ctx.proxy.seen.length;
+    expect(
+      await outcomeThrough(run, (req) =>
+        isLargePut(req) ? { kind: 'rewrite', headers: opaqueKmsEtag } : { kind: 'forward' },
+      ),
+    ).toBe('published');
+    expect(largeGets(before)).toBe(1);
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
+    expect(sha256Of(stored.get(`${bundle}/radar.bin`)?.bytes)).toBe(sha256Of(large.files['radar.bin']));
+  });
+
+  it('regression: a large body changed on the way is caught (its ETag is not the MD5 the thread read): no state, and the rerun converges', async () => {
+    const { bundle, run } = fixture(large, { endpoint: ctx.proxy.endpoint });
+    expect(
+      await outcomeThrough(run, (req) =>
+        isLargePut(req) ? { kind: 'corrupt', offset: 3_000_000 } : { kind: 'forward' },
+      ),
+    ).toBe('destination_write_failed');
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(`${bundle}/.distributor.json`);
+    expect(await outcomeOf(run())).toBe('published');
+    const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
+    expect(sha256Of(stored.get(`${bundle}/radar.bin`)?.bytes)).toBe(sha256Of(large.files['radar.bin']));
+  });
+});
+
+describe('an upload checked against digests read on another thread', () => {
+  const bytes = Buffer.alloc(300_000, 0x61);
+  const sha256 = sha256Hex(bytes);
+  const md5Hex = createHash('md5').update(bytes).digest('hex');
+
+  async function put(digests: FileDigests | undefined) {
+    counter += 1;
+    const key = `digests-${counter}/data.bin`;
+    const client = createS3Client({
+      id: 'digests',
+      kind: 's3',
+      bucket: ctx.bucket,
+      prefix: '',
+      endpoint: ctx.proxy.endpoint,
+      region: ctx.rgw.region,
+      force_path_style: true,
+      outputs: { source: true, html: true },
+    });
+    const before = ctx.proxy.seen.length;
+    try {
+      await putVerified(
+        { client, bucket: ctx.bucket, checksumVerified: false, retry: FAST_RETRY },
+        key,
+        {
+          sha256: sha256Prefixed(bytes),
+          size: bytes.length,
+          headers: { contentType: 'application/octet-stream', cacheControl: 'no-cache' },
+        },
+        {
+          kind: 'stream',
+          open: async function* () {
+            yield bytes;
+          },
+          digests: () => Promise.resolve(digests),
+        },
+        { kind: 'absent' },
+        new AbortController().signal,
+      );
+    } finally {
+      client.destroy();
+    }
+    return ctx.proxy.seen.slice(before).filter((req) => req.method === 'GET' && req.url.includes(key)).length;
+  }
+
+  it("counts the MD5 ETag when the digests are the plan's: no read-back", async () => {
+    expect(await put({ sha256, md5Hex, bytes: bytes.length })).toBe(0);
+  });
+
+  it("regression: digests that are not the plan's (a snapshot changed after validation) make the object be read back", async () => {
+    const other = sha256Hex(Buffer.from('other'));
+    expect(await put({ sha256: other, md5Hex, bytes: bytes.length })).toBe(1);
+    expect(await put({ sha256, md5Hex, bytes: bytes.length - 1 })).toBe(1);
+  });
+
+  it('digests the thread could not give make the object be read back', async () => {
+    expect(await put(undefined)).toBe(1);
+  });
+});
+
+describe('pending markers are removed in as few answers as the store can give quickly', () => {
+  const deletesFrom = (from: number) => {
+    const seen = ctx.proxy.seen.slice(from);
+    return {
+      single: seen.filter((req) => req.method === 'DELETE' && req.url.includes('.distributor.pending.json')),
+      batched: seen.filter((req) => req.method === 'POST' && req.url.includes('delete')),
+    };
+  };
+
+  it("regression: a lone bundle's marker goes by one DELETE, not a DeleteObjects whose answer radosgw holds back", async () => {
+    const { bundle, run } = fixture(daily, { endpoint: ctx.proxy.endpoint });
+    const before = ctx.proxy.seen.length;
+    expect(await outcomeThrough(run, () => ({ kind: 'forward' }))).toBe('published');
+    const { single, batched } = deletesFrom(before);
+    expect(single.map((req) => req.url.split('?')[0])).toEqual([
+      `/${ctx.bucket}/${bundle}/.distributor.pending.json`,
+    ]);
+    expect(batched).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).not.toContain(
+      `${bundle}/.distributor.pending.json`,
+    );
+  });
+
+  it('more markers than a few go in one DeleteObjects', async () => {
+    const client = createS3Client({
+      id: 'retire',
+      kind: 's3',
+      bucket: ctx.bucket,
+      prefix: '',
+      endpoint: ctx.proxy.endpoint,
+      region: ctx.rgw.region,
+      force_path_style: true,
+      outputs: { source: true, html: true },
+    });
+    counter += 1;
+    const keys = Array.from(
+      { length: 6 },
+      (_, index) => `retire-${counter}/b${index}/.distributor.pending.json`,
+    );
+    for (const key of keys)
+      await ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: key, Body: '{}' }));
+    const before = ctx.proxy.seen.length;
+    try {
+      const retirement = new MarkerRetirement(client, ctx.bucket, 10_000);
+      for (const key of keys) retirement.retire(key);
+      await retirement.drain();
+    } finally {
+      client.destroy();
+    }
+    const { single, batched } = deletesFrom(before);
+    expect(batched).toHaveLength(1);
+    expect(single).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `retire-${counter}/`)).toEqual([]);
   });
 });
 

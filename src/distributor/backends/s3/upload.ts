@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { PutObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import mime from 'mime';
-import { Sha256Accumulator, type Sha256Prefixed, toHex, toPrefixed } from '../../../core/digest/index.js';
+import {
+  type FileDigests,
+  Sha256Accumulator,
+  type Sha256Prefixed,
+  toHex,
+  toPrefixed,
+} from '../../../core/digest/index.js';
 import { classifyS3Error, isTransient } from './errors.js';
 import { bareEtag } from './etag.js';
 import { hashObject } from './objects.js';
@@ -25,9 +31,17 @@ export interface PlannedBytes {
   readonly headers: ObjectHeaders;
 }
 
-/** The bytes of one PUT: re-opened from the run's verified snapshot for every attempt, or held in memory. */
+/**
+ * The bytes of one PUT: re-opened from the run's verified snapshot for every
+ * attempt, or held in memory. A large snapshot file comes with `digests`,
+ * its SHA-256 and MD5 read on another thread: the stream is then not hashed.
+ */
 export type PutBody =
-  | { readonly kind: 'stream'; open(): AsyncIterable<Uint8Array> }
+  | {
+      readonly kind: 'stream';
+      open(): AsyncIterable<Uint8Array>;
+      readonly digests?: () => Promise<FileDigests | undefined>;
+    }
   | { readonly kind: 'bytes'; readonly bytes: Uint8Array };
 
 export interface RetryPolicy {
@@ -52,7 +66,8 @@ export interface UploadTarget {
  * `SlowDown`), the connection breaks or a timeout passes; each attempt reads
  * the planned bytes again. The body is hashed chunk by chunk on its way to
  * the socket (SHA-256 and MD5), so memory stays flat and the digests describe
- * exactly the bytes sent. The request declares the planned length, the
+ * exactly the bytes sent — or, for a large file, on another thread from the
+ * snapshot file itself (`PutBody.digests`), the stream only counted. The request declares the planned length, the
  * planned SHA-256 (`x-amz-checksum-sha256`, also kept as the object's
  * `sha256` metadata), the content type and Cache-Control.
  *
@@ -61,7 +76,10 @@ export interface UploadTarget {
  * ETag's shape: the returned SHA-256 checksum where the store verifies it;
  * else the ETag as an MD5 when the response says the object is neither
  * KMS- nor customer-key encrypted; else (or when that MD5 differs) the object
- * is read back and hashed.
+ * is read back and hashed. With digests from the other thread, the ETag
+ * counts only when they match the plan: the store then holds the bytes whose
+ * MD5 the thread read, and those are the planned bytes; otherwise (digests
+ * unknown or not the plan's) the object is read back.
  *
  * A conditional PUT that finds its condition failed may be looking at its
  * own earlier attempt (an answer lost to a reset, or the SDK's own retry of a
@@ -104,6 +122,7 @@ async function putOnce(
 ): Promise<string> {
   const sha256 = new Sha256Accumulator();
   const md5 = createHash('md5');
+  const known = body.kind === 'stream' ? body.digests : undefined;
   // A body that fails half-way must end the request at once: the server would
   // otherwise wait for the declared length until its timeout.
   const abort = new AbortController();
@@ -115,7 +134,11 @@ async function putOnce(
     md5.update(body.bytes);
     payload = body.bytes;
   } else {
-    stream = Readable.from(hashing(body.open(), planned.size, sha256, md5), { objectMode: false });
+    const chunks =
+      known === undefined
+        ? hashing(body.open(), planned.size, sha256, md5)
+        : counted(body.open(), planned.size);
+    stream = Readable.from(chunks, { objectMode: false });
     stream.once('error', stop);
     payload = stream;
   }
@@ -143,12 +166,22 @@ async function putOnce(
     signal.removeEventListener('abort', stop);
     stream?.destroy();
   }
-  const streamed = sha256.finish();
-  if (streamed.bytes !== planned.size || toPrefixed(streamed.hex) !== planned.sha256)
-    throw new UploadMismatch(toPrefixed(streamed.hex));
   const etag = bareEtag(response.ETag) ?? '';
-  if (target.checksumVerified && response.ChecksumSHA256 === checksum) return etag;
-  if (md5Describes(response, etag) && etag === md5.digest('hex')) return etag;
+  if (known === undefined) {
+    const streamed = sha256.finish();
+    if (streamed.bytes !== planned.size || toPrefixed(streamed.hex) !== planned.sha256)
+      throw new UploadMismatch(toPrefixed(streamed.hex));
+    if (target.checksumVerified && response.ChecksumSHA256 === checksum) return etag;
+    if (md5Describes(response, etag) && etag === md5.digest('hex')) return etag;
+  } else {
+    if (target.checksumVerified && response.ChecksumSHA256 === checksum) return etag;
+    const digests = await known();
+    const planHolds =
+      digests !== undefined &&
+      digests.bytes === planned.size &&
+      toPrefixed(digests.sha256) === planned.sha256;
+    if (planHolds && md5Describes(response, etag) && etag === digests.md5Hex) return etag;
+  }
   // An opaque ETag (encrypted, multipart, or a store's own scheme): read the object back.
   const stored = await hashObject(target.client, target.bucket, key, response.VersionId, signal);
   if (stored === undefined || stored.size !== planned.size || stored.sha256 !== planned.sha256)
@@ -215,6 +248,17 @@ async function* hashing(
   }
   // A short body would leave the server waiting for the declared length.
   if (sha256.bytes !== size) throw new UploadMismatch();
+}
+
+/** The chunks as they are, never more or fewer than the declared length (see `hashing`). */
+async function* counted(chunks: AsyncIterable<Uint8Array>, size: number): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    if (bytes + chunk.byteLength > size) throw new UploadMismatch();
+    bytes += chunk.byteLength;
+    yield chunk;
+  }
+  if (bytes !== size) throw new UploadMismatch();
 }
 
 function backoffMs(policy: RetryPolicy, attempt: number): number {
