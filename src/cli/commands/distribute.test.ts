@@ -242,7 +242,6 @@ describe('sealkit distribute run', () => {
           [
             'SECRET_VALUE_ZQ',
             'SECRET_VALUE_ZX',
-            'secret_id_zq',
             manifest.digest.slice(7, 40),
             manifest.files[0].sha256.slice(7, 40),
           ],
@@ -257,6 +256,8 @@ describe('sealkit distribute run', () => {
         {
           pipeline_id: 'weather',
           bundle_dir: bundleDir,
+          // A report names bundle ids, as it names folders: an id is not a secret.
+          bundle_id: 'secret_id_zq',
           reason_code: 'file_digest_mismatch',
           location: where,
         },
@@ -270,6 +271,26 @@ describe('sealkit distribute run', () => {
         `  --> ${where.path}\n` +
         '  = help: the file changed after manifest.json was written (it lists it as files[0])\n',
     );
+  });
+
+  it('regression: a bundle refused in validation is reported under its manifest id, not null', () => {
+    const bundle = makeBundle(source, 'weekly', [REPORT], {
+      id: 'weather.weekly',
+      created: '2026-05-30T11:10:00Z',
+    });
+    writeFileSync(join(bundle, 'report.md'), '# Daily\n\nRainy.\n');
+    const json = runCli(['distribute', 'run', '--config', config, '--json']);
+    expect(json.status).toBe(2);
+    const report = JSON.parse(json.stdout.toString());
+    const named = { bundle_dir: 'weekly', bundle_id: 'weather.weekly', reason_code: 'file_digest_mismatch' };
+    expect(report.failures).toMatchObject([named]);
+    expect(report.outcomes).toMatchObject([named]);
+    expect(report.plan.items).toMatchObject([{ bundle_dir: 'weekly', bundle_id: 'weather.weekly' }]);
+    // The human report names the bundle too: its row, and the file under its folder.
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(2);
+    expect(human.stdout.toString()).toContain('weather   site         weekly  refused  file_digest_mismatch');
+    expect(human.stderr.toString()).toContain(`  --> ${join(source, 'weekly', 'report.md')}\n`);
   });
 
   it('refuses a broken configuration naming the file, line, column and key, never a value or a credential', () => {

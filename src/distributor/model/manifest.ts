@@ -23,6 +23,15 @@ export const MANIFEST_LIMITS = { maxBytes: 16 * 1024 * 1024, maxDepth: 16, maxFi
  * the caller adds the file's path (docs/distributor.md#reading-an-error).
  */
 export function parseManifest(bytes: Uint8Array): SourceManifest {
+  return manifestFromJson(parseManifestJson(bytes), 'lenient');
+}
+
+/**
+ * manifest.json bytes as strict JSON, not yet checked as a manifest: the
+ * first half of `parseManifest`, for a caller that wants the id of a
+ * manifest whose other fields are refused (`manifestIdOf`).
+ */
+export function parseManifestJson(bytes: Uint8Array): JsonValue {
   if (bytes.length > MANIFEST_LIMITS.maxBytes)
     throw refuseDistributor('manifest_too_large', { role: 'manifest' });
   let value: JsonValue;
@@ -40,7 +49,18 @@ export function parseManifest(bytes: Uint8Array): SourceManifest {
       ...(error instanceof Refusal && error.hint !== undefined ? { hint: error.hint } : {}),
     });
   }
-  return manifestFromJson(value, 'lenient');
+  return value;
+}
+
+/**
+ * The id a parsed manifest names, when it is one `manifestFromJson` accepts,
+ * whatever else is wrong with the manifest: a bundle refused for its files
+ * or another field is still reported under its id (docs/distributor.md#outcomes).
+ */
+export function manifestIdOf(value: JsonValue): string | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const id = value.id;
+  return typeof id === 'string' && idProblem(id) === undefined ? id : undefined;
 }
 
 type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string, hint?: string) => Refusal;

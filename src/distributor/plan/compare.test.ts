@@ -258,7 +258,7 @@ describe('planRun', () => {
       plan.failures.map(({ refusal, ...failure }) => [failure, refusal?.location, refusal?.hint]),
     ).toEqual([
       [
-        { pipeline_id: 'p', bundle_dir: 'a', reason_code: 'output_collision' },
+        { pipeline_id: 'p', bundle_dir: 'a', bundle_id: 'weather.daily', reason_code: 'output_collision' },
         { path: 'a/report.md' },
         'its page report.html is also a listed file copied as it is',
       ],

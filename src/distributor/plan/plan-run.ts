@@ -29,6 +29,8 @@ export interface PlanPipelineInput {
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
     readonly bundle_dir: BundleDir | null;
+    /** The manifest's id, when the manifest was parsed and names a valid one. */
+    readonly bundle_id: string | null;
     readonly reason_code: DistributorReasonCode;
     readonly refusal?: Refusal;
   }[];
@@ -49,6 +51,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
       failures.push({
         pipeline_id: pipeline.id,
         bundle_dir: failure.bundle_dir,
+        bundle_id: failure.bundle_dir === null ? null : failure.bundle_id,
         reason_code: failure.reason_code,
         ...(failure.refusal === undefined ? {} : { refusal: failure.refusal }),
       });
@@ -58,7 +61,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           pipeline_id: pipeline.id,
           destination_id: destination.id,
           bundle_dir: failure.bundle_dir,
-          bundle_id: null,
+          bundle_id: failure.bundle_id,
           outcome: 'refused',
           reason_code: failure.reason_code,
         });
@@ -77,6 +80,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
           failures.push({
             pipeline_id: pipeline.id,
             bundle_dir: bundle.dir,
+            bundle_id: bundle.manifest.id,
             reason_code: 'output_collision',
             ...(refusal === undefined
               ? {}

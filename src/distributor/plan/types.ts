@@ -68,7 +68,11 @@ export interface PlanItemBase {
   readonly pipeline_id: string;
   readonly destination_id: string;
   readonly bundle_dir: BundleDir;
-  /** Null when the bundle's manifest could not be read. */
+  /**
+   * The manifest's id. Also for a bundle refused in validation, whenever its
+   * manifest was parsed and names a valid id; null only when it does not
+   * (not JSON, unreadable, missing, or the id itself refused).
+   */
   readonly bundle_id: string | null;
 }
 
@@ -143,6 +147,8 @@ export interface RunFailure {
   readonly pipeline_id: string;
   /** Null when the pipeline failed before its bundles were known (discovery). */
   readonly bundle_dir: BundleDir | null;
+  /** The failing bundle's manifest id, as in `PlanItemBase.bundle_id`; null for a pipeline's failure. */
+  readonly bundle_id: string | null;
   readonly reason_code: DistributorReasonCode;
   /**
    * The refusal itself, located under the paths the user named

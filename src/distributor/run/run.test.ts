@@ -84,6 +84,115 @@ describe('bundle folders that differ only in Unicode normalization', () => {
   });
 });
 
+describe('bundle_id of a bundle refused in validation', () => {
+  /** Rewrites the manifest of bundle `x` through `edit`. */
+  const editManifest = (bundle: string, edit: (manifest: Record<string, unknown>) => void): void => {
+    const manifest = JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8'));
+    edit(manifest);
+    writeFileSync(join(bundle, 'manifest.json'), JSON.stringify(manifest));
+  };
+  const ids = (report: Awaited<ReturnType<typeof run>>) => ({
+    failures: report.failures.map((f) => [f.bundle_dir, f.bundle_id, f.reason_code]),
+    outcomes: report.outcomes.map((o) => [o.bundle_dir, o.bundle_id, o.reason_code]),
+    items: report.plan.items.map((i) => [i.bundle_dir, i.bundle_id]),
+  });
+
+  it.each([
+    [
+      'a file digest mismatch',
+      (b: string) => writeFileSync(join(b, 'summary.txt'), 'SUNNY\n'),
+      'file_digest_mismatch',
+    ],
+    ['a missing listed file', (b: string) => rmSync(join(b, 'summary.txt')), 'file_missing'],
+    [
+      'a bad bundle digest',
+      (b: string) => editManifest(b, (m) => Object.assign(m, { digest: `sha256:${'0'.repeat(64)}` })),
+      'bundle_digest_mismatch',
+    ],
+    [
+      'a bad path in the manifest',
+      (b: string) => editManifest(b, (m) => Object.assign(m, { files: [{ path: '../summary.txt' }] })),
+      'path_dotdot',
+    ],
+    [
+      'a bad created in the manifest',
+      (b: string) => editManifest(b, (m) => Object.assign(m, { created: 'yesterday' })),
+      'manifest_created_invalid',
+    ],
+    [
+      'a nested bundle',
+      (b: string) => makeBundle(b, 'inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' }),
+      'bundle_nested',
+    ],
+    [
+      'a symbolic link in the bundle',
+      (b: string) => symlinkSync('summary.txt', join(b, 'latest.txt')),
+      'source_symlink',
+    ],
+  ])('regression: %s keeps the manifest id (it was null)', async (_label, damage, code) => {
+    const bundle = makeBundle(source, 'x', [SUMMARY], { id: 'weather.x', created: '2026-05-30T11:10:00Z' });
+    damage(bundle);
+    const report = await run();
+    expect(ids(report)).toEqual({
+      failures: [['x', 'weather.x', code]],
+      outcomes: [['x', 'weather.x', code]],
+      items: [['x', 'weather.x']],
+    });
+  });
+
+  it('regression: an output collision keeps the manifest id', async () => {
+    makeBundle(source, 'x', [REPORT, { path: 'report.html', content: '<p>hand-made</p>\n' }], {
+      id: 'weather.x',
+      created: '2026-05-30T11:10:00Z',
+    });
+    expect(ids(await run())).toEqual({
+      failures: [['x', 'weather.x', 'output_collision']],
+      outcomes: [['x', 'weather.x', 'output_collision']],
+      items: [['x', 'weather.x']],
+    });
+  });
+
+  it.each([
+    [
+      'manifest.json is not JSON',
+      (b: string) => writeFileSync(join(b, 'manifest.json'), '{"id": "weather.x", "files": ['),
+      'manifest_not_json',
+    ],
+    [
+      'manifest.json is not an object',
+      (b: string) => writeFileSync(join(b, 'manifest.json'), '["weather.x"]'),
+      'manifest_not_object',
+    ],
+    [
+      'the id is blank',
+      (b: string) => editManifest(b, (m) => Object.assign(m, { id: ' ' })),
+      'manifest_id_invalid',
+    ],
+    [
+      'the id is a number',
+      (b: string) => editManifest(b, (m) => Object.assign(m, { id: 7 })),
+      'manifest_id_invalid',
+    ],
+  ])('keeps bundle_id null when the id is unknown: %s', async (_label, damage, code) => {
+    const bundle = makeBundle(source, 'x', [SUMMARY], { id: 'weather.x', created: '2026-05-30T11:10:00Z' });
+    damage(bundle);
+    expect(ids(await run())).toEqual({
+      failures: [['x', null, code]],
+      outcomes: [['x', null, code]],
+      items: [['x', null]],
+    });
+  });
+
+  it('keeps bundle_id null for a failure of the whole pipeline', async () => {
+    makeBundle(source, 'x', [SUMMARY], { id: 'weather.x', created: '2026-05-30T11:10:00Z' });
+    symlinkSync('x', join(source, 'latest'));
+    const report = await run();
+    expect(report.failures.map((f) => [f.bundle_dir, f.bundle_id, f.reason_code])).toEqual([
+      [null, null, 'source_symlink'],
+    ]);
+  });
+});
+
 describe('distribute run (local destination)', () => {
   const FIRST = { id: 'weather.b1', created: '2026-05-30T11:10:00Z' } as const;
   const published = () => join(dest, 'weather', 'b1');
@@ -194,7 +303,7 @@ describe('distribute run (local destination)', () => {
     expect(report.status).toBe('refused');
     expect(report.aborted).toBe(true);
     expect(report.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
-      { pipeline_id: 'weather', bundle_dir: 'b', reason_code: 'file_digest_mismatch' },
+      { pipeline_id: 'weather', bundle_dir: 'b', bundle_id: 'b', reason_code: 'file_digest_mismatch' },
     ]);
     // Located under the source root as the configuration names it (absolute here).
     expect(report.failures[0]?.refusal?.location).toEqual({ path: join(source, 'b', 'summary.txt') });
@@ -259,7 +368,7 @@ describe('distribute run (local destination)', () => {
     makeBundle(source, 'outer/inner', [SUMMARY], { id: 'inner', created: '2026-05-30T11:10:00Z' });
     const nested = await run();
     expect(nested.failures.map(({ refusal: _, ...failure }) => failure)).toEqual([
-      { pipeline_id: 'weather', bundle_dir: 'outer', reason_code: 'bundle_nested' },
+      { pipeline_id: 'weather', bundle_dir: 'outer', bundle_id: 'outer', reason_code: 'bundle_nested' },
     ]);
     const refusal = nested.failures[0]?.refusal;
     expect(refusal?.location).toEqual({ path: join(source, 'outer', 'inner', 'manifest.json') });

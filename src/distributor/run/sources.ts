@@ -64,7 +64,13 @@ export interface SourcePipeline {
   readonly config: PipelineConfig;
   readonly destinations: readonly OpenDestination[];
   readonly root: Dir | undefined;
-  readonly failures: { bundle_dir: BundleDir | null; reason_code: DistributorReasonCode; refusal: Refusal }[];
+  readonly failures: {
+    bundle_dir: BundleDir | null;
+    /** The manifest's id when it was read far enough to name one; null otherwise. */
+    bundle_id: string | null;
+    reason_code: DistributorReasonCode;
+    refusal: Refusal;
+  }[];
   readonly bundles: SourceBundle[];
   /** Every store opened for this pipeline; `current` takes the next bundle. */
   readonly stores: SnapshotStore[];
@@ -98,10 +104,11 @@ export function readManifests(
   const fail = failureRecorder(pipeline);
   if (opened.root === undefined) {
     // Already placed at the `root:` line when the configuration says where it is.
-    if (config.source.root_origin === undefined) fail(null, opened.problem);
+    if (config.source.root_origin === undefined) fail(null, null, opened.problem);
     else
       pipeline.failures.push({
         bundle_dir: null,
+        bundle_id: null,
         reason_code: reasonCodeOf(opened.problem),
         refusal: opened.problem,
       });
@@ -109,15 +116,18 @@ export function readManifests(
   }
   const walked = walkBundles(opened.root);
   if ('failed' in walked) {
-    fail(null, walked.failed);
+    fail(null, null, walked.failed);
     return pipeline;
   }
   addBundles(pipeline, walked, fail);
   return pipeline;
 }
 
-/** Records a refusal of the pipeline (`null`) or of one bundle, located under the source root as configured. */
-type FailureRecorder = (bundle: BundleDir | null, refusal: Refusal) => void;
+/**
+ * Records a refusal of the pipeline (`null`) or of one bundle (with its
+ * manifest's id when known), located under the source root as configured.
+ */
+type FailureRecorder = (bundle: BundleDir | null, id: string | null, refusal: Refusal) => void;
 
 function openSourceRoot(
   config: PipelineConfig,
@@ -156,17 +166,18 @@ function tildeNote(problem: Refusal, shown: string): string {
 
 function failureRecorder(pipeline: SourcePipeline): FailureRecorder {
   const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
-  return (bundle, refusal) => {
+  return (bundle, id, refusal) => {
     pipeline.failures.push({
       bundle_dir: bundle,
+      bundle_id: id,
       reason_code: reasonCodeOf(refusal),
       refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle)),
     });
   };
 }
 
-/** A bundle's manifest as read during the walk, or why it could not be. */
-type ReadManifest = SourceManifest | { readonly failed: Refusal };
+/** A bundle's manifest as read during the walk, or why it could not be (with its id, when it names a valid one). */
+type ReadManifest = SourceManifest | { readonly failed: Refusal; readonly id: string | null };
 
 /** What the walk of a source root found: its bundles, their problems, and each manifest by bundle directory. */
 interface WalkedBundles {
@@ -180,16 +191,23 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
   // open of the directory, and the listing already tells the manifest's type.
   const manifests = new Map<string, ReadManifest>();
   const onBundle: OnBundle = (bundleDir, path, listedAs) => {
+    const seen: { id: string | null } = { id: null };
     try {
       manifests.set(
         path,
         guardRefusals(
-          () => readManifest(bundleDir, listedAs),
+          () =>
+            readManifest(bundleDir, listedAs, (id) => {
+              seen.id = id;
+            }),
           () => refuseDistributor('file_unreadable', { role: 'manifest' }),
         ),
       );
     } catch (error: unknown) {
-      manifests.set(path, { failed: toRefusal(error, () => refuseDistributor('file_unreadable')) });
+      manifests.set(path, {
+        failed: toRefusal(error, () => refuseDistributor('file_unreadable')),
+        id: seen.id,
+      });
     }
   };
   try {
@@ -211,13 +229,15 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
 function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: FailureRecorder): void {
   const { found, manifests } = walked;
   const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
-  if (outside.length > 0) fail(null, refuseAll(outside));
+  if (outside.length > 0) fail(null, null, refuseAll(outside));
   for (const dir of found.bundles) {
     const manifest = manifests.get(dir);
     const problems = found.problems.filter((problem) => problem.bundle === dir).map((p) => p.refusal);
     if (manifest === undefined) problems.push(refuseDistributor('file_unreadable', { role: 'manifest' }));
     else if ('failed' in manifest) problems.push(manifest.failed);
-    if (problems.length > 0) fail(dir, refuseAll(problems));
+    // A manifest that was read names the bundle also when the bundle is refused.
+    const id = manifest?.id ?? null;
+    if (problems.length > 0) fail(dir, id, refuseAll(problems));
     else if (manifest !== undefined && !('failed' in manifest)) {
       pipeline.bundles.push({
         dir,
@@ -567,6 +587,7 @@ function settleVerified(
   const shownRoot = pipeline.config.source.shown ?? pipeline.config.source.root;
   pipeline.failures.push({
     bundle_dir: bundle.dir,
+    bundle_id: bundle.manifest.id,
     reason_code: reasonCodeOf(refusal),
     refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
   });

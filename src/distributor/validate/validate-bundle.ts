@@ -16,7 +16,7 @@ import type { Dir, DirEntryType, ReadableFile, WritableFile } from '../../core/f
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
-import { MANIFEST_LIMITS, parseManifest } from '../model/manifest.js';
+import { MANIFEST_LIMITS, manifestFromJson, manifestIdOf, parseManifestJson } from '../model/manifest.js';
 import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
 import { pathProblem, toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
@@ -310,10 +310,17 @@ function openBundleDir(sourceRoot: HeldDirs, dir: BundleDir): Dir {
  * Reads and checks the manifest.json of the bundle held as `bundleDir` (every
  * path and the bundle digest included); no listed file is opened. A caller
  * that has just listed the directory passes the type it saw (see `openRegular`).
+ * `onId` hears the manifest's id once the JSON is parsed and names a valid
+ * one, also when the manifest is then refused, so a report can name the
+ * bundle it refuses (docs/distributor.md#outcomes).
  */
-export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceManifest {
+export function readManifest(
+  bundleDir: Dir,
+  listedAs?: DirEntryType,
+  onId?: (id: string) => void,
+): SourceManifest {
   try {
-    return readManifestFile(bundleDir, listedAs);
+    return readManifestFile(bundleDir, listedAs, onId);
   } catch (error: unknown) {
     if (!(error instanceof Refusal)) throw error;
     const inManifest = (one: Refusal): Refusal => one.at({ path: MANIFEST_FILE });
@@ -321,7 +328,11 @@ export function readManifest(bundleDir: Dir, listedAs?: DirEntryType): SourceMan
   }
 }
 
-function readManifestFile(bundleDir: Dir, listedAs: DirEntryType | undefined): SourceManifest {
+function readManifestFile(
+  bundleDir: Dir,
+  listedAs: DirEntryType | undefined,
+  onId: ((id: string) => void) | undefined,
+): SourceManifest {
   const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
     throw opened.problem === 'missing'
@@ -344,7 +355,10 @@ function readManifestFile(bundleDir: Dir, listedAs: DirEntryType | undefined): S
     }
     if (bytes.length !== Number(opened.stat.size))
       throw refuseDistributor('file_unreadable', { role: 'manifest' });
-    const manifest = parseManifest(bytes);
+    const value = parseManifestJson(bytes);
+    const id = manifestIdOf(value);
+    if (id !== undefined) onId?.(id);
+    const manifest = manifestFromJson(value, 'lenient');
     // The digest covers the declared records; each file must then match its
     // record exactly, so checking it first is the same check, before any byte
     // of the files is read.
