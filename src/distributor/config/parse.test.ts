@@ -159,6 +159,7 @@ describe('distributor configuration', () => {
       {
         id: 'site',
         kind: 'local',
+        kind_origin: { line: 7, column: 9, pointer: 'pipelines[0].destinations[0].kind' },
         root: '/srv/site',
         shown_root: '/srv/site',
         root_origin: { line: 8, column: 9, pointer: 'pipelines[0].destinations[0].root' },
@@ -167,13 +168,54 @@ describe('distributor configuration', () => {
       {
         id: 'archive',
         kind: 's3',
+        kind_origin: { line: 11, column: 9, pointer: 'pipelines[0].destinations[1].kind' },
         bucket: 'report-archive',
+        bucket_origin: { line: 12, column: 9, pointer: 'pipelines[0].destinations[1].bucket' },
         prefix: 'weather/daily',
+        prefix_origin: { line: 13, column: 9, pointer: 'pipelines[0].destinations[1].prefix' },
         endpoint: 'http://127.0.0.1:7480',
+        endpoint_origin: { line: 14, column: 9, pointer: 'pipelines[0].destinations[1].endpoint' },
         region: 'us-east-1',
+        region_origin: { line: 15, column: 9, pointer: 'pipelines[0].destinations[1].region' },
         force_path_style: true,
         outputs: { source: true, html: false },
       },
+    ]);
+  });
+
+  it('regression: keeps the line and column of each S3 key, for refusals about that setting', () => {
+    // One flow mapping on one line: only the column tells the keys apart.
+    const text = VALID.slice(0, VALID.indexOf('      - id: archive')).concat(
+      '      - {id: archive, kind: s3, bucket: b-1, prefix: p, endpoint: http://h:1, region: r-1,\n',
+      '         outputs: {source: true, html: false}}\n',
+    );
+    const archive = parseConfig(Buffer.from(text), '/b', SHOWN).pipelines[0]?.destinations[1];
+    const at = (column: number, key: string) => ({
+      path: SHOWN,
+      line: 10,
+      column,
+      pointer: `pipelines[0].destinations[1].${key}`,
+    });
+    expect(archive).toMatchObject({
+      origin: { path: SHOWN, line: 10, column: 9, pointer: 'pipelines[0].destinations[1]' },
+      kind_origin: at(23, 'kind'),
+      bucket_origin: at(33, 'bucket'),
+      prefix_origin: at(46, 'prefix'),
+      endpoint_origin: at(57, 'endpoint'),
+      region_origin: at(79, 'region'),
+    });
+  });
+
+  it('keeps no origin of an optional S3 key that is not written', () => {
+    const text = VALID.replace('        endpoint: http://127.0.0.1:7480\n', '').replace(
+      '        region: us-east-1\n',
+      '',
+    );
+    const archive = parseConfig(Buffer.from(text), '/b').pipelines[0]?.destinations[1];
+    expect(Object.keys(archive ?? {}).filter((key) => key.endsWith('_origin'))).toEqual([
+      'kind_origin',
+      'bucket_origin',
+      'prefix_origin',
     ]);
   });
 

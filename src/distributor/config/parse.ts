@@ -149,37 +149,26 @@ class ConfigReader {
     };
   }
 
-  /** Where the `root:` key under `path` is written, for refusals about the root itself. */
-  private rootOrigin(
-    key: { readonly line: number; readonly column: number } | undefined,
+  /**
+   * `{<key>_origin}`: where `key` is written in the record `fields` at
+   * `path`, for refusals that this one setting causes (a root that does not
+   * open, a bucket that does not exist); nothing when the key is absent.
+   */
+  private keyOrigin<K extends string>(
+    fields: ReadonlyMap<string, YamlEntry> | undefined,
     path: Path,
-  ): { readonly root_origin?: ConfigOrigin } {
-    const origin = this.keyOrigin(key, path, 'root');
-    return origin === undefined ? {} : { root_origin: origin };
-  }
-
-  /** Where the `work_dir:` key under `path` is written, for refusals about the work_dir. */
-  private workDirOrigin(
-    key: { readonly line: number; readonly column: number } | undefined,
-    path: Path,
-  ): { readonly work_dir_origin?: ConfigOrigin } {
-    const origin = this.keyOrigin(key, path, 'work_dir');
-    return origin === undefined ? {} : { work_dir_origin: origin };
-  }
-
-  /** Where the key `name` under `path` is written, for refusals that one key causes. */
-  private keyOrigin(
-    key: { readonly line: number; readonly column: number } | undefined,
-    path: Path,
-    name: string,
-  ): ConfigOrigin | undefined {
-    if (key === undefined) return undefined;
-    return {
+    key: K,
+  ): { readonly [F in `${K}_origin`]?: ConfigOrigin } {
+    const at = fields?.get(key)?.keyAt;
+    if (at === undefined) return {};
+    const origin: ConfigOrigin = {
       ...(this.shownPath === undefined ? {} : { path: this.shownPath }),
-      line: key.line,
-      column: key.column,
-      pointer: pointerOf([...path, name]),
+      line: at.line,
+      column: at.column,
+      pointer: pointerOf([...path, key]),
     };
+    // A computed key widens to a string index; this one is exactly `${key}_origin`.
+    return { [`${key}_origin`]: origin } as { readonly [F in `${K}_origin`]?: ConfigOrigin };
   }
 
   config(node: YamlNode): DistributorConfig | undefined {
@@ -225,7 +214,7 @@ class ConfigReader {
       source: {
         root: root.absolute,
         shown: root.shown,
-        ...this.rootOrigin(source?.get('root')?.keyAt, sourcePath),
+        ...this.keyOrigin(source, sourcePath, 'root'),
       },
       destinations,
       origin: this.origin(node, path),
@@ -275,15 +264,16 @@ class ConfigReader {
       return {
         id,
         kind: 'local',
+        ...this.keyOrigin(fields, path, 'kind'),
         root: root.absolute,
         shown_root: root.shown,
-        ...this.rootOrigin(fields.get('root')?.keyAt, path),
+        ...this.keyOrigin(fields, path, 'root'),
         ...(workDir === undefined
           ? {}
           : {
               work_dir: workDir.absolute,
               shown_work_dir: workDir.shown,
-              ...this.workDirOrigin(fields.get('work_dir')?.keyAt, path),
+              ...this.keyOrigin(fields, path, 'work_dir'),
             }),
         outputs,
         origin,
@@ -336,13 +326,17 @@ class ConfigReader {
     ) {
       return undefined;
     }
+    // Refusals of the store about one setting point at its key (docs/distributor.md#s3-refusals).
     return {
       id,
       kind: 's3',
+      ...this.keyOrigin(fields, path, 'kind'),
       bucket,
+      ...this.keyOrigin(fields, path, 'bucket'),
       prefix,
-      ...(endpoint === undefined ? {} : { endpoint }),
-      ...(region === undefined ? {} : { region }),
+      ...this.keyOrigin(fields, path, 'prefix'),
+      ...(endpoint === undefined ? {} : { endpoint, ...this.keyOrigin(fields, path, 'endpoint') }),
+      ...(region === undefined ? {} : { region, ...this.keyOrigin(fields, path, 'region') }),
       ...(forcePathStyle === undefined ? {} : { force_path_style: forcePathStyle }),
       ...(cacheControl === undefined ? {} : { cache_control: cacheControl }),
       ...(connectTimeout === undefined ? {} : { connect_timeout_seconds: connectTimeout }),

@@ -41,6 +41,8 @@ export type DestinationConfig = LocalDestinationConfig | S3DestinationConfig;
 export interface LocalDestinationConfig {
   readonly id: string;
   readonly kind: 'local';
+  /** Where `kind:` is written: a kind this build cannot serve (`backend_unavailable`) points there. */
+  readonly kind_origin?: ConfigOrigin;
   /** Absolute, resolved like the source root. */
   readonly root: string;
   /** The root as refusals show it, like the source root's `shown`. */
@@ -66,11 +68,21 @@ export interface LocalDestinationConfig {
 export interface S3DestinationConfig {
   readonly id: string;
   readonly kind: 's3';
+  /** Where `kind:` is written, as for a local destination. */
+  readonly kind_origin?: ConfigOrigin;
   readonly bucket: string;
+  /** Where `bucket:` is written: a bucket that does not exist, or is versioned, points there. */
+  readonly bucket_origin?: ConfigOrigin;
   /** Key prefix of the destination root; '' or ending without a slash (the backend joins with '/'). */
   readonly prefix: string;
+  /** Where `prefix:` is written: access denied under it, or a prefix another destination shares, points there. */
+  readonly prefix_origin?: ConfigOrigin;
   readonly endpoint?: string;
+  /** Where `endpoint:` is written: a store that does not answer, refuses the credentials or ignores conditional writes points there. */
+  readonly endpoint_origin?: ConfigOrigin;
   readonly region?: string;
+  /** Where `region:` is written: without an endpoint, the store is found by it, so its refusals point there instead. */
+  readonly region_origin?: ConfigOrigin;
   readonly force_path_style?: boolean;
   /** `Cache-Control` of every object written; default `no-cache` (docs/distributor.md, "Object headers"). */
   readonly cache_control?: string;

@@ -1,6 +1,6 @@
 import { Dir } from '../../core/fs/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
-import type { DestinationConfig, DistributorConfig, PipelineConfig } from '../config/types.js';
+import type { ConfigOrigin, DestinationConfig, DistributorConfig, PipelineConfig } from '../config/types.js';
 import { refuseDistributor } from '../refusals.js';
 
 /**
@@ -111,8 +111,8 @@ function prefixesOverlap(a: string, b: string): boolean {
  * same bundle paths, and one `.distributor.json` can describe only one of
  * them: the first run reports one destination published and every later run
  * reports the other `skipped_same` without ever writing its outputs. Pure
- * over the places; each refusal is located at the later destination and
- * names the other.
+ * over the places; each refusal is located at the later destination's
+ * `root:`, `work_dir:` or `prefix:` and names the other.
  */
 export function overlapRefusals(placed: readonly PlacedDestination[]): Refusal[] {
   const refusals: Refusal[] = [];
@@ -159,7 +159,8 @@ function rootRelation(a: DestinationPlace, b: DestinationPlace): Relation | unde
  * inside one (of any pipeline of the file). Published bundles keep their
  * manifest.json, so the next run would discover them below the source root
  * and publish them again, one level deeper each night. Located at the
- * destination; names the pipeline whose source root it is inside.
+ * destination's `root:` or `work_dir:`; names the pipeline whose source
+ * root it is inside.
  */
 export function sourceOverlapRefusals(
   config: DistributorConfig,
@@ -182,7 +183,7 @@ export function sourceOverlapRefusals(
           ? 'its work_dir'
           : undefined;
       if (what === undefined) continue;
-      const origin = at.destination.origin;
+      const origin = placeOrigin(at.destination, what === 'this root' ? 'root' : 'work_dir');
       const { pointer, ...where } = origin ?? { pointer: undefined };
       refusals.push(
         refuseDistributor('destination_inside_source', {
@@ -210,8 +211,22 @@ const HINTS: { readonly [R in Relation]: (other: string) => string } = {
   work_shared: (other) => `its work_dir is also the work area of ${other}; give each destination its own`,
 };
 
+/**
+ * The key that says where a destination publishes, as the refusal about its
+ * place points at it (docs/distributor.md#reading-an-error): a local
+ * `root:` or `work_dir:`, an S3 `prefix:`; the entry when it is not written
+ * (a configuration built in code has no origins at all).
+ */
+function placeOrigin(destination: DestinationConfig, what: 'root' | 'work_dir'): ConfigOrigin | undefined {
+  if (destination.kind === 's3') return destination.prefix_origin ?? destination.origin;
+  const key = what === 'root' ? destination.root_origin : destination.work_dir_origin;
+  return key ?? destination.origin;
+}
+
+const WORK_RELATIONS: ReadonlySet<Relation> = new Set(['work_in_root', 'work_in_own_root', 'work_shared']);
+
 function overlap(at: PlacedDestination, other: PlacedDestination, relation: Relation): Refusal {
-  const origin = at.destination.origin;
+  const origin = placeOrigin(at.destination, WORK_RELATIONS.has(relation) ? 'work_dir' : 'root');
   const { pointer, ...place } = origin ?? { pointer: undefined };
   const otherPointer = other.destination.origin?.pointer;
   const named = `destination '${other.destination.id}' of pipeline '${other.pipeline.id}'${

@@ -5,6 +5,7 @@ import type { PipelineConfig } from '../config/types.js';
 import type { Instant } from '../model/types.js';
 import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
+import { refusalOrigin } from './refusal-origin.js';
 
 /** One line of the run's report: what happened to one bundle at one destination. */
 export interface ItemOutcome {
@@ -123,8 +124,9 @@ export function buildReport(plan: RunPlan, outcomes: readonly ItemOutcome[], dry
 
 /**
  * The report with every refusal located: a bundle failure under the source
- * root as the configuration names it, a destination's refusal at that
- * destination's entry in the configuration, with the bundle in the hint.
+ * root as the configuration names it, a destination's refusal at the key of
+ * the setting it is about or else at that destination's entry in the
+ * configuration (`refusalOrigin`), with the bundle in the hint.
  */
 export function locateReport(report: RunReport, pipelines: readonly PipelineConfig[]): RunReport {
   const byId = new Map(pipelines.map((pipeline) => [pipeline.id, pipeline]));
@@ -144,16 +146,8 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const destination = byId
       .get(item.pipeline_id)
       ?.destinations.find((candidate) => candidate.id === item.destination_id);
-    // A refusal about the root itself points at the `root:` line (docs/distributor.md#reading-an-error).
-    // A work_dir refusal points at the `work_dir:` line, likewise.
-    const origin =
-      destination?.kind !== 'local'
-        ? destination?.origin
-        : item.reason_code === 'destination_root_unavailable'
-          ? (destination.root_origin ?? destination.origin)
-          : item.reason_code === 'work_dir_unavailable' || item.reason_code === 'work_dir_other_filesystem'
-            ? (destination.work_dir_origin ?? destination.origin)
-            : destination.origin;
+    // At the key of the setting it is about (`root:`, `bucket:`, `endpoint:` …), else the entry.
+    const origin = destination === undefined ? undefined : refusalOrigin(destination, item.reason_code);
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.

@@ -669,11 +669,12 @@ describe('distribute run (local destination)', () => {
     ]);
     const refusal = await refusalOf(run({ configPath: shared }));
     expect(refusal.code).toBe('destination_roots_overlap');
+    // At the later destination's `root:`, the key to change.
     expect(refusal.location).toEqual({
       path: shared,
-      line: 12,
+      line: 14,
       column: 9,
-      pointer: 'pipelines[0].destinations[1]',
+      pointer: 'pipelines[0].destinations[1].root',
     });
     expect(refusal.hint).toBe(
       "the same root as destination 'archive' of pipeline 'weather' (pipelines[0].destinations[0]); give each destination a root of its own",
@@ -711,7 +712,7 @@ describe('distribute run (local destination)', () => {
     expect([refusal, ...refusal.also].map((r) => [r.code, r.location?.pointer, r.details])).toEqual([
       [
         'destination_roots_overlap',
-        'pipelines[1].destinations[0]',
+        'pipelines[1].destinations[0].root',
         {
           relation: 'inside',
           destination: { pipeline_id: 'second', destination_id: 'mirror' },
@@ -720,7 +721,7 @@ describe('distribute run (local destination)', () => {
       ],
       [
         'destination_roots_overlap',
-        'pipelines[1].destinations[1]',
+        'pipelines[1].destinations[1].root',
         {
           relation: 'same',
           destination: { pipeline_id: 'second', destination_id: 'again' },
@@ -729,7 +730,7 @@ describe('distribute run (local destination)', () => {
       ],
       [
         'destination_roots_overlap',
-        'pipelines[1].destinations[1]',
+        'pipelines[1].destinations[1].root',
         {
           relation: 'contains',
           destination: { pipeline_id: 'second', destination_id: 'again' },
