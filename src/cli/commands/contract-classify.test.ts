@@ -61,7 +61,7 @@ describe('sealkit contract classify', () => {
     expect(widening.stdout.toString('utf8')).toMatch(
       /^Source retail\.source\.orders 1\.3\.0 → 1\.4\.0: widening\n/,
     );
-    expect(widening.stderr.toString('utf8')).toBe('verdict widening is at or above --fail-on widening\n');
+    expect(widening.stderr.toString('utf8')).toMatch(/^error\[contract_classify_fail_on_reached\]: /);
     expect(classify('--fail-on', 'compatible').status).toBe(2);
     const breaking = classify('--fail-on', 'breaking');
     expect(breaking.status).toBe(0);
@@ -89,6 +89,66 @@ describe('sealkit contract classify', () => {
     expect(typo.stderr.toString('utf8')).toMatch(
       /^sealkit: --fail-on takes compatible, widening or breaking, not 'widen'\n {2}= help: did you mean 'widening'\?\n/,
     );
+  });
+
+  it('regression: a verdict at --fail-on is refused in the error[code] form, not a bare line', () => {
+    const run = runCli([
+      'contract',
+      'classify',
+      golden('retail.source.orders'),
+      widened,
+      '--fail-on',
+      'widening',
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_classify_fail_on_reached]: the verdict of the change is at or above the level --fail-on names',
+        `  --> ${widened}`,
+        '  = help: verdict widening is at or above --fail-on widening',
+        '',
+      ].join('\n'),
+    );
+    // The candidate read from standard input is named as such.
+    const piped = runCli(
+      ['contract', 'classify', golden('retail.source.orders'), '-', '--fail-on', 'compatible'],
+      { input: readFileSync(widened) },
+    );
+    expect(piped.status).toBe(2);
+    expect(piped.stderr.toString('utf8')).toContain('  --> <stdin>\n');
+  });
+
+  it('regression: --json of a verdict at --fail-on carries the reason code beside the whole report', () => {
+    const run = runCli([
+      'contract',
+      'classify',
+      golden('retail.source.orders'),
+      widened,
+      '--fail-on',
+      'compatible',
+      '--json',
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe('');
+    const [line, ...rest] = run.stdout.toString('utf8').split('\n');
+    expect(rest).toEqual(['']);
+    expect(JSON.parse(line ?? '')).toEqual({
+      status: 'failed',
+      resource: { kind: 'Source', id: 'retail.source.orders' },
+      baseline: { version: '1.3.0', compatibility: 'backward' },
+      candidate: { version: '1.4.0', compatibility: 'backward' },
+      verdict: 'widening',
+      changes: [
+        { path: 'content.fields[amount].type', rule: 'field_type_widened', verdict: 'widening' },
+        { path: 'contract.version', rule: 'version_changed', verdict: 'compatible' },
+      ],
+      fail_on: 'compatible',
+      reason_code: 'contract_classify_fail_on_reached',
+      category: 'conflict',
+      message: 'the verdict of the change is at or above the level --fail-on names',
+      location: { path: widened },
+      hint: 'verdict widening is at or above --fail-on compatible',
+    });
   });
 
   it('reads one side from standard input and says identical for equal bytes', () => {

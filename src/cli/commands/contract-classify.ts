@@ -1,8 +1,9 @@
 import './contract-schemas-interpreted.js';
-import { classifyContractVersion } from '../../contracts/index.js';
+import { classifyContractVersion, refuseContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { didYouMean, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
+import { formatRefusal, refusalJson } from '../output.js';
 import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
@@ -24,7 +25,8 @@ projects anything itself. Use - for standard input (one of the two).
 
 Flags:
   --fail-on LEVEL   exit 2 when the verdict is LEVEL or worse: compatible,
-                    widening or breaking (for CI; the report is printed as usual)
+                    widening or breaking (for CI; the report is printed as usual,
+                    and error[contract_classify_fail_on_reached] on stderr)
   --json            print one JSON object on stdout
   -h, --help        show this help
 
@@ -78,20 +80,37 @@ export const contractClassify: Command = {
     const head = `${result.resource.kind} ${result.resource.id} ${result.baseline.version} → ${result.candidate.version}: ${result.verdict}\n`;
     const failed =
       failOn !== undefined &&
-      LEVELS.indexOf(result.verdict) >= LEVELS.indexOf(failOn as (typeof LEVELS)[number]);
+      LEVELS.indexOf(result.verdict) >= LEVELS.indexOf(failOn as (typeof LEVELS)[number])
+        ? failOnReached(result.verdict, failOn, candidatePath)
+        : undefined;
+    const { reason_code, category, message, location, hint } =
+      failed === undefined ? {} : refusalJson(failed, 'located');
     return {
       text: `${head}${changeLines(result.changes, '  ')}`,
       json: {
-        status: failed ? 'failed' : 'ok',
+        status: failed === undefined ? 'ok' : 'failed',
         ...classificationJson(result),
         ...(failOn === undefined ? {} : { fail_on: failOn }),
+        // The refusal beside the report, as every refusal is printed (docs/cli.md#output).
+        ...(failed === undefined ? {} : { reason_code, category, message, location, hint }),
       },
-      ...(failed
-        ? { refused: true, errors: `verdict ${result.verdict} is at or above --fail-on ${failOn}\n` }
-        : {}),
+      ...(failed === undefined ? {} : { refused: true, errors: formatRefusal(failed, 'located') }),
     };
   },
 };
+
+/**
+ * The verdict at or above `--fail-on`: a refusal like any other
+ * (docs/contracts.md#reason-codes-classification-ledger-graph), at the
+ * candidate file, the report still printed on stdout.
+ */
+function failOnReached(verdict: string, failOn: string, candidatePath: string): Refusal {
+  return refuseContractVersion('contract_classify_fail_on_reached', {
+    role: 'candidate',
+    location: { path: candidatePath === '-' ? '<stdin>' : candidatePath },
+    hint: `verdict ${verdict} is at or above --fail-on ${failOn}`,
+  });
+}
 
 /**
  * Runs `step`; a refusal it throws names the file it is about, as the user
