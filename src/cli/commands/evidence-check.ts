@@ -1,8 +1,7 @@
-import { bindEvidence, MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
+import { bindEvidence } from '../../migration/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs } from '../parse.js';
-import { quotedValue } from '../quote-value.js';
-import { UsageError } from '../usage-error.js';
+import { evidenceFlags } from './evidence-flags.js';
 
 const OPTIONS = {
   'mapping-file': { type: 'string' },
@@ -26,14 +25,15 @@ Flags:
   --mapping-file FILE         reviewed mapping (version 1 JSON, at most 1 MiB)
   --inventory-file FILE       saved --dry-run report (owner-only file, at most 10 MiB)
   --run-manifest FILE         run-manifests/<run_id>.json of a completed load (owner-only)
-  --source-binding-id ALIAS   the operator's source binding alias; must equal both artifacts'
+  --source-binding-id ALIAS   the operator's source binding alias, [a-z][a-z0-9_]{0,39}; must equal
+                              both artifacts'
                               (evidence synth records synthetic_retail unless given one)
   --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
   --json                      print one JSON object on stdout
   -h, --help                  show this help
 
 A missing file, alias or maximum age is refused with its reason code (exit 2),
-never guessed. Output names tables and the selected edition only: never paths,
+never guessed; one given empty, or an alias outside its pattern, is a usage error. Output names tables and the selected edition only: never paths,
 target identities, run IDs, pipeline names, counts or fingerprints.
 
 Exit codes: 0 bound, 1 usage error, 2 refused (with a reason code), 70 internal error.
@@ -46,20 +46,13 @@ export const evidenceCheck: Command = {
   usage: USAGE,
   async run(args): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    const rawAge = values['max-evidence-age'];
-    const maxAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
-    if (rawAge !== undefined && maxAge === undefined) {
-      throw new UsageError(
-        `--max-evidence-age takes ${MAX_EVIDENCE_AGE_FORMS}, not ${quotedValue(rawAge)}`,
-        USAGE,
-      );
-    }
+    const flags = evidenceFlags(values, USAGE);
     const outcome = bindEvidence({
-      mappingFile: values['mapping-file'],
-      dryRunFile: values['inventory-file'],
-      runManifestFile: values['run-manifest'],
-      sourceBindingId: values['source-binding-id'],
-      maxAge,
+      mappingFile: flags.mappingFile,
+      dryRunFile: flags.inventoryFile,
+      runManifestFile: flags.runManifestFile,
+      sourceBindingId: flags.sourceBindingId,
+      maxAge: flags.maxEvidenceAge,
     });
     if (outcome.status === 'refused') throw outcome.refusal;
     const tables = outcome.tables.map((table) => ({

@@ -3,7 +3,6 @@ import {
   applySynthesisPlan,
   checkSynthesisOut,
   DESTINATIONS,
-  isSourceBindingId,
   parseUtcTimestamp,
   planSynthesis,
   RETAIL_TABLE_NAMES,
@@ -19,6 +18,7 @@ import { runInterruptible } from '../interruption.js';
 import { parseCommandArgs, requireOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
+import { sourceBindingIdOption } from './evidence-flags.js';
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -165,13 +165,7 @@ function synthOptions(values: {
       USAGE,
     );
   }
-  const alias = values['source-binding-id'];
-  if (alias !== undefined && !isSourceBindingId(alias)) {
-    throw new UsageError(
-      `--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not ${quotedValue(alias)}`,
-      USAGE,
-    );
-  }
+  const alias = sourceBindingIdOption(values['source-binding-id'], USAGE);
   const finishedAt = values['finished-at'];
   if (finishedAt !== undefined && parseUtcTimestamp(finishedAt) === undefined) {
     throw new UsageError(

@@ -212,6 +212,53 @@ describe('sealkit evidence check', () => {
     expect(runCli(['evidence', 'check', evidence.dryRun]).status).toBe(1);
   });
 
+  it.each([
+    ['--mapping-file', '', '--mapping-file takes a value, not an empty string: --mapping-file FILE'],
+    ['--inventory-file', '', '--inventory-file takes a value, not an empty string: --inventory-file FILE'],
+    ['--run-manifest', '', '--run-manifest takes a value, not an empty string: --run-manifest FILE'],
+    [
+      '--source-binding-id',
+      '',
+      "--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not ''",
+    ],
+    [
+      '--source-binding-id',
+      'ZORBEX',
+      "--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not 'ZORBEX'",
+    ],
+  ])(
+    'regression: %s %j is a usage error naming the flag and its form, not a refusal',
+    (flag, value, message) => {
+      const evidence = synth();
+      const args = [
+        'evidence',
+        'check',
+        '--mapping-file',
+        evidence.mapping,
+        '--inventory-file',
+        evidence.dryRun,
+        '--run-manifest',
+        evidence.manifest,
+        '--source-binding-id',
+        'synthetic_retail',
+        '--max-evidence-age',
+        '36500d',
+      ];
+      args[args.indexOf(flag) + 1] = value;
+      const run = runCli(args);
+      expect({ status: run.status, first: run.stderr.toString().split('\n')[0] }).toEqual({
+        status: 1,
+        first: `sealkit: ${message}`,
+      });
+      expect(run.stdout.length).toBe(0);
+      const json = runCli([...args, '--json']);
+      expect({ status: json.status, record: JSON.parse(json.stdout.toString()) }).toEqual({
+        status: 1,
+        record: { status: 'usage_error', reason_code: 'usage', message },
+      });
+    },
+  );
+
   it('prints the digest of each planned file as sha256:<hex>, the form every command prints', () => {
     const out = join(workDir(), 'evidence');
     const plan = runCli([

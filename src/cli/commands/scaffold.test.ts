@@ -126,6 +126,49 @@ describe('sealkit scaffold', () => {
     expect(run.stderr.toString()).toContain(message);
   });
 
+  it.each([
+    ['--workspace', '', '--workspace takes a value, not an empty string: --workspace DIR'],
+    [
+      '--source-id',
+      '',
+      "--source-id takes a generic alias: a lowercase letter, then up to 39 lowercase letters, digits or _, not ''",
+    ],
+    [
+      '--source-id',
+      'Shop-1',
+      "--source-id takes a generic alias: a lowercase letter, then up to 39 lowercase letters, digits or _, not 'Shop-1'",
+    ],
+    ['--mapping-file', '', '--mapping-file takes a value, not an empty string: --mapping-file FILE'],
+    ['--inventory-file', '', '--inventory-file takes a value, not an empty string: --inventory-file FILE'],
+    ['--run-manifest', '', '--run-manifest takes a value, not an empty string: --run-manifest FILE'],
+    [
+      '--source-binding-id',
+      'ZORBEX',
+      "--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not 'ZORBEX'",
+    ],
+  ])(
+    'regression: %s %j is a usage error naming the flag and its form, writing nothing',
+    (flag, value, message) => {
+      const fixture = scratch.fixture('bigquery');
+      const before = fixture.snapshot();
+      const args = fixture.cliArgs();
+      args[args.indexOf(flag) + 1] = value;
+      for (const extra of [[], ['--dry-run']]) {
+        const run = runCli([...args, ...extra]);
+        expect({
+          status: run.status,
+          stdout: run.stdout.toString(),
+          first: run.stderr.toString().split('\n')[0],
+        }).toEqual({
+          status: 1,
+          stdout: '',
+          first: `sealkit: ${message}`,
+        });
+      }
+      expect(fixture.snapshot()).toEqual(before);
+    },
+  );
+
   it('an edition other than bigquery or snowflake is a usage error', () => {
     const fixture = scratch.fixture('bigquery');
     const args = fixture.cliArgs();

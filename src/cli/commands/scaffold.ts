@@ -1,5 +1,5 @@
-import { MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
 import {
+  isSourceId,
   SCAFFOLD_EDITIONS,
   type ScaffoldResult,
   type ScaffoldStatus,
@@ -8,9 +8,10 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { Interruption, interruptedBy } from '../interruption.js';
 import { jsonOut, paintRefusals, wantsColour } from '../output.js';
-import { parseCommandArgs } from '../parse.js';
+import { parseCommandArgs, requireOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
+import { evidenceFlags } from './evidence-flags.js';
 import { faultsFromEnvironment } from './scaffold-faults.js';
 
 const OPTIONS = {
@@ -46,7 +47,7 @@ Flags:
   --mapping-file FILE         the reviewed mapping (version 1 JSON)
   --inventory-file FILE       the saved --dry-run report of the load (owner-only file)
   --run-manifest FILE         run-manifests/<run_id>.json of the completed load (owner-only)
-  --source-binding-id ALIAS   must equal the alias in both artifacts
+  --source-binding-id ALIAS   [a-z][a-z0-9_]{0,39}; must equal the alias in both artifacts
   --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
   --dry-run                   run every check that needs no write and print the planned files;
                               writes nothing, not even a lock file
@@ -87,22 +88,21 @@ export const scaffoldCommand: Command = {
         USAGE,
       );
     }
-    const workspace = values.workspace;
-    if (workspace === undefined) throw new UsageError('missing option --workspace', USAGE);
+    const workspace = requireOption(values.workspace, '--workspace', USAGE);
     const sourceId = values['source-id'];
     if (sourceId === undefined) throw new UsageError('missing option --source-id', USAGE);
+    // The library refuses it too (source_id_invalid); on the command line it is a malformed flag value.
+    if (!isSourceId(sourceId)) {
+      throw new UsageError(
+        `--source-id takes a generic alias: a lowercase letter, then up to 39 lowercase letters, digits or _, not ${quotedValue(sourceId)}`,
+        USAGE,
+      );
+    }
     if (values.show === true && values['dry-run'] !== true) {
       throw new UsageError('--show needs --dry-run (it shows the files a run would publish)', USAGE);
     }
     const json = values.json === true;
-    const rawAge = values['max-evidence-age'];
-    const maxEvidenceAge = rawAge === undefined ? undefined : parseMaxEvidenceAge(rawAge);
-    if (rawAge !== undefined && maxEvidenceAge === undefined) {
-      throw new UsageError(
-        `--max-evidence-age takes ${MAX_EVIDENCE_AGE_FORMS}, not ${quotedValue(rawAge)}`,
-        USAGE,
-      );
-    }
+    const evidence = evidenceFlags(values, USAGE);
 
     const faults = faultsFromEnvironment(process.env, USAGE);
     // SIGINT and SIGTERM before the rename stop the run at its next step
@@ -116,11 +116,11 @@ export const scaffoldCommand: Command = {
         edition,
         workspace,
         sourceId,
-        mappingFile: values['mapping-file'],
-        inventoryFile: values['inventory-file'],
-        runManifestFile: values['run-manifest'],
-        sourceBindingId: values['source-binding-id'],
-        maxEvidenceAge,
+        mappingFile: evidence.mappingFile,
+        inventoryFile: evidence.inventoryFile,
+        runManifestFile: evidence.runManifestFile,
+        sourceBindingId: evidence.sourceBindingId,
+        maxEvidenceAge: evidence.maxEvidenceAge,
         dryRun: values['dry-run'] === true,
         show: values.show === true,
         signal: interruption.signal,
