@@ -458,6 +458,27 @@ describe('sealkit evidence synth', () => {
     },
   );
 
+  it('regression: an --out ending in .. is refused naming the option (field out), dry run or not', () => {
+    const parent = workDir();
+    mkdirSync(join(parent, 'ev2'));
+    const args = ['evidence', 'synth', '--out', 'ev2/..', '--source', 'sql', '--destination', 'bigquery'];
+    for (const extra of [[], ['--dry-run']]) {
+      const human = runCli([...args, ...extra], { cwd: parent });
+      expect({ status: human.status, stderr: human.stderr.toString() }).toEqual({
+        status: 2,
+        stderr:
+          'error[evidence_synth_option_invalid]: a synthetic evidence option is outside its allowed values\n' +
+          '  = field: out\n',
+      });
+      const json = runCli([...args, ...extra, '--json'], { cwd: parent });
+      expect(JSON.parse(json.stdout.toString())).toMatchObject({
+        reason_code: 'evidence_synth_option_invalid',
+        field: 'out',
+      });
+    }
+    expect(readdirSync(parent)).toEqual(['ev2']);
+  });
+
   it('refuses an existing directory with exit 2 and keeps it', () => {
     const parent = workDir();
     const args = [

@@ -60,7 +60,7 @@ export function applySynthesisPlan(
 ): Promise<SynthesisResult> {
   return guardPrivateAsync(() => {
     if (options.faults !== undefined && !isStepFaults(options.faults, SYNTH_STEPS))
-      throw refuseSynth('evidence_synth_option_invalid');
+      throw refuseSynth('evidence_synth_option_invalid', { field: 'faults' });
     const steps = new Steps<SynthStep>({
       signal: options.signal,
       faults: options.faults,
@@ -217,7 +217,7 @@ function splitOut(out: string): { readonly parentPath: string; readonly name: st
   const slash = trimmed.lastIndexOf('/');
   const name = trimmed.slice(slash + 1);
   if (name.length === 0 || name === '.' || name === '..' || out.includes('\0')) {
-    throw refuseSynth('evidence_synth_option_invalid');
+    throw refuseSynth('evidence_synth_option_invalid', { field: 'out' });
   }
   return { parentPath: slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash), name };
 }

@@ -112,17 +112,19 @@ function requireBinds(files: readonly PlannedFile[], spec: BundleSpec): void {
 }
 
 export function bundleSpecFor(options: SynthesizeOptions, clock: () => Date = () => new Date()): BundleSpec {
-  const invalid = () => refuseSynth('evidence_synth_option_invalid');
-  if (!isOneOf(SOURCE_KINDS, options.source) || !isOneOf(DESTINATIONS, options.destination)) throw invalid();
+  // The refusal names the option at fault by its library name (docs/evidence.md#synthetic-evidence).
+  const invalid = (field: keyof SynthesizeOptions) => refuseSynth('evidence_synth_option_invalid', { field });
+  if (!isOneOf(SOURCE_KINDS, options.source)) throw invalid('source');
+  if (!isOneOf(DESTINATIONS, options.destination)) throw invalid('destination');
   const seed = options.seed ?? SYNTH_DEFAULTS.seed;
-  if (!Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) throw invalid();
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) throw invalid('seed');
   const sourceBindingId = options.sourceBindingId ?? SYNTH_DEFAULTS.sourceBindingId;
-  if (!isSourceBindingId(sourceBindingId)) throw invalid();
+  if (!isSourceBindingId(sourceBindingId)) throw invalid('sourceBindingId');
   const names = options.tables ?? RETAIL_TABLE_NAMES;
-  if (names.length === 0 || new Set(names).size !== names.length) throw invalid();
+  if (names.length === 0 || new Set(names).size !== names.length) throw invalid('tables');
   const tables = names.map((name) => {
     const table = RETAIL_TABLES.find((candidate) => candidate.table === name);
-    if (table === undefined) throw invalid();
+    if (table === undefined) throw invalid('tables');
     return table;
   });
   let finishedAt: EpochMicros;
@@ -130,7 +132,7 @@ export function bundleSpecFor(options: SynthesizeOptions, clock: () => Date = ()
     finishedAt = (Math.floor(clock().getTime() / 1000) * 1_000_000) as EpochMicros;
   } else {
     const parsed = parseUtcTimestamp(options.finishedAt);
-    if (parsed === undefined) throw invalid();
+    if (parsed === undefined) throw invalid('finishedAt');
     finishedAt = parsed;
   }
   const duration = seededInt(seed, 'duration', 45, 900) * 1_000_000;

@@ -266,6 +266,29 @@ describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
+  it.each([
+    ['source', { source: 'parquet' }],
+    ['destination', { destination: 'redshift' }],
+    ['tables', { tables: ['invoices'] }],
+    ['sourceBindingId', { sourceBindingId: 'Not-An-Alias' }],
+    ['finishedAt', { finishedAt: 'yesterday' }],
+    ['seed', { seed: -1 }],
+    ['out', { out: 'evidence/..' }],
+    ['out', { out: '' }],
+    ['faults', { faults: { rules: 'fail@nowhere' } }],
+  ])('regression: an option outside its values is refused naming %s as the field', async (field, bad) => {
+    const parent = workDir();
+    const given = { ...options, out: join(parent, 'evidence'), ...bad } as Parameters<
+      typeof synthesizeEvidence
+    >[0];
+    const refused = await synthesizeEvidence(given).then(
+      () => undefined,
+      (error: unknown) => (refuseSynth.is(error) ? error.toJSON() : error),
+    );
+    expect(refused).toMatchObject({ reason_code: 'evidence_synth_option_invalid', field });
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
   it('leaves only the published directory in the parent after success', async () => {
     const parent = workDir();
     await synthesizeEvidence({ ...options, out: join(parent, 'evidence') });
