@@ -240,6 +240,24 @@ export function nonEmptyOption<T extends string | readonly string[] | undefined>
   return value;
 }
 
+/**
+ * Node decodes every command-line argument as UTF-8 and puts U+FFFD where a
+ * byte is not UTF-8 (`--out "$(printf 'ev\xff')"`), so such a value no
+ * longer names the path typed: written as it is, it would create a
+ * different name. A value holding U+FFFD is a usage error naming the flag
+ * (the replacement character itself cannot be told apart, and is refused
+ * alike); an option not given passes.
+ */
+export function textOption<T extends string | undefined>(value: T, flag: string, usage: string): T {
+  if (value?.includes('\uFFFD') === true) {
+    throw new UsageError(
+      `${flag} takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)`,
+      usage,
+    );
+  }
+  return value;
+}
+
 function describeParseError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${optionName(error)}`;

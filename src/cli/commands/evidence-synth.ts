@@ -15,7 +15,7 @@ import {
 import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { runInterruptible } from '../interruption.js';
-import { parseCommandArgs, requireOption } from '../parse.js';
+import { parseCommandArgs, requireOption, textOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 import { sourceBindingIdOption } from './evidence-flags.js';
@@ -78,7 +78,7 @@ export const evidenceSynth: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 0 });
-    const out = requireOption(values.out, '--out', USAGE);
+    const out = textOption(requireOption(values.out, '--out', USAGE), '--out', USAGE);
     const options = synthOptions(values);
     const faults = faultsFromVariable(SYNTH_FAULTS, process.env, USAGE);
     // The library's boundary guards and redacts (docs/evidence.md#privacy).

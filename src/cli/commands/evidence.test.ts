@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -10,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import { CliChild } from '../../../test/helpers/cli-child.js';
 import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
@@ -477,6 +478,26 @@ describe('sealkit evidence synth', () => {
       });
     }
     expect(readdirSync(parent)).toEqual(['ev2']);
+  });
+
+  it('regression: an --out with bytes that are not UTF-8 is a usage error, not a folder named with U+FFFD', () => {
+    const parent = workDir();
+    // Node encodes the arguments it passes as UTF-8; the shell passes the byte 0xff as it is.
+    const script = `bin="$1"; shift; exec "$0" "$bin" evidence synth --out "$(printf 'ev\\377')" --source sql --destination bigquery "$@"`;
+    for (const extra of [[], ['--dry-run']]) {
+      const run = spawnSync(
+        'sh',
+        ['-c', script, process.execPath, join(REPO_ROOT, 'bin', 'sealkit.js'), ...extra],
+        {
+          cwd: parent,
+        },
+      );
+      expect({ status: run.status, first: run.stderr.toString().split('\n')[0] }).toEqual({
+        status: 1,
+        first: 'sealkit: --out takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)',
+      });
+    }
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it('refuses an existing directory with exit 2 and keeps it', () => {

@@ -212,11 +212,14 @@ function locate(dirs: ReadonlyMap<string, Dir>, path: string): { readonly dir: D
   return { dir, base: path.slice(slash + 1) };
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 function splitOut(out: string): { readonly parentPath: string; readonly name: string } {
   const trimmed = out.length > 1 ? out.replace(/\/+$/, '') : out;
   const slash = trimmed.lastIndexOf('/');
   const name = trimmed.slice(slash + 1);
-  if (name.length === 0 || name === '.' || name === '..' || out.includes('\0')) {
+  // A lone surrogate would be written as U+FFFD's bytes and name another directory.
+  if (name.length === 0 || name === '.' || name === '..' || out.includes('\0') || LONE_SURROGATE.test(out)) {
     throw refuseSynth('evidence_synth_option_invalid', { field: 'out' });
   }
   return { parentPath: slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash), name };

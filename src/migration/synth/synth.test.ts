@@ -275,6 +275,7 @@ describe('synthesizeEvidence refusals: nothing written, nothing lost', () => {
     ['seed', { seed: -1 }],
     ['out', { out: 'evidence/..' }],
     ['out', { out: '' }],
+    ['out', { out: 'ev\uD800' }],
     ['faults', { faults: { rules: 'fail@nowhere' } }],
   ])('regression: an option outside its values is refused naming %s as the field', async (field, bad) => {
     const parent = workDir();
