@@ -144,6 +144,8 @@ export type SynthRefusalCode =
   | 'evidence_synth_option_invalid'
   | 'evidence_synth_parent_missing'
   | 'evidence_synth_parent_unsafe'
+  | 'evidence_synth_parent_not_writable'
+  | 'evidence_synth_name_too_long'
   | 'evidence_synth_output_exists'
   | 'evidence_synth_unavailable'
   | 'evidence_synth_write_failed'
@@ -161,6 +163,16 @@ export const refuseSynth = defineRefusals<SynthRefusalCode>({
   evidence_synth_parent_unsafe: {
     category: 'malformed',
     message: 'the path to the synthetic evidence directory contains a symbolic link',
+  },
+  evidence_synth_parent_not_writable: {
+    category: 'unavailable',
+    message:
+      'the directory that should hold the synthetic evidence directory is not writable by you (its permissions, or a read-only filesystem)',
+  },
+  evidence_synth_name_too_long: {
+    category: 'oversized',
+    message:
+      'the synthetic evidence directory name is too long: with the staging suffix it gets while written, it exceeds 255 bytes',
   },
   evidence_synth_output_exists: {
     category: 'conflict',

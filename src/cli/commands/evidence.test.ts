@@ -500,6 +500,41 @@ describe('sealkit evidence synth', () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
+  it.each([
+    [
+      'a parent folder you may not write in',
+      'locked/evidence',
+      'evidence_synth_parent_not_writable',
+      'the directory that should hold the synthetic evidence directory is not writable by you (its permissions, or a read-only filesystem)',
+      undefined,
+    ],
+    [
+      'a name too long to stage',
+      'x'.repeat(224),
+      'evidence_synth_name_too_long',
+      'the synthetic evidence directory name is too long: with the staging suffix it gets while written, it exceeds 255 bytes',
+      'out',
+    ],
+  ])(
+    'regression: %s is refused with its own code, and the dry run predicts it',
+    (_name, out, code, message, field) => {
+      const parent = workDir();
+      mkdirSync(join(parent, 'locked'), { mode: 0o500 });
+      const before = snapshotTree(parent);
+      const args = ['evidence', 'synth', '--out', out, '--source', 'sql', '--destination', 'bigquery'];
+      for (const extra of [[], ['--dry-run']]) {
+        const run = runCli([...args, ...extra], { cwd: parent });
+        expect({ status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() }).toEqual({
+          status: 2,
+          stdout: '',
+          stderr: `error[${code}]: ${message}\n${field === undefined ? '' : `  = field: ${field}\n`}`,
+        });
+        expect(scanForSentinels(run, [], [parent, 'xxxxxxxx', 'locked'])).toEqual([]);
+      }
+      expect(snapshotTree(parent)).toEqual(before);
+    },
+  );
+
   it('refuses an existing directory with exit 2 and keeps it', () => {
     const parent = workDir();
     const args = [

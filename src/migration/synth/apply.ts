@@ -80,13 +80,21 @@ export function checkSynthesisOut(out: string): void {
   guardPrivate(() => openOut(out).parent.close());
 }
 
-/** The checks before any write, in the order a run makes them; the parent stays held for the write. */
+/**
+ * The checks before any write, in the order a run makes them; the parent
+ * stays held for the write. Whether this account may create entries in the
+ * parent is asked of the kernel (faccessat: modes, ACLs, a read-only
+ * mount), so a dry run refuses the parent the run would fail to write in.
+ */
 function openOut(out: string): { readonly parent: Dir; readonly name: string } {
   const { parentPath, name } = splitOut(out);
+  if (Buffer.byteLength(stagingName(name, '0'.repeat(STAGING_TAG_HEX))) > NAME_MAX)
+    throw refuseSynth('evidence_synth_name_too_long', { field: 'out' });
   if (!fsPrimitivesAvailable()) throw refuseSynth('evidence_synth_unavailable');
   const parent = openParent(parentPath);
   try {
     if (exists(parent, name)) throw refuseSynth('evidence_synth_output_exists');
+    if (parent.writeDenied() !== undefined) throw refuseSynth('evidence_synth_parent_not_writable');
   } catch (error: unknown) {
     parent.close();
     throw error;
@@ -102,8 +110,8 @@ async function publishPlan(
   const { parent, name } = openOut(out);
   try {
     await step(steps, 'after_preflight');
-    const stagingName = `.${name}.sealkit-synth-${randomBytes(8).toString('hex')}`;
-    const staging = attempt(() => parent.mkdirExclusive(stagingName, 0o700));
+    const staged = stagingName(name, randomBytes(STAGING_TAG_HEX / 2).toString('hex'));
+    const staging = makeStaging(parent, staged);
     const created: { readonly dir: Dir; readonly name: string; readonly kind: 'file' | 'dir' }[] = [];
     const held: Dir[] = [staging];
     let published = false;
@@ -138,7 +146,7 @@ async function publishPlan(
       // The last boundary: the rename is the commit point, and nothing stops the run after it.
       await step(steps, 'before_rename');
       try {
-        renameNoReplace(parent, stagingName, parent, name);
+        renameNoReplace(parent, staged, parent, name);
       } catch (error: unknown) {
         throw isFsError(error, 'EEXIST') || isFsError(error, 'ENOTEMPTY')
           ? refuseSynth('evidence_synth_output_exists')
@@ -147,7 +155,7 @@ async function publishPlan(
       published = true;
       attempt(() => parent.fsync());
     } finally {
-      if (!published) removeCreated(staging, created, parent, stagingName);
+      if (!published) removeCreated(staging, created, parent, staged);
       for (const dir of held) dir.close();
     }
   } finally {
@@ -223,6 +231,34 @@ function splitOut(out: string): { readonly parentPath: string; readonly name: st
     throw refuseSynth('evidence_synth_option_invalid', { field: 'out' });
   }
   return { parentPath: slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash), name };
+}
+
+/** Every name on Linux's local filesystems is at most 255 bytes (NAME_MAX). */
+const NAME_MAX = 255;
+const STAGING_TAG_HEX = 16;
+
+/** The hidden staging directory beside `out`, unique to this run. */
+function stagingName(name: string, tag: string): string {
+  return `.${name}.sealkit-synth-${tag}`;
+}
+
+/**
+ * The run's first write. The preflight already asked whether the parent is
+ * writable; a kernel that still says no (the parent changed since) gets the
+ * same answer, not a bare write failure.
+ */
+function makeStaging(parent: Dir, name: string): Dir {
+  return attempt(() => {
+    try {
+      return parent.mkdirExclusive(name, 0o700);
+    } catch (error: unknown) {
+      if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM') || isFsError(error, 'EROFS'))
+        throw refuseSynth('evidence_synth_parent_not_writable');
+      if (isFsError(error, 'ENAMETOOLONG'))
+        throw refuseSynth('evidence_synth_name_too_long', { field: 'out' });
+      throw error;
+    }
+  });
 }
 
 function openParent(path: string): Dir {
