@@ -38,11 +38,15 @@ const USAGE = `Usage: sealkit evidence synth --out DIR --source csv|sql --destin
                               [--source-binding-id ALIAS] [--finished-at TIMESTAMP] [--seed N]
                               [--dry-run] [--json]
 
-Writes SYNTHETIC migration evidence for the canonical retail tables: mapping.json,
-dry-run.json and run-manifests/<run_id>.json in the new directory DIR (0700,
-files 0600). A fixture generator for tests and demos, not a loader: nothing is
-extracted from any source. The dry run and manifest say they are synthetic.
-Same options, same bytes.
+Writes SYNTHETIC migration evidence for the canonical retail tables into the new
+directory DIR (folders 0700, files 0600):
+  mapping.json, dry-run.json, run-manifests/<run_id>.json  the evidence
+  fixtures/README.md                                       what the rows below are
+  fixtures/migration_bronze/<bronze_table>.csv             synthetic Bronze rows per table,
+                                                           for sealkit edition check --fixtures
+A fixture generator for tests and demos, not a loader: nothing is extracted from
+any source. The dry run, manifest and README say they are synthetic. Same
+options, same bytes.
 
 Flags:
   --out DIR                 the directory to create; it must not exist

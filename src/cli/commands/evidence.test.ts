@@ -556,6 +556,23 @@ describe('sealkit evidence synth', () => {
     expect(scanForSentinels(again, [], [parent])).toEqual([]);
   });
 
+  it('regression: --help names every file it writes, the Bronze fixtures too', () => {
+    const help = runCli(['evidence', 'synth', '--help']).stdout.toString();
+    const evidence = synth();
+    const written = [...snapshotTree(evidence.out)]
+      .filter(([, entry]) => entry.startsWith('file '))
+      .map(([path]) =>
+        path
+          .replace(/^run-manifests\/[0-9a-f-]+\.json$/, 'run-manifests/<run_id>.json')
+          .replace(
+            /^fixtures\/migration_bronze\/[a-z_]+\.csv$/,
+            'fixtures/migration_bronze/<bronze_table>.csv',
+          ),
+      );
+    expect([...new Set(written)].filter((path) => !help.includes(path))).toEqual([]);
+    expect(written).toContain('fixtures/migration_bronze/<bronze_table>.csv');
+  });
+
   it('treats missing or invalid options as usage errors', () => {
     const out = join(workDir(), 'evidence');
     for (const args of [
