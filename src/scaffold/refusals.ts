@@ -210,7 +210,8 @@ export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusa
   },
   publish_permission_denied: {
     category: 'unavailable',
-    message: 'the filesystem denied the publishing rename; nothing was published',
+    message:
+      'the filesystem denied creating models/migration/generated/ or the publishing rename into it; nothing was published',
   },
   publish_failed: {
     category: 'unavailable',

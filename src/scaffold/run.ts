@@ -383,7 +383,13 @@ function refused(
   };
 }
 
-/** Where a failed run stands: the output it raced for, and the staging directory it leaves (never removed). */
+/**
+ * Where a failed run stands: the output it raced for, and the staging
+ * directory it leaves (never removed). When that directory is still this
+ * run's own, in a known state, the result carries the recovery command, to
+ * run once this run has ended (docs/scaffold.md#leftover-staging-and-recovery);
+ * a directory that was swapped or is another run's gets none.
+ */
 function leftover(
   code: string,
   stage: ScaffoldStage,
@@ -401,7 +407,7 @@ function leftover(
   return {
     ...output,
     staging: stagingPath(sourceId),
-    ...(state === undefined ? {} : { staging_state: state }),
+    ...(state === undefined ? {} : { staging_state: state, repair: recoveryCommand(stagingPath(sourceId)) }),
   };
 }
 

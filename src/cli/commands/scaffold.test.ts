@@ -1,9 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
 import { FAULTS_ENV } from '../../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../../test/helpers/scaffold-workspace.js';
+import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 
 const scratch = new ScaffoldScratch('cli');
 afterAll(() => scratch.dispose());
@@ -220,12 +222,20 @@ describe('sealkit scaffold', () => {
       const failed = runCli(fixture.cliArgs(), { env: { ...process.env, [FAULTS_ENV]: 'fail@after_mkdir' } });
       expect(failed.status).toBe(2);
       const result = oneObject(failed.stdout);
+      const staging = `.scaffold-staging/${SOURCE_ID}`;
+      const repair = `chmod -R u+w ${staging} && rm -r ${staging}`;
       expect(failed.stderr.toString()).toBe(
-        `error[${String((result.reason_codes as string[])[0])}]: ${String(result.message)}\n`,
+        `error[${String((result.reason_codes as string[])[0])}]: ${String(result.message)}\n` +
+          `  = staging: ${staging} (left unsealed)\n` +
+          `  = repair, from the workspace folder: ${repair}\n`,
       );
       const dry = runCli(fixture.cliArgs(['--dry-run']));
       expect(dry.status).toBe(2);
-      expect(dry.stderr.toString()).toMatch(/^error\[staging_exists\]: /);
+      expect(dry.stderr.toString()).toBe(
+        `error[staging_exists]: ${String(oneObject(dry.stdout).message)}\n` +
+          `  = staging: ${staging}\n` +
+          `  = repair, from the workspace folder: ${repair}\n`,
+      );
     });
 
     it('a publication with a condition: the condition, then the namespace line; exit 3', () => {
@@ -242,6 +252,42 @@ describe('sealkit scaffold', () => {
       expect(lines[1]).toMatch(/^sealkit scaffold: source migration_bronze_shop reads its schema from/);
     });
   });
+
+  it.each(['bigquery', 'snowflake'] as const)(
+    'regression: a publish denied on models/migration/ (%s) names the staging it leaves and the repair, which works',
+    (edition) => {
+      const fixture = scratch.fixture(edition);
+      const migration = join(fixture.project, 'models', 'migration');
+      chmodSync(migration, 0o500);
+      let run: ReturnType<typeof runCli>;
+      try {
+        run = runCli(fixture.cliArgs());
+      } finally {
+        chmodSync(migration, 0o700);
+      }
+      const staging = `.scaffold-staging/${SOURCE_ID}`;
+      const repair = `chmod -R u+w ${staging} && rm -r ${staging}`;
+      expect(run.status).toBe(2);
+      expect(oneObject(run.stdout)).toMatchObject({
+        reason_codes: ['publish_permission_denied'],
+        stage: 'publish',
+        staging,
+        staging_state: 'partially_sealed',
+        repair,
+      });
+      const from = edition === 'snowflake' ? "from the workspace's kit/ folder" : 'from the workspace folder';
+      expect(run.stderr.toString()).toBe(
+        'error[publish_permission_denied]: the filesystem denied creating models/migration/generated/ or the publishing rename into it; nothing was published\n' +
+          `  = staging: ${staging} (left partially_sealed)\n` +
+          `  = repair, ${from}: ${repair}\n`,
+      );
+      expect(scanForSentinels(run, [], [fixture.workspace, fixture.evidence.dir])).toEqual([]);
+      // The command, run where it says, removes the leftover; the next run publishes.
+      expect(spawnSync('sh', ['-c', repair], { cwd: fixture.project }).status).toBe(0);
+      expect(existsSync(fixture.staging)).toBe(false);
+      expect(runCli(fixture.cliArgs()).status).toBe(0);
+    },
+  );
 
   it('is listed by sealkit --help and has its own --help', () => {
     expect(runCli(['--help']).stdout.toString()).toContain('sealkit scaffold');

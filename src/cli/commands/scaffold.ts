@@ -176,7 +176,8 @@ function printResult(io: CliIo, result: ScaffoldResult, json: boolean): void {
  * A run that did not publish cleanly (refused, interrupted, published with
  * a condition, unverified), in the form every sealkit refusal takes on
  * stderr: its first reason code and that code's fixed message, then the
- * artifact role and the allowlisted field when the result has them. Nothing
+ * artifact role and the allowlisted field when the result has them, and the
+ * project-relative staging path and repair command a run leaves. Nothing
  * else: the scaffolder is a private domain (docs/refusals.md#two-policies),
  * and the result object on stdout keeps the rest.
  */
@@ -186,7 +187,17 @@ export function outcomeError(result: ScaffoldResult): string | undefined {
   const lines = [`error[${code}]: ${result.message}`];
   if (result.role !== undefined) lines.push(`  = in: ${result.role}`);
   if (result.field !== undefined) lines.push(`  = field: ${result.field}`);
+  if (result.staging !== undefined) {
+    const state = result.staging_state === undefined ? '' : ` (left ${result.staging_state})`;
+    lines.push(`  = staging: ${result.staging}${state}`);
+  }
+  if (result.repair !== undefined) lines.push(`  = repair, ${fromProject(result)}: ${result.repair}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Where a repair command runs: its paths are relative to the dbt project. */
+function fromProject(result: ScaffoldResult): string {
+  return result.project_dir === 'kit' ? "from the workspace's kit/ folder" : 'from the workspace folder';
 }
 
 /**
