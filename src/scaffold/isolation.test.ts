@@ -133,6 +133,21 @@ describe('workspace boundary: refused before any write, each with its own code',
     expect(readFileSync(join(workspace, 'kit', 'dbt_project.yml'), 'utf8')).toContain('retail_analytics');
   });
 
+  it.each([
+    ['snowflake', 'bigquery'],
+    ['bigquery', 'snowflake'],
+  ] as const)(
+    'regression: --edition %s on an untouched %s workspace is edition_project_mismatch, not workspace_invalid',
+    async (flag, made) => {
+      const fixture = scratch.fixture(flag);
+      const { workspace } = scratch.workspace(made);
+      const before = snapshotTree(workspace);
+      const result = await scaffold(fixture.options({ workspace }));
+      expect(result).toMatchObject({ status: 'refused', reason_codes: ['edition_project_mismatch'] });
+      expect(snapshotTree(workspace)).toEqual(before);
+    },
+  );
+
   it('a workspace without models/migration/ is workspace_missing_migration_models', async () => {
     const fixture = scratch.fixture('snowflake');
     rmSync(join(fixture.project, 'models', 'migration'), { recursive: true });

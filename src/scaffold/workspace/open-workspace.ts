@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
-import type { EditionProfile } from '../editions.js';
+import { EDITION_PROFILES, type EditionProfile } from '../editions.js';
 import { OUTPUT_PARENTS, STAGING_ROOT } from '../names.js';
 import { refuseScaffold } from '../refusals.js';
 import { readDbtProject, stagingOutsideDbtPaths } from './dbt-project.js';
@@ -53,7 +53,7 @@ export class HeldWorkspace {
     const opened: Dir[] = [root];
     try {
       if (hasStarterLayout(root)) throw refuseScaffold('workspace_is_starter_checkout');
-      const project = edition.projectDir === '.' ? root : openProject(root, edition.projectDir);
+      const project = edition.projectDir === '.' ? root : openProject(root, edition);
       if (project !== root) opened.push(project);
       const facts = readDbtProject(project);
       if (facts === undefined || facts.name !== edition.projectName) {
@@ -156,15 +156,32 @@ function hasStarterLayout(root: Dir): boolean {
   }
 }
 
-function openProject(root: Dir, name: string): Dir {
+/**
+ * The project folder below the root (Snowflake's kit/). Absent, it may be
+ * a workspace of the other edition, whose project is the root itself: that
+ * is the --edition flag's mistake (edition_project_mismatch, "use the
+ * matching --edition"), not a missing workspace.
+ */
+function openProject(root: Dir, edition: EditionProfile): Dir {
   try {
-    return root.openDir(name);
+    return root.openDir(edition.projectDir);
   } catch (error: unknown) {
-    if (isFsError(error, 'ELOOP') || isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) {
-      throw refuseScaffold('workspace_invalid');
+    if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) {
+      throw refuseScaffold(
+        isOtherEditionRoot(root, edition) ? 'edition_project_mismatch' : 'workspace_invalid',
+      );
     }
+    if (isFsError(error, 'ELOOP')) throw refuseScaffold('workspace_invalid');
     throw error;
   }
+}
+
+/** Whether the root is the dbt project of an edition other than `edition` (its dbt_project.yml names it). */
+function isOtherEditionRoot(root: Dir, edition: EditionProfile): boolean {
+  const name = readDbtProject(root)?.name;
+  return Object.values(EDITION_PROFILES).some(
+    (other) => other.id !== edition.id && other.projectDir === '.' && other.projectName === name,
+  );
 }
 
 /** models/ and migration/: a symlink is symlink_refused; absent or not a directory, not a workspace (docs/scaffold.md#checks-in-order). */
