@@ -57,15 +57,17 @@ describe('the mapping file rule: regular, non-symlink final component, ≤ 1 MiB
     });
   });
 
-  it('refuses a directory and a FIFO (without blocking on it)', { timeout: 5000 }, () => {
+  it('regression: refuses a directory and a FIFO (without blocking on it) as not regular, not as not private', {
+    timeout: 5000,
+  }, () => {
     const dir = workDir();
     mkdirSync(join(dir, 'mapping.json'));
     expect(spawnSync('mkfifo', [join(dir, 'fifo.json')]).status).toBe(0);
     expect(refusal(join(dir, 'mapping.json'))).toEqual({
-      code: 'scaffold_input_not_private',
+      code: 'scaffold_input_not_regular',
       role: 'mapping',
     });
-    expect(refusal(join(dir, 'fifo.json'))).toEqual({ code: 'scaffold_input_not_private', role: 'mapping' });
+    expect(refusal(join(dir, 'fifo.json'))).toEqual({ code: 'scaffold_input_not_regular', role: 'mapping' });
   });
 
   it('refuses a missing file, a missing directory and paths that cannot name a file as missing input', () => {
@@ -82,13 +84,24 @@ describe('the mapping file rule: regular, non-symlink final component, ≤ 1 MiB
     }
   });
 
-  it('refuses a file it may not read without naming it', () => {
+  it('regression: refuses a file, or a folder above it, it may not read as unreadable, not as not private', () => {
     const dir = workDir();
     writeFileSync(join(dir, 'mapping.json'), MAPPING, { mode: 0o000 });
     expect(refusal(join(dir, 'mapping.json'))).toEqual({
-      code: 'scaffold_input_not_private',
+      code: 'scaffold_input_unreadable',
       role: 'mapping',
     });
+    mkdirSync(join(dir, 'closed'));
+    writeFileSync(join(dir, 'closed', 'mapping.json'), MAPPING);
+    chmodSync(join(dir, 'closed'), 0o000);
+    try {
+      expect(refusal(join(dir, 'closed', 'mapping.json'))).toEqual({
+        code: 'scaffold_input_unreadable',
+        role: 'mapping',
+      });
+    } finally {
+      chmodSync(join(dir, 'closed'), 0o700);
+    }
   });
 
   it.each([

@@ -55,13 +55,15 @@ function readMappingBytes(path: string): Uint8Array {
     // Symlinks above the file are allowed by the rule; resolve them once, then hold the directory.
     dir = Dir.openForLookup(realpathSync(dirname(path)));
   } catch (error: unknown) {
-    throw isMissing(error) ? refuse('scaffold_input_missing') : refuse('scaffold_input_not_private');
+    throw refuse(failureCode(error));
   }
   try {
     const pinned = attempt(() => dir.openPath(name));
     try {
       const expected = pinned.stat();
-      if (expected.type !== 'file') throw refuse('scaffold_input_not_private');
+      // The one privacy rule the mapping has: its final component is no symlink.
+      if (expected.type === 'symlink') throw refuse('scaffold_input_not_private');
+      if (expected.type !== 'file') throw refuse('scaffold_input_not_regular');
       if (expected.size > BigInt(EVIDENCE_LIMITS.mappingFileBytes)) throw refuse('scaffold_input_oversized');
       const file: ReadableFile = attempt(() => dir.openFile(name));
       try {
@@ -86,8 +88,26 @@ function attempt<T>(step: () => T): T {
   try {
     return step();
   } catch (error: unknown) {
-    throw isMissing(error) ? refuse('scaffold_input_missing') : refuse('scaffold_input_not_private');
+    throw refuse(failureCode(error));
   }
+}
+
+/**
+ * A failed look-up or open: missing, denied (the mapping need not be
+ * owner-only, so a denial is only that: unreadable), or anything else the
+ * rule cannot vouch for.
+ */
+function failureCode(error: unknown): Parameters<typeof refuseEvidence>[0] {
+  if (isMissing(error)) return 'scaffold_input_missing';
+  if (hasCode(error, 'EACCES') || hasCode(error, 'EPERM')) return 'scaffold_input_unreadable';
+  return 'scaffold_input_not_private';
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return (
+    isFsError(error, code) ||
+    (typeof error === 'object' && error !== null && 'code' in error && error.code === code)
+  );
 }
 
 function isMissing(error: unknown): boolean {

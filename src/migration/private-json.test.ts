@@ -17,7 +17,7 @@ describe('read_private_json for the dry run and the run manifest', () => {
     const core = [...refuseFs.codes, ...refuseJson.codes].sort();
     expect(Object.keys(ADMISSION_CODE_FOR).sort()).toEqual(core);
     for (const code of Object.values(ADMISSION_CODE_FOR)) {
-      expect(code).toMatch(/^scaffold_input_(missing|not_private|oversized|malformed)$/);
+      expect(code).toMatch(/^scaffold_input_(missing|not_private|not_regular|oversized|malformed)$/);
       expect(refuseEvidence.codes).toContain(code);
     }
     // Core's own category decides oversized versus malformed for JSON bounds.

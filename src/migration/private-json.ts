@@ -16,7 +16,7 @@ export const ADMISSION_CODE_FOR: { readonly [K in FsRefusalCode | JsonRefusalCod
   private_path_invalid: 'scaffold_input_missing',
   private_missing: 'scaffold_input_missing',
   private_symlink: 'scaffold_input_not_private',
-  private_not_regular: 'scaffold_input_not_private',
+  private_not_regular: 'scaffold_input_not_regular',
   private_not_owned: 'scaffold_input_not_private',
   private_mode_too_open: 'scaffold_input_not_private',
   private_hard_linked: 'scaffold_input_not_private',

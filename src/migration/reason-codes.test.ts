@@ -1,6 +1,7 @@
 import {
   chmodSync,
   linkSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   rmSync,
@@ -121,6 +122,39 @@ const FIXTURES: readonly Fixture[] = [
           ? '/etc/passwd'
           : join(process.env.SEALKIT_ROOT_FIXTURES, 'foreign-owned.json'),
     }),
+  },
+  {
+    name: 'regression: the mapping file cannot be read by its owner',
+    expected: { code: 'scaffold_input_unreadable', role: 'mapping' },
+    // Outside the bundle folder, whose files the test reads back to prove nothing was written.
+    files: () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'sealkit-evidence-unreadable-'));
+      roots.push(elsewhere);
+      const mappingFile = join(elsewhere, 'zqx_unreadable_mapping.json');
+      writeFileSync(mappingFile, '{}', { mode: 0o000 });
+      return { mappingFile };
+    },
+    planted: ['zqx_unreadable_mapping'],
+  },
+  {
+    name: 'regression: a directory is given as the mapping file',
+    expected: { code: 'scaffold_input_not_regular', role: 'mapping' },
+    files: (paths) => {
+      const folder = join(paths.dir, 'zqx_mapping_folder');
+      mkdirSync(folder);
+      return { mappingFile: folder };
+    },
+    planted: ['zqx_mapping_folder'],
+  },
+  {
+    name: 'a directory is given as the dry run',
+    expected: { code: 'scaffold_input_not_regular', role: 'dry_run' },
+    files: (paths) => {
+      const folder = join(paths.dir, 'zqx_dry_run_folder');
+      mkdirSync(folder, { mode: 0o700 });
+      return { dryRunFile: folder };
+    },
+    planted: ['zqx_dry_run_folder'],
   },
   {
     name: 'the mapping file exceeds 1 MiB',
@@ -466,7 +500,7 @@ describe('every reason code has a fixture made by mutating a synthetic bundle', 
   it('covers the reason-code table exactly', () => {
     const covered = new Set(FIXTURES.map((fixture) => fixture.expected.code));
     expect([...covered].sort()).toEqual([...refuseEvidence.codes].sort());
-    expect(refuseEvidence.codes).toHaveLength(25);
+    expect(refuseEvidence.codes).toHaveLength(27);
   });
 
   it.each(FIXTURES.map((fixture) => [fixture.name, fixture] as const))('%s', (_name, fixture) => {

@@ -10,6 +10,8 @@ import { defineRefusals } from '../core/refusal/index.js';
 export type EvidenceRefusalCode =
   | 'scaffold_input_missing'
   | 'scaffold_input_not_private'
+  | 'scaffold_input_unreadable'
+  | 'scaffold_input_not_regular'
   | 'scaffold_input_oversized'
   | 'scaffold_input_malformed'
   | 'scaffold_input_unsupported_version'
@@ -42,7 +44,15 @@ export const refuseEvidence = defineRefusals<EvidenceRefusalCode>({
   scaffold_input_not_private: {
     category: 'malformed',
     message:
-      'an evidence artifact fails the owner-only, no-symlink, single-link or regular-file checks, or they cannot be verified',
+      'an evidence artifact fails the owner-only, no-symlink or single-link checks, or they cannot be verified',
+  },
+  scaffold_input_unreadable: {
+    category: 'unavailable',
+    message: 'an evidence artifact cannot be read: permission denied on the file or a folder above it',
+  },
+  scaffold_input_not_regular: {
+    category: 'malformed',
+    message: 'an evidence artifact is not a regular file (a directory, a FIFO, a socket or a device)',
   },
   scaffold_input_oversized: {
     category: 'oversized',
