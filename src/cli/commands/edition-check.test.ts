@@ -57,6 +57,32 @@ describe('sealkit edition check', () => {
     expect(tested.stderr.toString()).toBe('');
   });
 
+  it('regression: a check whose required tests did not run is failed, never passed, in --json and in the report', () => {
+    // A CI job reading `.status` took a run whose tests never ran for a pass.
+    const project = EDITION_PROJECTS.bigquery;
+    const json = runCli(['edition', 'check', project, '--require-tests', '--json']);
+    expect(json.status).toBe(2);
+    const report = JSON.parse(json.stdout.toString()) as Record<string, unknown>;
+    expect([report.status, report.reason_code, report.message, report.unmet]).toEqual([
+      'failed',
+      'tests_not_run',
+      'schema tests were not run (no --fixtures), and --require-tests asks for them',
+      ['tests_not_run'],
+    ]);
+    expect(Object.keys(report).slice(0, 3)).toEqual(['status', 'reason_code', 'message']);
+    const human = runCli(['edition', 'check', project, '--require-tests']);
+    expect(human.status).toBe(2);
+    expect(human.stdout.toString()).not.toMatch(/^passed/m);
+    expect(human.stdout.toString()).toMatch(
+      /\nfailed: 6 models enabled, 4 disabled, 0 failed; 19 tests: 0 passed, 0 failed, 19 not run; 6 files, 0 invalid\n$/,
+    );
+    const lenient = JSON.parse(runCli(['edition', 'check', project, '--json']).stdout.toString()) as Record<
+      string,
+      unknown
+    >;
+    expect([lenient.status, lenient.reason_code, lenient.unmet]).toEqual(['passed', undefined, undefined]);
+  });
+
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {
     const project = EDITION_PROJECTS.snowflake;
     const run = runCli(

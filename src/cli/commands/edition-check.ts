@@ -39,8 +39,9 @@ Flags:
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
   --fixtures DIR   Bronze fixture CSVs to build and test on; repeatable: a table of a
                    later folder replaces the same table of an earlier one
-  --require-tests  exit 2 when schema tests were not run (no --fixtures); a CI
-                   job then cannot pass a check whose tests never ran
+  --require-tests  fail (status failed, exit 2) when schema tests were not run
+                   (no --fixtures); a CI job then cannot pass a check whose
+                   tests never ran
   -q, --quiet      print no report and no progress; findings still go to stderr
   --json           print one JSON object on stdout
   -h, --help       show this help
@@ -102,14 +103,38 @@ export const editionCheck: Command = {
           ? `error[tests_not_run]: ${notRun} schema tests were not run (no --fixtures), and --require-tests asks for them\n`
           : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
     const errors = formatFindings(report) + notReadNotes(report) + notice;
+    // An unmet requirement fails the run: `status` must not read `passed`
+    // to a CI job that looks at nothing else (docs/editions.md#exit-codes).
+    const shown = unmet ? requirementUnmet(report) : report;
     return {
-      text: quiet ? '' : formatReport(report),
-      json: jsonOut({ ...report, ...(unmet ? { unmet: ['tests_not_run'] } : {}) }),
+      text: quiet ? '' : formatReport(shown),
+      json: jsonOut({
+        status: shown.status,
+        ...(unmet && report.status === 'passed'
+          ? { reason_code: 'tests_not_run', message: TESTS_NOT_RUN_MESSAGE }
+          : {}),
+        ...withoutStatus(report),
+        ...(unmet ? { unmet: ['tests_not_run'] } : {}),
+      }),
       ...(errors === '' ? {} : { errors }),
-      refused: report.status === 'failed' || unmet,
+      refused: shown.status === 'failed',
     };
   },
 };
+
+/** The fixed message of the `tests_not_run` requirement, beside the count on stderr. */
+export const TESTS_NOT_RUN_MESSAGE =
+  'schema tests were not run (no --fixtures), and --require-tests asks for them';
+
+/** The report of a check whose requirement (--require-tests) is unmet: failed, whatever its items say. */
+function requirementUnmet(report: CheckReport): CheckReport {
+  return { ...report, status: 'failed' };
+}
+
+function withoutStatus(report: CheckReport): Omit<CheckReport, 'status'> {
+  const { status: _status, ...rest } = report;
+  return rest;
+}
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
