@@ -54,7 +54,10 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
     category: 'conflict',
     message: 'the destination lies inside the sealkit installation or checkout; choose a folder outside it',
   },
-  workspace_destination_symlink: { category: 'malformed', message: 'the destination is a symbolic link' },
+  workspace_destination_symlink: {
+    category: 'malformed',
+    message: 'the destination, or a folder on the way to it, is a symbolic link',
+  },
   destination_exists: {
     category: 'conflict',
     message: 'the destination already exists; a workspace is only ever created new',

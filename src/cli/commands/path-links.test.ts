@@ -130,13 +130,14 @@ describe('edition check PROJECT_DIR', () => {
 });
 
 describe('edition new DEST', () => {
-  // DEST itself must not be a link; the folders above it are the operator's
-  // and may be links (docs/editions.md#sealkit-edition-new).
+  // Neither DEST nor a folder on the way to it may be a link: edition check,
+  // which the workspace is made for, follows none (docs/editions.md#sealkit-edition-new).
   it.each([
     ['link', 'ws-link', 'workspace_destination_symlink'],
     ['link/', 'ws-link/', 'workspace_destination_symlink'],
     ['./link', './ws-link', 'workspace_destination_symlink'],
     ['link/.', 'ws-link/.', 'destination_invalid'],
+    ['a link in a middle component', 'up-ws/fresh', 'workspace_destination_symlink'],
   ])('%s is refused (%s) and writes nothing', (_form, path, code) => {
     const before = snapshotTree(base);
     const result = run(['edition', 'new', '--edition', 'snowflake', path, '--json']);
@@ -145,9 +146,47 @@ describe('edition new DEST', () => {
     expect(snapshotTree(base)).toEqual(before);
   });
 
-  it('a link in a middle component is the folder the operator named: the plan is made there', () => {
-    const result = run(['edition', 'new', '--edition', 'snowflake', 'up-ws/fresh', '--dry-run', '--json']);
-    expect(result.status).toBe(0);
+  it('regression: new and check apply one rule to a linked parent, and the refusal names the link', () => {
+    // edition new made a workspace under a linked folder and printed a next
+    // command that edition check then refused as project_invalid.
+    const before = snapshotTree(base);
+    for (const args of [['--dry-run'], []]) {
+      const made = runCli(['edition', 'new', '--edition', 'bigquery', ...args, 'up-ws/viaLink'], {
+        cwd: base,
+      });
+      expect(made.status).toBe(2);
+      expect(made.stdout.toString()).toBe('');
+      expect(made.stderr.toString()).toBe(
+        "error[workspace_destination_symlink]: the destination, or a folder on the way to it, is a symbolic link\n  --> up-ws/viaLink\n  = help: 'up-ws' is a symbolic link, and sealkit follows none on the way to the destination: name the destination by a path without one\n",
+      );
+    }
+    expect(snapshotTree(base)).toEqual(before);
+    const checked = runCli(['edition', 'check', 'up-ws/ws'], { cwd: base });
+    expect(checked.status).toBe(2);
+    expect(checked.stderr.toString()).toBe(
+      "error[project_invalid]: the project directory is not a directory, passes through a symbolic link or cannot be read\n  --> up-ws/ws\n  = help: 'up-ws' is a symbolic link, and sealkit follows none on the way to the project: name the project by a path without one\n",
+    );
+    const fixtures = runCli(['edition', 'check', join('parent-ws', 'ws'), '--fixtures', 'ws-link/fixtures'], {
+      cwd: base,
+    });
+    expect(fixtures.status).toBe(2);
+    expect(fixtures.stderr.toString()).toContain(
+      "= help: 'ws-link' is a symbolic link, and sealkit follows none on the way to the fixtures: name the fixtures by a path without one\n",
+    );
+  });
+
+  it('the next command edition new prints runs as printed', () => {
+    const made = runCli(['edition', 'new', '--edition', 'bigquery', 'parent-ws/next'], { cwd: base });
+    expect(made.status).toBe(0);
+    const next = made.stdout
+      .toString()
+      .split('\n')
+      .find((line) => line.startsWith('next: '));
+    expect(next).toBe('next: sealkit edition check parent-ws/next --fixtures parent-ws/next/fixtures');
+    const checked = runCli(['edition', 'check', 'parent-ws/next', '--fixtures', 'parent-ws/next/fixtures'], {
+      cwd: base,
+    });
+    expect(checked.status, checked.stderr.toString()).toBe(0);
   });
 });
 

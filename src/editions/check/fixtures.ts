@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
+import { symlinkHint } from '../symlink-on-path.js';
 import { readTree, TreeReadError } from '../tree.js';
 import { type CsvTable, readCsv } from './csv.js';
 import { IDENTIFIER } from './sql.js';
@@ -43,7 +44,9 @@ export function readFixtures(dir: string): FixtureSet {
         if (isFsError(error, 'ENOENT')) throw refuseEdition('fixtures_missing', { location: { path: dir } });
         throw refuseEdition('fixtures_invalid', {
           location: { path: dir },
-          hint: 'the fixtures path is not a folder that can be opened',
+          hint:
+            (isFsError(error, 'ELOOP') ? symlinkHint(dir, 'the fixtures') : undefined) ??
+            'the fixtures path is not a folder that can be opened',
         });
       }
       try {

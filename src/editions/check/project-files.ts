@@ -3,6 +3,7 @@ import { Dir, isFsError } from '../../core/fs/index.js';
 import type { RecordIssue, YamlFaultPlace, YamlNode } from '../../core/input/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
+import { symlinkHint } from '../symlink-on-path.js';
 import { readTree, type TreeFile, TreeReadError } from '../tree.js';
 import { schemaProblems } from './schema-problems.js';
 import { loadDbtSchemas, type SchemaViolation } from './schemas.js';
@@ -80,7 +81,10 @@ function openProject(projectDir: string): Dir {
   } catch (error: unknown) {
     const location = { path: projectDir };
     if (isFsError(error, 'ENOENT')) throw refuseEdition('project_missing', { location });
-    throw refuseEdition('project_invalid', { location });
+    // No link is followed on the way to the project, as `edition new` follows
+    // none on the way to the workspace it creates: say which one it is.
+    const hint = isFsError(error, 'ELOOP') ? symlinkHint(projectDir, 'the project') : undefined;
+    throw refuseEdition('project_invalid', { location, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import { refuseEdition } from '../refusals.js';
+import { symlinkHint } from '../symlink-on-path.js';
 
 /** A destination that passed every check, with its parent held open. */
 export interface HeldDestination {
@@ -61,27 +62,26 @@ export function isInside(root: string, candidate: string): boolean {
  * one code: a usable path (destination_invalid); outside the installation,
  * symlinks followed (destination_inside_installation); an existing parent
  * directory (destination_parent_missing / _invalid); DEST itself absent
- * (workspace_destination_symlink for a link, even a dangling one; destination_exists
- * for anything else). The parent is opened by its physical path with a
- * no-follow walk and held: the rename that publishes the workspace goes
- * through this descriptor, so the parent cannot be swapped afterwards.
+ * (workspace_destination_symlink for a link, even a dangling one, and for a
+ * link on the way to it; destination_exists for anything else). The parent
+ * is opened as given with a no-follow walk and held: the rename that
+ * publishes the workspace goes through this descriptor, so the parent
+ * cannot be swapped afterwards.
  */
 export function holdDestination(dest: string, installationRoot: string): HeldDestination {
   const { parent, name } = splitDestination(dest);
   const physicalParent = physicalPath(parent);
   if (isInside(installationRoot, resolve(physicalParent, name)))
     throw refuseEdition('destination_inside_installation');
-  let realParent: string;
-  try {
-    realParent = realpathSync.native(parent);
-  } catch (error: unknown) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw refuseEdition(code === 'ENOENT' ? 'destination_parent_missing' : 'destination_parent_invalid');
-  }
   let held: Dir;
   try {
-    held = Dir.open(realParent);
-  } catch {
+    // No link is followed on the way to DEST, as `edition check` follows
+    // none on the way to the project it prints next: one rule for both.
+    held = Dir.open(parent);
+  } catch (error: unknown) {
+    if (isFsError(error, 'ENOENT')) throw refuseEdition('destination_parent_missing');
+    const hint = isFsError(error, 'ELOOP') ? symlinkHint(dest, 'the destination') : undefined;
+    if (hint !== undefined) throw refuseEdition('workspace_destination_symlink', { hint });
     throw refuseEdition('destination_parent_invalid');
   }
   try {

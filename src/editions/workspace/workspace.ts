@@ -41,7 +41,8 @@ export async function newWorkspace(options: NewWorkspaceOptions): Promise<NewWor
     return await createWorkspace(options);
   } catch (error: unknown) {
     if (error instanceof Refusal && typeof options.dest === 'string' && AT_DESTINATION.has(error.code)) {
-      const hint = DESTINATION_HINTS[error.code];
+      // A hint the refusal carries (which link, which cause) says more than the code's own.
+      const hint = error.hint ?? DESTINATION_HINTS[error.code];
       throw error.at({ path: options.dest }, hint);
     }
     throw error;
