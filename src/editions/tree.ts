@@ -1,4 +1,4 @@
-import type { Dir } from '../core/fs/index.js';
+import { type Dir, isFsError } from '../core/fs/index.js';
 
 /** One regular file read from a held directory tree; `path` is relative, '/'-separated. */
 export interface TreeFile {
@@ -20,18 +20,25 @@ export interface TreeLimits {
   readonly maxDepth: number;
 }
 
-/** Why a tree could not be read whole; callers map it to their own refusal code. */
-export type TreeProblem = 'entry_invalid' | 'too_large';
+/**
+ * Why a tree could not be read whole; callers map it to their own refusal
+ * code. `unreadable`: the account may not open or read an entry (EACCES,
+ * EPERM), or reading it failed (EIO): the entry, not the tree, is at fault.
+ */
+export type TreeProblem = 'entry_invalid' | 'too_large' | 'unreadable';
 
 export class TreeReadError extends Error {
   readonly problem: TreeProblem;
   /** The entry at fault, relative to the root read (its folder, for a name that is not UTF-8). */
   readonly path: string | undefined;
-  constructor(problem: TreeProblem, path?: string) {
+  /** Whether the entry at fault is a folder (an `unreadable` one could not be opened or listed). */
+  readonly folder: boolean;
+  constructor(problem: TreeProblem, path?: string, folder = false) {
     super(problem);
     this.name = 'TreeReadError';
     this.problem = problem;
     this.path = path === '' ? undefined : path;
+    this.folder = folder;
   }
 }
 
@@ -59,14 +66,14 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
 
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > limits.maxDepth) throw new TreeReadError('too_large', prefix);
-    for (const entry of dir.list()) {
+    for (const entry of unreadableAs(prefix, () => dir.list(), true)) {
       if (!entry.utf8) throw new TreeReadError('entry_invalid', prefix);
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (options.skip?.(path) === true) continue;
       const stat = dir.stat(entry.name);
       if (stat.type === 'directory') {
         dirs.push(path);
-        const child = dir.openDir(entry.name);
+        const child = unreadableAs(path, () => dir.openDir(entry.name), true);
         try {
           walk(child, path, depth + 1);
         } finally {
@@ -77,12 +84,12 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
       if (stat.type !== 'file') throw new TreeReadError('entry_invalid', path);
       if (options.include !== undefined && !options.include(path)) continue;
       if (files.length + 1 > limits.maxFiles) throw new TreeReadError('too_large');
-      const file = dir.openFile(entry.name);
+      const file = unreadableAs(path, () => dir.openFile(entry.name));
       try {
         const opened = file.stat();
         if (opened.type !== 'file' || opened.ino !== stat.ino || opened.dev !== stat.dev)
           throw new TreeReadError('entry_invalid', path);
-        const bytes = file.readUpTo(limits.maxFileBytes + 1);
+        const bytes = unreadableAs(path, () => file.readUpTo(limits.maxFileBytes + 1));
         if (bytes.length > limits.maxFileBytes) throw new TreeReadError('too_large', path);
         total += bytes.length;
         if (total > limits.maxTotalBytes) throw new TreeReadError('too_large');
@@ -98,4 +105,18 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
   dirs.sort(byPath);
   files.sort((a, b) => byPath(a.path, b.path));
   return { dirs, files };
+}
+
+/** Errnos that say the entry cannot be read by this account, or at all. */
+const UNREADABLE = ['EACCES', 'EPERM', 'EIO'] as const;
+
+/** Runs one open or read of the entry at `path`; a permission or I/O failure names that entry. */
+function unreadableAs<T>(path: string, read: () => T, folder = false): T {
+  try {
+    return read();
+  } catch (error: unknown) {
+    if (UNREADABLE.some((code) => isFsError(error, code)))
+      throw new TreeReadError('unreadable', path, folder);
+    throw error;
+  }
 }

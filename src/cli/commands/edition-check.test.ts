@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +82,45 @@ describe('sealkit edition check', () => {
     >;
     expect([lenient.status, lenient.reason_code, lenient.unmet]).toEqual(['passed', undefined, undefined]);
   });
+
+  it.each([
+    ['a model file', 'ws/models/silver/silver_customers.sql', 'file'],
+    ['a models subfolder', 'ws/models/silver', 'folder'],
+    ['dbt_project.yml', 'ws/dbt_project.yml', 'file'],
+    ['a fixtures CSV', 'ws/fixtures/bronze/customers.csv', 'file'],
+    ['a fixtures source folder', 'ws/fixtures/bronze', 'folder'],
+  ])(
+    'regression: an unreadable %s is input_unreadable at that path, not the project or the fixtures',
+    (_what, path, kind) => {
+      // It was project_invalid at the project root, project_file_invalid
+      // ('not a single YAML mapping') or fixtures_invalid at the fixtures root.
+      copyProject('bigquery', join(dir, 'ws'));
+      chmodSync(join(dir, path), 0);
+      try {
+        const run = runCli(['edition', 'check', 'ws', '--fixtures', 'ws/fixtures'], { cwd: dir });
+        expect(run.status).toBe(2);
+        expect(run.stderr.toString()).toBe(
+          `error[input_unreadable]: the input file cannot be read\n  --> ${path}\n  = help: ${
+            kind === 'folder'
+              ? 'this account cannot open or list this folder (its permissions)'
+              : 'this account cannot open or read this file (its permissions, or an I/O error)'
+          }\n`,
+        );
+        const json = JSON.parse(
+          runCli(['edition', 'check', 'ws', '--fixtures', 'ws/fixtures', '--json'], {
+            cwd: dir,
+          }).stdout.toString(),
+        ) as Record<string, unknown>;
+        expect([json.status, json.reason_code, json.location]).toEqual([
+          'refused',
+          'input_unreadable',
+          { path },
+        ]);
+      } finally {
+        chmodSync(join(dir, path), 0o700);
+      }
+    },
+  );
 
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {
     const project = EDITION_PROJECTS.snowflake;

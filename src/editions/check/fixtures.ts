@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
+import { refuseInput } from '../../core/input/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { symlinkHint } from '../symlink-on-path.js';
 import { readTree, TreeReadError } from '../tree.js';
 import { type CsvTable, readCsv } from './csv.js';
+import { unreadable } from './project-files.js';
 import { IDENTIFIER } from './sql.js';
 
 export interface FixtureTable extends CsvTable {
@@ -54,13 +56,17 @@ export function readFixtures(dir: string): FixtureSet {
         try {
           tree = readTree(root, { limits: FIXTURE_LIMITS });
         } catch (error: unknown) {
-          if (error instanceof TreeReadError)
+          if (error instanceof TreeReadError) {
+            const location = { path: join(dir, error.path ?? '') };
+            // The CSV (or its folder) this account cannot read, not the fixtures as a whole.
+            if (error.problem === 'unreadable') throw unreadable(location.path, error.folder);
             throw refuseEdition(error.problem === 'too_large' ? 'fixtures_too_large' : 'fixtures_invalid', {
-              location: { path: join(dir, error.path ?? '') },
+              location,
               ...(error.problem === 'too_large'
                 ? {}
                 : { hint: 'a symbolic link, a special file or a name that is not UTF-8' }),
             });
+          }
           throw error;
         }
         const faults: Refusal[] = [];
@@ -134,7 +140,7 @@ export function overlayFixtures(dirs: string | readonly string[]): FixtureSet {
     try {
       for (const table of readFixtures(dir).tables) byKey.set(`${table.source}.${table.table}`, table);
     } catch (error: unknown) {
-      if (!refuseEdition.is(error)) throw error;
+      if (!refuseEdition.is(error) && !refuseInput.is(error)) throw error;
       faults.push(error);
     }
   }

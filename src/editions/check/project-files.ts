@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
-import type { RecordIssue, YamlFaultPlace, YamlNode } from '../../core/input/index.js';
+import { type RecordIssue, refuseInput, type YamlFaultPlace, type YamlNode } from '../../core/input/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { symlinkHint } from '../symlink-on-path.js';
@@ -124,7 +124,9 @@ function readProjectFile(root: Dir, path: string): ProjectFileContents {
         location,
         hint: 'is this the folder that holds dbt_project.yml? (for the snowflake edition it is kit/)',
       });
-    if (isFsError(error)) throw refuseEdition('project_file_invalid', { location });
+    // The file is there and is a regular file: failing to open or read it
+    // says nothing about its contents (docs/editions.md#refusal-codes-exit-2-nothing-checked).
+    if (isFsError(error)) throw unreadable(path, false);
     throw error;
   }
   if (bytes.length > PROJECT_LIMITS.maxFileBytes) throw refuseEdition('project_too_large', { location });
@@ -255,6 +257,8 @@ function readUnder(
         if (isFsError(error, 'ENOENT')) return [];
         if (isFsError(error, 'ELOOP') || isFsError(error, 'ENOTDIR'))
           throw refuseEdition('project_entry_invalid', { location: { path: join(projectDir, path) } });
+        if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM'))
+          throw unreadable(join(projectDir, ...path.split('/').slice(0, opened.length + 1)), true);
         throw error;
       }
       opened.push(dir);
@@ -272,12 +276,29 @@ function readUnder(
     for (const file of tree.files) budget.bytes += file.bytes.length;
     return tree.files.map((file) => ({ path: `${path}/${file.path}`, bytes: file.bytes }));
   } catch (error: unknown) {
-    if (error instanceof TreeReadError)
+    if (error instanceof TreeReadError) {
+      const location = { path: join(projectDir, path, error.path ?? '') };
+      if (error.problem === 'unreadable') throw unreadable(location.path, error.folder);
       throw refuseEdition(error.problem === 'too_large' ? 'project_too_large' : 'project_entry_invalid', {
-        location: { path: join(projectDir, path, error.path ?? '') },
+        location,
       });
+    }
     throw error;
   } finally {
     for (const held of opened) held.close();
   }
+}
+
+/**
+ * A file or folder of the project (or of the fixtures) this account cannot
+ * read: the input code every command uses for that, at the entry as found
+ * under the folder the user named, never the project as a whole.
+ */
+export function unreadable(path: string, folder: boolean): Refusal {
+  return refuseInput('input_unreadable', {
+    location: { path },
+    hint: folder
+      ? 'this account cannot open or list this folder (its permissions)'
+      : 'this account cannot open or read this file (its permissions, or an I/O error)',
+  });
 }
