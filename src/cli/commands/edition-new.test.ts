@@ -187,6 +187,39 @@ describe('sealkit edition new', () => {
     });
   });
 
+  it.each([
+    ['a real run', []],
+    ['a dry run', ['--dry-run']],
+  ])(
+    'regression: a DEST that is not UTF-8 is destination_invalid in %s, and nothing is made',
+    (_run, extra) => {
+      // Node decoded the bytes as U+FFFD and the workspace was made under that name.
+      const shell = spawnSync(
+        '/bin/sh',
+        [
+          '-c',
+          `exec "$0" "$1" edition new --edition bigquery ${extra.join(' ')} "$(printf 'bad\\377name')"`,
+          process.execPath,
+          join(REPO_ROOT, 'bin', 'sealkit.js'),
+        ],
+        { cwd: dir },
+      );
+      expect(shell.status).toBe(2);
+      expect(shell.stdout.toString()).toBe('');
+      expect(shell.stderr.toString()).toBe(
+        'error[destination_invalid]: the destination path is empty, ends in . or .., or is not valid text\n' +
+          '  --> bad\\xffname\n' +
+          '  = help: DEST holds bytes that are not UTF-8 (shown as \\xNN): name the destination in UTF-8\n',
+      );
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
+
+  it('takes a DEST that holds U+FFFD typed as UTF-8: it is valid text', () => {
+    const run = runCli(['edition', 'new', '--edition', 'bigquery', '--dry-run', join(dir, 'ok\ufffdname')]);
+    expect(run.status, run.stderr.toString()).toBe(0);
+  });
+
   it('is a usage error (exit 1) without --edition, with an unknown edition or without DEST', () => {
     for (const args of [
       ['edition', 'new', join(dir, 'a')],

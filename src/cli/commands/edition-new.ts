@@ -9,6 +9,7 @@ import {
   type WorkspacePlan,
   type WorkspaceStep,
 } from '../../editions/index.js';
+import { escapedBytes, invalidTextBytes } from '../argv-text.js';
 import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { runInterruptible } from '../interruption.js';
@@ -113,6 +114,15 @@ export const editionNew: Command = {
       );
     const dest = positionals[0];
     if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
+    // Node hands on bytes that are not UTF-8 as U+FFFD: a folder would be
+    // made under a name nobody typed (docs/editions.md#sealkit-edition-new).
+    const notText = invalidTextBytes(dest);
+    if (notText !== undefined) {
+      throw refuseEdition('destination_invalid', {
+        location: { path: escapedBytes(notText) },
+        hint: 'DEST holds bytes that are not UTF-8 (shown as \\xNN): name the destination in UTF-8',
+      });
+    }
     const faults = faultsFromVariable(EDITION_FAULTS, process.env, USAGE);
     // A signal before the rename stops the copy (src/cli/interruption.ts).
     const outcome = await runInterruptible<NewWorkspaceResult>(
