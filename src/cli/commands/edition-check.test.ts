@@ -122,6 +122,26 @@ describe('sealkit edition check', () => {
     },
   );
 
+  it.each([
+    ['PROJECT_DIR', [''], 'argument PROJECT_DIR is an empty string'],
+    ['--fixtures', ['ws', '--fixtures', ''], '--fixtures takes a value, not an empty string: --fixtures DIR'],
+    [
+      'a second --fixtures',
+      ['ws', '--fixtures', 'ws/fixtures', '--fixtures='],
+      '--fixtures takes a value, not an empty string: --fixtures DIR',
+    ],
+    ['--vars', ['ws', '--vars', ''], '--vars takes a value, not an empty string: --vars YAML'],
+  ])(
+    'regression: an empty %s is a usage error naming it, before anything is read',
+    (_what, args, message) => {
+      // '' checked the current folder as the project, and --vars '' ran with no vars.
+      const run = runCli(['edition', 'check', ...args], { cwd: dir });
+      expect(run.status).toBe(1);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.stderr.toString().split('\n')[0]).toBe(`sealkit: ${message}`);
+    },
+  );
+
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {
     const project = EDITION_PROJECTS.snowflake;
     const run = runCli(

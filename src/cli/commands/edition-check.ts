@@ -2,7 +2,7 @@ import { didYouMean, MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/re
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, jsonOut, progress } from '../output.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
@@ -67,8 +67,10 @@ export const editionCheck: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    const projectDir = positionals[0];
-    if (projectDir === undefined) throw new UsageError('missing argument PROJECT_DIR', USAGE);
+    // An empty value names nothing: never passed on as the current folder or as no vars.
+    const projectDir = requireArgument(positionals[0], 'PROJECT_DIR', USAGE);
+    const fixtures = nonEmptyOption(values.fixtures, '--fixtures', USAGE);
+    const vars = nonEmptyOption(values.vars, '--vars', USAGE);
     const target = values.target ?? 'default';
     if (!(TARGETS as readonly string[]).includes(target)) {
       const near = didYouMean(target, TARGETS);
@@ -80,14 +82,14 @@ export const editionCheck: Command = {
     if (!quiet) {
       progress(
         io,
-        `checking ${projectDir}${values.fixtures === undefined ? '' : ', building its models on DuckDB'}…`,
+        `checking ${projectDir}${fixtures === undefined ? '' : ', building its models on DuckDB'}…`,
       );
     }
     const { report } = await checkProject(projectDir, {
       target,
       env: process.env,
-      ...(values.vars === undefined ? {} : { vars: values.vars }),
-      ...(values.fixtures === undefined ? {} : { fixtures: values.fixtures }),
+      ...(vars === undefined ? {} : { vars }),
+      ...(fixtures === undefined ? {} : { fixtures }),
     });
     // Tests that were planned but not run are not a pass a CI job may take
     // for one: they are always said on stderr, and fail with --require-tests.

@@ -220,6 +220,21 @@ describe('sealkit edition new', () => {
     expect(run.status, run.stderr.toString()).toBe(0);
   });
 
+  it.each([
+    ['DEST', ['--edition', 'bigquery', ''], 'argument DEST is an empty string'],
+    ['DEST in a dry run', ['--edition', 'bigquery', '--dry-run', ''], 'argument DEST is an empty string'],
+    [
+      '--edition',
+      ['--edition', '', 'ws'],
+      '--edition takes a value, not an empty string: --edition bigquery|snowflake',
+    ],
+  ])('regression: an empty %s is a usage error naming it, and nothing is made', (_what, args, message) => {
+    const run = runCli(['edition', 'new', ...args], { cwd: dir });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString().split('\n')[0]).toBe(`sealkit: ${message}`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('is a usage error (exit 1) without --edition, with an unknown edition or without DEST', () => {
     for (const args of [
       ['edition', 'new', join(dir, 'a')],

@@ -13,7 +13,7 @@ import { escapedBytes, invalidTextBytes } from '../argv-text.js';
 import type { Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { runInterruptible } from '../interruption.js';
-import { parseCommandArgs } from '../parse.js';
+import { parseCommandArgs, requireArgument, requireOption } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 /** The test-only fault variable of `edition new` (docs/editions.md#the-test-only-fault-hook). */
@@ -104,16 +104,14 @@ export const editionNew: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    const edition = values.edition;
-    if (edition === undefined) throw new UsageError('missing option --edition', USAGE);
+    const edition = requireOption(values.edition, '--edition', USAGE);
     if (!isEditionId(edition))
       throw new UsageError(
         `invalid value '${edition}' for option --edition (one of: ${STARTER_EDITION_IDS.join(', ')})`,
         USAGE,
         hintOf(didYouMean(edition, STARTER_EDITION_IDS)),
       );
-    const dest = positionals[0];
-    if (dest === undefined) throw new UsageError('missing argument DEST', USAGE);
+    const dest = requireArgument(positionals[0], 'DEST', USAGE);
     // Node hands on bytes that are not UTF-8 as U+FFFD: a folder would be
     // made under a name nobody typed (docs/editions.md#sealkit-edition-new).
     const notText = invalidTextBytes(dest);

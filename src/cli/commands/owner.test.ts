@@ -32,6 +32,9 @@ function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+const EXPECTED_FORM =
+  '--expected-sha256 takes 64 lowercase hex digits, bare or as sha256:<hex>; the value given is not of that form';
+
 describe('sealkit owner', () => {
   let dir: string;
   let ownerFile: string;
@@ -184,10 +187,7 @@ describe('sealkit owner', () => {
     ).toBe('scoped_execution_attempt');
   });
 
-  it('refuses a malformed expected digest, a missing file and a document over 8 MiB', () => {
-    expect(refused(['owner', 'verify', ownerFile, '--expected-sha256', digest.toUpperCase()]).code).toBe(
-      'scoped_execution_subject',
-    );
+  it('refuses a missing file and a document over 8 MiB', () => {
     expect(
       refused(['owner', 'verify', join(dir, 'absent_customer_owner_zq.json'), '--expected-sha256', digest])
         .code,
@@ -236,6 +236,47 @@ describe('sealkit owner', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr.toString()).toContain('only one input can be - (standard input)');
+  });
+
+  it.each([
+    [
+      'an empty FILE',
+      ['owner', 'verify', '', '--expected-sha256', 'DIGEST'],
+      'argument FILE is an empty string',
+    ],
+    [
+      'an empty --expected-sha256',
+      ['owner', 'verify', 'FILE', '--expected-sha256', ''],
+      '--expected-sha256 takes a value, not an empty string: --expected-sha256 HEX',
+    ],
+    [
+      'an empty --attempt',
+      ['owner', 'subjects', 'FILE', '--expected-sha256', 'DIGEST', '--attempt', ''],
+      '--attempt takes a value, not an empty string: --attempt FILE',
+    ],
+    ['a digest that is not hex', ['owner', 'verify', 'FILE', '--expected-sha256', 'NOTHEX'], EXPECTED_FORM],
+    ['a digest too short', ['owner', 'subjects', 'FILE', '--expected-sha256', 'sha256:abc'], EXPECTED_FORM],
+  ])('regression: %s is a usage error naming the flag, before anything is read', (_case, args, message) => {
+    const filled = args.map((arg) => (arg === 'DIGEST' ? digest : arg === 'FILE' ? ownerFile : arg));
+    const run = runCli(filled);
+    expect(run.status).toBe(1);
+    expect(run.stdout.length).toBe(0);
+    expect(run.stderr.toString().split('\n')[0]).toBe(`sealkit: ${message}`);
+    expect(scanForSentinels(run, [], SENTINELS)).toEqual([]);
+  });
+
+  it('regression: an upper-case digest is a usage error saying to write it in lower case, never echoed', () => {
+    for (const given of [digest.toUpperCase(), `sha256:${digest.toUpperCase()}`]) {
+      const run = runCli(['owner', 'verify', ownerFile, '--expected-sha256', given, '--json']);
+      expect(run.status).toBe(1);
+      expect(JSON.parse(run.stdout.toString())).toEqual({
+        status: 'usage_error',
+        reason_code: 'usage',
+        message: EXPECTED_FORM,
+        hint: 'write the hex digits in lower case',
+      });
+      expect(run.stdout.toString().toLowerCase()).not.toContain(digest);
+    }
   });
 
   it('treats missing or partial arguments as usage errors that read and write nothing', () => {

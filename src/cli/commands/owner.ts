@@ -9,7 +9,7 @@ import {
   type SelectedEpoch,
 } from '../../owner/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { parseCommandArgs } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const COMMON = `FILE holds the exact canonical bytes of a dpone.composition-scoped-execution-owner.v1
@@ -94,12 +94,29 @@ async function readOwner(
   usage: string,
   io: CliIo,
 ): Promise<ScopedExecutionOwner> {
-  if (file === undefined) throw new UsageError('missing argument FILE', usage);
-  if (expected === undefined) throw new UsageError('missing option --expected-sha256', usage);
-  const raw = await readBoundedInput(file, MAX_OWNER_BYTES, io.stdin, 'owner');
-  // The digest may be given in the form sealkit prints it (sha256:<hex>).
-  const hex = expected.startsWith('sha256:') ? expected.slice('sha256:'.length) : expected;
+  const path = requireArgument(file, 'FILE', usage);
+  const hex = expectedSha256(requireOption(expected, '--expected-sha256', usage), usage);
+  const raw = await readBoundedInput(path, MAX_OWNER_BYTES, io.stdin, 'owner');
   return ScopedExecutionOwner.fromBytes(raw, { expectedSha256: hex });
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * --expected-sha256 as the codec takes it: 64 lowercase hex digits, given
+ * bare or in the form sealkit prints digests (sha256:<hex>). Any other form
+ * is a usage error before anything is read, naming the flag and the form;
+ * the value is not repeated, as sealkit prints no digest in a refusal
+ * (docs/refusals.md#two-policies).
+ */
+function expectedSha256(given: string, usage: string): string {
+  const hex = given.startsWith('sha256:') ? given.slice('sha256:'.length) : given;
+  if (SHA256_HEX.test(hex)) return hex;
+  throw new UsageError(
+    '--expected-sha256 takes 64 lowercase hex digits, bare or as sha256:<hex>; the value given is not of that form',
+    usage,
+    SHA256_HEX.test(hex.toLowerCase()) ? { hint: 'write the hex digits in lower case' } : {},
+  );
 }
 
 /** `role` names the flag's input in a refusal (`= in: execution_grant`): five files may be given. */
@@ -135,9 +152,9 @@ export const ownerVerify: Command = {
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
     const originalFiles = [
-      values['qualification-owner'],
-      values['qualification-grant'],
-      values['execution-grant'],
+      nonEmptyOption(values['qualification-owner'], '--qualification-owner', VERIFY_USAGE),
+      nonEmptyOption(values['qualification-grant'], '--qualification-grant', VERIFY_USAGE),
+      nonEmptyOption(values['execution-grant'], '--execution-grant', VERIFY_USAGE),
     ];
     const given = originalFiles.filter((file) => file !== undefined).length;
     if (given !== 0 && given !== 3) {
@@ -200,17 +217,18 @@ export const ownerSubjects: Command = {
       min: 0,
       max: 1,
     });
-    refuseStdinTwice([positionals[0], values.attempt], SUBJECTS_USAGE);
+    const attemptFile = nonEmptyOption(values.attempt, '--attempt', SUBJECTS_USAGE);
+    refuseStdinTwice([positionals[0], attemptFile], SUBJECTS_USAGE);
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
     const summary = owner.describe();
     let text = `R ${shown(summary.requestSha256, values.bare)}\nE ${shown(summary.subjectSha256, values.bare)}\n`;
-    if (values.attempt === undefined) {
+    if (attemptFile === undefined) {
       return {
         text,
         json: { status: 'ok', request_sha256: summary.requestSha256, subject_sha256: summary.subjectSha256 },
       };
     }
-    const attempt = ActivationAttempt.fromBytes(await readOriginal(values.attempt, io, 'attempt'));
+    const attempt = ActivationAttempt.fromBytes(await readOriginal(attemptFile, io, 'attempt'));
     const selected = owner.requireAttempt(attempt);
     const attemptSha256 = attempt.sha256;
     text += `A ${shown(attemptSha256, values.bare)}\nselected epochs (all declared effects of the attempt's workload):\n${epochLines(selected)}`;
