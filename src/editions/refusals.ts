@@ -48,7 +48,7 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
   },
   destination_invalid: {
     category: 'malformed',
-    message: 'the destination path is empty, ends in . or .., or is not valid text',
+    message: 'the destination path is empty, ends in . or .., is not valid text, or is too long',
   },
   destination_inside_installation: {
     category: 'conflict',

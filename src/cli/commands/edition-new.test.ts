@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -207,13 +208,54 @@ describe('sealkit edition new', () => {
       expect(shell.status).toBe(2);
       expect(shell.stdout.toString()).toBe('');
       expect(shell.stderr.toString()).toBe(
-        'error[destination_invalid]: the destination path is empty, ends in . or .., or is not valid text\n' +
+        'error[destination_invalid]: the destination path is empty, ends in . or .., is not valid text, or is too long\n' +
           '  --> bad\\xffname\n' +
           '  = help: DEST holds bytes that are not UTF-8 (shown as \\xNN): name the destination in UTF-8\n',
       );
       expect(readdirSync(dir)).toEqual([]);
     },
   );
+
+  it.each([
+    ['a real run', []],
+    ['a dry run', ['--dry-run']],
+  ])(
+    'regression: a parent this account cannot write is workspace_write_failed with its cause, in %s',
+    (_run, extra) => {
+      // The real run gave no cause, and the dry run predicted success.
+      const parent = join(dir, 'readonly');
+      mkdirSync(parent, { mode: 0o500 });
+      try {
+        const run = runCli(['edition', 'new', '--edition', 'bigquery', ...extra, 'readonly/ws'], {
+          cwd: dir,
+        });
+        expect(run.status).toBe(2);
+        expect(run.stdout.toString()).toBe('');
+        expect(run.stderr.toString()).toBe(
+          'error[workspace_write_failed]: the workspace could not be written; nothing was published at the destination\n' +
+            '  --> readonly/ws\n' +
+            '  = help: the folder that would hold the destination is not writable by this account (EACCES)\n',
+        );
+        expect(readdirSync(parent)).toEqual([]);
+      } finally {
+        chmodSync(parent, 0o700);
+      }
+    },
+  );
+
+  it('regression: a DEST name over 255 bytes is destination_invalid saying so, not a bad parent', () => {
+    const name = 'w'.repeat(300);
+    for (const extra of [['--dry-run'], []]) {
+      const run = runCli(['edition', 'new', '--edition', 'bigquery', ...extra, name], { cwd: dir });
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString()).toBe(
+        'error[destination_invalid]: the destination path is empty, ends in . or .., is not valid text, or is too long\n' +
+          `  --> ${name}\n` +
+          "  = help: the destination's own name is 300 bytes long; a folder name takes at most 255 bytes\n",
+      );
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
 
   it('takes a DEST that holds U+FFFD typed as UTF-8: it is valid text', () => {
     const run = runCli(['edition', 'new', '--edition', 'bigquery', '--dry-run', join(dir, 'ok\ufffdname')]);

@@ -38,9 +38,10 @@ Creates a client workspace at DEST from one starter edition:
   snowflake  dbt project reliable_pipeline; the project is DEST/kit/
 
 DEST must not exist and must lie outside the sealkit installation or checkout
-(checked with symlinks resolved). Its parent folder must exist; neither DEST
-nor a folder on the way to it may be a symbolic link (edition check, which
-the workspace is made for, follows none). CI-only .ci/ folders are left out; no marker file is
+(checked with symlinks resolved). Its parent folder must exist and be
+writable (a dry run checks that too); neither DEST nor a folder on the way
+to it may be a symbolic link (edition check, which the workspace is made
+for, follows none). CI-only .ci/ folders are left out; no marker file is
 written. The workspace is staged beside DEST, verified, and published with
 one atomic no-replace rename: a failed run leaves nothing at DEST.
 Folders are created 0700 and files 0600 (owner-only).

@@ -8,6 +8,7 @@ import { readTree, TreeReadError } from '../tree.js';
 import { holdDestination } from './destination.js';
 import type { WorkspacePlan } from './plan.js';
 import { EDITION_LIMITS, type EditionSource } from './source.js';
+import { writeCause } from './write-cause.js';
 
 export interface WorkspaceCreated {
   readonly status: 'created';
@@ -66,7 +67,7 @@ export async function applyWorkspacePlan(
         held.parent.close();
       }
     },
-    () => refuseEdition('workspace_write_failed'),
+    (error) => refuseEdition('workspace_write_failed', writeCause(error)),
   );
 }
 
@@ -106,7 +107,7 @@ async function publish(
     if (!published) removeStaged(parent, staging.name, staging.dir, created);
     if (error instanceof FsUnavailable) throw refuseEdition('workspace_rename_unavailable');
     if (error instanceof Refusal) throw error;
-    throw refuseEdition('workspace_write_failed');
+    throw refuseEdition('workspace_write_failed', writeCause(error));
   } finally {
     staging.dir.close();
   }

@@ -1,8 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { symlinkHint } from '../symlink-on-path.js';
+import { writeDeniedCause } from './write-cause.js';
 
 /** A destination that passed every check, with its parent held open. */
 export interface HeldDestination {
@@ -26,8 +28,24 @@ export function splitDestination(dest: string): { readonly parent: string; reado
   const name = trimmed.slice(slash + 1);
   const parent = slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash);
   if (name === '.' || name === '..') throw refuseEdition('destination_invalid');
+  const bytes = Buffer.byteLength(name, 'utf8');
+  // Linux filesystems take at most NAME_MAX (255) bytes per name: say so
+  // rather than let the kernel's ENAMETOOLONG read as a bad parent folder.
+  if (bytes > NAME_MAX)
+    throw refuseEdition('destination_invalid', {
+      hint: `the destination's own name is ${bytes} bytes long; a folder name takes at most ${NAME_MAX} bytes`,
+    });
   return { parent, name };
 }
+
+const NAME_MAX = 255;
+
+/** A path the kernel finds too long (a name over NAME_MAX, or over PATH_MAX in all). */
+function tooLong(): Refusal {
+  return refuseEdition('destination_invalid', { hint: TOO_LONG });
+}
+
+const TOO_LONG = 'the destination path, or a name in it, is longer than the filesystem allows (ENAMETOOLONG)';
 
 /**
  * The physical path DEST would have: the longest existing ancestor resolved
@@ -43,6 +61,7 @@ export function physicalPath(path: string): string {
       return pending.length === 0 ? real : resolve(real, ...pending.reverse());
     } catch (error: unknown) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENAMETOOLONG') throw tooLong();
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refuseEdition('destination_parent_invalid');
       const { parent, name } = splitDestination(current);
       if (parent === current) throw refuseEdition('destination_parent_invalid');
@@ -80,6 +99,7 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
     held = Dir.open(parent);
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT')) throw refuseEdition('destination_parent_missing');
+    if (isFsError(error, 'ENAMETOOLONG')) throw tooLong();
     const hint = isFsError(error, 'ELOOP') ? symlinkHint(dest, 'the destination') : undefined;
     if (hint !== undefined) throw refuseEdition('workspace_destination_symlink', { hint });
     throw refuseEdition('destination_parent_invalid');
@@ -88,8 +108,16 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
     const existing = held.stat(name);
     throw refuseEdition(existing.type === 'symlink' ? 'workspace_destination_symlink' : 'destination_exists');
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) return { parent: held, name };
+    if (isFsError(error, 'ENOENT')) {
+      // The kernel's own check, asked in a dry run as in a real run: the
+      // staging folder and the rename both write into the parent.
+      const denied = held.writeDenied();
+      if (denied === undefined) return { parent: held, name };
+      held.close();
+      throw refuseEdition('workspace_write_failed', writeDeniedCause(denied));
+    }
     held.close();
+    if (isFsError(error, 'ENAMETOOLONG')) throw tooLong();
     if (isFsError(error)) throw refuseEdition('destination_parent_invalid');
     throw error;
   }
