@@ -142,6 +142,38 @@ describe('sealkit edition check', () => {
     },
   );
 
+  it('regression: --vars yes is placed at the +enabled expression, says to write true, and findings run in line order', () => {
+    // dbt users write yes (PyYAML reads it as true); the finding pointed at a
+    // sources file, said nothing of why, and came out of line order.
+    const project = copyProject('bigquery', join(dir, 'ws'));
+    const yml = readFileSync(join(project, 'dbt_project.yml'), 'utf8').split('\n');
+    const lineOf = (text: string, from = 0): number =>
+      yml.findIndex((line, i) => i >= from && line.includes(text)) + 1;
+    const models = lineOf('+enabled', lineOf('models:'));
+    const sources = lineOf('+enabled', lineOf('sources:'));
+    const run = runCli(
+      ['edition', 'check', 'ws', '--target', 'migration', '--vars', '{enable_migration_models: yes}'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(run.status).toBe(2);
+    const blocks = run.stderr.toString().split(/(?=^error\[)/m);
+    expect(blocks.length).toBe(8);
+    expect(blocks[0]).toBe(
+      'error[config_not_boolean]: an enabled config does not render to true or false\n' +
+        `  --> ws/dbt_project.yml:${models}:7\n` +
+        '  = at: models.retail_analytics.migration["+enabled"]\n' +
+        "  = help: model migration_silver_customers: the --vars value 'yes' of enable_migration_models is a string in YAML 1.2 (dbt's PyYAML reads it as true); write enable_migration_models: true\n",
+    );
+    const places = blocks.map((block) => /--> (\S+)/.exec(block)?.[1]);
+    expect(places).toEqual([
+      ...Array(4).fill(`ws/dbt_project.yml:${models}:7`),
+      ...Array(4).fill(`ws/dbt_project.yml:${sources}:7`),
+    ]);
+    expect(blocks[4]).toContain("= help: source migration_bronze.customers: the --vars value 'yes' of");
+  });
+
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {
     const project = EDITION_PROJECTS.snowflake;
     const run = runCli(

@@ -153,9 +153,11 @@ function findingText(item: { readonly finding?: Finding }): string {
 }
 
 /**
- * Every finding of the report: files, sources, models, tests, each in report
- * order, with the findings that only follow from another one
- * (`dependency_failed`) last, so the cause is read first.
+ * Every finding of the report, in the order of the files they are in and,
+ * within a file, of their lines, as an editor walks them; findings without
+ * a file after those with one, and the findings that only follow from
+ * another one (`dependency_failed`) last, so the cause is read first.
+ * Within one place, report order (files, sources, models, tests) stands.
  */
 export function reportFindings(report: CheckReport): readonly Finding[] {
   const all = [
@@ -167,7 +169,20 @@ export function reportFindings(report: CheckReport): readonly Finding[] {
     ),
   ];
   const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
-  return [...all.filter((found) => !follows(found)), ...all.filter(follows)];
+  return [...inFileOrder(all.filter((found) => !follows(found))), ...all.filter(follows)];
+}
+
+/** A stable sort by path (unplaced last), then line, then column. */
+function inFileOrder(findings: readonly Finding[]): Finding[] {
+  const rank = (found: Finding): readonly [number, string, number, number] => {
+    const where = found.location;
+    return where?.path === undefined ? [1, '', 0, 0] : [0, where.path, where.line ?? 0, where.column ?? 0];
+  };
+  return [...findings].sort((a, b) => {
+    const [ua, pa, la, ca] = rank(a);
+    const [ub, pb, lb, cb] = rank(b);
+    return ua - ub || (pa < pb ? -1 : pa > pb ? 1 : 0) || la - lb || ca - cb;
+  });
 }
 
 const MAX_SHOWN_VALUE = 60;

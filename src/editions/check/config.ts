@@ -6,16 +6,26 @@ export interface ResolvedConfig {
   readonly enabled: YamlValue | undefined;
   readonly materialized: string | undefined;
   readonly tags: readonly string[];
+  /**
+   * Where `enabled` was set, when a dbt_project.yml tree set it last: its
+   * key path below that tree (`['retail_analytics', 'migration', '+enabled']`),
+   * so a finding about it is placed at the expression, not at the model.
+   */
+  readonly enabledAt?: readonly string[];
 }
 
 const EMPTY: ResolvedConfig = { enabled: undefined, materialized: undefined, tags: [] };
 
-/** A config key at one level of a dbt_project.yml tree: `+name`, or a bare name whose value is not a folder. */
-function configValue(level: YamlMapping, name: string): YamlValue | undefined {
-  const plus = level[`+${name}`];
-  if (plus !== undefined) return plus;
+/** The key a config has at one level of a dbt_project.yml tree: `+name`, or a bare name whose value is not a folder. */
+function configKey(level: YamlMapping, name: string): string | undefined {
+  if (level[`+${name}`] !== undefined) return `+${name}`;
   const bare = level[name];
-  return bare !== undefined && !isMapping(bare) ? bare : undefined;
+  return bare !== undefined && !isMapping(bare) ? name : undefined;
+}
+
+function configValue(level: YamlMapping, name: string): YamlValue | undefined {
+  const key = configKey(level, name);
+  return key === undefined ? undefined : level[key];
 }
 
 function tagsOf(value: YamlValue | undefined): string[] {
@@ -33,6 +43,8 @@ export function applyConfig(base: ResolvedConfig, level: YamlMapping | undefined
     enabled: enabled ?? base.enabled,
     materialized: typeof materialized === 'string' ? materialized : base.materialized,
     tags,
+    // A layer that sets `enabled` is not a dbt_project.yml key (projectConfig places its own).
+    ...(enabled === undefined && base.enabledAt !== undefined ? { enabledAt: base.enabledAt } : {}),
   };
 }
 
@@ -48,12 +60,20 @@ export function projectConfig(
   parts: readonly string[],
 ): ResolvedConfig {
   if (!isMapping(tree)) return EMPTY;
-  let config = applyConfig(EMPTY, tree);
+  const placed = (config: ResolvedConfig, level: YamlMapping, path: readonly string[]): ResolvedConfig => {
+    const key = configKey(level, 'enabled');
+    return key === undefined ? config : { ...config, enabledAt: [...path, key] };
+  };
+  let config = placed(applyConfig(EMPTY, tree), tree, []);
   let level: YamlValue | undefined = tree[projectName];
+  const path = [projectName];
   for (const part of [undefined, ...parts]) {
-    if (part !== undefined) level = isMapping(level) ? level[part] : undefined;
+    if (part !== undefined) {
+      level = isMapping(level) ? level[part] : undefined;
+      path.push(part);
+    }
     if (!isMapping(level)) break;
-    config = applyConfig(config, level);
+    config = placed(applyConfig(config, level), level, path);
   }
   return config;
 }

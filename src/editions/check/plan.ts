@@ -1,6 +1,7 @@
 import { decodeUtf8Strict, type YamlNode } from '../../core/input/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import { applyConfig, projectConfig, type ResolvedConfig } from './config.js';
+import { type EnabledContext, type EnabledOrigin, enabledFinding } from './enabled.js';
 import type { FindingCode } from './findings.js';
 import {
   JinjaHarness,
@@ -144,6 +145,8 @@ interface Planning {
   readonly projectName: string;
   readonly harness: JinjaHarness;
   readonly modelPathOf: (path: string) => ModelPath;
+  /** Where an `enabled` finding is placed and what its hint can say. */
+  readonly enabledContext: EnabledContext;
 }
 
 /** The model files by name: their paths (more than one is a duplicate) and the first properties entry. */
@@ -184,7 +187,17 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     projectVars: projectVars(project, projectName),
     env: options.env,
   });
-  const planning: Planning = { project, projectName, harness, modelPathOf: modelPathIn(files.modelPaths) };
+  const planning: Planning = {
+    project,
+    projectName,
+    harness,
+    modelPathOf: modelPathIn(files.modelPaths),
+    enabledContext: {
+      projectNode: files.projectNode,
+      cliVars: options.vars,
+      render: (text, withProjectVars) => renderValue(harness, text, withProjectVars),
+    },
+  };
   const properties = collectProperties(propertiesFiles.docs);
   const sources = planSources(properties.sources, planning);
   const sourceByKey = new Map(sources.map((source) => [keyOf(source), source]));
@@ -394,7 +407,16 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
     () => (IDENTIFIER.test(name) ? undefined : draft('invalid_resource_name', here)),
     () => duplicateModel(name, file.path, scope.index),
     () => (typeof text === 'string' ? undefined : { ...text, file: file.path }),
-    () => (typeof enabled === 'string' ? draft(enabled, here) : undefined),
+    () =>
+      typeof enabled === 'string'
+        ? enabledFinding(
+            enabled,
+            { expression: config.enabled, enabledAt: config.enabledAt },
+            { kind: 'model', name, here },
+            'models',
+            scope.planning.enabledContext,
+          )
+        : undefined,
     () =>
       rendered.ok
         ? undefined
@@ -685,7 +707,7 @@ function planSource(
 ): PlannedSource {
   const here = { file: table.file, ...table.at };
   const at = (code: FindingCode): FindingDraft => draft(code, here);
-  const enabled = sourceEnabled(table, planning);
+  const { enabled, origin } = sourceEnabled(table, planning);
   const schema = renderIfJinja(planning.harness, table.schema);
   const identifier = renderIfJinja(planning.harness, table.identifier);
   const schemaText = schema.ok ? schema.text.trim() : undefined;
@@ -696,7 +718,16 @@ function planSource(
         ? undefined
         : at('invalid_resource_name'),
     () => ((counts.get(keyOf(table)) ?? 0) > 1 ? at('duplicate_source') : undefined),
-    () => (typeof enabled === 'string' ? at(enabled) : undefined),
+    () =>
+      typeof enabled === 'string'
+        ? enabledFinding(
+            enabled,
+            origin,
+            { kind: 'source', name: keyOf(table), here },
+            'sources',
+            planning.enabledContext,
+          )
+        : undefined,
     () => (schema.ok ? undefined : at(schema.code)),
     () => (identifier.ok ? undefined : at(identifier.code)),
     () => (schemaText === '' || identifierText === '' ? at('invalid_resource_name') : undefined),
@@ -717,16 +748,26 @@ function planSource(
   };
 }
 
-/** `enabled` of a source table: the project's `sources:` config, then the source's, then the table's. */
-function sourceEnabled(table: SourceTableProperties, planning: Planning): boolean | FindingCode | undefined {
+/**
+ * `enabled` of a source table: the project's `sources:` config, then the
+ * source's, then the table's; with the expression it came from and, when
+ * dbt_project.yml set it last, where.
+ */
+function sourceEnabled(
+  table: SourceTableProperties,
+  planning: Planning,
+): { readonly enabled: boolean | FindingCode | undefined; readonly origin: EnabledOrigin } {
   const { harness, project, projectName } = planning;
   const dirs = planning.modelPathOf(table.file).dirs;
   const fromProject = projectConfig(project.sources, projectName, [...dirs, table.source, table.table]);
   let enabled = renderedBoolean(fromProject.enabled, (text) => renderValue(harness, text, false));
+  let origin: EnabledOrigin = { expression: fromProject.enabled, enabledAt: fromProject.enabledAt };
   for (const raw of [table.sourceEnabled, table.tableEnabled]) {
-    if (raw !== undefined) enabled = renderedBoolean(raw, (text) => renderValue(harness, text, true));
+    if (raw === undefined) continue;
+    enabled = renderedBoolean(raw, (text) => renderValue(harness, text, true));
+    origin = { expression: raw };
   }
-  return enabled;
+  return { enabled, origin };
 }
 
 /** Kahn's algorithm over ref() edges, ties broken by name, so the order is the same on every run. */
