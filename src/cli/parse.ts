@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../core/refusal/index.js';
+import { invalidTextBytes } from './argv-text.js';
 import { UsageError } from './usage-error.js';
 
 export interface OptionSpec {
@@ -244,12 +245,12 @@ export function nonEmptyOption<T extends string | readonly string[] | undefined>
  * Node decodes every command-line argument as UTF-8 and puts U+FFFD where a
  * byte is not UTF-8 (`--out "$(printf 'ev\xff')"`), so such a value no
  * longer names the path typed: written as it is, it would create a
- * different name. A value holding U+FFFD is a usage error naming the flag
- * (the replacement character itself cannot be told apart, and is refused
- * alike); an option not given passes.
+ * different name. Such a value is a usage error naming the flag; a U+FFFD
+ * typed as UTF-8 is text and passes (`invalidTextBytes` asks the kernel's
+ * own bytes), and so does an option not given.
  */
 export function textOption<T extends string | undefined>(value: T, flag: string, usage: string): T {
-  if (value?.includes('\uFFFD') === true) {
+  if (value !== undefined && invalidTextBytes(value) !== undefined) {
     throw new UsageError(
       `${flag} takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)`,
       usage,

@@ -480,6 +480,27 @@ describe('sealkit evidence synth', () => {
     expect(readdirSync(parent)).toEqual(['ev2']);
   });
 
+  it('takes an --out holding U+FFFD typed as UTF-8: it is valid text', () => {
+    const parent = workDir();
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'bin', 'sealkit.js'),
+        'evidence',
+        'synth',
+        '--out',
+        'ev\uFFFD',
+        '--source',
+        'sql',
+        '--destination',
+        'bigquery',
+      ],
+      { cwd: parent },
+    );
+    expect(run.status).toBe(0);
+    expect(readdirSync(parent)).toEqual(['ev\uFFFD']);
+  });
+
   it('regression: an --out with bytes that are not UTF-8 is a usage error, not a folder named with U+FFFD', () => {
     const parent = workDir();
     // Node encodes the arguments it passes as UTF-8; the shell passes the byte 0xff as it is.
