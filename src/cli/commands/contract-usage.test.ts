@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import { copyExample } from '../../contracts/fixtures/resources.js';
 
 /**
@@ -89,5 +90,35 @@ describe('contract commands: a missing or empty argument or flag is a usage erro
       reason_code: 'usage',
       message,
     });
+  });
+});
+
+describe('contract commands: an --out whose bytes are not UTF-8', () => {
+  // Node reads the byte 0xff as U+FFFD: a folder would be made under a name nobody typed.
+  it.each([[['project', 'retail', '--out']], [['schemas', '--out']]])(
+    'regression: sealkit contract %j with a non-UTF-8 path is a usage error, and nothing is written',
+    (args) => {
+      const before = readdirSync(work).sort();
+      const script = `bin="$1"; shift; exec "$0" "$bin" contract "$@" "$(printf 'out\\377')"`;
+      const run = spawnSync(
+        'sh',
+        ['-c', script, process.execPath, join(REPO_ROOT, 'bin', 'sealkit.js'), ...args],
+        {
+          cwd: work,
+        },
+      );
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString('utf8').split('\n')[0]).toBe(
+        'sealkit: --out takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)',
+      );
+      expect(readdirSync(work).sort()).toEqual(before);
+    },
+  );
+
+  it('takes an --out holding U+FFFD typed as UTF-8', () => {
+    const run = runCli(['contract', 'schemas', '--out', 'schemas\uFFFD'], { cwd: work });
+    expect(run.status).toBe(0);
+    expect(readdirSync(work)).toContain('schemas\uFFFD');
+    rmSync(join(work, 'schemas\uFFFD'), { recursive: true });
   });
 });

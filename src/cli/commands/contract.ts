@@ -12,7 +12,7 @@ import {
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
-import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption, textOption } from '../parse.js';
 
 const EXIT_CODES = 'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
 
@@ -221,7 +221,7 @@ export const contractProject: Command = {
     );
     const dir = requireArgument(positionals[0], 'DIR', PROJECT_USAGE);
     const resource = nonEmptyOption(values.resource, '--resource', PROJECT_USAGE);
-    const out = nonEmptyOption(values.out, '--out', PROJECT_USAGE);
+    const out = textOption(nonEmptyOption(values.out, '--out', PROJECT_USAGE), '--out', PROJECT_USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
     let items: ProjectedItem[];
     if (resource !== undefined) {
@@ -267,7 +267,7 @@ export const contractSchemas: Command = {
       SCHEMAS_USAGE,
       { min: 0, max: 0 },
     );
-    const out = requireOption(values.out, '--out', SCHEMAS_USAGE);
+    const out = textOption(requireOption(values.out, '--out', SCHEMAS_USAGE), '--out', SCHEMAS_USAGE);
     const files = contractJsonSchemas();
     writeContractOutput(out, files);
     const names = files.map((file) => file.path.join('/'));
