@@ -103,6 +103,20 @@ function fixture(spec: BundleSpec = daily, options: { bucket?: string; endpoint?
   };
 }
 
+/** An SDK client for the test bucket through `endpoint` (the gateway or the proxy), as a destination builds it. */
+function clientOf(id: string, endpoint: string) {
+  return createS3Client({
+    id,
+    kind: 's3',
+    bucket: ctx.bucket,
+    prefix: '',
+    endpoint,
+    region: ctx.rgw.region,
+    force_path_style: true,
+    outputs: { source: true, html: true },
+  });
+}
+
 /** A PUT of a bundle output (not the marker, the state or the probe). */
 const isOutputPut = (req: ProxiedRequest): boolean =>
   ['/daily/report.md', '/daily/report.html', '/daily/summary.txt'].some((key) => isObjectPut(req, key));
@@ -165,16 +179,7 @@ describe('stores that do not honour conditional writes are refused before any wr
 
   it('regression: a store that ignores If-None-Match and If-Match is refused destination_conditional_writes_unsupported; nothing is written', async () => {
     const { bundle, run } = fixture();
-    const client = createS3Client({
-      id: 'blind',
-      kind: 's3',
-      bucket: ctx.bucket,
-      prefix: '',
-      endpoint: ctx.rgw.endpoint,
-      region: ctx.rgw.region,
-      force_path_style: true,
-      outputs: { source: true, html: true },
-    });
+    const client = clientOf('blind', ctx.rgw.endpoint);
     dropConditionals(client);
     try {
       expect(await outcomeOf(run({ backend: { client } }))).toBe(
@@ -288,16 +293,7 @@ describe('an upload checked against digests read on another thread', () => {
   async function put(digests: FileDigests | undefined) {
     counter += 1;
     const key = `digests-${counter}/data.bin`;
-    const client = createS3Client({
-      id: 'digests',
-      kind: 's3',
-      bucket: ctx.bucket,
-      prefix: '',
-      endpoint: ctx.proxy.endpoint,
-      region: ctx.rgw.region,
-      force_path_style: true,
-      outputs: { source: true, html: true },
-    });
+    const client = clientOf('digests', ctx.proxy.endpoint);
     const before = ctx.proxy.seen.length;
     try {
       await putVerified(
@@ -363,16 +359,7 @@ describe('pending markers are removed in as few answers as the store can give qu
   });
 
   it('more markers than a few go in one DeleteObjects', async () => {
-    const client = createS3Client({
-      id: 'retire',
-      kind: 's3',
-      bucket: ctx.bucket,
-      prefix: '',
-      endpoint: ctx.proxy.endpoint,
-      region: ctx.rgw.region,
-      force_path_style: true,
-      outputs: { source: true, html: true },
-    });
+    const client = clientOf('retire', ctx.proxy.endpoint);
     counter += 1;
     const keys = Array.from(
       { length: 6 },
