@@ -67,9 +67,10 @@ export interface UploadTarget {
  * the planned bytes again. The body is hashed chunk by chunk on its way to
  * the socket (SHA-256 and MD5), so memory stays flat and the digests describe
  * exactly the bytes sent — or, for a large file, on another thread from the
- * snapshot file itself (`PutBody.digests`), the stream only counted. The request declares the planned length, the
- * planned SHA-256 (`x-amz-checksum-sha256`, also kept as the object's
- * `sha256` metadata), the content type and Cache-Control.
+ * snapshot file itself (`PutBody.digests`), the stream only counted. The
+ * request declares the planned length, the planned SHA-256
+ * (`x-amz-checksum-sha256`, also kept as the object's `sha256` metadata),
+ * the content type and Cache-Control.
  *
  * Afterwards the streamed SHA-256 and size must equal the plan, and the
  * stored object is checked with what the store offers, without trusting an
