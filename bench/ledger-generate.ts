@@ -41,7 +41,8 @@ export function ledgerWorkload(resources: number, versions: number): ProjectFile
 /**
  * A layered dependency graph: 20 % sources, 40 % models, 30 % semantic
  * models, 10 % dashboards; `edges` distinct edges, each from a resource to
- * one in a lower layer (so acyclic), deterministic from `seed`.
+ * one of a kind it may read (a model to a source or an earlier model, so
+ * acyclic), deterministic from `seed`.
  */
 export function generateProjectGraph(
   resources: number,
@@ -69,8 +70,10 @@ export function generateProjectGraph(
   while (out.length < edges) {
     const from = firstConsumer + Math.floor(random() * (nodes.length - firstConsumer));
     const layer = starts.filter((start) => start <= from).length - 1;
-    const below = at(starts, layer);
-    const to = Math.floor(random() * below);
+    // The project's shape: a model reads sources and earlier models, a semantic model models,
+    // a dashboard semantic models.
+    const [low, high] = layer === 1 ? [0, from] : [at(starts, layer - 1), at(starts, layer)];
+    const to = low + Math.floor(random() * (high - low));
     const key = from * nodes.length + to;
     if (seen.has(key)) continue;
     seen.add(key);

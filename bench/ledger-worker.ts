@@ -18,6 +18,9 @@ import {
 } from '../src/contracts/index.js';
 import { verifyChainToHead } from '../src/contracts/publication/chain.js';
 import { connectionOver } from '../src/contracts/publication/connection.js';
+import { SELECT_ENTRY, verifiedEntryOfRow } from '../src/contracts/publication/entry.js';
+import { LEDGER_TABLE } from '../src/contracts/publication/schema.js';
+import { readResourceIndex } from '../src/contracts/publication/state.js';
 import { at } from '../src/core/list/index.js';
 import { ledgerWorkload } from './ledger-generate.js';
 import { type BenchPostgres, startBenchPostgres } from './ledger-postgres.js';
@@ -36,11 +39,16 @@ export type Request =
   | { readonly action: 'fill'; readonly backend: Backend; readonly entries: number }
   /**
    * One dry-run publication as `contract publish --resource ID --dry-run`
-   * runs it: `head` a resource whose latest entry is the head (the chain walk
-   * reads one row), `genesis` a resource never published (the walk starts at
-   * position 1), `walk` the chain walk from position 1 alone.
+   * runs it: `head` a resource whose latest entry is the head, `genesis` a
+   * resource never published; `index` the read of the resource index at the
+   * head alone (what verification adds to a publication); `walk` the chain
+   * walk from position 1 alone (run only to name tampered evidence).
    */
-  | { readonly action: 'publishOne'; readonly backend: Backend; readonly which: 'head' | 'genesis' | 'walk' }
+  | {
+      readonly action: 'publishOne';
+      readonly backend: Backend;
+      readonly which: 'head' | 'genesis' | 'index' | 'walk';
+    }
   | { readonly action: 'stop' };
 export interface Answer {
   readonly publications: number;
@@ -116,6 +124,16 @@ async function answer(request: Request): Promise<Answer | null> {
     const start = performance.now();
     if (request.which === 'walk') {
       await connection.transaction((tx) => verifyChainToHead(tx, null));
+    } else if (request.which === 'index') {
+      const id = at(candidates, candidates.length - 1).id;
+      await connection.transaction(async (tx) => {
+        const [row] = await tx.query(
+          `${SELECT_ENTRY} WHERE position = (SELECT max(position) FROM ${LEDGER_TABLE})`,
+        );
+        if (row === undefined) throw new Error('the benchmark ledger is empty');
+        const head = verifiedEntryOfRow(row, Number(row.position));
+        await readResourceIndex(tx, head, [id]);
+      });
     } else {
       // The last candidate was never published; the one before it is the head.
       const candidate = at(candidates, candidates.length - (request.which === 'genesis' ? 1 : 2));

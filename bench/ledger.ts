@@ -107,18 +107,19 @@ export const ledgerBenchmark: Benchmark = {
 /**
  * Publishing one resource into a 10,000-entry ledger (dry run, as
  * `contract publish --resource ID --dry-run`), on each backend: a resource
- * whose latest entry is the head (the chain walk to the head reads one row:
- * what a publication cost before the walk, the reference), a resource never
- * published (the walk starts at position 1 and rebuilds every entry hash),
- * and that walk alone.
+ * whose latest entry is the head, a resource never published (before the
+ * resource index, its read walked the chain from position 1), the read of
+ * the resource index alone — what verification adds to a publication, the
+ * figure the 50 ms budget is about — and the chain walk from position 1,
+ * which now runs only to name the entry of tampered evidence.
  */
 export const ledgerWalkBenchmark: Benchmark = {
   name: 'ledger-walk',
-  description: 'one publication into a 10,000-entry ledger: latest at the head vs a genesis (walk from 1)',
+  description: 'one publication into a 10,000-entry ledger: latest at the head, a genesis, the index read',
   runOptions: { warmupRuns: 1, rounds: 5, minSampleMs: 0 },
   prepare() {
     const ledger = bridge();
-    const variant = (backend: Backend, which: 'head' | 'genesis' | 'walk', name: string) => ({
+    const variant = (backend: Backend, which: 'head' | 'genesis' | 'index' | 'walk', name: string) => ({
       name: `${backend}: ${name}`,
       setup: () => {
         if (!filled.has(backend)) {
@@ -134,13 +135,17 @@ export const ledgerWalkBenchmark: Benchmark = {
       reference: 'pglite: publish, latest entry at the head',
       variants: [
         variant('pglite', 'head', 'publish, latest entry at the head'),
-        variant('pglite', 'genesis', 'publish a new resource (walk from position 1)'),
-        variant('pglite', 'walk', 'chain walk from position 1 alone'),
+        variant('pglite', 'genesis', 'publish a new resource'),
+        variant('pglite', 'index', 'resource index read alone'),
+        variant('pglite', 'walk', 'chain walk from position 1 (tampered evidence only)'),
         variant('postgres', 'head', 'publish, latest entry at the head'),
-        variant('postgres', 'genesis', 'publish a new resource (walk from position 1)'),
-        variant('postgres', 'walk', 'chain walk from position 1 alone'),
+        variant('postgres', 'genesis', 'publish a new resource'),
+        variant('postgres', 'index', 'resource index read alone'),
+        variant('postgres', 'walk', 'chain walk from position 1 (tampered evidence only)'),
       ],
-      notes: () => ({ target: 'a genesis costs at most 50 ms more than a publication at the head' }),
+      notes: () => ({
+        target: 'verification (the index read) adds at most 50 ms to a publication, genesis or not',
+      }),
       dispose: () => ledger.close(),
     };
   },

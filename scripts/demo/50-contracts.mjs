@@ -4,7 +4,8 @@
 // ledger and projected to canonical bytes with a SHA-256 identity; a field
 // widened, classified (and failed with --fail-on, as CI would), refused
 // without an approval, a forged plan refused, then approved and appended; the
-// dashboards it reaches; the whole ledger replayed.
+// dashboards it reaches; the whole ledger replayed; on a copy, a deleted
+// resource found by the next publication.
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,6 +26,18 @@ await ledger.transaction(async (session) => {
 }).catch((error) => { console.error(\`error[\${error.code}]: \${error.message}\`); process.exitCode = 2; }).finally(() => ledger.close());
 `;
 
+/**
+ * A program that does what a database superuser can: with the append-only
+ * triggers bypassed for its session, it deletes every entry of one resource.
+ */
+const tamper = (library) => `import * as sealkit from '${library}';
+const ledger = await sealkit.openLedger(sealkit.ledgerLocation(undefined, 'tampered'), { create: false });
+await ledger.transaction(async (session) => {
+  await session.query("SET LOCAL session_replication_role = replica");
+  await session.query("DELETE FROM sealkit_ledger.publications WHERE resource_id = 'retail.semantic.customers'");
+}).finally(() => ledger.close());
+`;
+
 export async function run(ctx) {
   // The tour uses the embedded ledger even where a server is configured for this shell.
   delete process.env.SEALKIT_LEDGER_URL;
@@ -32,6 +45,7 @@ export async function run(ctx) {
   const base = join(ctx.workDir, 'contracts');
   cpSync(join(ctx.root, 'examples', 'contracts', 'retail'), join(base, 'retail'), { recursive: true });
   writeFileSync(join(base, 'forge-plan.mjs'), forgery(join(ctx.root, 'dist', 'src', 'index.js')));
+  writeFileSync(join(base, 'delete-entries.mjs'), tamper(join(ctx.root, 'dist', 'src', 'index.js')));
   ctx.cd(base);
   ctx.say(
     'Two mistakes in one file (a misspelt key, a scale larger than the precision): validate reports both, each at its line:',
@@ -91,6 +105,11 @@ export async function run(ctx) {
   );
   ctx.sealkit(['contract', 'affected', 'retail', '--resource', 'retail.source.orders']);
   ctx.sealkit(['contract', 'replay', 'retail']);
+  ctx.say(
+    "On a copy, a superuser deletes every entry of one resource, bypassing the triggers. Publishing it again is refused at the deleted position, not taken as a new genesis: each entry commits to every resource's latest entry:",
+  );
+  ctx.shell('cp -r retail tampered && node delete-entries.mjs');
+  ctx.sealkit(['contract', 'publish', 'tampered', '--resource', 'retail.semantic.customers']);
   ctx.say(
     'A ledger URL typed where the folder goes is a usage error naming --ledger; sealkit never repeats the URL:',
   );

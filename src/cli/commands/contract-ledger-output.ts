@@ -87,6 +87,7 @@ export function entryJson(entry: LedgerEntry): JsonObjectOut {
             approved_at: entry.approval.approvedAt,
             reason: entry.approval.reason,
           },
+    resource_index: entry.resourceIndex,
   };
 }
 

@@ -92,6 +92,7 @@ function itemText(item: PlanItem): string {
         : {
             document: entryHashDocument(entry),
             entryHash: entry.entryHash,
+            bucketDigest: entry.bucketDigest,
             projection: Buffer.from(entry.projection).toString('base64'),
           },
   });

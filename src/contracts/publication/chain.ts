@@ -26,9 +26,9 @@ const DOCUMENT = `'{"affected":' || affected || ',"approval":' || coalesce(appro
   || '","format":"${LEDGER_FORMAT}","position":' || position::text
   || ',"previous_hash":"' || previous_hash || '","profile":"' || profile
   || '","resource":{"id":"' || resource_id || '","kind":"' || resource_kind
-  || '"},"security":"' || security || '","verdict":"' || verdict || '","version":"' || version || '"}'`;
+  || '"},"resource_index":"' || resource_index || '","security":"' || security || '","verdict":"' || verdict || '","version":"' || version || '"}'`;
 const PLAIN = `previous_hash || entry_hash || profile || resource_kind || resource_id || version
-  || compatibility || digest || baseline || verdict || security`;
+  || compatibility || digest || baseline || verdict || security || resource_index`;
 
 /** Column forms, in reporting order, checked only on the faulty row to name its column. */
 const COLUMN_CHECKS: readonly (readonly [string, string])[] = [
@@ -46,6 +46,7 @@ const COLUMN_CHECKS: readonly (readonly [string, string])[] = [
   ['changes', `strpos(changes, ',"checks":') = 0`],
   ['affected', `strpos(affected, ',"approval":') = 0`],
   ['approval', `approval IS DISTINCT FROM 'null'`],
+  ['resource_index', `resource_index ~ ${DIGEST}`],
 ];
 
 /**
@@ -58,7 +59,7 @@ const COLUMN_CHECKS: readonly (readonly [string, string])[] = [
  */
 const WALK = `WITH chain AS (
   SELECT position, previous_hash, entry_hash, profile, resource_kind, resource_id, version,
-    compatibility, digest, baseline, verdict, security, changes, affected, approval,
+    compatibility, digest, baseline, verdict, security, changes, affected, approval, resource_index,
     lag(position) OVER (ORDER BY ${BY_POSITION}) AS before_position,
     lag(entry_hash) OVER (ORDER BY ${BY_POSITION}) AS before_hash,
     ${DOCUMENT} AS document,
@@ -89,11 +90,13 @@ FROM faulty`;
  * Verifies in the database that the hash chain from `from` (an entry the
  * caller has verified, or null: from position 1) to the head is intact:
  * positions contiguous, each previous hash the entry before, each entry hash
- * reproduced from its stored columns. What this proves for a resource whose
- * entries were read: no later entry of it was removed, and (from position 1)
- * that a resource without entries never had one. A rewrite of every entry
- * from some position to the end, hashes recomputed, stays undetectable here;
- * only a head recorded elsewhere shows it (docs/contracts.md#replay-and-tamper-evidence).
+ * reproduced from its stored columns; the first fault is refused with its
+ * position and column. Reads do not need it (the resource index proves what
+ * they rely on); a read whose index check failed runs it from position 1 to
+ * name the entry that was changed, removed or inserted. A rewrite of every
+ * entry from some position to the end, hashes recomputed, stays undetectable
+ * here; only a head recorded elsewhere shows it
+ * (docs/contracts.md#replay-and-tamper-evidence).
  */
 export async function verifyChainToHead(session: LedgerSession, from: LedgerEntry | null): Promise<void> {
   const start = from?.position ?? 1;
@@ -105,14 +108,4 @@ export async function verifyChainToHead(session: LedgerSession, from: LedgerEntr
   if (field === 'start') throw tampered(start, 'position');
   if (field === 'position') throw tampered(Number(fault.before_position) + 1, 'position');
   throw tampered(position, field);
-}
-
-/** Where a walk to the head must start for the resources read: the oldest of their latest entries. */
-export function chainStart(latest: readonly (LedgerEntry | undefined)[]): LedgerEntry | null {
-  let start: LedgerEntry | null = null;
-  for (const entry of latest) {
-    if (entry === undefined) return null;
-    if (start === null || entry.position < start.position) start = entry;
-  }
-  return start;
 }

@@ -29,7 +29,7 @@ export interface PublicationRequest {
 }
 
 /** An entry to append, before the ledger gives it a position and chains it. */
-export type EntryContent = Omit<UnhashedEntry, 'position' | 'previousHash'>;
+export type EntryContent = Omit<UnhashedEntry, 'position' | 'previousHash' | 'resourceIndex'>;
 
 export type Decision =
   | {

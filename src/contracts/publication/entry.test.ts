@@ -4,12 +4,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import npmCanonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../../test/helpers/golden.js';
 import { canonicalize } from '../../core/json/index.js';
 import { exampleGolden, filesOf } from '../fixtures/resources.js';
 import { contractProjectFromFiles } from '../project/open.js';
 import { entryHashDocument } from './entry.js';
 import { approvalOf } from './fixtures.js';
 import { planLatestPublication } from './publish.js';
+import { emptyResourceIndex, IndexBuilder } from './resource-index.js';
 import { ledgerSqlError } from './session.js';
 import { emptyLedgerState } from './state.js';
 
@@ -31,9 +33,12 @@ describe('ledger entries', () => {
     const genesis = planLatestPublication(emptyLedgerState([ORDERS]), [v13], null);
     const first = genesis.items[0]?.entry;
     if (first === undefined || first === null) throw new Error('no genesis entry');
+    const index = new IndexBuilder(emptyResourceIndex([ORDERS]));
+    expect(index.commit(ORDERS, first.entryHash)).toBe(first.bucketDigest);
     const state = {
       head: { position: 1, entryHash: first.entryHash },
       resources: new Map([[ORDERS, [first]]]),
+      index: index.snapshot(),
     };
     const approval = approvalOf(`${ORDERS}@1.4.0`);
     const second = planLatestPublication(state, [v14], approval).items[0]?.entry;
@@ -43,8 +48,19 @@ describe('ledger entries', () => {
       document: entryHashDocument(entry),
       entry_hash: entry.entryHash,
     }));
-    const golden = readFileSync(join(HERE, 'golden', 'entries.json'), 'utf8');
-    expect(`${canonicalize(documents)}\n`).toBe(golden);
+    expectGolden(join(HERE, 'golden', 'entries.json'), `${canonicalize(documents)}\n`);
+    // The resource index, rebuilt independently: 256 buckets by the first byte of SHA-256(id), each
+    // the digest of its [id, latest entry hash] members; the root the digest of the 256 in order.
+    const sha = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+    const bucket = createHash('sha256').update(ORDERS, 'utf8').digest()[0] as number;
+    const empty = new Array<string>(256).fill(sha('[]'));
+    const afterFirst = empty.map((digest, at) =>
+      at === bucket ? sha(npmCanonicalize([[ORDERS, first.entryHash]]) as string) : digest,
+    );
+    expect(first.resourceIndex).toBe(sha(npmCanonicalize(empty) as string));
+    expect(second.resourceIndex).toBe(sha(npmCanonicalize(afterFirst) as string));
+    expect(first.bucketDigest).toBe(afterFirst[bucket]);
+    expect(second.bucketDigest).toBe(sha(npmCanonicalize([[ORDERS, second.entryHash]]) as string));
     // An independent RFC 8785 implementation and SHA-256 give the same entry hashes.
     for (const { document, entry_hash } of documents) {
       const hex = createHash('sha256')

@@ -6,6 +6,7 @@ import type { ContractChange } from '../version/changes.js';
 import { CONTRACT_RULES, type ContractRuleId } from '../version/rules.js';
 import { approvalJson, checkApproval, type WideningApproval } from './approval.js';
 import { tampered } from './refusals.js';
+import { indexBucketOf } from './resource-index.js';
 import { LEDGER_COLUMNS, LEDGER_FORMAT, LEDGER_TABLE } from './schema.js';
 import type { LedgerParam, LedgerRow } from './session.js';
 
@@ -56,9 +57,17 @@ export interface LedgerEntry {
   /** The directly published identity: the seed of graph expansion, never the consumers themselves. */
   readonly affected: ResourceIdentity;
   readonly approval: WideningApproval | null;
+  /** The root of the resource index before this entry: every resource's latest entry hash. */
+  readonly resourceIndex: Sha256Prefixed;
+  /**
+   * The digest of this resource's index bucket after this entry. Stored, not
+   * hashed (it covers the entry hash); the next entry's `resourceIndex`
+   * authenticates it, and a read recomputes it for the head.
+   */
+  readonly bucketDigest: Sha256Prefixed;
 }
 
-export type UnhashedEntry = Omit<LedgerEntry, 'entryHash'>;
+export type UnhashedEntry = Omit<LedgerEntry, 'entryHash' | 'bucketDigest'>;
 
 /** The document the entry hash covers: every stored column but the hash itself (bytes by digest). */
 export function entryHashDocument(entry: UnhashedEntry): Readonly<Record<string, unknown>> {
@@ -78,6 +87,7 @@ export function entryHashDocument(entry: UnhashedEntry): Readonly<Record<string,
     checks: entry.checks,
     affected: { kind: entry.affected.kind, id: entry.affected.id },
     approval: entry.approval === null ? null : approvalJson(entry.approval),
+    resource_index: entry.resourceIndex,
   };
 }
 
@@ -105,6 +115,9 @@ export function entryParams(entry: LedgerEntry): LedgerParam[] {
     canonicalize(entry.checks),
     canonicalize({ id: entry.affected.id, kind: entry.affected.kind }),
     entry.approval === null ? null : canonicalize(approvalJson(entry.approval)),
+    entry.resourceIndex,
+    String(indexBucketOf(entry.resource.id)),
+    entry.bucketDigest,
   ];
 }
 
@@ -118,7 +131,8 @@ export const INSERT_ENTRY = `INSERT INTO ${LEDGER_TABLE} (${LEDGER_COLUMNS.map((
  * the text alias ('10' before '2').
  */
 export const BY_POSITION = `${LEDGER_TABLE}.position`;
-export const SELECT_ENTRY = `SELECT ${LEDGER_COLUMNS.map(([name]) => (name === 'position' ? 'position::text AS position' : name)).join(', ')} FROM ${LEDGER_TABLE}`;
+const AS_TEXT = new Set(['position', 'index_bucket']);
+export const SELECT_ENTRY = `SELECT ${LEDGER_COLUMNS.map(([name]) => (AS_TEXT.has(name) ? `${name}::text AS ${name}` : name)).join(', ')} FROM ${LEDGER_TABLE}`;
 
 const KINDS: readonly string[] = ['Source', 'Model', 'SemanticModel'];
 const MODES: readonly string[] = ['backward', 'forward', 'full', 'none'];
@@ -221,17 +235,18 @@ export function entryOfRow(row: LedgerRow, expectedPosition: number): LedgerEntr
     }
     return expectedPosition;
   });
-  return Object.freeze({
+  const id = column('resource_id', (value) => {
+    if (typeof value !== 'string' || !isResourceId(value)) throw new Error('not an id');
+    return value;
+  });
+  const entry: LedgerEntry = Object.freeze({
     position,
     previousHash: column('previous_hash', digestOrGenesis),
     entryHash: column('entry_hash', digestOf),
     profile: column('profile', (value) => oneOf(value, [PROFILE])),
     resource: {
       kind: column('resource_kind', (value) => oneOf(value, KINDS) as ContractKindName),
-      id: column('resource_id', (value) => {
-        if (typeof value !== 'string' || !isResourceId(value)) throw new Error('not an id');
-        return value;
-      }),
+      id,
     },
     version: column('version', (value) => {
       if (typeof value !== 'string' || !VERSION_PATTERN.test(value)) throw new Error('not a version');
@@ -250,7 +265,13 @@ export function entryOfRow(row: LedgerRow, expectedPosition: number): LedgerEntr
     checks: column('checks', checksOf),
     affected: column('affected', identityOf),
     approval: column('approval', approvalOf),
+    resourceIndex: column('resource_index', digestOf),
+    bucketDigest: column('bucket_digest', digestOf),
   });
+  column('index_bucket', (value) => {
+    if (value !== String(indexBucketOf(id))) throw new Error('not the bucket of its resource');
+  });
+  return entry;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ContractClassification } from '../version/classify.js';
 import { type Decision, decidePublication, type PublicationRequest } from './decide.js';
 import { entryHashOf, type LedgerEntry, type ResourceIdentity } from './entry.js';
 import { type PublicationRefusal, refuseLedger } from './refusals.js';
+import { IndexBuilder } from './resource-index.js';
 import type { LedgerHead, LedgerState } from './state.js';
 
 export const PLAN_FORMAT = 'sealkit.contract-publication-plan/v1';
@@ -108,6 +109,7 @@ function refuseDuplicates(decided: readonly Decided[]): Decided[] {
 function chained(state: LedgerState, decided: readonly Decided[]): PlanItem[] {
   let position = state.head?.position ?? 0;
   let previousHash: Sha256Prefixed | 'genesis' = state.head?.entryHash ?? 'genesis';
+  const index = new IndexBuilder(state.index);
   return decided.map(({ request, decision }): PlanItem => {
     const common = { digest: request.candidate.digest, baseline: request.baseline };
     if (decision.status === 'refused') {
@@ -133,8 +135,10 @@ function chained(state: LedgerState, decided: readonly Decided[]): PlanItem[] {
       };
     }
     position += 1;
-    const unhashed = { ...decision.content, position, previousHash };
-    const entry: LedgerEntry = Object.freeze({ ...unhashed, entryHash: entryHashOf(unhashed) });
+    const unhashed = { ...decision.content, position, previousHash, resourceIndex: index.root() };
+    const entryHash = entryHashOf(unhashed);
+    const bucketDigest = index.commit(unhashed.resource.id, entryHash);
+    const entry: LedgerEntry = Object.freeze({ ...unhashed, entryHash, bucketDigest });
     previousHash = entry.entryHash;
     return {
       ...common,

@@ -19,6 +19,7 @@ import { type PublicationPlan, planPublication } from './plan.js';
 import { runContractPublication } from './publish.js';
 import { refuseLedger } from './refusals.js';
 import { replayLedger } from './replay.js';
+import { indexBucketOf } from './resource-index.js';
 import { APPEND_ONLY_SQLSTATE, ensureLedgerSchema, LEDGER_TABLE } from './schema.js';
 import { type LedgerSession, LedgerSqlError } from './session.js';
 import { readLedgerState } from './state.js';
@@ -573,13 +574,17 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         ['checks', async () => '["digest"]'],
         ['affected', async () => '{"id":"t.dashboard.sales","kind":"Source"}'],
         ['approval', async () => null],
+        ['resource_index', async () => `sha256:${'4'.repeat(64)}`],
+        ['index_bucket', async () => String((indexBucketOf(SOURCE) + 1) % 256)],
+        ['bucket_digest', async () => `sha256:${'5'.repeat(64)}`],
       ];
 
       for (const [column, value] of TAMPERS) {
         it(`detects a tampered ${column} at its position`, async () => {
           await threeEntries();
           const replacement = await value();
-          const cast = column === 'position' ? '::bigint' : column === 'projection' ? '::bytea' : '';
+          const cast =
+            { position: '::bigint', projection: '::bytea', index_bucket: '::smallint' }[column] ?? '';
           await ledger.tamper(async (session) => {
             await session.query(`UPDATE ${LEDGER_TABLE} SET ${column} = $1${cast} WHERE position = 2`, [
               replacement,
@@ -711,13 +716,82 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
       });
 
-      it('walks the chain over every column form: a tampered column of another resource is found', async () => {
+      it('names a changed bucket digest below the head, which no entry hash covers, when a read finds it', async () => {
+        await threeEntries();
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET bucket_digest = $1 WHERE position = 2`, [
+            `sha256:${'6'.repeat(64)}`,
+          ]);
+        });
+        // The head's resource index no longer matches the bucket digests before it; the chain is
+        // whole, so the index rebuilt from position 1 names the entry whose stored digest changed.
+        const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
+        const v12 = (await rows())[2]?.digest as PublicationRequest['baseline'];
+        for (const read of [
+          () => publish([request(v13, v12)]),
+          () => readPublicationHistory(ledger.owner.session, SOURCE),
+          () => replayLedger(ledger.owner.session),
+        ]) {
+          await expect(read()).rejects.toMatchObject({
+            code: 'contract_ledger_tampered',
+            details: { position: 2 },
+            field: 'bucket_digest',
+          });
+        }
+      });
+
+      it('refuses a resource whose latest entry was moved out of its index bucket', async () => {
+        const v1 = await source('1.0.0');
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
+        await publish([request(v1, 'genesis')]);
+        await publish([request(v11, v1.digest)]);
+        await publish([request(model, 'genesis')]);
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET index_bucket = $1::smallint WHERE position = 2`, [
+            String((indexBucketOf(SOURCE) + 1) % 256),
+          ]);
+        });
+        await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'index_bucket',
+        });
+      });
+
+      it("reads rely on the head, the index and the resources read: another tampered entry is replay's to find", async () => {
+        const all = await candidatesOf({}, parser);
+        // Positions 1 model, 2 semantic model, 3 source.
+        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 2`);
+        });
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        const source10 = all.get(SOURCE) as PublicationCandidate;
+        const applied = await ledger.owner.transaction(async (session) => {
+          const plan = planPublication(await readLedgerState(session, [SOURCE]), [
+            request(v11, source10.digest),
+          ]);
+          return applyPublicationPlan(session, plan);
+        });
+        expect(applied.head?.position).toBe(4);
+        expect(
+          (await readPublicationHistory(ledger.owner.session, MODEL)).map((entry) => entry.position),
+        ).toEqual([1]);
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+      });
+
+      it('verifies the head on every read: a tampered head of another resource is found', async () => {
         const all = await candidatesOf({}, parser);
         await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
         await ledger.tamper(async (session) => {
           await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 3`);
         });
-        // The model (position 1) is read and verified; the walk from it to the head reaches position 3.
+        // The model (position 1) is read and verified; the head (position 3) is read for its index.
         await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
           details: { position: 3 },

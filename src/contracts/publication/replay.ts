@@ -4,6 +4,7 @@ import { decidePublication, type EntryContent } from './decide.js';
 import { BY_POSITION, entryHashOf, entryOfRow, type LedgerEntry, SELECT_ENTRY } from './entry.js';
 import { guardLedger } from './guard.js';
 import { refuseLedger, tampered } from './refusals.js';
+import { emptyResourceIndex, IndexBuilder, verifyIndexedEntry } from './resource-index.js';
 import { inspectLedger } from './schema.js';
 import type { LedgerSession } from './session.js';
 import type { LedgerHead } from './state.js';
@@ -43,7 +44,8 @@ function columnOf(refusal: Refusal): string {
 /**
  * Re-reads the whole ledger in position order and re-validates everything:
  * positions contiguous from 1, every column in its exact stored form, the
- * hash chain (each previous hash, each entry hash), the bytes against their
+ * hash chain (each previous hash, each entry hash), the resource index (each
+ * entry's root before it, its bucket digest after it), the bytes against their
  * digest and the publication decoder, each baseline against the resource's
  * previous publication, and the publication rules re-run — recomputed
  * classification, checks, security result, version rules and approvals —
@@ -56,6 +58,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
     if (!inspection.present) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
     if (!inspection.isLedger) throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
     const byResource = new Map<string, LedgerEntry[]>();
+    const index = new IndexBuilder(emptyResourceIndex([]));
     let previous: LedgerEntry | null = null;
     for (;;) {
       const after = previous?.position ?? 0;
@@ -66,6 +69,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
       for (const row of rows) {
         const entry = entryOfRow(row, (previous?.position ?? 0) + 1);
         verifyEntry(entry, previous, byResource);
+        verifyIndexedEntry(index, { ...entry, resourceId: entry.resource.id });
         const list = byResource.get(entry.resource.id) ?? [];
         list.push(entry);
         byResource.set(entry.resource.id, list);

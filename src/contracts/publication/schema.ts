@@ -3,7 +3,7 @@ import { refuseLedger } from './refusals.js';
 import type { LedgerSession } from './session.js';
 
 /** Written on the table as its comment; a table without it is not this ledger. */
-export const LEDGER_FORMAT = 'sealkit.contract-ledger/v1';
+export const LEDGER_FORMAT = 'sealkit.contract-ledger/v2';
 export const LEDGER_TABLE = 'sealkit_ledger.publications';
 /** The role a deployment grants SELECT and INSERT (never UPDATE, DELETE or TRUNCATE) when it exists. */
 export const LEDGER_PUBLISHER_ROLE = 'sealkit_ledger_publisher';
@@ -31,6 +31,9 @@ export const LEDGER_COLUMNS: readonly (readonly [string, string])[] = [
   ['checks', 'text'],
   ['affected', 'text'],
   ['approval', 'text'],
+  ['resource_index', 'text'],
+  ['index_bucket', 'smallint'],
+  ['bucket_digest', 'text'],
 ];
 
 /**
@@ -67,12 +70,17 @@ const CREATE: readonly string[] = [
   checks text NOT NULL,
   affected text NOT NULL,
   approval text,
+  resource_index text NOT NULL,
+  index_bucket smallint NOT NULL CHECK (index_bucket BETWEEN 0 AND 255),
+  bucket_digest text NOT NULL,
   CONSTRAINT publications_one_successor UNIQUE (resource_id, baseline),
   CONSTRAINT publications_version_once UNIQUE (resource_id, version),
   CONSTRAINT publications_position_once UNIQUE (position),
   CONSTRAINT publications_previous_hash_once UNIQUE (previous_hash),
   CONSTRAINT publications_entry_hash_once UNIQUE (entry_hash)
 )`,
+  // A read finds each bucket's latest entry before the head with one index probe per bucket.
+  'CREATE INDEX publications_by_bucket ON sealkit_ledger.publications (index_bucket, position)',
   `COMMENT ON TABLE sealkit_ledger.publications IS '${LEDGER_FORMAT}'`,
   `CREATE FUNCTION sealkit_ledger.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN

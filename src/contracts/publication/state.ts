@@ -1,9 +1,20 @@
-import type { Sha256Prefixed } from '../../core/digest/index.js';
+import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
-import { chainStart, verifyChainToHead } from './chain.js';
+import { verifyChainToHead } from './chain.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
-import { tampered } from './refusals.js';
+import { verifyIndexFromStart } from './index-walk.js';
+import { refuseLedger, tampered } from './refusals.js';
+import {
+  bucketDigestOf,
+  EMPTY_BUCKET_DIGEST,
+  emptyResourceIndex,
+  INDEX_BUCKETS,
+  IndexBuilder,
+  indexBucketOf,
+  indexRootOf,
+  type ResourceIndex,
+} from './resource-index.js';
 import { inspectLedger, LEDGER_TABLE, requireUsableLedger } from './schema.js';
 import type { LedgerRow, LedgerSession } from './session.js';
 
@@ -17,11 +28,17 @@ export interface LedgerState {
   readonly head: LedgerHead | null;
   /** Every resource id read → its verified entries in position order (empty: never published). */
   readonly resources: ReadonlyMap<string, readonly LedgerEntry[]>;
+  /** The resource index after the head, with the buckets of the resources read. */
+  readonly index: ResourceIndex;
 }
 
 /** The state of a ledger that does not exist yet, for `ids` (a dry run that must create nothing). */
 export function emptyLedgerState(ids: readonly string[]): LedgerState {
-  return Object.freeze({ head: null, resources: new Map(ids.map((id) => [id, []])) });
+  return Object.freeze({
+    head: null,
+    resources: new Map(ids.map((id) => [id, []])),
+    index: emptyResourceIndex(ids),
+  });
 }
 
 const positionOf = (row: LedgerRow): number => {
@@ -73,8 +90,9 @@ export async function readLedgerState(session: LedgerSession, ids: readonly stri
  * @internal The read of `readLedgerState` for a caller that has just
  * inspected the ledger in the same transaction: one statement for the
  * resources' entries and the chain head (the row with the highest position),
- * one that walks the hash chain in the database from the oldest of the
- * resources' latest entries (position 1 when one has none) to the head.
+ * then the resource index at the head (`readResourceIndex`), which says what
+ * each resource's latest entry is — so that an entry removed or relabelled
+ * anywhere, or a whole resource removed, is found without walking the chain.
  */
 export async function readInspectedLedgerState(
   session: LedgerSession,
@@ -83,7 +101,7 @@ export async function readInspectedLedgerState(
   const wanted = [...new Set(ids)];
   const rows = await session.query(
     `${SELECT_ENTRY}
-      WHERE resource_id IN (SELECT jsonb_array_elements_text($1::jsonb))
+      WHERE resource_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
          OR ${BY_POSITION} = (SELECT max(position) FROM ${LEDGER_TABLE})
       ORDER BY ${BY_POSITION}`,
     [JSON.stringify(wanted)],
@@ -97,19 +115,117 @@ export async function readInspectedLedgerState(
   const resources = new Map<string, readonly LedgerEntry[]>();
   for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
   const headRow = rows[rows.length - 1];
-  const head = headRow === undefined ? null : verifiedEntryOfRow(headRow, positionOf(headRow));
+  if (headRow === undefined)
+    return Object.freeze({ head: null, resources, index: emptyResourceIndex(wanted) });
+  const head = verifiedEntryOfRow(headRow, positionOf(headRow));
+  const index = await readResourceIndex(session, head, wanted);
   // Each resource's own entries prove themselves complete from its genesis (baseline links); the
-  // chain from the oldest latest entry to the head proves that none was removed after it.
-  if (head !== null) {
-    await verifyChainToHead(
-      session,
-      chainStart([...resources.values()].map((list) => list[list.length - 1])),
-    );
+  // index at the head says which entry is its latest, so none after it was removed.
+  for (const [id, list] of resources) {
+    if (list[list.length - 1]?.entryHash !== index.buckets.get(indexBucketOf(id))?.get(id)) {
+      throw await diagnosed(session, head.position, 'resource_index');
+    }
   }
-  return Object.freeze({
-    head: head === null ? null : { position: head.position, entryHash: head.entryHash },
-    resources,
-  });
+  return Object.freeze({ head: { position: head.position, entryHash: head.entryHash }, resources, index });
+}
+
+/**
+ * One statement for what the index at the head is checked with, before the
+ * head ($1): per bucket its latest entry's stored digest (one index probe
+ * per bucket), and the members of the buckets in $2 — each resource's latest
+ * entry hash. `= ANY (ARRAY(…))`, not `IN (SELECT …)`: only the former lets
+ * the planner use the bucket index (a whole-table scan otherwise).
+ */
+const INDEX_AT_HEAD = `SELECT 'digest' AS part, bucket.n::text AS bucket, last.position::text AS position,
+    last.bucket_digest AS value, NULL::text AS resource_id
+  FROM generate_series(0, ${INDEX_BUCKETS - 1}) AS bucket(n)
+  LEFT JOIN LATERAL (
+    SELECT position, bucket_digest FROM ${LEDGER_TABLE}
+     WHERE index_bucket = bucket.n AND position < $1::bigint
+     ORDER BY position DESC LIMIT 1
+  ) AS last ON true
+UNION ALL
+SELECT * FROM (
+  SELECT DISTINCT ON (resource_id) 'member', index_bucket::text, NULL::text, entry_hash, resource_id
+    FROM ${LEDGER_TABLE}
+   WHERE index_bucket = ANY (ARRAY(SELECT (jsonb_array_elements_text($2::jsonb))::smallint))
+     AND position < $1::bigint
+   ORDER BY resource_id, position DESC
+) AS members`;
+
+/**
+ * Reads and verifies the resource index at `head` (an entry verified by its
+ * hash) for the buckets of `ids` and of the head's resource: the bucket
+ * digests before the head must give the head's `resource_index`, the members
+ * read must give their bucket's digest, and the head applied to its bucket
+ * must give the head's stored `bucket_digest`. Returns the index after the
+ * head. One statement whatever the ledger's length.
+ */
+export async function readResourceIndex(
+  session: LedgerSession,
+  head: LedgerEntry,
+  ids: readonly string[],
+): Promise<ResourceIndex> {
+  const wanted = [...new Set([...ids, head.resource.id].map(indexBucketOf))];
+  const rows = await session.query(INDEX_AT_HEAD, [String(head.position), JSON.stringify(wanted)]);
+  const digests = new Array<Sha256Prefixed | undefined>(INDEX_BUCKETS);
+  const heldAt = new Array<number>(INDEX_BUCKETS).fill(head.position);
+  const buckets = new Map<number, Map<string, Sha256Prefixed>>(wanted.map((bucket) => [bucket, new Map()]));
+  for (const row of rows) {
+    const bucket = Number(row.bucket);
+    if (row.part === 'member') {
+      const members = buckets.get(bucket);
+      const id = row.resource_id;
+      const hash = row.value;
+      // A malformed member cannot be part of a digest this ledger wrote: the bucket check fails.
+      if (
+        members !== undefined &&
+        typeof id === 'string' &&
+        typeof hash === 'string' &&
+        isSha256Prefixed(hash)
+      )
+        members.set(id, hash);
+      continue;
+    }
+    if (row.position !== null) heldAt[bucket] = positionOf(row);
+    const digest = row.value === null ? EMPTY_BUCKET_DIGEST : row.value;
+    if (typeof digest !== 'string' || !isSha256Prefixed(digest)) {
+      throw await diagnosed(session, heldAt[bucket] ?? head.position, 'bucket_digest');
+    }
+    digests[bucket] = digest;
+  }
+  const complete = digests.filter((digest): digest is Sha256Prefixed => digest !== undefined);
+  if (complete.length !== INDEX_BUCKETS || indexRootOf(complete) !== head.resourceIndex) {
+    throw await diagnosed(session, head.position, 'resource_index');
+  }
+  for (const [bucket, members] of buckets) {
+    if (bucketDigestOf(members) !== complete[bucket]) {
+      throw await diagnosed(session, heldAt[bucket] ?? head.position, 'bucket_digest');
+    }
+  }
+  const builder = new IndexBuilder({ digests: complete, buckets });
+  if (builder.commit(head.resource.id, head.entryHash) !== head.bucketDigest) {
+    throw await diagnosed(session, head.position, 'bucket_digest');
+  }
+  return builder.snapshot();
+}
+
+/**
+ * The refusal for a fault the index found, named where it is: the chain
+ * walked from position 1 finds the first broken entry when there is one (a
+ * removed, renumbered or rewritten entry); otherwise the index rebuilt from
+ * position 1 finds the first entry whose stored index columns were changed.
+ * Runs only on tampered evidence, so its cost is not a publication's.
+ */
+async function diagnosed(session: LedgerSession, position: number, field: string): Promise<Error> {
+  try {
+    await verifyChainToHead(session, null);
+    await verifyIndexFromStart(session);
+  } catch (error: unknown) {
+    if (refuseLedger.is(error, 'contract_ledger_tampered')) return error;
+    throw error;
+  }
+  return tampered(position, field);
 }
 
 /** The baseline a new publication of `id` must name: the latest digest, or genesis. */
