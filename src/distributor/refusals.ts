@@ -307,7 +307,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   },
   run_aborted: {
     category: 'conflict',
-    message: 'nothing was written: another bundle of the run failed validation or planning',
+    message: 'nothing was written: part of the run (a pipeline or a bundle) failed validation or planning',
   },
   run_interrupted: {
     category: 'unavailable',
