@@ -140,6 +140,11 @@ export {
 } from './publication/refusals.js';
 export { type LedgerReplay, replayLedger } from './publication/replay.js';
 export {
+  INDEX_BUCKETS as RESOURCE_INDEX_BUCKETS,
+  indexBucketOf as resourceIndexBucketOf,
+  type ResourceIndex,
+} from './publication/resource-index.js';
+export {
   APPEND_ONLY_SQLSTATE,
   ensureLedgerSchema,
   LEDGER_FORMAT,

@@ -16,6 +16,7 @@ import {
   prepareEmbeddedLedger,
   refuseLedger,
   requireContractProjectFolder,
+  resourceIndexBucketOf,
 } from '../../contracts/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { CommandResult } from '../command.js';
@@ -88,6 +89,8 @@ export function entryJson(entry: LedgerEntry): JsonObjectOut {
             reason: entry.approval.reason,
           },
     resource_index: entry.resourceIndex,
+    index_bucket: resourceIndexBucketOf(entry.resource.id),
+    bucket_digest: entry.bucketDigest,
   };
 }
 

@@ -235,18 +235,17 @@ export function entryOfRow(row: LedgerRow, expectedPosition: number): LedgerEntr
     }
     return expectedPosition;
   });
-  const id = column('resource_id', (value) => {
-    if (typeof value !== 'string' || !isResourceId(value)) throw new Error('not an id');
-    return value;
-  });
-  const entry: LedgerEntry = Object.freeze({
+  return Object.freeze({
     position,
     previousHash: column('previous_hash', digestOrGenesis),
     entryHash: column('entry_hash', digestOf),
     profile: column('profile', (value) => oneOf(value, [PROFILE])),
     resource: {
       kind: column('resource_kind', (value) => oneOf(value, KINDS) as ContractKindName),
-      id,
+      id: column('resource_id', (value) => {
+        if (typeof value !== 'string' || !isResourceId(value)) throw new Error('not an id');
+        return value;
+      }),
     },
     version: column('version', (value) => {
       if (typeof value !== 'string' || !VERSION_PATTERN.test(value)) throw new Error('not a version');
@@ -268,10 +267,17 @@ export function entryOfRow(row: LedgerRow, expectedPosition: number): LedgerEntr
     resourceIndex: column('resource_index', digestOf),
     bucketDigest: column('bucket_digest', digestOf),
   });
-  column('index_bucket', (value) => {
-    if (value !== String(indexBucketOf(id))) throw new Error('not the bucket of its resource');
-  });
-  return entry;
+}
+
+/**
+ * The stored `index_bucket` must be the bucket of the entry's resource. It is
+ * outside the hash, so it is checked after the hash: a relabelled resource
+ * is reported at `resource_id`'s hash, not at this derived column.
+ */
+export function checkIndexBucket(row: LedgerRow, entry: LedgerEntry): void {
+  if (row.index_bucket !== String(indexBucketOf(entry.resource.id))) {
+    throw tampered(entry.position, 'index_bucket');
+  }
 }
 
 /**
@@ -283,5 +289,6 @@ export function verifiedEntryOfRow(row: LedgerRow, expectedPosition: number): Le
   const entry = entryOfRow(row, expectedPosition);
   if (entryHashOf(entry) !== entry.entryHash) throw tampered(entry.position, 'entry_hash');
   if (sha256Prefixed(entry.projection) !== entry.digest) throw tampered(entry.position, 'projection');
+  checkIndexBucket(row, entry);
   return entry;
 }

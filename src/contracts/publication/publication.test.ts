@@ -5,6 +5,7 @@ import {
   postgresBackend,
   type TestLedger,
 } from '../../../test/helpers/ledger-backends.js';
+import type { Sha256Prefixed } from '../../core/digest/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import { createDuckDbSqlParser, type SqlParser } from '../sql/parser.js';
 import { applyPublicationPlan } from './apply.js';
@@ -19,7 +20,7 @@ import { type PublicationPlan, planPublication } from './plan.js';
 import { runContractPublication } from './publish.js';
 import { refuseLedger } from './refusals.js';
 import { replayLedger } from './replay.js';
-import { indexBucketOf } from './resource-index.js';
+import { IndexBuilder, indexBucketOf } from './resource-index.js';
 import { APPEND_ONLY_SQLSTATE, ensureLedgerSchema, LEDGER_TABLE } from './schema.js';
 import { type LedgerSession, LedgerSqlError } from './session.js';
 import { readLedgerState } from './state.js';
@@ -540,6 +541,22 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
           'contract_ledger_schema_mismatch',
         );
       });
+
+      it('says which format a ledger written by another sealkit version holds, and what to do', async () => {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        await ledger.owner.session.query(`COMMENT ON TABLE ${LEDGER_TABLE} IS 'sealkit.contract-ledger/v1'`);
+        for (const read of [
+          () => publish([request(v1, 'genesis')]),
+          () => readPublicationHistory(ledger.owner.session, SOURCE),
+          () => replayLedger(ledger.owner.session),
+        ]) {
+          await expect(read()).rejects.toMatchObject({
+            code: 'contract_ledger_schema_mismatch',
+            hint: expect.stringMatching(/holds format v1.*reads and writes v2.*new ledger/),
+          });
+        }
+      });
     });
 
     describe('replay and tampering', () => {
@@ -711,6 +728,57 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
         const semantic = all.get(SEMANTIC) as PublicationCandidate;
         await expect(publish([request(semantic, 'genesis')])).rejects.toMatchObject({
+          details: { position: 2 },
+          field: 'entry_hash',
+        });
+      });
+
+      for (const [linked, field] of [
+        [false, 'previous_hash'],
+        [true, 'position'],
+      ] as const) {
+        it(`refuses a head appended out of the chain (${linked ? 'after a gap' : 'linked to nothing'}), its hashes and index recomputed`, async () => {
+          const all = await candidatesOf({}, parser);
+          // Positions 1 model, 2 semantic model, 3 source.
+          await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
+          const v11 = await source('1.1.0', { status: { nullable: false } });
+          const state = await ledger.owner.transaction((session) => readLedgerState(session, [SOURCE]));
+          const planned = planPublication(state, [
+            request(v11, (all.get(SOURCE) as PublicationCandidate).digest),
+          ]).items[0]?.entry as LedgerEntry;
+          // Self-consistent (its hash, index root and bucket digest agree), but not on the chain.
+          const { entryHash: _hash, bucketDigest: _bucket, ...content } = planned;
+          const forged = linked
+            ? { ...content, position: 9 }
+            : { ...content, previousHash: `sha256:${'1'.repeat(64)}` as Sha256Prefixed };
+          const entryHash = entryModule.entryHashOf(forged);
+          const bucketDigest = new IndexBuilder(state.index).commit(SOURCE, entryHash);
+          await ledger.owner.session.query(
+            entryModule.INSERT_ENTRY,
+            entryModule.entryParams({ ...forged, entryHash, bucketDigest }),
+          );
+          const v12 = await source('1.2.0', { status: { nullable: false, critical_data_element: true } });
+          for (const read of [
+            () => readPublicationHistory(ledger.owner.session, MODEL),
+            () => publish([request(v12, v11.digest)]),
+            () => replayLedger(ledger.owner.session),
+          ]) {
+            await expect(read()).rejects.toMatchObject({
+              code: 'contract_ledger_tampered',
+              details: { position: 4 },
+              field,
+            });
+          }
+          expect(await rows()).toHaveLength(4);
+        });
+      }
+
+      it('names resource_id, not the derived bucket, when an entry was relabelled', async () => {
+        await threeEntries();
+        await ledger.tamper(async (session) => {
+          await session.query(`UPDATE ${LEDGER_TABLE} SET resource_id = 't.source.other' WHERE position = 2`);
+        });
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
           details: { position: 2 },
           field: 'entry_hash',
         });

@@ -1,11 +1,18 @@
 import { canonicalize } from '../../core/json/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import { decidePublication, type EntryContent } from './decide.js';
-import { BY_POSITION, entryHashOf, entryOfRow, type LedgerEntry, SELECT_ENTRY } from './entry.js';
+import {
+  BY_POSITION,
+  checkIndexBucket,
+  entryHashOf,
+  entryOfRow,
+  type LedgerEntry,
+  SELECT_ENTRY,
+} from './entry.js';
 import { guardLedger } from './guard.js';
 import { refuseLedger, tampered } from './refusals.js';
 import { emptyResourceIndex, IndexBuilder, verifyIndexedEntry } from './resource-index.js';
-import { inspectLedger } from './schema.js';
+import { inspectLedger, schemaMismatch } from './schema.js';
 import type { LedgerSession } from './session.js';
 import type { LedgerHead } from './state.js';
 
@@ -56,7 +63,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
   return guardLedger(async () => {
     const inspection = await inspectLedger(session);
     if (!inspection.present) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
-    if (!inspection.isLedger) throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
+    if (!inspection.isLedger) throw schemaMismatch(inspection);
     const byResource = new Map<string, LedgerEntry[]>();
     const index = new IndexBuilder(emptyResourceIndex([]));
     let previous: LedgerEntry | null = null;
@@ -69,6 +76,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
       for (const row of rows) {
         const entry = entryOfRow(row, (previous?.position ?? 0) + 1);
         verifyEntry(entry, previous, byResource);
+        checkIndexBucket(row, entry);
         verifyIndexedEntry(index, { ...entry, resourceId: entry.resource.id });
         const list = byResource.get(entry.resource.id) ?? [];
         list.push(entry);

@@ -123,6 +123,8 @@ export interface LedgerInspection {
   readonly present: boolean;
   /** The table is this ledger: format comment and exact columns. */
   readonly isLedger: boolean;
+  /** The table's format comment, when it has one. */
+  readonly format: string | null;
   /** Both append-only triggers are enabled and this session does not bypass them. */
   readonly protected: boolean;
 }
@@ -139,6 +141,7 @@ export async function inspectLedger(session: LedgerSession): Promise<LedgerInspe
   const enabled = Array.isArray(triggers) ? triggers : [];
   return {
     present,
+    format: typeof row?.format === 'string' ? row.format : null,
     isLedger:
       present &&
       row?.format === LEDGER_FORMAT &&
@@ -149,8 +152,25 @@ export async function inspectLedger(session: LedgerSession): Promise<LedgerInspe
 
 /** Refuses a table of another shape or format, then one whose append-only guard is not in force. */
 export function requireUsableLedger(inspection: LedgerInspection): void {
-  if (!inspection.isLedger) throw refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
+  if (!inspection.isLedger) throw schemaMismatch(inspection);
   if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+}
+
+const FORMAT_PREFIX = 'sealkit.contract-ledger/';
+
+/**
+ * A table that is not this ledger; one written by another sealkit version
+ * says which format it holds and what to do (docs/contracts.md#storage-postgresql-append-only-hash-chained).
+ */
+export function schemaMismatch(inspection: LedgerInspection) {
+  const format = inspection.format;
+  if (format === null || format === LEDGER_FORMAT || !format.startsWith(FORMAT_PREFIX)) {
+    return refuseLedger('contract_ledger_schema_mismatch', { role: 'ledger' });
+  }
+  return refuseLedger('contract_ledger_schema_mismatch', {
+    role: 'ledger',
+    hint: `this ledger holds format ${format.slice(FORMAT_PREFIX.length)}, written by another sealkit version; this one reads and writes ${LEDGER_FORMAT.slice(FORMAT_PREFIX.length)}. Publish into a new ledger (embedded: move .sealkit/ledger aside) and keep this one, replayed with the version that wrote it`,
+  });
 }
 
 /** True when the ledger table exists (nothing is created). */

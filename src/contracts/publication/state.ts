@@ -89,8 +89,8 @@ export async function readLedgerState(session: LedgerSession, ids: readonly stri
 /**
  * @internal The read of `readLedgerState` for a caller that has just
  * inspected the ledger in the same transaction: one statement for the
- * resources' entries and the chain head (the row with the highest position),
- * then the resource index at the head (`readResourceIndex`), which says what
+ * resources' entries, the chain head (the row with the highest position) and
+ * the entry before it, which the head must link to; then the resource index at the head (`readResourceIndex`), which says what
  * each resource's latest entry is — so that an entry removed or relabelled
  * anywhere, or a whole resource removed, is found without walking the chain.
  */
@@ -102,10 +102,20 @@ export async function readInspectedLedgerState(
   const rows = await session.query(
     `${SELECT_ENTRY}
       WHERE resource_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
-         OR ${BY_POSITION} = (SELECT max(position) FROM ${LEDGER_TABLE})
+         OR ${BY_POSITION} >= (SELECT max(position) - 1 FROM ${LEDGER_TABLE})
       ORDER BY ${BY_POSITION}`,
     [JSON.stringify(wanted)],
   );
+  const headRow = rows[rows.length - 1];
+  if (headRow === undefined) {
+    return Object.freeze({
+      head: null,
+      resources: emptyResources(wanted),
+      index: emptyResourceIndex(wanted),
+    });
+  }
+  const head = verifiedEntryOfRow(headRow, positionOf(headRow));
+  await verifyHeadLink(session, head, rows[rows.length - 2]);
   const requested = new Set(wanted);
   const byId = new Map<string, LedgerRow[]>(wanted.map((id) => [id, []]));
   for (const row of rows) {
@@ -114,10 +124,6 @@ export async function readInspectedLedgerState(
   }
   const resources = new Map<string, readonly LedgerEntry[]>();
   for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
-  const headRow = rows[rows.length - 1];
-  if (headRow === undefined)
-    return Object.freeze({ head: null, resources, index: emptyResourceIndex(wanted) });
-  const head = verifiedEntryOfRow(headRow, positionOf(headRow));
   const index = await readResourceIndex(session, head, wanted);
   // Each resource's own entries prove themselves complete from its genesis (baseline links); the
   // index at the head says which entry is its latest, so none after it was removed.
@@ -127,6 +133,31 @@ export async function readInspectedLedgerState(
     }
   }
   return Object.freeze({ head: { position: head.position, entryHash: head.entryHash }, resources, index });
+}
+
+const emptyResources = (ids: readonly string[]) =>
+  new Map<string, readonly LedgerEntry[]>(ids.map((id) => [id, []]));
+
+/**
+ * The head must chain onto the entry before it: that entry exists at the
+ * position before and its stored hash is the head's previous hash (position
+ * 1: `genesis`). A read chains the next publication onto the head, so a head
+ * appended out of the chain — a gap, or a link to nothing — is tampered
+ * evidence, named where it is by the walk.
+ */
+async function verifyHeadLink(
+  session: LedgerSession,
+  head: LedgerEntry,
+  before: LedgerRow | undefined,
+): Promise<void> {
+  if (head.position === 1) {
+    if (head.previousHash !== 'genesis') throw tampered(1, 'previous_hash');
+    return;
+  }
+  const adjacent = before !== undefined && positionOf(before) === head.position - 1;
+  if (!adjacent || before.entry_hash !== head.previousHash) {
+    throw await diagnosed(session, head.position, adjacent ? 'previous_hash' : 'position');
+  }
 }
 
 /**
