@@ -99,10 +99,12 @@ export async function readInspectedLedgerState(
   ids: readonly string[],
 ): Promise<LedgerState> {
   const wanted = [...new Set(ids)];
+  // A bounded range: `>= max - 1` alone was planned as a whole-table scan on PostgreSQL 15.
   const rows = await session.query(
     `${SELECT_ENTRY}
       WHERE resource_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
-         OR ${BY_POSITION} >= (SELECT max(position) - 1 FROM ${LEDGER_TABLE})
+         OR ${BY_POSITION} BETWEEN (SELECT max(position) - 1 FROM ${LEDGER_TABLE})
+                               AND (SELECT max(position) FROM ${LEDGER_TABLE})
       ORDER BY ${BY_POSITION}`,
     [JSON.stringify(wanted)],
   );
