@@ -687,13 +687,19 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         expect(await rows()).toHaveLength(2);
       });
 
-      it('refuses a publication when a newer entry of the resource was deleted below the head', async () => {
+      /** Positions 1 and 2 the source (1.0.0, 1.1.0), 3 the model: the source's latest is below the head. */
+      async function sourceTwiceThenModel() {
         const v1 = await source('1.0.0');
         const v11 = await source('1.1.0', { status: { nullable: false } });
         const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
         await publish([request(v1, 'genesis')]);
         await publish([request(v11, v1.digest)]);
         await publish([request(model, 'genesis')]);
+        return { v1 };
+      }
+
+      it('refuses a publication when a newer entry of the resource was deleted below the head', async () => {
+        const { v1 } = await sourceTwiceThenModel();
         await ledger.tamper(async (session) => {
           await session.query(`DELETE FROM ${LEDGER_TABLE} WHERE position = 2`);
         });
@@ -809,12 +815,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       });
 
       it('refuses a resource whose latest entry was moved out of its index bucket', async () => {
-        const v1 = await source('1.0.0');
-        const v11 = await source('1.1.0', { status: { nullable: false } });
-        const model = (await candidatesOf({}, parser)).get(MODEL) as PublicationCandidate;
-        await publish([request(v1, 'genesis')]);
-        await publish([request(v11, v1.digest)]);
-        await publish([request(model, 'genesis')]);
+        await sourceTwiceThenModel();
         await ledger.tamper(async (session) => {
           await session.query(`UPDATE ${LEDGER_TABLE} SET index_bucket = $1::smallint WHERE position = 2`, [
             String((indexBucketOf(SOURCE) + 1) % 256),
@@ -827,13 +828,21 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
       });
 
-      it("reads rely on the head, the index and the resources read: another tampered entry is replay's to find", async () => {
+      /** Positions 1 model, 2 semantic model, 3 source; then the checks of `position` rewritten. */
+      async function genesesWithChecksTamperedAt(position: number) {
         const all = await candidatesOf({}, parser);
-        // Positions 1 model, 2 semantic model, 3 source.
         await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
         await ledger.tamper(async (session) => {
-          await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 2`);
+          await session.query(
+            `UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = $1::bigint`,
+            [String(position)],
+          );
         });
+        return all;
+      }
+
+      it("reads rely on the head, the index and the resources read: another tampered entry is replay's to find", async () => {
+        const all = await genesesWithChecksTamperedAt(2);
         const v11 = await source('1.1.0', { status: { nullable: false } });
         const source10 = all.get(SOURCE) as PublicationCandidate;
         const applied = await ledger.owner.transaction(async (session) => {
@@ -854,11 +863,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       });
 
       it('verifies the head on every read: a tampered head of another resource is found', async () => {
-        const all = await candidatesOf({}, parser);
-        await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
-        await ledger.tamper(async (session) => {
-          await session.query(`UPDATE ${LEDGER_TABLE} SET checks = '["digest"]' WHERE position = 3`);
-        });
+        await genesesWithChecksTamperedAt(3);
         // The model (position 1) is read and verified; the head (position 3) is read for its index.
         await expect(readPublicationHistory(ledger.owner.session, MODEL)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
