@@ -739,11 +739,13 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
       });
 
-      for (const [linked, field] of [
-        [false, 'previous_hash'],
-        [true, 'position'],
-      ] as const) {
-        it(`refuses a head appended out of the chain (${linked ? 'after a gap' : 'linked to nothing'}), its hashes and index recomputed`, async () => {
+      const OUT_OF_CHAIN = [
+        { where: 'linked to nothing', field: 'previous_hash', position: 4, linked: false },
+        { where: 'after a gap', field: 'position', position: 9, linked: true },
+        { where: 'at a position no ledger reaches', field: 'position', position: 10 ** 15, linked: true },
+      ] as const;
+      for (const { where, field, position, linked } of OUT_OF_CHAIN) {
+        it(`refuses a head appended out of the chain (${where}), its hashes and index recomputed`, async () => {
           const all = await candidatesOf({}, parser);
           // Positions 1 model, 2 semantic model, 3 source.
           await publish([...all.values()].map((candidate) => request(candidate, 'genesis')));
@@ -755,7 +757,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
           // Self-consistent (its hash, index root and bucket digest agree), but not on the chain.
           const { entryHash: _hash, bucketDigest: _bucket, ...content } = planned;
           const forged = linked
-            ? { ...content, position: 9 }
+            ? { ...content, position }
             : { ...content, previousHash: `sha256:${'1'.repeat(64)}` as Sha256Prefixed };
           const entryHash = entryModule.entryHashOf(forged);
           const bucketDigest = new IndexBuilder(state.index).commit(SOURCE, entryHash);

@@ -116,6 +116,8 @@ export async function readInspectedLedgerState(
       index: emptyResourceIndex(wanted),
     });
   }
+  // A head whose position is not one sealkit writes is out of the chain: the walk names where.
+  if (positionOf(headRow) === 0) throw await diagnosed(session, 1, 'position');
   const head = verifiedEntryOfRow(headRow, positionOf(headRow));
   await verifyHeadLink(session, head, rows[rows.length - 2]);
   const requested = new Set(wanted);
