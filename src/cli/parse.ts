@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../core/refusal/index.js';
-import { invalidTextBytes } from './argv-text.js';
+import { escapedBytes, invalidTextBytes } from './argv-text.js';
 import { UsageError } from './usage-error.js';
 
 export interface OptionSpec {
@@ -207,6 +207,22 @@ function placeholderOf(flag: string, usage: string): string {
 export function requireArgument(value: string | undefined, name: string, usage: string): string {
   if (value === undefined) throw new UsageError(`missing argument ${name}`, usage);
   if (value === '') throw new UsageError(`argument ${name} is an empty string`, usage);
+  return textArgument(value, name, usage);
+}
+
+/**
+ * A path argument whose bytes are not UTF-8 reaches a command with U+FFFD in
+ * their place and would be reported as a file that does not exist — while it
+ * does, under its own bytes. Say what it is instead, showing the bytes.
+ */
+export function textArgument(value: string, name: string, usage: string): string {
+  const bytes = invalidTextBytes(value);
+  if (bytes !== undefined) {
+    throw new UsageError(
+      `${name} '${escapedBytes(bytes)}' holds bytes that are not UTF-8 (shown as \\xNN); sealkit reads only paths named in UTF-8`,
+      usage,
+    );
+  }
   return value;
 }
 

@@ -18,7 +18,7 @@ import type { CliIo, Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { Interruption, interruptedBy } from '../interruption.js';
 import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
-import { parseCommandArgs } from '../parse.js';
+import { parseCommandArgs, textArgument, textOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
@@ -140,6 +140,7 @@ export const distributeRunCommand: Command = {
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
+    textOption(values.config, '--config', RUN_USAGE);
     const quiet = values.quiet === true;
     const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
@@ -351,7 +352,7 @@ function leftOutText(leftOut: readonly { readonly path: string; readonly reason:
 
 function requireDir(value: string | undefined, text: string): string {
   if (value === undefined || value.length === 0) throw usage('missing argument', text);
-  return value;
+  return textArgument(value, 'BUNDLE_DIR', text);
 }
 
 function usage(message: string, text: string): UsageError {

@@ -2,7 +2,7 @@ import { didYouMean, MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/re
 import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, jsonOut, progress } from '../output.js';
-import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, requireArgument, textOption } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
@@ -70,6 +70,7 @@ export const editionCheck: Command = {
     // An empty value names nothing: never passed on as the current folder or as no vars.
     const projectDir = requireArgument(positionals[0], 'PROJECT_DIR', USAGE);
     const fixtures = nonEmptyOption(values.fixtures, '--fixtures', USAGE);
+    for (const folder of fixtures ?? []) textOption(folder, '--fixtures', USAGE);
     const vars = nonEmptyOption(values.vars, '--vars', USAGE);
     const target = values.target ?? 'default';
     if (!(TARGETS as readonly string[]).includes(target)) {

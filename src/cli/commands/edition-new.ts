@@ -112,16 +112,16 @@ export const editionNew: Command = {
         USAGE,
         hintOf(didYouMean(edition, STARTER_EDITION_IDS)),
       );
-    const dest = requireArgument(positionals[0], 'DEST', USAGE);
     // Node hands on bytes that are not UTF-8 as U+FFFD: a folder would be
     // made under a name nobody typed (docs/editions.md#sealkit-edition-new).
-    const notText = invalidTextBytes(dest);
+    const notText = positionals[0] === undefined ? undefined : invalidTextBytes(positionals[0]);
     if (notText !== undefined) {
       throw refuseEdition('destination_invalid', {
         location: { path: escapedBytes(notText) },
         hint: 'DEST holds bytes that are not UTF-8 (shown as \\xNN): name the destination in UTF-8',
       });
     }
+    const dest = requireArgument(positionals[0], 'DEST', USAGE);
     const faults = faultsFromVariable(EDITION_FAULTS, process.env, USAGE);
     // A signal before the rename stops the copy (src/cli/interruption.ts).
     const outcome = await runInterruptible<NewWorkspaceResult>(
