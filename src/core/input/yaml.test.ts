@@ -94,6 +94,33 @@ describe('the strict YAML reader', () => {
     expect(node.entries[1]?.value).toMatchObject({ kind: 'number', source: '1.50' });
   });
 
+  it('reports every repeated key at once, in document order, then a fault that stops the reading', () => {
+    const places: YamlFaultPlace[] = [];
+    const collect = (fault: YamlFault, place: YamlFaultPlace): Refusal => {
+      places.push(place);
+      return refuseDemo('demo_yaml', { location: place, hint: fault });
+    };
+    const all = (input: string) => {
+      places.length = 0;
+      try {
+        readStrictYaml(input, { refuse: collect });
+      } catch (error: unknown) {
+        return error as Refusal;
+      }
+      throw new Error('accepted');
+    };
+    const twice = all('a: 1\nb:\n  c: 2\n  c: 3\na: 4\n');
+    expect([twice.location, ...twice.also.map((other) => other.location)]).toMatchObject([
+      { line: 4, pointer: 'b.c' },
+      { line: 5, pointer: 'a' },
+    ]);
+    const thenAlias = all('a: 1\na: 2\nb: *x\n');
+    expect([thenAlias.hint, ...thenAlias.also.map((other) => other.hint)]).toEqual([
+      'duplicate_key',
+      'alias',
+    ]);
+  });
+
   it('refuses a duplicate key at the repeated key, with its key path and where it is first set', () => {
     expect(faultOf('a: 1\nb: 2\na: 3\n')).toEqual({
       fault: 'duplicate_key',

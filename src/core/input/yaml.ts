@@ -11,7 +11,7 @@ import {
   Parser,
   type Scalar,
 } from 'yaml';
-import { Refusal } from '../refusal/index.js';
+import { Refusal, refuseAll } from '../refusal/index.js';
 import { type PathSegment, pointerOf } from './pointer.js';
 import { decodeUtf8Strict } from './utf8.js';
 import { type IndentFinding, scanIndentation } from './yaml-indent.js';
@@ -265,7 +265,10 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   }
   const converter = new Converter(options, position, maxDepth, (node) => writtenAt(text, node, position));
   if (document.contents === null) return { kind: 'null', at: position(document.range?.[0] ?? 0) };
-  return converter.convert(document.contents, [], 1);
+  const root = converter.convert(document.contents, [], 1);
+  // Every repeated key at once, in document order: each is fixed alone.
+  if (converter.duplicates.length > 0) throw refuseAll(converter.duplicates);
+  return root;
 }
 
 /** A token on the nesting walk, with the way to it (a chain, not copied per level). */
@@ -414,6 +417,9 @@ function positionOf(text: string, lines: LineCounter, offset: number): Position 
 }
 
 class Converter {
+  /** Repeated keys found so far: reported together, the first setting of each kept meanwhile. */
+  readonly duplicates: Refusal[] = [];
+
   constructor(
     private readonly options: StrictYamlOptions,
     private readonly position: (offset: number) => Position,
@@ -426,9 +432,11 @@ class Converter {
     return this.position(range?.[0] ?? 0);
   }
 
+  /** A fault that stops the reading, after the repeated keys found before it. */
   private fail(fault: YamlFault, node: unknown, path: readonly PathSegment[]): Refusal {
     const pointer = pointerOf(path);
-    return this.options.refuse(fault, { ...this.at(node), ...(pointer === '' ? {} : { pointer }) });
+    const refusal = this.options.refuse(fault, { ...this.at(node), ...(pointer === '' ? {} : { pointer }) });
+    return this.duplicates.length === 0 ? refusal : refuseAll([...this.duplicates, refusal]);
   }
 
   convert(node: unknown, path: readonly PathSegment[], depth: number): YamlNode {
@@ -453,11 +461,10 @@ class Converter {
         const first = seen.get(key.value);
         if (first !== undefined) {
           const pointer = pointerOf(childPath);
-          throw this.options.refuse('duplicate_key', {
-            ...keyAt,
-            pointer,
-            duplicate: { key: key.value, first },
-          });
+          this.duplicates.push(
+            this.options.refuse('duplicate_key', { ...keyAt, pointer, duplicate: { key: key.value, first } }),
+          );
+          continue;
         }
         seen.set(key.value, keyAt);
         const value: YamlNode =

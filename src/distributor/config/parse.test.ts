@@ -458,6 +458,16 @@ describe('distributor configuration', () => {
   it('locates YAML faults: a duplicate key and a second document', () => {
     const duplicate = refusalOf(VALID.replace('    source:\n', '    source:\n      root: other\n'));
     expect(duplicate).toMatchObject({ code: 'config_duplicate_key', location: { path: SHOWN, line: 5 } });
+    const two = refusalOf(
+      VALID.replace('    source:\n', '    source:\n      root: other\n').replace(
+        '        kind: local\n',
+        '        kind: local\n        kind: s3\n',
+      ),
+    );
+    expect([two, ...two.also].map((refusal) => [refusal.code, refusal.location?.line])).toEqual([
+      ['config_duplicate_key', 5],
+      ['config_duplicate_key', expect.any(Number)],
+    ]);
     const second = refusalOf(`${VALID}---\npipelines: []\n`);
     expect(second).toMatchObject({ code: 'config_unsupported_yaml', location: { path: SHOWN, line: 18 } });
   });
