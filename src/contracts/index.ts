@@ -114,6 +114,7 @@ export { readPublicationHistory, readPublishedResourceIds } from './publication/
 export { type LedgerLocation, ledgerLocation } from './publication/location.js';
 export { openLedger } from './publication/open.js';
 export { type EmbeddedLedgerStart, prepareEmbeddedLedger } from './publication/open-embedded.js';
+export { ledgerServerShown } from './publication/open-postgres.js';
 export { pgLedgerSession } from './publication/pg-session.js';
 export { pgliteLedgerSession } from './publication/pglite-session.js';
 export {

@@ -12,6 +12,7 @@ import type {
 } from '../../contracts/index.js';
 import {
   ledgerLocation,
+  ledgerServerShown,
   openLedger,
   prepareEmbeddedLedger,
   refuseLedger,
@@ -160,6 +161,18 @@ export function planJson(plan: PublicationPlan, place?: PlaceRefusal): JsonObjec
     refused: plan.refused,
     items: plan.items.map((item) => planItemJson(item, place)),
   };
+}
+
+/**
+ * The ledger a command uses, as it may be printed: the embedded ledger's
+ * folder, or the server as the connection resolves it (never the password
+ * nor the URL's parameters), with the flag or variable that named it — so a
+ * `DATABASE_URL` left set in a shell never receives publications unseen.
+ */
+export async function ledgerShown(location: LedgerLocation): Promise<string> {
+  if (location.kind === 'embedded') return `embedded, ${join(location.projectDir, '.sealkit', 'ledger')}`;
+  const server = await ledgerServerShown(location.url);
+  return `${server === undefined ? 'a PostgreSQL server' : `postgres://${server}`} (from ${location.from})`;
 }
 
 export function planText(plan: PublicationPlan): string {

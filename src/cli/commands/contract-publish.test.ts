@@ -111,6 +111,11 @@ describe('sealkit contract publish, history and replay', () => {
     expect(dryRun.stdout.toString('utf8')).toMatch(
       /dry run: 0 to append, 6 unchanged; nothing was written\n$/,
     );
+    // Which ledger was used is said first, in both forms.
+    expect(dryRun.stdout.toString('utf8').split('\n')[0]).toBe(
+      `ledger: embedded, ${join(project, '.sealkit', 'ledger')}`,
+    );
+    expect(jsonOf(first)).toMatchObject({ ledger_at: `embedded, ${join(project, '.sealkit', 'ledger')}` });
     const again = publish('--json');
     expect(statuses(again)).toEqual(Array(6).fill('unchanged'));
     expect(jsonOf(again)).toMatchObject({ appended: 0, head: { position: 6 } });
@@ -454,7 +459,15 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(viaDatabase)).toMatchObject({ entries: 6 });
     expect(viaPg.status).toBe(0);
     expect(jsonOf(viaPg)).toMatchObject({ ledger: 'postgres', appended: 0 });
-    for (const run of [first, history, viaSealkit, viaDatabase, viaPg])
+    // The server a publication wrote to is named, as the connection resolved it, with what named it.
+    const server = `postgres://postgres@${scheme.hostname}:${scheme.port}${scheme.pathname}`;
+    expect(jsonOf(first)).toMatchObject({ ledger_at: `${server} (from --ledger)` });
+    expect(jsonOf(viaPg)).toMatchObject({ ledger_at: `${server} (from SEALKIT_LEDGER_URL)` });
+    const viaDatabaseUrl = runCli(['contract', 'publish', project], env({ DATABASE_URL: ledger }));
+    expect(viaDatabaseUrl.stdout.toString('utf8').split('\n')[0]).toBe(
+      `ledger: ${server} (from DATABASE_URL)`,
+    );
+    for (const run of [first, history, viaSealkit, viaDatabase, viaPg, viaDatabaseUrl])
       expect(scanForSentinels(run, [project], ['zqSentinelPassword'])).toEqual([]);
 
     const unreachable = new URL(ledger);

@@ -28,6 +28,7 @@ import {
   headJson,
   headText,
   LEDGER_DISCLOSURE,
+  ledgerShown,
   placeEmbeddedLedgerFailure,
   planJson,
   planText,
@@ -226,6 +227,7 @@ export const contractPublish: Command = {
       await connection?.close();
     }
     const { plan, applied } = run;
+    const shown = await ledgerShown(location);
     const refused = plan.refused > 0;
     // A dry run writes nothing, the cache included.
     if (!refused && !dryRun) keepParses(location.kind === 'embedded');
@@ -235,12 +237,13 @@ export const contractPublish: Command = {
         ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged; nothing was written\n`
         : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
     return {
-      text: quiet ? '' : `${planText(plan)}${footer}`,
+      text: quiet ? '' : `ledger: ${shown}\n${planText(plan)}${footer}`,
       ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,
         ledger: location.kind,
+        ledger_at: shown,
         plan: planJson(plan, (item) => placedRefusal(item, project)),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),

@@ -2,7 +2,12 @@ import { refuseLedger } from './refusals.js';
 
 /** Where a ledger lives: a PostgreSQL server, or PGlite embedded in a contract project. */
 export type LedgerLocation =
-  | { readonly kind: 'postgres'; readonly url: string }
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** Where the URL came from: the flag or the environment variable that named it. */
+      readonly from: '--ledger' | (typeof LEDGER_URL_VARIABLES)[number];
+    }
   | { readonly kind: 'embedded'; readonly projectDir: string };
 
 /** The embedded ledger's folder inside a contract project (dot-named: project loading skips it). */
@@ -25,9 +30,10 @@ export function ledgerLocation(
   projectDir: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): LedgerLocation {
-  const chosen =
-    url ?? LEDGER_URL_VARIABLES.map((name) => env[name]).find((value) => value !== undefined && value !== '');
-  if (chosen === undefined) return { kind: 'embedded', projectDir };
+  const variable = LEDGER_URL_VARIABLES.find((name) => env[name] !== undefined && env[name] !== '');
+  const from = url !== undefined ? '--ledger' : variable;
+  const chosen = url ?? (variable === undefined ? undefined : env[variable]);
+  if (chosen === undefined || from === undefined) return { kind: 'embedded', projectDir };
   // Only the scheme is checked here; the rest is read as libpq reads it when
   // the connection is opened. An empty host (postgres:///contracts, or
   // postgres://user@/contracts?host=/run/postgresql) is libpq's "the default
@@ -39,5 +45,5 @@ export function ledgerLocation(
       hint: 'give a postgres:// or postgresql:// URL, or no --ledger (nor SEALKIT_LEDGER_URL, DATABASE_URL) for the embedded ledger',
     });
   }
-  return { kind: 'postgres', url: chosen };
+  return { kind: 'postgres', url: chosen, from };
 }

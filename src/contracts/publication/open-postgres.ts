@@ -85,6 +85,30 @@ export async function postgresConfig(
   return { first: config, fallback: undefined };
 }
 
+/**
+ * The server a ledger URL names, as it may be printed: `user@host:port/database`
+ * as the connection resolves them (the URL, else the PG* variables, else
+ * node-postgres's defaults) — never the password nor the URL's parameters.
+ * A URL that cannot be read gives `undefined`.
+ */
+export async function ledgerServerShown(
+  url: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<string | undefined> {
+  let config: Record<string, unknown>;
+  try {
+    config = (await postgresConfig(url, env)).first;
+  } catch {
+    return undefined;
+  }
+  const { default: pg } = await import('pg');
+  const defaults = pg.defaults as Record<string, unknown>;
+  const part = (key: string, variable: string) => String(config[key] ?? env[variable] ?? defaults[key] ?? '');
+  const user = part('user', 'PGUSER');
+  const database = config.database ?? env.PGDATABASE ?? user;
+  return `${user}@${part('host', 'PGHOST')}:${part('port', 'PGPORT')}/${String(database)}`;
+}
+
 /** What to connect with, and, for `sslmode=prefer` or `allow`, what to try when that fails. */
 export interface PostgresConfig {
   readonly first: Record<string, unknown>;
