@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerLocation } from './location.js';
-import { postgresConfig } from './open-postgres.js';
+import { ledgerServerShown, postgresConfig } from './open-postgres.js';
 
 describe('where the ledger is', () => {
   const env = {
@@ -15,16 +15,31 @@ describe('where the ledger is', () => {
     expect(ledgerLocation('postgres://flag/db', 'p', env)).toEqual({
       kind: 'postgres',
       url: 'postgres://flag/db',
+      from: '--ledger',
     });
-    expect(ledgerLocation(undefined, 'p', env)).toEqual({ kind: 'postgres', url: env.SEALKIT_LEDGER_URL });
+    expect(ledgerLocation(undefined, 'p', env)).toEqual({
+      kind: 'postgres',
+      url: env.SEALKIT_LEDGER_URL,
+      from: 'SEALKIT_LEDGER_URL',
+    });
     expect(ledgerLocation(undefined, 'p', { DATABASE_URL: env.DATABASE_URL })).toEqual({
       kind: 'postgres',
       url: env.DATABASE_URL,
+      from: 'DATABASE_URL',
     });
     expect(ledgerLocation(undefined, 'p', { SEALKIT_LEDGER_URL: '', DATABASE_URL: '' })).toEqual({
       kind: 'embedded',
       projectDir: 'p',
     });
+  });
+
+  it('shows the server a URL names without its password or parameters', async () => {
+    const url = 'postgres://ci:zq%2Fsecret@db.internal:5433/contracts?sslmode=disable&password=zqParam';
+    expect(await ledgerServerShown(url, {})).toBe('ci@db.internal:5433/contracts');
+    expect(
+      await ledgerServerShown('postgres:///contracts', { PGHOST: '/run/postgresql', PGUSER: 'me' }),
+    ).toBe('me@/run/postgresql:5432/contracts');
+    expect(await ledgerServerShown('postgres://db/%zz', {})).toBeUndefined();
   });
 
   it('accepts both schemes and a URL that leaves the host to PGHOST; refuses other schemes', () => {
@@ -33,6 +48,7 @@ describe('where the ledger is', () => {
     expect(ledgerLocation('postgres://ci@/contracts?host=/run/postgresql&port=5433', 'p', {})).toEqual({
       kind: 'postgres',
       url: 'postgres://ci@/contracts?host=/run/postgresql&port=5433',
+      from: '--ledger',
     });
     for (const bad of ['mysql://root@db/x', 'not a url', 'http://db/x']) {
       expect(() => ledgerLocation(bad, 'p', {})).toThrow(
