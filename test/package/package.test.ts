@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -59,6 +60,7 @@ describe('the package', () => {
       'dist/src',
       'docs',
       'editions',
+      'examples',
       'package.json',
       'src',
     ]);
@@ -66,6 +68,13 @@ describe('the package', () => {
     // What bin/sealkit.js loads (scripts/bundle.mjs).
     expect(files).toContain('dist/bundle/sealkit.js');
     expect(files).toContain('dist/src/index.js');
+    // The CLI's modules reach users through the bundle only.
+    expect(files.filter((path) => path.startsWith('dist/src/cli/'))).toEqual([]);
+    // The example contract project the README's first steps copy, and nothing else of examples/.
+    expect(files).toContain('examples/contracts/retail/sources/orders.yaml');
+    expect(
+      files.filter((path) => path.startsWith('examples/') && !path.startsWith('examples/contracts/retail/')),
+    ).toEqual([]);
     expect(files).toContain('docs/schemas/distributor-config.schema.json');
     expect(files).toContain('docs/schemas/contracts/source.schema.json');
     expect(files.filter((path) => path.startsWith('docs/') && !path.startsWith('docs/schemas/'))).toEqual([]);
@@ -115,6 +124,14 @@ describe('the package', () => {
 
     const installed = join(prefix, 'lib', 'node_modules', 'sealkit');
     expect(existsSync(join(installed, 'docs', 'schemas', 'distributor-config.schema.json'))).toBe(true);
+    // The README's first steps for a user: copy the shipped example, validate it (DuckDB parses its SQL).
+    cpSync(join(installed, 'examples', 'contracts', 'retail'), join(work, 'retail'), { recursive: true });
+    const validate = run(['contract', 'validate', 'retail']);
+    expect(validate.stderr).toBe('');
+    expect(validate.stdout).toMatch(
+      /^8 resources valid \(2 Dashboard, 2 Model, 2 SemanticModel, 2 Source\)$/m,
+    );
+    expect(validate.status).toBe(0);
     // A project that depends on the installed package imports it by name.
     const app = join(work, 'app');
     mkdirSync(join(app, 'node_modules'), { recursive: true });

@@ -38,7 +38,10 @@ export async function createDuckDbSqlParser(): Promise<SqlParser> {
   try {
     api = createRequire(import.meta.url)('@duckdb/node-api');
   } catch {
-    throw refuseContract('contract_sql_parser_unavailable', { role: 'sql' });
+    throw refuseContract('contract_sql_parser_unavailable', {
+      role: 'sql',
+      hint: `DuckDB's native binding for ${process.platform}-${process.arch} could not be loaded (package @duckdb/node-bindings-${process.platform}-${process.arch}): reinstall sealkit without --omit=optional, on a platform DuckDB publishes binaries for`,
+    });
   }
   let instance: Awaited<ReturnType<typeof api.DuckDBInstance.create>>;
   let connection: Awaited<ReturnType<typeof instance.connect>>;

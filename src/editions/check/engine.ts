@@ -45,9 +45,16 @@ export class CheckEngine {
   }
 
   static async open(): Promise<CheckEngine> {
+    let api: typeof import('@duckdb/node-api');
     try {
-      const { DuckDBInstance } = await import('@duckdb/node-api');
-      const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+      api = await import('@duckdb/node-api');
+    } catch {
+      throw refuseEdition('check_engine_unavailable', {
+        hint: `DuckDB's native binding for ${process.platform}-${process.arch} could not be loaded (package @duckdb/node-bindings-${process.platform}-${process.arch}): reinstall sealkit without --omit=optional, on a platform DuckDB publishes binaries for`,
+      });
+    }
+    try {
+      const instance = await api.DuckDBInstance.create(':memory:', { threads: '1' });
       return new CheckEngine(instance, await instance.connect());
     } catch {
       throw refuseEdition('check_engine_unavailable');
