@@ -55,8 +55,12 @@ export async function run(ctx) {
     "sed -i 's/type: decimal(12,2)/type: decimal(12,20)/; 0,/    nullable: false/s//    nulable: false/' typos/sources/orders.yaml",
   );
   ctx.sealkit(['contract', 'validate', 'typos'], { tail: 2, errors: 10 });
-  ctx.say('Publish every versioned resource to the ledger (embedded PostgreSQL in retail/.sealkit/ledger):');
-  ctx.sealkit(['contract', 'publish', 'retail'], { tail: 1 });
+  ctx.say(
+    'Publish every versioned resource to the ledger; the first line says which ledger (embedded PostgreSQL in retail/.sealkit/ledger, or the server and the variable that named it):',
+  );
+  ctx.sealkit(['contract', 'publish', 'retail'], {
+    pick: (line, index, all) => index === 0 || index >= all.length - 1,
+  });
   ctx.say(
     "Published again with nothing changed: the model SQL's parses come from retail/.sealkit/cache/, DuckDB is not loaded:",
   );
