@@ -59,7 +59,7 @@ export async function run(ctx) {
     'Publish every versioned resource to the ledger; the first line says which ledger (embedded PostgreSQL in retail/.sealkit/ledger, or the server and the variable that named it):',
   );
   ctx.sealkit(['contract', 'publish', 'retail'], {
-    pick: (line, index, all) => index === 0 || index >= all.length - 1,
+    pick: (_line, index, all) => index === 0 || index >= all.length - 1,
   });
   ctx.say(
     "Published again with nothing changed: the model SQL's parses come from retail/.sealkit/cache/, DuckDB is not loaded:",
