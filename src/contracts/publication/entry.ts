@@ -69,7 +69,10 @@ export interface LedgerEntry {
 
 export type UnhashedEntry = Omit<LedgerEntry, 'entryHash' | 'bucketDigest'>;
 
-/** The document the entry hash covers: every stored column but the hash itself (bytes by digest). */
+/**
+ * The document the entry hash covers: every stored column but the hash itself
+ * and the two index helpers `index_bucket` and `bucket_digest` (bytes by digest).
+ */
 export function entryHashDocument(entry: UnhashedEntry): Readonly<Record<string, unknown>> {
   return {
     format: LEDGER_FORMAT,

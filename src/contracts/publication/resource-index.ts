@@ -15,8 +15,9 @@ import { tampered } from './refusals.js';
  * by id; the index root covers the 256 bucket digests in bucket order. Each
  * entry's hashed document holds the root before it (`resource_index`); its
  * row also stores its bucket and that bucket's digest after it
- * (`index_bucket`, `bucket_digest`, outside the hash: they cover the entry's
- * own hash), which the next entry's root authenticates.
+ * (`index_bucket`, `bucket_digest`), outside the hash: the bucket is a
+ * function of the id, and the digest covers the entry's own hash — the next
+ * entry's root authenticates it.
  */
 export const INDEX_BUCKETS = 256;
 
@@ -58,10 +59,11 @@ export function emptyResourceIndex(ids: readonly string[]): ResourceIndex {
 }
 
 /**
- * A copy of an index that records appends: `record` returns the root before
- * the entry and, once its hash is known, `commit` the bucket digest after it.
- * Throws for a resource whose bucket was not read — an invariant the planner
- * guarantees by refusing resources the state was not read for.
+ * A copy of an index that records appends: `root` is the root before the
+ * next entry and, once that entry's hash is known, `commit` records it and
+ * returns its bucket's digest after it. Throws for a resource whose bucket
+ * was not read — an invariant the planner guarantees by refusing resources
+ * the state was not read for.
  */
 export class IndexBuilder {
   private readonly digests: Sha256Prefixed[];
@@ -90,10 +92,6 @@ export class IndexBuilder {
   /** Adds a bucket read whole (replay reads every bucket as it goes). */
   ensureBucket(bucket: number): void {
     if (!this.buckets.has(bucket)) this.buckets.set(bucket, new Map());
-  }
-
-  latest(id: string): Sha256Prefixed | undefined {
-    return this.buckets.get(indexBucketOf(id))?.get(id);
   }
 
   snapshot(): ResourceIndex {
