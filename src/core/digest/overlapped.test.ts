@@ -128,13 +128,35 @@ describe('copyFdHashingOverlapped', () => {
     const thread = new HashThread();
     expect(thread.broken).toBe(false);
     const data = randomBytes(OVERLAP_CHUNK_BYTES);
-    thread.slots[0].set(data);
+    thread.slots[0]?.set(data);
     thread.update(0, data.byteLength);
     thread.wait();
     for (let late = 0; late < 3; late += 1) thread.wakeWithoutRequest();
     // Time for a thread that took the wake-up as a request to act on it.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     expect(thread.finish()).toBe(createHash('sha256').update(data).digest('hex'));
+  });
+
+  it('hashes chunks queued in every slot of the ring, more of them than its queue holds, in order', () => {
+    const thread = new HashThread();
+    const chunks = Array.from({ length: 3 * thread.slots.length + 5 }, (_, at) =>
+      randomBytes(at % 3 === 0 ? OVERLAP_CHUNK_BYTES : 1000 + at),
+    );
+    chunks.forEach((chunk, at) => {
+      const slot = at % thread.slots.length;
+      thread.waitForSlot(slot);
+      thread.slots[slot]?.set(chunk);
+      thread.update(slot, chunk.byteLength);
+    });
+    expect(thread.finish()).toBe(createHash('sha256').update(Buffer.concat(chunks)).digest('hex'));
+    // The hash started over: the next digest covers only what came after.
+    thread.slots[0]?.set(chunks[1] as Buffer);
+    thread.update(0, (chunks[1] as Buffer).byteLength);
+    expect(thread.finish()).toBe(
+      createHash('sha256')
+        .update(chunks[1] as Buffer)
+        .digest('hex'),
+    );
   });
 
   it('runs its thread in this process', () => {

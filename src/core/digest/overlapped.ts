@@ -10,6 +10,7 @@ import type { Sha256Hex } from './sha256.js';
 import {
   ANSWER_TIMEOUT_MS,
   nextRequestSource,
+  SPIN_LOADS,
   type StartedWorker,
   startHashWorker,
 } from './thread-protocol.js';
@@ -17,61 +18,78 @@ import {
 /**
  * `copyFdHashing` with the SHA-256 on a second thread: while the calling
  * thread writes a chunk (and reads the next), a worker thread hashes the
- * same chunk from shared memory. Two 128 KiB slots alternate; a slot is reused
- * only after the worker is done with it, so the digest still describes
+ * same chunk from shared memory. Four 128 KiB slots go round in turn, each
+ * chunk queued for the thread as it is read; a slot is refilled only after
+ * the worker is done with it, so the digest still describes
  * exactly the bytes written and no byte is read twice. The call stays
  * synchronous (the caller blocks with `Atomics.wait`, which Node allows on
  * the main thread). One worker serves the process, started on first use and
  * never keeping the process alive. Measured faster than hashing in line on
  * two cores (docs/performance.md, "Hashing beside writing").
  */
-// 128 KiB: both slots stay in a core's L2 cache, so the read's copy into a
+// 128 KiB: the slots stay in a core's L2 cache, so the read's copy into a
 // slot, the write's copy out of it and the hash all hit the cache; with 1 MiB
 // slots each went to memory, and a publication to tmpfs took 1.15× as long
 // (docs/performance.md, "Smaller slots").
 export const OVERLAP_CHUNK_BYTES = 1 << 17;
 const CHUNK = OVERLAP_CHUNK_BYTES;
+/**
+ * Slots in the ring: the caller reads and writes one while the thread hashes
+ * the chunks before it, so a chunk that hashes late (the thread preempted, a
+ * write that went fast) does not stop the copy at once. With two slots the
+ * caller waited after every chunk (docs/performance.md, "Waking the hashing
+ * thread"). Four stay within a core's L2 cache.
+ */
+export const OVERLAP_SLOTS = 4;
 /** Below this size a copy hashes in line: the round trip to the thread would cost more than it saves. */
 export const OVERLAP_MIN_BYTES = 64 * 1024;
-/** Control words after the two slots: request and done sequence numbers, the request, started, failed. */
-const CONTROL_WORDS = 8;
-const DIGEST_BYTES = 32;
+/**
+ * Requests the caller may have queued and not yet seen done. A power of two,
+ * so a request's queue entry (its number modulo the queue) stays the same
+ * for both threads when the number wraps around.
+ */
+const QUEUE = 8;
+const ENTRY_WORDS = 3;
+/** Control words: request and done sequence numbers, started, failed; then the queue of requests. */
 const REQUEST = 0;
 const DONE = 1;
-const OP = 2;
-const SLOT = 3;
-const LENGTH = 4;
-const READY = 5;
-const FAILED = 6;
+const READY = 2;
+const FAILED = 3;
+const QUEUE_AT = 4;
+const CONTROL_WORDS = QUEUE_AT + QUEUE * ENTRY_WORDS;
+const DIGEST_BYTES = 32;
 const OP_UPDATE = 1;
 const OP_FINISH = 2;
 /** The worker, as CommonJS source (see `startHashWorker`). */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { buffer, chunk } = workerData;
-const control = new Int32Array(buffer, 2 * chunk, ${CONTROL_WORDS});
-const digest = new Uint8Array(buffer, 2 * chunk + ${CONTROL_WORDS * 4}, ${DIGEST_BYTES});
+const { buffer, chunk, slots } = workerData;
+const control = new Int32Array(buffer, slots * chunk, ${CONTROL_WORDS});
+const digest = new Uint8Array(buffer, slots * chunk + ${CONTROL_WORDS * 4}, ${DIGEST_BYTES});
 let hash = createHash('sha256');
 let seen = 0;
 ${nextRequestSource('control', REQUEST)}
 Atomics.store(control, ${READY}, 1);
 Atomics.notify(control, ${READY});
 for (;;) {
-  seen = nextRequest(seen);
-  try {
-    if (control[${OP}] === ${OP_UPDATE}) {
-      const start = control[${SLOT}] * chunk;
-      hash.update(new Uint8Array(buffer, start, control[${LENGTH}]));
-    } else {
-      digest.set(hash.digest());
-      hash = createHash('sha256');
+  const upto = nextRequest(seen);
+  while (seen !== upto) {
+    seen = (seen + 1) | 0;
+    const entry = ${QUEUE_AT} + (seen & ${QUEUE - 1}) * ${ENTRY_WORDS};
+    try {
+      if (control[entry] === ${OP_UPDATE}) {
+        hash.update(new Uint8Array(buffer, control[entry + 1] * chunk, control[entry + 2]));
+      } else {
+        digest.set(hash.digest());
+        hash = createHash('sha256');
+      }
+    } catch {
+      Atomics.store(control, ${FAILED}, 1);
     }
-  } catch {
-    Atomics.store(control, ${FAILED}, 1);
+    Atomics.store(control, ${DONE}, seen);
+    Atomics.notify(control, ${DONE});
   }
-  Atomics.store(control, ${DONE}, seen);
-  Atomics.notify(control, ${DONE});
 }
 `;
 
@@ -79,19 +97,29 @@ for (;;) {
 export class HashThread {
   readonly #control: Int32Array;
   readonly #digest: Uint8Array;
-  readonly slots: readonly [Buffer, Buffer];
+  readonly slots: readonly Buffer[];
   readonly #worker: StartedWorker;
+  /** The number of the last request made, and of the last update each slot was given to. */
   #sequence = 0;
+  readonly #slotRequest: number[];
   #broken = false;
 
   constructor() {
-    const buffer = new SharedArrayBuffer(2 * CHUNK + CONTROL_WORDS * 4 + DIGEST_BYTES);
-    this.#control = new Int32Array(buffer, 2 * CHUNK, CONTROL_WORDS);
-    this.#digest = new Uint8Array(buffer, 2 * CHUNK + CONTROL_WORDS * 4, DIGEST_BYTES);
-    this.slots = [Buffer.from(buffer, 0, CHUNK), Buffer.from(buffer, CHUNK, CHUNK)];
-    this.#worker = startHashWorker(WORKER_SOURCE, { buffer, chunk: CHUNK }, this.#control, READY, () => {
-      this.#broken = true;
-    });
+    const slotBytes = OVERLAP_SLOTS * CHUNK;
+    const buffer = new SharedArrayBuffer(slotBytes + CONTROL_WORDS * 4 + DIGEST_BYTES);
+    this.#control = new Int32Array(buffer, slotBytes, CONTROL_WORDS);
+    this.#digest = new Uint8Array(buffer, slotBytes + CONTROL_WORDS * 4, DIGEST_BYTES);
+    this.slots = Array.from({ length: OVERLAP_SLOTS }, (_, slot) => Buffer.from(buffer, slot * CHUNK, CHUNK));
+    this.#slotRequest = this.slots.map(() => 0);
+    this.#worker = startHashWorker(
+      WORKER_SOURCE,
+      { buffer, chunk: CHUNK, slots: OVERLAP_SLOTS },
+      this.#control,
+      READY,
+      () => {
+        this.#broken = true;
+      },
+    );
   }
 
   /** The thread failed, or did not start (asking blocks until it started or timed out). */
@@ -99,28 +127,19 @@ export class HashThread {
     return this.#broken || !this.#worker.running();
   }
 
-  /** Asks for `slot[0..length)` to be hashed; returns at once. */
-  update(slot: 0 | 1, length: number): void {
-    this.#request(OP_UPDATE, slot, length);
+  /** Asks for `slots[slot][0..length)` to be hashed; returns at once. */
+  update(slot: number, length: number): void {
+    this.#slotRequest[slot] = this.#request(OP_UPDATE, slot, length);
   }
 
-  /** Waits for the last request to be done. */
+  /** Waits until the slot's last update is hashed, so the slot may be filled again. */
+  waitForSlot(slot: number): void {
+    this.#waitFor(this.#slotRequest[slot] ?? this.#sequence);
+  }
+
+  /** Waits for every request made to be done. */
   wait(): void {
-    const control = this.#control;
-    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-    for (;;) {
-      const done = Atomics.load(control, DONE);
-      if (done === this.#sequence) {
-        if (Atomics.load(control, FAILED) === 0) return;
-        this.#broken = true;
-        throw new Error('hash thread failed');
-      }
-      if (Date.now() > deadline) {
-        this.#broken = true;
-        throw new Error('hash thread did not answer');
-      }
-      Atomics.wait(control, DONE, done, 100);
-    }
+    this.#waitFor(this.#sequence);
   }
 
   /**
@@ -139,14 +158,46 @@ export class HashThread {
     return Buffer.from(this.#digest).toString('hex') as Sha256Hex;
   }
 
-  #request(op: number, slot: number, length: number): void {
+  /** Whether request `sequence` is done; numbers wrap, so compared by their difference. */
+  #done(sequence: number): boolean {
+    return ((Atomics.load(this.#control, DONE) - sequence) | 0) >= 0;
+  }
+
+  #waitFor(sequence: number): void {
     const control = this.#control;
-    control[OP] = op;
-    control[SLOT] = slot;
-    control[LENGTH] = length;
-    this.#sequence = (this.#sequence + 1) | 0;
-    Atomics.store(control, REQUEST, this.#sequence);
+    // Spin before sleeping: the thread answers within microseconds, and a
+    // sleep and wake-up across cores cost more than the hash of a chunk
+    // (docs/performance.md, "Waking the hashing thread").
+    for (let spin = 0; spin < SPIN_LOADS; spin += 1) if (this.#done(sequence)) break;
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    for (;;) {
+      const done = Atomics.load(control, DONE);
+      if (((done - sequence) | 0) >= 0) {
+        if (Atomics.load(control, FAILED) === 0) return;
+        this.#broken = true;
+        throw new Error('hash thread failed');
+      }
+      if (Date.now() > deadline) {
+        this.#broken = true;
+        throw new Error('hash thread did not answer');
+      }
+      Atomics.wait(control, DONE, done, 100);
+    }
+  }
+
+  #request(op: number, slot: number, length: number): number {
+    const control = this.#control;
+    const sequence = (this.#sequence + 1) | 0;
+    // The queue entry this request takes is free once the request QUEUE before it is done.
+    this.#waitFor((sequence - QUEUE) | 0);
+    const entry = QUEUE_AT + (sequence & (QUEUE - 1)) * ENTRY_WORDS;
+    control[entry] = op;
+    control[entry + 1] = slot;
+    control[entry + 2] = length;
+    this.#sequence = sequence;
+    Atomics.store(control, REQUEST, sequence);
     Atomics.notify(control, REQUEST);
+    return sequence;
   }
 }
 
@@ -221,18 +272,18 @@ export function startCopyFdHashingOverlapped(
     return () => copied;
   }
   const max = limits.maxBytes ?? Number.POSITIVE_INFINITY;
-  let slot: 0 | 1 = 0;
+  let slot = 0;
   let bytes = 0;
   let pending = false;
   try {
     for (;;) {
-      const buffer = hasher.slots[slot];
+      // The slot's earlier chunk was hashed while the later ones were read and written.
+      hasher.waitForSlot(slot);
+      const buffer = hasher.slots[slot] as Buffer;
       const read = readSync(sourceFd, buffer, 0, CHUNK, null);
       if (read === 0) break;
-      // The other slot's hash ran while this read (and the previous write) did.
-      if (pending) hasher.wait();
-      pending = false;
       if (bytes + read > max) {
+        pending = false;
         const exceeded: HashedCopy = { hex: hasher.finish(), bytes, exceeded: true };
         return () => exceeded;
       }
@@ -246,13 +297,12 @@ export function startCopyFdHashingOverlapped(
         // The target failed, not the source (see CopyTargetFailed).
         throw new CopyTargetFailed(error);
       }
-      slot = slot === 0 ? 1 : 0;
+      slot = (slot + 1) % hasher.slots.length;
     }
   } catch (error: unknown) {
     // Leave the thread idle and its hash empty for the next copy.
     if (pending && !hasher.broken) {
       try {
-        hasher.wait();
         hasher.finish();
       } catch {
         // Broken: the next copy starts a new thread.
@@ -260,7 +310,7 @@ export function startCopyFdHashingOverlapped(
     }
     throw error;
   }
-  const copy = outstandingCopy(hasher, bytes, pending);
+  const copy = outstandingCopy(hasher, bytes);
   outstanding = copy;
   return () => copy.result();
 }
@@ -272,14 +322,13 @@ interface OutstandingCopy {
 
 let outstanding: OutstandingCopy | undefined;
 
-function outstandingCopy(hasher: HashThread, bytes: number, pending: boolean): OutstandingCopy {
+function outstandingCopy(hasher: HashThread, bytes: number): OutstandingCopy {
   let settled: { readonly copy: HashedCopy } | { readonly error: unknown } | undefined;
   const copy: OutstandingCopy = {
     result: () => {
       if (settled === undefined) {
         if (outstanding === copy) outstanding = undefined;
         try {
-          if (pending) hasher.wait();
           settled = { copy: { hex: hasher.finish(), bytes, exceeded: false } };
         } catch (error: unknown) {
           settled = { error };

@@ -9,18 +9,29 @@ import { Worker } from 'node:worker_threads';
  * unchanged. A wake-up is therefore never taken as a request: the thread
  * reads the number again and waits again until it changed. Taking it as one
  * did the same request twice — a chunk hashed twice, a valid file refused
- * (docs/performance.md, "A chunk hashed twice").
+ * (docs/performance.md, "A chunk hashed twice"). It checks `SPIN_LOADS`
+ * times before it sleeps: the next request usually comes within that.
  */
 export function nextRequestSource(control: string, index: number): string {
   return `function nextRequest(seen) {
   for (;;) {
-    const now = Atomics.load(${control}, ${index});
-    if (now !== seen) return now;
+    for (let spin = 0; ; spin += 1) {
+      const now = Atomics.load(${control}, ${index});
+      if (now !== seen) return now;
+      if (spin >= ${SPIN_LOADS}) break;
+    }
     Atomics.wait(${control}, ${index}, seen);
   }
 }`;
 }
 
+/**
+ * How often a waiting thread checks the other's answer before it sleeps
+ * (about 75 µs here, the hash of one 128 KiB chunk): a sleep and a wake-up
+ * across cores cost a virtual machine tens of microseconds each, more than
+ * the wait they end (docs/performance.md, "Waking the hashing thread").
+ */
+export const SPIN_LOADS = 10_000;
 /** A hashing thread that does not answer in this long is taken as broken: its work fails (never hangs). */
 export const ANSWER_TIMEOUT_MS = 60_000;
 /** A hashing thread not running after this long is not used: the caller hashes in line instead. */
