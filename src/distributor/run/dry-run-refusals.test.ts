@@ -107,6 +107,42 @@ describe('dry run: a destination folder this account may not write in', () => {
   });
 });
 
+describe('a published bundle folder this account may not write in', () => {
+  it('regression: its replacement is refused in the plan, dry or not, naming the bundle folder, and the published bundle stays', async () => {
+    makeBundle(source, 'weather/b1', [SUMMARY], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run(false))).toEqual([['weather/b1', 'published', '', '']]);
+    const published = join(dest, 'weather', 'b1');
+    const before = readdirSync(published).sort();
+    chmodSync(published, 0o555);
+    try {
+      expect(outcomes(await run(true))).toEqual([['weather/b1', 'skipped_same', '', '']]);
+      rmSync(join(source, 'weather/b1'), { recursive: true });
+      makeBundle(source, 'weather/b1', [{ path: 'summary.txt', content: 'rain\n' }], {
+        id: 'b1',
+        created: '2026-05-31T11:10:00Z',
+      });
+      // The exchange moves the folder itself, and removes its old outputs: it
+      // used to fail there with "may not write there", naming no folder.
+      const expected = [
+        [
+          'weather/b1',
+          'refused',
+          'destination_write_failed',
+          `destination 'site', bundle 'weather/b1': the account running sealkit may not write in '${published}' (EACCES)`,
+        ],
+      ];
+      const dry = await run(true);
+      expect(outcomes(dry)).toEqual(expected);
+      const real = await run(false);
+      expect(real.plan).toEqual(dry.plan);
+      expect(outcomes(real)).toEqual(expected);
+      expect(readdirSync(published).sort()).toEqual(before);
+    } finally {
+      chmodSync(published, 0o755);
+    }
+  });
+});
+
 describe('dry run: a destination whose lock another run holds', () => {
   /** Another process holding an flock on `path`, through libc directly, until it is killed. */
   const holdLock = async (path: string): Promise<ChildProcess> => {

@@ -59,7 +59,7 @@ export function inspectLocal(
         return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
       return invalid(destinationProblem(error));
     }
-    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir));
+    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir), { dir, leaf });
   } catch (error: unknown) {
     return invalid(
       error instanceof Refusal
@@ -78,18 +78,26 @@ export function inspectLocal(
  * there, the write would fail with the kernel's errno, so the snapshot
  * says so, and the plan refuses the write as the run would, in a dry run
  * too (docs/distributor.md#commands). The folder is named as the operator
- * wrote the root.
+ * wrote the root. A bundle directory that exists (`bundle`) is moved out by
+ * the exchange and its old outputs removed from it, which needs write
+ * permission on it as well: without it, the folder named is the bundle's.
  */
 function writableAt(
   parent: Dir,
   reached: readonly string[],
   shownRoot: string,
   snapshot: DestinationSnapshot,
+  bundle?: { readonly dir: Dir; readonly leaf: string },
 ): DestinationSnapshot {
   if (snapshot.kind !== 'empty' && snapshot.kind !== 'managed') return snapshot;
-  const code = parent.writeDenied();
+  const named = (segments: readonly string[]): string =>
+    segments.length === 0 ? shownRoot : `${shownRoot}/${segments.join('/')}`;
+  const parentCode = parent.writeDenied();
+  const bundleCode = parentCode === undefined ? bundle?.dir.writeDenied() : undefined;
+  const code = parentCode ?? bundleCode;
   if (code === undefined) return snapshot;
-  const folder = reached.length === 0 ? shownRoot : `${shownRoot}/${reached.join('/')}`;
+  const folder =
+    parentCode === undefined && bundle !== undefined ? named([...reached, bundle.leaf]) : named(reached);
   return {
     ...snapshot,
     unwritable: destinationWriteFailed(new FolderWriteFailure(FsError.synthetic(code, 'faccessat'), folder)),
