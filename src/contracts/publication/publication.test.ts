@@ -533,6 +533,31 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('accepted');
       });
 
+      it('regression: refuses to publish to or read a ledger whose unique constraints were dropped, naming them', async () => {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        const { session } = ledger.owner;
+        // Without it two entries could take one position: the chain forks.
+        await session.query(`ALTER TABLE ${LEDGER_TABLE} DROP CONSTRAINT publications_position_once`);
+        const v11 = await source('1.1.0', { status: { nullable: false } });
+        const refused = await publish([request(v11, v1.digest)]).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toMatchObject({
+          code: 'contract_ledger_unprotected',
+          hint: expect.stringContaining(
+            'lacks the unique constraint publications_position_once (one entry per position): without it the chain can fork. Restore it as sealkit creates it: ALTER TABLE sealkit_ledger.publications ADD CONSTRAINT publications_position_once UNIQUE (position);',
+          ),
+        });
+        expect(await codeOf(replayLedger(session))).toBe('contract_ledger_unprotected');
+        expect(await codeOf(readPublicationHistory(session, SOURCE))).toBe('contract_ledger_unprotected');
+        await session.query(
+          `ALTER TABLE ${LEDGER_TABLE} ADD CONSTRAINT publications_position_once UNIQUE (position)`,
+        );
+        expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('accepted');
+      });
+
       it('refuses a table of the same name that is not this ledger', async () => {
         const { session } = ledger.owner;
         await session.query('CREATE SCHEMA sealkit_ledger');

@@ -117,7 +117,7 @@ export const refuseLedger = defineRefusals<ContractLedgerRefusalCode, ContractLe
   contract_ledger_unprotected: {
     category: 'unsupported',
     message:
-      'the ledger table is not protected by its append-only triggers, or they are bypassed in this session',
+      'the ledger table is not protected: an append-only trigger or a unique constraint is missing or disabled, or this session bypasses the triggers',
   },
   contract_ledger_schema_mismatch: {
     category: 'mismatched',

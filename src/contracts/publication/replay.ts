@@ -12,7 +12,7 @@ import {
 import { guardLedger } from './guard.js';
 import { refuseLedger, tampered } from './refusals.js';
 import { emptyResourceIndex, IndexBuilder, verifyIndexedEntry } from './resource-index.js';
-import { inspectLedger, schemaMismatch } from './schema.js';
+import { inspectLedger, requireGuardedLedger, schemaMismatch } from './schema.js';
 import type { LedgerSession } from './session.js';
 import type { LedgerHead } from './state.js';
 
@@ -86,7 +86,7 @@ export async function replayLedger(session: LedgerSession): Promise<LedgerReplay
       if (rows.length < PAGE) break;
     }
     // Protection is judged after the evidence: a tamper is reported with its position first.
-    if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+    requireGuardedLedger(inspection);
     const last = previous as LedgerEntry | null;
     return {
       entries: last?.position ?? 0,

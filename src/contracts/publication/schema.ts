@@ -105,7 +105,8 @@ $grant$`,
 /**
  * Everything sealkit checks about the ledger table, in one statement: whether
  * it exists, its format comment, its columns, its enabled append-only
- * triggers, and whether this session skips ordinary triggers (replica mode).
+ * triggers, its valid unique indexes (name and columns), and whether this
+ * session skips ordinary triggers (replica mode).
  */
 const INSPECT = `SELECT c.oid IS NOT NULL AS present,
   obj_description(c.oid, 'pg_class') AS format,
@@ -113,11 +114,46 @@ const INSPECT = `SELECT c.oid IS NOT NULL AS present,
      FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped)::text AS columns,
   (SELECT json_agg(tgname::text ORDER BY tgname) FROM pg_trigger
      WHERE tgrelid = c.oid AND NOT tgisinternal AND tgenabled IN ('O', 'A'))::text AS triggers,
+  (SELECT json_agg(json_build_array(i.relname::text,
+       (SELECT json_agg(a.attname::text ORDER BY k.n)
+          FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum)) ORDER BY i.relname)
+     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+     WHERE x.indrelid = c.oid AND x.indisunique AND x.indisvalid)::text AS uniques,
   current_setting('session_replication_role') AS mode
 FROM (SELECT to_regclass('${LEDGER_TABLE}')::oid AS oid) AS c`;
 
 const EXPECTED_COLUMNS = canonicalize(LEDGER_COLUMNS);
 const REQUIRED_TRIGGERS = ['publications_append_only', 'publications_no_truncate'];
+/**
+ * The unique constraints that keep the chain linear, with what each one
+ * guarantees (named in the refusal when one was dropped).
+ */
+interface RequiredUnique {
+  readonly name: string;
+  readonly columns: readonly string[];
+  /** What it guarantees, in words. */
+  readonly keeps: string;
+}
+const REQUIRED_UNIQUES: readonly RequiredUnique[] = [
+  { name: 'publications_entry_hash_once', columns: ['entry_hash'], keeps: 'one entry per entry hash' },
+  {
+    name: 'publications_one_successor',
+    columns: ['resource_id', 'baseline'],
+    keeps: 'one successor per (resource, baseline)',
+  },
+  { name: 'publications_position_once', columns: ['position'], keeps: 'one entry per position' },
+  {
+    name: 'publications_previous_hash_once',
+    columns: ['previous_hash'],
+    keeps: 'one entry per previous hash',
+  },
+  {
+    name: 'publications_version_once',
+    columns: ['resource_id', 'version'],
+    keeps: 'one entry per (resource, version)',
+  },
+];
 
 export interface LedgerInspection {
   readonly present: boolean;
@@ -127,6 +163,8 @@ export interface LedgerInspection {
   readonly format: string | null;
   /** Both append-only triggers are enabled and this session does not bypass them. */
   readonly protected: boolean;
+  /** The unique constraints the table lacks (dropped, or not valid). */
+  readonly missingUniques: readonly RequiredUnique[];
 }
 
 /** Catalog text read as strict JSON (the only JSON reader sealkit uses). */
@@ -147,13 +185,39 @@ export async function inspectLedger(session: LedgerSession): Promise<LedgerInspe
       row?.format === LEDGER_FORMAT &&
       canonicalize(catalogJson(row?.columns)) === EXPECTED_COLUMNS,
     protected: row?.mode === 'origin' && REQUIRED_TRIGGERS.every((name) => enabled.includes(name)),
+    missingUniques: missingUniques(catalogJson(row?.uniques)),
   };
+}
+
+function missingUniques(found: unknown): readonly RequiredUnique[] {
+  const present = new Set((Array.isArray(found) ? found : []).map((index: unknown) => canonicalize(index)));
+  return REQUIRED_UNIQUES.filter((unique) => !present.has(canonicalize([unique.name, [...unique.columns]])));
 }
 
 /** Refuses a table of another shape or format, then one whose append-only guard is not in force. */
 export function requireUsableLedger(inspection: LedgerInspection): void {
   if (!inspection.isLedger) throw schemaMismatch(inspection);
+  requireGuardedLedger(inspection);
+}
+
+/** Refuses a ledger whose append-only triggers or unique constraints are not in force. */
+export function requireGuardedLedger(inspection: LedgerInspection): void {
   if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+  const missing = inspection.missingUniques;
+  if (missing.length > 0) {
+    const [s, it] = missing.length === 1 ? ['', 'it'] : ['s', 'them'];
+    const named = missing.map((unique) => `${unique.name} (${unique.keeps})`).join(', ');
+    const statements = missing
+      .map(
+        (unique) =>
+          `ALTER TABLE ${LEDGER_TABLE} ADD CONSTRAINT ${unique.name} UNIQUE (${unique.columns.join(', ')});`,
+      )
+      .join(' ');
+    throw refuseLedger('contract_ledger_unprotected', {
+      role: 'ledger',
+      hint: `the ledger table lacks the unique constraint${s} ${named}: without ${it} the chain can fork. Restore ${it} as sealkit creates ${it}: ${statements}`,
+    });
+  }
 }
 
 const FORMAT_PREFIX = 'sealkit.contract-ledger/';
