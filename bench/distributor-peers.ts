@@ -312,6 +312,16 @@ export const distributorPeersBenchmark: Benchmark = {
         'publish (disk) / cp -r + sync -f (target <= 1.3)': pairedRatios(s.sealkit, s.cpSync),
         'publish (disk) / openssl dgst -sha256': pairedRatios(s.sealkit, s.openssl),
         'publish (disk) / openssl, two processes': pairedRatios(s.sealkit, s.openssl2),
+        // The least a durable copy costs, against the peers that do not wait for the disk:
+        // above a target's ratio, that target is out of reach for any durable publication.
+        'cp -r + sync -f / rclone copy --checksum (durable floor of the <= 0.9 target)': pairedRatios(
+          s.cpSync ?? series(),
+          s.rclone,
+        ),
+        'cp -r + sync -f / rsync -a (durable floor of the <= 1.0 target)': pairedRatios(
+          s.cpSync ?? series(),
+          s.rsync,
+        ),
         'openssl, two processes / cp -r + sync -f': pairedRatios(s.openssl2 ?? series(), s.cpSync),
         'openssl, two processes / rsync -a': pairedRatios(s.openssl2 ?? series(), s.rsync),
         'openssl, two processes / cp -r to tmpfs': pairedRatios(s.openssl2 ?? series(), s.cpTmpfs),
