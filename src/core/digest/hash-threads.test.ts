@@ -10,7 +10,8 @@ import {
   hashThreadsRunning,
   setHashThreads,
 } from './hash-threads.js';
-import { hashThreadFree, startHashFd } from './overlapped.js';
+import { hashThreadFree, hashThreadUpAndFree, startHashFd } from './overlapped.js';
+import { startHashWorker } from './thread-protocol.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sealkit-hash-threads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -143,5 +144,47 @@ describe('startHashFd', () => {
     }
     setHashThreads(0);
     expect(hashThreadFree()).toBe(false);
+  });
+});
+
+describe('asking whether a hashing thread is up, without waiting for it', () => {
+  it('says no while a thread boots, and never blocks: a thread that never starts stays "not yet"', () => {
+    const control = new Int32Array(new SharedArrayBuffer(8));
+    // A thread that never stores its ready flag: `running()` would block until the start timeout.
+    const never = startHashWorker('setInterval(() => {}, 1000);', null, control, 0, () => {});
+    try {
+      for (let asked = 0; asked < 3; asked += 1) expect(never.startedYet()).toBe(false);
+    } finally {
+      never.terminate();
+    }
+    const ready = new Int32Array(new SharedArrayBuffer(8));
+    const source = `const { workerData } = require('node:worker_threads');
+      const control = new Int32Array(workerData);
+      Atomics.store(control, 0, 1);
+      Atomics.notify(control, 0);`;
+    const started = startHashWorker(source, ready.buffer, ready, 0, () => {});
+    try {
+      expect(started.running()).toBe(true);
+      expect(started.startedYet()).toBe(true);
+    } finally {
+      started.terminate();
+    }
+  });
+
+  it('regression: hashThreadUpAndFree answers for the threads that are up, and starts none', () => {
+    setHashThreads(0);
+    const before = hashThreadsRunning();
+    expect(hashThreadUpAndFree()).toBe(false);
+    expect(hashThreadsRunning()).toBe(before);
+    setHashThreads(1);
+    // Up and idle once a file went through it (startHashFd waits for the thread to start).
+    const data = randomBytes(MIB);
+    const fd = openSync(file(data), 'r');
+    try {
+      expect(startHashFd(fd, data.length)?.result().hex).toBe(sha(data));
+    } finally {
+      closeSync(fd);
+    }
+    expect(hashThreadUpAndFree()).toBe(true);
   });
 });

@@ -151,6 +151,11 @@ export class FileHashThread {
     return this.#broken || !this.#worker.running();
   }
 
+  /** Running now, without waiting for it to start: false while it boots. */
+  get up(): boolean {
+    return !this.#broken && this.#worker.startedYet();
+  }
+
   /** Every slot holds a file not yet done (outcomes of finished ones are copied out first). */
   get busy(): boolean {
     this.poll();
@@ -328,6 +333,18 @@ export function startHashThreads(confirm = true): void {
 /** Whether `startHashFd` would find a thread now. */
 export function hashThreadFree(): boolean {
   return freeThread() !== undefined;
+}
+
+/**
+ * `hashThreadFree` without waiting for a thread to start: false while the
+ * threads boot, and no thread is started. For work that is only worth
+ * handing over to a thread that is already there (a small run must not wait
+ * 30–50 ms for a thread it may never need).
+ */
+export function hashThreadUpAndFree(): boolean {
+  return (
+    uncollected < MAX_UNCOLLECTED && threads.slice(0, wanted).some((thread) => thread.up && !thread.busy)
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ export {
 export {
   copyFdHashingOverlapped,
   hashThreadFree,
+  hashThreadUpAndFree,
   OVERLAP_MIN_BYTES,
   overlappedHashingAvailable,
   prestartHashThreads,

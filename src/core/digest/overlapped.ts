@@ -4,6 +4,7 @@ import {
   type PendingHash,
   startHashFd as poolStart,
   hashThreadFree as poolThreadFree,
+  hashThreadUpAndFree as poolThreadUpAndFree,
   startHashThreads,
 } from './hash-threads.js';
 import type { Sha256Hex } from './sha256.js';
@@ -357,6 +358,11 @@ function settleOutstanding(): void {
 export function hashThreadFree(): boolean {
   hashThread();
   return poolThreadFree();
+}
+
+/** `hashThreadFree` that never waits for a thread to start and starts none (see hash-threads.ts). */
+export function hashThreadUpAndFree(): boolean {
+  return !unavailable && poolThreadUpAndFree();
 }
 
 /** Hands a file to a whole-file hashing thread (see hash-threads.ts); undefined when none is free. */

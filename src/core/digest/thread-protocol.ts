@@ -59,6 +59,7 @@ export function startHashWorker(
   const startedAt = Date.now();
   let answer: boolean | undefined;
   return {
+    startedYet: () => answer === true || (answer === undefined && Atomics.load(control, ready) === 1),
     running: () => {
       if (answer !== undefined) return answer;
       const left = Math.max(0, START_TIMEOUT_MS - (Date.now() - startedAt));
@@ -77,5 +78,7 @@ export function startHashWorker(
 export interface StartedWorker {
   /** Whether the thread started; blocks on the first call until it did or timed out. */
   readonly running: () => boolean;
+  /** Whether the thread has started by now; never waits (false while it boots). */
+  readonly startedYet: () => boolean;
   readonly terminate: () => void;
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { hashThreadFree } from '../../core/digest/index.js';
+import { hashThreadUpAndFree } from '../../core/digest/index.js';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
@@ -326,10 +326,16 @@ class EarlyVerification {
     this.#options = { renderHtml: variants.length > 0, variants };
   }
 
-  /** Undefined when nothing can be verified early: no source root, or no hashing thread. */
+  /**
+   * Undefined when nothing can be verified early: no source root, no
+   * bundle, or no destination. Whether a hashing thread is up is asked at
+   * each offer, never waited for: a run of a few small bundles must not
+   * wait for a thread to start that it may never need.
+   */
   static open(pipeline: SourcePipeline): EarlyVerification | undefined {
     const root = pipeline.root;
-    if (root === undefined || pipeline.destinations.length === 0 || !hashThreadFree()) return undefined;
+    if (root === undefined || pipeline.bundles.length === 0 || pipeline.destinations.length === 0)
+      return undefined;
     return new EarlyVerification(pipeline, root);
   }
 
@@ -337,7 +343,7 @@ class EarlyVerification {
   offer(bundle: SourceBundle, views: readonly SnapshotView[]): void {
     this.#settleReady();
     if (this.#started.length >= EARLY_IN_FLIGHT || this.#pipeline.failures.length > 0) return;
-    if (views.length !== this.#pipeline.destinations.length || !hashThreadFree()) return;
+    if (views.length !== this.#pipeline.destinations.length || !hashThreadUpAndFree()) return;
     if (writesBefore({ ...bundle, views: [...views] }, this.#categories, this.#limits) !== 'none') return;
     const work = startVerifyBundleFiles(this.#parents, bundle.dir, bundle.manifest, this.#options);
     this.#started.push({ bundle, work });
