@@ -547,11 +547,17 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         expect(refused).toMatchObject({
           code: 'contract_ledger_unprotected',
           hint: expect.stringContaining(
-            'lacks the unique constraint publications_position_once (one entry per position): without it the chain can fork. Restore it as sealkit creates it: ALTER TABLE sealkit_ledger.publications ADD CONSTRAINT publications_position_once UNIQUE (position);',
+            'lacks the unique constraint publications_position_once (one entry per position): without it the chain can fork. Restore it: ALTER TABLE sealkit_ledger.publications ADD CONSTRAINT publications_position_once UNIQUE (position);',
           ),
         });
         expect(await codeOf(replayLedger(session))).toBe('contract_ledger_unprotected');
         expect(await codeOf(readPublicationHistory(session, SOURCE))).toBe('contract_ledger_unprotected');
+        // A partial index under the same name keeps no position unique: still refused.
+        await session.query(
+          `CREATE UNIQUE INDEX publications_position_once ON ${LEDGER_TABLE} (position) WHERE position < 0`,
+        );
+        expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('contract_ledger_unprotected');
+        await session.query('DROP INDEX sealkit_ledger.publications_position_once');
         await session.query(
           `ALTER TABLE ${LEDGER_TABLE} ADD CONSTRAINT publications_position_once UNIQUE (position)`,
         );

@@ -105,7 +105,8 @@ $grant$`,
 /**
  * Everything sealkit checks about the ledger table, in one statement: whether
  * it exists, its format comment, its columns, its enabled append-only
- * triggers, its valid unique indexes (name and columns), and whether this
+ * triggers, its valid unique indexes on whole columns (name and columns; a
+ * partial index or one on an expression keeps nothing unique), and whether this
  * session skips ordinary triggers (replica mode).
  */
 const INSPECT = `SELECT c.oid IS NOT NULL AS present,
@@ -119,7 +120,8 @@ const INSPECT = `SELECT c.oid IS NOT NULL AS present,
           FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
           JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum)) ORDER BY i.relname)
      FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
-     WHERE x.indrelid = c.oid AND x.indisunique AND x.indisvalid)::text AS uniques,
+     WHERE x.indrelid = c.oid AND x.indisunique AND x.indisvalid
+       AND x.indpred IS NULL AND x.indexprs IS NULL)::text AS uniques,
   current_setting('session_replication_role') AS mode
 FROM (SELECT to_regclass('${LEDGER_TABLE}')::oid AS oid) AS c`;
 
@@ -215,7 +217,7 @@ export function requireGuardedLedger(inspection: LedgerInspection): void {
       .join(' ');
     throw refuseLedger('contract_ledger_unprotected', {
       role: 'ledger',
-      hint: `the ledger table lacks the unique constraint${s} ${named}: without ${it} the chain can fork. Restore ${it} as sealkit creates ${it}: ${statements}`,
+      hint: `the ledger table lacks the unique constraint${s} ${named}: without ${it} the chain can fork. Restore ${it}: ${statements}`,
     });
   }
 }

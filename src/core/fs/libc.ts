@@ -25,7 +25,13 @@ export interface Libc {
   lseek(fd: number, offset: number, whence: number): number;
   flock(fd: number, operation: number): void;
   fchmod(fd: number, mode: number): void;
-  /** faccessat(dirFd, name, mode, 0): the kernel's own permission check (modes, ACLs, read-only mounts). */
+  /**
+   * faccessat(dirFd, name, mode, AT_EACCESS): the kernel's own permission
+   * check (modes, ACLs, read-only mounts) with the effective credentials, as
+   * the write itself will be made. Without AT_EACCESS the kernel checks the
+   * real uid and drops the effective capabilities: an account granted
+   * CAP_DAC_OVERRIDE was told it may not write where it can.
+   */
   faccessat(dirFd: number, name: Uint8Array, mode: number): void;
   fsync(fd: number): void;
   /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
@@ -97,6 +103,7 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
   const flock = func('int flock(int fd, int operation)');
   const fchmod = func('int fchmod(int fd, uint32_t mode)');
   const faccessat = func('int faccessat(int dirfd, void *path, int mode, int flags)');
+  const AT_EACCESS = 0x200;
   const fsync = func('int fsync(int fd)');
   const syncFileRange = func(
     'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
@@ -142,7 +149,7 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
       check(fchmod(fd, mode), 'fchmod');
     },
     faccessat: (dirFd, name, mode) => {
-      check(faccessat(dirFd, name, mode, 0), 'faccessat');
+      check(faccessat(dirFd, name, mode, AT_EACCESS), 'faccessat');
     },
     fsync: (fd) => {
       check(fsync(fd), 'fsync');
