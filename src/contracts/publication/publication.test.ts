@@ -20,7 +20,7 @@ import { type PublicationPlan, planPublication } from './plan.js';
 import { runContractPublication } from './publish.js';
 import { refuseLedger } from './refusals.js';
 import { replayLedger } from './replay.js';
-import { IndexBuilder, indexBucketOf } from './resource-index.js';
+import { bucketDigestOf, IndexBuilder, indexBucketOf } from './resource-index.js';
 import { APPEND_ONLY_SQLSTATE, ensureLedgerSchema, LEDGER_TABLE } from './schema.js';
 import { type LedgerSession, LedgerSqlError } from './session.js';
 import { readLedgerState } from './state.js';
@@ -689,6 +689,30 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         });
         const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
         await expect(publish([request(v13, 'genesis')])).rejects.toMatchObject({
+          code: 'contract_ledger_tampered',
+          details: { position: 3 },
+        });
+      });
+
+      it('regression: a head forged with its hashes recomputed but a version its bytes do not hold is refused by reads, not taken as the baseline', async () => {
+        await threeEntries();
+        const [row] = await ledger.owner.session.query(`${SELECT_ENTRY} WHERE position = 3`);
+        const { entryHashOf, entryOfRow } = await import('./entry.js');
+        const head = entryOfRow(row as Record<string, unknown>, 3);
+        // Everything a read checks by hash is recomputed: the entry hash and its bucket's digest.
+        const forgedHash = entryHashOf({ ...head, version: '9.0.0' });
+        await ledger.tamper(async (session) => {
+          await session.query(
+            `UPDATE ${LEDGER_TABLE} SET version = '9.0.0', entry_hash = $1, bucket_digest = $2 WHERE position = 3`,
+            [forgedHash, bucketDigestOf(new Map([[SOURCE, forgedHash]]))],
+          );
+        });
+        const tamperedAt = { code: 'contract_ledger_tampered', details: { position: 3 }, field: 'version' };
+        await expect(readPublicationHistory(ledger.owner.session, SOURCE)).rejects.toMatchObject(tamperedAt);
+        // Before, this was refused version_not_increasing, against a 9.0.0 never published.
+        const v13 = await source('1.3.0', { amount: { type: 'decimal(14,2)' }, status: { nullable: false } });
+        await expect(publish([request(v13, head.digest)])).rejects.toMatchObject(tamperedAt);
+        await expect(replayLedger(ledger.owner.session)).rejects.toMatchObject({
           code: 'contract_ledger_tampered',
           details: { position: 3 },
         });

@@ -1,6 +1,7 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { decodeProjection } from '../canonical/decode.js';
+import type { ProjectionView } from '../projection/sealed.js';
 import { verifyChainToHead } from './chain.js';
 import { BY_POSITION, type LedgerEntry, SELECT_ENTRY, verifiedEntryOfRow } from './entry.js';
 import { verifyIndexFromStart } from './index-walk.js';
@@ -63,14 +64,35 @@ export function verifyResourceEntries(rows: readonly LedgerRow[]): LedgerEntry[]
   }
   const latest = entries[entries.length - 1];
   if (latest !== undefined) {
+    let view: ProjectionView;
     try {
-      decodeProjection(latest.projection, latest.digest);
+      view = decodeProjection(latest.projection, latest.digest);
     } catch (error: unknown) {
       if (error instanceof Refusal) throw tampered(latest.position, 'projection');
       throw error;
     }
+    const column = identityMismatch(latest, view);
+    if (column !== undefined) throw tampered(latest.position, column);
   }
   return entries;
+}
+
+/**
+ * The first identity column of an entry that says something else than its
+ * own bytes, if any. Every column is covered by the entry hash, but anyone
+ * able to write the table can recompute that hash (and the index digests):
+ * a head whose `version` was raised while its bytes kept the old version
+ * would otherwise be taken as the baseline, and the next publication
+ * refused as `version_not_increasing` against a version never published.
+ * Replay re-runs every rule; a read checks what the next publication
+ * compares with.
+ */
+function identityMismatch(entry: LedgerEntry, view: ProjectionView): string | undefined {
+  if (entry.resource.kind !== view.resource.kind) return 'resource_kind';
+  if (entry.resource.id !== view.resource.id) return 'resource_id';
+  if (entry.version !== view.contract.version) return 'version';
+  if (entry.compatibility !== view.contract.compatibility) return 'compatibility';
+  return undefined;
 }
 
 /**
