@@ -166,9 +166,9 @@ export class HashThread {
 
   #waitFor(sequence: number): void {
     const control = this.#control;
-    // Spin before sleeping: the thread answers within microseconds, and a
-    // sleep and wake-up across cores cost more than the hash of a chunk
-    // (docs/performance.md, "Waking the hashing thread").
+    // Spin before sleeping: the answer usually comes within the hash of one
+    // chunk, and in a virtual machine a sleep and a wake-up across cores
+    // cost about as much (docs/performance.md, "Waking the hashing thread").
     for (let spin = 0; spin < SPIN_LOADS; spin += 1) if (this.#done(sequence)) break;
     const deadline = Date.now() + ANSWER_TIMEOUT_MS;
     for (;;) {
