@@ -547,7 +547,7 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         expect(refused).toMatchObject({
           code: 'contract_ledger_unprotected',
           hint: expect.stringContaining(
-            'lacks the unique constraint publications_position_once (one entry per position): without it the chain can fork. Restore it: ALTER TABLE sealkit_ledger.publications ADD CONSTRAINT publications_position_once UNIQUE (position);',
+            'lacks the unique constraint publications_position_once (one entry per position), so nothing keeps that true. Restore it: ALTER TABLE sealkit_ledger.publications ADD CONSTRAINT publications_position_once UNIQUE (position);',
           ),
         });
         expect(await codeOf(replayLedger(session))).toBe('contract_ledger_unprotected');

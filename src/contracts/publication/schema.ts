@@ -217,7 +217,7 @@ export function requireGuardedLedger(inspection: LedgerInspection): void {
       .join(' ');
     throw refuseLedger('contract_ledger_unprotected', {
       role: 'ledger',
-      hint: `the ledger table lacks the unique constraint${s} ${named}: without ${it} the chain can fork. Restore ${it}: ${statements}`,
+      hint: `the ledger table lacks the unique constraint${s} ${named}, so nothing keeps ${it === 'it' ? 'that' : 'those'} true. Restore ${it}: ${statements}`,
     });
   }
 }
