@@ -130,18 +130,20 @@ export function opaqueKmsEtag(headers: Record<string, string>): Record<string, s
 }
 
 /**
- * Makes `client` send no `If-None-Match` / `If-Match` on PutObject, before
- * signing: to sealkit it looks exactly like a store that ignores them
- * (MinIO before 2024, s3rver).
+ * Makes `client` send none of `headers` (default: both `If-None-Match` and
+ * `If-Match`) on any request, before signing: to sealkit it looks exactly
+ * like a store that ignores them (MinIO before 2024, s3rver).
  */
-export function dropConditionals(client: S3Client): void {
+export function dropConditionals(
+  client: S3Client,
+  headers: readonly ('if-none-match' | 'if-match')[] = ['if-none-match', 'if-match'],
+): void {
   client.middlewareStack.add(
     (next) => async (args) => {
       const requestLike = args.request as { headers?: Record<string, string> };
       if (requestLike.headers !== undefined) {
         for (const name of Object.keys(requestLike.headers)) {
-          if (name.toLowerCase() === 'if-none-match' || name.toLowerCase() === 'if-match')
-            delete requestLike.headers[name];
+          if ((headers as readonly string[]).includes(name.toLowerCase())) delete requestLike.headers[name];
         }
       }
       return next(args);

@@ -790,7 +790,9 @@ function openStore(
       continue;
     try {
       const store = {
-        snapshot: new SourceSnapshot(backend.scratch(), snapshotStep(backend.destinationId, context)),
+        snapshot: new SourceSnapshot(backend.scratch(), snapshotStep(backend.destinationId, context), {
+          writeback: true,
+        }),
         owner: backend,
       };
       pipeline.stores.push(store);
@@ -807,7 +809,9 @@ function openStore(
     const base = Dir.open(context.temporary.path ?? '');
     try {
       const store = {
-        snapshot: new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {}),
+        snapshot: new SourceSnapshot(base.mkdirExclusive(`pipeline-${pipelineIndex}`, 0o700), () => {}, {
+          writeback: false,
+        }),
         owner: undefined,
       };
       pipeline.stores.push(store);

@@ -18,10 +18,19 @@ export type SnapshotStep = (kind: 'mkdir' | 'create') => void;
 export class SourceSnapshot {
   readonly #dir: Dir;
   readonly #step: SnapshotStep;
+  readonly #writeback: boolean;
 
-  constructor(dir: Dir, step: SnapshotStep) {
+  /**
+   * `writeback`: the copies will be made durable where they are (a local
+   * destination's work area, fsynced before its commit), so the disk may
+   * start writing each one at once. A private temporary directory is only
+   * read from and then removed: written back, its copies would cost disk
+   * writes nobody needs and a slower removal.
+   */
+  constructor(dir: Dir, step: SnapshotStep, options: { readonly writeback: boolean }) {
     this.#dir = dir;
     this.#step = step;
+    this.#writeback = options.writeback;
   }
 
   /** Creates the directory of bundle `index`, held until the caller closes it. */
@@ -31,6 +40,7 @@ export class SourceSnapshot {
       return new BundleSnapshot(
         this.#dir.mkdirExclusive(SourceSnapshot.bundleName(index), 0o700),
         this.#step,
+        { writeback: this.#writeback },
       );
     });
   }
@@ -38,7 +48,12 @@ export class SourceSnapshot {
   /** Opens the directory of bundle `index` again (for apply), held until closed. */
   reopen(index: number): BundleSnapshot {
     const name = SourceSnapshot.bundleName(index);
-    return new BundleSnapshot(this.#dir.openDir(name), this.#step, { parent: this.#dir, name });
+    return new BundleSnapshot(
+      this.#dir.openDir(name),
+      this.#step,
+      { writeback: this.#writeback },
+      { parent: this.#dir, name },
+    );
   }
 
   /** The snapshot's directory (bundle `index` is its entry `bundleName(index)`). */
@@ -59,11 +74,19 @@ export class BundleSnapshot {
   readonly dir: Dir;
   /** Where the directory sits (the snapshot's root and its entry name), when reopened for apply. */
   readonly location: { readonly parent: Dir; readonly name: string } | undefined;
+  /** Whether a copy's writeback may start at once (see `SourceSnapshot`). */
+  readonly writeback: boolean;
   readonly #step: SnapshotStep;
 
-  constructor(dir: Dir, step: SnapshotStep, location?: { readonly parent: Dir; readonly name: string }) {
+  constructor(
+    dir: Dir,
+    step: SnapshotStep,
+    options: { readonly writeback: boolean },
+    location?: { readonly parent: Dir; readonly name: string },
+  ) {
     this.dir = dir;
     this.#step = step;
+    this.writeback = options.writeback;
     this.location = location;
   }
 

@@ -399,11 +399,11 @@ function streamFile(
     try {
       if (size < OVERLAP_MIN_BYTES) {
         const copied = copyFdHashing(fd, target.fd, { maxBytes: size });
-        startWriteback(target);
+        if (snapshot.writeback) startWriteback(target);
         return () => copied;
       }
       const copied = startCopyFdHashingOverlapped(fd, target.fd, { maxBytes: size });
-      startWriteback(target);
+      if (snapshot.writeback) startWriteback(target);
       return () => settleCopy(copied);
     } finally {
       target.close();
@@ -441,8 +441,9 @@ function finishHandedOver(pending: PendingHash, source: ReadableFile): Hashed {
 }
 
 /**
- * The disk starts writing a snapshot copy while the next file is hashed, so
- * the fsync before the commit rename finds little left to do. Only a hint:
+ * The disk starts writing a snapshot copy bound for a local destination
+ * while the next file is hashed, so the fsync before the commit rename finds
+ * little left to do. Only a hint:
  * durability still comes from that fsync, which reports any write error, so
  * a filesystem that refuses the hint changes nothing.
  */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -26,13 +26,17 @@ export function probeKey(destinationPrefix: string, run: string): string {
  * 1. a create-only PUT (`If-None-Match: *`) of a new key succeeds;
  * 2. the same create-only PUT again is refused (412);
  * 3. a PUT with `If-Match` of the current ETag succeeds;
- * 4. a PUT with `If-Match` of an older ETag is refused (412);
+ * 4. a PUT with `If-Match` of an ETag the object never had is refused (412);
  * 5. a PUT whose `x-amz-checksum-sha256` does not match its body is refused
  *    (only recorded: stores that accept it are verified another way).
  *
- * Steps 1–2 and 1, 3–4 run on two objects at the same time, step 5 on a
- * third: a store that holds back the body of an error answer until it is
- * acknowledged (Ceph RGW: 40 ms each) then costs one such wait, not two.
+ * Two round trips of PUTs, then the deletes: step 1 on two objects and step 5
+ * on a third at the same time, then steps 2 and 4 on the first object and
+ * step 3 on the second at the same time. Steps 2 and 4 are both refusals, so
+ * no write succeeds on the first object while the other is under way (AWS
+ * may answer two conditional writes racing on one key with 409); step 3, the
+ * only write meant to succeed, has its object to itself. A 412 is decided by
+ * its status line, without waiting for the body (`decidedByStatus`).
  *
  * Every version the probe wrote is then deleted. A store that breaks 2–4 is
  * refused `destination_conditional_writes_unsupported`, or
@@ -56,8 +60,8 @@ export async function probeStore(
   const matched = object();
   const checksum = object();
   const outcomes = await Promise.allSettled([
-    createOnlyHolds(created),
-    ifMatchHolds(matched),
+    conditionsRefuse(created),
+    currentEtagMatches(matched),
     checksum.put('sealkit probe 5\n', { ChecksumSHA256: Buffer.alloc(32, 0).toString('base64') }),
   ] as const);
   const removed = await Promise.all([created.remove(), matched.remove(), checksum.remove()]);
@@ -80,21 +84,29 @@ function settled<T>(outcome: PromiseSettledResult<T>): T {
   throw outcome.reason instanceof Refusal ? outcome.reason : s3Refusal(outcome.reason, 'write');
 }
 
-/** Steps 1 and 2: a create-only PUT succeeds, and the same PUT again is refused. */
-async function createOnlyHolds(probe: ProbeObject): Promise<boolean> {
+/** Steps 1, 2 and 4: a create-only PUT succeeds; another, and an `If-Match` of a foreign ETag, are refused. */
+async function conditionsRefuse(probe: ProbeObject): Promise<boolean> {
   const first = await probe.put('sealkit probe 1\n', { IfNoneMatch: '*' });
   if (first === 'refused') return false;
-  return (await probe.put('sealkit probe 2\n', { IfNoneMatch: '*' })) === 'refused';
+  const again = await Promise.all([
+    probe.put('sealkit probe 2\n', { IfNoneMatch: '*' }),
+    probe.put('sealkit probe 4\n', { IfMatch: NEVER_AN_ETAG }),
+  ]);
+  return again.every((answer) => answer === 'refused');
 }
 
-/** Steps 1, 3 and 4: `If-Match` of the current ETag succeeds, of the one before it is refused. */
-async function ifMatchHolds(probe: ProbeObject): Promise<boolean> {
+/** Steps 1 and 3: `If-Match` of the current ETag succeeds. */
+async function currentEtagMatches(probe: ProbeObject): Promise<boolean> {
   const first = await probe.put('sealkit probe 1\n', { IfNoneMatch: '*' });
   if (first === 'refused') return false;
-  const matched = await probe.put('sealkit probe 3\n', { IfMatch: first.etag });
-  if (matched === 'refused') return false;
-  return (await probe.put('sealkit probe 4\n', { IfMatch: first.etag })) === 'refused';
+  return (await probe.put('sealkit probe 3\n', { IfMatch: first.etag })) !== 'refused';
 }
+
+/**
+ * An ETag no probe object ever has: the MD5 of a body the probe never
+ * writes, so it has the shape of a real one (stores compare, not parse).
+ */
+const NEVER_AN_ETAG = createHash('md5').update('sealkit probe: never written\n').digest('hex');
 
 /** One object the probe writes, with every version it made (a versioned bucket keeps each). */
 class ProbeObject {
@@ -112,21 +124,22 @@ class ProbeObject {
 
   /** A PUT of `body`: its bare ETag, or 'refused' when the store refused its condition or its checksum. */
   async put(body: string, extra: Partial<PutObjectCommandInput>): Promise<{ etag: string } | 'refused'> {
+    const command = new PutObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#key,
+      Body: Buffer.from(body),
+      ContentType: 'text/plain; charset=utf-8',
+      CacheControl: 'no-store',
+      ...extra,
+    });
+    decidedByStatus(command);
     try {
-      const response = await this.#client.send(
-        new PutObjectCommand({
-          Bucket: this.#bucket,
-          Key: this.#key,
-          Body: Buffer.from(body),
-          ContentType: 'text/plain; charset=utf-8',
-          CacheControl: 'no-store',
-          ...extra,
-        }),
-      );
+      const response = await this.#client.send(command);
       this.#wrote = true;
       if (response.VersionId !== undefined) this.#versions.push(response.VersionId);
       return { etag: bareEtag(response.ETag) ?? '' };
     } catch (error) {
+      if (error instanceof ConditionRefused) return 'refused';
       const kind = classifyS3Error(error);
       if (kind === 'precondition' || (kind === 'absent' && extra.IfMatch !== undefined)) return 'refused';
       // A checksum the store checks and finds wrong: 400 BadDigest / InvalidRequest.
@@ -155,6 +168,30 @@ class ProbeObject {
       return classifyS3Error(error);
     }
   }
+}
+
+/** A 412 answer to a probe PUT, decided by its status line alone. */
+class ConditionRefused extends Error {}
+
+/**
+ * Ceph RGW sends the body of an error answer only once the client has
+ * acknowledged the headers, about 40 ms later (docs/performance.md, "One
+ * bundle of 64 MiB"). A 412's status line says all the probe needs, so its
+ * body is dropped with its connection instead of awaited. Placed inside the
+ * SDK's deserializer, where the answer is still raw; `ConditionRefused` is
+ * not an error the SDK retries.
+ */
+function decidedByStatus(command: InstanceType<typeof PutObjectCommand>): void {
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const response = result.response as { statusCode?: unknown; body?: { destroy?: () => void } };
+      if (response.statusCode !== 412) return result;
+      response.body?.destroy?.();
+      throw new ConditionRefused('precondition failed');
+    },
+    { step: 'deserialize', priority: 'low', name: 'sealkitProbeDecidedByStatus' },
+  );
 }
 
 async function unsupported(client: S3Client, bucket: string): Promise<never> {

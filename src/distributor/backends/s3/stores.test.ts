@@ -194,6 +194,29 @@ describe('stores that do not honour conditional writes are refused before any wr
       (await listKeys(ctx.s3, ctx.bucket, '')).filter((key) => key.includes('.distributor.probe-')),
     ).toEqual([]);
   });
+
+  it.each([
+    ['If-None-Match', 'if-none-match'],
+    ['If-Match', 'if-match'],
+  ] as const)(
+    'a store that ignores only %s is refused destination_conditional_writes_unsupported; nothing is written',
+    async (_, header) => {
+      const { bundle, run } = fixture();
+      const client = clientOf(`blind-${header}`, ctx.rgw.endpoint);
+      dropConditionals(client, [header]);
+      try {
+        expect(await outcomeOf(run({ backend: { client } }))).toBe(
+          'destination_conditional_writes_unsupported',
+        );
+      } finally {
+        client.destroy();
+      }
+      expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
+      expect(
+        (await listKeys(ctx.s3, ctx.bucket, '')).filter((key) => key.includes('.distributor.probe-')),
+      ).toEqual([]);
+    },
+  );
 });
 
 describe('uploads are verified without trusting the shape of an ETag', () => {
