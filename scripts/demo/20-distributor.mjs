@@ -70,6 +70,9 @@ export async function run(ctx) {
   writeFileSync(join(base, 'sealkit.distributor.yaml'), CONFIG);
 
   ctx.cd(base);
+  const nonBlank = (line) => line.trim() !== '';
+  ctx.say('Before the producer writes its manifest, a run finds no bundle and says where one is missing:');
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
   ctx.say(
     'The producer writes manifest.json (files sorted, sizes and SHA-256 computed, hidden files left out):',
   );
@@ -83,7 +86,6 @@ export async function run(ctx) {
     '2026-05-30T11:10:00Z',
   ]);
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  const nonBlank = (line) => line.trim() !== '';
   ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
   ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)' });
   ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing' });

@@ -363,6 +363,60 @@ describe('sealkit distribute run', () => {
     );
   });
 
+  it('regression: a source whose folders lack manifest.json names them and says how to write one (was only "no bundle found")', () => {
+    mkdirSync(join(source, 'weather', 'b1'), { recursive: true });
+    writeFileSync(join(source, 'weather', 'b1', 'report.md'), REPORT.content);
+    mkdirSync(join(source, 'sales'));
+    writeFileSync(join(source, 'sales', 'q1.csv'), 'region,total\n');
+    // Hidden files alone, files at the root, and folders of a real bundle are not named.
+    mkdirSync(join(source, 'scratch'));
+    writeFileSync(join(source, 'scratch', '.DS_Store'), '');
+    writeFileSync(join(source, 'README.md'), '# Sources\n');
+    makeBundle(source, 'maps/b1', [REPORT], { id: 'm1', created: '2026-05-30T11:10:00Z' });
+    rmSync(join(source, 'maps', 'b1', 'manifest.json'));
+    mkdirSync(join(source, 'maps', 'b1', 'tiles'));
+    writeFileSync(join(source, 'maps', 'b1', 'tiles', 'a.png'), 'png');
+    for (const flags of [[], ['--dry-run']]) {
+      const result = runCli(['distribute', 'run', '--config', config, ...flags]);
+      expect(result.status).toBe(0);
+      expect(result.stdout.toString()).toContain(
+        [
+          'no bundle found under the source roots',
+          'a bundle is a folder below a source root holding manifest.json; 4 folders hold files but none:',
+          `  ${join(source, 'maps/b1')}`,
+          `  ${join(source, 'maps/b1/tiles')}`,
+          `  ${join(source, 'sales')}`,
+          `  ${join(source, 'weather/b1')}`,
+          'write one with: sealkit distribute manifest <folder> --id <id>',
+        ].join('\n'),
+      );
+    }
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.plan.pipelines[0].dirs_without_manifest).toEqual({
+      total: 4,
+      first: ['maps/b1', 'maps/b1/tiles', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
+    });
+    // Once the bundle has its manifest, its folders are part of it and no longer named.
+    makeBundle(source, 'weather/b2', [REPORT], { id: 'b2', created: '2026-05-30T11:10:00Z' });
+    const published = JSON.parse(
+      runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString(),
+    );
+    expect(published.counts.published).toBe(1);
+    expect(published.plan.pipelines[0].dirs_without_manifest.total).toBe(4);
+  });
+
+  it('names at most ten folders without a manifest, and says how many more there are', () => {
+    for (let day = 1; day <= 12; day += 1) {
+      const folder = join(source, `day-${String(day).padStart(2, '0')}`);
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'report.md'), REPORT.content);
+    }
+    const text = runCli(['distribute', 'run', '--config', config]).stdout.toString();
+    expect(text).toContain('12 folders hold files but none:');
+    expect(text).toContain(`  ${join(source, 'day-10')}\n  and 2 more\n`);
+    expect(text).not.toContain('day-11');
+  });
+
   it('treats unknown flags as usage errors', () => {
     expect(runCli(['distribute', 'run', '--force']).status).toBe(1);
     expect(runCli(['distribute', 'verify']).status).toBe(1);

@@ -433,8 +433,29 @@ function summaryText(report: RunReport): string {
       ? `${table(rows)}\n\n`
       : report.failures.length > 0
         ? ''
-        : 'no bundle found under the source roots\n\n';
+        : `${noBundleLines(report).join('\n')}\n\n`;
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
+}
+
+/**
+ * Why a run found nothing to publish, and where a manifest was most likely
+ * forgotten: the folders outside every bundle that hold files.
+ */
+function noBundleLines(report: RunReport): string[] {
+  const lines = ['no bundle found under the source roots'];
+  const loose = report.plan.pipelines.flatMap((pipeline) => pipeline.dirs_without_manifest.first);
+  const total = report.plan.pipelines.reduce(
+    (sum, pipeline) => sum + pipeline.dirs_without_manifest.total,
+    0,
+  );
+  if (total === 0) return lines;
+  lines.push(
+    `a bundle is a folder below a source root holding manifest.json; ${total === 1 ? 'this folder holds' : `${total} folders hold`} files but none:`,
+    ...loose.map((dir) => `  ${dir}`),
+  );
+  if (total > loose.length) lines.push(`  and ${total - loose.length} more`);
+  lines.push('write one with: sealkit distribute manifest <folder> --id <id>');
+  return lines;
 }
 
 /** The REASON column: the code, or for `skipped_newer` both instants (docs/distributor.md#commands). */
@@ -453,8 +474,7 @@ function planText(report: RunReport): string {
   const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
   if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
   for (const item of report.plan.items) lines.push(...planItemLines(item));
-  if (report.plan.items.length === 0 && report.failures.length === 0)
-    lines.push('no bundle found under the source roots');
+  if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
   // One blank line before the counts, also when the plan ends with one.
   const body = lines.join('\n').replace(/\n+$/, '');
   return `${body}\n\nwould be: ${countsLine(report)}\n`;

@@ -27,6 +27,14 @@ export interface Discovery {
   /** Every bundle found, sorted by UTF-8 bytes, those with problems included. */
   readonly bundles: readonly BundleDir[];
   readonly problems: readonly DiscoveryProblem[];
+  /**
+   * Folders below the root and outside every bundle that hold files of
+   * their own (hidden ones aside, as `distribute manifest` leaves them out),
+   * sorted by UTF-8 bytes: where an operator most likely meant a bundle and
+   * wrote no manifest. Never a problem; a run says so when it found no
+   * bundle at all.
+   */
+  readonly dirsWithoutManifest: readonly string[];
 }
 
 /**
@@ -47,6 +55,7 @@ export function discoverBundles(
 ): Discovery {
   const found: string[] = [];
   const problems: DiscoveryProblem[] = [];
+  const withoutManifest: string[] = [];
   let seen = 0;
   /** `bundle`: the enclosing bundle's path and segment count, or undefined outside every bundle. */
   const problem = (
@@ -108,10 +117,12 @@ export function discoverBundles(
         options.onBundle?.(dir, path, manifest.type);
       }
     }
+    let holdsFiles = false;
     for (const entry of entries) {
       if (entry === manifest) continue;
       const type = typeOf(dir, entry);
       const at = [...names, entry.name];
+      if (type === 'file' && !entry.name.startsWith('.')) holdsFiles = true;
       if (type === 'symlink') {
         problem(inside, at, (where) =>
           refuseDistributor('source_symlink', {
@@ -158,11 +169,16 @@ export function discoverBundles(
         child.close();
       }
     }
+    if (holdsFiles && inside === undefined && path !== '') withoutManifest.push(path);
   };
   walk(root, [], undefined);
   const bundles =
     options.rootIsBundle === true ? [] : found.sort(compareUtf8).map((path) => toBundleDir(path));
-  return { bundles, problems: [...problems, ...unicodeTwins(bundles)] };
+  return {
+    bundles,
+    problems: [...problems, ...unicodeTwins(bundles)],
+    dirsWithoutManifest: withoutManifest.sort(compareUtf8),
+  };
 }
 
 /**

@@ -26,6 +26,8 @@ export interface PlanPipelineInput {
   /** Per destination (same order), the object limits its backend states; absent: no limit. */
   readonly limits?: readonly (ObjectLimits | undefined)[];
   readonly bundles: readonly PlanBundleInput[];
+  /** Folders below the source root, outside every bundle, that hold files (absent: none known). */
+  readonly dirsWithoutManifest?: readonly string[];
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
     readonly bundle_dir: BundleDir | null;
@@ -43,6 +45,9 @@ export interface PlanPipelineInput {
  * the run: every publish or replace becomes `run_aborted`, so nothing is
  * written; items that would not write keep their own outcome.
  */
+/** Folders without a manifest a plan names at most (their total is always given). */
+const DIRS_WITHOUT_MANIFEST_SHOWN = 10;
+
 export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const failures: RunFailure[] = [];
   const items: PlanItem[] = [];
@@ -112,11 +117,20 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
         (destinationOrder.get(`${a.pipeline_id}\u0000${a.destination_id}`) ?? 0) -
           (destinationOrder.get(`${b.pipeline_id}\u0000${b.destination_id}`) ?? 0),
     );
-  const pipelinePlans: PipelinePlan[] = pipelines.map((pipeline) => ({
-    id: pipeline.id,
-    destinations: pipeline.destinations,
-    bundles: pipeline.bundles.map((bundle) => ({ bundle_dir: bundle.dir, manifest: bundle.manifest })),
-  }));
+  const pipelinePlans: PipelinePlan[] = pipelines.map((pipeline) => {
+    const loose = pipeline.dirsWithoutManifest ?? [];
+    return {
+      id: pipeline.id,
+      destinations: pipeline.destinations,
+      bundles: pipeline.bundles.map((bundle) => ({ bundle_dir: bundle.dir, manifest: bundle.manifest })),
+      dirs_without_manifest: {
+        total: loose.length,
+        first: loose
+          .slice(0, DIRS_WITHOUT_MANIFEST_SHOWN)
+          .map((dir) => (pipeline.shownRoot === undefined ? dir : join(pipeline.shownRoot, dir))),
+      },
+    };
+  });
   return { aborted, failures, pipelines: pipelinePlans, items: finalItems };
 }
 

@@ -137,6 +137,13 @@ export interface PipelinePlan {
   readonly id: string;
   readonly destinations: readonly PlannedDestination[];
   readonly bundles: readonly PlannedBundle[];
+  /**
+   * Folders below the source root, outside every bundle, that hold files
+   * of their own (hidden ones aside) — where a manifest was most likely
+   * forgotten: how many, and the first ten by UTF-8 bytes, each under the
+   * source root as the configuration gives it.
+   */
+  readonly dirs_without_manifest: { readonly total: number; readonly first: readonly string[] };
 }
 
 /**

@@ -72,6 +72,8 @@ export interface SourcePipeline {
     refusal: Refusal;
   }[];
   readonly bundles: SourceBundle[];
+  /** Folders outside every bundle that hold files (see `Discovery`). */
+  dirsWithoutManifest: readonly string[];
   /** Every store opened for this pipeline; `current` takes the next bundle. */
   readonly stores: SnapshotStore[];
   current: SnapshotStore | undefined;
@@ -95,6 +97,7 @@ export function readManifests(
     root: opened.root,
     failures: [],
     bundles: [],
+    dirsWithoutManifest: [],
     stores: [],
     current: undefined,
     failedOwners: new Set(),
@@ -228,6 +231,7 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
  */
 function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: FailureRecorder): void {
   const { found, manifests } = walked;
+  pipeline.dirsWithoutManifest = found.dirsWithoutManifest;
   const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
   if (outside.length > 0) fail(null, null, refuseAll(outside));
   for (const dir of found.bundles) {
@@ -769,6 +773,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
         views: bundle.views,
       })),
     failures: pipeline.failures,
+    dirsWithoutManifest: pipeline.dirsWithoutManifest,
   };
 }
 
