@@ -61,11 +61,13 @@ const noHook = { beforeStep: () => {} };
 describe('S3 pending marker lease', () => {
   it('a slow run renews its lease: another run is locked out long after the first lease length, then the slow run commits', async () => {
     const { write, destination, prefix } = await planOne('renewed');
-    const slow = createS3Backend(destination, noHook, { leaseMs: 1500 });
-    const other = createS3Backend(destination, noHook, { leaseMs: 1500 });
-    // About 6 s of upload; the competitor comes after more than twice the lease length.
-    const publishing = slow.apply(write, slowSource(1000), context);
-    await sleep(3500);
+    // A renewal may come up to three quarters of a lease late before the lease
+    // lapses: 1.9 s here, so a suite loading both cores does not make it lapse.
+    const slow = createS3Backend(destination, noHook, { leaseMs: 2500 });
+    const other = createS3Backend(destination, noHook, { leaseMs: 2500 });
+    // About 6.6 s of upload; the competitor comes after more than twice the lease length.
+    const publishing = slow.apply(write, slowSource(1100), context);
+    await sleep(5500);
     const competing = await other.apply(write, slowSource(0), context);
     expect(competing.outcome === 'refused' ? competing.refusal.code : competing.outcome).toBe(
       'destination_locked',
