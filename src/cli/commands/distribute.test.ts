@@ -368,14 +368,20 @@ describe('sealkit distribute run', () => {
     writeFileSync(join(source, 'weather', 'b1', 'report.md'), REPORT.content);
     mkdirSync(join(source, 'sales'));
     writeFileSync(join(source, 'sales', 'q1.csv'), 'region,total\n');
-    // Hidden files alone, files at the root, and folders of a real bundle are not named.
+    // Only the topmost folder of a tree is named: a manifest there covers the folders below.
+    mkdirSync(join(source, 'maps', 'b1', 'tiles'), { recursive: true });
+    writeFileSync(join(source, 'maps', 'b1', 'report.md'), REPORT.content);
+    writeFileSync(join(source, 'maps', 'b1', 'tiles', 'a.png'), 'png');
+    // Not named: hidden files alone, hidden folders (a git checkout), files at the root.
     mkdirSync(join(source, 'scratch'));
     writeFileSync(join(source, 'scratch', '.DS_Store'), '');
+    mkdirSync(join(source, '.git', 'refs', 'heads'), { recursive: true });
+    writeFileSync(join(source, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(source, '.git', 'refs', 'heads', 'main'), '0000\n');
     writeFileSync(join(source, 'README.md'), '# Sources\n');
-    makeBundle(source, 'maps/b1', [REPORT], { id: 'm1', created: '2026-05-30T11:10:00Z' });
-    rmSync(join(source, 'maps', 'b1', 'manifest.json'));
-    mkdirSync(join(source, 'maps', 'b1', 'tiles'));
-    writeFileSync(join(source, 'maps', 'b1', 'tiles', 'a.png'), 'png');
+    // A name with a control character is shown escaped, never sent to the terminal.
+    mkdirSync(join(source, 'esc\u001b[31mred'));
+    writeFileSync(join(source, 'esc\u001b[31mred', 'notes.txt'), 'n\n');
     for (const flags of [[], ['--dry-run']]) {
       const result = runCli(['distribute', 'run', '--config', config, ...flags]);
       expect(result.status).toBe(0);
@@ -383,26 +389,55 @@ describe('sealkit distribute run', () => {
         [
           'no bundle found under the source roots',
           'a bundle is a folder below a source root holding manifest.json; 4 folders hold files but none:',
+          `  ${join(source, 'esc\\x1b[31mred')}`,
           `  ${join(source, 'maps/b1')}`,
-          `  ${join(source, 'maps/b1/tiles')}`,
           `  ${join(source, 'sales')}`,
           `  ${join(source, 'weather/b1')}`,
           'write one with: sealkit distribute manifest <folder> --id <id>',
         ].join('\n'),
       );
+      expect(result.stdout.toString()).not.toContain('\u001b');
     }
     const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
     expect(json.plan.pipelines[0].dirs_without_manifest).toEqual({
       total: 4,
-      first: ['maps/b1', 'maps/b1/tiles', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
+      first: ['esc\u001b[31mred', 'maps/b1', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
     });
-    // Once the bundle has its manifest, its folders are part of it and no longer named.
-    makeBundle(source, 'weather/b2', [REPORT], { id: 'b2', created: '2026-05-30T11:10:00Z' });
+    // Following the hint: the folder gets its manifest, publishes, and is no longer named.
+    const written = runCli(['distribute', 'manifest', join(source, 'maps/b1'), '--id', 'maps.b1']);
+    expect(written.status).toBe(0);
     const published = JSON.parse(
       runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString(),
     );
+    expect(published.outcomes.map((item: { bundle_dir: string }) => item.bundle_dir)).toEqual(['maps/b1']);
     expect(published.counts.published).toBe(1);
-    expect(published.plan.pipelines[0].dirs_without_manifest.total).toBe(4);
+    expect(published.plan.pipelines[0].dirs_without_manifest).toEqual({
+      total: 3,
+      first: ['esc\u001b[31mred', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
+    });
+  });
+
+  it('with several pipelines, says which folders are whose', () => {
+    const other = join(work, 'other');
+    mkdirSync(join(other, 'q1'), { recursive: true });
+    writeFileSync(join(other, 'q1', 'sales.csv'), 'x\n');
+    mkdirSync(join(source, 'weather'));
+    writeFileSync(join(source, 'weather', 'report.md'), REPORT.content);
+    mkdirSync(join(work, 'dest2'));
+    const two = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest }] },
+      { id: 'sales', source: other, destinations: [{ id: 'site', root: join(work, 'dest2') }] },
+    ]);
+    const text = runCli(['distribute', 'run', '--config', two]).stdout.toString();
+    expect(text).toContain(
+      [
+        'a bundle is a folder below a source root holding manifest.json; these hold files but none:',
+        '  pipeline weather, 1 folder:',
+        `    ${join(source, 'weather')}`,
+        '  pipeline sales, 1 folder:',
+        `    ${join(other, 'q1')}`,
+      ].join('\n'),
+    );
   });
 
   it('names at most ten folders without a manifest, and says how many more there are', () => {

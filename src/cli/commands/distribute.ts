@@ -14,6 +14,7 @@ import {
   verifyBundle,
   writeManifest,
 } from '../../distributor/index.js';
+import { escapedBytes } from '../argv-text.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { Interruption, interruptedBy } from '../interruption.js';
@@ -439,21 +440,28 @@ function summaryText(report: RunReport): string {
 
 /**
  * Why a run found nothing to publish, and where a manifest was most likely
- * forgotten: the folders outside every bundle that hold files.
+ * forgotten: the folders outside every bundle that hold files, per pipeline
+ * when several have some. Names are shown escaped (a control character
+ * never reaches the terminal).
  */
 function noBundleLines(report: RunReport): string[] {
   const lines = ['no bundle found under the source roots'];
-  const loose = report.plan.pipelines.flatMap((pipeline) => pipeline.dirs_without_manifest.first);
-  const total = report.plan.pipelines.reduce(
-    (sum, pipeline) => sum + pipeline.dirs_without_manifest.total,
-    0,
-  );
-  if (total === 0) return lines;
+  const pipelines = report.plan.pipelines.filter((pipeline) => pipeline.dirs_without_manifest.total > 0);
+  const only = pipelines.length === 1 ? pipelines[0] : undefined;
+  if (pipelines.length === 0) return lines;
+  const folders = (total: number): string => (total === 1 ? '1 folder' : `${total} folders`);
   lines.push(
-    `a bundle is a folder below a source root holding manifest.json; ${total === 1 ? 'this folder holds' : `${total} folders hold`} files but none:`,
-    ...loose.map((dir) => `  ${dir}`),
+    only === undefined
+      ? 'a bundle is a folder below a source root holding manifest.json; these hold files but none:'
+      : `a bundle is a folder below a source root holding manifest.json; ${only.dirs_without_manifest.total === 1 ? 'this folder holds' : `${folders(only.dirs_without_manifest.total)} hold`} files but none:`,
   );
-  if (total > loose.length) lines.push(`  and ${total - loose.length} more`);
+  for (const pipeline of pipelines) {
+    const { total, first } = pipeline.dirs_without_manifest;
+    const indent = only === undefined ? '    ' : '  ';
+    if (only === undefined) lines.push(`  pipeline ${pipeline.id}, ${folders(total)}:`);
+    lines.push(...first.map((dir) => `${indent}${escapedBytes(Buffer.from(dir, 'utf8'))}`));
+    if (total > first.length) lines.push(`${indent}and ${total - first.length} more`);
+  }
   lines.push('write one with: sealkit distribute manifest <folder> --id <id>');
   return lines;
 }

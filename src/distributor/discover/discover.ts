@@ -29,9 +29,12 @@ export interface Discovery {
   readonly problems: readonly DiscoveryProblem[];
   /**
    * Folders below the root and outside every bundle that hold files of
-   * their own (hidden ones aside, as `distribute manifest` leaves them out),
-   * sorted by UTF-8 bytes: where an operator most likely meant a bundle and
-   * wrote no manifest. Never a problem; a run says so when it found no
+   * their own, sorted by UTF-8 bytes: where an operator most likely meant a
+   * bundle and wrote no manifest. Only the topmost of such folders (a
+   * manifest there covers the folders below), and none that `distribute
+   * manifest` could not take as written: hidden files and folders aside
+   * (`.git/`, `.DS_Store`), as that command leaves them out, and no name
+   * that is not UTF-8. Never a problem; a run says so when it found no
    * bundle at all.
    */
   readonly dirsWithoutManifest: readonly string[];
@@ -122,7 +125,7 @@ export function discoverBundles(
       if (entry === manifest) continue;
       const type = typeOf(dir, entry);
       const at = [...names, entry.name];
-      if (type === 'file' && !entry.name.startsWith('.')) holdsFiles = true;
+      if (type === 'file' && entry.utf8 && !entry.name.startsWith('.')) holdsFiles = true;
       if (type === 'symlink') {
         problem(inside, at, (where) =>
           refuseDistributor('source_symlink', {
@@ -169,7 +172,8 @@ export function discoverBundles(
         child.close();
       }
     }
-    if (holdsFiles && inside === undefined && path !== '') withoutManifest.push(path);
+    const nameable = segments.every((segment) => segment.utf8 && !segment.name.startsWith('.'));
+    if (holdsFiles && inside === undefined && path !== '' && nameable) withoutManifest.push(path);
   };
   walk(root, [], undefined);
   const bundles =
@@ -177,8 +181,18 @@ export function discoverBundles(
   return {
     bundles,
     problems: [...problems, ...unicodeTwins(bundles)],
-    dirsWithoutManifest: withoutManifest.sort(compareUtf8),
+    dirsWithoutManifest: topmost(withoutManifest).sort(compareUtf8),
   };
+}
+
+/** The folders none of whose ancestors is listed too. */
+function topmost(folders: readonly string[]): string[] {
+  const listed = new Set(folders);
+  return folders.filter((folder) => {
+    for (let slash = folder.indexOf('/'); slash !== -1; slash = folder.indexOf('/', slash + 1))
+      if (listed.has(folder.slice(0, slash))) return false;
+    return true;
+  });
 }
 
 /**

@@ -48,6 +48,12 @@ export interface PlanPipelineInput {
 /** Folders without a manifest a plan names at most (their total is always given). */
 const DIRS_WITHOUT_MANIFEST_SHOWN = 10;
 
+/** A folder under the source root as given; `./` before a name that would read as an option. */
+function shownFolder(shownRoot: string | undefined, dir: string): string {
+  const shown = shownRoot === undefined ? dir : join(shownRoot, dir);
+  return shown.startsWith('-') ? `./${shown}` : shown;
+}
+
 export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const failures: RunFailure[] = [];
   const items: PlanItem[] = [];
@@ -125,9 +131,7 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
       bundles: pipeline.bundles.map((bundle) => ({ bundle_dir: bundle.dir, manifest: bundle.manifest })),
       dirs_without_manifest: {
         total: loose.length,
-        first: loose
-          .slice(0, DIRS_WITHOUT_MANIFEST_SHOWN)
-          .map((dir) => (pipeline.shownRoot === undefined ? dir : join(pipeline.shownRoot, dir))),
+        first: loose.slice(0, DIRS_WITHOUT_MANIFEST_SHOWN).map((dir) => shownFolder(pipeline.shownRoot, dir)),
       },
     };
   });

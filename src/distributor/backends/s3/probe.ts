@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -26,17 +27,14 @@ export function probeKey(destinationPrefix: string, run: string): string {
  * 1. a create-only PUT (`If-None-Match: *`) of a new key succeeds;
  * 2. the same create-only PUT again is refused (412);
  * 3. a PUT with `If-Match` of the current ETag succeeds;
- * 4. a PUT with `If-Match` of an ETag the object never had is refused (412);
+ * 4. a PUT with `If-Match` of an older ETag is refused (412);
  * 5. a PUT whose `x-amz-checksum-sha256` does not match its body is refused
  *    (only recorded: stores that accept it are verified another way).
  *
- * Two round trips of PUTs, then the deletes: step 1 on two objects and step 5
- * on a third at the same time, then steps 2 and 4 on the first object and
- * step 3 on the second at the same time. Steps 2 and 4 are both refusals, so
- * no write succeeds on the first object while the other is under way (AWS
- * may answer two conditional writes racing on one key with 409); step 3, the
- * only write meant to succeed, has its object to itself. A 412 is decided by
- * its status line, without waiting for the body (`decidedByStatus`).
+ * Steps 1–2 and 1, 3–4 run on two objects at the same time, step 5 on a
+ * third; no two writes to one object are ever under way together (AWS may
+ * answer conditional writes racing on one key with 409). A 412 is decided
+ * by its status line, without waiting for its body (`decidedByStatus`).
  *
  * Every version the probe wrote is then deleted. A store that breaks 2–4 is
  * refused `destination_conditional_writes_unsupported`, or
@@ -60,8 +58,8 @@ export async function probeStore(
   const matched = object();
   const checksum = object();
   const outcomes = await Promise.allSettled([
-    conditionsRefuse(created),
-    currentEtagMatches(matched),
+    createOnlyHolds(created),
+    ifMatchHolds(matched),
     checksum.put('sealkit probe 5\n', { ChecksumSHA256: Buffer.alloc(32, 0).toString('base64') }),
   ] as const);
   const removed = await Promise.all([created.remove(), matched.remove(), checksum.remove()]);
@@ -84,29 +82,21 @@ function settled<T>(outcome: PromiseSettledResult<T>): T {
   throw outcome.reason instanceof Refusal ? outcome.reason : s3Refusal(outcome.reason, 'write');
 }
 
-/** Steps 1, 2 and 4: a create-only PUT succeeds; another, and an `If-Match` of a foreign ETag, are refused. */
-async function conditionsRefuse(probe: ProbeObject): Promise<boolean> {
+/** Steps 1 and 2: a create-only PUT succeeds, and the same PUT again is refused. */
+async function createOnlyHolds(probe: ProbeObject): Promise<boolean> {
   const first = await probe.put('sealkit probe 1\n', { IfNoneMatch: '*' });
   if (first === 'refused') return false;
-  const again = await Promise.all([
-    probe.put('sealkit probe 2\n', { IfNoneMatch: '*' }),
-    probe.put('sealkit probe 4\n', { IfMatch: NEVER_AN_ETAG }),
-  ]);
-  return again.every((answer) => answer === 'refused');
+  return (await probe.put('sealkit probe 2\n', { IfNoneMatch: '*' })) === 'refused';
 }
 
-/** Steps 1 and 3: `If-Match` of the current ETag succeeds. */
-async function currentEtagMatches(probe: ProbeObject): Promise<boolean> {
+/** Steps 1, 3 and 4: `If-Match` of the current ETag succeeds, of the one before it is refused. */
+async function ifMatchHolds(probe: ProbeObject): Promise<boolean> {
   const first = await probe.put('sealkit probe 1\n', { IfNoneMatch: '*' });
   if (first === 'refused') return false;
-  return (await probe.put('sealkit probe 3\n', { IfMatch: first.etag })) !== 'refused';
+  const matched = await probe.put('sealkit probe 3\n', { IfMatch: first.etag });
+  if (matched === 'refused') return false;
+  return (await probe.put('sealkit probe 4\n', { IfMatch: first.etag })) === 'refused';
 }
-
-/**
- * An ETag no probe object ever has: the MD5 of a body the probe never
- * writes, so it has the shape of a real one (stores compare, not parse).
- */
-const NEVER_AN_ETAG = createHash('md5').update('sealkit probe: never written\n').digest('hex');
 
 /** One object the probe writes, with every version it made (a versioned bucket keeps each). */
 class ProbeObject {
@@ -176,22 +166,31 @@ class ConditionRefused extends Error {}
 /**
  * Ceph RGW sends the body of an error answer only once the client has
  * acknowledged the headers, about 40 ms later (docs/performance.md, "One
- * bundle of 64 MiB"). A 412's status line says all the probe needs, so its
- * body is dropped with its connection instead of awaited. Placed inside the
- * SDK's deserializer, where the answer is still raw; `ConditionRefused` is
- * not an error the SDK retries.
+ * bundle of 64 MiB"). A 412's status line says all the probe needs, so the
+ * probe goes on at once while the body is read to its end in the
+ * background, which keeps the connection for the next request (a store
+ * that sends the body at once loses nothing, not even a connection).
+ * Placed inside the SDK's deserializer, where the answer is still raw;
+ * `ConditionRefused` is not an error the SDK retries.
  */
 function decidedByStatus(command: InstanceType<typeof PutObjectCommand>): void {
   command.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const response = result.response as { statusCode?: unknown; body?: { destroy?: () => void } };
+      const response = result.response as { statusCode?: unknown; body?: unknown };
       if (response.statusCode !== 412) return result;
-      response.body?.destroy?.();
+      drainInBackground(response.body);
       throw new ConditionRefused('precondition failed');
     },
     { step: 'deserialize', priority: 'low', name: 'sealkitProbeDecidedByStatus' },
   );
+}
+
+/** Reads an answer's body to its end, ignoring what comes and any failure (the answer is decided). */
+function drainInBackground(body: unknown): void {
+  if (!(body instanceof Readable)) return;
+  body.on('error', () => {});
+  body.resume();
 }
 
 async function unsupported(client: S3Client, bucket: string): Promise<never> {
