@@ -379,6 +379,10 @@ describe('sealkit distribute run', () => {
     writeFileSync(join(source, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(source, '.git', 'refs', 'heads', 'main'), '0000\n');
     writeFileSync(join(source, 'README.md'), '# Sources\n');
+    // A name that is not UTF-8 is left out: no manifest can be written there.
+    const latin1 = Buffer.concat([Buffer.from(join(source, 'lat')), Buffer.from([0xe9]), Buffer.from('n')]);
+    mkdirSync(latin1);
+    writeFileSync(Buffer.concat([latin1, Buffer.from('/a.csv')]), 'x\n');
     // A name with a control character is shown escaped, never sent to the terminal.
     mkdirSync(join(source, 'esc\u001b[31mred'));
     writeFileSync(join(source, 'esc\u001b[31mred', 'notes.txt'), 'n\n');

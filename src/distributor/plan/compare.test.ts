@@ -241,6 +241,21 @@ describe('planRun', () => {
   });
   const page = { source_index: 0, path: 'report.html' as BundlePath, sha256: sha('4'), size: 50 };
 
+  it('names folders without a manifest under the root as given, ./ before a name that reads as an option, ten at most', () => {
+    const loose = [
+      '-draft',
+      ...Array.from({ length: 11 }, (_, day) => `day-${String(day + 1).padStart(2, '0')}`),
+    ];
+    const plan = planRun([
+      { id: 'p', shownRoot: '.', destinations, failures: [], bundles: [], dirsWithoutManifest: loose },
+      { id: 'q', shownRoot: 'reports/', destinations, failures: [], bundles: [], dirsWithoutManifest: ['a'] },
+    ]);
+    expect(plan.pipelines.map((pipeline) => pipeline.dirs_without_manifest)).toEqual([
+      { total: 12, first: ['./-draft', ...loose.slice(1, 10)] },
+      { total: 1, first: ['reports/a'] },
+    ]);
+  });
+
   it('fails an output collision at planning and aborts every write of the run', () => {
     const plan = planRun([
       {
