@@ -38,13 +38,6 @@ export interface PlanPipelineInput {
   }[];
 }
 
-/**
- * Builds the run's plan from validated bundles and destination views, with
- * no I/O: the same input gives the same plan, and `--dry-run` prints it. A
- * failed bundle, a failed discovery or an output collision anywhere aborts
- * the run: every publish or replace becomes `run_aborted`, so nothing is
- * written; items that would not write keep their own outcome.
- */
 /** Folders without a manifest a plan names at most (their total is always given). */
 const DIRS_WITHOUT_MANIFEST_SHOWN = 10;
 
@@ -54,6 +47,13 @@ function shownFolder(shownRoot: string | undefined, dir: string): string {
   return shown.startsWith('-') ? `./${shown}` : shown;
 }
 
+/**
+ * Builds the run's plan from validated bundles and destination views, with
+ * no I/O: the same input gives the same plan, and `--dry-run` prints it. A
+ * failed bundle, a failed discovery or an output collision anywhere aborts
+ * the run: every publish or replace becomes `run_aborted`, so nothing is
+ * written; items that would not write keep their own outcome.
+ */
 export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
   const failures: RunFailure[] = [];
   const items: PlanItem[] = [];
