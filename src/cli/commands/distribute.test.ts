@@ -421,6 +421,20 @@ describe('sealkit distribute run', () => {
     });
   });
 
+  it('never names a folder with a bundle below it: a manifest there would nest that bundle', () => {
+    mkdirSync(join(source, 'archive'));
+    writeFileSync(join(source, 'archive', 'index.md'), '# Archive\n');
+    makeBundle(source, 'archive/2026-05', [REPORT], { id: 'a1', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(source, 'loose'));
+    writeFileSync(join(source, 'loose', 'a.txt'), 'a\n');
+    const report = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(report.counts.published).toBe(1);
+    expect(report.plan.pipelines[0].dirs_without_manifest).toEqual({
+      total: 1,
+      first: [join(source, 'loose')],
+    });
+  });
+
   it('with several pipelines, says which folders are whose', () => {
     const other = join(work, 'other');
     mkdirSync(join(other, 'q1'), { recursive: true });

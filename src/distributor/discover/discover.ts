@@ -31,8 +31,9 @@ export interface Discovery {
    * Folders below the root and outside every bundle that hold files of
    * their own, sorted by UTF-8 bytes: where an operator most likely meant a
    * bundle and wrote no manifest. Only the topmost of such folders (a
-   * manifest there covers the folders below), and none that `distribute
-   * manifest` could not take as written: hidden files and folders aside
+   * manifest there covers the folders below), none with a bundle below
+   * it (a manifest there would nest that bundle), and none that
+   * `distribute manifest` could not take as written: hidden files and folders aside
    * (`.git/`, `.DS_Store`), as that command leaves them out, and no name
    * that is not UTF-8. Never a problem; a run says so when it found no
    * bundle at all.
@@ -181,18 +182,29 @@ export function discoverBundles(
   return {
     bundles,
     problems: [...problems, ...unicodeTwins(bundles)],
-    dirsWithoutManifest: topmost(withoutManifest).sort(compareUtf8),
+    dirsWithoutManifest: worthNaming(withoutManifest, found).sort(compareUtf8),
   };
 }
 
-/** The folders none of whose ancestors is listed too. */
-function topmost(folders: readonly string[]): string[] {
-  const listed = new Set(folders);
-  return folders.filter((folder) => {
-    for (let slash = folder.indexOf('/'); slash !== -1; slash = folder.indexOf('/', slash + 1))
-      if (listed.has(folder.slice(0, slash))) return false;
-    return true;
-  });
+/**
+ * The folders worth naming: none with a bundle below it (a manifest there
+ * would nest that bundle) and none below another one named (a manifest
+ * there covers the folders below).
+ */
+function worthNaming(folders: readonly string[], bundles: readonly string[]): string[] {
+  const aboveBundles = new Set<string>();
+  for (const bundle of bundles) for (const ancestor of ancestorsOf(bundle)) aboveBundles.add(ancestor);
+  const kept = folders.filter((folder) => !aboveBundles.has(folder));
+  const listed = new Set(kept);
+  return kept.filter((folder) => !ancestorsOf(folder).some((ancestor) => listed.has(ancestor)));
+}
+
+/** `a/b/c` → `a`, `a/b`. */
+function ancestorsOf(path: string): string[] {
+  const ancestors: string[] = [];
+  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1))
+    ancestors.push(path.slice(0, slash));
+  return ancestors;
 }
 
 /**
