@@ -30,13 +30,11 @@ export interface Discovery {
   /**
    * Folders below the root and outside every bundle that hold files of
    * their own, sorted by UTF-8 bytes: where an operator most likely meant a
-   * bundle and wrote no manifest. Only the topmost of such folders (a
-   * manifest there covers the folders below), none with a bundle below
-   * it (a manifest there would nest that bundle), and none that
-   * `distribute manifest` could not take as written: hidden files and folders aside
-   * (`.git/`, `.DS_Store`), as that command leaves them out, and no name
-   * that is not UTF-8. Never a problem; a run says so when it found no
-   * bundle at all.
+   * bundle and wrote no manifest. Only those `worthNaming` keeps, and none
+   * that `distribute manifest` could not take as written: hidden files and
+   * folders aside (`.git/`, `.DS_Store`), as that command leaves them out,
+   * and no name that is not UTF-8. Never a problem; a run says so when it
+   * found no bundle at all.
    */
   readonly dirsWithoutManifest: readonly string[];
 }
