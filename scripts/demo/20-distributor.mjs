@@ -67,11 +67,15 @@ export async function run(ctx) {
   writeFileSync(join(week, 'chart.svg'), CHART);
   writeFileSync(join(week, 'data', 'sales.csv'), 'region,sales\nNorth,1204\nSouth,1733\n');
   writeFileSync(join(week, '.DS_Store'), 'left by a file manager');
+  // A file at the source root itself: never published, and named by a run that finds no bundle.
+  writeFileSync(join(base, 'reports', 'README.md'), '# Reports\n\nOne folder per report bundle.\n');
   writeFileSync(join(base, 'sealkit.distributor.yaml'), CONFIG);
 
   ctx.cd(base);
   const nonBlank = (line) => line.trim() !== '';
-  ctx.say('Before the producer writes its manifest, a run finds no bundle and says where one is missing:');
+  ctx.say(
+    'Before the producer writes its manifest, a run finds no bundle and says where one is missing (and that files at the root are never published):',
+  );
   ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
   ctx.say(
     'The producer writes manifest.json (files sorted, sizes and SHA-256 computed, hidden files left out):',

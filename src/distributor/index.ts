@@ -72,6 +72,7 @@ export { decide as compareDestination, type SnapshotView } from './plan/compare.
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
   Outcome,
+  PipelinePlan,
   PlanItem,
   PlannedOutput,
   PlannedWrite,

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -372,13 +380,15 @@ describe('sealkit distribute run', () => {
     mkdirSync(join(source, 'maps', 'b1', 'tiles'), { recursive: true });
     writeFileSync(join(source, 'maps', 'b1', 'report.md'), REPORT.content);
     writeFileSync(join(source, 'maps', 'b1', 'tiles', 'a.png'), 'png');
-    // Not named: hidden files alone, hidden folders (a git checkout), files at the root.
+    // Not named as folders: hidden files alone, hidden folders (a git checkout).
     mkdirSync(join(source, 'scratch'));
     writeFileSync(join(source, 'scratch', '.DS_Store'), '');
     mkdirSync(join(source, '.git', 'refs', 'heads'), { recursive: true });
     writeFileSync(join(source, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(source, '.git', 'refs', 'heads', 'main'), '0000\n');
+    // A file at the root is named apart: no manifest makes it part of a bundle.
     writeFileSync(join(source, 'README.md'), '# Sources\n');
+    writeFileSync(join(source, '.env'), 'X=1\n');
     // A name that is not UTF-8 is left out: no manifest can be written there.
     const latin1 = Buffer.concat([Buffer.from(join(source, 'lat')), Buffer.from([0xe9]), Buffer.from('n')]);
     mkdirSync(latin1);
@@ -397,15 +407,22 @@ describe('sealkit distribute run', () => {
           `  ${join(source, 'maps/b1')}`,
           `  ${join(source, 'sales')}`,
           `  ${join(source, 'weather/b1')}`,
+          'files directly in a source root are never published (move them into a folder below it):',
+          `  ${join(source, 'README.md')}`,
           'write one with: sealkit distribute manifest <folder> --id <id>',
         ].join('\n'),
       );
       expect(result.stdout.toString()).not.toContain('\u001b');
+      expect(result.stdout.toString()).not.toContain('.env');
     }
     const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
     expect(json.plan.pipelines[0].dirs_without_manifest).toEqual({
       total: 4,
       first: ['esc\u001b[31mred', 'maps/b1', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
+    });
+    expect(json.plan.pipelines[0].files_at_source_root).toEqual({
+      total: 1,
+      first: [join(source, 'README.md')],
     });
     // Following the hint: the folder gets its manifest, publishes, and is no longer named.
     const written = runCli(['distribute', 'manifest', join(source, 'maps/b1'), '--id', 'maps.b1']);
@@ -419,6 +436,35 @@ describe('sealkit distribute run', () => {
       total: 3,
       first: ['esc\u001b[31mred', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
     });
+  });
+
+  it('regression: files lying directly in the source root are named, with how to publish them (was only "no bundle found")', () => {
+    writeFileSync(join(source, 'report.md'), REPORT.content);
+    writeFileSync(join(source, 'sales.csv'), 'region,total\n');
+    writeFileSync(join(source, '.DS_Store'), '');
+    for (const flags of [[], ['--dry-run']]) {
+      const result = runCli(['distribute', 'run', '--config', config, ...flags]);
+      expect(result.status).toBe(0);
+      expect(result.stdout.toString()).toContain(
+        [
+          'no bundle found under the source roots',
+          'a bundle is a folder below a source root holding manifest.json; files directly in the root are never published:',
+          `  ${join(source, 'report.md')}`,
+          `  ${join(source, 'sales.csv')}`,
+          'move them into a folder below the root, then write its manifest with: sealkit distribute manifest <folder> --id <id>',
+        ].join('\n'),
+      );
+    }
+    // Following the hint: moved into a folder with its manifest, they publish and are no longer named.
+    mkdirSync(join(source, 'daily'));
+    renameSync(join(source, 'report.md'), join(source, 'daily', 'report.md'));
+    renameSync(join(source, 'sales.csv'), join(source, 'daily', 'sales.csv'));
+    expect(runCli(['distribute', 'manifest', join(source, 'daily'), '--id', 'daily']).status).toBe(0);
+    const published = JSON.parse(
+      runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString(),
+    );
+    expect(published.counts.published).toBe(1);
+    expect(published.plan.pipelines[0].files_at_source_root).toEqual({ total: 0, first: [] });
   });
 
   it('never names a folder with a bundle below it: a manifest there would nest that bundle', () => {
@@ -435,10 +481,11 @@ describe('sealkit distribute run', () => {
     });
   });
 
-  it('with several pipelines, says which folders are whose', () => {
+  it('with several pipelines, says which folders and files are whose', () => {
     const other = join(work, 'other');
     mkdirSync(join(other, 'q1'), { recursive: true });
     writeFileSync(join(other, 'q1', 'sales.csv'), 'x\n');
+    writeFileSync(join(other, 'totals.csv'), 'x\n');
     mkdirSync(join(source, 'weather'));
     writeFileSync(join(source, 'weather', 'report.md'), REPORT.content);
     mkdirSync(join(work, 'dest2'));
@@ -454,6 +501,10 @@ describe('sealkit distribute run', () => {
         `    ${join(source, 'weather')}`,
         '  pipeline sales, 1 folder:',
         `    ${join(other, 'q1')}`,
+        'files directly in a source root are never published (move them into a folder below it):',
+        '  pipeline sales, 1 file:',
+        `    ${join(other, 'totals.csv')}`,
+        'write one with: sealkit distribute manifest <folder> --id <id>',
       ].join('\n'),
     );
   });

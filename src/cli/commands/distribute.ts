@@ -6,6 +6,7 @@ import {
   distributeRun,
   type ItemOutcome,
   MAX_TRANSFERS,
+  type PipelinePlan,
   type PlanItem,
   type ProgressEvent,
   parseRfc3339Instant,
@@ -440,29 +441,62 @@ function summaryText(report: RunReport): string {
 
 /**
  * Why a run found nothing to publish, and where a manifest was most likely
- * forgotten: the folders outside every bundle that hold files, per pipeline
- * when several have some. Names are shown escaped (a control character
- * never reaches the terminal).
+ * forgotten: the folders outside every bundle that hold files, and files
+ * lying directly in a source root (never published: a bundle is a folder
+ * below it), per pipeline when several have some. Names are shown escaped
+ * (a control character never reaches the terminal).
  */
 function noBundleLines(report: RunReport): string[] {
   const lines = ['no bundle found under the source roots'];
-  const pipelines = report.plan.pipelines.filter((pipeline) => pipeline.dirs_without_manifest.total > 0);
-  const only = pipelines.length === 1 ? pipelines[0] : undefined;
-  if (pipelines.length === 0) return lines;
-  const folders = (total: number): string => (total === 1 ? '1 folder' : `${total} folders`);
+  const all = report.plan.pipelines;
+  const withFolders = all.filter((pipeline) => pipeline.dirs_without_manifest.total > 0);
+  const withFiles = all.filter((pipeline) => pipeline.files_at_source_root.total > 0);
+  if (withFolders.length === 0 && withFiles.length === 0) return lines;
+  // Grouped under each pipeline's id as soon as two pipelines have something to show.
+  const grouped = new Set([...withFolders, ...withFiles]).size > 1;
+  const definition = 'a bundle is a folder below a source root holding manifest.json';
+  if (withFolders.length > 0) {
+    const only = grouped ? undefined : withFolders[0]?.dirs_without_manifest.total;
+    const these =
+      only === undefined
+        ? 'these hold'
+        : only === 1
+          ? 'this folder holds'
+          : `${counted(only, 'folder')} hold`;
+    lines.push(`${definition}; ${these} files but none:`);
+    lines.push(...looseLines(withFolders, (pipeline) => pipeline.dirs_without_manifest, 'folder', grouped));
+  }
+  if (withFiles.length > 0) {
+    lines.push(
+      withFolders.length > 0
+        ? 'files directly in a source root are never published (move them into a folder below it):'
+        : `${definition}; files directly in the root are never published:`,
+    );
+    lines.push(...looseLines(withFiles, (pipeline) => pipeline.files_at_source_root, 'file', grouped));
+  }
   lines.push(
-    only === undefined
-      ? 'a bundle is a folder below a source root holding manifest.json; these hold files but none:'
-      : `a bundle is a folder below a source root holding manifest.json; ${only.dirs_without_manifest.total === 1 ? 'this folder holds' : `${folders(only.dirs_without_manifest.total)} hold`} files but none:`,
+    withFolders.length > 0
+      ? 'write one with: sealkit distribute manifest <folder> --id <id>'
+      : 'move them into a folder below the root, then write its manifest with: sealkit distribute manifest <folder> --id <id>',
   );
+  return lines;
+}
+
+/** The names one list of `noBundleLines` shows, `grouped` under each pipeline's id. */
+function looseLines(
+  pipelines: readonly PipelinePlan[],
+  pick: (pipeline: PipelinePlan) => PipelinePlan['dirs_without_manifest'],
+  noun: string,
+  grouped: boolean,
+): string[] {
+  const indent = grouped ? '    ' : '  ';
+  const lines: string[] = [];
   for (const pipeline of pipelines) {
-    const { total, first } = pipeline.dirs_without_manifest;
-    const indent = only === undefined ? '    ' : '  ';
-    if (only === undefined) lines.push(`  pipeline ${pipeline.id}, ${folders(total)}:`);
-    lines.push(...first.map((dir) => `${indent}${escapedBytes(Buffer.from(dir, 'utf8'))}`));
+    const { total, first } = pick(pipeline);
+    if (grouped) lines.push(`  pipeline ${pipeline.id}, ${counted(total, noun)}:`);
+    lines.push(...first.map((name) => `${indent}${escapedBytes(Buffer.from(name, 'utf8'))}`));
     if (total > first.length) lines.push(`${indent}and ${total - first.length} more`);
   }
-  lines.push('write one with: sealkit distribute manifest <folder> --id <id>');
   return lines;
 }
 

@@ -37,6 +37,12 @@ export interface Discovery {
    * found no bundle at all.
    */
   readonly dirsWithoutManifest: readonly string[];
+  /**
+   * Files directly in the source root (hidden ones and names that are not
+   * UTF-8 aside), sorted by UTF-8 bytes: never published, as a bundle is a
+   * folder below the root. Empty when the root is itself the bundle.
+   */
+  readonly filesAtRoot: readonly string[];
 }
 
 /**
@@ -58,6 +64,7 @@ export function discoverBundles(
   const found: string[] = [];
   const problems: DiscoveryProblem[] = [];
   const withoutManifest: string[] = [];
+  const filesAtRoot: string[] = [];
   let seen = 0;
   /** `bundle`: the enclosing bundle's path and segment count, or undefined outside every bundle. */
   const problem = (
@@ -124,7 +131,10 @@ export function discoverBundles(
       if (entry === manifest) continue;
       const type = typeOf(dir, entry);
       const at = [...names, entry.name];
-      if (type === 'file' && entry.utf8 && !entry.name.startsWith('.')) holdsFiles = true;
+      if (type === 'file' && entry.utf8 && !entry.name.startsWith('.')) {
+        holdsFiles = true;
+        if (segments.length === 0 && options.rootIsBundle !== true) filesAtRoot.push(entry.name);
+      }
       if (type === 'symlink') {
         problem(inside, at, (where) =>
           refuseDistributor('source_symlink', {
@@ -181,6 +191,7 @@ export function discoverBundles(
     bundles,
     problems: [...problems, ...unicodeTwins(bundles)],
     dirsWithoutManifest: worthNaming(withoutManifest, found).sort(compareUtf8),
+    filesAtRoot: filesAtRoot.sort(compareUtf8),
   };
 }
 

@@ -248,11 +248,23 @@ describe('planRun', () => {
     ];
     const plan = planRun([
       { id: 'p', shownRoot: '.', destinations, failures: [], bundles: [], dirsWithoutManifest: loose },
-      { id: 'q', shownRoot: 'reports/', destinations, failures: [], bundles: [], dirsWithoutManifest: ['a'] },
+      {
+        id: 'q',
+        shownRoot: 'reports/',
+        destinations,
+        failures: [],
+        bundles: [],
+        dirsWithoutManifest: ['a'],
+        filesAtRoot: ['-notes.md', 'b.csv'],
+      },
     ]);
     expect(plan.pipelines.map((pipeline) => pipeline.dirs_without_manifest)).toEqual([
       { total: 12, first: ['./-draft', ...loose.slice(1, 10)] },
       { total: 1, first: ['reports/a'] },
+    ]);
+    expect(plan.pipelines.map((pipeline) => pipeline.files_at_source_root)).toEqual([
+      { total: 0, first: [] },
+      { total: 2, first: ['reports/-notes.md', 'reports/b.csv'] },
     ]);
   });
 

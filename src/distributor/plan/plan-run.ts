@@ -28,6 +28,8 @@ export interface PlanPipelineInput {
   readonly bundles: readonly PlanBundleInput[];
   /** Folders below the source root, outside every bundle, that hold files (absent: none known). */
   readonly dirsWithoutManifest?: readonly string[];
+  /** Files directly in the source root, which no bundle holds (absent: none known). */
+  readonly filesAtRoot?: readonly string[];
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
     readonly bundle_dir: BundleDir | null;
@@ -39,10 +41,11 @@ export interface PlanPipelineInput {
 }
 
 /** Folders without a manifest a plan names at most (their total is always given). */
-const DIRS_WITHOUT_MANIFEST_SHOWN = 10;
+/** How many folders without a manifest, and files at a source root, a plan names (it counts them all). */
+const LOOSE_SHOWN = 10;
 
-/** A folder under the source root as given; `./` before a name that would read as an option. */
-function shownFolder(shownRoot: string | undefined, dir: string): string {
+/** A path under the source root as given; `./` before a name that would read as an option. */
+function shownUnderRoot(shownRoot: string | undefined, dir: string): string {
   const shown = shownRoot === undefined ? dir : join(shownRoot, dir);
   return shown.startsWith('-') ? `./${shown}` : shown;
 }
@@ -125,13 +128,18 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
     );
   const pipelinePlans: PipelinePlan[] = pipelines.map((pipeline) => {
     const loose = pipeline.dirsWithoutManifest ?? [];
+    const atRoot = pipeline.filesAtRoot ?? [];
     return {
       id: pipeline.id,
       destinations: pipeline.destinations,
       bundles: pipeline.bundles.map((bundle) => ({ bundle_dir: bundle.dir, manifest: bundle.manifest })),
       dirs_without_manifest: {
         total: loose.length,
-        first: loose.slice(0, DIRS_WITHOUT_MANIFEST_SHOWN).map((dir) => shownFolder(pipeline.shownRoot, dir)),
+        first: loose.slice(0, LOOSE_SHOWN).map((dir) => shownUnderRoot(pipeline.shownRoot, dir)),
+      },
+      files_at_source_root: {
+        total: atRoot.length,
+        first: atRoot.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
       },
     };
   });

@@ -144,6 +144,12 @@ export interface PipelinePlan {
    * source root as the configuration gives it.
    */
   readonly dirs_without_manifest: { readonly total: number; readonly first: readonly string[] };
+  /**
+   * Files directly in the source root (hidden ones aside), which no bundle
+   * holds and no run publishes: how many, and the first ten by UTF-8 bytes,
+   * each under the source root as the configuration gives it.
+   */
+  readonly files_at_source_root: { readonly total: number; readonly first: readonly string[] };
 }
 
 /**

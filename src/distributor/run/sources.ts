@@ -74,6 +74,8 @@ export interface SourcePipeline {
   readonly bundles: SourceBundle[];
   /** Folders outside every bundle that hold files (see `Discovery`). */
   dirsWithoutManifest: readonly string[];
+  /** Files directly in the source root, never published (see `Discovery`). */
+  filesAtRoot: readonly string[];
   /** Every store opened for this pipeline; `current` takes the next bundle. */
   readonly stores: SnapshotStore[];
   current: SnapshotStore | undefined;
@@ -98,6 +100,7 @@ export function readManifests(
     failures: [],
     bundles: [],
     dirsWithoutManifest: [],
+    filesAtRoot: [],
     stores: [],
     current: undefined,
     failedOwners: new Set(),
@@ -232,6 +235,7 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
 function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: FailureRecorder): void {
   const { found, manifests } = walked;
   pipeline.dirsWithoutManifest = found.dirsWithoutManifest;
+  pipeline.filesAtRoot = found.filesAtRoot;
   const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
   if (outside.length > 0) fail(null, null, refuseAll(outside));
   for (const dir of found.bundles) {
@@ -774,6 +778,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       })),
     failures: pipeline.failures,
     dirsWithoutManifest: pipeline.dirsWithoutManifest,
+    filesAtRoot: pipeline.filesAtRoot,
   };
 }
 
