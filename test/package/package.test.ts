@@ -77,7 +77,10 @@ describe('the package', () => {
     ).toEqual([]);
     expect(files).toContain('docs/schemas/distributor-config.schema.json');
     expect(files).toContain('docs/schemas/contracts/source.schema.json');
-    expect(files.filter((path) => path.startsWith('docs/') && !path.startsWith('docs/schemas/'))).toEqual([]);
+    // Regression: only docs/schemas shipped, so the README's links and the hints that name a guide
+    // (docs/contracts.md#model-sql, …) led nowhere in an installed package.
+    expect(files).toContain('docs/contracts.md');
+    expect(files).toContain('docs/distributor.md');
     expect(
       files.filter(
         (path) =>
@@ -124,6 +127,11 @@ describe('the package', () => {
 
     const installed = join(prefix, 'lib', 'node_modules', 'sealkit');
     expect(existsSync(join(installed, 'docs', 'schemas', 'distributor-config.schema.json'))).toBe(true);
+    // Every guide the installed README links to is there beside it.
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((match) => match[1] ?? '');
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((path) => !existsSync(join(installed, path)))).toEqual([]);
     // The README's first steps for a user: copy the shipped example, validate it (DuckDB parses its SQL).
     cpSync(join(installed, 'examples', 'contracts', 'retail'), join(work, 'retail'), { recursive: true });
     const validate = run(['contract', 'validate', 'retail']);
