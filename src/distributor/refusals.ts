@@ -82,6 +82,7 @@ export type DistributorRefusalCode =
   | 'run_interrupted'
   | 'conflict_different_id'
   | 'conflict_same_created'
+  | 'skipped_newer_refused'
   // destinations
   | 'destination_roots_overlap'
   | 'destination_inside_source'
@@ -321,6 +322,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   conflict_same_created: {
     category: 'conflict',
     message: 'the destination holds the same bundle id and created time with a different digest',
+  },
+  skipped_newer_refused: {
+    category: 'conflict',
+    message:
+      'a destination holds a newer publication than the source, so a bundle was not published, and --fail-on-skipped-newer asks for none',
   },
 
   destination_roots_overlap: {

@@ -133,14 +133,24 @@ describe('sealkit distribute run', () => {
     const strict = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer']);
     expect(strict.status).toBe(2);
     expect(strict.stderr.toString()).toBe(
-      'error[skipped_newer]: 1 bundle was not published because the destination holds a newer publication, and --fail-on-skipped-newer asks for none\n',
+      [
+        'error[skipped_newer_refused]: a destination holds a newer publication than the source, so a bundle was not published, and --fail-on-skipped-newer asks for none',
+        "  = help: 1 bundle not published: 'weather/b1' at 'site' (2026-05-30T17:00:00Z > 2026-05-30T11:10:00Z); publish a newer issue from the source, or run without --fail-on-skipped-newer to accept it",
+        '',
+      ].join('\n'),
     );
+    // Regression: --json said "status": "ok" while the run exited 2, so a job reading status passed.
     const json = runCli(['distribute', 'run', '--config', config, '--fail-on-skipped-newer', '--json']);
     expect(json.status).toBe(2);
-    expect(JSON.parse(json.stdout.toString())).toMatchObject({
-      unmet: ['skipped_newer'],
+    const refused = JSON.parse(json.stdout.toString());
+    expect(refused).toMatchObject({
+      status: 'refused',
+      reason_code: 'skipped_newer_refused',
+      category: 'conflict',
       counts: { skipped_newer: 1 },
     });
+    expect(refused.hint).toContain("'weather/b1' at 'site'");
+    expect(refused).not.toHaveProperty('unmet');
   });
 
   it('aligns the report by display width and writes "1 byte", not "1 bytes"', () => {

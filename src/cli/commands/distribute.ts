@@ -190,22 +190,49 @@ export const distributeRunCommand: Command = {
       .join('');
     // A destination newer than the source is not an error by default (the
     // source may be stale on purpose); a CI job can make it one.
-    const newer = report.counts.skipped_newer;
-    const failOnNewer = values['fail-on-skipped-newer'] === true && newer > 0;
-    const newerNotice = failOnNewer
-      ? `error[skipped_newer]: ${newer === 1 ? '1 bundle was' : `${newer} bundles were`} not published because the destination holds a newer publication, and --fail-on-skipped-newer asks for none\n`
-      : '';
-    const allErrors = errors + newerNotice;
+    const newer = values['fail-on-skipped-newer'] === true ? newerRefusal(report) : undefined;
+    const allErrors = errors + (newer === undefined ? '' : formatRefusal(newer, 'located'));
+    const json = reportJson(report);
     return {
       text: quiet ? '' : report.dry_run ? planText(report) : summaryText(report),
-      json: { ...reportJson(report), ...(failOnNewer ? { unmet: ['skipped_newer'] } : {}) },
+      // Refused like any other run: a job reading `status` sees it failed.
+      json:
+        newer === undefined || report.status !== 'ok'
+          ? json
+          : { ...json, status: 'refused', ...topLevelRefusal(newer) },
       ...(allErrors === '' ? {} : { errors: allErrors }),
-      refused: report.status !== 'ok' || failOnNewer,
+      refused: report.status !== 'ok' || newer !== undefined,
       ...(stopped ? interruptedBy(received) : {}),
       afterOutput: faults.afterResult,
     };
   },
 };
+
+/**
+ * The refusal `--fail-on-skipped-newer` makes of the run's `skipped_newer`
+ * items, naming the first few; undefined when there is none.
+ */
+function newerRefusal(report: RunReport): Refusal | undefined {
+  const newer = report.outcomes.filter((item) => item.outcome === 'skipped_newer');
+  if (newer.length === 0) return undefined;
+  const shown = newer.slice(0, 3).map((item) => {
+    const created =
+      item.destination_created === undefined || item.source_created === undefined
+        ? ''
+        : ` (${item.destination_created} > ${item.source_created})`;
+    return `'${item.bundle_dir}' at '${item.destination_id}'${created}`;
+  });
+  const more = newer.length > shown.length ? ` and ${newer.length - shown.length} more` : '';
+  return refuseDistributor('skipped_newer_refused', {
+    hint: `${counted(newer.length, 'bundle')} not published: ${shown.join(', ')}${more}; publish a newer issue from the source, or run without --fail-on-skipped-newer to accept it`,
+  });
+}
+
+/** `reason_code`, `category`, `message` and `hint` of a refusal, for the top of a `--json` report. */
+function topLevelRefusal(refusal: Refusal): JsonObjectOut {
+  const { reason_code, category, message, hint } = refusalJson(refusal, 'located');
+  return { reason_code, category, message, ...(hint === undefined ? {} : { hint }) };
+}
 
 /**
  * The test-only fault variable of `distribute run`
