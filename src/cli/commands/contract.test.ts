@@ -278,6 +278,34 @@ describe('sealkit contract', () => {
     chmodSync(locked, 0o755);
   });
 
+  it('regression: an output folder that cannot be written is named as given, with the cause (project and schemas)', () => {
+    copyExample(join(dir, 'p'));
+    mkdirSync(join(dir, 'ro'), { mode: 0o555 });
+    const runs = [
+      runCli(['contract', 'project', 'p', '--out', 'ro/x'], { cwd: dir }),
+      runCli(['contract', 'schemas', '--out', 'ro/x'], { cwd: dir }),
+    ];
+    for (const run of runs) {
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString('utf8')).toBe(
+        [
+          'error[contract_out_failed]: the output folder could not be written; nothing was published',
+          '  --> ro/x',
+          '  = help: the folder that would hold the output folder is not writable by this account (EACCES)',
+          '',
+        ].join('\n'),
+      );
+    }
+    const asJson = runCli(['contract', 'schemas', '--out', 'ro/x', '--json'], { cwd: dir });
+    expect(json(asJson)).toMatchObject({
+      reason_code: 'contract_out_failed',
+      location: { path: 'ro/x' },
+      hint: 'the folder that would hold the output folder is not writable by this account (EACCES)',
+    });
+    expect(readdirSync(join(dir, 'ro'))).toEqual([]);
+    chmodSync(join(dir, 'ro'), 0o755);
+  });
+
   it('skips dot folders such as .sealkit and .git', () => {
     copyExample(join(dir, 'p'));
     mkdirSync(join(dir, 'p', '.sealkit', 'ledger'), { recursive: true });

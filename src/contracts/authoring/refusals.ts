@@ -337,7 +337,7 @@ export const refuseContract = defineRefusals<ContractRefusalCode>({
   },
   contract_out_failed: {
     category: 'unavailable',
-    message: 'the projections could not be written; nothing was published',
+    message: 'the output folder could not be written; nothing was published',
   },
 });
 

@@ -25,8 +25,36 @@ const FILE_MODE = 0o644;
 export function writeTreeCreateOnly(outPath: string, files: readonly OutputFile[]): void {
   guardRefusals(
     () => publish(outPath, files),
-    () => refuseContract('contract_out_failed', { role: ROLE }),
+    (error) => outFailed(outPath, error),
   );
+}
+
+/**
+ * What a failed write most likely means, by errno name: fixed text, never
+ * the exception's own message (docs/contracts.md#reading-an-error).
+ */
+const WRITE_CAUSES: { readonly [code: string]: string } = {
+  EACCES: 'the folder that would hold the output folder is not writable by this account (EACCES)',
+  EPERM: 'the folder that would hold the output folder is not writable by this account (EPERM)',
+  EROFS: 'the folder that would hold the output folder is on a read-only filesystem (EROFS)',
+  ENOSPC: 'no space left on the filesystem (ENOSPC)',
+  EDQUOT: 'the disk quota of this account is used up (EDQUOT)',
+  EIO: 'the device reported an I/O error (EIO)',
+  ENAMETOOLONG: 'a path is longer than the filesystem allows (ENAMETOOLONG)',
+  EMFILE: 'too many open files (EMFILE)',
+  ENFILE: 'too many open files on the system (ENFILE)',
+};
+
+/** The output folder as given, with the cause when the errno says it. */
+function outFailed(outPath: string, error: unknown): Refusal {
+  const known = isFsError(error)
+    ? (WRITE_CAUSES[error.code] ?? `the write failed (${error.code})`)
+    : undefined;
+  return refuseContract('contract_out_failed', {
+    role: ROLE,
+    location: { path: outPath },
+    ...(known === undefined ? {} : { hint: known }),
+  });
 }
 
 /**
@@ -117,7 +145,11 @@ function publish(outPath: string, files: readonly OutputFile[]): void {
       try {
         const back = handle.readUpTo(file.bytes.length + 1);
         if (sha256Hex(back) !== sha256Hex(file.bytes))
-          throw refuseContract('contract_out_failed', { role: ROLE });
+          throw refuseContract('contract_out_failed', {
+            role: ROLE,
+            location: { path: outPath },
+            hint: 'a file read back differs from the bytes written: check the disk',
+          });
       } finally {
         handle.close();
       }
@@ -137,7 +169,7 @@ function publish(outPath: string, files: readonly OutputFile[]): void {
     parentDir.fsync();
   } catch (error: unknown) {
     if (!published) removeCreated(created);
-    throw error instanceof Refusal ? error : refuseContract('contract_out_failed', { role: ROLE });
+    throw error instanceof Refusal ? error : outFailed(outPath, error);
   } finally {
     for (const dir of held) dir.close();
     parentDir.close();
