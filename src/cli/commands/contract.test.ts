@@ -267,6 +267,40 @@ describe('sealkit contract', () => {
     expect(json(run)).toMatchObject({ reason_code: 'contract_project_unreadable' });
   });
 
+  it('regression: an unreadable project folder or subfolder is named as given, with what to check', () => {
+    copyExample(join(dir, 'c4'));
+    copyExample(join(dir, 'c5'));
+    mkdirSync(join(dir, 'c5', 'sub'));
+    chmodSync(join(dir, 'c4'), 0o000);
+    chmodSync(join(dir, 'c5', 'sub'), 0o000);
+    try {
+      for (const [folder, shown] of [
+        ['c4', 'c4'],
+        ['c5', 'c5/sub'],
+      ] as const) {
+        const human = runCli(['contract', 'validate', folder], { cwd: dir });
+        expect(human.status).toBe(2);
+        expect(human.stderr.toString('utf8')).toBe(
+          [
+            'error[contract_project_unreadable]: the contract project folder or one of its files cannot be read',
+            `  --> ${shown}`,
+            '  = help: this account cannot open or list this folder (its permissions)',
+            '',
+          ].join('\n'),
+        );
+        const asJson = runCli(['contract', 'project', folder, '--json'], { cwd: dir });
+        expect(json(asJson)).toMatchObject({
+          reason_code: 'contract_project_unreadable',
+          location: { path: shown },
+          hint: 'this account cannot open or list this folder (its permissions)',
+        });
+      }
+    } finally {
+      chmodSync(join(dir, 'c4'), 0o755);
+      chmodSync(join(dir, 'c5', 'sub'), 0o755);
+    }
+  });
+
   it('writes nothing and leaves no staging folder when the output parent is not writable', () => {
     copyExample(join(dir, 'p'));
     const locked = join(dir, 'locked');

@@ -53,6 +53,18 @@ export function readContractProjectFiles(
   );
 }
 
+const FOLDER_UNREADABLE = 'this account cannot open or list this folder (its permissions)';
+const FILE_UNREADABLE = 'this account cannot open or read this file (its permissions, or an I/O error)';
+
+/** A folder of the project that cannot be opened or listed, where the operator finds it. */
+function folderUnreadable(path: string) {
+  return refuseContract('contract_project_unreadable', {
+    role: ROLE,
+    location: { path },
+    hint: FOLDER_UNREADABLE,
+  });
+}
+
 /**
  * Refuses a contract project folder that does not exist, is not a folder or
  * is a symbolic link, as reading the project would, without reading it: for
@@ -83,7 +95,7 @@ function openRoot(path: string): Dir {
         location,
       });
     }
-    throw refuseContract('contract_project_unreadable', { role: ROLE });
+    throw folderUnreadable(path);
   }
 }
 
@@ -96,7 +108,13 @@ function walk(
   limits: ProjectLimits,
   root: string,
 ): void {
-  for (const entry of dir.list()) {
+  let entries: ReturnType<Dir['list']>;
+  try {
+    entries = dir.list();
+  } catch {
+    throw folderUnreadable(prefix === '' ? root : join(root, prefix));
+  }
+  for (const entry of entries) {
     if (entry.bytes[0] === 0x2e) continue; // dot entries: tool state, VCS metadata
     const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     // Where the entry is, as the operator finds it (a non-UTF-8 name is shown escaped by the refusal).
@@ -111,7 +129,14 @@ function walk(
           hint: `a project is at most ${limits.maxDepth} levels deep (its own files are at level 1); the files of this folder would be at level ${depth + 1} (${boundsOf(limits)})`,
         });
       }
-      const child = dir.openDir(entry.bytes);
+      let child: Dir;
+      try {
+        child = dir.openDir(entry.bytes);
+      } catch (error: unknown) {
+        if (isFsError(error, 'ELOOP'))
+          throw refuseContract('contract_project_symlink', { role: ROLE, location });
+        throw folderUnreadable(location.path);
+      }
       try {
         walk(child, relative, depth + 1, files, total, limits, root);
       } finally {
@@ -163,13 +188,18 @@ function readFile(
     file = dir.openFile(name);
   } catch (error: unknown) {
     if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE, location });
-    throw refuseContract('contract_project_unreadable', { role: ROLE, location });
+    throw refuseContract('contract_project_unreadable', { role: ROLE, location, hint: FILE_UNREADABLE });
   }
   try {
     // The listing could be stale: the opened inode itself must be a regular file.
     if (file.stat().type !== 'file')
       throw refuseContract('contract_project_entry_unsupported', { role: ROLE, location });
-    const bytes = file.readUpTo(limits.maxFileBytes + 1);
+    let bytes: Uint8Array;
+    try {
+      bytes = file.readUpTo(limits.maxFileBytes + 1);
+    } catch {
+      throw refuseContract('contract_project_unreadable', { role: ROLE, location, hint: FILE_UNREADABLE });
+    }
     if (bytes.length > limits.maxFileBytes)
       throw refuseContract('contract_file_too_large', {
         role: 'resource',
