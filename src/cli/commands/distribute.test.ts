@@ -713,7 +713,7 @@ describe('sealkit distribute verify and manifest', () => {
     expect(nested).toMatchObject({
       reason_code: 'bundle_nested',
       location: { path: 'v/nested/manifest.json' },
-      hint: "the bundle holds another bundle, 'nested'",
+      hint: "the bundle holds another bundle, 'nested': move one of them so that neither lies inside the other",
       details: { bundle_dir: '.', nested_bundle_dir: 'nested' },
     });
   });

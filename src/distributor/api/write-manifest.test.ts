@@ -264,6 +264,14 @@ describe('distribute manifest: every refusal names the file', () => {
       'bundle_nested',
       join(bundle, 'sub', 'manifest.json'),
     ]);
+    // Regression: the hint suggested --exclude, which writes a manifest that every run then
+    // refuses (discovery still finds the inner manifest.json): it says to move the bundle out.
+    expect(refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED })).hint).toBe(
+      'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
+    );
+    writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['sub/'] });
+    expect(refusalOf(() => verifyBundle(bundle)).code).toBe('bundle_nested');
+    rmSync(join(bundle, 'manifest.json'));
     rmSync(join(bundle, 'sub', 'manifest.json'));
     expect(at(() => writeFileSync(join(bundle, '.distributor.json'), '{}'), { includeHidden: true })).toEqual(
       ['path_reserved', join(bundle, '.distributor.json')],

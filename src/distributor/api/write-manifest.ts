@@ -232,7 +232,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         throw refuseAt(
           'bundle_nested',
           path,
-          'a bundle holds no other bundle: move it out, or leave its folder out with --exclude',
+          'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
         );
       if (type === 'symlink')
         throw refuseAt(

@@ -105,10 +105,11 @@ export function discoverBundles(
           refuseDistributor('bundle_nested', {
             role: 'bundle',
             location: { path: at },
-            hint:
+            hint: `${
               bundle.path === ''
                 ? `the bundle holds another bundle, '${path}'`
-                : `bundle '${bundle.path}' holds another bundle, '${path}'`,
+                : `bundle '${bundle.path}' holds another bundle, '${path}'`
+            }: move one of them so that neither lies inside the other`,
             details: { bundle_dir: bundle.path === '' ? '.' : bundle.path, nested_bundle_dir: path },
           }),
         );

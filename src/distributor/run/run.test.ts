@@ -372,7 +372,9 @@ describe('distribute run (local destination)', () => {
     ]);
     const refusal = nested.failures[0]?.refusal;
     expect(refusal?.location).toEqual({ path: join(source, 'outer', 'inner', 'manifest.json') });
-    expect(refusal?.hint).toBe("bundle 'outer' holds another bundle, 'outer/inner'");
+    expect(refusal?.hint).toBe(
+      "bundle 'outer' holds another bundle, 'outer/inner': move one of them so that neither lies inside the other",
+    );
     expect(refusal?.details).toEqual({ bundle_dir: 'outer', nested_bundle_dir: 'outer/inner' });
     expect(outcomes(nested)).toEqual([['outer', 'refused', 'bundle_nested']]);
     expect(bundleTree()).toEqual({});
