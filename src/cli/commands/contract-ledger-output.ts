@@ -251,22 +251,38 @@ export async function openExistingLedger(
         `publish first with 'sealkit contract publish ${projectDir}', or pass --ledger URL`,
       );
     }
-    throw placeEmbeddedLedgerFailure(error, location, projectDir);
+    throw await placeLedgerFailure(error, location, projectDir);
   }
 }
 
 /**
- * An embedded ledger that cannot be opened or created is placed at its
- * folder, with what to check: the folder is the user's own project.
+ * A ledger that cannot be opened is placed where it is, as `ledger:` shows
+ * it on success: an embedded ledger at its folder, with what to check (the
+ * folder is the user's own project); a server as the connection resolves it
+ * with the flag or variable that named it, never the password
+ * (docs/contracts.md#a-postgresql-server-as-its-users-run-it). A URL that cannot be read names
+ * its source in the hint instead, since no server can be shown.
  */
-export function placeEmbeddedLedgerFailure(
+export async function placeLedgerFailure(
   error: unknown,
   location: LedgerLocation,
   projectDir: string,
-): unknown {
-  if (location.kind !== 'embedded' || !refuseLedger.is(error, 'contract_ledger_unavailable')) return error;
-  return error.at(
-    { path: join(projectDir, '.sealkit', 'ledger') },
-    `check that this account can create and write ${join(projectDir, '.sealkit')} and that its disk is not full`,
-  );
+): Promise<unknown> {
+  if (location.kind === 'embedded') {
+    const at = { path: join(projectDir, '.sealkit', 'ledger') };
+    if (refuseLedger.is(error, 'contract_ledger_busy')) return error.at(at);
+    if (!refuseLedger.is(error, 'contract_ledger_unavailable')) return error;
+    return error.at(
+      at,
+      `check that this account can create and write ${join(projectDir, '.sealkit')} and that its disk is not full`,
+    );
+  }
+  if (refuseLedger.is(error, 'contract_ledger_location_invalid')) {
+    const source =
+      location.from === '--ledger' ? 'the URL given with --ledger' : `the URL in ${location.from}`;
+    return error.at({}, `${source}: ${error.hint ?? 'check it'}`);
+  }
+  if (refuseLedger.is(error, 'contract_ledger_unavailable'))
+    return error.at({ path: await ledgerShown(location) });
+  return error;
 }

@@ -29,7 +29,7 @@ import {
   headText,
   LEDGER_DISCLOSURE,
   ledgerShown,
-  placeEmbeddedLedgerFailure,
+  placeLedgerFailure,
   planJson,
   planText,
   refusedByTamper,
@@ -159,11 +159,7 @@ async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerCo
     if (dryRun && location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
       return null;
     }
-    throw placeEmbeddedLedgerFailure(
-      error,
-      location,
-      location.kind === 'embedded' ? location.projectDir : '',
-    );
+    throw await placeLedgerFailure(error, location, location.kind === 'embedded' ? location.projectDir : '');
   }
 }
 

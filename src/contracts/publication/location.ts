@@ -16,6 +16,16 @@ export const EMBEDDED_LEDGER_DIR = ['.sealkit', 'ledger'] as const;
 /** Environment variables naming a ledger server, in the order they are consulted after `--ledger`. */
 export const LEDGER_URL_VARIABLES = ['SEALKIT_LEDGER_URL', 'DATABASE_URL'] as const;
 
+/** What to do about a ledger location that is not a postgres:// URL, by where it came from. */
+const NOT_A_URL: Readonly<Record<'--ledger' | (typeof LEDGER_URL_VARIABLES)[number], string>> = {
+  '--ledger':
+    '--ledger takes a postgres:// or postgresql:// URL; leave it out for the embedded ledger (with SEALKIT_LEDGER_URL and DATABASE_URL unset)',
+  SEALKIT_LEDGER_URL:
+    'the variable SEALKIT_LEDGER_URL holds no postgres:// or postgresql:// URL: set it to one, name the ledger with --ledger URL, or unset it (and DATABASE_URL) for the embedded ledger',
+  DATABASE_URL:
+    'the variable DATABASE_URL holds no postgres:// or postgresql:// URL: set it to one, name the ledger with --ledger URL, or unset it for the embedded ledger',
+};
+
 /**
  * The ledger a command uses: `--ledger URL`, else `SEALKIT_LEDGER_URL`, else
  * `DATABASE_URL` (each a postgres:// or postgresql:// URL), else the embedded
@@ -40,10 +50,8 @@ export function ledgerLocation(
   // host": `host=`, else PGHOST, else localhost. (A WHATWG URL parser refuses
   // the second form.)
   if (!/^postgres(ql)?:\/\//i.test(chosen)) {
-    throw refuseLedger('contract_ledger_location_invalid', {
-      role: 'ledger',
-      hint: 'give a postgres:// or postgresql:// URL, or no --ledger (nor SEALKIT_LEDGER_URL, DATABASE_URL) for the embedded ledger',
-    });
+    // The value may hold a password: the hint names where it came from, never what it is.
+    throw refuseLedger('contract_ledger_location_invalid', { role: 'ledger', hint: NOT_A_URL[from] });
   }
   return { kind: 'postgres', url: chosen, from };
 }
