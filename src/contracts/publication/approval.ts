@@ -49,10 +49,23 @@ export function splitApprovalTarget(
   return isResourceId(id) && VERSION_PATTERN.test(version) ? { id, version } : undefined;
 }
 
-/** Refuses an approval that is incomplete or malformed; `field` names the part. */
+/** The form each part of an approval takes, for the hint of the part refused (docs/contracts.md#publication-ledger). */
+export const APPROVAL_PART_FORMS = {
+  'approval.approves':
+    'expected <resource id>@MAJOR.MINOR.PATCH, the version the run publishes, e.g. retail.source.orders@1.4.0',
+  'approval.approver': `expected the approver's name: 1 to ${MAX_APPROVER_LENGTH} characters of NFC text, without control characters or leading or trailing space`,
+  'approval.approved_at': 'expected RFC 3339 UTC to the second, e.g. 2026-03-01T09:30:00Z',
+  'approval.reason': `expected the reason: 1 to ${MAX_REASON_LENGTH.toLocaleString('en-US')} characters of NFC text, without control characters or leading or trailing space`,
+} as const;
+
+/** Refuses an approval that is incomplete or malformed; `field` names the part, `hint` its form. */
 export function checkApproval(approval: WideningApproval): WideningApproval {
-  const invalid = (field: string) =>
-    refuseLedger('contract_ledger_approval_invalid', { role: 'approval', field });
+  const invalid = (field: keyof typeof APPROVAL_PART_FORMS) =>
+    refuseLedger('contract_ledger_approval_invalid', {
+      role: 'approval',
+      field,
+      hint: APPROVAL_PART_FORMS[field],
+    });
   if (splitApprovalTarget(approval.approves) === undefined) throw invalid('approval.approves');
   if (!plainText(approval.approver, MAX_APPROVER_LENGTH)) throw invalid('approval.approver');
   if (!isUtcSecond(approval.approvedAt)) throw invalid('approval.approved_at');

@@ -1,7 +1,7 @@
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import { editDistance } from '../../core/refusal/index.js';
 import { type AppliedPublication, insertPlannedEntries, plannedEntries } from './apply.js';
-import { splitApprovalTarget, type WideningApproval } from './approval.js';
+import { APPROVAL_PART_FORMS, splitApprovalTarget, type WideningApproval } from './approval.js';
 import type { LedgerConnection } from './connection.js';
 import { guardLedger } from './guard.js';
 import { type PublicationPlan, planPublication } from './plan.js';
@@ -48,6 +48,7 @@ export function planLatestPublication(
       throw refuseLedger('contract_ledger_approval_invalid', {
         role: 'approval',
         field: 'approval.approves',
+        hint: APPROVAL_PART_FORMS['approval.approves'],
       });
     }
     if (!candidates.some((candidate) => candidate.id === target.id)) {
@@ -67,6 +68,7 @@ export function planLatestPublication(
       throw refuseLedger('contract_ledger_approval_invalid', {
         role: 'approval',
         field: 'approval.approves',
+        hint: 'one approval per resource: this resource is approved twice',
       });
     }
     byId.set(target.id, approval);
