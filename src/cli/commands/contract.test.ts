@@ -340,6 +340,45 @@ describe('sealkit contract', () => {
     chmodSync(join(dir, 'ro'), 0o755);
   });
 
+  it('regression: an empty list says it wants at least 1 item, in a sentence, not "1 items"', () => {
+    writeProjectTree(join(dir, 'p'), {
+      'sources/empty.yaml': [
+        'kind: Source',
+        'id: t.source.empty',
+        'name: empty',
+        'contract: { version: 1.0.0, compatibility: backward }',
+        'fields: []',
+        '',
+      ].join('\n'),
+    });
+    const run = runCli(['contract', 'validate', 'p'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_field_invalid]: a resource field has a value of the wrong type or outside its allowed values',
+        '  --> p/sources/empty.yaml:5:9',
+        '  = at: fields',
+        '  = help: expected a list of at least 1 item: it is empty',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('regression: contract project keeps its columns aligned after versions and compatibilities of other widths', () => {
+    copyExample(join(dir, 'p'));
+    const run = runCli(['contract', 'project', 'p'], { cwd: dir });
+    expect(run.status).toBe(0);
+    const lines = run.stdout.toString('utf8').trimEnd().split('\n');
+    const projected = lines.filter((line) => line.includes('sha256:'));
+    // The example has "full" and "backward": every digest starts in one column.
+    expect(new Set(projected.map((line) => line.split(/ {2,}/)[3]))).toEqual(new Set(['backward', 'full']));
+    expect(new Set(projected.map((line) => line.indexOf('sha256:'))).size).toBe(1);
+    expect(lines.find((line) => line.includes('retail.semantic.customers'))).toMatch(
+      /^SemanticModel {2}retail\.semantic\.customers {9}1\.2\.0 {2}full {6}sha256:[0-9a-f]{64}$/,
+    );
+    expect(lines.every((line) => line === line.trimEnd())).toBe(true);
+  });
+
   it('skips dot folders such as .sealkit and .git', () => {
     copyExample(join(dir, 'p'));
     mkdirSync(join(dir, 'p', '.sealkit', 'ledger'), { recursive: true });

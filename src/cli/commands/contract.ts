@@ -197,11 +197,26 @@ function itemJson(item: ProjectedItem): JsonObjectOut {
   };
 }
 
-function itemLine(item: ProjectedItem, width: number): string {
-  const { outcome, projection } = item;
-  const head = `${(outcome.kind ?? '').padEnd(13)}  ${(outcome.id ?? '').padEnd(width)}`;
-  if (projection === null) return `${head}  ${item.status.replace(/_/g, '-')}\n`;
-  return `${head}  ${projection.version}  ${projection.compatibility}  ${projection.digest}\n`;
+/**
+ * The lines of `contract project`: kind, id, then version, compatibility and
+ * digest, or the status for a resource without a projection; every column
+ * aligned (ids, versions and compatibilities are ASCII).
+ */
+function itemLines(items: readonly ProjectedItem[]): string {
+  const widest = (values: readonly string[]) => Math.max(0, ...values.map((value) => value.length));
+  const projections = items.flatMap((item) => (item.projection === null ? [] : [item.projection]));
+  const kinds = 'SemanticModel'.length; // the longest kind, so every listing keeps one layout
+  const ids = widest(items.map((item) => item.outcome.id ?? ''));
+  const versions = widest(projections.map((projection) => projection.version));
+  const compatibilities = widest(projections.map((projection) => projection.compatibility));
+  return items
+    .map((item) => {
+      const { outcome, projection } = item;
+      const head = `${(outcome.kind ?? '').padEnd(kinds)}  ${(outcome.id ?? '').padEnd(ids)}`;
+      if (projection === null) return `${head}  ${item.status.replace(/_/g, '-')}\n`;
+      return `${head}  ${projection.version.padEnd(versions)}  ${projection.compatibility.padEnd(compatibilities)}  ${projection.digest}\n`;
+    })
+    .join('');
 }
 
 export const contractProject: Command = {
@@ -239,14 +254,13 @@ export const contractProject: Command = {
       writeContractOutput(out, tree);
       written = tree.length;
     }
-    const width = Math.max(0, ...items.map((item) => (item.outcome.id ?? '').length));
     const footer =
       written === null
         ? ''
         : `wrote ${counted(written, 'file')} (${counted(projections.length, 'projection')} and index.json)\n`;
     keepParses(false);
     return {
-      text: `${items.map((item) => itemLine(item, width)).join('')}${footer}`,
+      text: `${itemLines(items)}${footer}`,
       json: {
         status: 'ok',
         profile: 'leapview.contract/v1',

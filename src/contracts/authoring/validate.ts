@@ -501,9 +501,13 @@ function hintOf(
   }
   if (issue.code === 'too_big' || issue.code === 'too_small') {
     const bound = Number(issue.code === 'too_big' ? issue.maximum : issue.minimum);
-    const what = issue.origin === 'array' ? 'items' : issue.origin === 'string' ? 'characters' : undefined;
+    const what = issue.origin === 'array' ? 'a list' : issue.origin === 'string' ? 'text' : undefined;
     if (what === undefined || !Number.isSafeInteger(bound)) return undefined;
-    return `${issue.code === 'too_big' ? 'at most' : 'at least'} ${bound} ${what}`;
+    const unit = issue.origin === 'array' ? 'item' : 'character';
+    const count = `${bound.toLocaleString('en-US')} ${unit}${bound === 1 ? '' : 's'}`;
+    if (issue.code === 'too_small' && bound === 1)
+      return `expected ${what} of at least 1 ${unit}: it is empty`;
+    return `expected ${what} of ${issue.code === 'too_big' ? 'at most' : 'at least'} ${count}`;
   }
   return undefined;
 }
