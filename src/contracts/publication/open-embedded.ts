@@ -110,7 +110,12 @@ export async function openEmbeddedLedger(
       sealkit = openOrCreateDir(project, SEALKIT_DIR, 0o700, options.create);
       if (sealkit === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
       const locked = lockExclusiveNonBlocking(sealkit, LOCK_FILE);
-      if (locked.kind === 'busy') throw refuseLedger('contract_ledger_busy', { role: 'ledger' });
+      if (locked.kind === 'busy') {
+        throw refuseLedger('contract_ledger_busy', {
+          role: 'ledger',
+          hint: 'another publish, history or replay of this project holds the ledger: try again when it has finished',
+        });
+      }
       lock = locked.lock;
       const ledger = openOrCreateDir(sealkit, LEDGER_DIR, 0o700, options.create);
       if (ledger === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
