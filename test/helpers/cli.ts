@@ -16,6 +16,8 @@ export function runCli(
   args: readonly string[],
   options: {
     readonly input?: Uint8Array | string;
+    /** An open file descriptor to give the CLI as its standard input instead of `input`. */
+    readonly stdinFd?: number;
     readonly cwd?: string;
     readonly env?: NodeJS.ProcessEnv;
   } = {},
@@ -23,7 +25,9 @@ export function runCli(
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env ?? process.env,
-    input: options.input ?? '',
+    ...(options.stdinFd === undefined
+      ? { input: options.input ?? '' }
+      : { stdio: [options.stdinFd, 'pipe', 'pipe'] as ['pipe' | number, 'pipe', 'pipe'] }),
     maxBuffer: 64 * 1024 * 1024,
   });
   if (result.error) throw result.error;

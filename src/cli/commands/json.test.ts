@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +113,35 @@ describe('sealkit json', () => {
     const over = runCli(['json', 'digest', '--max-bytes', '6', '--json'], { input: '[1,2,3]' });
     expect(over.status).toBe(2);
     expect(JSON.parse(over.stdout.toString())).toMatchObject({ reason_code: 'json_too_large' });
+  });
+
+  it('regression: a directory on standard input is refused as not a regular file, not as malformed JSON', () => {
+    mkdirSync(join(dir, 'somedir'));
+    const fd = openSync(join(dir, 'somedir'), 'r');
+    try {
+      const human = runCli(['json', 'canonicalize'], { cwd: dir, stdinFd: fd });
+      expect(human.status).toBe(2);
+      expect(human.stderr.toString()).toBe(
+        'error[input_not_regular]: the input is not a regular file\n  --> <stdin>\n',
+      );
+      const digest = runCli(['json', 'digest', '-', '--json'], { cwd: dir, stdinFd: fd });
+      expect(digest.status).toBe(2);
+      expect(JSON.parse(digest.stdout.toString())).toMatchObject({
+        reason_code: 'input_not_regular',
+        location: { path: '<stdin>' },
+      });
+    } finally {
+      closeSync(fd);
+    }
+    // A regular file on standard input is still read.
+    writeFileSync(join(dir, 'doc.json'), '{"b":1,"a":2}');
+    const file = openSync(join(dir, 'doc.json'), 'r');
+    try {
+      const run = runCli(['json', 'canonicalize'], { cwd: dir, stdinFd: file });
+      expect(run.stdout.toString()).toBe('{"a":2,"b":1}');
+    } finally {
+      closeSync(file);
+    }
   });
 
   it('names a missing file, an unreadable file and a directory as the user gave them', () => {

@@ -17,7 +17,11 @@ export async function readBoundedInput(
 ): Promise<Uint8Array> {
   const refuseInput = (code: InputRefusalCode): Refusal =>
     refuseInputCode(code, role === undefined ? undefined : { role });
-  if (source === '-') return readBoundedStream(stdin, maxBytes, refuseInput);
+  if (source === '-') {
+    // A directory on standard input (`< somedir`) reads as an empty stream: refuse it as a path would be.
+    if (stdin === process.stdin && isDirectory(0)) throw refuseInput('input_not_regular');
+    return readBoundedStream(stdin, maxBytes, refuseInput);
+  }
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
@@ -33,6 +37,14 @@ export async function readBoundedInput(
     return readBoundedFd(fd, maxBytes + 1, refuseInput);
   } finally {
     closeSync(fd);
+  }
+}
+
+function isDirectory(fd: number): boolean {
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
   }
 }
 
