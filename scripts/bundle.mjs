@@ -4,7 +4,7 @@
 // modules one by one was a quarter of a short command's time
 // (docs/performance.md, "Starting the CLI"). Run after `tsc`; the library
 // (`dist/src/index.js`) is not bundled.
-import { rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -32,7 +32,12 @@ const BUNDLED_REQUIRES = {
   },
 };
 
-rmSync(out, { recursive: true, force: true });
+// Written beside the bundle, then swapped in with two renames: a CLI started
+// while the bundle is rebuilt (a test run, a second terminal) finds the old
+// bundle or the new one, never a folder being written.
+const next = `${out}.next-${process.pid}`;
+const old = `${out}.old-${process.pid}`;
+rmSync(next, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { sealkit: join(root, 'dist', 'src', 'cli', 'main.js') },
   platform: 'node',
@@ -42,7 +47,7 @@ const bundle = await rolldown({
 });
 try {
   await bundle.write({
-    dir: out,
+    dir: next,
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
@@ -50,3 +55,6 @@ try {
 } finally {
   await bundle.close();
 }
+if (existsSync(out)) renameSync(out, old);
+renameSync(next, out);
+rmSync(old, { recursive: true, force: true });
