@@ -280,6 +280,18 @@ describe('sealkit distribute run', () => {
           location: where,
         },
       ],
+      // Regression: a refused outcome carried only its code; the fields were in failures[] alone.
+      outcomes: [
+        {
+          bundle_dir: bundleDir,
+          outcome: 'refused',
+          reason_code: 'file_digest_mismatch',
+          category: 'mismatched',
+          message: 'a file SHA-256 differs from the digest the manifest lists',
+          location: where,
+          hint: 'the file changed after manifest.json was written (it lists it as files[0])',
+        },
+      ],
     });
     // The report on stdout, the refusal (with the file) on stderr: `>/dev/null` hides only the report.
     expect(human.stdout.toString()).toContain('file_digest_mismatch');

@@ -209,6 +209,24 @@ export const distributeRunCommand: Command = {
 };
 
 /**
+ * A bundle refused in validation has its refusal in `failures[]` only; its
+ * outcomes carry the same fields in `--json`, as every refused outcome does
+ * (docs/distributor.md#outcomes).
+ */
+function validationRefusal(
+  report: RunReport,
+  item: { readonly pipeline_id: string; readonly bundle_dir: string; readonly reason_code?: string },
+): Refusal | undefined {
+  if (item.reason_code === undefined || item.reason_code === 'run_aborted') return undefined;
+  return report.failures.find(
+    (failure) =>
+      failure.pipeline_id === item.pipeline_id &&
+      failure.bundle_dir === item.bundle_dir &&
+      failure.reason_code === item.reason_code,
+  )?.refusal;
+}
+
+/**
  * The refusal `--fail-on-skipped-newer` makes of the run's `skipped_newer`
  * items, naming the first few; undefined when there is none.
  */
@@ -429,7 +447,10 @@ function reportJson(report: RunReport): JsonObjectOut {
   const printed = {
     ...report,
     failures,
-    outcomes: report.outcomes.map(({ refusal, ...item }) => ({ ...item, ...where(refusal) })),
+    outcomes: report.outcomes.map(({ refusal, ...item }) => ({
+      ...item,
+      ...where(refusal ?? validationRefusal(report, item)),
+    })),
     plan: { ...report.plan, failures },
   };
   return {
