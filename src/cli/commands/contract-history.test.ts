@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
+import { copyExample } from '../../contracts/fixtures/resources.js';
 import { Dir, lockExclusiveNonBlocking } from '../../core/fs/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sealkit-contract-history-'));
@@ -59,5 +61,72 @@ describe('a ledger another process holds', () => {
       if (held.kind === 'acquired') held.lock.release();
       sealkit.close();
     }
+  });
+});
+
+/** Every file and folder under `root` with its mode, and each file's SHA-256 and modification time. */
+function treeState(root: string): Record<string, string> {
+  const state: Record<string, string> = {};
+  for (const name of readdirSync(root, { recursive: true, encoding: 'utf8' }).sort()) {
+    const path = join(root, name);
+    const stat = statSync(path);
+    state[name] = stat.isFile()
+      ? `${stat.mode.toString(8)} ${stat.mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`
+      : stat.mode.toString(8);
+  }
+  return state;
+}
+
+/** Takes every write bit off `root` and everything under it; returns what puts the modes back exactly. */
+function readOnlyTree(root: string): () => void {
+  const paths = [
+    root,
+    ...readdirSync(root, { recursive: true, encoding: 'utf8' }).map((name) => join(root, name)),
+  ];
+  const modes = paths.map((path) => [path, statSync(path).mode & 0o7777] as const);
+  for (const [path, mode] of [...modes].reverse()) chmodSync(path, mode & ~0o222);
+  return () => {
+    for (const [path, mode] of modes) chmodSync(path, mode);
+  };
+}
+
+describe('commands that only read the embedded ledger', () => {
+  it('regression: publish --dry-run, history and replay leave every file of the ledger as it was, and work on a read-only ledger', () => {
+    copyExample(join(work, 'readonly'));
+    const env = { ...process.env };
+    delete env.SEALKIT_LEDGER_URL;
+    delete env.DATABASE_URL;
+    const run = (...args: string[]) => runCli(['contract', ...args], { cwd: work, env });
+    expect(run('publish', 'readonly').status).toBe(0);
+    const sealkit = join(work, 'readonly', '.sealkit');
+    const before = treeState(sealkit);
+    expect(Object.keys(before)).toContain('ledger/PG_VERSION');
+    const readers = () => [
+      run('publish', 'readonly', '--dry-run'),
+      run('history', 'readonly', '--resource', 'retail.source.orders'),
+      run('replay', 'readonly'),
+    ];
+    for (const reader of readers())
+      expect({ status: reader.status, stderr: reader.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+    expect(treeState(sealkit)).toEqual(before);
+    const restore = readOnlyTree(sealkit);
+    try {
+      const readOnly = readers();
+      for (const reader of readOnly)
+        expect({ status: reader.status, stderr: reader.stderr.toString() }).toEqual({
+          status: 0,
+          stderr: '',
+        });
+      expect(readOnly[0]?.stdout.toString()).toContain(
+        'dry run: 0 to append, 6 unchanged; nothing was written',
+      );
+      expect(readOnly[2]?.stdout.toString()).toMatch(
+        /^replayed 6 entries of 6 resources: valid; ledger head 6 sha256:/,
+      );
+    } finally {
+      restore();
+    }
+    const after = treeState(sealkit);
+    expect(after).toEqual(before);
   });
 });

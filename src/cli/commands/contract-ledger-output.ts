@@ -243,7 +243,7 @@ export async function openExistingLedger(
   if (location.kind === 'embedded') requireContractProjectFolder(projectDir);
   compileEmbeddedLedgerQuickly(location);
   try {
-    return await openLedger(location, { create: false });
+    return await openLedger(location, { create: false, readOnly: true });
   } catch (error: unknown) {
     if (location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
       throw error.at(

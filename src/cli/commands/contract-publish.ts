@@ -153,7 +153,7 @@ function candidatesOf(
 
 async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerConnection | null> {
   try {
-    return await openLedger(location, { create: !dryRun });
+    return await openLedger(location, { create: !dryRun, readOnly: dryRun });
   } catch (error: unknown) {
     // A dry run against an embedded ledger that does not exist yet plans against an empty one.
     if (dryRun && location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {

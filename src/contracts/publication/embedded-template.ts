@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import type { Dir } from '../../core/fs/index.js';
 import { packageRoot } from '../../core/package/index.js';
 
 /**
@@ -100,6 +101,55 @@ export function packDataDir(dir: string): Uint8Array {
   walk('');
   parts.push(new Uint8Array(2 * BLOCK));
   return new Uint8Array(gzipSync(Buffer.concat(parts), { level: 9 }));
+}
+
+/**
+ * An embedded ledger's data directory as an uncompressed tar, read through
+ * the held folder without following a link (a link, or anything else that is
+ * not a file or a folder, is refused with an error): what a read-only open
+ * loads into memory (docs/contracts.md#embedded-ledger).
+ */
+export function tarHeldDataDir(root: Dir): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const walk = (dir: Dir, relative: string) => {
+    const entries = [...dir.list()].sort((a, b) =>
+      Buffer.compare(Buffer.from(a.bytes), Buffer.from(b.bytes)),
+    );
+    for (const entry of entries) {
+      if (!entry.utf8) throw new Error('a name in the data directory is not UTF-8');
+      const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
+      if (type === 'directory') {
+        parts.push(tarHeader(path, 'dir', 0));
+        const child = dir.openDir(entry.bytes);
+        try {
+          walk(child, path);
+        } finally {
+          child.close();
+        }
+      } else if (type === 'file') {
+        const file = dir.openFile(entry.bytes);
+        let data: Uint8Array;
+        try {
+          const stat = file.stat();
+          if (stat.type !== 'file') throw new Error('an entry of the data directory changed its kind');
+          const size = Number(stat.size);
+          data = file.readUpTo(size + 1);
+          if (data.length !== size) throw new Error('a file of the data directory changed its size');
+        } finally {
+          file.close();
+        }
+        parts.push(tarHeader(path, 'file', data.length), data);
+        const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
+        if (pad > 0) parts.push(new Uint8Array(pad));
+      } else {
+        throw new Error('not a file or folder in the data directory');
+      }
+    }
+  };
+  walk(root, '');
+  parts.push(new Uint8Array(2 * BLOCK));
+  return Buffer.concat(parts);
 }
 
 /** One entry of a template tar, as `tarEntries` reads it back. */

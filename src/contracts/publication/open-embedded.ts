@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, openOrCreateDir } from '../../core/fs/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { connectionOver, type LedgerConnection } from './connection.js';
-import { readEmbeddedTemplate } from './embedded-template.js';
+import { readEmbeddedTemplate, tarHeldDataDir } from './embedded-template.js';
 import { EMBEDDED_LEDGER_DIR } from './location.js';
 import { pgliteLedgerSession } from './pglite-session.js';
 import { refuseLedger } from './refusals.js';
@@ -20,6 +20,9 @@ const LOCK_FILE = 'ledger.lock';
  * indexes. See docs/performance.md#a-new-embedded-ledger.
  */
 export const EMBEDDED_LEDGER_SETTINGS = ['-c', 'shared_buffers=8MB'] as const;
+
+/** A read-only open refuses any write inside the copy, so nothing can be lost unseen. */
+const READ_ONLY_SETTINGS = ['-c', 'default_transaction_read_only=on'] as const;
 
 /**
  * How a new embedded ledger gets its data directory: `template` loads the
@@ -89,12 +92,24 @@ export function prepareEmbeddedLedger(): void {
  * without following symlinks, and PGlite is given the held `.sealkit`
  * directory's /proc path, so a swapped path cannot redirect it. With
  * `create: false` a missing ledger is refused and nothing is created.
+ *
+ * With `readOnly: true` (history, replay, a dry run) the ledger's files are
+ * only read: PGlite runs on a private in-memory copy of them, taken under
+ * the lock, in which every transaction is read-only. The database engine
+ * writes nothing back (no checkpoint, no WAL), so a read-only folder works
+ * and the files keep their bytes (docs/contracts.md#embedded-ledger).
  */
 export async function openEmbeddedLedger(
   projectDir: string,
-  options: { readonly create: boolean; readonly start?: EmbeddedLedgerStart },
+  options: {
+    readonly create: boolean;
+    readonly start?: EmbeddedLedgerStart;
+    readonly readOnly?: boolean;
+  },
 ): Promise<LedgerConnection> {
   const start = options.start ?? DEFAULT_START;
+  const readOnly = options.readOnly === true;
+  let snapshot: Uint8Array | undefined;
   let project: Dir | undefined;
   let sealkit: Dir | undefined;
   let lock: HeldLock | undefined;
@@ -117,10 +132,13 @@ export async function openEmbeddedLedger(
         });
       }
       lock = locked.lock;
-      const ledger = openOrCreateDir(sealkit, LEDGER_DIR, 0o700, options.create);
+      const ledger = openOrCreateDir(sealkit, LEDGER_DIR, 0o700, options.create && !readOnly);
       if (ledger === undefined) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
       try {
         fresh = !ledger.list().some((entry) => entry.name === 'PG_VERSION');
+        // A folder without a database is no ledger to read (initdb would write one).
+        if (readOnly && fresh) throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
+        if (readOnly) snapshot = tarHeldDataDir(ledger);
       } finally {
         ledger.close();
       }
@@ -136,13 +154,18 @@ export async function openEmbeddedLedger(
       // template it loads that instead (the same files, unpacked the same
       // way as initdb's output), and refuses one when PG_VERSION exists.
       const template = fresh && start.dataDir === 'template' ? readEmbeddedTemplate() : undefined;
+      const settings = [
+        ...(start.settings === 'sealkit' ? EMBEDDED_LEDGER_SETTINGS : []),
+        ...(snapshot === undefined ? [] : READ_ONLY_SETTINGS),
+      ];
       db = await PGlite.create({
-        dataDir,
+        // A snapshot is loaded into PGlite's in-memory filesystem: nothing is written to the folder.
+        ...(snapshot === undefined
+          ? { dataDir }
+          : { loadDataDir: new Blob([snapshot as Uint8Array<ArrayBuffer>], { type: 'application/x-tar' }) }),
         pgliteWasmModule: wasmModule,
         ...(template === undefined ? {} : { loadDataDir: template }),
-        ...(start.settings === 'sealkit'
-          ? { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_LEDGER_SETTINGS] }
-          : {}),
+        ...(settings.length === 0 ? {} : { startParams: [...PGlite.defaultStartParams, ...settings] }),
       });
     } catch {
       throw refuseLedger('contract_ledger_unavailable', { role: 'ledger' });

@@ -8,10 +8,13 @@ import { openPostgresLedger } from './open-postgres.js';
  * creates an embedded ledger; a server's ledger schema is created by the
  * first publication (`ensureLedgerSchema`), inside its transaction. `start`
  * (embedded only) chooses how a new ledger's data directory is made.
+ * `readOnly` (embedded only) reads an embedded ledger's files into a private
+ * in-memory copy where every transaction is read-only: its folder is never
+ * written.
  */
 export async function openLedger(
   location: LedgerLocation,
-  options: { readonly create: boolean; readonly start?: EmbeddedLedgerStart },
+  options: { readonly create: boolean; readonly start?: EmbeddedLedgerStart; readonly readOnly?: boolean },
 ): Promise<LedgerConnection> {
   return location.kind === 'postgres'
     ? openPostgresLedger(location.url)
