@@ -7,7 +7,9 @@
  *   only what it made, and reports the interruption; the CLI turns that
  *   into exit 130 (SIGINT) or 143 (SIGTERM). A further signal changes
  *   nothing, except for a command that asks for it (`distribute run`, whose
- *   in-flight uploads may take a while), where it ends the process at once.
+ *   in-flight uploads may take a while), where it ends the process at once
+ *   with one line on stderr; a repeat within `REPEAT_WINDOW_MS` is the same
+ *   signal delivered twice and changes nothing.
  * - **Once the outcome is decided** (`finish`), a signal no longer changes
  *   it: the command prints its real result and exits with that result's
  *   code; the first such signal only prints a one-line note on stderr. The
@@ -33,14 +35,28 @@ const SIGNAL_EXIT: { readonly [S in StopSignal]: number } = {
 export interface InterruptionOptions {
   /** Where the note about a signal that came after the outcome goes; undefined for none (`--json`, `-q`). */
   readonly note: NodeJS.WritableStream | undefined;
-  /** A second signal while the command works ends the process at once (`distribute run`). */
-  readonly secondSignalEnds?: boolean;
+  /**
+   * A second signal while the command works ends the process at once
+   * (`distribute run`), after one line on this stream saying so.
+   */
+  readonly secondSignalEnds?: { readonly stderr: NodeJS.WritableStream; readonly left: string };
 }
+
+/**
+ * A repeat within this many milliseconds is the same signal delivered twice,
+ * not a second request: `timeout -s INT` sends one to the process and one
+ * to its process group, microseconds apart, as does a wrapper that forwards
+ * a signal to the group it belongs to; a person pressing Ctrl-C twice is
+ * well over a tenth of a second apart.
+ */
+export const REPEAT_WINDOW_MS = 100;
 
 export class Interruption {
   readonly #controller = new AbortController();
   readonly #options: InterruptionOptions;
   #received: StopSignal | undefined;
+  /** When the first signal came (performance.now()). */
+  #receivedAt = 0;
   #phase: 'working' | 'finished' = 'working';
   /** What had completed, for the note: set by `completed`. */
   #done = 'the run finished';
@@ -97,11 +113,14 @@ export class Interruption {
     if (this.#phase === 'working') {
       if (this.#received === undefined) {
         this.#received = name;
+        this.#receivedAt = performance.now();
         this.#controller.abort();
         return;
       }
-      if (this.#options.secondSignalEnds === true) process.exit(SIGNAL_EXIT[name]);
-      return;
+      const ends = this.#options.secondSignalEnds;
+      if (ends === undefined || performance.now() - this.#receivedAt < REPEAT_WINDOW_MS) return;
+      ends.stderr.write(`sealkit: a second ${name}: stopped at once; ${ends.left}\n`);
+      process.exit(SIGNAL_EXIT[name]);
     }
     this.#late += 1;
     if (this.#late === 1) {

@@ -152,7 +152,10 @@ export const distributeRunCommand: Command = {
     // after the run changes nothing, and never kills the process before its report.
     const interruption = Interruption.start({
       note: quiet || values.json === true ? undefined : io.stderr,
-      secondSignalEnds: true,
+      secondSignalEnds: {
+        stderr: io.stderr,
+        left: 'bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)',
+      },
     });
     let report: Awaited<ReturnType<typeof distributeRun>>;
     try {

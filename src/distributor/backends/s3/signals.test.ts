@@ -139,6 +139,45 @@ describe('signals stop a run cleanly', () => {
     expect(readdirSync(temp)).toEqual([]);
   }, 60_000);
 
+  it('regression: one SIGINT delivered twice at once (as `timeout -s INT` does) stops the run once, cleanly', async () => {
+    const { dir, temp, bundle } = setUp();
+    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    // Before, the repeat counted as a second request: the process ended at once, silently,
+    // leaving the run's copy of its bundles behind.
+    child.kill('SIGINT');
+    // A few milliseconds apart, so the kernel delivers both rather than merging them.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    hold.release();
+    const result = await finished;
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    expect(result.stderr).not.toContain('second');
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  }, 60_000);
+
+  it('a second SIGINT a moment later ends the process at once and says so, with what the next run does', async () => {
+    const { dir, temp } = setUp();
+    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    const result = await finished;
+    hold.release();
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe(
+      'sealkit: a second SIGINT: stopped at once; bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)\n',
+    );
+  }, 60_000);
+
   it('regression: SIGTERM leaves no run directory in a local destination’s work area (where the bundle copy lives)', async () => {
     const { dir, temp, prefix } = setUp();
     for (const name of ['weekly', 'monthly']) {
