@@ -156,13 +156,16 @@ export async function openEmbeddedLedger(
       const template = fresh && start.dataDir === 'template' ? readEmbeddedTemplate() : undefined;
       const settings = [
         ...(start.settings === 'sealkit' ? EMBEDDED_LEDGER_SETTINGS : []),
-        ...(snapshot === undefined ? [] : READ_ONLY_SETTINGS),
+        ...(readOnly ? READ_ONLY_SETTINGS : []),
       ];
+      // A snapshot is loaded into PGlite's in-memory filesystem: nothing is written to the folder.
+      const copy =
+        snapshot === undefined
+          ? undefined
+          : new Blob([snapshot as Uint8Array<ArrayBuffer>], { type: 'application/x-tar' });
+      snapshot = undefined; // the Blob holds its own bytes; let these go before PGlite copies them again
       db = await PGlite.create({
-        // A snapshot is loaded into PGlite's in-memory filesystem: nothing is written to the folder.
-        ...(snapshot === undefined
-          ? { dataDir }
-          : { loadDataDir: new Blob([snapshot as Uint8Array<ArrayBuffer>], { type: 'application/x-tar' }) }),
+        ...(copy === undefined ? { dataDir } : { loadDataDir: copy }),
         pgliteWasmModule: wasmModule,
         ...(template === undefined ? {} : { loadDataDir: template }),
         ...(settings.length === 0 ? {} : { startParams: [...PGlite.defaultStartParams, ...settings] }),
