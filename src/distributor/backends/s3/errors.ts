@@ -67,14 +67,43 @@ export function isTransient(error: unknown): boolean {
  */
 export function s3Refusal(error: unknown, during: 'read' | 'write'): Refusal {
   const code = s3RefusalCode(classifyS3Error(error), during);
-  const status = code === 'destination_unreachable' ? answeredNotAsS3(error) : undefined;
-  return refuseDistributor(code, {
-    role: 'destination',
-    ...(status === undefined
-      ? {}
-      : { hint: `the endpoint answered HTTP ${status} but not as an S3 service: check endpoint and bucket` }),
-  });
+  const hint = code === 'destination_unreachable' ? unreachableHint(error) : undefined;
+  return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
+
+/**
+ * Why nothing usable answered, from the HTTP status or the socket error's
+ * code alone (a fixed token such as `ECONNREFUSED`, never the SDK's text).
+ */
+function unreachableHint(error: unknown): string | undefined {
+  const status = answeredNotAsS3(error);
+  if (status !== undefined)
+    return `the endpoint answered HTTP ${status} but not as an S3 service: check endpoint and bucket`;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
+  const cause = Object.hasOwn(SOCKET_CAUSES, code) ? SOCKET_CAUSES[code] : undefined;
+  if (cause !== undefined) return `${cause} (${code})`;
+  if (errorName(error) === 'TimeoutError')
+    return 'no answer in time: check the endpoint, or raise connect_timeout_seconds or request_timeout_seconds';
+  return undefined;
+}
+
+/** What a socket error code says about the endpoint, for `unreachableHint`. */
+const SOCKET_CAUSES: { readonly [code: string]: string } = {
+  ECONNREFUSED: "nothing listens at the endpoint's host and port: check the port, and that the store runs",
+  ENOTFOUND: "the endpoint's host name is not known to DNS: check its spelling",
+  EAI_AGAIN: "DNS did not answer for the endpoint's host name: check the network",
+  ETIMEDOUT: "the endpoint's host did not answer in time: check the network and any firewall",
+  EHOSTUNREACH: "no route to the endpoint's host: check the network",
+  ENETUNREACH: "no route to the endpoint's network: check the network",
+  ECONNRESET: 'the endpoint closed the connection: check the endpoint and any proxy',
+  EPIPE: 'the endpoint closed the connection: check the endpoint and any proxy',
+  EPROTO: 'the endpoint does not speak the protocol its URL names: check http:// against https://',
+  ERR_TLS_CERT_ALTNAME_INVALID: "the endpoint's TLS certificate names another host: check the endpoint",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the endpoint's TLS certificate is not trusted here: set NODE_EXTRA_CA_CERTS to its CA",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the endpoint's TLS certificate is self-signed: set NODE_EXTRA_CA_CERTS to it",
+};
 
 /**
  * The HTTP status of an answer that carried no S3 error document (a plain

@@ -9,7 +9,8 @@ import type { DistributorConfig } from '../../config/types.js';
 import { distributeRun } from '../../run/run.js';
 
 // An endpoint that answers HTTP but not as S3 (a plain web server's 404
-// page) was reported as "cannot be reached or did not answer in time".
+// page) was reported as "cannot be reached or did not answer in time"; one
+// that does not answer at all is told by the socket's cause.
 
 const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 let work: string;
@@ -93,9 +94,29 @@ describe('an S3 endpoint that answers HTTP but not as S3', () => {
     expect(hint).not.toContain('not as an S3 service');
   });
 
-  it('a connection nobody answers keeps the plain unreachable refusal', async () => {
+  it('regression: a refused connection says nothing listens there (the hint named only the bundle)', async () => {
     const [outcome, code, hint] = await outcomeOf('http://127.0.0.1:9', true);
     expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
-    expect(hint).not.toContain('answered');
+    expect(hint).toBe(
+      "destination 'archive', bundle 'weather': nothing listens at the endpoint's host and port: check the port, and that the store runs (ECONNREFUSED)",
+    );
+  });
+
+  it('regression: a host name DNS does not know is said so', async () => {
+    const [outcome, code, hint] = await outcomeOf('http://no-such-host.invalid', true);
+    expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
+    // ENOTFOUND where a resolver answers, EAI_AGAIN where none can be asked.
+    expect(hint).toMatch(
+      /^destination 'archive', bundle 'weather': (the endpoint's host name is not known to DNS: check its spelling \(ENOTFOUND\)|DNS did not answer for the endpoint's host name: check the network \(EAI_AGAIN\))$/,
+    );
+  });
+
+  it('regression: https:// to a plain HTTP server says the protocol is wrong', async () => {
+    const endpoint = await serve(200, 'text/plain', 'hello');
+    const [outcome, code, hint] = await outcomeOf(endpoint.replace('http://', 'https://'), true);
+    expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
+    expect(hint).toBe(
+      "destination 'archive', bundle 'weather': the endpoint does not speak the protocol its URL names: check http:// against https:// (EPROTO)",
+    );
   });
 });
