@@ -162,7 +162,8 @@ describe('sealkit json', () => {
     const unreadable = runCli(['json', 'digest', 'data/locked.json'], { cwd: dir });
     expect(unreadable.status).toBe(2);
     expect(unreadable.stderr.toString()).toBe(
-      'error[input_unreadable]: the input file cannot be read\n  --> data/locked.json\n',
+      // Regression: the refusal named the file and no cause.
+      'error[input_unreadable]: the input file cannot be read\n  --> data/locked.json\n  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders\n',
     );
   });
 

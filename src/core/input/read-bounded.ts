@@ -15,8 +15,11 @@ export async function readBoundedInput(
   /** Which input this is, for a command that reads several (`execution_grant`). */
   role?: string,
 ): Promise<Uint8Array> {
-  const refuseInput = (code: InputRefusalCode): Refusal =>
-    refuseInputCode(code, role === undefined ? undefined : { role });
+  const refuseInput = (code: InputRefusalCode, hint?: string): Refusal =>
+    refuseInputCode(code, {
+      ...(role === undefined ? {} : { role }),
+      ...(hint === undefined ? {} : { hint }),
+    });
   if (source === '-') {
     // A directory on standard input (`< somedir`) reads as an empty stream: refuse it as a path would be.
     if (stdin === process.stdin && isDirectory(0)) throw refuseInput('input_not_regular');
@@ -28,9 +31,10 @@ export async function readBoundedInput(
     // (libuv opens every descriptor with O_CLOEXEC.)
     fd = openSync(source, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error: unknown) {
-    throw (error as NodeJS.ErrnoException).code === 'ENOENT'
+    const code = (error as NodeJS.ErrnoException).code;
+    throw code === 'ENOENT'
       ? refuseInput('input_missing')
-      : refuseInput('input_unreadable');
+      : refuseInput('input_unreadable', unreadableHint(code));
   }
   try {
     if (!fstatSync(fd).isFile()) throw refuseInput('input_not_regular');
@@ -38,6 +42,15 @@ export async function readBoundedInput(
   } finally {
     closeSync(fd);
   }
+}
+
+/** Why a file could not be opened, from its errno code alone (the path is the caller's to show). */
+function unreadableHint(code: string | undefined): string | undefined {
+  if (code === 'EACCES' || code === 'EPERM')
+    return `the account running sealkit may not read it (${code}): check the permissions of the file and of its folders`;
+  if (code === 'ENOTDIR') return 'a folder on its path is a file (ENOTDIR)';
+  if (code === 'ELOOP') return 'its path holds a loop of symbolic links (ELOOP)';
+  return code === undefined ? undefined : `it could not be opened (${code})`;
 }
 
 function isDirectory(fd: number): boolean {

@@ -145,6 +145,26 @@ describe('source manifest', () => {
     ]);
   });
 
+  it('regression: a manifest that is not strict JSON says what the parser found, not only where', () => {
+    const refusalOf = (text: string): Refusal | undefined => {
+      try {
+        parseManifest(Buffer.from(text));
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return error;
+        throw error;
+      }
+      return undefined;
+    };
+    const duplicate = refusalOf('{"id":"a",\n "id":"b"}');
+    expect([duplicate?.code, duplicate?.location, duplicate?.hint]).toEqual([
+      'manifest_not_json',
+      { line: 2, column: 2 },
+      'a JSON object repeats a key',
+    ]);
+    // The fixed text of the parser's code, never the document's bytes.
+    expect(refusalOf('{"secret_zq": tru}')?.hint).not.toContain('secret_zq');
+  });
+
   it('keeps an id with inner spaces and non-ASCII letters as written', () => {
     expect(parseManifest(Buffer.from(JSON.stringify({ ...valid, id: ' Brentwood — daily ' }))).id).toBe(
       ' Brentwood — daily ',

@@ -41,12 +41,14 @@ export function parseManifestJson(bytes: Uint8Array): JsonValue {
     if (error instanceof Refusal && error.code === 'json_too_large') {
       throw refuseDistributor('manifest_too_large', { role: 'manifest' });
     }
-    // The JSON parser's position, when it gives one; never its message.
+    // The JSON parser's position, and what it found there: its hint, else its
+    // code's fixed message (`an object holds the same key twice`), never data.
     const location = error instanceof Refusal ? error.location : undefined;
+    const hint = error instanceof Refusal ? (error.hint ?? error.message) : undefined;
     throw refuseDistributor('manifest_not_json', {
       role: 'manifest',
       ...(location === undefined ? {} : { location }),
-      ...(error instanceof Refusal && error.hint !== undefined ? { hint: error.hint } : {}),
+      ...(hint === undefined ? {} : { hint }),
     });
   }
   return value;

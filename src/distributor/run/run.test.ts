@@ -995,6 +995,11 @@ describe('distribute run (local destination)', () => {
   it('refuses an unreadable source file without writing', async () => {
     const bundle = makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     chmodSync(join(bundle, 'summary.txt'), 0o000);
-    expect(outcomes(await run())).toEqual([['a', 'refused', 'file_unreadable']]);
+    const report = await run();
+    expect(outcomes(report)).toEqual([['a', 'refused', 'file_unreadable']]);
+    // Regression: the hint said only which entry of the manifest lists the file, not why it failed.
+    expect(report.failures[0]?.refusal?.hint).toBe(
+      'manifest.json lists it as files[0]; the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
+    );
   });
 });

@@ -10,7 +10,12 @@ export type OpenProblem = 'missing' | 'symlink' | 'not_regular' | 'unreadable';
 
 export type OpenedFile =
   | { readonly ok: true; readonly file: ReadableFile; readonly stat: FileStat }
-  | { readonly ok: false; readonly problem: OpenProblem };
+  | {
+      readonly ok: false;
+      readonly problem: OpenProblem;
+      /** `unreadable` from a failed system call: its errno code (`EACCES`), for the hint. */
+      readonly errno?: string;
+    };
 
 /**
  * Opens `segments` below `base` for reading without following any symbolic
@@ -46,7 +51,10 @@ export function openRegular(base: Dir, segments: readonly string[], listedAs?: D
     }
     return { ok: true, file, stat };
   } catch (error: unknown) {
-    return { ok: false, problem: problemOf(error) };
+    const problem = problemOf(error);
+    return problem === 'unreadable' && isFsError(error)
+      ? { ok: false, problem, errno: error.code }
+      : { ok: false, problem };
   } finally {
     for (const dir of parents) dir.close();
   }
@@ -56,4 +64,11 @@ function problemOf(error: unknown): OpenProblem {
   if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) return 'missing';
   if (isFsError(error, 'ELOOP')) return 'symlink';
   return 'unreadable';
+}
+
+/** ` (EACCES)` and what it means, for a hint about a file `openRegular` could not open; empty when unknown. */
+export function unreadableCause(errno: string | undefined): string {
+  if (errno === 'EACCES' || errno === 'EPERM')
+    return `; the account running sealkit may not read it (${errno}): check the permissions of the file and of its folders`;
+  return errno === undefined ? '' : ` (${errno})`;
 }

@@ -23,7 +23,7 @@ import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
 import { hashFd } from './hash-fd.js';
 import type { HeldDirs } from './held-dirs.js';
-import { type OpenProblem, openRegular } from './open-source.js';
+import { type OpenProblem, openRegular, unreadableCause } from './open-source.js';
 import { BundleSnapshot, SnapshotWriteFailed } from './snapshot.js';
 
 /** A page rendered from one Markdown file of the bundle, for the destinations that want its `lang`. */
@@ -241,7 +241,11 @@ function startFile(
     );
   }
   const opened = openRegular(bundleDir, file.path.split('/'));
-  if (!opened.ok) throw refuse(FILE_PROBLEMS[opened.problem], `manifest.json lists it as ${listed}`);
+  if (!opened.ok)
+    throw refuse(
+      FILE_PROBLEMS[opened.problem],
+      `manifest.json lists it as ${listed}${opened.problem === 'unreadable' ? unreadableCause(opened.errno) : ''}`,
+    );
   let handed = false;
   try {
     if (opened.stat.size !== BigInt(file.size)) throw refuse('file_size_mismatch', changed);
