@@ -405,6 +405,31 @@ describe('distributor configuration', () => {
     expect(refusal.omitted).toBe(0);
   });
 
+  it('regression: errors are listed in file order, so the reason code is the first one in the file', () => {
+    // `wrk_dir` (line 10) came before `outputs.htm` (line 9): keys were checked before the values below them.
+    const text = [
+      'pipelines:',
+      '  - id: p',
+      '    source: {root: src}',
+      '    destinations:',
+      '      - id: site',
+      '        kind: local',
+      '        root: site',
+      '        outputs:',
+      '          htm: true',
+      '        wrk_dir: w',
+      '',
+    ].join('\n');
+    const refusal = refusalOf(text);
+    expect(
+      [refusal, ...refusal.also].map((one) => [one.code, one.location?.line, one.location?.column]),
+    ).toEqual([
+      ['config_unknown_key', 9, 11],
+      ['config_missing_key', 9, 11],
+      ['config_unknown_key', 10, 9],
+    ]);
+  });
+
   it('reports at most 50 errors (60 here), then how many more there are', () => {
     const extra = Array.from({ length: 60 }, (_, index) => `extra${index}: 1\n`).join('');
     const refusal = refusalOf(`${VALID}${extra}`);

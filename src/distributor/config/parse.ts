@@ -108,9 +108,26 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);
   if (reader.problems.length > 0 || config === undefined) {
-    throw refuseAll(reader.problems.length > 0 ? reader.problems : [fail('config_wrong_type', {})]);
+    throw refuseAll(
+      reader.problems.length > 0 ? inFileOrder(reader.problems) : [fail('config_wrong_type', {})],
+    );
   }
   return config;
+}
+
+/**
+ * The problems as the file reads, by line and column (the first one gives
+ * the run's reason code); those without a place keep their order, last.
+ */
+function inFileOrder(problems: readonly Refusal[]): Refusal[] {
+  const place = (refusal: Refusal): number =>
+    refusal.location?.line === undefined
+      ? Number.POSITIVE_INFINITY
+      : refusal.location.line * 1_000_000 + (refusal.location.column ?? 0);
+  return problems
+    .map((refusal, index) => ({ refusal, index }))
+    .sort((a, b) => place(a.refusal) - place(b.refusal) || a.index - b.index)
+    .map(({ refusal }) => refusal);
 }
 
 type Fail = (code: DistributorRefusalCode, place: YamlFaultPlace, hint?: string) => Refusal;
