@@ -50,12 +50,32 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   const ledgerUrl = parsed.positionals.find((given) => LEDGER_URL.test(given));
   if (ledgerUrl !== undefined && options.ledger?.type === 'string') throw ledgerUrlArgument(usage);
   const count = parsed.positionals.length;
-  if (count < positionals.min) throw new UsageError('missing argument', usage);
+  if (count < positionals.min) {
+    const name = positionalNames(usage)[count];
+    throw new UsageError(name === undefined ? 'missing argument' : `missing argument ${name}`, usage);
+  }
   if (count > positionals.max) throw surplusArgument(parsed.positionals, options, usage, positionals.max);
   return parsed;
 }
 
 const LEDGER_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * The names of a command's positional arguments, in order, as its usage's
+ * first line writes them (`BUNDLE_DIR`, `[DIR]`): upper-case words that are
+ * not an option's value (`--id ID`).
+ */
+function positionalNames(usage: string): string[] {
+  const words = (usage.split('\n')[0] ?? '').trim().split(/\s+/);
+  const names: string[] = [];
+  for (const [index, word] of words.entries()) {
+    const previous = words[index - 1] ?? '';
+    if (previous.replace(/^\[/, '').startsWith('-')) continue;
+    const bare = word.replace(/^\[|\]$/g, '');
+    if (/^[A-Z][A-Z_]*$/.test(bare)) names.push(bare);
+  }
+  return names;
+}
 
 /**
  * A flag that takes one value, given twice, is refused rather than letting

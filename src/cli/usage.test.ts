@@ -41,6 +41,20 @@ describe('command-line usage errors', () => {
     expect(lines[2]).toMatch(/^Usage: sealkit distribute run /);
   });
 
+  it.each([
+    [['distribute', 'manifest', '--id', 'a'], 'missing argument BUNDLE_DIR'],
+    [['distribute', 'verify'], 'missing argument BUNDLE_DIR'],
+    [['owner', 'verify', '--expected-sha256', 'ab'], 'missing argument FILE'],
+    [['edition', 'check'], 'missing argument PROJECT_DIR'],
+  ])(
+    'regression: a missing argument is named as the usage names it (was "missing argument"): %j',
+    (args, message) => {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString().split('\n')[0]).toBe(`sealkit: ${message}`);
+    },
+  );
+
   it('says how many arguments a command takes when one too many is given', () => {
     const run = runCli(['contract', 'validate', 'one', 'two', '--json']);
     expect(run.status).toBe(1);

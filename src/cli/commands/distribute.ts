@@ -401,7 +401,7 @@ function leftOutText(leftOut: readonly { readonly path: string; readonly reason:
 }
 
 function requireDir(value: string | undefined, text: string): string {
-  if (value === undefined || value.length === 0) throw usage('missing argument', text);
+  if (value === undefined || value.length === 0) throw usage('missing argument BUNDLE_DIR', text);
   return textArgument(value, 'BUNDLE_DIR', text);
 }
 
