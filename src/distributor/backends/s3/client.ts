@@ -64,10 +64,13 @@ const SILENT = {
  * The pinned SDK prints a multi-line notice (with a link) on stderr under
  * Node 20 the first time a client is built. sealkit's output is fixed text
  * only, so the notice is switched off through the SDK's own switch unless the
- * user set that switch either way. The Node support horizon is documented in
- * docs/distributor.md instead.
+ * user switched it on (`false`, `0`). The SDK takes only `true` as "off", so
+ * a user's `1` or `yes` is written as `true`. The Node support horizon is
+ * documented in docs/distributor.md instead.
  */
-function quietSdkNodeVersionNotice(): void {
+export function quietSdkNodeVersionNotice(env: NodeJS.ProcessEnv = process.env): void {
   const name = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-  if (process.env[name] === undefined) process.env[name] = 'true';
+  const given = env[name]?.trim().toLowerCase();
+  if (given === 'false' || given === '0' || given === 'no') return;
+  env[name] = 'true';
 }
