@@ -480,4 +480,25 @@ describe('sealkit contract', () => {
     expect(help.status).toBe(0);
     expect(help.stdout.toString()).toContain('Usage: sealkit contract project DIR');
   });
+  it("regression: reports a duplicate id in the same run as the other file's schema error", () => {
+    const root = join(dir, 'b3');
+    copyExample(root);
+    const orders = readFileSync(join(root, 'sources', 'orders.yaml'), 'utf8');
+    writeFileSync(join(root, 'sources', 'dup.yaml'), orders);
+    writeFileSync(join(root, 'sources', 'orders.yaml'), orders.replace('nullable', 'nulable'));
+    const run = runCli(['contract', 'validate', 'b3'], { cwd: dir });
+    expect(run.status).toBe(2);
+    const text = run.stdout.toString('utf8');
+    expect(text).toMatch(/^refused +Source +b3\/sources\/dup\.yaml +contract_duplicate_id$/m);
+    expect(text).toMatch(/^refused +Source +b3\/sources\/orders\.yaml +contract_duplicate_id and 1 more$/m);
+    expect(text).not.toMatch(/^valid .*dup\.yaml/m);
+    const stderr = run.stderr.toString('utf8');
+    expect(stderr).toContain(
+      'error[contract_duplicate_id]: two resources of the project declare the same id\n  --> b3/sources/orders.yaml:3:5\n  = at: id\n  = help: the same id is declared in b3/sources/dup.yaml\n',
+    );
+    expect(stderr).toContain(
+      '  --> b3/sources/dup.yaml:3:5\n  = at: id\n  = help: the same id is declared in b3/sources/orders.yaml\n',
+    );
+    expect(stderr).toContain("  = at: fields[0].nulable\n  = help: did you mean 'nullable'?\n");
+  });
 });

@@ -8,6 +8,7 @@ import {
   refuseAll,
   toRefusal,
 } from '../../core/refusal/index.js';
+import { isResourceId } from '../authoring/identifiers.js';
 import { placeEach, positioned, segmentsOf } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
@@ -334,26 +335,36 @@ function readEntries(files: readonly ProjectFile[], options: ProjectOptions, ref
   });
 }
 
-/** Ids identify resources project-wide: a repeated id is refused in every file that declares it. */
+/**
+ * Ids identify resources project-wide: a repeated id is refused in every file
+ * that declares it, a refused file too when its id can be read (a well-formed
+ * id as far as its plain value says), so a collision is reported in the same
+ * run as the file's other errors and the other file is never called valid.
+ */
 function refuseDuplicateIds(entries: readonly Entry[], refuseIn: RefuseIn): void {
   const byId = new Map<string, Entry[]>();
   for (const entry of entries) {
-    if (entry.resource === null) continue;
-    const list = byId.get(entry.resource.id) ?? [];
+    const id = entry.resource?.id ?? entry.declared.id;
+    if (id === undefined || (entry.resource === null && !isResourceId(id))) continue;
+    const list = byId.get(id) ?? [];
     list.push(entry);
-    byId.set(entry.resource.id, list);
+    byId.set(id, list);
   }
   for (const list of byId.values()) {
     if (list.length < 2) continue;
     for (const entry of list) {
       const others = list.filter((other) => other !== entry).map((other) => other.display);
-      const refusal = refuseContract('contract_duplicate_id', {
-        role: ROLE_OF_KIND[(entry.resource as ValidatedResource).kind],
-        field: 'id',
-        location: { pointer: 'id' },
-        hint: `the same id is declared in ${others.join(', ')}`,
-      });
-      entry.refusal = refuseIn(entry, refusal);
+      const kind = entry.resource?.kind ?? entry.declared.kind;
+      const refusal = refuseIn(
+        entry,
+        refuseContract('contract_duplicate_id', {
+          role: kind === undefined ? 'resource' : ROLE_OF_KIND[kind],
+          field: 'id',
+          location: { pointer: 'id' },
+          hint: `the same id is declared in ${others.join(', ')}`,
+        }),
+      );
+      entry.refusal = entry.refusal === null ? refusal : refuseAll(inFileOrder([entry.refusal, refusal]));
     }
   }
 }
