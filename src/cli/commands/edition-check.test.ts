@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -280,5 +280,30 @@ describe('sealkit edition check', () => {
     expect(scanForSentinels(vars, [], ['secret_zq_value'])).toEqual([]);
     expect(runCli(['edition', 'check', EDITION_PROJECTS.bigquery, '--target', 'prod']).status).toBe(1);
     expect(runCli(['edition', 'check']).status).toBe(1);
+  });
+  it('regression: lists a stray fixture file and a fixture for an unknown table in one run', () => {
+    copyProject('bigquery', join(dir, 'ws'));
+    writeFileSync(join(dir, 'ws', 'fixtures', 'notes.txt'), 'notes\n');
+    renameSync(
+      join(dir, 'ws', 'fixtures', 'bronze', 'orders.csv'),
+      join(dir, 'ws', 'fixtures', 'bronze', 'order.csv'),
+    );
+    const run = runCli(['edition', 'check', 'ws', '--fixtures', 'ws/fixtures'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      'error[fixtures_invalid]: the fixtures directory is not laid out as <source>/<table>.csv with well-formed CSV (header row of identifiers, equal field counts)\n' +
+        '  --> ws/fixtures/notes.txt\n' +
+        '  = help: fixtures are <source>/<table>.csv with plain identifier names\n' +
+        'error[fixture_unknown_table]: a fixture file names a source table the project does not define\n' +
+        '  --> ws/fixtures/bronze/order.csv\n' +
+        "  = help: no source table 'bronze.order' is defined in the project's properties files; did you mean 'bronze.orders'?\n",
+    );
+    const json = runCli(['edition', 'check', 'ws', '--fixtures', 'ws/fixtures', '--json'], { cwd: dir });
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      reason_code: 'fixtures_invalid',
+      location: { path: 'ws/fixtures/notes.txt' },
+      also: [{ reason_code: 'fixture_unknown_table', location: { path: 'ws/fixtures/bronze/order.csv' } }],
+    });
   });
 });

@@ -75,22 +75,25 @@ function fixtureTables(
 ): ReadonlyMap<string, FixtureTable> {
   const byKey = new Map<string, FixtureTable>();
   if (fixtures === undefined) return byKey;
-  const unknown: Refusal[] = [];
-  const known = sources.map(keyOf);
-  for (const table of fixtures.tables) {
-    const key = keyOf(table);
-    if (!known.includes(key)) {
-      unknown.push(
-        refuseEdition('fixture_unknown_table', {
-          location: { path: join(table.dir ?? fixtures.dir, table.source, `${table.table}.csv`) },
-          hint: `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
-        }),
-      );
-    }
-    byKey.set(key, table);
-  }
+  const unknown = unknownFixtureTables(sources, fixtures);
   if (unknown.length > 0) throw refuseAll(unknown);
+  for (const table of fixtures.tables) byKey.set(keyOf(table), table);
   return byKey;
+}
+
+/** A `fixture_unknown_table` refusal for each fixture table no source defines, in fixture order. */
+export function unknownFixtureTables(sources: CheckPlan['sources'], fixtures: FixtureSet): Refusal[] {
+  const known = sources.map(keyOf);
+  return fixtures.tables.flatMap((table) => {
+    const key = keyOf(table);
+    if (known.includes(key)) return [];
+    return [
+      refuseEdition('fixture_unknown_table', {
+        location: { path: join(table.dir ?? fixtures.dir, table.source, `${table.table}.csv`) },
+        hint: `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
+      }),
+    ];
+  });
 }
 
 /** Each model's finding from planning, or, for an enabled model that has none, from DuckDB's parser. */

@@ -1,7 +1,7 @@
-import { guardRefusalsAsync } from '../../core/refusal/index.js';
+import { guardRefusalsAsync, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
-import { type CheckRun, runCheck } from './apply.js';
-import { overlayFixtures } from './fixtures.js';
+import { type CheckRun, runCheck, unknownFixtureTables } from './apply.js';
+import { readFixtureFolders } from './fixtures.js';
 import { type CheckOptions, planCheck } from './plan.js';
 import { readProjectFiles } from './project-files.js';
 import { loadDbtSchemas } from './schemas.js';
@@ -72,11 +72,29 @@ export async function checkProject(projectDir: string, options: CheckProjectOpti
     for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
     const checkOptions: CheckOptions = { target: options.target ?? 'default', vars, env };
     const files = readProjectFiles(projectDir);
-    const fixtures = options.fixtures === undefined ? undefined : overlayFixtures(options.fixtures);
-    const plan = planCheck(files, loadDbtSchemas(), checkOptions);
+    const read = options.fixtures === undefined ? undefined : readFixtureFolders(options.fixtures);
+    const plan = planFaultsFirst(read?.faults ?? [], () => planCheck(files, loadDbtSchemas(), checkOptions));
+    const fixtures = read?.set;
+    if (read !== undefined && read.faults.length > 0)
+      // Fixture problems are listed all at once: the files that cannot be
+      // read and the tables no source defines (docs/editions.md).
+      throw refuseAll([...read.faults, ...unknownFixtureTables(plan.sources, read.set)]);
     return runCheck(plan, {
       ...(fixtures === undefined ? {} : { fixtures }),
       ...(options.captureRows === undefined ? {} : { captureRows: options.captureRows }),
     });
   });
+}
+
+/**
+ * The plan. The fixtures are read before planning, so when they have faults
+ * and planning is refused too, the fixtures' faults are what is reported.
+ */
+function planFaultsFirst<T>(faults: readonly Refusal[], plan: () => T): T {
+  if (faults.length === 0) return plan();
+  try {
+    return plan();
+  } catch {
+    throw refuseAll(faults);
+  }
 }

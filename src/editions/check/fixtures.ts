@@ -37,6 +37,24 @@ export const FIXTURE_LIMITS = {
  * such file at once, each named under the folder as given, with the line.
  */
 export function readFixtures(dir: string): FixtureSet {
+  const read = readFixtureTables(dir);
+  if (read.faults.length > 0) throw refuseAll(read.faults);
+  return read.set;
+}
+
+/** Fixtures as far as they can be read, with what could not be (each file's fault). */
+export interface FixtureRead {
+  readonly set: FixtureSet;
+  readonly faults: readonly Refusal[];
+}
+
+/**
+ * The well-formed tables of a fixtures directory and the faults of the
+ * rest, so that a check can add its own findings about the tables (one no
+ * source defines) to the same list: fixture problems are listed all at once.
+ * A folder that cannot be opened or listed at all is thrown.
+ */
+function readFixtureTables(dir: string): FixtureRead {
   return guardRefusals(
     () => {
       let root: Dir;
@@ -113,8 +131,7 @@ export function readFixtures(dir: string): FixtureSet {
           }
           tables.push({ source, table, dir, ...read.table });
         }
-        if (faults.length > 0) throw refuseAll(faults);
-        return { dir, tables };
+        return { set: { dir, tables }, faults };
       } finally {
         root.close();
       }
@@ -130,20 +147,30 @@ export function readFixtures(dir: string): FixtureSet {
  * missing fixture is suggested.
  */
 export function overlayFixtures(dirs: string | readonly string[]): FixtureSet {
+  const read = readFixtureFolders(dirs);
+  if (read.faults.length > 0) throw refuseAll(read.faults);
+  return read.set;
+}
+
+/**
+ * `overlayFixtures` without refusing: the tables that could be read and
+ * every folder's faults, a folder that cannot be read at all among them.
+ */
+export function readFixtureFolders(dirs: string | readonly string[]): FixtureRead {
   const list = typeof dirs === 'string' ? [dirs] : dirs;
   const first = list[0];
   if (first === undefined) throw refuseEdition('fixtures_missing', { location: { path: '.' } });
-  if (list.length === 1) return readFixtures(first);
   const faults: Refusal[] = [];
   const byKey = new Map<string, FixtureTable>();
   for (const dir of list) {
     try {
-      for (const table of readFixtures(dir).tables) byKey.set(`${table.source}.${table.table}`, table);
+      const read = readFixtureTables(dir);
+      for (const table of read.set.tables) byKey.set(`${table.source}.${table.table}`, table);
+      faults.push(...read.faults);
     } catch (error: unknown) {
       if (!refuseEdition.is(error) && !refuseInput.is(error)) throw error;
       faults.push(error);
     }
   }
-  if (faults.length > 0) throw refuseAll(faults);
-  return { dir: first, tables: [...byKey.values()] };
+  return { set: { dir: first, tables: [...byKey.values()] }, faults };
 }
