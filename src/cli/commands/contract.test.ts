@@ -501,4 +501,17 @@ describe('sealkit contract', () => {
     );
     expect(stderr).toContain("  = at: fields[0].nulable\n  = help: did you mean 'nullable'?\n");
   });
+  it('regression: an explicit tag is refused at the tag, not at the value after it', () => {
+    const root = join(dir, 'b4');
+    copyExample(root);
+    const file = join(root, 'sources', 'orders.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('\nkind: Source\n', '\nkind: !!str Source\n'));
+    const run = runCli(['contract', 'validate', 'b4'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      'error[contract_yaml_tag]: a resource file uses an explicit YAML tag, which is not accepted\n' +
+        '  --> b4/sources/orders.yaml:2:7\n' +
+        '  = at: kind\n',
+    );
+  });
 });

@@ -80,7 +80,8 @@ export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
         fault === 'not_utf8' ? utf8Hint(bytes) : fault === 'too_deep' ? DEPTH_HINT : faultPlaceHint(place);
       return refuseContract(FAULT_CODES[fault], {
         role: ROLE,
-        location: place,
+        // A tag or an anchor is refused where it is written, not at the value it is on.
+        location: place.prop === undefined ? place : { ...place, ...place.prop },
         ...(hint === undefined ? {} : { hint }),
       });
     },

@@ -152,6 +152,17 @@ describe('the strict YAML reader', () => {
     expect(faultOf('list:\n  - !custom x\n')).toMatchObject({ fault: 'tag' });
   });
 
+  it('regression: gives where a tag or an anchor is written, not only the value it is on', () => {
+    expect(faultOf('kind: !!str Source\n').place).toMatchObject({
+      line: 1,
+      column: 13,
+      pointer: 'kind',
+      prop: { line: 1, column: 7 },
+    });
+    expect(faultOf('a:\n  - &q\n    3\n').place).toMatchObject({ prop: { line: 2, column: 5 } });
+    expect(faultOf('{a: 1, !!str b: 2}').place).toMatchObject({ prop: { line: 1, column: 8 } });
+  });
+
   it('refuses a second document, a directive, a key that is not a string and deep nesting', () => {
     expect(faultOf('a: 1\n---\nb: 2\n')).toMatchObject({ fault: 'multiple_documents', place: { line: 2 } });
     expect(faultOf('%YAML 1.2\n---\na: 1\n').fault).toBe('directive');

@@ -88,6 +88,11 @@ export interface YamlFaultPlace {
   readonly duplicate?: { readonly key: string; readonly first: Position };
   /** `malformed`: fixed advice for the kind of syntax error, never the parser's own words. */
   readonly advice?: string;
+  /**
+   * `tag`, `alias`: where the node's tag or anchor itself is written, when
+   * `line` and `column` are those of the node's content.
+   */
+  readonly prop?: Position;
 }
 
 /**
@@ -178,11 +183,11 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   let documents: Document.Parsed[];
   let deep: ReturnType<typeof firstTooDeep>;
+  let tokens: CST.Token[] = [];
   try {
     // Parsed to tokens first, nesting bounded on them, then composed: the
     // composer builds nodes recursively, so a document nested thousands deep
     // would exhaust the stack there and read as malformed.
-    let tokens: CST.Token[];
     try {
       tokens = Array.from(new Parser(lines.addNewLine).parse(text));
     } catch (error: unknown) {
@@ -263,7 +268,13 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
     throw options.refuse('directive', { line: 1, column: 1 });
   }
-  const converter = new Converter(options, position, maxDepth, (node) => writtenAt(text, node, position));
+  const converter = new Converter(
+    options,
+    position,
+    maxDepth,
+    (node) => writtenAt(text, node, position),
+    (kind) => propOffsets(tokens, kind),
+  );
   if (document.contents === null) return { kind: 'null', at: position(document.range?.[0] ?? 0) };
   const root = converter.convert(document.contents, [], 1);
   // Every repeated key at once, in document order: each is fixed alone.
@@ -416,6 +427,30 @@ function positionOf(text: string, lines: LineCounter, offset: number): Position 
   return { line: lineNumber, column: [...text.slice(start, offset)].length + 1 };
 }
 
+type PropKind = 'tag' | 'anchor';
+
+/**
+ * The offsets of every tag or anchor token written in the document, in
+ * order; read from the parser's tokens with a stack of our own (no
+ * recursion), only when a node with one is refused.
+ */
+function propOffsets(tokens: readonly CST.Token[], kind: PropKind): number[] {
+  const offsets: number[] = [];
+  const stack: unknown[] = [...tokens];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (Array.isArray(next)) {
+      stack.push(...next);
+      continue;
+    }
+    if (typeof next !== 'object' || next === null) continue;
+    const token = next as { readonly type?: unknown; readonly offset?: unknown };
+    if (token.type === kind && typeof token.offset === 'number') offsets.push(token.offset);
+    for (const value of Object.values(next))
+      if (typeof value === 'object' && value !== null) stack.push(value);
+  }
+  return offsets.sort((a, b) => a - b);
+}
+
 class Converter {
   /** Repeated keys found so far: reported together, the first setting of each kept meanwhile. */
   readonly duplicates: Refusal[] = [];
@@ -425,6 +460,7 @@ class Converter {
     private readonly position: (offset: number) => Position,
     private readonly maxDepth: number,
     private readonly written: (node: Scalar) => Position | undefined,
+    private readonly propsOf: (kind: PropKind) => readonly number[],
   ) {}
 
   private at(node: unknown): Position {
@@ -432,10 +468,30 @@ class Converter {
     return this.position(range?.[0] ?? 0);
   }
 
+  /**
+   * Where a node's tag or anchor is written: the node's range starts at its
+   * content, and its properties come right before it, so it is the last one
+   * of that kind at or before the content.
+   */
+  private propAt(kind: PropKind, node: unknown): { readonly prop?: Position } {
+    const start = (node as { range?: readonly number[] | null }).range?.[0] ?? 0;
+    const offset = this.propsOf(kind).findLast((one) => one <= start);
+    return offset === undefined ? {} : { prop: this.position(offset) };
+  }
+
   /** A fault that stops the reading, after the repeated keys found before it. */
-  private fail(fault: YamlFault, node: unknown, path: readonly PathSegment[]): Refusal {
+  private fail(
+    fault: YamlFault,
+    node: unknown,
+    path: readonly PathSegment[],
+    extra: Partial<YamlFaultPlace> = {},
+  ): Refusal {
     const pointer = pointerOf(path);
-    const refusal = this.options.refuse(fault, { ...this.at(node), ...(pointer === '' ? {} : { pointer }) });
+    const refusal = this.options.refuse(fault, {
+      ...this.at(node),
+      ...(pointer === '' ? {} : { pointer }),
+      ...extra,
+    });
     return this.duplicates.length === 0 ? refusal : refuseAll([...this.duplicates, refusal]);
   }
 
@@ -443,8 +499,8 @@ class Converter {
     if (depth > this.maxDepth) throw this.fail('too_deep', node, path);
     if (isAlias(node)) throw this.fail('alias', node, path);
     const props = node as Node;
-    if (props.anchor !== undefined) throw this.fail('alias', node, path);
-    if (props.tag !== undefined) throw this.fail('tag', node, path);
+    if (props.anchor !== undefined) throw this.fail('alias', node, path, this.propAt('anchor', node));
+    if (props.tag !== undefined) throw this.fail('tag', node, path, this.propAt('tag', node));
     const at = this.at(node);
     if (isMap(node)) {
       const entries: YamlEntry[] = [];
@@ -454,8 +510,8 @@ class Converter {
         if (isAlias(key)) throw this.fail('alias', key, path);
         if (!isScalar(key) || typeof key.value !== 'string')
           throw this.fail('key_not_string', key ?? node, path);
-        if (key.anchor !== undefined) throw this.fail('alias', key, path);
-        if (key.tag !== undefined) throw this.fail('tag', key, path);
+        if (key.anchor !== undefined) throw this.fail('alias', key, path, this.propAt('anchor', key));
+        if (key.tag !== undefined) throw this.fail('tag', key, path, this.propAt('tag', key));
         const keyAt = this.at(key);
         const childPath = [...path, key.value];
         const first = seen.get(key.value);

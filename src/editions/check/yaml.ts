@@ -46,7 +46,11 @@ export function parseYaml(input: Uint8Array | string): YamlParse {
   try {
     node = readStrictYaml(input, {
       maxDepth: MAX_DEPTH,
-      refuse: (fault, place) => signalFault('editions_yaml_fault', { details: { fault, place } }),
+      // A tag or an anchor is refused where it is written, not at the value it is on.
+      refuse: (fault, place) =>
+        signalFault('editions_yaml_fault', {
+          details: { fault, place: place.prop === undefined ? place : { ...place, ...place.prop } },
+        }),
     });
   } catch (error: unknown) {
     if (signalFault.is(error)) return { ok: false, fault: error.details.fault, place: error.details.place };
