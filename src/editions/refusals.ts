@@ -23,6 +23,7 @@ export type EditionRefusalCode =
   | 'project_invalid'
   | 'project_file_missing'
   | 'project_file_invalid'
+  | 'project_file_yaml'
   | 'project_file_schema'
   | 'project_path_invalid'
   | 'project_entry_invalid'
@@ -96,6 +97,10 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
   project_file_invalid: {
     category: 'malformed',
     message: 'dbt_project.yml is not a single YAML mapping with a project name',
+  },
+  project_file_yaml: {
+    category: 'malformed',
+    message: 'dbt_project.yml is not a single well-formed YAML document (or repeats a key)',
   },
   project_file_schema: {
     category: 'malformed',

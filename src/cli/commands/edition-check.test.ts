@@ -306,4 +306,26 @@ describe('sealkit edition check', () => {
       also: [{ reason_code: 'fixture_unknown_table', location: { path: 'ws/fixtures/bronze/order.csv' } }],
     });
   });
+  it('regression: a repeated key in dbt_project.yml is refused as YAML, at the repetition', () => {
+    const project = copyProject('bigquery', join(dir, 'ws'));
+    const file = join(project, 'dbt_project.yml');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('\nversion: ', '\nname: other\nversion: '));
+    const run = runCli(['edition', 'check', 'ws'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      'error[project_file_yaml]: dbt_project.yml is not a single well-formed YAML document (or repeats a key)\n' +
+        '  --> ws/dbt_project.yml:4:1\n' +
+        '  = at: name\n' +
+        "  = help: 'name' is first set on line 3; keep one of the two\n",
+    );
+    // An explicit tag is placed at the tag, not at the value after it.
+    writeFileSync(file, original.replace('\nversion: ', '\nversion: !!str '));
+    const tagged = runCli(['edition', 'check', 'ws', '--json'], { cwd: dir });
+    expect(tagged.status).toBe(2);
+    expect(JSON.parse(tagged.stdout.toString())).toMatchObject({
+      reason_code: 'project_file_yaml',
+      location: { path: 'ws/dbt_project.yml', line: 4, column: 10, pointer: 'version' },
+    });
+  });
 });

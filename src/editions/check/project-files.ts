@@ -96,11 +96,12 @@ interface ProjectFileContents {
 }
 
 /**
- * Reads and checks dbt_project.yml. A file that is not one YAML mapping
- * stops at once; otherwise every fault the check cannot plan around (no
- * project name, a model or macro path that leaves the project) is reported
- * together, with every fault dbt's own schema finds in the file, each at
- * its key (docs/editions.md#reading-an-error).
+ * Reads and checks dbt_project.yml. A file that is not one well-formed YAML
+ * document (`project_file_yaml`) or not a mapping stops at once; otherwise
+ * every fault the check cannot plan around (no project name, a model or
+ * macro path that leaves the project) is reported together, with every
+ * fault dbt's own schema finds in the file, each at its key
+ * (docs/editions.md#reading-an-error).
  */
 function readProjectFile(root: Dir, path: string): ProjectFileContents {
   let bytes: Uint8Array;
@@ -132,7 +133,7 @@ function readProjectFile(root: Dir, path: string): ProjectFileContents {
   if (bytes.length > PROJECT_LIMITS.maxFileBytes) throw refuseEdition('project_too_large', { location });
   const parsed = parseYaml(bytes);
   if (!parsed.ok)
-    throw refuseEdition('project_file_invalid', {
+    throw refuseEdition('project_file_yaml', {
       location: { ...location, ...placeOfFault(parsed.place) },
       hint: yamlFaultHint(parsed.fault, parsed.place),
     });
