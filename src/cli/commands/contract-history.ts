@@ -9,6 +9,8 @@ import {
   entryLine,
   LEDGER_EXIT_CODES,
   openExistingLedger,
+  PROJECT_FLAG_HELP,
+  projectFolderOf,
   refusedByTamper,
 } from './contract-ledger-output.js';
 
@@ -28,6 +30,7 @@ Flags:
                   SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
                   of the contract project DIR; PG* variables and ~/.pgpass
                   fill what the URL leaves out)
+  ${PROJECT_FLAG_HELP}
   --json          print one JSON object on stdout
   -h, --help      show this help
 
@@ -46,6 +49,7 @@ export const contractHistory: Command = {
       {
         resource: { type: 'string' },
         ledger: { type: 'string' },
+        project: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -59,7 +63,9 @@ export const contractHistory: Command = {
       });
     }
     nonEmptyOption(id, '--resource', USAGE);
-    const dir = optionalArgument(positionals[0], 'DIR', USAGE) ?? '.';
+    const dir =
+      projectFolderOf(optionalArgument(positionals[0], 'DIR', USAGE), values.project, USAGE, 'history') ??
+      '.';
     const connection = await openExistingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), dir);
     try {
       let entries: Awaited<ReturnType<typeof readPublicationHistory>>;

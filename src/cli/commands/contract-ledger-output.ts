@@ -22,11 +22,37 @@ import {
 import type { Refusal } from '../../core/refusal/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
+import { nonEmptyOption, textOption } from '../parse.js';
+import { UsageError } from '../usage-error.js';
 
 /** Shared printing of the contract ledger commands: entries, plans and classifications, human and JSON. */
 
 // The ledger commands read the operator's own project and ledger: located (docs/refusals.md#two-policies).
 export const LEDGER_DISCLOSURE = 'located';
+
+/** The help line of `--project DIR`, the same for publish, history and replay. */
+export const PROJECT_FLAG_HELP = '--project DIR   the same as DIR (the older spelling, still accepted)';
+
+/**
+ * The contract project folder of `publish`, `history` and `replay`: DIR,
+ * or `--project DIR`, the older spelling of the same, accepted by all three
+ * (docs/contracts.md#commands-classification-ledger-graph); both at once is
+ * a usage error. Undefined when neither is given.
+ */
+export function projectFolderOf(
+  dir: string | undefined,
+  project: string | undefined,
+  usage: string,
+  command: 'publish' | 'history' | 'replay',
+): string | undefined {
+  const flag = textOption(nonEmptyOption(project, '--project', usage), '--project', usage);
+  if (flag !== undefined && dir !== undefined) {
+    throw new UsageError('DIR given twice (as DIR and as --project)', usage, {
+      hint: `sealkit contract ${command} DIR`,
+    });
+  }
+  return dir ?? flag;
+}
 
 export const LEDGER_EXIT_CODES =
   'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';

@@ -121,6 +121,35 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(again)).toMatchObject({ appended: 0, head: { position: 6 } });
   });
 
+  it('regression: publish, history and replay all take --project DIR as DIR, and refuse both', () => {
+    withEmbeddedLedger();
+    const ledgerAt = `ledger: embedded, ${join(project, '.sealkit', 'ledger')}`;
+    const dryRun = runCli(['contract', 'publish', '--project', project, '--dry-run']);
+    expect(dryRun.status).toBe(0);
+    expect(dryRun.stdout.toString('utf8').split('\n')[0]).toBe(ledgerAt);
+    const published = runCli(['contract', 'publish', '--project', project, '--json']);
+    expect(published.status).toBe(0);
+    expect(jsonOf(published)).toMatchObject({ status: 'ok', appended: 6, head: { position: 6 } });
+    const history = runCli(['contract', 'history', '--project', project, '--resource', ORDERS]);
+    expect(history.status).toBe(0);
+    expect(history.stdout).toEqual(runCli(['contract', 'history', project, '--resource', ORDERS]).stdout);
+    expect(history.stdout.toString('utf8')).toMatch(/\n1 publication\n$/);
+    const replay = runCli(['contract', 'replay', '--project', project]);
+    expect(replay.status).toBe(0);
+    expect(replay.stdout.toString('utf8')).toMatch(/^replayed 6 entries of 6 resources: valid; /);
+    for (const command of [
+      ['publish', '--dry-run'],
+      ['history', '--resource', ORDERS],
+      ['replay'],
+    ] as const) {
+      const twice = runCli(['contract', command[0], project, '--project', project, ...command.slice(1)]);
+      expect(twice.status).toBe(1);
+      expect(twice.stderr.toString('utf8').split('\n')[0]).toBe(
+        'sealkit: DIR given twice (as DIR and as --project)',
+      );
+    }
+  });
+
   it('prints each refused resource of the plan on stderr too, so >/dev/null never hides a refusal', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);

@@ -21,7 +21,7 @@ import {
 import type { Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { formatRefusal, progress } from '../output.js';
-import { nonEmptyOption, parseCommandArgs, requireArgument } from '../parse.js';
+import { nonEmptyOption, optionalArgument, parseCommandArgs, requireArgument } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
   compileEmbeddedLedgerAhead,
@@ -32,6 +32,7 @@ import {
   placeLedgerFailure,
   planJson,
   planText,
+  projectFolderOf,
   refusedByTamper,
 } from './contract-ledger-output.js';
 
@@ -60,6 +61,7 @@ Flags:
   --resource ID               publish only this resource (repeatable)
   --ledger URL                a postgres:// or postgresql:// URL (default:
                               SEALKIT_LEDGER_URL, DATABASE_URL, else embedded)
+  --project DIR               the same as DIR (the older spelling, still accepted)
   --approve-widening ID@VER   approve the widening publication of ID at VER
                               (repeatable, one per resource; the same approver,
                               reason and time apply to each)
@@ -82,6 +84,7 @@ Examples:
 const OPTIONS = {
   resource: { type: 'string', multiple: true },
   ledger: { type: 'string' },
+  project: { type: 'string' },
   'approve-widening': { type: 'string', multiple: true },
   approver: { type: 'string' },
   reason: { type: 'string' },
@@ -197,7 +200,11 @@ export const contractPublish: Command = {
   usage: USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE, { min: 0, max: 1 });
-    const dir = requireArgument(positionals[0], 'DIR', USAGE);
+    const dir = requireArgument(
+      projectFolderOf(optionalArgument(positionals[0], 'DIR', USAGE), values.project, USAGE, 'publish'),
+      'DIR',
+      USAGE,
+    );
     nonEmptyOption(values.resource, '--resource', USAGE);
     nonEmptyOption(values.ledger, '--ledger', USAGE);
     const approvals = approvalsOf(values);

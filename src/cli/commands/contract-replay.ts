@@ -2,12 +2,13 @@ import './contract-schemas-interpreted.js';
 import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { nonEmptyOption, optionalArgument, parseCommandArgs } from '../parse.js';
-import { UsageError } from '../usage-error.js';
 import {
   headJson,
   headText,
   LEDGER_EXIT_CODES,
   openExistingLedger,
+  PROJECT_FLAG_HELP,
+  projectFolderOf,
   refusedByTamper,
 } from './contract-ledger-output.js';
 
@@ -27,7 +28,7 @@ Flags:
                   SEALKIT_LEDGER_URL, DATABASE_URL, else the embedded ledger
                   of the contract project DIR; PG* variables and ~/.pgpass
                   fill what the URL leaves out)
-  --project DIR   the same as DIR (the older spelling, still accepted)
+  ${PROJECT_FLAG_HELP}
   --json          print one JSON object on stdout
   -h, --help      show this help
 
@@ -52,17 +53,13 @@ export const contractReplay: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    const dir = optionalArgument(positionals[0], 'DIR', USAGE);
-    const project = nonEmptyOption(values.project, '--project', USAGE);
-    if (project !== undefined && dir !== undefined) {
-      throw new UsageError('DIR given twice (as DIR and as --project)', USAGE, {
-        hint: 'sealkit contract replay DIR',
-      });
-    }
-    const connection = await openExistingLedger(
-      nonEmptyOption(values.ledger, '--ledger', USAGE),
-      dir ?? project ?? '.',
+    const dir = projectFolderOf(
+      optionalArgument(positionals[0], 'DIR', USAGE),
+      values.project,
+      USAGE,
+      'replay',
     );
+    const connection = await openExistingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), dir ?? '.');
     try {
       let replay: Awaited<ReturnType<typeof replayLedger>>;
       try {

@@ -54,6 +54,11 @@ const CASES: readonly (readonly [readonly string[], string])[] = [
   [['replay', '--project', ''], '--project takes a value, not an empty string: --project DIR'],
   [['replay', 'retail', '--ledger='], '--ledger takes a value, not an empty string: --ledger URL'],
   [['publish'], 'missing argument DIR'],
+  [['publish', '--project', '', '--dry-run'], '--project takes a value, not an empty string: --project DIR'],
+  [
+    ['history', '--project', '', '--resource', 'retail.source.orders'],
+    '--project takes a value, not an empty string: --project DIR',
+  ],
   [['publish', '', '--dry-run'], 'argument DIR is an empty string'],
   [
     ['publish', 'retail', '--resource', 'retail.source.orders', '--resource', '', '--dry-run'],
