@@ -102,8 +102,13 @@ export function parseConfig(bytes: Uint8Array, baseDir: string, shownPath?: stri
   }
   const root = readStrictYaml(decoded.text, {
     maxDepth: CONFIG_MAX_DEPTH,
+    // A tag or an anchor is refused where it is written, not at the value after it.
     refuse: (fault, place) =>
-      fail(YAML_FAULTS[fault].code, place, faultPlaceHint(place) ?? YAML_FAULTS[fault].hint),
+      fail(
+        YAML_FAULTS[fault].code,
+        place.prop === undefined ? place : { ...place, ...place.prop },
+        faultPlaceHint(place) ?? YAML_FAULTS[fault].hint,
+      ),
   });
   const reader = new ConfigReader(fail, baseDir, shownPath);
   const config = reader.config(root);
