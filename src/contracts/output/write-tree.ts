@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
-import { Dir, isFsError, renameNoReplace } from '../../core/fs/index.js';
+import { Dir, isFsError, renameNoReplace, writeFailureCause } from '../../core/fs/index.js';
 import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 
@@ -29,26 +29,10 @@ export function writeTreeCreateOnly(outPath: string, files: readonly OutputFile[
   );
 }
 
-/**
- * What a failed write most likely means, by errno name: fixed text, never
- * the exception's own message (docs/contracts.md#reading-an-error).
- */
-const WRITE_CAUSES: { readonly [code: string]: string } = {
-  EACCES: 'the folder that would hold the output folder is not writable by this account (EACCES)',
-  EPERM: 'the folder that would hold the output folder is not writable by this account (EPERM)',
-  EROFS: 'the folder that would hold the output folder is on a read-only filesystem (EROFS)',
-  ENOSPC: 'no space left on the filesystem (ENOSPC)',
-  EDQUOT: 'the disk quota of this account is used up (EDQUOT)',
-  EIO: 'the device reported an I/O error (EIO)',
-  ENAMETOOLONG: 'a path is longer than the filesystem allows (ENAMETOOLONG)',
-  EMFILE: 'too many open files (EMFILE)',
-  ENFILE: 'too many open files on the system (ENFILE)',
-};
-
 /** The output folder as given, with the cause when the errno says it. */
 function outFailed(outPath: string, error: unknown): Refusal {
   const known = isFsError(error)
-    ? (WRITE_CAUSES[error.code] ?? `the write failed (${error.code})`)
+    ? (writeFailureCause(error.code, 'the output folder') ?? `the write failed (${error.code})`)
     : undefined;
   return refuseContract('contract_out_failed', {
     role: ROLE,

@@ -27,3 +27,4 @@ export { type FsRefusalCode, type PlatformRefusalCode, refuseFs, refusePlatform 
 export { exchange, renameNoReplace, renameReplacing } from './rename.js';
 export type { FileStat, FileType } from './stat.js';
 export type { WritableFile } from './writable-file.js';
+export { writeFailureCause } from './write-causes.js';

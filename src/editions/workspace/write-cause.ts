@@ -1,33 +1,22 @@
-import { isFsError } from '../../core/fs/index.js';
+import { isFsError, writeFailureCause } from '../../core/fs/index.js';
 
 /**
- * What a failed write beside DEST most likely means, by errno name: fixed
- * text, never the exception's own message or a path. `edition new` gives it
- * as the hint of `workspace_write_failed`, in a dry run (where the kernel is
- * asked with faccessat) as in a real run.
+ * What `edition new` was writing beside DEST, for the causes of
+ * `workspace_write_failed` (`writeFailureCause`), given in a dry run (where
+ * the kernel is asked with faccessat) as in a real run.
  */
-const CAUSES: { readonly [code: string]: string } = {
-  EACCES: 'the folder that would hold the destination is not writable by this account (EACCES)',
-  EPERM: 'the folder that would hold the destination is not writable by this account (EPERM)',
-  EROFS: 'the folder that would hold the destination is on a read-only filesystem (EROFS)',
-  ENOSPC: 'no space left on the filesystem (ENOSPC)',
-  EDQUOT: 'the disk quota of this account is used up (EDQUOT)',
-  EIO: 'the device reported an I/O error (EIO)',
-  ENAMETOOLONG: 'a path is longer than the filesystem allows (ENAMETOOLONG)',
-  EMFILE: 'too many open files (EMFILE)',
-  ENFILE: 'too many open files on the system (ENFILE)',
-};
+const TARGET = 'the destination';
 
 /** The cause of a write failure when its errno is one sealkit knows, for a refusal's hint. */
 export function writeCause(error: unknown): { readonly hint?: string } {
-  for (const [code, cause] of Object.entries(CAUSES)) if (isFsError(error, code)) return { hint: cause };
-  return {};
+  const cause = isFsError(error) ? writeFailureCause(error.code, TARGET) : undefined;
+  return cause === undefined ? {} : { hint: cause };
 }
 
 /** The cause of an errno name returned by `Dir.writeDenied()`. */
 export function writeDeniedCause(code: string): { readonly hint?: string } {
-  const cause = Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
+  const cause = writeFailureCause(code, TARGET);
   return cause === undefined
-    ? { hint: `the folder that would hold the destination is not writable (${code})` }
+    ? { hint: `the folder that would hold ${TARGET} is not writable (${code})` }
     : { hint: cause };
 }
