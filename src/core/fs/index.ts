@@ -1,3 +1,4 @@
+export { readFailureCause, writeFailureCause } from './causes.js';
 export { closeEach, closeQuietly } from './close.js';
 export { Dir } from './dir.js';
 export { FsError, FsUnavailable, isFsError } from './errors.js';
@@ -27,4 +28,3 @@ export { type FsRefusalCode, type PlatformRefusalCode, refuseFs, refusePlatform 
 export { exchange, renameNoReplace, renameReplacing } from './rename.js';
 export type { FileStat, FileType } from './stat.js';
 export type { WritableFile } from './writable-file.js';
-export { writeFailureCause } from './write-causes.js';

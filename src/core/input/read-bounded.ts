@@ -1,4 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+// The causes module alone: `json` must run where the system-call binding cannot load.
+import { readFailureCause } from '../fs/causes.js';
 import type { Refusal } from '../refusal/index.js';
 import { type InputRefusalCode, refuseInput as refuseInputCode } from './refusals.js';
 
@@ -34,7 +36,7 @@ export async function readBoundedInput(
     const code = (error as NodeJS.ErrnoException).code;
     throw code === 'ENOENT'
       ? refuseInput('input_missing')
-      : refuseInput('input_unreadable', unreadableHint(code));
+      : refuseInput('input_unreadable', code === undefined ? undefined : readFailureCause(code));
   }
   try {
     if (!fstatSync(fd).isFile()) throw refuseInput('input_not_regular');
@@ -42,15 +44,6 @@ export async function readBoundedInput(
   } finally {
     closeSync(fd);
   }
-}
-
-/** Why a file could not be opened, from its errno code alone (the path is the caller's to show). */
-function unreadableHint(code: string | undefined): string | undefined {
-  if (code === 'EACCES' || code === 'EPERM')
-    return `the account running sealkit may not read it (${code}): check the permissions of the file and of its folders`;
-  if (code === 'ENOTDIR') return 'a folder on its path is a file (ENOTDIR)';
-  if (code === 'ELOOP') return 'its path holds a loop of symbolic links (ELOOP)';
-  return code === undefined ? undefined : `it could not be opened (${code})`;
 }
 
 function isDirectory(fd: number): boolean {

@@ -65,10 +65,3 @@ function problemOf(error: unknown): OpenProblem {
   if (isFsError(error, 'ELOOP')) return 'symlink';
   return 'unreadable';
 }
-
-/** ` (EACCES)` and what it means, for a hint about a file `openRegular` could not open; empty when unknown. */
-export function unreadableCause(errno: string | undefined): string {
-  if (errno === 'EACCES' || errno === 'EPERM')
-    return `; the account running sealkit may not read it (${errno}): check the permissions of the file and of its folders`;
-  return errno === undefined ? '' : ` (${errno})`;
-}

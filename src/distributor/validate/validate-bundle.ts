@@ -12,7 +12,13 @@ import {
   startHashFd,
   toPrefixed,
 } from '../../core/digest/index.js';
-import type { Dir, DirEntryType, ReadableFile, WritableFile } from '../../core/fs/index.js';
+import {
+  type Dir,
+  type DirEntryType,
+  type ReadableFile,
+  readFailureCause,
+  type WritableFile,
+} from '../../core/fs/index.js';
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
@@ -23,7 +29,7 @@ import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
 import { hashFd } from './hash-fd.js';
 import type { HeldDirs } from './held-dirs.js';
-import { type OpenProblem, openRegular, unreadableCause } from './open-source.js';
+import { type OpenProblem, openRegular } from './open-source.js';
 import { BundleSnapshot, SnapshotWriteFailed } from './snapshot.js';
 
 /** A page rendered from one Markdown file of the bundle, for the destinations that want its `lang`. */
@@ -244,7 +250,7 @@ function startFile(
   if (!opened.ok)
     throw refuse(
       FILE_PROBLEMS[opened.problem],
-      `manifest.json lists it as ${listed}${opened.problem === 'unreadable' ? unreadableCause(opened.errno) : ''}`,
+      `manifest.json lists it as ${listed}${opened.problem === 'unreadable' && opened.errno !== undefined ? `; ${readFailureCause(opened.errno)}` : ''}`,
     );
   let handed = false;
   try {

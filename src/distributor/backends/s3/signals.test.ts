@@ -97,6 +97,30 @@ async function terminateWhileHeld(dir: string, temp: string, match: Parameters<t
   return result;
 }
 
+/**
+ * Runs the CLI until its marker PUT is held, then sends SIGINT once per
+ * entry of `pauses`, waiting that many milliseconds after each; the marker's
+ * answer goes before the exit (`releaseBeforeExit`) or after it.
+ */
+async function interruptAtMarker(
+  pauses: readonly number[],
+  options: { readonly releaseBeforeExit: boolean },
+) {
+  const setup = setUp();
+  const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
+  const { child, finished } = startCli(setup.dir, setup.temp);
+  await hold.seen;
+  for (const pause of pauses) {
+    child.kill('SIGINT');
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  if (options.releaseBeforeExit) hold.release();
+  const result = await finished;
+  hold.release();
+  ctx.proxy.decide(() => ({ kind: 'forward' }));
+  return { ...setup, result };
+}
+
 describe('signals stop a run cleanly', () => {
   it('regression: SIGTERM during an output upload exits 143 with run_interrupted; the marker expires at once and no bundle copy is left', async () => {
     const { dir, temp, bundle } = setUp();
@@ -123,16 +147,8 @@ describe('signals stop a run cleanly', () => {
   }, 60_000);
 
   it('regression: SIGINT while the marker is written exits 130; nothing else was written, so the marker is removed', async () => {
-    const { dir, temp, bundle } = setUp();
-    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGINT');
     // Let the signal be handled before the marker's answer arrives.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    hold.release();
-    const result = await finished;
-    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    const { temp, bundle, result } = await interruptAtMarker([200], { releaseBeforeExit: true });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('error[run_interrupted]');
     expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
@@ -140,20 +156,10 @@ describe('signals stop a run cleanly', () => {
   }, 60_000);
 
   it('regression: one SIGINT delivered twice at once (as `timeout -s INT` does) stops the run once, cleanly', async () => {
-    const { dir, temp, bundle } = setUp();
-    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
     // Before, the repeat counted as a second request: the process ended at once, silently,
-    // leaving the run's copy of its bundles behind.
-    child.kill('SIGINT');
-    // A few milliseconds apart, so the kernel delivers both rather than merging them.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    child.kill('SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    hold.release();
-    const result = await finished;
-    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    // leaving the run's copy of its bundles behind. A few milliseconds apart, so the kernel
+    // delivers both rather than merging them.
+    const { temp, bundle, result } = await interruptAtMarker([5, 200], { releaseBeforeExit: true });
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('error[run_interrupted]');
     expect(result.stderr).not.toContain('second');
@@ -162,16 +168,7 @@ describe('signals stop a run cleanly', () => {
   }, 60_000);
 
   it('a second SIGINT a moment later ends the process at once and says so, with what the next run does', async () => {
-    const { dir, temp } = setUp();
-    const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
-    const { child, finished } = startCli(dir, temp);
-    await hold.seen;
-    child.kill('SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    child.kill('SIGINT');
-    const result = await finished;
-    hold.release();
-    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    const { result } = await interruptAtMarker([300, 0], { releaseBeforeExit: false });
     expect(result.code).toBe(130);
     expect(result.stderr).toBe(
       'sealkit: a second SIGINT: stopped at once; bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)\n',

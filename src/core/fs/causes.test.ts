@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeFailureCause } from './write-causes.js';
+import { readFailureCause, writeFailureCause } from './causes.js';
 
 describe('writeFailureCause', () => {
   it('names what was written for a permission or read-only failure, and only the errno otherwise', () => {
@@ -13,5 +13,14 @@ describe('writeFailureCause', () => {
     expect(writeFailureCause('EWHATEVER', 'the destination')).toBeUndefined();
     // Never a key of Object.prototype taken for a cause.
     expect(writeFailureCause('constructor', 'the destination')).toBeUndefined();
+  });
+});
+
+describe('readFailureCause', () => {
+  it('says what to check for a permission failure, and names any other errno', () => {
+    expect(readFailureCause('EACCES')).toBe(
+      'the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
+    );
+    expect(readFailureCause('EIO')).toBe('it could not be opened (EIO)');
   });
 });

@@ -27,3 +27,21 @@ export function writeFailureCause(code: string, target: string): string | undefi
       return undefined;
   }
 }
+
+/**
+ * What a failed open for reading most likely means, by errno name: fixed
+ * text for a refusal's hint (the caller shows the path).
+ */
+export function readFailureCause(code: string): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `the account running sealkit may not read it (${code}): check the permissions of the file and of its folders`;
+    case 'ENOTDIR':
+      return 'a folder on its path is a file (ENOTDIR)';
+    case 'ELOOP':
+      return 'its path holds a loop of symbolic links (ELOOP)';
+    default:
+      return `it could not be opened (${code})`;
+  }
+}
