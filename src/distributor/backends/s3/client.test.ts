@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
-import { quietSdkNodeVersionNotice } from './client.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import { createS3Client, quietSdkNodeVersionNotice } from './client.js';
+import { HeadObjectCommand, S3Client } from './sdk.js';
 
 // The SDK's multi-line Node version notice must not reach sealkit's stderr,
 // also when the user set the SDK's switch to a value the SDK does not take.
@@ -48,5 +50,55 @@ describe('the AWS SDK Node version notice', () => {
       '0',
       'no',
     ]);
+  });
+});
+
+// Any logger but the SDK's own no-op one makes the SDK copy and filter every
+// request and answer for the log; the HTTP handler still needs a silent one,
+// or it writes its warnings to the console.
+describe('the loggers of an S3 client', () => {
+  const config: S3DestinationConfig = {
+    id: 'archive',
+    kind: 's3',
+    bucket: 'b',
+    region: 'us-east-1',
+    endpoint: 'http://127.0.0.1:9',
+    force_path_style: true,
+  };
+
+  it('regression: the client keeps the SDK’s no-op logger, so no request is copied for a log', () => {
+    const sdkDefault = new S3Client({ region: 'us-east-1' }).config.logger;
+    const client = createS3Client(config);
+    expect(client.config.logger.constructor).toBe(sdkDefault.constructor);
+  });
+
+  it('gives the HTTP handler a logger whose every level prints nothing', async () => {
+    const client = createS3Client(config);
+    const handler = client.config.requestHandler as {
+      httpHandlerConfigs(): { logger?: Record<string, unknown> };
+    };
+    // The handler resolves its configuration on its first request (refused: nothing listens on port 9).
+    const savedEnv = { ...process.env };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x' });
+    try {
+      const failure = await client
+        .send(new HeadObjectCommand({ Bucket: 'b', Key: 'k' }))
+        .catch((error) => error);
+      expect((failure as { code?: string }).code).toBe('ECONNREFUSED');
+    } finally {
+      process.env = savedEnv;
+    }
+    const logger = handler.httpHandlerConfigs().logger ?? {};
+    const levels = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+    expect(levels.map((level) => typeof logger[level])).toEqual(levels.map(() => 'function'));
+    const written: unknown[] = [];
+    const saved = { warn: console.warn, error: console.error, log: console.log, info: console.info };
+    console.warn = console.error = console.log = console.info = (...args: unknown[]) => written.push(args);
+    try {
+      for (const level of levels) (logger[level] as (message: string) => void)('a warning');
+    } finally {
+      Object.assign(console, saved);
+    }
+    expect(written).toEqual([]);
   });
 });
