@@ -62,8 +62,10 @@ describe('the loggers of an S3 client', () => {
     kind: 's3',
     bucket: 'b',
     region: 'us-east-1',
+    prefix: '',
     endpoint: 'http://127.0.0.1:9',
     force_path_style: true,
+    outputs: { source: true, html: false, assets: false },
   };
 
   it('regression: the client keeps the SDK’s no-op logger, so no request is copied for a log', () => {
