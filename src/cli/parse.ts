@@ -237,13 +237,15 @@ export function requireArgument(value: string | undefined, name: string, usage: 
  */
 export function textArgument(value: string, name: string, usage: string): string {
   const bytes = invalidTextBytes(value);
-  if (bytes !== undefined) {
-    throw new UsageError(
-      `${name} '${escapedBytes(bytes)}' holds bytes that are not UTF-8 (shown as \\xNN); sealkit reads only paths named in UTF-8`,
-      usage,
-    );
-  }
+  if (bytes !== undefined) throw notUtf8Path(name, bytes, usage);
   return value;
+}
+
+function notUtf8Path(name: string, bytes: Uint8Array, usage: string): UsageError {
+  return new UsageError(
+    `${name} '${escapedBytes(bytes)}' holds bytes that are not UTF-8 (shown as \\xNN); sealkit takes only paths named in UTF-8`,
+    usage,
+  );
 }
 
 /** An optional positional argument: absent is fine, an empty string is a usage error. */
@@ -286,13 +288,14 @@ export function nonEmptyOption<T extends string | readonly string[] | undefined>
  * own bytes), and so does an option not given.
  */
 export function textOption<T extends string | undefined>(value: T, flag: string, usage: string): T {
-  if (value !== undefined && invalidTextBytes(value) !== undefined) {
-    throw new UsageError(
-      `${flag} takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)`,
-      usage,
-    );
-  }
+  const bytes = value === undefined ? undefined : invalidTextBytes(value);
+  if (bytes !== undefined) throw notUtf8Path(flag, bytes, usage);
   return value;
+}
+
+/** A path given to a flag: an empty value or bytes that are not UTF-8 are usage errors naming the flag. */
+export function pathOption(value: string | undefined, flag: string, usage: string): string | undefined {
+  return textOption(nonEmptyOption(value, flag, usage), flag, usage);
 }
 
 function describeParseError(error: unknown): string {

@@ -31,9 +31,26 @@ function runWithPath(args: readonly string[], suffix = '', after: readonly strin
 }
 
 const NOT_TEXT = (name: string, suffix = '') =>
-  `sealkit: ${name} 'bad\\xff${suffix}' holds bytes that are not UTF-8 (shown as \\xNN); sealkit reads only paths named in UTF-8`;
-const OPTION_NOT_TEXT = (flag: string) =>
-  `sealkit: ${flag} takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)`;
+  `sealkit: ${name} 'bad\\xff${suffix}' holds bytes that are not UTF-8 (shown as \\xNN); sealkit takes only paths named in UTF-8`;
+
+/** The other flags an evidence check needs, each naming a file that exists (the bad path is refused before any is read). */
+const EVIDENCE_REST = [
+  '--inventory-file',
+  'x.json',
+  '--source-binding-id',
+  'shop_main',
+  '--max-evidence-age',
+  '36h',
+];
+const SCAFFOLD_REST = [
+  '--edition',
+  'bigquery',
+  '--source-id',
+  'shop',
+  '--mapping-file',
+  'x.json',
+  ...EVIDENCE_REST,
+];
 
 describe('a path argument whose bytes are not UTF-8', () => {
   it.each([
@@ -44,8 +61,39 @@ describe('a path argument whose bytes are not UTF-8', () => {
     [['distribute', 'verify'], '', [], NOT_TEXT('BUNDLE_DIR')],
     [['json', 'canonicalize'], '.json', [], NOT_TEXT('FILE', '.json')],
     [['owner', 'verify'], '.json', ['--expected-sha256', '0'.repeat(64)], NOT_TEXT('FILE', '.json')],
-    [['edition', 'check', '.', '--fixtures'], '', [], OPTION_NOT_TEXT('--fixtures')],
-    [['distribute', 'run', '--config'], '.json', [], OPTION_NOT_TEXT('--config')],
+    [['edition', 'check', '.', '--fixtures'], '', [], NOT_TEXT('--fixtures')],
+    [['distribute', 'run', '--config'], '.json', [], NOT_TEXT('--config', '.json')],
+    [['evidence', 'check', '--mapping-file'], '.json', EVIDENCE_REST, NOT_TEXT('--mapping-file', '.json')],
+    [
+      ['evidence', 'check', ...EVIDENCE_REST, '--run-manifest'],
+      '.json',
+      [],
+      NOT_TEXT('--run-manifest', '.json'),
+    ],
+    [['scaffold', ...SCAFFOLD_REST, '--workspace'], '', [], NOT_TEXT('--workspace')],
+    [
+      ['owner', 'subjects', 'owner.json', '--expected-sha256', '0'.repeat(64), '--attempt'],
+      '.json',
+      [],
+      NOT_TEXT('--attempt', '.json'),
+    ],
+    [
+      [
+        'owner',
+        'verify',
+        'owner.json',
+        '--expected-sha256',
+        '0'.repeat(64),
+        '--qualification-owner',
+        'q.json',
+        '--qualification-grant',
+        'g.json',
+        '--execution-grant',
+      ],
+      '.json',
+      [],
+      NOT_TEXT('--execution-grant', '.json'),
+    ],
   ] as const)(
     'regression: sealkit %j says the path is not UTF-8, not that it does not exist',
     (args, suffix, after, line) => {

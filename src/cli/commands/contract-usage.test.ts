@@ -114,7 +114,7 @@ describe('contract commands: an --out whose bytes are not UTF-8', () => {
       );
       expect(run.status).toBe(1);
       expect(run.stderr.toString('utf8').split('\n')[0]).toBe(
-        'sealkit: --out takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)',
+        "sealkit: --out 'out\\xff' holds bytes that are not UTF-8 (shown as \\xNN); sealkit takes only paths named in UTF-8",
       );
       expect(readdirSync(work).sort()).toEqual(before);
     },

@@ -1,5 +1,5 @@
 import { isSourceBindingId, MAX_EVIDENCE_AGE_FORMS, parseMaxEvidenceAge } from '../../migration/index.js';
-import { nonEmptyOption } from '../parse.js';
+import { pathOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 
@@ -41,9 +41,9 @@ export function evidenceFlags(values: EvidenceFlagValues, usage: string): Eviden
     );
   }
   return {
-    mappingFile: nonEmptyOption(values['mapping-file'], '--mapping-file', usage),
-    inventoryFile: nonEmptyOption(values['inventory-file'], '--inventory-file', usage),
-    runManifestFile: nonEmptyOption(values['run-manifest'], '--run-manifest', usage),
+    mappingFile: pathOption(values['mapping-file'], '--mapping-file', usage),
+    inventoryFile: pathOption(values['inventory-file'], '--inventory-file', usage),
+    runManifestFile: pathOption(values['run-manifest'], '--run-manifest', usage),
     sourceBindingId: sourceBindingIdOption(values['source-binding-id'], usage),
     maxEvidenceAge,
   };

@@ -515,7 +515,8 @@ describe('sealkit evidence synth', () => {
       );
       expect({ status: run.status, first: run.stderr.toString().split('\n')[0] }).toEqual({
         status: 1,
-        first: 'sealkit: --out takes UTF-8 text, not a value with bytes that are not UTF-8 (read as U+FFFD)',
+        first:
+          "sealkit: --out 'ev\\xff' holds bytes that are not UTF-8 (shown as \\xNN); sealkit takes only paths named in UTF-8",
       });
     }
     expect(readdirSync(parent)).toEqual([]);

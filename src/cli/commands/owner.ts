@@ -9,7 +9,7 @@ import {
   type SelectedEpoch,
 } from '../../owner/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption } from '../parse.js';
+import { parseCommandArgs, pathOption, requireArgument, requireOption } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const COMMON = `FILE holds the exact canonical bytes of a dpone.composition-scoped-execution-owner.v1
@@ -152,9 +152,9 @@ export const ownerVerify: Command = {
   async run(args, io): Promise<CommandResult> {
     const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
     const originalFiles = [
-      nonEmptyOption(values['qualification-owner'], '--qualification-owner', VERIFY_USAGE),
-      nonEmptyOption(values['qualification-grant'], '--qualification-grant', VERIFY_USAGE),
-      nonEmptyOption(values['execution-grant'], '--execution-grant', VERIFY_USAGE),
+      pathOption(values['qualification-owner'], '--qualification-owner', VERIFY_USAGE),
+      pathOption(values['qualification-grant'], '--qualification-grant', VERIFY_USAGE),
+      pathOption(values['execution-grant'], '--execution-grant', VERIFY_USAGE),
     ];
     const given = originalFiles.filter((file) => file !== undefined).length;
     if (given !== 0 && given !== 3) {
@@ -217,7 +217,7 @@ export const ownerSubjects: Command = {
       min: 0,
       max: 1,
     });
-    const attemptFile = nonEmptyOption(values.attempt, '--attempt', SUBJECTS_USAGE);
+    const attemptFile = pathOption(values.attempt, '--attempt', SUBJECTS_USAGE);
     refuseStdinTwice([positionals[0], attemptFile], SUBJECTS_USAGE);
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
     const summary = owner.describe();

@@ -8,7 +8,7 @@ import {
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { Interruption, interruptedBy } from '../interruption.js';
 import { jsonOut, paintRefusals, wantsColour } from '../output.js';
-import { parseCommandArgs, requireOption } from '../parse.js';
+import { parseCommandArgs, requireOption, textOption } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { UsageError } from '../usage-error.js';
 import { evidenceFlags } from './evidence-flags.js';
@@ -88,7 +88,7 @@ export const scaffoldCommand: Command = {
         USAGE,
       );
     }
-    const workspace = requireOption(values.workspace, '--workspace', USAGE);
+    const workspace = textOption(requireOption(values.workspace, '--workspace', USAGE), '--workspace', USAGE);
     const sourceId = values['source-id'];
     if (sourceId === undefined) throw new UsageError('missing option --source-id', USAGE);
     // The library refuses it too (source_id_invalid); on the command line it is a malformed flag value.
