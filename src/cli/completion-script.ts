@@ -15,8 +15,14 @@ export interface CompletionCommand {
   readonly flags: readonly string[];
   /** The values of a flag whose synopsis lists them (`--edition bigquery|snowflake`). */
   readonly flagValues: ReadonlyMap<string, readonly string[]>;
+  /** The flags whose value names a file or folder (`--config FILE`, `--fixtures DIR`). */
+  readonly pathFlags: readonly string[];
+  /** The other flags that take a value (`--pipeline ID`, `--wait SECONDS`): neither a path nor a listed choice. */
+  readonly textFlags: readonly string[];
   /** The values of the first argument, when the synopsis lists them (`completion bash|zsh|fish`). */
   readonly argumentValues: readonly string[];
+  /** Whether the command's arguments name files or folders (`FILE|-`, `PROJECT_DIR`, `DEST`). */
+  readonly pathArguments: boolean;
 }
 
 /** Every `--flag` a usage text names, sorted, with `--help`. */
@@ -29,28 +35,56 @@ export function flagsOfUsage(usage: string): readonly string[] {
 const CHOICES = /^[a-z0-9_]+(?:\|[a-z0-9_]+)+$/;
 
 /**
- * The choices a usage synopsis (its text up to the first blank line) lists:
- * `--flag a|b|c` for a flag, and a bare `a|b|c` right after the command's
- * own words for its first argument.
+ * The placeholders a usage text writes for a file or folder: `FILE`, `DIR`,
+ * `BUNDLE_DIR`, `BASELINE_FILE`, `OUT` (a folder to create), `DEST`. Any
+ * other placeholder (`ID`, `SECONDS`, `YAML`, `GLOB`, a bundle-relative
+ * pattern) names no file of the current folder.
  */
-export function choicesOfUsage(
-  usage: string,
-  path: readonly string[],
-): {
-  readonly flagValues: ReadonlyMap<string, readonly string[]>;
-  readonly argumentValues: readonly string[];
-} {
+const PATH_PLACEHOLDER = /^(?:[A-Z]+_)*(?:FILE|DIR)$|^(?:OUT|DEST)$/;
+
+const isPath = (placeholder: string): boolean =>
+  placeholder.split('|').some((alternative) => PATH_PLACEHOLDER.test(alternative));
+
+export interface Synopsis {
+  /** Each flag the synopsis shows with a value, and that value's placeholder or choices (`FILE`, `a|b`). */
+  readonly flagArguments: ReadonlyMap<string, string>;
+  /** The arguments, in order, as the synopsis names them (`FILE|-`, `DIR`, `bash|zsh|fish`). */
+  readonly positionals: readonly string[];
+}
+
+/**
+ * Reads a usage synopsis (its text up to the first blank line) word by
+ * word, keeping its brackets: `[--config FILE]` takes a value, `[--json]`
+ * closes before the next word, so `[--json] DEST` is a switch and an
+ * argument, and `[--dry-run [--show]]` is two switches.
+ */
+export function synopsisOf(usage: string, path: readonly string[]): Synopsis {
   const end = usage.indexOf('\n\n');
-  const words = (end === -1 ? usage : usage.slice(0, end)).split(/[\s[\]]+/).filter((word) => word !== '');
-  const flagValues = new Map<string, readonly string[]>();
-  words.forEach((word, index) => {
-    const next = words[index + 1];
-    if (word.startsWith('--') && next !== undefined && CHOICES.test(next))
-      flagValues.set(word, next.split('|'));
-  });
-  const first = words[2 + path.length];
-  const argumentValues = first !== undefined && CHOICES.test(first) ? first.split('|') : [];
-  return { flagValues, argumentValues };
+  const words = (end === -1 ? usage : usage.slice(0, end))
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .slice(2 + path.length);
+  const bare = (word: string): string => word.replace(/^\[+/, '').replace(/[\].]+$/, '');
+  const flagArguments = new Map<string, string>();
+  const positionals: string[] = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index] ?? '';
+    const name = bare(word);
+    if (name === '') continue;
+    if (name.startsWith('-')) {
+      const next = words[index + 1];
+      if (!name.startsWith('--') || word.endsWith(']') || next === undefined) continue;
+      if (next.startsWith('[') || bare(next).startsWith('-') || bare(next) === '') continue;
+      flagArguments.set(name, bare(next));
+      index += 1;
+    } else positionals.push(name);
+  }
+  // A flag the synopsis leaves out is described in the flag list: `  --project DIR   the same as DIR`.
+  for (const match of usage.matchAll(/^ +(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*) ([^\s-]\S*)/gm)) {
+    const [, flag, value] = match;
+    if (flag !== undefined && value !== undefined && !flagArguments.has(flag)) flagArguments.set(flag, value);
+  }
+  return { flagArguments, positionals };
 }
 
 export function completionCommands(
@@ -59,11 +93,28 @@ export function completionCommands(
 ): readonly CompletionCommand[] {
   return entries.map((entry) => {
     const usage = usages.get(entry.path.join(' ')) ?? '';
+    const { flagArguments, positionals } = synopsisOf(usage, entry.path);
+    const flags = flagsOfUsage(usage);
+    const flagValues = new Map<string, readonly string[]>();
+    const pathFlags: string[] = [];
+    const textFlags: string[] = [];
+    for (const flag of flags) {
+      const value = flagArguments.get(flag);
+      if (value === undefined) continue;
+      if (CHOICES.test(value)) flagValues.set(flag, value.split('|'));
+      else if (isPath(value)) pathFlags.push(flag);
+      else textFlags.push(flag);
+    }
+    const first = positionals[0];
     return {
       path: entry.path,
       summary: entry.summary,
-      flags: flagsOfUsage(usage),
-      ...choicesOfUsage(usage, entry.path),
+      flags,
+      flagValues,
+      pathFlags,
+      textFlags,
+      argumentValues: first !== undefined && CHOICES.test(first) ? first.split('|') : [],
+      pathArguments: positionals.some(isPath),
     };
   });
 }
@@ -167,6 +218,16 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * fish completes file names unless a matching entry says not to. Command
+ * words and commands without arguments must not offer them, so the script
+ * turns them off for every word, then turns them back on where the synopsis
+ * names a file or folder: a path argument (`-F` on the command), a path
+ * flag's value (`-r -F`: `-r` tells fish the next word is the flag's value,
+ * which otherwise reads as an argument, so `--config d` and `--config=d`
+ * complete alike). A flag with another value takes it with `-x`, so its value
+ * is not completed as an argument either.
+ */
 function fishScript(commands: readonly CompletionCommand[]): string {
   const groups = groupsOf(commands);
   const lines = ['# sealkit completion for fish: sealkit completion fish | source', 'complete -c sealkit -f'];
@@ -184,22 +245,23 @@ function fishScript(commands: readonly CompletionCommand[]): string {
   lines.push(`complete -c sealkit -n __fish_use_subcommand -a help -d 'show the help of a command'`);
   for (const command of commands) {
     const [group, member] = command.path;
-    const condition =
+    const condition = quote(
       member === undefined
         ? `__fish_seen_subcommand_from ${group}`
-        : `__fish_seen_subcommand_from ${group}; and __fish_seen_subcommand_from ${member}`;
+        : `__fish_seen_subcommand_from ${group}; and __fish_seen_subcommand_from ${member}`,
+    );
     for (const flag of command.flags) {
       const values = command.flagValues.get(flag);
-      lines.push(
-        values === undefined
-          ? `complete -c sealkit -n ${quote(condition)} -l ${quote(flag.slice(2))} -F`
-          : `complete -c sealkit -n ${quote(condition)} -l ${quote(flag.slice(2))} -x -a ${quote(values.join(' '))}`,
-      );
+      const long = `complete -c sealkit -n ${condition} -l ${quote(flag.slice(2))}`;
+      if (values !== undefined) lines.push(`${long} -x -a ${quote(values.join(' '))}`);
+      else if (command.pathFlags.includes(flag)) lines.push(`${long} -r -F`);
+      else if (command.textFlags.includes(flag)) lines.push(`${long} -x`);
+      else lines.push(long);
     }
     if (command.argumentValues.length > 0) {
-      lines.push(
-        `complete -c sealkit -n ${quote(condition)} -x -a ${quote(command.argumentValues.join(' '))}`,
-      );
+      lines.push(`complete -c sealkit -n ${condition} -x -a ${quote(command.argumentValues.join(' '))}`);
+    } else if (command.pathArguments) {
+      lines.push(`complete -c sealkit -n ${condition} -F`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,10 +55,10 @@ function zsh(words: readonly string[]): readonly string[] {
   return run.stdout.split('\n').filter((line) => line !== '');
 }
 
-/** What fish itself completes for a command line. */
-function fish(line: string): readonly string[] {
+/** What fish itself completes for a command line, typed in `cwd`. */
+function fish(line: string, cwd = work): readonly string[] {
   const run = spawnSync('fish', ['--no-config', '-c', `source '${fishScript}'; complete -C '${line}'`], {
-    cwd: work,
+    cwd,
     encoding: 'utf8',
     env: { ...process.env, HOME: work, XDG_CONFIG_HOME: work, XDG_DATA_HOME: work },
   });
@@ -67,6 +67,15 @@ function fish(line: string): readonly string[] {
     .split('\n')
     .filter((entry) => entry !== '')
     .map((entry) => entry.split('\t')[0] ?? '');
+}
+
+/** A folder with one file and one folder per initial, for the file-name completions. */
+function filesToComplete(): string {
+  const tree = join(work, 'tree');
+  mkdirSync(join(tree, 'acme', 'fixtures'), { recursive: true });
+  writeFileSync(join(tree, 'doc.json'), '{}');
+  writeFileSync(join(tree, 'pipelines.yaml'), 'pipelines: []\n');
+  return tree;
 }
 
 describe('sealkit completion', () => {
@@ -124,6 +133,43 @@ describe('sealkit completion', () => {
       'compatible',
       'widening',
     ]);
+  });
+
+  it('regression: fish completes file names for arguments and flags that name a file or folder', () => {
+    const tree = filesToComplete();
+    // An argument FILE or DIR, also after a switch or a flag's value.
+    expect(fish('sealkit json digest d', tree)).toEqual(['doc.json']);
+    expect(fish('sealkit json canonicalize --python d', tree)).toEqual(['doc.json']);
+    expect(fish('sealkit edition check a', tree)).toEqual(['acme/']);
+    expect(fish('sealkit edition new --edition bigquery a', tree)).toEqual(['acme/']);
+    expect(fish('sealkit distribute verify a', tree)).toEqual(['acme/']);
+    expect(fish('sealkit contract classify doc.json d', tree)).toEqual(['doc.json']);
+    expect(fish('sealkit edition check acme/', tree)).toEqual(['acme/fixtures/']);
+    // A flag's value, as the next word and after '='.
+    expect(fish('sealkit distribute run --config p', tree)).toEqual(['pipelines.yaml']);
+    expect(fish('sealkit distribute run --config=p', tree)).toEqual(['--config=pipelines.yaml']);
+    expect(fish('sealkit edition check acme --fixtures acme/f', tree)).toEqual(['acme/fixtures/']);
+    expect(fish('sealkit edition check acme --fixtures=acme/f', tree)).toEqual(['--fixtures=acme/fixtures/']);
+    expect(fish('sealkit scaffold --workspace a', tree)).toEqual(['acme/']);
+    expect(fish('sealkit owner subjects doc.json --attempt d', tree)).toEqual(['doc.json']);
+  });
+
+  it('regression: fish offers no file names where a command takes none', () => {
+    const tree = filesToComplete();
+    expect(fish('sealkit ', tree)).toContain('distribute');
+    expect(fish('sealkit ', tree)).not.toContain('doc.json');
+    expect(fish('sealkit distribute ', tree)).toEqual(['manifest', 'run', 'verify']);
+    // distribute run takes no argument; --pipeline, --id, --vars and --max-bytes take no path.
+    expect(fish('sealkit distribute run d', tree)).toEqual([]);
+    expect(fish('sealkit distribute run --pipeline d', tree)).toEqual([]);
+    expect(fish('sealkit distribute manifest acme --id d', tree)).toEqual([]);
+    expect(fish('sealkit edition check acme --vars d', tree)).toEqual([]);
+    expect(fish('sealkit json digest --max-bytes d', tree)).toEqual([]);
+    expect(fish('sealkit completion ', tree)).toEqual(['bash', 'fish', 'zsh']);
+    expect(fish('sealkit edition new --edition ', tree)).toEqual(['bigquery', 'snowflake']);
+    // Flags and switches complete as before, and a switch takes no value.
+    expect(fish('sealkit json digest --b', tree)).toEqual(['--bare']);
+    expect(fish('sealkit json digest --bare d', tree)).toEqual(['doc.json']);
   });
 
   it('covers every command of the table and every flag its help lists', async () => {
