@@ -543,6 +543,27 @@ describe('sealkit distribute run', () => {
     expect(text).not.toContain('day-11');
   });
 
+  it.each([
+    [['run', '--config', ''], '--config takes a value, not an empty string: --config FILE'],
+    [['run', '--config='], '--config takes a value, not an empty string: --config FILE'],
+    [['run', '--pipeline', ''], '--pipeline takes a value, not an empty string: --pipeline ID'],
+    [['verify', ''], 'argument BUNDLE_DIR is an empty string'],
+    [['manifest', '', '--id', 'x'], 'argument BUNDLE_DIR is an empty string'],
+    [
+      ['manifest', 'b', '--id', 'x', '--exclude', ''],
+      '--exclude takes a value, not an empty string: --exclude GLOB',
+    ],
+  ])(
+    'regression: an empty value is a usage error naming it, before anything is read (distribute %j; was exit 2 input_not_regular without a location)',
+    (args, line) => {
+      // An empty folder: `--config ''` must not fall back to, or read, anything in it.
+      const result = runCli(['distribute', ...args], { cwd: work });
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString().split('\n')[0]).toBe(`sealkit: ${line}`);
+      expect(result.stdout.length).toBe(0);
+    },
+  );
+
   it('treats unknown flags as usage errors', () => {
     expect(runCli(['distribute', 'run', '--force']).status).toBe(1);
     expect(runCli(['distribute', 'verify']).status).toBe(1);

@@ -20,7 +20,7 @@ import type { CliIo, Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
 import { Interruption, interruptedBy } from '../interruption.js';
 import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
-import { parseCommandArgs, textArgument, textOption } from '../parse.js';
+import { nonEmptyOption, parseCommandArgs, pathOption, requireArgument } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
@@ -142,7 +142,10 @@ export const distributeRunCommand: Command = {
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
     const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
-    textOption(values.config, '--config', RUN_USAGE);
+    // An empty --config (`--config "$CONF"` with CONF unset in a cron job)
+    // names no file: a usage error, never a path handed to the reader.
+    pathOption(values.config, '--config', RUN_USAGE);
+    nonEmptyOption(values.pipeline, '--pipeline', RUN_USAGE);
     const quiet = values.quiet === true;
     const transfers = values.transfers === undefined ? undefined : transfersOf(values.transfers);
     const progress = quiet ? undefined : progressPrinter(io);
@@ -348,8 +351,7 @@ export const distributeManifestCommand: Command = {
         `--created takes an RFC 3339 timestamp such as 2026-05-30T00:00:00Z, not ${quotedValue(values.created)}`,
         MANIFEST_USAGE,
       );
-    const exclude = values.exclude ?? [];
-    if (exclude.some((pattern) => pattern === '')) throw usage('empty value for --exclude', MANIFEST_USAGE);
+    const exclude = nonEmptyOption(values.exclude ?? [], '--exclude', MANIFEST_USAGE);
     const written = writeManifest(dir, {
       id: values.id,
       ...(values.created === undefined ? {} : { created: values.created }),
@@ -401,8 +403,7 @@ function leftOutText(leftOut: readonly { readonly path: string; readonly reason:
 }
 
 function requireDir(value: string | undefined, text: string): string {
-  if (value === undefined || value.length === 0) throw usage('missing argument BUNDLE_DIR', text);
-  return textArgument(value, 'BUNDLE_DIR', text);
+  return requireArgument(value, 'BUNDLE_DIR', text);
 }
 
 function usage(message: string, text: string): UsageError {
