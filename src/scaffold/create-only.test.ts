@@ -201,18 +201,39 @@ describe('create-only: an existing output is never touched', () => {
 });
 
 describe('a workspace the operator may not write in', () => {
-  it('regression: a read-only models/migration/ is publish_permission_denied, not publish_failed, and publishes nothing', async () => {
-    const fixture = scratch.fixture('bigquery');
-    const migration = join(fixture.project, 'models', 'migration');
-    chmodSync(migration, 0o500);
-    try {
-      const result = await scaffold(fixture.options());
-      expect(result).toMatchObject({ status: 'refused', reason_codes: ['publish_permission_denied'] });
-      expect(existsSync(generatedDir(fixture))).toBe(false);
-    } finally {
-      chmodSync(migration, 0o700);
-    }
-  });
+  it.each([
+    ['models/migration/', (fixture: ScaffoldFixture) => join(fixture.project, 'models', 'migration')],
+    [
+      'an existing generated/',
+      (fixture: ScaffoldFixture) => {
+        mkdirSync(generatedDir(fixture), { mode: 0o700 });
+        return generatedDir(fixture);
+      },
+    ],
+  ])(
+    'regression: a read-only %s is publish_permission_denied before anything is staged, in --dry-run too',
+    async (_name, folderOf) => {
+      const fixture = scratch.fixture('bigquery');
+      const folder = folderOf(fixture);
+      chmodSync(folder, 0o500);
+      try {
+        const before = fixture.snapshot();
+        for (const dryRun of [true, false]) {
+          const result = await scaffold(fixture.options({ dryRun }));
+          expect(result).toMatchObject({
+            status: 'refused',
+            reason_codes: ['publish_permission_denied'],
+            stage: 'preflight',
+          });
+        }
+        expect(existsSync(fixture.staging)).toBe(false);
+        expect(fixture.snapshot()).toEqual(before);
+      } finally {
+        chmodSync(folder, 0o700);
+      }
+      expect(await scaffold(fixture.options())).toMatchObject({ status: 'published' });
+    },
+  );
 });
 
 describe('after publication the output is the operator’s', () => {

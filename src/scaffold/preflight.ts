@@ -1,4 +1,4 @@
-import { fsPrimitivesAvailable } from '../core/fs/index.js';
+import { type Dir, fsPrimitivesAvailable } from '../core/fs/index.js';
 import { bindEvidence } from '../migration/index.js';
 import type { EditionProfile } from './editions.js';
 import { planScaffold, type ScaffoldPlan } from './plan.js';
@@ -58,6 +58,7 @@ export function preflight(
     const stagingDevice = (survey.stagingRoot ?? workspace.project).stat().dev;
     const outputDevice = (survey.generated ?? workspace.migration).stat().dev;
     if (stagingDevice !== outputDevice || crossDeviceFault) throw refuseScaffold('staging_cross_filesystem');
+    refuseUnwritableOutputParent(survey.generated ?? workspace.migration);
 
     const bound = bindEvidence({
       mappingFile: evidence.mappingFile,
@@ -80,4 +81,18 @@ export function preflight(
     workspace.close();
     throw error;
   }
+}
+
+/**
+ * The folder the publishing rename writes into (generated/, or
+ * models/migration/ where generated/ is still to be created) must let this
+ * account create entries, by the kernel's own check: otherwise the run would
+ * stage and seal every file, fail at the rename, and leave a staging folder
+ * for the operator to remove by hand. Asked before anything is written, so
+ * --dry-run reports it too. Other errnos (a read-only filesystem) are left
+ * to the step that meets them, with their own codes.
+ */
+function refuseUnwritableOutputParent(outputParent: Dir): void {
+  const denied = outputParent.writeDenied();
+  if (denied === 'EACCES' || denied === 'EPERM') throw refuseScaffold('publish_permission_denied');
 }

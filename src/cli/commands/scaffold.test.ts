@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
+import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { FAULTS_ENV } from '../../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../../test/helpers/scaffold-workspace.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
@@ -254,37 +255,35 @@ describe('sealkit scaffold', () => {
   });
 
   it.each(['bigquery', 'snowflake'] as const)(
-    'regression: a publish denied on models/migration/ (%s) names the staging it leaves and the repair, which works',
+    'regression: a models/migration/ you may not write in (%s) is refused before staging, by --dry-run too, leaving nothing',
     (edition) => {
       const fixture = scratch.fixture(edition);
       const migration = join(fixture.project, 'models', 'migration');
+      const before = snapshotTree(fixture.workspace);
       chmodSync(migration, 0o500);
+      let dry: ReturnType<typeof runCli>;
       let run: ReturnType<typeof runCli>;
       try {
+        dry = runCli(fixture.cliArgs(['--dry-run']));
         run = runCli(fixture.cliArgs());
       } finally {
         chmodSync(migration, 0o700);
       }
-      const staging = `.scaffold-staging/${SOURCE_ID}`;
-      const repair = `chmod -R u+w ${staging} && rm -r ${staging}`;
-      expect(run.status).toBe(2);
-      expect(oneObject(run.stdout)).toMatchObject({
-        reason_codes: ['publish_permission_denied'],
-        stage: 'publish',
-        staging,
-        staging_state: 'partially_sealed',
-        repair,
-      });
-      const from = edition === 'snowflake' ? "from the workspace's kit/ folder" : 'from the workspace folder';
-      expect(run.stderr.toString()).toBe(
-        'error[publish_permission_denied]: the filesystem denied creating models/migration/generated/ or the publishing rename into it; nothing was published\n' +
-          `  = staging: ${staging} (left partially_sealed)\n` +
-          `  = repair, ${from}: ${repair}\n`,
-      );
-      expect(scanForSentinels(run, [], [fixture.workspace, fixture.evidence.dir])).toEqual([]);
-      // The command, run where it says, removes the leftover; the next run publishes.
-      expect(spawnSync('sh', ['-c', repair], { cwd: fixture.project }).status).toBe(0);
+      for (const result of [dry, run]) {
+        expect(result.status).toBe(2);
+        expect(oneObject(result.stdout)).toMatchObject({
+          status: 'refused',
+          reason_codes: ['publish_permission_denied'],
+          stage: 'preflight',
+        });
+        expect(result.stderr.toString()).toBe(
+          'error[publish_permission_denied]: the filesystem denied creating models/migration/generated/ or the publishing rename into it; nothing was published\n',
+        );
+        expect(scanForSentinels(result, [], [fixture.workspace, fixture.evidence.dir])).toEqual([]);
+      }
+      // Nothing staged, nothing to repair: with the permission back, the next run publishes.
       expect(existsSync(fixture.staging)).toBe(false);
+      expect(snapshotTree(fixture.workspace)).toEqual(before);
       expect(runCli(fixture.cliArgs()).status).toBe(0);
     },
   );
