@@ -168,7 +168,8 @@ export const refuseSynth = defineRefusals<SynthRefusalCode>({
   },
   evidence_synth_parent_missing: {
     category: 'missing',
-    message: 'the directory that should hold the synthetic evidence directory does not exist',
+    message:
+      'the directory that should hold the synthetic evidence directory does not exist, or is not a directory',
   },
   evidence_synth_parent_unsafe: {
     category: 'malformed',

@@ -428,6 +428,21 @@ describe('sealkit evidence synth', () => {
     }
   });
 
+  it('regression: a parent that is a file is not said to be missing only', () => {
+    const parent = workDir();
+    writeFileSync(join(parent, 'notadir'), 'kept\n');
+    const run = runCli(
+      ['evidence', 'synth', '--out', 'notadir/ev', '--source', 'sql', '--destination', 'bigquery'],
+      {
+        cwd: parent,
+      },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toBe(
+      'error[evidence_synth_parent_missing]: the directory that should hold the synthetic evidence directory does not exist, or is not a directory\n',
+    );
+  });
+
   it.each([
     ['--out', ''],
     ['--out=', undefined],
