@@ -35,6 +35,10 @@ export type DistributorRefusalCode =
   | 'bundle_nested'
   | 'bundle_at_source_root'
   | 'bundle_dir_invalid'
+  | 'bundle_dir_missing'
+  | 'bundle_dir_symlink'
+  | 'bundle_dir_not_directory'
+  | 'bundle_dir_unavailable'
   | 'discovery_too_large'
   // manifest
   | 'manifest_missing'
@@ -190,6 +194,16 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   bundle_dir_invalid: {
     category: 'malformed',
     message: 'a bundle directory name breaks the path rules (encoding, control characters, reserved names)',
+  },
+  bundle_dir_missing: { category: 'missing', message: 'the bundle folder does not exist' },
+  bundle_dir_symlink: {
+    category: 'malformed',
+    message: 'the bundle folder, or a directory above it, is a symbolic link',
+  },
+  bundle_dir_not_directory: { category: 'malformed', message: 'the bundle folder is not a directory' },
+  bundle_dir_unavailable: {
+    category: 'unavailable',
+    message: 'the bundle folder cannot be read (permission or I/O error)',
   },
   discovery_too_large: {
     category: 'oversized',

@@ -580,9 +580,40 @@ describe('sealkit distribute verify and manifest', () => {
     ]) {
       const result = runCli(['distribute', ...args, '--json']);
       expect(result.status).toBe(2);
-      expect(JSON.parse(result.stdout.toString())).toMatchObject({ reason_code: 'source_root_missing' });
+      expect(JSON.parse(result.stdout.toString())).toMatchObject({ reason_code: 'bundle_dir_missing' });
     }
   });
+
+  it.each([
+    ['does not exist', (): void => {}, 'bundle_dir_missing', 'the bundle folder does not exist'],
+    [
+      'is a file',
+      (): void => writeFileSync(join(work, 'b'), 'x'),
+      'bundle_dir_not_directory',
+      'the bundle folder is not a directory',
+    ],
+    [
+      'may not be read by this account',
+      (): void => mkdirSync(join(work, 'b'), { mode: 0o000 }),
+      'bundle_dir_unavailable',
+      'the bundle folder cannot be read (permission or I/O error)',
+    ],
+  ])(
+    'regression: verify and manifest on a bundle folder that %s say "bundle folder", not "source root"',
+    (_what, setUp, code, message) => {
+      setUp();
+      for (const args of [
+        ['verify', 'b'],
+        ['manifest', 'b', '--id', 'x'],
+      ]) {
+        const result = runCli(['distribute', ...args], { cwd: work });
+        expect(result.status).toBe(2);
+        const lines = result.stderr.toString().split('\n');
+        expect(lines.slice(0, 2)).toEqual([`error[${code}]: ${message}`, '  --> b']);
+        expect(result.stderr.toString()).not.toContain('source root');
+      }
+    },
+  );
 
   it('manifest --dry-run prints the manifest a real run writes, and writes nothing', () => {
     const bundle = join(work, 'bundle');

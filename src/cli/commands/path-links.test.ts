@@ -259,17 +259,17 @@ describe('evidence synth --out', () => {
 });
 
 describe('distribute', () => {
-  it.each(forms('bundle'))('verify %s is source_root_symlink', (_form, path) => {
+  it.each(forms('bundle'))('verify %s is bundle_dir_symlink', (_form, path) => {
     const result = run(['distribute', 'verify', path, '--json']);
     expect(result.status).toBe(2);
-    expect(result.out).toContain('"reason_code":"source_root_symlink"');
+    expect(result.out).toContain('"reason_code":"bundle_dir_symlink"');
   });
 
-  it.each(forms('unmanifested'))('manifest %s is source_root_symlink and writes nothing', (_f, path) => {
+  it.each(forms('unmanifested'))('manifest %s is bundle_dir_symlink and writes nothing', (_f, path) => {
     const before = snapshotTree(base);
     const result = run(['distribute', 'manifest', path, '--id', 'weather.y', '--json']);
     expect(result.status).toBe(2);
-    expect(result.out).toContain('"reason_code":"source_root_symlink"');
+    expect(result.out).toContain('"reason_code":"bundle_dir_symlink"');
     expect(snapshotTree(base)).toEqual(before);
   });
 

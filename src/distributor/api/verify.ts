@@ -1,6 +1,6 @@
 import { Dir } from '../../core/fs/index.js';
 import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
-import { discoverBundles, sourceRootProblem } from '../discover/discover.js';
+import { bundleDirProblem, discoverBundles } from '../discover/discover.js';
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import { outputCollision } from '../plan/collision.js';
 import { refuseDistributor } from '../refusals.js';
@@ -48,7 +48,7 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
   try {
     dir = Dir.open(path);
   } catch (error: unknown) {
-    throw sourceRootProblem(error, 'bundle');
+    throw bundleDirProblem(error);
   }
   try {
     // The manifest stops everything (no file is read before it passed); the

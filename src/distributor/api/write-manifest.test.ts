@@ -164,7 +164,7 @@ describe('distribute manifest: what is left out', () => {
     ]);
     const missing = refusalOf(() => writeManifest(join(bundle, 'no-such'), { id: 'w22', created: CREATED }));
     expect([missing.code, missing.hint]).toEqual([
-      'source_root_missing',
+      'bundle_dir_missing',
       'no such bundle folder: create it, or fix the path',
     ]);
   });

@@ -4,7 +4,7 @@ import { toPrefixed } from '../../core/digest/index.js';
 import { Dir, type DirEntry, exchange, isFsError, renameNoReplace } from '../../core/fs/index.js';
 import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
-import { MANIFEST_FILE, sourceRootProblem } from '../discover/discover.js';
+import { bundleDirProblem, MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
 import { idProblem, serializeManifest } from '../model/manifest.js';
 import type { ManifestFile, SourceManifest } from '../model/types.js';
@@ -97,7 +97,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
   try {
     dir = Dir.open(path);
   } catch (error: unknown) {
-    throw sourceRootProblem(error, 'bundle');
+    throw bundleDirProblem(error);
   }
   try {
     const listing = listBundleFiles(dir, options);

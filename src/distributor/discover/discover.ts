@@ -255,28 +255,41 @@ function typeOf(dir: Dir, entry: DirEntry): DirEntryType | undefined {
 }
 
 /**
- * The refusal for a source root (or `verify`'s bundle directory) that cannot
- * be opened: missing, reached through a link, not a directory, or unreadable.
+ * The refusal for a source root that cannot be opened: missing, reached
+ * through a link, not a directory, or unreadable.
  */
-export function sourceRootProblem(error: unknown, role: 'bundle' | 'source' = 'source'): Refusal {
+export function sourceRootProblem(error: unknown): Refusal {
   if (isFsError(error, 'ENOENT'))
-    return refuseDistributor('source_root_missing', {
-      role,
-      hint:
-        role === 'bundle'
-          ? 'no such bundle folder: create it, or fix the path'
-          : 'create it, or fix the path',
-    });
-  if (isFsError(error, 'ELOOP')) {
-    return refuseDistributor('source_root_symlink', {
-      role,
-      hint: 'name the real directory: sealkit opens every component of the path without following links',
-    });
-  }
+    return refuseDistributor('source_root_missing', { role: 'source', hint: 'create it, or fix the path' });
+  if (isFsError(error, 'ELOOP'))
+    return refuseDistributor('source_root_symlink', { role: 'source', hint: NO_LINK_HINT });
   if (isFsError(error, 'ENOTDIR'))
-    return refuseDistributor('source_root_not_directory', { role, hint: 'name a directory' });
-  return refuseDistributor('source_root_unavailable', {
-    role,
-    hint: 'give the account running sealkit read and search permission on it and on every directory above it',
-  });
+    return refuseDistributor('source_root_not_directory', { role: 'source', hint: 'name a directory' });
+  return refuseDistributor('source_root_unavailable', { role: 'source', hint: UNREADABLE_HINT });
 }
+
+/**
+ * The same for the bundle folder `distribute verify` and `distribute
+ * manifest` are given: a folder holding one bundle, not a source root, so
+ * the codes and messages say so.
+ */
+export function bundleDirProblem(error: unknown): Refusal {
+  if (isFsError(error, 'ENOENT'))
+    return refuseDistributor('bundle_dir_missing', {
+      role: 'bundle',
+      hint: 'no such bundle folder: create it, or fix the path',
+    });
+  if (isFsError(error, 'ELOOP'))
+    return refuseDistributor('bundle_dir_symlink', { role: 'bundle', hint: NO_LINK_HINT });
+  if (isFsError(error, 'ENOTDIR'))
+    return refuseDistributor('bundle_dir_not_directory', {
+      role: 'bundle',
+      hint: 'name the folder that holds the bundle, not a file in it',
+    });
+  return refuseDistributor('bundle_dir_unavailable', { role: 'bundle', hint: UNREADABLE_HINT });
+}
+
+const NO_LINK_HINT =
+  'name the real directory: sealkit opens every component of the path without following links';
+const UNREADABLE_HINT =
+  'give the account running sealkit read and search permission on it and on every directory above it';

@@ -312,7 +312,9 @@ function openBundleDir(sourceRoot: HeldDirs, dir: BundleDir): Dir {
   try {
     return sourceRoot.open(segments.slice(0, -1)).openDir(segments[segments.length - 1] ?? '');
   } catch {
-    throw refuseDistributor('source_root_unavailable', { role: 'bundle' });
+    // The source root opened; a bundle folder below it that no longer does
+    // is a directory of the source tree, not the root.
+    throw refuseDistributor('source_dir_unreadable', { role: 'bundle' });
   }
 }
 
