@@ -43,6 +43,7 @@ export type DistributorRefusalCode =
   // manifest
   | 'manifest_missing'
   | 'manifest_exists'
+  | 'manifest_write_failed'
   | 'manifest_not_regular'
   | 'manifest_too_large'
   | 'manifest_not_json'
@@ -212,6 +213,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
 
   manifest_missing: { category: 'missing', message: 'the bundle has no manifest.json' },
   manifest_exists: { category: 'conflict', message: 'the directory already holds a manifest.json' },
+  manifest_write_failed: {
+    category: 'unavailable',
+    message: 'manifest.json could not be written in the bundle folder',
+  },
   manifest_not_regular: {
     category: 'malformed',
     message: 'manifest.json is a symbolic link or not a regular file',

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -614,6 +615,73 @@ describe('sealkit distribute verify and manifest', () => {
       }
     },
   );
+
+  it('regression: manifest in a folder this account may not write is manifest_write_failed naming it, in a dry run too (was file_unreadable; the dry run said "would write")', () => {
+    mkdirSync(join(work, 'b'));
+    writeFileSync(join(work, 'b', 'a.csv'), 'a\n');
+    chmodSync(join(work, 'b'), 0o555);
+    try {
+      const before = describeTree(join(work, 'b'));
+      const expected = [
+        'error[manifest_write_failed]: manifest.json could not be written in the bundle folder',
+        '  --> b',
+        "  = help: the account running sealkit may not write in 'b' (EACCES)",
+        '',
+      ];
+      for (const flags of [['--dry-run'], [], ['--replace'], ['--dry-run', '--replace']]) {
+        const result = runCli(['distribute', 'manifest', 'b', '--id', 'b', ...flags], { cwd: work });
+        expect(result.status).toBe(2);
+        expect(result.stdout.length).toBe(0);
+        expect(result.stderr.toString().split('\n')).toEqual(expected);
+      }
+      const json = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--json'], { cwd: work });
+      expect(JSON.parse(json.stdout.toString())).toEqual({
+        status: 'refused',
+        reason_code: 'manifest_write_failed',
+        category: 'unavailable',
+        message: 'manifest.json could not be written in the bundle folder',
+        role: 'manifest',
+        location: { path: 'b' },
+        hint: "the account running sealkit may not write in 'b' (EACCES)",
+      });
+      expect(describeTree(join(work, 'b'))).toEqual(before);
+      // An existing manifest does not change that: --replace cannot write either.
+      chmodSync(join(work, 'b'), 0o755);
+      expect(runCli(['distribute', 'manifest', 'b', '--id', 'b'], { cwd: work }).status).toBe(0);
+      chmodSync(join(work, 'b'), 0o555);
+      const exists = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--json'], { cwd: work });
+      expect(JSON.parse(exists.stdout.toString()).reason_code).toBe('manifest_write_failed');
+    } finally {
+      chmodSync(join(work, 'b'), 0o755);
+    }
+  });
+
+  it('regression: manifest names a folder or file below it that it may not read, with why (was file_unreadable at the bundle folder)', () => {
+    mkdirSync(join(work, 'b', 'locked'), { recursive: true });
+    mkdirSync(join(work, 'b', 'open'));
+    writeFileSync(join(work, 'b', 'locked', 'x.csv'), 'x\n');
+    writeFileSync(join(work, 'b', 'open', 'y.csv'), 'y\n');
+    chmodSync(join(work, 'b', 'locked'), 0o000);
+    chmodSync(join(work, 'b', 'open', 'y.csv'), 0o000);
+    try {
+      const folder = runCli(['distribute', 'manifest', 'b', '--id', 'b'], { cwd: work });
+      expect(folder.status).toBe(2);
+      expect(folder.stderr.toString().split('\n').slice(0, 3)).toEqual([
+        'error[source_dir_unreadable]: a directory in the source tree cannot be read',
+        '  --> b/locked',
+        '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders; or leave it out with --exclude',
+      ]);
+      const file = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--exclude', 'locked'], { cwd: work });
+      expect(file.status).toBe(2);
+      expect(file.stderr.toString().split('\n').slice(0, 3)).toEqual([
+        'error[file_unreadable]: a file the manifest lists cannot be read',
+        '  --> b/open/y.csv',
+        '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
+      ]);
+    } finally {
+      chmodSync(join(work, 'b', 'locked'), 0o755);
+    }
+  });
 
   it('manifest --dry-run prints the manifest a real run writes, and writes nothing', () => {
     const bundle = join(work, 'bundle');

@@ -195,11 +195,33 @@ describe('distribute manifest: --replace', () => {
     expect(writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }).replaced).toBe(false);
   });
 
-  it('refuses to replace a manifest.json that is not a regular file', () => {
+  it('regression: a manifest.json that is not a regular file is manifest_not_regular with or without replace (was manifest_exists advising --replace)', () => {
+    const refused = (replace: boolean): readonly unknown[] => {
+      const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, replace }));
+      return [refusal.code, refusal.location?.path, refusal.hint];
+    };
     mkdirSync(join(bundle, 'manifest.json'));
-    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }));
-    expect(refusal.code).toBe('manifest_not_regular');
-    expect(refusal.location?.path).toBe(join(bundle, 'manifest.json'));
+    const folder = [
+      'manifest_not_regular',
+      join(bundle, 'manifest.json'),
+      'it is a folder: move it away (sealkit writes manifest.json as a file; --replace replaces only a file)',
+    ];
+    expect(refused(false)).toEqual(folder);
+    expect(refused(true)).toEqual(folder);
+    rmSync(join(bundle, 'manifest.json'), { recursive: true });
+    symlinkSync('report.md', join(bundle, 'manifest.json'));
+    const link = [
+      'manifest_not_regular',
+      join(bundle, 'manifest.json'),
+      'it is a symbolic link, which sealkit never writes through: remove the link, or put the file itself there',
+    ];
+    expect(refused(false)).toEqual(link);
+    expect(refused(true)).toEqual(link);
+    rmSync(join(bundle, 'manifest.json'));
+    execFileSync('mkfifo', [join(bundle, 'manifest.json')]);
+    expect(refused(false)[2]).toBe(
+      'it is a FIFO, socket or device: move it away (--replace replaces only a file)',
+    );
   });
 
   it('a reader never sees a partial manifest while it is replaced again and again', async () => {

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
 import { toPrefixed } from '../../core/digest/index.js';
-import { Dir, type DirEntry, exchange, isFsError, renameNoReplace } from '../../core/fs/index.js';
+import {
+  Dir,
+  type DirEntry,
+  exchange,
+  FsError,
+  isFsError,
+  readFailureCause,
+  renameNoReplace,
+} from '../../core/fs/index.js';
 import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { bundleDirProblem, MANIFEST_FILE } from '../discover/discover.js';
@@ -13,6 +21,7 @@ import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { hashFd } from '../validate/hash-fd.js';
 import { openRegular } from '../validate/open-source.js';
 import { locatedUnder } from '../validate/validate-bundle.js';
+import { errnoName, FolderWriteFailure, writeFailureCause } from '../write-failure.js';
 
 export interface WriteManifestOptions {
   readonly id: string;
@@ -100,6 +109,12 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
     throw bundleDirProblem(error);
   }
   try {
+    // manifest.json is written in this folder: where the kernel would refuse
+    // that write (mode bits, ACLs, a read-only mount), say so before any
+    // file is hashed, in a dry run as in a real one. Before the listing, so
+    // that a refusal never advises --replace, which would fail the same way.
+    const denied = dir.writeDenied();
+    if (denied !== undefined) throw manifestWriteFailed(FsError.synthetic(denied, 'faccessat'), path);
     const listing = listBundleFiles(dir, options);
     const paths = listing.files;
     if (paths.length === 0 || paths.length > MAX_FILES) {
@@ -123,10 +138,15 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
       created,
       files,
     };
-    const replaced =
-      options.dryRun === true
-        ? listing.hasManifest
-        : publishManifest(dir, serializeManifest(manifest), options.replace === true);
+    let replaced = listing.hasManifest;
+    if (options.dryRun !== true) {
+      try {
+        replaced = publishManifest(dir, serializeManifest(manifest), options.replace === true);
+      } catch (error: unknown) {
+        if (error instanceof Refusal) throw error;
+        throw manifestWriteFailed(error, path);
+      }
+    }
     return {
       manifest,
       left_out: [...listing.leftOut].sort((a, b) => compareUtf8(a.path, b.path)),
@@ -135,6 +155,18 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
   } finally {
     dir.close();
   }
+}
+
+/**
+ * `manifest_write_failed` at the bundle folder, the hint saying what the
+ * errno means with the folder as the user named it
+ * (`the account running sealkit may not write in 'out/week-22' (EACCES)`).
+ */
+function manifestWriteFailed(error: unknown, shown: string): Refusal {
+  const cause =
+    writeFailureCause(new FolderWriteFailure(error, shown)) ??
+    `writing in '${shown}' failed (${errnoName(error) ?? 'an unexpected error'})`;
+  return refuseDistributor('manifest_write_failed', { role: 'manifest', hint: cause });
 }
 
 /** A refusal about one file of the bundle, named by its bundle-relative path. */
@@ -192,7 +224,13 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   let hasManifest = false;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > 64) throw refuseAt('discovery_too_large', prefix);
-    for (const entry of dir.list()) {
+    let entries: readonly DirEntry[];
+    try {
+      entries = dir.list();
+    } catch (error: unknown) {
+      throw unreadableFolder(error, prefix === '' ? '.' : prefix);
+    }
+    for (const entry of entries) {
       // A name that is not UTF-8 is matched (hidden, --exclude) by its
       // decoded form and shown escaped; it is refused only if it would be listed.
       const shownName = entry.utf8 ? entry.name : escapedName(entry.bytes);
@@ -200,6 +238,15 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
       const shownPath = prefix === '' ? shownName : `${prefix}/${shownName}`;
       const type = typeOf(dir, entry);
       if (depth === 0 && entry.name === MANIFEST_FILE) {
+        // What it is comes first: --replace rewrites a file, and advising it
+        // for a folder or a link would only lead to another refusal.
+        if (type !== 'file') {
+          throw refuseDistributor('manifest_not_regular', {
+            role: 'manifest',
+            location: { path },
+            hint: notRegularHint(type),
+          });
+        }
         if (options.replace !== true) {
           throw refuseDistributor('manifest_exists', {
             role: 'manifest',
@@ -207,8 +254,6 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
             hint: 'pass --replace to write it again',
           });
         }
-        if (type !== 'file')
-          throw refuseDistributor('manifest_not_regular', { role: 'manifest', location: { path } });
         hasManifest = true;
         continue;
       }
@@ -241,7 +286,12 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
           'links are not followed: put the file itself here, or leave it out with --exclude',
         );
       if (directory) {
-        const child = dir.openDir(entry.bytes);
+        let child: Dir;
+        try {
+          child = dir.openDir(entry.bytes);
+        } catch (error: unknown) {
+          throw unreadableFolder(error, path);
+        }
         try {
           walk(child, path, depth + 1);
         } finally {
@@ -264,13 +314,50 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   return { files: files.sort(compareUtf8), leftOut, hasManifest };
 }
 
+/** A folder below the bundle folder that cannot be opened or listed, with why. */
+function unreadableFolder(error: unknown, path: string): Refusal {
+  const code = errnoName(error);
+  return refuseAt(
+    'source_dir_unreadable',
+    path,
+    `${code === undefined ? 'it could not be read' : readFailureCause(code)}; or leave it out with --exclude`,
+  );
+}
+
+/** What to do about a `manifest.json` that is not a regular file, by what it is. */
+function notRegularHint(type: string): string {
+  switch (type) {
+    case 'directory':
+      return 'it is a folder: move it away (sealkit writes manifest.json as a file; --replace replaces only a file)';
+    case 'symlink':
+      return 'it is a symbolic link, which sealkit never writes through: remove the link, or put the file itself there';
+    default:
+      return 'it is a FIFO, socket or device: move it away (--replace replaces only a file)';
+  }
+}
+
 function typeOf(dir: Dir, entry: DirEntry): string {
   return entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
 }
 
 function hashListed(dir: Dir, path: string): ManifestFile {
   const opened = openRegular(dir, path.split('/'));
-  if (!opened.ok) throw refuseAt('file_unreadable', path);
+  if (!opened.ok) {
+    // The listing saw a regular file; what it is now is said as validation says it.
+    const code =
+      opened.problem === 'missing'
+        ? 'file_missing'
+        : opened.problem === 'symlink'
+          ? 'file_symlink'
+          : opened.problem === 'not_regular'
+            ? 'file_not_regular'
+            : 'file_unreadable';
+    throw refuseAt(
+      code,
+      path,
+      opened.errno === undefined ? 'it changed while the folder was listed' : readFailureCause(opened.errno),
+    );
+  }
   try {
     const size = Number(opened.stat.size);
     const hashed = hashFd(opened.file.fd, size);
