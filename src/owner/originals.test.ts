@@ -100,6 +100,52 @@ describe('the original codecs', () => {
   );
 });
 
+describe('a required key missing from an original', () => {
+  const built = buildCell('mssql_clickhouse_full_refresh_v1');
+  const without = (data: unknown, key: string): Data => {
+    const copy = structuredClone(data as Data);
+    delete copy[key];
+    return copy;
+  };
+
+  it.each([
+    [
+      'the attempt',
+      () => ActivationAttempt.fromBytes(toCanonical(without(built.attempts.invoices, 'workload_id')).bytes),
+      'scoped_execution_attempt@attempt.workload_id',
+    ],
+    [
+      'the execution grant',
+      () =>
+        CompositionGrant.fromBytes(toCanonical(without(built.executionGrant, 'claims')).bytes, {
+          role: 'execution_grant',
+        }),
+      'scoped_execution_originals@execution_grant.claims',
+    ],
+    [
+      'the qualification owner',
+      () => QualificationOwner.fromBytes(toCanonical(without(built.qualificationOwner, 'schema')).bytes),
+      'scoped_execution_originals@qualification_owner.schema',
+    ],
+  ] as const)(
+    'regression: in %s, is named by its field path under the original',
+    (_name, decode, expected) => {
+      expect(summary(outcomeOf(decode))).toBe(expected);
+    },
+  );
+
+  it('regression: in the owner document, is named (an unknown key is not: only the record is)', () => {
+    const owner = without(built.owner, 'handoff');
+    const bytes = toCanonical(owner).bytes;
+    const decode = () => ScopedExecutionOwner.fromBytes(bytes, { expectedSha256: sha256Hex(bytes) });
+    expect(summary(outcomeOf(decode))).toBe('scoped_execution_document@handoff');
+    const extra = toCanonical({ ...(built.owner as Data), zzz_unknown: 1 }).bytes;
+    expect(
+      summary(outcomeOf(() => ScopedExecutionOwner.fromBytes(extra, { expectedSha256: sha256Hex(extra) }))),
+    ).toBe('scoped_execution_document');
+  });
+});
+
 describe('requireOriginals', () => {
   const built = buildCell('sqlserver_dbt_v1');
   const owner = ownerOf(built);
@@ -297,7 +343,7 @@ describe('requireAttempt', () => {
       'write_epochs',
     ],
   ] as const)('refuses %s', (_label, edit, field) => {
-    expect(summary(attempt(edit))).toBe(`scoped_execution_attempt@${field}`);
+    expect(summary(attempt(edit))).toBe(`scoped_execution_attempt@attempt.${field}`);
   });
 
   it('refuses a legacy write projection that omits a written guard', () => {
@@ -313,7 +359,7 @@ describe('requireAttempt', () => {
     const result = outcomeOf(() =>
       owner.requireAttempt(ActivationAttempt.fromValue(another.attempts.invoices)),
     );
-    expect(summary(result)).toBe('scoped_execution_attempt@activation_request_sha256');
+    expect(summary(result)).toBe('scoped_execution_attempt@attempt.activation_request_sha256');
     expect(sha256Hex(toCanonical(another.request).bytes)).not.toBe(owner.requestSha256);
   });
 

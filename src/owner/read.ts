@@ -41,13 +41,20 @@ export function readRecord(
   // it also counts inherited enumerable keys, which only makes the check stricter. Symbol keys need
   // no check: every value checked here was parsed from bytes (a caller's value is serialized first,
   // and the serializer refuses symbol keys).
+  // A missing key is named (`handoff`, `attempt.workload_id`): the name is
+  // ours, from `keys`, never the input's. An unknown key is not: only the
+  // record that holds it is.
+  for (const key of keys) {
+    if (!Object.hasOwn(value, key)) fail(site, childPath(field, suffix, key));
+  }
   let count = 0;
   for (const _ in value) count++;
   if (count !== keys.length) fail(site, field, suffix);
-  for (const key of keys) {
-    if (!Object.hasOwn(value, key)) fail(site, field, suffix);
-  }
   return value as Fields;
+}
+
+function childPath(field: string | undefined, suffix: string | undefined, key: string): string {
+  return field === undefined ? key : `${field}${suffix ?? ''}.${key}`;
 }
 
 /** A plain array of `min`…`max` entries. */

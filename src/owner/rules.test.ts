@@ -137,7 +137,7 @@ const RULES: readonly Rule[] = [
     rule: 'a missing top-level field',
     cell: SQL,
     edit: (d) => remove(d, ['scope_sha256']),
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@scope_sha256',
   },
   {
     rule: 'a stored owner hash (no duplicated request/owner hash)',
@@ -675,7 +675,7 @@ const RULES: readonly Rule[] = [
     cell: SQL,
     edit: (d) =>
       remove(d, ['workloads', workloadIndex(d, 'unit_tests'), 'write_bindings', 0, 'write', 'role']),
-    expected: 'scoped_execution_write_binding@workloads[].write_bindings[].write',
+    expected: 'scoped_execution_write_binding@workloads[].write_bindings[].write.role',
   },
   {
     rule: 'the original write has no other field',
@@ -924,7 +924,7 @@ const RULES: readonly Rule[] = [
     rule: 'the operation is complete (all thirteen fields)',
     cell: SQL,
     edit: (d) => remove(d, ['handoff', 'source_seals', 0, 'operation', 'try_number']),
-    expected: 'scoped_execution_handoff@handoff.source_seals[].operation',
+    expected: 'scoped_execution_handoff@handoff.source_seals[].operation.try_number',
   },
   {
     rule: "the operation's owner key names its qualification run",

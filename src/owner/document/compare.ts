@@ -96,17 +96,18 @@ export function compareAttempt(
   attempt: ActivationAttemptValue,
 ): readonly SelectedEpoch[] {
   const { value, scope, executionEpochs } = owner;
-  if (attempt.activation_request_sha256 !== owner.requestSha256) fail(ATTEMPT, 'activation_request_sha256');
-  if (attempt.pack_sha256 !== value.request.pack_sha256) fail(ATTEMPT, 'pack_sha256');
+  if (attempt.activation_request_sha256 !== owner.requestSha256)
+    fail(ATTEMPT, 'attempt.activation_request_sha256');
+  if (attempt.pack_sha256 !== value.request.pack_sha256) fail(ATTEMPT, 'attempt.pack_sha256');
   const requested = value.request.workloads.find((workload) => workload.workload_id === attempt.workload_id);
-  if (requested === undefined) fail(ATTEMPT, 'workload_id');
-  if (!sameList(attempt.constituents, requested.constituents)) fail(ATTEMPT, 'constituents');
+  if (requested === undefined) fail(ATTEMPT, 'attempt.workload_id');
+  if (!sameList(attempt.constituents, requested.constituents)) fail(ATTEMPT, 'attempt.constituents');
   const writeGuards = requested.writes.map((group) => group.guard_id);
-  if (attempt.write_epochs.length !== writeGuards.length) fail(ATTEMPT, 'write_epochs');
+  if (attempt.write_epochs.length !== writeGuards.length) fail(ATTEMPT, 'attempt.write_epochs');
   for (const [i, guard] of writeGuards.entries()) {
     const held = attempt.write_epochs[i];
     if (held === undefined || held.guard_id !== guard || held.epoch !== executionEpochs.get(guard)) {
-      fail(ATTEMPT, 'write_epochs');
+      fail(ATTEMPT, 'attempt.write_epochs');
     }
   }
   const workload = value.workloads.find((entry) => entry.workload_id === attempt.workload_id);
