@@ -127,7 +127,7 @@ describe('a required key missing from an original', () => {
       () => QualificationOwner.fromBytes(toCanonical(without(built.qualificationOwner, 'schema')).bytes),
       'scoped_execution_originals@qualification_owner.schema',
     ],
-  ] as const)(
+  ] as readonly (readonly [string, () => unknown, string])[])(
     'regression: in %s, is named by its field path under the original',
     (_name, decode, expected) => {
       expect(summary(outcomeOf(decode))).toBe(expected);
