@@ -250,6 +250,10 @@ const CASES: readonly Case[] = [
     args: ['edition', 'new', '--edition', 'bigquery', 'workspace'],
   },
   { name: 'edition-new-parent-missing', args: ['edition', 'new', '--edition', 'snowflake', 'clients/acme'] },
+  {
+    name: 'edition-new-missing-folder-then-dotdot',
+    args: ['edition', 'new', '--edition', 'bigquery', 'clients/../acme'],
+  },
 ];
 
 let root: string;

@@ -21,7 +21,7 @@ export function symlinkOnPath(path: string): string | undefined {
 }
 
 /** Where each component of `path` ends, first to last; repeated and trailing slashes are skipped. */
-function componentEnds(path: string): number[] {
+export function componentEnds(path: string): number[] {
   const ends: number[] = [];
   for (let index = 0; index < path.length; index += 1) {
     const endsHere = path[index] !== '/' && (index + 1 === path.length || path[index + 1] === '/');

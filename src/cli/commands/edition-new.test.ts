@@ -243,6 +243,86 @@ describe('sealkit edition new', () => {
     },
   );
 
+  it.each([
+    ['a real run', []],
+    ['a dry run', ['--dry-run']],
+  ])(
+    'regression: a missing folder followed by .. is destination_parent_missing naming that folder, in %s',
+    (_run, extra) => {
+      // It was destination_invalid ("ends in . or .."), although `existing/../acme` is taken.
+      mkdirSync(join(dir, 'clients'));
+      const cases: readonly (readonly [string, string])[] = [
+        [
+          'nonexist/../acme',
+          "'nonexist' does not exist, and the '..' after it does not skip it (the filesystem goes through 'nonexist' first): create it, or write the destination without it",
+        ],
+        [
+          'clients/nonexist/x/../acme',
+          "'clients/nonexist' does not exist, and the '..' after it does not skip it (the filesystem goes through 'clients/nonexist' first): create it, or write the destination without it",
+        ],
+        [
+          'nonexist/sub/acme',
+          "'nonexist' does not exist: create it first, or choose a destination in an existing folder",
+        ],
+      ];
+      for (const [dest, hint] of cases) {
+        const run = runCli(['edition', 'new', '--edition', 'bigquery', ...extra, dest], { cwd: dir });
+        expect(run.status).toBe(2);
+        expect(run.stdout.toString()).toBe('');
+        expect(run.stderr.toString()).toBe(
+          'error[destination_parent_missing]: the folder that would hold the destination does not exist\n' +
+            `  --> ${dest}\n` +
+            `  = help: ${hint}\n`,
+        );
+      }
+      expect(readdirSync(dir)).toEqual(['clients']);
+      expect(readdirSync(join(dir, 'clients'))).toEqual([]);
+      // The same path through a folder that exists is a destination like any other.
+      expect(
+        runCli(['edition', 'new', '--edition', 'bigquery', '--dry-run', 'clients/../acme'], { cwd: dir })
+          .status,
+      ).toBe(0);
+    },
+  );
+
+  it.each([
+    ['a real run', []],
+    ['a dry run', ['--dry-run']],
+  ])(
+    'regression: a file on the way, or a folder this account may not search, is named in %s',
+    (_run, extra) => {
+      writeFileSync(join(dir, 'notes.txt'), 'kept\n');
+      mkdirSync(join(dir, 'locked'), { mode: 0o000 });
+      try {
+        const cases: readonly (readonly [string, string])[] = [
+          ['notes.txt/../acme', "'notes.txt' is not a folder (ENOTDIR)"],
+          ['notes.txt/acme', "'notes.txt' is not a folder (ENOTDIR)"],
+          [
+            'locked/../acme',
+            "the account running sealkit may not open or search the folder 'locked' (EACCES): check its permissions",
+          ],
+          [
+            'locked/acme',
+            "the account running sealkit may not open or search the folder 'locked' (EACCES): check its permissions",
+          ],
+        ];
+        for (const [dest, hint] of cases) {
+          const run = runCli(['edition', 'new', '--edition', 'bigquery', ...extra, dest], { cwd: dir });
+          expect(run.status).toBe(2);
+          expect(run.stderr.toString()).toBe(
+            'error[destination_parent_invalid]: the folder that would hold the destination is not a directory or cannot be opened\n' +
+              `  --> ${dest}\n` +
+              `  = help: ${hint}\n`,
+          );
+        }
+      } finally {
+        chmodSync(join(dir, 'locked'), 0o700);
+      }
+      expect(readdirSync(dir).sort()).toEqual(['locked', 'notes.txt']);
+      expect(readdirSync(join(dir, 'locked'))).toEqual([]);
+    },
+  );
+
   it('regression: a DEST name over 255 bytes is destination_invalid saying so, not a bad parent', () => {
     const name = 'w'.repeat(300);
     for (const extra of [['--dry-run'], []]) {

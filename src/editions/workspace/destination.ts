@@ -1,9 +1,9 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Dir, isFsError } from '../../core/fs/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
-import { symlinkHint } from '../symlink-on-path.js';
+import { componentEnds, symlinkHint } from '../symlink-on-path.js';
 import { writeDeniedCause } from './write-cause.js';
 
 /** A destination that passed every check, with its parent held open. */
@@ -60,15 +60,83 @@ export function physicalPath(path: string): string {
       const real = realpathSync.native(current);
       return pending.length === 0 ? real : resolve(real, ...pending.reverse());
     } catch (error: unknown) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = (error as NodeJS.ErrnoException).code ?? '';
       if (code === 'ENAMETOOLONG') throw tooLong();
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refuseEdition('destination_parent_invalid');
-      const { parent, name } = splitDestination(current);
-      if (parent === current) throw refuseEdition('destination_parent_invalid');
-      pending.push(name);
-      current = parent;
+      const split = code === 'ENOENT' || code === 'ENOTDIR' ? lastComponent(current) : undefined;
+      // `missing/..` cannot be resolved by dropping `..`: the kernel goes
+      // through `missing` first, so the path names no folder at all.
+      if (split === undefined || split.parent === current || split.name === '.' || split.name === '..')
+        throw unreachableParent(path, code);
+      pending.push(split.name);
+      current = split.parent;
     }
   }
+}
+
+/** `path` without its last component, and that component; no check, no normalization. */
+function lastComponent(path: string): { readonly parent: string; readonly name: string } {
+  const trimmed = path.replace(/\/+$/, '');
+  const slash = trimmed.lastIndexOf('/');
+  return {
+    parent: slash === -1 ? '.' : slash === 0 ? '/' : trimmed.slice(0, slash),
+    name: trimmed.slice(slash + 1),
+  };
+}
+
+/**
+ * The refusal for a parent folder the kernel cannot reach or open (errno
+ * `code`), naming the first folder on the way, as the user wrote it, that
+ * stops it: one that does not exist, is not a folder, or may not be
+ * searched by this account. Path-based lookups are enough here: they only
+ * say why, after the real lookup failed.
+ */
+function unreachableParent(parent: string, code: string): Refusal {
+  const blocked = blockedComponent(parent) ?? { folder: parent, code };
+  const folder = blocked.folder;
+  const link = symlinkHint(folder, 'the destination');
+  if (link !== undefined) return refuseEdition('workspace_destination_symlink', { hint: link });
+  switch (blocked.code) {
+    case 'ENOENT':
+      return refuseEdition('destination_parent_missing', {
+        hint: parent.slice(folder.length).split('/').includes('..')
+          ? `'${folder}' does not exist, and the '..' after it does not skip it (the filesystem goes through '${folder}' first): create it, or write the destination without it`
+          : `'${folder}' does not exist: create it first, or choose a destination in an existing folder`,
+      });
+    case 'ENOTDIR':
+      return refuseEdition('destination_parent_invalid', { hint: `'${folder}' is not a folder (ENOTDIR)` });
+    case 'EACCES':
+    case 'EPERM':
+      return refuseEdition('destination_parent_invalid', {
+        hint: `the account running sealkit may not open or search the folder '${folder}' (${blocked.code}): check its permissions`,
+      });
+    default:
+      return refuseEdition('destination_parent_invalid', {
+        hint: `the folder '${folder}' cannot be opened (${blocked.code})`,
+      });
+  }
+}
+
+/**
+ * Walks `path` one component at a time and returns the folder that stops
+ * it: the first prefix that does not exist (ENOENT), or the prefix before
+ * the first one that fails otherwise (a file, ENOTDIR; a folder this account
+ * may not search, EACCES). Each prefix is asked of the kernel with stat(2),
+ * which resolves `..` as the open does (realpath(3) drops it as text).
+ * Undefined when every prefix resolves.
+ */
+function blockedComponent(path: string): { readonly folder: string; readonly code: string } | undefined {
+  let previous = path.startsWith('/') ? '/' : '.';
+  for (const end of componentEnds(path)) {
+    const prefix = path.slice(0, end);
+    try {
+      statSync(prefix);
+    } catch (error: unknown) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+      return { folder: code === 'ENOENT' ? prefix : previous, code };
+    }
+    previous = prefix;
+  }
+  return undefined;
 }
 
 export function isInside(root: string, candidate: string): boolean {
@@ -98,11 +166,10 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
     // none on the way to the project it prints next: one rule for both.
     held = Dir.open(parent);
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT')) throw refuseEdition('destination_parent_missing');
     if (isFsError(error, 'ENAMETOOLONG')) throw tooLong();
     const hint = isFsError(error, 'ELOOP') ? symlinkHint(dest, 'the destination') : undefined;
     if (hint !== undefined) throw refuseEdition('workspace_destination_symlink', { hint });
-    throw refuseEdition('destination_parent_invalid');
+    throw unreachableParent(parent, isFsError(error) ? error.code : 'EIO');
   }
   try {
     const existing = held.stat(name);

@@ -65,7 +65,6 @@ const AT_DESTINATION: ReadonlySet<string> = new Set<EditionRefusalCode>([
 
 const DESTINATION_HINTS: { readonly [code: string]: string } = {
   destination_exists: 'choose a folder name that does not exist yet; edition new never writes into one',
-  destination_parent_missing: 'create the parent folder first, or choose a destination in an existing folder',
   workspace_destination_symlink: 'choose a path that is not a symbolic link',
 };
 
