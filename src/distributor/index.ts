@@ -80,7 +80,12 @@ export type {
   RunPlan,
   StateToken,
 } from './plan/types.js';
-export { type DistributorRefusalCode, refuseDistributor } from './refusals.js';
+export {
+  type DistributorRefusalCode,
+  type NormalizationForm,
+  refuseDistributor,
+  type UnicodeTwinPaths,
+} from './refusals.js';
 export { loadConfig as loadDistributorConfig } from './run/load-config.js';
 export {
   type ItemOutcome,

@@ -366,6 +366,29 @@ const CASES: readonly Case[] = [
     args: verify,
   },
   {
+    name: 'manifest-unicode-twin',
+    setUp: () => {
+      mkdirSync(join(work, 'reports', 'menu'));
+      edit('reports/menu/caf\u00e9.txt', 'one\n');
+      edit('reports/menu/cafe\u0301.txt', 'two\n');
+    },
+    args: ['distribute', 'manifest', 'reports/menu', '--id', 'menu'],
+  },
+  {
+    name: 'verify-bundle-dir-missing',
+    setUp: () => {},
+    args: verify,
+  },
+  {
+    name: 'manifest-not-regular',
+    setUp: () => {
+      bundle();
+      rmSync(join(work, 'reports', 'weekly', 'manifest.json'));
+      mkdirSync(join(work, 'reports', 'weekly', 'manifest.json'));
+    },
+    args: ['distribute', 'manifest', 'reports/weekly', '--id', 'weekly', '--replace'],
+  },
+  {
     name: 'verify-missing-manifest',
     setUp: () => {
       rmSync(join(bundle(), 'manifest.json'));

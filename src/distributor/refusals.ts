@@ -120,6 +120,18 @@ export interface NestedBundles {
   readonly nested_bundle_dir: string;
 }
 
+/** Which Unicode normalization form a path is written in: NFC, NFD, or neither (`mixed`). */
+export type NormalizationForm = 'NFC' | 'NFD' | 'mixed';
+
+/**
+ * Two paths (or bundle folders) equal after NFC normalization: the refused
+ * one first, then the one it is a twin of, each with its form, since the
+ * two look alike on screen.
+ */
+export interface UnicodeTwinPaths {
+  readonly paths: readonly { readonly path: string; readonly form: NormalizationForm }[];
+}
+
 /** One destination of the configuration. */
 export interface DestinationRef {
   readonly pipeline_id: string;
@@ -137,7 +149,11 @@ export interface RootsOverlap {
 /** The codes that carry typed details (docs/refusals.md#details); printed with `--json`. */
 export type DistributorRefusalDetails = WithDetails<
   DistributorRefusalCode,
-  { bundle_nested: NestedBundles | undefined; destination_roots_overlap: RootsOverlap }
+  {
+    bundle_nested: NestedBundles | undefined;
+    destination_roots_overlap: RootsOverlap;
+    path_unicode_twin: UnicodeTwinPaths | undefined;
+  }
 >;
 
 export const refuseDistributor = defineRefusals<DistributorRefusalCode, DistributorRefusalDetails>({
@@ -276,6 +292,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   path_unicode_twin: {
     category: 'conflict',
     message: 'two paths differ only in Unicode normalization (NFC/NFD)',
+    printDetails: true,
   },
   path_file_dir_clash: {
     category: 'conflict',

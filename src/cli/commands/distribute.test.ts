@@ -683,6 +683,52 @@ describe('sealkit distribute verify and manifest', () => {
     }
   });
 
+  it('regression: Unicode twins are both named, marked NFC and NFD, with what to do (was one name, which looks like the other)', () => {
+    const nfc = 'caf\u00e9.txt';
+    const nfd = 'cafe\u0301.txt';
+    mkdirSync(join(work, 'b'));
+    writeFileSync(join(work, 'b', nfc), '1\n');
+    writeFileSync(join(work, 'b', nfd), '2\n');
+    const human = runCli(['distribute', 'manifest', 'b', '--id', 'b'], { cwd: work });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString().split('\n')).toEqual([
+      'error[path_unicode_twin]: two paths differ only in Unicode normalization (NFC/NFD)',
+      `  --> b/${nfc}`,
+      `  = help: '${nfc}' (NFC) and 'cafe\\u0301.txt' (NFD) are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude`,
+      '',
+    ]);
+    const json = JSON.parse(
+      runCli(['distribute', 'manifest', 'b', '--id', 'b', '--json'], { cwd: work }).stdout.toString(),
+    );
+    expect(json.details).toEqual({
+      paths: [
+        { path: nfc, form: 'NFC' },
+        { path: nfd, form: 'NFD' },
+      ],
+    });
+    // The fix the hint gives works: one of them left out.
+    expect(runCli(['distribute', 'manifest', 'b', '--id', 'b', '--exclude', nfd], { cwd: work }).status).toBe(
+      0,
+    );
+    // A manifest listing both (written by another producer) is refused by verify the same way.
+    const manifest = JSON.parse(readFileSync(join(work, 'b', 'manifest.json'), 'utf8'));
+    manifest.files.push({ ...manifest.files[0], path: nfd });
+    writeFileSync(join(work, 'b', 'manifest.json'), JSON.stringify(manifest, null, 2));
+    const verified = runCli(['distribute', 'verify', 'b', '--json'], { cwd: work });
+    expect(verified.status).toBe(2);
+    expect(JSON.parse(verified.stdout.toString())).toMatchObject({
+      reason_code: 'path_unicode_twin',
+      location: { path: 'b/manifest.json', pointer: 'files[1].path' },
+      hint: `'cafe\\u0301.txt' (NFD) and '${nfc}' (NFC) at files[0] are one name on macOS and to many object-store clients: list one of them only, or rename one and write the manifest again`,
+      details: {
+        paths: [
+          { path: nfd, form: 'NFD' },
+          { path: nfc, form: 'NFC' },
+        ],
+      },
+    });
+  });
+
   it('manifest --dry-run prints the manifest a real run writes, and writes nothing', () => {
     const bundle = join(work, 'bundle');
     mkdirSync(join(bundle, 'data'), { recursive: true });

@@ -16,7 +16,13 @@ import { bundleDirProblem, MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
 import { idProblem, serializeManifest } from '../model/manifest.js';
 import type { ManifestFile, SourceManifest } from '../model/types.js';
-import { compareUtf8, pathProblem, pathSetProblemAt, toBundlePath } from '../path/bundle-path.js';
+import {
+  compareUtf8,
+  pathProblem,
+  pathSetProblemAt,
+  toBundlePath,
+  unicodeTwins,
+} from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { hashFd } from '../validate/hash-fd.js';
 import { openRegular } from '../validate/open-source.js';
@@ -129,7 +135,19 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
       });
     }
     const clash = pathSetProblemAt(paths);
-    if (clash !== undefined) throw refuseAt(clash.code, paths[clash.index] ?? '');
+    if (clash !== undefined) {
+      const path = paths[clash.index] ?? '';
+      const other = clash.other === undefined ? undefined : paths[clash.other];
+      if (clash.code !== 'path_unicode_twin' || other === undefined) throw refuseAt(clash.code, path);
+      // The two names look alike on screen: both are shown, marked, with what to do.
+      const twins = unicodeTwins(path, other);
+      throw refuseDistributor('path_unicode_twin', {
+        role: 'bundle',
+        location: { path },
+        hint: `${twins.text} are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude`,
+        details: twins.details,
+      });
+    }
     const files = paths.map((file) => hashListed(dir, file));
     const manifest: SourceManifest = {
       schema_version: 1,

@@ -1,7 +1,7 @@
 import { type Dir, type DirEntry, type DirEntryType, isFsError } from '../../core/fs/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir } from '../model/types.js';
-import { compareUtf8, toBundleDir } from '../path/bundle-path.js';
+import { compareUtf8, toBundleDir, unicodeTwins } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -190,7 +190,7 @@ export function discoverBundles(
     options.rootIsBundle === true ? [] : found.sort(compareUtf8).map((path) => toBundleDir(path));
   return {
     bundles,
-    problems: [...problems, ...unicodeTwins(bundles)],
+    problems: [...problems, ...twinBundles(bundles)],
     dirsWithoutManifest: worthNaming(withoutManifest, found).sort(compareUtf8),
     filesAtRoot: filesAtRoot.sort(compareUtf8),
   };
@@ -224,20 +224,23 @@ function ancestorsOf(path: string): string[] {
  * overwrite the other wherever they are read. Each one after the first is
  * refused, as two such files inside one bundle are.
  */
-function unicodeTwins(bundles: readonly BundleDir[]): DiscoveryProblem[] {
-  const seen = new Set<string>();
+function twinBundles(bundles: readonly BundleDir[]): DiscoveryProblem[] {
+  const seen = new Map<string, BundleDir>();
   const twins: DiscoveryProblem[] = [];
   for (const bundle of bundles) {
     const nfc = bundle.normalize('NFC');
-    if (!seen.has(nfc)) {
-      seen.add(nfc);
+    const first = seen.get(nfc);
+    if (first === undefined) {
+      seen.set(nfc, bundle);
       continue;
     }
+    const named = unicodeTwins(bundle, first);
     twins.push({
       bundle,
       refusal: refuseDistributor('path_unicode_twin', {
         role: 'bundle',
-        hint: 'another bundle folder has the same name in another Unicode normalization (NFC/NFD): rename one of them',
+        hint: `bundle folders ${named.text} are one folder on macOS and to many object-store clients: rename one of them`,
+        details: named.details,
       }),
     });
   }

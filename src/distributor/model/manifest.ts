@@ -7,7 +7,7 @@ import {
   parseStrict,
 } from '../../core/json/index.js';
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
-import { pathProblem, pathSetProblemAt } from '../path/bundle-path.js';
+import { pathProblem, pathSetProblemAt, unicodeTwins } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
 import type { ManifestFile, SourceManifest } from './types.js';
@@ -142,8 +142,7 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
   }
   if (problems.length === 0) {
     const setProblem = pathSetProblemAt(files.map((file) => file.path));
-    if (setProblem !== undefined)
-      problems.push(fail(setProblem.code, 'files[].path', `files[${setProblem.index}].path`));
+    if (setProblem !== undefined) problems.push(setRefusal(setProblem, files, fail, mode));
   }
   const [first] = problems;
   if (first !== undefined) throw mode === 'exact' ? first : refuseAll(problems);
@@ -154,6 +153,39 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
     created: created as NonNullable<typeof created>,
     files,
   };
+}
+
+/**
+ * A rule over the set of listed paths, at the later entry, the hint naming
+ * the entry it repeats; Unicode twins shown marked, since the two look
+ * alike on screen, with their forms in `details`.
+ */
+function setRefusal(
+  problem: NonNullable<ReturnType<typeof pathSetProblemAt>>,
+  files: readonly ManifestFile[],
+  fail: Fail,
+  mode: 'lenient' | 'exact',
+): Refusal {
+  const at = `files[${problem.index}].path`;
+  const path = files[problem.index]?.path;
+  const other = problem.other === undefined ? undefined : files[problem.other]?.path;
+  if (mode === 'exact' || path === undefined || other === undefined || problem.other === undefined)
+    return fail(problem.code, 'files[].path', at);
+  if (problem.code !== 'path_unicode_twin')
+    return fail(
+      problem.code,
+      'files[].path',
+      at,
+      `files[${problem.other}] lists the same path: list it once`,
+    );
+  const twins = unicodeTwins(path, other, `files[${problem.other}]`);
+  return refuseDistributor('path_unicode_twin', {
+    role: 'manifest',
+    field: 'files[].path',
+    location: { pointer: at },
+    hint: `${twins.text} are one name on macOS and to many object-store clients: list one of them only, or rename one and write the manifest again`,
+    details: twins.details,
+  });
 }
 
 function fileFromJson(

@@ -1,5 +1,10 @@
 import type { BundleDir, BundlePath } from '../model/types.js';
-import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
+import {
+  type DistributorRefusalCode,
+  type NormalizationForm,
+  refuseDistributor,
+  type UnicodeTwinPaths,
+} from '../refusals.js';
 
 /**
  * Path decisions (docs/distributor.md, "Path rules"). A manifest path must
@@ -72,17 +77,23 @@ export function pathSetProblem(paths: readonly string[]): DistributorRefusalCode
   return pathSetProblemAt(paths)?.code;
 }
 
-/** `pathSetProblem` with the index of the path that breaks it (the repeat, or the path running through a file). */
+/**
+ * `pathSetProblem` with the index of the path that breaks it (the repeat, or
+ * the path running through a file) and, for a repeat or a twin, the index of
+ * the path it repeats (`other`).
+ */
 export function pathSetProblemAt(
   paths: readonly string[],
-): { readonly code: DistributorRefusalCode; readonly index: number } | undefined {
-  const exact = new Set<string>();
+): { readonly code: DistributorRefusalCode; readonly index: number; readonly other?: number } | undefined {
+  const exact = new Map<string, number>();
   const folded = new Map<string, number>();
   for (const [index, path] of paths.entries()) {
-    if (exact.has(path)) return { code: 'path_duplicate', index };
-    exact.add(path);
+    const same = exact.get(path);
+    if (same !== undefined) return { code: 'path_duplicate', index, other: same };
+    exact.set(path, index);
     const nfc = path.normalize('NFC');
-    if (folded.has(nfc)) return { code: 'path_unicode_twin', index };
+    const twin = folded.get(nfc);
+    if (twin !== undefined) return { code: 'path_unicode_twin', index, other: twin };
     folded.set(nfc, index);
   }
   for (const [nfc, index] of folded) {
@@ -109,4 +120,42 @@ export function parentDirs(path: string): string[] {
     cut = path.indexOf('/', cut + 1);
   }
   return parents;
+}
+
+/** Which Unicode normalization form a path is written in: NFC, NFD, or neither (`mixed`). */
+export function normalizationForm(path: string): NormalizationForm {
+  if (path === path.normalize('NFC')) return 'NFC';
+  if (path === path.normalize('NFD')) return 'NFD';
+  return 'mixed';
+}
+
+/**
+ * A path as a refusal's hint shows it when it has a Unicode twin: every
+ * combining mark written as `\u0301`, so that the two names, alike on
+ * screen, read differently (`café.txt` and `cafe\u0301.txt`).
+ */
+export function twinShown(path: string): string {
+  return path.replace(/\p{M}/gu, (mark) => `\\u${(mark.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Two paths equal after NFC normalization, as a hint names them: each shown
+ * by `twinShown` with its form (`'café.txt' (NFC) and 'cafe\u0301.txt'
+ * (NFD)`), and as `--json` details give them.
+ */
+export function unicodeTwins(
+  path: string,
+  other: string,
+  otherAt = '',
+): { readonly text: string; readonly details: UnicodeTwinPaths } {
+  const one = (p: string) => `'${twinShown(p)}' (${normalizationForm(p)})`;
+  return {
+    text: `${one(path)} and ${one(other)}${otherAt === '' ? '' : ` at ${otherAt}`}`,
+    details: {
+      paths: [
+        { path, form: normalizationForm(path) },
+        { path: other, form: normalizationForm(other) },
+      ],
+    },
+  };
 }

@@ -79,6 +79,10 @@ describe('bundle folders that differ only in Unicode normalization', () => {
     expect(report.failures.map((failure) => [failure.bundle_dir, failure.reason_code])).toEqual([
       [nfc, 'path_unicode_twin'],
     ]);
+    // Both folders are named, the one that looks like the other marked.
+    expect(report.failures[0]?.refusal?.hint).toBe(
+      "bundle folders 'uni/\u00e9t\u00e9' (NFC) and 'uni/e\\u0301te\\u0301' (NFD) are one folder on macOS and to many object-store clients: rename one of them",
+    );
     expect(report.counts.published).toBe(0);
     expect(bundleTree()).toEqual({});
   });
