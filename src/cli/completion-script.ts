@@ -25,10 +25,21 @@ export interface CompletionCommand {
   readonly pathArguments: boolean;
 }
 
-/** Every `--flag` a usage text names, sorted, with `--help`. */
+/**
+ * Every flag a usage text gives the command, sorted, with `--help`: those of
+ * its synopsis (the text up to the first blank line) and those its flag
+ * list describes, one a line (`  -q, --quiet   …`). A flag the prose only
+ * mentions is another command's (`evidence check` reads "the saved
+ * --dry-run report", `contract classify` reads files "written by contract
+ * project --out") and is not offered.
+ */
 export function flagsOfUsage(usage: string): readonly string[] {
   const flags = new Set<string>(['--help']);
-  for (const match of usage.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)) flags.add(match[0]);
+  const end = usage.indexOf('\n\n');
+  const synopsis = end === -1 ? usage : usage.slice(0, end);
+  for (const match of synopsis.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)) flags.add(match[0]);
+  for (const match of usage.matchAll(/^ +(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)/gm))
+    if (match[1] !== undefined) flags.add(match[1]);
   return [...flags].sort();
 }
 

@@ -172,6 +172,15 @@ describe('sealkit completion', () => {
     expect(fish('sealkit json digest --bare d', tree)).toEqual(['doc.json']);
   });
 
+  it('regression: no shell offers a flag the command refuses, which its help names only in prose', () => {
+    // "the saved --dry-run report" (evidence check), "written by contract project --out" (classify).
+    expect(bash(['evidence', 'check', '--dr'])).toEqual([]);
+    expect(bash(['contract', 'classify', 'a.json', 'b.json', '--o'])).toEqual([]);
+    expect(fish('sealkit evidence check --dr')).toEqual([]);
+    expect(fish('sealkit evidence synth --fi')).toEqual(['--finished-at']);
+    expect(runCli(['evidence', 'check', '--dry-run']).status).toBe(1);
+  });
+
   it('covers every command of the table and every flag its help lists', async () => {
     const bashText = spawnSync('cat', [bashScript], { encoding: 'utf8' }).stdout;
     for (const entry of COMMANDS) {
@@ -193,5 +202,11 @@ describe('flags of a usage text', () => {
     expect(
       flagsOfUsage('Usage: x [--json] [--config FILE]\n  --config FILE  the file (default --config)'),
     ).toEqual(['--config', '--help', '--json']);
+  });
+
+  it('are not the flags its prose mentions', () => {
+    const usage =
+      'Usage: x [--json]\n\nReads what y --out wrote.\n\nFlags:\n  -q, --quiet   as y --dry-run does\n  --max N       at most N';
+    expect(flagsOfUsage(usage)).toEqual(['--help', '--json', '--max', '--quiet']);
   });
 });
