@@ -167,6 +167,28 @@ describe('sealkit json', () => {
     );
   });
 
+  it.each([['canonicalize'], ['digest']])(
+    'regression: json %s with an empty FILE is a usage error naming it, as edition check is',
+    (command) => {
+      // It was refused (exit 2) as input_missing with no location: which input was meant?
+      const human = runCli(['json', command, ''], { cwd: dir });
+      expect(human.status).toBe(1);
+      expect(human.stdout.length).toBe(0);
+      expect(human.stderr.toString().split('\n')[0]).toBe('sealkit: argument FILE is an empty string');
+      expect(human.stderr.toString()).toContain(`Usage: sealkit json ${command} `);
+      const json = runCli(['json', command, '', '--json'], { cwd: dir });
+      expect(json.status).toBe(1);
+      expect(JSON.parse(json.stdout.toString())).toMatchObject({
+        status: 'usage_error',
+        message: 'argument FILE is an empty string',
+      });
+      // Absent and '-' still read standard input.
+      expect(runCli(['json', command], { cwd: dir, input: '{}' }).status).toBe(0);
+      expect(runCli(['json', command, '-'], { cwd: dir, input: '{}' }).status).toBe(0);
+      expect(runCli(['edition', 'check', ''], { cwd: dir }).status).toBe(1);
+    },
+  );
+
   it('treats an unknown flag or a surplus argument as a usage error that writes nothing', () => {
     const before = readdirSync(dir);
     const unknown = runCli(['json', 'canonicalize', '--update', join(dir, 'x.json')]);

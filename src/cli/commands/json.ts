@@ -11,7 +11,7 @@ import {
 } from '../../core/json/index.js';
 import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { parseCommandArgs, textArgument } from '../parse.js';
+import { optionalArgument, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
@@ -73,7 +73,9 @@ async function canonicalFromArgs(
 ) {
   const { values, positionals } = parseCommandArgs(args, options, usage, { min: 0, max: 1 });
   const maxBytes = parseMaxBytes(values['max-bytes'], usage);
-  const source = textArgument(positionals[0] ?? '-', 'FILE', usage);
+  // An empty FILE (`"$DOC"` with DOC unset) names no file: a usage error, as
+  // for every command, not a refusal about a file that has no name.
+  const source = optionalArgument(positionals[0], 'FILE', usage) ?? '-';
   const maxDepth = DEFAULT_JSON_LIMITS.maxDepth;
   return await locatedAt(source, async (): Promise<Canonical> => {
     const input = await withLimit(() => readBoundedInput(source, maxBytes, io.stdin), maxBytes, maxDepth);
