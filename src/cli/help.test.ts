@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { COMMANDS } from './commands/index.js';
 import { flagsOfUsage } from './completion-script.js';
@@ -51,6 +54,12 @@ describe.each(COMMANDS.map((entry) => [entry.path.join(' '), entry] as const))(
         expect(words.slice(0, entry.path.length + 1)).toEqual(['sealkit', ...entry.path]);
         for (const word of words.filter((w) => w.startsWith('--'))) expect(flags).toContain(word);
       }
+    });
+
+    it('wraps its prose: no line before the examples is wider than 105 columns', async () => {
+      const { usage } = await entry.load();
+      const prose = usage.slice(0, usage.indexOf('\nExamples:'));
+      expect(prose.split('\n').filter((line) => line.length > 105)).toEqual([]);
     });
 
     it('prints the same text for --help and for sealkit help', async () => {
@@ -120,5 +129,33 @@ describe('a malformed flag value', () => {
     expect(result.stderr.toString()).toContain(
       "sealkit: invalid value 'bigqery' for option --edition (one of: bigquery, snowflake)\n  = help: did you mean 'bigquery'?\n",
     );
+  });
+});
+
+describe('the examples of the evidence and scaffold helps', () => {
+  const work = mkdtempSync(join(tmpdir(), 'sealkit-help-chain-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  async function firstExample(path: readonly string[]): Promise<readonly string[]> {
+    const entry = COMMANDS.find((command) => command.path.join(' ') === path.join(' '));
+    if (entry === undefined) throw new Error(`no command ${path.join(' ')}`);
+    const line = section((await entry.load()).usage, 'Examples:')
+      .split('\n')
+      .find((candidate) => candidate.includes('sealkit '));
+    return exampleWords(line ?? '').slice(1);
+  }
+
+  it('regression: run one after another as printed, they bind and plan (one alias throughout)', async () => {
+    const synth = runCli(await firstExample(['evidence', 'synth']), { cwd: work });
+    expect(synth.status, synth.stderr.toString()).toBe(0);
+    const runId = (readdirSync(join(work, 'evidence', 'run-manifests'))[0] ?? '').replace(/\.json$/, '');
+    const withRun = (words: readonly string[]) => words.map((word) => word.replace('RUN_ID', runId));
+    const check = runCli(withRun(await firstExample(['evidence', 'check'])), { cwd: work });
+    expect(check.status, check.stderr.toString()).toBe(0);
+    const edition = runCli(['edition', 'new', '--edition', 'bigquery', 'acme-retail'], { cwd: work });
+    expect(edition.status, edition.stderr.toString()).toBe(0);
+    const scaffold = runCli(withRun(await firstExample(['scaffold'])), { cwd: work });
+    expect(scaffold.status, scaffold.stdout.toString()).toBe(0);
+    expect(JSON.parse(scaffold.stdout.toString())).toMatchObject({ status: 'plan_only' });
   });
 });

@@ -37,7 +37,9 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     '',
     'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
     '70 internal error (scaffold also: 3 published with a condition, 4 published',
-    'but unverified); --json prints one JSON object on stdout (scaffold always does).',
+    'but unverified; distribute run, edition new, evidence synth and scaffold also',
+    '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
+    '--json prints one JSON object on stdout (scaffold always does).',
   ].join('\n');
 }
 

@@ -31,6 +31,8 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   options: O,
   usage: string,
   positionals: { readonly min: number; readonly max: number },
+  /** Flags of sibling commands, by name without `--`, with the command that takes them (`attempt: 'sealkit owner subjects'`). */
+  elsewhere: { readonly [name: string]: string } = {},
 ): ParsedCommandArgs<O> {
   let parsed: ParsedCommandArgs<O>;
   try {
@@ -45,7 +47,7 @@ export function parseCommandArgs<const O extends OptionSpecs>(
     parsed = { values: withTokens.values, positionals: withTokens.positionals } as ParsedCommandArgs<O>;
   } catch (error: unknown) {
     if (error instanceof UsageError) throw error;
-    throw usageErrorOf(error, options, usage, args);
+    throw usageErrorOf(error, options, usage, args, elsewhere);
   }
   const ledgerUrl = parsed.positionals.find((given) => LEDGER_URL.test(given));
   if (ledgerUrl !== undefined && options.ledger?.type === 'string') throw ledgerUrlArgument(usage);
@@ -140,12 +142,13 @@ function usageErrorOf(
   options: OptionSpecs,
   usage: string,
   args: readonly string[],
+  elsewhere: { readonly [name: string]: string },
 ): UsageError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const given = optionName(error);
     const known = [...Object.keys(options), 'help'].map((name) => `--${name}`);
-    const hint = given.startsWith('--') ? didYouMean(given, known) : undefined;
+    const hint = given.startsWith('--') ? unknownFlagHint(given, known, elsewhere) : undefined;
     return new UsageError(`unknown option ${given}`, usage, {
       brief: true,
       ...(hint !== undefined ? { hint } : {}),
@@ -156,6 +159,35 @@ function usageErrorOf(
     if (message !== undefined) return new UsageError(message, usage);
   }
   return new UsageError(describeParseError(error), usage);
+}
+
+/**
+ * What an unknown `--flag` most likely meant: a flag of a sibling command
+ * (`--attempt` on `owner verify` belongs to `owner subjects`), a near
+ * spelling (`--maping-file`), or the one known flag holding all its words in
+ * order (`--max-age` → `--max-evidence-age`, `--sha256` → `--expected-sha256`).
+ */
+function unknownFlagHint(
+  given: string,
+  known: readonly string[],
+  elsewhere: { readonly [name: string]: string },
+): string | undefined {
+  const sibling = Object.hasOwn(elsewhere, given.slice(2)) ? elsewhere[given.slice(2)] : undefined;
+  if (sibling !== undefined) return `${given} is an option of ${sibling}`;
+  const near = didYouMean(given, known);
+  if (near !== undefined) return near;
+  const words = given
+    .slice(2)
+    .split('-')
+    .filter((word) => word !== '');
+  const holding = known.filter((flag) => holdsInOrder(flag.slice(2).split('-'), words));
+  return holding.length === 1 && words.length > 0 ? `did you mean '${holding[0]}'?` : undefined;
+}
+
+function holdsInOrder(haystack: readonly string[], needles: readonly string[]): boolean {
+  let at = 0;
+  for (const word of haystack) if (word === needles[at]) at += 1;
+  return at === needles.length;
 }
 
 /**

@@ -29,6 +29,49 @@ describe('command-line usage errors', () => {
     );
   });
 
+  it.each([
+    [['evidence', 'check', '--max-age', '36h'], '--max-age', "did you mean '--max-evidence-age'?"],
+    [['owner', 'verify', 'x.json', '--sha256', 'abc'], '--sha256', "did you mean '--expected-sha256'?"],
+    [
+      ['owner', 'verify', 'x.json', '--attempt', 'a.json'],
+      '--attempt',
+      '--attempt is an option of sealkit owner subjects',
+    ],
+    [
+      ['owner', 'subjects', 'x.json', '--execution-grant', 'g.json'],
+      '--execution-grant',
+      '--execution-grant is an option of sealkit owner verify',
+    ],
+  ])('regression: %j names the flag it most likely meant', (args, flag, hint) => {
+    const run = runCli(args);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString().split('\n').slice(0, 2)).toEqual([
+      `sealkit: unknown option ${flag}`,
+      `  = help: ${hint}`,
+    ]);
+  });
+
+  it.each(['evidence check', 'scaffold --edition bigquery --workspace ws --source-id shop'])(
+    "regression: %s says an evidence file is not read from standard input ('-'), not that it is missing",
+    (command) => {
+      const run = runCli([...command.split(' '), '--inventory-file', '-'], { input: '{}' });
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString().split('\n').slice(0, 2)).toEqual([
+        "sealkit: --inventory-file takes a file, not standard input ('-')",
+        "  = help: save the document to a file and name it (a file called '-' is ./-)",
+      ]);
+    },
+  );
+
+  it('gives no hint for a flag that shares a word with several flags', () => {
+    const run = runCli(['owner', 'verify', 'x.json', '--grant', 'q.json']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString().split('\n').slice(0, 2)).toEqual([
+      'sealkit: unknown option --grant',
+      "see 'sealkit owner verify --help'",
+    ]);
+  });
+
   it('names a surplus argument; a bare configuration file is pointed to --config', () => {
     const run = runCli(['distribute', 'run', 'pipelines.yaml']);
     expect(run.status).toBe(1);

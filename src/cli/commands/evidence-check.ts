@@ -25,21 +25,23 @@ Flags:
   --mapping-file FILE         reviewed mapping (version 1 JSON, at most 1 MiB)
   --inventory-file FILE       saved --dry-run report (owner-only file, at most 10 MiB)
   --run-manifest FILE         run-manifests/<run_id>.json of a completed load (owner-only)
-  --source-binding-id ALIAS   the operator's source binding alias, [a-z][a-z0-9_]{0,39}; must equal
-                              both artifacts'
-                              (evidence synth records synthetic_retail unless given one)
+  --source-binding-id ALIAS   the source binding alias, [a-z][a-z0-9_]{0,39}; must equal the
+                              alias in both artifacts (evidence synth records synthetic_retail
+                              unless given one)
   --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
   --json                      print one JSON object on stdout
   -h, --help                  show this help
 
 A missing file, alias or maximum age is refused with its reason code (exit 2),
-never guessed; one given empty, or an alias outside its pattern, is a usage error. Output names tables and the selected edition only: never paths,
-target identities, run IDs, pipeline names, counts or fingerprints.
+never guessed; one given empty, or an alias outside its pattern, is a usage
+error. The files are read from paths, never from standard input. Output names
+tables and the selected edition only: never paths, target identities, run IDs,
+pipeline names, counts or fingerprints.
 
 Exit codes: 0 bound, 1 usage error, 2 refused (with a reason code), 70 internal error.
 
 Examples:
-  sealkit evidence check --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id crm --max-evidence-age 36h`;
+  sealkit evidence check --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h`;
 
 export const evidenceCheck: Command = {
   path: ['evidence', 'check'],

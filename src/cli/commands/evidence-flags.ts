@@ -41,9 +41,9 @@ export function evidenceFlags(values: EvidenceFlagValues, usage: string): Eviden
     );
   }
   return {
-    mappingFile: pathOption(values['mapping-file'], '--mapping-file', usage),
-    inventoryFile: pathOption(values['inventory-file'], '--inventory-file', usage),
-    runManifestFile: pathOption(values['run-manifest'], '--run-manifest', usage),
+    mappingFile: evidenceFile(values['mapping-file'], '--mapping-file', usage),
+    inventoryFile: evidenceFile(values['inventory-file'], '--inventory-file', usage),
+    runManifestFile: evidenceFile(values['run-manifest'], '--run-manifest', usage),
     sourceBindingId: sourceBindingIdOption(values['source-binding-id'], usage),
     maxEvidenceAge,
   };
@@ -60,4 +60,19 @@ export function sourceBindingIdOption(value: string | undefined, usage: string):
     `--source-binding-id takes a lowercase letter, then up to 39 lowercase letters, digits or _, not ${quotedValue(value)}`,
     usage,
   );
+}
+
+/**
+ * An evidence file is read from a path, never from standard input: the
+ * inventory and the run manifest must be owner-only files (a pipe has no
+ * owner or mode to check), and the three are read alike. `-` would
+ * otherwise be looked up as a file of that name and called missing.
+ */
+function evidenceFile(value: string | undefined, flag: string, usage: string): string | undefined {
+  if (value === '-') {
+    throw new UsageError(`${flag} takes a file, not standard input ('-')`, usage, {
+      hint: `save the document to a file and name it (a file called '-' is ./-)`,
+    });
+  }
+  return pathOption(value, flag, usage);
 }

@@ -45,8 +45,9 @@ directory DIR (folders 0700, files 0600):
   fixtures/migration_bronze/<bronze_table>.csv             synthetic Bronze rows per table,
                                                            for sealkit edition check --fixtures
 A fixture generator for tests and demos, not a loader: nothing is extracted from
-any source. The dry run, manifest and README say they are synthetic. Same
-options, same bytes.
+any source. The dry run, manifest and README say they are synthetic. The same
+options with the same --finished-at give the same bytes; without it the finish
+time is now, and the run ID and the manifest follow it.
 
 Flags:
   --out DIR                 the directory to create; it must not exist
@@ -55,7 +56,8 @@ Flags:
   --tables LIST             comma-separated canonical tables, in load order (default: all four)
   --source-binding-id ALIAS the alias recorded in both artifacts (default synthetic_retail)
   --finished-at TIMESTAMP   the run's UTC finish time, e.g. 2025-01-31T12:00:00Z (default: now)
-  --seed N                  picks raw header variants, counts and the run ID (default 1)
+  --seed N                  picks raw header variants and counts; with --finished-at, the
+                            run ID (default 1)
   --dry-run                 print the plan (files, modes, sizes, SHA-256) and write nothing
   --json                    print one JSON object on stdout
   -h, --help                show this help
@@ -66,7 +68,7 @@ what the run staged is removed, nothing is at DIR). A signal after the publicati
 nothing: the result stands.
 
 Examples:
-  sealkit evidence synth --out evidence --source sql --destination bigquery
+  sealkit evidence synth --out evidence --source sql --destination bigquery --source-binding-id shop_main
   sealkit evidence synth --out evidence --source csv --destination snowflake --dry-run`;
 
 /** The test-only fault variable of `evidence synth` (docs/evidence.md#interrupted-and-the-test-only-fault-hook). */

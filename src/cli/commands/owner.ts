@@ -9,7 +9,7 @@ import {
   type SelectedEpoch,
 } from '../../owner/index.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
-import { parseCommandArgs, pathOption, requireArgument, requireOption } from '../parse.js';
+import { type OptionSpecs, parseCommandArgs, pathOption, requireArgument, requireOption } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
 const COMMON = `FILE holds the exact canonical bytes of a dpone.composition-scoped-execution-owner.v1
@@ -23,7 +23,8 @@ documentary equality with the originals supplied, not who produced them.
 A refusal names which input it is about (\`= in: execution_grant\`, "role" in
 --json) and an allowlisted field path, never a value from the documents.
 
-Exit codes: 0 success, 1 usage error, 2 refused (scoped_execution_* reason), 70 internal error.`;
+Exit codes: 0 success, 1 usage error, 2 refused (a scoped_execution_* reason, or
+input_missing, input_unreadable, input_not_regular for a file), 70 internal error.`;
 
 const VERIFY_USAGE = `Usage: sealkit owner verify FILE --expected-sha256 HEX
          [--qualification-owner FILE --qualification-grant FILE --execution-grant FILE] [--bare] [--json]
@@ -88,6 +89,15 @@ const SUBJECTS_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The flags of `other` that `own` lacks, each said to belong to `command`. */
+function onlyIn(other: OptionSpecs, own: OptionSpecs, command: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.keys(other)
+      .filter((name) => !Object.hasOwn(own, name))
+      .map((name) => [name, command]),
+  );
+}
+
 async function readOwner(
   file: string | undefined,
   expected: string | undefined,
@@ -150,7 +160,13 @@ export const ownerVerify: Command = {
   path: ['owner', 'verify'],
   usage: VERIFY_USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(args, VERIFY_OPTIONS, VERIFY_USAGE, { min: 0, max: 1 });
+    const { values, positionals } = parseCommandArgs(
+      args,
+      VERIFY_OPTIONS,
+      VERIFY_USAGE,
+      { min: 0, max: 1 },
+      onlyIn(SUBJECTS_OPTIONS, VERIFY_OPTIONS, 'sealkit owner subjects'),
+    );
     const originalFiles = [
       pathOption(values['qualification-owner'], '--qualification-owner', VERIFY_USAGE),
       pathOption(values['qualification-grant'], '--qualification-grant', VERIFY_USAGE),
@@ -213,10 +229,13 @@ export const ownerSubjects: Command = {
   path: ['owner', 'subjects'],
   usage: SUBJECTS_USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { values, positionals } = parseCommandArgs(args, SUBJECTS_OPTIONS, SUBJECTS_USAGE, {
-      min: 0,
-      max: 1,
-    });
+    const { values, positionals } = parseCommandArgs(
+      args,
+      SUBJECTS_OPTIONS,
+      SUBJECTS_USAGE,
+      { min: 0, max: 1 },
+      onlyIn(VERIFY_OPTIONS, SUBJECTS_OPTIONS, 'sealkit owner verify'),
+    );
     const attemptFile = pathOption(values.attempt, '--attempt', SUBJECTS_USAGE);
     refuseStdinTwice([positionals[0], attemptFile], SUBJECTS_USAGE);
     const owner = await readOwner(positionals[0], values['expected-sha256'], SUBJECTS_USAGE, io);
