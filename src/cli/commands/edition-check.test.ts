@@ -57,6 +57,29 @@ describe('sealkit edition check', () => {
     expect(tested.stderr.toString()).toBe('');
   });
 
+  it('regression: -q prints nothing on a pass, not even the note that tests were not run', () => {
+    // A quiet cron job got mail for the note on every passing run.
+    const project = EDITION_PROJECTS.bigquery;
+    for (const quiet of ['-q', '--quiet']) {
+      const run = runCli(['edition', 'check', project, quiet]);
+      expect([run.status, run.stdout.toString(), run.stderr.toString()]).toEqual([0, '', '']);
+    }
+    // The requirement still fails, and says why.
+    const strict = runCli(['edition', 'check', project, '-q', '--require-tests']);
+    expect([strict.status, strict.stdout.toString(), strict.stderr.toString()]).toEqual([
+      2,
+      '',
+      'error[tests_not_run]: 19 schema tests were not run (no --fixtures), and --require-tests asks for them\n',
+    ]);
+    // Findings still go to stderr.
+    const broken = copyProject('bigquery', join(dir, 'acme'));
+    writeFileSync(join(broken, 'models', 'silver', 'silver_orders.sql'), "select * from {{ ref('nope') }}\n");
+    const failed = runCli(['edition', 'check', broken, '-q']);
+    expect(failed.status).toBe(2);
+    expect(failed.stdout.toString()).toBe('');
+    expect(failed.stderr.toString()).toMatch(/^error\[/);
+  });
+
   it('regression: a check whose required tests did not run is failed, never passed, in --json and in the report', () => {
     // A CI job reading `.status` took a run whose tests never ran for a pass.
     const project = EDITION_PROJECTS.bigquery;

@@ -42,7 +42,8 @@ Flags:
   --require-tests  fail (status failed, exit 2) when schema tests were not run
                    (no --fixtures); a CI job then cannot pass a check whose
                    tests never ran
-  -q, --quiet      print no report and no progress; findings still go to stderr
+  -q, --quiet      print no report, no progress and no note: nothing on a pass;
+                   findings still go to stderr
   --json           print one JSON object on stdout
   -h, --help       show this help
 
@@ -93,18 +94,22 @@ export const editionCheck: Command = {
       ...(fixtures === undefined ? {} : { fixtures }),
     });
     // Tests that were planned but not run are not a pass a CI job may take
-    // for one: they are always said on stderr, and fail with --require-tests.
+    // for one: they are said on stderr, and fail with --require-tests.
     const notRun = report.summary.tests_not_run;
     const requireTests = values['require-tests'] === true;
     const unmet = requireTests && notRun > 0;
     // A failed check already says what to fix first; the notice is for a check
-    // that would otherwise read as a pass.
+    // that would otherwise read as a pass. A quiet pass prints nothing at all,
+    // or a cron job mails the note on every run: --require-tests is the way
+    // to make it count.
     const notice =
       notRun === 0 || report.status === 'failed'
         ? ''
         : unmet
           ? `error[tests_not_run]: ${notRun} schema tests were not run (no --fixtures), and --require-tests asks for them\n`
-          : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
+          : quiet
+            ? ''
+            : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
     const errors = formatFindings(report) + notReadNotes(report) + notice;
     // An unmet requirement fails the run: `status` must not read `passed`
     // to a CI job that looks at nothing else (docs/editions.md#exit-codes).
