@@ -216,6 +216,15 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A misspelt config reads to dbt's schema as a folder, which takes a
+    // mapping; a near config the folder does not set yet is offered instead.
+    name: 'dbt-project-config-misspelt',
+    project: {
+      'dbt_project.yml': `${SMALL_PROJECT['dbt_project.yml']}models:\n  shop:\n    +materialized: table\n    silver:\n      +materialzed: view\n      +enabeld: true\n    gold:\n      +materialized: table\n      +materialzed: view\n      +zzz: 1\n`,
+    },
+    args: CHECK,
+  },
+  {
     name: 'schema-yml-wrong-types',
     project: replace(
       'models/silver/_silver__models.yml',

@@ -80,6 +80,35 @@ describe('sealkit edition check', () => {
     expect(failed.stderr.toString()).toMatch(/^error\[/);
   });
 
+  it('regression: a misspelt +config in dbt_project.yml gets the config it is near, at the key', () => {
+    // dbt's schema reads an unknown +key as a folder: the hint only said a mapping was expected.
+    const project = copyProject('bigquery', join(dir, 'acme-retail'));
+    const file = join(project, 'dbt_project.yml');
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    const materialized = lines.indexOf('      +materialized: table') + 1;
+    const enabled = lines.findIndex((line) => line.startsWith('      +enabled: ')) + 1;
+    expect([materialized > 0, enabled > 0]).toEqual([true, true]);
+    writeFileSync(
+      file,
+      text
+        .replace('      +materialized: table', '      +materialzed: table')
+        .replace('      +enabled: ', '      +enabeld: '),
+    );
+    const run = runCli(['edition', 'check', 'acme-retail', '-q'], { cwd: dir });
+    expect(run.status).toBe(2);
+    const blocks = run.stderr.toString().split(/(?=^error\[)/m);
+    expect(blocks).toContain(
+      "error[yaml_schema]: the file does not validate against dbt's JSON schema\n" +
+        `  --> acme-retail/dbt_project.yml:${materialized}:7\n` +
+        '  = at: models.retail_analytics.silver["+materialzed"]\n' +
+        "  = help: dbt does not know the key '+materialzed' here; did you mean '+materialized'?\n",
+    );
+    expect(blocks.some((block) => block.includes(`dbt_project.yml:${enabled}:7\n`))).toBe(true);
+    expect(run.stderr.toString()).toContain("did you mean '+enabled'?");
+    expect(run.stderr.toString()).not.toContain('expected a mapping');
+  });
+
   it('regression: a check whose required tests did not run is failed, never passed, in --json and in the report', () => {
     // A CI job reading `.status` took a run whose tests never ran for a pass.
     const project = EDITION_PROJECTS.bigquery;

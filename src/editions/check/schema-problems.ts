@@ -9,7 +9,7 @@ import {
   type RecordIssue,
   type YamlNode,
 } from '../../core/input/index.js';
-import { didYouMean } from '../../core/refusal/index.js';
+import { didYouMean, nearest } from '../../core/refusal/index.js';
 import type { SchemaViolation } from './schemas.js';
 
 /**
@@ -90,10 +90,17 @@ export function schemaProblems(
     );
   const covered = new Set(keyed.map((path) => pointerOf(path)));
   const rules: SchemaProblem[] = [];
+  const readAsFolder = new Set<string>();
   for (const group of values.values()) {
     if (below(group.path) || covered.has(pointerOf(group.path))) continue;
     const found = nodeAt(node, group.path, true);
     const wrongKind = wrongKindOf(group.violations, found);
+    const config = wrongKind === undefined ? undefined : unknownConfig(node, group.path, group.violations);
+    if (config?.misspelt !== undefined) {
+      unique.push(config.misspelt);
+      continue;
+    }
+    if (config !== undefined) readAsFolder.add(pointerOf(group.path));
     if (wrongKind !== undefined) {
       unique.push({ kind: 'wrong_type', path: group.path, expected: wrongKind });
       continue;
@@ -114,11 +121,43 @@ export function schemaProblems(
     ...(problem.pointer === '' ? {} : { pointer: problem.pointer }),
     ...(node === null ? {} : { line: problem.at.line, column: problem.at.column }),
     hint:
-      problem.kind === 'unknown_key' ? unknownKeyHint(problem.key ?? '', problem.hint) : (problem.hint ?? ''),
+      problem.kind === 'unknown_key'
+        ? unknownKeyHint(problem.key ?? '', problem.hint)
+        : readAsFolder.has(problem.pointer)
+          ? `${problem.hint ?? ''}: dbt knows no config '${String(problem.path.at(-1))}' here, so its schema reads the key as a folder name`
+          : (problem.hint ?? ''),
   }));
   return [...placed, ...rules].sort(
     (a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
   );
+}
+
+/**
+ * A key that starts with `+` is a config in dbt_project.yml (`+materialized:
+ * table`). dbt's schema takes any key it does not name for a folder, which
+ * holds a mapping, so `+materialzed: table` fails as "a string where a
+ * mapping goes": true, but it hides the misspelling. Such a key is a config
+ * the schema does not know when the schema names configs for the folder
+ * that holds it; `misspelt` is the unknown key to report instead when one
+ * of those configs is near it and that folder does not set it already.
+ */
+function unknownConfig(
+  root: YamlNode | null,
+  path: readonly PathSegment[],
+  violations: readonly SchemaViolation[],
+): { readonly misspelt?: RecordIssue } | undefined {
+  const key = path.at(-1);
+  if (typeof key !== 'string' || !key.startsWith('+')) return undefined;
+  const known = [...new Set(violations.flatMap((violation) => violation.mappingKeys ?? []))].filter((name) =>
+    name.startsWith('+'),
+  );
+  if (known.length === 0) return undefined;
+  const parent = path.slice(0, -1);
+  const holder = nodeAt(root, parent);
+  const present = new Set(holder?.kind === 'map' ? holder.entries.map((entry) => entry.key) : []);
+  const configs = known.filter((name) => !present.has(name));
+  if (nearest(key, configs) === undefined) return {};
+  return { misspelt: { kind: 'unknown_key', path: parent, key, allowed: configs } };
 }
 
 /** `dbt does not know the key 'descripton' here; did you mean 'description'?` */

@@ -21,6 +21,12 @@ export interface SchemaViolation {
   readonly missing?: string;
   /** type: the JSON types the rule accepts. */
   readonly types?: readonly string[];
+  /**
+   * type, when the rule asks for a mapping: the keys dbt's schema names for
+   * it (a folder of `models:` takes the configs, `+materialized`, …), for a
+   * "did you mean" on a misspelt config that dbt's schema reads as a folder.
+   */
+  readonly mappingKeys?: readonly string[];
   /** enum, const: the values the rule accepts (from dbt's schema, never from the document). */
   readonly values?: readonly unknown[];
 }
@@ -107,6 +113,13 @@ function violations(validate: ValidateFunction): (value: YamlValue) => readonly 
         error.keyword === 'type'
           ? (Array.isArray(params.type) ? params.type : String(params.type).split(',')).map(String)
           : undefined;
+      const mappingKeys =
+        error.keyword === 'type' &&
+        types?.includes('object') === true &&
+        typeof properties === 'object' &&
+        properties !== null
+          ? Object.keys(properties)
+          : undefined;
       const values =
         error.keyword === 'enum' && Array.isArray(params.allowedValues)
           ? (params.allowedValues as readonly unknown[])
@@ -121,6 +134,7 @@ function violations(validate: ValidateFunction): (value: YamlValue) => readonly 
         ...(allowed === undefined ? {} : { allowed }),
         ...(missing === undefined ? {} : { missing }),
         ...(types === undefined ? {} : { types }),
+        ...(mappingKeys === undefined ? {} : { mappingKeys }),
         ...(values === undefined ? {} : { values }),
       });
     }
