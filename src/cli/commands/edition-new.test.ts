@@ -111,6 +111,26 @@ describe('sealkit edition new', () => {
     expect(runCli([...words, '--json']).status).toBe(0);
   });
 
+  it.each([
+    ['bigquery', 'acme/', 'acme/', 'acme/fixtures'],
+    ['bigquery', 'acme//', 'acme//', 'acme/fixtures'],
+    ['snowflake', 'acme/', 'acme/kit', 'acme/kit/fixtures'],
+  ])(
+    'regression: %s DEST %s with trailing slashes prints a next step without a doubled slash',
+    (edition, dest, project, fixtures) => {
+      // It printed `--fixtures acme//fixtures`.
+      const created = runCli(['edition', 'new', '--edition', edition, dest], { cwd: dir });
+      expect(created.status).toBe(0);
+      const next = created.stdout
+        .toString()
+        .split('\n')
+        .find((line) => line.startsWith('next: '));
+      expect(next).toBe(`next: sealkit edition check ${project} --fixtures ${fixtures}`);
+      const words = (next ?? '').slice('next: sealkit '.length).split(' ');
+      expect(runCli([...words, '--json'], { cwd: dir }).status).toBe(0);
+    },
+  );
+
   it('prints with --dry-run the very plan a real run executes, and writes nothing', () => {
     const dest = join(dir, 'ws');
     const dry = runCli(['edition', 'new', '--edition', 'bigquery', '--dry-run', '--json', dest]);

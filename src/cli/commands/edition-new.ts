@@ -85,10 +85,12 @@ function describe(plan: WorkspacePlan, created: boolean, dest: string): string {
   }
   lines.push(...plan.skipped.map((path) => `  skipped ${path}/ (CI only)`));
   if (created) {
-    const project = plan.projectDir === '.' ? dest : `${dest.replace(/\/+$/, '')}/${plan.projectDir}`;
-    lines.push(
-      `next: sealkit edition check ${shellWord(project)} --fixtures ${shellWord(`${project}/fixtures`)}`,
-    );
+    // DEST as typed (`acme/` stays `acme/`); a folder under it is joined
+    // without its trailing slashes, so `acme//fixtures` is never printed.
+    const base = dest.replace(/(?<=.)\/+$/, '');
+    const project = plan.projectDir === '.' ? dest : `${base}/${plan.projectDir}`;
+    const fixtures = plan.projectDir === '.' ? `${base}/fixtures` : `${project}/fixtures`;
+    lines.push(`next: sealkit edition check ${shellWord(project)} --fixtures ${shellWord(fixtures)}`);
   }
   return `${lines.join('\n')}\n`;
 }
