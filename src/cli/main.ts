@@ -79,6 +79,7 @@ export const OTHER_NAMES: Readonly<Record<string, Readonly<Record<string, string
  */
 function unknownCommand(argv: readonly string[], usage: string): UsageError {
   const words = argv.filter((word) => !word.startsWith('-'));
+  if (argv[0]?.startsWith('-') === true && argv[0] !== '-') return unknownTopFlag(argv, words, usage);
   const group = words[0] !== undefined ? groupUsage(words[0]) : undefined;
   if (group !== undefined && words[0] !== undefined) {
     const given = words[1] ?? '';
@@ -98,6 +99,41 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     COMMANDS.map((c) => c.path[0] ?? ''),
   );
   return new UsageError(`unknown command '${given}'`, usage, {
+    brief: true,
+    helpCommand: 'sealkit --help',
+    ...(hint !== undefined ? { hint } : {}),
+  });
+}
+
+/** The flags sealkit itself takes before a command, short and long. */
+const TOP_FLAGS: readonly (readonly [string, string])[] = [
+  ['-h', '--help'],
+  ['-V', '--version'],
+];
+
+/**
+ * A flag where the command goes (`sealkit -v`): named as a flag, not as an
+ * unknown command, with sealkit's own flag it is close to (`-v` is `-V`
+ * with the wrong case, as many tools spell it) or, before a command, where
+ * a command's flags go. Reading the words after it as a command would
+ * suggest a command the user did type.
+ */
+function unknownTopFlag(argv: readonly string[], words: readonly string[], usage: string): UsageError {
+  const given = argv.find((word) => word.startsWith('-') && word !== '--json') ?? argv[0] ?? '';
+  const short = TOP_FLAGS.find(
+    ([flag]) => !given.startsWith('--') && flag.toLowerCase() === given.toLowerCase(),
+  );
+  const near =
+    short !== undefined
+      ? `did you mean '${short[0]}' (${short[1]})?`
+      : didYouMean(
+          given.replace(/^-+/, '--'),
+          TOP_FLAGS.map(([, long]) => long),
+        );
+  const hint =
+    near ??
+    (words.length > 0 ? `options go after the command: sealkit ${[...words, given].join(' ')}` : undefined);
+  return new UsageError(`unknown option ${given}`, usage, {
     brief: true,
     helpCommand: 'sealkit --help',
     ...(hint !== undefined ? { hint } : {}),

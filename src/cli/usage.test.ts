@@ -21,6 +21,34 @@ describe('command-line usage errors', () => {
     );
   });
 
+  it.each([
+    [['-v'], '-v', "did you mean '-V' (--version)?"],
+    [['-H'], '-H', "did you mean '-h' (--help)?"],
+    [['--verison'], '--verison', "did you mean '--version'?"],
+    [['-version'], '-version', "did you mean '--version'?"],
+    [['-q', 'distribute', 'run'], '-q', 'options go after the command: sealkit distribute run -q'],
+  ])(
+    'regression: sealkit %j names a flag where the command goes, with the flag it is near',
+    (args, flag, hint) => {
+      // `sealkit -v` said "unknown command '-v'" with no hint; `sealkit -q distribute run`
+      // suggested 'run', which was typed.
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.stderr.toString()).toBe(
+        `sealkit: unknown option ${flag}\n  = help: ${hint}\nsee 'sealkit --help'\n`,
+      );
+      const json = runCli(['--json', ...args]);
+      expect(json.status).toBe(1);
+      expect(JSON.parse(json.stdout.toString())).toEqual({
+        status: 'usage_error',
+        reason_code: 'usage',
+        message: `unknown option ${flag}`,
+        hint,
+      });
+    },
+  );
+
   it('names an unknown flag with the nearest flag of that command', () => {
     const run = runCli(['json', 'canonicalize', '--jsn']);
     expect(run.status).toBe(1);
