@@ -109,6 +109,26 @@ describe('sealkit edition check', () => {
     expect(run.stderr.toString()).not.toContain('expected a mapping');
   });
 
+  it('regression: a --vars refusal names the flag as its place, in human form and in --json', () => {
+    // `--> line 1, column 6` did not say it was the --vars value; --json had no path.
+    const project = EDITION_PROJECTS.bigquery;
+    const cases: readonly (readonly [string, number, number])[] = [
+      ['{a: [', 1, 6],
+      ['[enable_migration_models]', 1, 1],
+      ['{a: 1, a: 2}', 1, 8],
+    ];
+    for (const [value, line, column] of cases) {
+      const human = runCli(['edition', 'check', project, '--vars', value]);
+      expect(human.status).toBe(2);
+      expect(human.stderr.toString().split('\n').slice(0, 2)).toEqual([
+        'error[vars_invalid]: the --vars value is not a YAML mapping of variable names to values',
+        `  --> --vars:${line}:${column}`,
+      ]);
+      const json = runCli(['edition', 'check', project, '--vars', value, '--json']);
+      expect(JSON.parse(json.stdout.toString()).location).toMatchObject({ path: '--vars', line, column });
+    }
+  });
+
   it('regression: a check whose required tests did not run is failed, never passed, in --json and in the report', () => {
     // A CI job reading `.status` took a run whose tests never ran for a pass.
     const project = EDITION_PROJECTS.bigquery;

@@ -28,27 +28,34 @@ export const MAX_VARS_BYTES = 64 * 1024;
 const VARS_EXAMPLE = "write a mapping such as --vars '{enable_migration_models: true}'";
 
 /**
+ * Where a refusal of --vars points: the flag, since the value was typed on
+ * the command line, not read from a file (`--> --vars:1:6`).
+ */
+const VARS_PATH = '--vars';
+
+/**
  * Parses --vars: one YAML mapping (e.g. `{enable_migration_models: true}`);
- * an empty value is no vars. A refusal gives the line and column inside the
- * value (it is the user's own argument), never the value itself.
+ * an empty value is no vars. A refusal names the flag, with the line and
+ * column inside the value (it is the user's own argument), never the value
+ * itself.
  */
 export function parseVars(text: string): YamlMapping {
   if (text.trim() === '') return {};
   if (Buffer.byteLength(text, 'utf8') > MAX_VARS_BYTES)
-    throw refuseEdition('vars_invalid', { hint: `--vars is longer than ${MAX_VARS_BYTES} bytes` });
+    throw refuseEdition('vars_invalid', {
+      location: { path: VARS_PATH },
+      hint: `--vars is longer than ${MAX_VARS_BYTES} bytes`,
+    });
   const parsed = parseYaml(text);
   if (!parsed.ok) {
     const { line, column, pointer } = parsed.place;
     throw refuseEdition('vars_invalid', {
-      ...(line === undefined
-        ? {}
-        : {
-            location: {
-              line,
-              ...(column === undefined ? {} : { column }),
-              ...(pointer === undefined ? {} : { pointer }),
-            },
-          }),
+      location: {
+        path: VARS_PATH,
+        ...(line === undefined ? {} : { line }),
+        ...(line === undefined || column === undefined ? {} : { column }),
+        ...(pointer === undefined ? {} : { pointer }),
+      },
       // A repeated key names itself; any other fault gets an example of the form.
       hint:
         parsed.fault === 'duplicate_key'
@@ -56,7 +63,11 @@ export function parseVars(text: string): YamlMapping {
           : `${yamlFaultHint(parsed.fault, parsed.place)}; ${VARS_EXAMPLE}`,
     });
   }
-  if (!isMapping(parsed.value)) throw refuseEdition('vars_invalid', { hint: VARS_EXAMPLE });
+  if (!isMapping(parsed.value))
+    throw refuseEdition('vars_invalid', {
+      location: { path: VARS_PATH, line: parsed.node.at.line, column: parsed.node.at.column },
+      hint: VARS_EXAMPLE,
+    });
   return parsed.value;
 }
 
