@@ -49,8 +49,8 @@ export function parseCommandArgs<const O extends OptionSpecs>(
     if (error instanceof UsageError) throw error;
     throw usageErrorOf(error, options, usage, args, elsewhere);
   }
-  const ledgerUrl = parsed.positionals.find((given) => LEDGER_URL.test(given));
-  if (ledgerUrl !== undefined && options.ledger?.type === 'string') throw ledgerUrlArgument(usage);
+  const urlAt = databaseUrlPlace(parsed, options);
+  if (urlAt !== undefined) throw databaseUrlArgument(urlAt, options, usage);
   const count = parsed.positionals.length;
   if (count < positionals.min) {
     const name = positionalNames(usage)[count];
@@ -105,12 +105,30 @@ function refuseRepeatedValue(
 }
 
 /**
- * A ledger URL given where the command takes a folder: never echoed (it may
+ * Where a database URL was given in place of a path — `an argument`, or the
+ * flag (`--project`) — or undefined. Only `--ledger` takes one.
+ */
+function databaseUrlPlace(parsed: ParsedCommandArgs<OptionSpecs>, options: OptionSpecs): string | undefined {
+  if (parsed.positionals.some((given) => LEDGER_URL.test(given))) return 'an argument';
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (name === 'ledger' || options[name]?.type !== 'string') continue;
+    const values: readonly unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((given) => typeof given === 'string' && LEDGER_URL.test(given))) return `--${name}`;
+  }
+  return undefined;
+}
+
+/**
+ * A ledger URL given where the command takes a path: never echoed (it may
  * carry a password), and the flag that takes it named instead.
  */
-function ledgerUrlArgument(usage: string): UsageError {
-  return new UsageError('a PostgreSQL URL was given as an argument', usage, {
-    hint: 'a ledger is named with --ledger URL, or SEALKIT_LEDGER_URL or DATABASE_URL in the environment; the URL is not repeated here, since it may carry a password',
+function databaseUrlArgument(place: string, options: OptionSpecs, usage: string): UsageError {
+  const notRepeated = 'the URL is not repeated here, since it may carry a password';
+  return new UsageError(`a PostgreSQL URL was given as ${place}`, usage, {
+    hint:
+      options.ledger?.type === 'string'
+        ? `a ledger is named with --ledger URL, or SEALKIT_LEDGER_URL or DATABASE_URL in the environment; ${notRepeated}`
+        : `${place === 'an argument' ? 'this command takes paths' : `${place} takes a path`}, not a database URL; ${notRepeated}`,
   });
 }
 

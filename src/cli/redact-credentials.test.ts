@@ -17,6 +17,24 @@ describe('URL passwords in printed text', () => {
     );
   });
 
+  it('regression: masks a password given as a query parameter', () => {
+    expect(redactUrlPasswords('--> postgresql://ci@db.internal/contracts?password=hunter2')).toBe(
+      '--> postgresql://ci@db.internal/contracts?password=***',
+    );
+    expect(redactUrlPasswords('{"path":"postgres://ci@h/d?sslmode=require&password=hunter2&x=1"}')).toBe(
+      '{"path":"postgres://ci@h/d?sslmode=require&password=***&x=1"}',
+    );
+  });
+
+  it.each(['hun/ter2', 'hun#ter2', 'hun?ter2', 'hun@ter2', 'hun:ter2'])(
+    'regression: masks the whole of a password typed without percent-encoding (%s)',
+    (password) => {
+      const shown = redactUrlPasswords(`--> postgres://u:${password}@h/db`);
+      expect(shown).toBe('--> postgres://u:***@h/db');
+      expect(shown).not.toContain('ter2');
+    },
+  );
+
   it('leaves text without a password as it is', () => {
     for (const text of [
       'postgres://rev@127.0.0.1/revdb',

@@ -91,6 +91,29 @@ describe('command-line usage errors', () => {
     },
   );
 
+  it.each([
+    [['contract', 'validate', 'URL'], 'an argument', 'this command takes paths'],
+    [['contract', 'affected', 'URL', '--resource', 'a.b'], 'an argument', 'this command takes paths'],
+    [['contract', 'classify', 'URL', 'x.json'], 'an argument', 'this command takes paths'],
+    [['contract', 'project', '.', '--out', 'URL'], '--out', '--out takes a path'],
+    [['contract', 'publish', '--project', 'URL'], '--project', 'a ledger is named with --ledger URL'],
+    [['contract', 'replay', 'URL'], 'an argument', 'a ledger is named with --ledger URL'],
+  ])(
+    'regression: sealkit %j refuses a database URL in place of a path without repeating it',
+    (args, place, hint) => {
+      const url = 'postgresql://ci:zqSentinel@db.internal/contracts?password=zqSentinel';
+      for (const json of [[], ['--json']]) {
+        const run = runCli([...args.map((word) => (word === 'URL' ? url : word)), ...json]);
+        expect(run.status).toBe(1);
+        const printed = run.stdout.toString() + run.stderr.toString();
+        expect(printed).toContain(`a PostgreSQL URL was given as ${place}`);
+        expect(printed).toContain(hint);
+        expect(printed).not.toContain('zqSentinel');
+        expect(printed).not.toContain('db.internal');
+      }
+    },
+  );
+
   it('gives no hint for a flag that shares a word with several flags', () => {
     const run = runCli(['owner', 'verify', 'x.json', '--grant', 'q.json']);
     expect(run.status).toBe(1);
