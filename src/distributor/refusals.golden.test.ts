@@ -389,6 +389,29 @@ const CASES: readonly Case[] = [
     args: ['distribute', 'manifest', 'reports/weekly', '--id', 'weekly', '--replace'],
   },
   {
+    name: 'verify-manifest-misspelt-keys',
+    setUp: () => {
+      const path = join(bundle(), 'manifest.json');
+      const text = readFileSync(path, 'utf8');
+      writeFileSync(path, text.replace('"id"', '"ident"').replace('"created"', '"creatd"'));
+    },
+    args: verify,
+  },
+  {
+    name: 'run-destination-state-edited',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      expect(runCli(run, { cwd: work }).status).toBe(0);
+      const state = join(work, 'out', 'weekly', '.distributor.json');
+      writeFileSync(
+        state,
+        readFileSync(state, 'utf8').replace(/\n}\n$/, '\n  ,"note": "checked by ops"\n}\n'),
+      );
+    },
+    args: run,
+  },
+  {
     name: 'verify-missing-manifest',
     setUp: () => {
       rmSync(join(bundle(), 'manifest.json'));

@@ -82,6 +82,38 @@ describe('sealkit distribute run', () => {
     },
   );
 
+  it('regression: an edited .distributor.json is named by its path, with the key and its line (was neither file nor key)', () => {
+    // The configuration names its roots relative to itself, as an operator writes them.
+    writeFileSync(
+      join(work, 'relative.yaml'),
+      'pipelines:\n  - id: p\n    source: {root: src}\n    destinations:\n      - {id: site, kind: local, root: dest, outputs: {source: true, html: true}}\n',
+    );
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const run = () => runCli(['distribute', 'run', '--config', 'relative.yaml'], { cwd: work });
+    expect(run().status).toBe(0);
+    const state = join(dest, 'a', '.distributor.json');
+    const text = readFileSync(state, 'utf8');
+    writeFileSync(state, text.replace(/\n}\n$/, '\n  ,"note": "checked by ops"\n}\n'));
+    const line = text.split('\n').length - 1;
+    const edited = run();
+    expect(edited.status).toBe(2);
+    expect(edited.stderr.toString()).toContain(
+      `  = help: destination 'site', bundle 'a': 'dest/a/.distributor.json' is not one sealkit wrote: unknown key 'note' at line ${line}, column 4; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew\n`,
+    );
+    // Outputs gone, or entries added beside them: the folder on disk is named too.
+    writeFileSync(state, text);
+    rmSync(join(dest, 'a', 'report.html'));
+    expect(run().stderr.toString()).toContain(
+      "= help: destination 'site', bundle 'a': outputs its .distributor.json lists are gone from 'dest/a' (the first: 'report.html'): remove the published bundle folder",
+    );
+    writeFileSync(join(dest, 'a', 'report.html'), '<p>by hand</p>\n');
+    writeFileSync(join(dest, 'a', 'notes.txt'), 'by hand\n');
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-31T11:10:00Z' });
+    expect(run().stderr.toString()).toContain(
+      "= help: destination 'site', bundle 'a': files or folders in 'dest/a' beside the outputs were not written by sealkit (the first: 'notes.txt'), and it never deletes them",
+    );
+  });
+
   it('regression: a conflict of ids names both ids and what to do', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);

@@ -165,6 +165,59 @@ describe('source manifest', () => {
     expect(refusalOf('{"secret_zq": tru}')?.hint).not.toContain('secret_zq');
   });
 
+  it('regression: a refusal gives the line and column of the value in manifest.json (was the key path only)', () => {
+    const text = `${JSON.stringify({ ...valid, created: 'yesterday', files: [{ ...valid.files[0], size: -1 }] }, null, 2)}\n`;
+    const refusal = refusalOf(text);
+    expect([refusal, ...refusal.also].map((one) => [one.code, one.location, one.hint])).toEqual([
+      [
+        'manifest_created_invalid',
+        { pointer: 'created', line: 5, column: 14 },
+        'write an RFC 3339 timestamp with its time zone, such as "2026-05-30T11:10:00Z" or "2026-05-30T13:10:00+02:00"',
+      ],
+      [
+        'manifest_size_invalid',
+        { pointer: 'files[0].size', line: 10, column: 15 },
+        'a size is a whole number of bytes, 0 or more',
+      ],
+    ]);
+  });
+
+  it('regression: a missing key says so, at the key it was most likely misspelt as, with did you mean (was "the id is a JSON string")', () => {
+    const text = [
+      '{',
+      '  "schema_version": 1,',
+      '  "ident": "weather.daily",',
+      `  "digest": "${SHA}",`,
+      '  "creatd": "2026-05-30T11:10:00Z",',
+      `  "files": [{"path": "report.md", "sha256": "${SHA}"}]`,
+      '}',
+    ].join('\n');
+    const refusal = refusalOf(text);
+    expect([refusal, ...refusal.also].map((one) => [one.code, one.location, one.hint])).toEqual([
+      [
+        'manifest_id_invalid',
+        { pointer: 'id', line: 3, column: 3 },
+        "'id' is missing, and 'ident' is not a key a manifest has: did you mean 'id'?",
+      ],
+      [
+        'manifest_created_invalid',
+        { pointer: 'created', line: 5, column: 3 },
+        "'created' is missing, and 'creatd' is not a key a manifest has: did you mean 'created'?",
+      ],
+      [
+        'manifest_size_invalid',
+        { pointer: 'files[0].size', line: 6, column: 13 },
+        "'size' is missing from files[0]: add \"size\": the file's size in bytes, an integer",
+      ],
+    ]);
+    // Without a near key, at the object that lacks it, with what to add.
+    const bare = refusalOf(JSON.stringify({ ...valid, id: undefined, producer: 'x' }));
+    expect([bare.location, bare.hint]).toEqual([
+      { pointer: 'id', line: 1, column: 1 },
+      '\'id\' is missing: add "id": a string naming the bundle, such as "weather.2026-05-30"',
+    ]);
+  });
+
   it('keeps an id with inner spaces and non-ASCII letters as written', () => {
     expect(parseManifest(Buffer.from(JSON.stringify({ ...valid, id: ' Brentwood — daily ' }))).id).toBe(
       ' Brentwood — daily ',

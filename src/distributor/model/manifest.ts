@@ -1,4 +1,5 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
+import { type PathSegment, pointerOf } from '../../core/input/index.js';
 import {
   isJsonObject,
   JsonFloat,
@@ -6,10 +7,11 @@ import {
   type JsonValue,
   parseStrict,
 } from '../../core/json/index.js';
-import { Refusal, refuseAll } from '../../core/refusal/index.js';
+import { editDistance, nearest, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { pathProblem, pathSetProblemAt, unicodeTwins } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
+import { type JsonPlaces, jsonPlaces, type Place } from './json-places.js';
 import type { ManifestFile, SourceManifest } from './types.js';
 
 /** Bounds on a manifest: a manifest is small metadata, never data. */
@@ -23,7 +25,7 @@ export const MANIFEST_LIMITS = { maxBytes: 16 * 1024 * 1024, maxDepth: 16, maxFi
  * the caller adds the file's path (docs/distributor.md#reading-an-error).
  */
 export function parseManifest(bytes: Uint8Array): SourceManifest {
-  return manifestFromJson(parseManifestJson(bytes), 'lenient');
+  return manifestFromJson(parseManifestJson(bytes), 'lenient', { places: jsonPlaces(bytes) });
 }
 
 /**
@@ -65,8 +67,6 @@ export function manifestIdOf(value: JsonValue): string | undefined {
   return typeof id === 'string' && idProblem(id) === undefined ? id : undefined;
 }
 
-type Fail = (code: DistributorRefusalCode, field?: string, pointer?: string, hint?: string) => Refusal;
-
 /**
  * Why a bundle id is refused, or undefined when it is acceptable: a string
  * that is not empty after trimming white space, without C0/C1 control
@@ -95,44 +95,184 @@ function integerHint(value: JsonValue | undefined): string | undefined {
 }
 
 /**
- * The model from parsed JSON. `lenient` ignores unknown fields (a producer's
- * manifest.json) and reports every independent problem at once; `exact`
- * refuses unknown fields (the copy inside a destination state, which sealkit
- * wrote itself) with `destination_state_invalid`.
+ * What is wrong in a JSON document read as a closed shape: a key the shape
+ * does not have, a key it lacks (`path` is the object's), or a value out of
+ * its form (`path` is the value's). Paths are relative to where the reader
+ * was pointed (`ManifestReading.at`).
  */
-export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): SourceManifest {
-  const fail: Fail = (code, field, pointer, hint) =>
-    mode === 'exact'
-      ? refuseDistributor('destination_state_invalid', { role: 'state' })
-      : refuseDistributor(code, {
-          role: 'manifest',
-          ...(field === undefined ? {} : { field }),
-          ...(pointer === undefined ? {} : { location: { pointer } }),
-          ...(hint === undefined ? {} : { hint }),
-        });
-  if (!isJsonObject(value)) throw fail('manifest_not_object');
-  if (mode === 'exact') requireExactKeys(value, ['schema_version', 'id', 'digest', 'created', 'files'], fail);
+export type DocumentFault =
+  | { readonly kind: 'unknown'; readonly path: readonly PathSegment[]; readonly key: string }
+  | { readonly kind: 'missing'; readonly path: readonly PathSegment[]; readonly key: string }
+  | { readonly kind: 'value'; readonly path: readonly PathSegment[]; readonly why?: string };
+
+/**
+ * One line saying what a fault is and where, for a document sealkit wrote
+ * itself and reads strictly (a destination state): the key, its key path
+ * and, when the document's places are known, its line and column.
+ */
+export function describeFault(fault: DocumentFault, places: JsonPlaces | undefined): string {
+  const where = (place: Place | undefined): string =>
+    place === undefined ? '' : ` at line ${place.line}, column ${place.column}`;
+  const inside = fault.path.length === 0 ? '' : ` in ${pointerOf(fault.path)}`;
+  switch (fault.kind) {
+    case 'unknown':
+      return `unknown key '${fault.key}'${inside}${where(places?.key([...fault.path, fault.key]))}`;
+    case 'missing':
+      return `no key '${fault.key}'${inside}${where(places?.value(fault.path))}`;
+    case 'value':
+      return `${fault.path.length === 0 ? 'the document' : pointerOf(fault.path)}${where(places?.value(fault.path))} ${fault.why ?? 'is not what sealkit writes there'}`;
+  }
+}
+
+/** Where a manifest lies in the document read, and the document's places. */
+export interface ManifestReading {
+  /** The manifest's key path in its document: `[]` for manifest.json, `['source', 'manifest']` in a state. */
+  readonly at?: readonly PathSegment[];
+  /** Where each key and value is written, for line and column (absent: key paths only). */
+  readonly places?: JsonPlaces;
+}
+
+type Fail = (
+  code: DistributorRefusalCode,
+  fault: DocumentFault,
+  options?: { readonly field?: string; readonly hint?: string },
+) => Refusal;
+
+const MANIFEST_KEYS = ['schema_version', 'id', 'digest', 'created', 'files'] as const;
+const FILE_KEYS = ['path', 'sha256', 'size'] as const;
+
+/** What to add for a missing key, by its name (`files[]` entries included). */
+const ADD: { readonly [key: string]: string } = {
+  schema_version: 'add "schema_version": 1',
+  id: 'add "id": a string naming the bundle, such as "weather.2026-05-30"',
+  digest:
+    'add "digest": the bundle digest, "sha256:" and 64 lowercase hex digits (sealkit distribute manifest computes it)',
+  created: 'add "created": an RFC 3339 timestamp such as "2026-05-30T11:10:00Z"',
+  files: 'add "files": a list with one {"path", "sha256", "size"} per file',
+  path: 'add "path": the file\'s path in the bundle, such as "data/days.csv"',
+  sha256: 'add "sha256": "sha256:" and the 64 lowercase hex digits of the file\'s SHA-256',
+  size: 'add "size": the file\'s size in bytes, an integer',
+};
+
+const SHA256_FORM = 'write "sha256:" and 64 lowercase hex digits';
+const CREATED_FORM =
+  'write an RFC 3339 timestamp with its time zone, such as "2026-05-30T11:10:00Z" or "2026-05-30T13:10:00+02:00"';
+
+/**
+ * The key a producer most likely meant for `missing` among the keys of the
+ * same object the shape does not have (`ident` for `id`, `creatd` for
+ * `created`): the nearest by the usual typo rule, else one that begins
+ * with the other (`ident`, `identifier` for `id`), which a missing key
+ * makes likely enough to ask.
+ */
+export function meantFor(missing: string, unknown: readonly string[]): string | undefined {
+  const near = unknown.filter((key) => nearest(key, [missing]) !== undefined);
+  const prefixed = unknown.filter(
+    (key) =>
+      key.length >= 2 &&
+      (key.toLowerCase().startsWith(missing.toLowerCase()) ||
+        missing.toLowerCase().startsWith(key.toLowerCase())),
+  );
+  const [best] = [...near, ...prefixed].sort(
+    (a, b) => editDistance(a, missing) - editDistance(b, missing) || unknown.indexOf(a) - unknown.indexOf(b),
+  );
+  return best;
+}
+
+/**
+ * The model from parsed JSON. `lenient` ignores unknown fields (a producer's
+ * manifest.json) and reports every independent problem at once, each at
+ * its key path and, given the document's places, its line and column; a
+ * missing key is placed at the unknown key of the same object it was most
+ * likely misspelt as (`did you mean 'id'?`), else at the object. `exact`
+ * refuses unknown fields (the copy inside a destination state, which
+ * sealkit wrote itself) with `destination_state_invalid`, its hint naming
+ * the first fault (`describeFault`).
+ */
+export function manifestFromJson(
+  value: JsonValue,
+  mode: 'lenient' | 'exact',
+  reading: ManifestReading = {},
+): SourceManifest {
+  const base = reading.at ?? [];
+  const places = reading.places;
+  const fail: Fail = (code, fault, options = {}) => {
+    const absolute = { ...fault, path: [...base, ...fault.path] } as DocumentFault;
+    if (mode === 'exact')
+      return refuseDistributor('destination_state_invalid', {
+        role: 'state',
+        hint: describeFault(absolute, places),
+      });
+    const pointer =
+      absolute.kind === 'value' ? pointerOf(absolute.path) : pointerOf([...absolute.path, absolute.key]);
+    let place = places?.value(absolute.path);
+    let hint = options.hint;
+    if (absolute.kind === 'missing') {
+      const known: readonly string[] = fault.path.length === 0 ? MANIFEST_KEYS : FILE_KEYS;
+      const unknown = Object.keys(objectAt(value, fault.path) ?? {}).filter((key) => !known.includes(key));
+      const meant = meantFor(absolute.key, unknown);
+      const from = fault.path.length === 0 ? '' : ` from ${pointerOf(fault.path)}`;
+      if (meant !== undefined) place = places?.key([...absolute.path, meant]) ?? place;
+      hint =
+        meant === undefined
+          ? `'${absolute.key}' is missing${from}: ${ADD[absolute.key] ?? 'add it'}`
+          : `'${absolute.key}' is missing${from}, and '${meant}' is not a key a manifest has: did you mean '${absolute.key}'?`;
+    }
+    return refuseDistributor(code, {
+      role: 'manifest',
+      ...(options.field === undefined ? {} : { field: options.field }),
+      location: { pointer, ...(place === undefined ? {} : place) },
+      ...(hint === undefined ? {} : { hint }),
+    });
+  };
+  if (!isJsonObject(value)) throw fail('manifest_not_object', { kind: 'value', path: [] });
+  if (mode === 'exact') exactKeys(value, [], MANIFEST_KEYS, [], fail);
   const problems: Refusal[] = [];
-  const check = (ok: boolean, code: DistributorRefusalCode, key: string, hint?: string): void => {
-    if (!ok) problems.push(fail(code, key, key, hint));
+  /** A top-level key: missing, or present and refused by `ok`. */
+  const check = (
+    key: (typeof MANIFEST_KEYS)[number],
+    ok: boolean,
+    code: DistributorRefusalCode,
+    hint?: string,
+  ): void => {
+    if (ok) return;
+    problems.push(
+      key in value
+        ? fail(code, { kind: 'value', path: [key] }, { field: key, ...(hint === undefined ? {} : { hint }) })
+        : fail(code, { kind: 'missing', path: [], key }, { field: key }),
+    );
   };
   check(
+    'schema_version',
     value.schema_version === 1,
     'manifest_schema_version',
-    'schema_version',
-    integerHint(value.schema_version),
+    integerHint(value.schema_version) ?? 'this sealkit reads "schema_version": 1',
   );
   const id = value.id;
   const badId = idProblem(id);
-  check(badId === undefined, 'manifest_id_invalid', 'id', badId);
+  check('id', badId === undefined, 'manifest_id_invalid', badId);
   const digest = value.digest;
-  check(typeof digest === 'string' && isSha256Prefixed(digest), 'manifest_digest_invalid', 'digest');
+  check(
+    'digest',
+    typeof digest === 'string' && isSha256Prefixed(digest),
+    'manifest_digest_invalid',
+    SHA256_FORM,
+  );
   const created = typeof value.created === 'string' ? parseInstant(value.created) : undefined;
-  check(created !== undefined, 'manifest_created_invalid', 'created');
+  check('created', created !== undefined, 'manifest_created_invalid', CREATED_FORM);
   const rawFiles = value.files;
   const filesOk =
     Array.isArray(rawFiles) && rawFiles.length > 0 && rawFiles.length <= MANIFEST_LIMITS.maxFiles;
-  check(filesOk, 'manifest_files_invalid', 'files');
+  check(
+    'files',
+    filesOk,
+    'manifest_files_invalid',
+    !Array.isArray(rawFiles)
+      ? 'files is a list with one {"path", "sha256", "size"} per file'
+      : rawFiles.length === 0
+        ? 'the list is empty: a manifest lists at least one file'
+        : `it lists ${rawFiles.length} files; a manifest lists at most ${MANIFEST_LIMITS.maxFiles}`,
+  );
   const files: ManifestFile[] = [];
   if (filesOk) {
     for (const [index, entry] of (rawFiles as readonly JsonValue[]).entries()) {
@@ -142,7 +282,7 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
   }
   if (problems.length === 0) {
     const setProblem = pathSetProblemAt(files.map((file) => file.path));
-    if (setProblem !== undefined) problems.push(setRefusal(setProblem, files, fail, mode));
+    if (setProblem !== undefined) problems.push(setRefusal(setProblem, files, fail));
   }
   const [first] = problems;
   if (first !== undefined) throw mode === 'exact' ? first : refuseAll(problems);
@@ -155,6 +295,17 @@ export function manifestFromJson(value: JsonValue, mode: 'lenient' | 'exact'): S
   };
 }
 
+/** The object at `path` inside `value`, if there is one. */
+function objectAt(value: JsonValue, path: readonly PathSegment[]): JsonObject | undefined {
+  let node: JsonValue | undefined = value;
+  for (const segment of path) {
+    if (typeof segment === 'number') node = Array.isArray(node) ? node[segment] : undefined;
+    else node = node !== null && isJsonObject(node as JsonValue) ? (node as JsonObject)[segment] : undefined;
+    if (node === undefined) return undefined;
+  }
+  return node !== null && isJsonObject(node) ? node : undefined;
+}
+
 /**
  * A rule over the set of listed paths, at the later entry, the hint naming
  * the entry it repeats; Unicode twins shown marked, since the two look
@@ -164,25 +315,19 @@ function setRefusal(
   problem: NonNullable<ReturnType<typeof pathSetProblemAt>>,
   files: readonly ManifestFile[],
   fail: Fail,
-  mode: 'lenient' | 'exact',
 ): Refusal {
-  const at = `files[${problem.index}].path`;
+  const at: readonly PathSegment[] = ['files', problem.index, 'path'];
   const path = files[problem.index]?.path;
   const other = problem.other === undefined ? undefined : files[problem.other]?.path;
-  if (mode === 'exact' || path === undefined || other === undefined || problem.other === undefined)
-    return fail(problem.code, 'files[].path', at);
+  const plain = fail(problem.code, { kind: 'value', path: at }, { field: 'files[].path' });
+  if (path === undefined || other === undefined || plain.code !== problem.code) return plain;
   if (problem.code !== 'path_unicode_twin')
-    return fail(
-      problem.code,
-      'files[].path',
-      at,
-      `files[${problem.other}] lists the same path: list it once`,
-    );
+    return plain.at({}, `files[${problem.other}] lists the same path: list it once`);
   const twins = unicodeTwins(path, other, `files[${problem.other}]`);
   return refuseDistributor('path_unicode_twin', {
     role: 'manifest',
     field: 'files[].path',
-    location: { pointer: at },
+    ...(plain.location === undefined ? {} : { location: plain.location }),
     hint: `${twins.text} are one name on macOS and to many object-store clients: list one of them only, or rename one and write the manifest again`,
     details: twins.details,
   });
@@ -195,27 +340,68 @@ function fileFromJson(
   fail: Fail,
   problems: Refusal[],
 ): ManifestFile | undefined {
-  const at = `files[${index}]`;
+  const at: readonly PathSegment[] = ['files', index];
   if (!isJsonObject(entry)) {
-    problems.push(fail('manifest_file_invalid', 'files', at));
+    problems.push(
+      fail(
+        'manifest_file_invalid',
+        { kind: 'value', path: at },
+        { field: 'files', hint: 'each entry is an object {"path", "sha256", "size"}' },
+      ),
+    );
     return undefined;
   }
-  if (mode === 'exact') requireExactKeys(entry, ['path', 'sha256', 'size'], fail);
+  if (mode === 'exact') exactKeys(entry, at, FILE_KEYS, [], fail);
   const { path, sha256, size } = entry;
   const before = problems.length;
+  /** A key of this entry: missing, or present and refused. */
+  const refuse = (key: (typeof FILE_KEYS)[number], code: DistributorRefusalCode, hint?: string): void => {
+    problems.push(
+      key in entry
+        ? fail(
+            code,
+            { kind: 'value', path: [...at, key] },
+            { field: `files[].${key}`, ...(hint === undefined ? {} : { hint }) },
+          )
+        : fail(code, { kind: 'missing', path: at, key }, { field: `files[].${key}` }),
+    );
+  };
   let bundlePath: ManifestFile['path'] | undefined;
-  if (typeof path !== 'string') problems.push(fail('manifest_file_invalid', 'files[].path', `${at}.path`));
+  if (typeof path !== 'string') refuse('path', 'manifest_file_invalid', 'a path is a JSON string');
   else {
     const problem = pathProblem(path);
     if (problem === undefined) bundlePath = path as ManifestFile['path'];
-    else problems.push(fail(problem, 'files[].path', `${at}.path`));
+    else refuse('path', problem);
   }
   if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256))
-    problems.push(fail('manifest_sha256_invalid', 'files[].sha256', `${at}.sha256`));
+    refuse('sha256', 'manifest_sha256_invalid', SHA256_FORM);
   if (!isSize(size))
-    problems.push(fail('manifest_size_invalid', 'files[].size', `${at}.size`, integerHint(size)));
+    refuse(
+      'size',
+      'manifest_size_invalid',
+      integerHint(size) ?? 'a size is a whole number of bytes, 0 or more',
+    );
   if (problems.length > before || bundlePath === undefined) return undefined;
   return { path: bundlePath, sha256: sha256 as Sha256Prefixed, size: size as number };
+}
+
+/**
+ * A closed object of a document sealkit wrote: every key one of `keys` or
+ * `optional`, every one of `keys` present; the first fault otherwise.
+ */
+export function exactKeys(
+  value: JsonObject,
+  path: readonly PathSegment[],
+  keys: readonly string[],
+  optional: readonly string[],
+  fail: Fail,
+): void {
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key) && !optional.includes(key))
+      throw fail('destination_state_invalid', { kind: 'unknown', path, key });
+  }
+  for (const key of keys)
+    if (!(key in value)) throw fail('destination_state_invalid', { kind: 'missing', path, key });
 }
 
 export function isSize(value: JsonValue | undefined): value is number {

@@ -64,6 +64,55 @@ describe('.distributor.json', () => {
     expect((caught as Refusal).code).toBe('destination_state_invalid');
   });
 
+  it.each([
+    [
+      'an unknown key',
+      (text: string) => text.replace('\n}\n', ',\n  "note": "checked by ops"\n}\n'),
+      "unknown key 'note' at line 39, column 3",
+    ],
+    [
+      'an unknown key of the manifest inside',
+      (text: string) =>
+        text.replace('"schema_version": 1,\n      "id"', '"schema_version": 1,\n      "x": 1,\n      "id"'),
+      "unknown key 'x' in source.manifest at line 10, column 7",
+    ],
+    [
+      'a missing key',
+      (text: string) => text.replace('      "created": "2026-05-30T11:10:00Z",\n', ''),
+      "no key 'created' in source.manifest at line 8, column 17",
+    ],
+    [
+      'a value out of its form',
+      (text: string) => text.replace('"size": 23456', '"size": "big"'),
+      'outputs[0].size at line 29, column 15 is not what sealkit writes there',
+    ],
+    [
+      'an output listed twice',
+      (text: string) => text.replace('"path": "report.html"', '"path": "report.md"'),
+      'outputs[1].path at line 32, column 15 repeats outputs[0].path',
+    ],
+    [
+      'text that is not JSON',
+      (text: string) => text.replace('"pipeline_id"', 'pipeline_id'),
+      'not strict JSON at line 4, column 3 (expected a key in double quotes)',
+    ],
+  ])(
+    'regression: %s is named with its key and line (was a bare destination_state_invalid)',
+    (_label, edit, hint) => {
+      let caught: unknown;
+      try {
+        parseState(Buffer.from(edit(`${JSON.stringify(state, null, 2)}\n`)));
+      } catch (error: unknown) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(Refusal);
+      expect([(caught as Refusal).code, (caught as Refusal).hint]).toEqual([
+        'destination_state_invalid',
+        hint,
+      ]);
+    },
+  );
+
   it('accepts a state without the optional distributor_version', () => {
     const { distributor_version: _version, ...rest } = state;
     expect(parseState(Buffer.from(JSON.stringify(rest))).distributor_version).toBe('');

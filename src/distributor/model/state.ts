@@ -1,10 +1,19 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
-import { isJsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import type { Refusal } from '../../core/refusal/index.js';
-import { pathProblem, pathSetProblem } from '../path/bundle-path.js';
+import type { PathSegment } from '../../core/input/index.js';
+import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
+import { Refusal } from '../../core/refusal/index.js';
+import { pathProblem, pathSetProblemAt } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
-import { isSize, manifestFromJson, manifestJson, requireExactKeys } from './manifest.js';
+import { jsonPlaces } from './json-places.js';
+import {
+  type DocumentFault,
+  describeFault,
+  exactKeys,
+  isSize,
+  manifestFromJson,
+  manifestJson,
+} from './manifest.js';
 import type { BundlePath, DestinationState, OutputRecord } from './types.js';
 
 /** The state file's name at every destination bundle path. */
@@ -12,44 +21,60 @@ export const STATE_FILE = '.distributor.json';
 /** A state is metadata about one bundle; anything larger was not written by sealkit. */
 export const STATE_MAX_BYTES = 32 * 1024 * 1024;
 
-const invalid = (): Refusal => refuseDistributor('destination_state_invalid', { role: 'state' });
-
 /**
  * Reads `.distributor.json` strictly: the documented shape and nothing else
  * (docs/distributor.md#outputs-and-state)
  * (sealkit wrote it, so an unknown field means someone else did). Every
- * failure is `destination_state_invalid`.
+ * failure is `destination_state_invalid`, its hint naming the first fault
+ * and where it is (`unknown key 'note' at line 40, column 3`), never a value.
  */
 export function parseState(bytes: Uint8Array): DestinationState {
   let value: JsonValue;
   try {
     value = parseStrict(bytes, { maxBytes: STATE_MAX_BYTES, maxDepth: 16 });
-  } catch {
-    throw invalid();
+  } catch (error: unknown) {
+    throw stateInvalid(notJson(error));
   }
-  if (!isJsonObject(value)) throw invalid();
-  requireExactKeys(
+  const places = jsonPlaces(bytes);
+  const fail = (fault: DocumentFault): Refusal => stateInvalid(describeFault(fault, places));
+  const exact = (
+    object: JsonObject,
+    path: readonly PathSegment[],
+    keys: readonly string[],
+    optional: readonly string[] = [],
+  ): void => exactKeys(object, path, keys, optional, (_code, fault) => fail(fault));
+  const bad = (path: readonly PathSegment[], why?: string): Refusal =>
+    fail({ kind: 'value', path, ...(why === undefined ? {} : { why }) });
+  if (!isJsonObject(value)) throw bad([], 'is not a JSON object');
+  exact(
     value,
+    [],
     ['schema_version', 'pipeline_id', 'destination_id', 'published_at', 'source', 'outputs'],
-    invalid,
     ['distributor_version'],
   );
-  if (value.schema_version !== 1) throw invalid();
+  if (value.schema_version !== 1) throw bad(['schema_version'], 'is not 1');
   const version = 'distributor_version' in value ? value.distributor_version : '';
   const { pipeline_id, destination_id } = value;
-  if (typeof version !== 'string' || typeof pipeline_id !== 'string' || typeof destination_id !== 'string') {
-    throw invalid();
-  }
+  if (typeof version !== 'string') throw bad(['distributor_version'], 'is not a string');
+  if (typeof pipeline_id !== 'string') throw bad(['pipeline_id'], 'is not a string');
+  if (typeof destination_id !== 'string') throw bad(['destination_id'], 'is not a string');
   const publishedAt = typeof value.published_at === 'string' ? parseInstant(value.published_at) : undefined;
-  if (publishedAt === undefined) throw invalid();
+  if (publishedAt === undefined) throw bad(['published_at'], 'is not an RFC 3339 timestamp');
   const source = value.source;
-  if (source === undefined || !isJsonObject(source)) throw invalid();
-  requireExactKeys(source, ['manifest'], invalid);
-  const manifest = manifestFromJson(source.manifest ?? null, 'exact');
+  if (source === undefined || !isJsonObject(source)) throw bad(['source'], 'is not a JSON object');
+  exact(source, ['source'], ['manifest']);
+  const manifest = manifestFromJson(source.manifest ?? null, 'exact', { at: ['source', 'manifest'], places });
   const rawOutputs = value.outputs;
-  if (!Array.isArray(rawOutputs)) throw invalid();
-  const outputs = (rawOutputs as readonly JsonValue[]).map(outputFromJson);
-  if (pathSetProblem(outputs.map((output) => output.path)) !== undefined) throw invalid();
+  if (!Array.isArray(rawOutputs)) throw bad(['outputs'], 'is not a list');
+  const outputs = (rawOutputs as readonly JsonValue[]).map((output, index) =>
+    outputFromJson(output, ['outputs', index], exact, bad),
+  );
+  const clash = pathSetProblemAt(outputs.map((output) => output.path));
+  if (clash !== undefined)
+    throw bad(
+      ['outputs', clash.index, 'path'],
+      clash.other === undefined ? 'clashes with another output' : `repeats outputs[${clash.other}].path`,
+    );
   return {
     schema_version: 1,
     distributor_version: version,
@@ -61,13 +86,38 @@ export function parseState(bytes: Uint8Array): DestinationState {
   };
 }
 
-function outputFromJson(value: JsonValue): OutputRecord {
-  if (!isJsonObject(value)) throw invalid();
-  requireExactKeys(value, ['path', 'kind', 'source_path', 'sha256', 'size'], invalid, ['transform']);
+function stateInvalid(hint: string): Refusal {
+  return refuseDistributor('destination_state_invalid', { role: 'state', hint });
+}
+
+/** What the strict parser found, where: its position and its fixed text, never the document's bytes. */
+function notJson(error: unknown): string {
+  if (!(error instanceof Refusal)) return 'not strict JSON';
+  if (error.code === 'json_too_large') return 'larger than a state sealkit writes';
+  const { line, column } = error.location ?? {};
+  const where = line === undefined || column === undefined ? '' : ` at line ${line}, column ${column}`;
+  return `not strict JSON${where} (${error.hint ?? error.message})`;
+}
+
+function outputFromJson(
+  value: JsonValue,
+  at: readonly PathSegment[],
+  exact: (
+    object: JsonObject,
+    path: readonly PathSegment[],
+    keys: readonly string[],
+    optional?: readonly string[],
+  ) => void,
+  bad: (path: readonly PathSegment[], why?: string) => Refusal,
+): OutputRecord {
+  if (!isJsonObject(value)) throw bad(at, 'is not a JSON object');
+  exact(value, at, ['path', 'kind', 'source_path', 'sha256', 'size'], ['transform']);
   const { path, kind, source_path, sha256, size, transform } = value;
-  if (typeof path !== 'string' || pathProblem(path) !== undefined) throw invalid();
-  if (typeof source_path !== 'string' || pathProblem(source_path) !== undefined) throw invalid();
-  if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256) || !isSize(size)) throw invalid();
+  if (typeof path !== 'string' || pathProblem(path) !== undefined) throw bad([...at, 'path']);
+  if (typeof source_path !== 'string' || pathProblem(source_path) !== undefined)
+    throw bad([...at, 'source_path']);
+  if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256)) throw bad([...at, 'sha256']);
+  if (!isSize(size)) throw bad([...at, 'size']);
   const base = {
     path: path as BundlePath,
     source_path: source_path as BundlePath,
@@ -80,7 +130,7 @@ function outputFromJson(value: JsonValue): OutputRecord {
   if (kind === 'generated' && transform === 'markdown_to_html') {
     return { path: base.path, kind, source_path: base.source_path, transform, sha256: base.sha256, size };
   }
-  throw invalid();
+  throw bad(kind === 'source' || kind === 'generated' ? [...at, 'transform'] : [...at, 'kind']);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
-import type { PipelineConfig } from '../config/types.js';
+import type { DestinationConfig, PipelineConfig } from '../config/types.js';
+import { STATE_FILE } from '../model/state.js';
 import type { Instant } from '../model/types.js';
 import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
@@ -152,8 +153,20 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.
+    // A state sealkit did not write is named by its file, with the backend's
+    // account of the fault (the key and its line) and what to do.
+    const own = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
+    const published =
+      destination === undefined
+        ? undefined
+        : {
+            folder: publishedPlace(destination, item.bundle_dir),
+            state: publishedPlace(destination, item.bundle_dir, STATE_FILE),
+          };
     const cause =
-      (item.refusal?.code === item.reason_code ? item.refusal.hint : undefined) ?? adviceFor(item);
+      item.reason_code === 'destination_state_invalid'
+        ? adviceFor(item, published, own)
+        : (own ?? adviceFor(item, published));
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
       cause === undefined
@@ -220,25 +233,45 @@ function knownRefusal(code: string): Refusal {
  * itself never resolves these: each means something at the destination is
  * not what this run may overwrite.
  */
+/**
+ * Where a destination keeps a bundle, as the operator finds it, quoted: a
+ * local folder under the root as the configuration writes it
+ * (`'site/weekly'`), or for S3 the bundle's folder under the destination's
+ * prefix, never the bucket or the prefix themselves (a refusal shows no
+ * S3 setting). `file` names one entry in it.
+ */
+function publishedPlace(destination: DestinationConfig, bundleDir: string, file?: string): string {
+  if (destination.kind === 'local') {
+    const folder = join(destination.shown_root ?? destination.root, bundleDir);
+    return `'${file === undefined ? folder : join(folder, file)}'`;
+  }
+  return `'${bundleDir}/${file ?? ''}' under the destination's prefix`;
+}
+
 /** ` (the first: 'x')`, or nothing when the entry has no name to show. */
 function firstOf(entry: string | undefined): string {
   return entry === undefined ? '' : ` (the first: '${entry}')`;
 }
 
-function adviceFor(item: ItemOutcome): string | undefined {
+function adviceFor(
+  item: ItemOutcome,
+  place?: { readonly folder: string; readonly state: string },
+  detail?: string,
+): string | undefined {
+  const named = place === undefined ? '' : ` ${place.folder}`;
   switch (item.reason_code) {
     case 'destination_unmanaged':
-      return 'the bundle path holds entries that no .distributor.json lists, and sealkit never takes over a folder it did not publish: move them away, or publish to another root or prefix';
+      return `the bundle path${named} holds entries that no .distributor.json lists, and sealkit never takes over a folder it did not publish: move them away, or publish to another root or prefix`;
     case 'conflict_different_id':
       return `it holds bundle id '${item.destination_bundle_id ?? '?'}', the source bundle is '${item.bundle_id ?? '?'}': one bundle path keeps one id; move the published bundle away, or give the source its old id`;
     case 'conflict_same_created':
       return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
     case 'destination_incomplete':
-      return `outputs its .distributor.json lists are gone${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
+      return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
-      return `files or folders beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
+      return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
     case 'destination_state_invalid':
-      return 'its .distributor.json is not one sealkit wrote (read strictly: an unknown or missing key, or a value out of its form, means someone edited it): restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew';
+      return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;
     case 'destination_locked':
       return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again when that run is done; for a local destination, --wait SECONDS waits for the lock';
     case 'output_too_large':

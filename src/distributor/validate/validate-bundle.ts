@@ -22,6 +22,7 @@ import {
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
+import { jsonPlaces } from '../model/json-places.js';
 import { MANIFEST_LIMITS, manifestFromJson, manifestIdOf, parseManifestJson } from '../model/manifest.js';
 import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
 import { pathProblem, toBundlePath } from '../path/bundle-path.js';
@@ -370,7 +371,8 @@ function readManifestFile(
     const value = parseManifestJson(bytes);
     const id = manifestIdOf(value);
     if (id !== undefined) onId?.(id);
-    const manifest = manifestFromJson(value, 'lenient');
+    const places = jsonPlaces(bytes);
+    const manifest = manifestFromJson(value, 'lenient', { places });
     // The digest covers the declared records; each file must then match its
     // record exactly, so checking it first is the same check, before any byte
     // of the files is read.
@@ -378,7 +380,7 @@ function readManifestFile(
       throw refuseDistributor('bundle_digest_mismatch', {
         role: 'bundle',
         field: 'digest',
-        location: { pointer: 'digest' },
+        location: { pointer: 'digest', ...places.value(['digest']) },
         hint: 'the digest does not cover the files listed: the manifest was edited after it was written',
       });
     }

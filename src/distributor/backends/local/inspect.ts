@@ -1,5 +1,5 @@
 import { sha256Prefixed } from '../../../core/digest/index.js';
-import { type Dir, type DirEntryType, FsError, isFsError } from '../../../core/fs/index.js';
+import { type Dir, type DirEntryType, FsError, isFsError, readFailureCause } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
@@ -109,8 +109,8 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   if (entries.length === 0) return { kind: 'empty', residue: [] };
   const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
   if (stateEntry === undefined) return { kind: 'unmanaged' };
-  const read = readState(dir, stateEntry.type);
-  if (read === undefined) return invalid(refuseDistributor('destination_state_invalid', { role: 'state' }));
+  const read = readStateOrWhy(dir, stateEntry.type);
+  if ('refusal' in read) return invalid(read.refusal);
   const listing = listTree(dir, entries);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
   listed.add(STATE_FILE);
@@ -139,15 +139,41 @@ export function readState(
   dir: Dir,
   listedAs?: DirEntryType,
 ): { readonly state: DestinationState; readonly token: StateToken } | undefined {
+  const read = readStateOrWhy(dir, listedAs);
+  return 'refusal' in read ? undefined : read;
+}
+
+/**
+ * `readState`, or the `destination_state_invalid` refusal saying what is
+ * wrong with the file (its hint: `unknown key 'note' at line 40, column
+ * 3`, `a symbolic link`), for the report to name it.
+ */
+function readStateOrWhy(
+  dir: Dir,
+  listedAs?: DirEntryType,
+): { readonly state: DestinationState; readonly token: StateToken } | { readonly refusal: Refusal } {
+  const why = (hint: string) => ({
+    refusal: refuseDistributor('destination_state_invalid', { role: 'state', hint }),
+  });
   const opened = openRegular(dir, [STATE_FILE], listedAs);
-  if (!opened.ok) return undefined;
+  if (!opened.ok) {
+    switch (opened.problem) {
+      case 'symlink':
+        return why('it is a symbolic link');
+      case 'not_regular':
+      case 'missing':
+        return why('it is not a regular file');
+      case 'unreadable':
+        return why(opened.errno === undefined ? 'it cannot be read' : readFailureCause(opened.errno));
+    }
+  }
   try {
-    if (opened.stat.size > BigInt(STATE_MAX_BYTES)) return undefined;
+    if (opened.stat.size > BigInt(STATE_MAX_BYTES)) return why('larger than a state sealkit writes');
     const bytes = opened.file.readExpected(Number(opened.stat.size));
-    if (bytes.length !== Number(opened.stat.size)) return undefined;
+    if (bytes.length !== Number(opened.stat.size)) return why('it changed while it was read');
     return { state: parseState(bytes), token: sha256Prefixed(bytes) as string as StateToken };
-  } catch {
-    return undefined;
+  } catch (error: unknown) {
+    return error instanceof Refusal ? { refusal: error } : why('it cannot be read');
   } finally {
     opened.file.close();
   }

@@ -9,6 +9,7 @@ import { runCli } from '../../../../test/helpers/cli.js';
 import {
   listKeys,
   putMany,
+  readPrefix,
   s3ConfigYaml,
   useRgwFixture,
   writeBundle,
@@ -70,6 +71,23 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(run.status).toBe(2);
     const report = JSON.parse(run.stdout.toString('utf8')) as { outcomes: { reason_code?: string }[] };
     expect(report.outcomes[0]?.reason_code).toBe('destination_credentials_missing');
+  });
+
+  it('regression: an edited .distributor.json is named under the prefix, with the key and its line, and still no bucket or prefix', async () => {
+    const { dir, prefix, cli } = setUp('state-edited');
+    expect(cli().status).toBe(0);
+    const key = `${prefix}/weather/brentwood/.distributor.json`;
+    const text = (await readPrefix(ctx.s3, ctx.bucket, key)).get(key)?.bytes.toString('utf8') ?? '';
+    expect(text).not.toBe('');
+    await putMany(ctx.s3, ctx.bucket, [[key, text.replace(/\n}\n$/, '\n  ,"note": "checked by ops"\n}\n')]]);
+    const line = text.split('\n').length - 1;
+    const edited = cli();
+    expect(edited.status).toBe(2);
+    expect(edited.stderr.toString('utf8')).toContain(
+      `= help: destination 'bucket', bundle 'weather/brentwood': 'weather/brentwood/.distributor.json' under the destination's prefix is not one sealkit wrote: unknown key 'note' at line ${line}, column 4;`,
+    );
+    const sentinels = [ctx.bucket, PREFIX, ctx.rgw.endpoint.replace('http://', '')];
+    expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
   });
 
   it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {
