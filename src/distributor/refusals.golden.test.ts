@@ -412,6 +412,19 @@ const CASES: readonly Case[] = [
     args: run,
   },
   {
+    name: 'run-outputs-empty',
+    setUp: () => {
+      config((t) =>
+        localOnly(t).replace('{source: true, html: true}', '{source: false, html: false, assets: true}'),
+      )();
+      makeBundle(join(work, 'reports'), 'weekly', [REPORT], {
+        id: 'weekly',
+        created: '2026-06-01T08:00:00Z',
+      });
+    },
+    args: run,
+  },
+  {
     name: 'verify-missing-manifest',
     setUp: () => {
       rmSync(join(bundle(), 'manifest.json'));

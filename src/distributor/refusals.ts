@@ -83,6 +83,7 @@ export type DistributorRefusalCode =
   | 'output_collision'
   | 'output_too_large'
   | 'output_key_too_long'
+  | 'outputs_empty'
   | 'run_aborted'
   | 'run_interrupted'
   | 'conflict_different_id'
@@ -341,6 +342,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     category: 'oversized',
     message:
       "an output's object key (prefix, bundle directory and path) exceeds the 1024 bytes S3 allows; nothing of this bundle was written there",
+  },
+  outputs_empty: {
+    category: 'missing',
+    message: 'the outputs the destination takes select no file of the bundle, so it is not published there',
   },
   run_aborted: {
     category: 'conflict',

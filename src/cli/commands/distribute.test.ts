@@ -114,6 +114,40 @@ describe('sealkit distribute run', () => {
     );
   });
 
+  it('regression: outputs that select no file of a bundle refuse it, in a dry run too (was "1 published" with only .distributor.json)', () => {
+    config = writeConfig(work, [
+      {
+        id: 'weather',
+        source,
+        destinations: [{ id: 'site', root: dest, source: false, html: false, assets: true }],
+      },
+    ]);
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    const hint =
+      "  = help: destination 'site', bundle 'a': the bundle lists 1 Markdown file, and outputs {source: false, html: false, assets: true} select none of it: turn on html (a page for each .md file) or source (every file as it is)\n";
+    for (const flags of [['--dry-run'], []]) {
+      const result = runCli(['distribute', 'run', '--config', config, ...flags]);
+      expect(result.status).toBe(2);
+      expect(result.stderr.toString()).toContain(
+        'error[outputs_empty]: the outputs the destination takes select no file of the bundle, so it is not published there\n',
+      );
+      expect(result.stderr.toString()).toContain(hint);
+    }
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.counts).toMatchObject({ published: 0, refused: 1 });
+    expect(json.outcomes[0]).toMatchObject({ outcome: 'refused', reason_code: 'outputs_empty' });
+    expect(readdirSync(dest).filter((name) => !name.startsWith('.distributor'))).toEqual([]);
+    // verify says the same of a bundle for outputs that select none of it.
+    makeBundle(source, 'b', [{ path: 'days.csv', content: 'x\n' }], {
+      id: 'b',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const verified = runCli(['distribute', 'verify', join(source, 'b'), '--html']);
+    expect(verified.status).toBe(2);
+    expect(verified.stderr.toString()).toContain('error[outputs_empty]');
+    expect(runCli(['distribute', 'verify', join(source, 'b'), '--source']).status).toBe(0);
+  });
+
   it('regression: a conflict of ids names both ids and what to do', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);

@@ -1,8 +1,9 @@
 import { Dir } from '../../core/fs/index.js';
 import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
-import { bundleDirProblem, discoverBundles } from '../discover/discover.js';
+import { bundleDirProblem, discoverBundles, MANIFEST_FILE } from '../discover/discover.js';
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import { outputCollision } from '../plan/collision.js';
+import { expectedOutputs, noOutputsHint } from '../plan/outputs.js';
 import { refuseDistributor } from '../refusals.js';
 import { locatedUnder, type RenderedPage, readManifest, verifyFiles } from '../validate/validate-bundle.js';
 
@@ -72,10 +73,18 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
       for (const problem of discoverBundles(dir, { rootIsBundle: true }).problems)
         problems.push(problem.refusal);
     });
-    // The same check as planning a destination with these outputs.
+    // The same checks as planning a destination with these outputs.
     if (outputs !== undefined && problems.length === 0) {
       const collision = outputCollision(manifest, pages, outputs);
       if (collision !== undefined) problems.push(collision);
+      else if (expectedOutputs(manifest, outputs).length === 0)
+        problems.push(
+          refuseDistributor('outputs_empty', {
+            role: 'bundle',
+            location: { path: MANIFEST_FILE },
+            hint: noOutputsHint(manifest, outputs),
+          }),
+        );
     }
     if (problems.length > 0) throw refuseAll(problems);
     return {

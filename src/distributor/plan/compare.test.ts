@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import type { BundleDir, BundlePath, DestinationState, Instant, SourceManifest } from '../model/types.js';
 import { decide, type SnapshotView } from './compare.js';
-import { expectedOutputs, plannedOutputs } from './outputs.js';
+import { expectedOutputs, noOutputsHint, plannedOutputs } from './outputs.js';
 import { planRun } from './plan-run.js';
 import type { StateToken } from './types.js';
 
@@ -124,6 +124,18 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
   it('skips when the configured outputs are those the state lists', () => {
     expect(decide(source, managed(manifest()), [copy])).toEqual({ outcome: 'skipped_same' });
   });
+  it('regression: outputs that select no file are refused outputs_empty, never published empty nor replaced by nothing', () => {
+    const none = { outcome: 'refused', reason_code: 'outputs_empty' };
+    expect(decide(source, { kind: 'empty', residue: [] }, [])).toEqual(none);
+    // A bundle published with outputs before is not emptied by a configuration that now selects none.
+    expect(decide(source, managed(manifest()), [])).toEqual(none);
+    expect(decide(source, { kind: 'unmanaged' }, [])).toEqual(none);
+    // A destination that could not be read is said first, as for every bundle there.
+    expect(decide(source, { kind: 'refused', reason_code: 'destination_locked' }, [])).toEqual({
+      outcome: 'refused',
+      reason_code: 'destination_locked',
+    });
+  });
   it('regression: turning html on for a published bundle replaces it, reason outputs_changed', () => {
     expect(
       decide(
@@ -139,7 +151,9 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
     });
   });
   it('turning source off, or a page that renders to other bytes, replaces too', () => {
-    expect(decide(source, managed(manifest()), [])).toMatchObject({ reason: 'outputs_changed' });
+    // Source off, html on: the copy goes, the page comes. (Source off with
+    // nothing else selecting a file is outputs_empty, never a bundle replaced by nothing.)
+    expect(decide(source, managed(manifest()), [page])).toMatchObject({ reason: 'outputs_changed' });
     const withPage = managed(manifest());
     const state = (withPage as { state: DestinationState }).state;
     const published: SnapshotView = { ...withPage, state: { ...state, outputs: [page] } } as SnapshotView;
@@ -154,11 +168,11 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
     });
   });
   it('keeps the replacement safety rules: unlisted entries and missing outputs are refused', () => {
-    expect(decide(source, managed(manifest(), { unlisted: true }), [])).toEqual({
+    expect(decide(source, managed(manifest(), { unlisted: true }), [page])).toEqual({
       outcome: 'refused',
       reason_code: 'destination_unlisted_entry',
     });
-    expect(decide(source, managed(manifest(), { missing: true }), [])).toEqual({
+    expect(decide(source, managed(manifest(), { missing: true }), [page])).toEqual({
       outcome: 'refused',
       reason_code: 'destination_incomplete',
     });
@@ -211,6 +225,21 @@ describe('output categories', () => {
     ]);
     // source already copies everything: assets adds nothing twice.
     expect(paths(plannedOutputs(files, pages, { source: true, html: false, assets: true }))).toHaveLength(4);
+  });
+  it('regression: says what a bundle lists when the outputs select none of it, and what to turn on', () => {
+    const markdown = manifest();
+    expect(noOutputsHint(markdown, { source: false, html: false, assets: true })).toBe(
+      'the bundle lists 1 Markdown file, and outputs {source: false, html: false, assets: true} select none of it: turn on html (a page for each .md file) or source (every file as it is)',
+    );
+    const data = manifest({
+      files: [
+        { path: 'a.csv' as BundlePath, sha256: sha('a'), size: 1 },
+        { path: 'old.html' as BundlePath, sha256: sha('b'), size: 1 },
+      ],
+    });
+    expect(noOutputsHint(data, { source: false, html: true })).toBe(
+      'the bundle lists 1 HTML file and 1 other file, and outputs {source: false, html: true, assets: false} select none of them: turn on assets (the files that are neither Markdown nor HTML) or source (every file as it is)',
+    );
   });
   it('a destination receives the pages of its own lang', () => {
     expect(paths(plannedOutputs(files, pages, { source: false, html: true, lang: 'de' }))).toEqual([

@@ -63,6 +63,13 @@ export function decide(
   view: SnapshotView,
   expected?: readonly ExpectedOutput[],
 ): Decision {
+  // Outputs that select no file of the bundle (`assets` only, and a bundle
+  // of Markdown) would publish a folder holding nothing but its state, and
+  // report it published: refused instead, whatever the destination holds
+  // (docs/distributor.md#outcomes). A destination that could not be read is
+  // said first, as for every other bundle there.
+  if (expected !== undefined && expected.length === 0 && view.kind !== 'refused')
+    return { outcome: 'refused', reason_code: 'outputs_empty' };
   const decision = decideOutcome(manifest, view, expected);
   // A write the destination cannot take is refused at planning, in the dry
   // run as in the run itself, instead of failing when it is applied.

@@ -100,3 +100,39 @@ export function expectedOutputs(
   }
   return outputs.sort((a, b) => compareUtf8(a.path, b.path));
 }
+
+/**
+ * Why a destination's outputs select no file of a bundle, for the hint of
+ * `outputs_empty`: what the bundle lists, and which output would publish
+ * it (`the bundle lists 1 Markdown file, and outputs {source: false, html:
+ * false, assets: true} select none of it: turn on html (a page for each .md
+ * file) or source (every file as it is)`).
+ */
+export function noOutputsHint(manifest: SourceManifest, categories: OutputCategories): string {
+  let markdown = 0;
+  let pages = 0;
+  for (const file of manifest.files) {
+    if (htmlSidecarPath(file.path) !== undefined) markdown += 1;
+    else if (!isAsset(file.path)) pages += 1;
+  }
+  const other = manifest.files.length - markdown - pages;
+  const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const held = [
+    ...(markdown > 0 ? [count(markdown, 'Markdown file')] : []),
+    ...(pages > 0 ? [count(pages, 'HTML file')] : []),
+    ...(other > 0 ? [count(other, 'other file')] : []),
+  ];
+  const turnOn = [
+    ...(markdown > 0 && !categories.html ? ['html (a page for each .md file)'] : []),
+    ...(other > 0 && categories.assets !== true
+      ? ['assets (the files that are neither Markdown nor HTML)']
+      : []),
+    'source (every file as it is)',
+  ];
+  const shown = `{source: ${categories.source}, html: ${categories.html}, assets: ${categories.assets === true}}`;
+  const listed =
+    held.length === 1
+      ? (held[0] ?? '')
+      : `${held.slice(0, -1).join(', ')} and ${held[held.length - 1] ?? ''}`;
+  return `the bundle lists ${listed}, and outputs ${shown} select none of ${manifest.files.length === 1 ? 'it' : 'them'}: turn on ${turnOn.join(' or ')}`;
+}

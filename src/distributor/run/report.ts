@@ -4,6 +4,7 @@ import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/in
 import type { DestinationConfig, PipelineConfig } from '../config/types.js';
 import { STATE_FILE } from '../model/state.js';
 import type { Instant } from '../model/types.js';
+import { noOutputsHint } from '../plan/outputs.js';
 import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 import { refusalOrigin } from './refusal-origin.js';
@@ -163,10 +164,15 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
             folder: publishedPlace(destination, item.bundle_dir),
             state: publishedPlace(destination, item.bundle_dir, STATE_FILE),
           };
+    const manifest = report.plan.pipelines
+      .find((pipeline) => pipeline.id === item.pipeline_id)
+      ?.bundles.find((bundle) => bundle.bundle_dir === item.bundle_dir)?.manifest;
     const cause =
       item.reason_code === 'destination_state_invalid'
         ? adviceFor(item, published, own)
-        : (own ?? adviceFor(item, published));
+        : item.reason_code === 'outputs_empty' && manifest !== undefined && destination !== undefined
+          ? noOutputsHint(manifest, destination.outputs)
+          : (own ?? adviceFor(item, published));
     const refusal = knownRefusal(item.reason_code).at(
       { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
       cause === undefined
