@@ -148,6 +148,41 @@ describe('sealkit distribute run', () => {
     expect(runCli(['distribute', 'verify', join(source, 'b'), '--source']).status).toBe(0);
   });
 
+  it('regression: a refused run says reason_code, category, message, location and hint at the top of --json (was status alone)', () => {
+    makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config, '-q']).status).toBe(0);
+    // A conflict on b, and a destination folder this account may not write for a new bundle c.
+    rmSync(join(source, 'b'), { recursive: true });
+    makeBundle(source, 'b', [REPORT], { id: 'renamed', created: '2026-05-30T12:00:00Z' });
+    makeBundle(source, 'c/d', [REPORT], { id: 'c', created: '2026-05-30T11:10:00Z' });
+    chmodSync(dest, 0o555);
+    try {
+      const human = runCli(['distribute', 'run', '--config', config]);
+      const result = runCli(['distribute', 'run', '--config', config, '--json']);
+      expect(result.status).toBe(2);
+      const json = JSON.parse(result.stdout.toString());
+      // The first refusal printed on stderr without --json, with its place and help.
+      const first = human.stderr.toString().split('\n')[0];
+      expect(first).toBe(`error[${json.reason_code}]: ${json.message}`);
+      expect(json).toMatchObject({
+        status: 'refused',
+        reason_code: 'conflict_different_id',
+        category: 'conflict',
+        message: 'the destination holds a publication of a different bundle id',
+        location: { path: config, pointer: 'pipelines[0].destinations[0]' },
+      });
+      expect(json.hint).toContain("destination 'site', bundle 'b': it holds bundle id 'b'");
+      expect(json.outcomes.map((o: { reason_code?: string }) => o.reason_code ?? null)).toEqual([
+        null,
+        'conflict_different_id',
+        'destination_write_failed',
+      ]);
+    } finally {
+      chmodSync(dest, 0o755);
+    }
+  });
+
   it('regression: a conflict of ids names both ids and what to do', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);

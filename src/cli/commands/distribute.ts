@@ -252,10 +252,16 @@ function newerRefusal(report: RunReport): Refusal | undefined {
   });
 }
 
-/** `reason_code`, `category`, `message` and `hint` of a refusal, for the top of a `--json` report. */
+/** `reason_code`, `category`, `message`, `location` and `hint` of a refusal, for the top of a `--json` report. */
 function topLevelRefusal(refusal: Refusal): JsonObjectOut {
-  const { reason_code, category, message, hint } = refusalJson(refusal, 'located');
-  return { reason_code, category, message, ...(hint === undefined ? {} : { hint }) };
+  const { reason_code, category, message, location, hint } = refusalJson(refusal, 'located');
+  return {
+    reason_code,
+    category,
+    message,
+    ...(location === undefined ? {} : { location }),
+    ...(hint === undefined ? {} : { hint }),
+  };
 }
 
 /**
@@ -447,6 +453,11 @@ function reportJson(report: RunReport): JsonObjectOut {
   // An aborted run is one refusal of the whole run: said at the top as on
   // every other refusal (docs/cli.md#output), the causes in failures[].
   const aborted = report.aborted ? refusalJson(refuseDistributor('run_aborted'), 'located') : undefined;
+  // Any other refused run says at the top the first refusal it prints on
+  // stderr (a conflict, a locked or unwritable destination…), so that a job
+  // reading `.reason_code` never finds it missing beside `status: refused`.
+  const first =
+    aborted === undefined && report.status === 'refused' ? distributeReportRefusals(report)[0] : undefined;
   // Replaced in place, so the report's keys keep their order.
   const printed = {
     ...report,
@@ -460,7 +471,9 @@ function reportJson(report: RunReport): JsonObjectOut {
   return {
     ...jsonOut(printed),
     ...(aborted === undefined
-      ? {}
+      ? first === undefined
+        ? {}
+        : topLevelRefusal(first)
       : { reason_code: aborted.reason_code, category: aborted.category, message: aborted.message }),
   };
 }
