@@ -20,7 +20,7 @@ function sqlHint(error: LedgerSqlError): { readonly hint?: string } {
   if (error.sqlstate === undefined) return {};
   if (error.sqlstate === '42501') {
     return {
-      hint: 'this role lacks a privilege on the ledger (SQLSTATE 42501): grant it the sealkit_ledger_publisher role (docs/contracts.md#storage-postgresql-append-only-hash-chained)',
+      hint: 'this role lacks a privilege on the ledger (SQLSTATE 42501): a publisher needs USAGE on schema sealkit_ledger and SELECT, INSERT on sealkit_ledger.publications. Make it a member of sealkit_ledger_publisher; if that role was created after the ledger, also grant them to it as the owner: GRANT USAGE ON SCHEMA sealkit_ledger TO sealkit_ledger_publisher; GRANT SELECT, INSERT ON sealkit_ledger.publications TO sealkit_ledger_publisher; (docs/contracts.md#storage-postgresql-append-only-hash-chained)',
     };
   }
   return { hint: `the database answered SQLSTATE ${error.sqlstate}` };

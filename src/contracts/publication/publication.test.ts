@@ -405,10 +405,9 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       });
     });
 
-    it('turns a failing statement into contract_ledger_failed, without the database text', async () => {
-      const v1 = await source('1.0.0');
-      // The publisher role may not create the ledger schema: the database refuses the statement.
-      const error = await ledger.asPublisher((session) =>
+    /** Publishes v1 of the source as the publisher role; the refusal, if any. */
+    const publishAsPublisher = (v1: PublicationCandidate) =>
+      ledger.asPublisher((session) =>
         runContractPublication(
           connectionOver(backend.name, session, async () => undefined),
           [{ id: SOURCE, ...v1 }],
@@ -421,9 +420,44 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
           (caught: unknown) => caught as Refusal,
         ),
       );
+
+    it('regression: a first publication by a role that may not create the ledger says so and who may', async () => {
+      const v1 = await source('1.0.0');
+      const error = await publishAsPublisher(v1);
+      expect(error?.code).toBe('contract_ledger_missing');
+      expect(error?.hint).toBe(
+        'this role may not create schema sealkit_ledger in this database (no CREATE privilege on the database): run the first publication as a role that may (the database owner, say); later ones can run as a member of sealkit_ledger_publisher',
+      );
+      // The documented order: the owner's first publication creates it, then the publisher appends.
+      await ledger.owner.transaction((session) => ensureLedgerSchema(session));
+      expect(await publishAsPublisher(v1)).toBeUndefined();
+    });
+
+    it('regression: a table the role may not create in an existing schema is named as such', async () => {
+      const v1 = await source('1.0.0');
+      await ledger.owner.session.query('CREATE SCHEMA sealkit_ledger');
+      await ledger.owner.session.query('GRANT USAGE ON SCHEMA sealkit_ledger TO sealkit_ledger_publisher');
+      const error = await publishAsPublisher(v1);
+      expect(error?.code).toBe('contract_ledger_missing');
+      expect(error?.hint).toMatch(
+        /^this role may not create the ledger table in schema sealkit_ledger \(no CREATE privilege on the schema\): run the first publication as /,
+      );
+    });
+
+    it('turns a failing statement into contract_ledger_failed, without the database text', async () => {
+      const v1 = await source('1.0.0');
+      // The ledger exists, but its grants to the publisher role were taken back: the database refuses the read.
+      await ledger.owner.transaction((session) => ensureLedgerSchema(session));
+      await ledger.owner.session.query(
+        `REVOKE SELECT, INSERT ON ${LEDGER_TABLE} FROM sealkit_ledger_publisher`,
+      );
+      const error = await publishAsPublisher(v1);
       expect(error?.code).toBe('contract_ledger_failed');
       expect(error?.message).toBe(
         'the ledger database refused or failed a statement; the transaction was not committed',
+      );
+      expect(error?.hint).toContain(
+        'GRANT USAGE ON SCHEMA sealkit_ledger TO sealkit_ledger_publisher; GRANT SELECT, INSERT ON sealkit_ledger.publications TO sealkit_ledger_publisher;',
       );
     });
 
@@ -531,6 +565,36 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
         expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('contract_ledger_unprotected');
         await session.query('SET session_replication_role = origin');
         expect(await codeOf(publish([request(v11, v1.digest)]))).toBe('accepted');
+      });
+
+      it('regression: an unprotected ledger names the trigger that is off and the statement that restores it', async () => {
+        const v1 = await source('1.0.0');
+        await publish([request(v1, 'genesis')]);
+        const { session } = ledger.owner;
+        const hintOf = async () =>
+          replayLedger(session).then(
+            () => undefined,
+            (error: unknown) => (error as Refusal).hint,
+          );
+        await session.query(`ALTER TABLE ${LEDGER_TABLE} DISABLE TRIGGER publications_append_only`);
+        const disabled = await hintOf();
+        expect(disabled).toBe(
+          'the append-only trigger publications_append_only is disabled, so nothing keeps entries from being updated or deleted. Enable it as the table owner: ALTER TABLE sealkit_ledger.publications ENABLE TRIGGER publications_append_only;',
+        );
+        await session.query((disabled ?? '').slice((disabled ?? '').indexOf('ALTER TABLE')));
+        await session.query(`DROP TRIGGER publications_no_truncate ON ${LEDGER_TABLE}`);
+        const dropped = await hintOf();
+        expect(dropped).toBe(
+          'the append-only trigger publications_no_truncate was dropped, so nothing keeps the table from being truncated. Restore it as the table owner: CREATE TRIGGER publications_no_truncate BEFORE TRUNCATE ON sealkit_ledger.publications FOR EACH STATEMENT EXECUTE FUNCTION sealkit_ledger.refuse_change();',
+        );
+        // The statement the hint gives is the one that restores the guard.
+        await session.query((dropped ?? '').slice((dropped ?? '').indexOf('CREATE TRIGGER')));
+        await session.query('SET session_replication_role = replica');
+        expect(await hintOf()).toMatch(
+          /^this session has session_replication_role = replica, which skips the append-only triggers: connect with it at origin/,
+        );
+        await session.query('SET session_replication_role = origin');
+        expect(await codeOf(replayLedger(session))).toBe('accepted');
       });
 
       it('regression: refuses to publish to or read a ledger whose unique constraints were dropped, naming them', async () => {

@@ -1,10 +1,11 @@
 import { canonicalize, parseStrict } from '../../core/json/index.js';
 import { refuseLedger } from './refusals.js';
-import type { LedgerSession } from './session.js';
+import { type LedgerSession, LedgerSqlError } from './session.js';
 
 /** Written on the table as its comment; a table without it is not this ledger. */
 export const LEDGER_FORMAT = 'sealkit.contract-ledger/v2';
-export const LEDGER_TABLE = 'sealkit_ledger.publications';
+export const LEDGER_SCHEMA = 'sealkit_ledger';
+export const LEDGER_TABLE = `${LEDGER_SCHEMA}.publications`;
 /** The role a deployment grants SELECT and INSERT (never UPDATE, DELETE or TRUNCATE) when it exists. */
 export const LEDGER_PUBLISHER_ROLE = 'sealkit_ledger_publisher';
 /** SQLSTATE raised by the append-only triggers. */
@@ -115,6 +116,8 @@ const INSPECT = `SELECT c.oid IS NOT NULL AS present,
      FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped)::text AS columns,
   (SELECT json_agg(tgname::text ORDER BY tgname) FROM pg_trigger
      WHERE tgrelid = c.oid AND NOT tgisinternal AND tgenabled IN ('O', 'A'))::text AS triggers,
+  (SELECT json_agg(tgname::text ORDER BY tgname) FROM pg_trigger
+     WHERE tgrelid = c.oid AND NOT tgisinternal)::text AS all_triggers,
   (SELECT json_agg(json_build_array(i.relname::text,
        (SELECT json_agg(a.attname::text ORDER BY k.n)
           FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
@@ -122,11 +125,20 @@ const INSPECT = `SELECT c.oid IS NOT NULL AS present,
      FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
      WHERE x.indrelid = c.oid AND x.indisunique AND x.indisvalid
        AND x.indpred IS NULL AND x.indexprs IS NULL)::text AS uniques,
-  current_setting('session_replication_role') AS mode
-FROM (SELECT to_regclass('${LEDGER_TABLE}')::oid AS oid) AS c`;
+  current_setting('session_replication_role') AS mode,
+  n.oid IS NOT NULL AS schema_present,
+  CASE WHEN n.oid IS NULL THEN has_database_privilege(current_database(), 'CREATE')
+       ELSE has_schema_privilege(n.oid, 'CREATE') END AS may_create
+FROM (SELECT to_regclass('${LEDGER_TABLE}')::oid AS oid) AS c
+  LEFT JOIN pg_namespace n ON n.nspname = '${LEDGER_SCHEMA}'`;
 
 const EXPECTED_COLUMNS = canonicalize(LEDGER_COLUMNS);
 const REQUIRED_TRIGGERS = ['publications_append_only', 'publications_no_truncate'];
+/** What each append-only trigger refuses, in words, for the refusal that finds it off. */
+const TRIGGER_KEEPS: Readonly<Record<string, string>> = {
+  publications_append_only: 'entries from being updated or deleted',
+  publications_no_truncate: 'the table from being truncated',
+};
 /**
  * The unique constraints that keep the chain linear, with what each one
  * guarantees (named in the refusal when one was dropped).
@@ -167,6 +179,19 @@ export interface LedgerInspection {
   readonly protected: boolean;
   /** The unique constraints the table lacks (dropped, or not valid). */
   readonly missingUniques: readonly RequiredUnique[];
+  /** The append-only triggers that exist but are disabled. */
+  readonly disabledTriggers: readonly string[];
+  /** The append-only triggers that do not exist (dropped). */
+  readonly droppedTriggers: readonly string[];
+  /** `session_replication_role` of this session: anything but `origin` skips ordinary triggers. */
+  readonly replicationRole: string;
+  /** The schema `sealkit_ledger` exists. */
+  readonly schemaPresent: boolean;
+  /**
+   * This role may create what is missing of the ledger: CREATE on the
+   * database when the schema does not exist, else CREATE on the schema.
+   */
+  readonly mayCreate: boolean;
 }
 
 /** Catalog text read as strict JSON (the only JSON reader sealkit uses). */
@@ -179,6 +204,8 @@ export async function inspectLedger(session: LedgerSession): Promise<LedgerInspe
   const present = row?.present === true;
   const triggers = catalogJson(row?.triggers);
   const enabled = Array.isArray(triggers) ? triggers : [];
+  const all = catalogJson(row?.all_triggers);
+  const existing = Array.isArray(all) ? all : [];
   return {
     present,
     format: typeof row?.format === 'string' ? row.format : null,
@@ -188,6 +215,11 @@ export async function inspectLedger(session: LedgerSession): Promise<LedgerInspe
       canonicalize(catalogJson(row?.columns)) === EXPECTED_COLUMNS,
     protected: row?.mode === 'origin' && REQUIRED_TRIGGERS.every((name) => enabled.includes(name)),
     missingUniques: missingUniques(catalogJson(row?.uniques)),
+    disabledTriggers: REQUIRED_TRIGGERS.filter((name) => existing.includes(name) && !enabled.includes(name)),
+    droppedTriggers: REQUIRED_TRIGGERS.filter((name) => !existing.includes(name)),
+    replicationRole: typeof row?.mode === 'string' ? row.mode : 'unknown',
+    schemaPresent: row?.schema_present === true,
+    mayCreate: row?.may_create === true,
   };
 }
 
@@ -204,7 +236,9 @@ export function requireUsableLedger(inspection: LedgerInspection): void {
 
 /** Refuses a ledger whose append-only triggers or unique constraints are not in force. */
 export function requireGuardedLedger(inspection: LedgerInspection): void {
-  if (!inspection.protected) throw refuseLedger('contract_ledger_unprotected', { role: 'ledger' });
+  if (!inspection.protected) {
+    throw refuseLedger('contract_ledger_unprotected', { role: 'ledger', hint: unprotectedHint(inspection) });
+  }
   const missing = inspection.missingUniques;
   if (missing.length > 0) {
     const [s, it] = missing.length === 1 ? ['', 'it'] : ['s', 'them'];
@@ -220,6 +254,39 @@ export function requireGuardedLedger(inspection: LedgerInspection): void {
       hint: `the ledger table lacks the unique constraint${s} ${named}, so nothing keeps ${it === 'it' ? 'that' : 'those'} true. Restore ${it}: ${statements}`,
     });
   }
+}
+
+/**
+ * Which guard is off and the statement that turns it on again: a session
+ * that skips triggers, a disabled trigger, a dropped one (its statement from
+ * the DDL above).
+ */
+function unprotectedHint(inspection: LedgerInspection): string {
+  if (inspection.replicationRole !== 'origin') {
+    return `this session has session_replication_role = ${inspection.replicationRole}, which skips the append-only triggers: connect with it at origin (check PGOPTIONS and ALTER ROLE or ALTER DATABASE … SET session_replication_role)`;
+  }
+  const keeps = (names: readonly string[]) => names.map((name) => TRIGGER_KEEPS[name] ?? name).join(' and ');
+  const parts: string[] = [];
+  const { disabledTriggers: disabled, droppedTriggers: dropped } = inspection;
+  if (disabled.length > 0) {
+    const statements = disabled
+      .map((name) => `ALTER TABLE ${LEDGER_TABLE} ENABLE TRIGGER ${name};`)
+      .join(' ');
+    parts.push(
+      `the append-only trigger${disabled.length === 1 ? ' ' : 's '}${disabled.join(', ')} ${disabled.length === 1 ? 'is' : 'are'} disabled, so nothing keeps ${keeps(disabled)}. Enable ${disabled.length === 1 ? 'it' : 'them'} as the table owner: ${statements}`,
+    );
+  }
+  if (dropped.length > 0) {
+    const statements = dropped
+      .map((name) => CREATE.find((statement) => statement.startsWith(`CREATE TRIGGER ${name} `)))
+      .filter((statement): statement is string => statement !== undefined)
+      .map((statement) => `${statement.replace(/\s+/g, ' ')};`)
+      .join(' ');
+    parts.push(
+      `the append-only trigger${dropped.length === 1 ? ' ' : 's '}${dropped.join(', ')} ${dropped.length === 1 ? 'was' : 'were'} dropped, so nothing keeps ${keeps(dropped)}. Restore ${dropped.length === 1 ? 'it' : 'them'} as the table owner: ${statements}`,
+    );
+  }
+  return parts.join('; ');
 }
 
 const FORMAT_PREFIX = 'sealkit.contract-ledger/';
@@ -274,10 +341,33 @@ export async function ensureLedgerSchema(session: LedgerSession): Promise<void> 
   await requireTransaction(session);
   let inspection = await inspectLedger(session);
   if (!inspection.present) {
-    for (const statement of CREATE) await session.query(statement);
+    // The usual first mistake on a server: the first publication run as a
+    // publisher, which may write the ledger but not create it.
+    if (!inspection.mayCreate)
+      throw refuseLedger('contract_ledger_missing', { role: 'ledger', hint: cannotCreateHint(inspection) });
+    try {
+      for (const statement of CREATE) await session.query(statement);
+    } catch (error: unknown) {
+      if (error instanceof LedgerSqlError && error.sqlstate === '42501') {
+        throw refuseLedger('contract_ledger_failed', {
+          role: 'ledger',
+          hint: `this role may not create the ledger (SQLSTATE 42501 while creating it): ${FIRST_PUBLICATION}`,
+        });
+      }
+      throw error;
+    }
     inspection = await inspectLedger(session);
   }
   requireUsableLedger(inspection);
+}
+
+const FIRST_PUBLICATION = `run the first publication as a role that may (the database owner, say); later ones can run as a member of ${LEDGER_PUBLISHER_ROLE}`;
+
+/** Why this role cannot create the ledger, and who can. */
+function cannotCreateHint(inspection: LedgerInspection): string {
+  return inspection.schemaPresent
+    ? `this role may not create the ledger table in schema ${LEDGER_SCHEMA} (no CREATE privilege on the schema): ${FIRST_PUBLICATION}`
+    : `this role may not create schema ${LEDGER_SCHEMA} in this database (no CREATE privilege on the database): ${FIRST_PUBLICATION}`;
 }
 
 /** Refuses a missing ledger, a table that is not this ledger, or an unprotected one. */
