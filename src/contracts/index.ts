@@ -125,8 +125,10 @@ export {
 } from './publication/plan.js';
 export {
   type IdentifiedCandidate,
+  type LedgerPublicationOptions,
   type PublicationRun,
   planLatestPublication,
+  publishToLedger,
   runContractPublication,
 } from './publication/publish.js';
 export {

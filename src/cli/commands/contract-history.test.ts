@@ -121,12 +121,94 @@ describe('commands that only read the embedded ledger', () => {
         'dry run: 0 to append, 6 unchanged; nothing was written',
       );
       expect(readOnly[2]?.stdout.toString()).toMatch(
-        /^replayed 6 entries of 6 resources: valid; ledger head 6 sha256:/,
+        /^ledger: embedded, readonly\/\.sealkit\/ledger\nreplayed 6 entries of 6 resources: valid; ledger head 6 sha256:/,
       );
     } finally {
       restore();
     }
     const after = treeState(sealkit);
     expect(after).toEqual(before);
+  });
+});
+
+describe('a first publication that is refused', () => {
+  it('regression: leaves the project folder as it found it, and history and replay then name the ledger', () => {
+    const project = join(work, 'first-refused');
+    copyExample(project);
+    const env = { ...process.env };
+    delete env.SEALKIT_LEDGER_URL;
+    delete env.DATABASE_URL;
+    const run = (...args: string[]) => runCli(['contract', ...args], { cwd: work, env });
+    const before = treeState(project);
+    // An approval where nothing widens: refused by the rules, against the empty ledger.
+    const refused = run(
+      'publish',
+      'first-refused',
+      '--approve-widening',
+      'retail.source.orders@1.3.0',
+      '--approver',
+      'A',
+      '--reason',
+      'R',
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stdout.toString()).toMatch(/refused: 1 of 6 resources; nothing was written\n$/);
+    expect(treeState(project)).toEqual(before);
+    expect(readdirSync(project).filter((name) => name.startsWith('.'))).toEqual([]);
+    for (const reader of [
+      run('replay', 'first-refused'),
+      run('history', 'first-refused', '--resource', 'retail.source.orders'),
+    ]) {
+      expect(reader.status).toBe(2);
+      expect(reader.stderr.toString()).toBe(
+        [
+          'error[contract_ledger_missing]: the ledger does not exist yet: nothing was ever published there',
+          '  --> first-refused/.sealkit/ledger',
+          "  = help: publish first with 'sealkit contract publish first-refused', or pass --ledger URL",
+          '',
+        ].join('\n'),
+      );
+    }
+    expect(treeState(project)).toEqual(before);
+    // The same project, published: the ledger appears with the publication.
+    expect(run('publish', 'first-refused', '-q').status).toBe(0);
+    expect(readdirSync(join(project, '.sealkit')).sort()).toEqual(['cache', 'ledger', 'ledger.lock']);
+  });
+});
+
+describe('a ledger folder this account may not open', () => {
+  it('regression: reading commands name the folder, its owner and mode, and never talk of creating or writing', () => {
+    const project = join(work, 'closed');
+    copyExample(project);
+    const env = { ...process.env };
+    delete env.SEALKIT_LEDGER_URL;
+    delete env.DATABASE_URL;
+    const run = (...args: string[]) => runCli(['contract', ...args], { cwd: work, env });
+    expect(run('publish', 'closed', '-q').status).toBe(0);
+    // Mode 0000 keeps even the owner out (the suite never runs as root).
+    chmodSync(join(project, '.sealkit'), 0o000);
+    try {
+      for (const reader of [
+        run('replay', 'closed'),
+        run('history', 'closed', '--resource', 'retail.source.orders'),
+        run('publish', 'closed', '--dry-run'),
+      ]) {
+        expect(reader.status).toBe(2);
+        expect(reader.stderr.toString()).toBe(
+          [
+            'error[contract_ledger_unavailable]: the ledger database cannot be opened or reached',
+            '  --> closed/.sealkit/ledger',
+            '  = help: this account cannot open closed/.sealkit (permission denied, EACCES): its mode is 0000; give this account read access',
+            '',
+          ].join('\n'),
+        );
+      }
+      const publish = run('publish', 'closed');
+      expect(publish.stderr.toString()).toContain(
+        '= help: this account cannot open closed/.sealkit (permission denied, EACCES): its mode is 0000; give this account read and write access',
+      );
+    } finally {
+      chmodSync(join(project, '.sealkit'), 0o700);
+    }
   });
 });

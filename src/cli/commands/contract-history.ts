@@ -8,10 +8,13 @@ import {
   entryJson,
   entryLine,
   LEDGER_EXIT_CODES,
-  openExistingLedger,
+  ledgerJson,
+  ledgerLine,
+  openReadingLedger,
   PROJECT_FLAG_HELP,
   projectFolderOf,
-  refusedByTamper,
+  readingLedger,
+  refusedAtLedger,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]
@@ -21,8 +24,10 @@ verdict, digest and any widening approval (with --json, every stored field).
 Each entry is verified as it is read (entry hash, digest, baseline links); a
 tampered entry is refused with its position. \`sealkit contract replay\`
 re-validates the whole ledger. DIR is the contract project whose embedded
-ledger is read (default: the current folder), as for the other contract
-commands.
+ledger is read (default: the current folder). The first line names the
+ledger read: \`ledger: embedded, DIR/.sealkit/ledger\`, or the server and the
+flag or variable that named it (a DIR given with a server is then said to
+be unused; one that does not exist is refused).
 
 Flags:
   --resource ID   the resource whose publications to list (required)
@@ -63,32 +68,40 @@ export const contractHistory: Command = {
       });
     }
     nonEmptyOption(id, '--resource', USAGE);
-    const dir =
-      projectFolderOf(optionalArgument(positionals[0], 'DIR', USAGE), values.project, USAGE, 'history') ??
-      '.';
-    const connection = await openExistingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), dir);
+    const given = projectFolderOf(
+      optionalArgument(positionals[0], 'DIR', USAGE),
+      values.project,
+      USAGE,
+      'history',
+    );
+    const ledger = await readingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), given);
+    let entries: Awaited<ReturnType<typeof readPublicationHistory>>;
+    let hint: string | undefined;
     try {
-      let entries: Awaited<ReturnType<typeof readPublicationHistory>>;
+      const connection = await openReadingLedger(ledger);
       try {
         entries = await readPublicationHistory(connection.session, id);
-      } catch (error: unknown) {
-        return refusedByTamper(error);
+        // No publication at all may be a mistyped id: name the nearest one the ledger holds.
+        hint =
+          entries.length === 0
+            ? didYouMean(id, await readPublishedResourceIds(connection.session))
+            : undefined;
+      } finally {
+        await connection.close();
       }
-      // No publication at all may be a mistyped id: name the nearest one the ledger holds.
-      const hint =
-        entries.length === 0 ? didYouMean(id, await readPublishedResourceIds(connection.session)) : undefined;
-      return {
-        text: `${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,
-        json: {
-          status: 'ok',
-          resource: id,
-          publications: entries.map(entryJson),
-          ...(hint === undefined ? {} : { hint }),
-        },
-        ...(hint === undefined ? {} : { errors: `  = help: ${hint}\n` }),
-      };
-    } finally {
-      await connection.close();
+    } catch (error: unknown) {
+      return refusedAtLedger(error, ledger);
     }
+    return {
+      text: `${ledgerLine(ledger)}${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,
+      json: {
+        status: 'ok',
+        ...ledgerJson(ledger),
+        resource: id,
+        publications: entries.map(entryJson),
+        ...(hint === undefined ? {} : { hint }),
+      },
+      ...(hint === undefined ? {} : { errors: `  = help: ${hint}\n` }),
+    };
   },
 };

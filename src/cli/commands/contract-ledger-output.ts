@@ -15,6 +15,7 @@ import {
   ledgerServerShown,
   openLedger,
   prepareEmbeddedLedger,
+  refuseContract,
   refuseLedger,
   requireContractProjectFolder,
   resourceIndexBucketOf,
@@ -207,24 +208,6 @@ export function planText(plan: PublicationPlan): string {
 }
 
 /**
- * Tampered evidence found by publish, history or replay: exit 2 with the
- * position, in human mode as a line on stderr above the refusal, with --json
- * as `position` beside `field` (docs/contracts.md#replay-and-tamper-evidence).
- * Any other error is thrown on, for the CLI to report.
- */
-export function refusedByTamper(error: unknown): CommandResult {
-  if (!refuseLedger.is(error, 'contract_ledger_tampered')) throw error;
-  const { position } = error.details;
-  const { details: _printed, ...record } = refusalJson(error, LEDGER_DISCLOSURE);
-  return {
-    text: '',
-    errors: `ledger position ${position}: ${error.field ?? 'entry'} does not re-validate\n${formatRefusal(error, LEDGER_DISCLOSURE)}`,
-    json: { status: 'refused', ...record, position },
-    refused: true,
-  };
-}
-
-/**
  * Before this process compiles PGlite's WebAssembly (9 MB): compile it with
  * V8's baseline compiler only. A CLI run executes little of it, and the
  * optimizing tier it would otherwise start costs about 70 MB of memory and
@@ -256,59 +239,148 @@ export function compileEmbeddedLedgerAhead(url: string | undefined, projectDir: 
 }
 
 /**
- * Opens an existing ledger for reading (history, replay). An embedded ledger
- * that was never created is refused where it was looked for, with the way to
- * create it: the folder is the user's own project (docs/contracts.md).
+ * The ledger a command uses, as its output names it: the `ledger:` line
+ * (first on stdout) and `ledger`/`ledger_at` in `--json`, and where its
+ * refusals are placed (`-->`). `unusedDir` is a DIR given to history or
+ * replay whose embedded ledger is not the one read (a server was named).
  */
-export async function openExistingLedger(
-  url: string | undefined,
-  projectDir: string,
-): Promise<LedgerConnection> {
-  const location = ledgerLocation(url, projectDir);
-  // A mistyped or wrong folder is named as such, not as a ledger that cannot be opened.
-  if (location.kind === 'embedded') requireContractProjectFolder(projectDir);
-  compileEmbeddedLedgerQuickly(location);
-  try {
-    return await openLedger(location, { create: false, readOnly: true });
-  } catch (error: unknown) {
-    if (location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
-      throw error.at(
-        { path: join(projectDir, '.sealkit', 'ledger') },
-        `publish first with 'sealkit contract publish ${projectDir}', or pass --ledger URL`,
-      );
-    }
-    throw await placeLedgerFailure(error, location, projectDir);
-  }
+export interface LedgerInUse {
+  readonly location: LedgerLocation;
+  readonly shown: string;
+  /** The `-->` of a refusal about this ledger; undefined for a URL that cannot be read. */
+  readonly place: string | undefined;
+  readonly unusedDir: string | undefined;
+}
+
+export async function ledgerInUse(location: LedgerLocation, unusedDir?: string): Promise<LedgerInUse> {
+  const shown = await ledgerShown(location);
+  const place =
+    location.kind === 'embedded'
+      ? join(location.projectDir, '.sealkit', 'ledger')
+      : (await ledgerServerShown(location.url)) === undefined
+        ? undefined
+        : shown;
+  return { location, shown, place, unusedDir };
+}
+
+/** `ledger: …`, with a DIR that is not used said to be so. */
+export function ledgerLine(ledger: LedgerInUse): string {
+  const unused =
+    ledger.unusedDir === undefined ? '' : `; the embedded ledger of ${ledger.unusedDir} is not read`;
+  return `ledger: ${ledger.shown}${unused}\n`;
+}
+
+export function ledgerJson(ledger: LedgerInUse): JsonObjectOut {
+  return {
+    ledger: ledger.location.kind,
+    ledger_at: ledger.shown,
+    ...(ledger.unusedDir === undefined ? {} : { dir_not_used: ledger.unusedDir }),
+  };
 }
 
 /**
- * A ledger that cannot be opened is placed where it is, as `ledger:` shows
- * it on success: an embedded ledger at its folder, with what to check (the
- * folder is the user's own project); a server as the connection resolves it
- * with the flag or variable that named it, never the password
- * (docs/contracts.md#a-postgresql-server-as-its-users-run-it). A URL that cannot be read names
- * its source in the hint instead, since no server can be shown.
+ * A refusal about the ledger itself (it cannot be opened, does not exist,
+ * is tampered, unprotected, or failed a statement), as publish, history and
+ * replay report it: the `ledger:` line on stdout as on success, the refusal
+ * placed at the ledger on stderr — a tampered entry with its position on a
+ * line above it — and with `--json` one object with `ledger_at` (and
+ * `position`). Any other error is thrown on, for the CLI to report.
  */
-export async function placeLedgerFailure(
-  error: unknown,
-  location: LedgerLocation,
-  projectDir: string,
-): Promise<unknown> {
-  if (location.kind === 'embedded') {
-    const at = { path: join(projectDir, '.sealkit', 'ledger') };
-    if (refuseLedger.is(error, 'contract_ledger_busy')) return error.at(at);
-    if (!refuseLedger.is(error, 'contract_ledger_unavailable')) return error;
-    return error.at(
-      at,
-      `check that this account can create and write ${join(projectDir, '.sealkit')} and that its disk is not full`,
-    );
-  }
-  if (refuseLedger.is(error, 'contract_ledger_location_invalid')) {
+export function refusedAtLedger(error: unknown, ledger: LedgerInUse, quiet = false): CommandResult {
+  if (!refuseLedger.is(error)) throw error;
+  const placed = placeLedgerRefusal(error, ledger);
+  const position = refuseLedger.is(placed, 'contract_ledger_tampered') ? placed.details.position : undefined;
+  const { details: _printed, ...record } = refusalJson(placed, LEDGER_DISCLOSURE);
+  return {
+    text: quiet ? '' : ledgerLine(ledger),
+    errors: `${position === undefined ? '' : `ledger position ${position}: ${placed.field ?? 'entry'} does not re-validate\n`}${formatRefusal(placed, LEDGER_DISCLOSURE)}`,
+    json: {
+      status: 'refused',
+      // The position stays beside the field, where --json has always printed it.
+      ...Object.fromEntries(
+        Object.entries(record).flatMap(([key, value]) =>
+          key === 'field' && position !== undefined
+            ? [
+                [key, value],
+                ['position', position],
+              ]
+            : [[key, value]],
+        ),
+      ),
+      ...ledgerJson(ledger),
+    },
+    refused: true,
+  };
+}
+
+/**
+ * A ledger refusal placed where the ledger is, as `ledger:` shows it: an
+ * embedded ledger at its folder in the user's project, a server as the
+ * connection resolves it with the flag or variable that named it, never the
+ * password (docs/contracts.md#a-postgresql-server-as-its-users-run-it). A
+ * URL that cannot be read names its source in the hint instead, since no
+ * server can be shown. A ledger that does not exist says how to make one.
+ */
+function placeLedgerRefusal(error: Refusal, ledger: LedgerInUse): Refusal {
+  const { location } = ledger;
+  if (location.kind === 'postgres' && refuseLedger.is(error, 'contract_ledger_location_invalid')) {
     const source =
       location.from === '--ledger' ? 'the URL given with --ledger' : `the URL in ${location.from}`;
     return error.at({}, `${source}: ${error.hint ?? 'check it'}`);
   }
-  if (refuseLedger.is(error, 'contract_ledger_unavailable'))
-    return error.at({ path: await ledgerShown(location) });
-  return error;
+  if (error.location !== undefined || ledger.place === undefined) return error;
+  const hint =
+    refuseLedger.is(error, 'contract_ledger_missing') && error.hint === undefined
+      ? missingLedgerHint(location)
+      : undefined;
+  return error.at({ path: ledger.place }, hint);
+}
+
+/** How a ledger that does not exist yet comes to exist: the first publication makes it. */
+function missingLedgerHint(location: LedgerLocation): string {
+  if (location.kind === 'embedded') {
+    return `publish first with 'sealkit contract publish ${location.projectDir}', or pass --ledger URL`;
+  }
+  const same = location.from === '--ledger' ? 'the same --ledger URL' : `${location.from} as it is set now`;
+  return `nothing was published to this database yet: the first 'sealkit contract publish DIR' with ${same} creates the ledger, run as a role that may create schema sealkit_ledger (the database owner, say)`;
+}
+
+/**
+ * The ledger of history and replay: `--ledger`, the variables, else the
+ * embedded ledger of DIR (default: the current folder). A DIR that was
+ * given must be a contract project folder even when a server is the
+ * ledger, so a mistyped DIR is never passed over in silence; when a server
+ * is the ledger, the output says that DIR's embedded ledger is not read.
+ */
+export async function readingLedger(
+  url: string | undefined,
+  given: string | undefined,
+): Promise<LedgerInUse> {
+  const dir = given ?? '.';
+  const location = ledgerLocation(url, dir);
+  if (location.kind === 'embedded' || given !== undefined) {
+    try {
+      requireContractProjectFolder(dir);
+    } catch (error: unknown) {
+      if (location.kind === 'postgres' && refuseContract.is(error, 'contract_project_missing')) {
+        throw error.at(error.location ?? { path: dir }, notNeededHint(location));
+      }
+      throw error;
+    }
+  }
+  return ledgerInUse(location, location.kind === 'postgres' ? given : undefined);
+}
+
+function notNeededHint(location: Extract<LedgerLocation, { kind: 'postgres' }>): string {
+  return `the ledger is the server named by ${location.from}, which needs no DIR: leave DIR out, or name an existing contract project`;
+}
+
+/**
+ * Opens the ledger of history or replay for reading. An embedded ledger
+ * that was never created is refused where it was looked for, with the way
+ * to create it: the folder is the user's own project (docs/contracts.md).
+ */
+export async function openReadingLedger(ledger: LedgerInUse): Promise<LedgerConnection> {
+  compileEmbeddedLedgerQuickly(ledger.location);
+  return openLedger(ledger.location, { create: false, readOnly: true });
 }

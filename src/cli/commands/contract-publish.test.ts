@@ -77,6 +77,7 @@ describe('sealkit contract publish, history and replay', () => {
     return url.toString();
   };
   const publish = (...args: string[]) => runCli(['contract', 'publish', project, ...args]);
+  const serverPort = () => new URL(server.url).port;
   const statuses = (run: { stdout: Buffer }) => jsonOf(run).plan?.items.map((item) => item.status);
 
   it('plans with --dry-run and creates nothing, not even the embedded ledger', () => {
@@ -133,10 +134,12 @@ describe('sealkit contract publish, history and replay', () => {
     const history = runCli(['contract', 'history', '--project', project, '--resource', ORDERS]);
     expect(history.status).toBe(0);
     expect(history.stdout).toEqual(runCli(['contract', 'history', project, '--resource', ORDERS]).stdout);
-    expect(history.stdout.toString('utf8')).toMatch(/\n1 publication\n$/);
+    expect(history.stdout.toString('utf8')).toMatch(new RegExp(`^${ledgerAt}\n[^]*\n1 publication\n$`));
     const replay = runCli(['contract', 'replay', '--project', project]);
     expect(replay.status).toBe(0);
-    expect(replay.stdout.toString('utf8')).toMatch(/^replayed 6 entries of 6 resources: valid; /);
+    expect(replay.stdout.toString('utf8')).toMatch(
+      new RegExp(`^${ledgerAt}\nreplayed 6 entries of 6 resources: valid; `),
+    );
     for (const command of [
       ['publish', '--dry-run'],
       ['history', '--resource', ORDERS],
@@ -224,7 +227,7 @@ describe('sealkit contract publish, history and replay', () => {
     const mistyped = runCli(['contract', 'history', project, '--resource', 'retail.source.ordres']);
     expect(mistyped.status).toBe(0);
     expect(mistyped.stdout.toString('utf8')).toBe(
-      "0 publications of 'retail.source.ordres' in this ledger\n",
+      `ledger: embedded, ${join(project, '.sealkit', 'ledger')}\n0 publications of 'retail.source.ordres' in this ledger\n`,
     );
     expect(mistyped.stderr.toString('utf8')).toBe("  = help: did you mean 'retail.source.orders'?\n");
     const mistypedJson = jsonOf(
@@ -232,6 +235,8 @@ describe('sealkit contract publish, history and replay', () => {
     );
     expect(mistypedJson).toEqual({
       status: 'ok',
+      ledger: 'embedded',
+      ledger_at: `embedded, ${join(project, '.sealkit', 'ledger')}`,
       resource: 'retail.source.ordres',
       publications: [],
       hint: "did you mean 'retail.source.orders'?",
@@ -241,7 +246,7 @@ describe('sealkit contract publish, history and replay', () => {
     const replay = runCli(['contract', 'replay', project]);
     expect(replay.status).toBe(0);
     expect(replay.stdout.toString('utf8')).toMatch(
-      /^replayed 7 entries of 6 resources: valid; ledger head 7 sha256:[0-9a-f]{64}\n$/,
+      /^ledger: embedded, \S+\/\.sealkit\/ledger\nreplayed 7 entries of 6 resources: valid; ledger head 7 sha256:[0-9a-f]{64}\n$/,
     );
     expect(runCli(['contract', 'replay', '--project', project]).stdout).toEqual(replay.stdout);
     const twice = runCli(['contract', 'replay', project, '--project', project]);
@@ -437,7 +442,9 @@ describe('sealkit contract publish, history and replay', () => {
       expect(readOnly.status).toBe(2);
       expect(said(readOnly)).toContain('error[contract_ledger_unavailable]');
       expect(said(readOnly)).toContain(`--> ${join(project, '.sealkit', 'ledger')}`);
-      expect(said(readOnly)).toContain(`can create and write ${join(project, '.sealkit')}`);
+      expect(said(readOnly)).toContain(
+        `= help: this account cannot create ${join(project, '.sealkit')}: the folder that would hold it is not writable by this account (EACCES)`,
+      );
       expect(existsSync(join(project, '.sealkit'))).toBe(false);
     } finally {
       chmodSync(project, 0o755);
@@ -453,7 +460,7 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(first)).toMatchObject({ ledger: 'postgres', appended: 6 });
     const history = runCli(['contract', 'history', '--resource', ORDERS, '--ledger', ledger]);
     expect(history.stdout.toString('utf8')).toMatch(
-      /^ {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
+      /^ledger: postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ \(from --ledger\)\n {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
     );
     // The same ledger named by the environment: SEALKIT_LEDGER_URL, DATABASE_URL with the
     // postgresql:// scheme, and a URL that leaves host, port and user to libpq's PG* variables.
@@ -599,8 +606,8 @@ describe('sealkit contract publish, history and replay', () => {
       reason_code: 'contract_ledger_failed',
       hint: expect.stringContaining('this role lacks a privilege on the ledger (SQLSTATE 42501)'),
     });
-    // The URL given where a folder goes: a usage error naming --ledger (history, replay,
-    // publish), or a missing folder whose path is printed with the password masked (validate).
+    // The URL given where a path goes: a usage error that never repeats it, naming --ledger
+    // where a ledger is what the command reads (history, replay, publish).
     const asArgument = withPassword(ledger).toString();
     const slips = [
       runCli(['contract', 'replay', asArgument]),
@@ -613,10 +620,96 @@ describe('sealkit contract publish, history and replay', () => {
       expect(slip.status).toBe(1);
       expect(printed(slip)).toContain('a ledger is named with --ledger URL');
     }
-    expect(slips[3]?.status).toBe(2);
-    expect(printed(slips[3] as CliRun)).toContain(':***@');
+    for (const slip of slips.slice(3)) {
+      expect(slip.status).toBe(1);
+      expect(printed(slip)).toContain('a PostgreSQL URL was given as an argument');
+    }
     for (const run of [noDatabase, refused, brokenEscape, mode, denied, ...slips])
       expect(scanForSentinels(run, [], ['zqSentinelPassword'])).toEqual([]);
+  });
+
+  it('regression: history and replay name the ledger they read; a DIR beside a server is said to be unused, a missing one refused', async () => {
+    const ledger = await database();
+    expect(publish('--ledger', ledger).status).toBe(0);
+    withEmbeddedLedger();
+    edit('version: 1.3.0', 'version: 1.3.1');
+    expect(publish().status).toBe(0);
+    const env = { ...process.env };
+    delete env.SEALKIT_LEDGER_URL;
+    const server = `postgres://postgres@127.0.0.1:${serverPort()}/${new URL(ledger).pathname.slice(1)}`;
+    // DATABASE_URL left set in the shell: the server is read, and the output says so.
+    const viaVariable = runCli(['contract', 'replay', project], { env: { ...env, DATABASE_URL: ledger } });
+    expect(viaVariable.status).toBe(0);
+    expect(viaVariable.stdout.toString('utf8').split('\n')[0]).toBe(
+      `ledger: ${server} (from DATABASE_URL); the embedded ledger of ${project} is not read`,
+    );
+    const json = jsonOf(
+      runCli(['contract', 'replay', project, '--json'], { env: { ...env, DATABASE_URL: ledger } }),
+    );
+    expect(json).toMatchObject({
+      ledger: 'postgres',
+      ledger_at: `${server} (from DATABASE_URL)`,
+      dir_not_used: project,
+      entries: 6,
+    });
+    delete env.DATABASE_URL;
+    const embedded = jsonOf(
+      runCli(['contract', 'history', project, '--resource', ORDERS, '--json'], { env }),
+    );
+    expect(embedded).toMatchObject({
+      ledger: 'embedded',
+      ledger_at: `embedded, ${join(project, '.sealkit', 'ledger')}`,
+    });
+    expect(embedded).not.toHaveProperty('dir_not_used');
+    // A DIR that does not exist is refused even when the server needs none.
+    const missing = join(dir, 'no-such-project');
+    const absent = runCli(['contract', 'replay', missing, '--ledger', ledger], { env });
+    expect(absent.status).toBe(2);
+    expect(absent.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_project_missing]: the contract project folder does not exist',
+        `  --> ${missing}`,
+        '  = help: the ledger is the server named by --ledger, which needs no DIR: leave DIR out, or name an existing contract project',
+        '',
+      ].join('\n'),
+    );
+    const noDir = runCli(['contract', 'replay', '--ledger', ledger], { env });
+    expect(noDir.stdout.toString('utf8').split('\n')[0]).toBe(`ledger: ${server} (from --ledger)`);
+  });
+
+  it('regression: a first publication by the publisher role names the server and who must create the ledger', async () => {
+    const ledger = await database();
+    const role = `zq_ci_${process.pid}_${counter}`;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(
+      "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sealkit_ledger_publisher') THEN CREATE ROLE sealkit_ledger_publisher; END IF; END $$",
+    );
+    await admin.query(`CREATE ROLE ${role} LOGIN IN ROLE sealkit_ledger_publisher`);
+    await admin.end();
+    const asPublisher = new URL(ledger);
+    asPublisher.username = role;
+    const first = publish('--ledger', asPublisher.toString());
+    expect(first.status).toBe(2);
+    const shown = `postgres://${role}@127.0.0.1:${serverPort()}${asPublisher.pathname} (from --ledger)`;
+    expect(first.stdout.toString('utf8')).toBe(`ledger: ${shown}\n`);
+    expect(first.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_ledger_missing]: the ledger does not exist yet: nothing was ever published there',
+        `  --> ${shown}`,
+        '  = help: this role may not create schema sealkit_ledger in this database (no CREATE privilege on the database): run the first publication as a role that may (the database owner, say); later ones can run as a member of sealkit_ledger_publisher',
+        '',
+      ].join('\n'),
+    );
+    expect(jsonOf(publish('--ledger', asPublisher.toString(), '--json'))).toMatchObject({
+      reason_code: 'contract_ledger_missing',
+      location: { path: shown },
+      ledger_at: shown,
+    });
+    // The documented order: the owner publishes first, then the publisher role appends.
+    expect(publish('--ledger', ledger, '-q').status).toBe(0);
+    edit('version: 1.3.0', 'version: 1.3.1');
+    expect(publish('--ledger', asPublisher.toString(), '-q').status).toBe(0);
   });
 
   it('replay reports the position of an entry a superuser tampered with', async () => {
@@ -637,8 +730,12 @@ describe('sealkit contract publish, history and replay', () => {
     }
     const human = runCli(['contract', 'replay', '--ledger', ledger]);
     expect(human.status).toBe(2);
+    const server = /^ledger: (postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ \(from --ledger\))\n$/.exec(
+      human.stdout.toString('utf8'),
+    )?.[1];
+    expect(server).toBeDefined();
     expect(human.stderr.toString('utf8')).toBe(
-      'ledger position 7: entry_hash does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  = field: entry_hash\n',
+      `ledger position 7: entry_hash does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  --> ${server}\n  = field: entry_hash\n`,
     );
     const json = runCli(['contract', 'replay', '--ledger', ledger, '--json']);
     expect(jsonOf(json)).toMatchObject({
@@ -656,7 +753,11 @@ describe('sealkit contract publish, history and replay', () => {
       'role',
       'field',
       'position',
+      'location',
+      'ledger',
+      'ledger_at',
     ]);
+    expect(jsonOf(json)).toMatchObject({ location: { path: server }, ledger: 'postgres', ledger_at: server });
     const history = runCli(['contract', 'history', '--resource', ORDERS, '--ledger', ledger, '--json']);
     expect(jsonOf(history)).toMatchObject({ reason_code: 'contract_ledger_tampered', position: 7 });
     const publishAgain = publish('--ledger', ledger, '--json');
@@ -675,8 +776,12 @@ describe('sealkit contract publish, history and replay', () => {
       edit('version: 1.2.0', 'version: 0.0.1', 'semantic/customers.yaml');
       const again = publish('--resource', CUSTOMERS, ...args);
       expect(again.status).toBe(2);
+      const at = /^ledger: (?:embedded, )?(.*?)\n/.exec(again.stdout.toString('utf8'))?.[1];
+      expect(at).toEqual(
+        args.length === 0 ? join(project, '.sealkit', 'ledger') : expect.stringMatching(/^postgres:/),
+      );
       expect(again.stderr.toString('utf8')).toBe(
-        'ledger position 3: position does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  = field: position\n',
+        `ledger position 3: position does not re-validate\nerror[contract_ledger_tampered]: the publication ledger does not re-validate: stored evidence was changed, removed or inserted\n  --> ${at}\n  = field: position\n`,
       );
       const history = runCli(['contract', 'history', project, '--resource', CUSTOMERS, ...args, '--json']);
       expect(history.status).toBe(2);

@@ -1,21 +1,16 @@
 // First: zod must know before any schema is built (see the module).
 import './contract-schemas-interpreted.js';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type ContractProject,
   checkWideningApproval,
   type IdentifiedCandidate,
-  type LedgerConnection,
-  type LedgerLocation,
   ledgerLocation,
   openContractProjectCached,
-  openLedger,
   type PublicationPlan,
   type PublicationPlanItem,
+  publishToLedger,
   refuseContract,
-  refuseLedger,
-  runContractPublication,
   type WideningApproval,
 } from '../../contracts/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
@@ -28,12 +23,13 @@ import {
   headJson,
   headText,
   LEDGER_DISCLOSURE,
-  ledgerShown,
-  placeLedgerFailure,
+  ledgerInUse,
+  ledgerJson,
+  ledgerLine,
   planJson,
   planText,
   projectFolderOf,
-  refusedByTamper,
+  refusedAtLedger,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract publish DIR [--resource ID ...] [--ledger URL]
@@ -154,18 +150,6 @@ function candidatesOf(
   });
 }
 
-async function open(location: LedgerLocation, dryRun: boolean): Promise<LedgerConnection | null> {
-  try {
-    return await openLedger(location, { create: !dryRun, readOnly: dryRun });
-  } catch (error: unknown) {
-    // A dry run against an embedded ledger that does not exist yet plans against an empty one.
-    if (dryRun && location.kind === 'embedded' && refuseLedger.is(error, 'contract_ledger_missing')) {
-      return null;
-    }
-    throw await placeLedgerFailure(error, location, location.kind === 'embedded' ? location.projectDir : '');
-  }
-}
-
 /**
  * The refusal of a plan item as the CLI prints it on stderr: with the
  * resource's file as the user named it (DIR/<path>) and, for a widening
@@ -214,23 +198,25 @@ export const contractPublish: Command = {
     const candidates = candidatesOf(project, values.resource);
     const quiet = values.quiet === true;
     const location = ledgerLocation(values.ledger, dir);
-    if (!quiet && location.kind === 'embedded' && !dryRun && !existsSync(join(dir, '.sealkit', 'ledger'))) {
-      progress(
-        io,
-        `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a second or two)`,
-      );
-    }
-    const connection = await open(location, dryRun);
-    let run: Awaited<ReturnType<typeof runContractPublication>>;
+    const ledger = await ledgerInUse(location);
+    let run: Awaited<ReturnType<typeof publishToLedger>>;
     try {
-      run = await runContractPublication(connection, candidates, { approval: approvals, dryRun });
+      run = await publishToLedger(location, candidates, {
+        approval: approvals,
+        dryRun,
+        creating: () => {
+          if (!quiet) {
+            progress(
+              io,
+              `creating the embedded ledger in ${join(dir, '.sealkit', 'ledger')} (its first start takes a second or two)`,
+            );
+          }
+        },
+      });
     } catch (error: unknown) {
-      return refusedByTamper(error);
-    } finally {
-      await connection?.close();
+      return refusedAtLedger(error, ledger, quiet);
     }
     const { plan, applied } = run;
-    const shown = await ledgerShown(location);
     const refused = plan.refused > 0;
     // A dry run writes nothing, the cache included.
     if (!refused && !dryRun) keepParses(location.kind === 'embedded');
@@ -240,13 +226,12 @@ export const contractPublish: Command = {
         ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged; nothing was written\n`
         : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
     return {
-      text: quiet ? '' : `ledger: ${shown}\n${planText(plan)}${footer}`,
+      text: quiet ? '' : `${ledgerLine(ledger)}${planText(plan)}${footer}`,
       ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',
         dry_run: dryRun,
-        ledger: location.kind,
-        ledger_at: shown,
+        ...ledgerJson(ledger),
         plan: planJson(plan, (item) => placedRefusal(item, project)),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),

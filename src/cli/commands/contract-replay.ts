@@ -6,10 +6,13 @@ import {
   headJson,
   headText,
   LEDGER_EXIT_CODES,
-  openExistingLedger,
+  ledgerJson,
+  ledgerLine,
+  openReadingLedger,
   PROJECT_FLAG_HELP,
   projectFolderOf,
-  refusedByTamper,
+  readingLedger,
+  refusedAtLedger,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract replay [DIR] [--ledger URL] [--json]
@@ -21,7 +24,10 @@ and the publication decoder, baselines, and the publication rules re-run
 that does not re-validate is refused with its position (exit 2). On success it
 prints the head: keep it to detect a rewrite of the chain from some point on.
 DIR is the contract project whose embedded ledger is replayed (default: the
-current folder), as for the other contract commands.
+current folder). The first line names the ledger read: \`ledger: embedded,
+DIR/.sealkit/ledger\`, or the server and the flag or variable that named it
+(a DIR given with a server is then said to be unused; one that does not
+exist is refused).
 
 Flags:
   --ledger URL    a postgres:// or postgresql:// URL (default:
@@ -53,31 +59,33 @@ export const contractReplay: Command = {
       USAGE,
       { min: 0, max: 1 },
     );
-    const dir = projectFolderOf(
+    const given = projectFolderOf(
       optionalArgument(positionals[0], 'DIR', USAGE),
       values.project,
       USAGE,
       'replay',
     );
-    const connection = await openExistingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), dir ?? '.');
+    const ledger = await readingLedger(nonEmptyOption(values.ledger, '--ledger', USAGE), given);
+    let replay: Awaited<ReturnType<typeof replayLedger>>;
     try {
-      let replay: Awaited<ReturnType<typeof replayLedger>>;
+      const connection = await openReadingLedger(ledger);
       try {
         replay = await replayLedger(connection.session);
-      } catch (error: unknown) {
-        return refusedByTamper(error);
+      } finally {
+        await connection.close();
       }
-      return {
-        text: `replayed ${replay.entries} entries of ${replay.resources} resources: valid; ${headText(replay.head)}\n`,
-        json: {
-          status: 'ok',
-          entries: replay.entries,
-          resources: replay.resources,
-          head: headJson(replay.head),
-        },
-      };
-    } finally {
-      await connection.close();
+    } catch (error: unknown) {
+      return refusedAtLedger(error, ledger);
     }
+    return {
+      text: `${ledgerLine(ledger)}replayed ${replay.entries} entries of ${replay.resources} resources: valid; ${headText(replay.head)}\n`,
+      json: {
+        status: 'ok',
+        ...ledgerJson(ledger),
+        entries: replay.entries,
+        resources: replay.resources,
+        head: headJson(replay.head),
+      },
+    };
   },
 };

@@ -4,6 +4,9 @@ import { type AppliedPublication, insertPlannedEntries, plannedEntries } from '.
 import { APPROVAL_PART_FORMS, splitApprovalTarget, type WideningApproval } from './approval.js';
 import type { LedgerConnection } from './connection.js';
 import { guardLedger } from './guard.js';
+import type { LedgerLocation } from './location.js';
+import { openLedger } from './open.js';
+import { type EmbeddedLedgerStart, holdEmbeddedLedger } from './open-embedded.js';
 import { type PublicationPlan, planPublication } from './plan.js';
 import { refuseLedger } from './refusals.js';
 import { ensureLedgerSchema } from './schema.js';
@@ -144,4 +147,79 @@ export async function runContractPublication(
     }
   });
   return run as PublicationRun;
+}
+
+export interface LedgerPublicationOptions {
+  readonly approval: WideningApprovals;
+  readonly dryRun: boolean;
+  /** How a new embedded ledger's data directory is made (default: the shipped template). */
+  readonly start?: EmbeddedLedgerStart;
+  /** Called just before a new embedded ledger is created, e.g. to say that its first start takes a while. */
+  readonly creating?: () => void;
+}
+
+/**
+ * Opens the ledger at `location`, runs the publication in it
+ * (`runContractPublication`) and closes it: what `sealkit contract publish`
+ * does. A dry run only reads. An embedded ledger that does not exist yet is
+ * created only for a plan that appends: the plan is made against the empty
+ * ledger first, and a plan with a refused item leaves the project folder as
+ * it was (no `.sealkit/`, no lock file, no database). When the new ledger's
+ * transaction does not commit after all (a database failure), the ledger
+ * folder this run created is removed again; `.sealkit/` and its lock file
+ * stay, since a lock file is never deleted.
+ */
+export async function publishToLedger(
+  location: LedgerLocation,
+  candidates: readonly IdentifiedCandidate[],
+  options: LedgerPublicationOptions,
+): Promise<PublicationRun> {
+  const run = { approval: options.approval, dryRun: options.dryRun };
+  if (location.kind === 'postgres') {
+    const connection = await openLedger(location, { create: !options.dryRun });
+    try {
+      return await runContractPublication(connection, candidates, run);
+    } finally {
+      await connection.close();
+    }
+  }
+  const existing = await openExisting(location, options.dryRun);
+  if (existing !== null) {
+    try {
+      return await runContractPublication(existing, candidates, run);
+    } finally {
+      await existing.close();
+    }
+  }
+  // No ledger yet: its state is empty, so the plan needs no database.
+  const planned = await runContractPublication(null, candidates, { ...run, dryRun: true });
+  if (options.dryRun || planned.plan.refused > 0) return planned;
+  if (planned.plan.appends === 0) return { plan: planned.plan, applied: { appended: [], head: null } };
+  options.creating?.();
+  const held = await holdEmbeddedLedger(location.projectDir, {
+    create: true,
+    ...(options.start === undefined ? {} : { start: options.start }),
+  });
+  let committed = false;
+  try {
+    const published = await runContractPublication(held.connection, candidates, run);
+    committed = published.applied !== null;
+    return published;
+  } finally {
+    if (committed || !held.created) await held.connection.close();
+    else await held.discard();
+  }
+}
+
+/** The embedded ledger when it exists (read-only for a dry run), else null; nothing is created. */
+async function openExisting(
+  location: Extract<LedgerLocation, { kind: 'embedded' }>,
+  dryRun: boolean,
+): Promise<LedgerConnection | null> {
+  try {
+    return await openLedger(location, { create: false, readOnly: dryRun });
+  } catch (error: unknown) {
+    if (refuseLedger.is(error, 'contract_ledger_missing')) return null;
+    throw error;
+  }
 }
