@@ -312,6 +312,7 @@ describe('sealkit contract publish, history and replay', () => {
       },
       // regression: the hint asked for any version above 1.3.0, and 1.3.1 was then refused as breaking.
       hint: "1.3.0 is published with other content: the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.3.0)",
+      classification: { verdict: 'breaking' },
     });
     expect(publish('--resource', ORDERS).stderr.toString()).toContain(
       `--> ${join(project, 'sources', 'orders.yaml')}:8:12\n  = at: contract.version\n  = help: 1.3.0 is published with other content: the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.3.0)\n`,
@@ -329,6 +330,62 @@ describe('sealkit contract publish, history and replay', () => {
     const major = publish('--resource', ORDERS, '--json');
     expect(major.status).toBe(0);
     expect(jsonOf(major).plan?.items[0]?.entry).toMatchObject({ verdict: 'breaking', version: '2.0.0' });
+  });
+
+  it('regression: a reused version lists the changes, so a file nobody edited shows why it differs', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    // Only the model is edited: the semantic model bound to its amount changes with it.
+    const model = 'models/order_facts.yaml';
+    edit('type: decimal(12,2)', 'type: decimal(14,2)', model);
+    edit('as decimal(12, 2)', 'as decimal(14, 2)', model);
+    edit('version: 1.1.0', 'version: 2.0.0', model);
+    const approve = [
+      '--approve-widening',
+      'retail.model.order_facts@2.0.0',
+      '--approver',
+      'Ada',
+      '--reason',
+      'wider',
+    ];
+    const run = publish(...approve);
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString('utf8')).toContain(
+      [
+        'refused    SemanticModel  retail.semantic.orders     1.0.0 → 1.0.0  (contract_ledger_version_reused): this version of the resource is already published with different canonical bytes',
+        '    widening  binding_type_widened  content.measures[average_order_value].binding.type',
+        '    widening  binding_type_widened  content.measures[revenue].binding.type',
+        '',
+      ].join('\n'),
+    );
+    const hint =
+      '1.0.0 is published with other content: write a version above 1.0.0, the newest in the ledger, e.g. 1.0.1; it also widens, so approve the version you write: --approve-widening retail.semantic.orders@1.0.1 --approver NAME --reason TEXT';
+    expect(run.stderr.toString('utf8')).toContain(`  = help: ${hint}\n`);
+    const item = jsonOf(publish(...approve, '--json')).plan?.items.find(
+      (one) => one.resource?.id === 'retail.semantic.orders',
+    ) as Json | undefined;
+    expect(item).toMatchObject({
+      reason_code: 'contract_ledger_version_reused',
+      hint,
+      classification: {
+        verdict: 'widening',
+        changes: [{ rule: 'binding_type_widened' }, { rule: 'binding_type_widened' }],
+      },
+    });
+    // The next attempt, as the hint says it: appended.
+    edit('version: 1.0.0', 'version: 1.0.1', 'semantic/orders.yaml');
+    expect(
+      publish(
+        '--approve-widening',
+        'retail.model.order_facts@2.0.0',
+        '--approve-widening',
+        'retail.semantic.orders@1.0.1',
+        '--approver',
+        'Ada',
+        '--reason',
+        'wider',
+      ).status,
+    ).toBe(0);
   });
 
   it('refuses malformed or misplaced approvals without printing them', () => {

@@ -158,39 +158,57 @@ function repeatedDecision(subject: Subject, latest: LedgerEntry | undefined): De
   }
   const sameVersion = subject.entries.find((entry) => entry.version === version);
   if (sameVersion !== undefined && sameVersion.digest !== candidate.digest) {
+    // Classified against the latest entry, as the next attempt will be: the
+    // changes show why a file nobody edited differs (a model's widened type
+    // reaches the semantic model bound to it), and the hint what that attempt needs.
+    const classification = latest === undefined ? undefined : classifiedAgainst(subject, latest);
     return subject.refused(
       'contract_ledger_version_reused',
       'version',
-      undefined,
-      `${version} is published with other content: ${nextVersionAdvice(subject, latest)}`,
+      classification,
+      `${version} is published with other content: ${
+        latest === undefined
+          ? `give this change a new version, above ${version}`
+          : nextAttemptAdvice(subject, latest, classification)
+      }`,
     );
   }
   return undefined;
 }
 
-/**
- * The version a reused one should become: the next major when the change
- * against the latest entry is breaking (the version rule would refuse
- * anything less), else the next patch; without a latest entry to classify
- * against, only that it must be above the newest.
- */
-function nextVersionAdvice(subject: Subject, latest: LedgerEntry | undefined): string {
-  const newest = latest === undefined ? undefined : parseContractVersion(latest.version);
-  if (latest === undefined || newest === undefined)
-    return `give this change a new version, above ${subject.version}`;
-  let breaking: boolean;
+/** The candidate classified against `latest`, or undefined when the two cannot be compared (another kind). */
+function classifiedAgainst(subject: Subject, latest: LedgerEntry): ContractClassification | undefined {
   try {
-    breaking =
-      classifyContractVersion(latest.projection, subject.request.candidate.bytes, {
-        baselineDigest: latest.digest,
-        candidateDigest: subject.request.candidate.digest,
-      }).verdict === 'breaking';
+    return classifyContractVersion(latest.projection, subject.request.candidate.bytes, {
+      baselineDigest: latest.digest,
+      candidateDigest: subject.request.candidate.digest,
+    });
   } catch {
-    return `give this change a new version, above ${latest.version}`;
+    return undefined;
   }
-  return breaking
-    ? `the change is breaking: write version ${newest.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`
-    : `write a version above ${latest.version}, e.g. ${newest.major}.${newest.minor}.${newest.patch + 1}`;
+}
+
+/**
+ * Everything the next attempt needs, from the change against the latest
+ * entry: a version above the newest — the next major when the change is
+ * breaking (the version rule would refuse anything less), else e.g. the next
+ * patch — and, when anything widens, the approval of exactly that version.
+ */
+function nextAttemptAdvice(
+  subject: Subject,
+  latest: LedgerEntry,
+  classification: ContractClassification | undefined,
+): string {
+  const newest = parseContractVersion(latest.version);
+  if (newest === undefined || classification === undefined)
+    return `give this change a new version, above ${latest.version}`;
+  const breaking = classification.verdict === 'breaking';
+  const next = breaking ? `${newest.major + 1}.0.0` : `${newest.major}.${newest.minor}.${newest.patch + 1}`;
+  const write = breaking
+    ? `the change is breaking: write version ${next} or above (the ledger's newest is ${latest.version})`
+    : `write a version above ${latest.version}, the newest in the ledger, e.g. ${next}`;
+  if (!widens(classification)) return write;
+  return `${write}; it also widens, so approve the version you write: --approve-widening ${subject.resource.id}@${next} --approver NAME --reason TEXT`;
 }
 
 function genesisDecision(subject: Subject, latest: LedgerEntry | undefined): Decision {
@@ -261,7 +279,7 @@ function versionRefusal(
       'contract_ledger_version_not_increasing',
       'version',
       classification,
-      `write a version above ${latest.version}, the newest in the ledger`,
+      `${subject.version} is not above ${latest.version}; ${nextAttemptAdvice(subject, latest, classification)}`,
     );
   }
   if (classification.verdict === 'breaking' && after.major <= before.major) {
@@ -269,7 +287,7 @@ function versionRefusal(
       'contract_ledger_major_bump_required',
       'version',
       classification,
-      `the change is breaking: write version ${before.major + 1}.0.0 or above (the ledger's newest is ${latest.version})`,
+      nextAttemptAdvice(subject, latest, classification),
     );
   }
   return undefined;

@@ -159,16 +159,49 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       expect(refusalOf(plan)).toBe('contract_ledger_version_reused');
       // A change that is not breaking: any version above the newest will do.
       expect(plan.items[0]?.refusal?.hint).toBe(
-        '1.0.0 is published with other content: write a version above 1.0.0, e.g. 1.0.1',
+        '1.0.0 is published with other content: write a version above 1.0.0, the newest in the ledger, e.g. 1.0.1',
       );
+      // regression: the changes that make the bytes differ were not part of the refused item.
+      expect(plan.items[0]?.classification?.changes.map((change) => change.rule)).toEqual([
+        'field_nullable_tightened',
+      ]);
+    });
+
+    it('regression: a reused version that widens names the approval the next attempt needs', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      const wider = await source('1.0.0', { amount: { type: 'decimal(14,2)' } });
+      const plan = await planOnly([request(wider, v1.digest)]);
+      expect(refusalOf(plan)).toBe('contract_ledger_version_reused');
+      expect(plan.items[0]?.classification?.verdict).toBe('widening');
+      expect(plan.items[0]?.refusal?.hint).toBe(
+        `1.0.0 is published with other content: write a version above 1.0.0, the newest in the ledger, e.g. 1.0.1; it also widens, so approve the version you write: --approve-widening ${SOURCE}@1.0.1 --approver NAME --reason TEXT`,
+      );
+      // Following the hint exactly appends.
+      const next = await source('1.0.1', { amount: { type: 'decimal(14,2)' } });
+      const { plan: appended } = await publish([request(next, v1.digest, approvalOf(`${SOURCE}@1.0.1`))]);
+      expect(appended.items[0]?.status).toBe('append');
     });
 
     it('refuses a version that does not increase', async () => {
       const v2 = await source('2.0.0');
       await publish([request(v2, 'genesis')]);
       const lower = await source('1.9.0', { status: { nullable: false } });
-      expect(refusalOf(await planOnly([request(lower, v2.digest)]))).toBe(
-        'contract_ledger_version_not_increasing',
+      const plan = await planOnly([request(lower, v2.digest)]);
+      expect(refusalOf(plan)).toBe('contract_ledger_version_not_increasing');
+      expect(plan.items[0]?.refusal?.hint).toBe(
+        '1.9.0 is not above 2.0.0; write a version above 2.0.0, the newest in the ledger, e.g. 2.0.1',
+      );
+    });
+
+    it('regression: a version that does not increase, for a breaking change, asks for the next major', async () => {
+      const v14 = await source('1.4.0');
+      await publish([request(v14, 'genesis')]);
+      const removed = await source('1.3.5', { status: { type: 'int32' } });
+      const plan = await planOnly([request(removed, v14.digest)]);
+      expect(refusalOf(plan)).toBe('contract_ledger_version_not_increasing');
+      expect(plan.items[0]?.refusal?.hint).toBe(
+        "1.3.5 is not above 1.4.0; the change is breaking: write version 2.0.0 or above (the ledger's newest is 1.4.0)",
       );
     });
 
