@@ -451,7 +451,13 @@ describe('sealkit contract publish, history and replay', () => {
     );
     expect(jsonOf(mismatched).plan?.items.find((item) => item.resource?.id === ORDERS)).toMatchObject({
       reason_code: 'contract_ledger_approval_mismatch',
+      hint: `the approval names 1.5.0; approve ${ORDERS}@1.4.0, the version this run publishes: --approve-widening ${ORDERS}@1.4.0`,
     });
+    expect(
+      publish('--approve-widening', `${ORDERS}@1.5.0`, '--approver', 'A', '--reason', 'R').stderr.toString(),
+    ).toContain(
+      `  --> ${join(project, 'sources', 'orders.yaml')}\n  = field: approval.approves\n  = help: the approval names 1.5.0; approve ${ORDERS}@1.4.0, the version this run publishes: --approve-widening ${ORDERS}@1.4.0\n`,
+    );
     expect(publish('--approver', 'A').status).toBe(1);
     expect(publish('--approve-widening', `${ORDERS}@1.4.0`).status).toBe(1);
   });

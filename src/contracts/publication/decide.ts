@@ -305,7 +305,13 @@ function approvalRefusal(subject: Subject, classification: ContractClassificatio
     return subject.refused('contract_ledger_approval_required', 'approval', classification);
   const target = splitApprovalTarget(approval.approves);
   if (target?.id !== subject.resource.id || target.version !== subject.version) {
-    return subject.refused('contract_ledger_approval_mismatch', 'approval.approves', classification);
+    const named = target?.id === subject.resource.id ? `names ${target.version}` : 'names another resource';
+    return subject.refused(
+      'contract_ledger_approval_mismatch',
+      'approval.approves',
+      classification,
+      `the approval ${named}; approve ${subject.resource.id}@${subject.version}, the version this run publishes: --approve-widening ${subject.resource.id}@${subject.version}`,
+    );
   }
   return undefined;
 }

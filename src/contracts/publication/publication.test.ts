@@ -227,8 +227,11 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       expect(refusalOf(await planOnly([request(widened, v1.digest)]))).toBe(
         'contract_ledger_approval_required',
       );
-      expect(refusalOf(await planOnly([request(widened, v1.digest, approvalOf(`${SOURCE}@1.2.0`))]))).toBe(
-        'contract_ledger_approval_mismatch',
+      const otherVersion = await planOnly([request(widened, v1.digest, approvalOf(`${SOURCE}@1.2.0`))]);
+      expect(refusalOf(otherVersion)).toBe('contract_ledger_approval_mismatch');
+      // regression: the refusal did not say which version the run publishes.
+      expect(otherVersion.items[0]?.refusal?.hint).toBe(
+        `the approval names 1.2.0; approve ${SOURCE}@1.1.0, the version this run publishes: --approve-widening ${SOURCE}@1.1.0`,
       );
       expect(refusalOf(await planOnly([request(widened, v1.digest, approvalOf(`${MODEL}@1.1.0`))]))).toBe(
         'contract_ledger_approval_mismatch',
