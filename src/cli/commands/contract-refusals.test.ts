@@ -161,6 +161,17 @@ const CASES: readonly Case[] = [
       edit(root, FACTS, '    from orders as o\n', "    from read_csv('/srv/orders.csv') as o\n"),
   },
   {
+    // regression: this was placed at the sql: key, with an example that read like the user's value.
+    name: 'model-sql-float-constant',
+    build: (root) =>
+      edit(
+        root,
+        FACTS,
+        "    where o.status in ('shipped', 'delivered')\n",
+        "    where o.status in ('shipped', 'delivered') and o.amount > 2e3\n",
+      ),
+  },
+  {
     name: 'model-sql-parse-error',
     build: (root) => edit(root, FACTS, '    from orders as o\n', '    from orders as o o\n'),
   },

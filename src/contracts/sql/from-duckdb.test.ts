@@ -236,9 +236,15 @@ describe('a refused construct is named', () => {
       'QUALIFY is not allowed (SQL line 1, column 56): it filters on window functions, which model SQL does not have',
     ],
     [
+      // regression: placed at the constant, with an example that cannot pass for the user's value.
       'a floating-point constant',
-      'select 1.5e3 from orders',
-      'a floating-point constant (1.5e0) is not allowed: write it as a decimal (1.5)',
+      'select order_id\nfrom orders\nwhere amount > 2e3',
+      'a floating-point constant (an exponent, or more than 38 digits) is not allowed (SQL line 3, column 16): write it as a decimal literal of at most 38 digits, e.g. 1500 instead of 1.5e3',
+    ],
+    [
+      'a constant of more than 38 digits',
+      'select 0.1234567890123456789012345678901234567890 from orders',
+      'a floating-point constant (an exponent, or more than 38 digits) is not allowed (SQL line 1, column 8): write it as a decimal literal of at most 38 digits, e.g. 1500 instead of 1.5e3',
     ],
     [
       'a misspelt function',

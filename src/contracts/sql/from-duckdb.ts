@@ -1190,7 +1190,7 @@ class Converter {
         return this.#star(node, scope, aliasAllowed);
       case 'CONSTANT':
         keys(node, [...EXPRESSION_BASE, 'value'], []);
-        return this.#constant(object(node.value));
+        return this.#constant(object(node.value), node);
       case 'COMPARISON':
         return this.#comparison(node, type, at);
       case 'CONJUNCTION':
@@ -1375,7 +1375,7 @@ class Converter {
     return mapped as PhysicalType;
   }
 
-  #constant(value: JsonObject): SqlExpr {
+  #constant(value: JsonObject, node: JsonObject): SqlExpr {
     const typeNode = object(value.type);
     keys(typeNode, ['id', 'type_info'], []);
     const id = text(typeNode.id);
@@ -1410,8 +1410,13 @@ class Converter {
       return { node: 'literal', type: 'decimal', value: negative ? `-${body}` : body };
     }
     // DOUBLE and FLOAT constants are approximate: refused rather than rounded into an identity.
+    // The example is fixed text, worded so that it cannot pass for the user's own constant.
     if (id === 'DOUBLE' || id === 'FLOAT')
-      return unsupported('a floating-point constant (1.5e0)', undefined, 'write it as a decimal (1.5)');
+      return unsupported(
+        'a floating-point constant (an exponent, or more than 38 digits)',
+        this.#place(node),
+        'write it as a decimal literal of at most 38 digits, e.g. 1500 instead of 1.5e3',
+      );
     return unsupported(CONSTANT_KINDS[id] ?? `a ${id} constant`);
   }
 }
