@@ -45,6 +45,7 @@ export type DistributorRefusalCode =
   | 'manifest_exists'
   | 'manifest_write_failed'
   | 'manifest_not_regular'
+  | 'manifest_unreadable'
   | 'manifest_too_large'
   | 'manifest_not_json'
   | 'manifest_not_object'
@@ -237,6 +238,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   manifest_not_regular: {
     category: 'malformed',
     message: 'manifest.json is a symbolic link or not a regular file',
+  },
+  manifest_unreadable: {
+    category: 'unavailable',
+    message: 'manifest.json cannot be read (permission or I/O error)',
   },
   manifest_too_large: { category: 'oversized', message: 'manifest.json exceeds the size limit' },
   manifest_not_json: { category: 'malformed', message: 'manifest.json is not strict UTF-8 JSON' },

@@ -830,6 +830,30 @@ describe('sealkit distribute verify and manifest', () => {
     });
   });
 
+  it('regression: verify says a manifest.json it may not read is unreadable, and what one that is a folder is (was "not a regular file" for both, no hint)', () => {
+    mkdirSync(join(work, 'b'));
+    writeFileSync(join(work, 'b', 'a.csv'), 'a\n');
+    expect(runCli(['distribute', 'manifest', 'b', '--id', 'b'], { cwd: work }).status).toBe(0);
+    chmodSync(join(work, 'b', 'manifest.json'), 0o000);
+    const locked = runCli(['distribute', 'verify', 'b'], { cwd: work });
+    expect(locked.status).toBe(2);
+    expect(locked.stderr.toString().split('\n')).toEqual([
+      'error[manifest_unreadable]: manifest.json cannot be read (permission or I/O error)',
+      '  --> b/manifest.json',
+      '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
+      '',
+    ]);
+    rmSync(join(work, 'b', 'manifest.json'));
+    mkdirSync(join(work, 'b', 'manifest.json'));
+    const folder = runCli(['distribute', 'verify', 'b'], { cwd: work });
+    expect(folder.stderr.toString().split('\n')).toEqual([
+      'error[manifest_not_regular]: manifest.json is a symbolic link or not a regular file',
+      '  --> b/manifest.json',
+      '  = help: it is a folder, FIFO, socket or device: move it away, then write the manifest with sealkit distribute manifest BUNDLE_DIR --id ID',
+      '',
+    ]);
+  });
+
   it('manifest --dry-run prints the manifest a real run writes, and writes nothing', () => {
     const bundle = join(work, 'bundle');
     mkdirSync(join(bundle, 'data'), { recursive: true });

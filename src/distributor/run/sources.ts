@@ -206,12 +206,12 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
             readManifest(bundleDir, listedAs, (id) => {
               seen.id = id;
             }),
-          () => refuseDistributor('file_unreadable', { role: 'manifest' }),
+          () => refuseDistributor('manifest_unreadable', { role: 'manifest' }),
         ),
       );
     } catch (error: unknown) {
       manifests.set(path, {
-        failed: toRefusal(error, () => refuseDistributor('file_unreadable')),
+        failed: toRefusal(error, () => refuseDistributor('manifest_unreadable', { role: 'manifest' })),
         id: seen.id,
       });
     }
@@ -241,7 +241,7 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
   for (const dir of found.bundles) {
     const manifest = manifests.get(dir);
     const problems = found.problems.filter((problem) => problem.bundle === dir).map((p) => p.refusal);
-    if (manifest === undefined) problems.push(refuseDistributor('file_unreadable', { role: 'manifest' }));
+    if (manifest === undefined) problems.push(refuseDistributor('manifest_unreadable', { role: 'manifest' }));
     else if ('failed' in manifest) problems.push(manifest.failed);
     // A manifest that was read names the bundle also when the bundle is refused.
     const id = manifest?.id ?? null;

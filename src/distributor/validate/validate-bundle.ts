@@ -348,12 +348,29 @@ function readManifestFile(
 ): SourceManifest {
   const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
-    throw opened.problem === 'missing'
-      ? refuseDistributor('manifest_missing', {
+    switch (opened.problem) {
+      case 'missing':
+        throw refuseDistributor('manifest_missing', {
           role: 'manifest',
           hint: 'write one with sealkit distribute manifest BUNDLE_DIR --id ID',
-        })
-      : refuseDistributor('manifest_not_regular', { role: 'manifest' });
+        });
+      case 'unreadable':
+        // A manifest this account may not read is a regular file all the same: say why it is not read.
+        throw refuseDistributor('manifest_unreadable', {
+          role: 'manifest',
+          ...(opened.errno === undefined ? {} : { hint: readFailureCause(opened.errno) }),
+        });
+      case 'symlink':
+        throw refuseDistributor('manifest_not_regular', {
+          role: 'manifest',
+          hint: 'it is a symbolic link, which sealkit never follows: put the file itself there',
+        });
+      case 'not_regular':
+        throw refuseDistributor('manifest_not_regular', {
+          role: 'manifest',
+          hint: 'it is a folder, FIFO, socket or device: move it away, then write the manifest with sealkit distribute manifest BUNDLE_DIR --id ID',
+        });
+    }
   }
   try {
     if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes))
@@ -364,10 +381,13 @@ function readManifestFile(
       // that grew while being read shows as one byte too many.
       bytes = opened.file.readExpected(Number(opened.stat.size));
     } catch {
-      throw refuseDistributor('file_unreadable', { role: 'manifest' });
+      throw refuseDistributor('manifest_unreadable', { role: 'manifest' });
     }
     if (bytes.length !== Number(opened.stat.size))
-      throw refuseDistributor('file_unreadable', { role: 'manifest' });
+      throw refuseDistributor('manifest_unreadable', {
+        role: 'manifest',
+        hint: 'it changed while it was read',
+      });
     const value = parseManifestJson(bytes);
     const id = manifestIdOf(value);
     if (id !== undefined) onId?.(id);
