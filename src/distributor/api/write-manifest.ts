@@ -82,9 +82,12 @@ const MAX_FILES = 100_000;
  * bundle directory. Every regular file below it is listed (sorted by UTF-8
  * path) with its size and SHA-256, and the bundle digest is computed over
  * them, except hidden files and folders (unless `includeHidden`) and what
- * `exclude` names. Refused, each naming the file under `path` as given: an
- * existing manifest.json (unless `replace`), a nested one, a symbolic link
- * or special file anywhere, and any name the path rules refuse. The file
+ * `exclude` names. Refused, each naming the file under `path` as given: a
+ * folder this account may not write in (`manifest_write_failed`, asked of
+ * the kernel first, in a dry run too), a `manifest.json` that is not a
+ * regular file, an existing one (unless `replace`), a nested one, a
+ * symbolic link or special file anywhere, and any name the path rules
+ * refuse. The file
  * appears atomically (written beside, fsynced, then renamed without
  * replacing, or exchanged with the old one under `replace`: a reader sees
  * the old manifest or the new one, never a part) with mode 0644.
