@@ -2,7 +2,7 @@ import './contract-schemas-interpreted.js';
 import { affectedDashboards, openContractProjectCached, projectGraphOf } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs, requireArgument, requireOption } from '../parse.js';
-import { LEDGER_EXIT_CODES } from './contract-ledger-output.js';
+import { LEDGER_EXIT_CODES, withValidateHint } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract affected DIR --resource ID [--json]
 
@@ -35,7 +35,12 @@ export const contractAffected: Command = {
     const dir = requireArgument(positionals[0], 'DIR', USAGE);
     const resource = requireOption(values.resource, '--resource', USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
-    const graph = projectGraphOf(project);
+    let graph: ReturnType<typeof projectGraphOf>;
+    try {
+      graph = projectGraphOf(project);
+    } catch (error: unknown) {
+      throw withValidateHint(error, dir);
+    }
     if (!graph.has(resource)) throw project.resourceNotFound(resource);
     const dashboards = affectedDashboards(graph, resource);
     keepParses(false);

@@ -55,6 +55,16 @@ export function projectFolderOf(
   return dir ?? flag;
 }
 
+/**
+ * For publish and affected, which need the whole project and print only its
+ * errors, never the per-file outcomes: an invalid project says where the
+ * per-file report is. Anything else is returned as it is.
+ */
+export function withValidateHint(error: unknown, dir: string): unknown {
+  if (!refuseContract.is(error, 'contract_project_invalid') || error.hint !== undefined) return error;
+  return error.at({}, `run 'sealkit contract validate ${dir}' for the report of every file`);
+}
+
 export const LEDGER_EXIT_CODES =
   'Exit codes: 0 success, 1 usage error, 2 refused (with a reason code), 70 internal error.';
 

@@ -30,6 +30,7 @@ import {
   planText,
   projectFolderOf,
   refusedAtLedger,
+  withValidateHint,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract publish DIR [--resource ID ...] [--ledger URL]
@@ -195,7 +196,12 @@ export const contractPublish: Command = {
     const dryRun = values['dry-run'] === true;
     compileEmbeddedLedgerAhead(values.ledger, dir);
     const { project, keepParses } = await openContractProjectCached(dir);
-    const candidates = candidatesOf(project, values.resource);
+    let candidates: IdentifiedCandidate[];
+    try {
+      candidates = candidatesOf(project, values.resource);
+    } catch (error: unknown) {
+      throw withValidateHint(error, dir);
+    }
     const quiet = values.quiet === true;
     const location = ledgerLocation(values.ledger, dir);
     const ledger = await ledgerInUse(location);

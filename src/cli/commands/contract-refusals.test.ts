@@ -371,6 +371,32 @@ const CASES: readonly Case[] = [
     args: ['contract', 'project', 'retail', '--resource', 'retail.source.order'],
   },
   {
+    // regression: a project-local name given to --resource got no hint.
+    name: 'resource-name-not-id',
+    build: () => undefined,
+    args: ['contract', 'project', 'retail', '--resource', 'orders'],
+  },
+  {
+    // regression: the hint offered ids unquoted, which SQL then refused as schema-qualified tables.
+    name: 'model-sql-ambiguous-name',
+    build: (root) =>
+      write(
+        root,
+        'sources/customers_copy.yaml',
+        readFileSync(join(root, 'sources', 'customers.yaml'), 'utf8').replace(
+          'id: retail.source.customers',
+          'id: retail.source.customers_copy',
+        ),
+      ),
+  },
+  {
+    // regression: the message pointed at per-resource outcomes, which publish does not print.
+    name: 'publish-project-invalid',
+    build: (root) =>
+      edit(root, ORDERS, '    type: int64\n    nullable: false\n', '    type: int64\n    nulable: false\n'),
+    args: ['contract', 'publish', 'retail', '--dry-run'],
+  },
+  {
     name: 'project-refused-file',
     build: (root) =>
       edit(root, ORDERS, '    type: int64\n    nullable: false\n', '    type: int64\n    nulable: false\n'),

@@ -117,7 +117,7 @@ export const refuseContract = defineRefusals<ContractRefusalCode>({
   },
   contract_project_invalid: {
     category: 'malformed',
-    message: 'one or more resources of the contract project were refused; see the per-resource outcomes',
+    message: 'one or more resources of the contract project were refused',
   },
   contract_file_too_large: {
     category: 'oversized',

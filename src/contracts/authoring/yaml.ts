@@ -36,6 +36,12 @@ export interface CheckedDocument extends ResourceDocument {
 
 export const MAX_YAML_DEPTH = 32;
 
+/** The two ways to hold other than one document, told apart: the code covers both. */
+const EMPTY_FILE_HINT =
+  'the file is empty (nothing but blank lines and comments): write one resource in it, or delete it';
+const SECOND_DOCUMENT_HINT =
+  'a second YAML document starts here: a resource file holds one resource; put each in its own file';
+
 const FAULT_CODES: { readonly [F in YamlFault]: ContractRefusalCode } = {
   not_utf8: 'contract_yaml_not_utf8',
   malformed: 'contract_yaml_malformed',
@@ -77,7 +83,13 @@ export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
     maxDepth: MAX_YAML_DEPTH,
     refuse: (fault, place) => {
       const hint =
-        fault === 'not_utf8' ? utf8Hint(bytes) : fault === 'too_deep' ? DEPTH_HINT : faultPlaceHint(place);
+        fault === 'not_utf8'
+          ? utf8Hint(bytes)
+          : fault === 'too_deep'
+            ? DEPTH_HINT
+            : fault === 'multiple_documents'
+              ? SECOND_DOCUMENT_HINT
+              : faultPlaceHint(place);
       return refuseContract(FAULT_CODES[fault], {
         role: ROLE,
         // A tag or an anchor is refused where it is written, not at the value it is on.
@@ -90,6 +102,7 @@ export function readResourceDocument(bytes: Uint8Array): CheckedDocument {
     throw refuseContract('contract_yaml_multiple_documents', {
       role: ROLE,
       location: { line: 1, column: 1 },
+      hint: EMPTY_FILE_HINT,
     });
   }
   const faults: Refusal[] = [];

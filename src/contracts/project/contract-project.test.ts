@@ -31,6 +31,12 @@ async function refusalOf(docs: Record<string, Doc | string>, path: string) {
   return { code: outcome?.refusal?.code, field: outcome?.refusal?.field, role: outcome?.refusal?.role };
 }
 
+/** The hint of the refusal of the file at `path`. */
+async function hintOf(docs: Record<string, Doc | string>, path: string) {
+  const project = await open(docs);
+  return project.outcomes.find((candidate) => candidate.path === path)?.refusal?.hint;
+}
+
 describe('a valid project', () => {
   it('validates every file and records dependency edges from consumer to dependency', async () => {
     const project = await open(baseProject());
@@ -162,6 +168,9 @@ describe('the ReferenceContext', () => {
       code: 'contract_reference_ambiguous',
       field: 'model',
     });
+    expect(await hintOf(baseProject({ 'models/twin.yaml': twin }), 'semantic/orders.yaml')).toBe(
+      "'facts' is the name of 2 resources; use an id: t.model.facts, t.model.twin",
+    );
   });
 
   it('refuses an ambiguous SQL relation name (a source and a model share it)', async () => {
@@ -171,6 +180,10 @@ describe('the ReferenceContext', () => {
         code: 'contract_reference_ambiguous',
         field: 'sql',
       },
+    );
+    // regression: an id offered unquoted was refused next as a schema-qualified table.
+    expect(await hintOf(baseProject({ 'models/shadow.yaml': shadow }), 'models/facts.yaml')).toBe(
+      '\'orders\' is the name of 2 resources; use an id, in double quotes as one identifier: "t.model.shadow", "t.source.orders"',
     );
   });
 

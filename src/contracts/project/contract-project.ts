@@ -154,10 +154,16 @@ export class ContractProject {
    * id it does declare as a "did you mean".
    */
   resourceNotFound(id: string): Refusal {
-    const hint = didYouMean(
-      id,
-      this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource.id])),
-    );
+    const resources = this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource]));
+    // A project-local name where an id goes is the usual slip: name the ids it stands for.
+    const named = resources.filter((resource) => resource.name === id).map((resource) => resource.id);
+    const hint =
+      named.length > 0
+        ? `'${id}' is the name of ${named.join(' and ')}; --resource takes an id`
+        : didYouMean(
+            id,
+            resources.map((resource) => resource.id),
+          );
     return refuseContract('contract_resource_not_found', {
       role: 'project',
       ...(hint === undefined ? {} : { hint }),

@@ -13,6 +13,12 @@ export interface ReferenceSite {
   readonly at?: readonly (string | number)[];
   /** Where inside that value, for a table named in model SQL (line and column of the SQL). */
   readonly within?: ValuePosition;
+  /**
+   * The reference is a table in model SQL, where an id is written as one
+   * quoted identifier (`"retail.source.orders"`): a hint offering ids shows
+   * them so, since an unquoted id reads as a schema-qualified table.
+   */
+  readonly sql?: boolean;
 }
 
 /**
@@ -106,7 +112,9 @@ export class ReferenceContext {
     if (matching.length > 1) {
       throw refuse(
         'contract_reference_ambiguous',
-        `'${reference}' is the name of ${matching.length} resources; use an id: ${matching.map((r) => r.id).join(', ')}`,
+        site.sql === true
+          ? `'${reference}' is the name of ${matching.length} resources; use an id, in double quotes as one identifier: ${matching.map((r) => `"${r.id}"`).join(', ')}`
+          : `'${reference}' is the name of ${matching.length} resources; use an id: ${matching.map((r) => r.id).join(', ')}`,
       );
     }
     const [only] = matching;

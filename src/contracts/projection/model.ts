@@ -38,7 +38,7 @@ export function buildModelContent(
     (index) => pointerOf(['checks', projected[index]?.index ?? index]),
     faults,
   );
-  const site = { role: ROLE, field: 'sql', at: ['sql'] } as const;
+  const site = { role: ROLE, field: 'sql', at: ['sql'], sql: true } as const;
   // The declared fields of each relation read, so an unqualified column two of them declare is refused.
   const declared = new Map<string, readonly string[]>();
   const sql = faults.check(() =>
