@@ -708,3 +708,43 @@ describe('every fault after the schema step', () => {
     ]);
   });
 });
+
+describe('the two stages of checking a file', () => {
+  /** The codes a file is refused with, in file order. */
+  const codesOf = async (text: string) => {
+    const project = await open({ 'sources/a.yaml': text });
+    const refusal = project.outcomes[0]?.refusal;
+    return refusal === null || refusal === undefined ? [] : [refusal, ...refusal.also].map((one) => one.code);
+  };
+  const file = (description: string, type: string) =>
+    [
+      'kind: Source',
+      'id: v.source.a',
+      'name: a',
+      `description: "${description}"`,
+      'contract: { version: 1.0.0, compatibility: backward }',
+      'fields:',
+      '  - name: id',
+      '    type: int64',
+      '    authoritative_definitions: [https://user:pw@glossary.example/x, ftp://x.example/y]',
+      '  - name: dd',
+      `    type: ${type}`,
+      '    deprecation: { guidance: g, sunset: 2027-02-28, replaced_by: nope }',
+      '  - name: id',
+      '    type: string',
+      '',
+    ].join('\n');
+
+  it('regression: schema errors hide the checks after the schema, as docs/contracts.md#reading-an-error says', async () => {
+    expect(await codesOf(file('bad \\e[31m red', 'decimal(40,2)'))).toEqual([
+      'contract_text_invalid',
+      'contract_type_invalid',
+    ]);
+    expect(await codesOf(file('fine', 'decimal(30,2)'))).toEqual([
+      'contract_url_credentials',
+      'contract_url_unsupported',
+      'contract_member_unavailable',
+      'contract_duplicate_member',
+    ]);
+  });
+});
