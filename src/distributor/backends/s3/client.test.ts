@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { createS3Client, quietSdkNodeVersionNotice } from './client.js';
-import { HeadObjectCommand, S3Client } from './sdk.js';
+import { HeadObjectCommand, PutObjectCommand, S3Client } from './sdk.js';
 
 // The SDK's multi-line Node version notice must not reach sealkit's stderr,
 // also when the user set the SDK's switch to a value the SDK does not take.
@@ -53,9 +56,10 @@ describe('the AWS SDK Node version notice', () => {
   });
 });
 
-// Any logger but the SDK's own no-op one makes the SDK copy and filter every
-// request and answer for the log; the HTTP handler still needs a silent one,
-// or it writes its warnings to the console.
+// The SDK prints some warnings on the console unless its client has a logger
+// of its own (its no-op logger included), and with any logger but its no-op
+// one its log middleware copies every request and answer: sealkit gives a
+// silent logger and removes that middleware.
 describe('the loggers of an S3 client', () => {
   const config: S3DestinationConfig = {
     id: 'archive',
@@ -68,10 +72,60 @@ describe('the loggers of an S3 client', () => {
     outputs: { source: true, html: false, assets: false },
   };
 
-  it('regression: the client keeps the SDK’s no-op logger, so no request is copied for a log', () => {
-    const sdkDefault = new S3Client({ region: 'us-east-1' }).config.logger;
-    const client = createS3Client(config);
-    expect(client.config.logger.constructor).toBe(sdkDefault.constructor);
+  /** Runs `work` with AWS credentials in the environment and every console write captured. */
+  async function quietly(work: () => Promise<void>): Promise<unknown[]> {
+    const written: unknown[] = [];
+    const savedEnv = { ...process.env };
+    const saved = { warn: console.warn, error: console.error, log: console.log, info: console.info };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x' });
+    console.warn = console.error = console.log = console.info = (...args: unknown[]) => written.push(args);
+    try {
+      await work();
+    } finally {
+      Object.assign(console, saved);
+      process.env = savedEnv;
+    }
+    return written;
+  }
+
+  it('regression: a streamed upload the store refuses (503 SlowDown) prints nothing on the console', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/xml' });
+      response.end('<Error><Code>SlowDown</Code><Message>slow down</Message></Error>');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createS3Client({ ...config, endpoint: `http://127.0.0.1:${port}` });
+      let failure: unknown;
+      const written = await quietly(async () => {
+        failure = await client
+          .send(
+            new PutObjectCommand({
+              Bucket: 'b',
+              Key: 'k',
+              Body: Readable.from([Buffer.from('abc')]),
+              ContentLength: 3,
+            }),
+          )
+          .catch((error: unknown) => error);
+      });
+      expect((failure as { name?: string }).name).toBe('SlowDown');
+      expect(written).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('regression: the SDK\u2019s request log middleware is not on the client, so no request is copied for it', () => {
+    const stack = createS3Client(config).middlewareStack.identify();
+    expect(stack.length).toBeGreaterThan(5);
+    expect(stack.filter((entry) => entry.startsWith('loggerMiddleware'))).toEqual([]);
+    expect(
+      new S3Client({ region: 'us-east-1' }).middlewareStack
+        .identify()
+        .some((entry) => entry.startsWith('loggerMiddleware')),
+    ).toBe(true);
   });
 
   it('gives the HTTP handler a logger whose every level prints nothing', async () => {
@@ -79,28 +133,17 @@ describe('the loggers of an S3 client', () => {
     const handler = client.config.requestHandler as {
       httpHandlerConfigs(): { logger?: Record<string, unknown> };
     };
-    // The handler resolves its configuration on its first request (refused: nothing listens on port 9).
-    const savedEnv = { ...process.env };
-    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x' });
-    try {
+    const written = await quietly(async () => {
+      // The handler resolves its configuration on its first request (refused: nothing listens on port 9).
       const failure = await client
         .send(new HeadObjectCommand({ Bucket: 'b', Key: 'k' }))
         .catch((error) => error);
       expect((failure as { code?: string }).code).toBe('ECONNREFUSED');
-    } finally {
-      process.env = savedEnv;
-    }
-    const logger = handler.httpHandlerConfigs().logger ?? {};
-    const levels = ['trace', 'debug', 'info', 'warn', 'error'] as const;
-    expect(levels.map((level) => typeof logger[level])).toEqual(levels.map(() => 'function'));
-    const written: unknown[] = [];
-    const saved = { warn: console.warn, error: console.error, log: console.log, info: console.info };
-    console.warn = console.error = console.log = console.info = (...args: unknown[]) => written.push(args);
-    try {
+      const logger = handler.httpHandlerConfigs().logger ?? {};
+      const levels = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+      expect(levels.map((level) => typeof logger[level])).toEqual(levels.map(() => 'function'));
       for (const level of levels) (logger[level] as (message: string) => void)('a warning');
-    } finally {
-      Object.assign(console, saved);
-    }
+    });
     expect(written).toEqual([]);
   });
 });

@@ -31,7 +31,7 @@ const MAX_SOCKETS = 256;
 export function createS3Client(config: S3DestinationConfig): S3Client {
   quietSdkNodeVersionNotice();
   const agent = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  return new S3Client({
+  const client = new S3Client({
     ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
     ...(config.region === undefined ? {} : { region: config.region }),
     forcePathStyle: config.force_path_style ?? false,
@@ -45,15 +45,24 @@ export function createS3Client(config: S3DestinationConfig): S3Client {
       httpsAgent: new HttpsAgent(agent),
       logger: SILENT,
     },
+    logger: SILENT,
   });
+  client.middlewareStack.remove(SDK_LOG_MIDDLEWARE);
+  return client;
 }
 
+/** The SDK's request log: with any logger but its own no-op one it copies every request and answer for it. */
+const SDK_LOG_MIDDLEWARE = 'loggerMiddleware';
+
 /**
- * The SDK's HTTP handler writes some warnings (e.g. a failed streaming
- * request, sockets at capacity) straight to the console unless given a
- * logger; sealkit reports fixed refusals instead. The client itself keeps the
- * SDK's default no-op logger: any other logger makes the SDK build a filtered
- * copy of every request and answer for the log (about 0.1 ms a request).
+ * The SDK writes some warnings straight to the console unless given a logger
+ * of its own: a failed streaming request (every aborted upload), sockets at
+ * capacity. sealkit reports fixed refusals instead, so the client and its
+ * HTTP handler get this silent logger. The SDK's own no-op logger would not
+ * do: with it the SDK prints the streaming warning on the console. Any
+ * other logger makes the SDK's log middleware copy and filter every request
+ * and answer (about 0.1 ms a request) for a log nobody reads, so that
+ * middleware is removed from the client.
  */
 const SILENT = {
   trace: () => {},
