@@ -184,7 +184,8 @@ describe('a ledger folder this account may not open', () => {
     delete env.SEALKIT_LEDGER_URL;
     delete env.DATABASE_URL;
     const run = (...args: string[]) => runCli(['contract', ...args], { cwd: work, env });
-    expect(run('publish', 'closed', '-q').status).toBe(0);
+    // The open stops at .sealkit itself, so the ledger inside need not be a real one.
+    mkdirSync(join(project, '.sealkit', 'ledger'), { recursive: true, mode: 0o700 });
     // Mode 0000 keeps even the owner out (the suite never runs as root).
     chmodSync(join(project, '.sealkit'), 0o000);
     try {
