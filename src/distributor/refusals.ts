@@ -89,6 +89,7 @@ export type DistributorRefusalCode =
   | 'run_interrupted'
   | 'conflict_different_id'
   | 'conflict_same_created'
+  | 'conflict_other_destination'
   | 'skipped_newer_refused'
   // destinations
   | 'destination_roots_overlap'
@@ -368,6 +369,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   conflict_same_created: {
     category: 'conflict',
     message: 'the destination holds the same bundle id and created time with a different digest',
+  },
+  conflict_other_destination: {
+    category: 'conflict',
+    message: 'the destination holds this bundle as another destination published it, with other outputs',
   },
   skipped_newer_refused: {
     category: 'conflict',

@@ -177,11 +177,38 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
       reason_code: 'destination_incomplete',
     });
   });
+  it('regression: the same bundle with other outputs, published by another destination, is a conflict', () => {
+    // Two configuration files (or one store under two names) on one place
+    // replaced each other's outputs on every run, each reporting success.
+    const view = managed(manifest());
+    const expected = [page, copy].sort((a, b) => (a.path < b.path ? -1 : 1));
+    for (const other of [
+      { pipeline_id: 'p', destination_id: 'other' },
+      { pipeline_id: 'other', destination_id: 'd' },
+    ]) {
+      expect(decide(source, view, expected, other)).toEqual({
+        outcome: 'conflict',
+        reason_code: 'conflict_other_destination',
+      });
+    }
+    // The state's own destination replaces it as before.
+    expect(decide(source, view, expected, { pipeline_id: 'p', destination_id: 'd' })).toMatchObject({
+      outcome: 'replaced',
+      reason: 'outputs_changed',
+    });
+  });
+  it('a renamed destination with the same outputs skips, and with a newer bundle replaces', () => {
+    const renamed = { pipeline_id: 'p2', destination_id: 'www' };
+    const view = managed(manifest());
+    expect(decide(source, view, [copy], renamed)).toEqual({ outcome: 'skipped_same' });
+    const newer = manifest({ created: '2026-06-01T00:00:00Z' as Instant, digest: sha('9') });
+    expect(decide(newer, view, [page], renamed)).toMatchObject({ outcome: 'replaced' });
+  });
   it('plans the replacement with its reason and the old outputs to delete', () => {
     const plan = planRun([
       {
         id: 'p',
-        destinations: [{ id: 'site', kind: 'local', outputs: { source: false, html: true } }],
+        destinations: [{ id: 'd', kind: 'local', outputs: { source: false, html: true } }],
         failures: [],
         bundles: [
           {

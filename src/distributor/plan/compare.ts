@@ -62,6 +62,7 @@ export function decide(
   manifest: SourceManifest,
   view: SnapshotView,
   expected?: readonly ExpectedOutput[],
+  publisher?: Publisher,
 ): Decision {
   // Outputs that select no file of the bundle (`assets` only, and a bundle
   // of Markdown) would publish a folder holding nothing but its state, and
@@ -70,7 +71,7 @@ export function decide(
   // said first, as for every other bundle there.
   if (expected !== undefined && expected.length === 0 && view.kind !== 'refused')
     return { outcome: 'refused', reason_code: 'outputs_empty' };
-  const decision = decideOutcome(manifest, view, expected);
+  const decision = decideOutcome(manifest, view, expected, publisher);
   // A write the destination cannot take is refused at planning, in the dry
   // run as in the run itself, instead of failing when it is applied.
   const unwritable = view.kind === 'empty' || view.kind === 'managed' ? view.unwritable : undefined;
@@ -79,10 +80,17 @@ export function decide(
     : decision;
 }
 
+/** The pipeline and destination a run publishes for, as a state records them. */
+export interface Publisher {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
+}
+
 function decideOutcome(
   manifest: SourceManifest,
   view: SnapshotView,
   expected?: readonly ExpectedOutput[],
+  publisher?: Publisher,
 ): Decision {
   switch (view.kind) {
     case 'empty':
@@ -105,6 +113,14 @@ function decideOutcome(
     if (expected === undefined || sameOutputs(view.state.outputs, expected))
       return { outcome: 'skipped_same' };
     if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
+    // The same bundle with other outputs, published by another pipeline or
+    // destination: two destinations share this place (two configuration
+    // files, or one store under two names) and would replace each other's
+    // outputs on every run, each reporting success. Said instead of done
+    // (docs/distributor.md#outcomes). Without a publisher (a caller that only
+    // asks whether the bundle may be written) this is not checked.
+    if (publisher !== undefined && !samePublisher(view.state, publisher))
+      return { outcome: 'conflict', reason_code: 'conflict_other_destination' };
     return { outcome: 'replaced', previous: view.state, token: view.token, reason: 'outputs_changed' };
   }
   if (published.id !== manifest.id) return { outcome: 'conflict', reason_code: 'conflict_different_id' };
@@ -113,6 +129,10 @@ function decideOutcome(
   if (order === 0) return { outcome: 'conflict', reason_code: 'conflict_same_created' };
   if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
   return { outcome: 'replaced', previous: view.state, token: view.token };
+}
+
+function samePublisher(state: DestinationState, publisher: Publisher): boolean {
+  return state.pipeline_id === publisher.pipeline_id && state.destination_id === publisher.destination_id;
 }
 
 /** Exact equality of two normalized manifests, field by field (the model holds nothing else). */

@@ -161,7 +161,10 @@ function planItem(
   };
   const outputs = plannedOutputs(bundle.manifest, bundle.pages, destination.outputs);
   if (outputs === undefined) return { ...head, outcome: 'refused', reason_code: 'output_collision' };
-  const decision = decide(bundle.manifest, view, outputs);
+  const decision = decide(bundle.manifest, view, outputs, {
+    pipeline_id: pipelineId,
+    destination_id: destination.id,
+  });
   switch (decision.outcome) {
     case 'skipped_same':
       return { ...head, outcome: decision.outcome };
@@ -184,6 +187,14 @@ function planItem(
         reason_code: decision.reason_code,
         ...(decision.reason_code === 'conflict_different_id' && view.kind === 'managed'
           ? { destination_bundle_id: view.state.source.manifest.id }
+          : {}),
+        ...(decision.reason_code === 'conflict_other_destination' && view.kind === 'managed'
+          ? {
+              published_by: {
+                pipeline_id: view.state.pipeline_id,
+                destination_id: view.state.destination_id,
+              },
+            }
           : {}),
         ...entryOf(decision.reason_code, view),
       };

@@ -110,6 +110,8 @@ export interface PlannedRefusal extends PlanItemBase {
   readonly reason_code: DistributorReasonCode;
   /** `conflict_different_id` only: the id of the bundle the destination holds. */
   readonly destination_bundle_id?: string;
+  /** `conflict_other_destination` only: the pipeline and destination the destination's state names. */
+  readonly published_by?: { readonly pipeline_id: string; readonly destination_id: string };
   /** `output_too_large` and `output_key_too_long` only: the first output (its path in the bundle) over the limit. */
   readonly output_path?: string;
   /**

@@ -87,15 +87,30 @@ function directoryChain(path: string): { self: string; above: string[] } | undef
   return self === undefined ? undefined : { self, above: keys };
 }
 
-/** An endpoint as one store: scheme, host and port, lowercase, without a trailing slash; AWS by default. */
-function storeOf(endpoint: string | undefined): string {
+/**
+ * An endpoint as one store: scheme, host and port, lowercase, without a
+ * trailing slash; AWS by default. Every spelling of this machine
+ * (`localhost`, `127.0.0.1`, `[::1]`, `[::ffff:127.0.0.1]`) is one host: a
+ * store on this machine is one store whichever name reaches it.
+ */
+export function storeOf(endpoint: string | undefined): string {
   if (endpoint === undefined) return 'aws';
   try {
     const url = new URL(endpoint);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`.toLowerCase();
+    const host = isLoopback(url.hostname) ? 'loopback' : url.hostname;
+    const port = url.port === '' ? '' : `:${url.port}`;
+    return `${url.protocol}//${host}${port}${url.pathname.replace(/\/+$/, '')}`.toLowerCase();
   } catch {
     return endpoint;
   }
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
+  // The URL parser writes an IPv4-mapped 127.x address in hex: ::ffff:7f00:1.
+  return host === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
 
 /** Whether two key prefixes share a key: equal, one empty (the bucket root), or one a folder of the other. */

@@ -23,6 +23,8 @@ export interface ItemOutcome {
   readonly outputs?: number;
   /** `conflict_different_id` only: the id of the bundle the destination holds (`bundle_id` is the source's). */
   readonly destination_bundle_id?: string;
+  /** `conflict_other_destination` only: the pipeline and destination the destination's state names. */
+  readonly published_by?: { readonly pipeline_id: string; readonly destination_id: string };
   /** `output_too_large` and `output_key_too_long` only: the output (its path in the bundle) over the limit. */
   readonly output_path?: string;
   /** `destination_unlisted_entry` and `destination_incomplete`: the first entry concerned (its path in the bundle). */
@@ -98,6 +100,7 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         ...(item.destination_bundle_id === undefined
           ? {}
           : { destination_bundle_id: item.destination_bundle_id }),
+        ...(item.published_by === undefined ? {} : { published_by: item.published_by }),
       };
     case 'refused':
       return {
@@ -272,6 +275,8 @@ function adviceFor(
       return `it holds bundle id '${item.destination_bundle_id ?? '?'}', the source bundle is '${item.bundle_id ?? '?'}': one bundle path keeps one id; move the published bundle away, or give the source its old id`;
     case 'conflict_same_created':
       return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
+    case 'conflict_other_destination':
+      return `pipeline '${item.published_by?.pipeline_id ?? '?'}', destination '${item.published_by?.destination_id ?? '?'}' published it there with other outputs: two destinations share this place and would replace each other's outputs on every run; give each its own root or prefix (if this destination was renamed, remove the published bundle folder and run again)`;
     case 'destination_incomplete':
       return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
