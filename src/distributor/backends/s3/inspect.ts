@@ -132,7 +132,13 @@ export async function inspectPrefix(
       ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
       missing: absent.length > 0,
       ...(absent[0] === undefined ? {} : { firstMissing: absent[0] }),
-      residue,
+      // A marker whose lease ended is residue even when it claims nothing
+      // that is there (a run died before its first upload, or an earlier
+      // release lost the bundle and left its marker claiming nothing): the
+      // plan repairs the bundle, which takes the marker over and deletes it,
+      // instead of leaving it beside the state forever.
+      residue:
+        residue.length === 0 && marker !== undefined && !marker.live ? [PENDING_FILE as BundlePath] : residue,
     },
     state,
     residue: present,

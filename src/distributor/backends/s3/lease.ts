@@ -152,9 +152,22 @@ export class Lease {
     });
   }
 
-  /** Deletes the marker: the last step of a run whose state is written and whose leftovers are gone. */
+  /**
+   * Deletes the marker of a run that failed and whose marker names nothing
+   * it may have written. The DELETE is unconditional (not every store honours
+   * a condition on it), which is safe only while this run's lease is live: no
+   * other run takes a marker over before its lease ends. So a marker written
+   * one renewal interval ago or earlier is renewed first — a write on
+   * `If-Match` of the version this run wrote last, which fails when another
+   * run has taken it over — and the delete follows with three quarters of a
+   * lease to spare.
+   */
   async remove(): Promise<void> {
     this.#stopTimer();
+    await this.#queue;
+    this.check();
+    if (this.#etag === undefined) return;
+    if (this.#settings.clock.now().getTime() - this.#written >= this.interval) await this.renew();
     await this.#serialized(async () => {
       if (this.#lost) throw this.#lossReason;
       this.#settings.beforeWrite('delete');

@@ -121,7 +121,11 @@ export async function publishToPrefix(
     await removeLeftovers(run);
     return applied(write);
   } catch (error) {
-    await settleAfterFailure(lease, progress.claims, progress.wrote || inspected.marker !== undefined);
+    // A marker that claims nothing names nothing a later run could need: a
+    // run that lost every key to another run (create-only uploads refused)
+    // removes it instead of leaving it in a published bundle.
+    const keep = progress.claims.length > 0 && (progress.wrote || inspected.marker !== undefined);
+    await settleAfterFailure(lease, progress.claims, keep);
     // After the commit the publication stands; what is left is residue the marker names.
     return progress.committed
       ? applied(write)
@@ -184,7 +188,9 @@ function claimPrefix(
       return refuse('destination_locked');
   }
   const residue = new Set<string>(inspected.residue.map((claim) => claim.path));
-  if (write.residue.some((path) => !residue.has(path))) return refuse('destination_changed');
+  // The planned residue is what inspection found, and the expired marker itself when it was all that was left.
+  const found = marker === undefined ? residue : new Set<string>([...residue, PENDING_FILE]);
+  if (write.residue.some((path) => !found.has(path))) return refuse('destination_changed');
   const previous = write.previous;
   if (
     previous !== undefined &&
@@ -350,8 +356,9 @@ async function removeLeftovers(run: PublishRun): Promise<void> {
  * After a failure, the marker keeps claiming every key with the digests of
  * what may be there (a later run deletes only objects holding those bytes)
  * and expires at once so the next run converges without waiting. A run that
- * wrote nothing and found no marker removes its own. Best effort: when this
- * fails too, the lease simply runs out.
+ * wrote nothing and found no marker removes its own, and so does a run whose
+ * marker is left claiming nothing. Best effort: when this fails too, the
+ * lease simply runs out.
  */
 async function settleAfterFailure(
   lease: Lease,
