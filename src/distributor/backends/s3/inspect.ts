@@ -32,6 +32,16 @@ export interface InspectedPrefix {
   readonly state?: DestinationState;
   /** Claims of the marker whose objects exist and hold bytes the marker names: what apply may overwrite or delete. */
   readonly residue: readonly PendingClaim[];
+  /**
+   * Why this verdict may describe no single moment of the prefix, so the
+   * backend looks again before it believes it: `changed` — a marker or state
+   * the listing showed was gone when read (a run committed or cleaned up
+   * meanwhile); `refusing` — the verdict refuses the bundle for objects the
+   * listing showed (unmanaged, unlisted, missing, a claimed key holding other
+   * bytes), which a listing taken while another run worked can show without
+   * the marker or state that names them.
+   */
+  readonly doubt?: 'changed' | 'refusing';
 }
 
 /** Objects hashed at once while verifying a crashed run's leftovers. */
@@ -56,6 +66,11 @@ const PARALLEL_VERIFY = 8;
  * `destination_unlisted_entry` and the object is left alone.
  * The state and the marker are read strictly; a state or marker that does
  * not parse is `invalid` (destination_state_invalid).
+ *
+ * The listing may be older than the reads (one listing serves every bundle
+ * of a destination) and is not a snapshot across its pages, so a verdict
+ * that refuses the bundle for what the listing showed, or a marker or state
+ * that was gone when read, is marked `doubt` for the backend to look again.
  */
 export async function inspectPrefix(
   client: S3Client,
@@ -66,12 +81,13 @@ export async function inspectPrefix(
 ): Promise<InspectedPrefix> {
   const objects = listing.objects;
   let marker: InspectedPrefix['marker'];
+  let changed = false;
   if (objects.has(PENDING_FILE)) {
     const read = await readSmallObject(client, bucket, keys.key(PENDING_FILE), PENDING_MAX_BYTES);
     if (read !== undefined) {
       const parsed = parsePending(read.bytes);
       marker = { etag: read.etag, parsed, live: compareInstants(parsed.expires, now) > 0 };
-    }
+    } else changed = true;
   }
   const claims = marker?.parsed.claims ?? [];
   const claimed = new Set<string>(claims.map((claim) => claim.path));
@@ -82,6 +98,9 @@ export async function inspectPrefix(
     ? await readSmallObject(client, bucket, keys.key(STATE_FILE), STATE_MAX_BYTES)
     : undefined;
   const state = stateRead === undefined ? undefined : parseState(stateRead.bytes);
+  if (objects.has(STATE_FILE) && stateRead === undefined) changed = true;
+  const doubt = (refusing: boolean): Pick<InspectedPrefix, 'doubt'> =>
+    changed ? { doubt: 'changed' } : refusing ? { doubt: 'refusing' } : {};
 
   if (marker !== undefined && !marker.live) {
     const listedDigest = new Map(state?.outputs.map((output) => [output.path, output.sha256]));
@@ -105,16 +124,17 @@ export async function inspectPrefix(
         marker,
         residue: [],
         ...(state === undefined ? {} : { state }),
+        ...doubt(true),
       };
     }
   }
   const residue = sortedUnique(present.map((claim) => claim.path)) as readonly BundlePath[];
 
   if (stateRead === undefined || state === undefined) {
-    if (listing.overflow) return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker) };
-    for (const name of objects.keys())
-      if (!ours(name)) return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker) };
-    return { snapshot: { kind: 'empty', residue }, residue: present, ...withMarker(marker) };
+    const unmanaged = listing.overflow || [...objects.keys()].some((name) => !ours(name));
+    if (unmanaged)
+      return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker), ...doubt(true) };
+    return { snapshot: { kind: 'empty', residue }, residue: present, ...withMarker(marker), ...doubt(false) };
   }
 
   const listed = new Set<string>(state.outputs.map((output) => output.path));
@@ -123,12 +143,13 @@ export async function inspectPrefix(
     .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
     .map((output) => output.path)
     .sort(compareUtf8);
+  const unlisted = listing.overflow || foreign.length > 0;
   return {
     snapshot: {
       kind: 'managed',
       state,
       token: stateRead.etag as StateToken,
-      unlisted: listing.overflow || foreign.length > 0,
+      unlisted,
       ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
       missing: absent.length > 0,
       ...(absent[0] === undefined ? {} : { firstMissing: absent[0] }),
@@ -143,6 +164,7 @@ export async function inspectPrefix(
     state,
     residue: present,
     ...withMarker(marker),
+    ...doubt(unlisted || absent.length > 0),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
 import type { S3DestinationConfig } from '../../config/types.js';
+import { instantOf } from '../../model/instant.js';
 import type { RunReport } from '../../run/report.js';
 import { distributeRun } from '../../run/run.js';
 import { createS3Client } from './client.js';
@@ -77,6 +78,15 @@ function gatedClient(config: S3DestinationConfig, gate: Gate): S3Client {
   return client;
 }
 
+/** A promise and the function that resolves it. */
+function signal(): { readonly reached: Promise<void>; readonly fire: () => void } {
+  let fire: () => void = () => {};
+  const reached = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { reached, fire };
+}
+
 /** The marker a run of sealkit before this fix left when it lost a bundle: claiming nothing, expired. */
 const CLAIMLESS_MARKER =
   '{"claims":[],"expires":"2026-01-01T00:00:00.5Z","run":"b62943769ddc19f66ae7b345aa6f79b3","schema_version":2}\n';
@@ -84,6 +94,57 @@ const CLAIMLESS_MARKER =
 const outcomeOf = (report: RunReport) => [report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code];
 
 describe('S3 destination: two runs interleaved on one bundle', () => {
+  it('regression: a run that listed another run at work, then found its marker gone, sees that publication (skipped_same), not unmanaged content', async () => {
+    const { key, run, stored } = fixture();
+    // B stops just before its state write: its marker and outputs are in place.
+    const atCommit = signal();
+    const commit = signal();
+    const b = run((command, k) => {
+      if (command !== 'PutObjectCommand' || k !== key('.distributor.json')) return undefined;
+      atCommit.fire();
+      return commit.reached;
+    });
+    await atCommit.reached;
+    // A lists B's marker and outputs; B commits and removes its marker before A reads the marker.
+    let held = false;
+    const a = await run((command, k) => {
+      if (held || command !== 'GetObjectCommand' || k !== key('.distributor.pending.json')) return undefined;
+      held = true;
+      commit.fire();
+      return b.then(() => undefined);
+    });
+    expect(held).toBe(true);
+    expect(outcomeOf(await b)).toEqual(['published', undefined]);
+    expect(outcomeOf(a)).toEqual(['skipped_same', undefined]);
+    expect(await stored()).toEqual(PUBLISHED);
+  });
+
+  it('regression: the same, when the marker found in its place claims nothing: the run repairs the bundle instead of calling it unmanaged', async () => {
+    const { key, run, stored } = fixture();
+    const atCommit = signal();
+    const commit = signal();
+    const b = run((command, k) => {
+      if (command !== 'PutObjectCommand' || k !== key('.distributor.json')) return undefined;
+      atCommit.fire();
+      return commit.reached;
+    });
+    await atCommit.reached;
+    // Between B's end and A's read, a third run of an earlier release lost the bundle and left
+    // its marker claiming nothing.
+    let held = false;
+    const a = await run((command, k) => {
+      if (held || command !== 'GetObjectCommand' || k !== key('.distributor.pending.json')) return undefined;
+      held = true;
+      commit.fire();
+      return b.then(async () => {
+        await putMarker(key('.distributor.pending.json'), CLAIMLESS_MARKER);
+      });
+    });
+    expect(outcomeOf(await b)).toEqual(['published', undefined]);
+    expect(outcomeOf(a)).toEqual(['replaced', undefined]);
+    expect(await stored()).toEqual(PUBLISHED);
+  });
+
   it('regression: a run that loses the bundle to a run that committed since its inspection removes its own marker and is refused destination_changed', async () => {
     const { key, run, stored } = fixture();
     // A inspected an empty prefix; B publishes the bundle whole before A writes its marker.
@@ -133,6 +194,24 @@ describe('S3 destination: two runs interleaved on one bundle', () => {
     expect((await readPrefix(ctx.s3, ctx.bucket, markerKey)).get(markerKey)?.bytes.toString('utf8')).toBe(
       theirs,
     );
+  });
+
+  it('regression: destination_locked says when the lease of the marker holding the bundle ends', async () => {
+    const { key, run, stored } = fixture();
+    // A run killed after its marker: the marker's lease runs 95 s more.
+    const expires = instantOf(new Date(Date.now() + 95_000));
+    await putMarker(
+      key('.distributor.pending.json'),
+      `{"claims":[{"path":"report.md","sha256":["sha256:${'a'.repeat(64)}"]}],"expires":"${expires}","run":"0123456789abcdef0123456789abcdef","schema_version":2}\n`,
+    );
+    const report = await run();
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    expect(report.outcomes[0]?.refusal?.hint).toMatch(
+      new RegExp(
+        `lease ends at ${expires.replaceAll('.', '\\.')}, in (9[0-5]) s, unless that run renews it\\): run again once that run is done, or after the lease if it died`,
+      ),
+    );
+    expect(await stored()).toEqual(['.distributor.pending.json']);
   });
 });
 

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Prefixed } from '../../../core/digest/index.js';
+import type { Refusal } from '../../../core/refusal/index.js';
 import { instantOf } from '../../model/instant.js';
+import type { Instant } from '../../model/types.js';
+import { refuseDistributor } from '../../refusals.js';
 import { classifyS3Error } from './errors.js';
 import { type PendingClaim, type PendingMarker, serializePending } from './pending.js';
 import { DeleteObjectCommand } from './sdk.js';
@@ -23,6 +26,19 @@ export interface LeaseSettings {
   readonly leaseMs: number;
   /** The fault-injection hook, called before every marker write and delete. */
   readonly beforeWrite: (kind: 'put' | 'delete') => void;
+}
+
+/**
+ * `destination_locked` for a bundle whose marker another run holds, with
+ * when its lease ends: a run that died (killed, its machine lost) holds the
+ * bundle exactly that long, while a run still at work keeps renewing it.
+ */
+export function lockedRefusal(expires: Instant, now: Instant): Refusal {
+  const seconds = Math.max(1, Math.ceil((Date.parse(expires) - Date.parse(now)) / 1000));
+  return refuseDistributor('destination_locked', {
+    role: 'destination',
+    hint: `another run is publishing it (its pending marker's lease ends at ${expires}, in ${seconds} s, unless that run renews it): run again once that run is done, or after the lease if it died`,
+  });
 }
 
 /** The lease was lost: another run took the marker over, or a renewal failed. */

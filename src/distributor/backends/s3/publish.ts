@@ -10,7 +10,7 @@ import { uploadDigests } from './digests.js';
 import { classifyS3Error, s3Refusal } from './errors.js';
 import type { InspectedPrefix } from './inspect.js';
 import type { BundleKeys } from './keys.js';
-import { Lease, type LeaseClock, LeaseLost } from './lease.js';
+import { Lease, type LeaseClock, LeaseLost, lockedRefusal } from './lease.js';
 import { headEtag, readSmallObject } from './objects.js';
 import { forEachLimited } from './parallel.js';
 import {
@@ -43,7 +43,7 @@ export interface PublishSettings {
 /** Uploads and deletes in flight at once per bundle: memory stays bounded (each streams 1 MiB chunks). */
 const PARALLEL_REQUESTS = 8;
 
-const refuse = (code: 'destination_changed' | 'destination_locked' | 'destination_write_failed') =>
+const refuse = (code: 'destination_changed' | 'destination_write_failed') =>
   refuseDistributor(code, { role: 'destination' });
 
 /**
@@ -184,8 +184,9 @@ function claimPrefix(
 ): Claimed | Refusal {
   const marker = inspected.marker;
   if (marker !== undefined) {
-    if (marker.live || compareInstants(marker.parsed.expires, instantOf(settings.clock.now())) > 0)
-      return refuse('destination_locked');
+    const now = instantOf(settings.clock.now());
+    if (marker.live || compareInstants(marker.parsed.expires, now) > 0)
+      return lockedRefusal(marker.parsed.expires, now);
   }
   const residue = new Set<string>(inspected.residue.map((claim) => claim.path));
   // The planned residue is what inspection found, and the expired marker itself when it was all that was left.
@@ -384,8 +385,9 @@ async function lostMarkerRace(settings: PublishSettings, keys: BundleKeys): Prom
     );
     if (current === undefined) return refuse('destination_changed');
     const marker = parsePending(current.bytes);
-    return compareInstants(marker.expires, instantOf(settings.clock.now())) > 0
-      ? refuse('destination_locked')
+    const now = instantOf(settings.clock.now());
+    return compareInstants(marker.expires, now) > 0
+      ? lockedRefusal(marker.expires, now)
       : refuse('destination_changed');
   } catch {
     return refuse('destination_changed');

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
 import type {
@@ -19,9 +20,15 @@ import { createS3Client } from './client.js';
 import { prefetchDigests } from './digests.js';
 import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
 import { type InspectedPrefix, inspectPrefix } from './inspect.js';
-import { bundleKeys } from './keys.js';
-import { DEFAULT_LEASE_MS, type LeaseClock } from './lease.js';
-import { bundleListingOf, type DestinationListing, listBundle, listDestination } from './listing.js';
+import { type BundleKeys, bundleKeys } from './keys.js';
+import { DEFAULT_LEASE_MS, type LeaseClock, lockedRefusal } from './lease.js';
+import {
+  type BundleListing,
+  bundleListingOf,
+  type DestinationListing,
+  listBundle,
+  listDestination,
+} from './listing.js';
 import { ObjectTooLarge } from './objects.js';
 import { probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
@@ -56,6 +63,23 @@ const MAX_LISTED_OBJECTS = 4 * MANIFEST_LIMITS.maxFiles + 2;
 const MAX_DESTINATION_LISTING = 10_000;
 
 const systemClock: LeaseClock = { now: () => new Date() };
+
+/**
+ * Pauses before each fresh look at a bundle prefix whose verdict is in
+ * doubt: another run's commit and cleanup take a few round trips, so the
+ * later looks wait a little for it.
+ */
+const LOOK_AGAIN_PAUSES_MS = [0, 100, 400] as const;
+
+/** Two listings of one prefix name the same objects, with the same sizes and ETags. */
+function sameListing(a: BundleListing, b: BundleListing): boolean {
+  if (a.overflow !== b.overflow || a.objects.size !== b.objects.size) return false;
+  for (const [name, object] of a.objects) {
+    const other = b.objects.get(name);
+    if (other === undefined || other.etag !== object.etag || other.size !== object.size) return false;
+  }
+  return true;
+}
 
 /** The S3-compatible destination backend, with the SDK loaded (`lazy.ts` defers this module). */
 export function createS3BackendNow(
@@ -96,7 +120,38 @@ export function createS3BackendNow(
       all === undefined
         ? await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS)
         : bundleListingOf(all, keys, MAX_LISTED_OBJECTS);
-    return inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
+    const found = await inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
+    return found.doubt === undefined ? found : await lookAgain(keys, found);
+  };
+  /**
+   * A verdict in doubt, looked at again: the bundle prefix is listed, what
+   * the listing names is read, and the prefix is listed once more. When the
+   * two listings agree and every read found what they name, the reads saw
+   * one state of the prefix, and that verdict stands, whatever it is. Until
+   * then another run is writing the bundle: after a few looks it is refused
+   * `destination_locked` (its marker's lease is live) or `destination_changed`,
+   * never called unmanaged for objects that run wrote.
+   */
+  const lookAgain = async (keys: BundleKeys, doubted: InspectedPrefix): Promise<InspectedPrefix> => {
+    let last = doubted;
+    for (const pause of LOOK_AGAIN_PAUSES_MS) {
+      if (pause > 0) await sleep(pause);
+      const before = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+      const now = instantOf(clock.now());
+      const found = await inspectPrefix(getClient(), config.bucket, keys, before, now);
+      const after = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+      if (found.doubt !== 'changed' && sameListing(before, after)) return found;
+      last = found;
+    }
+    const marker = last.marker;
+    const refusal =
+      marker?.live === true
+        ? lockedRefusal(marker.parsed.expires, instantOf(clock.now()))
+        : refuseDistributor('destination_changed', {
+            role: 'destination',
+            hint: 'its objects kept changing while this run read them (another run is publishing it): run again when that run is done',
+          });
+    return { snapshot: { kind: 'invalid', refusal }, residue: [] };
   };
   const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
     if (error instanceof Refusal) return error;
