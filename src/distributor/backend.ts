@@ -182,6 +182,12 @@ export interface ObjectLimits {
   readonly key_prefix_bytes: number;
 }
 
+/** Options of a backend's read-only requests. */
+export interface ReadOptions {
+  /** Aborted when the run is interrupted: reads in flight are abandoned at once. */
+  readonly signal?: AbortSignal;
+}
+
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
 export interface LockOptions {
@@ -211,8 +217,13 @@ export interface DestinationBackend {
    * the work area cannot be made). Absent: the backend has no lock (S3).
    */
   peekLock?(): Promise<LockOutcome>;
-  /** Reads the bundle path without changing anything. */
-  inspect(bundleDir: BundleDir): Promise<DestinationSnapshot>;
+  /**
+   * Reads the bundle path without changing anything. Once `options.signal`
+   * is aborted (SIGINT, SIGTERM) a read in flight is abandoned at once and
+   * the bundle is refused `run_interrupted`: the run then stops before any
+   * write, instead of waiting for a store that does not answer.
+   */
+  inspect(bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot>;
   /**
    * Executes one planned publication or replacement; state last. It returns
    * once the state is committed; cleanup a backend batches across bundles

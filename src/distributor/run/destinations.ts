@@ -85,6 +85,7 @@ export async function peekAll(destinations: readonly OpenDestination[]): Promise
 export async function inspectDestination(
   destination: OpenDestination,
   dir: BundleDir,
+  signal?: AbortSignal,
 ): Promise<{ readonly view: SnapshotView; readonly refusal?: Refusal }> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
     const refusal = destination.refusal;
@@ -98,7 +99,7 @@ export async function inspectDestination(
   }
   let snapshot: DestinationSnapshot;
   try {
-    snapshot = await destination.backend.inspect(dir);
+    snapshot = await destination.backend.inspect(dir, signal === undefined ? {} : { signal });
   } catch (error: unknown) {
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     return { view: { kind: 'refused', reason_code: reasonCodeOf(refusal) }, refusal };

@@ -146,7 +146,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
     await stopIfInterrupted(signal);
-    for (const pipeline of pipelines) await inspectAll(pipeline);
+    for (const pipeline of pipelines) await inspectAll(pipeline, { signal });
     for (const [index, pipeline] of pipelines.entries()) {
       const aborted = pipelines.some((p) => p.failures.length > 0);
       await verifyAll(pipeline, index, {

@@ -262,34 +262,53 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
   }
 }
 
+export interface InspectContext {
+  /**
+   * The run's interruption: reads in flight are abandoned at once and no
+   * further bundle is inspected; the run then stops before any write.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * Phase 2: what every destination holds at every bundle path (read only).
  * A bundle that no destination will receive is verified meanwhile on a free
  * hashing thread, its outcome kept for phase 3 (see `EarlyVerification`).
  */
-export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
+export async function inspectAll(pipeline: SourcePipeline, context: InspectContext = {}): Promise<void> {
   const views = pipeline.bundles.map((): SnapshotView[] => []);
   const last = pipeline.destinations.length - 1;
   const early = EarlyVerification.open(pipeline);
+  const signal = context.signal;
+  const total = pipeline.bundles.length;
   try {
     for (const [index, destination] of pipeline.destinations.entries()) {
+      const id = destination.config.id;
       const inspectOne = async (at: number): Promise<void> => {
         const bundle = pipeline.bundles[at];
         const row = views[at];
         if (bundle === undefined || row === undefined) return;
-        const { view, refusal } = await inspectDestination(destination, bundle.dir);
+        const { view, refusal } = await inspectDestination(destination, bundle.dir, signal);
         row[index] = view;
-        if (refusal !== undefined) bundle.inspectRefusals.set(destination.config.id, refusal);
+        if (refusal !== undefined) bundle.inspectRefusals.set(id, refusal);
         if (index === last) early?.offer(bundle, row);
       };
+      let turned = performance.now();
       if (destination.config.kind === 'local') {
         // Local inspection holds the directories above sorted bundle paths: in order, one at a time.
-        for (let at = 0; at < pipeline.bundles.length; at += 1) await inspectOne(at);
+        for (let at = 0; at < total; at += 1) {
+          // As in verification: the event loop turns every few dozen milliseconds to see a signal.
+          if (performance.now() - turned > TURN_EVERY_MS) {
+            await stopIfInterrupted(signal);
+            turned = performance.now();
+          }
+          await inspectOne(at);
+        }
       } else {
         // An object store answers each request in tens of milliseconds: several bundles at once.
         let next = 0;
         const worker = async (): Promise<void> => {
-          while (next < pipeline.bundles.length) {
+          while (next < total && signal?.aborted !== true) {
             const at = next;
             next += 1;
             await inspectOne(at);
@@ -297,6 +316,7 @@ export async function inspectAll(pipeline: SourcePipeline): Promise<void> {
         };
         await Promise.all(Array.from({ length: PARALLEL_REMOTE_INSPECTIONS }, worker));
       }
+      await stopIfInterrupted(signal);
     }
   } finally {
     early?.close();

@@ -51,6 +51,27 @@ export function createS3Client(config: S3DestinationConfig): S3Client {
   return client;
 }
 
+/**
+ * The same client, with every request it sends abandoned once `signal` is
+ * aborted: the SDK then destroys the socket and rejects at once with an
+ * `AbortError`, which it does not retry. For inspection, whose reads are
+ * spread over several modules: a store that accepts connections and never
+ * answers would otherwise hold a SIGINT for every attempt's timeout (three
+ * attempts of `request_timeout_seconds`, about 96 s by default).
+ */
+export function abortingWith(client: S3Client, signal: AbortSignal | undefined): S3Client {
+  if (signal === undefined) return client;
+  const send = ((command: Parameters<S3Client['send']>[0], options?: { abortSignal?: AbortSignal }) =>
+    client.send(command, {
+      ...options,
+      abortSignal:
+        options?.abortSignal === undefined ? signal : AbortSignal.any([options.abortSignal, signal]),
+    })) as S3Client['send'];
+  return new Proxy(client, {
+    get: (target, key, receiver) => (key === 'send' ? send : Reflect.get(target, key, receiver)),
+  });
+}
+
 /** The SDK's request log: with any logger but its own no-op one it copies every request and answer for it. */
 const SDK_LOG_MIDDLEWARE = 'loggerMiddleware';
 

@@ -6,6 +6,7 @@ import type {
   DestinationSnapshot,
   LockOutcome,
   OutputSource,
+  ReadOptions,
 } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import type { BundleDir } from '../../model/types.js';
@@ -35,8 +36,8 @@ export function createS3Backend(
     destinationId: config.id,
     limits: s3ObjectLimits(config.prefix),
     lock: async (): Promise<LockOutcome> => (await backend()).lock(),
-    inspect: async (bundleDir: BundleDir): Promise<DestinationSnapshot> =>
-      (await backend()).inspect(bundleDir),
+    inspect: async (bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot> =>
+      (await backend()).inspect(bundleDir, options),
     apply: async (
       write: PlannedWrite,
       source: OutputSource,

@@ -51,9 +51,10 @@ export async function probeStore(
   client: S3Client,
   bucket: string,
   destinationPrefix: string,
+  signal?: AbortSignal,
 ): Promise<StoreCapabilities> {
   const object = () =>
-    new ProbeObject(client, bucket, probeKey(destinationPrefix, randomBytes(16).toString('hex')));
+    new ProbeObject(client, bucket, probeKey(destinationPrefix, randomBytes(16).toString('hex')), signal);
   const created = object();
   const matched = object();
   const checksum = object();
@@ -66,7 +67,7 @@ export async function probeStore(
   const createOnly = settled(outcomes[0]);
   const ifMatch = settled(outcomes[1]);
   const checked = settled(outcomes[2]);
-  if (!createOnly || !ifMatch) return await unsupported(client, bucket);
+  if (!createOnly || !ifMatch) return await unsupported(client, bucket, signal);
   if (removed.includes('access_denied')) {
     throw refuseDistributor('destination_access_denied', {
       role: 'destination',
@@ -98,18 +99,26 @@ async function ifMatchHolds(probe: ProbeObject): Promise<boolean> {
   return (await probe.put('sealkit probe 4\n', { IfMatch: first.etag })) === 'refused';
 }
 
-/** One object the probe writes, with every version it made (a versioned bucket keeps each). */
+/**
+ * One object the probe writes, with every version it made (a versioned
+ * bucket keeps each). Its writes are abandoned once `signal` is aborted
+ * (SIGINT, SIGTERM): a store that takes connections and never answers a
+ * PUT would otherwise hold the signal for every attempt's timeout. Its
+ * deletes are not: what it wrote is removed whenever the store answers.
+ */
 class ProbeObject {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #key: string;
+  readonly #signal: AbortSignal | undefined;
   readonly #versions: string[] = [];
   #wrote = false;
 
-  constructor(client: S3Client, bucket: string, key: string) {
+  constructor(client: S3Client, bucket: string, key: string, signal: AbortSignal | undefined) {
     this.#client = client;
     this.#bucket = bucket;
     this.#key = key;
+    this.#signal = signal;
   }
 
   /** A PUT of `body`: its bare ETag, or 'refused' when the store refused its condition or its checksum. */
@@ -124,7 +133,10 @@ class ProbeObject {
     });
     decidedByStatus(command);
     try {
-      const response = await this.#client.send(command);
+      const response = await this.#client.send(
+        command,
+        this.#signal === undefined ? {} : { abortSignal: this.#signal },
+      );
       this.#wrote = true;
       if (response.VersionId !== undefined) this.#versions.push(response.VersionId);
       return { etag: bareEtag(response.ETag) ?? '' };
@@ -193,10 +205,17 @@ function drainInBackground(body: unknown): void {
   body.resume();
 }
 
-async function unsupported(client: S3Client, bucket: string): Promise<never> {
+async function unsupported(
+  client: S3Client,
+  bucket: string,
+  signal: AbortSignal | undefined,
+): Promise<never> {
   let versioned = false;
   try {
-    const response = await client.send(new GetBucketVersioningCommand({ Bucket: bucket }));
+    const response = await client.send(
+      new GetBucketVersioningCommand({ Bucket: bucket }),
+      signal === undefined ? {} : { abortSignal: signal },
+    );
     versioned = response.Status === 'Enabled' || response.Status === 'Suspended';
   } catch {
     // Not allowed to ask: say what is known.

@@ -9,6 +9,7 @@ import type {
   DestinationSnapshot,
   LockOutcome,
   OutputSource,
+  ReadOptions,
 } from '../../backend.js';
 import type { S3DestinationConfig } from '../../config/types.js';
 import { instantOf } from '../../model/instant.js';
@@ -16,7 +17,7 @@ import { MANIFEST_LIMITS } from '../../model/manifest.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
-import { createS3Client } from './client.js';
+import { abortingWith, createS3Client } from './client.js';
 import { prefetchDigests } from './digests.js';
 import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
 import { type InspectedPrefix, inspectPrefix } from './inspect.js';
@@ -64,6 +65,10 @@ const MAX_DESTINATION_LISTING = 10_000;
 
 const systemClock: LeaseClock = { now: () => new Date() };
 
+/** A bundle whose inspection a signal stopped; the run reports it stopped before any write. */
+const interrupted = (): Refusal => refuseDistributor('run_interrupted');
+const stopped = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
 /**
  * Pauses before each fresh look at a bundle prefix whose verdict is in
  * doubt: another run's commit and cleanup take a few round trips, so the
@@ -107,21 +112,23 @@ export function createS3BackendNow(
 
   /** The destination's one listing, made at the first inspection of the run. */
   let destinationListing: Promise<DestinationListing> | undefined;
-  const inspectNow = async (bundleDir: BundleDir, fresh: boolean): Promise<InspectedPrefix> => {
+  const inspectNow = async (
+    bundleDir: BundleDir,
+    fresh: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<InspectedPrefix> => {
     const keys = bundleKeys(config.prefix, bundleDir);
-    destinationListing ??= listDestination(
-      getClient(),
-      config.bucket,
-      config.prefix,
-      MAX_DESTINATION_LISTING,
-    );
+    // Abandoned at once when the run is interrupted; every inspection of a
+    // run has the run's signal, so the first one's serves the shared listing.
+    const reads = abortingWith(getClient(), signal);
+    destinationListing ??= listDestination(reads, config.bucket, config.prefix, MAX_DESTINATION_LISTING);
     const all = fresh ? undefined : await destinationListing;
     const listing =
       all === undefined
-        ? await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS)
+        ? await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS)
         : bundleListingOf(all, keys, MAX_LISTED_OBJECTS);
-    const found = await inspectPrefix(getClient(), config.bucket, keys, listing, instantOf(clock.now()));
-    return found.doubt === undefined ? found : await lookAgain(keys, found);
+    const found = await inspectPrefix(reads, config.bucket, keys, listing, instantOf(clock.now()));
+    return found.doubt === undefined ? found : await lookAgain(reads, keys, found);
   };
   /**
    * A verdict in doubt, looked at again: the bundle prefix is listed, what
@@ -132,14 +139,18 @@ export function createS3BackendNow(
    * `destination_locked` (its marker's lease is live) or `destination_changed`,
    * never called unmanaged for objects that run wrote.
    */
-  const lookAgain = async (keys: BundleKeys, doubted: InspectedPrefix): Promise<InspectedPrefix> => {
+  const lookAgain = async (
+    reads: S3Client,
+    keys: BundleKeys,
+    doubted: InspectedPrefix,
+  ): Promise<InspectedPrefix> => {
     let last = doubted;
     for (const pause of LOOK_AGAIN_PAUSES_MS) {
       if (pause > 0) await sleep(pause);
-      const before = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+      const before = await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS);
       const now = instantOf(clock.now());
-      const found = await inspectPrefix(getClient(), config.bucket, keys, before, now);
-      const after = await listBundle(getClient(), config.bucket, keys, MAX_LISTED_OBJECTS);
+      const found = await inspectPrefix(reads, config.bucket, keys, before, now);
+      const after = await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS);
       if (found.doubt !== 'changed' && sameListing(before, after)) return found;
       last = found;
     }
@@ -169,13 +180,17 @@ export function createS3BackendNow(
       // No lock on S3: conditional writes of the marker and the state guard each bundle.
       return { kind: 'acquired' };
     },
-    async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
+    async inspect(bundleDir: BundleDir, options: ReadOptions = {}): Promise<DestinationSnapshot> {
+      const signal = options.signal;
+      if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
       if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        const found = await inspectNow(bundleDir, false);
+        const found = await inspectNow(bundleDir, false, signal);
         inspected.set(bundleDir, found);
         return found.snapshot;
       } catch (error) {
+        // Abandoned by the signal: the store did not fail, the run stops.
+        if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         return { kind: 'invalid', refusal: noteFailure(error, 'read') };
       }
     },
@@ -191,15 +206,19 @@ export function createS3BackendNow(
       // Hashed on another thread while the probe and the marker make their round trips.
       const prefetched = prefetchDigests(write, source);
       try {
-        probe ??= probeStore(getClient(), config.bucket, config.prefix).catch((error: unknown) =>
-          noteFailure(error, 'write'),
+        // Every bundle of a run has the run's signal: the first one's stops the shared probe.
+        probe ??= probeStore(getClient(), config.bucket, config.prefix, context.signal).catch(
+          (error: unknown) => noteFailure(error, 'write'),
         );
         const capabilities = await probe;
         if (capabilities instanceof Refusal) {
+          // A probe the signal stopped says nothing about the store.
+          if (stopped(context.signal)) return { outcome: 'refused', refusal: interrupted() };
           destinationFailure ??= capabilities;
           return { outcome: 'refused', refusal: capabilities };
         }
-        const found = inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir, true));
+        const found =
+          inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir, true, undefined));
         inspected.delete(write.bundle_dir);
         return await publishToPrefix(
           {

@@ -146,6 +146,33 @@ describe('signals stop a run cleanly', () => {
     );
   }, 60_000);
 
+  it('regression: SIGINT while the store leaves the probe unanswered stops the run at once (exit 130); no bundle object is written', async () => {
+    // A store that answers reads and never a write (a full one) held the
+    // signal for every attempt of the probe, then said it came after the run.
+    const { dir, temp, prefix, bundle } = setUp();
+    const hold = holdFirst((req) => isObjectPut(req, '/.distributor.probe-'));
+    const { child, finished } = startCli(dir, temp);
+    await hold.seen;
+    const sent = performance.now();
+    child.kill('SIGINT');
+    const result = await finished;
+    const afterSignal = performance.now() - sent;
+    hold.release();
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code).toBe(130);
+    // Well below one request timeout (30 s): the signal did not wait for the store.
+    expect(afterSignal).toBeLessThan(10_000);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    expect(result.stderr).not.toContain('came after the run completed');
+    expect(readdirSync(temp)).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).toEqual([]);
+    // The probe object whose answer was abandoned may stay, beside the bundles, never in one.
+    for (const key of await listKeys(ctx.s3, ctx.bucket, `${prefix}/`))
+      expect(key).toMatch(new RegExp(`^${prefix}/\\.distributor\\.probe-[0-9a-f]{32}$`));
+    const rerun = startCli(dir, temp);
+    expect((await rerun.finished).code).toBe(0);
+  }, 60_000);
+
   it('regression: SIGINT while the marker is written exits 130; nothing else was written, so the marker is removed', async () => {
     // Let the signal be handled before the marker's answer arrives.
     const { temp, bundle, result } = await interruptAtMarker([200], { releaseBeforeExit: true });
