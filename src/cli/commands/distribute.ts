@@ -167,15 +167,15 @@ export const distributeRunCommand: Command = {
         ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
         ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
         dryRun: values['dry-run'] === true,
-        ...(progress === undefined ? {} : { onProgress: progress }),
+        ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
         ...(transfers === undefined ? {} : { transfers }),
         signal: interruption.signal,
       });
     } catch (error: unknown) {
       // Stopped before any write: the refusal, and the exit code of the signal.
+      progress?.end();
       const received = await interruption.finish();
       if (received === undefined || !(error instanceof Refusal)) throw error;
-      if (progress !== undefined) io.stderr.write('\n');
       return {
         text: '',
         json: { status: 'refused', ...refusalJson(error, 'located') },
@@ -190,7 +190,7 @@ export const distributeRunCommand: Command = {
     const received = await interruption.finish();
     const stopped = report.outcomes.some((item) => item.reason_code === 'run_interrupted');
     if (!stopped) interruption.completed('the run completed');
-    if (progress !== undefined) io.stderr.write('\n');
+    progress?.end();
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
       .join('');
@@ -416,15 +416,66 @@ function usage(message: string, text: string): UsageError {
   return new UsageError(message, text);
 }
 
-/** Progress goes to stderr, only on a terminal: pipes and --json consumers see the report alone. */
-function progressPrinter(io: CliIo): ((event: ProgressEvent) => void) | undefined {
+/** Seconds without a progress event after which the line says how long the run has waited for its destination. */
+const STALLED_AFTER_SECONDS = 2;
+
+interface ProgressPrinter {
+  readonly onProgress: (event: ProgressEvent) => void;
+  /** Ends the line: no more redrawing, and the cursor on a line of its own. */
+  readonly end: () => void;
+}
+
+/**
+ * Progress goes to stderr, only on a terminal: pipes and --json consumers
+ * see the report alone. While the destination being inspected or written
+ * to keeps the count still (a store that accepts connections and never
+ * answers, a large upload), the line is redrawn every second with how long
+ * the run has been waiting and for which destination, so that a terminal
+ * never sits silent for the length of the timeouts.
+ */
+function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
-  return (event) =>
-    io.stderr.write(
-      event.phase === 'wait'
-        ? `\r\u001b[2Ksealkit distribute: waiting for destination ${event.destination_id ?? ''}, held by another run: ${event.done}/${event.total} s`
-        : `\r\u001b[2Ksealkit distribute: ${event.phase} ${event.done}/${event.total}`,
-    );
+  let last: ProgressEvent | undefined;
+  let lastAt = 0;
+  let ended = false;
+  let drawn = false;
+  const draw = (event: ProgressEvent, waited: number): void => {
+    drawn = true;
+    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited)}`);
+  };
+  const timer = setInterval(() => {
+    if (last === undefined || ended) return;
+    const waited = Math.floor((performance.now() - lastAt) / 1000);
+    if (waited >= STALLED_AFTER_SECONDS) draw(last, waited);
+  }, 1000);
+  // The redrawing never keeps the process alive.
+  timer.unref();
+  return {
+    onProgress: (event) => {
+      if (ended) return;
+      last = event;
+      lastAt = performance.now();
+      draw(event, 0);
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(timer);
+      if (drawn) io.stderr.write('\n');
+    },
+  };
+}
+
+/** One progress line: the phase's count, the destination, and after a still while how long the run waited for it. */
+export function progressLine(event: ProgressEvent, waitedSeconds: number): string {
+  const destination = event.destination_id;
+  if (event.phase === 'wait')
+    return `waiting for destination ${destination ?? ''}, held by another run: ${event.done}/${event.total} s`;
+  const count = `${event.phase} ${event.done}/${event.total}`;
+  if (destination === undefined || event.phase === 'validate') return count;
+  return waitedSeconds >= STALLED_AFTER_SECONDS
+    ? `${count}, waiting ${waitedSeconds} s for destination ${destination}`
+    : `${count}, destination ${destination}`;
 }
 
 function countsLine(report: RunReport): string {

@@ -40,11 +40,19 @@ import {
 } from './sources.js';
 
 export interface ProgressEvent {
-  /** `wait`: waiting for a destination's lock (`done`/`total` in seconds; see `waitMs`). */
-  readonly phase: 'wait' | 'validate' | 'apply';
+  /**
+   * `wait`: waiting for a destination's lock (`done`/`total` in seconds; see
+   * `waitMs`); `inspect`: bundle paths read at one destination; `validate`:
+   * bundles verified; `apply`: planned writes finished (committed or refused).
+   */
+  readonly phase: 'wait' | 'inspect' | 'validate' | 'apply';
   readonly done: number;
   readonly total: number;
-  /** The destination waited for (`wait` only). */
+  /**
+   * The destination the run is working with: the one waited for (`wait`),
+   * inspected (`inspect`) or written to (`apply`). Absent for `validate`,
+   * and for `apply` once every write is done.
+   */
   readonly destination_id?: string;
 }
 
@@ -146,7 +154,12 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));
     await stopIfInterrupted(signal);
-    for (const pipeline of pipelines) await inspectAll(pipeline, { signal });
+    for (const pipeline of pipelines)
+      await inspectAll(pipeline, {
+        signal,
+        onProgress: (done, total, destinationId) =>
+          options.onProgress?.({ phase: 'inspect', done, total, destination_id: destinationId }),
+      });
     for (const [index, pipeline] of pipelines.entries()) {
       const aborted = pipelines.some((p) => p.failures.length > 0);
       await verifyAll(pipeline, index, {
@@ -233,18 +246,33 @@ async function applyPlan(
   const signal = options.signal;
   const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
   for (const batch of batches) {
-    options.onProgress?.({ phase: 'apply', done, total: writes.length });
+    const destinationId = batch[0]?.destination_id;
+    const progress = (): void =>
+      options.onProgress?.({
+        phase: 'apply',
+        done,
+        total: writes.length,
+        ...(destinationId === undefined ? {} : { destination_id: destinationId }),
+      });
+    progress();
+    const before = done;
     // A signal that came while the last batch was committed is delivered here, before the next.
     if (signal !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+    // Bundles written one by one (S3) are counted as each finishes; a group
+    // commit (local) finishes its whole batch at once.
+    const onFinished = (): void => {
+      done += 1;
+      progress();
+    };
     const results =
       signal?.aborted === true
         ? batch.map(interruptedOutcome)
-        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers });
+        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers, onFinished });
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);
     }
-    done += batch.length;
+    done = before + batch.length;
   }
   options.onProgress?.({ phase: 'apply', done: writes.length, total: writes.length });
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
@@ -397,6 +425,8 @@ async function applyBatch(
 interface RunControl {
   readonly signal: AbortSignal | undefined;
   readonly transfers: number;
+  /** Called as each write applied one by one finishes (committed or refused), for progress. */
+  readonly onFinished?: () => void;
 }
 
 /**
@@ -425,6 +455,7 @@ async function applyEach(
     } catch (error: unknown) {
       applied[index] = { outcome: 'refused', refusal: failed(error) };
     }
+    run.onFinished?.();
   };
   const limit = backend.kind === 's3' ? run.transfers : 1;
   let next = 0;

@@ -268,6 +268,8 @@ export interface InspectContext {
    * further bundle is inspected; the run then stops before any write.
    */
   readonly signal?: AbortSignal | undefined;
+  /** Called as each destination's inspection begins and after each bundle path it inspected. */
+  readonly onProgress?: ((done: number, total: number, destinationId: string) => void) | undefined;
 }
 
 /**
@@ -284,6 +286,8 @@ export async function inspectAll(pipeline: SourcePipeline, context: InspectConte
   try {
     for (const [index, destination] of pipeline.destinations.entries()) {
       const id = destination.config.id;
+      let done = 0;
+      context.onProgress?.(0, total, id);
       const inspectOne = async (at: number): Promise<void> => {
         const bundle = pipeline.bundles[at];
         const row = views[at];
@@ -292,6 +296,9 @@ export async function inspectAll(pipeline: SourcePipeline, context: InspectConte
         row[index] = view;
         if (refusal !== undefined) bundle.inspectRefusals.set(id, refusal);
         if (index === last) early?.offer(bundle, row);
+        done += 1;
+        // An inspection the signal abandoned is not one more bundle inspected.
+        if (signal?.aborted !== true) context.onProgress?.(done, total, id);
       };
       let turned = performance.now();
       if (destination.config.kind === 'local') {

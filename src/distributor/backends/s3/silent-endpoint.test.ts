@@ -2,7 +2,7 @@
 // gateway, a full store, a firewall that lets the handshake through): each
 // request waits `request_timeout_seconds`, three attempts, about 96 s in
 // all. SIGINT and SIGTERM were held for all of it although the run had
-// written nothing.
+// written nothing, and a terminal showed nothing at all meanwhile.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -137,5 +137,39 @@ describe('an S3 endpoint that accepts connections and never answers', () => {
     expect(run.afterSignal).toBeLessThan(PROMPTLY_MS);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'refused', reason_code: 'run_interrupted' });
     expect(run.stderr).toBe('');
+  }, 30_000);
+
+  it('regression: on a terminal the run says which destination it is waiting for, and Ctrl-C stops it', async () => {
+    // `script` gives the CLI a real terminal; ^C typed into it is SIGINT from the terminal's line discipline.
+    const asked = expectRequest();
+    const command = [process.execPath, BIN, 'distribute', 'run'].map((word) => `'${word}'`).join(' ');
+    const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+      cwd: work,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let shown = '';
+    let typed = false;
+    const waiting = 'sealkit distribute: inspect 0/1, waiting 2 s for destination archive';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      shown += chunk.toString('utf8');
+      if (!typed && shown.includes(waiting)) {
+        typed = true;
+        child.stdin?.write('\u0003');
+      }
+    });
+    // Never left behind, whatever happens: the store would hold it for 96 s.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const code = await new Promise<number | null>((resolve) =>
+      child.once('exit', (status) => resolve(status)),
+    );
+    clearTimeout(guard);
+    await asked;
+    expect(shown).toContain('\r\u001b[2Ksealkit distribute: inspect 0/1, destination archive\r');
+    expect(shown).toContain(waiting);
+    expect(shown).toContain(
+      'error[run_interrupted]: the run was stopped by a signal: no new write was started; a bundle whose state was not written is not published\r\n  = help: stopped before any write: nothing was published, and the next run starts afresh',
+    );
+    expect(code).toBe(130);
   }, 30_000);
 });
