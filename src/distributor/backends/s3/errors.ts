@@ -65,27 +65,64 @@ export function isTransient(error: unknown): boolean {
  * unexplained failure of a read means the store is not usable, of a write
  * that the write failed.
  */
-export function s3Refusal(error: unknown, during: 'read' | 'write'): Refusal {
+export function s3Refusal(error: unknown, during: 'read' | 'write', address?: StoreAddress): Refusal {
   const code = s3RefusalCode(classifyS3Error(error), during);
-  const hint = code === 'destination_unreachable' ? unreachableHint(error) : undefined;
+  const hint = code === 'destination_unreachable' ? unreachableHint(error, address) : undefined;
   return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
+
+/** Where the SDK sends a destination's requests, to tell which host name a DNS failure was about. */
+export interface StoreAddress {
+  readonly bucket: string;
+  /** The configured endpoint's host name; undefined without `endpoint` (AWS, found by region). */
+  readonly endpointHost: string | undefined;
+  readonly forcePathStyle: boolean;
+}
+
+/** The host name of a configured endpoint, lowercase as the SDK sends it; undefined without one. */
+export function endpointHostOf(endpoint: string | undefined): string | undefined {
+  if (endpoint === undefined) return undefined;
+  try {
+    return new URL(endpoint).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The hint for a host name DNS does not know, when it is not the endpoint's
+ * own: without `force_path_style` the SDK puts the bucket in front of the
+ * endpoint's host name (virtual-hosted style), which a store that takes the
+ * bucket in the path (Ceph RGW, MinIO) has no DNS name for. Blaming the
+ * endpoint's host name sent users to check a name spelt right. The host is
+ * told by its parts, since a refusal shows no S3 setting.
+ */
+const BUCKET_HOST_UNKNOWN =
+  "DNS does not know '<bucket>.<endpoint host>', the host name the SDK looked up: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling";
 
 /**
  * Why nothing usable answered, from the HTTP status or the socket error's
  * code alone (a fixed token such as `ECONNREFUSED`, never the SDK's text).
  */
-function unreachableHint(error: unknown): string | undefined {
+function unreachableHint(error: unknown, address: StoreAddress | undefined): string | undefined {
   const status = answeredNotAsS3(error);
   if (status !== undefined)
     return `the endpoint answered HTTP ${status} but not as an S3 service: check endpoint and bucket`;
   if (typeof error !== 'object' || error === null) return undefined;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
+  if (code === 'ENOTFOUND' && lookedUpBucketHost(error, address)) return `${BUCKET_HOST_UNKNOWN} (${code})`;
   const cause = Object.hasOwn(SOCKET_CAUSES, code) ? SOCKET_CAUSES[code] : undefined;
   if (cause !== undefined) return `${cause} (${code})`;
   if (errorName(error) === 'TimeoutError')
     return 'no answer in time: check the endpoint, or raise connect_timeout_seconds or request_timeout_seconds';
   return undefined;
+}
+
+/** The host name a DNS failure was about is `<bucket>.<endpoint host>`, the SDK's virtual-hosted name. */
+function lookedUpBucketHost(error: object, address: StoreAddress | undefined): boolean {
+  if (address === undefined || address.forcePathStyle || address.endpointHost === undefined) return false;
+  const host = 'hostname' in error && typeof error.hostname === 'string' ? error.hostname.toLowerCase() : '';
+  return host === `${address.bucket}.${address.endpointHost}`;
 }
 
 /** What a socket error code says about the endpoint, for `unreachableHint`. */

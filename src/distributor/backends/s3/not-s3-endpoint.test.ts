@@ -45,7 +45,7 @@ afterAll(async () => {
   else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
 });
 
-const config = (endpoint: string): DistributorConfig => ({
+const config = (endpoint: string, forcePathStyle = true): DistributorConfig => ({
   pipelines: [
     {
       id: 'weather',
@@ -58,7 +58,7 @@ const config = (endpoint: string): DistributorConfig => ({
           prefix: 'weather',
           endpoint,
           region: 'us-east-1',
-          force_path_style: true,
+          force_path_style: forcePathStyle,
           connect_timeout_seconds: 2,
           request_timeout_seconds: 5,
           outputs: { source: true, html: false },
@@ -68,8 +68,11 @@ const config = (endpoint: string): DistributorConfig => ({
   ],
 });
 
-const outcomeOf = async (endpoint: string, dryRun: boolean) => {
-  const report = await distributeRun({ config: config(endpoint), ...(dryRun ? { dryRun } : {}) });
+const outcomeOf = async (endpoint: string, dryRun: boolean, forcePathStyle = true) => {
+  const report = await distributeRun({
+    config: config(endpoint, forcePathStyle),
+    ...(dryRun ? { dryRun } : {}),
+  });
   const [item] = report.outcomes;
   return [item?.outcome, item?.reason_code, item?.refusal?.hint];
 };
@@ -109,6 +112,22 @@ describe('an S3 endpoint that answers HTTP but not as S3', () => {
     expect(hint).toMatch(
       /^destination 'archive', bundle 'weather': (the endpoint's host name is not known to DNS: check its spelling \(ENOTFOUND\)|DNS did not answer for the endpoint's host name: check the network \(EAI_AGAIN\))$/,
     );
+  });
+
+  it('regression: without force_path_style, an unknown <bucket>.<endpoint host> is said so, with force_path_style: true to set', async () => {
+    // The SDK looked up 'reports.store.invalid' and the hint blamed the endpoint's host name.
+    const [outcome, code, hint] = await outcomeOf('http://store.invalid:7480', true, false);
+    expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
+    // ENOTFOUND where a resolver answers, EAI_AGAIN where none can be asked.
+    expect([
+      "destination 'archive', bundle 'weather': DNS does not know '<bucket>.<endpoint host>', the host name the SDK looked up: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling (ENOTFOUND)",
+      "destination 'archive', bundle 'weather': DNS did not answer for the endpoint's host name: check the network (EAI_AGAIN)",
+    ]).toContain(hint);
+    // Told by its parts: a refusal shows no S3 setting.
+    expect(hint).not.toMatch(/reports|store\.invalid/);
+    // With the bucket in the path, the name looked up is the endpoint's own.
+    const [, , pathStyle] = await outcomeOf('http://store.invalid:7480', true, true);
+    expect(pathStyle).not.toContain('force_path_style');
   });
 
   it('regression: https:// to a plain HTTP server says the protocol is wrong', async () => {

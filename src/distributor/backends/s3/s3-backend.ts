@@ -19,7 +19,13 @@ import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { abortingWith, createS3Client } from './client.js';
 import { prefetchDigests } from './digests.js';
-import { classifyS3Error, isDestinationWide, s3Refusal } from './errors.js';
+import {
+  classifyS3Error,
+  endpointHostOf,
+  isDestinationWide,
+  type StoreAddress,
+  s3Refusal,
+} from './errors.js';
 import { type InspectedPrefix, inspectPrefix } from './inspect.js';
 import { type BundleKeys, bundleKeys } from './keys.js';
 import { DEFAULT_LEASE_MS, type LeaseClock, lockedRefusal } from './lease.js';
@@ -99,6 +105,11 @@ export function createS3BackendNow(
     return client;
   };
   const clock = options.clock ?? systemClock;
+  const address: StoreAddress = {
+    bucket: config.bucket,
+    endpointHost: endpointHostOf(config.endpoint),
+    forcePathStyle: config.force_path_style ?? false,
+  };
   /** A failure that every further request of this destination would repeat (credentials, bucket, network). */
   let destinationFailure: Refusal | undefined;
   /** The store's probe, once per run, at the first write. */
@@ -168,7 +179,7 @@ export function createS3BackendNow(
     if (error instanceof Refusal) return error;
     if (error instanceof ObjectTooLarge)
       return refuseDistributor('destination_state_invalid', { role: 'state' });
-    const refusal = s3Refusal(error, during);
+    const refusal = s3Refusal(error, during, address);
     if (isDestinationWide(classifyS3Error(error))) destinationFailure ??= refusal;
     return refusal;
   };
