@@ -188,6 +188,26 @@ export interface ReadOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * One check a real run makes at a destination before its first write there
+ * that a dry run leaves out, because it takes a write.
+ */
+export interface DryRunCaveat {
+  /**
+   * `conditional_writes`: whether the store honours create-only
+   * (`If-None-Match: *`) and `If-Match` writes, which a real run probes with
+   * objects of its own, refusing the destination when it does not.
+   */
+  readonly check: 'conditional_writes';
+  /**
+   * The bucket's versioning, read without writing (`unknown` when the store
+   * would not say). With versioning on, a store that ignores conditional
+   * writes on versioned buckets (Ceph RGW) is refused
+   * `destination_versioning_unsupported`; AWS S3 honours them there.
+   */
+  readonly bucket_versioning: 'enabled' | 'suspended' | 'off' | 'unknown';
+}
+
 export type LockOutcome = { readonly kind: 'acquired' } | { readonly kind: 'busy' };
 
 export interface LockOptions {
@@ -224,6 +244,15 @@ export interface DestinationBackend {
    * write, instead of waiting for a store that does not answer.
    */
   inspect(bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot>;
+  /**
+   * What a dry run leaves unchecked at this destination because checking it
+   * takes a write, with what read-only requests can tell about it (S3:
+   * whether the store honours conditional writes is known only from the
+   * probe; the bucket's versioning is read). Called by a dry run for a
+   * destination it plans a write to. Absent: a dry run checks all a real
+   * run checks before its first write.
+   */
+  dryRunCaveats?(options?: ReadOptions): Promise<readonly DryRunCaveat[]>;
   /**
    * Executes one planned publication or replacement; state last. It returns
    * once the state is committed; cleanup a backend batches across bundles

@@ -16,8 +16,10 @@ export type {
   BackendOpenContext,
   DestinationBackend,
   DestinationSnapshot,
+  DryRunCaveat,
   LockOutcome,
   OutputSource,
+  ReadOptions,
   SnapshotFile,
   Step,
   StepKind,
@@ -93,6 +95,7 @@ export {
   type OutcomeCounts,
   type RunReport,
   reportRefusals as distributeReportRefusals,
+  type UncheckedByDryRun,
 } from './run/report.js';
 export {
   DEFAULT_TRANSFERS,

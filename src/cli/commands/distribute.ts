@@ -12,6 +12,7 @@ import {
   parseRfc3339Instant,
   type RunReport,
   refuseDistributor,
+  type UncheckedByDryRun,
   verifyBundle,
   writeManifest,
 } from '../../distributor/index.js';
@@ -633,9 +634,42 @@ function planText(report: RunReport): string {
   if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
+  lines.push(...uncheckedLines(report.unchecked ?? []));
   // One blank line before the counts, also when the plan ends with one.
   const body = lines.join('\n').replace(/\n+$/, '');
   return `${body}\n\nwould be: ${countsLine(report)}\n`;
+}
+
+/**
+ * What the dry run left unchecked because checking takes a write, and what
+ * it read instead (docs/distributor.md#commands): a plan that says
+ * `published` at a store that a real run refuses at its probe would read
+ * as a promise.
+ */
+function uncheckedLines(unchecked: readonly UncheckedByDryRun[]): string[] {
+  if (unchecked.length === 0) return [];
+  const lines = [
+    '',
+    'not checked by a dry run, as it takes a write: whether the store honours conditional writes; a real run probes it before its first write to each destination below, and refuses one that does not (destination_conditional_writes_unsupported)',
+  ];
+  for (const item of unchecked) {
+    const where = `${item.pipeline_id} -> ${item.destination_id}`;
+    switch (item.bucket_versioning) {
+      case 'enabled':
+      case 'suspended':
+        lines.push(
+          `  ${where}: the bucket has versioning ${item.bucket_versioning === 'enabled' ? 'on' : 'suspended'}; Ceph RGW ignores conditional writes on a versioned bucket, so a real run there is refused destination_versioning_unsupported (AWS S3 honours them)`,
+        );
+        break;
+      case 'off':
+        lines.push(`  ${where}: the bucket has no versioning`);
+        break;
+      case 'unknown':
+        lines.push(`  ${where}: the bucket's versioning could not be read (s3:GetBucketVersioning)`);
+        break;
+    }
+  }
+  return lines;
 }
 
 /** One item of the plan, in the outcome words the report uses (docs/distributor.md#outcomes). */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { refuseFs } from '../../core/fs/index.js';
 import { Refusal, type RefusalSpec, refuseInternal } from '../../core/refusal/index.js';
+import type { DryRunCaveat } from '../backend.js';
 import type { DestinationConfig, PipelineConfig } from '../config/types.js';
 import { STATE_FILE } from '../model/state.js';
 import type { Instant } from '../model/types.js';
@@ -54,6 +55,19 @@ export interface RunReport {
   readonly outcomes: readonly ItemOutcome[];
   /** The plan the run applied (or, under --dry-run, would apply). */
   readonly plan: RunPlan;
+  /**
+   * `--dry-run` only: what a real run checks at a destination before its
+   * first write there that the dry run leaves out, because it takes a
+   * write (docs/distributor.md#commands); one entry per check and
+   * destination the plan writes to.
+   */
+  readonly unchecked?: readonly UncheckedByDryRun[];
+}
+
+/** A check a dry run left out at one destination, with what read-only requests told of it. */
+export interface UncheckedByDryRun extends DryRunCaveat {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
 }
 
 export const OUTCOMES: readonly Outcome[] = [

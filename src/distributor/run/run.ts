@@ -26,7 +26,14 @@ import {
 } from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { overlapRefusals, placeDestinations, sourceOverlapRefusals } from './overlap.js';
-import { buildReport, type ItemOutcome, locateReport, predictedOutcome, type RunReport } from './report.js';
+import {
+  buildReport,
+  type ItemOutcome,
+  locateReport,
+  predictedOutcome,
+  type RunReport,
+  type UncheckedByDryRun,
+} from './report.js';
 import {
   closeSources,
   inspectAll,
@@ -174,7 +181,12 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     const plan = planRun(pipelines.map(planInput));
     if (dryRun || plan.aborted) {
       const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
-      return locateReport(buildReport(plan, predicted, dryRun), selected);
+      const report = locateReport(buildReport(plan, predicted, dryRun), selected);
+      if (!dryRun) return report;
+      // A real run that plans no write probes nothing either.
+      const unchecked = plan.aborted ? [] : await dryRunCaveats(plan.items, pipelines, signal);
+      await stopIfInterrupted(signal);
+      return { ...report, unchecked };
     }
     const outcomes = withWriteFailures(await applyPlan(plan.items, pipelines, options), pipelines);
     return locateReport(buildReport(plan, outcomes, false), selected);
@@ -182,6 +194,36 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     closeSources(pipelines, temporary);
     await closeDestinations(opened.flat());
   }
+}
+
+/**
+ * What the dry run leaves unchecked at each destination it plans a write
+ * to, as its backend says with read-only requests (S3: the probe of
+ * conditional writes, with the bucket's versioning).
+ */
+async function dryRunCaveats(
+  items: readonly PlanItem[],
+  pipelines: readonly SourcePipeline[],
+  signal: AbortSignal | undefined,
+): Promise<UncheckedByDryRun[]> {
+  const unchecked: UncheckedByDryRun[] = [];
+  for (const pipeline of pipelines) {
+    for (const destination of pipeline.destinations) {
+      const backend = destination.backend;
+      if (backend?.dryRunCaveats === undefined || destination.refusal !== undefined) continue;
+      const writes = items.some(
+        (item) =>
+          item.pipeline_id === pipeline.config.id &&
+          item.destination_id === destination.config.id &&
+          (item.outcome === 'published' || item.outcome === 'replaced'),
+      );
+      if (!writes) continue;
+      const caveats = await backend.dryRunCaveats(signal === undefined ? {} : { signal });
+      for (const caveat of caveats)
+        unchecked.push({ pipeline_id: pipeline.config.id, destination_id: destination.config.id, ...caveat });
+    }
+  }
+  return unchecked;
 }
 
 /** The pipelines the run covers: all, or the one named; refused when that leaves none. */

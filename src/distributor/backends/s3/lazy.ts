@@ -4,6 +4,7 @@ import type {
   BackendOpenContext,
   DestinationBackend,
   DestinationSnapshot,
+  DryRunCaveat,
   LockOutcome,
   OutputSource,
   ReadOptions,
@@ -38,6 +39,8 @@ export function createS3Backend(
     lock: async (): Promise<LockOutcome> => (await backend()).lock(),
     inspect: async (bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot> =>
       (await backend()).inspect(bundleDir, options),
+    dryRunCaveats: async (options?: ReadOptions): Promise<readonly DryRunCaveat[]> =>
+      (await (await backend()).dryRunCaveats?.(options)) ?? [],
     apply: async (
       write: PlannedWrite,
       source: OutputSource,

@@ -210,18 +210,33 @@ async function unsupported(
   bucket: string,
   signal: AbortSignal | undefined,
 ): Promise<never> {
-  let versioned = false;
+  const versioning = await bucketVersioning(client, bucket, signal);
+  throw refuseDistributor(
+    versioning === 'enabled' || versioning === 'suspended'
+      ? 'destination_versioning_unsupported'
+      : 'destination_conditional_writes_unsupported',
+    { role: 'destination' },
+  );
+}
+
+/**
+ * The bucket's versioning, read without writing anything: what the probe's
+ * refusal is worded by, and what a dry run, which never probes, can say.
+ * `unknown` when the store will not say (no `s3:GetBucketVersioning`) or
+ * the request was abandoned.
+ */
+export async function bucketVersioning(
+  client: S3Client,
+  bucket: string,
+  signal: AbortSignal | undefined,
+): Promise<'enabled' | 'suspended' | 'off' | 'unknown'> {
   try {
     const response = await client.send(
       new GetBucketVersioningCommand({ Bucket: bucket }),
       signal === undefined ? {} : { abortSignal: signal },
     );
-    versioned = response.Status === 'Enabled' || response.Status === 'Suspended';
+    return response.Status === 'Enabled' ? 'enabled' : response.Status === 'Suspended' ? 'suspended' : 'off';
   } catch {
-    // Not allowed to ask: say what is known.
+    return 'unknown';
   }
-  throw refuseDistributor(
-    versioned ? 'destination_versioning_unsupported' : 'destination_conditional_writes_unsupported',
-    { role: 'destination' },
-  );
 }

@@ -7,6 +7,7 @@ import type {
   BackendOpenContext,
   DestinationBackend,
   DestinationSnapshot,
+  DryRunCaveat,
   LockOutcome,
   OutputSource,
   ReadOptions,
@@ -37,7 +38,7 @@ import {
   listDestination,
 } from './listing.js';
 import { ObjectTooLarge } from './objects.js';
-import { probeStore, type StoreCapabilities } from './probe.js';
+import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
 import { MarkerRetirement, retirementDelayMs } from './retire.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
@@ -204,6 +205,16 @@ export function createS3BackendNow(
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         return { kind: 'invalid', refusal: noteFailure(error, 'read') };
       }
+    },
+    async dryRunCaveats(options: ReadOptions = {}): Promise<readonly DryRunCaveat[]> {
+      // The probe writes, so a dry run never runs it. The bucket's
+      // versioning alone does not decide it either: AWS S3 honours
+      // conditional writes on a versioned bucket, Ceph RGW ignores them.
+      const versioning =
+        destinationFailure === undefined
+          ? await bucketVersioning(getClient(), config.bucket, options.signal)
+          : 'unknown';
+      return [{ check: 'conditional_writes', bucket_versioning: versioning }];
     },
     async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
       if (write.destination_id !== config.id) {

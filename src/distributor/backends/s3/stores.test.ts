@@ -7,7 +7,7 @@
 // claimed.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DeleteBucketPolicyCommand,
@@ -19,12 +19,13 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../../test/helpers/cli.js';
 import {
   type BundleSpec,
   listKeys,
   readPrefix,
   s3Config,
+  s3ConfigYaml,
   useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
@@ -175,6 +176,52 @@ describe('stores that do not honour conditional writes are refused before any wr
     expect(versions.DeleteMarkers ?? []).toEqual([]);
     // Nothing is held: the next run is refused the same way at once, not locked.
     expect(await outcomeOf(run())).toBe('destination_versioning_unsupported');
+  });
+
+  it('regression: a dry run to a versioned radosgw bucket says what it leaves unchecked and that versioning is on (it only said "would be published")', async () => {
+    const versioned = await ctx.rgw.createBucket('dryversioned');
+    await ctx.s3.send(
+      new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Enabled' } }),
+    );
+    const dir = mkdtempSync(join(ctx.work, 'dry-versioned-'));
+    writeBundle(join(dir, 'out'), 'daily', daily);
+    const dryRun = (bucket: string, ...flags: string[]) => {
+      writeFileSync(
+        join(dir, 'sealkit.distributor.yaml'),
+        s3ConfigYaml(ctx.rgw, join(dir, 'out'), { bucket, prefix: 'dry' }),
+      );
+      return runCli(['distribute', 'run', '--dry-run', ...flags], { cwd: dir, env: process.env });
+    };
+    const human = dryRun(versioned);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString('utf8')).toContain(
+      [
+        '  write .distributor.json (last)',
+        '',
+        'not checked by a dry run, as it takes a write: whether the store honours conditional writes; a real run probes it before its first write to each destination below, and refuses one that does not (destination_conditional_writes_unsupported)',
+        '  reports -> bucket: the bucket has versioning on; Ceph RGW ignores conditional writes on a versioned bucket, so a real run there is refused destination_versioning_unsupported (AWS S3 honours them)',
+        '',
+        'would be: 1 published, 0 replaced, 0 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
+      ].join('\n'),
+    );
+    const json = JSON.parse(dryRun(versioned, '--json').stdout.toString('utf8')) as { unchecked: unknown };
+    expect(json.unchecked).toEqual([
+      {
+        pipeline_id: 'reports',
+        destination_id: 'bucket',
+        check: 'conditional_writes',
+        bucket_versioning: 'enabled',
+      },
+    ]);
+    // Read only: not an object, not a version.
+    const versions = await ctx.s3.send(new ListObjectVersionsCommand({ Bucket: versioned }));
+    expect(versions.Versions ?? []).toEqual([]);
+    // The real run is refused as the dry run said it would be on this store.
+    expect(runCli(['distribute', 'run'], { cwd: dir, env: process.env }).status).toBe(2);
+    // An unversioned bucket: the probe is still left out, and that is all that is said.
+    const plain = dryRun(ctx.bucket);
+    expect(plain.status).toBe(0);
+    expect(plain.stdout.toString('utf8')).toContain('  reports -> bucket: the bucket has no versioning\n');
   });
 
   it.each([
