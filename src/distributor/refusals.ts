@@ -100,6 +100,7 @@ export type DistributorRefusalCode =
   | 'work_dir_other_filesystem'
   | 'destination_unmanaged'
   | 'destination_state_invalid'
+  | 'destination_marker_invalid'
   | 'destination_unlisted_entry'
   | 'destination_incomplete'
   | 'destination_symlink'
@@ -415,6 +416,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   destination_state_invalid: {
     category: 'malformed',
     message: 'the destination .distributor.json is not a valid state written by the distributor',
+  },
+  destination_marker_invalid: {
+    category: 'malformed',
+    message:
+      'the destination .distributor.pending.json is not a pending marker written by the distributor; nothing of this bundle was written',
   },
   destination_unlisted_entry: {
     category: 'conflict',

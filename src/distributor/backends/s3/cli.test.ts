@@ -4,6 +4,7 @@
 // bucket, prefix, endpoint or key in anything it prints.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
 import {
@@ -88,6 +89,35 @@ describe('sealkit distribute run with an S3 destination', () => {
     );
     const sentinels = [ctx.bucket, PREFIX, ctx.rgw.endpoint.replace('http://', '')];
     expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
+  });
+
+  it('regression: a malformed .distributor.pending.json is named as the marker, with its fault and the advice to delete it, not as an invalid .distributor.json', async () => {
+    const { dir, prefix, cli } = setUp('marker-edited');
+    expect(cli().status).toBe(0);
+    const bundle = `${prefix}/weather/brentwood`;
+    const before = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
+    await putMany(ctx.s3, ctx.bucket, [[`${bundle}/.distributor.pending.json`, '{"hello":1}\n']]);
+    const edited = cli();
+    expect(edited.status).toBe(2);
+    const stderr = edited.stderr.toString('utf8');
+    expect(stderr).toContain(
+      'error[destination_marker_invalid]: the destination .distributor.pending.json is not a pending marker written by the distributor; nothing of this bundle was written',
+    );
+    expect(stderr).toContain(
+      "= help: destination 'bucket', bundle 'weather/brentwood': 'weather/brentwood/.distributor.pending.json' under the destination's prefix is not a marker sealkit wrote: unknown key 'hello' at line 1, column 2; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again",
+    );
+    expect(stderr).not.toContain('.distributor.json ');
+    const sentinels = [ctx.bucket, PREFIX, ctx.rgw.endpoint.replace('http://', '')];
+    expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
+    // The published bundle was not touched, and deleting the marker is all it takes.
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
+    for (const [key, object] of before) expect(after.get(key)?.sha256).toBe(object.sha256);
+    await ctx.s3.send(
+      new DeleteObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/.distributor.pending.json` }),
+    );
+    const rerun = cli();
+    expect(rerun.status).toBe(0);
+    expect(rerun.stdout.toString('utf8')).toContain('skipped_same');
   });
 
   it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {

@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { compareInstants } from '../../model/instant.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
@@ -8,9 +9,10 @@ import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { type BundleKeys, sortedUnique } from './keys.js';
 import type { BundleListing } from './listing.js';
-import { hashObject, readSmallObject } from './objects.js';
+import { hashObject, ObjectTooLarge, readSmallObject } from './objects.js';
 import { forEachLimited } from './parallel.js';
 import {
+  markerInvalid,
   PENDING_FILE,
   PENDING_MAX_BYTES,
   type PendingClaim,
@@ -64,8 +66,9 @@ const PARALLEL_VERIFY = 8;
  * marker recorded (or the state lists). Anything else at a claimed key is an
  * object sealkit did not write: the bundle is refused
  * `destination_unlisted_entry` and the object is left alone.
- * The state and the marker are read strictly; a state or marker that does
- * not parse is `invalid` (destination_state_invalid).
+ * The state and the marker are read strictly: a state that does not parse
+ * is refused `destination_state_invalid`, a marker
+ * `destination_marker_invalid` (thrown, each with its first fault).
  *
  * The listing may be older than the reads (one listing serves every bundle
  * of a destination) and is not a snapshot across its pages, so a verdict
@@ -83,9 +86,15 @@ export async function inspectPrefix(
   let marker: InspectedPrefix['marker'];
   let changed = false;
   if (objects.has(PENDING_FILE)) {
-    const read = await readSmallObject(client, bucket, keys.key(PENDING_FILE), PENDING_MAX_BYTES);
+    const read = await readSmallObject(client, bucket, keys.key(PENDING_FILE), PENDING_MAX_BYTES).catch(
+      (error: unknown) => {
+        throw error instanceof ObjectTooLarge
+          ? placed(keys, markerInvalid('larger than a marker sealkit writes'))
+          : error;
+      },
+    );
     if (read !== undefined) {
-      const parsed = parsePending(read.bytes);
+      const parsed = parseMarkerOf(keys, read.bytes);
       marker = { etag: read.etag, parsed, live: compareInstants(parsed.expires, now) > 0 };
     } else changed = true;
   }
@@ -166,6 +175,29 @@ export async function inspectPrefix(
     ...withMarker(marker),
     ...doubt(unlisted || absent.length > 0),
   };
+}
+
+/** The marker parsed strictly, or its refusal named as the operator finds it. */
+function parseMarkerOf(keys: BundleKeys, bytes: Uint8Array): PendingMarker {
+  try {
+    return parsePending(bytes);
+  } catch (error: unknown) {
+    throw error instanceof Refusal ? placed(keys, error) : error;
+  }
+}
+
+/**
+ * A marker sealkit did not write, named as the operator finds it (the bundle
+ * folder under the destination's prefix, never the bucket or the prefix),
+ * with what to do: it is only a marker, so removing it touches nothing
+ * published, unless a run of a release that writes markers of another form
+ * is at work under it.
+ */
+function placed(keys: BundleKeys, refusal: Refusal): Refusal {
+  return refusal.at(
+    {},
+    `'${keys.dir}/${PENDING_FILE}' under the destination's prefix is not a marker sealkit wrote: ${refusal.hint ?? 'read strictly'}; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again`,
+  );
 }
 
 function withMarker(marker: InspectedPrefix['marker']): Pick<InspectedPrefix, 'marker'> {

@@ -9,6 +9,8 @@ import { compareUtf8 } from '../../path/bundle-path.js';
  * of `a/b/` never sees `a/bc` or `a/b` itself.
  */
 export interface BundleKeys {
+  /** The bundle's folder under the destination prefix: how a refusal names it (never the prefix itself). */
+  readonly dir: BundleDir;
   /** The key prefix every object of the bundle starts with; ends with `/`. */
   readonly prefix: string;
   key(relative: string): string;
@@ -22,6 +24,7 @@ export interface BundleKeys {
 export function bundleKeys(destinationPrefix: string, bundleDir: BundleDir): BundleKeys {
   const prefix = destinationPrefix === '' ? `${bundleDir}/` : `${destinationPrefix}/${bundleDir}/`;
   return {
+    dir: bundleDir,
     prefix,
     key: (relative) => `${prefix}${relative}`,
     relative: (key) => (key.startsWith(prefix) ? key.slice(prefix.length) : undefined),

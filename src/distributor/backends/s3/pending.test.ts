@@ -15,6 +15,15 @@ const marker: PendingMarker = {
   claims: [claim('b.html', B), claim('a/z.md', A), claim('a.md', B, A)],
 };
 
+function hintOf(bytes: string): string | undefined {
+  try {
+    parsePending(Buffer.from(bytes, 'utf8'));
+    return undefined;
+  } catch (error) {
+    return error instanceof Refusal ? error.hint : 'not a refusal';
+  }
+}
+
 function codeOf(bytes: string): string | undefined {
   try {
     parsePending(Buffer.from(bytes, 'utf8'));
@@ -40,7 +49,7 @@ describe('pending marker', () => {
     ]);
   });
 
-  it('refuses anything sealkit would not have written, as destination_state_invalid', () => {
+  it('refuses anything sealkit would not have written, as destination_marker_invalid', () => {
     const good = JSON.parse(Buffer.from(serializePending(marker)).toString('utf8')) as Record<
       string,
       unknown
@@ -64,11 +73,24 @@ describe('pending marker', () => {
       { ...good, claims: ['a.md'] },
       { ...good, claims: 'a.md' },
     ];
-    for (const variant of variants) expect(codeOf(JSON.stringify(variant))).toBe('destination_state_invalid');
+    for (const variant of variants)
+      expect(codeOf(JSON.stringify(variant))).toBe('destination_marker_invalid');
     const { run: _run, ...withoutRun } = good;
-    expect(codeOf(JSON.stringify(withoutRun))).toBe('destination_state_invalid');
-    expect(codeOf('{"schema_version":2,"schema_version":2}')).toBe('destination_state_invalid');
-    expect(codeOf('[]')).toBe('destination_state_invalid');
-    expect(codeOf('\u00ff')).toBe('destination_state_invalid');
+    expect(codeOf(JSON.stringify(withoutRun))).toBe('destination_marker_invalid');
+    expect(codeOf('{"schema_version":2,"schema_version":2}')).toBe('destination_marker_invalid');
+    expect(codeOf('[]')).toBe('destination_marker_invalid');
+    expect(codeOf('\u00ff')).toBe('destination_marker_invalid');
+  });
+
+  it('regression: says the first fault and where it is, never a value', () => {
+    expect(hintOf('{"hello":1}\n')).toBe("unknown key 'hello' at line 1, column 2");
+    const good = Buffer.from(serializePending(marker)).toString('utf8');
+    expect(hintOf(good.replace('"schema_version":2', '"schema_version":3'))).toMatch(
+      /^schema_version at line 1, column \d+ is not 2$/,
+    );
+    expect(hintOf(good.replace('"a/z.md"', '"../z.md"'))).toMatch(
+      /^claims\[1\]\.path at line 1, column \d+ is not a safe path in a bundle$/,
+    );
+    expect(hintOf('{"claims":[')).toMatch(/^not strict JSON at line 1, column \d+/);
   });
 });

@@ -1,8 +1,17 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../../core/digest/index.js';
-import { canonicalize, isJsonObject, type JsonValue, parseStrict } from '../../../core/json/index.js';
+import type { PathSegment } from '../../../core/input/index.js';
+import {
+  canonicalize,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  parseStrict,
+} from '../../../core/json/index.js';
 import { at } from '../../../core/list/index.js';
+import { Refusal } from '../../../core/refusal/index.js';
 import { parseInstant } from '../../model/instant.js';
-import { requireExactKeys } from '../../model/manifest.js';
+import { jsonPlaces } from '../../model/json-places.js';
+import { describeFault, exactKeys } from '../../model/manifest.js';
 import type { BundlePath, Instant } from '../../model/types.js';
 import { compareUtf8, pathProblem } from '../../path/bundle-path.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -50,40 +59,74 @@ export interface PendingMarker {
 const RUN_ID = /^[0-9a-f]{32}$/;
 /** Old digest, new digest, and the same again from a marker taken over: more is not ours. */
 const MAX_DIGESTS_PER_CLAIM = 8;
-const invalid = () => refuseDistributor('destination_state_invalid', { role: 'pending_marker' });
 
-/** Strict: exactly the four fields, sorted unique safe paths, sorted unique digests. Anything else was not written by sealkit. */
+/**
+ * `destination_marker_invalid`, its hint the first fault and where it is
+ * (`unknown key 'hello' at line 1, column 2`), never a value: the backend
+ * names the object and says what to do.
+ */
+export const markerInvalid = (fault: string) =>
+  refuseDistributor('destination_marker_invalid', { role: 'pending_marker', hint: fault });
+const invalid = markerInvalid;
+
+/**
+ * Strict: exactly the four fields, sorted unique safe paths, sorted unique
+ * digests. Anything else was not written by sealkit (or by a release that
+ * writes markers of another form), and is refused with its first fault.
+ */
 export function parsePending(bytes: Uint8Array): PendingMarker {
   let value: JsonValue;
   try {
     value = parseStrict(bytes, { maxBytes: PENDING_MAX_BYTES, maxDepth: 5 });
-  } catch {
-    throw invalid();
+  } catch (error: unknown) {
+    throw invalid(notJson(error));
   }
-  if (!isJsonObject(value)) throw invalid();
-  requireExactKeys(value, ['schema_version', 'run', 'expires', 'claims'], invalid);
+  const places = jsonPlaces(bytes);
+  const bad = (path: readonly PathSegment[], why: string) =>
+    invalid(describeFault({ kind: 'value', path, why }, places));
+  const exact = (object: JsonObject, path: readonly PathSegment[], keys: readonly string[]) =>
+    exactKeys(object, path, keys, [], (_code, fault) => invalid(describeFault(fault, places)));
+  if (!isJsonObject(value)) throw bad([], 'is not a JSON object');
+  exact(value, [], ['schema_version', 'run', 'expires', 'claims']);
   const { schema_version, run, expires, claims } = value;
-  if (schema_version !== 2 || typeof run !== 'string' || !RUN_ID.test(run)) throw invalid();
+  if (schema_version !== 2) throw bad(['schema_version'], 'is not 2');
+  if (typeof run !== 'string' || !RUN_ID.test(run)) throw bad(['run'], 'is not 32 lowercase hex digits');
   const instant = typeof expires === 'string' ? parseInstant(expires) : undefined;
-  if (instant === undefined || instant !== expires || !Array.isArray(claims)) throw invalid();
+  if (instant === undefined || instant !== expires)
+    throw bad(['expires'], 'is not a lease end as sealkit writes it (UTC, RFC 3339)');
+  if (!Array.isArray(claims)) throw bad(['claims'], 'is not a list');
   const parsed: PendingClaim[] = [];
-  for (const claim of claims as readonly JsonValue[]) {
-    if (!isJsonObject(claim)) throw invalid();
-    requireExactKeys(claim, ['path', 'sha256'], invalid);
+  for (const [index, claim] of (claims as readonly JsonValue[]).entries()) {
+    const place = ['claims', index] as const;
+    if (!isJsonObject(claim)) throw bad(place, 'is not a JSON object');
+    exact(claim, place, ['path', 'sha256']);
     const { path, sha256 } = claim;
-    if (typeof path !== 'string' || pathProblem(path) !== undefined) throw invalid();
+    if (typeof path !== 'string' || pathProblem(path) !== undefined)
+      throw bad([...place, 'path'], 'is not a safe path in a bundle');
     if (!Array.isArray(sha256) || sha256.length === 0 || sha256.length > MAX_DIGESTS_PER_CLAIM)
-      throw invalid();
+      throw bad([...place, 'sha256'], `is not a list of 1 to ${MAX_DIGESTS_PER_CLAIM} digests`);
     const digests: Sha256Prefixed[] = [];
-    for (const digest of sha256 as readonly JsonValue[]) {
-      if (typeof digest !== 'string' || !isSha256Prefixed(digest)) throw invalid();
+    for (const [position, digest] of (sha256 as readonly JsonValue[]).entries()) {
+      if (typeof digest !== 'string' || !isSha256Prefixed(digest))
+        throw bad([...place, 'sha256', position], 'is not a sha256:<64 hex> digest');
       digests.push(digest);
     }
-    if (!isSortedUnique(digests, (a, b) => (a < b ? -1 : a > b ? 1 : 0))) throw invalid();
+    if (!isSortedUnique(digests, (a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+      throw bad([...place, 'sha256'], 'is not sorted without repeats');
     parsed.push({ path: path as BundlePath, sha256: digests });
   }
-  if (!isSortedUnique(parsed, (a, b) => compareUtf8(a.path, b.path))) throw invalid();
+  if (!isSortedUnique(parsed, (a, b) => compareUtf8(a.path, b.path)))
+    throw bad(['claims'], 'is not sorted by path without repeats');
   return { schema_version: 2, run, expires: instant, claims: parsed };
+}
+
+/** What the strict parser found, where: its position and its fixed text, never the marker's bytes. */
+function notJson(error: unknown): string {
+  if (!(error instanceof Refusal)) return 'not strict JSON';
+  if (error.code === 'json_too_large') return 'larger than a marker sealkit writes';
+  const { line, column } = error.location ?? {};
+  const where = line === undefined || column === undefined ? '' : ` at line ${line}, column ${column}`;
+  return `not strict JSON${where} (${error.hint ?? error.message})`;
 }
 
 /** RFC 8785 bytes plus LF: one encoding, so equal markers are equal objects. */
