@@ -75,6 +75,11 @@ export type DestinationSnapshot =
       readonly missing: boolean;
       /** The first of them in UTF-8 order. */
       readonly firstMissing?: string;
+      /**
+       * S3: the size the first of them has when it is there with another size
+       * than the state records (someone wrote over it); absent when it is gone.
+       */
+      readonly firstMissingSize?: number;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
       /** Why a replacement here would fail, as for `empty`. */

@@ -428,7 +428,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   },
   destination_incomplete: {
     category: 'conflict',
-    message: 'outputs that the destination .distributor.json lists are missing',
+    message: 'outputs that the destination .distributor.json lists are missing or not the size it records',
   },
   destination_symlink: {
     category: 'malformed',

@@ -21,6 +21,8 @@ export type SnapshotView =
       readonly firstUnlisted?: string;
       readonly missing: boolean;
       readonly firstMissing?: string;
+      /** The size the first missing output has at the destination, when it is there with another size. */
+      readonly firstMissingSize?: number;
       readonly residue: readonly BundlePath[];
       readonly unwritable?: DistributorReasonCode;
     }

@@ -226,8 +226,14 @@ function planItem(
   };
 }
 
-/** The entry a refusal of the bundle path is about: the first foreign entry, or the first missing output. */
-function entryOf(code: DistributorReasonCode, view: SnapshotView): { readonly entry_path?: string } {
+/**
+ * The entry a refusal of the bundle path is about: the first foreign entry,
+ * or the first missing output (with its size, when it is there with another).
+ */
+function entryOf(
+  code: DistributorReasonCode,
+  view: SnapshotView,
+): { readonly entry_path?: string; readonly entry_size?: number } {
   if (view.kind !== 'managed') return {};
   const entry =
     code === 'destination_unlisted_entry'
@@ -235,7 +241,9 @@ function entryOf(code: DistributorReasonCode, view: SnapshotView): { readonly en
       : code === 'destination_incomplete'
         ? view.firstMissing
         : undefined;
-  return entry === undefined ? {} : { entry_path: entry };
+  if (entry === undefined) return {};
+  const size = code === 'destination_incomplete' ? view.firstMissingSize : undefined;
+  return size === undefined ? { entry_path: entry } : { entry_path: entry, entry_size: size };
 }
 
 /** The names sealkit itself writes beside the outputs; the longest bounds the key of every bundle. */

@@ -117,9 +117,12 @@ export interface PlannedRefusal extends PlanItemBase {
   /**
    * `destination_unlisted_entry`: the first entry (in UTF-8 order) at the
    * bundle path that sealkit did not write; `destination_incomplete`: the
-   * first listed output that is gone. Its path in the bundle.
+   * first listed output that is gone or not the size the state records. Its
+   * path in the bundle.
    */
   readonly entry_path?: string;
+  /** `destination_incomplete` only: the size that output has, when it is there with another size. */
+  readonly entry_size?: number;
 }
 
 export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;

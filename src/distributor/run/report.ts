@@ -30,6 +30,8 @@ export interface ItemOutcome {
   readonly output_path?: string;
   /** `destination_unlisted_entry` and `destination_incomplete`: the first entry concerned (its path in the bundle). */
   readonly entry_path?: string;
+  /** `destination_incomplete` only: the size that output has, when it is there with another size than the state records. */
+  readonly entry_size?: number;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
@@ -123,6 +125,7 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         reason_code: item.reason_code,
         ...(item.output_path === undefined ? {} : { output_path: item.output_path }),
         ...(item.entry_path === undefined ? {} : { entry_path: item.entry_path }),
+        ...(item.entry_size === undefined ? {} : { entry_size: item.entry_size }),
       };
   }
 }
@@ -271,6 +274,11 @@ function publishedPlace(destination: DestinationConfig, bundleDir: string, file?
   return `'${bundleDir}/${file ?? ''}' under the destination's prefix`;
 }
 
+/** `1 byte`, `14 bytes`. */
+function bytes(size: number): string {
+  return size === 1 ? '1 byte' : `${size} bytes`;
+}
+
 /** ` (the first: 'x')`, or nothing when the entry has no name to show. */
 function firstOf(entry: string | undefined): string {
   return entry === undefined ? '' : ` (the first: '${entry}')`;
@@ -292,6 +300,9 @@ function adviceFor(
     case 'conflict_other_destination':
       return `pipeline '${item.published_by?.pipeline_id ?? '?'}', destination '${item.published_by?.destination_id ?? '?'}' published it there with other outputs: two destinations share this place and would replace each other's outputs on every run; give each its own root or prefix (if this destination was renamed, remove the published bundle folder and run again)`;
     case 'destination_incomplete':
+      // An output someone wrote over is there, with another size: "gone" would send the operator looking for a deleted file.
+      if (item.entry_size !== undefined && item.entry_path !== undefined)
+        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`;
       return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
       return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
@@ -299,6 +310,10 @@ function adviceFor(
       return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;
     case 'destination_locked':
       return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again when that run is done; for a local destination, --wait SECONDS waits for the lock';
+    case 'destination_changed':
+      return 'another run published or took over the bundle after this run read it, so this run committed nothing of it: run again, and it starts from what that run left';
+    case 'run_interrupted':
+      return "the run was stopped before this bundle's .distributor.json was written, so it is not published: run again to publish it and the bundles after it (the next run finishes or removes what this one began)";
     case 'output_too_large':
       return `output '${item.output_path ?? '?'}' is larger than one object at this destination can be (5 GiB for S3): split it, or publish it to a local destination`;
     case 'output_key_too_long':

@@ -91,6 +91,81 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
   });
 
+  it('regression: AWS_PROFILE naming a profile the shared files do not hold is said so, by name; one without keys too', () => {
+    const { dir } = setUp('profile');
+    const credentials = join(dir, 'aws-credentials');
+    const config = join(dir, 'aws-config');
+    writeFileSync(credentials, '[reports]\nregion = us-east-1\n');
+    writeFileSync(config, '[profile archive]\nregion = us-east-1\n');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...ctx.rgw.awsEnv,
+      AWS_SHARED_CREDENTIALS_FILE: credentials,
+      AWS_CONFIG_FILE: config,
+    };
+    delete env.AWS_ACCESS_KEY_ID;
+    delete env.AWS_SECRET_ACCESS_KEY;
+    const run = (profile: string) =>
+      runCli(['distribute', 'run'], { cwd: dir, env: { ...env, AWS_PROFILE: profile } });
+    const unknown = run('nope');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.toString('utf8')).toContain(
+      `= help: destination 'bucket', bundle 'weather/brentwood': AWS_PROFILE names profile 'nope', which neither '${credentials}' nor '${config}' holds: check the name, or unset AWS_PROFILE to use the other sources`,
+    );
+    for (const profile of ['reports', 'archive']) {
+      const keyless = run(profile);
+      expect(keyless.status).toBe(2);
+      expect(keyless.stderr.toString('utf8')).toContain(
+        `AWS_PROFILE names profile '${profile}', which the shared AWS files hold, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings`,
+      );
+    }
+  });
+
+  it('regression: a bucket the store does not have is refused at bucket:, with what to do and still without its name', () => {
+    const dir = mkdtempSync(join(ctx.work, 'no-bucket-'));
+    const source = join(dir, 'out');
+    writeBundle(source, 'weather/brentwood', {
+      id: 'weather.daily.brentwood',
+      created: '2026-05-30T11:10:00Z',
+      files: { 'report.md': '# Brentwood\n' },
+    });
+    writeFileSync(
+      join(dir, 'sealkit.distributor.yaml'),
+      s3ConfigYaml(ctx.rgw, source, { bucket: 'sentinel-no-such-bucket', prefix: PREFIX }),
+    );
+    const run = runCli(['distribute', 'run'], { cwd: dir, env: { ...process.env, ...ctx.rgw.awsEnv } });
+    expect(run.status).toBe(2);
+    const stderr = run.stderr.toString('utf8');
+    expect(stderr).toContain('--> sealkit.distributor.yaml:8:9\n  = at: pipelines[0].destinations[0].bucket');
+    expect(stderr).toContain(
+      "= help: destination 'bucket', bundle 'weather/brentwood': the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)",
+    );
+    expect(scanForSentinels(run, [source], ['sentinel-no-such-bucket', PREFIX])).toEqual([]);
+  });
+
+  it('regression: a published output someone wrote over with other content is said to be there with another size, not gone', async () => {
+    const { prefix, cli } = setUp('overwritten');
+    expect(cli().status).toBe(0);
+    await putMany(ctx.s3, ctx.bucket, [[`${prefix}/weather/brentwood/report.md`, 'hacked-longer\n']]);
+    const run = cli();
+    expect(run.status).toBe(2);
+    const stderr = run.stderr.toString('utf8');
+    expect(stderr).toContain(
+      'error[destination_incomplete]: outputs that the destination .distributor.json lists are missing or not the size it records',
+    );
+    expect(stderr).toContain(
+      "= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew",
+    );
+    const json = JSON.parse(cli('--json').stdout.toString('utf8')) as {
+      outcomes: { reason_code?: string; entry_path?: string; entry_size?: number }[];
+    };
+    expect(json.outcomes[0]).toMatchObject({
+      reason_code: 'destination_incomplete',
+      entry_path: 'report.md',
+      entry_size: 14,
+    });
+  });
+
   it('regression: a malformed .distributor.pending.json is named as the marker, with its fault and the advice to delete it, not as an invalid .distributor.json', async () => {
     const { dir, prefix, cli } = setUp('marker-edited');
     expect(cli().status).toBe(0);

@@ -1,5 +1,6 @@
 import type { Refusal } from '../../../core/refusal/index.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../../refusals.js';
+import { profileHint } from './profile.js';
 
 /**
  * What an S3 request failure means for the backend, from the HTTP status,
@@ -67,9 +68,24 @@ export function isTransient(error: unknown): boolean {
  */
 export function s3Refusal(error: unknown, during: 'read' | 'write', address?: StoreAddress): Refusal {
   const code = s3RefusalCode(classifyS3Error(error), during);
-  const hint = code === 'destination_unreachable' ? unreachableHint(error, address) : undefined;
+  const hint =
+    code === 'destination_unreachable'
+      ? unreachableHint(error, address)
+      : code === 'destination_bucket_missing'
+        ? BUCKET_MISSING_HINT
+        : code === 'destination_credentials_missing'
+          ? profileHint()
+          : undefined;
   return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
+
+/**
+ * What to do about a bucket the store does not have. The refusal points at
+ * the `bucket:` line, and like every S3 refusal never repeats the bucket's
+ * name (a report may travel further than the configuration).
+ */
+const BUCKET_MISSING_HINT =
+  'the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)';
 
 /** Where the SDK sends a destination's requests, to tell which host name a DNS failure was about. */
 export interface StoreAddress {

@@ -152,6 +152,8 @@ export async function inspectPrefix(
     .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
     .map((output) => output.path)
     .sort(compareUtf8);
+  // Said apart from a deleted one: an output that is there with another size was written over.
+  const firstSize = absent[0] === undefined ? undefined : objects.get(absent[0])?.size;
   const unlisted = listing.overflow || foreign.length > 0;
   return {
     snapshot: {
@@ -162,6 +164,7 @@ export async function inspectPrefix(
       ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
       missing: absent.length > 0,
       ...(absent[0] === undefined ? {} : { firstMissing: absent[0] }),
+      ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
       // A marker whose lease ended is residue even when it claims nothing
       // that is there (a run died before its first upload, or an earlier
       // release lost the bundle and left its marker claiming nothing): the

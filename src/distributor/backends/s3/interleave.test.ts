@@ -52,10 +52,11 @@ function fixture() {
   const key = (name: string) => `${prefix}/${DIR}/${name}`;
   const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
   /** One run with the production client, through which `gate` sees every request first. */
-  const run = (gate?: Gate): Promise<RunReport> =>
+  const run = (gate?: Gate, signal?: AbortSignal): Promise<RunReport> =>
     distributeRun({
       config,
       now: () => NOW,
+      ...(signal === undefined ? {} : { signal }),
       s3Backend: (c: S3DestinationConfig, context) =>
         createS3Backend(c, context, gate === undefined ? {} : { client: gatedClient(c, gate) }),
     });
@@ -158,6 +159,9 @@ describe('S3 destination: two runs interleaved on one bundle', () => {
     });
     expect(held).toBe(true);
     expect(outcomeOf(a)).toEqual(['refused', 'destination_changed']);
+    expect(a.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'daily/brentwood': another run published or took over the bundle after this run read it, so this run committed nothing of it: run again, and it starts from what that run left",
+    );
     // A's marker claimed nothing once its create-only uploads were refused: it is gone.
     expect(await stored()).toEqual(PUBLISHED);
     expect(outcomeOf(await run())).toEqual(['skipped_same', undefined]);
@@ -194,6 +198,22 @@ describe('S3 destination: two runs interleaved on one bundle', () => {
     expect((await readPrefix(ctx.s3, ctx.bucket, markerKey)).get(markerKey)?.bytes.toString('utf8')).toBe(
       theirs,
     );
+  });
+
+  it('regression: a bundle stopped by a signal after its writes began says to run again, and the next run publishes it', async () => {
+    const { key, run, stored } = fixture();
+    const stop = new AbortController();
+    // Stopped while its first output is being uploaded: the marker is in place.
+    const report = await run((command, k) => {
+      if (command === 'PutObjectCommand' && k === key('report.md')) stop.abort();
+      return undefined;
+    }, stop.signal);
+    expect(outcomeOf(report)).toEqual(['refused', 'run_interrupted']);
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'daily/brentwood': the run was stopped before this bundle's .distributor.json was written, so it is not published: run again to publish it and the bundles after it (the next run finishes or removes what this one began)",
+    );
+    expect(outcomeOf(await run())).toEqual(['published', undefined]);
+    expect(await stored()).toEqual(PUBLISHED);
   });
 
   it('regression: destination_locked says when the lease of the marker holding the bundle ends', async () => {
