@@ -111,6 +111,7 @@ export type DistributorRefusalCode =
   | 'snapshot_write_failed'
   | 'destination_unreachable'
   | 'destination_credentials_missing'
+  | 'destination_region_missing'
   | 'destination_credentials_refused'
   | 'destination_access_denied'
   | 'destination_bucket_missing'
@@ -464,6 +465,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     category: 'unavailable',
     message:
       'no S3 credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run where an instance role applies',
+  },
+  destination_region_missing: {
+    category: 'missing',
+    message:
+      'no region is set for the S3 destination: set region: in the configuration, or AWS_REGION (or a region in the AWS profile)',
   },
   destination_credentials_refused: {
     category: 'unavailable',

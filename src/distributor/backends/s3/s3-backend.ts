@@ -203,6 +203,10 @@ export function createS3BackendNow(
       } catch (error) {
         // Abandoned by the signal: the store did not fail, the run stops.
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
+        if (await regionMissing(getClient())) {
+          destinationFailure ??= refuseDistributor('destination_region_missing', { role: 'destination' });
+          return { kind: 'invalid', refusal: destinationFailure };
+        }
         return { kind: 'invalid', refusal: noteFailure(error, 'read') };
       }
     },
@@ -280,4 +284,18 @@ export function createS3BackendNow(
       client = undefined;
     },
   };
+}
+
+/**
+ * Whether the SDK finds no region for this destination (none in the
+ * configuration, the environment or the AWS profile). The SDK then fails
+ * every request with a plain error that names no cause sealkit could
+ * classify, so it is asked here, once a read has failed: without a region a
+ * store without `endpoint:` cannot be found at all.
+ */
+async function regionMissing(client: S3Client): Promise<boolean> {
+  return client.config.region().then(
+    () => false,
+    () => true,
+  );
 }
