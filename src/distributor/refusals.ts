@@ -80,6 +80,7 @@ export type DistributorRefusalCode =
   | 'bundle_digest_mismatch'
   | 'markdown_too_large'
   | 'markdown_not_utf8'
+  | 'markdown_front_matter_invalid'
   // planning
   | 'output_collision'
   | 'output_too_large'
@@ -334,6 +335,10 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   markdown_not_utf8: {
     category: 'malformed',
     message: 'a Markdown file to render as HTML is not valid UTF-8',
+  },
+  markdown_front_matter_invalid: {
+    category: 'malformed',
+    message: 'a Markdown file to render as HTML starts with front matter that is not a valid YAML mapping',
   },
 
   output_collision: {

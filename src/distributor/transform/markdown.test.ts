@@ -35,6 +35,7 @@ const CASES: readonly (readonly [string, PageOptions])[] = [
   ['hostile', {}],
   ['plain', { lang: 'de' }],
   ['links', LINKS_BUNDLE],
+  ['authored', {}],
 ];
 
 const render = (markdown: string | Uint8Array, title = 't', options: PageOptions = {}): string =>
@@ -154,6 +155,77 @@ describe('Markdown to HTML', () => {
     expect(titled).toContain('<title>Sub code x</title>');
     const untitled = Buffer.from(renderMarkdownPage(Buffer.from('just text'), 'daily-report')).toString();
     expect(untitled).toContain('<title>daily-report</title>');
+  });
+
+  it('leaves HTML comments out of the page, in blocks, inline and in table cells, and keeps code as written', () => {
+    const page = render(readFileSync(join(GOLDEN, 'authored.md')), 'authored');
+    const body = page.slice(page.indexOf('<body>'));
+    expect(body).not.toMatch(
+      /internal: numbers|check with finance|TODO before|replace the chart|corrected|hidden/,
+    );
+    expect(body).toContain('<p>Revenue rose 4 %, led by the north.</p>');
+    expect(body).toContain('<p> this sentence stays.</p>');
+    expect(body).toContain('<code>&lt;!-- in code --&gt;</code>');
+    expect(body).toContain('so does &lt;!-- this --&gt;');
+    expect(body).toContain('&lt;details&gt;not a comment&lt;/details&gt;');
+  });
+
+  it('regression: an HTML comment an author left in is not published as text', () => {
+    const body = (markdown: string): string => {
+      const page = render(markdown);
+      return page.slice(page.indexOf('<article'), page.indexOf('</article>'));
+    };
+    expect(body('<!-- do not share -->\n\ntext\n')).toBe('<article class="markdown-body">\n<p>text</p>\n');
+    expect(body('a <!-->b<!--->c\n')).toContain('<p>a bc</p>');
+    expect(body('- item <!-- note -->\n  <!-- more\n  notes -->\n- next\n')).not.toContain('note');
+    expect(body('> <!--\n> quoted\n> -->\n> kept\n')).toBe(
+      '<article class="markdown-body">\n<blockquote>\n<p>kept</p>\n</blockquote>\n',
+    );
+    // Never closed: shown, rather than hiding the rest of the page.
+    expect(body('<!-- open\n\nrest\n')).toContain('&lt;!-- open');
+    expect(body('<!-- open\n\nrest\n')).toContain('<p>rest</p>');
+    // Indented four spaces it is code, and code is shown as written.
+    expect(body('    <!-- code -->\n')).toContain('<pre><code>&lt;!-- code --&gt;');
+  });
+
+  it('regression: front matter is not shown, and its title names the page', () => {
+    const page = render(readFileSync(join(GOLDEN, 'authored.md')), 'authored');
+    expect(page).toContain('<title>Sales weekly report — W02</title>');
+    expect(page).not.toMatch(/data-platform@example\.com|toc: true|<hr/);
+    expect(page).toContain('<h1 id="sales-week-02">Sales, week 02</h1>');
+    // Closed by `...`, with CRLF line ends, a number as title.
+    expect(render('---\r\ntitle: 2026\r\n...\r\n\ntext\r\n')).toContain('<title>2026</title>');
+    // No title in it: the first heading names the page, as before.
+    const untitled = render('---\nauthor: a\n---\n# Heading\n');
+    expect(untitled).toContain('<title>Heading</title>');
+    expect(untitled).not.toContain('author');
+  });
+
+  it('regression: a leading --- that is not front matter stays Markdown', () => {
+    // Never closed: a thematic break, then the page.
+    expect(render('---\n# Title\n\ntext\n')).toContain('<hr />\n<h1 id="title">Title</h1>');
+    // Closed, but holding no mapping (a paragraph, a list): Markdown as CommonMark reads it.
+    expect(render('---\nJust a line\n---\n')).toContain('<h2 id="just-a-line">Just a line</h2>');
+    expect(render('---\n- one\n- two\n---\n')).toContain('<li>one</li>');
+    // Not on the first line: a rule and a heading.
+    expect(render('\n---\ntitle: x\n---\n')).toContain('<hr />');
+  });
+
+  it('refuses front matter written as keys that is not valid YAML, at the fault', () => {
+    const refusalOf = (markdown: string): Refusal => {
+      try {
+        render(markdown);
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return error;
+      }
+      throw new Error('not refused');
+    };
+    const broken = refusalOf('---\ntitle: Weekly\nauthor: [a, b\n---\n# x\n');
+    expect(broken.code).toBe('markdown_front_matter_invalid');
+    expect(broken.location?.line).toBeGreaterThanOrEqual(3);
+    const twice = refusalOf('---\ntitle: a\ntitle: b\n---\n');
+    expect(twice.code).toBe('markdown_front_matter_invalid');
+    expect(twice.location).toEqual({ line: 3, column: 1 });
   });
 
   it('gives every heading the id GitHub gives it, so notes.md#method lands on the page', () => {

@@ -2,6 +2,8 @@ import GithubSlugger from 'github-slugger';
 import MarkdownIt from 'markdown-it';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
+import { dropHtmlComments } from './comments.js';
+import { takeFrontMatter } from './front-matter.js';
 import { htmlSidecarPath } from './sidecar.js';
 import { pageStylesheet } from './stylesheet.js';
 
@@ -10,14 +12,14 @@ export { htmlSidecarPath } from './sidecar.js';
 /** A Markdown source larger than this is not rendered (markdown-it holds the whole text and its tokens). */
 export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 
-// Raw HTML is escaped (html: false); markdown-it's default link validation
-// leaves javascript:, vbscript:, file: and data: (except images of a few
-// raster types) as plain text. No linkify or typographer: the output depends
-// on the source text and the pinned library version only.
-const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false }).enable([
-  'table',
-  'strikethrough',
-]);
+// Raw HTML is escaped (html: false) and HTML comments are left out (see
+// comments.ts); markdown-it's default link validation leaves javascript:,
+// vbscript:, file: and data: (except images of a few raster types) as plain
+// text. No linkify or typographer: the output depends on the source text and
+// the pinned library version only.
+const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
+  .enable(['table', 'strikethrough'])
+  .use(dropHtmlComments);
 
 /** How one destination wants its pages (docs/distributor.md#pages). */
 export interface PageOptions {
@@ -37,9 +39,9 @@ export interface PageOptions {
  * The page shell is fixed: UTF-8, a Content-Security-Policy that allows no
  * script, object, frame or form target and loads nothing from another
  * origin (images from the page's own site and data: only; the one style
- * element by its SHA-256), `lang` when configured, a viewport, the first
- * heading's text as the title (the file name without `.md` when there is
- * none), the readable stylesheet inlined (see `stylesheet.ts`), and the
+ * element by its SHA-256), `lang` when configured, a viewport, the title
+ * (the front matter's `title`, else the first heading's text, else the file
+ * name without `.md`), the readable stylesheet inlined (see `stylesheet.ts`), and the
  * rendered body. Same input and options, same bytes.
  */
 export function renderMarkdownPage(
@@ -63,12 +65,12 @@ export function renderMarkdownPage(
           : 'save the file as UTF-8',
     });
   }
-  const text = decoded.text;
+  const text = takeFrontMatter(decoded.text);
   const env = {};
-  const tokens = renderer.parse(text, env);
+  const tokens = renderer.parse(text.body, env);
   adjustTokens(tokens, options);
   anchorHeadings(tokens);
-  const title = firstHeadingText(tokens) ?? fallbackTitle;
+  const title = text.title ?? firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
   const style = pageStylesheet();

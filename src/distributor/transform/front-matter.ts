@@ -1,0 +1,57 @@
+import { isMap, isScalar, parseDocument } from 'yaml';
+import { refuseDistributor } from '../refusals.js';
+
+/** A Markdown text with its front matter, if any, taken off. */
+export interface PageText {
+  /** What is rendered: the text after the front matter's closing line. */
+  readonly body: string;
+  /** The front matter's `title`, when it has one that is text or a number. */
+  readonly title?: string;
+}
+
+const OPENING = /^---[ \t]*\r?\n/;
+const CLOSING = /^(?:---|\.\.\.)[ \t]*$/;
+/** The first line of a block written as YAML keys (`title: …`, `author:`). */
+const KEY_LINE = /^[A-Za-z_][A-Za-z0-9_ -]*:(?:[ \t]|$)/;
+
+/**
+ * Front matter, as report tools write it (Quarto, R Markdown, Jekyll, Hugo,
+ * notebook exports): the file's first line is `---`, a later line `---` or
+ * `...` closes it, and what stands between is a YAML mapping. It is
+ * metadata, never shown; its `title` names the page (docs/distributor.md#pages).
+ * A leading `---` that is not closed, or that holds no mapping (a rule
+ * above a paragraph, a list), stays Markdown as CommonMark reads it. A
+ * block written as keys that is not valid YAML is refused at the fault, so
+ * a typo never shows the author's metadata on a published page.
+ */
+export function takeFrontMatter(text: string): PageText {
+  const opening = OPENING.exec(text);
+  if (opening === null) return { body: text };
+  const lines = text.slice(opening[0].length).split('\n');
+  const closing = lines.findIndex((line) => CLOSING.test(line.replace(/\r$/, '')));
+  if (closing === -1) return { body: text };
+  const yamlText = lines.slice(0, closing).join('\n');
+  const body = lines.slice(closing + 1).join('\n');
+  const document = parseDocument(yamlText, { uniqueKeys: true });
+  const contents = document.contents;
+  if (document.errors.length === 0 && (contents === null || isMap(contents))) {
+    const title = contents === null ? undefined : contents.get('title', true);
+    const text =
+      isScalar(title) && (typeof title.value === 'string' || typeof title.value === 'number')
+        ? String(title.value).replace(/\s+/g, ' ').trim()
+        : '';
+    return text === '' ? { body } : { body, title: text };
+  }
+  const firstWritten = lines
+    .slice(0, closing)
+    .find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  if (firstWritten === undefined || !KEY_LINE.test(firstWritten)) return { body: text };
+  // The parser's position, one line down for the opening `---`; its message
+  // is not passed on (it quotes the text).
+  const at = document.errors[0]?.linePos?.[0];
+  throw refuseDistributor('markdown_front_matter_invalid', {
+    role: 'bundle',
+    location: { line: (at?.line ?? 1) + 1, column: at?.col ?? 1 },
+    hint: 'fix the YAML between its first two --- lines (metadata, never shown on the page), or begin the file with something other than a --- line',
+  });
+}
