@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -770,9 +771,20 @@ describe('sealkit distribute verify and manifest', () => {
       expect(folder.stderr.toString().split('\n').slice(0, 3)).toEqual([
         'error[source_dir_unreadable]: a directory in the source tree cannot be read',
         '  --> b/locked',
-        '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders; or leave it out with --exclude',
+        '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders (a run reads every folder of a bundle, listed or left out)',
       ]);
-      const file = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--exclude', 'locked'], { cwd: work });
+      // Left out, it is still refused: a run reads it, and would refuse the bundle.
+      const excluded = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--exclude', 'locked'], {
+        cwd: work,
+      });
+      expect(excluded.status).toBe(2);
+      expect(excluded.stderr.toString().split('\n').slice(0, 2)).toEqual([
+        'error[source_dir_unreadable]: a directory in the source tree cannot be read',
+        '  --> b/locked',
+      ]);
+      chmodSync(join(work, 'b', 'locked'), 0o755);
+      rmSync(join(work, 'b', 'locked'), { recursive: true });
+      const file = runCli(['distribute', 'manifest', 'b', '--id', 'b'], { cwd: work });
       expect(file.status).toBe(2);
       expect(file.stderr.toString().split('\n').slice(0, 3)).toEqual([
         'error[file_unreadable]: a file the manifest lists cannot be read',
@@ -780,7 +792,7 @@ describe('sealkit distribute verify and manifest', () => {
         '  = help: the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
       ]);
     } finally {
-      chmodSync(join(work, 'b', 'locked'), 0o755);
+      if (existsSync(join(work, 'b', 'locked'))) chmodSync(join(work, 'b', 'locked'), 0o755);
     }
   });
 

@@ -132,11 +132,38 @@ describe('distribute manifest: what is left out', () => {
     expect(listed()).toContain('sub/notes.txt');
   });
 
-  it('a folder left out is not read: a link or FIFO inside it does not refuse', () => {
+  it('regression: what is left out is still looked at, as a run does (a link there was accepted, then refused by every run)', () => {
     symlinkSync('/etc/passwd', join(bundle, '.git', 'link'));
+    const hidden = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    expect([hidden.code, hidden.location?.path]).toEqual(['source_symlink', join(bundle, '.git', 'link')]);
+    expect(hidden.hint).toContain('a run refuses a bundle holding one anywhere, listed or left out');
+    expect(hidden.hint).not.toContain('--exclude');
+    rmSync(join(bundle, '.git', 'link'));
     execFileSync('mkfifo', [join(bundle, 'tmp', 'scratch', 'pipe')]);
+    const excluded = refusalOf(() =>
+      writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['tmp/'] }),
+    );
+    expect([excluded.code, excluded.location?.path]).toEqual([
+      'source_not_regular',
+      join(bundle, 'tmp', 'scratch', 'pipe'),
+    ]);
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+    rmSync(join(bundle, 'tmp', 'scratch', 'pipe'));
+    // Without them, the folders are left out and the bundle verifies, as the run will see it.
     writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['tmp/'] });
     expect(listed()).not.toContain('tmp/scratch/x.txt');
+    expect(() => verifyBundle(bundle)).not.toThrow();
+  });
+
+  it('regression: a link excluded by name is refused, as verify would (its hint suggested --exclude)', () => {
+    symlinkSync('report.md', join(bundle, 'latest.md'));
+    const listedLink = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    expect(listedLink.code).toBe('file_symlink');
+    expect(listedLink.hint).not.toContain('--exclude');
+    const excluded = refusalOf(() =>
+      writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['latest.md'] }),
+    );
+    expect([excluded.code, excluded.location?.path]).toEqual(['source_symlink', join(bundle, 'latest.md')]);
   });
 
   it.each([
@@ -291,9 +318,15 @@ describe('distribute manifest: every refusal names the file', () => {
     expect(refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED })).hint).toBe(
       'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
     );
-    writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['sub/'] });
-    expect(refusalOf(() => verifyBundle(bundle)).code).toBe('bundle_nested');
-    rmSync(join(bundle, 'manifest.json'));
+    // Left out, it is refused all the same: a run would refuse the bundle for it.
+    const excluded = refusalOf(() =>
+      writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['sub/'] }),
+    );
+    expect([excluded.code, excluded.location?.path]).toEqual([
+      'bundle_nested',
+      join(bundle, 'sub', 'manifest.json'),
+    ]);
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
     rmSync(join(bundle, 'sub', 'manifest.json'));
     expect(at(() => writeFileSync(join(bundle, '.distributor.json'), '{}'), { includeHidden: true })).toEqual(
       ['path_reserved', join(bundle, '.distributor.json')],

@@ -279,12 +279,15 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         continue;
       }
       const directory = type === 'directory';
-      if (options.includeHidden !== true && entry.name.startsWith('.')) {
-        leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason: 'hidden' });
-        continue;
-      }
-      if (exclusions.some((exclusion) => exclusion.test(path, entry.name, directory))) {
-        leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason: 'excluded' });
+      const reason =
+        options.includeHidden !== true && entry.name.startsWith('.')
+          ? 'hidden'
+          : exclusions.some((exclusion) => exclusion.test(path, entry.name, directory))
+            ? 'excluded'
+            : undefined;
+      if (reason !== undefined) {
+        leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason });
+        checkLeftOut(dir, entry, type, path, depth);
         continue;
       }
       if (!entry.utf8) {
@@ -300,12 +303,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
           path,
           'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
         );
-      if (type === 'symlink')
-        throw refuseAt(
-          'file_symlink',
-          path,
-          'links are not followed: put the file itself here, or leave it out with --exclude',
-        );
+      if (type === 'symlink') throw refuseAt('file_symlink', path, LINK_HINT);
       if (directory) {
         let child: Dir;
         try {
@@ -323,16 +321,59 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         if (problem !== undefined) throw refuseAt(problem, path);
         files.push(path);
         if (files.length > MAX_FILES) throw refuseDistributor('manifest_files_invalid', { role: 'manifest' });
-      } else
-        throw refuseAt(
-          'file_not_regular',
-          path,
-          'a FIFO, socket or device cannot be listed: leave it out with --exclude',
-        );
+      } else throw refuseAt('file_not_regular', path, SPECIAL_HINT);
     }
   };
   walk(root, '', 0);
   return { files: files.sort(compareUtf8), leftOut, hasManifest };
+}
+
+// A run walks the whole bundle folder, listed or not, and refuses a link, a
+// FIFO or device, an unreadable folder or a nested manifest.json anywhere in
+// it (docs/distributor.md, "Discovery"); leaving such an entry out of the
+// manifest would only move the refusal to the run, where it stops the
+// pipeline. So what is left out is still looked at, and these hints never
+// suggest --exclude for them.
+const LINK_HINT =
+  'links are never followed, and a run refuses a bundle holding one anywhere, listed or left out: put the file or folder itself here, or move the link out of the bundle folder';
+const SPECIAL_HINT =
+  'a FIFO, socket or device cannot be published, and a run refuses a bundle holding one anywhere, listed or left out: move it out of the bundle folder';
+
+/** A hidden or excluded entry: not listed, but nothing a run would refuse. */
+function checkLeftOut(dir: Dir, entry: DirEntry, type: string, path: string, depth: number): void {
+  if (type === 'symlink') throw refuseAt('source_symlink', path, LINK_HINT);
+  if (type === 'fifo' || type === 'socket' || type === 'char_device' || type === 'block_device')
+    throw refuseAt('source_not_regular', path, SPECIAL_HINT);
+  if (type === 'file' && entry.name === MANIFEST_FILE)
+    throw refuseAt(
+      'bundle_nested',
+      path,
+      'a bundle holds no other bundle, even in a folder left out of the manifest: a run finds this manifest.json and refuses both; move that bundle out of this folder',
+    );
+  if (type !== 'directory') return;
+  if (depth + 1 > 64) throw refuseAt('discovery_too_large', path);
+  let child: Dir;
+  try {
+    child = dir.openDir(entry.bytes);
+  } catch (error: unknown) {
+    throw unreadableFolder(error, path);
+  }
+  try {
+    for (const inner of child.list()) {
+      checkLeftOut(
+        child,
+        inner,
+        typeOf(child, inner),
+        `${path}/${inner.utf8 ? inner.name : escapedName(inner.bytes)}`,
+        depth + 1,
+      );
+    }
+  } catch (error: unknown) {
+    if (error instanceof Refusal) throw error;
+    throw unreadableFolder(error, path);
+  } finally {
+    child.close();
+  }
 }
 
 /** A folder below the bundle folder that cannot be opened or listed, with why. */
@@ -341,7 +382,7 @@ function unreadableFolder(error: unknown, path: string): Refusal {
   return refuseAt(
     'source_dir_unreadable',
     path,
-    `${code === undefined ? 'it could not be read' : readFailureCause(code)}; or leave it out with --exclude`,
+    `${code === undefined ? 'it could not be read' : readFailureCause(code)} (a run reads every folder of a bundle, listed or left out)`,
   );
 }
 
