@@ -36,8 +36,8 @@ export interface WriteManifestOptions {
   readonly now?: () => Date;
   /**
    * Keep files and folders whose name begins with `.` (`.DS_Store`,
-   * `.ipynb_checkpoints/`, `.git/`). Default false: they are left out, and
-   * a folder left out is not read at all.
+   * `.ipynb_checkpoints/`, `.git/`). Default false: they are left out of
+   * the listing, but still looked at for what a run would refuse.
    */
   readonly includeHidden?: boolean;
   /**
