@@ -532,7 +532,12 @@ function reportJson(report: RunReport): JsonObjectOut {
 
 function failuresText(report: RunReport): string {
   if (!report.aborted) return '';
-  return 'run aborted before any write (the refusals are on stderr)\n\n';
+  // A refusal outside every bundle stops a whole pipeline, although no row
+  // of the table below may name it: say which pipeline and why.
+  const whole = report.failures
+    .filter((failure) => failure.bundle_dir === null)
+    .map((failure) => `pipeline '${failure.pipeline_id}' refused as a whole: ${failure.reason_code}\n`);
+  return `run aborted before any write (the refusals are on stderr)\n${[...new Set(whole)].join('')}\n`;
 }
 
 function summaryText(report: RunReport): string {

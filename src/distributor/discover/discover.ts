@@ -57,6 +57,9 @@ export interface Discovery {
  * only the walk's size limits throw. A linked `manifest.json` is left to
  * the manifest reader, which refuses it as `manifest_not_regular`.
  */
+/** Said of a problem outside every bundle, which refuses the whole pipeline. */
+const OUTSIDE_EVERY_BUNDLE = 'it lies outside every bundle, so no bundle of this source root is published';
+
 export function discoverBundles(
   root: Dir,
   options: { readonly rootIsBundle?: boolean; readonly onBundle?: OnBundle } = {},
@@ -141,7 +144,10 @@ export function discoverBundles(
           refuseDistributor('source_symlink', {
             role: 'bundle',
             location: { path: where },
-            hint: 'put the file or directory itself here, or move the link out of the source root',
+            hint:
+              inside === undefined
+                ? `${OUTSIDE_EVERY_BUNDLE}: remove the link, or move it out of the source root (a link such as latest -> 2026-W03 belongs beside the source root, not in it)`
+                : 'put the file or directory itself here, or move the link out of the source root',
           }),
         );
         continue;
@@ -151,7 +157,7 @@ export function discoverBundles(
           refuseDistributor('source_not_regular', {
             role: 'bundle',
             location: { path: where },
-            hint: 'a FIFO, socket or device cannot be published: move it out of the source root',
+            hint: `${inside === undefined ? `${OUTSIDE_EVERY_BUNDLE}; ` : ''}a FIFO, socket or device cannot be published: move it out of the source root`,
           }),
         );
         continue;
@@ -171,7 +177,7 @@ export function discoverBundles(
             hint:
               code === 'source_symlink'
                 ? 'the directory was replaced by a link while the source root was read'
-                : 'give the account running sealkit read and search permission on it',
+                : `${inside === undefined ? `${OUTSIDE_EVERY_BUNDLE}; ` : ''}give the account running sealkit read and search permission on it`,
           }),
         );
         continue;
