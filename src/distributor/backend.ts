@@ -80,6 +80,12 @@ export type DestinationSnapshot =
        * than the state records (someone wrote over it); absent when it is gone.
        */
       readonly firstMissingSize?: number;
+      /**
+       * Some listed output is there with another size than the state
+       * records (written over, not deleted); `firstMissing` is then the
+       * first such output.
+       */
+      readonly writtenOver?: boolean;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
       /** Why a replacement here would fail, as for `empty`. */

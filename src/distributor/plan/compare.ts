@@ -23,6 +23,8 @@ export type SnapshotView =
       readonly firstMissing?: string;
       /** The size the first missing output has at the destination, when it is there with another size. */
       readonly firstMissingSize?: number;
+      /** Some listed output is there with another size than the state records: written over, not deleted. */
+      readonly writtenOver?: boolean;
       readonly residue: readonly BundlePath[];
       readonly unwritable?: DistributorReasonCode;
     }
@@ -130,6 +132,10 @@ function decideOutcome(
   if (order > 0) return { outcome: 'skipped_newer' };
   if (order === 0) return { outcome: 'conflict', reason_code: 'conflict_same_created' };
   if (view.unlisted) return { outcome: 'refused', reason_code: 'destination_unlisted_entry' };
+  // A replacement removes the outputs the state lists: one that someone
+  // wrote over (edited by hand, another tool) holds bytes sealkit did not
+  // write, and is not removed without a word (docs/distributor.md#outcomes).
+  if (view.writtenOver === true) return { outcome: 'refused', reason_code: 'destination_incomplete' };
   return { outcome: 'replaced', previous: view.state, token: view.token };
 }
 

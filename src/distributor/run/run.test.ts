@@ -531,6 +531,29 @@ describe('distribute run (local destination)', () => {
     expect(report.outcomes[0]?.refusal?.hint).toContain("(the first: 'summary.txt')");
   });
 
+  it('regression: a published output edited by hand is neither skipped over nor replaced (was lost silently to the next bundle)', async () => {
+    makeBundle(source, 'b', [REPORT, SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['b', 'published', '']]);
+    const edited = `${SUMMARY.content}corrected by hand\n`;
+    writeFileSync(join(dest, 'b', 'summary.txt'), edited);
+    const rerun = await run();
+    expect(outcomes(rerun)).toEqual([['b', 'refused', 'destination_incomplete']]);
+    expect(rerun.outcomes[0]?.entry_path).toBe('summary.txt');
+    expect(rerun.outcomes[0]?.entry_size).toBe(Buffer.byteLength(edited));
+    expect(rerun.outcomes[0]?.refusal?.hint).toContain('so something else wrote over it');
+    // A newer bundle would remove the edited file with the old outputs: refused, the edit kept.
+    rmSync(join(source, 'b'), { recursive: true });
+    makeBundle(source, 'b', [REPORT, SUMMARY], { id: 'b', created: '2026-06-01T00:00:00Z' });
+    const before = describeTree(join(dest, 'b'));
+    expect(outcomes(await run())).toEqual([['b', 'refused', 'destination_incomplete']]);
+    expect(describeTree(join(dest, 'b'))).toEqual(before);
+    expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(edited);
+    // Deleted rather than edited, nothing would be lost: the newer bundle replaces it, as before.
+    rmSync(join(dest, 'b', 'summary.txt'));
+    expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+    expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
+  });
+
   it('refuses a foreign empty directory in a managed bundle path like a foreign file, and leaves it in place', async () => {
     // Regression: an empty directory was not counted as unlisted; the
     // replacement then moved the old tree to .distributor.work/kept-*, unreported.

@@ -111,8 +111,8 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   if (stateEntry === undefined) return { kind: 'unmanaged' };
   const read = readStateOrWhy(dir, stateEntry.type);
   if ('refusal' in read) return invalid(read.refusal);
-  const listing = listTree(dir, entries);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
+  const listing = listTree(dir, entries, listed);
   listed.add(STATE_FILE);
   // A directory is ours only when a listed output lies below it: a foreign
   // directory, empty or not, is unlisted like a foreign file (never swept).
@@ -121,7 +121,18 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
     ...[...listing.files].filter((file) => !listed.has(file)),
     ...[...listing.dirs].filter((path) => !parents.has(path)),
   ].sort(compareUtf8);
-  const absent = read.state.outputs.map((output) => output.path).filter((path) => !listing.files.has(path));
+  // An output there with another size than the state records was written
+  // over (edited by hand, or by another tool): like a deleted one, it makes
+  // the bundle destination_incomplete, so no run replaces or skips over
+  // bytes sealkit did not write (as on S3; docs/distributor.md).
+  const absent = read.state.outputs
+    .filter((output) => listing.sizes.get(output.path) !== output.size)
+    .map((output) => output.path)
+    .sort(compareUtf8);
+  // The first written over is named before the first deleted: it is the one whose bytes would be lost.
+  const overwritten = absent.filter((path) => listing.sizes.has(path));
+  const first = overwritten[0] ?? absent[0];
+  const firstSize = first === undefined ? undefined : listing.sizes.get(first);
   return {
     kind: 'managed',
     state: read.state,
@@ -129,7 +140,9 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
     unlisted: listing.other || foreign.length > 0,
     ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
     missing: absent.length > 0,
-    ...(absent[0] === undefined ? {} : { firstMissing: absent.sort(compareUtf8)[0] }),
+    ...(first === undefined ? {} : { firstMissing: first }),
+    ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
+    ...(overwritten.length > 0 ? { writtenOver: true } : {}),
     residue: [],
   };
 }

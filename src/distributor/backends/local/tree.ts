@@ -243,12 +243,20 @@ export interface TreeListing {
   readonly dirs: ReadonlySet<string>;
   /** True when the tree holds a symlink, a FIFO, a device, a socket or a non-UTF-8 name. */
   readonly other: boolean;
+  /** The size of each regular file `sized` asked for, by path. */
+  readonly sizes: ReadonlyMap<string, number>;
 }
 
-/** Lists a destination bundle tree without following links (`top`: the root's entries, when already listed). */
-export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
+/**
+ * Lists a destination bundle tree without following links (`top`: the
+ * root's entries, when already listed). Files named in `sized` are also
+ * stat'ed for their size: only those, so a tree of foreign files costs no
+ * more than before.
+ */
+export function listTree(root: Dir, top?: readonly DirEntry[], sized?: ReadonlySet<string>): TreeListing {
   const files = new Set<string>();
   const dirs = new Set<string>();
+  const sizes = new Map<string, number>();
   let other = false;
   let seen = 0;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
@@ -263,9 +271,12 @@ export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
         continue;
       }
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
-      if (type === 'file') files.add(path);
-      else if (type === 'directory') {
+      const stat = entry.type === 'unknown' || sized?.has(path) === true ? dir.stat(entry.bytes) : undefined;
+      const type = stat?.type ?? entry.type;
+      if (type === 'file') {
+        files.add(path);
+        if (stat !== undefined && sized?.has(path) === true) sizes.set(path, Number(stat.size));
+      } else if (type === 'directory') {
         dirs.add(path);
         const child = dir.openDir(entry.bytes);
         try {
@@ -277,5 +288,5 @@ export function listTree(root: Dir, top?: readonly DirEntry[]): TreeListing {
     }
   };
   walk(root, '', 0);
-  return { files, dirs, other };
+  return { files, dirs, other, sizes };
 }

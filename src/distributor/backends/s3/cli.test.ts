@@ -166,6 +166,30 @@ describe('sealkit distribute run with an S3 destination', () => {
     });
   });
 
+  it('regression: a newer bundle never deletes an output someone wrote over (was removed with the old outputs)', async () => {
+    const { dir, prefix, cli } = setUp('overwritten-newer');
+    expect(cli().status).toBe(0);
+    const key = `${prefix}/weather/brentwood/summary.txt`;
+    await putMany(ctx.s3, ctx.bucket, [[key, 'edited at the destination\n']]);
+    writeBundle(join(dir, 'out'), 'weather/brentwood', {
+      id: 'weather.daily.brentwood',
+      created: '2026-06-01T00:00:00Z',
+      files: { 'report.md': '# Brentwood\n\nRain.\n', 'summary.txt': 'wet\n' },
+    });
+    const run = cli('--json');
+    expect(run.status).toBe(2);
+    const json = JSON.parse(run.stdout.toString('utf8')) as {
+      outcomes: { outcome?: string; reason_code?: string; entry_path?: string }[];
+    };
+    expect(json.outcomes[0]).toMatchObject({
+      outcome: 'refused',
+      reason_code: 'destination_incomplete',
+      entry_path: 'summary.txt',
+    });
+    const kept = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/weather/brentwood/`);
+    expect(kept.get(key)?.bytes.toString('utf8')).toBe('edited at the destination\n');
+  });
+
   it('regression: a malformed .distributor.pending.json is named as the marker, with its fault and the advice to delete it, not as an invalid .distributor.json', async () => {
     const { dir, prefix, cli } = setUp('marker-edited');
     expect(cli().status).toBe(0);

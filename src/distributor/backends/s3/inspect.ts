@@ -152,8 +152,11 @@ export async function inspectPrefix(
     .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
     .map((output) => output.path)
     .sort(compareUtf8);
-  // Said apart from a deleted one: an output that is there with another size was written over.
-  const firstSize = absent[0] === undefined ? undefined : objects.get(absent[0])?.size;
+  // Said apart from a deleted one: an output that is there with another size
+  // was written over, and is named first (its bytes are the ones a replacement would lose).
+  const overwritten = absent.filter((path) => objects.has(path));
+  const first = overwritten[0] ?? absent[0];
+  const firstSize = first === undefined ? undefined : objects.get(first)?.size;
   const unlisted = listing.overflow || foreign.length > 0;
   return {
     snapshot: {
@@ -163,8 +166,9 @@ export async function inspectPrefix(
       unlisted,
       ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
       missing: absent.length > 0,
-      ...(absent[0] === undefined ? {} : { firstMissing: absent[0] }),
+      ...(first === undefined ? {} : { firstMissing: first }),
       ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
+      ...(overwritten.length > 0 ? { writtenOver: true } : {}),
       // A marker whose lease ended is residue even when it claims nothing
       // that is there (a run died before its first upload, or an earlier
       // release lost the bundle and left its marker claiming nothing): the
