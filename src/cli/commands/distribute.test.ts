@@ -268,7 +268,7 @@ describe('sealkit distribute run', () => {
       created: '2026-05-30T11:10:00Z',
     });
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
-    expect(dry).toContain('  write a.txt (source, 1 byte)\n');
+    expect(dry).toContain('  write a.txt (copy, 1 byte)\n');
     const lines = runCli(['distribute', 'run', '--config', config]).stdout.toString().split('\n');
     expect(lines.slice(0, 3)).toEqual([
       'PIPELINE  DESTINATION  BUNDLE     OUTCOME    REASON',
@@ -314,7 +314,7 @@ describe('sealkit distribute run', () => {
     expect(human.status).toBe(0);
     // The plan speaks the outcome words of the report (regression: publish vs published).
     expect(human.stdout.toString()).toMatch(
-      /^dry run: the plan a real run would apply \(nothing written\)\n\npublished weather -> site: b\n {2}write report\.html \(generated, \d+ bytes\)\n {2}write report\.md \(source, 16 bytes\)\n/,
+      /^dry run: the plan a real run would apply \(nothing written\)\n\npublished weather -> site: b\n {2}write report\.html \(page from report\.md, \d+ bytes\)\n {2}write report\.md \(copy, 16 bytes\)\n/,
     );
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
     expect(describeTree(work)).toEqual(before);

@@ -684,8 +684,12 @@ function planItemLines(item: PlanItem): string[] {
     case 'published':
     case 'replaced': {
       const lines = [`${item.outcome} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
+      // Said as what the file is, not the state's kind: an asset copied under
+      // `source: false` is a copy, not a sign that `source` was ignored.
       for (const output of item.outputs)
-        lines.push(`  write ${output.path} (${output.kind}, ${counted(output.size, 'byte')})`);
+        lines.push(
+          `  write ${output.path} (${output.kind === 'generated' ? `page from ${output.source_path}` : 'copy'}, ${counted(output.size, 'byte')})`,
+        );
       lines.push('  write .distributor.json (last)');
       for (const path of item.previous?.outputs ?? []) lines.push(`  delete old ${path}`);
       return lines;

@@ -1,6 +1,7 @@
 import { Dir } from '../../core/fs/index.js';
 import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDirProblem, discoverBundles, MANIFEST_FILE } from '../discover/discover.js';
+import { STATE_FILE } from '../model/state.js';
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import { outputCollision } from '../plan/collision.js';
 import { expectedOutputs, noOutputsHint } from '../plan/outputs.js';
@@ -44,6 +45,37 @@ export function verifyBundle(path: string, options: VerifyOptions = {}): Verifie
   }
 }
 
+/**
+ * The manifest, or a refusal that says what the folder is when it has none:
+ * a source root (bundles below it) or a published copy are common slips, and
+ * "write one" would be the wrong advice for both.
+ */
+function readManifestOrWhy(dir: Dir): SourceManifest {
+  try {
+    return readManifest(dir);
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal) || error.code !== 'manifest_missing') throw error;
+    const names = new Set(dir.list().map((entry) => entry.name));
+    if (names.has(STATE_FILE))
+      throw error.at(
+        {},
+        `this folder is a published copy (it holds ${STATE_FILE}, no ${MANIFEST_FILE}): verify the source bundle it was published from`,
+      );
+    let below: readonly string[] = [];
+    try {
+      below = discoverBundles(dir).bundles;
+    } catch {
+      // A tree too large or unreadable to walk: the plain advice stands.
+    }
+    if (below.length > 0)
+      throw error.at(
+        {},
+        `this folder holds ${below.length === 1 ? '1 bundle' : `${below.length} bundles`} below it (the first: '${below[0]}'): verify a bundle folder, or check them all with sealkit distribute run --dry-run`,
+      );
+    throw error;
+  }
+}
+
 function verifyIn(path: string, outputs: OutputCategories | undefined): VerifiedBundle {
   let dir: Dir;
   try {
@@ -54,7 +86,7 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
   try {
     // The manifest stops everything (no file is read before it passed); the
     // listed files and the nested-manifest scan are independent of each other.
-    const manifest = readManifest(dir);
+    const manifest = readManifestOrWhy(dir);
     const problems: Refusal[] = [];
     const collect = (work: () => unknown): void => {
       try {

@@ -377,3 +377,25 @@ describe('sealkit distribute manifest (CLI)', () => {
     expect(runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--exclude', '']).status).toBe(1);
   });
 });
+
+describe('distribute verify: a folder without a manifest says what it is', () => {
+  it('regression: a source root or a published copy is told apart from a bundle that lacks its manifest (all said "write one")', () => {
+    writeManifest(bundle, { id: 'w22', created: CREATED });
+    const root = refusalOf(() => verifyBundle(work));
+    expect(root.code).toBe('manifest_missing');
+    expect(root.hint).toBe(
+      "this folder holds 1 bundle below it (the first: 'week-22'): verify a bundle folder, or check them all with sealkit distribute run --dry-run",
+    );
+    const published = join(work, 'site', 'week-22');
+    mkdirSync(published, { recursive: true });
+    writeFileSync(join(published, '.distributor.json'), '{}\n');
+    expect(refusalOf(() => verifyBundle(published)).hint).toBe(
+      'this folder is a published copy (it holds .distributor.json, no manifest.json): verify the source bundle it was published from',
+    );
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    expect(refusalOf(() => verifyBundle(empty)).hint).toBe(
+      'write one with sealkit distribute manifest BUNDLE_DIR --id ID',
+    );
+  });
+});
