@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../core/json/index.js';
 import {
   mappingsFingerprint,
@@ -13,7 +15,20 @@ import {
 import { fold, type SafeIdentifier, TYPE_FAMILIES, type TypeFamily } from './identifiers.js';
 import { parseMapping } from './mapping.js';
 import type { SnapshotTable } from './snapshot.js';
-import { bindBundle, retailBundle, summary } from './testing/bundles.js';
+import {
+  bindBundle,
+  bindFiles,
+  fromSpec,
+  retailBundle,
+  retailSpec,
+  summary,
+  writeBundle,
+} from './testing/bundles.js';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
 
 const ORACLE = join(dirname(fileURLToPath(import.meta.url)), 'testdata', 'fingerprints.py');
 
@@ -202,5 +217,59 @@ describe('fingerprint constructions', () => {
         confirmation: bundle.dryRun.schema_confirmation_fingerprint,
       });
     });
+  });
+});
+
+// Every name here is a safe identifier that is also a member of
+// Object.prototype; as a key assigned on a plain object, `__proto__` sets the
+// prototype instead of adding the table.
+const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
+
+describe('table names that are Object.prototype members', () => {
+  it('regression: a mapping table named __proto__ is a key of the mapping fingerprint, as in python3', () => {
+    const rule = (source: string) => ({ source, target: 'a', cast: 'string' });
+    const cases: Case[] = PROTOTYPE_NAMES.map((name) => ({
+      // JSON.parse defines `__proto__` as an own key, as the strict parser does.
+      mapping: JSON.parse(
+        JSON.stringify({ version: 1, tables: { other: [rule('B')] } }).replace(
+          '"tables":{',
+          `"tables":{${JSON.stringify(name)}:${JSON.stringify([rule('A')])},`,
+        ),
+      ) as JsonObject,
+      snapshot: null,
+    }));
+    expect(Object.keys(cases[0]?.mapping?.tables as object)).toEqual(['__proto__', 'other']);
+    const expected = oracle(cases);
+    const actual = cases.map(ours);
+    expect(actual).toEqual(expected);
+    // Each name is hashed as its own table: six different fingerprints, none the one of `other` alone.
+    const alone = mappingsFingerprint(parseMapping({ version: 1, tables: { other: [rule('B')] } }));
+    expect(new Set(actual.map((result) => result.mapping)).size).toBe(PROTOTYPE_NAMES.length);
+    expect(actual.map((result) => result.mapping)).not.toContain(alone);
+  });
+
+  it('regression: evidence whose tables are named __proto__ and constructor binds from real files', () => {
+    const base = retailSpec();
+    const [first, second, ...rest] = base.tables;
+    if (first === undefined || second === undefined) throw new Error('the retail spec has four tables');
+    const bundle = fromSpec({
+      ...base,
+      tables: [{ ...first, table: '__proto__' }, { ...second, table: 'constructor' }, ...rest],
+    });
+    expect(Object.hasOwn(bundle.mapping.tables as object, '__proto__')).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'sealkit-proto-'));
+    roots.push(dir);
+    const outcome = bindFiles(writeBundle(join(dir, 'ev'), bundle));
+    expect(summary(outcome)).toEqual({ code: 'bound' });
+    if (outcome.status !== 'bound') return;
+    expect(outcome.tables.map((table) => table.table)).toContain('__proto__');
+    expect(outcome.tables.map((table) => table.table)).toContain('constructor');
   });
 });

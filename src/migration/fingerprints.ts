@@ -27,7 +27,10 @@ function fingerprint(value: unknown): Sha256Hex {
  * The empty mapping `{}` hashes to 44136fa3…aaff8a; `parseMapping` refuses it.
  */
 export function mappingsFingerprint(mapping: Mapping): Sha256Hex {
-  const normalized: Record<string, readonly object[]> = {};
+  // A null prototype: a table is any safe identifier, `__proto__` included,
+  // and on a plain object assigning that key would set the prototype instead
+  // of adding the table.
+  const normalized: Record<string, readonly object[]> = Object.create(null);
   for (const table of mapping.tables) {
     normalized[table.folded] = table.rules.map((rule) => ({
       cast: rule.cast,

@@ -102,9 +102,10 @@ export function valueToCanonical(value: unknown, site: Site): Buffer {
 export function cloneData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(cloneData);
   if (typeof value === 'object' && value !== null) {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
-    return copy;
+    // Defined, never assigned: an own `__proto__` key stays a key.
+    return Object.fromEntries(
+      Object.keys(value).map((key) => [key, cloneData((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../core/digest/index.js';
 import { pyDumps } from '../core/json/index.js';
 import { at } from '../core/list/index.js';
+import { cloneData } from './canonical.js';
 import { buildOwner, type Data, toCanonical } from './fixtures/build.js';
 import { buildCell, SQLSERVER_DBT } from './fixtures/cells.js';
 import { outcomeOf, summary } from './fixtures/outcome.js';
@@ -177,5 +178,19 @@ describe('original writes: a detached copy is validated, the original is never n
       'scoped_execution_write_binding@write.connector',
     );
     expect(bad.connector).toBe('oracle');
+  });
+});
+
+describe('detached copies', () => {
+  it('regression: a key named __proto__ stays an own key of the copy, never its prototype', () => {
+    const copy = cloneData(JSON.parse('{"__proto__":{"polluted":true},"a":[{"__proto__":1}]}')) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.hasOwn((copy.a as object[])[0] as object, '__proto__')).toBe(true);
   });
 });

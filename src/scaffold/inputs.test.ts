@@ -194,6 +194,27 @@ describe('input refusals: the canonical retail scope', () => {
         ]),
     },
     {
+      // A safe identifier that is also Object.prototype's accessor: it once
+      // broke the mapping fingerprint (canonical_unsupported_value).
+      name: 'regression: a non-canonical table named __proto__',
+      code: 'non_canonical_table',
+      bundle: () =>
+        editedBundle((tables) => [
+          ...tables,
+          {
+            table: '__proto__',
+            columns: [
+              {
+                raw: 'Zqx Id',
+                family: 'integer',
+                dialectType: 'BIGINT',
+                rule: { target: 'zqx_id', cast: 'integer' },
+              },
+            ],
+          },
+        ]),
+    },
+    {
       name: 'a non-canonical target',
       code: 'non_canonical_target',
       table: 'customers',
@@ -263,6 +284,7 @@ describe('input refusals: the canonical retail scope', () => {
       expect(result.message).toContain('--edition');
     }
     expect(result.table).toBe(table);
+    if (code === 'non_canonical_table') expect([result.role, result.field]).toEqual(['mapping', 'tables']);
     expect(fixture.snapshot()).toEqual(before);
   });
 
