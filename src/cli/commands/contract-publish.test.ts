@@ -176,6 +176,34 @@ describe('sealkit contract publish, history and replay', () => {
     expect(json.stderr.toString('utf8')).toBe('');
   });
 
+  it('regression: an approval for a resource this run leaves unchanged is refused at its file, not ignored', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    // The version the approval names was never written (the file not saved, the version not bumped).
+    const run = publish('--approve-widening', `${ORDERS}@1.4.0`, '--approver', 'A', '--reason', 'R');
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString('utf8')).toMatch(/refused: 1 of 6 resources; nothing was written\n$/);
+    expect(run.stderr.toString('utf8')).toBe(
+      'error[contract_ledger_approval_unexpected]: a widening approval was given for a publication that does not widen anything\n' +
+        `  --> ${join(project, 'sources/orders.yaml')}\n` +
+        '  = field: approval\n' +
+        `  = help: ${ORDERS} is unchanged at 1.3.0 (published at position 6), so this run publishes no 1.4.0: write version 1.4.0 and the change into its file and save it, or drop --approve-widening ${ORDERS}@1.4.0\n`,
+    );
+    const json = publish(
+      '--approve-widening',
+      `${ORDERS}@1.4.0`,
+      '--approver',
+      'A',
+      '--reason',
+      'R',
+      '--json',
+    );
+    expect(jsonOf(json).plan?.items.find((item) => item.resource?.id === ORDERS)).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_ledger_approval_unexpected',
+    });
+  });
+
   it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);

@@ -154,7 +154,9 @@ function repeatedDecision(subject: Subject, latest: LedgerEntry | undefined): De
     latest.digest === candidate.digest &&
     (request.baseline === latest.baseline || request.baseline === latest.digest)
   ) {
-    return { status: 'unchanged', resource, version, entry: latest };
+    return (
+      unchangedApprovalRefusal(subject, latest) ?? { status: 'unchanged', resource, version, entry: latest }
+    );
   }
   const sameVersion = subject.entries.find((entry) => entry.version === version);
   if (sameVersion !== undefined && sameVersion.digest !== candidate.digest) {
@@ -174,6 +176,29 @@ function repeatedDecision(subject: Subject, latest: LedgerEntry | undefined): De
     );
   }
   return undefined;
+}
+
+/**
+ * An approval given for a resource this run leaves unchanged approves
+ * nothing: refused, so that a file left unsaved or a version left unbumped
+ * never passes as approved. The one exception is a retry of the very
+ * publication that recorded it — the latest entry already holds an approval
+ * of the same ID@VERSION — which stays idempotent.
+ */
+function unchangedApprovalRefusal(subject: Subject, latest: LedgerEntry): Decision | undefined {
+  const { approval } = subject.request;
+  if (approval === null || latest.approval?.approves === approval.approves) return undefined;
+  const { resource, version } = subject;
+  const target = splitApprovalTarget(approval.approves);
+  const drop = `drop --approve-widening ${approval.approves}`;
+  const unchanged = `${resource.id} is unchanged at ${version} (published at position ${latest.position})`;
+  const hint =
+    target === undefined || target.id !== resource.id
+      ? `the approval names another resource, and ${unchanged}: ${drop}`
+      : target.version === version
+        ? `${unchanged} and nothing of it widened then: there is nothing to approve; ${drop}`
+        : `${unchanged}, so this run publishes no ${target.version}: write version ${target.version} and the change into its file and save it, or ${drop}`;
+  return subject.refused('contract_ledger_approval_unexpected', 'approval', undefined, hint);
 }
 
 /** The candidate classified against `latest`, or undefined when the two cannot be compared (another kind). */
@@ -213,8 +238,14 @@ function nextAttemptAdvice(
 
 function genesisDecision(subject: Subject, latest: LedgerEntry | undefined): Decision {
   if (latest !== undefined) return subject.refused('contract_ledger_baseline_stale', 'baseline');
-  if (subject.request.approval !== null)
-    return subject.refused('contract_ledger_approval_unexpected', 'approval');
+  const { approval } = subject.request;
+  if (approval !== null)
+    return subject.refused(
+      'contract_ledger_approval_unexpected',
+      'approval',
+      undefined,
+      `${subject.resource.id} is published for the first time (genesis): there is no earlier version it could widen, so nothing needs approval; drop --approve-widening ${approval.approves}`,
+    );
   return {
     status: 'append',
     resource: subject.resource,
@@ -299,7 +330,12 @@ function approvalRefusal(subject: Subject, classification: ContractClassificatio
   if (!widens(classification)) {
     return approval === null
       ? undefined
-      : subject.refused('contract_ledger_approval_unexpected', 'approval', classification);
+      : subject.refused(
+          'contract_ledger_approval_unexpected',
+          'approval',
+          classification,
+          `the change from ${classification.baseline.version} to ${subject.version} is ${classification.verdict}: nothing widens, so nothing needs approval; drop --approve-widening ${approval.approves}`,
+        );
   }
   if (approval === null)
     return subject.refused('contract_ledger_approval_required', 'approval', classification);

@@ -250,6 +250,49 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       );
     });
 
+    it('regression: an approval for a resource left unchanged is refused, naming why, unless it retries its own publication', async () => {
+      const v1 = await source('1.0.0');
+      await publish([request(v1, 'genesis')]);
+      // A version nobody wrote into the file (not saved, not bumped): nothing of it is published.
+      const unsaved = await planOnly([request(v1, v1.digest, approvalOf(`${SOURCE}@1.3.0`))]);
+      expect(unsaved.items[0]).toMatchObject({ status: 'refused', version: '1.0.0' });
+      expect(unsaved.items[0]?.refusal).toMatchObject({
+        code: 'contract_ledger_approval_unexpected',
+        field: 'approval',
+        hint: `${SOURCE} is unchanged at 1.0.0 (published at position 1), so this run publishes no 1.3.0: write version 1.3.0 and the change into its file and save it, or drop --approve-widening ${SOURCE}@1.3.0`,
+      });
+      const same = await planOnly([request(v1, v1.digest, approvalOf(`${SOURCE}@1.0.0`))]);
+      expect(same.items[0]?.refusal?.hint).toBe(
+        `${SOURCE} is unchanged at 1.0.0 (published at position 1) and nothing of it widened then: there is nothing to approve; drop --approve-widening ${SOURCE}@1.0.0`,
+      );
+      // A retry of an approved widening whose commit outcome was unknown stays idempotent.
+      const widened = await source('1.1.0', { amount: { type: 'decimal(14,2)' } });
+      const approval = approvalOf(`${SOURCE}@1.1.0`);
+      await publish([request(widened, v1.digest, approval)]);
+      const retry = await publish([
+        request(widened, v1.digest, { ...approval, approvedAt: '2026-03-01T09:31:00Z' }),
+      ]);
+      expect(retry.plan.items[0]?.status).toBe('unchanged');
+      expect(await rows()).toHaveLength(2);
+    });
+
+    it('regression: an approval where nothing widens says what the change is and to drop the flag', async () => {
+      const v1 = await source('1.0.0');
+      expect(
+        (await planOnly([request(v1, 'genesis', approvalOf(`${SOURCE}@1.0.0`))])).items[0]?.refusal?.hint,
+      ).toBe(
+        `${SOURCE} is published for the first time (genesis): there is no earlier version it could widen, so nothing needs approval; drop --approve-widening ${SOURCE}@1.0.0`,
+      );
+      await publish([request(v1, 'genesis')]);
+      const compatible = await source('1.1.0', { status: { nullable: false } });
+      expect(
+        (await planOnly([request(compatible, v1.digest, approvalOf(`${SOURCE}@1.1.0`))])).items[0]?.refusal
+          ?.hint,
+      ).toBe(
+        `the change from 1.0.0 to 1.1.0 is compatible: nothing widens, so nothing needs approval; drop --approve-widening ${SOURCE}@1.1.0`,
+      );
+    });
+
     it('appends an approved widening with the approval bound into its hash', async () => {
       const v1 = await source('1.0.0');
       await publish([request(v1, 'genesis')]);
