@@ -19,6 +19,7 @@
  *   the process at once, with the result's exit code once it is known.
  */
 
+import { setMaxListeners } from 'node:events';
 import type { Refusal } from '../core/refusal/index.js';
 import type { CliIo, CommandResult, Disclosure } from './command.js';
 import { EXIT } from './exit-codes.js';
@@ -65,6 +66,10 @@ export class Interruption {
 
   private constructor(options: InterruptionOptions) {
     this.#options = options;
+    // The run's one signal reaches every request and step in flight, many at
+    // once; Node's warning past ten listeners would reach stderr as a false
+    // "memory leak" alarm.
+    setMaxListeners(0, this.#controller.signal);
   }
 
   /** Installs the handlers; they stay until the process ends. */

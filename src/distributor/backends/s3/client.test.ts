@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
 import type { S3DestinationConfig } from '../../config/types.js';
-import { createS3Client, quietSdkNodeVersionNotice } from './client.js';
+import { abortingWith, createS3Client, quietSdkNodeVersionNotice } from './client.js';
 import { HeadObjectCommand, PutObjectCommand, S3Client } from './sdk.js';
 
 // The SDK's multi-line Node version notice must not reach sealkit's stderr,
@@ -145,5 +145,55 @@ describe('the loggers of an S3 client', () => {
       for (const level of levels) (logger[level] as (message: string) => void)('a warning');
     });
     expect(written).toEqual([]);
+  });
+});
+
+describe('one signal over many requests at once', () => {
+  it('regression: 40 requests in flight under the run\u2019s signal print no MaxListenersExceededWarning (printed on reruns that repaired markers)', async () => {
+    const server = createServer((_request, response) => {
+      // Held a little, so that every request is in flight at once.
+      setTimeout(() => {
+        response.writeHead(200, { 'content-length': '0', etag: '"0"' });
+        response.end();
+      }, 50);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name);
+    };
+    process.on('warning', onWarning);
+    const savedEnv = { ...process.env };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x' });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createS3Client({
+        id: 'archive',
+        kind: 's3',
+        bucket: 'b',
+        region: 'us-east-1',
+        prefix: '',
+        endpoint: `http://127.0.0.1:${port}`,
+        force_path_style: true,
+        outputs: { source: true, html: false, assets: false },
+      });
+      const run = new AbortController();
+      const sent = abortingWith(client, run.signal);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          sent.send(new HeadObjectCommand({ Bucket: 'b', Key: `k${index}` })),
+        ),
+      );
+      expect(answers).toHaveLength(40);
+      // Warnings are emitted on the next tick.
+      await new Promise((done) => setImmediate(done));
+      expect(warnings).toEqual([]);
+      // The caller's own signal is left as it was.
+      expect(run.signal.aborted).toBe(false);
+    } finally {
+      process.off('warning', onWarning);
+      process.env = savedEnv;
+      server.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { S3DestinationConfig } from '../../config/types.js';
@@ -59,8 +60,9 @@ export function createS3Client(config: S3DestinationConfig): S3Client {
  * answers would otherwise hold a SIGINT for every attempt's timeout (three
  * attempts of `request_timeout_seconds`, about 96 s by default).
  */
-export function abortingWith(client: S3Client, signal: AbortSignal | undefined): S3Client {
-  if (signal === undefined) return client;
+export function abortingWith(client: S3Client, given: AbortSignal | undefined): S3Client {
+  if (given === undefined) return client;
+  const signal = sharedSignal(given);
   const send = ((command: Parameters<S3Client['send']>[0], options?: { abortSignal?: AbortSignal }) =>
     client.send(command, {
       ...options,
@@ -70,6 +72,20 @@ export function abortingWith(client: S3Client, signal: AbortSignal | undefined):
   return new Proxy(client, {
     get: (target, key, receiver) => (key === 'send' ? send : Reflect.get(target, key, receiver)),
   });
+}
+
+/**
+ * A signal that follows `given` and may be passed to any number of requests
+ * at once. The SDK adds listeners to the signal of each request in flight
+ * (its retry loop, its checksum step), and past ten on one signal Node
+ * prints "MaxListenersExceededWarning: Possible EventTarget memory leak" on
+ * stderr, which a cron job mails as an alarm: inspection sends many reads at
+ * once under the run's one signal. The caller's own signal is left as it is.
+ */
+export function sharedSignal(given: AbortSignal): AbortSignal {
+  const signal = AbortSignal.any([given]);
+  setMaxListeners(0, signal);
+  return signal;
 }
 
 /** The SDK's request log: with any logger but its own no-op one it copies every request and answer for it. */

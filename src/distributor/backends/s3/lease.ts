@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { sha256Prefixed } from '../../../core/digest/index.js';
 import type { Refusal } from '../../../core/refusal/index.js';
 import { instantOf } from '../../model/instant.js';
@@ -72,6 +73,8 @@ export class Lease {
 
   constructor(settings: LeaseSettings) {
     this.#settings = settings;
+    // Every request of the bundle carries this signal, many at once (see sharedSignal).
+    setMaxListeners(0, this.#abort.signal);
   }
 
   /** Aborted when the lease is lost; passed to every upload. */
