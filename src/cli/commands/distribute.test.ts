@@ -561,6 +561,18 @@ describe('sealkit distribute run', () => {
       total: 3,
       first: ['esc\u001b[31mred', 'sales', 'weather/b1'].map((dir) => join(source, dir)),
     });
+    // Regression: once one bundle was found, the human report no longer named the
+    // folders still missing their manifest, and the run looked complete.
+    for (const flags of [[], ['--dry-run']]) {
+      const text = runCli(['distribute', 'run', '--config', config, ...flags]).stdout.toString();
+      expect(text).toContain(
+        `not published: 3 folders hold files but no manifest.json (${join(source, 'esc\\x1b[31mred')}, ${join(source, 'sales')}, ${join(source, 'weather/b1')}); write one with: sealkit distribute manifest <folder> --id <id>`,
+      );
+      expect(text).toContain(
+        `not published: 1 file directly in a source root (${join(source, 'README.md')}); a bundle is a folder below the root`,
+      );
+      expect(text).not.toContain('\u001b');
+    }
   });
 
   it('regression: files lying directly in the source root are named, with how to publish them (was only "no bundle found")', () => {

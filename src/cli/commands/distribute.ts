@@ -554,11 +554,38 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n`
+      ? `${table(rows)}\n\n${looseNote(report)}`
       : report.failures.length > 0
         ? ''
         : `${noBundleLines(report).join('\n')}\n\n`;
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
+}
+
+/**
+ * Beside the bundles found: a folder holding files but no manifest.json (a
+ * report whose producer forgot its manifest, which no run publishes) and
+ * files lying directly in a source root, said in one line each so that a
+ * run that publishes the others does not look complete. Empty when none.
+ */
+function looseNote(report: RunReport): string {
+  const lines: string[] = [];
+  const all = report.plan.pipelines;
+  const folders = all.reduce((sum, pipeline) => sum + pipeline.dirs_without_manifest.total, 0);
+  const files = all.reduce((sum, pipeline) => sum + pipeline.files_at_source_root.total, 0);
+  const shown = (pick: (pipeline: PipelinePlan) => PipelinePlan['dirs_without_manifest'], total: number) => {
+    const names = all.flatMap((pipeline) => pick(pipeline).first).slice(0, 3);
+    const rest = total - names.length;
+    return `${names.map((name) => escapedBytes(Buffer.from(name, 'utf8'))).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+  };
+  if (folders > 0)
+    lines.push(
+      `not published: ${counted(folders, 'folder')} ${folders === 1 ? 'holds' : 'hold'} files but no manifest.json (${shown((pipeline) => pipeline.dirs_without_manifest, folders)}); write one with: sealkit distribute manifest <folder> --id <id>`,
+    );
+  if (files > 0)
+    lines.push(
+      `not published: ${counted(files, 'file')} directly in a source root (${shown((pipeline) => pipeline.files_at_source_root, files)}); a bundle is a folder below the root`,
+    );
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n\n`;
 }
 
 /**
@@ -639,6 +666,10 @@ function planText(report: RunReport): string {
   if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
+  else {
+    const note = looseNote(report);
+    if (note !== '') lines.push('', note.trimEnd());
+  }
   lines.push(...uncheckedLines(report.unchecked ?? []));
   // One blank line before the counts, also when the plan ends with one.
   const body = lines.join('\n').replace(/\n+$/, '');
