@@ -204,6 +204,35 @@ describe('sealkit contract publish, history and replay', () => {
     });
   });
 
+  it('regression: a refused plan in --json carries the first refusal at the top level, as every --json refusal does', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    widen();
+    // Two refused items: the top level is the first of the plan (sorted by id), each item keeps its own.
+    edit('version: 1.1.0', 'version: 1.0.9', 'models/order_facts.yaml');
+    const run = publish('--json');
+    expect(run.status).toBe(2);
+    const json = jsonOf(run);
+    expect(
+      json.plan?.items.filter((item) => item.status === 'refused').map((item) => item.reason_code),
+    ).toEqual(['contract_ledger_version_not_increasing', 'contract_ledger_approval_required']);
+    expect(json).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_ledger_version_not_increasing',
+      category: 'conflict',
+      message: 'the candidate version is not higher than the version of its baseline',
+      field: 'version',
+      location: { path: join(project, 'models/order_facts.yaml'), pointer: 'contract.version' },
+      hint: expect.stringContaining('1.0.9 is not above 1.1.0'),
+    });
+    expect(Object.keys(json).slice(0, 3)).toEqual(['status', 'reason_code', 'category']);
+    expect(json).not.toHaveProperty('details');
+    // A plan without a refusal has none.
+    expect(
+      jsonOf(publish('--dry-run', '--json', '--resource', 'retail.source.customers')),
+    ).not.toHaveProperty('reason_code');
+  });
+
   it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);

@@ -15,7 +15,7 @@ import {
 } from '../../contracts/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
-import { formatRefusal, progress } from '../output.js';
+import { formatRefusal, type JsonObjectOut, progress, refusalJson } from '../output.js';
 import { nonEmptyOption, optionalArgument, parseCommandArgs, requireArgument } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
@@ -180,6 +180,20 @@ function planErrors(plan: PublicationPlan, project: ContractProject): string {
   return plan.items.map((item) => itemRefusal(item, project)).join('');
 }
 
+/**
+ * The first refused item's refusal, placed in its file, for the top level
+ * of `--json`: every refusal carries `reason_code` and `message` there
+ * (docs/cli.md#output), and, as for every multi-error refusal, they are the
+ * first error's; each refused item keeps its own in `plan.items[]`.
+ */
+function firstRefusalJson(plan: PublicationPlan, project: ContractProject): JsonObjectOut {
+  const first = plan.items.find((item) => item.refusal !== null);
+  const placed = first === undefined ? undefined : placedRefusal(first, project);
+  if (placed === undefined) return {};
+  const { details: _details, ...record } = refusalJson(placed, LEDGER_DISCLOSURE);
+  return { ...record };
+}
+
 export const contractPublish: Command = {
   path: ['contract', 'publish'],
   usage: USAGE,
@@ -236,6 +250,7 @@ export const contractPublish: Command = {
       ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',
+        ...(refused ? firstRefusalJson(plan, project) : {}),
         dry_run: dryRun,
         ...ledgerJson(ledger),
         plan: planJson(plan, (item) => placedRefusal(item, project)),
