@@ -254,6 +254,17 @@ const CASES: readonly Case[] = [
   },
   { name: 'fixtures-missing', args: [...CHECK, '--fixtures', 'shop/fixture'] },
   {
+    // regression: a sources file that does not parse is what the report leads
+    // with, with --fixtures too; the fixtures of its tables are set aside.
+    name: 'sources-yaml-error-with-fixtures',
+    project: replace(
+      'models/bronze/_bronze__sources.yml',
+      '      - name: order_items\n',
+      '      - name: order_items\n         columns: []\n',
+    ),
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'edition-new-existing-folder',
     extra: { 'workspace/notes.txt': 'mine\n' },
     args: ['edition', 'new', '--edition', 'bigquery', 'workspace'],
@@ -314,6 +325,7 @@ function jsonView(stdout: string): unknown {
     status: value.status,
     summary: value.summary,
     findings: [...items('files'), ...items('sources'), ...items('models'), ...items('tests')],
+    ...(value.fixtures_not_loaded === undefined ? {} : { fixtures_not_loaded: value.fixtures_not_loaded }),
   };
 }
 

@@ -110,7 +110,7 @@ export const editionCheck: Command = {
           : quiet
             ? ''
             : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
-    const errors = formatFindings(report) + notReadNotes(report) + notice;
+    const errors = formatFindings(report) + notReadNotes(report) + setAsideNote(report) + notice;
     // An unmet requirement fails the run: `status` must not read `passed`
     // to a CI job that looks at nothing else (docs/editions.md#exit-codes).
     const shown = unmet ? requirementUnmet(report) : report;
@@ -260,6 +260,18 @@ function notReadNotes(report: CheckReport): string {
       return `note: ${counted(count, 'test')} written in ${where?.path ?? file.path} ${count === 1 ? 'was' : 'were'} not run: dbt's schema refuses the file${at}; fix it and check again\n`;
     })
     .join('');
+}
+
+/**
+ * The fixtures set aside because a properties file was not read (the sources
+ * they load may be defined there), after the findings on stderr.
+ */
+function setAsideNote(report: CheckReport): string {
+  const paths = report.fixtures_not_loaded ?? [];
+  if (paths.length === 0) return '';
+  const unread = report.files.filter((file) => file.kind === 'properties' && file.status === 'invalid');
+  const files = unread.map((file) => file.finding?.location?.path ?? file.path).join(', ');
+  return `note: ${counted(paths.length, 'fixture file')} ${paths.length === 1 ? 'was' : 'were'} not loaded (${paths.join(', ')}): no source that was read defines ${paths.length === 1 ? 'its table' : 'their tables'}, and ${files} ${unread.length === 1 ? 'was' : 'were'} not read; fix ${unread.length === 1 ? 'it' : 'them'} and check again\n`;
 }
 
 /** The human report: files, sources, models and tests, one line each, then the summary. */

@@ -54,7 +54,7 @@ type TestBase = Pick<TestReport, 'name' | 'kind' | 'attached_to' | 'column'>;
  * and each test's failing-row count taken. Engine error text is never kept.
  */
 export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): Promise<CheckRun> {
-  const fixtureByKey = fixtureTables(plan.sources, options.fixtures);
+  const { byKey: fixtureByKey, setAside } = fixtureTables(plan, options.fixtures);
   const show: Show = (found) => finding(masked(found, plan.secrets), plan.projectDir);
   const withFixtures = options.fixtures !== undefined;
   const engine = await CheckEngine.open();
@@ -62,34 +62,55 @@ export async function runCheck(plan: CheckPlan, options: RunCheckOptions = {}): 
     const execution = await execute(engine, plan, options, fixtureByKey);
     const tests: TestReport[] = [];
     for (const test of plan.tests) tests.push(await runTest(engine, test, execution, withFixtures, show));
-    return { report: checkReport(plan, withFixtures, execution, tests, show), captured: execution.captured };
+    const report = checkReport(plan, withFixtures, execution, tests, show);
+    return {
+      report: setAside.length === 0 ? report : { ...report, fixtures_not_loaded: setAside },
+      captured: execution.captured,
+    };
   } finally {
     engine.close();
   }
 }
 
-/** The fixture tables by `source.table`; refuses, all at once, every table no source defines. */
+/**
+ * The fixture tables by `source.table`. A table no source defines is
+ * refused, every one at once; but while a properties file is not read (it
+ * does not parse, or dbt's schema refuses it) its sources are unknown, so
+ * such fixtures are set aside instead, and the file's own finding is what
+ * the report leads with.
+ */
 function fixtureTables(
-  sources: CheckPlan['sources'],
+  plan: CheckPlan,
   fixtures: FixtureSet | undefined,
-): ReadonlyMap<string, FixtureTable> {
+): { readonly byKey: ReadonlyMap<string, FixtureTable>; readonly setAside: readonly string[] } {
   const byKey = new Map<string, FixtureTable>();
-  if (fixtures === undefined) return byKey;
-  const unknown = unknownFixtureTables(sources, fixtures);
-  if (unknown.length > 0) throw refuseAll(unknown);
-  for (const table of fixtures.tables) byKey.set(keyOf(table), table);
-  return byKey;
+  if (fixtures === undefined) return { byKey, setAside: [] };
+  const known = new Set(plan.sources.map(keyOf));
+  const unknown = fixtures.tables.filter((table) => !known.has(keyOf(table)));
+  if (unknown.length > 0 && plan.unreadProperties.length === 0)
+    throw refuseAll(unknownFixtureTables(plan, fixtures));
+  for (const table of fixtures.tables) if (known.has(keyOf(table))) byKey.set(keyOf(table), table);
+  return { byKey, setAside: unknown.map((table) => fixturePath(table, fixtures)) };
 }
 
-/** A `fixture_unknown_table` refusal for each fixture table no source defines, in fixture order. */
-export function unknownFixtureTables(sources: CheckPlan['sources'], fixtures: FixtureSet): Refusal[] {
-  const known = sources.map(keyOf);
+function fixturePath(table: FixtureTable, fixtures: FixtureSet): string {
+  return join(table.dir ?? fixtures.dir, table.source, `${table.table}.csv`);
+}
+
+/**
+ * A `fixture_unknown_table` refusal for each fixture table no source
+ * defines, in fixture order; none while a properties file is not read
+ * (see fixtureTables).
+ */
+export function unknownFixtureTables(plan: CheckPlan, fixtures: FixtureSet): Refusal[] {
+  if (plan.unreadProperties.length > 0) return [];
+  const known = plan.sources.map(keyOf);
   return fixtures.tables.flatMap((table) => {
     const key = keyOf(table);
     if (known.includes(key)) return [];
     return [
       refuseEdition('fixture_unknown_table', {
-        location: { path: join(table.dir ?? fixtures.dir, table.source, `${table.table}.csv`) },
+        location: { path: fixturePath(table, fixtures) },
         hint: `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
       }),
     ];

@@ -267,6 +267,42 @@ describe('planted faults in a broken copy', () => {
     });
   });
 
+  it('regression: a sources file that does not parse is reported with --fixtures, not hidden behind fixture_unknown_table', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'bronze', '_bronze__sources.yml');
+    const text = readFileSync(file, 'utf8');
+    const broken = text.replace(
+      '      - name: order_items\n        columns:\n',
+      '      - name: order_items\n        columns:\n         - name: note\n',
+    );
+    expect(broken).not.toBe(text);
+    writeFileSync(file, broken);
+    // The line after the stray one is where its siblings stop lining up.
+    const line = broken.split('\n').indexOf('         - name: note') + 2;
+    const { report } = await checkProject(project, { fixtures: fixturesOf(project) });
+    expect(report.status).toBe('failed');
+    expect(
+      report.files.find((item) => item.path === 'models/bronze/_bronze__sources.yml')?.finding,
+    ).toMatchObject({ reason_code: 'yaml_syntax', location: { path: file, line } });
+    // Its tables' fixtures are set aside, every one named, none refused.
+    expect(report.fixtures_not_loaded).toEqual(
+      ['customers', 'order_items', 'orders', 'products'].map((table) =>
+        join(fixturesOf(project), 'bronze', `${table}.csv`),
+      ),
+    );
+    // A source() of a table defined there says why it is unknown.
+    expect(report.models.find((model) => model.name === 'silver_orders')?.finding).toMatchObject({
+      reason_code: 'undefined_source',
+      hint: `source('bronze', 'orders') is not defined in a properties file that was read: 'bronze' is written in models/bronze/_bronze__sources.yml, which does not parse (yaml_syntax at line ${line}) and so was not read`,
+    });
+    // A fixture of a table no source defines is still refused once every file is read.
+    writeFileSync(file, text);
+    writeFixtures(fixturesOf(project), { 'bronze.suppliers': 'supplier_id\ns1\n' });
+    await expect(checkProject(project, { fixtures: fixturesOf(project) })).rejects.toMatchObject({
+      code: 'fixture_unknown_table',
+    });
+  });
+
   it('catches a ref to a missing model (undefined_ref)', async () => {
     const project = copyProject('snowflake', join(dir, 'project'));
     const file = join(project, 'models', 'gold', 'gold_daily_revenue.sql');

@@ -89,7 +89,7 @@ export async function checkProject(projectDir: string, options: CheckProjectOpti
     if (read !== undefined && read.faults.length > 0)
       // Fixture problems are listed all at once: the files that cannot be
       // read and the tables no source defines (docs/editions.md).
-      throw refuseAll([...read.faults, ...unknownFixtureTables(plan.sources, read.set)]);
+      throw refuseAll([...read.faults, ...unknownFixtureTables(plan, read.set)]);
     return runCheck(plan, {
       ...(fixtures === undefined ? {} : { fixtures }),
       ...(options.captureRows === undefined ? {} : { captureRows: options.captureRows }),

@@ -115,6 +115,22 @@ export interface CheckPlan {
   readonly sources: readonly PlannedSource[];
   readonly buildOrder: readonly string[];
   readonly tests: readonly PlannedTest[];
+  /**
+   * Properties files that do not parse or that dbt's schema refuses: none
+   * of their sources, models or tests are read, so a fixture or a
+   * source() of a table defined there names nothing the check knows.
+   */
+  readonly unreadProperties: readonly UnreadProperties[];
+}
+
+/** A properties file that was not read, where its first fault is, and the names it seems to define. */
+export interface UnreadProperties {
+  readonly path: string;
+  readonly code: FindingCode;
+  readonly line?: number;
+  readonly column?: number;
+  /** Every plain `name:` value written in it (a line scan: the file does not parse as a whole). */
+  readonly names: readonly string[];
 }
 
 const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -162,6 +178,8 @@ interface ModelScope {
   /** The names a finding may suggest instead of a misspelt ref() or source(). */
   readonly modelNames: readonly string[];
   readonly sourceNames: readonly string[];
+  /** Properties files that were not read: a source() of a table defined there is named with them. */
+  readonly unread: readonly UnreadProperties[];
 }
 
 /** A model's config so far and its `enabled`, rendered. */
@@ -209,6 +227,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     resolver,
     modelNames: [...index.paths.keys()],
     sourceNames: [...sourceByKey.keys()],
+    unread: propertiesFiles.unread,
   };
   const models = files.models
     .map((file) => planModel(file, scope))
@@ -237,6 +256,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     sources,
     buildOrder: order,
     tests,
+    unreadProperties: propertiesFiles.unread,
   };
 }
 
@@ -248,9 +268,23 @@ function keyOf(key: SourceKey): string {
 function readPropertiesFiles(
   files: readonly ProjectFile[],
   schemas: DbtSchemas,
-): { readonly results: FileResult[]; readonly docs: { path: string; value: YamlValue; node: YamlNode }[] } {
+): {
+  readonly results: FileResult[];
+  readonly docs: { path: string; value: YamlValue; node: YamlNode }[];
+  readonly unread: UnreadProperties[];
+} {
   const results: FileResult[] = [];
   const docs: { path: string; value: YamlValue; node: YamlNode }[] = [];
+  const unread: UnreadProperties[] = [];
+  const notRead = (file: ProjectFile, finding: FindingDraft): void => {
+    unread.push({
+      path: file.path,
+      code: finding.code,
+      ...(finding.line === undefined ? {} : { line: finding.line }),
+      ...(finding.column === undefined ? {} : { column: finding.column }),
+      names: namesWritten(file.bytes),
+    });
+  };
   for (const file of files) {
     const parsed = parseYaml(file.bytes);
     if (!parsed.ok) {
@@ -263,6 +297,7 @@ function readPropertiesFiles(
         hint: yamlFaultHint(parsed.fault, place),
       });
       results.push({ path: file.path, kind: 'properties', finding, violations: [] });
+      notRead(file, finding);
       continue;
     }
     const outcome = schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node);
@@ -272,9 +307,47 @@ function readPropertiesFiles(
       docs.push(doc);
     } else {
       results.push({ path: file.path, kind: 'properties', ...outcome, testsNotRead: testsWrittenIn(doc) });
+      notRead(file, outcome.finding);
     }
   }
-  return { results, docs };
+  return { results, docs, unread };
+}
+
+/** `name: x` / `- name: 'x'` as written on a line of a YAML file, whether or not the file parses. */
+const NAME_LINE = /^[ \t-]*name:[ \t]*["']?([A-Za-z_][A-Za-z0-9_]*)["']?[ \t]*(?:#.*)?$/;
+
+/** The plain names a properties file writes, read line by line (never reported, only matched). */
+function namesWritten(bytes: Uint8Array): string[] {
+  // Lenient on purpose (a BOM, a stray byte): only plain ASCII names are matched.
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const names = new Set<string>();
+  for (const line of text.split(/\r?\n/)) {
+    const match = NAME_LINE.exec(line);
+    if (match?.[1] !== undefined) names.add(match[1]);
+  }
+  return [...names];
+}
+
+/**
+ * What a name the project does not define has to do with the properties
+ * files that were not read: the file that writes it, when one does, else
+ * every such file (the definition may be in one of them).
+ */
+export function unreadHint(name: string, unread: readonly UnreadProperties[]): string | undefined {
+  if (unread.length === 0) return undefined;
+  const at = (file: UnreadProperties): string =>
+    file.line === undefined ? '' : `:${file.line}${file.column === undefined ? '' : `:${file.column}`}`;
+  const why = (file: UnreadProperties): string =>
+    file.code === 'yaml_syntax' ? 'does not parse' : "does not pass dbt's schema";
+  const writing = unread.filter((file) => file.names.includes(name));
+  if (writing.length > 0)
+    return writing
+      .map(
+        (file) =>
+          `'${name}' is written in ${file.path}, which ${why(file)} (${file.code}${file.line === undefined ? '' : ` at line ${file.line}`}) and so was not read`,
+      )
+      .join('; ');
+  return `${unread.map((file) => `${file.path}${at(file)} (${file.code})`).join(', ')} ${unread.length === 1 ? 'was' : 'were'} not read: fix ${unread.length === 1 ? 'it' : 'them'} first`;
 }
 
 /** The tests written in a properties document, read as far as its shape allows. */
@@ -417,10 +490,7 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
             scope.planning.enabledContext,
           )
         : undefined,
-    () =>
-      rendered.ok
-        ? undefined
-        : renderFinding(rendered, file.path, source, scope.modelNames, scope.sourceNames),
+    () => (rendered.ok ? undefined : renderFinding(rendered, file.path, source, scope)),
   ]);
   return {
     name,
@@ -634,9 +704,9 @@ function renderFinding(
   rendered: Extract<RenderOutcome, { readonly ok: false }>,
   file: string,
   text: string,
-  modelNames: readonly string[],
-  sourceNames: readonly string[],
+  known: Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread'>,
 ): FindingDraft {
+  const { modelNames, sourceNames, unread } = known;
   const subject = rendered.subject;
   const base = {
     file,
@@ -659,11 +729,16 @@ function renderFinding(
       const [source = '', table = ''] = subject.split('.');
       const near = didYouMean(subject, sourceNames);
       const place = callPlace(text, 'source', source);
-      return draft('undefined_source', {
-        ...base,
-        ...place,
-        hint: `source('${source}', '${table}')${near === undefined ? ' is not defined in a properties file' : `: ${near}`}`,
-      });
+      // A source written in a file that was not read is unknown for that reason, not misspelt.
+      const writtenInUnread = unread.some((other) => other.names.includes(source));
+      const notRead = unreadHint(source, unread);
+      const why =
+        notRead !== undefined && (writtenInUnread || near === undefined)
+          ? ` is not defined in a properties file that was read: ${notRead}`
+          : near === undefined
+            ? ' is not defined in a properties file'
+            : `: ${near}`;
+      return draft('undefined_source', { ...base, ...place, hint: `source('${source}', '${table}')${why}` });
     }
     case 'undefined_var':
       return draft('undefined_var', {

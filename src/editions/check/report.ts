@@ -141,4 +141,10 @@ export interface CheckReport {
   readonly models: readonly ModelReport[];
   readonly tests: readonly TestReport[];
   readonly summary: CheckSummary;
+  /**
+   * Fixture files (as the user named them) whose table no source that was
+   * read defines, while a properties file was not read: set aside, not
+   * refused, so the file's own finding is reported (docs/editions.md).
+   */
+  readonly fixtures_not_loaded?: readonly string[];
 }
