@@ -147,7 +147,10 @@ function checkSourceSchema(runManifest: RunManifestRecord): void {
   if (!ok) fail('scaffold_source_schema_unavailable', 'run_manifest', 'source_identity.schema');
 }
 
-/** Step 7: five table sets equal ignoring case, equal (entity, Bronze table) pairs, mapping tables selected. */
+/**
+ * Step 7: five table sets equal ignoring case, an inventory entry for each selected table and
+ * none ready outside them, equal (entity, Bronze table) pairs, mapping tables selected.
+ */
 function checkSelectedTables(mapping: Mapping, dryRun: DryRunRecord, runManifest: RunManifestRecord): void {
   const selected = foldedSet(dryRun.resolvedTables);
   const code = 'scaffold_selected_tables_mismatch';
@@ -169,6 +172,19 @@ function checkSelectedTables(mapping: Mapping, dryRun: DryRunRecord, runManifest
   const normalized = dryRun.normalizedTables;
   if (normalized === null || !sameSet(selected, foldedSet(normalized.map((table) => table.table)))) {
     fail(code, 'dry_run', 'normalized_identifier_safety.tables');
+  }
+  // `resolved_tables` are the selected entities whose inventory status is
+  // ready or empty: every selected table has its entry (without one, nothing
+  // says it is ready, and step 9 would pass vacuously), and a ready or empty
+  // entry outside the selection contradicts it. An entry with another status
+  // is left to step 9, which refuses it as not ready.
+  const inventory = foldedSet(dryRun.inventory.map((entry) => entry.table));
+  const ready = dryRun.inventory.filter((entry) => READY_STATUSES.has(entry.status));
+  if (
+    [...selected].some((table) => !inventory.has(table)) ||
+    ready.some((entry) => !selected.has(fold(entry.table)))
+  ) {
+    fail(code, 'dry_run', 'inventory[].table');
   }
   const pairs = pairMap(dryRun.resolvedTables, dryRun.destinationTables);
   if (!sameSet(pairSet(pairs), pairSet(pairMap(runManifest.entities, runManifest.destinationTables)))) {

@@ -11,6 +11,7 @@ import {
   type SourceBindingId,
   type SourceKind,
 } from './identifiers.js';
+import { EVIDENCE_LIMITS } from './limits.js';
 import {
   readBronzeTables,
   readDestination,
@@ -24,7 +25,7 @@ import {
   type TypeProfile,
 } from './record-fields.js';
 import { readSchemaRecord, type SchemaRecord } from './schema-record.js';
-import { FieldReader } from './shape.js';
+import { FieldReader, own } from './shape.js';
 import { checkSnapshotBounds } from './snapshot.js';
 
 export interface InventoryEntry {
@@ -121,6 +122,10 @@ const DRIFT_REVIEW_KEYS = new Set(['fresh_confirmation_verified']);
 /** Admission bounds of a dry run: the snapshot's. */
 export function checkDryRunBounds(document: JsonObject): void {
   checkSnapshotBounds(document, 'dry_run');
+  const inventory = own(document, 'inventory');
+  if (Array.isArray(inventory) && inventory.length > EVIDENCE_LIMITS.inventoryEntries) {
+    new FieldReader('dry_run').fail('scaffold_input_oversized', 'inventory');
+  }
 }
 
 /**

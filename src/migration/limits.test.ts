@@ -107,6 +107,19 @@ describe('admission limits: snapshot, entities and names', () => {
     });
   });
 
+  it('regression: binds 1,000 inventory entries and refuses 1,001 before reading any of them', () => {
+    const bundle = fromSpec(generatedSpec(1000, 1));
+    expect((bundle.dryRun.inventory as Doc[]).length).toBe(EVIDENCE_LIMITS.inventoryEntries);
+    expect(summary(bindBundle(bundle))).toEqual(BOUND);
+    // The 1,001st entry is not even an object: the bound comes before the field table.
+    (bundle.dryRun.inventory as unknown[]).push('zqx');
+    expect(summary(bindBundle(bundle))).toEqual({
+      code: 'scaffold_input_oversized',
+      role: 'dry_run',
+      field: 'inventory',
+    });
+  });
+
   it('binds 4,096 columns in a table and refuses 4,097', () => {
     expect(summary(bindBundle(fromSpec(generatedSpec(2, 4096))))).toEqual(BOUND);
     expect(summary(bindBundle(fromSpec(generatedSpec(2, 4097))))).toEqual({

@@ -16,6 +16,12 @@ export const EVIDENCE_LIMITS = {
   snapshotNameLength: 1024,
   /** `evidence_index._validate_manifest`: manifest entities (at least 1). */
   manifestEntities: 1000,
+  /**
+   * Dry-run `inventory` entries: one per selected table, and the selection
+   * equals the snapshot and the manifest entities (at most 1,000 each), so
+   * evidence that binds never has more.
+   */
+  inventoryEntries: 1000,
   /** `_MAX_MAPPING_SOURCE_NAME_LENGTH`: a mapping rule's source column name (at least 1). */
   mappingSourceNameLength: 255,
 } as const;

@@ -381,6 +381,28 @@ const FIXTURES: readonly Fixture[] = [
     planted: ['zqx_other_entity'],
   },
   {
+    name: 'regression: a selected table has no inventory entry (step 7)',
+    expected: { code: 'scaffold_selected_tables_mismatch', role: 'dry_run', field: 'inventory[].table' },
+    mutate: (bundle) => {
+      bundle.dryRun.inventory = (bundle.dryRun.inventory as Doc[]).slice(1);
+    },
+  },
+  {
+    name: 'regression: the dry run has an empty inventory (step 7)',
+    expected: { code: 'scaffold_selected_tables_mismatch', role: 'dry_run', field: 'inventory[].table' },
+    mutate: (bundle) => {
+      bundle.dryRun.inventory = [];
+    },
+  },
+  {
+    name: 'regression: a ready inventory entry names a table that is not selected (step 7)',
+    expected: { code: 'scaffold_selected_tables_mismatch', role: 'dry_run', field: 'inventory[].table' },
+    mutate: (bundle) => {
+      (bundle.dryRun.inventory as Doc[]).push({ table: 'zqx_unselected_table', status: 'empty' });
+    },
+    planted: ['zqx_unselected_table'],
+  },
+  {
     name: 'the run manifest loaded into Snowflake (step 8)',
     expected: { code: 'scaffold_destination_mismatch', role: 'run_manifest', field: 'destination' },
     mutate: (bundle) => {
@@ -422,6 +444,22 @@ const FIXTURES: readonly Fixture[] = [
       (bundle.dryRun.blockers as string[]).push('zqx_source_unreachable');
     },
     planted: ['zqx_source_unreachable'],
+  },
+  {
+    name: 'a selected table is not ready (step 9)',
+    expected: { code: 'scaffold_evidence_not_ready', role: 'dry_run', field: 'inventory[].status' },
+    mutate: (bundle) => {
+      at(bundle.dryRun.inventory as Doc[], 0).status = 'zqx_error_status';
+    },
+    planted: ['zqx_error_status'],
+  },
+  {
+    name: 'an inventory entry outside the selection is not ready (step 9)',
+    expected: { code: 'scaffold_evidence_not_ready', role: 'dry_run', field: 'inventory[].status' },
+    mutate: (bundle) => {
+      (bundle.dryRun.inventory as Doc[]).push({ table: 'zqx_missing_table', status: 'missing' });
+    },
+    planted: ['zqx_missing_table'],
   },
   {
     name: 'the run finished longer ago than the maximum age (step 10)',

@@ -81,6 +81,15 @@ describe('input bindings: each its own code, no staging, no output, nothing prin
       },
     },
     {
+      name: 'regression: a selected table has no inventory entry',
+      code: 'scaffold_selected_tables_mismatch',
+      mutate: (bundle) => {
+        bundle.dryRun.inventory = (bundle.dryRun.inventory as Doc[]).filter(
+          (entry) => entry.table !== 'orders',
+        );
+      },
+    },
+    {
       name: 'a binding field is missing',
       code: 'scaffold_field_missing',
       mutate: (bundle) => {
