@@ -178,7 +178,7 @@ export const refuseSynth = defineRefusals<SynthRefusalCode>({
   evidence_synth_parent_not_writable: {
     category: 'unavailable',
     message:
-      'the directory that should hold the synthetic evidence directory is not writable by you (its permissions, or a read-only filesystem)',
+      'the directory that should hold the synthetic evidence directory is not writable by you, or you may not enter it or a folder above it (their permissions, or a read-only filesystem)',
   },
   evidence_synth_name_too_long: {
     category: 'oversized',

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -15,6 +17,9 @@ import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import { CliChild } from '../../../test/helpers/cli-child.js';
 import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+
+const PARENT_NOT_WRITABLE =
+  'the directory that should hold the synthetic evidence directory is not writable by you, or you may not enter it or a folder above it (their permissions, or a read-only filesystem)';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -542,7 +547,7 @@ describe('sealkit evidence synth', () => {
       'a parent folder you may not write in',
       'locked/evidence',
       'evidence_synth_parent_not_writable',
-      'the directory that should hold the synthetic evidence directory is not writable by you (its permissions, or a read-only filesystem)',
+      'the directory that should hold the synthetic evidence directory is not writable by you, or you may not enter it or a folder above it (their permissions, or a read-only filesystem)',
       undefined,
     ],
     [
@@ -571,6 +576,46 @@ describe('sealkit evidence synth', () => {
       expect(snapshotTree(parent)).toEqual(before);
     },
   );
+
+  it.each([
+    ['a parent you may read but not enter (0600)', 'noentry/evidence'],
+    ['a parent you may not open at all (0000)', 'closed/evidence'],
+    ['a folder above the parent you may not enter', 'noentry/inner/evidence'],
+  ])('regression: %s is evidence_synth_parent_not_writable, in a dry run too', (_name, out) => {
+    const parent = workDir();
+    mkdirSync(join(parent, 'noentry', 'inner'), { recursive: true });
+    mkdirSync(join(parent, 'closed'));
+    chmodSync(join(parent, 'noentry'), 0o600);
+    chmodSync(join(parent, 'closed'), 0o000);
+    try {
+      const args = ['evidence', 'synth', '--out', out, '--source', 'sql', '--destination', 'bigquery'];
+      for (const extra of [[], ['--dry-run']]) {
+        const run = runCli([...args, ...extra], { cwd: parent });
+        expect({ status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() }).toEqual({
+          status: 2,
+          stdout: '',
+          stderr: `error[evidence_synth_parent_not_writable]: ${PARENT_NOT_WRITABLE}\n`,
+        });
+        const json = runCli([...args, ...extra, '--json'], { cwd: parent });
+        expect(JSON.parse(json.stdout.toString())).toMatchObject({
+          status: 'refused',
+          reason_code: 'evidence_synth_parent_not_writable',
+        });
+        for (const r of [run, json])
+          expect(scanForSentinels(r, [], [parent, 'noentry', 'closed'])).toEqual([]);
+      }
+    } finally {
+      chmodSync(join(parent, 'noentry'), 0o700);
+      chmodSync(join(parent, 'closed'), 0o700);
+    }
+    expect(snapshotTree(parent)).toEqual(
+      new Map([
+        ['closed', 'dir 700'],
+        ['noentry', 'dir 700'],
+        ['noentry/inner', `dir ${(statSync(join(parent, 'noentry', 'inner')).mode & 0o7777).toString(8)}`],
+      ]),
+    );
+  });
 
   it('refuses an existing directory with exit 2 and keeps it', () => {
     const parent = workDir();

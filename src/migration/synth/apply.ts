@@ -268,6 +268,9 @@ function openParent(path: string): Dir {
     if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR'))
       throw refuseSynth('evidence_synth_parent_missing');
     if (isFsError(error, 'ELOOP')) throw refuseSynth('evidence_synth_parent_unsafe');
+    // The parent, or a folder above it, may not be entered (or read) by you.
+    if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM'))
+      throw refuseSynth('evidence_synth_parent_not_writable');
     throw refuseSynth('evidence_synth_write_failed');
   }
 }
@@ -278,6 +281,9 @@ function exists(dir: Dir, name: string): boolean {
     return true;
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT')) return false;
+    // A parent you may read but not search (no x bit): nothing can be created in it either.
+    if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM'))
+      throw refuseSynth('evidence_synth_parent_not_writable');
     throw refuseSynth('evidence_synth_write_failed');
   }
 }
