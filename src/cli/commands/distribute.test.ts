@@ -33,6 +33,28 @@ afterEach(() => rmSync(work, { recursive: true, force: true }));
 const REPORT = { path: 'report.md', content: '# Daily\n\nSunny.\n' };
 
 describe('sealkit distribute run', () => {
+  it('regression: bundles refused for different causes are each said with their own advice (one hint and "and 1 more" hid the second)', () => {
+    const DATA = { path: 'data.csv', content: 'a,b\n1,2\n' };
+    for (const name of ['b1', 'b2', 'b3'])
+      makeBundle(source, `weather/${name}`, [REPORT, DATA], { id: name, created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    writeFileSync(join(dest, 'weather', 'b1', 'report.md'), '# Daily\n\nSunny, corrected by hand.\n');
+    rmSync(join(dest, 'weather', 'b2', 'data.csv'));
+    rmSync(join(dest, 'weather', 'b3', 'data.csv'));
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(2);
+    const helps = run.stderr
+      .toString()
+      .split('\n')
+      .filter((line) => line.startsWith('  = help: '));
+    // b2 and b3 lost the same file: one cause, said once; b1's was written over: said apart.
+    expect(helps).toHaveLength(2);
+    expect(helps[0]).toContain("destination 'site', bundle 'weather/b1': ");
+    expect(helps[0]).toContain("(the first: 'report.md' is there with");
+    expect(helps[1]).toContain("destination 'site', bundle 'weather/b2' and 1 more: ");
+    expect(helps[1]).toContain("(the first: 'data.csv')");
+  });
+
   it('publishes with exit 0 and a summary table, then skips', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const first = runCli(['distribute', 'run', '--config', config]);

@@ -206,15 +206,18 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
 
 /**
  * Every refusal of a report, once: the bundle failures, then each
- * destination's refusals, one per destination and reason (a locked
- * destination refuses every bundle for one cause).
+ * destination's refusals, one per destination, reason and cause (a locked
+ * destination refuses every bundle for one cause, said once). Bundles whose
+ * causes differ — one output written over, another deleted — are said
+ * apart, each with its own advice; causes that differ only in the bundle's
+ * name and in numbers (a lease's end, a size) are one.
  */
 export function reportRefusals(report: RunReport): readonly Refusal[] {
   const refusals = report.failures.map((failure) => failure.refusal ?? knownRefusal(failure.reason_code));
   const groups = new Map<string, { refusal: Refusal; destination: string; bundles: string[] }>();
   for (const item of report.outcomes) {
     if (item.refusal === undefined) continue;
-    const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}`;
+    const key = `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.refusal.code}\u0000${causeKey(item.refusal.hint, item.bundle_dir)}`;
     const group = groups.get(key);
     if (group === undefined)
       groups.set(key, {
@@ -236,6 +239,11 @@ export function reportRefusals(report: RunReport): readonly Refusal[] {
     refusals.push(refusal.at({}, `${named} and ${bundles.length - 1} more${cause}`));
   }
   return refusals;
+}
+
+/** A hint with the bundle's own name and every number taken out: what bundles of one cause share. */
+function causeKey(hint: string | undefined, bundleDir: string): string {
+  return (hint ?? '').split(bundleDir).join('\u0001').replace(/[0-9]+/g, '#');
 }
 
 const TABLES: readonly { readonly [code: string]: RefusalSpec }[] = [
@@ -305,6 +313,9 @@ function adviceFor(
         return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`;
       return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
+      // A state below the bundle's own: another configuration published a bundle inside this one.
+      if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
+        return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
       return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
     case 'destination_state_invalid':
       return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;
