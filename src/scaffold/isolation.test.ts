@@ -1,18 +1,22 @@
 import {
+  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../test/helpers/cli.js';
 import { snapshotTree } from '../../test/helpers/edition-trees.js';
 import { EDITIONS, ScaffoldScratch, SOURCE_ID } from '../../test/helpers/scaffold-workspace.js';
+import { scanForSentinels } from '../../test/helpers/sentinels.js';
+import { refuseScaffold } from './refusals.js';
 import { scaffold } from './run.js';
 
 const scratch = new ScaffoldScratch('isolation');
@@ -107,6 +111,42 @@ describe('workspace boundary: refused before any write, each with its own code',
     rmSync(join(fixture.workspace, 'kit'), { recursive: true });
     expect((await scaffold(fixture.options())).reason_codes).toEqual(['workspace_invalid']);
   });
+
+  it.each([
+    ['the workspace root (0000)', 'bigquery', '.', 0o000],
+    ['the workspace root, readable but not enterable (0600)', 'bigquery', '.', 0o600],
+    ['the folder that holds the workspace (0600)', 'bigquery', '..', 0o600],
+    ['the Snowflake project folder kit/ (0000)', 'snowflake', 'kit', 0o000],
+    ['models/ (0600)', 'bigquery', 'models', 0o600],
+  ] as const)(
+    'regression: %s you may not read is workspace_unreadable, in a dry run too',
+    async (_name, edition, below, mode) => {
+      const fixture = scratch.fixture(edition);
+      const before = fixture.snapshot();
+      const locked = join(fixture.workspace, below);
+      const original = statSync(locked).mode & 0o7777;
+      chmodSync(locked, mode);
+      try {
+        for (const dryRun of [false, true]) {
+          expect(await scaffold(fixture.options({ dryRun }))).toMatchObject({
+            status: 'refused',
+            reason_codes: ['workspace_unreadable'],
+            stage: 'preflight',
+          });
+        }
+        const run = runCli(fixture.cliArgs(['--dry-run']));
+        expect({ status: run.status, stderr: run.stderr.toString() }).toEqual({
+          status: 2,
+          stderr: `error[workspace_unreadable]: ${refuseScaffold.table.workspace_unreadable.message}\n`,
+        });
+        expect(scanForSentinels(run, [], [fixture.workspace, fixture.evidence.dir])).toEqual([]);
+      } finally {
+        chmodSync(locked, original);
+      }
+      expect(fixture.snapshot()).toEqual(before);
+      expect(existsSync(fixture.stagingRoot)).toBe(false);
+    },
+  );
 
   it.each([
     ['a missing dbt_project.yml', (file: string) => rmSync(file)],

@@ -26,7 +26,7 @@ export class HeldWorkspace {
 
   /**
    * The workspace checks of docs/scaffold.md#checks-in-order, in this order, before any write:
-   * workspace_invalid (missing, not a directory, a symlink),
+   * workspace_invalid (missing, not a directory, a symlink) or workspace_unreadable (permissions),
    * workspace_inside_starter_repo, workspace_is_starter_checkout,
    * workspace_invalid (the project directory), edition_project_mismatch,
    * symlink_refused / workspace_missing_migration_models (models/migration/),
@@ -41,7 +41,10 @@ export class HeldWorkspace {
     let root: Dir;
     try {
       root = Dir.open(workspace);
-    } catch {
+    } catch (error: unknown) {
+      // It exists but you may not read it, or enter a folder on the way to it.
+      if (isFsError(error, 'EACCES') || isFsError(error, 'EPERM'))
+        throw refuseScaffold('workspace_unreadable');
       throw refuseScaffold('workspace_invalid');
     }
     try {
