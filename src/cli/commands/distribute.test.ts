@@ -33,6 +33,21 @@ afterEach(() => rmSync(work, { recursive: true, force: true }));
 const REPORT = { path: 'report.md', content: '# Daily\n\nSunny.\n' };
 
 describe('sealkit distribute run', () => {
+  it('regression: the dry run of a replacement lists as deleted only what leaves the destination (listed every old output)', () => {
+    const OLD = { path: 'old.txt', content: 'gone next\n' };
+    makeBundle(source, 'weather/b1', [REPORT, OLD], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [{ ...REPORT, content: '# Daily\n\nRain.\n' }], {
+      id: 'b1',
+      created: '2026-05-31T11:10:00Z',
+    });
+    const plan = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
+    expect(plan).toContain('  write report.md (copy, 15 bytes)\n  write .distributor.json (last)\n');
+    expect(plan).toContain('  delete old old.txt\n');
+    expect(plan).not.toMatch(/delete old report\.(md|html)/);
+  });
+
   it('regression: bundles refused for different causes are each said with their own advice (one hint and "and 1 more" hid the second)', () => {
     const DATA = { path: 'data.csv', content: 'a,b\n1,2\n' };
     for (const name of ['b1', 'b2', 'b3'])

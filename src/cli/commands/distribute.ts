@@ -722,7 +722,11 @@ function planItemLines(item: PlanItem): string[] {
           `  write ${output.path} (${output.kind === 'generated' ? `page from ${output.source_path}` : 'copy'}, ${counted(output.size, 'byte')})`,
         );
       lines.push('  write .distributor.json (last)');
-      for (const path of item.previous?.outputs ?? []) lines.push(`  delete old ${path}`);
+      // Only what leaves the destination: an old output the new bundle writes
+      // again is replaced, and listing it as deleted hid the one that goes.
+      const written = new Set<string>(item.outputs.map((output) => output.path));
+      for (const path of item.previous?.outputs ?? [])
+        if (!written.has(path)) lines.push(`  delete old ${path}`);
       return lines;
     }
     case 'skipped_same':
