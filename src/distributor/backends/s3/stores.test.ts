@@ -222,6 +222,14 @@ describe('stores that do not honour conditional writes are refused before any wr
     const plain = dryRun(ctx.bucket);
     expect(plain.status).toBe(0);
     expect(plain.stdout.toString('utf8')).toContain('  reports -> bucket: the bucket has no versioning\n');
+    // Regression: versioning suspended was said to be refused; on this store the probe passes and the run publishes.
+    await ctx.s3.send(
+      new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Suspended' } }),
+    );
+    expect(dryRun(versioned).stdout.toString('utf8')).toContain(
+      "  reports -> bucket: the bucket has versioning suspended (it was on once); the real run's probe decides whether the store honours conditional writes there\n",
+    );
+    expect(runCli(['distribute', 'run'], { cwd: dir, env: process.env }).status).toBe(0);
   });
 
   it.each([
