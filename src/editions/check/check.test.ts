@@ -393,6 +393,103 @@ describe('planted faults in a broken copy', () => {
   });
 });
 
+describe('Jinja render failures say what and where', () => {
+  const findingOf = async (project: string, name: string) =>
+    (await checkProject(project)).report.models.find((model) => model.name === name)?.finding;
+
+  it('regression: an {% if %} without {% endif %} is placed at the if, and says which end tag is missing', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'gold', 'gold_j1.sql');
+    writeFileSync(
+      file,
+      "select 1 as a\nfrom {{ ref('silver_orders') }}\n{% if var('x', true) %}\nwhere 1 = 1\n",
+    );
+    expect(await findingOf(project, 'gold_j1')).toMatchObject({
+      reason_code: 'jinja_syntax',
+      location: { path: file, line: 3, column: 1 },
+      hint: 'this {% if %} is never closed: add {% endif %} where it should end',
+    });
+    // A {{ never closed is named as such, at the {{.
+    writeFileSync(file, "select 1 as a\nfrom {{ ref('silver_orders')\n");
+    expect(await findingOf(project, 'gold_j1')).toMatchObject({
+      location: { line: 2, column: 6 },
+      hint: 'this {{ is never closed: add }}',
+    });
+  });
+
+  it('regression: an undefined printed variable and an unknown filter are named, at their line', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const gold = join(project, 'models', 'gold');
+    writeFileSync(
+      join(gold, 'gold_j2.sql'),
+      "select order_id,\n       {{ undefined_thing }} as y\nfrom {{ ref('silver_orders') }}\n",
+    );
+    writeFileSync(
+      join(gold, 'gold_j3.sql'),
+      "select order_id,\n '{{ 'a' | uper }}' as z\nfrom {{ ref('silver_orders') }}\n",
+    );
+    const { report } = await checkProject(project);
+    const finding = (name: string) => report.models.find((model) => model.name === name)?.finding;
+    expect(finding('gold_j2')).toMatchObject({
+      reason_code: 'undefined_variable',
+      location: { line: 2, column: 8 },
+      hint: "'undefined_thing' is not defined here: set it with {% set undefined_thing = … %}, or read a project variable with var('undefined_thing')",
+    });
+    expect(finding('gold_j3')).toMatchObject({
+      reason_code: 'undefined_filter',
+      location: { line: 2, column: 10 },
+      hint: "no filter 'uper': did you mean 'upper'?",
+    });
+  });
+
+  it("regression: a macro's compiler error carries its own message and the call that raised it", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', 'silver_customers.sql');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace("starter_cast('country', 'string')", "starter_cast('country', 'text')"));
+    const line = text.split('\n').findIndex((row) => row.includes("starter_cast('country'")) + 1;
+    expect(line).toBeGreaterThan(0);
+    expect(await findingOf(project, 'silver_customers')).toMatchObject({
+      reason_code: 'compiler_error',
+      location: { path: file, line },
+      hint: "starter_cast('country', 'text') raised: starter_cast: unsupported type name",
+    });
+  });
+
+  it('regression: a misspelt macro is named at its call, with the macro it is close to', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', 'silver_orders.sql');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace("starter_cast('order_status'", "starter_cats('order_status'"));
+    const line = text.split('\n').findIndex((row) => row.includes("starter_cast('order_status'")) + 1;
+    expect(await findingOf(project, 'silver_orders')).toMatchObject({
+      reason_code: 'undefined_macro',
+      location: { path: file, line },
+      hint: "'starter_cats' is not a macro of this project: did you mean 'starter_cast'?",
+    });
+  });
+
+  it('regression: a dispatch to another namespace names it, the project and where the dispatch is written', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const macro = join(project, 'macros', 'starter_cast.sql');
+    const text = readFileSync(macro, 'utf8');
+    const written = text.replace(
+      /adapter\.dispatch\('starter_cast'(?:, '[a-z_]+')?\)/,
+      "adapter.dispatch('starter_cast', 'old_name')",
+    );
+    expect(written).not.toBe(text);
+    writeFileSync(macro, written);
+    const dispatchLine = written.split('\n').findIndex((row) => row.includes("'old_name'")) + 1;
+    const { report } = await checkProject(project);
+    const found = report.models.find((model) => model.name === 'silver_products')?.finding;
+    expect(found).toMatchObject({
+      reason_code: 'undefined_macro',
+      hint: `adapter.dispatch('starter_cast', 'old_name') in macros/starter_cast.sql:${dispatchLine} looks for starter_cast in the namespace 'old_name' alone, and this project is 'retail_analytics': write adapter.dispatch('starter_cast') (dbt then searches this project), or name 'retail_analytics'`,
+    });
+    expect(found?.location?.line).toBeGreaterThan(0);
+  });
+});
+
 describe('refusals', () => {
   it('refuses what it cannot read, with fixed codes and no echo of the input', async () => {
     const secret = join(dir, 'customer_project_zq');

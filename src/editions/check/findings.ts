@@ -20,6 +20,7 @@ export type FindingCode =
   | 'undefined_source'
   | 'undefined_macro'
   | 'undefined_variable'
+  | 'undefined_filter'
   | 'undefined_var'
   | 'undefined_env_var'
   | 'compiler_error'
@@ -53,6 +54,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   undefined_source: 'source() names a source table the project does not define',
   undefined_macro: 'the template calls a macro or function that is not defined',
   undefined_variable: 'the template prints a variable that is not defined',
+  undefined_filter: 'the template uses a filter that is not defined',
   undefined_var: 'var() names a variable that has no value and no default',
   undefined_env_var: 'env_var() names an environment variable that is unset and has no default',
   compiler_error: 'a macro raised a compiler error',

@@ -42,12 +42,37 @@ export type RenderOutcome =
       readonly ok: false;
       readonly code: FindingCode;
       readonly record: RenderRecord;
-      /** The name the failure is about, from the user's own template: a ref, `source.table`, var or macro. */
+      /**
+       * The name the failure is about, from the user's own template: a ref,
+       * `source.table`, var, macro, printed variable or filter.
+       */
       readonly subject?: string;
-      /** jinja_syntax: where the template stops compiling (1-based), as nunjucks reports it. */
+      /** Where in the template (1-based): as nunjucks reports it, or where the subject is written. */
       readonly line?: number;
       readonly column?: number;
+      /** jinja_syntax at the end of the file: the block tag left open, or the delimiter never closed. */
+      readonly unclosed?: Unclosed;
+      /** undefined_macro from adapter.dispatch: no implementation, or a namespace that is not this project. */
+      readonly dispatch?: true;
+      /** The namespace adapter.dispatch named, when that is not this project. */
+      readonly namespace?: string;
+      /** compiler_error: the message the project's own macro raised (one line, var values masked). */
+      readonly raised?: string;
+      /** The project macro the template called that failed inside, with its literal arguments. */
+      readonly call?: MacroCall;
     };
+
+/** A call of a project macro, as the template made it: its name and its short literal arguments. */
+export interface MacroCall {
+  readonly name: string;
+  /** `'country', 'text'`; undefined when an argument is not a short string or number. */
+  readonly args: string | undefined;
+}
+
+/** What is left open at the end of a template. */
+export type Unclosed =
+  | { readonly kind: 'block'; readonly tag: string; readonly line: number; readonly column: number }
+  | { readonly kind: 'delimiter'; readonly open: string; readonly line: number; readonly column: number };
 
 /** nunjucks' own way to collect a template's top-level macros (used by `{% import %}`); untyped upstream. */
 interface ExportingTemplate {
@@ -72,6 +97,8 @@ export interface MacroProblem {
   readonly column?: number;
   /** duplicate_macro: the macro name that is defined twice. */
   readonly subject?: string;
+  /** jinja_syntax at the end of the file: what is left open. */
+  readonly unclosed?: Unclosed;
 }
 
 /**
@@ -80,8 +107,10 @@ export interface MacroProblem {
  * only those two numbers are read, never the rest of the message, which
  * quotes the template. An error at the end of the file has no position.
  */
-function compilePlace(error: unknown): { line?: number; column?: number } {
+function compilePlace(error: unknown, template?: string): { line?: number; column?: number } {
   const message = error instanceof Error ? error.message : '';
+  // A runtime error names the template it was raised in: a place in another (the macros) is not this file's.
+  if (template !== undefined && !message.startsWith(`(${template})`)) return {};
   const match = /\[Line ([0-9]{1,9}), Column ([0-9]{1,9})\]/.exec(message);
   if (match === null) return {};
   const line = Number(match[1]);
@@ -92,12 +121,88 @@ function compilePlace(error: unknown): { line?: number; column?: number } {
 
 const MACRO_NAME = /\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 
+/** Block tags and the tag that closes each (a `set` closes only when it has no `=`). */
+const BLOCK_ENDS: ReadonlyMap<string, string> = new Map([
+  ['if', 'endif'],
+  ['for', 'endfor'],
+  ['macro', 'endmacro'],
+  ['call', 'endcall'],
+  ['filter', 'endfilter'],
+  ['block', 'endblock'],
+  ['set', 'endset'],
+]);
+
+const CLOSERS: Readonly<Record<string, string>> = { '{{': '}}', '{%': '%}', '{#': '#}' };
+
+/**
+ * What a template leaves open at its end, read from its tags (nunjucks names
+ * no line then): a `{{`, `{%` or `{#` never closed, else the innermost
+ * block tag without its end tag. Undefined when neither is found.
+ */
+export function unclosedIn(text: string): Unclosed | undefined {
+  const open: { tag: string; line: number; column: number }[] = [];
+  const place = (offset: number): { line: number; column: number } => {
+    const before = text.slice(0, offset);
+    return {
+      line: before.split('\n').length,
+      column: [...before.slice(before.lastIndexOf('\n') + 1)].length + 1,
+    };
+  };
+  let at = 0;
+  for (;;) {
+    const start = text.slice(at).search(/\{[{%#]/);
+    if (start < 0) break;
+    const offset = at + start;
+    const opener = text.slice(offset, offset + 2);
+    const closer = CLOSERS[opener] ?? '}}';
+    const end = text.indexOf(closer, offset + 2);
+    if (end < 0) return { kind: 'delimiter', open: opener, ...place(offset) };
+    at = end + 2;
+    if (opener !== '{%') continue;
+    const body = text
+      .slice(offset + 2, end)
+      .replace(/^-/, '')
+      .replace(/-$/, '')
+      .trim();
+    const tag = /^[A-Za-z_]+/.exec(body)?.[0] ?? '';
+    if (tag === 'raw') {
+      const close = /\{%-?\s*endraw\s*-?%\}/.exec(text.slice(at));
+      if (close === null) return { kind: 'block', tag, ...place(offset) };
+      at += close.index + close[0].length;
+      continue;
+    }
+    if (BLOCK_ENDS.has(tag) && !(tag === 'set' && body.includes('='))) open.push({ tag, ...place(offset) });
+    else if (tag.startsWith('end')) {
+      const index = open.map((entry) => BLOCK_ENDS.get(entry.tag)).lastIndexOf(tag);
+      if (index >= 0) open.splice(index);
+    }
+  }
+  const last = open[open.length - 1];
+  return last === undefined ? undefined : { kind: 'block', ...last };
+}
+
+/** A short literal argument as the template wrote it, or undefined. */
+function literal(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && value.length <= 40 && /^[\x20-\x7e]*$/.test(value) && !value.includes("'"))
+    return `'${value}'`;
+  return undefined;
+}
+
+/** One line of a message the project raised, at most 200 characters. */
+function oneLineOf(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
 export class JinjaHarness {
   readonly #env: nunjucks.Environment;
   readonly #context: RenderContext;
   readonly #macros: nunjucks.Template | undefined;
   readonly macroProblems: readonly MacroProblem[];
   readonly #secrets = new Set<string>();
+  readonly #macroNames: string[] = [];
+  readonly #macroFiles: MacroFile[] = [];
 
   /**
    * Every text value handed out by var() and env_var() so far: they may end
@@ -130,24 +235,63 @@ export class JinjaHarness {
       for (const match of file.text.matchAll(MACRO_NAME)) {
         const name = match[1] ?? '';
         if (owners.has(name)) duplicate ??= name;
-        else owners.set(name, file.path);
+        else {
+          owners.set(name, file.path);
+          this.#macroNames.push(name);
+        }
       }
       if (duplicate !== undefined)
         problems.push({ path: file.path, code: 'duplicate_macro', subject: duplicate });
       else usable.push(file);
     }
     this.macroProblems = problems;
+    this.#macroFiles = usable;
     const joined = usable.map((file) => file.text).join('\n');
     this.#macros = joined.length === 0 ? undefined : new nunjucks.Template(joined, this.#env, 'macros', true);
   }
 
-  #compileError(text: string): { line?: number; column?: number } | undefined {
+  #compileError(text: string): { line?: number; column?: number; unclosed?: Unclosed } | undefined {
     try {
       new nunjucks.Template(text, this.#env, 'template', true);
       return undefined;
     } catch (error: unknown) {
-      return compilePlace(error);
+      const place = compilePlace(error);
+      const unclosed = place.line === undefined ? unclosedIn(text) : undefined;
+      return unclosed === undefined ? place : { ...place, unclosed };
     }
+  }
+
+  /** The names of the project's macros (to suggest one instead of a misspelt call). */
+  get macroNames(): readonly string[] {
+    return this.#macroNames;
+  }
+
+  /** Where a macro file calls `adapter.dispatch('name', 'namespace')`: its path and line. */
+  dispatchPlace(
+    name: string,
+    namespace: string,
+  ): { readonly path: string; readonly line: number } | undefined {
+    const quoted = (value: string): string => `['"]${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`;
+    const pattern = new RegExp(`adapter\\.dispatch\\(\\s*${quoted(name)}\\s*,\\s*${quoted(namespace)}`);
+    for (const file of this.#macroFiles) {
+      const match = pattern.exec(file.text);
+      if (match !== null)
+        return { path: file.path, line: file.text.slice(0, match.index).split('\n').length };
+    }
+    return undefined;
+  }
+
+  /** The names nunjucks knows as filters (to suggest one instead of a misspelt filter). */
+  get filterNames(): readonly string[] {
+    return Object.keys((this.#env as unknown as { filters: Record<string, unknown> }).filters);
+  }
+
+  /** Text with every var()/env_var() value handed out so far shown as `…`, longest first. */
+  #masked(text: string): string {
+    let out = text;
+    for (const secret of [...this.#secrets].sort((a, b) => b.length - a.length))
+      out = out.replaceAll(secret, '…');
+    return out;
   }
 
   /**
@@ -165,10 +309,24 @@ export class JinjaHarness {
     const record: RenderRecord = { refs, sources, configs };
     let failure: FindingCode | undefined;
     let subject: string | undefined;
-    const fail = (code: FindingCode, about?: unknown): never => {
+    let namespace: string | undefined;
+    let dispatch = false;
+    let raised: string | undefined;
+    // The project macros the template is inside, outermost first; the one it called when a failure happened.
+    const calling: MacroCall[] = [];
+    let failedCall: MacroCall | undefined;
+    const fail = (
+      code: FindingCode,
+      about?: unknown,
+      more: { namespace?: string; raised?: string; dispatch?: boolean } = {},
+    ): never => {
       if (failure === undefined) {
         failure = code;
         if (typeof about === 'string') subject = about;
+        namespace = more.namespace;
+        dispatch = more.dispatch === true;
+        raised = more.raised;
+        failedCall = calling[0];
       }
       throw new StubFailure(code);
     };
@@ -224,16 +382,25 @@ export class JinjaHarness {
       is_incremental: (): boolean => false,
       log: (): string => '',
       exceptions: {
-        raise_compiler_error: (): never => fail('compiler_error'),
+        // The message is the project's own text: shown, with var()/env_var() values masked.
+        raise_compiler_error: (message?: unknown): never =>
+          fail(
+            'compiler_error',
+            undefined,
+            typeof message === 'string' && message.trim() !== ''
+              ? { raised: oneLineOf(this.#masked(message)) }
+              : {},
+          ),
         warn: (): string => '',
       },
       adapter: {
         dispatch: (name: unknown, namespace?: unknown): unknown => {
           if (typeof name !== 'string') return fail('undefined_macro');
+          // As dbt without a `dispatch:` config: a namespace is searched alone, and only this project's is here.
           if (namespace !== undefined && namespace !== null && namespace !== projectName)
-            return fail('undefined_macro');
+            return fail('undefined_macro', name, { namespace: String(namespace), dispatch: true });
           const macro = exported[`duckdb__${name}`] ?? exported[`default__${name}`];
-          if (typeof macro !== 'function') return fail('undefined_macro', name);
+          if (typeof macro !== 'function') return fail('undefined_macro', name, { dispatch: true });
           return macro;
         },
       },
@@ -252,24 +419,94 @@ export class JinjaHarness {
       try {
         template = new nunjucks.Template(text, this.#env, 'template', true);
       } catch (error: unknown) {
-        return { ok: false, code: 'jinja_syntax', record, ...compilePlace(error) };
+        const place = compilePlace(error);
+        const unclosed = place.line === undefined ? unclosedIn(text) : undefined;
+        return {
+          ok: false,
+          code: 'jinja_syntax',
+          record,
+          ...place,
+          ...(unclosed === undefined ? {} : { unclosed }),
+        };
       }
-      const rendered = template.render({ ...exported, ...context });
+      // Each project macro the template calls is watched, so a failure inside one names the call.
+      const watched: Record<string, unknown> = {};
+      for (const [name, macro] of Object.entries(exported)) {
+        if (typeof macro !== 'function') continue;
+        watched[name] = function (this: unknown, ...args: unknown[]): unknown {
+          const shown = args.filter((arg) => !isKeywords(arg)).map(literal);
+          const call: MacroCall = {
+            name,
+            args: shown.every((arg) => arg !== undefined) ? shown.join(', ') : undefined,
+          };
+          calling.push(call);
+          try {
+            return (macro as (...inner: unknown[]) => unknown).apply(this, args);
+          } catch (error: unknown) {
+            failedCall = call;
+            throw error;
+          } finally {
+            calling.pop();
+          }
+        };
+      }
+      const rendered = template.render({ ...watched, ...context });
       return { ok: true, text: rendered, record };
     } catch (error: unknown) {
+      const code = failure ?? classify(error);
+      const found = failure === undefined ? engineSubject(error, code, text) : {};
+      const named = subject ?? found.subject;
       return {
         ok: false,
-        code: failure ?? classify(error),
+        code,
         record,
-        ...(failure !== undefined && subject !== undefined ? { subject } : {}),
+        ...(named === undefined ? {} : { subject: named }),
+        ...(found.line === undefined ? {} : { line: found.line }),
+        ...(found.column === undefined ? {} : { column: found.column }),
+        ...(namespace === undefined ? {} : { namespace }),
+        ...(dispatch ? { dispatch: true as const } : {}),
+        ...(raised === undefined ? {} : { raised }),
+        ...(failedCall === undefined ? {} : { call: failedCall }),
       };
     }
   }
 }
 
+/**
+ * The name a nunjucks failure is about, read from its message only where
+ * the message names it as an identifier (a call, a filter), or from the
+ * template at the place it names (a printed variable); never other text.
+ */
+function engineSubject(
+  error: unknown,
+  code: FindingCode,
+  text: string,
+): { subject?: string; line?: number; column?: number } {
+  const message = error instanceof Error ? error.message : '';
+  if (code === 'undefined_macro') {
+    const name = /Unable to call `([A-Za-z_][A-Za-z0-9_]*)`/.exec(message)?.[1];
+    return name === undefined ? {} : { subject: name };
+  }
+  if (code === 'undefined_filter') {
+    const name = /filter not found: ([A-Za-z_][A-Za-z0-9_]*)/.exec(message)?.[1];
+    return name === undefined ? {} : { subject: name };
+  }
+  if (code === 'undefined_variable') {
+    const place = compilePlace(error);
+    if (place.line === undefined || place.column === undefined) return {};
+    const line = text.split('\n')[place.line - 1] ?? '';
+    const from = [...line].slice(place.column - 1).join('');
+    const name = /^\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)/.exec(from)?.[1];
+    // Only a place that is a `{{ name` of this template is named; anything else (a macro's) is not.
+    return name === undefined ? {} : { subject: name, line: place.line, column: place.column };
+  }
+  return {};
+}
+
 function classify(error: unknown): FindingCode {
   const message = error instanceof Error ? error.message : '';
   if (message.includes('Unable to call')) return 'undefined_macro';
+  if (message.includes('filter not found')) return 'undefined_filter';
   if (message.includes('attempted to output null or undefined value')) return 'undefined_variable';
   if (
     message.includes('Cannot read properties of undefined') ||

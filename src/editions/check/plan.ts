@@ -5,10 +5,12 @@ import { type EnabledContext, type EnabledOrigin, enabledFinding } from './enabl
 import type { FindingCode } from './findings.js';
 import {
   JinjaHarness,
+  type MacroCall,
   type MacroProblem,
   type RelationResolver,
   type RenderOutcome,
   renderedBoolean,
+  type Unclosed,
 } from './jinja.js';
 import type { ProjectFile, ProjectFiles } from './project-files.js';
 import {
@@ -391,7 +393,9 @@ function macroResults(problems: readonly MacroProblem[]): FileResult[] {
       ...(problem.line === undefined ? {} : { line: problem.line }),
       ...(problem.column === undefined ? {} : { column: problem.column }),
       ...(problem.subject === undefined ? {} : { hint: `the macro '${problem.subject}' is defined twice` }),
-      ...(problem.code === 'jinja_syntax' && problem.line === undefined ? { hint: UNCLOSED_HINT } : {}),
+      ...(problem.code === 'jinja_syntax' && problem.line === undefined
+        ? unclosedFinding(problem.unclosed)
+        : {}),
     }),
     violations: [],
   }));
@@ -490,7 +494,10 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
             scope.planning.enabledContext,
           )
         : undefined,
-    () => (rendered.ok ? undefined : renderFinding(rendered, file.path, source, scope)),
+    () =>
+      rendered.ok
+        ? undefined
+        : renderFinding(rendered, file.path, source, { ...scope, harness, projectName }),
   ]);
   return {
     name,
@@ -696,25 +703,87 @@ function positionAt(text: string, offset: number): { line: number; column: numbe
   return { line, column };
 }
 
-/** nunjucks names no line when the template ends inside a tag. */
-const UNCLOSED_HINT = 'the file ends inside a tag: look for a {{, {% or {# that is never closed';
+/** nunjucks names no line when the template ends while a tag or block is still expected. */
+const ENDS_EARLY_HINT =
+  'the template ends where more is expected: check that every {% if %}, {% for %} and {% macro %} has its end tag, and every {{, {% and {# is closed';
+
+/** Where a template's end leaves a block tag or a delimiter open, and what closes it. */
+function unclosedFinding(unclosed: Unclosed | undefined): { line?: number; column?: number; hint: string } {
+  if (unclosed === undefined) return { hint: ENDS_EARLY_HINT };
+  const { line, column } = unclosed;
+  if (unclosed.kind === 'delimiter')
+    return {
+      line,
+      column,
+      hint: `this ${unclosed.open} is never closed: add ${CLOSING[unclosed.open] ?? '}}'}`,
+    };
+  const end = unclosed.tag === 'raw' ? 'endraw' : `end${unclosed.tag}`;
+  return {
+    line,
+    column,
+    hint: `this {% ${unclosed.tag} %} is never closed: add {% ${end} %} where it should end`,
+  };
+}
+
+const CLOSING: Readonly<Record<string, string>> = { '{{': '}}', '{%': '%}', '{#': '#}' };
+
+/** Names a template can call besides the project's macros. */
+const CONTEXT_FUNCTIONS = ['ref', 'source', 'config', 'var', 'env_var', 'is_incremental', 'log'];
+
+/** The first `name(` call in a template, preferring one whose first argument is `first`. */
+function macroCallPlace(text: string, name: string, first?: string): { line?: number; column?: number } {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const patterns = [
+    ...(first === undefined
+      ? []
+      : [new RegExp(`\\b${escaped}\\s*\\(\\s*${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)]),
+    new RegExp(`\\b${escaped}\\s*\\(`),
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(text);
+    if (match !== null) return positionAt(text, match.index);
+  }
+  return {};
+}
+
+/** How a failed macro call reads in a hint: `starter_cast('country', 'text')`. */
+function callText(call: MacroCall): string {
+  return `${call.name}(${call.args ?? '…'})`;
+}
 
 /** A failed render as a finding: the name it is about, where it is called, and the nearest name known. */
 function renderFinding(
   rendered: Extract<RenderOutcome, { readonly ok: false }>,
   file: string,
   text: string,
-  known: Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread'>,
+  known: Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread'> & {
+    readonly harness: JinjaHarness;
+    readonly projectName: string;
+  },
 ): FindingDraft {
-  const { modelNames, sourceNames, unread } = known;
+  const { modelNames, sourceNames, unread, harness } = known;
   const subject = rendered.subject;
   const base = {
     file,
     ...(rendered.line === undefined ? {} : { line: rendered.line }),
     ...(rendered.column === undefined ? {} : { column: rendered.column }),
   };
+  const call = rendered.call;
+  // The project macro the template called, where it calls it (with the same first argument when literal).
+  const atCall = call === undefined ? {} : macroCallPlace(text, call.name, call.args?.split(', ')[0]);
+  const through = call === undefined || call.name === subject ? '' : ` (called through ${callText(call)})`;
   if (rendered.code === 'jinja_syntax' && rendered.line === undefined)
-    return draft('jinja_syntax', { ...base, hint: UNCLOSED_HINT });
+    return draft('jinja_syntax', { ...base, ...unclosedFinding(rendered.unclosed) });
+  if (rendered.code === 'compiler_error')
+    return draft('compiler_error', {
+      ...base,
+      ...atCall,
+      ...(rendered.raised === undefined
+        ? call === undefined
+          ? {}
+          : { hint: `${callText(call)} raised a compiler error` }
+        : { hint: `${call === undefined ? 'the template' : callText(call)} raised: ${rendered.raised}` }),
+    });
   if (subject === undefined) return draft(rendered.code, base);
   switch (rendered.code) {
     case 'undefined_ref': {
@@ -746,8 +815,48 @@ function renderFinding(
         ...callPlace(text, 'var', subject),
         hint: `var('${subject}') has no value: give it a default or pass --vars '{${subject}: …}'`,
       });
-    case 'undefined_macro':
-      return draft('undefined_macro', { ...base, hint: `no macro implements '${subject}' for duckdb` });
+    case 'undefined_macro': {
+      if (rendered.namespace !== undefined) {
+        const written = harness.dispatchPlace(subject, rendered.namespace);
+        const dispatch = `adapter.dispatch('${subject}', '${rendered.namespace}')${written === undefined ? '' : ` in ${written.path}:${written.line}`}`;
+        return draft('undefined_macro', {
+          ...base,
+          ...(call === undefined ? macroCallPlace(text, subject) : atCall),
+          hint: `${dispatch}${through} looks for ${subject} in the namespace '${rendered.namespace}' alone, and this project is '${known.projectName}': write adapter.dispatch('${subject}') (dbt then searches this project), or name '${known.projectName}'`,
+        });
+      }
+      if (rendered.dispatch === true)
+        return draft('undefined_macro', {
+          ...base,
+          ...(call === undefined ? macroCallPlace(text, subject) : atCall),
+          hint: `no macro implements '${subject}' for duckdb (duckdb__${subject} or default__${subject})${through}`,
+        });
+      const inModel = macroCallPlace(text, subject);
+      const near = didYouMean(subject, [...harness.macroNames, ...CONTEXT_FUNCTIONS]);
+      // Not called by the template itself: a macro it called did.
+      const caller = inModel.line === undefined && call !== undefined ? ` (called in ${callText(call)})` : '';
+      return draft('undefined_macro', {
+        ...base,
+        ...(inModel.line === undefined ? atCall : inModel),
+        hint: `'${subject}' is not a macro of this project${caller}${near === undefined ? '' : `: ${near}`}`,
+      });
+    }
+    case 'undefined_variable':
+      return draft('undefined_variable', {
+        ...base,
+        hint: subject.includes('.')
+          ? `'${subject}' is not defined here`
+          : `'${subject}' is not defined here: set it with {% set ${subject} = … %}, or read a project variable with var('${subject}')`,
+      });
+    case 'undefined_filter': {
+      const near = didYouMean(subject, harness.filterNames);
+      const match = new RegExp(`\\|\\s*${subject}\\b`).exec(text);
+      return draft('undefined_filter', {
+        ...base,
+        ...(match === null ? {} : positionAt(text, match.index)),
+        hint: `no filter '${subject}'${near === undefined ? ": the check knows nunjucks' built-in filters (join, upper, lower, trim, …)" : `: ${near}`}`,
+      });
+    }
     default:
       return draft(rendered.code, base);
   }
