@@ -188,6 +188,30 @@ describe('workspace boundary: refused before any write, each with its own code',
     },
   );
 
+  it('regression: the kit/ folder of a snowflake workspace is workspace_is_project_folder, naming the folder to pass', async () => {
+    const fixture = scratch.fixture('snowflake');
+    const before = fixture.snapshot();
+    for (const dryRun of [false, true]) {
+      expect(await scaffold(fixture.options({ workspace: fixture.project, dryRun }))).toMatchObject({
+        status: 'refused',
+        reason_codes: ['workspace_is_project_folder'],
+        stage: 'preflight',
+      });
+    }
+    const args = fixture.cliArgs();
+    args[args.indexOf('--workspace') + 1] = fixture.project;
+    const run = runCli(args);
+    expect({ status: run.status, stderr: run.stderr.toString() }).toEqual({
+      status: 2,
+      stderr: `error[workspace_is_project_folder]: ${refuseScaffold.table.workspace_is_project_folder.message}\n`,
+    });
+    expect(refuseScaffold.table.workspace_is_project_folder.message).toContain('the folder that holds kit/');
+    expect(scanForSentinels(run, [], [fixture.workspace, fixture.evidence.dir])).toEqual([]);
+    expect(fixture.snapshot()).toEqual(before);
+    // The root it names is the one that works.
+    expect((await scaffold(fixture.options({ dryRun: true }))).status).toBe('plan_only');
+  });
+
   it('a workspace without models/migration/ is workspace_missing_migration_models', async () => {
     const fixture = scratch.fixture('snowflake');
     rmSync(join(fixture.project, 'models', 'migration'), { recursive: true });

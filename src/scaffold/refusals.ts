@@ -14,6 +14,7 @@ export type ScaffoldRefusalCode =
   | 'workspace_inside_starter_repo'
   | 'workspace_invalid'
   | 'workspace_is_starter_checkout'
+  | 'workspace_is_project_folder'
   | 'edition_project_mismatch'
   | 'edition_option_mismatch'
   | 'workspace_missing_migration_models'
@@ -114,6 +115,11 @@ export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusa
   workspace_is_starter_checkout: {
     category: 'malformed',
     message: 'the workspace has the starter repository layout (editions/Bigquery or editions/Snowflake)',
+  },
+  workspace_is_project_folder: {
+    category: 'malformed',
+    message:
+      'the folder given is the dbt project kit/ of a snowflake workspace; pass the workspace root, the folder that holds kit/',
   },
   edition_project_mismatch: {
     category: 'mismatched',

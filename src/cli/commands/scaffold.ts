@@ -42,7 +42,8 @@ never touched (output_exists). Reads only the named local files.
 
 Flags:
   --edition NAME              bigquery or snowflake (required)
-  --workspace DIR             the client workspace root (required)
+  --workspace DIR             the client workspace root (required); for snowflake the folder
+                              that holds kit/, not kit/ (which sealkit edition check takes)
   --source-id ID              a generic alias, ^[a-z][a-z0-9_]{0,39}$ (required); never a client name
   --mapping-file FILE         the reviewed mapping (version 1 JSON)
   --inventory-file FILE       the saved --dry-run report of the load (owner-only file)

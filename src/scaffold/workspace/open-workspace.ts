@@ -28,7 +28,7 @@ export class HeldWorkspace {
    * The workspace checks of docs/scaffold.md#checks-in-order, in this order, before any write:
    * workspace_invalid (missing, not a directory, a symlink) or workspace_unreadable (permissions),
    * workspace_inside_starter_repo, workspace_is_starter_checkout,
-   * workspace_invalid (the project directory), edition_project_mismatch,
+   * workspace_invalid or workspace_is_project_folder (the project directory), edition_project_mismatch,
    * symlink_refused / workspace_missing_migration_models (models/migration/),
    * staging_inside_dbt_paths. Returns the held chain.
    */
@@ -163,15 +163,19 @@ function hasStarterLayout(root: Dir): boolean {
  * The project folder below the root (Snowflake's kit/). Absent, it may be
  * a workspace of the other edition, whose project is the root itself: that
  * is the --edition flag's mistake (edition_project_mismatch, "use the
- * matching --edition"), not a missing workspace.
+ * matching --edition"), not a missing workspace. Or the root may be this
+ * edition's project folder itself (kit/ given as the workspace, the folder
+ * `edition check` takes): workspace_is_project_folder names the folder to pass.
  */
 function openProject(root: Dir, edition: EditionProfile): Dir {
   try {
     return root.openDir(edition.projectDir);
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT') || isFsError(error, 'ENOTDIR')) {
+      const name = readDbtProject(root)?.name;
+      if (name === edition.projectName) throw refuseScaffold('workspace_is_project_folder');
       throw refuseScaffold(
-        isOtherEditionRoot(root, edition) ? 'edition_project_mismatch' : 'workspace_invalid',
+        isOtherEditionRoot(name, edition) ? 'edition_project_mismatch' : 'workspace_invalid',
       );
     }
     if (isFsError(error, 'ELOOP')) throw refuseScaffold('workspace_invalid');
@@ -179,9 +183,8 @@ function openProject(root: Dir, edition: EditionProfile): Dir {
   }
 }
 
-/** Whether the root is the dbt project of an edition other than `edition` (its dbt_project.yml names it). */
-function isOtherEditionRoot(root: Dir, edition: EditionProfile): boolean {
-  const name = readDbtProject(root)?.name;
+/** Whether the root is the dbt project of an edition other than `edition` (`name` is its dbt_project.yml's). */
+function isOtherEditionRoot(name: string | undefined, edition: EditionProfile): boolean {
   return Object.values(EDITION_PROFILES).some(
     (other) => other.id !== edition.id && other.projectDir === '.' && other.projectName === name,
   );
