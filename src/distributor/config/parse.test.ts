@@ -337,6 +337,29 @@ describe('distributor configuration', () => {
     expect(refusal.also).toEqual([]);
   });
 
+  it('regression: keys that would hold credentials are told where credentials go, never echoing the value (were "allowed keys here")', () => {
+    for (const key of ['aws_access_key_id', 'secret_access_key', 'Access-Key-Id']) {
+      const refusal = refusalOf(
+        VALID.replace('        region: us-east-1\n', `        ${key}: AKIASENTINEL\n`),
+      );
+      expect(refusal.code).toBe('config_unknown_key');
+      expect(refusal.hint).toBe(
+        'credentials never go in this file: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, in the environment, or use ~/.aws files or an instance role',
+      );
+      expect(JSON.stringify(refusal.toJSON())).not.toContain('AKIASENTINEL');
+    }
+    const profile = refusalOf(VALID.replace('        region: us-east-1\n', '        profile: partner\n'));
+    expect(profile.hint).toContain('set AWS_PROFILE for the run');
+  });
+
+  it('regression: an s3:// URL as prefix is said to be one (was "no empty segment")', () => {
+    const refusal = refusalOf(VALID.replace('prefix: weather/daily', 'prefix: s3://reports/site'));
+    expect(refusal.code).toBe('config_invalid_value');
+    expect(refusal.hint).toBe(
+      'a prefix is a folder in the bucket, not an s3:// URL: write the bucket under bucket: and the folder after it under prefix: (s3://reports/site → bucket: reports, prefix: site)',
+    );
+  });
+
   it('lists the allowed keys when no allowed key is near the unknown one', () => {
     const refusal = refusalOf(VALID.replace('        region: us-east-1\n', '        colour: red\n'));
     expect(refusal.location?.pointer).toBe('pipelines[0].destinations[1].colour');

@@ -416,11 +416,15 @@ class ConfigReader {
     if (node.kind !== 'map') return this.wrongType(node, path, 'a mapping');
     const { fields, problems } = readClosedRecord(node, shape, path);
     for (const problem of problems) {
+      const credential =
+        problem.kind === 'unknown_key' && problem.key !== undefined
+          ? credentialKeyHint(problem.key)
+          : undefined;
       this.problems.push(
         this.fail(
           problem.kind === 'unknown_key' ? 'config_unknown_key' : 'config_missing_key',
           { ...problem.at, pointer: problem.pointer },
-          problem.hint,
+          credential ?? problem.hint,
         ),
       );
     }
@@ -600,9 +604,39 @@ const PREFIX_RULES: { readonly [code: string]: string } = {
   path_reserved: "a prefix segment is not manifest.json and does not begin with '.distributor'",
 };
 
+const CREDENTIAL_KEYS = new Set([
+  'access_key',
+  'access_key_id',
+  'aws_access_key_id',
+  'secret_key',
+  'secret_access_key',
+  'aws_secret_access_key',
+  'session_token',
+  'aws_session_token',
+  'password',
+  'credentials',
+]);
+
+/**
+ * A key that would put credentials in the file, said as such rather than
+ * listed against the allowed keys (the value is never repeated); `profile`
+ * is not a secret, but one run has one set of credentials.
+ */
+function credentialKeyHint(key: string): string | undefined {
+  const folded = key.toLowerCase().replaceAll('-', '_');
+  if (CREDENTIAL_KEYS.has(folded))
+    return 'credentials never go in this file: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, in the environment, or use ~/.aws files or an instance role';
+  if (folded === 'profile' || folded === 'aws_profile')
+    return 'a run takes its credentials from the environment: set AWS_PROFILE for the run (to publish to two accounts, put them in two pipelines and run each with its own AWS_PROFILE and --pipeline)';
+  return undefined;
+}
+
 /** A prefix is a folder of the bucket: written in normal form, like a bundle path (docs/distributor.md#path-rules). */
 function prefixProblem(prefix: string): string | undefined {
   if (prefix === '') return undefined;
+  // `s3://bucket/site` pasted from the AWS CLI: said as such, not as an empty segment.
+  if (/^s3a?:\/\//i.test(prefix))
+    return 'a prefix is a folder in the bucket, not an s3:// URL: write the bucket under bucket: and the folder after it under prefix: (s3://reports/site → bucket: reports, prefix: site)';
   const code = pathProblem(prefix);
   if (code === undefined) return undefined;
   return PREFIX_RULES[code] ?? PREFIX_HINT;
