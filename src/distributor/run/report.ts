@@ -316,6 +316,9 @@ function adviceFor(
       // A state below the bundle's own: another configuration published a bundle inside this one.
       if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
         return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
+      // A state below the bundle's own: another configuration published a bundle inside this one.
+      if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
+        return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
       return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
     case 'destination_state_invalid':
       return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;

@@ -158,13 +158,16 @@ export async function inspectPrefix(
   const first = overwritten[0] ?? absent[0];
   const firstSize = first === undefined ? undefined : objects.get(first)?.size;
   const unlisted = listing.overflow || foreign.length > 0;
+  // Another publication inside this bundle (its own state below it) is named
+  // first: it, not a stray file, is what keeps the bundle from being replaced.
+  const firstForeign = foreign.find((name) => name.endsWith(`/${STATE_FILE}`)) ?? foreign[0];
   return {
     snapshot: {
       kind: 'managed',
       state,
       token: stateRead.etag as StateToken,
       unlisted,
-      ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
+      ...(firstForeign === undefined ? {} : { firstUnlisted: firstForeign }),
       missing: absent.length > 0,
       ...(first === undefined ? {} : { firstMissing: first }),
       ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),

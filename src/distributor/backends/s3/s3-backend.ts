@@ -37,6 +37,7 @@ import {
   listBundle,
   listDestination,
 } from './listing.js';
+import { NestedBundleCheck } from './nested.js';
 import { ObjectTooLarge } from './objects.js';
 import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
@@ -124,6 +125,8 @@ export function createS3BackendNow(
 
   /** The destination's one listing, made at the first inspection of the run. */
   let destinationListing: Promise<DestinationListing> | undefined;
+  /** Published bundles around this destination's bundles, looked for before anything is written. */
+  let nested: NestedBundleCheck | undefined;
   const inspectNow = async (
     bundleDir: BundleDir,
     fresh: boolean,
@@ -134,7 +137,14 @@ export function createS3BackendNow(
     // run has the run's signal, so the first one's serves the shared listing.
     const reads = abortingWith(getClient(), signal);
     destinationListing ??= listDestination(reads, config.bucket, config.prefix, MAX_DESTINATION_LISTING);
-    const all = fresh ? undefined : await destinationListing;
+    // Beside the listing, once per run: is the prefix inside a published bundle?
+    nested ??= new NestedBundleCheck(reads, config.bucket, config.prefix);
+    const [all, abovePrefix] = await Promise.all([
+      fresh ? undefined : destinationListing,
+      nested.abovePrefix(),
+    ]);
+    const inside = abovePrefix ?? (await nested.around(bundleDir, all));
+    if (inside !== undefined) return { snapshot: { kind: 'invalid', refusal: inside }, residue: [] };
     const listing =
       all === undefined
         ? await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS)
