@@ -61,11 +61,12 @@ export const refuseScopedExecution = defineRefusals<ScopedExecutionReason>({
   scoped_execution_document: {
     category: 'malformed',
     message:
-      'the owner document is not the exact canonical dpone.composition-scoped-execution-owner.v1 form within its size bound',
+      'the owner document is not the exact canonical dpone.composition-scoped-execution-owner.v1 form within its size bound (the bytes `sealkit json canonicalize --python` writes, with exactly the fields of the schema)',
   },
   scoped_execution_subject: {
     category: 'mismatched',
-    message: 'the expected SHA-256 is not 64 lowercase hex digits or does not match the document',
+    message:
+      'the expected SHA-256 is not 64 lowercase hex digits or does not match the document bytes; it is the digest of the exact canonical form (`sealkit json digest --python`), so an indented copy or one with a final newline has another',
   },
 });
 

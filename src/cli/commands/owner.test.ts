@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -169,6 +170,33 @@ describe('sealkit owner', () => {
     expect(run.stderr.toString()).toMatch(
       /^error\[scoped_execution_write_binding\]: [^\n]+\n {2}= in: owner\n {2}= field: workloads\[\]\.write_bindings\[\]\.write\n$/,
     );
+  });
+
+  it('regression: a pretty-printed copy is refused naming the canonicalizer, whose bytes then verify', () => {
+    // An ordinary serializer: indented, with a final newline (python keeps the 2^63 - 1 epochs exact).
+    const indent = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import json,sys; json.dump(json.load(sys.stdin), sys.stdout, indent=2, ensure_ascii=False); print()',
+      ],
+      { input: bytes },
+    );
+    expect(indent.status).toBe(0);
+    const pretty = write('pretty.json', indent.stdout);
+    const { code, run } = refused(['owner', 'verify', pretty, '--expected-sha256', digest]);
+    expect(code).toBe('scoped_execution_subject');
+    expect(run.stderr.toString()).toContain('`sealkit json digest --python`');
+    expect(
+      refused(['owner', 'verify', pretty, '--expected-sha256', sha256(indent.stdout)]).run.stderr.toString(),
+    ).toContain('`sealkit json canonicalize --python`');
+    // What docs/owner.md says to do: the canonical bytes, and their digest, which is E.
+    const digested = runCli(['json', 'digest', '--python', '--bare', pretty]);
+    expect(digested.stdout.toString().trim()).toBe(digest);
+    const canonical = runCli(['json', 'canonicalize', '--python', pretty]);
+    expect(Buffer.compare(canonical.stdout, bytes)).toBe(0);
+    const canonicalFile = write('canonical.json', canonical.stdout);
+    expect(runCli(['owner', 'verify', canonicalFile, '--expected-sha256', digest]).status).toBe(0);
   });
 
   it('refuses originals that differ and an attempt of another owner', () => {

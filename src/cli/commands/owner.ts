@@ -16,6 +16,9 @@ const COMMON = `FILE holds the exact canonical bytes of a dpone.composition-scop
 document (at most 8 MiB; - reads standard input). --expected-sha256 is its
 SHA-256, known independently of the file: decoding requires both. Originals
 (attempt, grants, qualification owner) are canonical documents of at most 1 MiB.
+A document written by another serializer (indented, a final newline) has other
+bytes and another digest: sealkit json canonicalize --python FILE writes the
+canonical bytes, sealkit json digest --python FILE their SHA-256.
 
 The codec authenticates nothing: it checks a complete, exact document and
 documentary equality with the originals supplied, not who produced them.
