@@ -89,7 +89,12 @@ describe('destination comparison (the six rules plus two safety rules)', () => {
   });
   it('publishes the same bundle again over residue of an interrupted run of ours, so it converges', () => {
     const withResidue = { ...managed(manifest()), residue: ['report.md' as BundlePath] } as SnapshotView;
-    expect(decide(source, withResidue)).toMatchObject({ outcome: 'replaced', token: 'token-1' });
+    // Regression: said with a reason (the REASON column was empty, as if the source had changed).
+    expect(decide(source, withResidue)).toMatchObject({
+      outcome: 'replaced',
+      token: 'token-1',
+      reason: 'interrupted_run',
+    });
   });
   it('refuses to replace a managed path holding unlisted files, and to call a damaged one published', () => {
     const older = manifest({ created: '2026-05-29T00:00:00Z' as Instant, digest: sha('9') });

@@ -112,7 +112,8 @@ function decideOutcome(
     // after its commit, before its cleanup (S3: state written, pending marker
     // and old objects still there). Publishing the same bundle again over it
     // finishes that cleanup; skipping would leave it forever.
-    if (view.residue.length > 0) return { outcome: 'replaced', previous: view.state, token: view.token };
+    if (view.residue.length > 0)
+      return { outcome: 'replaced', previous: view.state, token: view.token, reason: 'interrupted_run' };
     if (view.missing) return { outcome: 'refused', reason_code: 'destination_incomplete' };
     if (expected === undefined || sameOutputs(view.state.outputs, expected))
       return { outcome: 'skipped_same' };

@@ -53,10 +53,11 @@ export type StateToken = string & { readonly __stateToken: true };
 
 /**
  * Why a bundle with the same manifest is replaced: the outputs the
- * configuration asks for differ from those its state lists
- * (docs/distributor.md#outcomes).
+ * configuration asks for differ from those its state lists, or an
+ * interrupted run of ours left residue beside a state that already matches,
+ * whose cleanup the replacement finishes (docs/distributor.md#outcomes).
  */
-export type ReplaceReason = 'outputs_changed';
+export type ReplaceReason = 'outputs_changed' | 'interrupted_run';
 
 /** What a replacement may delete: exactly the old state's outputs, then the old state. */
 export interface PlannedPrevious {
