@@ -1,6 +1,7 @@
 import type { Refusal } from '../../../core/refusal/index.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../../refusals.js';
 import { profileHint } from './profile.js';
+import { deniedHint } from './requests.js';
 
 /**
  * What an S3 request failure means for the backend, from the HTTP status,
@@ -64,18 +65,26 @@ export function isTransient(error: unknown): boolean {
  * permission, bucket, network, a lost conditional write) and never the SDK's
  * text. `during` says whether the request read (inspection) or wrote: an
  * unexplained failure of a read means the store is not usable, of a write
- * that the write failed.
+ * that the write failed. With `destinationPrefix`, a denied request is named
+ * with its permission and object (`deniedHint`).
  */
-export function s3Refusal(error: unknown, during: 'read' | 'write', address?: StoreAddress): Refusal {
+export function s3Refusal(
+  error: unknown,
+  during: 'read' | 'write',
+  address?: StoreAddress,
+  destinationPrefix?: string,
+): Refusal {
   const code = s3RefusalCode(classifyS3Error(error), during);
   const hint =
-    code === 'destination_unreachable'
-      ? unreachableHint(error, address)
-      : code === 'destination_bucket_missing'
-        ? BUCKET_MISSING_HINT
-        : code === 'destination_credentials_missing'
-          ? profileHint()
-          : undefined;
+    code === 'destination_access_denied' && destinationPrefix !== undefined
+      ? deniedHint(error, destinationPrefix)
+      : code === 'destination_unreachable'
+        ? unreachableHint(error, address)
+        : code === 'destination_bucket_missing'
+          ? BUCKET_MISSING_HINT
+          : code === 'destination_credentials_missing'
+            ? profileHint()
+            : undefined;
   return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
 

@@ -11,6 +11,8 @@ import { compareUtf8 } from '../../path/bundle-path.js';
 export interface BundleKeys {
   /** The bundle's folder under the destination prefix: how a refusal names it (never the prefix itself). */
   readonly dir: BundleDir;
+  /** The destination's prefix the bundle folder is under (`''` for the bucket's root). */
+  readonly destinationPrefix: string;
   /** The key prefix every object of the bundle starts with; ends with `/`. */
   readonly prefix: string;
   key(relative: string): string;
@@ -25,6 +27,7 @@ export function bundleKeys(destinationPrefix: string, bundleDir: BundleDir): Bun
   const prefix = destinationPrefix === '' ? `${bundleDir}/` : `${destinationPrefix}/${bundleDir}/`;
   return {
     dir: bundleDir,
+    destinationPrefix,
     prefix,
     key: (relative) => `${prefix}${relative}`,
     relative: (key) => (key.startsWith(prefix) ? key.slice(prefix.length) : undefined),

@@ -53,8 +53,10 @@ export async function probeStore(
   destinationPrefix: string,
   signal?: AbortSignal,
 ): Promise<StoreCapabilities> {
-  const object = () =>
-    new ProbeObject(client, bucket, probeKey(destinationPrefix, randomBytes(16).toString('hex')), signal);
+  const object = () => {
+    const run = randomBytes(16).toString('hex');
+    return new ProbeObject(client, bucket, probeKey(destinationPrefix, run), probeKey('', run), signal);
+  };
   const created = object();
   const matched = object();
   const checksum = object();
@@ -64,23 +66,34 @@ export async function probeStore(
     checksum.put('sealkit probe 5\n', { ChecksumSHA256: Buffer.alloc(32, 0).toString('base64') }),
   ] as const);
   const removed = await Promise.all([created.remove(), matched.remove(), checksum.remove()]);
-  const createOnly = settled(outcomes[0]);
-  const ifMatch = settled(outcomes[1]);
-  const checked = settled(outcomes[2]);
+  const createOnly = settled(outcomes[0], destinationPrefix);
+  const ifMatch = settled(outcomes[1], destinationPrefix);
+  const checked = settled(outcomes[2], destinationPrefix);
   if (!createOnly || !ifMatch) return await unsupported(client, bucket, signal);
   if (removed.includes('access_denied')) {
+    // What stays behind is named as the operator finds it: directly under the prefix, which is not shown.
+    const left = [created, matched, checksum]
+      .filter((_, index) => removed[index] === 'access_denied')
+      .map((probe) => `'${probe.name}'`);
     throw refuseDistributor('destination_access_denied', {
       role: 'destination',
-      hint: 'the store let sealkit write under the prefix but not delete there: sealkit needs s3:DeleteObject to remove its pending markers and the outputs a new edition drops',
+      hint: `the store let sealkit write under the prefix but not delete there: sealkit needs s3:DeleteObject to remove its pending markers and the outputs a new edition drops; the objects it wrote to check the store could not be deleted either and stay directly under the destination's prefix, beside the bundles (${listed(left)}): remove them once the permission is granted`,
     });
   }
   return { checksumVerified: checked === 'refused' };
 }
 
 /** A probe step's answer, or its failure as the destination's refusal. */
-function settled<T>(outcome: PromiseSettledResult<T>): T {
+function settled<T>(outcome: PromiseSettledResult<T>, destinationPrefix: string): T {
   if (outcome.status === 'fulfilled') return outcome.value;
-  throw outcome.reason instanceof Refusal ? outcome.reason : s3Refusal(outcome.reason, 'write');
+  throw outcome.reason instanceof Refusal
+    ? outcome.reason
+    : s3Refusal(outcome.reason, 'write', undefined, destinationPrefix);
+}
+
+/** `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`. */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
 /** Steps 1 and 2: a create-only PUT succeeds, and the same PUT again is refused. */
@@ -113,11 +126,14 @@ class ProbeObject {
   readonly #signal: AbortSignal | undefined;
   readonly #versions: string[] = [];
   #wrote = false;
+  /** Its name under the destination's prefix (the key without the prefix). */
+  readonly name: string;
 
-  constructor(client: S3Client, bucket: string, key: string, signal: AbortSignal | undefined) {
+  constructor(client: S3Client, bucket: string, key: string, name: string, signal: AbortSignal | undefined) {
     this.#client = client;
     this.#bucket = bucket;
     this.#key = key;
+    this.name = name;
     this.#signal = signal;
   }
 

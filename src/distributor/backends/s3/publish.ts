@@ -129,7 +129,7 @@ export async function publishToPrefix(
     // After the commit the publication stands; what is left is residue the marker names.
     return progress.committed
       ? applied(write)
-      : refused(failureRefusal(lease.lossReason ?? error, interrupted));
+      : refused(failureRefusal(lease.lossReason ?? error, interrupted, keys));
   } finally {
     lease.stop();
   }
@@ -227,7 +227,7 @@ async function acquireLease(
   } catch (error) {
     lease.stop();
     if (classifyS3Error(error) === 'precondition') return lostMarkerRace(settings, keys);
-    return failureRefusal(error, interrupted);
+    return failureRefusal(error, interrupted, keys);
   }
 }
 
@@ -410,9 +410,9 @@ function interruptedRefusal(): Refusal {
 }
 
 /** What an SDK, lease or upload error becomes: fixed refusals only; its message, keys and bucket never travel further. */
-function failureRefusal(error: unknown, interrupted: AbortSignal): Refusal {
+function failureRefusal(error: unknown, interrupted: AbortSignal, keys: BundleKeys): Refusal {
   if (interrupted.aborted) return interruptedRefusal();
   if (error instanceof Refusal) return error;
   if (error instanceof LeaseLost) return refuse('destination_changed');
-  return s3Refusal(error, 'write');
+  return s3Refusal(error, 'write', undefined, keys.destinationPrefix);
 }

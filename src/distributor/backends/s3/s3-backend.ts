@@ -41,6 +41,7 @@ import { NestedBundleCheck } from './nested.js';
 import { ObjectTooLarge } from './objects.js';
 import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js';
 import { publishToPrefix } from './publish.js';
+import { markFailedRequests } from './requests.js';
 import { MarkerRetirement, retirementDelayMs } from './retire.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
@@ -102,8 +103,13 @@ export function createS3BackendNow(
 ): DestinationBackend {
   const ownsClient = options.client === undefined;
   let client: S3Client | undefined = options.client;
+  // A refusal names the request a store denied: the client's errors say which.
+  if (client !== undefined) markFailedRequests(client);
   const getClient = (): S3Client => {
-    client ??= createS3Client(config);
+    if (client === undefined) {
+      client = createS3Client(config);
+      markFailedRequests(client);
+    }
     return client;
   };
   const clock = options.clock ?? systemClock;
@@ -190,7 +196,7 @@ export function createS3BackendNow(
     if (error instanceof Refusal) return error;
     if (error instanceof ObjectTooLarge)
       return refuseDistributor('destination_state_invalid', { role: 'state' });
-    const refusal = s3Refusal(error, during, address);
+    const refusal = s3Refusal(error, during, address, config.prefix);
     if (isDestinationWide(classifyS3Error(error))) destinationFailure ??= refusal;
     return refusal;
   };
