@@ -7,7 +7,7 @@ const UNIT_SECONDS = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
 /** What `parseMaxEvidenceAge` accepts, in the words a usage error gives. */
 export const MAX_EVIDENCE_AGE_FORMS =
-  'a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s)';
+  'a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s), written with 1 to 10 digits and no leading zero';
 
 /**
  * Parses `36h`, `7d`, `90m`, `45s` or a bare number of seconds. Returns

@@ -211,8 +211,21 @@ describe('sealkit evidence check', () => {
       expect(run.status).toBe(1);
       // A value that starts with '-' is still read as the flag's value, and named.
       expect(run.stderr.toString()).toContain(
-        `--max-evidence-age takes a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s), not '${age}'`,
+        `--max-evidence-age takes a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s), written with 1 to 10 digits and no leading zero, not '${age}'`,
       );
+    }
+    // Regression: the bound is in the message, and a value at it is taken.
+    for (const age of ['99999999999', '0036h', '01']) {
+      const run = check(evidence, ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', age]);
+      expect({ status: run.status, first: run.stderr.toString().split('\n')[0] }).toEqual({
+        status: 1,
+        first: `sealkit: --max-evidence-age takes a whole number of seconds, or of days, hours, minutes or seconds (7d, 36h, 90m, 45s), written with 1 to 10 digits and no leading zero, not '${age}'`,
+      });
+    }
+    for (const age of ['9999999999', '9999999999d']) {
+      expect(
+        check(evidence, ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', age]).status,
+      ).toBe(0);
     }
     expect(runCli(['evidence', 'check', '--dry-run-file', evidence.dryRun]).status).toBe(1);
     expect(runCli(['evidence', 'check', evidence.dryRun]).status).toBe(1);
