@@ -127,6 +127,7 @@ export {
   type IdentifiedCandidate,
   type LedgerPublicationOptions,
   type PublicationRun,
+  type PublicationRunOptions,
   planLatestPublication,
   publishToLedger,
   runContractPublication,
@@ -162,8 +163,10 @@ export {
   LedgerSqlError,
 } from './publication/session.js';
 export {
+  absentResources,
   emptyLedgerState,
   type LedgerHead,
+  type LedgerReadOptions,
   type LedgerState,
   latestBaseline,
   readLedgerState,

@@ -189,14 +189,61 @@ export function planItemText(item: PublicationPlanItem, width: number): string {
   return `${head}  ${version}  ${entry.verdict}  position ${entry.position}  ${entry.digest}\n${changeLines(entry.changes, '    ')}${approval}`;
 }
 
-export function planJson(plan: PublicationPlan, place?: PlaceRefusal): JsonObjectOut {
+/**
+ * Why a resource the ledger holds is not published by a run of the whole
+ * project: its file is gone (deleted, or its id renamed), it lost its
+ * `contract:` version, or its id is now a dashboard's.
+ */
+export type AbsentReason = 'not_in_project' | 'unversioned' | 'not_contract_bearing';
+
+/** A resource the ledger holds that the run does not publish: its latest entry stays as it is. */
+export interface AbsentItem {
+  readonly entry: LedgerEntry;
+  readonly reason: AbsentReason;
+  /** The file that now holds the id (unversioned or a dashboard), as the user names it. */
+  readonly file?: string;
+}
+
+const ABSENT_TEXT: Readonly<Record<AbsentReason, string>> = {
+  not_in_project: 'no file of the project has this id (deleted or renamed)',
+  unversioned: 'its file declares no contract version',
+  not_contract_bearing: 'its id is now a dashboard, which is not published',
+};
+
+function absentText(item: AbsentItem, width: number): string {
+  const { entry } = item;
+  const file = item.file === undefined ? '' : ` (${item.file})`;
+  return `${'absent'.padEnd(9)}  ${entry.resource.kind.padEnd(13)}  ${entry.resource.id.padEnd(width)}  ${entry.version}  published at position ${entry.position}; ${ABSENT_TEXT[item.reason]}${file}: not published by this run, the ledger keeps it\n`;
+}
+
+function absentJson(item: AbsentItem): JsonObjectOut {
+  const { entry } = item;
+  return {
+    status: 'absent',
+    resource: { kind: entry.resource.kind, id: entry.resource.id },
+    version: entry.version,
+    digest: entry.digest,
+    baseline: null,
+    classification: null,
+    entry: entryJson(entry),
+    reason: item.reason,
+    ...(item.file === undefined ? {} : { file: item.file }),
+  };
+}
+
+export function planJson(
+  plan: PublicationPlan,
+  place?: PlaceRefusal,
+  absent: readonly AbsentItem[] = [],
+): JsonObjectOut {
   return {
     format: plan.format,
     head: headJson(plan.head),
     appends: plan.appends,
     unchanged: plan.items.filter((item) => item.status === 'unchanged').length,
     refused: plan.refused,
-    items: plan.items.map((item) => planItemJson(item, place)),
+    absent: absent.length,
+    items: [...plan.items.map((item) => planItemJson(item, place)), ...absent.map(absentJson)],
   };
 }
 
@@ -212,9 +259,13 @@ export async function ledgerShown(location: LedgerLocation): Promise<string> {
   return `${server === undefined ? 'a PostgreSQL server' : `postgres://${server}`} (from ${location.from})`;
 }
 
-export function planText(plan: PublicationPlan): string {
-  const width = Math.max(0, ...plan.items.map((item) => (item.resource?.id ?? '-').length));
-  return `plan against the ${headText(plan.head)}\n${plan.items.map((item) => planItemText(item, width)).join('')}`;
+export function planText(plan: PublicationPlan, absent: readonly AbsentItem[] = []): string {
+  const width = Math.max(
+    0,
+    ...plan.items.map((item) => (item.resource?.id ?? '-').length),
+    ...absent.map((item) => item.entry.resource.id.length),
+  );
+  return `plan against the ${headText(plan.head)}\n${plan.items.map((item) => planItemText(item, width)).join('')}${absent.map((item) => absentText(item, width)).join('')}`;
 }
 
 /**

@@ -233,6 +233,55 @@ describe('sealkit contract publish, history and replay', () => {
     ).not.toHaveProperty('reason_code');
   });
 
+  it('regression: a published resource the project no longer publishes is listed as absent, not passed over', () => {
+    withEmbeddedLedger();
+    const returns = join(project, 'sources', 'returns.yaml');
+    writeFileSync(
+      returns,
+      'kind: Source\nid: retail.source.returns\nname: returns\ncontract: { version: 1.0.0, compatibility: backward }\nfields:\n  - { name: return_id, type: int64 }\n',
+    );
+    expect(publish().status).toBe(0);
+    rmSync(returns);
+    edit('contract:\n  version: 1.2.0\n  compatibility: full\n', '', 'semantic/customers.yaml');
+    const run = publish();
+    // Not a refusal: the ledger keeps both as they are, and the run says so.
+    expect(run.status).toBe(0);
+    expect(run.stderr.toString('utf8')).toBe('');
+    const lines = run.stdout.toString('utf8').split('\n');
+    expect(lines.slice(-4)).toEqual([
+      `absent     SemanticModel  retail.semantic.customers  1.2.0  published at position 3; its file declares no contract version (${join(project, 'semantic/customers.yaml')}): not published by this run, the ledger keeps it`,
+      'absent     Source         retail.source.returns      1.0.0  published at position 7; no file of the project has this id (deleted or renamed): not published by this run, the ledger keeps it',
+      expect.stringMatching(/^appended 0, unchanged 5, absent 2; ledger head 7 sha256:/),
+      '',
+    ]);
+    const json = jsonOf(publish('--dry-run', '--json'));
+    expect(json).toMatchObject({ status: 'ok', plan: { appends: 0, unchanged: 5, absent: 2 } });
+    expect(json.plan?.items.slice(-2)).toMatchObject([
+      {
+        status: 'absent',
+        resource: { kind: 'SemanticModel', id: 'retail.semantic.customers' },
+        version: '1.2.0',
+        reason: 'unversioned',
+        file: join(project, 'semantic/customers.yaml'),
+        entry: { position: 3 },
+      },
+      {
+        status: 'absent',
+        resource: { kind: 'Source', id: 'retail.source.returns' },
+        version: '1.0.0',
+        reason: 'not_in_project',
+        entry: { position: 7 },
+      },
+    ]);
+    // A run of chosen resources publishes only those: the others are not its business.
+    expect(jsonOf(publish('--dry-run', '--json', '--resource', ORDERS)).plan).toMatchObject({ absent: 0 });
+    // The refused footer counts them too.
+    widen();
+    expect(publish().stdout.toString('utf8')).toMatch(
+      /refused: 1 of 5 resources, 2 absent; nothing was written\n$/,
+    );
+  });
+
   it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);

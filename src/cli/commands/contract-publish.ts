@@ -5,6 +5,7 @@ import {
   type ContractProject,
   checkWideningApproval,
   type IdentifiedCandidate,
+  type LedgerEntry,
   ledgerLocation,
   openContractProjectCached,
   type PublicationPlan,
@@ -19,6 +20,7 @@ import { formatRefusal, type JsonObjectOut, progress, refusalJson } from '../out
 import { nonEmptyOption, optionalArgument, parseCommandArgs, requireArgument } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
+  type AbsentItem,
   compileEmbeddedLedgerAhead,
   headJson,
   headText,
@@ -43,7 +45,11 @@ ledger, prints the plan, and appends the new publications — all or nothing, in
 one transaction. Re-publishing identical bytes changes nothing. Refused: a
 version reused with other bytes, a version that does not increase, a breaking
 change without a new major version, a widening without an approval of exactly
-ID@VERSION, an approval where nothing widens, tampered evidence.
+ID@VERSION, an approval where nothing widens (an unchanged resource
+included), tampered evidence. Without --resource, a resource the ledger holds
+that DIR no longer publishes (its file deleted, its id renamed, its contract
+version removed) is listed as absent: it stays published, and the exit code
+does not change.
 
 The ledger is append-only PostgreSQL: --ledger URL, else SEALKIT_LEDGER_URL,
 else DATABASE_URL names a server (postgres:// or postgresql://; libpq's PG*
@@ -181,6 +187,25 @@ function planErrors(plan: PublicationPlan, project: ContractProject): string {
 }
 
 /**
+ * The resources the ledger holds that this run of the whole project does
+ * not publish, each with why: the project has no file with its id, its file
+ * declares no contract version, or the id is a dashboard's now. They stay
+ * published; the plan lists them so that a withdrawn or renamed contract
+ * never passes unseen (docs/contracts.md#a-resource-that-leaves-the-project).
+ */
+function absentItems(entries: readonly LedgerEntry[], project: ContractProject): AbsentItem[] {
+  return entries.map((entry) => {
+    const outcome = project.outcomes.find((candidate) => candidate.id === entry.resource.id);
+    if (outcome === undefined) return { entry, reason: 'not_in_project' };
+    return {
+      entry,
+      reason: outcome.kind === 'Dashboard' ? 'not_contract_bearing' : 'unversioned',
+      file: outcome.displayPath,
+    };
+  });
+}
+
+/**
  * The first refused item's refusal, placed in its file, for the top level
  * of `--json`: every refusal carries `reason_code` and `message` there
  * (docs/cli.md#output), and, as for every multi-error refusal, they are the
@@ -224,6 +249,8 @@ export const contractPublish: Command = {
       run = await publishToLedger(location, candidates, {
         approval: approvals,
         dryRun,
+        // A run of the whole project also says which published resources it no longer has.
+        absent: values.resource === undefined,
         creating: () => {
           if (!quiet) {
             progress(
@@ -237,23 +264,25 @@ export const contractPublish: Command = {
       return refusedAtLedger(error, ledger, quiet);
     }
     const { plan, applied } = run;
+    const absent = absentItems(run.absent, project);
     const refused = plan.refused > 0;
     // A dry run writes nothing, the cache included.
     if (!refused && !dryRun) keepParses(location.kind === 'embedded');
+    const notHere = absent.length === 0 ? '' : `, ${absent.length} absent`;
     const footer = refused
-      ? `refused: ${plan.refused} of ${plan.items.length} resources; nothing was written\n`
+      ? `refused: ${plan.refused} of ${plan.items.length} resources${notHere}; nothing was written\n`
       : applied === null
-        ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged; nothing was written\n`
-        : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}; ${headText(applied.head)}\n`;
+        ? `dry run: ${plan.appends} to append, ${plan.items.length - plan.appends} unchanged${notHere}; nothing was written\n`
+        : `appended ${applied.appended.length}, unchanged ${plan.items.length - applied.appended.length}${absent.length === 0 ? '' : `, absent ${absent.length}`}; ${headText(applied.head)}\n`;
     return {
-      text: quiet ? '' : `${ledgerLine(ledger)}${planText(plan)}${footer}`,
+      text: quiet ? '' : `${ledgerLine(ledger)}${planText(plan, absent)}${footer}`,
       ...(refused ? { errors: planErrors(plan, project) } : {}),
       json: {
         status: refused ? 'refused' : 'ok',
         ...(refused ? firstRefusalJson(plan, project) : {}),
         dry_run: dryRun,
         ...ledgerJson(ledger),
-        plan: planJson(plan, (item) => placedRefusal(item, project)),
+        plan: planJson(plan, (item) => placedRefusal(item, project), absent),
         appended: applied?.appended.length ?? 0,
         head: headJson(applied?.head ?? plan.head),
       },

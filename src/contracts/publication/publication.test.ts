@@ -593,6 +593,38 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
       expect(real.applied?.appended[0]?.entryHash).toBe(run.plan.items[0]?.entry?.entryHash);
     });
 
+    it('regression: a run asked for them names the resources the ledger holds that it does not publish', async () => {
+      const all = await candidatesOf({}, parser);
+      const withIds = [...all].map(([id, candidate]) => ({ id, ...candidate }));
+      const first = await runContractPublication(ledger.owner, withIds, {
+        approval: null,
+        dryRun: false,
+        absent: true,
+      });
+      expect(first.absent).toEqual([]);
+      const sourceOnly = withIds.filter((candidate) => candidate.id === SOURCE);
+      for (const dryRun of [true, false]) {
+        const run = await runContractPublication(ledger.owner, sourceOnly, {
+          approval: null,
+          dryRun,
+          absent: true,
+        });
+        expect(run.plan.items.map((item) => item.status)).toEqual(['unchanged']);
+        // Sorted by id, each the latest stored entry of its resource, verified as read.
+        expect(run.absent.map((entry) => [entry.resource.id, entry.version, entry.entryHash])).toEqual(
+          [MODEL, SEMANTIC].map((id) => {
+            const entry = first.applied?.appended.find((one) => one.resource.id === id) as LedgerEntry;
+            return [id, entry.version, entry.entryHash];
+          }),
+        );
+      }
+      // Not asked for, nothing is read for them.
+      expect(
+        (await runContractPublication(ledger.owner, sourceOnly, { approval: null, dryRun: true })).absent,
+      ).toEqual([]);
+      expect(await rows()).toHaveLength(3);
+    });
+
     describe('append-only in the database', () => {
       const statements = [
         `UPDATE ${LEDGER_TABLE} SET version = '9.9.9'`,
@@ -1060,6 +1092,19 @@ for (const backend of [pgliteBackend(), postgresBackend()] satisfies LedgerBacke
           details: { position: 2 },
           field: 'entry_hash',
         });
+      });
+
+      it('regression: the resources a run says it does not publish are verified too, not taken on trust', async () => {
+        const all = await genesesWithChecksTamperedAt(2);
+        const only = [{ id: SOURCE, ...(all.get(SOURCE) as PublicationCandidate) }];
+        // Without the absent resources the run relies on position 2 for nothing.
+        expect(
+          (await runContractPublication(ledger.owner, only, { approval: null, dryRun: true })).plan.items[0]
+            ?.status,
+        ).toBe('unchanged');
+        await expect(
+          runContractPublication(ledger.owner, only, { approval: null, dryRun: true, absent: true }),
+        ).rejects.toMatchObject({ code: 'contract_ledger_tampered', details: { position: 2 } });
       });
 
       it('verifies the head on every read: a tampered head of another resource is found', async () => {

@@ -3,6 +3,7 @@ import { editDistance } from '../../core/refusal/index.js';
 import { type AppliedPublication, insertPlannedEntries, plannedEntries } from './apply.js';
 import { APPROVAL_PART_FORMS, splitApprovalTarget, type WideningApproval } from './approval.js';
 import type { LedgerConnection } from './connection.js';
+import type { LedgerEntry } from './entry.js';
 import { guardLedger } from './guard.js';
 import type { LedgerLocation } from './location.js';
 import { openLedger } from './open.js';
@@ -11,6 +12,7 @@ import { type PublicationPlan, planPublication } from './plan.js';
 import { refuseLedger } from './refusals.js';
 import { ensureLedgerSchema } from './schema.js';
 import {
+  absentResources,
   emptyLedgerState,
   type LedgerState,
   latestBaseline,
@@ -90,6 +92,24 @@ export interface PublicationRun {
   readonly plan: PublicationPlan;
   /** Null for a dry run, or when the plan refused an item (then nothing was written). */
   readonly applied: AppliedPublication | null;
+  /**
+   * With `absent: true`: the latest entries of the resources the ledger
+   * holds that this run does not publish, sorted by id (empty otherwise).
+   * They stay published as they are; nothing is written for them.
+   */
+  readonly absent: readonly LedgerEntry[];
+}
+
+/** How a publication runs: its approvals, whether it only plans, and what else it reports. */
+export interface PublicationRunOptions {
+  readonly approval: WideningApprovals;
+  readonly dryRun: boolean;
+  /**
+   * Also read which resources the ledger holds besides the candidates
+   * (`PublicationRun.absent`): for a run that publishes a whole project,
+   * they are the resources the project no longer publishes.
+   */
+  readonly absent?: boolean;
 }
 
 const ROLLBACK = Symbol('rollback');
@@ -106,7 +126,7 @@ const ROLLBACK = Symbol('rollback');
 export async function runContractPublication(
   connection: LedgerConnection | null,
   candidates: readonly IdentifiedCandidate[],
-  options: { readonly approval: WideningApprovals; readonly dryRun: boolean },
+  options: PublicationRunOptions,
 ): Promise<PublicationRun> {
   const ids = candidates.map((candidate) => candidate.id);
   if (connection === null) {
@@ -114,22 +134,25 @@ export async function runContractPublication(
     return {
       plan: planLatestPublication(emptyLedgerState(ids), candidates, options.approval),
       applied: null,
+      absent: [],
     };
   }
+  const read = { allBuckets: options.absent === true };
   let run: PublicationRun | undefined;
   await guardLedger(async () => {
     try {
       await connection.transaction(async (session) => {
         let state: LedgerState;
         if (options.dryRun) {
-          state = await readLedgerState(session, ids);
+          state = await readLedgerState(session, ids, read);
         } else {
           await ensureLedgerSchema(session);
-          state = await readInspectedLedgerState(session, ids);
+          state = await readInspectedLedgerState(session, ids, read);
         }
         const plan = planLatestPublication(state, candidates, options.approval);
+        const absent = read.allBuckets ? await absentResources(session, state, ids) : [];
         if (options.dryRun || plan.refused > 0) {
-          run = { plan, applied: null };
+          run = { plan, applied: null, absent };
           throw ROLLBACK;
         }
         // Planned in this transaction under the ledger lock: nothing moved since the read.
@@ -140,6 +163,7 @@ export async function runContractPublication(
             appends.length === 0
               ? { appended: [], head: plan.head }
               : await insertPlannedEntries(session, appends),
+          absent,
         };
       });
     } catch (error: unknown) {
@@ -149,9 +173,7 @@ export async function runContractPublication(
   return run as PublicationRun;
 }
 
-export interface LedgerPublicationOptions {
-  readonly approval: WideningApprovals;
-  readonly dryRun: boolean;
+export interface LedgerPublicationOptions extends PublicationRunOptions {
   /** How a new embedded ledger's data directory is made (default: the shipped template). */
   readonly start?: EmbeddedLedgerStart;
   /** Called just before a new embedded ledger is created, e.g. to say that its first start takes a while. */
@@ -174,7 +196,11 @@ export async function publishToLedger(
   candidates: readonly IdentifiedCandidate[],
   options: LedgerPublicationOptions,
 ): Promise<PublicationRun> {
-  const run = { approval: options.approval, dryRun: options.dryRun };
+  const run: PublicationRunOptions = {
+    approval: options.approval,
+    dryRun: options.dryRun,
+    absent: options.absent === true,
+  };
   if (location.kind === 'postgres') {
     const connection = await openLedger(location, { create: !options.dryRun });
     try {
@@ -194,7 +220,8 @@ export async function publishToLedger(
   // No ledger yet: its state is empty, so the plan needs no database.
   const planned = await runContractPublication(null, candidates, { ...run, dryRun: true });
   if (options.dryRun || planned.plan.refused > 0) return planned;
-  if (planned.plan.appends === 0) return { plan: planned.plan, applied: { appended: [], head: null } };
+  if (planned.plan.appends === 0)
+    return { plan: planned.plan, applied: { appended: [], head: null }, absent: [] };
   options.creating?.();
   const held = await holdEmbeddedLedger(location.projectDir, {
     create: true,

@@ -1,5 +1,6 @@
 import { isSha256Prefixed, type Sha256Prefixed } from '../../core/digest/index.js';
 import { Refusal } from '../../core/refusal/index.js';
+import { compareCodeUnits } from '../authoring/text.js';
 import { decodeProjection } from '../canonical/decode.js';
 import type { ProjectionView } from '../projection/sealed.js';
 import { verifyChainToHead } from './chain.js';
@@ -101,11 +102,25 @@ function identityMismatch(entry: LedgerEntry, view: ProjectionView): string | un
  * unprotected one, is refused. Run it in the same transaction as the append,
  * after `lockLedger`, so that nothing changes in between.
  */
-export async function readLedgerState(session: LedgerSession, ids: readonly string[]): Promise<LedgerState> {
+export async function readLedgerState(
+  session: LedgerSession,
+  ids: readonly string[],
+  options: LedgerReadOptions = {},
+): Promise<LedgerState> {
   const inspection = await inspectLedger(session);
   if (!inspection.present) return emptyLedgerState(ids);
   requireUsableLedger(inspection);
-  return readInspectedLedgerState(session, ids);
+  return readInspectedLedgerState(session, ids, options);
+}
+
+export interface LedgerReadOptions {
+  /**
+   * Read every bucket of the resource index at the head, not only those of
+   * the ids: `index.buckets` then names every resource the ledger holds with
+   * its latest entry hash, verified against the head (see `absentResources`).
+   * The members are one more scan of the table's index columns.
+   */
+  readonly allBuckets?: boolean;
 }
 
 /**
@@ -119,6 +134,7 @@ export async function readLedgerState(session: LedgerSession, ids: readonly stri
 export async function readInspectedLedgerState(
   session: LedgerSession,
   ids: readonly string[],
+  options: LedgerReadOptions = {},
 ): Promise<LedgerState> {
   const wanted = [...new Set(ids)];
   // A bounded range: `>= max - 1` alone was planned as a whole-table scan on PostgreSQL 15.
@@ -150,7 +166,7 @@ export async function readInspectedLedgerState(
   }
   const resources = new Map<string, readonly LedgerEntry[]>();
   for (const [id, list] of byId) resources.set(id, verifyResourceEntries(list));
-  const index = await readResourceIndex(session, head, wanted);
+  const index = await readResourceIndex(session, head, wanted, options.allBuckets === true);
   // Each resource's own entries prove themselves complete from its genesis (baseline links); the
   // index at the head says which entry is its latest, so none after it was removed.
   for (const [id, list] of resources) {
@@ -222,8 +238,11 @@ export async function readResourceIndex(
   session: LedgerSession,
   head: LedgerEntry,
   ids: readonly string[],
+  allBuckets = false,
 ): Promise<ResourceIndex> {
-  const wanted = [...new Set([...ids, head.resource.id].map(indexBucketOf))];
+  const wanted = allBuckets
+    ? Array.from({ length: INDEX_BUCKETS }, (_, bucket) => bucket)
+    : [...new Set([...ids, head.resource.id].map(indexBucketOf))];
   const rows = await session.query(INDEX_AT_HEAD, [String(head.position), JSON.stringify(wanted)]);
   const digests = new Array<Sha256Prefixed | undefined>(INDEX_BUCKETS);
   const heldAt = new Array<number>(INDEX_BUCKETS).fill(head.position);
@@ -283,6 +302,47 @@ async function diagnosed(session: LedgerSession, position: number, field: string
     throw error;
   }
   return tampered(position, field);
+}
+
+/**
+ * The latest entries of the resources the ledger holds besides `ids`, by
+ * resource id: what a publication of a whole project does not publish
+ * because the project no longer has them (deleted, renamed, unversioned).
+ * `state` must have been read with `allBuckets`, so its index names every
+ * resource, verified against the head; each entry read must be the one the
+ * index names, and its hash must cover its columns, so its id, kind and
+ * version are evidence. One statement, for those entries only.
+ */
+export async function absentResources(
+  session: LedgerSession,
+  state: LedgerState,
+  ids: readonly string[],
+): Promise<LedgerEntry[]> {
+  if (state.head === null) return [];
+  if (state.index.buckets.size !== INDEX_BUCKETS) {
+    throw new Error('absentResources needs a ledger state read with allBuckets');
+  }
+  const present = new Set(ids);
+  const latest = new Map<string, Sha256Prefixed>();
+  for (const members of state.index.buckets.values()) {
+    for (const [id, hash] of members) if (!present.has(id)) latest.set(id, hash);
+  }
+  if (latest.size === 0) return [];
+  const rows = await session.query(
+    `${SELECT_ENTRY} WHERE entry_hash = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) ORDER BY ${BY_POSITION}`,
+    [JSON.stringify([...latest.values()])],
+  );
+  const entries = rows.map((row) => verifiedEntryOfRow(row, positionOf(row)));
+  const found = new Map(entries.map((entry) => [entry.resource.id, entry]));
+  for (const [id, hash] of latest) {
+    const entry = found.get(id);
+    // The index at the head names this entry: missing or relabelled, it was changed since.
+    if (entry?.entryHash !== hash) throw await diagnosed(session, state.head.position, 'resource_index');
+  }
+  return [...latest.keys()]
+    .sort(compareCodeUnits)
+    .map((id) => found.get(id))
+    .filter((entry): entry is LedgerEntry => entry !== undefined);
 }
 
 /** The baseline a new publication of `id` must name: the latest digest, or genesis. */
