@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fsPrimitivesAvailable, refusePlatform } from '../core/fs/index.js';
-import { packageVersion } from '../core/package/index.js';
+import { packageRoot, packageVersion } from '../core/package/index.js';
 import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -40,7 +42,40 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     'but unverified; distribute run, edition new, evidence synth and scaffold also',
     '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
     '--json prints one JSON object on stdout (scaffold always does).',
+    ...guideLines(group),
   ].join('\n');
+}
+
+/** The guide of each command group, installed with sealkit under docs/. */
+const GUIDES: Readonly<Record<string, string>> = {
+  contract: 'contracts.md',
+  distribute: 'distributor.md',
+  edition: 'editions.md',
+  evidence: 'evidence.md',
+  scaffold: 'scaffold.md',
+  owner: 'owner.md',
+  json: 'json.md',
+};
+
+/**
+ * Where the guides are, as a path that works from any folder: an installed
+ * package's hints name `docs/…` relative to it, which means nothing in the
+ * user's own folder. Nothing when this copy ships no docs.
+ */
+function guideLines(group: string | undefined): string[] {
+  const root = packageRoot();
+  const docs = root === undefined ? undefined : join(root, 'docs');
+  if (docs === undefined || !existsSync(docs)) return [];
+  const guide = group === undefined ? undefined : GUIDES[group];
+  if (guide !== undefined)
+    return ['', 'Guide (Markdown, with every flag, example and reason code):', `  ${join(docs, guide)}`];
+  return [
+    '',
+    'sealkit help <command> prints the help of a command. Guides (Markdown), one per command group:',
+    `  ${docs}/`,
+    '  distributor.md (sealkit.distributor.yaml), contracts.md, editions.md, scaffold.md, evidence.md,',
+    '  owner.md, json.md, cli.md; JSON Schemas for editors in schemas/',
+  ];
 }
 
 /** Finds the longest command path that prefixes argv. */
@@ -82,6 +117,20 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
   if (argv[0]?.startsWith('-') === true && argv[0] !== '-') return unknownTopFlag(argv, words, usage);
   const group = words[0] !== undefined ? groupUsage(words[0]) : undefined;
   if (group !== undefined && words[0] !== undefined) {
+    // An option where the group's command goes (`sealkit contract --version`):
+    // named as an option, with where it belongs, not as a command ''.
+    const option = argv[1];
+    if (words[1] === undefined && option?.startsWith('-') === true && option !== '-') {
+      const top = TOP_FLAGS.find(([short, long]) => option === short || option === long);
+      return new UsageError(`unknown option ${option} where a command of '${words[0]}' goes`, group, {
+        brief: true,
+        helpCommand: `sealkit ${words[0]} --help`,
+        hint:
+          top !== undefined && top[1] === '--version'
+            ? 'sealkit --version prints the version'
+            : `options go after the command: sealkit ${words[0]} <command> ${option}`,
+      });
+    }
     const given = words[1] ?? '';
     const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
     const otherName = OTHER_NAMES[words[0]]?.[given];
@@ -94,10 +143,13 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     });
   }
   const given = words[0] ?? argv[0] ?? '';
-  const hint = didYouMean(
-    given,
-    COMMANDS.map((c) => c.path[0] ?? ''),
-  );
+  const hint =
+    given === 'version'
+      ? "did you mean '--version'?"
+      : didYouMean(
+          given,
+          COMMANDS.map((c) => c.path[0] ?? ''),
+        );
   return new UsageError(`unknown command '${given}'`, usage, {
     brief: true,
     helpCommand: 'sealkit --help',
@@ -146,7 +198,10 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
   const usage = topUsage(COMMANDS);
   let disclosure: Disclosure = 'located';
   try {
-    if (argv[0] === 'help' && argv.length > 1) {
+    // `sealkit help -h`, `sealkit help --json`: help about help is the usage.
+    const helpAlone =
+      argv[0] === 'help' && argv.slice(1).every((word) => ['-h', '--help', '--json'].includes(word));
+    if (argv[0] === 'help' && argv.length > 1 && !helpAlone) {
       // `sealkit help distribute run` is `sealkit distribute run --help`.
       const topic = argv.slice(1).filter((word) => word !== '--json');
       const found = resolve(topic);

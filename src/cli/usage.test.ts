@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../test/helpers/cli.js';
 import { COMMANDS } from './commands/index.js';
@@ -11,6 +13,47 @@ describe('command-line usage errors', () => {
     expect(run.stderr.toString()).toBe(
       "sealkit: unknown command 'distrib'\n  = help: did you mean 'distribute'?\nsee 'sealkit --help'\n",
     );
+  });
+
+  it.each([
+    [
+      ['contract', '--version'],
+      "sealkit: unknown option --version where a command of 'contract' goes\n  = help: sealkit --version prints the version\nsee 'sealkit contract --help'\n",
+    ],
+    [
+      ['distribute', '-q'],
+      "sealkit: unknown option -q where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute <command> -q\nsee 'sealkit distribute --help'\n",
+    ],
+    [
+      ['version'],
+      "sealkit: unknown command 'version'\n  = help: did you mean '--version'?\nsee 'sealkit --help'\n",
+    ],
+  ])(
+    'regression: %j is named as what it is (was "unknown command \'contract \'" with no hint)',
+    (argv, stderr) => {
+      const run = runCli(argv);
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString()).toBe(stderr);
+    },
+  );
+
+  it("regression: `sealkit help -h` and `sealkit help --json` print the usage (were an unknown option and a command '')", () => {
+    const usage = runCli(['--help']).stdout.toString();
+    expect(runCli(['help', '-h']).stdout.toString()).toBe(usage);
+    const json = runCli(['help', '--json']);
+    expect(json.status).toBe(0);
+    expect(`${(JSON.parse(json.stdout.toString()) as { usage: string }).usage}\n`).toBe(usage);
+  });
+
+  it('regression: the help says where the installed guides are, by a path that exists from any folder', () => {
+    const top = runCli(['--help']).stdout.toString();
+    const folder = /\n {2}(\/\S+\/docs)\/\n/.exec(top)?.[1];
+    expect(folder).toBeDefined();
+    expect(existsSync(join(folder ?? '', 'distributor.md'))).toBe(true);
+    const group = runCli(['contract', '--help']).stdout.toString();
+    const guide = /Guide \(Markdown[^\n]*\n {2}(\S+)\n?$/.exec(group)?.[1];
+    expect(guide).toBe(join(folder ?? '', 'contracts.md'));
+    expect(existsSync(guide ?? '')).toBe(true);
   });
 
   it('suggests within a group and points to the group help', () => {
