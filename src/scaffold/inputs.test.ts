@@ -349,6 +349,31 @@ describe('input refusals: the canonical retail scope', () => {
     expect(readdirSync(fixture.output)).toHaveLength(6);
   });
 
+  it('regression: a value cast that contradicts the canonical column is listed under a REVIEW header', async () => {
+    const recast = (target: string, cast: 'integer' | 'boolean') => (columns: SynthColumnSpec[]) =>
+      columns.map((column) =>
+        column.rule?.target === target ? { ...column, rule: { target, cast } } : column,
+      );
+    const bundle = editedBundle((tables) =>
+      editTable(
+        editTable(tables, 'orders', recast('order_status', 'integer')),
+        'order_items',
+        recast('unit_price', 'boolean'),
+      ),
+    );
+    const fixture = scratch.fixture('bigquery', { bundle });
+    expect((await scaffold(fixture.options())).status).toBe('published');
+    const read = (table: string) =>
+      readFileSync(join(fixture.output, `silver_${SOURCE_ID}__${table}.sql`), 'utf8');
+    const header = '-- REVIEW: the mapping casts these columns to another type than the canonical\n';
+    expect(read('orders')).toContain(`${header}`);
+    expect(read('orders')).toContain('--   order_status (mapping: integer, canonical: string)\n');
+    expect(read('orders')).toContain("{{ starter_cast('order_status', 'integer') }} as order_status,");
+    expect(read('order_items')).toContain('--   unit_price (mapping: boolean, canonical: numeric)\n');
+    expect(read('customers')).not.toContain(header);
+    expect(read('products')).not.toContain(header);
+  });
+
   it('a mapping of some canonical tables scaffolds those only, with relationships only where both sides exist', async () => {
     const spec = retailSpec({ destination: 'bigquery', tables: ['orders', 'order_items'] });
     const fixture = scratch.fixture('bigquery', { bundle: fromSpec(spec) });

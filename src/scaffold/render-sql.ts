@@ -36,6 +36,18 @@ export function renderModelSql(model: ResolvedModel, sourceId: SourceId, edition
       ...keys.map((column) => `--   ${column.name} (mapping: ${column.mappingCast ?? ''})`),
     );
   }
+  const recast = model.columns.filter((column) => column.canonicalCast !== undefined);
+  if (recast.length > 0) {
+    lines.push(
+      '--',
+      '-- REVIEW: the mapping casts these columns to another type than the canonical',
+      '-- Silver model; its generated tests (accepted_values) and the shipped models',
+      '-- expect the canonical type, so check that the values convert before building:',
+      ...recast.map(
+        (column) => `--   ${column.name} (mapping: ${column.cast}, canonical: ${column.canonicalCast ?? ''})`,
+      ),
+    );
+  }
   if (review.length > 0) {
     lines.push(
       '--',

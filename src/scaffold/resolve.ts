@@ -26,6 +26,13 @@ export interface ResolvedColumn {
    * the model says so under its REVIEW header.
    */
   readonly mappingCast?: Cast;
+  /**
+   * A value column whose mapping rule casts it to something other than the
+   * canonical Silver cast: the rule's cast is generated, and the model lists
+   * the column under a REVIEW header with the canonical type, which the
+   * generated tests and the shipped models downstream expect.
+   */
+  readonly canonicalCast?: Cast;
   readonly acceptedValues?: readonly string[];
 }
 
@@ -161,6 +168,9 @@ function resolveColumn(table: BoundTable, column: CanonicalColumn, name: Canonic
     cast,
     mapped: rule !== undefined,
     ...(rule !== undefined && rule.cast !== cast ? { mappingCast: rule.cast } : {}),
+    ...(rule !== undefined && column.role === 'value' && rule.cast !== column.cast
+      ? { canonicalCast: column.cast }
+      : {}),
     ...(column.acceptedValues === undefined ? {} : { acceptedValues: column.acceptedValues }),
   };
 }
