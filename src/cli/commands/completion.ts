@@ -9,6 +9,9 @@ const OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
 const USAGE = `Usage: sealkit completion bash|zsh|fish
 
 Prints a shell completion script for sealkit's commands and flags.
+zsh needs compinit loaded first (autoload -U compinit && compinit; Debian's zsh
+does not run it for a new user), and fish the folder of its completions
+(mkdir -p ~/.config/fish/completions).
 
 Examples:
   eval "$(sealkit completion bash)"                 # this bash session; add it to ~/.bashrc to keep it
