@@ -19,7 +19,7 @@
   project can override it per adapter.
 -#}
 {% macro starter_key_is_present(expression) -%}
-  {{ adapter.dispatch('starter_key_is_present', 'retail_analytics')(expression) }}
+  {{ adapter.dispatch('starter_key_is_present')(expression) }}
 {%- endmacro %}
 
 {% macro default__starter_key_is_present(expression) -%}
@@ -27,7 +27,7 @@
 {%- endmacro %}
 
 {% macro starter_foreign_key(expression) -%}
-  {{ adapter.dispatch('starter_foreign_key', 'retail_analytics')(expression) }}
+  {{ adapter.dispatch('starter_foreign_key')(expression) }}
 {%- endmacro %}
 
 {% macro default__starter_foreign_key(expression) -%}

@@ -393,6 +393,61 @@ describe('planted faults in a broken copy', () => {
   });
 });
 
+describe('a renamed project', () => {
+  it('regression: a models:/sources: path that applies to no resource is config_path_unused, at its key', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'dbt_project.yml');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('name: retail_analytics', 'name: acme_analytics'));
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.status).toBe('failed');
+    const entry = report.files.find((item) => item.path === 'dbt_project.yml');
+    const lines = text.split('\n');
+    const modelsLine = lines.indexOf('models:') + 2;
+    const sourcesLine = lines.indexOf('sources:') + 2;
+    expect([entry?.finding, ...(entry?.also ?? [])]).toEqual([
+      {
+        reason_code: 'config_path_unused',
+        message: 'a models: or sources: path in dbt_project.yml applies to no resource',
+        location: { path: file, line: modelsLine, column: 3, pointer: 'models.retail_analytics' },
+        hint: "'retail_analytics' is not this project's name ('acme_analytics'): dbt files every model under its project's name, so none of the configs here apply; rename the key to acme_analytics",
+      },
+      {
+        reason_code: 'config_path_unused',
+        message: 'a models: or sources: path in dbt_project.yml applies to no resource',
+        location: { path: file, line: sourcesLine, column: 3, pointer: 'sources.retail_analytics' },
+        hint: "'retail_analytics' is not this project's name ('acme_analytics'): dbt files every source table under its project's name, so none of the configs here apply; rename the key to acme_analytics",
+      },
+    ]);
+  });
+
+  it('regression: a misspelt folder under models: names the folder it is close to', async () => {
+    const project = copyProject('snowflake', join(dir, 'project'));
+    const file = join(project, 'dbt_project.yml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('    silver:\n', '    silvr:\n'));
+    const { report } = await checkProject(project);
+    expect(report.files.find((item) => item.path === 'dbt_project.yml')?.finding).toMatchObject({
+      reason_code: 'config_path_unused',
+      location: { pointer: 'models.reliable_pipeline.silvr' },
+      hint: "models.reliable_pipeline.silvr applies to no model (dbt warns that the configuration path applies to no resource), so its configs are not applied; did you mean 'silver'?",
+    });
+  });
+
+  it.each(EDITIONS)(
+    'regression: the %s edition passes under another project name once the config keys follow it (its macros name no dispatch namespace)',
+    async (edition) => {
+      const project = copyProject(edition, join(dir, 'project'));
+      const file = join(project, 'dbt_project.yml');
+      const name = PROJECT_NAMES[edition];
+      writeFileSync(file, readFileSync(file, 'utf8').replaceAll(name, 'acme_analytics'));
+      const { report } = await checkProject(project, { ...MIGRATION, fixtures: join(project, 'fixtures') });
+      expect(report.project).toBe('acme_analytics');
+      expect(report.status).toBe('passed');
+      expect(report.models.filter((model) => model.tags.includes('medallion'))).toHaveLength(4);
+    },
+  );
+});
+
 describe('Jinja render failures say what and where', () => {
   const findingOf = async (project: string, name: string) =>
     (await checkProject(project)).report.models.find((model) => model.name === name)?.finding;

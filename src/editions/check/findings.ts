@@ -26,6 +26,7 @@ export type FindingCode =
   | 'compiler_error'
   | 'render_error'
   | 'config_not_boolean'
+  | 'config_path_unused'
   | 'ref_to_disabled_model'
   | 'source_disabled'
   | 'dependency_cycle'
@@ -60,6 +61,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   compiler_error: 'a macro raised a compiler error',
   render_error: 'the template failed to render',
   config_not_boolean: 'an enabled config does not render to true or false',
+  config_path_unused: 'a models: or sources: path in dbt_project.yml applies to no resource',
   ref_to_disabled_model: 'an enabled model refers to a disabled model',
   source_disabled: 'an enabled model reads a disabled source',
   dependency_cycle: 'the model is part of a ref() cycle',

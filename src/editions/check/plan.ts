@@ -24,7 +24,7 @@ import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
 import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
 import { failingRowsQuery, IDENTIFIER, modelRelation, sourceRelation, testQuery } from './sql.js';
-import { isMapping, parseYaml, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
+import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
 
 export interface CheckOptions {
   /** The dbt target name: `default` or `migration` for the editions. */
@@ -237,9 +237,38 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const enabledModels = new Map(models.filter((model) => model.enabled).map((model) => [model.name, model]));
   const checked = models.map((model) => withInputFinding(model, enabledModels, sourceByKey));
   const { planned, order } = orderModels(checked);
+  const unusedPaths = [
+    ...unusedConfigPaths(
+      'models',
+      project,
+      files.projectNode,
+      schemas.configKeys.models,
+      models.map((model) => model.fqn),
+    ),
+    // A source of a properties file that was not read is unknown: no sources: path is judged then.
+    ...(propertiesFiles.unread.length > 0
+      ? []
+      : unusedConfigPaths(
+          'sources',
+          project,
+          files.projectNode,
+          schemas.configKeys.sources,
+          sources.map((source) => [
+            projectName,
+            ...planning.modelPathOf(source.path).dirs,
+            source.source,
+            source.table,
+          ]),
+        )),
+  ];
   const fileResults = withDuplicateProperties(
     withPropertiesWithoutModel(
-      [projectResult, ...propertiesFiles.results, ...macros.results, ...macroResults(harness.macroProblems)],
+      [
+        withFindings(projectResult, unusedPaths),
+        ...propertiesFiles.results,
+        ...macros.results,
+        ...macroResults(harness.macroProblems),
+      ],
       properties.models,
       index.paths,
     ),
@@ -260,6 +289,72 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     tests,
     unreadProperties: propertiesFiles.unread,
   };
+}
+
+/** A file's result with more findings: the first becomes its finding when it has none, the rest `also`. */
+function withFindings(result: FileResult, more: readonly FindingDraft[]): FileResult {
+  if (more.length === 0) return result;
+  const [first, ...rest] = result.finding === undefined ? more : [result.finding, ...more];
+  const also = [...(result.also ?? []), ...rest];
+  return { ...result, finding: first, ...(also.length > 0 ? { also } : {}) };
+}
+
+/**
+ * Every path of dbt_project.yml's `models:` or `sources:` tree that applies
+ * to no resource, as dbt warns ("Configuration paths exist in your
+ * dbt_project.yml file which do not apply to any resources"): its configs
+ * are dropped without a word, so a renamed project loses its
+ * materializations, tags and the migration gate. A key is a path unless
+ * dbt's schema knows it as a config; only the shortest unused path is named.
+ * `fqns` are every resource's fully qualified name, enabled or not, as dbt
+ * counts them.
+ */
+function unusedConfigPaths(
+  tree: 'models' | 'sources',
+  project: YamlMapping,
+  projectNode: YamlNode | undefined,
+  configKeys: ReadonlySet<string>,
+  fqns: readonly (readonly string[])[],
+): FindingDraft[] {
+  const root = project[tree];
+  if (!isMapping(root)) return [];
+  const projectName = String(project.name);
+  const kind = tree === 'models' ? 'model' : 'source table';
+  const found: FindingDraft[] = [];
+  const walk = (level: YamlMapping, path: readonly string[]): void => {
+    for (const [key, value] of Object.entries(level)) {
+      if (key.startsWith('+') || configKeys.has(key)) continue;
+      if (value !== null && !isMapping(value)) continue;
+      const here = [...path, key];
+      const applies = fqns.some((fqn) => here.every((part, index) => fqn[index] === part));
+      if (applies) {
+        if (isMapping(value)) walk(value, here);
+        continue;
+      }
+      const siblings = [
+        ...new Set(
+          fqns
+            .filter((fqn) => path.every((part, index) => fqn[index] === part))
+            .map((fqn) => fqn[path.length])
+            .filter((part): part is string => part !== undefined),
+        ),
+      ];
+      const near = didYouMean(key, siblings);
+      const why =
+        path.length === 0
+          ? `'${key}' is not this project's name ('${projectName}'): dbt files every ${kind} under its project's name, so none of the configs here apply; rename the key to ${projectName}`
+          : `${[tree, ...here].join('.')} applies to no ${kind} (dbt warns that the configuration path applies to no resource), so its configs are not applied${near === undefined ? '' : `; ${near}`}`;
+      found.push(
+        draft('config_path_unused', {
+          file: 'dbt_project.yml',
+          ...placeIn(projectNode, [tree, ...here]),
+          hint: why,
+        }),
+      );
+    }
+  };
+  walk(root, []);
+  return found;
 }
 
 function keyOf(key: SourceKey): string {

@@ -34,6 +34,12 @@ export interface SchemaViolation {
 export interface DbtSchemas {
   readonly project: (value: YamlValue) => readonly SchemaViolation[];
   readonly properties: (value: YamlValue) => readonly SchemaViolation[];
+  /**
+   * The configs dbt's schema knows in dbt_project.yml's `models:` and
+   * `sources:` trees, without their `+`: any other key there names a folder
+   * or a resource.
+   */
+  readonly configKeys: { readonly models: ReadonlySet<string>; readonly sources: ReadonlySet<string> };
 }
 
 export const PROJECT_SCHEMA_FILE = 'dbt_project-latest.json';
@@ -83,7 +89,22 @@ export function compileDbtSchemas(dir: string, options: object = AJV_OPTIONS): D
   } catch {
     throw refuseEdition('check_schemas_unavailable');
   }
-  return { project: violations(project), properties: violations(properties) };
+  return {
+    project: violations(project),
+    properties: violations(properties),
+    configKeys: {
+      models: configNames(projectSchema, 'model_configs'),
+      sources: configNames(projectSchema, 'source_configs'),
+    },
+  };
+}
+
+/** The property names of one config definition of the project schema, without a leading `+`. */
+function configNames(schema: unknown, definition: string): ReadonlySet<string> {
+  const defs = (schema as { $defs?: Record<string, { properties?: Record<string, unknown> }> }).$defs;
+  const names = Object.keys(defs?.[definition]?.properties ?? {}).map((key) => key.replace(/^\+/, ''));
+  if (names.length === 0) throw refuseEdition('check_schemas_unavailable');
+  return new Set(names);
 }
 
 function violations(validate: ValidateFunction): (value: YamlValue) => readonly SchemaViolation[] {

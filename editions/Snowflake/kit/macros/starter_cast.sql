@@ -22,7 +22,7 @@
   check render: no `return()`, no `do`, no namespace(), no Python methods.
 -#}
 {% macro starter_cast(expression, type_name) -%}
-  {{ adapter.dispatch('starter_cast', 'reliable_pipeline')(expression, type_name) }}
+  {{ adapter.dispatch('starter_cast')(expression, type_name) }}
 {%- endmacro %}
 
 {% macro default__starter_cast(expression, type_name) -%}
