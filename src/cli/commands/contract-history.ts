@@ -1,13 +1,19 @@
 import './contract-schemas-interpreted.js';
-import { readPublicationHistory, readPublishedResourceIds } from '../../contracts/index.js';
+import {
+  openContractProjectCached,
+  readPublicationHistory,
+  readPublishedResourceIds,
+} from '../../contracts/index.js';
 import { didYouMean } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { nonEmptyOption, optionalArgument, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 import {
+  ENTRY_HEADER,
   entryJson,
-  entryLine,
+  entryLines,
   LEDGER_EXIT_CODES,
+  type LedgerInUse,
   ledgerJson,
   ledgerLine,
   openReadingLedger,
@@ -20,7 +26,9 @@ import {
 const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]
 
 Lists the publications of resource ID in ledger order: position, version,
-verdict, digest and any widening approval (with --json, every stored field).
+verdict, digest and any widening approval, then each change that publication
+recorded (with --json, every stored field). An ID with no publication that is
+a project-local name in DIR is told so, with the ids it names.
 Each entry is verified as it is read (entry hash, digest, baseline links); a
 tampered entry is refused with its position. \`sealkit contract replay\`
 re-validates the whole ledger. DIR is the contract project whose embedded
@@ -44,6 +52,25 @@ ${LEDGER_EXIT_CODES}
 Examples:
   sealkit contract history retail --resource retail.source.orders
   sealkit contract history --resource retail.source.orders --ledger postgres://ledger.internal/contracts --json`;
+
+/**
+ * When the ledger read is DIR's own embedded ledger, an id that matches no
+ * publication may be a project-local name of DIR: the hint names the ids it
+ * stands for, as publish and affected do. The project is read only then,
+ * and a project that cannot be read gives no hint (the empty history stands).
+ */
+async function nameHint(ledger: LedgerInUse, id: string): Promise<string | undefined> {
+  if (ledger.location.kind !== 'embedded') return undefined;
+  let named: readonly string[];
+  try {
+    named = (await openContractProjectCached(ledger.location.projectDir)).project.idsNamed(id);
+  } catch {
+    return undefined;
+  }
+  return named.length === 0
+    ? undefined
+    : `'${id}' is the name of ${named.join(' and ')}; --resource takes an id`;
+}
 
 export const contractHistory: Command = {
   path: ['contract', 'history'],
@@ -81,10 +108,12 @@ export const contractHistory: Command = {
       const connection = await openReadingLedger(ledger);
       try {
         entries = await readPublicationHistory(connection.session, id);
-        // No publication at all may be a mistyped id: name the nearest one the ledger holds.
+        // No publication at all may be a project-local name or a mistyped id:
+        // name the ids it stands for, else the nearest one the ledger holds.
         hint =
           entries.length === 0
-            ? didYouMean(id, await readPublishedResourceIds(connection.session))
+            ? ((await nameHint(ledger, id)) ??
+              didYouMean(id, await readPublishedResourceIds(connection.session)))
             : undefined;
       } finally {
         await connection.close();
@@ -93,7 +122,7 @@ export const contractHistory: Command = {
       return refusedAtLedger(error, ledger);
     }
     return {
-      text: `${ledgerLine(ledger)}${entries.map(entryLine).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,
+      text: `${ledgerLine(ledger)}${entries.length === 0 ? '' : ENTRY_HEADER}${entries.map(entryLines).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,
       json: {
         status: 'ok',
         ...ledgerJson(ledger),

@@ -132,12 +132,16 @@ export function entryJson(entry: LedgerEntry): JsonObjectOut {
   };
 }
 
-export function entryLine(entry: LedgerEntry): string {
+/** The column names above the entries of `history`. */
+export const ENTRY_HEADER = `${'position'.padStart(8)}  ${'version'.padEnd(9)}  ${'verdict'.padEnd(10)}  digest\n`;
+
+/** One entry of `history`: its line, then every change it recorded, as the plan shows them. */
+export function entryLines(entry: LedgerEntry): string {
   const approval =
     entry.approval === null
       ? ''
       : `  approved by ${entry.approval.approver} at ${entry.approval.approvedAt}: ${entry.approval.reason}`;
-  return `${String(entry.position).padStart(6)}  ${entry.version.padEnd(9)}  ${entry.verdict.padEnd(10)}  ${entry.digest}${approval}\n`;
+  return `${String(entry.position).padStart(8)}  ${entry.version.padEnd(9)}  ${entry.verdict.padEnd(10)}  ${entry.digest}${approval}\n${changeLines(entry.changes, ' '.repeat(10))}`;
 }
 
 /**

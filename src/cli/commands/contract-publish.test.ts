@@ -282,6 +282,35 @@ describe('sealkit contract publish, history and replay', () => {
     );
   });
 
+  it('regression: history says a project-local name is one, and shows headers and what each publication changed', () => {
+    withEmbeddedLedger();
+    expect(publish().status).toBe(0);
+    edit('version: 1.3.0', 'version: 1.3.1');
+    edit('fields:\n', 'fields:\n  - { name: channel, type: string }\n');
+    const history = (...args: string[]) => runCli(['contract', 'history', project, ...args]);
+    const byName = history('--resource', 'orders');
+    expect(byName.status).toBe(0);
+    expect(byName.stdout.toString('utf8')).toBe(
+      `ledger: embedded, ${join(project, '.sealkit', 'ledger')}\n0 publications of 'orders' in this ledger\n`,
+    );
+    const hint = "'orders' is the name of retail.source.orders; --resource takes an id";
+    expect(byName.stderr.toString('utf8')).toBe(`  = help: ${hint}\n`);
+    expect(jsonOf(history('--resource', 'orders', '--json'))).toMatchObject({ publications: [], hint });
+    // A name of no resource and no near id: the empty history alone, as before.
+    expect(history('--resource', 'nothing_here').stderr.toString('utf8')).toBe('');
+
+    expect(publish().status).toBe(0);
+    const lines = history('--resource', ORDERS).stdout.toString('utf8').split('\n');
+    expect(lines[1]).toBe('position  version    verdict     digest');
+    expect(lines[2]).toMatch(/^ {7}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}$/);
+    expect(lines[3]).toMatch(/^ {7}7 {2}1\.3\.1 {6}compatible {2}sha256:[0-9a-f]{64}$/);
+    // The changes that publication recorded, as the plan showed them.
+    expect(lines.slice(4, -2).every((line) => line.startsWith(' '.repeat(10)))).toBe(true);
+    expect(lines.slice(4, -2).join('\n')).toMatch(/compatible {2}field_added {6}content\.fields\[channel\]/);
+    expect(lines.slice(4, -2).join('\n')).toContain('version_changed');
+    expect(lines.at(-2)).toBe('2 publications');
+  });
+
   it('refuses a widening without approval (exit 2, nothing written), then appends it approved', () => {
     withEmbeddedLedger();
     expect(publish().status).toBe(0);
@@ -629,7 +658,7 @@ describe('sealkit contract publish, history and replay', () => {
     expect(jsonOf(first)).toMatchObject({ ledger: 'postgres', appended: 6 });
     const history = runCli(['contract', 'history', '--resource', ORDERS, '--ledger', ledger]);
     expect(history.stdout.toString('utf8')).toMatch(
-      /^ledger: postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ \(from --ledger\)\n {5}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
+      /^ledger: postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ \(from --ledger\)\nposition {2}version {4}verdict {5}digest\n {7}6 {2}1\.3\.0 {6}genesis {5}sha256:[0-9a-f]{64}\n1 publication\n$/,
     );
     // The same ledger named by the environment: SEALKIT_LEDGER_URL, DATABASE_URL with the
     // postgresql:// scheme, and a URL that leaves host, port and user to libpq's PG* variables.

@@ -12,6 +12,7 @@ import { isResourceId } from '../authoring/identifiers.js';
 import { placeEach, positioned, segmentsOf } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
+import { compareCodeUnits } from '../authoring/text.js';
 import { type ValidatedResource, validateLocated } from '../authoring/validate.js';
 import { readResourceDocument } from '../authoring/yaml.js';
 import { type CanonicalProjection, canonicalizeProjection } from '../canonical/canonical.js';
@@ -149,6 +150,13 @@ export class ContractProject {
     return new ContractProject(entries, graphComplete);
   }
 
+  /** The ids of the resources whose project-local name is `name` (files that could be read), sorted. */
+  idsNamed(name: string): string[] {
+    return this.#entries
+      .flatMap((entry) => (entry.resource?.name === name ? [entry.resource.id] : []))
+      .sort(compareCodeUnits);
+  }
+
   /**
    * The refusal for an id no file of the project declares, with the nearest
    * id it does declare as a "did you mean".
@@ -156,7 +164,7 @@ export class ContractProject {
   resourceNotFound(id: string): Refusal {
     const resources = this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource]));
     // A project-local name where an id goes is the usual slip: name the ids it stands for.
-    const named = resources.filter((resource) => resource.name === id).map((resource) => resource.id);
+    const named = this.idsNamed(id);
     const hint =
       named.length > 0
         ? `'${id}' is the name of ${named.join(' and ')}; --resource takes an id`
