@@ -125,6 +125,12 @@ export interface ApplyContext {
    * `run_interrupted` unless its commit point was already passed.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Told the bytes of this write's outputs as they go to the destination,
+   * for progress (S3 uploads; a local destination does not tell). A failed
+   * attempt takes its bytes back with a negative count before the retry.
+   */
+  readonly onSent?: (bytes: number) => void;
 }
 
 /**

@@ -30,7 +30,9 @@ export type ProxyAction =
   /** Forward with the byte at `offset` of the body flipped. */
   | { readonly kind: 'corrupt'; readonly offset: number }
   /** Forward, but hold the answer until `release` resolves. */
-  | { readonly kind: 'hold'; readonly release: Promise<void> };
+  | { readonly kind: 'hold'; readonly release: Promise<void> }
+  /** Forward the request's body at most `bytesPerSecond` (a slow link), reading it no faster. */
+  | { readonly kind: 'throttle'; readonly bytesPerSecond: number };
 
 export interface S3Proxy {
   /** `http://127.0.0.1:PORT` */
@@ -91,6 +93,15 @@ export async function startS3Proxy(upstream: string): Promise<S3Proxy> {
         if (index >= 0 && index < copy.length) copy[index] = (copy[index] ?? 0) ^ 0x01;
         at += copy.length;
         upstreamReq.write(copy);
+      });
+      req.on('end', () => upstreamReq.end());
+    } else if (action.kind === 'throttle') {
+      // Paused after each chunk for as long as the rate allows it: the
+      // sender's socket fills, and its writes wait.
+      req.on('data', (chunk: Buffer) => {
+        upstreamReq.write(chunk);
+        req.pause();
+        setTimeout(() => req.resume(), (1000 * chunk.length) / action.bytesPerSecond);
       });
       req.on('end', () => upstreamReq.end());
     } else {

@@ -430,10 +430,11 @@ interface ProgressPrinter {
 /**
  * Progress goes to stderr, only on a terminal: pipes and --json consumers
  * see the report alone. While the destination being inspected or written
- * to keeps the count still (a store that accepts connections and never
- * answers, a large upload), the line is redrawn every second with how long
- * the run has been waiting and for which destination, so that a terminal
- * never sits silent for the length of the timeouts.
+ * to keeps the count still, the line is redrawn every second: with the
+ * output bytes sent so far while an upload moves them (a large output), and
+ * with how long the run has been waiting and for which destination once
+ * nothing moves (a store that accepts connections and never answers), so
+ * that a terminal never sits silent for the length of the timeouts.
  */
 function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   if ((io.stderr as { isTTY?: boolean }).isTTY !== true) return undefined;
@@ -441,22 +442,30 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   let lastAt = 0;
   let ended = false;
   let drawn = false;
-  const draw = (event: ProgressEvent, waited: number): void => {
+  const draw = (event: ProgressEvent, waited: number, sending = false): void => {
     drawn = true;
-    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited)}`);
+    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited, sending)}`);
   };
+  // When the count last changed; `lastAt` is when anything last moved (also bytes sent).
+  let countAt = 0;
   const timer = setInterval(() => {
     if (last === undefined || ended) return;
     const waited = Math.floor((performance.now() - lastAt) / 1000);
+    const still = Math.floor((performance.now() - countAt) / 1000);
     if (waited >= STALLED_AFTER_SECONDS) draw(last, waited);
+    else if (still >= STALLED_AFTER_SECONDS) draw(last, 0, true);
   }, 1000);
   // The redrawing never keeps the process alive.
   timer.unref();
   return {
     onProgress: (event) => {
       if (ended) return;
+      // Only more bytes sent: the line changes when the timer next looks.
+      const sending = last !== undefined && sameCount(last, event);
       last = event;
       lastAt = performance.now();
+      if (sending) return;
+      countAt = lastAt;
       draw(event, 0);
     },
     end: () => {
@@ -468,16 +477,38 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   };
 }
 
-/** One progress line: the phase's count, the destination, and after a still while how long the run waited for it. */
-export function progressLine(event: ProgressEvent, waitedSeconds: number): string {
+/**
+ * One progress line: the phase's count, the destination, and after a still
+ * while how long the run waited for it — or, while bytes are still being
+ * sent (`sending`), how many of the apply's output bytes have gone.
+ */
+export function progressLine(event: ProgressEvent, waitedSeconds: number, sending = false): string {
   const destination = event.destination_id;
   if (event.phase === 'wait')
     return `waiting for destination ${destination ?? ''}, held by another run: ${event.done}/${event.total} s`;
   const count = `${event.phase} ${event.done}/${event.total}`;
   if (destination === undefined || event.phase === 'validate') return count;
-  return waitedSeconds >= STALLED_AFTER_SECONDS
-    ? `${count}, waiting ${waitedSeconds} s for destination ${destination}`
-    : `${count}, destination ${destination}`;
+  const bytes =
+    event.bytes_done === undefined || event.bytes_total === undefined || event.bytes_total === 0
+      ? undefined
+      : `${megabytes(event.bytes_done)}/${megabytes(event.bytes_total)} MB`;
+  if (sending && bytes !== undefined) return `${count}, ${bytes} to destination ${destination}`;
+  // Still for a while: said apart from an upload, with what was sent before the stillness.
+  if (waitedSeconds >= STALLED_AFTER_SECONDS)
+    return `${count}, ${bytes === undefined ? '' : `${bytes} sent, `}waiting ${waitedSeconds} s for destination ${destination}`;
+  return `${count}, destination ${destination}`;
+}
+
+/** `12.3` for 12,345,678 bytes (decimal megabytes, one decimal). */
+function megabytes(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}
+
+/** The same count at the same destination: an event that only tells of more bytes sent. */
+function sameCount(a: ProgressEvent, b: ProgressEvent): boolean {
+  return (
+    a.phase === b.phase && a.done === b.done && a.total === b.total && a.destination_id === b.destination_id
+  );
 }
 
 function countsLine(report: RunReport): string {

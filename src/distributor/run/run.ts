@@ -61,7 +61,19 @@ export interface ProgressEvent {
    * and for `apply` once every write is done.
    */
   readonly destination_id?: string;
+  /**
+   * `apply` only: output bytes of the planned writes, in all (`bytes_total`)
+   * and as far as sent (`bytes_done`): a finished write counts in full, one
+   * in progress by what it has sent (S3 uploads tell; a local batch counts
+   * when it commits). An event that only moves `bytes_done` comes at most
+   * every `BYTES_PROGRESS_MS`.
+   */
+  readonly bytes_done?: number;
+  readonly bytes_total?: number;
 }
+
+/** The least time between two `apply` events that only say more bytes were sent. */
+export const BYTES_PROGRESS_MS = 250;
 
 export interface DistributeRunOptions {
   /** Configuration file; default `sealkit.distributor.yaml` in the working directory. Ignored with `config`. */
@@ -287,6 +299,7 @@ async function applyPlan(
   let done = 0;
   const signal = options.signal;
   const transfers = Math.max(1, Math.min(options.transfers ?? DEFAULT_TRANSFERS, MAX_TRANSFERS));
+  const bytes = new SentBytes(writes);
   for (const batch of batches) {
     const destinationId = batch[0]?.destination_id;
     const progress = (): void =>
@@ -295,6 +308,8 @@ async function applyPlan(
         done,
         total: writes.length,
         ...(destinationId === undefined ? {} : { destination_id: destinationId }),
+        bytes_done: bytes.done(),
+        bytes_total: bytes.total,
       });
     progress();
     const before = done;
@@ -302,21 +317,38 @@ async function applyPlan(
     if (signal !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     // Bundles written one by one (S3) are counted as each finishes; a group
     // commit (local) finishes its whole batch at once.
-    const onFinished = (): void => {
+    const onFinished = (write: PlannedWrite): void => {
       done += 1;
+      bytes.finished(write);
+      progress();
+    };
+    // Bytes on their way: said when a while has passed since the last event.
+    let toldAt = 0;
+    const onSent = (write: PlannedWrite, sent: number): void => {
+      bytes.sent(write, sent);
+      const at = performance.now();
+      if (at - toldAt < BYTES_PROGRESS_MS) return;
+      toldAt = at;
       progress();
     };
     const results =
       signal?.aborted === true
         ? batch.map(interruptedOutcome)
-        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers, onFinished });
+        : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers, onFinished, onSent });
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);
+      bytes.finished(write);
     }
     done = before + batch.length;
   }
-  options.onProgress?.({ phase: 'apply', done: writes.length, total: writes.length });
+  options.onProgress?.({
+    phase: 'apply',
+    done: writes.length,
+    total: writes.length,
+    bytes_done: bytes.total,
+    bytes_total: bytes.total,
+  });
   return items.map((item) => outcomes.get(item) ?? predictedOutcome(item));
 }
 
@@ -468,7 +500,48 @@ interface RunControl {
   readonly signal: AbortSignal | undefined;
   readonly transfers: number;
   /** Called as each write applied one by one finishes (committed or refused), for progress. */
-  readonly onFinished?: () => void;
+  readonly onFinished?: (write: PlannedWrite) => void;
+  /** Told the output bytes a write sent (`ApplyContext.onSent`), for progress. */
+  readonly onSent?: (write: PlannedWrite, bytes: number) => void;
+}
+
+/** Output bytes of a run's planned writes: finished writes in full, the others as far as sent. */
+class SentBytes {
+  readonly total: number;
+  readonly #planned = new Map<PlannedWrite, number>();
+  readonly #sent = new Map<PlannedWrite, number>();
+  #finished = 0;
+
+  constructor(writes: readonly PlannedWrite[]) {
+    let total = 0;
+    for (const write of writes) {
+      const size = write.outputs.reduce((sum, output) => sum + output.size, 0);
+      this.#planned.set(write, size);
+      total += size;
+    }
+    this.total = total;
+  }
+
+  sent(write: PlannedWrite, bytes: number): void {
+    if (!this.#planned.has(write)) return;
+    const planned = this.#planned.get(write) ?? 0;
+    this.#sent.set(write, Math.min(planned, Math.max(0, (this.#sent.get(write) ?? 0) + bytes)));
+  }
+
+  /** The write is done (committed or refused): its bytes count in full, once. */
+  finished(write: PlannedWrite): void {
+    const planned = this.#planned.get(write);
+    if (planned === undefined) return;
+    this.#planned.delete(write);
+    this.#sent.delete(write);
+    this.#finished += planned;
+  }
+
+  done(): number {
+    let moving = 0;
+    for (const bytes of this.#sent.values()) moving += bytes;
+    return this.#finished + moving;
+  }
 }
 
 /**
@@ -493,11 +566,16 @@ async function applyEach(
       return;
     }
     try {
-      applied[index] = await backend.apply(write.write, write.source, context);
+      const onSent = run.onSent;
+      applied[index] = await backend.apply(
+        write.write,
+        write.source,
+        onSent === undefined ? context : { ...context, onSent: (bytes) => onSent(write.write, bytes) },
+      );
     } catch (error: unknown) {
       applied[index] = { outcome: 'refused', refusal: failed(error) };
     }
-    run.onFinished?.();
+    run.onFinished?.(write.write);
   };
   const limit = backend.kind === 's3' ? run.transfers : 1;
   let next = 0;

@@ -108,6 +108,7 @@ export async function publishToPrefix(
     interrupted,
     signal: AbortSignal.any([lease.signal, interrupted]),
     claimed,
+    ...(context.onSent === undefined ? {} : { sent: context.onSent }),
   };
   const progress: Progress = { claims: claimed.claims, wrote: false, committed: false };
   try {
@@ -146,6 +147,8 @@ interface PublishRun {
   /** Aborted when the lease is lost or the run interrupted: what output uploads stop on. */
   readonly signal: AbortSignal;
   readonly claimed: Claimed;
+  /** Told the output bytes sent, for progress (`ApplyContext.onSent`). */
+  readonly sent?: (bytes: number) => void;
 }
 
 /**
@@ -271,6 +274,7 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
         { kind: 'stream', open: () => source.open(output), ...digestsOf(source, output) },
         condition,
         run.signal,
+        run.sent,
       );
     } catch (error) {
       progress.claims = claimsAfterFailedPut(progress.claims, output.path, condition, error);

@@ -86,6 +86,10 @@ export interface UploadTarget {
  * own earlier attempt (an answer lost to a reset, or the SDK's own retry of a
  * buffered body): when the key then holds exactly the planned bytes, the PUT
  * succeeded. Returns the new bare ETag.
+ *
+ * `sent` hears of a streamed body's bytes as they go to the socket, for
+ * progress; an attempt that fails takes its bytes back (a negative count),
+ * since the next attempt sends them again.
  */
 export async function putVerified(
   target: UploadTarget,
@@ -94,11 +98,12 @@ export async function putVerified(
   body: PutBody,
   condition: PutCondition,
   signal: AbortSignal,
+  sent?: (bytes: number) => void,
 ): Promise<string> {
   for (let attempt = 1; ; attempt += 1) {
     if (signal.aborted) throw abortError();
     try {
-      return await putOnce(target, key, planned, body, condition, signal);
+      return await putOnce(target, key, planned, body, condition, signal, sent);
     } catch (error) {
       if (error instanceof UploadMismatch || signal.aborted) throw error;
       const kind = classifyS3Error(error);
@@ -120,8 +125,10 @@ async function putOnce(
   body: PutBody,
   condition: PutCondition,
   signal: AbortSignal,
+  sent: ((bytes: number) => void) | undefined,
 ): Promise<string> {
   const sha256 = new Sha256Accumulator();
+  let reported = 0;
   const md5 = createHash('md5');
   const known = body.kind === 'stream' ? body.digests : undefined;
   // A body that fails half-way must end the request at once: the server would
@@ -139,7 +146,14 @@ async function putOnce(
       known === undefined
         ? hashing(body.open(), planned.size, sha256, md5)
         : counted(body.open(), planned.size);
-    stream = Readable.from(chunks, { objectMode: false });
+    const told =
+      sent === undefined
+        ? chunks
+        : reporting(chunks, (bytes) => {
+            reported += bytes;
+            sent(bytes);
+          });
+    stream = Readable.from(told, { objectMode: false });
     stream.once('error', stop);
     payload = stream;
   }
@@ -163,6 +177,10 @@ async function putOnce(
       }),
       { abortSignal: abort.signal },
     );
+  } catch (error) {
+    // The next attempt sends these bytes again.
+    if (reported > 0) sent?.(-reported);
+    throw error;
   } finally {
     signal.removeEventListener('abort', stop);
     stream?.destroy();
@@ -249,6 +267,18 @@ async function* hashing(
   }
   // A short body would leave the server waiting for the declared length.
   if (sha256.bytes !== size) throw new UploadMismatch();
+}
+
+/** The chunks as they are, each told to `sent` as the request takes it. */
+async function* reporting(
+  chunks: AsyncIterable<Uint8Array>,
+  sent: (bytes: number) => void,
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    yield chunk;
+    // After the yield: the request has taken the chunk and asks for the next.
+    sent(chunk.byteLength);
+  }
 }
 
 /** The chunks as they are, never more or fewer than the declared length (see `hashing`). */
