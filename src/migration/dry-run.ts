@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../core/json/index.js';
+import { TOP_LEVEL_FIELD } from './fields.js';
 import {
   CASTS,
   type Cast,
@@ -177,7 +178,7 @@ export function parseDryRun(document: JsonObject): DryRunRecord {
   if (reader.required(document, 'writes_performed', 'writes_performed') !== false) {
     reader.malformed('writes_performed');
   }
-  reader.onlyKeys(document, DRY_RUN_KEYS);
+  reader.onlyKeys(document, DRY_RUN_KEYS, TOP_LEVEL_FIELD);
   return {
     ...schema,
     sourceBindingId,

@@ -314,10 +314,10 @@ describe('dry run field table', () => {
       'writes_performed',
     ],
     [
-      'an unknown top-level key',
+      'regression: an unknown top-level key, placed at top_level_keys',
       (b: MutableBundle) => (b.dryRun.report_version = 2),
       'scaffold_field_malformed',
-      undefined,
+      'top_level_keys',
     ],
   ])('refuses %s', (_label, change, code, field) => {
     expect(outcomeAfter(change)).toEqual({
@@ -480,10 +480,10 @@ describe('run manifest field table (evidence_index._validate_manifest, then the 
       'load_evidence_incomplete',
     ],
     [
-      'an unknown top-level key',
+      'regression: an unknown top-level key, placed at top_level_keys',
       (b: MutableBundle) => (b.runManifest.mapping_review = 'approved'),
       'scaffold_field_malformed',
-      undefined,
+      'top_level_keys',
     ],
   ])('refuses %s', (_label, change, code, field) => {
     expect(outcomeAfter(change)).toEqual({

@@ -8,7 +8,14 @@
 export const EVIDENCE_ROLES = ['mapping', 'dry_run', 'run_manifest'] as const;
 export type EvidenceRole = (typeof EVIDENCE_ROLES)[number];
 
+/**
+ * The field of an unknown top-level key: the document itself holds it, and the
+ * key's name is never shown (docs/evidence.md#field-tables).
+ */
+export const TOP_LEVEL_FIELD = 'top_level_keys';
+
 export const EVIDENCE_FIELDS = [
+  TOP_LEVEL_FIELD,
   // mapping
   'version',
   'tables',

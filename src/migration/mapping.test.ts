@@ -55,7 +55,11 @@ describe('parseMapping: the mapping v1 field table', () => {
     ['version 1.0', { version: new JsonFloat('1.0'), tables: { t: [rule()] } }, version],
     ['absent tables', { version: 1 }, missing('tables')],
     ['null tables', { version: 1, tables: null }, missing('tables')],
-    ['a third top-level key', { version: 1, tables: { t: [rule()] }, review: 'ok' }, invalid()],
+    [
+      'regression: a third top-level key, placed at top_level_keys',
+      { version: 1, tables: { t: [rule()] }, review: 'ok' },
+      invalid('top_level_keys'),
+    ],
     ['tables as an array', { version: 1, tables: [rule()] }, invalid('tables')],
     ['the empty mapping', { version: 1, tables: {} }, invalid('tables')],
     ['an unsafe table name', { version: 1, tables: { 'order items': [rule()] } }, invalid('tables')],

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json/index.js';
+import { TOP_LEVEL_FIELD } from './fields.js';
 import {
   CASTS,
   type Cast,
@@ -73,7 +74,7 @@ export function parseMapping(document: JsonObject): Mapping {
   // `true == 1` in Python; the loader wants exactly the integer 1.
   if (version !== 1 && version !== 1n) reader.fail('scaffold_input_unsupported_version', 'version');
   const tablesValue = reader.required(document, 'tables', 'tables');
-  reader.onlyKeys(document, TOP_KEYS);
+  reader.onlyKeys(document, TOP_KEYS, TOP_LEVEL_FIELD);
   const tablesObject = reader.object(tablesValue, 'tables');
   const names = Object.keys(tablesObject);
   if (names.length === 0) reader.malformed('tables');

@@ -72,11 +72,13 @@ export const refuseEvidence = defineRefusals<EvidenceRefusalCode>({
   },
   scaffold_field_malformed: {
     category: 'malformed',
-    message: 'an evidence field fails its type, pattern or allowed-value check',
+    message:
+      'an evidence field fails its type, pattern or allowed-value check, or an object holds a key its field table does not list',
   },
   scaffold_mapping_invalid: {
     category: 'malformed',
-    message: 'the mapping is invalid or empty, or the dry run reports an invalid mapping',
+    message:
+      'the mapping is invalid or empty (or holds a key the mapping format does not list), or the dry run reports an invalid mapping',
   },
   scaffold_fingerprint_recompute_mismatch: {
     category: 'mismatched',

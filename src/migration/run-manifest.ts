@@ -1,5 +1,6 @@
 import type { Sha256Hex } from '../core/digest/index.js';
 import type { JsonObject, JsonValue } from '../core/json/index.js';
+import { TOP_LEVEL_FIELD } from './fields.js';
 import {
   codePointLength,
   type Destination,
@@ -273,7 +274,7 @@ export function parseRunManifest(document: JsonObject, fileName: string): RunMan
       reader.fail('scaffold_evidence_run_not_completed', 'load_evidence_incomplete');
     }
   }
-  reader.onlyKeys(document, MANIFEST_KEYS);
+  reader.onlyKeys(document, MANIFEST_KEYS, TOP_LEVEL_FIELD);
   return {
     ...validated,
     ...schema,

@@ -134,7 +134,7 @@ describe('a required key missing from an original', () => {
     },
   );
 
-  it('regression: in the owner document, is named (an unknown key is not: only the record is)', () => {
+  it('regression: in the owner document, is named (an unknown key is not: it is placed at top_level_keys)', () => {
     const owner = without(built.owner, 'handoff');
     const bytes = toCanonical(owner).bytes;
     const decode = () => ScopedExecutionOwner.fromBytes(bytes, { expectedSha256: sha256Hex(bytes) });
@@ -142,7 +142,7 @@ describe('a required key missing from an original', () => {
     const extra = toCanonical({ ...(built.owner as Data), zzz_unknown: 1 }).bytes;
     expect(
       summary(outcomeOf(() => ScopedExecutionOwner.fromBytes(extra, { expectedSha256: sha256Hex(extra) }))),
-    ).toBe('scoped_execution_document');
+    ).toBe('scoped_execution_document@top_level_keys');
   });
 });
 

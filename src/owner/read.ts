@@ -26,6 +26,9 @@ export function fail(site: Site, field?: string, suffix = ''): never {
 
 export type Fields = Readonly<Record<string, unknown>>;
 
+/** The field of an unknown top-level key (docs/owner.md#reasons). */
+export const TOP_LEVEL = 'top_level_keys';
+
 /** A plain object with exactly `keys`: no unknown, missing or symbol keys, no class instances. */
 export function readRecord(
   value: unknown,
@@ -49,7 +52,8 @@ export function readRecord(
   }
   let count = 0;
   for (const _ in value) count++;
-  if (count !== keys.length) fail(site, field, suffix);
+  // An unknown key of a document itself is placed at `top_level_keys`: still never its name.
+  if (count !== keys.length) fail(site, field ?? TOP_LEVEL, suffix);
   return value as Fields;
 }
 

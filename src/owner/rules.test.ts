@@ -128,10 +128,10 @@ const RULES: readonly Rule[] = [
     expected: 'scoped_execution_document',
   },
   {
-    rule: 'an unknown top-level field',
+    rule: 'regression: an unknown top-level field, placed at top_level_keys',
     cell: SQL,
     edit: (d) => set(d, ['authorized'], true),
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@top_level_keys',
   },
   {
     rule: 'a missing top-level field',
@@ -143,7 +143,7 @@ const RULES: readonly Rule[] = [
     rule: 'a stored owner hash (no duplicated request/owner hash)',
     cell: SQL,
     edit: (d) => set(d, ['request_sha256'], fakeSha256('r')),
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@top_level_keys',
   },
   {
     rule: 'another schema',
