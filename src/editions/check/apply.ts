@@ -345,7 +345,8 @@ function checkReport(
 
 function modelReports(models: readonly PlannedModel[], execution: Execution, show: Show): ModelReport[] {
   return models.map((model) => {
-    const code = execution.modelFindings.get(model.name);
+    // Two model files of one name share it in the maps by name: a planning finding is each file's own.
+    const code = model.finding ?? execution.modelFindings.get(model.name);
     const rows = execution.built.get(model.name);
     return {
       name: model.name,
@@ -442,22 +443,37 @@ function parseFinding(
   model: PlannedModel,
 ): FindingDraft {
   const place: { line?: number; column?: number } = {};
+  let hint: string | undefined;
   if (verdict.offset !== undefined && model.sql !== undefined) {
     const renderedLines = model.sql.split('\n');
     const sourceLines = model.source.split('\n');
     // Jinja may add or drop lines; a line is named only when rendering kept them all, a
     // column only when that line renders to itself.
+    const before = model.sql.slice(0, verdict.offset);
+    const line = before.split('\n').length;
+    const column = [...before.slice(before.lastIndexOf('\n') + 1)].length + 1;
     if (renderedLines.length === sourceLines.length) {
-      const before = model.sql.slice(0, verdict.offset);
-      const line = before.split('\n').length;
       place.line = line;
-      if (renderedLines[line - 1] === sourceLines[line - 1])
-        place.column = [...before.slice(before.lastIndexOf('\n') + 1)].length + 1;
+      if (renderedLines[line - 1] === sourceLines[line - 1]) place.column = column;
+    } else {
+      // Jinja changed the line count (a for loop, a set): the rendered line is
+      // placed in the file when the file has it once, written as it renders.
+      const rendered = renderedLines[line - 1] ?? '';
+      const same = sourceLines.flatMap((text, index) =>
+        text.trim() !== '' && text.trim() === rendered.trim() ? [index + 1] : [],
+      );
+      const only = same.length === 1 ? same[0] : undefined;
+      if (only !== undefined) {
+        place.line = only;
+        if (sourceLines[only - 1] === rendered) place.column = column;
+      } else
+        hint = `DuckDB stops at line ${line}, column ${column} of the rendered SQL; Jinja changed the file's lines, so that line is not placed in the file`;
     }
   }
   return draft(verdict.code, {
     file: model.path,
     ...place,
+    ...(hint === undefined ? {} : { hint }),
     ...(verdict.message === undefined ? {} : { detail: verdict.message }),
   });
 }

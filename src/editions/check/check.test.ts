@@ -545,6 +545,89 @@ describe('Jinja render failures say what and where', () => {
   });
 });
 
+describe('duplicates and parse lines', () => {
+  it('regression: each copy of a duplicate model is reported at its own file, naming the other', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const silver = join(project, 'models', 'silver', 'silver_orders.sql');
+    const gold = join(project, 'models', 'gold', 'silver_orders.sql');
+    writeFileSync(gold, readFileSync(silver));
+    const { report } = await checkProject(project);
+    const copies = report.models.filter((model) => model.name === 'silver_orders');
+    expect(copies.map((model) => [model.path, model.finding?.location?.path, model.finding?.hint])).toEqual([
+      [
+        'models/gold/silver_orders.sql',
+        gold,
+        'another model file has the same name: models/silver/silver_orders.sql',
+      ],
+      [
+        'models/silver/silver_orders.sql',
+        silver,
+        'another model file has the same name: models/gold/silver_orders.sql',
+      ],
+    ]);
+  });
+
+  it('regression: duplicate_macro names the line of the second definition and where the first is', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const macro = '{% macro to_cents(c) -%}cast(round({{ c }} * 100, 0) as bigint){%- endmacro %}\n';
+    writeFixtures(join(project, 'macros'), {});
+    writeFileSync(join(project, 'macros', 'money.sql'), macro);
+    writeFileSync(join(project, 'macros', 'zz_money2.sql'), `-- copy\n\n${macro}`);
+    const { report } = await checkProject(project);
+    expect(report.files.find((file) => file.path === 'macros/zz_money2.sql')?.finding).toMatchObject({
+      reason_code: 'duplicate_macro',
+      location: { line: 3, column: 1 },
+      hint: "the macro 'to_cents' is also defined at macros/money.sql:1; dbt allows one macro per name: rename or remove one",
+    });
+  });
+
+  it('regression: a parse error after a for loop is placed on its line when the file has that line once', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'gold', 'gold_flags.sql');
+    writeFileSync(
+      file,
+      [
+        "{% set cats = ['books', 'games'] %}",
+        'select',
+        '    p.product_id,,',
+        '    {% for c in cats %}',
+        "    case when p.category = '{{ c }}' then 1 else 0 end as is_{{ c }},",
+        '    {% endfor %}',
+        '    1 as one',
+        "from {{ ref('silver_products') }} as p",
+        '',
+      ].join('\n'),
+    );
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_flags')?.finding).toMatchObject({
+      reason_code: 'sql_parse_error',
+      location: { path: file, line: 3, column: 18 },
+    });
+    // A line the loop writes many times cannot be placed: the rendered line is named instead.
+    writeFileSync(
+      file,
+      [
+        "{% set cats = ['books', 'games'] %}",
+        'select',
+        '    {% for c in cats %}',
+        "    case when p.category = '{{ c }}' then 1 else 0 end as is_{{ c }},,",
+        '    {% endfor %}',
+        '    1 as one',
+        "from {{ ref('silver_products') }} as p",
+        '',
+      ].join('\n'),
+    );
+    const again = (await checkProject(project)).report.models.find(
+      (model) => model.name === 'gold_flags',
+    )?.finding;
+    expect(again).toMatchObject({ reason_code: 'sql_parse_error' });
+    expect(again?.location?.line).toBeUndefined();
+    expect(again?.hint).toMatch(
+      /^DuckDB stops at line [0-9]+, column [0-9]+ of the rendered SQL; Jinja changed the file's lines/,
+    );
+  });
+});
+
 describe('refusals', () => {
   it('refuses what it cannot read, with fixed codes and no echo of the input', async () => {
     const secret = join(dir, 'customer_project_zq');

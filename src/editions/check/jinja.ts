@@ -97,6 +97,8 @@ export interface MacroProblem {
   readonly column?: number;
   /** duplicate_macro: the macro name that is defined twice. */
   readonly subject?: string;
+  /** duplicate_macro: where the macro is defined first. */
+  readonly other?: MacroPlace;
   /** jinja_syntax at the end of the file: what is left open. */
   readonly unclosed?: Unclosed;
 }
@@ -117,6 +119,21 @@ function compilePlace(error: unknown, template?: string): { line?: number; colum
   const column = Number(match[2]);
   if (line < 1) return {};
   return column >= 1 ? { line, column } : { line };
+}
+
+/** Where a macro is defined: its file (project-relative) and the line and column of its `{% macro`. */
+export interface MacroPlace {
+  readonly path: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return {
+    line: before.split('\n').length,
+    column: [...before.slice(before.lastIndexOf('\n') + 1)].length + 1,
+  };
 }
 
 const MACRO_NAME = /\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
@@ -224,25 +241,38 @@ export class JinjaHarness {
     this.#context = context;
     const problems: MacroProblem[] = [];
     const usable: MacroFile[] = [];
-    const owners = new Map<string, string>();
+    const owners = new Map<string, MacroPlace>();
     for (const file of macroFiles) {
       const failed = this.#compileError(file.text);
       if (failed !== undefined) {
         problems.push({ path: file.path, code: 'jinja_syntax', ...failed });
         continue;
       }
-      let duplicate: string | undefined;
+      let duplicate: MacroProblem | undefined;
+      const here = new Map<string, MacroPlace>();
       for (const match of file.text.matchAll(MACRO_NAME)) {
         const name = match[1] ?? '';
-        if (owners.has(name)) duplicate ??= name;
-        else {
-          owners.set(name, file.path);
+        const at = { path: file.path, ...lineColumn(file.text, match.index) };
+        const first = owners.get(name) ?? here.get(name);
+        if (first !== undefined)
+          duplicate ??= {
+            path: file.path,
+            code: 'duplicate_macro',
+            subject: name,
+            line: at.line,
+            column: at.column,
+            other: first,
+          };
+        else here.set(name, at);
+      }
+      if (duplicate !== undefined) problems.push(duplicate);
+      else {
+        for (const [name, at] of here) {
+          owners.set(name, at);
           this.#macroNames.push(name);
         }
+        usable.push(file);
       }
-      if (duplicate !== undefined)
-        problems.push({ path: file.path, code: 'duplicate_macro', subject: duplicate });
-      else usable.push(file);
     }
     this.macroProblems = problems;
     this.#macroFiles = usable;

@@ -487,7 +487,14 @@ function macroResults(problems: readonly MacroProblem[]): FileResult[] {
       file: problem.path,
       ...(problem.line === undefined ? {} : { line: problem.line }),
       ...(problem.column === undefined ? {} : { column: problem.column }),
-      ...(problem.subject === undefined ? {} : { hint: `the macro '${problem.subject}' is defined twice` }),
+      ...(problem.subject === undefined
+        ? {}
+        : {
+            hint:
+              problem.other === undefined
+                ? `the macro '${problem.subject}' is defined twice`
+                : `the macro '${problem.subject}' is also defined at ${problem.other.path}:${problem.other.line}; dbt allows one macro per name: rename or remove one`,
+          }),
       ...(problem.code === 'jinja_syntax' && problem.line === undefined
         ? unclosedFinding(problem.unclosed)
         : {}),
