@@ -187,6 +187,24 @@ describe('the ReferenceContext', () => {
     );
   });
 
+  it("regression: a table written as a source's location names that source, not another project's example", async () => {
+    const located = source({ location: { catalog: 'raw', schema: 'storefront', table: 'orders' } });
+    const reading = (table: string) =>
+      baseProject({
+        'sources/orders.yaml': located,
+        'models/facts.yaml': model({ sql: `select order_id from ${table}` }),
+      });
+    expect(await hintOf(reading('raw.storefront.orders'), 'models/facts.yaml')).toBe(
+      'a schema-qualified table raw.storefront.orders is not allowed (SQL line 1, column 22): raw.storefront.orders is the location of t.source.orders: FROM reads it by its name, orders (or its id in double quotes, "t.source.orders")',
+    );
+    expect(await hintOf(reading('Storefront.Orders'), 'models/facts.yaml')).toContain(
+      'Storefront.Orders is the location of t.source.orders',
+    );
+    expect(await hintOf(reading('raw.elsewhere.orders'), 'models/facts.yaml')).toBe(
+      'a schema-qualified table raw.elsewhere.orders is not allowed (SQL line 1, column 22): FROM reads sources and models of the project, not tables: name one by its name, or by its id in double quotes as one identifier',
+    );
+  });
+
   it('keeps the member suffix of a relationship target while resolving its resource part', async () => {
     const customers = semanticModel({
       id: 't.semantic.customers',

@@ -3,6 +3,7 @@ import { didYouMean, type ValuePosition } from '../../core/refusal/index.js';
 import type { ContractRole } from '../authoring/refusals.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { ResourceKind } from '../authoring/schemas/resource.js';
+import { compareCodeUnits } from '../authoring/text.js';
 import type { ValidatedResource } from '../authoring/validate.js';
 
 export interface ReferenceSite {
@@ -67,6 +68,26 @@ export class ReferenceContext {
     this.#byId = byId;
     this.#byName = byName;
     this.#refused = refused;
+  }
+
+  /**
+   * The sources whose `location` the dotted name of model SQL writes: all of
+   * `catalog.schema.table` as the location declares them, or its last two
+   * parts, compared case-insensitively as SQL reads unquoted names.
+   */
+  sourcesAt(dotted: string): { readonly id: string; readonly name: string }[] {
+    const wanted = dotted.toLowerCase();
+    const found: { id: string; name: string }[] = [];
+    for (const resource of this.#byId.values()) {
+      if (resource.kind !== 'Source' || resource.location?.table === undefined) continue;
+      const { catalog, schema, table } = resource.location;
+      const parts = [catalog, schema, table].filter((part): part is string => part !== undefined);
+      const full = parts.join('.').toLowerCase();
+      const short = parts.slice(-2).join('.').toLowerCase();
+      if (wanted === full || (parts.length > 2 && wanted === short))
+        found.push({ id: resource.id, name: resource.name });
+    }
+    return found.sort((a, b) => compareCodeUnits(a.id, b.id));
   }
 
   resolve<K extends ResourceKind>(

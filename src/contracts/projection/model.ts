@@ -61,6 +61,7 @@ export function buildModelContent(
           const kind = context.references.get(name)?.kind;
           return kind === 'Source' || kind === 'Model';
         },
+        relationsAt: (dotted) => context.references.sourcesAt(dotted),
       },
       model.sql,
       faults,

@@ -191,6 +191,45 @@ describe('refused SQL corpus', () => {
   });
 });
 
+describe('regression: a refusal of the statement says what it found', () => {
+  it.each([
+    [
+      'two statements',
+      'select * from orders;\nselect * from orders',
+      "the SQL holds 2 statements (each ';' ends one): keep one SELECT, and make each other query a model of its own",
+    ],
+    [
+      'only a comment',
+      '-- nothing yet',
+      'the SQL holds no statement (only comments or white space): write the one SELECT the model is built from',
+    ],
+    [
+      'an insert',
+      'insert into orders values (1)',
+      'this statement is not a query: model SQL is one SELECT (or WITH … SELECT) that the model is built from',
+    ],
+  ])('%s', async (_label, sql, hint) => {
+    const error = await refusalWithPlace(sql, resolver);
+    expect([error.code, error.hint]).toEqual(['contract_sql_not_single_select', hint]);
+  });
+
+  it("a schema-qualified table that is a source's location names the source to read instead", async () => {
+    const locating: RelationResolver = {
+      ...resolver,
+      relationsAt: (dotted) =>
+        dotted === 'raw.shop.orders' || dotted === 'shop.orders'
+          ? [{ id: 'shop.source.orders', name: 'orders' }]
+          : [],
+    };
+    for (const table of ['raw.shop.orders', 'shop.orders']) {
+      const error = await refusalWithPlace(`select order_id from ${table}`, locating);
+      expect(error.hint).toBe(
+        `a schema-qualified table ${table} is not allowed (SQL line 1, column 22): ${table} is the location of shop.source.orders: FROM reads it by its name, orders (or its id in double quotes, "shop.source.orders")`,
+      );
+    }
+  });
+});
+
 describe('a refused construct is named', () => {
   // The resolver of a project that has the id shop.source.orders.
   const knowing: RelationResolver = { ...resolver, isRelationId: (name) => RELATIONS[name] === name };
@@ -223,7 +262,7 @@ describe('a refused construct is named', () => {
     [
       'a schema-qualified table',
       'select * from main.orders',
-      'a schema-qualified table main.orders is not allowed (SQL line 1, column 15): name a source or model of the project by its name, or by its id in double quotes ("retail.source.orders")',
+      'a schema-qualified table main.orders is not allowed (SQL line 1, column 15): FROM reads sources and models of the project, not tables: name one by its name, or by its id in double quotes as one identifier',
     ],
     [
       'an id written unquoted',

@@ -43,6 +43,11 @@ export interface RelationResolver {
    * is to quote it.
    */
   isRelationId?(name: string): boolean;
+  /**
+   * The sources whose `location` a dotted name writes (`catalog.schema.table`,
+   * or its last two parts), for the advice to read them by name instead.
+   */
+  relationsAt?(dotted: string): readonly { readonly id: string; readonly name: string }[];
 }
 
 export interface ProjectedSql {
@@ -176,14 +181,28 @@ export function projectDuckDbSql(
       const root = object(document);
       if (root.error === true) {
         // "not implemented" is DuckDB's answer for statements other than SELECT.
-        if (root.error_type === 'not implemented') fail('contract_sql_not_single_select');
+        if (root.error_type === 'not implemented')
+          fail(
+            'contract_sql_not_single_select',
+            'this statement is not a query: model SQL is one SELECT (or WITH … SELECT) that the model is built from',
+          );
         // A query (e.g. with a dynamic PIVOT) that the parser cannot write as JSON.
         if (root.error_type === 'unsupported query')
           unsupported('a construct DuckDB cannot write out for sealkit (such as PIVOT or UNPIVOT)');
         parseFailed(root, sql);
       }
       const statements = root.statements;
-      if (!Array.isArray(statements) || statements.length !== 1) fail('contract_sql_not_single_select');
+      if (!Array.isArray(statements)) fail('contract_sql_not_single_select');
+      if (statements.length === 0)
+        fail(
+          'contract_sql_not_single_select',
+          'the SQL holds no statement (only comments or white space): write the one SELECT the model is built from',
+        );
+      if (statements.length > 1)
+        fail(
+          'contract_sql_not_single_select',
+          `the SQL holds ${statements.length} statements (each ';' ends one): keep one SELECT, and make each other query a model of its own`,
+        );
       keys(root, ['error', 'statements'], []);
       const converter = new Converter(resolver, sql, faults);
       const converted = converter.query(converter.statement(statements[0]), new Map(), 0);
@@ -979,12 +998,17 @@ class Converter {
       const dotted = [text(node.catalog_name), text(node.schema_name), text(node.table_name)]
         .filter((part) => part !== '')
         .join('.');
+      const located = this.resolver.relationsAt?.(dotted) ?? [];
       unsupported(
         `a schema-qualified table ${dotted}`,
         this.#place(node),
         this.resolver.isRelationId?.(dotted) === true
           ? `${dotted} is the id of a resource of the project: quote it as one identifier, "${dotted}"`
-          : 'name a source or model of the project by its name, or by its id in double quotes ("retail.source.orders")',
+          : located.length === 1 && located[0] !== undefined
+            ? `${dotted} is the location of ${located[0].id}: FROM reads it by its name, ${located[0].name} (or its id in double quotes, "${located[0].id}")`
+            : located.length > 1
+              ? `${dotted} is the location of ${located.map((one) => one.id).join(', ')}: FROM reads one of them by its id in double quotes`
+              : 'FROM reads sources and models of the project, not tables: name one by its name, or by its id in double quotes as one identifier',
       );
     }
     if (node.at_clause !== null) unsupported('AT (time travel)', this.#place(node));
