@@ -88,6 +88,15 @@ describe('destination_access_denied says what was denied', () => {
     );
   }, 60_000);
 
+  it('regression: a PUT denied on every object names the store check object it was refused first', async () => {
+    const { bucket, refusedHint } = await fixture();
+    const hint = await withDenied(bucket, 's3:PutObject', '*', refusedHint);
+    expect(hint).toMatch(
+      /the store denied writing '\.distributor\.probe-[0-9a-f]{32}', the object sealkit checks the store with, under the destination's prefix: these credentials need s3:PutObject there/,
+    );
+    expect(await listKeys(ctx.s3, bucket, '')).toEqual([]);
+  }, 60_000);
+
   it('regression: a denied listing names s3:ListBucket', async () => {
     const { bucket, refusedHint } = await fixture();
     const hint = await withDenied(bucket, 's3:ListBucket', '', refusedHint);

@@ -78,10 +78,13 @@ export function deniedHint(error: unknown, destinationPrefix: string): string | 
   const below = destinationPrefix === '' ? '' : `${destinationPrefix}/`;
   const key = request.key ?? '';
   const path = key.startsWith(below) && key.length > below.length ? key.slice(below.length) : undefined;
+  // The store check's own object says what it is: its random name alone does not.
+  const probe =
+    path?.startsWith('.distributor.probe-') === true ? ', the object sealkit checks the store with,' : '';
   const what =
     path === undefined
       ? "an object under the destination's prefix"
-      : `'${path}' under the destination's prefix`;
+      : `'${path}'${probe} under the destination's prefix`;
   // A read of a missing key is answered 403, not 404, when s3:ListBucket is missing.
   const read =
     verb === 'reading' ? ` (or s3:ListBucket, which a store also asks for when the object is missing)` : '';
