@@ -71,6 +71,7 @@ export {
   pathSetProblem as bundlePathSetProblem,
 } from './path/bundle-path.js';
 export { decide as compareDestination, type SnapshotView } from './plan/compare.js';
+export type { LinkProblem, LinkWarning } from './plan/links.js';
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
   Outcome,

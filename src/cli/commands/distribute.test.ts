@@ -33,6 +33,52 @@ afterEach(() => rmSync(work, { recursive: true, force: true }));
 const REPORT = { path: 'report.md', content: '# Daily\n\nSunny.\n' };
 
 describe('sealkit distribute run', () => {
+  it('regression: links of published pages to files the site will not hold are named with page and line (were published silently)', () => {
+    const page = {
+      path: 'report.md',
+      content:
+        '# W03\n\nSee [last week](../w02/report.md).\n\n![late](charts/late.png)\n\n[data](data.csv)\n',
+    };
+    makeBundle(source, 'weather/w03', [page, { path: 'data.csv', content: 'a\n' }], {
+      id: 'w03',
+      created: '2026-05-30T11:10:00Z',
+    });
+    const htmlOnly = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, source: false, html: true }] },
+    ]);
+    const expected = [
+      '3 links in these pages will not load at their destination (the pages are published as written):',
+      '  site: weather/w03/report.md:3: link ../w02/report.md leaves the bundle and is kept as written, but no .md file is published here: link to its page (.html)',
+      "  site: weather/w03/report.md:5: image charts/late.png is not in the bundle's manifest, so no run publishes it",
+      "  site: weather/w03/report.md:7: link data.csv is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
+    ].join('\n');
+    const dry = runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run']);
+    expect(dry.stdout.toString()).toContain(expected);
+    const run = runCli(['distribute', 'run', '--config', htmlOnly]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toContain(expected);
+    // Published already: a rerun writes nothing and says nothing of links.
+    expect(runCli(['distribute', 'run', '--config', htmlOnly]).stdout.toString()).not.toContain(
+      'will not load',
+    );
+    const verify = runCli([
+      'distribute',
+      'verify',
+      join(source, 'weather/w03'),
+      '--html',
+      '--assets',
+      '--json',
+    ]);
+    expect(verify.status).toBe(0);
+    const verified = JSON.parse(verify.stdout.toString()) as {
+      link_warnings: { line: number; problem: string }[];
+    };
+    expect(verified.link_warnings.map((warning) => [warning.line, warning.problem])).toEqual([
+      [3, 'markdown_outside_bundle'],
+      [5, 'not_in_manifest'],
+    ]);
+  });
+
   it('regression: the dry run of a replacement lists as deleted only what leaves the destination (listed every old output)', () => {
     const OLD = { path: 'old.txt', content: 'gone next\n' };
     makeBundle(source, 'weather/b1', [REPORT, OLD], { id: 'b1', created: '2026-05-30T11:10:00Z' });
@@ -482,7 +528,7 @@ describe('sealkit distribute run', () => {
         'error[config_unknown_key]: the configuration has a key sealkit does not know',
         '  --> sealkit.distributor.yaml:7:10',
         '  = at: pipelines[0].destinations[0].secret_access_key',
-        '  = help: allowed keys here: id, kind, bucket, prefix, outputs, endpoint, region, force_path_style, cache_control, connect_timeout_seconds, request_timeout_seconds',
+        '  = help: credentials never go in this file: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, in the environment, or use ~/.aws files or an instance role',
         '',
       ].join('\n'),
     );

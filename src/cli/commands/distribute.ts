@@ -5,6 +5,7 @@ import {
   distributeReportRefusals,
   distributeRun,
   type ItemOutcome,
+  type LinkProblem,
   MAX_TRANSFERS,
   type PipelinePlan,
   type PlanItem,
@@ -68,13 +69,15 @@ Examples:
   sealkit distribute run --quiet --fail-on-skipped-newer
   sealkit distribute run --transfers 16`;
 
-const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--json]
+const VERIFY_USAGE = `Usage: sealkit distribute verify BUNDLE_DIR [--source] [--html] [--assets] [--json]
 
 Validates one source bundle in place: manifest.json, every path, each file's
 size and SHA-256, the bundle digest, and no nested manifest, symbolic link or
-special file. With the outputs a destination receives (--source, --html) it
-also checks what a run would check when planning that destination: every .md
-file renders (UTF-8, at most 8 MiB) and no page collides with a copied file.
+special file. With the outputs a destination receives (--source, --html,
+--assets) it also checks what a run would check when planning that
+destination: every .md file renders (UTF-8, at most 8 MiB) and no page
+collides with a copied file; and it lists the links of the pages that would
+point at a file such a destination does not hold (a warning, exit 0).
 Writes nothing. Every independent failure is reported, each with the file it
 concerns (exit 2).
 
@@ -82,6 +85,7 @@ Flags:
   --source        check as for a destination with outputs.source: true
   --html          check as for a destination with outputs.html: true (render
                   every .md file; with --source, no page may collide with a file)
+  --assets        check as for a destination with outputs.assets: true
   --json          print one JSON object on stdout
   -h, --help      show this help
 
@@ -90,6 +94,7 @@ Exit codes: 0 valid, 1 usage error, 2 refused, 70 internal error.
 Examples:
   sealkit distribute verify reports/weather/2026-05-30
   sealkit distribute verify reports/weather/2026-05-30 --source --html
+  sealkit distribute verify reports/weather/2026-05-30 --html --assets
   sealkit distribute verify reports/weather/2026-05-30 --json`;
 
 const MANIFEST_USAGE = `Usage: sealkit distribute manifest BUNDLE_DIR --id ID [--created RFC3339]
@@ -298,6 +303,7 @@ export const distributeVerifyCommand: Command = {
       {
         source: { type: 'boolean' },
         html: { type: 'boolean' },
+        assets: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -305,12 +311,24 @@ export const distributeVerifyCommand: Command = {
       { min: 0, max: 1 },
     );
     const dir = requireDir(positionals[0], VERIFY_USAGE);
-    const selected = values.source === true || values.html === true;
-    const outputs = { source: values.source === true, html: values.html === true };
+    const selected = values.source === true || values.html === true || values.assets === true;
+    const outputs = {
+      source: values.source === true,
+      html: values.html === true,
+      ...(values.assets === true ? { assets: true } : {}),
+    };
     const verified = verifyBundle(dir, selected ? { outputs } : {});
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
+    const warnings = verified.link_warnings.map(
+      (warning) =>
+        `  ${escapedBytes(Buffer.from(`${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(warning.href, 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
+    );
     return {
-      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n`,
+      text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n${
+        warnings.length === 0
+          ? ''
+          : `${counted(warnings.length, 'link')} in these pages will not load where they are published with these outputs:\n${warnings.join('\n')}\n`
+      }`,
       json: {
         status: 'ok',
         id: verified.manifest.id,
@@ -318,7 +336,7 @@ export const distributeVerifyCommand: Command = {
         digest: verified.manifest.digest,
         files: verified.files,
         bytes: verified.bytes,
-        ...(selected ? { outputs, pages: verified.pages } : {}),
+        ...(selected ? { outputs, pages: verified.pages, link_warnings: verified.link_warnings } : {}),
       },
     };
   },
@@ -586,11 +604,56 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${looseNote(report)}`
+      ? `${table(rows)}\n\n${linkNote(report, true)}${looseNote(report)}`
       : report.failures.length > 0
         ? ''
         : `${noBundleLines(report).join('\n')}\n\n`;
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
+}
+
+/** At most this many link warnings are printed; --json holds them all. */
+const SHOWN_LINK_WARNINGS = 10;
+
+const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
+  not_in_manifest: "is not in the bundle's manifest, so no run publishes it",
+  not_published_here:
+    "is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
+  markdown_outside_bundle:
+    'leaves the bundle and is kept as written, but no .md file is published here: link to its page (.html)',
+};
+
+/**
+ * Links of the pages a run publishes that will point at nothing there
+ * (docs/distributor.md#pages): the pages are published as written, and the
+ * report says which links will not load. `applied`: only bundles the run
+ * did write; else (a dry run) every planned write.
+ */
+function linkNote(report: RunReport, applied: boolean): string {
+  const written = new Set(
+    report.outcomes
+      .filter((item) => item.outcome === 'published' || item.outcome === 'replaced')
+      .map((item) => `${item.pipeline_id}\u0000${item.destination_id}\u0000${item.bundle_dir}`),
+  );
+  const lines: string[] = [];
+  let total = 0;
+  for (const item of report.plan.items) {
+    if (item.outcome !== 'published' && item.outcome !== 'replaced') continue;
+    if (applied && !written.has(`${item.pipeline_id}\u0000${item.destination_id}\u0000${item.bundle_dir}`))
+      continue;
+    for (const warning of item.link_warnings ?? []) {
+      total += 1;
+      if (lines.length < SHOWN_LINK_WARNINGS)
+        lines.push(
+          `  ${item.destination_id}: ${escapedBytes(Buffer.from(`${item.bundle_dir}/${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(warning.href, 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
+        );
+    }
+  }
+  if (total === 0) return '';
+  const more =
+    total > lines.length
+      ? [`  and ${total - lines.length} more (all in --json: plan.items[].link_warnings)`]
+      : [];
+  return `${[`${counted(total, 'link')} in these pages will not load at their destination (the pages are published as written):`, ...lines, ...more].join('\n')}\n\n`;
 }
 
 /**
@@ -699,8 +762,8 @@ function planText(report: RunReport): string {
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
   else {
-    const note = looseNote(report);
-    if (note !== '') lines.push('', note.trimEnd());
+    for (const note of [linkNote(report, false), looseNote(report)])
+      if (note !== '') lines.push('', note.trimEnd());
   }
   lines.push(...uncheckedLines(report.unchecked ?? []));
   // One blank line before the counts, also when the plan ends with one.

@@ -4,7 +4,8 @@ import { bundleDirProblem, discoverBundles, MANIFEST_FILE } from '../discover/di
 import { STATE_FILE } from '../model/state.js';
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import { outputCollision } from '../plan/collision.js';
-import { expectedOutputs, noOutputsHint } from '../plan/outputs.js';
+import { type LinkWarning, linkWarnings } from '../plan/links.js';
+import { expectedOutputs, noOutputsHint, plannedOutputs } from '../plan/outputs.js';
 import { refuseDistributor } from '../refusals.js';
 import { locatedUnder, type RenderedPage, readManifest, verifyFiles } from '../validate/validate-bundle.js';
 
@@ -14,6 +15,8 @@ export interface VerifiedBundle {
   readonly bytes: number;
   /** Pages the `html` selection renders (0 without it). */
   readonly pages: number;
+  /** With `html`: links of the pages that a destination with these outputs will not hold. */
+  readonly link_warnings: readonly LinkWarning[];
 }
 
 export interface VerifyOptions {
@@ -119,11 +122,14 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
         );
     }
     if (problems.length > 0) throw refuseAll(problems);
+    const planned = outputs === undefined ? undefined : plannedOutputs(manifest, pages, outputs);
     return {
       manifest,
       files: manifest.files.length,
       bytes: manifest.files.reduce((sum, file) => sum + file.size, 0),
       pages: pages.length,
+      link_warnings:
+        outputs === undefined || planned === undefined ? [] : linkWarnings(manifest, pages, outputs, planned),
     };
   } finally {
     dir.close();

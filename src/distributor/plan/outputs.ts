@@ -1,5 +1,6 @@
 import type { BundlePath, OutputCategories, SourceManifest } from '../model/types.js';
 import { compareUtf8, pathSetProblem } from '../path/bundle-path.js';
+import type { PageLink } from '../transform/markdown.js';
 import { htmlSidecarPath, isAsset } from '../transform/sidecar.js';
 import type { PlannedOutput } from './types.js';
 
@@ -10,6 +11,8 @@ export interface PageInfo {
   readonly size: number;
   /** The `lang` the page was rendered with; a destination receives the pages of its own `lang`. */
   readonly lang?: string;
+  /** Its relative links and images (see `PageLink`). */
+  readonly links?: readonly PageLink[];
 }
 
 /**

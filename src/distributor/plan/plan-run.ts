@@ -7,6 +7,7 @@ import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
 import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
+import { linkWarnings } from './links.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
 
@@ -214,12 +215,16 @@ function planItem(
     outputs: outputs.map(({ source_index: _index, ...record }) => record),
   };
   const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
-  if (decision.outcome === 'published') return { ...head, outcome: 'published', outputs, state, residue };
+  const warnings = linkWarnings(bundle.manifest, bundle.pages, destination.outputs, outputs);
+  const warned = warnings.length === 0 ? {} : { link_warnings: warnings };
+  if (decision.outcome === 'published')
+    return { ...head, outcome: 'published', outputs, state, residue, ...warned };
   return {
     ...head,
     outcome: 'replaced',
     outputs,
     state,
+    ...warned,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     residue,

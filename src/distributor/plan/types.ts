@@ -11,6 +11,7 @@ import type {
   TransformId,
 } from '../model/types.js';
 import type { DistributorReasonCode } from '../refusals.js';
+import type { LinkWarning } from './links.js';
 
 /**
  * The plan is pure data: JSON-serializable, built without I/O from validated
@@ -93,6 +94,11 @@ export interface PlannedWrite extends PlanItemBase {
    * these (never anything else). Always empty for the local backend.
    */
   readonly residue: readonly BundlePath[];
+  /**
+   * Links of its pages that will point at nothing at this destination (a
+   * warning; the bundle is published as planned). Absent when there are none.
+   */
+  readonly link_warnings?: readonly LinkWarning[];
 }
 
 export interface PlannedSkip extends PlanItemBase {

@@ -5,6 +5,8 @@ import { refuseDistributor } from '../refusals.js';
 export interface PageText {
   /** What is rendered: the text after the front matter's closing line. */
   readonly body: string;
+  /** The file's line (1-based) the body starts on. */
+  readonly bodyLine: number;
   /** The front matter's `title`, when it has one that is text or a number. */
   readonly title?: string;
 }
@@ -26,10 +28,10 @@ const KEY_LINE = /^[A-Za-z_][A-Za-z0-9_ -]*:(?:[ \t]|$)/;
  */
 export function takeFrontMatter(text: string): PageText {
   const opening = OPENING.exec(text);
-  if (opening === null) return { body: text };
+  if (opening === null) return { body: text, bodyLine: 1 };
   const lines = text.slice(opening[0].length).split('\n');
   const closing = lines.findIndex((line) => CLOSING.test(line.replace(/\r$/, '')));
-  if (closing === -1) return { body: text };
+  if (closing === -1) return { body: text, bodyLine: 1 };
   const yamlText = lines.slice(0, closing).join('\n');
   const body = lines.slice(closing + 1).join('\n');
   const document = parseDocument(yamlText, { uniqueKeys: true });
@@ -40,12 +42,14 @@ export function takeFrontMatter(text: string): PageText {
       isScalar(title) && (typeof title.value === 'string' || typeof title.value === 'number')
         ? String(title.value).replace(/\s+/g, ' ').trim()
         : '';
-    return text === '' ? { body } : { body, title: text };
+    // The opening line, the block and the closing line come before the body.
+    const bodyLine = closing + 3;
+    return text === '' ? { body, bodyLine } : { body, bodyLine, title: text };
   }
   const firstWritten = lines
     .slice(0, closing)
     .find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
-  if (firstWritten === undefined || !KEY_LINE.test(firstWritten)) return { body: text };
+  if (firstWritten === undefined || !KEY_LINE.test(firstWritten)) return { body: text, bodyLine: 1 };
   // The parser's position, one line down for the opening `---`; its message
   // is not passed on (it quotes the text).
   const at = document.errors[0]?.linePos?.[0];

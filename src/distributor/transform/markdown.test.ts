@@ -11,6 +11,7 @@ import {
   MARKDOWN_MAX_BYTES,
   type PageOptions,
   pageHref,
+  renderMarkdown,
   renderMarkdownPage,
 } from './markdown.js';
 import { isAsset } from './sidecar.js';
@@ -300,5 +301,36 @@ describe('Markdown to HTML', () => {
     expect(htmlSidecarPath('README.MD')).toBeUndefined();
     expect(htmlSidecarPath('notes.markdown')).toBeUndefined();
     expect(htmlSidecarPath('a/.md')).toBeUndefined();
+  });
+
+  it('records each relative link and image with its line, where it points in the bundle, or that it leaves it', () => {
+    const markdown = [
+      '---',
+      'title: W03',
+      '---',
+      '# W03',
+      '',
+      'See [last week](../W02/report.md), [notes](notes.md#top) and [site](https://example.org/x.md).',
+      '',
+      '![late](charts/late.png)',
+      '',
+      '| a |',
+      '| - |',
+      '| [d](data/x%20y.csv) |',
+      '',
+      '[anchor](#w03) [root](/index.html) [folder](charts/)',
+    ].join('\n');
+    const { links } = renderMarkdown(Buffer.from(markdown), 'report', {
+      path: 'report.md',
+      listed: new Set(['report.md', 'notes.md']),
+    });
+    expect(links).toEqual([
+      { line: 6, href: '../W02/report.md', image: false, leaves: true },
+      { line: 6, href: 'notes.html#top', image: false, target: 'notes.html' },
+      { line: 8, href: 'charts/late.png', image: true, target: 'charts/late.png' },
+      { line: 12, href: 'data/x%20y.csv', image: false, target: 'data/x y.csv' },
+    ]);
+    // Without the page's path (a library caller rendering one file) nothing is recorded.
+    expect(renderMarkdown(Buffer.from(markdown), 'report').links).toEqual([]);
   });
 });

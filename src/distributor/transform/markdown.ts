@@ -49,6 +49,41 @@ export function renderMarkdownPage(
   fallbackTitle: string,
   options: PageOptions = {},
 ): Uint8Array {
+  return renderMarkdown(markdown, fallbackTitle, options).page;
+}
+
+/**
+ * A relative link or image of a page, as the page was rendered from its
+ * Markdown (docs/distributor.md#pages): where it points inside the bundle,
+ * or that it leaves the bundle. Absolute URLs, site-root paths and
+ * fragments are not recorded. The plan checks these against what a
+ * destination receives, to warn of a page pointing at a file that will not
+ * be there.
+ */
+export interface PageLink {
+  /** The line of the Markdown file (1-based) of the paragraph, heading or cell holding it. */
+  readonly line: number;
+  /** The link as written in the page (percent-encoded; a listed `.md` already its `.html` page). */
+  readonly href: string;
+  readonly image: boolean;
+  /** The bundle path it resolves to, when it stays inside the bundle. */
+  readonly target?: string;
+  /** It climbs above the bundle folder (`../2026-W02/report.md`). */
+  readonly leaves?: true;
+}
+
+/** A page and the relative links it holds. */
+export interface RenderedMarkdown {
+  readonly page: Uint8Array;
+  readonly links: readonly PageLink[];
+}
+
+/** `renderMarkdownPage`, with the page's relative links (`options.path` must be set for them). */
+export function renderMarkdown(
+  markdown: Uint8Array,
+  fallbackTitle: string,
+  options: PageOptions = {},
+): RenderedMarkdown {
   if (markdown.byteLength > MARKDOWN_MAX_BYTES)
     throw refuseDistributor('markdown_too_large', { role: 'bundle' });
   // One text policy for every input (docs/refusals.md#text-inputs): a byte
@@ -68,7 +103,8 @@ export function renderMarkdownPage(
   const text = takeFrontMatter(decoded.text);
   const env = {};
   const tokens = renderer.parse(text.body, env);
-  adjustTokens(tokens, options);
+  const links: PageLink[] = [];
+  adjustTokens(tokens, options, { links, line: 1, offset: text.bodyLine - 1 });
   anchorHeadings(tokens);
   const title = text.title ?? firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
@@ -98,7 +134,10 @@ export function renderMarkdownPage(
     '</html>',
     '',
   ].join('\n');
-  return Buffer.concat([Buffer.from(head, 'utf8'), style.element, Buffer.from(tail, 'utf8')]);
+  return {
+    page: Buffer.concat([Buffer.from(head, 'utf8'), style.element, Buffer.from(tail, 'utf8')]),
+    links,
+  };
 }
 
 /**
@@ -121,8 +160,14 @@ const ALIGN = /^text-align:(left|center|right)$/;
  * alignment becomes a class (`align-right`): the policy allows no `style`
  * attribute. Relative links to listed `.md` files point to their pages.
  */
-function adjustTokens(tokens: readonly Token[], options: PageOptions): void {
+function adjustTokens(
+  tokens: readonly Token[],
+  options: PageOptions,
+  found: { readonly links: PageLink[]; line: number; readonly offset: number },
+): void {
   for (const token of tokens) {
+    // Inline children carry no line of their own: the block's first line stands for them.
+    if (token.map !== null) found.line = token.map[0] + 1 + found.offset;
     if (token.type === 'th_open' || token.type === 'td_open') {
       const align = ALIGN.exec(String(token.attrGet('style') ?? ''));
       if (align !== null) {
@@ -130,11 +175,24 @@ function adjustTokens(tokens: readonly Token[], options: PageOptions): void {
         token.attrJoin('class', `align-${align[1]}`);
       }
     }
-    if (token.children !== null) adjustTokens(token.children, options);
+    if (token.children !== null) adjustTokens(token.children, options, found);
     if (token.type === 'link_open' && options.listed !== undefined) {
       const href = token.attrGet('href');
       const page = href === null ? undefined : pageHref(String(href), options.path ?? '', options.listed);
       if (page !== undefined) token.attrSet('href', page);
+    }
+    const attribute = token.type === 'link_open' ? 'href' : token.type === 'image' ? 'src' : undefined;
+    const written = attribute === undefined ? null : token.attrGet(attribute);
+    if (written !== null && options.path !== undefined) {
+      const href = String(written);
+      const place = placeOf(href, options.path);
+      if (place !== undefined)
+        found.links.push({
+          line: found.line,
+          href,
+          image: token.type === 'image',
+          ...(place.kind === 'inside' ? { target: place.target } : { leaves: true }),
+        });
     }
   }
 }
@@ -148,6 +206,26 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * kept: `notes.md#total` → `notes.html#total`.
  */
 export function pageHref(href: string, from: string, listed: ReadonlySet<string>): string | undefined {
+  const place = placeOf(href, from);
+  if (place?.kind !== 'inside' || !place.target.endsWith('.md')) return undefined;
+  if (!listed.has(place.target) || htmlSidecarPath(place.target) === undefined) return undefined;
+  const cut = href.search(/[?#]/);
+  const pathPart = cut === -1 ? href : href.slice(0, cut);
+  const rest = cut === -1 ? '' : href.slice(cut);
+  return `${pathPart.slice(0, -3)}.html${rest}`;
+}
+
+/**
+ * Where a relative `href` (percent-encoded) from the page at `from` points:
+ * a path inside the bundle, resolved like a browser would; outside it (it
+ * climbs above the bundle folder); or undefined for what is not a relative
+ * path to a file (empty, a scheme, `/…`, `#…`, `?…`, an undecodable or
+ * folder-only path).
+ */
+function placeOf(
+  href: string,
+  from: string,
+): { readonly kind: 'inside'; readonly target: string } | { readonly kind: 'outside' } | undefined {
   if (
     href === '' ||
     SCHEME.test(href) ||
@@ -158,8 +236,7 @@ export function pageHref(href: string, from: string, listed: ReadonlySet<string>
     return undefined;
   const cut = href.search(/[?#]/);
   const pathPart = cut === -1 ? href : href.slice(0, cut);
-  const rest = cut === -1 ? '' : href.slice(cut);
-  if (!pathPart.endsWith('.md')) return undefined;
+  if (pathPart === '' || pathPart.endsWith('/')) return undefined;
   const segments = from.split('/').slice(0, -1);
   for (const raw of pathPart.split('/')) {
     let segment: string;
@@ -172,14 +249,12 @@ export function pageHref(href: string, from: string, listed: ReadonlySet<string>
     if (segment === '.') continue;
     if (segment === '..') {
       // Above the bundle root: not a file of this bundle.
-      if (segments.pop() === undefined) return undefined;
+      if (segments.pop() === undefined) return { kind: 'outside' };
       continue;
     }
     segments.push(segment);
   }
-  const target = segments.join('/');
-  if (!listed.has(target) || htmlSidecarPath(target) === undefined) return undefined;
-  return `${pathPart.slice(0, -3)}.html${rest}`;
+  return { kind: 'inside', target: segments.join('/') };
 }
 
 /**

@@ -27,7 +27,7 @@ import { MANIFEST_LIMITS, manifestFromJson, manifestIdOf, parseManifestJson } fr
 import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
 import { pathProblem, toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
-import { htmlSidecarPath, MARKDOWN_MAX_BYTES, renderMarkdownPage } from '../transform/markdown.js';
+import { htmlSidecarPath, MARKDOWN_MAX_BYTES, type PageLink, renderMarkdown } from '../transform/markdown.js';
 import { hashFd } from './hash-fd.js';
 import type { HeldDirs } from './held-dirs.js';
 import { type OpenProblem, openRegular } from './open-source.js';
@@ -41,6 +41,8 @@ export interface RenderedPage {
   readonly size: number;
   /** The `lang` it was rendered with (absent: none). */
   readonly lang?: string;
+  /** Its relative links and images, for the plan to check against a destination's outputs. */
+  readonly links?: readonly PageLink[];
 }
 
 /** How the pages of some destinations are rendered: one page per Markdown file and variant. */
@@ -286,7 +288,7 @@ function startFile(
     if (pagePath === undefined) return () => [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
     const pages = (options.variants ?? [{}]).map((variant): RenderedPage => {
-      const page = renderMarkdownPage(markdown, title, {
+      const { page, links } = renderMarkdown(markdown, title, {
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
         path: file.path,
         listed: listedPaths,
@@ -299,6 +301,7 @@ function startFile(
         sha256: toPrefixed(kept.hex),
         size: kept.bytes,
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
+        ...(links.length === 0 ? {} : { links }),
       };
     });
     return () => pages;

@@ -1,0 +1,69 @@
+import type { OutputCategories, SourceManifest } from '../model/types.js';
+import type { PageLink } from '../transform/markdown.js';
+import type { PageInfo } from './outputs.js';
+import type { PlannedOutput } from './types.js';
+
+/**
+ * Why a link of a page points at nothing once the bundle is published
+ * (docs/distributor.md#pages):
+ * - `not_in_manifest`: a path inside the bundle that the manifest does not
+ *   list (a chart written after the manifest, a typo), so no run publishes it;
+ * - `not_published_here`: a listed file this destination's outputs leave out
+ *   (`source: false` without `assets`, a Markdown file under `source: false`);
+ * - `markdown_outside_bundle`: a `.md` file above the bundle folder (last
+ *   week's report), left as written: with `source: false` no `.md` is
+ *   published, so the link needs the page's name (`report.html`).
+ */
+export type LinkProblem = 'not_in_manifest' | 'not_published_here' | 'markdown_outside_bundle';
+
+/** One link of one page that will point at nothing at this destination. */
+export interface LinkWarning {
+  /** The Markdown file the page is rendered from, its path in the bundle. */
+  readonly page: string;
+  readonly line: number;
+  /** As the page holds it (percent-encoded). */
+  readonly href: string;
+  readonly image: boolean;
+  readonly problem: LinkProblem;
+}
+
+/**
+ * The links of the pages a destination receives that point at a file it
+ * will not hold, in page and line order. A warning, never a refusal: the
+ * page is published as written, and the report says what will not load.
+ */
+export function linkWarnings(
+  manifest: SourceManifest,
+  pages: readonly PageInfo[],
+  categories: OutputCategories,
+  outputs: readonly PlannedOutput[],
+): readonly LinkWarning[] {
+  if (!categories.html) return [];
+  const listed = new Set<string>(manifest.files.map((file) => file.path));
+  const written = new Set<string>(outputs.map((output) => output.path));
+  const warnings: LinkWarning[] = [];
+  for (const page of pages) {
+    if (page.lang !== categories.lang) continue;
+    const source = manifest.files[page.source_index]?.path ?? page.path;
+    for (const link of page.links ?? []) {
+      const problem = linkProblem(link, categories.source, listed, written);
+      if (problem !== undefined)
+        warnings.push({ page: source, line: link.line, href: link.href, image: link.image, problem });
+    }
+  }
+  return warnings;
+}
+
+function linkProblem(
+  link: PageLink,
+  copiesSources: boolean,
+  listed: ReadonlySet<string>,
+  written: ReadonlySet<string>,
+): LinkProblem | undefined {
+  // Where sources are copied, another bundle's `.md` is published too: only unchecked.
+  if (link.leaves === true)
+    return !copiesSources && /\.md(?:[?#]|$)/.test(link.href) ? 'markdown_outside_bundle' : undefined;
+  // A link to a listed `.md` already points at its page (`notes.html`) when it gets here.
+  if (link.target === undefined || written.has(link.target)) return undefined;
+  return listed.has(link.target) ? 'not_published_here' : 'not_in_manifest';
+}
