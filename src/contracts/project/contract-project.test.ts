@@ -458,6 +458,28 @@ describe('normalization before RFC 8785', () => {
     });
   });
 
+  it('regression: a duplicate in a set names the earlier copy by its key path, never by its value', async () => {
+    const checked = (values: readonly unknown[], field = 'amount') =>
+      baseProject({
+        'models/facts.yaml': model({ checks: [{ type: 'accepted_values', field, values }] }),
+      });
+    expect(await refusalOf(checked(['1.5', '2', '1.50']), 'models/facts.yaml')).toMatchObject({
+      code: 'contract_literal_duplicate',
+    });
+    expect(await hintOf(checked(['1.5', '2', '1.50']), 'models/facts.yaml')).toBe(
+      'written differently from checks[0].values[0] but the same typed value: keep one of the two',
+    );
+    expect(await hintOf(checked([10, '10.00']), 'models/facts.yaml')).toBe(
+      'written differently from checks[0].values[0] but the same typed value: keep one of the two',
+    );
+    expect(await refusalOf(checked(['x', 'y', 'x'], 'order_status'), 'models/facts.yaml')).toMatchObject({
+      code: 'contract_duplicate_member',
+    });
+    expect(await hintOf(checked(['x', 'y', 'x'], 'order_status'), 'models/facts.yaml')).toBe(
+      'the same as checks[0].values[0], earlier in this set: keep one of the two',
+    );
+  });
+
   it('refuses text with a control character', async () => {
     const docs = baseProject({
       'sources/orders.yaml': source({

@@ -28,10 +28,11 @@ export function normalizedSet<T>(
     if (previous === undefined || current === undefined || previous.key !== current.key) continue;
     const before = authored?.[previous.index];
     const after = authored?.[current.index];
-    const refusal = refuseContract(
-      duplicateCode(before, after),
-      pointerAt === undefined ? site : { ...site, location: { pointer: pointerAt(current.index) } },
-    );
+    const code = duplicateCode(before, after);
+    const refusal = refuseContract(code, {
+      ...(pointerAt === undefined ? site : { ...site, location: { pointer: pointerAt(current.index) } }),
+      ...(pointerAt === undefined ? {} : { hint: duplicateHint(code, pointerAt(previous.index)) }),
+    });
     if (faults === undefined) throw refusal;
     faults.check(() => {
       throw refusal;
@@ -59,6 +60,18 @@ function duplicateCode(
     return 'contract_nfc_collision';
   }
   return 'contract_literal_duplicate';
+}
+
+/** Where the earlier copy is (its key path, never its value), and what to do. */
+function duplicateHint(code: ReturnType<typeof duplicateCode>, earlier: string): string {
+  switch (code) {
+    case 'contract_duplicate_member':
+      return `the same as ${earlier}, earlier in this set: keep one of the two`;
+    case 'contract_nfc_collision':
+      return `the same text as ${earlier}, in another Unicode spelling: keep one of the two`;
+    case 'contract_literal_duplicate':
+      return `written differently from ${earlier} but the same typed value: keep one of the two`;
+  }
 }
 
 /** Sorts members keyed by name; names were checked distinct before. */
