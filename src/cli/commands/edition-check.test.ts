@@ -80,6 +80,48 @@ describe('sealkit edition check', () => {
     expect(failed.stderr.toString()).toMatch(/^error\[/);
   });
 
+  it('regression: a non-boolean +enabled gating many items is one block per key, naming every item', () => {
+    const project = copyProject('bigquery', join(dir, 'acme-retail'));
+    const run = runCli(
+      [
+        'edition',
+        'check',
+        'acme-retail',
+        '-q',
+        '--target',
+        'migration',
+        '--vars',
+        '{enable_migration_models: yes}',
+      ],
+      { cwd: dir },
+    );
+    expect(run.status).toBe(2);
+    const blocks = run.stderr.toString().split(/(?=^error\[)/m);
+    expect(blocks.map((block) => block.split('\n')[2])).toEqual([
+      '  = at: models.retail_analytics.migration["+enabled"]',
+      '  = at: sources.retail_analytics.migration["+enabled"]',
+    ]);
+    expect(blocks[0]).toContain(
+      '(for 4 items: model migration_silver_customers, model migration_silver_order_items, model migration_silver_orders, model migration_silver_products)',
+    );
+    // --json keeps the finding on every item it gates.
+    const json = JSON.parse(
+      runCli([
+        'edition',
+        'check',
+        project,
+        '--target',
+        'migration',
+        '--vars',
+        '{enable_migration_models: yes}',
+        '--json',
+      ]).stdout.toString(),
+    ) as { models: { finding?: { reason_code: string } }[] };
+    expect(json.models.filter((model) => model.finding?.reason_code === 'config_not_boolean')).toHaveLength(
+      4,
+    );
+  });
+
   it('regression: a misspelt +config in dbt_project.yml gets the config it is near, at the key', () => {
     // dbt's schema reads an unknown +key as a folder: the hint only said a mapping was expected.
     const project = copyProject('bigquery', join(dir, 'acme-retail'));
@@ -231,19 +273,18 @@ describe('sealkit edition check', () => {
     );
     expect(run.status).toBe(2);
     const blocks = run.stderr.toString().split(/(?=^error\[)/m);
-    expect(blocks.length).toBe(8);
+    // One block per +enabled key, naming every item it gates.
+    expect(blocks.length).toBe(2);
     expect(blocks[0]).toBe(
       'error[config_not_boolean]: an enabled config does not render to true or false\n' +
         `  --> ws/dbt_project.yml:${models}:7\n` +
         '  = at: models.retail_analytics.migration["+enabled"]\n' +
-        "  = help: model migration_silver_customers: the --vars value 'yes' of enable_migration_models is a string in YAML 1.2 (dbt's PyYAML reads it as true); write enable_migration_models: true\n",
+        "  = help: the --vars value 'yes' of enable_migration_models is a string in YAML 1.2 (dbt's PyYAML reads it as true); write enable_migration_models: true (for 4 items: model migration_silver_customers, model migration_silver_order_items, model migration_silver_orders, model migration_silver_products)\n",
     );
     const places = blocks.map((block) => /--> (\S+)/.exec(block)?.[1]);
-    expect(places).toEqual([
-      ...Array(4).fill(`ws/dbt_project.yml:${models}:7`),
-      ...Array(4).fill(`ws/dbt_project.yml:${sources}:7`),
-    ]);
-    expect(blocks[4]).toContain("= help: source migration_bronze.customers: the --vars value 'yes' of");
+    expect(places).toEqual([`ws/dbt_project.yml:${models}:7`, `ws/dbt_project.yml:${sources}:7`]);
+    expect(blocks[1]).toContain("= help: the --vars value 'yes' of enable_migration_models");
+    expect(blocks[1]).toContain('(for 4 items: source migration_bronze.customers,');
   });
 
   it('lists the migration models with --target migration --vars and gives one JSON object with --json', () => {

@@ -175,7 +175,22 @@ export function reportFindings(report: CheckReport): readonly Finding[] {
     ),
   ];
   const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
-  return [...inFileOrder(all.filter((found) => !follows(found))), ...all.filter(follows)];
+  return unique([...inFileOrder(all.filter((found) => !follows(found))), ...all.filter(follows)]);
+}
+
+/**
+ * Findings that say the same thing at the same place once: one `enabled`
+ * key of dbt_project.yml gates many items, each carrying the same finding
+ * (which names them all); --json keeps it on every item.
+ */
+function unique(findings: readonly Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((found) => {
+    const key = JSON.stringify(found);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** A stable sort by path (unplaced last), then line, then column. */

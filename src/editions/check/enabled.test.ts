@@ -36,7 +36,8 @@ describe('an enabled config that does not render to a boolean', () => {
         line: 10,
         column: 7,
         pointer: 'models.shop.silver["+enabled"]',
-        hint: `model silver_orders: the --vars value '${word}' of gate is a string in YAML 1.2 (dbt's PyYAML reads it as ${meant}); write gate: ${meant}`,
+        // One key gates both Silver models: the finding names them all (one block per key on stderr).
+        hint: `the --vars value '${word}' of gate is a string in YAML 1.2 (dbt's PyYAML reads it as ${meant}); write gate: ${meant} (for 2 items: model silver_order_items, model silver_orders)`,
       });
     },
   );
@@ -63,7 +64,7 @@ describe('an enabled config that does not render to a boolean', () => {
     expect(silverOrders({ gate: 'sometimes' })?.finding).toMatchObject({
       code: 'config_not_boolean',
       file: 'dbt_project.yml',
-      hint: 'for model silver_orders',
+      hint: 'for 2 items: model silver_order_items, model silver_orders',
     });
   });
 });

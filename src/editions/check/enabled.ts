@@ -52,6 +52,7 @@ export function enabledFinding(
     ...place,
     code,
     ...(fullHint === undefined ? {} : { hint: fullHint }),
+    ...(fromProject ? { gated: { item: named, ...(hint === undefined ? {} : { hint }) } } : {}),
   };
 }
 

@@ -219,8 +219,8 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     },
   };
   const properties = collectProperties(propertiesFiles.docs);
-  const sources = planSources(properties.sources, planning);
-  const sourceByKey = new Map(sources.map((source) => [keyOf(source), source]));
+  const plannedSources = planSources(properties.sources, planning);
+  const sourceByKey = new Map(plannedSources.map((source) => [keyOf(source), source]));
   const index = modelIndex(files.models, properties.models, planning.modelPathOf);
   const resolver = modelResolver(index, sourceByKey);
   const scope: ModelScope = {
@@ -236,7 +236,9 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     .sort((a, b) => byString(a.name, b.name) || byString(a.path, b.path));
   const enabledModels = new Map(models.filter((model) => model.enabled).map((model) => [model.name, model]));
   const checked = models.map((model) => withInputFinding(model, enabledModels, sourceByKey));
-  const { planned, order } = orderModels(checked);
+  const ordered = orderModels(checked);
+  const order = ordered.order;
+  const [planned, sources] = sharedGateFindings(ordered.planned, plannedSources);
   const unusedPaths = [
     ...unusedConfigPaths(
       'models',
@@ -289,6 +291,36 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     tests,
     unreadProperties: propertiesFiles.unread,
   };
+}
+
+/**
+ * One `enabled` expression of dbt_project.yml gates many models and sources:
+ * each still carries its finding, and every finding at one key reads alike,
+ * naming all the items it gates, so a report shows the key once.
+ */
+function sharedGateFindings(
+  models: readonly PlannedModel[],
+  sources: readonly PlannedSource[],
+): [PlannedModel[], PlannedSource[]] {
+  const at = (found: FindingDraft): string => `${found.code} ${found.file}:${found.line}:${found.column}`;
+  const groups = new Map<string, string[]>();
+  for (const item of [...models, ...sources]) {
+    const found = item.finding;
+    if (found?.gated === undefined) continue;
+    groups.set(at(found), [...new Set([...(groups.get(at(found)) ?? []), found.gated.item])]);
+  }
+  const shared = (found: FindingDraft | undefined): FindingDraft | undefined => {
+    if (found?.gated === undefined) return found;
+    const items = groups.get(at(found)) ?? [];
+    const { gated, ...rest } = found;
+    if (items.length < 2) return rest;
+    const named = `for ${items.length} items: ${items.join(', ')}`;
+    return { ...rest, hint: gated.hint === undefined ? named : `${gated.hint} (${named})` };
+  };
+  return [
+    models.map((model) => ({ ...model, finding: shared(model.finding) })),
+    sources.map((source) => ({ ...source, finding: shared(source.finding) })),
+  ];
 }
 
 /** A file's result with more findings: the first becomes its finding when it has none, the rest `also`. */

@@ -26,6 +26,11 @@ export interface FindingDraft {
   readonly detail?: string;
   /** Up to MAX_FAILING_ROWS failing rows of a schema test on the user's fixtures. */
   readonly failingRows?: readonly Readonly<Record<string, RowValue>>[];
+  /**
+   * Planning only, never reported: an `enabled` set in dbt_project.yml gates
+   * many items, and their findings at one key share one hint naming them all.
+   */
+  readonly gated?: { readonly item: string; readonly hint?: string };
 }
 
 export const MAX_FAILING_ROWS = 5;
