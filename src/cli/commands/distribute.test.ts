@@ -475,7 +475,7 @@ describe('sealkit distribute run', () => {
           category: 'mismatched',
           message: 'a file SHA-256 differs from the digest the manifest lists',
           location: where,
-          hint: 'the file changed after manifest.json was written (it lists it as files[0])',
+          hint: 'the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace',
         },
       ],
     });
@@ -485,7 +485,7 @@ describe('sealkit distribute run', () => {
     expect(human.stderr.toString()).toBe(
       'error[file_digest_mismatch]: a file SHA-256 differs from the digest the manifest lists\n' +
         `  --> ${where.path}\n` +
-        '  = help: the file changed after manifest.json was written (it lists it as files[0])\n',
+        '  = help: the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace\n',
     );
   });
 
@@ -1090,7 +1090,7 @@ describe('sealkit distribute verify and manifest', () => {
       message: 'a file SHA-256 differs from the digest the manifest lists',
       role: 'bundle',
       location: { path: 'v/a.txt' },
-      hint: 'the file changed after manifest.json was written (it lists it as files[0])',
+      hint: 'the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace',
       also: [
         {
           reason_code: 'file_missing',

@@ -235,7 +235,7 @@ function startFile(
   // The file and its manifest entry say it all; no `field` beside them.
   const refuse = (code: DistributorRefusalCode, hint: string): Refusal =>
     refuseDistributor(code, { role: 'bundle', location: { path: file.path }, hint });
-  const changed = `the file changed after manifest.json was written (it lists it as ${listed})`;
+  const changed = `the file changed after manifest.json was written (it lists it as ${listed}): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace`;
   const checkHashed = (hashed: Hashed): void => {
     if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
     if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
