@@ -189,4 +189,24 @@ describe('a destination that publishes where another does', () => {
       'pipelines[0].destinations[0].work_dir',
     ]);
   });
+
+  it('regression: overlap refusals come in file order, the first the earliest line (a later line came first)', async () => {
+    const site = join(work, 'site');
+    const sales = join(site, 'sales');
+    const inside = join(source, 'published');
+    for (const dir of [site, sales, inside]) mkdirSync(dir, { recursive: true });
+    const entry = (id: string, root: string): string[] => [
+      `      - id: ${id}`,
+      '        kind: local',
+      `        root: ${JSON.stringify(root)}`,
+      '        outputs: {source: true, html: false}',
+    ];
+    const refusal = await refusalOf(
+      writeConfig([...entry('inner', inside), ...entry('a', sales), ...entry('b', site)]),
+    );
+    expect([refusal, ...refusal.also].map(placed)).toEqual([
+      ['destination_inside_source', 8, 9, 'pipelines[0].destinations[0].root'],
+      ['destination_roots_overlap', 16, 9, 'pipelines[0].destinations[2].root'],
+    ]);
+  });
 });

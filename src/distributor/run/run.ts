@@ -146,7 +146,12 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   // before anything is opened for writing (every pipeline of the file counts:
   // cron jobs often run its pipelines one at a time).
   const placed = placeDestinations(config);
-  const overlaps = [...overlapRefusals(placed), ...sourceOverlapRefusals(config, placed)];
+  // In file order, as every other configuration refusal: the first printed is the first to fix.
+  const overlaps = [...overlapRefusals(placed), ...sourceOverlapRefusals(config, placed)].sort(
+    (a, b) =>
+      (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+      (a.location?.column ?? 0) - (b.location?.column ?? 0),
+  );
   if (overlaps.length > 0) throw refuseAll(overlaps);
   // Up by the time the first file is hashed, instead of making it wait
   // (docs/performance.md, "Hashing during inspection").
