@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
-import { exampleGolden, filesOf } from '../../contracts/fixtures/resources.js';
+import { exampleGolden, exampleProject, filesOf } from '../../contracts/fixtures/resources.js';
 import { contractProjectFromFiles } from '../../contracts/index.js';
 
 const golden = (id: string) => join(exampleGolden(), 'resources', `${id}.json`);
@@ -212,6 +212,23 @@ describe('sealkit contract classify', () => {
         `  --> ${broken}:1:6\n` +
         '  = help: not strict JSON (json_malformed): the document ends before its value is complete\n',
     );
+  });
+
+  it('regression: a resource YAML file or the index.json given instead of a projection is named as what it is', () => {
+    const yaml = join(exampleProject(), 'sources', 'orders.yaml');
+    const fromYaml = runCli(['contract', 'classify', yaml, golden('retail.source.orders')]);
+    expect(fromYaml.status).toBe(2);
+    expect(fromYaml.stderr.toString('utf8')).toContain(
+      "  = help: this is a resource file of a contract project (YAML), not a projection: classify compares the JSON files that 'sealkit contract project DIR --out OUT' writes under OUT/resources/\n",
+    );
+    const index = join(exampleGolden(), 'index.json');
+    const fromIndex = runCli(['contract', 'classify', '--json', golden('retail.source.orders'), index]);
+    expect(fromIndex.status).toBe(2);
+    expect(JSON.parse(fromIndex.stdout.toString('utf8'))).toMatchObject({
+      reason_code: 'contract_projection_malformed',
+      location: { path: index },
+      hint: "this index.json lists the projections 'sealkit contract project --out' wrote: classify takes one of the files under resources/ beside it",
+    });
   });
 
   it('refuses a missing file and rejects a wrong command line', () => {

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import './contract-schemas-interpreted.js';
 import { classifyContractVersion, refuseContractVersion } from '../../contracts/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
@@ -125,6 +126,22 @@ async function located<T>(
   } catch (error: unknown) {
     if (!(error instanceof Refusal) || error.category === 'internal') throw error;
     const named = typeof path === 'string' ? path : path(error.role);
-    throw error.at({ path: named === '-' ? '<stdin>' : named });
+    throw error.at({ path: named === '-' ? '<stdin>' : named }, notAProjectHint(error, named));
   }
+}
+
+/**
+ * The two files most often given instead of a projection, named as what
+ * they are: a resource file of the project (YAML), and the `index.json`
+ * that `project --out` writes beside the projections it lists.
+ */
+function notAProjectHint(error: Refusal, named: string): string | undefined {
+  if (error.code !== 'contract_projection_malformed' || named === '-') return undefined;
+  if (/\.ya?ml$/i.test(named)) {
+    return "this is a resource file of a contract project (YAML), not a projection: classify compares the JSON files that 'sealkit contract project DIR --out OUT' writes under OUT/resources/";
+  }
+  if (basename(named) === 'index.json') {
+    return "this index.json lists the projections 'sealkit contract project --out' wrote: classify takes one of the files under resources/ beside it";
+  }
+  return undefined;
 }

@@ -259,6 +259,20 @@ describe('sealkit contract', () => {
     expect(out.location?.path?.startsWith(target)).toBe(true);
   });
 
+  it('regression: a resource file given as DIR says DIR is the project folder', () => {
+    copyExample(join(dir, 'shop'));
+    const run = runCli(['contract', 'validate', join('shop', 'sources', 'orders.yaml')], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_project_not_directory]: the contract project path is not a directory',
+        `  --> ${join('shop', 'sources', 'orders.yaml')}`,
+        '  = help: this is a file: name the contract project folder instead, whose resource files are read together (references between them are checked as one graph)',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {
     copyExample(join(dir, 'p'));
     chmodSync(join(dir, 'p', 'sources', 'orders.yaml'), 0o000);

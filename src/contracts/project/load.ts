@@ -93,6 +93,11 @@ function openRoot(path: string): Dir {
       throw refuseContract(symlink ? 'contract_project_symlink' : 'contract_project_not_directory', {
         role: ROLE,
         location,
+        ...(symlink
+          ? {}
+          : {
+              hint: 'this is a file: name the contract project folder instead, whose resource files are read together (references between them are checked as one graph)',
+            }),
       });
     }
     throw folderUnreadable(path);
