@@ -159,6 +159,8 @@ const ALIGN = /^text-align:(left|center|right)$/;
  * Two changes to markdown-it's tokens before rendering. Table cell
  * alignment becomes a class (`align-right`): the policy allows no `style`
  * attribute. Relative links to listed `.md` files point to their pages.
+ * Every relative link and image is recorded in `found.links` as the page
+ * then holds it.
  */
 function adjustTokens(
   tokens: readonly Token[],
