@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerLocation } from './location.js';
-import { ledgerServerShown, postgresConfig } from './open-postgres.js';
+import { ledgerServerShown, openPostgresLedger, postgresConfig } from './open-postgres.js';
 
 describe('where the ledger is', () => {
   const env = {
@@ -129,5 +129,33 @@ describe('the node-postgres configuration of a ledger URL', () => {
     expect(await tls(`${url}?sslmode=verify-full`)).toEqual(['tls, verify-full', 'none']);
     // The URL's sslmode wins over PGSSLMODE.
     expect(await tls(`${url}?sslmode=disable`, { PGSSLMODE: 'require' })).toEqual(['plain', 'none']);
+  });
+});
+
+describe('a ledger URL refused before any connection', () => {
+  const hintOf = async (url: string) => {
+    try {
+      await openPostgresLedger(url);
+    } catch (error: unknown) {
+      return [(error as { code?: string }).code, (error as { hint?: string }).hint];
+    }
+    return ['accepted'];
+  };
+
+  it('regression: a misspelt sslmode gets a did you mean, and an unreadable TLS file is named by its parameter', async () => {
+    expect(await hintOf('postgres://ci@127.0.0.1:1/contracts?sslmode=requir')).toEqual([
+      'contract_ledger_location_invalid',
+      "sslmode (in the URL or PGSSLMODE) takes disable, allow, prefer, require, verify-ca or verify-full: did you mean 'require'?",
+    ]);
+    const missing = join(tmpdir(), 'zq-no-such-root.crt');
+    const [code, hint] = await hintOf(
+      `postgres://ci@127.0.0.1:1/contracts?sslmode=verify-full&sslrootcert=${missing}`,
+    );
+    expect([code, hint]).toEqual([
+      'contract_ledger_location_invalid',
+      'the file its sslrootcert names cannot be read (no such file): check the path in sslrootcert, and that this account may read the file',
+    ]);
+    // The path the URL holds is never quoted.
+    expect(hint).not.toContain('zq-no-such-root');
   });
 });

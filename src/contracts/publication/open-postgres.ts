@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { nearest } from '../../core/refusal/index.js';
 import { connectionOver, type LedgerConnection } from './connection.js';
 import { pgLedgerSession } from './pg-session.js';
 import { refuseLedger } from './refusals.js';
@@ -14,17 +16,30 @@ const SSL_MODES: readonly string[] = [
   'no-verify',
 ];
 
+/** The URL parameters that name a file node-postgres reads when it parses the URL. */
+const TLS_FILES = ['sslcert', 'sslkey', 'sslrootcert'] as const;
+type TlsFile = (typeof TLS_FILES)[number];
+
 /** What is wrong with a ledger URL itself, said without quoting any part of it. */
 export class LocationProblem extends Error {
-  readonly part: 'percent-encoding' | 'sslmode';
-  constructor(part: 'percent-encoding' | 'sslmode') {
+  readonly part: 'percent-encoding' | 'sslmode' | TlsFile;
+  /** A sslmode the URL's is a near misspelling of (sealkit's own word, never the URL's). */
+  readonly suggestion: string | undefined;
+  /** Why a TLS file cannot be read: the errno's plain words. */
+  readonly reason: string | undefined;
+  constructor(
+    part: 'percent-encoding' | 'sslmode' | TlsFile,
+    extra: { readonly suggestion?: string; readonly cause?: string } = {},
+  ) {
     super(`ledger URL: ${part}`);
     this.name = 'LocationProblem';
     this.part = part;
+    this.suggestion = extra.suggestion;
+    this.reason = extra.cause;
   }
 }
 
-const LOCATION_HINTS: Readonly<Record<LocationProblem['part'] | 'other', string>> = {
+const LOCATION_HINTS: Readonly<Record<'percent-encoding' | 'sslmode' | 'other', string>> = {
   'percent-encoding':
     "a '%' in the URL must start an escape of two hex digits (write '%25' for a '%' in a password or name)",
   sslmode:
@@ -32,6 +47,28 @@ const LOCATION_HINTS: Readonly<Record<LocationProblem['part'] | 'other', string>
   other:
     'check its port (a number), its percent-encoding, and the files its sslcert, sslkey and sslrootcert name',
 };
+
+/** The hint of a URL refused before any connection, never quoting the URL. */
+function locationHint(error: unknown): string {
+  if (!(error instanceof LocationProblem)) return LOCATION_HINTS.other;
+  switch (error.part) {
+    case 'percent-encoding':
+      return LOCATION_HINTS['percent-encoding'];
+    case 'sslmode':
+      return `${LOCATION_HINTS.sslmode}${error.suggestion === undefined ? '' : `: did you mean '${error.suggestion}'?`}`;
+    default:
+      return `the file its ${error.part} names cannot be read (${error.reason ?? 'unreadable'}): check the path in ${error.part}, and that this account may read the file`;
+  }
+}
+
+/** The plain words of a file error's code, for a TLS file the URL names. */
+function fileCause(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'a folder, not a file';
+  return typeof code === 'string' ? code : 'unreadable';
+}
 
 /**
  * The node-postgres configuration of a ledger URL. `pg` fills what the URL
@@ -57,7 +94,20 @@ export async function postgresConfig(
   const query = url.indexOf('?');
   const params = new URLSearchParams(query < 0 ? '' : url.slice(query + 1));
   const mode = params.get('sslmode') ?? (env.PGSSLMODE === '' ? undefined : env.PGSSLMODE);
-  if (mode !== undefined && !SSL_MODES.includes(mode)) throw new LocationProblem('sslmode');
+  if (mode !== undefined && !SSL_MODES.includes(mode)) {
+    const suggestion = nearest(mode, SSL_MODES.slice(0, 6));
+    throw new LocationProblem('sslmode', suggestion === undefined ? {} : { suggestion });
+  }
+  // node-postgres reads these files while it parses the URL; one it cannot read is named here.
+  for (const part of TLS_FILES) {
+    const file = params.get(part);
+    if (file === null || file === '') continue;
+    try {
+      readFileSync(file);
+    } catch (error: unknown) {
+      throw new LocationProblem(part, { cause: fileCause(error) });
+    }
+  }
   // The URL's own choice of node-postgres semantics (`uselibpqcompat=false`) is left to it.
   const libpq = !params.has('uselibpqcompat');
   let withMode = url;
@@ -143,7 +193,7 @@ export async function openPostgresLedger(url: string): Promise<LedgerConnection>
     // Never quoted: the URL may hold a password.
     throw refuseLedger('contract_ledger_location_invalid', {
       role: 'ledger',
-      hint: LOCATION_HINTS[error instanceof LocationProblem ? error.part : 'other'],
+      hint: locationHint(error),
     });
   }
   let attempt = await connected(pg, config.first);
