@@ -174,6 +174,20 @@ const CASES: readonly Case[] = [
     args: WITH_FIXTURES,
   },
   {
+    // A fixture without a column its source declares: found at the fixture,
+    // and the model that reads the column says so beside DuckDB's message.
+    name: 'fixture-missing-column',
+    project: {
+      ...replace(
+        'models/bronze/_bronze__sources.yml',
+        '      - name: order_items\n',
+        '      - name: order_items\n        columns:\n          - name: order_item_id\n          - name: order_id\n          - name: quantity\n',
+      ),
+      'fixtures/bronze/order_items.csv': 'order_item_id,order_id,qty\ni1,o1,2\ni2,o1,1\n',
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'missing-dbt-project',
     project: { 'dbt_project.yml': null },
     args: CHECK,

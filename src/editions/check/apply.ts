@@ -1,9 +1,16 @@
 import { join } from 'node:path';
-import { didYouMean, type Refusal, refuseAll } from '../../core/refusal/index.js';
+import { didYouMean, nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { CheckEngine, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
-import type { CheckPlan, PlannedModel, PlannedTest, SourceKey } from './plan.js';
+import type {
+  CheckPlan,
+  DeclaredColumn,
+  PlannedModel,
+  PlannedSource,
+  PlannedTest,
+  SourceKey,
+} from './plan.js';
 import {
   type CheckReport,
   draft,
@@ -43,7 +50,16 @@ interface Execution {
   readonly loaded: ReadonlyMap<string, number>;
   /** Row count of each model built. */
   readonly built: ReadonlyMap<string, number>;
+  /** Per `source.table`: the fixture loaded for it that lacks declared columns, and which. */
+  readonly gaps: ReadonlyMap<string, FixtureGap>;
   readonly captured: Readonly<Record<string, CapturedRows>>;
+}
+
+/** A fixture whose header lacks columns its source table declares. */
+interface FixtureGap {
+  /** The fixture file as the user named it. */
+  readonly path: string;
+  readonly missing: readonly string[];
 }
 
 type TestBase = Pick<TestReport, 'name' | 'kind' | 'attached_to' | 'column'>;
@@ -143,26 +159,47 @@ async function execute(
   const parsed = await parseModels(engine, plan.models);
   if (options.fixtures === undefined) {
     const none = new Map<string, never>();
-    return { modelFindings: parsed, sourceFindings: none, loaded: none, built: none, captured: {} };
+    return {
+      modelFindings: parsed,
+      sourceFindings: none,
+      loaded: none,
+      built: none,
+      gaps: none,
+      captured: {},
+    };
   }
-  const { loaded, sourceFindings } = await loadFixtures(engine, plan.sources, fixtureByKey);
-  const { built, modelFindings } = await buildModels(engine, plan, parsed, loaded, options.fixtures.dir);
+  const fixtures = options.fixtures;
+  const { loaded, sourceFindings, gaps } = await loadFixtures(engine, plan.sources, fixtureByKey, (table) =>
+    fixturePath(table, fixtures),
+  );
+  const { built, modelFindings } = await buildModels(engine, plan, parsed, { loaded, gaps }, fixtures.dir);
   const captured = await captureBuilt(engine, plan.models, built, options.captureRows ?? []);
-  return { modelFindings, sourceFindings, loaded, built, captured };
+  return { modelFindings, sourceFindings, loaded, built, gaps, captured };
 }
 
 async function loadFixtures(
   engine: CheckEngine,
   sources: CheckPlan['sources'],
   fixtureByKey: ReadonlyMap<string, FixtureTable>,
-): Promise<Pick<Execution, 'loaded' | 'sourceFindings'>> {
+  pathOf: (table: FixtureTable) => string,
+): Promise<Pick<Execution, 'loaded' | 'sourceFindings' | 'gaps'>> {
   const loaded = new Map<string, number>();
   const sourceFindings = new Map<string, FindingDraft | undefined>();
+  const gaps = new Map<string, FixtureGap>();
+  // A loaded source whose fixture lacks a declared column: a finding at the
+  // fixture, and the table stays loaded, so every model that does not read
+  // the column still builds and tests (docs/editions.md).
+  const compare = (source: PlannedSource, table: FixtureTable): void => {
+    const gap = columnGap(source, table, pathOf(table));
+    if (gap === undefined) return;
+    gaps.set(keyOf(source), gap.gap);
+    sourceFindings.set(keyOf(source), gap.finding);
+  };
   // Two sources whose schema and identifier render alike name one Bronze
   // relation (the migration source and a scaffolded one, both on
   // MIGRATION_BRONZE_NAMESPACE): one fixture loads it for both, as one
   // table serves both in the warehouse.
-  const relations = new Map<string, number>();
+  const relations = new Map<string, { readonly rows: number; readonly table: FixtureTable }>();
   for (const source of sources) {
     const key = keyOf(source);
     const table = fixtureByKey.get(key);
@@ -171,22 +208,60 @@ async function loadFixtures(
     try {
       await engine.loadTable(source.schema, source.identifier, table.columns, table.rows);
       loaded.set(key, table.rows.length);
-      relations.set(relationOf(source.schema, source.identifier), table.rows.length);
+      relations.set(relationOf(source.schema, source.identifier), { rows: table.rows.length, table });
+      compare(source, table);
     } catch (error: unknown) {
       sourceFindings.set(key, engineFinding('build_failed', source.path, error));
     }
   }
   for (const source of sources) {
     const key = keyOf(source);
-    const rows =
+    const relation =
       source.schema === undefined || source.identifier === undefined
         ? undefined
         : relations.get(relationOf(source.schema, source.identifier));
-    if (!source.enabled || source.finding !== undefined || fixtureByKey.has(key) || rows === undefined)
+    if (!source.enabled || source.finding !== undefined || fixtureByKey.has(key) || relation === undefined)
       continue;
-    loaded.set(key, rows);
+    loaded.set(key, relation.rows);
+    compare(source, relation.table);
   }
-  return { loaded, sourceFindings };
+  return { loaded, sourceFindings, gaps };
+}
+
+/** ASCII case folding: DuckDB resolves column names without regard to case. */
+const fold = (name: string): string => name.toLowerCase();
+
+/**
+ * The declared columns a fixture's header lacks, as a `fixture_column_missing`
+ * finding at the fixture's header line: each column with where its source
+ * declares it, and the header column it is close to when one is (a column
+ * the source does not declare, so likely the same one misspelt).
+ */
+function columnGap(
+  source: PlannedSource,
+  table: FixtureTable,
+  path: string,
+): { readonly gap: FixtureGap; readonly finding: FindingDraft } | undefined {
+  const header = new Set(table.columns.map(fold));
+  const missing = source.declared.filter((column) => !header.has(fold(column.name)));
+  if (missing.length === 0) return undefined;
+  const declared = new Set(source.declared.map((column) => fold(column.name)));
+  const undeclared = table.columns.filter((column) => !declared.has(fold(column)));
+  const place = (column: DeclaredColumn): string =>
+    column.line === undefined
+      ? source.path
+      : `${source.path}:${column.line}${column.column === undefined ? '' : `:${column.column}`}`;
+  const named = missing.map((column) => `'${column.name}' (${place(column)})`).join(', ');
+  const near = missing.flatMap((column) => {
+    const close = nearest(column.name, undeclared);
+    return close === undefined ? [] : [`the header's '${close}': did you mean '${column.name}'?`];
+  });
+  const [what, them] = missing.length === 1 ? ['the column', 'it'] : ['the columns', 'them'];
+  const hint = `${keyOf(source)} declares ${what} ${named}; this fixture's header lacks ${them}: add ${them} (an empty field is NULL)${near.length === 0 ? '' : `; ${near.join('; ')}`}`;
+  return {
+    gap: { path, missing: missing.map((column) => column.name) },
+    finding: draft('fixture_column_missing', { path, line: 1, hint }),
+  };
 }
 
 function relationOf(schema: string, identifier: string): string {
@@ -198,7 +273,7 @@ async function buildModels(
   engine: CheckEngine,
   plan: CheckPlan,
   parsed: ReadonlyMap<string, FindingDraft | undefined>,
-  loaded: ReadonlyMap<string, number>,
+  { loaded, gaps }: Pick<Execution, 'loaded' | 'gaps'>,
   fixturesDir: string,
 ): Promise<Pick<Execution, 'built' | 'modelFindings'>> {
   const modelFindings = new Map(parsed);
@@ -210,9 +285,52 @@ async function buildModels(
     const blocked = blockedBy(model, modelFindings, built, loaded, fixturesDir);
     const outcome = blocked ?? (await buildModel(engine, model, model.sql));
     if (typeof outcome === 'number') built.set(name, outcome);
-    else modelFindings.set(name, outcome);
+    else modelFindings.set(name, withGapHint(outcome, model, byName, gaps));
   }
   return { built, modelFindings };
+}
+
+/**
+ * A build that failed on a column a fixture lacks (DuckDB names it, quoted)
+ * says which fixture, so the binder's message is not all there is: the
+ * sources the model reads, directly or through its refs, are searched.
+ */
+function withGapHint(
+  found: FindingDraft,
+  model: PlannedModel,
+  byName: ReadonlyMap<string, PlannedModel>,
+  gaps: ReadonlyMap<string, FixtureGap>,
+): FindingDraft {
+  const detail = found.detail;
+  if (found.code !== 'build_failed' || detail === undefined || gaps.size === 0) return found;
+  const named = fold(detail);
+  for (const key of upstreamSources(model, byName)) {
+    const gap = gaps.get(key);
+    const column = gap?.missing.find((name) => named.includes(`"${fold(name)}"`));
+    if (gap === undefined || column === undefined) continue;
+    return {
+      ...found,
+      hint: `the fixture ${gap.path} has no column '${column}', which the source table ${key} declares (fixture_column_missing)`,
+    };
+  }
+  return found;
+}
+
+/** The `source.table` keys a model reads, its own first, then through its refs, each once. */
+function upstreamSources(model: PlannedModel, byName: ReadonlyMap<string, PlannedModel>): string[] {
+  const keys = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (current: PlannedModel): void => {
+    if (seen.has(current.name)) return;
+    seen.add(current.name);
+    for (const key of current.sources) keys.add(keyOf(key));
+    for (const ref of current.refs) {
+      const upstream = byName.get(ref);
+      if (upstream !== undefined) walk(upstream);
+    }
+  };
+  walk(model);
+  return [...keys];
 }
 
 /** The model's row count once built, or the engine's failure. */

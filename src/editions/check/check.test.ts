@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -625,6 +625,73 @@ describe('duplicates and parse lines', () => {
     expect(again?.hint).toMatch(
       /^DuckDB stops at line [0-9]+, column [0-9]+ of the rendered SQL; Jinja changed the file's lines/,
     );
+  });
+});
+
+describe('fixtures against the declared columns', () => {
+  /** A copy of the bigquery edition's fixtures with order_items.csv's header (and rows) rewritten. */
+  const fixturesWith = (columns: (header: string[]) => string[]): string => {
+    const copy = join(dir, 'fixtures');
+    cpSync(join(EDITION_PROJECTS.bigquery, 'fixtures'), copy, { recursive: true });
+    const file = join(copy, 'bronze', 'order_items.csv');
+    const rows = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((row) => row !== '')
+      .map((row) => row.split(','));
+    const header = rows[0] ?? [];
+    const kept = columns(header);
+    const text = rows
+      .map((row) => kept.map((name) => row[header.indexOf(name)] ?? name).join(','))
+      .join('\n');
+    writeFileSync(file, `${text}\n`);
+    return copy;
+  };
+
+  it('regression: a fixture without a declared column is fixture_column_missing at the fixture, and the build failure names it', async () => {
+    const fixtures = fixturesWith((header) => header.filter((name) => name !== 'unit_price'));
+    const { report } = await checkProject(EDITION_PROJECTS.bigquery, { fixtures });
+    expect(report.status).toBe('failed');
+    const sources = join(EDITION_PROJECTS.bigquery, 'models', 'bronze', '_bronze__sources.yml');
+    const declaredAt = readFileSync(sources, 'utf8').split('\n').indexOf('          - name: unit_price') + 1;
+    expect(declaredAt).toBeGreaterThan(0);
+    const source = report.sources.find((item) => item.name === 'bronze.order_items');
+    expect(source).toMatchObject({
+      status: 'failed',
+      fixture_rows: expect.any(Number),
+      finding: {
+        reason_code: 'fixture_column_missing',
+        location: { path: join(fixtures, 'bronze', 'order_items.csv'), line: 1 },
+        hint: `bronze.order_items declares the column 'unit_price' (models/bronze/_bronze__sources.yml:${declaredAt}:13); this fixture's header lacks it: add it (an empty field is NULL)`,
+      },
+    });
+    // The table is still loaded: what does not read the column builds.
+    expect(report.models.find((model) => model.name === 'silver_orders')).toMatchObject({ built: true });
+    const items = report.models.find((model) => model.name === 'silver_order_items');
+    expect(items?.finding).toMatchObject({
+      reason_code: 'build_failed',
+      hint: `the fixture ${join(fixtures, 'bronze', 'order_items.csv')} has no column 'unit_price', which the source table bronze.order_items declares (fixture_column_missing)`,
+    });
+    expect(items?.finding?.detail).toContain('"unit_price"');
+  });
+
+  it('regression: a misspelt fixture column is offered for the declared one, and case does not count', async () => {
+    const fixtures = fixturesWith((header) =>
+      header.map((name) => (name === 'quantity' ? 'quantty' : name === 'order_id' ? 'ORDER_ID' : name)),
+    );
+    const { report } = await checkProject(EDITION_PROJECTS.bigquery, { fixtures });
+    const found = report.sources.find((item) => item.name === 'bronze.order_items')?.finding;
+    expect(found?.reason_code).toBe('fixture_column_missing');
+    expect(found?.hint).toMatch(
+      /declares the column 'quantity' \(models\/bronze\/_bronze__sources\.yml:\d+:13\);/,
+    );
+    expect(found?.hint).toMatch(/; the header's 'quantty': did you mean 'quantity'\?$/);
+    expect(found?.hint).not.toContain('order_id');
+  });
+
+  it('an extra fixture column the source does not declare is no finding', async () => {
+    const fixtures = fixturesWith((header) => [...header, 'loaded_by']);
+    const { report } = await checkProject(EDITION_PROJECTS.bigquery, { fixtures });
+    expect(report.status).toBe('passed');
   });
 });
 

@@ -33,6 +33,7 @@ export type FindingCode =
   | 'sql_parse_error'
   | 'sql_not_single_select'
   | 'fixture_missing'
+  | 'fixture_column_missing'
   | 'build_failed'
   | 'dependency_failed'
   | 'unsupported_test'
@@ -68,6 +69,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   sql_parse_error: 'the rendered SQL does not parse',
   sql_not_single_select: 'the rendered SQL is not exactly one SELECT statement',
   fixture_missing: 'no fixture CSV was given for a source table the model reads',
+  fixture_column_missing: 'the fixture CSV has no column for a column its source table declares',
   build_failed: 'the model failed to build on the fixtures',
   dependency_failed: 'a model this one depends on did not build',
   unsupported_test:

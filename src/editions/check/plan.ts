@@ -80,7 +80,16 @@ export interface PlannedSource extends SourceKey {
   readonly identifier: string | undefined;
   readonly relation: string | undefined;
   readonly columns: readonly string[];
+  /** The declared columns and where each `name:` is written, to compare a fixture's header with. */
+  readonly declared: readonly DeclaredColumn[];
   readonly finding: FindingDraft | undefined;
+}
+
+/** A column a source table declares, and the line and column of its `name:` in the properties file. */
+export interface DeclaredColumn {
+  readonly name: string;
+  readonly line?: number;
+  readonly column?: number;
 }
 
 export interface PlannedTest {
@@ -1062,6 +1071,13 @@ function planSource(
         ? sourceRelation(schemaText, identifierText)
         : undefined,
     columns: table.columns.map((column) => column.name),
+    declared: table.columns.map((column) => ({
+      name: column.name,
+      ...(column.at?.line === undefined ? {} : { line: column.at.line }),
+      ...(column.at?.line === undefined || column.at.column === undefined
+        ? {}
+        : { column: column.at.column }),
+    })),
     finding,
   };
 }

@@ -25,6 +25,8 @@ export interface PlacedTest {
 
 export interface ColumnProperties {
   readonly name: string;
+  /** Where the column's `name:` is written. */
+  readonly at?: YamlPlace;
   readonly tests: readonly PlacedTest[];
 }
 
@@ -121,7 +123,12 @@ function columnsOf(
   for (const [index, column] of asArray(value).entries()) {
     if (!isMapping(column)) continue;
     const name = asString(column.name);
-    if (name !== undefined) columns.push({ name, tests: testsOf(column, [...at, index], place) });
+    if (name !== undefined)
+      columns.push({
+        name,
+        at: place([...at, index, 'name']),
+        tests: testsOf(column, [...at, index], place),
+      });
   }
   return columns;
 }

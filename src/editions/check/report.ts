@@ -17,6 +17,11 @@ export interface FindingDraft {
   readonly code: FindingCode;
   /** Project-relative file the finding is about. */
   readonly file?: string;
+  /**
+   * A file outside the project, as the user named it (a fixture CSV under
+   * --fixtures): shown as it is, in place of `file`.
+   */
+  readonly path?: string;
   readonly line?: number;
   readonly column?: number;
   readonly pointer?: string;
@@ -52,7 +57,8 @@ export interface Finding {
 export function finding(found: FindingDraft | undefined, projectDir = '.'): Finding | undefined {
   if (found === undefined) return undefined;
   const location: { -readonly [K in keyof RefusalLocation]: RefusalLocation[K] } = {};
-  if (found.file !== undefined) location.path = join(projectDir, found.file);
+  if (found.path !== undefined) location.path = found.path;
+  else if (found.file !== undefined) location.path = join(projectDir, found.file);
   if (found.line !== undefined) {
     location.line = found.line;
     if (found.column !== undefined) location.column = found.column;
