@@ -327,19 +327,27 @@ async function applyPlan(
       bytes.finished(write);
       progress();
     };
-    // Bytes on their way: said when a while has passed since the last event.
+    // Bytes on their way: said at most every BYTES_PROGRESS_MS, and the last
+    // of them too (a timer), so the count never stops short of what was sent.
     let toldAt = 0;
+    let trailing: ReturnType<typeof setTimeout> | undefined;
+    const tellBytes = (): void => {
+      trailing = undefined;
+      toldAt = performance.now();
+      progress();
+    };
     const onSent = (write: PlannedWrite, sent: number): void => {
       bytes.sent(write, sent);
-      const at = performance.now();
-      if (at - toldAt < BYTES_PROGRESS_MS) return;
-      toldAt = at;
-      progress();
+      if (trailing !== undefined) return;
+      const wait = BYTES_PROGRESS_MS - (performance.now() - toldAt);
+      if (wait <= 0) tellBytes();
+      else trailing = setTimeout(tellBytes, wait);
     };
     const results =
       signal?.aborted === true
         ? batch.map(interruptedOutcome)
         : await applyBatch(batch, byPipeline, now, beforeStep, { signal, transfers, onFinished, onSent });
+    clearTimeout(trailing);
     for (const [index, write] of batch.entries()) {
       const result = results[index];
       if (result !== undefined) outcomes.set(write, result);

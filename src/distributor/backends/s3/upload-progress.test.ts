@@ -7,10 +7,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../../test/helpers/cli.js';
-import { s3ConfigYaml, useRgwFixture, writeBundle } from '../../../../test/helpers/distributor-s3.js';
+import {
+  s3Config,
+  s3ConfigYaml,
+  useRgwFixture,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
 import { isObjectPut } from '../../../../test/helpers/s3-proxy.js';
+import { distributeRun, type ProgressEvent } from '../../run/run.js';
 
-const ctx = useRgwFixture({ work: 's3-upload-progress-', bucket: 'uploads', proxy: true });
+const ctx = useRgwFixture({ work: 's3-upload-progress-', bucket: 'uploads', proxy: true, awsEnv: true });
 
 /** Larger than what the sockets between sealkit and the store buffer (several MB on loopback). */
 const SIZE = 16_000_000;
@@ -82,5 +88,45 @@ describe('progress of a large upload', () => {
     } finally {
       ctx.proxy.decide(() => ({ kind: 'forward' }));
     }
+  }, 60_000);
+
+  it('regression: the last bytes an upload sends are told before it finishes, however soon after the ones before', async () => {
+    const dir = mkdtempSync(join(ctx.work, 'last-'));
+    const size = 3_000_000;
+    writeBundle(join(dir, 'out'), 'big', {
+      id: 'big',
+      created: '2026-05-30T11:10:00Z',
+      files: { 'data.bin': randomBytes(size) },
+    });
+    const config = s3Config(ctx.rgw, join(dir, 'out'), {
+      bucket: ctx.bucket,
+      prefix: 'last',
+      html: false,
+    });
+    const [pipeline] = config.pipelines;
+    const [destination] = pipeline?.destinations ?? [];
+    if (pipeline === undefined || destination === undefined) throw new Error('config');
+    ctx.proxy.decide((req) =>
+      isObjectPut(req, '/big/data.bin') ? { kind: 'throttle', bytesPerSecond: RATE } : { kind: 'forward' },
+    );
+    const events: ProgressEvent[] = [];
+    try {
+      const report = await distributeRun({
+        config: {
+          pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
+        },
+        onProgress: (event) => events.push(event),
+      });
+      expect(report.outcomes.map((item) => item.outcome)).toEqual(['published']);
+    } finally {
+      ctx.proxy.decide(() => ({ kind: 'forward' }));
+    }
+    const apply = events.filter((event) => event.phase === 'apply' && event.done === 0);
+    const told = apply.map((event) => event.bytes_done ?? -1);
+    // Told as they went, never backwards, and all of them before the bundle was counted done.
+    expect(told.length).toBeGreaterThan(2);
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+    expect(told.at(-1)).toBe(size);
+    expect(apply.every((event) => event.bytes_total === size)).toBe(true);
   }, 60_000);
 });
