@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { holdEmbeddedLedger, openEmbeddedLedger } from './open-embedded.js';
+import { Dir, lockExclusiveNonBlocking } from '../../core/fs/index.js';
+import { holdEmbeddedLedger, LOCK_WAIT_MS, openEmbeddedLedger } from './open-embedded.js';
 import { refuseLedger } from './refusals.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sealkit-open-embedded-'));
@@ -39,5 +40,42 @@ describe('opening the embedded ledger', () => {
     expect(again.created).toBe(false);
     await again.discard();
     expect(existsSync(join(project, '.sealkit', 'ledger', 'PG_VERSION'))).toBe(true);
+  });
+
+  it('regression: readers share the ledger, hold it only while they copy it, and wait briefly for a holder', async () => {
+    const project = join(work, 'readers');
+    mkdirSync(project);
+    await (await openEmbeddedLedger(project, { create: true })).close();
+    const read = () => openEmbeddedLedger(project, { create: false, readOnly: true });
+    // Two readers at once, and a publication beside them: none is refused as busy.
+    const first = await read();
+    const second = await read();
+    const writer = await openEmbeddedLedger(project, { create: false });
+    await writer.close();
+    for (const reader of [first, second]) {
+      expect(await reader.session.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      await reader.close();
+    }
+    // A holder that lets go within the wait delays a reader instead of refusing it.
+    const sealkit = Dir.open(join(project, '.sealkit'));
+    try {
+      const held = lockExclusiveNonBlocking(sealkit, 'ledger.lock');
+      if (held.kind !== 'acquired') throw new Error('the lock should be free');
+      setTimeout(() => held.lock.release(), 300);
+      await (await read()).close();
+      // One that keeps it is busy once the wait is over.
+      const kept = lockExclusiveNonBlocking(sealkit, 'ledger.lock');
+      if (kept.kind !== 'acquired') throw new Error('the lock should be free');
+      const started = Date.now();
+      const refusal = await read().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      kept.lock.release();
+      expect(refuseLedger.is(refusal, 'contract_ledger_busy')).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(LOCK_WAIT_MS);
+    } finally {
+      sealkit.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import {
   type HeldLock,
   isFsError,
   lockExclusiveNonBlocking,
+  lockSharedNonBlocking,
   probeLock,
   writeFailureCause,
 } from '../../core/fs/index.js';
@@ -186,9 +187,7 @@ export async function holdEmbeddedLedger(
         throw refuseLedger('contract_ledger_missing', { role: 'ledger' });
       }
       step = { kind: 'open', parent: sealkit, name: LOCK_FILE, path: join(sealkitPath, LOCK_FILE) };
-      const locked = lockExclusiveNonBlocking(sealkit, LOCK_FILE);
-      if (locked.kind === 'busy') throw busy();
-      lock = locked.lock;
+      lock = await lockWithin(sealkit, readOnly ? 'shared' : 'exclusive', LOCK_WAIT_MS);
       step = { kind: 'open', parent: sealkit, name: LEDGER_DIR, path: ledgerPath };
       const ledger = openChildDir(sealkit, LEDGER_DIR, create, () => {
         step = { kind: 'create', path: ledgerPath };
@@ -203,6 +202,11 @@ export async function holdEmbeddedLedger(
         if (readOnly) snapshot = tarHeldDataDir(ledger);
       } finally {
         ledger.close();
+      }
+      // A reader runs on its copy from here on: another reader or a publication need not wait for it.
+      if (readOnly) {
+        lock.release();
+        lock = undefined;
       }
     } catch (error: unknown) {
       if (error instanceof Refusal) throw error;
@@ -270,6 +274,30 @@ export async function holdEmbeddedLedger(
   } catch (error: unknown) {
     release();
     throw error;
+  }
+}
+
+/** How long opening the embedded ledger waits for another process's lock (docs/contracts.md#embedded-ledger). */
+export const LOCK_WAIT_MS = 2000;
+const LOCK_POLL_MS = 50;
+
+/**
+ * The ledger lock: shared for a reader, which holds it only while it copies
+ * the files, exclusive for a publication, which holds it to the end. Held by
+ * another process, it is asked for again every 50 ms for up to `waitMs`
+ * (so a reader's copy, a fraction of a second, delays rather than refuses),
+ * then refused as busy.
+ */
+async function lockWithin(sealkit: Dir, mode: 'shared' | 'exclusive', waitMs: number): Promise<HeldLock> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const locked =
+      mode === 'shared'
+        ? lockSharedNonBlocking(sealkit, LOCK_FILE)
+        : lockExclusiveNonBlocking(sealkit, LOCK_FILE);
+    if (locked.kind === 'acquired') return locked.lock;
+    if (Date.now() >= deadline) throw busy();
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
   }
 }
 

@@ -49,6 +49,7 @@ export const AT_EMPTY_PATH = 0x1000;
 export const RENAME_NOREPLACE = 1;
 export const RENAME_EXCHANGE = 2;
 
+export const LOCK_SH = 1;
 export const LOCK_EX = 2;
 export const LOCK_NB = 4;
 export const LOCK_UN = 8;

@@ -10,6 +10,7 @@ export {
   type LockProbe,
   type LockResult,
   lockExclusiveNonBlocking,
+  lockSharedNonBlocking,
   peekLock,
   probeLock,
 } from './lock.js';

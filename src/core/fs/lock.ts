@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LOCK_EX, LOCK_NB, LOCK_UN } from './constants.js';
+import { LOCK_EX, LOCK_NB, LOCK_SH, LOCK_UN } from './constants.js';
 import type { Dir } from './dir.js';
 import { FsError, isFsError } from './errors.js';
 import { closeFdQuietly, libc } from './libc.js';
@@ -7,7 +7,7 @@ import { type EntryName, encodeName } from './names.js';
 import { openChild } from './open-child.js';
 import { statAt } from './stat.js';
 
-/** An exclusive flock held until `release()` or until the process dies (the kernel frees it then). */
+/** An flock held until `release()` or until the process dies (the kernel frees it then). */
 export interface HeldLock {
   release(): void;
 }
@@ -25,6 +25,15 @@ export type LockProbe = 'absent' | 'held' | 'free';
  */
 export function lockExclusiveNonBlocking(dir: Dir, name: EntryName): LockResult {
   return tryLock(dir, name, 'create');
+}
+
+/**
+ * `lockExclusiveNonBlocking`, but a shared flock: any number of shared
+ * holders at once, none while an exclusive one holds it (and the other way
+ * round). For readers that only copy what the exclusive holder writes.
+ */
+export function lockSharedNonBlocking(dir: Dir, name: EntryName): LockResult {
+  return tryLock(dir, name, 'create', LOCK_SH);
 }
 
 /**
@@ -95,12 +104,17 @@ export function peekLock(dir: Dir, name: EntryName): LockPeek {
   return 'free';
 }
 
-function tryLock(dir: Dir, name: EntryName, open: 'create' | 'existing'): LockResult {
+function tryLock(
+  dir: Dir,
+  name: EntryName,
+  open: 'create' | 'existing',
+  mode: typeof LOCK_EX | typeof LOCK_SH = LOCK_EX,
+): LockResult {
   const c = libc();
   const fd = open === 'create' ? openOrCreate(dir, name) : openLockFile(dir, name, 0);
   try {
     if (statAt(fd).type !== 'file') throw FsError.synthetic('EINVAL', 'flock');
-    c.flock(fd, LOCK_EX | LOCK_NB);
+    c.flock(fd, mode | LOCK_NB);
   } catch (error: unknown) {
     closeFdQuietly(fd);
     if (isFsError(error, 'EWOULDBLOCK') || isFsError(error, 'EAGAIN')) return { kind: 'busy' };
