@@ -139,6 +139,27 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // Each generic test the check cannot run says why, and a package test keeps its name.
+    name: 'unsupported-test-forms',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      "          - accepted_values:\n              values: ['placed', 'shipped']\n",
+      [
+        '          - accepted_values:',
+        "              value: ['placed', 'shipped']",
+        '          - not_null:',
+        '              config:',
+        '                severity: warn',
+        '          - dbt_utils.accepted_range:',
+        '              min_value: 0',
+        '          - relationships:',
+        "              to: ref('silver_orders')",
+        '',
+      ].join('\n'),
+    ),
+    args: CHECK,
+  },
+  {
     name: 'schema-yml-several-errors',
     project: {
       'models/silver/_silver__models.yml': (SMALL_PROJECT['models/silver/_silver__models.yml'] ?? '')

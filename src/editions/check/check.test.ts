@@ -628,6 +628,30 @@ describe('duplicates and parse lines', () => {
   });
 });
 
+describe('tests the check cannot run', () => {
+  it('regression: a package test keeps its dotted name as its kind, and each unsupported form says why', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'gold', '_gold__models.yml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('      - name: revenue\n');
+    writeFileSync(
+      file,
+      text.replace(
+        '      - name: revenue\n',
+        '      - name: revenue\n        data_tests:\n          - dbt_utils.accepted_range:\n              min_value: 0\n          - accepted_values:\n              value: [a]\n',
+      ),
+    );
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const failed = report.tests.filter((test) => test.status === 'failed');
+    expect(failed.map((test) => [test.name, test.kind, test.finding?.reason_code])).toEqual([
+      ['dbt_utils_accepted_range_gold_daily_revenue_revenue', 'dbt_utils.accepted_range', 'unsupported_test'],
+      ['accepted_values_gold_daily_revenue_revenue', 'accepted_values', 'unsupported_test'],
+    ]);
+    expect(failed[0]?.finding?.hint).toContain("a test of the package 'dbt_utils'");
+    expect(failed[1]?.finding?.hint).toBe("accepted_values has no argument 'value': did you mean 'values'?");
+  });
+});
+
 describe('fixtures against the declared columns', () => {
   /** A copy of the bigquery edition's fixtures with order_items.csv's header (and rows) rewritten. */
   const fixturesWith = (columns: (header: string[]) => string[]): string => {

@@ -17,6 +17,7 @@ import {
   collectProperties,
   type ModelProperties,
   type PlacedTest,
+  RUNNABLE_TESTS,
   type SourceTableProperties,
   type TestSpec,
 } from './properties.js';
@@ -1218,24 +1219,36 @@ function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
   });
 }
 
-/** The tests the check runs, by the names dbt spells them. */
-const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_values'] as const;
-
-/** A misspelt generic test (`uniqe`) names the one it is close to; a test the check does not run says so plainly. */
-function unsupportedTest(label: string, here: Omit<FindingDraft, 'code'>): FindingDraft {
-  const runnable = (RUNNABLE_TESTS as readonly string[]).includes(label);
-  const hint = runnable ? undefined : didYouMean(label, RUNNABLE_TESTS);
-  return draft('unsupported_test', { ...here, ...(hint === undefined ? {} : { hint }) });
+/**
+ * Why a generic test is not run: what testSpec found (a config, an argument
+ * missing or misspelt, a package), a misspelt test name with the one it is
+ * close to, or else that it is none of the four.
+ */
+function unsupportedTest(
+  spec: Extract<TestSpec, { readonly kind: 'unsupported' }>,
+  here: Omit<FindingDraft, 'code'>,
+): FindingDraft {
+  const near = didYouMean(spec.label, RUNNABLE_TESTS);
+  const hint =
+    spec.hint ??
+    (near === undefined
+      ? `'${spec.label}' is not one of the generic tests the offline check runs (${RUNNABLE_TESTS.join(', ')})`
+      : near);
+  return draft('unsupported_test', { ...here, hint });
 }
+
+/** A test's name as dbt forms it from a package test too (`dbt_utils.accepted_range` → `dbt_utils_accepted_range`). */
+const TEST_LABEL = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
 function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, scope: TestScope): PlannedTest {
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
-  const safeLabel = IDENTIFIER.test(label) ? label : 'test';
+  // A package test keeps its dotted name as its kind; the test's name joins it with `_`, as dbt does.
+  const safeLabel = TEST_LABEL.test(label) ? label : 'test';
   const here = { file: owner.file, ...at };
   const columnValid = IDENTIFIER.test(column);
   const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
   const planned = firstFinding([
-    () => (spec.kind === 'unsupported' ? unsupportedTest(spec.label, here) : undefined),
+    () => (spec.kind === 'unsupported' ? unsupportedTest(spec, here) : undefined),
     () => (columnValid ? undefined : draft('test_target_invalid', here)),
     () => related?.finding,
   ]);
@@ -1245,7 +1258,7 @@ function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, sc
     sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
-    name: `${safeLabel}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    name: `${safeLabel.replaceAll('.', '_')}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
     kind: safeLabel,
     attachedTo: owner.attachedTo,
     column,

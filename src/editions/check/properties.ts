@@ -1,4 +1,5 @@
 import type { PathSegment, YamlNode } from '../../core/input/index.js';
+import { nearest } from '../../core/refusal/index.js';
 import {
   asArray,
   asString,
@@ -15,7 +16,13 @@ export type TestSpec =
   | { readonly kind: 'unique' }
   | { readonly kind: 'relationships'; readonly to: string; readonly field: string }
   | { readonly kind: 'accepted_values'; readonly values: readonly string[]; readonly quote: boolean }
-  | { readonly kind: 'unsupported'; readonly label: string };
+  | {
+      readonly kind: 'unsupported';
+      /** The test's name as written (`dbt_utils.accepted_range`), or `test` when it has none. */
+      readonly label: string;
+      /** Why the check cannot run it: a config, a missing or misspelt argument, a package. */
+      readonly hint?: string;
+    };
 
 /** A test and where it is written in its properties file. */
 export interface PlacedTest {
@@ -141,43 +148,137 @@ function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer):
 
 const PLAIN_TEST_KEYS = new Set(['name']);
 
+/** The generic tests the check runs, by the names dbt spells them. */
+export const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_values'] as const;
+
+/** What each runnable test takes besides `name`, and what it needs. */
+const TEST_ARGUMENTS: Readonly<
+  Record<string, { readonly takes: readonly string[]; readonly needs: readonly string[] }>
+> = {
+  not_null: { takes: [], needs: [] },
+  unique: { takes: [], needs: [] },
+  relationships: { takes: ['to', 'field'], needs: ['to', 'field'] },
+  accepted_values: { takes: ['values', 'quote'], needs: ['values'] },
+};
+
+/**
+ * The configs dbt reads on a generic test, in `config:` or (the older form)
+ * beside its arguments: each changes what the test reports or when, and the
+ * check applies none of them.
+ */
+const TEST_CONFIGS = [
+  'config',
+  'severity',
+  'where',
+  'limit',
+  'warn_if',
+  'error_if',
+  'fail_calc',
+  'store_failures',
+  'store_failures_as',
+  'enabled',
+  'tags',
+  'meta',
+  'alias',
+  'schema',
+  'database',
+];
+
+/** `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`. */
+const quoted = (names: readonly string[]): string => {
+  const each = names.map((name) => `'${name}'`);
+  return each.length < 2 ? (each[0] ?? '') : `${each.slice(0, -1).join(', ')} and ${each[each.length - 1]}`;
+};
+
 /**
  * The four generic tests the check runs, in their dbt spellings. A test with
- * extra configuration (where, severity, config, ...) or any other test is
- * `unsupported`: reported as not passing rather than silently dropped.
+ * extra configuration (where, severity, config, ...), one missing or
+ * misspelling an argument, or any other test is `unsupported`, with a hint
+ * saying which: reported as not passing rather than silently dropped.
  */
 export function testSpec(value: YamlValue): TestSpec {
   if (value === 'not_null' || value === 'unique') return { kind: value };
   if (typeof value === 'string') return { kind: 'unsupported', label: value };
-  if (!isMapping(value)) return { kind: 'unsupported', label: 'test' };
+  if (!isMapping(value))
+    return {
+      kind: 'unsupported',
+      label: 'test',
+      hint: 'a test is a name (- not_null) or a mapping from its name to its arguments (- accepted_values: {values: [...]})',
+    };
   const keys = Object.keys(value);
-  const kind = keys[0];
-  if (keys.length !== 1 || kind === undefined) return { kind: 'unsupported', label: 'test' };
-  const body = value[kind];
-  if (kind === 'not_null' || kind === 'unique') {
-    if (isMapping(body) && Object.keys(body).every((key) => PLAIN_TEST_KEYS.has(key))) return { kind };
-    return { kind: 'unsupported', label: kind };
+  // dbt's other form: `- test_name: not_null` with `name:` and the arguments beside it.
+  const testName = asString(value.test_name);
+  if (keys.length > 1 && testName !== undefined) {
+    const body: { [key: string]: YamlValue } = {};
+    for (const key of keys)
+      if (key !== 'test_name') Object.defineProperty(body, key, { value: value[key], enumerable: true });
+    return testSpecOf(testName, body);
   }
-  if (!isMapping(body)) return { kind: 'unsupported', label: kind };
+  const kind = keys[0];
+  if (keys.length !== 1 || kind === undefined)
+    return {
+      kind: 'unsupported',
+      label: 'test',
+      hint: `a test is a mapping with one key, the test's name (- not_null: {…}); this one has ${keys.length === 0 ? 'none' : quoted(keys)}`,
+    };
+  return testSpecOf(kind, value[kind] ?? null);
+}
+
+function testSpecOf(kind: string, body: YamlValue): TestSpec {
+  const unsupported = (hint: string): TestSpec => ({ kind: 'unsupported', label: kind, hint });
+  const dot = kind.indexOf('.');
+  if (dot > 0)
+    return unsupported(
+      `'${kind}' is a test of the package '${kind.slice(0, dot)}', and the offline check installs no packages: it runs ${RUNNABLE_TESTS.join(', ')}`,
+    );
+  const args = TEST_ARGUMENTS[kind];
+  if (args === undefined) return { kind: 'unsupported', label: kind };
+  if ((kind === 'not_null' || kind === 'unique') && body === null) return { kind };
+  if (!isMapping(body)) return unsupported(`${kind} takes a mapping of its arguments`);
+  const given = Object.keys(body).filter((key) => !PLAIN_TEST_KEYS.has(key));
+  const configs = given.filter((key) => TEST_CONFIGS.includes(key));
+  const unknown = given.filter((key) => !configs.includes(key) && !args.takes.includes(key));
+  const problems: string[] = [];
+  const meant = new Set<string>();
+  for (const key of unknown) {
+    const match = nearest(key, args.takes);
+    if (match !== undefined) meant.add(match);
+    const takes = args.takes.length === 0 ? ' (it takes none)' : ` (it takes ${quoted(args.takes)})`;
+    problems.push(
+      `${kind} has no argument '${key}'${match === undefined ? takes : `: did you mean '${match}'?`}`,
+    );
+  }
+  const missing = args.needs.filter((key) => body[key] === undefined && !meant.has(key));
+  if (missing.length > 0)
+    problems.push(
+      `${kind} needs ${quoted(args.needs)}: ${quoted(missing)} ${missing.length === 1 ? 'is' : 'are'} missing`,
+    );
+  const configNames = configs.flatMap((key) =>
+    key === 'config' && isMapping(body.config) && Object.keys(body.config).length > 0
+      ? Object.keys(body.config)
+      : [key],
+  );
+  if (configs.length > 0)
+    problems.push(
+      `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
+    );
+  if (problems.length > 0) return unsupported(problems.join('; '));
+  if (kind === 'not_null' || kind === 'unique') return { kind };
   if (kind === 'relationships') {
     const to = asString(body.to);
     const field = asString(body.field);
-    const extra = Object.keys(body).filter(
-      (key) => key !== 'to' && key !== 'field' && !PLAIN_TEST_KEYS.has(key),
-    );
-    if (to === undefined || field === undefined || extra.length > 0)
-      return { kind: 'unsupported', label: kind };
+    if (to === undefined || field === undefined)
+      return unsupported(
+        `relationships takes text for ${quoted([...(to === undefined ? ['to'] : []), ...(field === undefined ? ['field'] : [])])}`,
+      );
     return { kind, to, field };
   }
-  if (kind === 'accepted_values') {
-    const values = asArray(body.values);
-    const quote = body.quote === undefined ? true : body.quote;
-    const extra = Object.keys(body).filter(
-      (key) => key !== 'values' && key !== 'quote' && !PLAIN_TEST_KEYS.has(key),
+  const values = asArray(body.values);
+  const quote = body.quote === undefined ? true : body.quote;
+  if (typeof quote !== 'boolean') return unsupported("accepted_values takes true or false for 'quote'");
+  if (!Array.isArray(body.values) || !values.every((item) => typeof item === 'string'))
+    return unsupported(
+      "accepted_values takes a list of quoted text values for 'values' (the check compares them as text)",
     );
-    if (typeof quote !== 'boolean' || extra.length > 0 || !values.every((item) => typeof item === 'string'))
-      return { kind: 'unsupported', label: kind };
-    return { kind, values: values as string[], quote };
-  }
-  return { kind: 'unsupported', label: kind };
+  return { kind: 'accepted_values', values: values as string[], quote };
 }

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { testSpec } from './properties.js';
+import { parseYaml, type YamlValue } from './yaml.js';
+
+/** A test entry as a properties file writes it, read by the check's own YAML reader. */
+const entry = (text: string): YamlValue => {
+  const parsed = parseYaml(text);
+  if (!parsed.ok) throw new Error(`bad YAML in the test: ${text}`);
+  return parsed.value;
+};
+
+describe('testSpec', () => {
+  it('reads the four runnable generic tests in their dbt spellings', () => {
+    expect(testSpec(entry('not_null'))).toEqual({ kind: 'not_null' });
+    expect(testSpec(entry('unique: {name: key_is_unique}'))).toEqual({ kind: 'unique' });
+    expect(testSpec(entry("relationships: {to: ref('a'), field: id}"))).toEqual({
+      kind: 'relationships',
+      to: "ref('a')",
+      field: 'id',
+    });
+    expect(testSpec(entry('accepted_values: {values: [a, b], quote: false}'))).toEqual({
+      kind: 'accepted_values',
+      values: ['a', 'b'],
+      quote: false,
+    });
+    expect(testSpec(entry('{test_name: not_null, name: id_present}'))).toEqual({ kind: 'not_null' });
+  });
+
+  it('regression: an unsupported generic test says why: a missing argument, a misspelt one, a config, a package', () => {
+    expect(testSpec(entry("relationships: {to: ref('silver_order')}"))).toEqual({
+      kind: 'unsupported',
+      label: 'relationships',
+      hint: "relationships needs 'to' and 'field': 'field' is missing",
+    });
+    expect(testSpec(entry('relationships: {field: id}'))).toMatchObject({
+      hint: "relationships needs 'to' and 'field': 'to' is missing",
+    });
+    expect(testSpec(entry('accepted_values: {}'))).toMatchObject({
+      hint: "accepted_values needs 'values': 'values' is missing",
+    });
+    // The misspelling is the cause: 'values' is not also said to be missing.
+    expect(testSpec(entry("accepted_values: {value: ['a']}"))).toEqual({
+      kind: 'unsupported',
+      label: 'accepted_values',
+      hint: "accepted_values has no argument 'value': did you mean 'values'?",
+    });
+    expect(testSpec(entry("relationships: {to: ref('a'), field: id, colour: red}"))).toMatchObject({
+      hint: "relationships has no argument 'colour' (it takes 'to' and 'field')",
+    });
+    expect(testSpec(entry('not_null: {config: {severity: warn}}'))).toEqual({
+      kind: 'unsupported',
+      label: 'not_null',
+      hint: "not_null has the config 'severity', which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)",
+    });
+    expect(testSpec(entry('unique: {where: "x > 0", limit: 5}'))).toMatchObject({
+      hint: expect.stringMatching(/^unique has the configs 'where' and 'limit', which/),
+    });
+    expect(testSpec(entry('dbt_utils.accepted_range: {min_value: 0}'))).toEqual({
+      kind: 'unsupported',
+      label: 'dbt_utils.accepted_range',
+      hint: "'dbt_utils.accepted_range' is a test of the package 'dbt_utils', and the offline check installs no packages: it runs not_null, unique, relationships, accepted_values",
+    });
+    expect(testSpec(entry('accepted_values: {values: [1, 2]}'))).toMatchObject({
+      hint: "accepted_values takes a list of quoted text values for 'values' (the check compares them as text)",
+    });
+    expect(testSpec(entry('{not_null: {}, unique: {}}'))).toMatchObject({
+      label: 'test',
+      hint: "a test is a mapping with one key, the test's name (- not_null: {…}); this one has 'not_null' and 'unique'",
+    });
+  });
+
+  it('leaves a test of another name without a hint: planning names the one it is close to', () => {
+    expect(testSpec(entry('uniqe'))).toEqual({ kind: 'unsupported', label: 'uniqe' });
+    expect(testSpec(entry('expression_is_true: {expression: x}'))).toEqual({
+      kind: 'unsupported',
+      label: 'expression_is_true',
+    });
+  });
+});
