@@ -209,6 +209,17 @@ const CASES: readonly Case[] = [
     args: WITH_FIXTURES,
   },
   {
+    // Singular tests are rendered and run: a failing query shows its rows, an undefined macro is named.
+    name: 'singular-tests',
+    project: {
+      'tests/quantity_at_most_one.sql': "select * from {{ ref('silver_order_items') }} where quantity > 1\n",
+      'tests/every_order_has_items.sql':
+        "select o.order_id\nfrom {{ ref('silver_orders') }} as o\nleft join {{ ref('silver_order_items') }} as i on i.order_id = o.order_id\nwhere i.order_id is null\n",
+      'tests/uses_a_macro.sql': "select * from {{ ref('silver_orders') }} where {{ is_blank('order_id') }}\n",
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'missing-dbt-project',
     project: { 'dbt_project.yml': null },
     args: CHECK,

@@ -32,7 +32,10 @@ with no dbt and no warehouse:
   4. parses every rendered SQL with DuckDB;
   5. with --fixtures DIR (<source>/<table>.csv per Bronze table): loads them
      into an in-memory DuckDB, builds the models in dependency order and runs
-     the schema tests (not_null, unique, relationships, accepted_values).
+     the schema tests (not_null, unique, relationships, accepted_values) and
+     the singular tests of the test paths (tests/*.sql: rendered and parsed
+     like models, with or without fixtures; a test passes when its query
+     returns no rows).
 
 Flags:
   --target NAME    default (the default) or migration

@@ -62,7 +62,7 @@ interface FixtureGap {
   readonly missing: readonly string[];
 }
 
-type TestBase = Pick<TestReport, 'name' | 'kind' | 'attached_to' | 'column'>;
+type TestBase = Pick<TestReport, 'name' | 'kind' | 'attached_to' | 'column' | 'path'>;
 
 /**
  * Executes a check plan: every enabled model's SQL through DuckDB's parser;
@@ -376,6 +376,7 @@ async function runTest(
     kind: test.kind,
     attached_to: test.attachedTo,
     column: test.column,
+    ...(test.singular === undefined ? {} : { path: test.singular.path }),
   };
   if (test.finding !== undefined || test.sql === undefined)
     return {
@@ -383,6 +384,12 @@ async function runTest(
       status: 'failed',
       ...optional(show(test.finding ?? draft('test_target_invalid', test.at))),
     };
+  // A singular test's query goes through DuckDB's parser like a model's, fixtures or not.
+  if (test.singular?.sql !== undefined) {
+    const verdict = await engine.parse(test.singular.sql);
+    if (!verdict.ok)
+      return { ...base, status: 'failed', ...optional(show(parseFinding(verdict, test.singular))) };
+  }
   if (!withFixtures) return { ...base, status: 'not_run' };
   const unbuilt = [
     ...test.models.filter((name) => !execution.built.has(name)),
@@ -407,7 +414,11 @@ async function countFailures(
     if (failures === 0) return { ...base, status: 'passed', failures };
     const failingRows = test.rowsSql === undefined ? [] : await engine.values(test.rowsSql);
     const shown = failures > failingRows.length ? `, the first ${failingRows.length} shown` : '';
-    const hint = `${test.kind} on ${test.attachedTo}.${test.column}: ${failures} failing ${failures === 1 ? 'row' : 'rows'}${shown}`;
+    const rows = `${failures} failing ${failures === 1 ? 'row' : 'rows'}${shown}`;
+    const hint =
+      test.singular === undefined
+        ? `${test.kind} on ${test.attachedTo}.${test.column}: ${rows}`
+        : `the singular test ${test.name} returned ${rows} (it passes when its query returns none)`;
     const failed = draft('test_failed', { ...test.at, hint, failingRows });
     return { ...base, status: 'failed', failures, ...optional(show(failed)) };
   } catch (error: unknown) {
@@ -558,7 +569,7 @@ function blockedBy(
 /** sql_parse_error at the line DuckDB names, when the rendered SQL keeps the file's lines. */
 function parseFinding(
   verdict: Extract<ParseVerdict, { readonly ok: false }>,
-  model: PlannedModel,
+  model: Pick<PlannedModel, 'path' | 'sql' | 'source'>,
 ): FindingDraft {
   const place: { line?: number; column?: number } = {};
   let hint: string | undefined;

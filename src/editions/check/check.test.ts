@@ -2,7 +2,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyProject, EDITION_PROJECTS, writeFixtures } from '../../../test/helpers/edition-trees.js';
+import {
+  copyProject,
+  EDITION_PROJECTS,
+  writeFixtures,
+  writeTree,
+} from '../../../test/helpers/edition-trees.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { checkProject } from './check.js';
@@ -649,6 +654,70 @@ describe('tests the check cannot run', () => {
     ]);
     expect(failed[0]?.finding?.hint).toContain("a test of the package 'dbt_utils'");
     expect(failed[1]?.finding?.hint).toBe("accepted_values has no argument 'value': did you mean 'values'?");
+  });
+});
+
+describe('singular tests', () => {
+  const singular = <T extends { readonly kind: string }>(tests: readonly T[]): T[] =>
+    tests.filter((test) => test.kind === 'singular');
+
+  it('regression: tests/*.sql are rendered and run on the fixtures, passing when they return no rows', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'tests/assert_revenue_not_negative.sql':
+        "select * from {{ ref('gold_daily_revenue') }} where revenue < 0\n",
+      'tests/orders_exist.sql':
+        "select order_id from {{ ref('silver_orders') }}\nwhere order_id is not null\n",
+      'tests/calls_a_missing_macro.sql':
+        "select *\nfrom {{ ref('gold_daily_revenue') }}\nwhere {{ no_such_macro() }}\n",
+      'tests/on_migration_models.sql': "select * from {{ ref('migration_silver_orders') }}\n",
+      // A generic test definition, not a test to run: never read.
+      'tests/generic/positive.sql': '{% test positive(model, column_name) %}select 1{% endtest %}\n',
+    });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const tests = singular(report.tests);
+    // The test on a disabled (migration) model is left out, as dbt disables it.
+    expect(tests.map((test) => [test.name, test.status, test.finding?.reason_code])).toEqual([
+      ['assert_revenue_not_negative', 'passed', undefined],
+      ['calls_a_missing_macro', 'failed', 'undefined_macro'],
+      ['orders_exist', 'failed', 'test_failed'],
+    ]);
+    expect(tests[0]).toMatchObject({
+      attached_to: 'gold_daily_revenue',
+      path: 'tests/assert_revenue_not_negative.sql',
+      failures: 0,
+    });
+    expect(tests[1]?.finding).toMatchObject({
+      location: { path: join(project, 'tests', 'calls_a_missing_macro.sql'), line: 3, column: 10 },
+      hint: "'no_such_macro' is not a macro of this project",
+    });
+    const built = report.models.find((model) => model.name === 'silver_orders')?.rows ?? 0;
+    expect(built).toBeGreaterThan(0);
+    expect(tests[2]).toMatchObject({ failures: built });
+    expect(tests[2]?.finding?.hint).toMatch(/^the singular test orders_exist returned \d+ failing rows/);
+    expect(tests[2]?.finding?.failing_rows?.length).toBe(Math.min(built, 5));
+    expect(report.summary.tests).toBe(report.tests.length);
+    expect(report.status).toBe('failed');
+  });
+
+  it('regression: without fixtures a singular test is not run, but its Jinja and SQL are still checked, under test-paths', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const projectFile = join(project, 'dbt_project.yml');
+    const text = readFileSync(projectFile, 'utf8');
+    expect(text).toContain('test-paths: ["tests"]');
+    writeFileSync(projectFile, text.replace('test-paths: ["tests"]', 'test-paths: ["checks"]'));
+    writeTree(project, {
+      'checks/fine.sql': "select * from {{ ref('silver_orders') }} where order_id is null\n",
+      'checks/broken.sql': "select * from {{ ref('silver_orders') }} where\n",
+      'tests/not_a_test_path.sql': '{{ no_such_macro() }}\n',
+    });
+    const { report } = await checkProject(project);
+    expect(singular(report.tests).map((test) => [test.name, test.status, test.finding?.reason_code])).toEqual(
+      [
+        ['broken', 'failed', 'sql_parse_error'],
+        ['fine', 'not_run', undefined],
+      ],
+    );
   });
 });
 

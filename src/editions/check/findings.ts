@@ -73,7 +73,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   build_failed: 'the model failed to build on the fixtures',
   dependency_failed: 'a model this one depends on did not build',
   unsupported_test:
-    'the offline check runs only not_null, unique, relationships and accepted_values without extra configs',
+    'the offline check cannot run this test: it runs not_null, unique, relationships, accepted_values and singular tests, without configs',
   test_target_invalid: 'the test names a column or relationship target the check cannot resolve',
   test_failed: 'the test found failing rows',
   test_error: 'the test query failed to run',

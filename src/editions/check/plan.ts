@@ -104,8 +104,19 @@ export interface PlannedTest {
   readonly rowsSql: string | undefined;
   readonly models: readonly string[];
   readonly sources: readonly SourceKey[];
-  /** Where the test is written: properties file and position. */
+  /** Where the test is written: properties file and position, or a singular test's file. */
   readonly at: Omit<FindingDraft, 'code'>;
+  /**
+   * A singular test (a `.sql` file under the test paths): its file's text,
+   * to place a parse error on its line (never reported). It fails when its
+   * query returns rows.
+   */
+  readonly singular?: {
+    readonly path: string;
+    readonly source: string;
+    /** The rendered query, for DuckDB's parser; undefined when rendering failed. */
+    readonly sql: string | undefined;
+  };
   readonly finding: FindingDraft | undefined;
 }
 
@@ -287,7 +298,10 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     properties.models,
   );
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
-  const tests = planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey);
+  const tests = uniquelyNamed([
+    ...planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey),
+    ...files.tests.flatMap((file) => planSingularTest(file, scope, enabledModels, sourceByKey)),
+  ]);
   fileResults.sort((a, b) => byString(a.path, b.path));
   return {
     projectDir: files.projectDir,
@@ -1202,7 +1216,84 @@ function planTests(
     };
     tests.push(...columnTests(owner, sourceProps.get(key)?.columns ?? [], scope));
   }
-  return uniquelyNamed(tests);
+  return tests;
+}
+
+/** The configs a singular test may set that change nothing the check decides. */
+const SINGULAR_LABEL_CONFIGS = new Set(['tags', 'meta', 'description', 'enabled']);
+
+/**
+ * A singular test: its Jinja rendered as a model's is (ref, source, macros,
+ * var), so an undefined macro or ref is a finding at the test file; the
+ * query it renders to must return no rows. One that reads a disabled model
+ * or source, or sets `enabled` false, is left out, as dbt disables it (and
+ * as a generic test of a disabled model is not listed).
+ */
+function planSingularTest(
+  file: ProjectFile,
+  scope: ModelScope,
+  enabledModels: ReadonlyMap<string, PlannedModel>,
+  sourceByKey: ReadonlyMap<string, PlannedSource>,
+): PlannedTest[] {
+  const { harness, projectName } = scope.planning;
+  const base = file.path.slice(file.path.lastIndexOf('/') + 1).replace(/\.sql$/, '');
+  const here = { file: file.path };
+  const text = decode(file.bytes);
+  const source = typeof text === 'string' ? text : '';
+  const rendered =
+    typeof text === 'string'
+      ? harness.render(source, scope.resolver, { withMacros: true, withProjectVars: true })
+      : undefined;
+  const refs = [...new Set(rendered?.record.refs ?? [])].sort(byString);
+  const reads = uniqueSources(rendered?.record.sources ?? []);
+  const configs = rendered?.record.configs ?? [];
+  const enabled = configs.reduce<YamlValue | undefined>((last, config) => config.enabled ?? last, undefined);
+  if (rendered?.ok === true) {
+    if (enabled === false || enabled === 'false' || enabled === 'False') return [];
+    if (refs.some((ref) => scope.index.paths.has(ref) && !enabledModels.has(ref))) return [];
+    if (reads.some((key) => sourceByKey.get(keyOf(key))?.enabled === false)) return [];
+  }
+  const extra = [...new Set(configs.flatMap((config) => Object.keys(config)))].filter(
+    (key) => !SINGULAR_LABEL_CONFIGS.has(key),
+  );
+  const finding = firstFinding([
+    () => (typeof text === 'string' ? undefined : { ...text, file: file.path }),
+    () =>
+      rendered === undefined || rendered.ok
+        ? undefined
+        : renderFinding(rendered, file.path, source, { ...scope, harness, projectName }),
+    () =>
+      extra.length === 0
+        ? undefined
+        : draft('unsupported_test', {
+            ...here,
+            ...macroCallPlace(source, 'config'),
+            hint: `the singular test sets the config ${extra.map((key) => `'${key}'`).join(', ')}, which the offline check does not apply: it runs singular tests only without configs (severity, where, warn_if, …)`,
+          }),
+    () =>
+      reads
+        .map((key) => sourceByKey.get(keyOf(key))?.finding)
+        .find((found): found is FindingDraft => found !== undefined),
+  ]);
+  const sql = rendered?.ok === true && finding === undefined ? rendered.text : undefined;
+  return [
+    {
+      name: IDENTIFIER.test(base) ? base : 'singular_test',
+      kind: 'singular',
+      attachedTo: [...refs, ...reads.map(keyOf)].join(', '),
+      column: '',
+      sql: sql === undefined ? undefined : `select count(*) from (\n${sql}\n) as singular_test`,
+      rowsSql:
+        sql === undefined
+          ? undefined
+          : `select * from (\n${sql}\n) as singular_test limit ${MAX_FAILING_ROWS}`,
+      models: refs,
+      sources: reads,
+      at: here,
+      singular: { path: file.path, source, sql },
+      finding: finding ?? (sql === undefined ? draft('render_error', here) : undefined),
+    },
+  ];
 }
 
 function columnTests(owner: TestOwner, columns: ModelProperties['columns'], scope: TestScope): PlannedTest[] {

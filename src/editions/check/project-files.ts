@@ -21,12 +21,18 @@ export interface ProjectFiles {
   readonly projectNode?: YamlNode;
   readonly modelPaths: readonly string[];
   readonly macroPaths: readonly string[];
+  readonly testPaths: readonly string[];
   /** `.sql` files under the model paths. */
   readonly models: readonly ProjectFile[];
   /** `.yml` / `.yaml` files under the model paths. */
   readonly properties: readonly ProjectFile[];
   /** `.sql` files under the macro paths. */
   readonly macros: readonly ProjectFile[];
+  /**
+   * Singular tests: `.sql` files under the test paths, except their
+   * `generic/` folders (which define generic tests, not tests to run).
+   */
+  readonly tests: readonly ProjectFile[];
 }
 
 export const PROJECT_LIMITS = {
@@ -49,7 +55,7 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
       const root = openProject(projectDir);
       const projectFile = join(projectDir, PROJECT_FILE);
       try {
-        const { project, node, modelPaths, macroPaths } = readProjectFile(root, projectFile);
+        const { project, node, modelPaths, macroPaths, testPaths } = readProjectFile(root, projectFile);
         const budget = { files: 0, bytes: 0 };
         const modelFiles = modelPaths.flatMap((path) =>
           readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
@@ -57,15 +63,27 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         const macros = macroPaths.flatMap((path) =>
           readUnder(root, path, (name) => name.endsWith('.sql'), budget, projectDir),
         );
+        // `<test path>/generic/` defines generic tests (`{% test %}` blocks): not tests to run.
+        const tests = testPaths.flatMap((path) =>
+          readUnder(
+            root,
+            path,
+            (name) => name.endsWith('.sql') && !name.startsWith('generic/'),
+            budget,
+            projectDir,
+          ),
+        );
         return {
           projectDir,
           project,
           projectNode: node,
           modelPaths,
           macroPaths,
+          testPaths,
           models: modelFiles.filter((file) => file.path.endsWith('.sql')),
           properties: modelFiles.filter((file) => !file.path.endsWith('.sql')),
           macros,
+          tests,
         };
       } finally {
         root.close();
@@ -93,6 +111,7 @@ interface ProjectFileContents {
   readonly node: YamlNode;
   readonly modelPaths: readonly string[];
   readonly macroPaths: readonly string[];
+  readonly testPaths: readonly string[];
 }
 
 /**
@@ -151,7 +170,8 @@ function readProjectFile(root: Dir, path: string): ProjectFileContents {
     own.push({ kind: 'wrong_type', path: ['name'], expected: ['string'] });
   const modelPaths = projectPaths(project['model-paths'], ['models'], 'model-paths', node, path, faults);
   const macroPaths = projectPaths(project['macro-paths'], ['macros'], 'macro-paths', node, path, faults);
-  if (own.length === 0 && faults.length === 0) return { project, node, modelPaths, macroPaths };
+  const testPaths = projectPaths(project['test-paths'], ['tests'], 'test-paths', node, path, faults);
+  if (own.length === 0 && faults.length === 0) return { project, node, modelPaths, macroPaths, testPaths };
   // The check stops here: say everything that is wrong with the file at once.
   const taken = faults.flatMap((fault) =>
     fault.location?.pointer === undefined ? [] : [fault.location.pointer],
@@ -206,7 +226,7 @@ function placeOfFault(place: YamlFaultPlace): YamlPlace {
   };
 }
 
-/** model-paths / macro-paths: relative, inside the project, no `.` or `..` parts; each bad one is a fault. */
+/** model-paths / macro-paths / test-paths: relative, inside the project, no `.` or `..` parts; each bad one is a fault. */
 function projectPaths(
   value: unknown,
   fallback: readonly string[],

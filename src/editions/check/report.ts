@@ -118,9 +118,14 @@ export interface ModelReport {
 
 export interface TestReport {
   readonly name: string;
+  /** The generic test's name as written (`not_null`, `dbt_utils.accepted_range`), or `singular`. */
   readonly kind: string;
+  /** The model or `source.table`; for a singular test, every model and source table it reads. */
   readonly attached_to: string;
+  /** The column; empty for a singular test. */
   readonly column: string;
+  /** A singular test: its file in the project. */
+  readonly path?: string;
   /** not_run: planned, but no fixtures were given to run it on. */
   readonly status: 'passed' | 'failed' | 'not_run';
   readonly failures?: number;
