@@ -273,6 +273,55 @@ describe('sealkit contract', () => {
     );
   });
 
+  it('regression: a link above the project folder is named in the hint, with what to do', () => {
+    // The project holds no link; the folder above it is one. The refusal
+    // said only that the project "contains" a link, and gave no hint.
+    mkdirSync(join(dir, 'real'));
+    copyExample(join(dir, 'real', 'retail'));
+    symlinkSync(join(dir, 'real'), join(dir, 'up'));
+    const absolute = join(dir, 'up', 'retail');
+    const message =
+      'error[contract_project_symlink]: the contract project, a folder on the way to it, or an entry in it is a symbolic link, which is not followed';
+    for (const [shown, link, cwd] of [
+      ['up/retail', 'up', dir],
+      ['./up/retail/', './up', dir],
+      [absolute, join(dir, 'up'), undefined],
+    ] as const) {
+      for (const command of [
+        ['validate', shown],
+        ['project', shown],
+        ['publish', shown, '--dry-run'],
+        ['history', shown, '--resource', 'retail.source.orders'],
+      ]) {
+        const run = runCli(['contract', ...command], cwd === undefined ? {} : { cwd });
+        expect(run.status, command.join(' ')).toBe(2);
+        expect(run.stderr.toString('utf8')).toBe(
+          [
+            message,
+            `  --> ${shown}`,
+            `  = help: '${link}' is a symbolic link, and sealkit follows none on the way to the project: name the project by a path without one, such as the one 'realpath ${shown}' prints`,
+            '',
+          ].join('\n'),
+        );
+      }
+    }
+    // The project folder itself a link: named the same way; one inside the project: put the entry there.
+    symlinkSync(join(dir, 'real', 'retail'), join(dir, 'link'));
+    const linked = json(runCli(['contract', 'validate', '--json', 'link'], { cwd: dir }));
+    expect(linked).toMatchObject({
+      reason_code: 'contract_project_symlink',
+      location: { path: 'link' },
+      hint: expect.stringMatching(/^'link' is a symbolic link, and sealkit follows none/),
+    });
+    symlinkSync('/etc/hostname', join(dir, 'real', 'retail', 'sources', 'linked.yaml'));
+    const inside = json(runCli(['contract', 'validate', '--json', join('real', 'retail')], { cwd: dir }));
+    expect(inside).toMatchObject({
+      reason_code: 'contract_project_symlink',
+      location: { path: join('real', 'retail', 'sources', 'linked.yaml') },
+      hint: 'this entry is a symbolic link, which sealkit never follows: put the file or folder itself there',
+    });
+  });
+
   it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {
     copyExample(join(dir, 'p'));
     chmodSync(join(dir, 'p', 'sources', 'orders.yaml'), 0o000);

@@ -101,7 +101,8 @@ export const refuseContract = defineRefusals<ContractRefusalCode>({
   },
   contract_project_symlink: {
     category: 'unsupported',
-    message: 'the contract project contains a symbolic link, which is not followed',
+    message:
+      'the contract project, a folder on the way to it, or an entry in it is a symbolic link, which is not followed',
   },
   contract_project_entry_unsupported: {
     category: 'unsupported',

@@ -53,6 +53,8 @@ export function readContractProjectFiles(
   );
 }
 
+const LINK_INSIDE =
+  'this entry is a symbolic link, which sealkit never follows: put the file or folder itself there';
 const FOLDER_UNREADABLE = 'this account cannot open or list this folder (its permissions)';
 const FILE_UNREADABLE = 'this account cannot open or read this file (its permissions, or an I/O error)';
 
@@ -81,27 +83,50 @@ function openRoot(path: string): Dir {
   } catch (error: unknown) {
     if (isFsError(error, 'ENOENT'))
       throw refuseContract('contract_project_missing', { role: ROLE, location });
-    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE, location });
-    if (isFsError(error, 'ENOTDIR')) {
-      // O_DIRECTORY|O_NOFOLLOW reports a symlink as ENOTDIR; tell the two apart for the user.
-      let symlink = false;
-      try {
-        symlink = lstatSync(path).isSymbolicLink();
-      } catch {
-        symlink = false;
-      }
-      throw refuseContract(symlink ? 'contract_project_symlink' : 'contract_project_not_directory', {
+    // A link at any component of the path, the project folder itself or a
+    // folder above it: the open refuses it, the hint names which one.
+    const link = isFsError(error, 'ELOOP') || isFsError(error, 'ENOTDIR') ? symlinkOnPath(path) : undefined;
+    if (link !== undefined || isFsError(error, 'ELOOP')) {
+      throw refuseContract('contract_project_symlink', {
         role: ROLE,
         location,
-        ...(symlink
-          ? {}
-          : {
-              hint: 'this is a file: name the contract project folder instead, whose resource files are read together (references between them are checked as one graph)',
-            }),
+        ...(link === undefined ? {} : { hint: symlinkHint(link, path) }),
+      });
+    }
+    if (isFsError(error, 'ENOTDIR')) {
+      throw refuseContract('contract_project_not_directory', {
+        role: ROLE,
+        location,
+        hint: 'this is a file: name the contract project folder instead, whose resource files are read together (references between them are checked as one graph)',
       });
     }
     throw folderUnreadable(path);
   }
+}
+
+/**
+ * The first component of `path` that is a symbolic link, written as the
+ * operator wrote it (`up` of `up/retail`, `/srv/data` of `/srv/data/retail`),
+ * or undefined. For the hint only, after the no-follow open failed: the open
+ * decides, this names the link; nothing is opened through what it finds.
+ */
+function symlinkOnPath(path: string): string | undefined {
+  for (let end = 1; end <= path.length; end += 1) {
+    // Each component once: where it ends (before a slash or at the end), repeated slashes skipped.
+    if (path[end - 1] === '/' || (end < path.length && path[end] !== '/')) continue;
+    const prefix = path.slice(0, end);
+    try {
+      if (lstatSync(prefix).isSymbolicLink()) return prefix;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** What to do about a link on the way to the project, worded as edition check words it. */
+function symlinkHint(link: string, path: string): string {
+  return `'${link}' is a symbolic link, and sealkit follows none on the way to the project: name the project by a path without one, such as the one 'realpath ${path}' prints`;
 }
 
 function walk(
@@ -125,7 +150,8 @@ function walk(
     // Where the entry is, as the operator finds it (a non-UTF-8 name is shown escaped by the refusal).
     const location = { path: join(root, relative) };
     const type = entry.type === 'unknown' ? dir.stat(entry.bytes).type : entry.type;
-    if (type === 'symlink') throw refuseContract('contract_project_symlink', { role: ROLE, location });
+    if (type === 'symlink')
+      throw refuseContract('contract_project_symlink', { role: ROLE, location, hint: LINK_INSIDE });
     if (type === 'directory') {
       if (depth >= limits.maxDepth) {
         throw refuseContract('contract_project_too_large', {
@@ -139,7 +165,7 @@ function walk(
         child = dir.openDir(entry.bytes);
       } catch (error: unknown) {
         if (isFsError(error, 'ELOOP'))
-          throw refuseContract('contract_project_symlink', { role: ROLE, location });
+          throw refuseContract('contract_project_symlink', { role: ROLE, location, hint: LINK_INSIDE });
         throw folderUnreadable(location.path);
       }
       try {
@@ -192,7 +218,8 @@ function readFile(
   try {
     file = dir.openFile(name);
   } catch (error: unknown) {
-    if (isFsError(error, 'ELOOP')) throw refuseContract('contract_project_symlink', { role: ROLE, location });
+    if (isFsError(error, 'ELOOP'))
+      throw refuseContract('contract_project_symlink', { role: ROLE, location, hint: LINK_INSIDE });
     throw refuseContract('contract_project_unreadable', { role: ROLE, location, hint: FILE_UNREADABLE });
   }
   try {
