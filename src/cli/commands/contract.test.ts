@@ -322,6 +322,26 @@ describe('sealkit contract', () => {
     });
   });
 
+  it('regression: a misspelt name key is the only error, not a reference error in another file first', () => {
+    copyExample(join(dir, 'r2'));
+    const orders = join(dir, 'r2', 'sources', 'orders.yaml');
+    writeFileSync(orders, readFileSync(orders, 'utf8').replace(/^name: orders$/m, 'nme: orders'));
+    const run = runCli(['contract', 'validate', 'r2'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString('utf8')).toMatch(
+      /^blocked {2}Model {10}r2\/models\/order_facts\.yaml {10}not checked: it refers to what a refused file may declare$/m,
+    );
+    expect(run.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_field_unknown]: a resource has a field that its kind does not define',
+        '  --> r2/sources/orders.yaml:4:1',
+        '  = at: nme',
+        "  = help: did you mean 'name'?",
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {
     copyExample(join(dir, 'p'));
     chmodSync(join(dir, 'p', 'sources', 'orders.yaml'), 0o000);

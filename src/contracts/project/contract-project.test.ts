@@ -747,6 +747,39 @@ describe('every fault after the schema step', () => {
       ['sources/orders.yaml', 'refused'],
     ]);
   });
+
+  it('regression: a refused file whose name cannot be read blocks references by name, not refuses them', async () => {
+    // `nme: orders`: the model's `from orders` was refused as naming no
+    // resource, an error reported before the one that caused it.
+    const misspelt = source({ name: undefined, nme: 'orders' });
+    const project = await open(
+      baseProject({
+        'sources/orders.yaml': misspelt,
+        // An independent error elsewhere is still reported.
+        'sources/zother.yaml': source({ id: 't.source.other', name: 'other', kind: 'Sourc' }),
+      }),
+    );
+    expect(
+      project.outcomes.map((outcome) => [outcome.path, outcome.status, outcome.refusal?.code ?? null]),
+    ).toEqual([
+      ['dashboards/sales.yaml', 'blocked', null],
+      ['models/facts.yaml', 'blocked', null],
+      ['semantic/orders.yaml', 'blocked', null],
+      ['sources/orders.yaml', 'refused', 'contract_field_unknown'],
+      ['sources/zother.yaml', 'refused', 'contract_kind_unknown'],
+    ]);
+    // Its id unreadable instead: a reference by id is blocked too.
+    const byId = await open(
+      baseProject({
+        'models/facts.yaml': model({ sql: 'select * from "t.source.orders"' }),
+        'sources/orders.yaml': source({ id: undefined, idd: 't.source.orders' }),
+      }),
+    );
+    expect(byId.outcomes.map((outcome) => [outcome.path, outcome.status])).toContainEqual([
+      'models/facts.yaml',
+      'blocked',
+    ]);
+  });
 });
 
 describe('the two stages of checking a file', () => {

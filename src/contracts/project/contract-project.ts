@@ -386,7 +386,10 @@ function refuseDuplicateIds(entries: readonly Entry[], refuseIn: RefuseIn): void
 /**
  * References among the checked resources; what the refused files declare
  * (ids, names, or neither) is known too, so a reference to one of them is
- * blocked rather than unknown.
+ * blocked rather than unknown. A refused file whose id or name cannot be
+ * read (`nme: orders`) could be what any reference means: every reference
+ * the checked resources do not answer is blocked then, so the root cause
+ * is reported alone and never preceded by a reference error it caused.
  */
 function referencesAround(
   resources: readonly ValidatedResource[],
@@ -400,7 +403,7 @@ function referencesAround(
       refusedEntries.flatMap((entry) => (entry.declared.name === undefined ? [] : [entry.declared.name])),
     ),
     unidentified: refusedEntries.some(
-      (entry) => entry.declared.id === undefined && entry.declared.name === undefined,
+      (entry) => entry.declared.id === undefined || entry.declared.name === undefined,
     ),
   });
 }

@@ -25,8 +25,8 @@ export interface ReferenceSite {
 /**
  * What is known of files refused before the graph was built (unreadable,
  * or refused by their schema): the ids and names they declare as far as they
- * can be read, and whether some declare neither. A reference that could mean
- * one of them is not answered (see `takeBlocked`).
+ * can be read, and whether the id or the name of some cannot be read. A
+ * reference that could mean one of them is not answered (see `takeBlocked`).
  */
 export interface RefusedIdentities {
   readonly ids: ReadonlySet<string>;
