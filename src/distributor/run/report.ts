@@ -243,7 +243,10 @@ export function reportRefusals(report: RunReport): readonly Refusal[] {
 
 /** A hint with the bundle's own name and every number taken out: what bundles of one cause share. */
 function causeKey(hint: string | undefined, bundleDir: string): string {
-  return (hint ?? '').split(bundleDir).join('\u0001').replace(/[0-9]+/g, '#');
+  return (hint ?? '')
+    .split(bundleDir)
+    .join('\u0001')
+    .replace(/[0-9]+/g, '#');
 }
 
 const TABLES: readonly { readonly [code: string]: RefusalSpec }[] = [
@@ -313,9 +316,6 @@ function adviceFor(
         return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`;
       return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
-      // A state below the bundle's own: another configuration published a bundle inside this one.
-      if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
-        return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
       // A state below the bundle's own: another configuration published a bundle inside this one.
       if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
         return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
