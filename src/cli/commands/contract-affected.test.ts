@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
-import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 import { baseProject, copyExample, writeProjectTree } from '../../contracts/fixtures/resources.js';
 
 describe('sealkit contract affected', () => {
@@ -36,10 +35,15 @@ describe('sealkit contract affected', () => {
     const unknown = runCli(['contract', 'affected', retail, '--resource', 'zq.sentinel.resource']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.toString('utf8')).toContain('contract_resource_not_found');
-    expect(scanForSentinels(unknown, [], ['zq.sentinel.resource'])).toEqual([]);
+    // The id is the operator's own input: named, so that the wrong one of several is plain.
+    expect(unknown.stderr.toString('utf8')).toContain(
+      `  --> ${retail}\n  = help: no resource of the project has the id 'zq.sentinel.resource'; 'sealkit contract validate ${retail}' lists the id of every resource\n`,
+    );
     const typo = runCli(['contract', 'affected', retail, '--resource', 'retail.source.order']);
     expect(typo.status).toBe(2);
-    expect(typo.stderr.toString('utf8')).toContain("= help: did you mean 'retail.source.orders'?");
+    expect(typo.stderr.toString('utf8')).toContain(
+      "= help: no resource of the project has the id 'retail.source.order'; did you mean 'retail.source.orders'?",
+    );
     const broken = join(dir, 'broken');
     writeProjectTree(broken, baseProject({ 'sources/extra.yaml': 'kind: Source\nid: zq.sentinel.broken\n' }));
     const invalid = runCli(['contract', 'affected', broken, '--resource', 't.source.orders', '--json']);

@@ -20,7 +20,7 @@ import {
   requireContractProjectFolder,
   resourceIndexBucketOf,
 } from '../../contracts/index.js';
-import type { Refusal } from '../../core/refusal/index.js';
+import { Refusal } from '../../core/refusal/index.js';
 import type { CommandResult } from '../command.js';
 import { formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { nonEmptyOption, textOption } from '../parse.js';
@@ -374,6 +374,37 @@ export function refusedAtLedger(error: unknown, ledger: LedgerInUse, quiet = fal
       ),
       ...ledgerJson(ledger),
     },
+    refused: true,
+  };
+}
+
+/**
+ * A refusal of the project before publish opens the ledger (the project is
+ * invalid, a --resource is not declared), as publish reports it: the
+ * `ledger:` line first as on success and on every other refusal, so a
+ * `DATABASE_URL` left set is seen before the fix is rerun; `ledger` and
+ * `ledger_at` in `--json`. A ledger location that would itself be refused
+ * leaves the project's refusal as it is (the location is refused after a
+ * valid project, where it always was). Anything else is thrown on.
+ */
+export async function refusedBeforeLedger(
+  error: unknown,
+  url: string | undefined,
+  projectDir: string,
+  quiet: boolean,
+): Promise<CommandResult> {
+  if (!(error instanceof Refusal) || error.category === 'internal') throw error;
+  let location: LedgerLocation;
+  try {
+    location = ledgerLocation(url, projectDir);
+  } catch {
+    throw error;
+  }
+  const ledger = await ledgerInUse(location);
+  return {
+    text: quiet ? '' : ledgerLine(ledger),
+    errors: formatRefusal(error, LEDGER_DISCLOSURE),
+    json: { status: 'refused', ...refusalJson(error, LEDGER_DISCLOSURE), ...ledgerJson(ledger) },
     refused: true,
   };
 }

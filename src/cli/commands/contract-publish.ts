@@ -32,6 +32,7 @@ import {
   planText,
   projectFolderOf,
   refusedAtLedger,
+  refusedBeforeLedger,
   withValidateHint,
 } from './contract-ledger-output.js';
 
@@ -235,13 +236,13 @@ export const contractPublish: Command = {
     const dryRun = values['dry-run'] === true;
     compileEmbeddedLedgerAhead(values.ledger, dir);
     const { project, keepParses } = await openContractProjectCached(dir);
+    const quiet = values.quiet === true;
     let candidates: IdentifiedCandidate[];
     try {
       candidates = candidatesOf(project, values.resource);
     } catch (error: unknown) {
-      throw withValidateHint(error, dir);
+      return refusedBeforeLedger(withValidateHint(error, dir), values.ledger, dir, quiet);
     }
-    const quiet = values.quiet === true;
     const location = ledgerLocation(values.ledger, dir);
     const ledger = await ledgerInUse(location);
     let run: Awaited<ReturnType<typeof publishToLedger>>;

@@ -342,6 +342,81 @@ describe('sealkit contract', () => {
     );
   });
 
+  it('regression: an unknown --resource is named, with how to list ids, after the ledger line', () => {
+    // It printed only the fixed message: no id (with two --resource flags,
+    // not which one), no place, no hint, and publish printed no `ledger:`
+    // line, though DATABASE_URL may be left set in the shell.
+    copyExample(join(dir, 'retail'));
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.DATABASE_URL;
+    delete env.SEALKIT_LEDGER_URL;
+    const refusal = (hint: string) =>
+      [
+        'error[contract_resource_not_found]: the requested resource id is not declared by the project',
+        '  --> retail',
+        `  = help: ${hint}`,
+        '',
+      ].join('\n');
+    const unknown = refusal(
+      "no resource of the project has the id 'nope'; 'sealkit contract validate retail' lists the id of every resource",
+    );
+    const publish = [
+      'contract',
+      'publish',
+      'retail',
+      '--resource',
+      'retail.source.orders',
+      '--resource',
+      'nope',
+    ];
+    const embedded = runCli([...publish, '--dry-run'], { cwd: dir, env });
+    expect(embedded.status).toBe(2);
+    expect(embedded.stdout.toString('utf8')).toBe('ledger: embedded, retail/.sealkit/ledger\n');
+    expect(embedded.stderr.toString('utf8')).toBe(unknown);
+    // A server named by DATABASE_URL is shown, and not connected to (nothing listens on port 1).
+    const server = { ...env, DATABASE_URL: 'postgres://ci@127.0.0.1:1/contracts' };
+    const viaVariable = runCli(publish, { cwd: dir, env: server });
+    expect(viaVariable.status).toBe(2);
+    expect(viaVariable.stdout.toString('utf8')).toBe(
+      'ledger: postgres://ci@127.0.0.1:1/contracts (from DATABASE_URL)\n',
+    );
+    expect(viaVariable.stderr.toString('utf8')).toBe(unknown);
+    expect(json(runCli([...publish, '--json'], { cwd: dir, env: server }))).toEqual({
+      status: 'refused',
+      reason_code: 'contract_resource_not_found',
+      category: 'missing',
+      message: 'the requested resource id is not declared by the project',
+      role: 'project',
+      location: { path: 'retail' },
+      hint: "no resource of the project has the id 'nope'; 'sealkit contract validate retail' lists the id of every resource",
+      ledger: 'postgres',
+      ledger_at: 'postgres://ci@127.0.0.1:1/contracts (from DATABASE_URL)',
+    });
+    expect(existsSync(join(dir, 'retail', '.sealkit'))).toBe(false);
+    // project and affected name the id the same way; a near miss keeps its "did you mean".
+    for (const command of [
+      ['project', 'retail', '--resource', 'zzz'],
+      ['affected', 'retail', '--resource', 'zzz'],
+    ]) {
+      const run = runCli(['contract', ...command], { cwd: dir, env });
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString('utf8')).toBe(
+        refusal(
+          "no resource of the project has the id 'zzz'; 'sealkit contract validate retail' lists the id of every resource",
+        ),
+      );
+    }
+    const near = runCli(['contract', 'project', 'retail', '--resource', 'retail.source.order'], {
+      cwd: dir,
+      env,
+    });
+    expect(near.stderr.toString('utf8')).toBe(
+      refusal(
+        "no resource of the project has the id 'retail.source.order'; did you mean 'retail.source.orders'?",
+      ),
+    );
+  });
+
   it('refuses an unreadable resource file (run unprivileged, so the mode bits count)', () => {
     copyExample(join(dir, 'p'));
     chmodSync(join(dir, 'p', 'sources', 'orders.yaml'), 0o000);
@@ -471,13 +546,20 @@ describe('sealkit contract', () => {
 
   it('suggests an id for a misspelt segment of --resource, never another id for an unrelated one', () => {
     copyExample(join(dir, 'p'));
+    // The suggestion, after the id asked for (docs/contracts.md#commands-classification-ledger-graph).
     const hintOf = (resource: string) =>
       json(runCli(['contract', 'project', join(dir, 'p'), '--resource', resource, '--json'])).hint;
-    expect(hintOf('retail.sourc.orders')).toBe("did you mean 'retail.source.orders'?");
-    expect(hintOf('retail.semantic.custmers')).toBe("did you mean 'retail.semantic.customers'?");
+    const none = (resource: string) => `no resource of the project has the id '${resource}'; `;
+    expect(hintOf('retail.sourc.orders')).toBe(
+      `${none('retail.sourc.orders')}did you mean 'retail.source.orders'?`,
+    );
+    expect(hintOf('retail.semantic.custmers')).toBe(
+      `${none('retail.semantic.custmers')}did you mean 'retail.semantic.customers'?`,
+    );
     // regression: the shared 'retail.source.' made any source look one typo away.
-    expect(hintOf('retail.source.payments')).toBeUndefined();
-    expect(hintOf('retail.source')).toBeUndefined();
+    const list = `'sealkit contract validate ${join(dir, 'p')}' lists the id of every resource`;
+    expect(hintOf('retail.source.payments')).toBe(`${none('retail.source.payments')}${list}`);
+    expect(hintOf('retail.source')).toBe(`${none('retail.source')}${list}`);
   });
 
   it('refuses an unknown resource and a dashboard with --resource', () => {

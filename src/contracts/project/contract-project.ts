@@ -116,10 +116,13 @@ export class ContractProject {
   readonly #entries: readonly Entry[];
   readonly #byId: ReadonlyMap<string, Entry>;
   readonly #graphComplete: boolean;
+  /** The project folder as the operator named it, when given. */
+  readonly #root: string | undefined;
 
-  private constructor(entries: readonly Entry[], graphComplete: boolean) {
+  private constructor(entries: readonly Entry[], graphComplete: boolean, root: string | undefined) {
     this.#entries = entries;
     this.#graphComplete = graphComplete;
+    this.#root = root;
     const byId = new Map<string, Entry>();
     for (const entry of entries) if (entry.resource !== null) byId.set(entry.resource.id, entry);
     this.#byId = byId;
@@ -147,7 +150,7 @@ export class ContractProject {
     buildEntries(checked, references, context, refuseIn);
     refuseCycles(entries, refuseIn);
     blockDependents(entries);
-    return new ContractProject(entries, graphComplete);
+    return new ContractProject(entries, graphComplete, options.root);
   }
 
   /** The ids of the resources whose project-local name is `name` (files that could be read), sorted. */
@@ -158,23 +161,27 @@ export class ContractProject {
   }
 
   /**
-   * The refusal for an id no file of the project declares, with the nearest
-   * id it does declare as a "did you mean".
+   * The refusal for an id no file of the project declares (the operator's
+   * own `--resource`), placed at the project folder: the id, and the nearest
+   * id the project declares as a "did you mean", else how to list its ids.
    */
   resourceNotFound(id: string): Refusal {
     const resources = this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource]));
     // A project-local name where an id goes is the usual slip: name the ids it stands for.
     const named = this.idsNamed(id);
+    const near = didYouMean(
+      id,
+      resources.map((resource) => resource.id),
+    );
+    const listing = `'sealkit contract validate ${this.#root ?? 'DIR'}' lists the id of every resource`;
     const hint =
       named.length > 0
         ? `'${id}' is the name of ${named.join(' and ')}; --resource takes an id`
-        : didYouMean(
-            id,
-            resources.map((resource) => resource.id),
-          );
+        : `no resource of the project has the id '${id}'; ${near ?? listing}`;
     return refuseContract('contract_resource_not_found', {
       role: 'project',
-      ...(hint === undefined ? {} : { hint }),
+      ...(this.#root === undefined ? {} : { location: { path: this.#root } }),
+      hint,
     });
   }
 
@@ -291,9 +298,7 @@ export class ContractProject {
   seal(id: string, fallback?: ContractFallback): SealedProjection {
     if (!this.#graphComplete) throw refuseContract('contract_project_invalid', { role: 'project' });
     const entry = this.#byId.get(id);
-    if (entry === undefined || entry.resource === null) {
-      throw refuseContract('contract_resource_not_found', { role: 'project' });
-    }
+    if (entry === undefined || entry.resource === null) throw this.resourceNotFound(id);
     if (entry.refusal !== null) throw entry.refusal;
     const resource = entry.resource;
     if (resource.kind === 'Dashboard' || entry.built === null) {
