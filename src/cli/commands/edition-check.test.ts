@@ -35,12 +35,12 @@ describe('sealkit edition check', () => {
     const lenient = runCli(['edition', 'check', project]);
     expect(lenient.status).toBe(0);
     expect(lenient.stderr.toString()).toBe(
-      'note: 19 schema tests were not run (no --fixtures); --require-tests makes this exit 2\n',
+      'note: 19 tests were not run (no --fixtures); --require-tests makes this exit 2\n',
     );
     const strict = runCli(['edition', 'check', project, '--require-tests']);
     expect(strict.status).toBe(2);
     expect(strict.stderr.toString()).toBe(
-      'error[tests_not_run]: 19 schema tests were not run (no --fixtures), and --require-tests asks for them\n',
+      'error[tests_not_run]: 19 tests were not run (no --fixtures), and --require-tests asks for them\n',
     );
     const json = runCli(['edition', 'check', project, '--require-tests', '--json']);
     expect(json.status).toBe(2);
@@ -69,7 +69,7 @@ describe('sealkit edition check', () => {
     expect([strict.status, strict.stdout.toString(), strict.stderr.toString()]).toEqual([
       2,
       '',
-      'error[tests_not_run]: 19 schema tests were not run (no --fixtures), and --require-tests asks for them\n',
+      'error[tests_not_run]: 19 tests were not run (no --fixtures), and --require-tests asks for them\n',
     ]);
     // Findings still go to stderr.
     const broken = copyProject('bigquery', join(dir, 'acme'));
@@ -180,7 +180,7 @@ describe('sealkit edition check', () => {
     expect([report.status, report.reason_code, report.message, report.unmet]).toEqual([
       'failed',
       'tests_not_run',
-      'schema tests were not run (no --fixtures), and --require-tests asks for them',
+      'tests were not run (no --fixtures), and --require-tests asks for them',
       ['tests_not_run'],
     ]);
     expect(Object.keys(report).slice(0, 3)).toEqual(['status', 'reason_code', 'message']);

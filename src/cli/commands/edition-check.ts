@@ -42,7 +42,7 @@ Flags:
   --vars YAML      a YAML mapping, e.g. '{enable_migration_models: true}'
   --fixtures DIR   Bronze fixture CSVs to build and test on; repeatable: a table of a
                    later folder replaces the same table of an earlier one
-  --require-tests  fail (status failed, exit 2) when schema tests were not run
+  --require-tests  fail (status failed, exit 2) when tests were not run
                    (no --fixtures); a CI job then cannot pass a check whose
                    tests never ran
   -q, --quiet      print no report, no progress and no note: nothing on a pass;
@@ -109,10 +109,10 @@ export const editionCheck: Command = {
       notRun === 0 || report.status === 'failed'
         ? ''
         : unmet
-          ? `error[tests_not_run]: ${notRun} schema tests were not run (no --fixtures), and --require-tests asks for them\n`
+          ? `error[tests_not_run]: ${notRun} tests were not run (no --fixtures), and --require-tests asks for them\n`
           : quiet
             ? ''
-            : `note: ${notRun} schema tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
+            : `note: ${notRun} tests were not run (no --fixtures); --require-tests makes this exit 2\n`;
     const errors = formatFindings(report) + notReadNotes(report) + setAsideNote(report) + notice;
     // An unmet requirement fails the run: `status` must not read `passed`
     // to a CI job that looks at nothing else (docs/editions.md#exit-codes).
@@ -134,8 +134,7 @@ export const editionCheck: Command = {
 };
 
 /** The fixed message of the `tests_not_run` requirement, beside the count on stderr. */
-export const TESTS_NOT_RUN_MESSAGE =
-  'schema tests were not run (no --fixtures), and --require-tests asks for them';
+export const TESTS_NOT_RUN_MESSAGE = 'tests were not run (no --fixtures), and --require-tests asks for them';
 
 /** The report of a check whose requirement (--require-tests) is unmet: failed, whatever its items say. */
 function requirementUnmet(report: CheckReport): CheckReport {
