@@ -96,6 +96,29 @@ export async function run(ctx) {
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 
+  // Week 23's page links last week's Markdown and a chart drawn after its manifest was written.
+  const week23 = join(base, 'reports', 'sales', 'week-23');
+  mkdirSync(week23);
+  writeFileSync(
+    join(week23, 'report.md'),
+    '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads.\n\n![Forecast](forecast.svg)\n',
+  );
+  ctx.say(
+    'A page whose links will not load is published as written, and the run names each link with its line: last week\u2019s .md (this site gets pages only) and a chart drawn after the manifest:',
+  );
+  ctx.show(join(week23, 'report.md'));
+  ctx.sealkit([
+    'distribute',
+    'manifest',
+    'reports/sales/week-23',
+    '--id',
+    'sales.week-23',
+    '--created',
+    '2026-06-06T11:10:00Z',
+  ]);
+  ctx.shell('cp reports/sales/week-22/chart.svg reports/sales/week-23/forecast.svg');
+  ctx.sealkit(['distribute', 'run'], { pick: nonBlank });
+
   ctx.say('The data is edited after its manifest was written: refused, the file named, nothing published.');
   ctx.shell("echo 'North,9999' >> reports/sales/week-22/data/sales.csv");
   ctx.sealkit(['distribute', 'verify', 'reports/sales/week-22']);
