@@ -1,6 +1,5 @@
-import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { Dir, isFsError } from '../../core/fs/index.js';
+import { Dir, isFsError, symlinkOnPath } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 import type { ProjectFile } from './contract-project.js';
@@ -102,26 +101,6 @@ function openRoot(path: string): Dir {
     }
     throw folderUnreadable(path);
   }
-}
-
-/**
- * The first component of `path` that is a symbolic link, written as the
- * operator wrote it (`up` of `up/retail`, `/srv/data` of `/srv/data/retail`),
- * or undefined. For the hint only, after the no-follow open failed: the open
- * decides, this names the link; nothing is opened through what it finds.
- */
-function symlinkOnPath(path: string): string | undefined {
-  for (let end = 1; end <= path.length; end += 1) {
-    // Each component once: where it ends (before a slash or at the end), repeated slashes skipped.
-    if (path[end - 1] === '/' || (end < path.length && path[end] !== '/')) continue;
-    const prefix = path.slice(0, end);
-    try {
-      if (lstatSync(prefix).isSymbolicLink()) return prefix;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
 
 /** What to do about a link on the way to the project, worded as edition check words it. */

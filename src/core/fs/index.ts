@@ -28,4 +28,5 @@ export type { ReadableFile } from './readable-file.js';
 export { type FsRefusalCode, type PlatformRefusalCode, refuseFs, refusePlatform } from './refusals.js';
 export { exchange, renameNoReplace, renameReplacing } from './rename.js';
 export type { FileStat, FileType } from './stat.js';
+export { componentEnds, symlinkOnPath } from './symlink-on-path.js';
 export type { WritableFile } from './writable-file.js';
