@@ -305,17 +305,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         );
       if (type === 'symlink') throw refuseAt('file_symlink', path, LINK_HINT);
       if (directory) {
-        let child: Dir;
-        try {
-          child = dir.openDir(entry.bytes);
-        } catch (error: unknown) {
-          throw unreadableFolder(error, path);
-        }
-        try {
-          walk(child, path, depth + 1);
-        } finally {
-          child.close();
-        }
+        inFolder(dir, entry, path, (child) => walk(child, path, depth + 1));
       } else if (type === 'file') {
         const problem = pathProblem(path);
         if (problem !== undefined) throw refuseAt(problem, path);
@@ -352,6 +342,22 @@ function checkLeftOut(dir: Dir, entry: DirEntry, type: string, path: string, dep
     );
   if (type !== 'directory') return;
   if (depth + 1 > 64) throw refuseAt('discovery_too_large', path);
+  inFolder(dir, entry, path, (child) => {
+    try {
+      for (const inner of child.list()) {
+        const shown = `${path}/${inner.utf8 ? inner.name : escapedName(inner.bytes)}`;
+        checkLeftOut(child, inner, typeOf(child, inner), shown, depth + 1);
+      }
+    } catch (error: unknown) {
+      // A listing or a stat this account may not make: the folder is named with why.
+      if (error instanceof Refusal) throw error;
+      throw unreadableFolder(error, path);
+    }
+  });
+}
+
+/** Runs `work` on the folder `entry` of `dir`, closed after; one that cannot be opened is said with why. */
+function inFolder(dir: Dir, entry: DirEntry, path: string, work: (child: Dir) => void): void {
   let child: Dir;
   try {
     child = dir.openDir(entry.bytes);
@@ -359,18 +365,7 @@ function checkLeftOut(dir: Dir, entry: DirEntry, type: string, path: string, dep
     throw unreadableFolder(error, path);
   }
   try {
-    for (const inner of child.list()) {
-      checkLeftOut(
-        child,
-        inner,
-        typeOf(child, inner),
-        `${path}/${inner.utf8 ? inner.name : escapedName(inner.bytes)}`,
-        depth + 1,
-      );
-    }
-  } catch (error: unknown) {
-    if (error instanceof Refusal) throw error;
-    throw unreadableFolder(error, path);
+    work(child);
   } finally {
     child.close();
   }
