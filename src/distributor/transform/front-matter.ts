@@ -36,8 +36,11 @@ export function takeFrontMatter(text: string): PageText {
   const body = lines.slice(closing + 1).join('\n');
   const document = parseDocument(yamlText, { uniqueKeys: true });
   const contents = document.contents;
-  if (document.errors.length === 0 && (contents === null || isMap(contents))) {
-    const title = contents === null ? undefined : contents.get('title', true);
+  // Empty, or a mapping: `# Weekly report` alone between two rules is a
+  // heading to CommonMark and only a comment to YAML, so it stays Markdown.
+  const empty = contents === null && yamlText.trim() === '';
+  if (document.errors.length === 0 && (empty || isMap(contents))) {
+    const title = isMap(contents) ? contents.get('title', true) : undefined;
     const text =
       isScalar(title) && (typeof title.value === 'string' || typeof title.value === 'number')
         ? String(title.value).replace(/\s+/g, ' ').trim()

@@ -208,6 +208,10 @@ describe('Markdown to HTML', () => {
     // Closed, but holding no mapping (a paragraph, a list): Markdown as CommonMark reads it.
     expect(render('---\nJust a line\n---\n')).toContain('<h2 id="just-a-line">Just a line</h2>');
     expect(render('---\n- one\n- two\n---\n')).toContain('<li>one</li>');
+    // Regression: a heading between two rules is a comment to YAML, and stayed hidden as front matter.
+    expect(render('---\n# Weekly report\n---\n\ntext\n')).toContain(
+      '<h1 id="weekly-report">Weekly report</h1>',
+    );
     // Not on the first line: a rule and a heading.
     expect(render('\n---\ntitle: x\n---\n')).toContain('<hr />');
   });
