@@ -719,6 +719,32 @@ describe('singular tests', () => {
       ],
     );
   });
+
+  it('regression: two singular tests of one name, and a ; ending a test, fail as dbt would (passed as dup_2, or only with fixtures)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'tests/dup.sql': "select * from {{ ref('silver_orders') }} where 1 = 0\n",
+      'tests/sub/dup.sql': "select * from {{ ref('silver_orders') }} where 1 = 0\n",
+      'tests/ends_with_semicolon.sql': "select *\nfrom {{ ref('silver_orders') }}\nwhere 1 = 0;\n",
+    });
+    for (const fixtures of [undefined, join(project, 'fixtures')]) {
+      const { report } = await checkProject(project, fixtures === undefined ? {} : { fixtures });
+      const tests = singular(report.tests);
+      expect(tests.map((test) => [test.path, test.status, test.finding?.reason_code])).toEqual([
+        ['tests/dup.sql', fixtures === undefined ? 'not_run' : 'passed', undefined],
+        ['tests/ends_with_semicolon.sql', 'failed', 'sql_parse_error'],
+        ['tests/sub/dup.sql', 'failed', 'duplicate_test'],
+      ]);
+      expect(tests[1]?.finding).toMatchObject({
+        location: { line: 3, column: 12 },
+        hint: 'a singular test is one query, which dbt runs inside a count: drop the ; at its end',
+      });
+      expect(tests[2]?.finding?.hint).toBe(
+        "tests/dup.sql is a singular test of the name 'dup' too, and dbt refuses two tests of one name: rename one of the files",
+      );
+      expect(report.status).toBe('failed');
+    }
+  });
 });
 
 describe('fixtures against the declared columns', () => {

@@ -11,6 +11,7 @@ export type FindingCode =
   | 'yaml_schema'
   | 'invalid_resource_name'
   | 'duplicate_model'
+  | 'duplicate_test'
   | 'duplicate_macro'
   | 'duplicate_source'
   | 'properties_without_model'
@@ -47,6 +48,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   yaml_schema: "the file does not validate against dbt's JSON schema",
   invalid_resource_name: 'a model, source, table or column name is not a plain identifier',
   duplicate_model: 'two model files have the same name',
+  duplicate_test: 'two singular tests have the same name',
   duplicate_macro: 'two macros have the same name',
   duplicate_source: 'a source table is defined twice',
   properties_without_model: 'a properties file describes a model that has no SQL file',

@@ -300,7 +300,9 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
   const tests = uniquelyNamed([
     ...planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey),
-    ...files.tests.flatMap((file) => planSingularTest(file, scope, enabledModels, sourceByKey)),
+    ...refuseSameNames(
+      files.tests.flatMap((file) => planSingularTest(file, scope, enabledModels, sourceByKey)),
+    ),
   ]);
   fileResults.sort((a, b) => byString(a.path, b.path));
   return {
@@ -1262,6 +1264,17 @@ function planSingularTest(
       rendered === undefined || rendered.ok
         ? undefined
         : renderFinding(rendered, file.path, source, { ...scope, harness, projectName }),
+    () => {
+      // dbt wraps the query in a count: a `;` at its end ends that statement early.
+      const end = rendered?.ok === true ? /;\s*$/.exec(rendered.text) : null;
+      if (end === null) return undefined;
+      const at = source.lastIndexOf(';');
+      return draft('sql_parse_error', {
+        ...here,
+        ...(at === -1 ? {} : positionAt(source, at)),
+        hint: 'a singular test is one query, which dbt runs inside a count: drop the ; at its end',
+      });
+    },
     () =>
       extra.length === 0
         ? undefined
@@ -1298,6 +1311,33 @@ function planSingularTest(
 
 function columnTests(owner: TestOwner, columns: ModelProperties['columns'], scope: TestScope): PlannedTest[] {
   return columns.flatMap((column) => column.tests.map((test) => planTest(owner, column.name, test, scope)));
+}
+
+/**
+ * Two singular tests of one name (`tests/dup.sql`, `tests/sub/dup.sql`):
+ * dbt refuses the project, so the second is a finding naming the first,
+ * not run under a name dbt would never give it.
+ */
+function refuseSameNames(tests: readonly PlannedTest[]): PlannedTest[] {
+  const first = new Map<string, string>();
+  return tests.map((test) => {
+    const path = test.singular?.path ?? '';
+    const earlier = first.get(test.name);
+    if (earlier === undefined) {
+      first.set(test.name, path);
+      return test;
+    }
+    if (test.finding !== undefined) return test;
+    return {
+      ...test,
+      sql: undefined,
+      rowsSql: undefined,
+      finding: draft('duplicate_test', {
+        file: path,
+        hint: `${earlier} is a singular test of the name '${test.name}' too, and dbt refuses two tests of one name: rename one of the files`,
+      }),
+    };
+  });
 }
 
 /** A second test of the same name is `<name>_2`, a third `<name>_3`, in plan order. */
