@@ -321,7 +321,7 @@ export const distributeVerifyCommand: Command = {
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
     const warnings = verified.link_warnings.map(
       (warning) =>
-        `  ${escapedBytes(Buffer.from(`${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(warning.href, 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
+        `  ${escapedBytes(Buffer.from(`${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
     );
     return {
       text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n${
@@ -611,6 +611,19 @@ function summaryText(report: RunReport): string {
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
 }
 
+/**
+ * A link as its author wrote it, for a person to search the Markdown for
+ * (`daten/über.csv`, `my files/a.csv`): the page holds it percent-encoded.
+ * One that does not decode is shown as the page holds it.
+ */
+function writtenHref(href: string): string {
+  try {
+    return decodeURI(href);
+  } catch {
+    return href;
+  }
+}
+
 /** At most this many link warnings are printed; --json holds them all. */
 const SHOWN_LINK_WARNINGS = 10;
 
@@ -644,7 +657,7 @@ function linkNote(report: RunReport, applied: boolean): string {
       total += 1;
       if (lines.length < SHOWN_LINK_WARNINGS)
         lines.push(
-          `  ${item.destination_id}: ${escapedBytes(Buffer.from(`${item.bundle_dir}/${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(warning.href, 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
+          `  ${item.destination_id}: ${escapedBytes(Buffer.from(`${item.bundle_dir}/${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
         );
     }
   }

@@ -32,7 +32,12 @@ export function takeFrontMatter(text: string): PageText {
   const lines = text.slice(opening[0].length).split('\n');
   const closing = lines.findIndex((line) => CLOSING.test(line.replace(/\r$/, '')));
   if (closing === -1) return { body: text, bodyLine: 1 };
-  const yamlText = lines.slice(0, closing).join('\n');
+  // A file saved with CRLF: the YAML is read without the carriage returns,
+  // which would otherwise end a quoted value's line (`title: "Report"\r`).
+  const yamlText = lines
+    .slice(0, closing)
+    .map((line) => line.replace(/\r$/, ''))
+    .join('\n');
   const body = lines.slice(closing + 1).join('\n');
   const document = parseDocument(yamlText, { uniqueKeys: true });
   const contents = document.contents;
@@ -52,7 +57,8 @@ export function takeFrontMatter(text: string): PageText {
   const firstWritten = lines
     .slice(0, closing)
     .find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
-  if (firstWritten === undefined || !KEY_LINE.test(firstWritten)) return { body: text, bodyLine: 1 };
+  if (firstWritten === undefined || !KEY_LINE.test(firstWritten.replace(/\r$/, '')))
+    return { body: text, bodyLine: 1 };
   // The parser's position, one line down for the opening `---`; its message
   // is not passed on (it quotes the text).
   const at = document.errors[0]?.linePos?.[0];

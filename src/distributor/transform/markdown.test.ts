@@ -194,6 +194,10 @@ describe('Markdown to HTML', () => {
     expect(page).toContain('<title>Sales weekly report — W02</title>');
     expect(page).not.toMatch(/data-platform@example\.com|toc: true|<hr/);
     expect(page).toContain('<h1 id="sales-week-02">Sales, week 02</h1>');
+    // Regression: saved with CRLF, a quoted last value was refused (its line kept the carriage return).
+    for (const last of ['title: "Report"', 'tags: [a, b]', 'params: {a: 1}'])
+      expect(render(`---\r\nauthor: a\r\n${last}\r\n---\r\n# H\r\n`)).not.toContain('author');
+    expect(render('---\r\ntitle: "Report"\r\n---\r\n')).toContain('<title>Report</title>');
     // Closed by `...`, with CRLF line ends, a number as title.
     expect(render('---\r\ntitle: 2026\r\n...\r\n\ntext\r\n')).toContain('<title>2026</title>');
     // No title in it: the first heading names the page, as before.
@@ -239,6 +243,12 @@ describe('Markdown to HTML', () => {
     expect(page).toContain('<h3 id="method">Method</h3>');
     expect(page).toContain('<h2 id="method-1">Method</h2>');
     expect(page).toContain('<h2 id="x-and-ü"><code>x</code> <em>and</em> Ü?</h2>');
+  });
+
+  it('regression: a comment at either end of a heading leaves no dash in its id', () => {
+    const page = render('# Title <!-- x -->\n\n## <!-- c --> Visible\n');
+    expect(page).toContain('id="title"');
+    expect(page).toContain('id="visible"');
   });
 
   it('regression: a heading without text gets no empty id', () => {
@@ -333,6 +343,17 @@ describe('Markdown to HTML', () => {
       { line: 6, href: 'notes.html#top', image: false, target: 'notes.html' },
       { line: 8, href: 'charts/late.png', image: true, target: 'charts/late.png' },
       { line: 12, href: 'data/x%20y.csv', image: false, target: 'data/x y.csv' },
+    ]);
+    // Regression: a link on the second line of a paragraph or list item was placed on its first.
+    const wrapped = renderMarkdown(
+      Buffer.from('Some text\nthen ![a](a.png)\n\n- item\n  and [b](b.csv)\n\n> quote\n> [c](c.md)\n'),
+      'r',
+      { path: 'r.md', listed: new Set() },
+    ).links.map((link) => [link.href, link.line]);
+    expect(wrapped).toEqual([
+      ['a.png', 2],
+      ['b.csv', 5],
+      ['c.md', 8],
     ]);
     // Without the page's path (a library caller rendering one file) nothing is recorded.
     expect(renderMarkdown(Buffer.from(markdown), 'report').links).toEqual([]);

@@ -168,8 +168,10 @@ function adjustTokens(
   found: { readonly links: PageLink[]; line: number; readonly offset: number },
 ): void {
   for (const token of tokens) {
-    // Inline children carry no line of their own: the block's first line stands for them.
+    // Inline children carry no line of their own: the block's first line,
+    // and one more at each line break inside it.
     if (token.map !== null) found.line = token.map[0] + 1 + found.offset;
+    if (token.type === 'softbreak' || token.type === 'hardbreak') found.line += 1;
     if (token.type === 'th_open' || token.type === 'td_open') {
       const align = ALIGN.exec(String(token.attrGet('style') ?? ''));
       if (align !== null) {
@@ -270,7 +272,8 @@ function anchorHeadings(tokens: readonly Token[]): void {
   tokens.forEach((token, index) => {
     if (token.type !== 'heading_open') return;
     const inline = tokens[index + 1];
-    const text = inline?.type === 'inline' ? collectText(inline.children ?? []) : '';
+    // Trimmed: a comment left out at either end (`# Title <!-- x -->`) leaves a space, not a `-`.
+    const text = inline?.type === 'inline' ? collectText(inline.children ?? []).trim() : '';
     // A heading without text has no anchor: `id=""` is not valid HTML.
     const slug = slugger.slug(text);
     if (slug !== '') token.attrSet('id', slug);
