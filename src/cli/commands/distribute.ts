@@ -6,6 +6,7 @@ import {
   distributeRun,
   type ItemOutcome,
   type LinkProblem,
+  type LinkWarning,
   MAX_TRANSFERS,
   type PipelinePlan,
   type PlanItem,
@@ -319,10 +320,7 @@ export const distributeVerifyCommand: Command = {
     };
     const verified = verifyBundle(dir, selected ? { outputs } : {});
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
-    const warnings = verified.link_warnings.map(
-      (warning) =>
-        `  ${escapedBytes(Buffer.from(`${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
-    );
+    const warnings = verified.link_warnings.map((warning) => `  ${linkWarningText('', warning)}`);
     return {
       text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n${
         warnings.length === 0
@@ -624,6 +622,13 @@ function writtenHref(href: string): string {
   }
 }
 
+/** One link warning: the page (below `folder`) and line, the link as written, and why it will not load. */
+function linkWarningText(folder: string, warning: LinkWarning): string {
+  const where = escapedBytes(Buffer.from(`${folder}${warning.page}:${warning.line}`, 'utf8'));
+  const link = escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'));
+  return `${where}: ${warning.image ? 'image' : 'link'} ${link} ${LINK_PROBLEMS[warning.problem]}`;
+}
+
 /** At most this many link warnings are printed; --json holds them all. */
 const SHOWN_LINK_WARNINGS = 10;
 
@@ -656,9 +661,7 @@ function linkNote(report: RunReport, applied: boolean): string {
     for (const warning of item.link_warnings ?? []) {
       total += 1;
       if (lines.length < SHOWN_LINK_WARNINGS)
-        lines.push(
-          `  ${item.destination_id}: ${escapedBytes(Buffer.from(`${item.bundle_dir}/${warning.page}:${warning.line}`, 'utf8'))}: ${warning.image ? 'image' : 'link'} ${escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'))} ${LINK_PROBLEMS[warning.problem]}`,
-        );
+        lines.push(`  ${item.destination_id}: ${linkWarningText(`${item.bundle_dir}/`, warning)}`);
     }
   }
   if (total === 0) return '';
