@@ -84,7 +84,7 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
   try {
     dir = Dir.open(path);
   } catch (error: unknown) {
-    throw bundleDirProblem(error);
+    throw bundleDirProblem(error, path);
   }
   try {
     // The manifest stops everything (no file is read before it passed); the

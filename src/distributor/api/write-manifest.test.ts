@@ -399,3 +399,20 @@ describe('distribute verify: a folder without a manifest says what it is', () =>
     );
   });
 });
+
+describe('a bundle folder that does not exist', () => {
+  it('regression: a misspelt bundle folder gets the near folder beside it (was only "fix the path")', () => {
+    const misspelt = join(work, 'week22');
+    for (const act of [
+      () => verifyBundle(misspelt),
+      () => writeManifest(misspelt, { id: 'w22', created: CREATED }),
+    ]) {
+      const refusal = refusalOf(act);
+      expect(refusal.code).toBe('bundle_dir_missing');
+      expect(refusal.hint).toBe(`no such bundle folder: did you mean '${join(work, 'week-22')}'?`);
+    }
+    expect(refusalOf(() => verifyBundle(join(work, 'nothing', 'near'))).hint).toBe(
+      'no such bundle folder: create it, or fix the path',
+    );
+  });
+});

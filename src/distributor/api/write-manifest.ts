@@ -115,7 +115,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
   try {
     dir = Dir.open(path);
   } catch (error: unknown) {
-    throw bundleDirProblem(error);
+    throw bundleDirProblem(error, path);
   }
   try {
     // manifest.json is written in this folder: where the kernel would refuse

@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type Dir, type DirEntry, type DirEntryType, isFsError } from '../../core/fs/index.js';
-import type { Refusal } from '../../core/refusal/index.js';
+import { nearest, type Refusal } from '../../core/refusal/index.js';
 import type { BundleDir } from '../model/types.js';
 import { compareUtf8, toBundleDir, unicodeTwins } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
@@ -282,12 +284,17 @@ export function sourceRootProblem(error: unknown): Refusal {
  * manifest` are given: a folder holding one bundle, not a source root, so
  * the codes and messages say so.
  */
-export function bundleDirProblem(error: unknown): Refusal {
-  if (isFsError(error, 'ENOENT'))
+export function bundleDirProblem(error: unknown, path?: string): Refusal {
+  if (isFsError(error, 'ENOENT')) {
+    const near = path === undefined ? undefined : nearFolder(path);
     return refuseDistributor('bundle_dir_missing', {
       role: 'bundle',
-      hint: 'no such bundle folder: create it, or fix the path',
+      hint:
+        near === undefined
+          ? 'no such bundle folder: create it, or fix the path'
+          : `no such bundle folder: did you mean '${near}'?`,
     });
+  }
   if (isFsError(error, 'ELOOP'))
     return refuseDistributor('bundle_dir_symlink', { role: 'bundle', hint: NO_LINK_HINT });
   if (isFsError(error, 'ENOTDIR'))
@@ -296,6 +303,25 @@ export function bundleDirProblem(error: unknown): Refusal {
       hint: 'name the folder that holds the bundle, not a file in it',
     });
   return refuseDistributor('bundle_dir_unavailable', { role: 'bundle', hint: UNREADABLE_HINT });
+}
+
+/**
+ * A folder beside a missing one whose name is close to it (`W3` for `W03`),
+ * as the path was given; for the hint only, so a plain listing of the
+ * parent is enough. Undefined when the parent cannot be listed or none is near.
+ */
+function nearFolder(path: string): string | undefined {
+  const trimmed = path.replace(/\/+$/, '');
+  const name = basename(trimmed);
+  try {
+    const folders = readdirSync(dirname(trimmed), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    const near = nearest(name, folders);
+    return near === undefined ? undefined : join(dirname(trimmed), near);
+  } catch {
+    return undefined;
+  }
 }
 
 const NO_LINK_HINT =
