@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Dir } from '../src/core/fs/index.js';
+import { peakRssKiB } from './peak-rss.js';
 
 const [mode, target = '', destination = ''] = process.argv.slice(2);
 
@@ -109,7 +110,7 @@ function heldReadsOfRerun(source: Dir, dest: Dir): number {
 
 const figures = (): { maxRssKiB: number; cpuMs: number } => {
   const usage = process.resourceUsage();
-  return { maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 };
+  return { maxRssKiB: peakRssKiB(), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 };
 };
 
 /** The CLI bundle's `distribute run --json`, its report parsed; stderr is the child's own. */

@@ -14,6 +14,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type DetachedRgw, startRgw } from '../test/services/rgw.js';
+import { peakRssKiB } from './peak-rss.js';
 
 const BENCH_BUCKET = 'sealkit-bench';
 
@@ -50,7 +51,7 @@ async function main(argv: readonly string[]): Promise<void> {
         ContentLength: statSync(first).size,
       }),
     );
-    process.stdout.write(`${JSON.stringify({ maxRssKiB: process.resourceUsage().maxRSS })}\n`);
+    process.stdout.write(`${JSON.stringify({ maxRssKiB: peakRssKiB() })}\n`);
     return;
   }
   if (mode === 'clear' && first !== undefined) {

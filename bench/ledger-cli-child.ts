@@ -5,6 +5,7 @@
 //     template: initdb for a new ledger, PGlite's default settings, V8's optimizing tier for PGlite
 // Prints {"exit","maxRssMb","cpuMs"} on stdout.
 import type { IdentifiedCandidate } from '../src/contracts/index.js';
+import { peakRssKiB } from './peak-rss.js';
 
 const [mode, dir = ''] = process.argv.slice(2);
 
@@ -50,5 +51,5 @@ async function now(): Promise<number> {
 const exit = mode === 'before' ? await before() : await now();
 const usage = process.resourceUsage();
 process.stdout.write(
-  `${JSON.stringify({ exit, maxRssMb: usage.maxRSS / 1024, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 })}\n`,
+  `${JSON.stringify({ exit, maxRssMb: peakRssKiB() / 1024, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000 })}\n`,
 );
