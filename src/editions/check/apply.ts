@@ -417,7 +417,7 @@ async function countFailures(
     const rows = `${failures} failing ${failures === 1 ? 'row' : 'rows'}${shown}`;
     const hint =
       test.singular === undefined
-        ? `${test.kind} on ${test.attachedTo}.${test.column}: ${rows}`
+        ? `${test.given === true ? `${test.name} (${test.kind} on ${test.attachedTo}.${test.column})` : `${test.kind} on ${test.attachedTo}.${test.column}`}: ${rows}`
         : `the singular test ${test.name} returned ${rows} (it passes when its query returns none)`;
     const failed = draft('test_failed', { ...test.at, hint, failingRows });
     return { ...base, status: 'failed', failures, ...optional(show(failed)) };

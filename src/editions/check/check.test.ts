@@ -657,6 +657,94 @@ describe('tests the check cannot run', () => {
   });
 });
 
+describe('a test given its own name', () => {
+  /** The bigquery edition with silver_customers.customer_id's tests replaced by `tests` (YAML lines). */
+  const namedTests = (tests: string): string => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    const before = '      - name: customer_id\n        data_tests: [not_null, unique]\n';
+    expect(text).toContain(before);
+    writeFileSync(file, text.replace(before, `      - name: customer_id\n        data_tests:\n${tests}`));
+    return project;
+  };
+  const testsOf = async (project: string) =>
+    (await checkProject(project, { fixtures: join(project, 'fixtures') })).report.tests.filter(
+      (test) => test.attached_to === 'silver_customers',
+    );
+
+  it('regression: the test_name: form and the one-key form are named by their name:, as dbt names them', async () => {
+    const project = namedTests(
+      '          - name: my_nn\n            test_name: not_null\n          - unique:\n              name: customer_key_unique\n          - test_name: not_null\n',
+    );
+    expect((await testsOf(project)).map((test) => [test.name, test.kind, test.status])).toEqual([
+      ['my_nn', 'not_null', 'passed'],
+      ['customer_key_unique', 'unique', 'passed'],
+      // test_name: alone is the same form with no arguments, named as dbt forms a name.
+      ['not_null_silver_customers_customer_id', 'not_null', 'passed'],
+    ]);
+  });
+
+  it('regression: a finding about a named test names it, and a misspelt test_name: is placed at that key', async () => {
+    const project = namedTests('          - name: my_nn\n            test_name: not_nul\n');
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const line = readFileSync(file, 'utf8').split('\n').indexOf('            test_name: not_nul') + 1;
+    expect(line).toBeGreaterThan(0);
+    expect(await testsOf(project)).toEqual([
+      expect.objectContaining({
+        name: 'my_nn',
+        kind: 'not_nul',
+        status: 'failed',
+        finding: expect.objectContaining({
+          reason_code: 'unsupported_test',
+          location: {
+            path: file,
+            line,
+            column: 13,
+            pointer: 'models[0].columns[0].data_tests[0].test_name',
+          },
+          hint: "the test my_nn: did you mean 'not_null'?",
+        }),
+      }),
+    ]);
+  });
+
+  it('regression: a named test that fails on the fixtures is named in its finding', async () => {
+    const project = namedTests('          - not_null\n');
+    // Two customers of the fixtures are in NL: a unique test on country fails on them.
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('      - name: country\n')).toHaveLength(2);
+    writeFileSync(
+      file,
+      text.replace(
+        '      - name: country\n',
+        '      - name: country\n        data_tests:\n          - name: one_customer_per_country\n            test_name: unique\n',
+      ),
+    );
+    const tests = await testsOf(project);
+    expect(tests.map((test) => [test.name, test.status])).toEqual([
+      ['not_null_silver_customers_customer_id', 'passed'],
+      ['one_customer_per_country', 'failed'],
+    ]);
+    expect(tests[1]?.finding).toMatchObject({
+      reason_code: 'test_failed',
+      hint: 'one_customer_per_country (unique on silver_customers.country): 1 failing row',
+      failing_rows: [{ country: 'NL', n_records: 2 }],
+    });
+  });
+
+  it('regression: a name: that is not a plain identifier is unsupported_test, saying so', async () => {
+    const project = namedTests('          - not_null:\n              name: "my nn"\n');
+    const [test] = await testsOf(project);
+    expect(test).toMatchObject({ name: 'not_null_silver_customers_customer_id', status: 'failed' });
+    expect(test?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      hint: "the name 'my nn' is not a plain identifier (letters, digits and _), the only test names the offline check reports",
+    });
+  });
+});
+
 describe('singular tests', () => {
   const singular = <T extends { readonly kind: string }>(tests: readonly T[]): T[] =>
     tests.filter((test) => test.kind === 'singular');

@@ -95,6 +95,8 @@ export interface DeclaredColumn {
 
 export interface PlannedTest {
   readonly name: string;
+  /** The name is the test's own `name:`, which findings about it repeat. */
+  readonly given?: true;
   readonly kind: string;
   /** The model or `source.table` the test is attached to. */
   readonly attachedTo: string;
@@ -1358,6 +1360,7 @@ function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
 function unsupportedTest(
   spec: Extract<TestSpec, { readonly kind: 'unsupported' }>,
   here: Omit<FindingDraft, 'code'>,
+  given: string | undefined,
 ): FindingDraft {
   const near = didYouMean(spec.label, RUNNABLE_TESTS);
   const hint =
@@ -1365,21 +1368,31 @@ function unsupportedTest(
     (near === undefined
       ? `'${spec.label}' is not one of the generic tests the offline check runs (${RUNNABLE_TESTS.join(', ')})`
       : near);
-  return draft('unsupported_test', { ...here, hint });
+  return draft('unsupported_test', {
+    ...here,
+    hint: given === undefined ? hint : `the test ${given}: ${hint}`,
+  });
 }
 
 /** A test's name as dbt forms it from a package test too (`dbt_utils.accepted_range` → `dbt_utils_accepted_range`). */
 const TEST_LABEL = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
-function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, scope: TestScope): PlannedTest {
+function planTest(
+  owner: TestOwner,
+  column: string,
+  { spec, at, name }: PlacedTest,
+  scope: TestScope,
+): PlannedTest {
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
   // A package test keeps its dotted name as its kind; the test's name joins it with `_`, as dbt does.
   const safeLabel = TEST_LABEL.test(label) ? label : 'test';
+  // dbt names a test its own `name:` when it has one; one that is not an identifier is refused by testSpec.
+  const given = name !== undefined && IDENTIFIER.test(name) ? name : undefined;
   const here = { file: owner.file, ...at };
   const columnValid = IDENTIFIER.test(column);
   const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
   const planned = firstFinding([
-    () => (spec.kind === 'unsupported' ? unsupportedTest(spec, here) : undefined),
+    () => (spec.kind === 'unsupported' ? unsupportedTest(spec, here, given) : undefined),
     () => (columnValid ? undefined : draft('test_target_invalid', here)),
     () => related?.finding,
   ]);
@@ -1389,7 +1402,10 @@ function planTest(owner: TestOwner, column: string, { spec, at }: PlacedTest, sc
     sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
-    name: `${safeLabel.replaceAll('.', '_')}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    name:
+      given ??
+      `${safeLabel.replaceAll('.', '_')}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    ...(given === undefined ? {} : { given: true }),
     kind: safeLabel,
     attachedTo: owner.attachedTo,
     column,

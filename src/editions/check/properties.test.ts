@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testSpec } from './properties.js';
+import { givenTestName, testSpec } from './properties.js';
 import { parseYaml, type YamlValue } from './yaml.js';
 
 /** A test entry as a properties file writes it, read by the check's own YAML reader. */
@@ -66,6 +66,23 @@ describe('testSpec', () => {
     expect(testSpec(entry('{not_null: {}, unique: {}}'))).toMatchObject({
       label: 'test',
       hint: "a test is a mapping with one key, the test's name (- not_null: {…}); this one has 'not_null' and 'unique'",
+    });
+  });
+
+  it("regression: reads a test's own name: in the test_name: form and in the one-key form", () => {
+    expect(givenTestName(entry('{name: my_nn, test_name: not_null}'))).toBe('my_nn');
+    expect(givenTestName(entry('unique: {name: key_is_unique}'))).toBe('key_is_unique');
+    expect(givenTestName(entry('not_null'))).toBeUndefined();
+    expect(givenTestName(entry('{test_name: not_null}'))).toBeUndefined();
+    expect(testSpec(entry('{test_name: not_null}'))).toEqual({ kind: 'not_null' });
+    expect(testSpec(entry('{test_name: not_nul, name: my_nn}'))).toEqual({
+      kind: 'unsupported',
+      label: 'not_nul',
+    });
+    expect(testSpec(entry('{test_name: unique, name: 5}'))).toEqual({
+      kind: 'unsupported',
+      label: 'unique',
+      hint: "unique's name is not a plain identifier (letters, digits and _), the only test names the offline check reports",
     });
   });
 

@@ -1,5 +1,6 @@
 import type { PathSegment, YamlNode } from '../../core/input/index.js';
 import { nearest } from '../../core/refusal/index.js';
+import { IDENTIFIER } from './sql.js';
 import {
   asArray,
   asString,
@@ -28,6 +29,12 @@ export type TestSpec =
 export interface PlacedTest {
   readonly spec: TestSpec;
   readonly at: YamlPlace;
+  /**
+   * The test's own `name:` (`- name: my_nn` beside `test_name:`, or
+   * `- not_null: {name: my_nn}`): dbt names the test so instead of
+   * forming a name from the test, model and column.
+   */
+  readonly name?: string;
 }
 
 export interface ColumnProperties {
@@ -142,8 +149,36 @@ function columnsOf(
 
 function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer): PlacedTest[] {
   return (['data_tests', 'tests'] as const).flatMap((key) =>
-    asArray(entry[key]).map((value, index) => ({ spec: testSpec(value), at: place([...at, key, index]) })),
+    asArray(entry[key]).map((value, index) => {
+      const spec = testSpec(value);
+      const name = givenTestName(value);
+      const here: PathSegment[] = [...at, key, index];
+      // In the `test_name:` form a test dbt does not know is misspelt at that key, not at `- name:`.
+      const atKind =
+        spec.kind === 'unsupported' &&
+        spec.hint === undefined &&
+        isMapping(value) &&
+        asString(value.test_name) !== undefined;
+      return {
+        spec,
+        at: place(atKind ? [...here, 'test_name'] : here),
+        ...(typeof name === 'string' ? { name } : {}),
+      };
+    }),
   );
+}
+
+/**
+ * The `name:` a test is given, as dbt reads it: beside `test_name:`, or
+ * among the arguments of the one-key form. Undefined when none is given;
+ * a value that is not text is returned as it is, for testSpec to refuse.
+ */
+export function givenTestName(value: YamlValue): YamlValue | undefined {
+  if (!isMapping(value)) return undefined;
+  if (asString(value.test_name) !== undefined) return value.name;
+  const keys = Object.keys(value);
+  const body = keys.length === 1 && keys[0] !== undefined ? value[keys[0]] : undefined;
+  return isMapping(body) ? body.name : undefined;
 }
 
 const PLAIN_TEST_KEYS = new Set(['name']);
@@ -206,9 +241,9 @@ export function testSpec(value: YamlValue): TestSpec {
       hint: 'a test is a name (- not_null) or a mapping from its name to its arguments (- accepted_values: {values: [...]})',
     };
   const keys = Object.keys(value);
-  // dbt's other form: `- test_name: not_null` with `name:` and the arguments beside it.
+  // dbt's other form: `- test_name: not_null`, with `name:` and the arguments beside it (or none).
   const testName = asString(value.test_name);
-  if (keys.length > 1 && testName !== undefined) {
+  if (testName !== undefined) {
     const body: { [key: string]: YamlValue } = {};
     for (const key of keys)
       if (key !== 'test_name') Object.defineProperty(body, key, { value: value[key], enumerable: true });
@@ -239,6 +274,11 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
   const configs = given.filter((key) => TEST_CONFIGS.includes(key));
   const unknown = given.filter((key) => !configs.includes(key) && !args.takes.includes(key));
   const problems: string[] = [];
+  const name = body.name;
+  if (name !== undefined && !(typeof name === 'string' && IDENTIFIER.test(name)))
+    problems.push(
+      `${typeof name === 'string' ? `the name '${name}'` : `${kind}'s name`} is not a plain identifier (letters, digits and _), the only test names the offline check reports`,
+    );
   const meant = new Set<string>();
   for (const key of unknown) {
     const match = nearest(key, args.takes);
