@@ -638,6 +638,8 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
     "is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
   markdown_outside_bundle:
     'leaves the bundle and is kept as written, but no .md file is published here: link to its page (.html)',
+  folder_without_index:
+    'is a folder with no index.html here, so a web server has no page to show: link to a file in it, or add an index.md',
 };
 
 /**

@@ -1,3 +1,4 @@
+import { basename, resolve } from 'node:path';
 import { Dir } from '../../core/fs/index.js';
 import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDirProblem, discoverBundles, MANIFEST_FILE } from '../discover/discover.js';
@@ -102,7 +103,9 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
     const renderHtml = outputs?.html === true;
     let pages: readonly RenderedPage[] = [];
     collect(() => {
-      pages = verifyFiles(dir, manifest, { renderHtml });
+      // Where the bundle lies below a source root is unknown here: its own
+      // folder's name is what a link climbing out and back in names.
+      pages = verifyFiles(dir, manifest, { renderHtml, bundleDir: basename(resolve(path)) });
     });
     collect(() => {
       for (const problem of discoverBundles(dir, { rootIsBundle: true }).problems)

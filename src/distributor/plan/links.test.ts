@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import type { BundlePath, Instant, SourceManifest } from '../model/types.js';
+import { renderMarkdown } from '../transform/markdown.js';
 import { linkWarnings } from './links.js';
 import type { PageInfo } from './outputs.js';
 import { plannedOutputs } from './outputs.js';
@@ -59,5 +60,82 @@ describe('links of pages that a destination will not hold', () => {
 
   it('says nothing without pages', () => {
     expect(warningsFor({ source: true, html: false })).toEqual([]);
+  });
+
+  /**
+   * The warnings of the page `pagePath` rendered from `markdown` in a bundle
+   * at `bundleDir` listing `paths` (each a few bytes), as a run plans them.
+   */
+  const warningsOfBundle = (
+    markdown: string,
+    paths: readonly string[],
+    categories: { source: boolean; html: boolean; assets?: boolean },
+    bundleDir = 'W03',
+    pagePath = 'report.md',
+  ) => {
+    const files = [...paths].sort().map((path, index) => ({
+      path: path as BundlePath,
+      sha256: sha(String(index % 10)),
+      size: 3,
+    }));
+    const bundle: SourceManifest = { ...manifest, files };
+    const listed = new Set<string>(paths);
+    const rendered: PageInfo[] = files.flatMap((file, index) => {
+      if (!file.path.endsWith('.md')) return [];
+      const text = file.path === pagePath ? markdown : '# page\n';
+      const { links } = renderMarkdown(Buffer.from(text), 'page', { path: file.path, listed, bundleDir });
+      return [page(index, `${file.path.slice(0, -3)}.html`, links)];
+    });
+    const outputs = plannedOutputs(bundle, rendered, categories) ?? [];
+    return linkWarnings(bundle, rendered, categories, outputs).map((w) => [w.href, w.problem]);
+  };
+
+  it('regression: a link to a folder whose index.html the destination holds is not reported', () => {
+    const markdown = '[a](guide/) [b](./guide/) [c](guide) [d](kit/) [e](kit)\n';
+    const paths = ['report.md', 'guide/index.md', 'guide/setup.md', 'kit/index.html', 'kit/a.csv'];
+    // guide/index.md becomes guide/index.html; kit/index.html is copied with the sources.
+    expect(warningsOfBundle(markdown, paths, { source: true, html: true })).toEqual([]);
+    // Without sources, kit/index.html is listed but not published here.
+    expect(warningsOfBundle(markdown, paths, { source: false, html: true, assets: true })).toEqual([
+      ['kit/', 'not_published_here'],
+      ['kit', 'not_published_here'],
+    ]);
+  });
+
+  it('regression: a link to a folder without an index.html says so, and a missing folder is not in the manifest', () => {
+    const markdown = '[a](data/) [b](data) [c](./) [d](nowhere/) [e](nowhere)\n';
+    const paths = ['report.md', 'data/a.csv'];
+    expect(warningsOfBundle(markdown, paths, { source: true, html: true })).toEqual([
+      ['data/', 'folder_without_index'],
+      ['data', 'folder_without_index'],
+      ['./', 'folder_without_index'],
+      ['nowhere/', 'not_in_manifest'],
+      ['nowhere', 'not_in_manifest'],
+    ]);
+    // The bundle folder's own index.md answers for ./ once it is a page.
+    expect(
+      warningsOfBundle('[c](./) [up](../W03/)\n', [...paths, 'index.md'], { source: false, html: true }),
+    ).toEqual([]);
+  });
+
+  it('regression: a link out of the bundle folder and back in is checked like a link inside it', () => {
+    const markdown = '![a](../W03/chart.png) ![b](../W03/late.png) [c](../W03/notes.md) [d](../W02/x.png)\n';
+    const paths = ['report.md', 'notes.md', 'chart.png'];
+    expect(warningsOfBundle(markdown, paths, { source: false, html: true, assets: true })).toEqual([
+      ['../W03/late.png', 'not_in_manifest'],
+    ]);
+    // Under a deeper source folder, from a page two folders down, the same.
+    expect(
+      warningsOfBundle(
+        '![a](../../../W03/chart.png) ![b](../../../W03/late.png) [c](../../../../sales/W03/)\n',
+        ['a/b/page.md', 'chart.png'],
+        { source: true, html: true },
+        'sales/W03',
+        'a/b/page.md',
+      ),
+    ).toEqual([
+      ['../../../W03/late.png', 'not_in_manifest'],
+      ['../../../../sales/W03/', 'folder_without_index'],
+    ]);
   });
 });

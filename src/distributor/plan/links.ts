@@ -12,9 +12,18 @@ import type { PlannedOutput } from './types.js';
  *   (`source: false` without `assets`, a Markdown file under `source: false`);
  * - `markdown_outside_bundle`: a `.md` file above the bundle folder (last
  *   week's report), left as written: with `source: false` no `.md` is
- *   published, so the link needs the page's name (`report.html`).
+ *   published, so the link needs the page's name (`report.html`);
+ * - `folder_without_index`: a folder of the bundle (`guide/`) that holds
+ *   files here but no `index.html`, so a web server has no page to answer
+ *   with. A folder whose `index.html` the destination holds (a listed one,
+ *   or the page of its `index.md`) is what a server answers with: not a
+ *   problem.
  */
-export type LinkProblem = 'not_in_manifest' | 'not_published_here' | 'markdown_outside_bundle';
+export type LinkProblem =
+  | 'not_in_manifest'
+  | 'not_published_here'
+  | 'markdown_outside_bundle'
+  | 'folder_without_index';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -41,12 +50,13 @@ export function linkWarnings(
   if (!categories.html) return [];
   const listed = new Set<string>(manifest.files.map((file) => file.path));
   const written = new Set<string>(outputs.map((output) => output.path));
+  const folders = foldersOf(listed);
   const warnings: LinkWarning[] = [];
   for (const page of pages) {
     if (page.lang !== categories.lang) continue;
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
-      const problem = linkProblem(link, categories.source, listed, written);
+      const problem = linkProblem(link, categories.source, { listed, written, folders });
       if (problem !== undefined)
         warnings.push({ page: source, line: link.line, href: link.href, image: link.image, problem });
     }
@@ -54,16 +64,43 @@ export function linkWarnings(
   return warnings;
 }
 
-function linkProblem(
-  link: PageLink,
-  copiesSources: boolean,
-  listed: ReadonlySet<string>,
-  written: ReadonlySet<string>,
-): LinkProblem | undefined {
+interface Held {
+  readonly listed: ReadonlySet<string>;
+  readonly written: ReadonlySet<string>;
+  /** Every folder of the bundle that holds a listed file, `''` the bundle folder itself. */
+  readonly folders: ReadonlySet<string>;
+}
+
+function linkProblem(link: PageLink, copiesSources: boolean, held: Held): LinkProblem | undefined {
   // Where sources are copied, another bundle's `.md` is published too: only unchecked.
   if (link.leaves === true)
     return !copiesSources && /\.md(?:[?#]|$)/.test(link.href) ? 'markdown_outside_bundle' : undefined;
-  // A link to a listed `.md` already points at its page (`notes.html`) when it gets here.
-  if (link.target === undefined || written.has(link.target)) return undefined;
-  return listed.has(link.target) ? 'not_published_here' : 'not_in_manifest';
+  const target = link.target;
+  if (target === undefined) return undefined;
+  if (link.folder !== true) {
+    // A link to a listed `.md` already points at its page (`notes.html`) when it gets here.
+    if (held.written.has(target)) return undefined;
+    if (held.listed.has(target)) return 'not_published_here';
+    // `guide` without its slash: a web server redirects to `guide/`, then answers with its index.
+    if (!held.folders.has(target)) return 'not_in_manifest';
+  }
+  // A folder is answered with its index.html (docs/distributor.md#pages).
+  const index = target === '' ? 'index.html' : `${target}/index.html`;
+  if (held.written.has(index)) return undefined;
+  if (held.listed.has(index)) return 'not_published_here';
+  return held.folders.has(target) ? 'folder_without_index' : 'not_in_manifest';
+}
+
+function foldersOf(paths: Iterable<string>): ReadonlySet<string> {
+  const folders = new Set<string>(['']);
+  for (const path of paths) {
+    let cut = path.lastIndexOf('/');
+    while (cut > 0) {
+      const folder = path.slice(0, cut);
+      if (folders.has(folder)) break;
+      folders.add(folder);
+      cut = folder.lastIndexOf('/');
+    }
+  }
+  return folders;
 }

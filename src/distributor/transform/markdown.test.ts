@@ -332,7 +332,7 @@ describe('Markdown to HTML', () => {
       '| - |',
       '| [d](data/x%20y.csv) |',
       '',
-      '[anchor](#w03) [root](/index.html) [folder](charts/)',
+      '[anchor](#w03) [root](/index.html)',
     ].join('\n');
     const { links } = renderMarkdown(Buffer.from(markdown), 'report', {
       path: 'report.md',
@@ -357,5 +357,57 @@ describe('Markdown to HTML', () => {
     ]);
     // Without the page's path (a library caller rendering one file) nothing is recorded.
     expect(renderMarkdown(Buffer.from(markdown), 'report').links).toEqual([]);
+  });
+
+  it('regression: a link to a folder is recorded as one, so the plan can look for its index.html', () => {
+    const markdown = '[a](guide/) [b](./guide/) [c](guide) [d](./) [e](..) [f](sub/../)\n';
+    const { links } = renderMarkdown(Buffer.from(markdown), 'r', {
+      path: 'sub/r.md',
+      listed: new Set(['sub/r.md']),
+    });
+    expect(links.map(({ href, target, folder }) => [href, target, folder])).toEqual([
+      ['guide/', 'sub/guide', true],
+      ['./guide/', 'sub/guide', true],
+      // Without its slash the Markdown cannot tell a folder from a file: the plan tells.
+      ['guide', 'sub/guide', undefined],
+      ['./', 'sub', true],
+      ['..', '', true],
+      ['sub/../', 'sub', true],
+    ]);
+  });
+
+  it('regression: a link climbing out of its bundle folder and back in stays inside the bundle', () => {
+    const markdown = [
+      '![chart](../W03/chart.png) [notes](../W03/notes.md#top) [deep](../../W03/notes.md)',
+      '',
+      '[last week](../W02/report.md) [from the top](../../sales/W03/notes.md) [too far](../../../x.png)',
+      '',
+      '[home](../W03/)',
+    ].join('\n');
+    const listed = new Set(['report.md', 'notes.md', 'chart.png', 'sub/page.md']);
+    const atRoot = renderMarkdown(Buffer.from(markdown), 'r', {
+      path: 'report.md',
+      listed,
+      bundleDir: 'sales/W03',
+    });
+    expect(atRoot.links.map(({ href, target, leaves, folder }) => [href, target ?? leaves, folder])).toEqual([
+      ['../W03/chart.png', 'chart.png', undefined],
+      // A listed .md reached this way points at its page, like any link inside the bundle.
+      ['../W03/notes.html#top', 'notes.html', undefined],
+      ['../../W03/notes.md', true, undefined],
+      ['../W02/report.md', true, undefined],
+      ['../../sales/W03/notes.html', 'notes.html', undefined],
+      ['../../../x.png', true, undefined],
+      ['../W03/', '', true],
+    ]);
+    const deeper = renderMarkdown(Buffer.from('![c](../../W03/chart.png) ![d](../../W03/sub/x.png)\n'), 'p', {
+      path: 'sub/page.md',
+      listed,
+      bundleDir: 'W03',
+    });
+    expect(deeper.links.map((link) => link.target)).toEqual(['chart.png', 'sub/x.png']);
+    // Without the bundle's folder (a library caller) a link above it leaves it, as before.
+    const alone = renderMarkdown(Buffer.from(markdown), 'r', { path: 'report.md', listed });
+    expect(alone.links[0]).toEqual({ line: 1, href: '../W03/chart.png', image: true, leaves: true });
   });
 });

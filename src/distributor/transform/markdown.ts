@@ -33,6 +33,13 @@ export interface PageOptions {
    * `notes.html`); every other link is left as written.
    */
   readonly listed?: ReadonlySet<string>;
+  /**
+   * The bundle's folder below its source root (`sales/2026-W03`), which
+   * every destination repeats below its own root. A link that climbs above
+   * the bundle and comes back into it (`../2026-W03/chart.png`) is then a
+   * link inside it; without it, every link above the bundle leaves it.
+   */
+  readonly bundleDir?: string;
 }
 
 /**
@@ -66,8 +73,14 @@ export interface PageLink {
   /** The link as written in the page (percent-encoded; a listed `.md` already its `.html` page). */
   readonly href: string;
   readonly image: boolean;
-  /** The bundle path it resolves to, when it stays inside the bundle. */
+  /** The bundle path it resolves to, when it stays inside the bundle (`''`: the bundle folder itself). */
   readonly target?: string;
+  /**
+   * It names a folder (`guide/`, `./`, `..`): a web server answers with that
+   * folder's `index.html`. A folder named without its slash (`guide`) is a
+   * plain `target`, as the Markdown cannot tell it from a file.
+   */
+  readonly folder?: true;
   /** It climbs above the bundle folder (`../2026-W02/report.md`). */
   readonly leaves?: true;
 }
@@ -182,20 +195,27 @@ function adjustTokens(
     if (token.children !== null) adjustTokens(token.children, options, found);
     if (token.type === 'link_open' && options.listed !== undefined) {
       const href = token.attrGet('href');
-      const page = href === null ? undefined : pageHref(String(href), options.path ?? '', options.listed);
+      const page =
+        href === null
+          ? undefined
+          : pageHref(String(href), options.path ?? '', options.listed, options.bundleDir);
       if (page !== undefined) token.attrSet('href', page);
     }
     const attribute = token.type === 'link_open' ? 'href' : token.type === 'image' ? 'src' : undefined;
     const written = attribute === undefined ? null : token.attrGet(attribute);
     if (written !== null && options.path !== undefined) {
       const href = String(written);
-      const place = placeOf(href, options.path);
+      const place = placeOf(href, options.path, options.bundleDir);
       if (place !== undefined)
         found.links.push({
           line: found.line,
           href,
           image: token.type === 'image',
-          ...(place.kind === 'inside' ? { target: place.target } : { leaves: true }),
+          ...(place.kind === 'outside'
+            ? { leaves: true }
+            : place.kind === 'folder'
+              ? { target: place.target, folder: true }
+              : { target: place.target }),
         });
     }
   }
@@ -209,8 +229,13 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * `.md` file inside the bundle; undefined otherwise. Query and fragment are
  * kept: `notes.md#total` → `notes.html#total`.
  */
-export function pageHref(href: string, from: string, listed: ReadonlySet<string>): string | undefined {
-  const place = placeOf(href, from);
+export function pageHref(
+  href: string,
+  from: string,
+  listed: ReadonlySet<string>,
+  bundleDir?: string,
+): string | undefined {
+  const place = placeOf(href, from, bundleDir);
   if (place?.kind !== 'inside' || !place.target.endsWith('.md')) return undefined;
   if (!listed.has(place.target) || htmlSidecarPath(place.target) === undefined) return undefined;
   const cut = href.search(/[?#]/);
@@ -219,17 +244,21 @@ export function pageHref(href: string, from: string, listed: ReadonlySet<string>
   return `${pathPart.slice(0, -3)}.html${rest}`;
 }
 
+type Place =
+  | { readonly kind: 'inside'; readonly target: string }
+  | { readonly kind: 'folder'; readonly target: string }
+  | { readonly kind: 'outside' };
+
 /**
- * Where a relative `href` (percent-encoded) from the page at `from` points:
- * a path inside the bundle, resolved like a browser would; outside it (it
- * climbs above the bundle folder); or undefined for what is not a relative
- * path to a file (empty, a scheme, `/…`, `#…`, `?…`, an undecodable or
- * folder-only path).
+ * Where a relative `href` (percent-encoded) from the page at `from` points,
+ * resolved like a browser would: a file inside the bundle, a folder of it
+ * (`guide/`, `./`; `''` is the bundle folder), or outside it; undefined for
+ * what is not a relative path (empty, a scheme, `/…`, `#…`, `?…`) or does
+ * not decode. With `bundleDir`, a path that climbs above the bundle folder
+ * and comes back into it (`../W03/x.png` from `W03`) is inside: the
+ * destination holds the bundle under the same folders as the source root.
  */
-function placeOf(
-  href: string,
-  from: string,
-): { readonly kind: 'inside'; readonly target: string } | { readonly kind: 'outside' } | undefined {
+function placeOf(href: string, from: string, bundleDir?: string): Place | undefined {
   if (
     href === '' ||
     SCHEME.test(href) ||
@@ -240,9 +269,11 @@ function placeOf(
     return undefined;
   const cut = href.search(/[?#]/);
   const pathPart = cut === -1 ? href : href.slice(0, cut);
-  if (pathPart === '' || pathPart.endsWith('/')) return undefined;
-  const segments = from.split('/').slice(0, -1);
-  for (const raw of pathPart.split('/')) {
+  if (pathPart === '') return undefined;
+  const base = bundleDir === undefined || bundleDir === '' ? [] : bundleDir.split('/');
+  const segments = [...base, ...from.split('/').slice(0, -1)];
+  const raws = pathPart.split('/');
+  for (const [index, raw] of raws.entries()) {
     let segment: string;
     try {
       segment = decodeURIComponent(raw);
@@ -250,15 +281,21 @@ function placeOf(
       return undefined;
     }
     if (segment.includes('/') || segment.includes('\\')) return undefined;
-    if (segment === '.') continue;
+    // A trailing slash names a folder; an empty segment inside (`a//b`) is kept, as a browser keeps it.
+    if (segment === '.' || (segment === '' && index === raws.length - 1)) continue;
     if (segment === '..') {
-      // Above the bundle root: not a file of this bundle.
+      // Above the source root (or, without `bundleDir`, the bundle folder): not this bundle.
       if (segments.pop() === undefined) return { kind: 'outside' };
       continue;
     }
     segments.push(segment);
   }
-  return { kind: 'inside', target: segments.join('/') };
+  if (segments.length < base.length || base.some((name, index) => segments[index] !== name))
+    return { kind: 'outside' };
+  const target = segments.slice(base.length).join('/');
+  const last = raws[raws.length - 1];
+  const folder = last === '' || last === '.' || last === '..';
+  return { kind: folder ? 'folder' : 'inside', target };
 }
 
 /**

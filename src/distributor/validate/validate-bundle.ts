@@ -56,6 +56,13 @@ export interface ValidateOptions {
   readonly variants?: readonly PageVariant[];
   /** Where verified copies and pages go; absent for dry runs and `verify` (hash only). */
   readonly snapshot?: BundleSnapshot;
+  /**
+   * The bundle's folder below its source root, against which a page's link
+   * that climbs out and back in (`../W03/chart.png`) resolves inside the
+   * bundle (docs/distributor.md#pages). Set by the functions given the
+   * bundle's `dir`.
+   */
+  readonly bundleDir?: string;
 }
 
 type Hashed = HashedLength & { readonly exceeded: boolean };
@@ -87,7 +94,7 @@ export function verifyBundleFiles(
 ): readonly RenderedPage[] {
   const bundleDir = openBundleDir(sourceRoot, dir);
   try {
-    return verifyFiles(bundleDir, manifest, options);
+    return verifyFiles(bundleDir, manifest, { ...options, bundleDir: dir });
   } finally {
     bundleDir.close();
   }
@@ -135,7 +142,7 @@ export function startVerifyBundleFiles(
     return failedAtStart(error);
   }
   try {
-    return startFiles(bundleDir, manifest, options, true);
+    return startFiles(bundleDir, manifest, { ...options, bundleDir: dir }, true);
   } catch (error: unknown) {
     return failedAtStart(error);
   } finally {
@@ -292,6 +299,7 @@ function startFile(
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
         path: file.path,
         listed: listedPaths,
+        ...(options.bundleDir === undefined ? {} : { bundleDir: options.bundleDir }),
       });
       const hex = sha256Hex(page);
       const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index, hex), hex);
