@@ -237,6 +237,36 @@ describe('Markdown to HTML', () => {
     expect(twice.location).toEqual({ line: 3, column: 1 });
   });
 
+  it('regression: a task list shows checkboxes, not the brackets an author typed', () => {
+    const html = render(
+      [
+        '- [x] reconcile Zürich',
+        '- [ ] reconcile São Paulo',
+        '  1. [X] nested, ordered',
+        '- [ ]no blank after: text',
+        '- plain item',
+        '',
+        '```',
+        '- [ ] in code stays as written',
+        '```',
+      ].join('\n'),
+    );
+    const body = html.slice(html.indexOf('<article'));
+    expect(body).toContain(
+      '<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" disabled="" checked="" /> reconcile Zürich</li>',
+    );
+    expect(body).toContain(
+      '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" disabled="" /> reconcile São Paulo',
+    );
+    expect(body).toContain(
+      '<ol class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" disabled="" checked="" /> nested, ordered</li>',
+    );
+    expect(body).toContain('<li>[ ]no blank after: text</li>');
+    expect(body).toContain('<li>plain item</li>');
+    expect(body).toContain('<code>- [ ] in code stays as written\n</code>');
+    expect(body.match(/<input /g)).toHaveLength(3);
+  });
+
   it('gives every heading the id GitHub gives it, so notes.md#method lands on the page', () => {
     const page = render('# Sales by region — week 22\n\n### Method\n\n## Method\n\n## `x` *and* Ü?\n');
     expect(page).toContain('<h1 id="sales-by-region--week-22">Sales by region — week 22</h1>');

@@ -6,6 +6,7 @@ import { dropHtmlComments } from './comments.js';
 import { takeFrontMatter } from './front-matter.js';
 import { htmlSidecarPath } from './sidecar.js';
 import { pageStylesheet } from './stylesheet.js';
+import { taskLists } from './task-lists.js';
 
 export { htmlSidecarPath } from './sidecar.js';
 
@@ -16,10 +17,12 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // comments.ts); markdown-it's default link validation leaves javascript:,
 // vbscript:, file: and data: (except images of a few raster types) as plain
 // text. No linkify or typographer: the output depends on the source text and
-// the pinned library version only.
+// the pinned library version only. Task lists are drawn as GitHub draws them
+// (see task-lists.ts).
 const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
   .enable(['table', 'strikethrough'])
-  .use(dropHtmlComments);
+  .use(dropHtmlComments)
+  .use(taskLists);
 
 /** How one destination wants its pages (docs/distributor.md#pages). */
 export interface PageOptions {
