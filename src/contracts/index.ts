@@ -61,6 +61,7 @@ export {
   type OutcomeStatus as ContractOutcomeStatus,
   type ProjectFile as ContractProjectFile,
   type ProjectOptions as ContractProjectFromFilesOptions,
+  type PublishedResource,
   type ResourceOutcome as ContractResourceOutcome,
   type ResourceSelection as ContractResourceSelection,
 } from './project/contract-project.js';
@@ -143,6 +144,7 @@ export {
   refuseLedger,
 } from './publication/refusals.js';
 export { type LedgerReplay, replayLedger } from './publication/replay.js';
+export { approvalOutsideRun, resourceNotFoundInLedger } from './publication/requested.js';
 export {
   INDEX_BUCKETS as RESOURCE_INDEX_BUCKETS,
   indexBucketOf as resourceIndexBucketOf,

@@ -558,7 +558,8 @@ describe('sealkit contract publish, history and replay', () => {
     // Regression: this said the publication "does not widen anything".
     expect(jsonOf(elsewhere)).toMatchObject({
       reason_code: 'contract_ledger_approval_target_unknown',
-      hint: `'${ORDERS}' is not published by this run (not in the project, or left out by --resource)`,
+      location: { path: join(project, 'sources/orders.yaml'), pointer: 'id' },
+      hint: `--resource leaves ${ORDERS} out of this run, which publishes only retail.source.customers: add --resource ${ORDERS} to publish it with this approval, or drop --approve-widening ${ORDERS}@1.4.0`,
     });
     const misspelt = publish(
       '--approve-widening',

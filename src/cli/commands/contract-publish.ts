@@ -2,16 +2,19 @@
 import './contract-schemas-interpreted.js';
 import { join } from 'node:path';
 import {
+  approvalOutsideRun,
   type ContractProject,
   checkWideningApproval,
   type IdentifiedCandidate,
   type LedgerEntry,
+  type LedgerLocation,
   ledgerLocation,
   openContractProjectCached,
   type PublicationPlan,
   type PublicationPlanItem,
   publishToLedger,
   refuseContract,
+  resourceNotFoundInLedger,
   type WideningApproval,
 } from '../../contracts/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
@@ -133,11 +136,16 @@ function approvalsOf(values: {
   return approvals;
 }
 
-/** The versioned contract-bearing resources to publish: all of them, or exactly the requested ones. */
-function candidatesOf(
+/**
+ * The versioned contract-bearing resources to publish: all of them, or
+ * exactly the requested ones. A requested id no file declares is told
+ * against the ledger at `location`, which may still hold it.
+ */
+async function candidatesOf(
   project: ContractProject,
   requested: readonly string[] | undefined,
-): IdentifiedCandidate[] {
+  location: LedgerLocation | undefined,
+): Promise<IdentifiedCandidate[]> {
   project.requireValid();
   const outcomes = project.outcomes;
   const ids =
@@ -146,6 +154,12 @@ function candidatesOf(
           outcome.kind !== 'Dashboard' && outcome.version !== null && outcome.id !== null ? [outcome.id] : [],
         )
       : [...new Set(requested)];
+  const missing = ids.find((id) => !outcomes.some((candidate) => candidate.id === id));
+  if (missing !== undefined) {
+    throw location === undefined
+      ? project.resourceNotFound(missing)
+      : await resourceNotFoundInLedger(project, missing, location);
+  }
   return ids.map((id) => {
     const outcome = outcomes.find((candidate) => candidate.id === id);
     if (outcome === undefined) throw project.resourceNotFound(id);
@@ -156,6 +170,15 @@ function candidatesOf(
     const { bytes, digest } = project.project(id);
     return { id, bytes, digest };
   });
+}
+
+/** The ledger's location, or undefined when it would be refused (that is refused later, where it always was). */
+function ledgerLocationOrNone(url: string | undefined, dir: string): LedgerLocation | undefined {
+  try {
+    return ledgerLocation(url, dir);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -239,7 +262,15 @@ export const contractPublish: Command = {
     const quiet = values.quiet === true;
     let candidates: IdentifiedCandidate[];
     try {
-      candidates = candidatesOf(project, values.resource);
+      candidates = await candidatesOf(project, values.resource, ledgerLocationOrNone(values.ledger, dir));
+      // An approval for a resource this run leaves out is told where that resource is.
+      const outside = approvalOutsideRun(
+        project,
+        approvals,
+        candidates.map((candidate) => candidate.id),
+        values.resource,
+      );
+      if (outside !== undefined) throw outside;
     } catch (error: unknown) {
       return refusedBeforeLedger(withValidateHint(error, dir), values.ledger, dir, quiet);
     }

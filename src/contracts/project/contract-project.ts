@@ -77,6 +77,13 @@ export interface ProjectOptions {
   readonly root?: string;
 }
 
+/** The latest publication of a resource, as a ledger holds it (see `resourceNotFound`). */
+export interface PublishedResource {
+  readonly kind: string;
+  readonly version: string;
+  readonly position: number;
+}
+
 /** What `select` answers for one resource id. */
 export type ResourceSelection =
   | { readonly kind: 'selected'; readonly outcome: ResourceOutcome }
@@ -164,8 +171,12 @@ export class ContractProject {
    * The refusal for an id no file of the project declares (the operator's
    * own `--resource`), placed at the project folder: the id, and the nearest
    * id the project declares as a "did you mean", else how to list its ids.
+   * With `published`, the latest entry the ledger holds of this id: its file
+   * left the project (deleted, or its id renamed), which the hint says with
+   * the way out, as the absent listing of a whole run does
+   * (docs/contracts.md#a-resource-that-leaves-the-project).
    */
-  resourceNotFound(id: string): Refusal {
+  resourceNotFound(id: string, published?: PublishedResource): Refusal {
     const resources = this.#entries.flatMap((entry) => (entry.resource === null ? [] : [entry.resource]));
     // A project-local name where an id goes is the usual slip: name the ids it stands for.
     const named = this.idsNamed(id);
@@ -177,12 +188,19 @@ export class ContractProject {
     const hint =
       named.length > 0
         ? `'${id}' is the name of ${named.join(' and ')}; --resource takes an id`
-        : `no resource of the project has the id '${id}'; ${near ?? listing}`;
+        : published !== undefined
+          ? `the ledger holds ${id} (${published.kind} ${published.version}, published at position ${published.position}), but no file of the project has this id (deleted or renamed): restore its file to publish it again (a change needs a version above ${published.version}); otherwise there is nothing to publish, and the ledger keeps it as it is`
+          : `no resource of the project has the id '${id}'; ${near ?? listing}`;
     return refuseContract('contract_resource_not_found', {
       role: 'project',
       ...(this.#root === undefined ? {} : { location: { path: this.#root } }),
       hint,
     });
+  }
+
+  /** The project folder as the operator named it (`ProjectOptions.root`), where a refusal about the whole project points. */
+  get root(): string | undefined {
+    return this.#root;
   }
 
   /**

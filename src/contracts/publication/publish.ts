@@ -57,6 +57,9 @@ export function planLatestPublication(
       });
     }
     if (!candidates.some((candidate) => candidate.id === target.id)) {
+      // The CLI refuses this before the ledger, at the resource's file with
+      // the reason that applies (`approvalOutsideRun`); a library caller
+      // without a project gets the candidates' view.
       // Only a near typo is suggested: ids of one project share long prefixes.
       const near = candidates
         .map((candidate) => ({ id: candidate.id, distance: editDistance(target.id, candidate.id) }))
@@ -66,7 +69,7 @@ export function planLatestPublication(
       throw refuseLedger('contract_ledger_approval_target_unknown', {
         role: 'publication',
         field: 'approval.approves',
-        hint: `'${target.id}' is not published by this run (not in the project, or left out by --resource)${near === undefined ? '' : `: ${near}`}`,
+        hint: `'${target.id}' is none of the resources this publication publishes${near === undefined ? '' : `: ${near}`}`,
       });
     }
     if (byId.has(target.id)) {
