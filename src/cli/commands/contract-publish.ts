@@ -13,7 +13,6 @@ import {
   type PublicationPlan,
   type PublicationPlanItem,
   publishToLedger,
-  refuseContract,
   resourceNotFoundInLedger,
   type WideningApproval,
 } from '../../contracts/index.js';
@@ -154,22 +153,19 @@ async function candidatesOf(
           outcome.kind !== 'Dashboard' && outcome.version !== null && outcome.id !== null ? [outcome.id] : [],
         )
       : [...new Set(requested)];
-  const missing = ids.find((id) => !outcomes.some((candidate) => candidate.id === id));
-  if (missing !== undefined) {
-    throw location === undefined
-      ? project.resourceNotFound(missing)
-      : await resourceNotFoundInLedger(project, missing, location);
-  }
-  return ids.map((id) => {
-    const outcome = outcomes.find((candidate) => candidate.id === id);
-    if (outcome === undefined) throw project.resourceNotFound(id);
-    if (outcome.kind === 'Dashboard')
-      throw refuseContract('contract_resource_not_contract_bearing', { role: 'project' });
-    if (outcome.version === null)
-      throw refuseContract('contract_version_missing', { role: 'projection', field: 'contract' });
+  const candidates: IdentifiedCandidate[] = [];
+  for (const id of ids) {
+    if (!outcomes.some((candidate) => candidate.id === id)) {
+      throw location === undefined
+        ? project.resourceNotFound(id)
+        : await resourceNotFoundInLedger(project, id, location);
+    }
+    // A dashboard or an unversioned resource is refused in its file, as `project --resource` does.
+    project.select(id);
     const { bytes, digest } = project.project(id);
-    return { id, bytes, digest };
-  });
+    candidates.push({ id, bytes, digest });
+  }
+  return candidates;
 }
 
 /** The ledger's location, or undefined when it would be refused (that is refused later, where it always was). */

@@ -303,7 +303,7 @@ export class ContractProject {
         role: 'projection',
         field: 'contract',
         location: { path: outcome.displayPath, line: 1, column: 1 },
-        hint: 'add contract: {version: ..., compatibility: ...} to project this resource',
+        hint: 'add contract: {version: ..., compatibility: ...} to project or publish this resource',
       });
     return { kind: 'selected', outcome };
   }

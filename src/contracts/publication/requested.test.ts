@@ -86,6 +86,44 @@ describe('contract publish --resource: an id whose file left the project', () =>
   });
 });
 
+describe('contract publish --resource: a resource that is never published', () => {
+  it('regression: --resource of a dashboard or an unversioned resource is refused in its file, as project --resource is', () => {
+    copyExample(join(work, 'kinds'));
+    const file = join(work, 'kinds', 'sources', 'customers.yaml');
+    const yaml = readFileSync(file, 'utf8');
+    const block = /^contract:\n(?: {2}.*\n)+/m;
+    expect(yaml).toMatch(block);
+    writeFileSync(file, yaml.replace(block, ''));
+    const board = sealkit('publish', 'kinds', '--dry-run', '--resource', 'retail.dashboard.sales_overview');
+    expect(board.status).toBe(2);
+    expect(text(board.stderr).split('\n')).toEqual([
+      'error[contract_resource_not_contract_bearing]: the requested resource is a dashboard, which has no contract projection',
+      '  --> kinds/dashboards/sales_overview.yaml',
+      expect.stringMatching(
+        /^ {2}= help: choose a Source, Model or SemanticModel, such as one this dashboard reads: retail\./,
+      ),
+      '',
+    ]);
+    const unversioned = sealkit('publish', 'kinds', '--dry-run', '--resource', 'retail.source.customers');
+    expect(unversioned.status).toBe(2);
+    expect(text(unversioned.stderr)).toBe(
+      [
+        'error[contract_version_missing]: the resource has no authored contract metadata and no constructor fallback was given',
+        '  --> kinds/sources/customers.yaml:1:1',
+        '  = field: contract',
+        '  = help: add contract: {version: ..., compatibility: ...} to project or publish this resource',
+        '',
+      ].join('\n'),
+    );
+    expect(
+      jsonOf(sealkit('publish', 'kinds', '--dry-run', '--json', '--resource', 'retail.source.customers')),
+    ).toMatchObject({
+      reason_code: 'contract_version_missing',
+      location: { path: 'kinds/sources/customers.yaml', line: 1, column: 1 },
+    });
+  });
+});
+
 describe('contract publish --approve-widening: a resource the run does not publish', () => {
   const approve = (target: string, ...flags: string[]) =>
     sealkit(
