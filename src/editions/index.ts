@@ -17,6 +17,7 @@ export type {
   SourceReport,
   TestReport,
 } from './check/report.js';
+export { orderedFindings } from './check/report.js';
 export { loadDbtSchemas } from './check/schemas.js';
 export {
   type EditionId,

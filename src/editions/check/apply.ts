@@ -308,9 +308,17 @@ function withGapHint(
     const gap = gaps.get(key);
     const column = gap?.missing.find((name) => named.includes(`"${fold(name)}"`));
     if (gap === undefined || column === undefined) continue;
+    // DuckDB's binder stops at the first column it cannot find: the others
+    // the fixture lacks are named too, or adding that one only moves the failure.
+    const others = gap.missing.filter((name) => name !== column).map((name) => `'${name}'`);
+    const also =
+      others.length === 0
+        ? ''
+        : `; it lacks ${others.length === 1 ? others[0] : `${others.slice(0, -1).join(', ')} and ${others[others.length - 1]}`} too, and DuckDB names only the first column it cannot find`;
     return {
       ...found,
-      hint: `the fixture ${gap.path} has no column '${column}', which the source table ${key} declares (fixture_column_missing)`,
+      hint: `the fixture ${gap.path} has no column '${column}', which the source table ${key} declares (fixture_column_missing)${also}`,
+      causedBy: { code: 'fixture_column_missing', path: gap.path, line: 1 },
     };
   }
   return found;

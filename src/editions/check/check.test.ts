@@ -11,6 +11,7 @@ import {
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { checkProject } from './check.js';
+import { orderedFindings } from './report.js';
 
 const MIGRATION = { target: 'migration', vars: '{enable_migration_models: true}' } as const;
 const EDITIONS = ['bigquery', 'snowflake'] as const;
@@ -838,7 +839,7 @@ describe('singular tests', () => {
 describe('fixtures against the declared columns', () => {
   /** A copy of the bigquery edition's fixtures with order_items.csv's header (and rows) rewritten. */
   const fixturesWith = (columns: (header: string[]) => string[]): string => {
-    const copy = join(dir, 'fixtures');
+    const copy = join(dir, 'fx2');
     cpSync(join(EDITION_PROJECTS.bigquery, 'fixtures'), copy, { recursive: true });
     const file = join(copy, 'bronze', 'order_items.csv');
     const rows = readFileSync(file, 'utf8')
@@ -879,6 +880,36 @@ describe('fixtures against the declared columns', () => {
       hint: `the fixture ${join(fixtures, 'bronze', 'order_items.csv')} has no column 'unit_price', which the source table bronze.order_items declares (fixture_column_missing)`,
     });
     expect(items?.finding?.detail).toContain('"unit_price"');
+  });
+
+  it('regression: a build failure caused by a fixture gap comes after it, and names every column the fixture lacks', async () => {
+    // unit_price dropped and quantity misspelt: DuckDB's binder names only quantity.
+    const fixtures = fixturesWith((header) =>
+      header.filter((name) => name !== 'unit_price').map((name) => (name === 'quantity' ? 'quantty' : name)),
+    );
+    // As a user names them: bq/ and fx2/ beside each other, the fixture's path sorting after the model's.
+    const project = copyProject('bigquery', join(dir, 'bq'));
+    const { report } = await checkProject(project, { fixtures });
+    const csv = join(fixtures, 'bronze', 'order_items.csv');
+    const items = report.models.find((model) => model.name === 'silver_order_items')?.finding;
+    expect(items).toMatchObject({
+      reason_code: 'build_failed',
+      hint: `the fixture ${csv} has no column 'quantity', which the source table bronze.order_items declares (fixture_column_missing); it lacks 'unit_price' too, and DuckDB names only the first column it cannot find`,
+      caused_by: { reason_code: 'fixture_column_missing', location: { path: csv, line: 1 } },
+    });
+    expect(items?.detail).toContain('"quantity"');
+    // The fixture's path sorts after the model's, yet the cause is read first, then what it caused.
+    const models = join(project, 'models');
+    expect(csv > join(models, 'silver', 'silver_order_items.sql')).toBe(true);
+    const order = orderedFindings(report).map((found) => [found.reason_code, found.location?.path]);
+    expect(order.slice(0, 2)).toEqual([
+      ['fixture_column_missing', csv],
+      ['build_failed', join(models, 'silver', 'silver_order_items.sql')],
+    ]);
+    expect(order.slice(2).every(([code]) => code === 'dependency_failed')).toBe(true);
+    expect(order.length).toBeGreaterThan(2);
+    // The same report gives the same order.
+    expect(orderedFindings(structuredClone(report))).toEqual(orderedFindings(report));
   });
 
   it('regression: a misspelt fixture column is offered for the declared one, and case does not count', async () => {

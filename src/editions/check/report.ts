@@ -36,6 +36,11 @@ export interface FindingDraft {
    * many items, and their findings at one key share one hint naming them all.
    */
   readonly gated?: { readonly item: string; readonly hint?: string };
+  /**
+   * The finding this one follows from, where it is (a build that failed on a
+   * column a fixture lacks: that fixture's `fixture_column_missing`).
+   */
+  readonly causedBy?: { readonly code: FindingCode; readonly path: string; readonly line?: number };
 }
 
 export const MAX_FAILING_ROWS = 5;
@@ -52,6 +57,11 @@ export interface Finding {
   readonly hint?: string;
   readonly detail?: string;
   readonly failing_rows?: readonly Readonly<Record<string, RowValue>>[];
+  /**
+   * The finding this one follows from (its code and place), reported before
+   * it: fix that one first (docs/editions.md#reading-an-error).
+   */
+  readonly caused_by?: { readonly reason_code: FindingCode; readonly location: RefusalLocation };
 }
 
 export function finding(found: FindingDraft | undefined, projectDir = '.'): Finding | undefined {
@@ -73,6 +83,17 @@ export function finding(found: FindingDraft | undefined, projectDir = '.'): Find
     ...(found.failingRows === undefined || found.failingRows.length === 0
       ? {}
       : { failing_rows: found.failingRows }),
+    ...(found.causedBy === undefined
+      ? {}
+      : {
+          caused_by: {
+            reason_code: found.causedBy.code,
+            location: {
+              path: found.causedBy.path,
+              ...(found.causedBy.line === undefined ? {} : { line: found.causedBy.line }),
+            },
+          },
+        }),
   };
 }
 
@@ -163,4 +184,73 @@ export interface CheckReport {
    * refused, so the file's own finding is reported (docs/editions.md).
    */
   readonly fixtures_not_loaded?: readonly string[];
+}
+
+/**
+ * Every finding of a report in the order to read them: by file, then line
+ * and column, as an editor walks them (findings without a file after those
+ * with one); a finding that follows from another one reported here
+ * (`caused_by`) right after that one, so the cause is read first; and the
+ * findings that only say a model they need did not build
+ * (`dependency_failed`) last. Within one place, report order (files,
+ * sources, models, tests) stands. The same finding at the same place (one
+ * `enabled` key gating many items) is listed once. Deterministic: the
+ * order depends on the report alone.
+ */
+export function orderedFindings(report: CheckReport): readonly Finding[] {
+  const all = [
+    ...report.files.flatMap((file) =>
+      file.finding === undefined ? [] : [file.finding, ...(file.also ?? [])],
+    ),
+    ...[...report.sources, ...report.models, ...report.tests].flatMap((item) =>
+      item.finding === undefined ? [] : [item.finding],
+    ),
+  ];
+  const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
+  const placed = inFileOrder(all.filter((found) => !follows(found)));
+  const placeOf = (code: FindingCode, where: RefusalLocation | undefined): string =>
+    JSON.stringify([code, where?.path, where?.line]);
+  const present = new Set(placed.map((found) => placeOf(found.reason_code, found.location)));
+  const causeOf = (found: Finding): string | undefined => {
+    const cause = found.caused_by;
+    const key = cause === undefined ? undefined : placeOf(cause.reason_code, cause.location);
+    return key !== undefined && present.has(key) ? key : undefined;
+  };
+  const effects = new Map<string, Finding[]>();
+  for (const found of placed) {
+    const key = causeOf(found);
+    if (key !== undefined) effects.set(key, [...(effects.get(key) ?? []), found]);
+  }
+  const seen = new Set<Finding>();
+  const withEffects = (found: Finding): Finding[] => {
+    if (seen.has(found)) return [];
+    seen.add(found);
+    return [found, ...(effects.get(placeOf(found.reason_code, found.location)) ?? []).flatMap(withEffects)];
+  };
+  const ordered = placed.filter((found) => causeOf(found) === undefined).flatMap(withEffects);
+  return unique([...ordered, ...all.filter(follows)]);
+}
+
+/** The same finding at the same place once: --json keeps it on every item it concerns. */
+function unique(findings: readonly Finding[]): Finding[] {
+  const seen = new Set<string>();
+  return findings.filter((found) => {
+    const key = JSON.stringify(found);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A stable sort by path (unplaced last), then line, then column. */
+function inFileOrder(findings: readonly Finding[]): Finding[] {
+  const rank = (found: Finding): readonly [number, string, number, number] => {
+    const where = found.location;
+    return where?.path === undefined ? [1, '', 0, 0] : [0, where.path, where.line ?? 0, where.column ?? 0];
+  };
+  return [...findings].sort((a, b) => {
+    const [ua, pa, la, ca] = rank(a);
+    const [ub, pb, lb, cb] = rank(b);
+    return ua - ub || (pa < pb ? -1 : pa > pb ? 1 : 0) || la - lb || ca - cb;
+  });
 }
