@@ -267,6 +267,46 @@ describe('Markdown to HTML', () => {
     expect(body.match(/<input /g)).toHaveLength(3);
   });
 
+  it('regression: footnotes are numbered notes linked both ways, not [^1] shown as text', () => {
+    const { page, links } = renderMarkdown(
+      Buffer.from(
+        [
+          '# Revenue',
+          '',
+          'Up 3.1 %[^late], at constant rates.[^fx] An [^unknown] stays text.',
+          '',
+          '| region | k€[^k] |',
+          '| --- | ---: |',
+          '| north | 1,204 |',
+          '',
+          '[^late]: Two stores reported late; see [the notes](notes.md).',
+          '[^fx]: Rates of 30 May.',
+          '[^k]: Thousands of euros.',
+          '[^unused]: Never cited, so never shown.',
+        ].join('\n'),
+      ),
+      't',
+      { path: 'report.md', listed: new Set(['report.md', 'notes.md']) },
+    );
+    const body = Buffer.from(page).toString('utf8');
+    expect(body).toContain(
+      '<p>Up 3.1 %<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>, at constant rates.<sup class="footnote-ref"><a href="#fn2" id="fnref2">[2]</a></sup> An [^unknown] stays text.</p>',
+    );
+    expect(body).toContain(
+      '<th class="align-right">k€<sup class="footnote-ref"><a href="#fn3" id="fnref3">[3]</a></sup></th>',
+    );
+    expect(body).toContain(
+      '<section class="footnotes">\n<ol class="footnotes-list">\n<li id="fn1" class="footnote-item"><p>Two stores reported late; see <a href="notes.html">the notes</a>. <a href="#fnref1" class="footnote-backref">',
+    );
+    expect(body).toContain('<li id="fn3" class="footnote-item"><p>Thousands of euros.');
+    // One rule between text and notes: the section's own border, no <hr> before it.
+    expect(body).not.toContain('<hr');
+    expect(body).not.toContain('Never cited');
+    expect(body).not.toContain('[^late]');
+    // A link inside a note is checked like any other, at the note's own line.
+    expect(links).toEqual([{ line: 9, href: 'notes.html', image: false, target: 'notes.html' }]);
+  });
+
   it('gives every heading the id GitHub gives it, so notes.md#method lands on the page', () => {
     const page = render('# Sales by region — week 22\n\n### Method\n\n## Method\n\n## `x` *and* Ü?\n');
     expect(page).toContain('<h1 id="sales-by-region--week-22">Sales by region — week 22</h1>');

@@ -1,5 +1,6 @@
 import GithubSlugger from 'github-slugger';
 import MarkdownIt from 'markdown-it';
+import footnotes from 'markdown-it-footnote';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
 import { dropHtmlComments } from './comments.js';
@@ -17,12 +18,19 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // comments.ts); markdown-it's default link validation leaves javascript:,
 // vbscript:, file: and data: (except images of a few raster types) as plain
 // text. No linkify or typographer: the output depends on the source text and
-// the pinned library version only. Task lists are drawn as GitHub draws them
-// (see task-lists.ts).
+// the pinned library versions only. Task lists are drawn as GitHub draws them
+// (see task-lists.ts); footnotes (`[^1]`) become numbered notes at the end of
+// the page, each linked both ways (markdown-it-footnote).
 const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
   .enable(['table', 'strikethrough'])
   .use(dropHtmlComments)
-  .use(taskLists);
+  .use(taskLists)
+  .use(footnotes);
+// The notes' section draws its own rule (github-markdown-css's `.footnotes`
+// border, as on GitHub): without the plugin's `<hr>` before it, one line
+// separates the notes from the text, not two.
+renderer.renderer.rules.footnote_block_open = () =>
+  '<section class="footnotes">\n<ol class="footnotes-list">\n';
 
 /** How one destination wants its pages (docs/distributor.md#pages). */
 export interface PageOptions {
