@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
+import { startPostgres } from '../../../test/services/postgres.js';
 import { copyExample } from '../fixtures/resources.js';
 
 /**
@@ -72,6 +73,30 @@ describe('contract publish --resource: an id whose file left the project', () =>
     expect(text(sealkit('publish', 'r3', '--resource', 'retail.source.ordrs').stderr)).toContain(
       "= help: no resource of the project has the id 'retail.source.ordrs'; did you mean 'retail.source.orders'?",
     );
+  });
+
+  it('regression: --resource of an id a PostgreSQL ledger holds but no file declares says the server holds it', async () => {
+    const server = await startPostgres();
+    try {
+      copyExample(join(work, 'served'));
+      const publish = (...args: string[]) => sealkit('publish', 'served', '--ledger', server.url, ...args);
+      expect(publish().status).toBe(0);
+      rmSync(join(work, 'served', 'semantic', 'orders.yaml'));
+      rmSync(join(work, 'served', 'dashboards'), { recursive: true });
+      const run = publish('--resource', 'retail.semantic.orders', '--json');
+      expect(run.status).toBe(2);
+      expect(jsonOf(run)).toMatchObject({
+        reason_code: 'contract_resource_not_found',
+        location: { path: 'served' },
+        hint: expect.stringMatching(
+          /^the ledger holds retail\.semantic\.orders \(SemanticModel 1\.0\.0, published at position 4\), but no file of the project has this id/,
+        ),
+      });
+      // Nothing was created beside the project: the server is the ledger.
+      expect(existsSync(join(work, 'served', '.sealkit', 'ledger'))).toBe(false);
+    } finally {
+      server.stop();
+    }
   });
 
   it('regression: --resource of an unknown id in a project without a ledger reads none and creates none', () => {
