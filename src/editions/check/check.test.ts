@@ -439,6 +439,48 @@ describe('a renamed project', () => {
     });
   });
 
+  it('regression: a sources: key that misses its folder level names the path it is close to, like every other level', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'dbt_project.yml');
+    const text = readFileSync(file, 'utf8');
+    const before = 'sources:\n  retail_analytics:\n';
+    expect(text).toContain(before);
+    writeFileSync(
+      file,
+      text.replace(
+        before,
+        `${before}    migration_bronze_typo:\n      +enabled: false\n    silver_customerz:\n      +enabled: false\n`,
+      ),
+    );
+    // A models: key of a model's name, its folder left out, the same way.
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'models:\n  retail_analytics:\n',
+        'models:\n  retail_analytics:\n    silver_customerz:\n      +enabled: false\n',
+      ),
+    );
+    const { report } = await checkProject(project);
+    const entry = report.files.find((item) => item.path === 'dbt_project.yml');
+    const unused = [entry?.finding, ...(entry?.also ?? [])].filter(
+      (found) => found?.reason_code === 'config_path_unused',
+    );
+    expect(
+      unused.map((found) => [found?.location?.pointer, found?.hint?.replace(/^.*not applied/, '')]),
+    ).toEqual([
+      [
+        'models.retail_analytics.silver_customerz',
+        "; did you mean 'silver.silver_customers'? 'silver_customers' is under 'silver' in dbt's path",
+      ],
+      [
+        'sources.retail_analytics.migration_bronze_typo',
+        "; did you mean 'migration.migration_bronze'? 'migration_bronze' is under 'migration' in dbt's path",
+      ],
+      // A name no source, table or folder is near gets no guess.
+      ['sources.retail_analytics.silver_customerz', ''],
+    ]);
+  });
+
   it.each(EDITIONS)(
     'regression: the %s edition passes under another project name once the config keys follow it (its macros name no dispatch namespace)',
     async (edition) => {

@@ -1,5 +1,5 @@
 import { decodeUtf8Strict, type YamlNode } from '../../core/input/index.js';
-import { didYouMean } from '../../core/refusal/index.js';
+import { didYouMean, nearest } from '../../core/refusal/index.js';
 import { applyConfig, projectConfig, type ResolvedConfig } from './config.js';
 import { type EnabledContext, type EnabledOrigin, enabledFinding } from './enabled.js';
 import type { FindingCode } from './findings.js';
@@ -399,7 +399,7 @@ function unusedConfigPaths(
             .filter((part): part is string => part !== undefined),
         ),
       ];
-      const near = didYouMean(key, siblings);
+      const near = didYouMean(key, siblings) ?? deeperMatch(key, path, fqns);
       const why =
         path.length === 0
           ? `'${key}' is not this project's name ('${projectName}'): dbt files every ${kind} under its project's name, so none of the configs here apply; rename the key to ${projectName}`
@@ -415,6 +415,42 @@ function unusedConfigPaths(
   };
   walk(root, []);
   return found;
+}
+
+/**
+ * A key near no name at its level may name one a level or more deeper, with
+ * the folders between left out (`sources.<project>.migration_bronze_typo`
+ * for the source `migration_bronze`, filed under the folder `migration`):
+ * the path to write from this level, as every other level offers its near
+ * name (docs/editions.md#renaming-the-project).
+ */
+function deeperMatch(
+  key: string,
+  path: readonly string[],
+  fqns: readonly (readonly string[])[],
+): string | undefined {
+  const pathsTo = new Map<string, Set<string>>();
+  for (const fqn of fqns) {
+    if (!path.every((part, index) => fqn[index] === part)) continue;
+    for (let depth = path.length + 1; depth < fqn.length; depth += 1) {
+      const name = fqn[depth];
+      if (name === undefined) continue;
+      const to = pathsTo.get(name) ?? new Set<string>();
+      to.add(fqn.slice(path.length, depth + 1).join('.'));
+      pathsTo.set(name, to);
+    }
+  }
+  // A name found under two paths is not offered: which one was meant is a guess.
+  const only = new Map(
+    [...pathsTo].flatMap(([name, paths]) =>
+      paths.size === 1 ? [[name, [...paths][0] ?? name] as const] : [],
+    ),
+  );
+  const name = nearest(key, only.keys());
+  const to = name === undefined ? undefined : only.get(name);
+  return name === undefined || to === undefined
+    ? undefined
+    : `did you mean '${to}'? '${name}' is under '${to.slice(0, -name.length - 1)}' in dbt's path`;
 }
 
 function keyOf(key: SourceKey): string {
