@@ -626,7 +626,18 @@ function writtenHref(href: string): string {
 function linkWarningText(folder: string, warning: LinkWarning): string {
   const where = escapedBytes(Buffer.from(`${folder}${warning.page}:${warning.line}`, 'utf8'));
   const link = escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'));
-  return `${where}: ${warning.image ? 'image' : 'link'} ${link} ${LINK_PROBLEMS[warning.problem]}`;
+  return `${where}: ${warning.image ? 'image' : 'link'} ${link} ${linkProblemText(warning)}`;
+}
+
+/**
+ * What a warning says. A listed page or Markdown file (`old.html`,
+ * `guide/index.html`) is never one of the `assets`, so for it the advice
+ * is `source: true`, which copies every listed file as it is.
+ */
+function linkProblemText(warning: LinkWarning): string {
+  if (warning.published_by === 'source')
+    return "is listed, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)";
+  return LINK_PROBLEMS[warning.problem];
 }
 
 /** At most this many link warnings are printed; --json holds them all. */

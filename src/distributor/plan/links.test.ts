@@ -102,6 +102,33 @@ describe('links of pages that a destination will not hold', () => {
     ]);
   });
 
+  it('regression: a listed page left out is published by source: true, never by assets', () => {
+    const markdown = '[old](old.html) [kit](kit/) ![chart](chart.png)\n';
+    const paths = ['report.md', 'old.html', 'kit/index.html', 'chart.png'];
+    const categories = { source: false, html: true };
+    const files = [...paths].sort().map((path, index) => ({
+      path: path as BundlePath,
+      sha256: sha(String(index)),
+      size: 3,
+    }));
+    const bundle: SourceManifest = { ...manifest, files };
+    const reportIndex = files.findIndex((file) => file.path === 'report.md');
+    const { links } = renderMarkdown(Buffer.from(markdown), 'page', {
+      path: 'report.md',
+      listed: new Set(paths),
+      bundleDir: 'W03',
+    });
+    const rendered = [page(reportIndex, 'report.html', links)];
+    const outputs = plannedOutputs(bundle, rendered, categories) ?? [];
+    expect(
+      linkWarnings(bundle, rendered, categories, outputs).map((w) => [w.href, w.problem, w.published_by]),
+    ).toEqual([
+      ['old.html', 'not_published_here', 'source'],
+      ['kit/', 'not_published_here', 'source'],
+      ['chart.png', 'not_published_here', 'assets'],
+    ]);
+  });
+
   it('regression: a link to a folder without an index.html says so, and a missing folder is not in the manifest', () => {
     const markdown = '[a](data/) [b](data) [c](./) [d](nowhere/) [e](nowhere)\n';
     const paths = ['report.md', 'data/a.csv'];

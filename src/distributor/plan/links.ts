@@ -1,5 +1,6 @@
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import type { PageLink } from '../transform/markdown.js';
+import { isAsset } from '../transform/sidecar.js';
 import type { PageInfo } from './outputs.js';
 import type { PlannedOutput } from './types.js';
 
@@ -34,6 +35,12 @@ export interface LinkWarning {
   readonly href: string;
   readonly image: boolean;
   readonly problem: LinkProblem;
+  /**
+   * For `not_published_here`, which output setting would publish the file:
+   * `assets` for charts and data, `source` for a listed page or Markdown
+   * file (`old.html`, `guide/index.html`), which `assets` never copies.
+   */
+  readonly published_by?: 'assets' | 'source';
 }
 
 /**
@@ -56,9 +63,14 @@ export function linkWarnings(
     if (page.lang !== categories.lang) continue;
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
-      const problem = linkProblem(link, categories.source, { listed, written, folders });
-      if (problem !== undefined)
-        warnings.push({ page: source, line: link.line, href: link.href, image: link.image, problem });
+      const found = linkProblem(link, categories.source, { listed, written, folders });
+      if (found === undefined) continue;
+      const warning = { page: source, line: link.line, href: link.href, image: link.image };
+      warnings.push(
+        found.problem === 'not_published_here'
+          ? { ...warning, problem: found.problem, published_by: isAsset(found.file) ? 'assets' : 'source' }
+          : { ...warning, problem: found.problem },
+      );
     }
   }
   return warnings;
@@ -71,24 +83,31 @@ interface Held {
   readonly folders: ReadonlySet<string>;
 }
 
-function linkProblem(link: PageLink, copiesSources: boolean, held: Held): LinkProblem | undefined {
+/** Why a link will not load; for a listed file left out, which file. */
+type Found =
+  | { readonly problem: Exclude<LinkProblem, 'not_published_here'> }
+  | { readonly problem: 'not_published_here'; readonly file: string };
+
+function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found | undefined {
   // Where sources are copied, another bundle's `.md` is published too: only unchecked.
   if (link.leaves === true)
-    return !copiesSources && /\.md(?:[?#]|$)/.test(link.href) ? 'markdown_outside_bundle' : undefined;
+    return !copiesSources && /\.md(?:[?#]|$)/.test(link.href)
+      ? { problem: 'markdown_outside_bundle' }
+      : undefined;
   const target = link.target;
   if (target === undefined) return undefined;
   if (link.folder !== true) {
     // A link to a listed `.md` already points at its page (`notes.html`) when it gets here.
     if (held.written.has(target)) return undefined;
-    if (held.listed.has(target)) return 'not_published_here';
+    if (held.listed.has(target)) return { problem: 'not_published_here', file: target };
     // `guide` without its slash: a web server redirects to `guide/`, then answers with its index.
-    if (!held.folders.has(target)) return 'not_in_manifest';
+    if (!held.folders.has(target)) return { problem: 'not_in_manifest' };
   }
   // A folder is answered with its index.html (docs/distributor.md#pages).
   const index = target === '' ? 'index.html' : `${target}/index.html`;
   if (held.written.has(index)) return undefined;
-  if (held.listed.has(index)) return 'not_published_here';
-  return held.folders.has(target) ? 'folder_without_index' : 'not_in_manifest';
+  if (held.listed.has(index)) return { problem: 'not_published_here', file: index };
+  return { problem: held.folders.has(target) ? 'folder_without_index' : 'not_in_manifest' };
 }
 
 function foldersOf(paths: Iterable<string>): ReadonlySet<string> {
