@@ -419,6 +419,41 @@ describe('sealkit edition check', () => {
       also: [{ reason_code: 'fixture_unknown_table', location: { path: 'ws/fixtures/bronze/order.csv' } }],
     });
   });
+  it('regression: stderr shows a fixture missing a column before the build failure it causes', () => {
+    // As a user lays them out: bq/ and fx2/ side by side, so the fixture's path sorts after the model's.
+    copyProject('bigquery', join(dir, 'bq'));
+    copyProject('bigquery', join(dir, 'copy'));
+    renameSync(join(dir, 'copy', 'fixtures'), join(dir, 'fx2'));
+    const csv = join(dir, 'fx2', 'bronze', 'order_items.csv');
+    const [header = '', ...rows] = readFileSync(csv, 'utf8').split('\n');
+    const names = header.split(',');
+    const kept = names
+      .map((name, index) => (name === 'unit_price' ? -1 : index))
+      .filter((index) => index >= 0);
+    const cut = (line: string) => {
+      const fields = line.split(',');
+      return kept.map((index) => fields[index]).join(',');
+    };
+    writeFileSync(
+      csv,
+      [cut(header).replace('quantity', 'quantty'), ...rows.map((row) => (row === '' ? row : cut(row)))].join(
+        '\n',
+      ),
+    );
+    const run = runCli(['edition', 'check', 'bq', '--fixtures', 'fx2'], { cwd: dir });
+    expect(run.status).toBe(2);
+    const heads = run.stderr
+      .toString()
+      .split(/(?=^error\[)/m)
+      .map((block) => block.split('\n').slice(0, 2).join('\n'));
+    expect(heads.slice(0, 2)).toEqual([
+      'error[fixture_column_missing]: the fixture CSV has no column for a column its source table declares\n  --> fx2/bronze/order_items.csv:1',
+      expect.stringMatching(
+        /^error\[build_failed\]: .*\n {2}--> bq\/models\/silver\/silver_order_items\.sql/,
+      ),
+    ]);
+  });
+
   it('regression: a repeated key in dbt_project.yml is refused as YAML, at the repetition', () => {
     const project = copyProject('bigquery', join(dir, 'ws'));
     const file = join(project, 'dbt_project.yml');

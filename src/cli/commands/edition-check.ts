@@ -1,5 +1,5 @@
 import { didYouMean, MAX_REPORTED_ERRORS, oneLine, Refusal } from '../../core/refusal/index.js';
-import { type CheckReport, checkProject, type Finding } from '../../editions/index.js';
+import { type CheckReport, checkProject, type Finding, orderedFindings } from '../../editions/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, jsonOut, progress } from '../output.js';
 import { nonEmptyOption, parseCommandArgs, requireArgument, textOption } from '../parse.js';
@@ -160,52 +160,9 @@ function findingText(item: { readonly finding?: Finding }): string {
   return item.finding === undefined ? '' : item.finding.reason_code;
 }
 
-/**
- * Every finding of the report, in the order of the files they are in and,
- * within a file, of their lines, as an editor walks them; findings without
- * a file after those with one, and the findings that only follow from
- * another one (`dependency_failed`) last, so the cause is read first.
- * Within one place, report order (files, sources, models, tests) stands.
- */
+/** Every finding of the report in the order to read them: see orderedFindings (docs/editions.md). */
 export function reportFindings(report: CheckReport): readonly Finding[] {
-  const all = [
-    ...report.files.flatMap((file) =>
-      file.finding === undefined ? [] : [file.finding, ...(file.also ?? [])],
-    ),
-    ...[...report.sources, ...report.models, ...report.tests].flatMap((item) =>
-      item.finding === undefined ? [] : [item.finding],
-    ),
-  ];
-  const follows = (found: Finding): boolean => found.reason_code === 'dependency_failed';
-  return unique([...inFileOrder(all.filter((found) => !follows(found))), ...all.filter(follows)]);
-}
-
-/**
- * Findings that say the same thing at the same place once: one `enabled`
- * key of dbt_project.yml gates many items, each carrying the same finding
- * (which names them all); --json keeps it on every item.
- */
-function unique(findings: readonly Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((found) => {
-    const key = JSON.stringify(found);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/** A stable sort by path (unplaced last), then line, then column. */
-function inFileOrder(findings: readonly Finding[]): Finding[] {
-  const rank = (found: Finding): readonly [number, string, number, number] => {
-    const where = found.location;
-    return where?.path === undefined ? [1, '', 0, 0] : [0, where.path, where.line ?? 0, where.column ?? 0];
-  };
-  return [...findings].sort((a, b) => {
-    const [ua, pa, la, ca] = rank(a);
-    const [ub, pb, lb, cb] = rank(b);
-    return ua - ub || (pa < pb ? -1 : pa > pb ? 1 : 0) || la - lb || ca - cb;
-  });
+  return orderedFindings(report);
 }
 
 const MAX_SHOWN_VALUE = 60;
