@@ -21,8 +21,8 @@ const CONFIG = `pipelines:
 
 const REPORT = `# Weekly sales — week 22
 
-Sales rose **8 %** on week 21, led by the South. Figures are in EUR; the
-method is in the [notes](notes.md).
+Sales rose **8 %** on week 21, led by the South.[^returns] Figures are in
+EUR; the method is in the [notes](notes.md).
 
 ## By region
 
@@ -44,6 +44,13 @@ group by region;
 \`\`\`
 
 Raw figures: [data/sales.csv](data/sales.csv).
+
+Checks before sending:
+
+- [x] figures reconciled with finance
+- [ ] South's late orders confirmed
+
+[^returns]: Before returns, which are counted in the week they are refunded.
 `;
 
 const CHART = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="200" font-family="sans-serif" font-size="13">
@@ -138,7 +145,7 @@ function screenshot(ctx, page, png) {
   }
   const sandbox = process.getuid?.() === 0 ? ' --no-sandbox' : '';
   ctx.shell(
-    `chromium --headless${sandbox} --window-size=1000,880 --screenshot=report.png ${page} 2>/dev/null`,
+    `chromium --headless${sandbox} --window-size=1000,1060 --screenshot=report.png ${page} 2>/dev/null`,
   );
   if (!existsSync(png)) throw new Error('chromium wrote no screenshot');
   ctx.say(`The published page (styled HTML, no script), as headless Chromium shows it: ${png}`);
