@@ -298,13 +298,19 @@ export class ContractProject {
             : `choose a Source, Model or SemanticModel, such as one this dashboard reads: ${read}`,
       });
     }
+    // At the id that declares the resource, as other refusals about a whole
+    // resource are: a file's first line may be a comment.
     if (outcome.version === null)
-      throw refuseContract('contract_version_missing', {
-        role: 'projection',
-        field: 'contract',
-        location: { path: outcome.displayPath, line: 1, column: 1 },
-        hint: 'add contract: {version: ..., compatibility: ...} to project or publish this resource',
-      });
+      throw this.placeInFile(
+        id,
+        refuseContract('contract_version_missing', {
+          role: 'projection',
+          field: 'contract',
+          location: { path: outcome.displayPath },
+          hint: 'add contract: {version: ..., compatibility: ...} to project or publish this resource',
+        }),
+        'id',
+      );
     return { kind: 'selected', outcome };
   }
 

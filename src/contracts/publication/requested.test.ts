@@ -134,8 +134,8 @@ describe('contract publish --resource: a resource that is never published', () =
     expect(text(unversioned.stderr)).toBe(
       [
         'error[contract_version_missing]: the resource has no authored contract metadata and no constructor fallback was given',
-        '  --> kinds/sources/customers.yaml:1:1',
-        '  = field: contract',
+        '  --> kinds/sources/customers.yaml:3:5',
+        '  = at: id',
         '  = help: add contract: {version: ..., compatibility: ...} to project or publish this resource',
         '',
       ].join('\n'),
@@ -144,8 +144,29 @@ describe('contract publish --resource: a resource that is never published', () =
       jsonOf(sealkit('publish', 'kinds', '--dry-run', '--json', '--resource', 'retail.source.customers')),
     ).toMatchObject({
       reason_code: 'contract_version_missing',
-      location: { path: 'kinds/sources/customers.yaml', line: 1, column: 1 },
+      field: 'contract',
+      location: { path: 'kinds/sources/customers.yaml', line: 3, column: 5, pointer: 'id' },
     });
+  });
+
+  it('regression: contract_version_missing points at the id that declares the resource, not a comment on line 1', () => {
+    copyExample(join(work, 'commented'));
+    const file = join(work, 'commented', 'sources', 'customers.yaml');
+    // Two comment lines above the resource, and its contract: block removed.
+    const yaml = readFileSync(file, 'utf8').replace(/^contract:\n(?: {2}.*\n)+/m, '');
+    writeFileSync(file, `# owned by the CRM team\n${yaml}`);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines[0]).toBe('# owned by the CRM team');
+    expect(lines[1]).toMatch(/^# yaml-language-server:/);
+    expect(lines[3]).toBe('id: retail.source.customers');
+    for (const command of ['project', 'publish']) {
+      const run = sealkit(command, 'commented', '--resource', 'retail.source.customers');
+      expect(run.status).toBe(2);
+      expect(text(run.stderr)).toContain(
+        'error[contract_version_missing]: the resource has no authored contract metadata and no constructor fallback was given\n  --> commented/sources/customers.yaml:4:5\n  = at: id\n',
+      );
+    }
+    expect(existsSync(join(work, 'commented', '.sealkit'))).toBe(false);
   });
 });
 
