@@ -700,6 +700,135 @@ describe('tests the check cannot run', () => {
   });
 });
 
+describe("generic test arguments under arguments: (dbt 1.10's form)", () => {
+  const STATUS_TESTS = [
+    '      - name: customer_id',
+    '        data_tests:',
+    '          - relationships:',
+    "              to: ref('silver_customers')",
+    '              field: customer_id',
+    '      - name: order_status',
+    '        data_tests:',
+    '          - accepted_values:',
+    '              values: ["placed", "shipped", "delivered", "cancelled", "returned"]',
+    '',
+  ].join('\n');
+  /** The bigquery edition with silver_orders' customer_id and order_status tests replaced by `tests` (YAML lines). */
+  const nestedTests = (tests: string): { project: string; file: string } => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    expect(text.split(STATUS_TESTS)).toHaveLength(2);
+    writeFileSync(file, text.replace(STATUS_TESTS, tests));
+    return { project, file };
+  };
+  const ordersTests = <T extends { readonly attached_to: string; readonly column: string }>(
+    tests: readonly T[],
+  ): T[] =>
+    tests.filter(
+      (test) => test.attached_to === 'silver_orders' && ['customer_id', 'order_status'].includes(test.column),
+    );
+  const NESTED = [
+    '      - name: customer_id',
+    '        data_tests:',
+    '          - relationships:',
+    "              arguments: {to: ref('silver_customers'), field: customer_id}",
+    '      - name: order_status',
+    '        data_tests:',
+    '          - accepted_values:',
+    '              arguments:',
+    '                values: ["placed", "shipped", "delivered", "cancelled", "returned"]',
+    '              description: "status is one of the known values"',
+    '          - test_name: not_null',
+    '            name: status_nn',
+    '            arguments: {}',
+    '',
+  ].join('\n');
+
+  it('regression: arguments: and description: pass the schema step and the tests run on the fixtures', async () => {
+    const { project } = nestedTests(NESTED);
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.files.every((file) => file.status === 'valid')).toBe(true);
+    expect(ordersTests(report.tests).map((test) => [test.name, test.kind, test.status])).toEqual([
+      ['relationships_silver_orders_customer_id__customer_id__silver_customers', 'relationships', 'passed'],
+      ['accepted_values_silver_orders_order_status', 'accepted_values', 'passed'],
+      ['status_nn', 'not_null', 'passed'],
+    ]);
+    expect(report.status).toBe('passed');
+  });
+
+  it('regression: an accepted_values test with its values under arguments: fails on a fixture row of another value', async () => {
+    const { project } = nestedTests(NESTED);
+    const fixtures = join(dir, 'fixtures');
+    cpSync(join(project, 'fixtures'), fixtures, { recursive: true });
+    const orders = join(fixtures, 'bronze', 'orders.csv');
+    const text = readFileSync(orders, 'utf8');
+    expect(text).toContain('o1001,c001,delivered,');
+    writeFileSync(orders, text.replace('o1001,c001,delivered,', 'o1001,c001,lost,'));
+    const { report } = await checkProject(project, { fixtures });
+    const status = ordersTests(report.tests).find((test) => test.kind === 'accepted_values');
+    expect(status).toMatchObject({ status: 'failed', failures: 1 });
+    expect(status?.finding).toMatchObject({
+      reason_code: 'test_failed',
+      failing_rows: [{ order_status: 'lost', n_records: 1 }],
+    });
+    expect(report.status).toBe('failed');
+  });
+
+  it('regression: an argument given both in arguments: and beside it is unsupported_test at that key', async () => {
+    const { project, file } = nestedTests(
+      NESTED.replace(
+        '          - accepted_values:\n              arguments:\n',
+        '          - accepted_values:\n              values: ["placed"]\n              arguments:\n',
+      ).replace(
+        "              arguments: {to: ref('silver_customers'), field: customer_id}\n",
+        "              arguments: {to: ref('silver_customers')}\n              field: customer_id\n",
+      ),
+    );
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const lineOf = (text: string): number => lines.indexOf(text) + 1;
+    expect(lineOf('              values: ["placed"]')).toBeGreaterThan(0);
+    expect(lineOf('              field: customer_id')).toBeGreaterThan(0);
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const [related, status, notNull] = ordersTests(report.tests);
+    expect(related?.finding).toEqual(
+      expect.objectContaining({
+        reason_code: 'unsupported_test',
+        location: {
+          path: file,
+          line: lineOf('              field: customer_id'),
+          column: 15,
+          pointer: 'models[2].columns[1].data_tests[0].relationships.field',
+        },
+        hint: "relationships gives 'field' beside 'arguments': dbt merges the two, but since dbt 1.10 an argument belongs in 'arguments'; put every argument there",
+      }),
+    );
+    expect(status?.finding).toEqual(
+      expect.objectContaining({
+        reason_code: 'unsupported_test',
+        location: {
+          path: file,
+          line: lineOf('              values: ["placed"]'),
+          column: 15,
+          pointer: 'models[2].columns[2].data_tests[0].accepted_values.values',
+        },
+        hint: "accepted_values gives 'values' both in 'arguments' and beside it: dbt takes the one in 'arguments' and drops the other without a word; put every argument in 'arguments'",
+      }),
+    );
+    expect(notNull).toMatchObject({ name: 'status_nn', status: 'passed' });
+  });
+
+  it('regression: a misspelt argument under arguments: gets a did-you-mean, as beside it', async () => {
+    const { project } = nestedTests(NESTED.replace('                values: [', '                value: ['));
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const status = ordersTests(report.tests).find((test) => test.kind === 'accepted_values');
+    expect(status?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      hint: "accepted_values has no argument 'value': did you mean 'values'?",
+    });
+  });
+});
+
 describe('a test given its own name', () => {
   /** The bigquery edition with silver_customers.customer_id's tests replaced by `tests` (YAML lines). */
   const namedTests = (tests: string): string => {

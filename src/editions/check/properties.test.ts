@@ -86,6 +86,88 @@ describe('testSpec', () => {
     });
   });
 
+  it("regression: reads the arguments under arguments: in both forms, and a test's description: is no argument", () => {
+    expect(testSpec(entry("relationships: {arguments: {to: ref('a'), field: id}}"))).toEqual({
+      kind: 'relationships',
+      to: "ref('a')",
+      field: 'id',
+    });
+    expect(
+      testSpec(entry('accepted_values: {arguments: {values: [a, b], quote: false}, description: "known"}')),
+    ).toEqual({ kind: 'accepted_values', values: ['a', 'b'], quote: false });
+    expect(
+      testSpec(entry('{test_name: accepted_values, name: status_known, arguments: {values: [a]}}')),
+    ).toEqual({ kind: 'accepted_values', values: ['a'], quote: true });
+    expect(testSpec(entry('{test_name: not_null, name: status_nn, arguments: {}}'))).toEqual({
+      kind: 'not_null',
+    });
+    // `arguments:` with nothing after it is YAML's null: no arguments.
+    expect(testSpec(entry('unique: {arguments: , description: one per key}'))).toEqual({ kind: 'unique' });
+    expect(testSpec(entry('not_null: {description: "present"}'))).toEqual({ kind: 'not_null' });
+    expect(givenTestName(entry('unique: {name: key_once, arguments: {}}'))).toBe('key_once');
+  });
+
+  it('regression: under arguments: a misspelt, missing or ill-typed argument is named as it is beside them', () => {
+    expect(testSpec(entry("accepted_values: {arguments: {value: ['a']}}"))).toEqual({
+      kind: 'unsupported',
+      label: 'accepted_values',
+      hint: "accepted_values has no argument 'value': did you mean 'values'?",
+    });
+    expect(testSpec(entry("relationships: {arguments: {to: ref('a')}}"))).toMatchObject({
+      hint: "relationships needs 'to' and 'field' in 'arguments': 'field' is missing",
+    });
+    expect(testSpec(entry('accepted_values: {arguments: {values: [1, 2]}}'))).toMatchObject({
+      hint: "accepted_values takes a list of quoted text values for 'values' (the check compares them as text)",
+    });
+    expect(testSpec(entry('accepted_values: {arguments: {values: [a], quote: "no"}}'))).toMatchObject({
+      hint: "accepted_values takes true or false for 'quote'",
+    });
+    expect(testSpec(entry('not_null: {arguments: {column: x}}'))).toMatchObject({
+      hint: "not_null has no argument 'column' (it takes none)",
+    });
+    // A misspelt `arguments:` is offered, and what it holds is not also said to be missing.
+    expect(testSpec(entry('accepted_values: {argument: {values: [a]}}'))).toMatchObject({
+      hint: "accepted_values has no argument 'argument': did you mean 'arguments'?",
+    });
+    expect(testSpec(entry('not_null: {descripton: present}'))).toMatchObject({
+      hint: "not_null has no argument 'descripton': did you mean 'description'?",
+    });
+    expect(testSpec(entry('unique: {arguments: [a]}'))).toEqual({
+      kind: 'unsupported',
+      label: 'unique',
+      hint: "'arguments' takes a mapping of unique's arguments, and dbt ignores anything else there",
+      key: ['unique', 'arguments'],
+    });
+    expect(testSpec(entry('unique: {description: [a]}'))).toMatchObject({
+      hint: "unique's description takes text",
+      key: ['unique', 'description'],
+    });
+    expect(testSpec(entry('not_null: {arguments: {severity: warn}}'))).toMatchObject({
+      hint: "not_null's 'severity' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only (it takes none)",
+    });
+    // config: keeps its meaning beside arguments: the check applies no config.
+    expect(testSpec(entry('not_null: {arguments: {}, config: {severity: warn}}'))).toMatchObject({
+      hint: expect.stringMatching(
+        /^not_null has the config 'severity', which the offline check does not apply/,
+      ),
+    });
+  });
+
+  it('regression: an argument beside arguments: is unsupported at its key, saying which one dbt keeps', () => {
+    expect(testSpec(entry('accepted_values: {values: [a], arguments: {values: [a, b]}}'))).toEqual({
+      kind: 'unsupported',
+      label: 'accepted_values',
+      hint: "accepted_values gives 'values' both in 'arguments' and beside it: dbt takes the one in 'arguments' and drops the other without a word; put every argument in 'arguments'",
+      key: ['accepted_values', 'values'],
+    });
+    expect(testSpec(entry("{test_name: relationships, field: id, arguments: {to: ref('a')}}"))).toEqual({
+      kind: 'unsupported',
+      label: 'relationships',
+      hint: "relationships gives 'field' beside 'arguments': dbt merges the two, but since dbt 1.10 an argument belongs in 'arguments'; put every argument there",
+      key: ['field'],
+    });
+  });
+
   it('leaves a test of another name without a hint: planning names the one it is close to', () => {
     expect(testSpec(entry('uniqe'))).toEqual({ kind: 'unsupported', label: 'uniqe' });
     expect(testSpec(entry('expression_is_true: {expression: x}'))).toEqual({

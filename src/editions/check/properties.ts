@@ -23,6 +23,12 @@ export type TestSpec =
       readonly label: string;
       /** Why the check cannot run it: a config, a missing or misspelt argument, a package. */
       readonly hint?: string;
+      /**
+       * The key the first problem is about, from the test's entry
+       * (`['accepted_values', 'values']`): the finding is placed there
+       * rather than at the entry.
+       */
+      readonly key?: readonly PathSegment[];
     };
 
 /** A test and where it is written in its properties file. */
@@ -159,9 +165,10 @@ function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer):
         spec.hint === undefined &&
         isMapping(value) &&
         asString(value.test_name) !== undefined;
+      const keyPath = spec.kind === 'unsupported' ? (spec.key ?? []) : [];
       return {
         spec,
-        at: place(atKind ? [...here, 'test_name'] : here),
+        at: place(atKind ? [...here, 'test_name'] : [...here, ...keyPath]),
         ...(typeof name === 'string' ? { name } : {}),
       };
     }),
@@ -181,7 +188,18 @@ export function givenTestName(value: YamlValue): YamlValue | undefined {
   return isMapping(body) ? body.name : undefined;
 }
 
-const PLAIN_TEST_KEYS = new Set(['name']);
+/**
+ * Keys beside a test's arguments that are neither arguments nor configs:
+ * its own `name:`, and the `description:` dbt reads on a test since 1.9
+ * (documentation only: the check keeps it out of the run).
+ */
+const PLAIN_TEST_KEYS = new Set(['name', 'description']);
+
+/**
+ * dbt 1.10 nests a generic test's arguments under this key, and deprecates
+ * giving them beside it (docs/editions.md, "Generic test arguments").
+ */
+const ARGUMENTS_KEY = 'arguments';
 
 /** The generic tests the check runs, by the names dbt spells them. */
 export const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_values'] as const;
@@ -256,11 +274,17 @@ export function testSpec(value: YamlValue): TestSpec {
       label: 'test',
       hint: `a test is a mapping with one key, the test's name (- not_null: {…}); this one has ${keys.length === 0 ? 'none' : quoted(keys)}`,
     };
-  return testSpecOf(kind, value[kind] ?? null);
+  const spec = testSpecOf(kind, value[kind] ?? null);
+  return spec.kind === 'unsupported' && spec.key !== undefined ? { ...spec, key: [kind, ...spec.key] } : spec;
 }
 
 function testSpecOf(kind: string, body: YamlValue): TestSpec {
-  const unsupported = (hint: string): TestSpec => ({ kind: 'unsupported', label: kind, hint });
+  const unsupported = (hint: string, key?: readonly PathSegment[]): TestSpec => ({
+    kind: 'unsupported',
+    label: kind,
+    hint,
+    ...(key === undefined ? {} : { key }),
+  });
   const dot = kind.indexOf('.');
   if (dot > 0)
     return unsupported(
@@ -270,53 +294,112 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
   if (args === undefined) return { kind: 'unsupported', label: kind };
   if ((kind === 'not_null' || kind === 'unique') && body === null) return { kind };
   if (!isMapping(body)) return unsupported(`${kind} takes a mapping of its arguments`);
-  const given = Object.keys(body).filter((key) => !PLAIN_TEST_KEYS.has(key));
-  const configs = given.filter((key) => TEST_CONFIGS.includes(key));
-  const unknown = given.filter((key) => !configs.includes(key) && !args.takes.includes(key));
-  const problems: string[] = [];
+  const nested = body[ARGUMENTS_KEY];
+  const hasNested = nested !== undefined;
+  // `arguments:` with nothing after it is null in YAML: no arguments, as dbt reads it.
+  const under: YamlMapping = isMapping(nested) ? nested : {};
+  const beside = Object.keys(body).filter((key) => !PLAIN_TEST_KEYS.has(key) && key !== ARGUMENTS_KEY);
+  const configs = beside.filter((key) => TEST_CONFIGS.includes(key));
+  const besideArgs = beside.filter((key) => !configs.includes(key));
+  const underKeys = Object.keys(under);
+  /** A problem, and the key (from the body) to place the finding at when it is the first one that has a key. */
+  const problems: { readonly text: string; readonly key?: readonly PathSegment[] }[] = [];
   const name = body.name;
   if (name !== undefined && !(typeof name === 'string' && IDENTIFIER.test(name)))
-    problems.push(
-      `${typeof name === 'string' ? `the name '${name}'` : `${kind}'s name`} is not a plain identifier (letters, digits and _), the only test names the offline check reports`,
-    );
+    problems.push({
+      text: `${typeof name === 'string' ? `the name '${name}'` : `${kind}'s name`} is not a plain identifier (letters, digits and _), the only test names the offline check reports`,
+    });
+  if (hasNested && nested !== null && !isMapping(nested))
+    problems.push({
+      text: `'arguments' takes a mapping of ${kind}'s arguments, and dbt ignores anything else there`,
+      key: [ARGUMENTS_KEY],
+    });
+  // dbt merges the two, the one in `arguments:` winning for a name given in both: a
+  // half-moved test is where a value is shadowed without a word, so the check names it.
+  if (hasNested)
+    for (const key of besideArgs) {
+      const both = underKeys.includes(key);
+      problems.push({
+        text: both
+          ? `${kind} gives '${key}' both in 'arguments' and beside it: dbt takes the one in 'arguments' and drops the other without a word; put every argument in 'arguments'`
+          : `${kind} gives '${key}' beside 'arguments': dbt merges the two, but since dbt 1.10 an argument belongs in 'arguments'; put every argument there`,
+        key: [key],
+      });
+    }
+  const description = body.description;
+  if (description !== undefined && description !== null && typeof description !== 'string')
+    problems.push({ text: `${kind}'s description takes text`, key: ['description'] });
+  // What the test's macro would receive: the arguments under `arguments:` over those beside it, as dbt merges them.
+  const given: { [key: string]: YamlValue } = {};
+  for (const key of hasNested ? besideArgs : beside)
+    Object.defineProperty(given, key, {
+      value: body[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  // A name, description or config under `arguments:` is not an argument: dbt reads those beside it.
+  const misplaced = underKeys.filter((key) => TEST_CONFIGS.includes(key) || PLAIN_TEST_KEYS.has(key));
+  for (const key of misplaced)
+    problems.push({
+      text: `${kind}'s '${key}' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only${args.takes.length === 0 ? ' (it takes none)' : ` (${quoted(args.takes)})`}`,
+    });
+  for (const key of underKeys)
+    if (!misplaced.includes(key))
+      Object.defineProperty(given, key, {
+        value: under[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  const unknown = Object.keys(given).filter((key) => !configs.includes(key) && !args.takes.includes(key));
   const meant = new Set<string>();
   for (const key of unknown) {
     const match = nearest(key, args.takes);
     if (match !== undefined) meant.add(match);
+    // Beside the arguments, a misspelt `arguments:` or `description:` is named too.
+    const other =
+      match ?? (underKeys.includes(key) ? undefined : nearest(key, [ARGUMENTS_KEY, 'description']));
+    // A misspelt `arguments:` holds the arguments: they are not also said to be missing.
+    if (other === ARGUMENTS_KEY) for (const need of args.needs) meant.add(need);
     const takes = args.takes.length === 0 ? ' (it takes none)' : ` (it takes ${quoted(args.takes)})`;
-    problems.push(
-      `${kind} has no argument '${key}'${match === undefined ? takes : `: did you mean '${match}'?`}`,
-    );
+    problems.push({
+      text: `${kind} has no argument '${key}'${other === undefined ? takes : `: did you mean '${other}'?`}`,
+    });
   }
-  const missing = args.needs.filter((key) => body[key] === undefined && !meant.has(key));
+  const missing = args.needs.filter((key) => given[key] === undefined && !meant.has(key));
   if (missing.length > 0)
-    problems.push(
-      `${kind} needs ${quoted(args.needs)}: ${quoted(missing)} ${missing.length === 1 ? 'is' : 'are'} missing`,
-    );
+    problems.push({
+      text: `${kind} needs ${quoted(args.needs)}${hasNested ? " in 'arguments'" : ''}: ${quoted(missing)} ${missing.length === 1 ? 'is' : 'are'} missing`,
+    });
   const configNames = configs.flatMap((key) =>
     key === 'config' && isMapping(body.config) && Object.keys(body.config).length > 0
       ? Object.keys(body.config)
       : [key],
   );
   if (configs.length > 0)
-    problems.push(
-      `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
+    problems.push({
+      text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
+    });
+  if (problems.length > 0)
+    return unsupported(
+      problems.map((problem) => problem.text).join('; '),
+      problems.find((problem) => problem.key !== undefined)?.key,
     );
-  if (problems.length > 0) return unsupported(problems.join('; '));
   if (kind === 'not_null' || kind === 'unique') return { kind };
   if (kind === 'relationships') {
-    const to = asString(body.to);
-    const field = asString(body.field);
+    const to = asString(given.to);
+    const field = asString(given.field);
     if (to === undefined || field === undefined)
       return unsupported(
         `relationships takes text for ${quoted([...(to === undefined ? ['to'] : []), ...(field === undefined ? ['field'] : [])])}`,
       );
     return { kind, to, field };
   }
-  const values = asArray(body.values);
-  const quote = body.quote === undefined ? true : body.quote;
+  const values = asArray(given.values);
+  const quote = given.quote === undefined ? true : given.quote;
   if (typeof quote !== 'boolean') return unsupported("accepted_values takes true or false for 'quote'");
-  if (!Array.isArray(body.values) || !values.every((item) => typeof item === 'string'))
+  if (!Array.isArray(given.values) || !values.every((item) => typeof item === 'string'))
     return unsupported(
       "accepted_values takes a list of quoted text values for 'values' (the check compares them as text)",
     );
