@@ -67,7 +67,9 @@ export {
 } from './project/contract-project.js';
 export {
   DEFAULT_PROJECT_LIMITS as DEFAULT_CONTRACT_PROJECT_LIMITS,
+  type ProjectInFolder as ContractProjectInFolder,
   type ProjectLimits as ContractProjectLimits,
+  projectsInFolder as contractProjectsInFolder,
   readContractProjectFiles,
   requireContractProjectFolder,
 } from './project/load.js';

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +38,89 @@ describe('reading a ledger that was never created', () => {
       reason_code: 'contract_ledger_missing',
       location: { path: '.sealkit/ledger' },
     });
+  });
+});
+
+describe('reading from a folder that holds projects', () => {
+  const env = { ...process.env };
+  delete env.SEALKIT_LEDGER_URL;
+  delete env.DATABASE_URL;
+  const run = (cwd: string, ...args: string[]) => runCli(['contract', ...args], { cwd, env });
+  const missing =
+    'error[contract_ledger_missing]: the ledger does not exist yet: nothing was ever published there';
+
+  it('regression: history and replay in a folder of projects name the projects and their ledgers, not publish .', () => {
+    // shelf/: retail published (a real ledger), shop a project not published
+    // yet, notes no project, a link to retail (never followed), a dot-folder.
+    const shelf = join(work, 'shelf');
+    copyExample(join(shelf, 'retail'));
+    copyExample(join(shelf, 'shop'));
+    mkdirSync(join(shelf, 'notes'));
+    writeFileSync(join(shelf, 'notes', 'README.md'), 'not a project\n');
+    symlinkSync('retail', join(shelf, 'linked'));
+    mkdirSync(join(shelf, '.cache', '.sealkit', 'ledger'), { recursive: true });
+    expect(run(shelf, 'publish', 'retail', '-q').status).toBe(0);
+    const hint =
+      "'.' is not a contract project; it holds projects: retail (its ledger: retail/.sealkit/ledger), shop (no ledger yet).";
+    const history = run(shelf, 'history', '--resource', 'retail.source.orders');
+    expect(history.status).toBe(2);
+    expect(history.stdout.toString()).toBe('ledger: embedded, .sealkit/ledger\n');
+    expect(history.stderr.toString()).toBe(
+      [
+        missing,
+        '  --> .sealkit/ledger',
+        `  = help: ${hint} Run: sealkit contract history retail --resource retail.source.orders`,
+        '',
+      ].join('\n'),
+    );
+    const replay = run(shelf, 'replay', '--json');
+    expect(replay.status).toBe(2);
+    expect(JSON.parse(replay.stdout.toString())).toMatchObject({
+      reason_code: 'contract_ledger_missing',
+      location: { path: '.sealkit/ledger' },
+      hint: `${hint} Run: sealkit contract replay retail`,
+    });
+    // Named from outside, the folder and its projects are named as given.
+    const outside = run(work, 'replay', 'shelf');
+    expect(outside.stderr.toString()).toContain(
+      "  = help: 'shelf' is not a contract project; it holds projects: shelf/retail (its ledger: shelf/retail/.sealkit/ledger), shelf/shop (no ledger yet). Run: sealkit contract replay shelf/retail\n",
+    );
+    // The command the hint gives reads that ledger.
+    const next = run(shelf, 'history', 'retail', '--resource', 'retail.source.orders');
+    expect(next.status).toBe(0);
+    expect(next.stdout.toString()).toMatch(/\n1 publication\n$/);
+    // Nothing was created by reading.
+    expect(readdirSync(shelf).sort()).toEqual(['.cache', 'linked', 'notes', 'retail', 'shop']);
+  });
+
+  it('regression: a folder of many projects names a few, those with a ledger first, and counts the rest', () => {
+    const wide = join(work, 'wide');
+    copyExample(join(wide, 'zeta'));
+    for (const name of ['a1', 'a2', 'a3', 'a4', 'a5', 'a6']) copyExample(join(wide, name));
+    expect(run(wide, 'publish', 'zeta', '-q').status).toBe(0);
+    const replay = run(wide, 'replay');
+    expect(replay.status).toBe(2);
+    expect(replay.stderr.toString()).toContain(
+      "  = help: '.' is not a contract project; it holds projects: zeta (its ledger: zeta/.sealkit/ledger), a1 (no ledger yet), a2 (no ledger yet), a3 (no ledger yet), a4 (no ledger yet) and 2 more. Run: sealkit contract replay zeta\n",
+    );
+  });
+
+  it('regression: a project whose ledger is missing keeps the advice to publish it, its sub-folders are no projects of their own', () => {
+    // The example's resource files are all in sub-folders (sources/, models/, ...).
+    const project = join(work, 'unpublished');
+    copyExample(project);
+    for (const args of [['replay'], ['history', '--resource', 'retail.source.orders']]) {
+      const reader = run(project, ...args);
+      expect(reader.status).toBe(2);
+      expect(reader.stderr.toString()).toBe(
+        [
+          missing,
+          '  --> .sealkit/ledger',
+          "  = help: publish first with 'sealkit contract publish .', or pass --ledger URL",
+          '',
+        ].join('\n'),
+      );
+    }
   });
 });
 

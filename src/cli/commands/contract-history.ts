@@ -21,6 +21,7 @@ import {
   projectFolderOf,
   readingLedger,
   refusedAtLedger,
+  shellWord,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]
@@ -119,7 +120,12 @@ export const contractHistory: Command = {
         await connection.close();
       }
     } catch (error: unknown) {
-      return refusedAtLedger(error, ledger);
+      return refusedAtLedger(
+        error,
+        ledger,
+        false,
+        (dir) => `sealkit contract history ${shellWord(dir)} --resource ${shellWord(id)}`,
+      );
     }
     return {
       text: `${ledgerLine(ledger)}${entries.length === 0 ? '' : ENTRY_HEADER}${entries.map(entryLines).join('')}${entries.length} publication${entries.length === 1 ? '' : 's'}${entries.length === 0 ? ` of '${id}' in this ledger` : ''}\n`,

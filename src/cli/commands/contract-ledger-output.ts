@@ -11,6 +11,7 @@ import type {
   PublicationPlanItem,
 } from '../../contracts/index.js';
 import {
+  contractProjectsInFolder,
   ledgerLocation,
   ledgerServerShown,
   openLedger,
@@ -351,9 +352,14 @@ export function ledgerJson(ledger: LedgerInUse): JsonObjectOut {
  * line above it — and with `--json` one object with `ledger_at` (and
  * `position`). Any other error is thrown on, for the CLI to report.
  */
-export function refusedAtLedger(error: unknown, ledger: LedgerInUse, quiet = false): CommandResult {
+export function refusedAtLedger(
+  error: unknown,
+  ledger: LedgerInUse,
+  quiet = false,
+  rerun?: Rerun,
+): CommandResult {
   if (!refuseLedger.is(error)) throw error;
-  const placed = placeLedgerRefusal(error, ledger);
+  const placed = placeLedgerRefusal(error, ledger, rerun);
   const position = refuseLedger.is(placed, 'contract_ledger_tampered') ? placed.details.position : undefined;
   const { details: _printed, ...record } = refusalJson(placed, LEDGER_DISCLOSURE);
   return {
@@ -417,7 +423,7 @@ export async function refusedBeforeLedger(
  * URL that cannot be read names its source in the hint instead, since no
  * server can be shown. A ledger that does not exist says how to make one.
  */
-function placeLedgerRefusal(error: Refusal, ledger: LedgerInUse): Refusal {
+function placeLedgerRefusal(error: Refusal, ledger: LedgerInUse, rerun: Rerun | undefined): Refusal {
   const { location } = ledger;
   if (location.kind === 'postgres' && refuseLedger.is(error, 'contract_ledger_location_invalid')) {
     const source =
@@ -427,14 +433,48 @@ function placeLedgerRefusal(error: Refusal, ledger: LedgerInUse): Refusal {
   if (error.location !== undefined || ledger.place === undefined) return error;
   const hint =
     refuseLedger.is(error, 'contract_ledger_missing') && error.hint === undefined
-      ? missingLedgerHint(location)
+      ? missingLedgerHint(location, rerun)
       : undefined;
   return error.at({ path: ledger.place }, hint);
 }
 
-/** How a ledger that does not exist yet comes to exist: the first publication makes it. */
-function missingLedgerHint(location: LedgerLocation): string {
+/**
+ * The command line that reruns a reader (history, replay) on another
+ * project folder, for the hint of a folder that holds projects.
+ */
+export type Rerun = (dir: string) => string;
+
+/** A word the shell reads back as it is: quoted when it holds anything but safe characters. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** At most this many projects are named in the hint of a folder that holds projects. */
+const PROJECTS_NAMED = 5;
+
+/**
+ * How a ledger that does not exist yet comes to exist: the first publication
+ * makes it. A folder that is no project but holds projects (one of them with
+ * a ledger of its own) says so and names them, with the command on the first
+ * one that has a ledger (docs/contracts.md#embedded-ledger).
+ */
+function missingLedgerHint(location: LedgerLocation, rerun: Rerun | undefined): string {
   if (location.kind === 'embedded') {
+    const projects = contractProjectsInFolder(location.projectDir);
+    if (projects !== undefined) {
+      const named = projects
+        .slice(0, PROJECTS_NAMED)
+        .map((project) =>
+          project.ledger === undefined
+            ? `${project.path} (no ledger yet)`
+            : `${project.path} (its ledger: ${project.ledger})`,
+        );
+      const more = projects.length > PROJECTS_NAMED ? ` and ${projects.length - PROJECTS_NAMED} more` : '';
+      // Projects with a ledger come first: the first one is the one to read.
+      const first = projects[0]?.path ?? 'DIR';
+      const next = rerun === undefined ? 'Name one of them as DIR' : `Run: ${rerun(first)}`;
+      return `'${location.projectDir}' is not a contract project; it holds projects: ${named.join(', ')}${more}. ${next}`;
+    }
     return `publish first with 'sealkit contract publish ${location.projectDir}', or pass --ledger URL`;
   }
   const same = location.from === '--ledger' ? 'the same --ledger URL' : `${location.from} as it is set now`;

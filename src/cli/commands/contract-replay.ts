@@ -13,6 +13,7 @@ import {
   projectFolderOf,
   readingLedger,
   refusedAtLedger,
+  shellWord,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract replay [DIR] [--ledger URL] [--json]
@@ -75,7 +76,7 @@ export const contractReplay: Command = {
         await connection.close();
       }
     } catch (error: unknown) {
-      return refusedAtLedger(error, ledger);
+      return refusedAtLedger(error, ledger, false, (dir) => `sealkit contract replay ${shellWord(dir)}`);
     }
     return {
       text: `${ledgerLine(ledger)}replayed ${replay.entries} entries of ${replay.resources} resources: valid; ${headText(replay.head)}\n`,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Dir, isFsError, symlinkOnPath } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
+import { EMBEDDED_LEDGER_DIR } from '../publication/location.js';
 import type { ProjectFile } from './contract-project.js';
 
 /** Bounds on what one project may ask sealkit to read. */
@@ -101,6 +102,139 @@ function openRoot(path: string): Dir {
     }
     throw folderUnreadable(path);
   }
+}
+
+/** A contract project found in a folder that is not one itself (see `projectsInFolder`). */
+export interface ProjectInFolder {
+  /** The sub-folder as the operator names it: the folder as given, joined with its name. */
+  readonly path: string;
+  /** Its embedded ledger's folder (`path/.sealkit/ledger`), when it has one. */
+  readonly ledger?: string;
+}
+
+/** Entries looked at, at most, while looking for projects in a folder: a home folder is not walked whole. */
+const PROJECT_SCAN_BUDGET = 20_000;
+
+/**
+ * The contract projects a folder holds when it is not one itself, for a
+ * command that looked for the folder's embedded ledger and found none
+ * (docs/contracts.md#embedded-ledger). Its sub-folders are projects by the
+ * rule that reads a project — they hold a resource file (`*.yaml`,
+ * `*.yml`) within the depth bound, names starting with a dot skipped, no
+ * link followed — or they have an embedded ledger of their own. The folder
+ * is not a project when it has no ledger and one of its sub-folders has:
+ * that sub-folder was published as a project of its own. Projects with a
+ * ledger come first, each group in byte order of the name. Undefined when
+ * the folder has a ledger, none of its sub-folders has one (its resource
+ * files may well be one project spread over sub-folders), or it cannot be
+ * read; a folder that cannot be read is passed over, as is a name that is
+ * not UTF-8. Only reads: nothing is created.
+ */
+export function projectsInFolder(
+  path: string,
+  limits: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+): readonly ProjectInFolder[] | undefined {
+  let root: Dir;
+  try {
+    root = Dir.open(path);
+  } catch {
+    return undefined;
+  }
+  const budget = { entries: PROJECT_SCAN_BUDGET };
+  try {
+    if (hasEmbeddedLedger(root)) return undefined;
+    const withLedger: ProjectInFolder[] = [];
+    const without: ProjectInFolder[] = [];
+    for (const entry of listQuietly(root, budget)) {
+      if (entry.bytes[0] === 0x2e || !entry.utf8 || !isDirectory(root, entry)) continue;
+      let child: Dir;
+      try {
+        child = root.openDir(entry.bytes);
+      } catch {
+        continue; // a link (never followed) or a folder this account cannot open
+      }
+      try {
+        const sub = join(path, entry.name);
+        if (hasEmbeddedLedger(child))
+          withLedger.push({ path: sub, ledger: join(sub, ...EMBEDDED_LEDGER_DIR) });
+        else if (holdsResourceFile(child, 1, limits, budget)) without.push({ path: sub });
+      } finally {
+        child.close();
+      }
+    }
+    return withLedger.length === 0 ? undefined : [...withLedger, ...without];
+  } finally {
+    root.close();
+  }
+}
+
+function hasEmbeddedLedger(dir: Dir): boolean {
+  const [sealkitDir, ledgerDir] = EMBEDDED_LEDGER_DIR;
+  try {
+    const sealkit = dir.openDir(sealkitDir);
+    try {
+      return sealkit.stat(ledgerDir).type === 'directory';
+    } finally {
+      sealkit.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+function listQuietly(dir: Dir, budget: { entries: number }): ReturnType<Dir['list']> {
+  if (budget.entries <= 0) return [];
+  try {
+    const entries = dir.list();
+    budget.entries -= entries.length;
+    return entries;
+  } catch {
+    return [];
+  }
+}
+
+/** The entry's type, from the listing or else its own stat (never following a link); undefined when it is gone. */
+function typeOf(dir: Dir, entry: ReturnType<Dir['list']>[number]): string | undefined {
+  if (entry.type !== 'unknown') return entry.type;
+  try {
+    return dir.stat(entry.bytes).type;
+  } catch {
+    return undefined;
+  }
+}
+
+function isDirectory(dir: Dir, entry: ReturnType<Dir['list']>[number]): boolean {
+  return typeOf(dir, entry) === 'directory';
+}
+
+/** Whether reading `dir` as a project (its files at level `depth`) would find a resource file. */
+function holdsResourceFile(
+  dir: Dir,
+  depth: number,
+  limits: ProjectLimits,
+  budget: { entries: number },
+): boolean {
+  const entries = listQuietly(dir, budget);
+  for (const entry of entries) {
+    if (entry.bytes[0] === 0x2e) continue;
+    if (RESOURCE_FILE.test(entry.name) && typeOf(dir, entry) === 'file') return true;
+  }
+  if (depth >= limits.maxDepth) return false;
+  for (const entry of entries) {
+    if (entry.bytes[0] === 0x2e || !isDirectory(dir, entry)) continue;
+    let child: Dir;
+    try {
+      child = dir.openDir(entry.bytes);
+    } catch {
+      continue;
+    }
+    try {
+      if (holdsResourceFile(child, depth + 1, limits, budget)) return true;
+    } finally {
+      child.close();
+    }
+  }
+  return false;
 }
 
 /** What to do about a link on the way to the project, worded as edition check words it. */
