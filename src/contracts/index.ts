@@ -146,7 +146,11 @@ export {
   refuseLedger,
 } from './publication/refusals.js';
 export { type LedgerReplay, replayLedger } from './publication/replay.js';
-export { approvalOutsideRun, resourceNotFoundInLedger } from './publication/requested.js';
+export {
+  approvalOutsideRun,
+  approvalOutsideRunInLedger,
+  resourceNotFoundInLedger,
+} from './publication/requested.js';
 export {
   INDEX_BUCKETS as RESOURCE_INDEX_BUCKETS,
   indexBucketOf as resourceIndexBucketOf,

@@ -3,6 +3,7 @@ import './contract-schemas-interpreted.js';
 import { join } from 'node:path';
 import {
   approvalOutsideRun,
+  approvalOutsideRunInLedger,
   type ContractProject,
   checkWideningApproval,
   type IdentifiedCandidate,
@@ -258,14 +259,15 @@ export const contractPublish: Command = {
     const quiet = values.quiet === true;
     let candidates: IdentifiedCandidate[];
     try {
-      candidates = await candidatesOf(project, values.resource, ledgerLocationOrNone(values.ledger, dir));
-      // An approval for a resource this run leaves out is told where that resource is.
-      const outside = approvalOutsideRun(
-        project,
-        approvals,
-        candidates.map((candidate) => candidate.id),
-        values.resource,
-      );
+      const location = ledgerLocationOrNone(values.ledger, dir);
+      candidates = await candidatesOf(project, values.resource, location);
+      // An approval for a resource this run leaves out is told where that
+      // resource is: its file, or the ledger that still holds it.
+      const published = candidates.map((candidate) => candidate.id);
+      const outside =
+        location === undefined
+          ? approvalOutsideRun(project, approvals, published, values.resource)
+          : await approvalOutsideRunInLedger(project, approvals, published, values.resource, location);
       if (outside !== undefined) throw outside;
     } catch (error: unknown) {
       return refusedBeforeLedger(withValidateHint(error, dir), values.ledger, dir, quiet);

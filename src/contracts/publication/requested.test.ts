@@ -99,6 +99,65 @@ describe('contract publish --resource: an id whose file left the project', () =>
     }
   });
 
+  it('regression: an approval for an id the ledger holds but no file declares says the ledger holds it', () => {
+    const hint =
+      'the ledger holds retail.semantic.orders (SemanticModel 1.0.0, published at position 4), but no file of the project has this id (deleted or renamed), so this run publishes none: restore its file with a version above 1.0.0 to publish it with an approval, or drop --approve-widening retail.semantic.orders@1.0.1';
+    const approve = (...flags: string[]) =>
+      sealkit(
+        'publish',
+        'r3',
+        ...flags,
+        '--approve-widening',
+        'retail.semantic.orders@1.0.1',
+        '--approver',
+        'Ada',
+        '--reason',
+        'x',
+      );
+    const head = text(sealkit('replay', 'r3').stdout);
+    for (const flags of [[], ['--dry-run'], ['--resource', 'retail.source.orders']]) {
+      const run = approve(...flags);
+      expect(run.status).toBe(2);
+      expect(text(run.stdout)).toBe('ledger: embedded, r3/.sealkit/ledger\n');
+      expect(text(run.stderr)).toBe(
+        [
+          'error[contract_ledger_approval_target_unknown]: a widening approval names a resource this publication does not include',
+          '  --> r3',
+          '  = field: approval.approves',
+          `  = help: ${hint}`,
+          '',
+        ].join('\n'),
+      );
+    }
+    expect(jsonOf(approve('--json'))).toMatchObject({
+      status: 'refused',
+      reason_code: 'contract_ledger_approval_target_unknown',
+      field: 'approval.approves',
+      location: { path: 'r3' },
+      hint,
+    });
+    // Nothing was appended.
+    expect(text(sealkit('replay', 'r3').stdout)).toBe(head);
+    // A project without a ledger keeps the project's own hint, and gets none.
+    cpSync(join(work, 'r3'), join(work, 'r3-fresh'), { recursive: true });
+    rmSync(join(work, 'r3-fresh', '.sealkit'), { recursive: true });
+    const fresh = sealkit(
+      'publish',
+      'r3-fresh',
+      '--approve-widening',
+      'retail.semantic.orders@1.0.1',
+      '--approver',
+      'Ada',
+      '--reason',
+      'x',
+    );
+    expect(fresh.status).toBe(2);
+    expect(text(fresh.stderr)).toContain(
+      "= help: no resource of the project has the id 'retail.semantic.orders', so this run publishes none; drop --approve-widening retail.semantic.orders@1.0.1\n",
+    );
+    expect(existsSync(join(work, 'r3-fresh', '.sealkit'))).toBe(false);
+  });
+
   it('regression: --resource of an unknown id in a project without a ledger reads none and creates none', () => {
     cpSync(join(work, 'r3'), join(work, 'fresh'), { recursive: true });
     rmSync(join(work, 'fresh', '.sealkit'), { recursive: true });

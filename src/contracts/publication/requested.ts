@@ -1,5 +1,5 @@
 import { nearest, type Refusal } from '../../core/refusal/index.js';
-import type { ContractProject } from '../project/contract-project.js';
+import type { ContractProject, PublishedResource } from '../project/contract-project.js';
 import { splitApprovalTarget, type WideningApproval } from './approval.js';
 import { readPublicationHistory } from './history.js';
 import type { LedgerLocation } from './location.js';
@@ -28,24 +28,63 @@ export async function resourceNotFoundInLedger(
   id: string,
   location: LedgerLocation,
 ): Promise<Refusal> {
+  return project.resourceNotFound(id, (await publishedInLedger([id], location)).get(id));
+}
+
+/**
+ * The latest publication of each of `ids` that the ledger at `location`
+ * holds, read only (never created). A ledger that does not exist or cannot
+ * be read now holds none: the refusals then keep the project's own hint,
+ * which is just as true.
+ */
+async function publishedInLedger(
+  ids: readonly string[],
+  location: LedgerLocation,
+): Promise<ReadonlyMap<string, PublishedResource>> {
+  const held = new Map<string, PublishedResource>();
+  if (ids.length === 0) return held;
   try {
     const connection = await openLedger(location, { create: false, readOnly: true });
     try {
-      const latest = (await readPublicationHistory(connection.session, id)).at(-1);
-      if (latest !== undefined) {
-        return project.resourceNotFound(id, {
-          kind: latest.resource.kind,
-          version: latest.version,
-          position: latest.position,
-        });
+      for (const id of ids) {
+        const latest = (await readPublicationHistory(connection.session, id)).at(-1);
+        if (latest !== undefined) {
+          held.set(id, { kind: latest.resource.kind, version: latest.version, position: latest.position });
+        }
       }
     } finally {
       await connection.close();
     }
   } catch {
-    // No ledger, or one that cannot be read now: the project's own refusal stands.
+    return new Map();
   }
-  return project.resourceNotFound(id);
+  return held;
+}
+
+/**
+ * `approvalOutsideRun`, told against the ledger at `location` as well: an
+ * approval for an id no file declares but the ledger holds (its file
+ * deleted, or its id renamed) says so, with the latest entry, as
+ * `publish --resource` of that id does, rather than only that no file has
+ * it. The ledger is read only when such an approval is there.
+ */
+export async function approvalOutsideRunInLedger(
+  project: ContractProject,
+  approvals: readonly WideningApproval[],
+  published: readonly string[],
+  requested: readonly string[] | undefined,
+  location: LedgerLocation,
+): Promise<Refusal | undefined> {
+  const undeclared = approvals.flatMap((approval) => {
+    const target = splitApprovalTarget(approval.approves);
+    return target === undefined ||
+      published.includes(target.id) ||
+      project.outcomes.some((outcome) => outcome.id === target.id)
+      ? []
+      : [target.id];
+  });
+  const held = await publishedInLedger([...new Set(undeclared)], location);
+  return approvalOutsideRun(project, approvals, published, requested, held);
 }
 
 /**
@@ -55,14 +94,16 @@ export async function resourceNotFoundInLedger(
  * placed where the resource is and saying the one reason that applies: the
  * resource's file (at its `id`) when `--resource` left it out, when it is a
  * dashboard or declares no contract version; the project folder, with the
- * nearest id, when no file declares it. Returns undefined when every
- * approval names a published resource.
+ * nearest id, when no file declares it, or saying that the ledger holds
+ * it when `held` has its latest publication (see `approvalOutsideRunInLedger`).
+ * Returns undefined when every approval names a published resource.
  */
 export function approvalOutsideRun(
   project: ContractProject,
   approvals: readonly WideningApproval[],
   published: readonly string[],
   requested: readonly string[] | undefined,
+  held: ReadonlyMap<string, PublishedResource> = new Map(),
 ): Refusal | undefined {
   for (const approval of approvals) {
     const target = splitApprovalTarget(approval.approves);
@@ -76,6 +117,13 @@ export function approvalOutsideRun(
         hint,
       });
     const outcome = project.outcomes.find((candidate) => candidate.id === target.id);
+    const inLedger = outcome === undefined ? held.get(target.id) : undefined;
+    if (inLedger !== undefined) {
+      return unknown(
+        `the ledger holds ${target.id} (${inLedger.kind} ${inLedger.version}, published at position ${inLedger.position}), but no file of the project has this id (deleted or renamed), so this run publishes none: restore its file with a version above ${inLedger.version} to publish it with an approval, or ${drop}`,
+        project.root === undefined ? undefined : { path: project.root },
+      );
+    }
     if (outcome === undefined) {
       const near = nearest(
         target.id,
