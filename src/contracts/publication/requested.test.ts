@@ -22,6 +22,15 @@ delete env.SEALKIT_LEDGER_URL;
 delete env.DATABASE_URL;
 
 const sealkit = (...args: string[]) => runCli(['contract', ...args], { cwd: work, env });
+/** The flags of an approval of a widening of `target` (`id@version`), by Ada. */
+const approving = (target: string): string[] => [
+  '--approve-widening',
+  target,
+  '--approver',
+  'Ada',
+  '--reason',
+  'x',
+];
 const text = (buffer: Buffer) => buffer.toString('utf8');
 const jsonOf = (run: { stdout: Buffer }) => JSON.parse(text(run.stdout)) as Record<string, unknown>;
 
@@ -103,17 +112,7 @@ describe('contract publish --resource: an id whose file left the project', () =>
     const hint =
       'the ledger holds retail.semantic.orders (SemanticModel 1.0.0, published at position 4), but no file of the project has this id (deleted or renamed), so this run publishes none: restore its file with a version above 1.0.0 to publish it with an approval, or drop --approve-widening retail.semantic.orders@1.0.1';
     const approve = (...flags: string[]) =>
-      sealkit(
-        'publish',
-        'r3',
-        ...flags,
-        '--approve-widening',
-        'retail.semantic.orders@1.0.1',
-        '--approver',
-        'Ada',
-        '--reason',
-        'x',
-      );
+      sealkit('publish', 'r3', ...flags, ...approving('retail.semantic.orders@1.0.1'));
     const head = text(sealkit('replay', 'r3').stdout);
     for (const flags of [[], ['--dry-run'], ['--resource', 'retail.source.orders']]) {
       const run = approve(...flags);
@@ -141,16 +140,7 @@ describe('contract publish --resource: an id whose file left the project', () =>
     // A project without a ledger keeps the project's own hint, and gets none.
     cpSync(join(work, 'r3'), join(work, 'r3-fresh'), { recursive: true });
     rmSync(join(work, 'r3-fresh', '.sealkit'), { recursive: true });
-    const fresh = sealkit(
-      'publish',
-      'r3-fresh',
-      '--approve-widening',
-      'retail.semantic.orders@1.0.1',
-      '--approver',
-      'Ada',
-      '--reason',
-      'x',
-    );
+    const fresh = sealkit('publish', 'r3-fresh', ...approving('retail.semantic.orders@1.0.1'));
     expect(fresh.status).toBe(2);
     expect(text(fresh.stderr)).toContain(
       "= help: no resource of the project has the id 'retail.semantic.orders', so this run publishes none; drop --approve-widening retail.semantic.orders@1.0.1\n",
@@ -231,18 +221,7 @@ describe('contract publish --resource: a resource that is never published', () =
 
 describe('contract publish --approve-widening: a resource the run does not publish', () => {
   const approve = (target: string, ...flags: string[]) =>
-    sealkit(
-      'publish',
-      'approving',
-      '--dry-run',
-      ...flags,
-      '--approve-widening',
-      target,
-      '--approver',
-      'Ada',
-      '--reason',
-      'x',
-    );
+    sealkit('publish', 'approving', '--dry-run', ...flags, ...approving(target));
   beforeAll(() => copyExample(join(work, 'approving')));
 
   it('regression: an approval for a resource --resource leaves out points at its file and says to add it', () => {
@@ -305,12 +284,7 @@ describe('contract publish --approve-widening: a resource the run does not publi
       'publish',
       'unversioned',
       '--dry-run',
-      '--approve-widening',
-      'retail.semantic.customers@1.3.0',
-      '--approver',
-      'Ada',
-      '--reason',
-      'x',
+      ...approving('retail.semantic.customers@1.3.0'),
     );
     expect(run.status).toBe(2);
     expect(text(run.stderr)).toContain(
