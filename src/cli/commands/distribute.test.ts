@@ -33,6 +33,43 @@ afterEach(() => rmSync(work, { recursive: true, force: true }));
 const REPORT = { path: 'report.md', content: '# Daily\n\nSunny.\n' };
 
 describe('sealkit distribute run', () => {
+  it('regression: a listed page left out is advised source: true, and a folder link names its index page', () => {
+    const page = { path: 'report.md', content: '# W03\n\n[old](old.html) [kit](kit/) [data](data.csv)\n' };
+    makeBundle(
+      source,
+      'weather/w03',
+      [
+        page,
+        { path: 'old.html', content: '<p>old</p>\n' },
+        { path: 'kit/index.html', content: '<p>kit</p>\n' },
+        { path: 'data.csv', content: 'a\n' },
+      ],
+      { id: 'w03', created: '2026-05-30T11:10:00Z' },
+    );
+    const htmlOnly = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, source: false, html: true }] },
+    ]);
+    const dry = runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run']);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout.toString()).toContain(
+      [
+        '3 links in these pages will not load at their destination (the pages are published as written):',
+        "  site: weather/w03/report.md:3: link old.html is listed, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)",
+        "  site: weather/w03/report.md:3: link kit/ leads to kit/index.html, which is listed, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)",
+        "  site: weather/w03/report.md:3: link data.csv is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
+      ].join('\n'),
+    );
+    const json = runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run', '--json']);
+    const report = JSON.parse(json.stdout.toString()) as {
+      plan: { items: { link_warnings?: { href: string; published_by?: string; file?: string }[] }[] };
+    };
+    expect(report.plan.items[0]?.link_warnings?.map((w) => [w.href, w.published_by, w.file])).toEqual([
+      ['old.html', 'source', 'old.html'],
+      ['kit/', 'source', 'kit/index.html'],
+      ['data.csv', 'assets', 'data.csv'],
+    ]);
+  });
+
   it('regression: links of published pages to files the site will not hold are named with page and line (were published silently)', () => {
     const page = {
       path: 'report.md',

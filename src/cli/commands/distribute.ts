@@ -635,8 +635,16 @@ function linkWarningText(folder: string, warning: LinkWarning): string {
  * is `source: true`, which copies every listed file as it is.
  */
 function linkProblemText(warning: LinkWarning): string {
+  // A link to a folder names what a web server answers it with, its index page.
+  const file = warning.file;
+  const subject =
+    file?.endsWith('index.html') && !warning.href.endsWith('index.html')
+      ? `leads to ${escapedBytes(Buffer.from(file, 'utf8'))}, which is listed`
+      : 'is listed';
   if (warning.published_by === 'source')
-    return "is listed, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)";
+    return `${subject}, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)`;
+  if (warning.problem === 'not_published_here')
+    return `${subject}${LINK_PROBLEMS.not_published_here.slice('is listed'.length)}`;
   return LINK_PROBLEMS[warning.problem];
 }
 

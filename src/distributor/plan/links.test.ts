@@ -121,11 +121,16 @@ describe('links of pages that a destination will not hold', () => {
     const rendered = [page(reportIndex, 'report.html', links)];
     const outputs = plannedOutputs(bundle, rendered, categories) ?? [];
     expect(
-      linkWarnings(bundle, rendered, categories, outputs).map((w) => [w.href, w.problem, w.published_by]),
+      linkWarnings(bundle, rendered, categories, outputs).map((w) => [
+        w.href,
+        w.problem,
+        w.published_by,
+        w.file,
+      ]),
     ).toEqual([
-      ['old.html', 'not_published_here', 'source'],
-      ['kit/', 'not_published_here', 'source'],
-      ['chart.png', 'not_published_here', 'assets'],
+      ['old.html', 'not_published_here', 'source', 'old.html'],
+      ['kit/', 'not_published_here', 'source', 'kit/index.html'],
+      ['chart.png', 'not_published_here', 'assets', 'chart.png'],
     ]);
   });
 

@@ -41,6 +41,12 @@ export interface LinkWarning {
    * file (`old.html`, `guide/index.html`), which `assets` never copies.
    */
   readonly published_by?: 'assets' | 'source';
+  /**
+   * For `not_published_here`, the listed file the destination will not hold:
+   * the link's own target, or for a link to a folder (`kit/`) the index page
+   * that would answer it (`kit/index.html`).
+   */
+  readonly file?: string;
 }
 
 /**
@@ -68,7 +74,12 @@ export function linkWarnings(
       const warning = { page: source, line: link.line, href: link.href, image: link.image };
       warnings.push(
         found.problem === 'not_published_here'
-          ? { ...warning, problem: found.problem, published_by: isAsset(found.file) ? 'assets' : 'source' }
+          ? {
+              ...warning,
+              problem: found.problem,
+              published_by: isAsset(found.file) ? 'assets' : 'source',
+              file: found.file,
+            }
           : { ...warning, problem: found.problem },
       );
     }
