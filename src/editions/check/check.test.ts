@@ -692,11 +692,78 @@ describe('tests the check cannot run', () => {
     const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
     const failed = report.tests.filter((test) => test.status === 'failed');
     expect(failed.map((test) => [test.name, test.kind, test.finding?.reason_code])).toEqual([
-      ['dbt_utils_accepted_range_gold_daily_revenue_revenue', 'dbt_utils.accepted_range', 'unsupported_test'],
-      ['accepted_values_gold_daily_revenue_revenue', 'accepted_values', 'unsupported_test'],
+      // dbt's names: the argument values follow the column (min_value 0; value [a]).
+      [
+        'dbt_utils_accepted_range_gold_daily_revenue_revenue__0',
+        'dbt_utils.accepted_range',
+        'unsupported_test',
+      ],
+      ['accepted_values_gold_daily_revenue_revenue__a', 'accepted_values', 'unsupported_test'],
     ]);
     expect(failed[0]?.finding?.hint).toContain("a test of the package 'dbt_utils'");
     expect(failed[1]?.finding?.hint).toBe("accepted_values has no argument 'value': did you mean 'values'?");
+  });
+});
+
+describe('test names, as dbt gives them (docs/editions.md, "Test names")', () => {
+  it('regression: the edition lists its tests by the names dbt test prints, source tests and argument values included', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'bronze', '_bronze__sources.yml');
+    const text = readFileSync(file, 'utf8');
+    const orders =
+      '          - name: order_id\n          - name: customer_id\n          - name: order_status\n';
+    expect(text.split(orders)).toHaveLength(2);
+    writeFileSync(
+      file,
+      text.replace(
+        orders,
+        [
+          '          - name: order_id',
+          '            data_tests: [not_null]',
+          '          - name: customer_id',
+          '            data_tests:',
+          '              - relationships:',
+          "                  arguments: {to: \"source('bronze', 'customers')\", field: customer_id}",
+          '          - name: order_status',
+          '            data_tests:',
+          '              - accepted_values:',
+          '                  values: [placed, shipped, delivered, cancelled, returned]',
+          '                  quote: true',
+          '',
+        ].join('\n'),
+      ),
+    );
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    // Every test ran; Bronze holds a blank customer_id, which its relationships test finds.
+    expect(
+      report.tests
+        .filter((test) => test.status !== 'passed')
+        .map((test) => [test.name, test.finding?.reason_code]),
+    ).toEqual([
+      [
+        'source_relationships_bronze_orders_customer_id__customer_id__source_bronze_customers_',
+        'test_failed',
+      ],
+    ]);
+    const names = report.tests.map((test) => test.name);
+    // Each name follows dbt's rule (test-names.test.ts spells out its steps):
+    expect(names).toEqual(
+      expect.arrayContaining([
+        // on a source: source_<test>_<source>_<table>_<column>.
+        'source_not_null_bronze_orders_order_id',
+        // column_name, field, to: the source() call as written, each run of other characters one _.
+        'source_relationships_bronze_orders_customer_id__customer_id__source_bronze_customers_',
+        // column_name, quote (True), values.
+        'source_accepted_values_bronze_orders_order_status__True__placed__shipped__delivered__cancelled__returned',
+        // The edition's own tests: ref('…') as written, the values after the column.
+        'relationships_silver_orders_customer_id__customer_id__ref_silver_customers_',
+        'accepted_values_silver_orders_order_status__placed__shipped__delivered__cancelled__returned',
+        'not_null_silver_orders_order_id',
+      ]),
+    );
+    // The names dbt shortens for its files (64 characters or more) are listed in full, as dbt test prints them.
+    expect(names.filter((name) => name.length >= 64).length).toBeGreaterThan(0);
+    expect(names.some((name) => /_[0-9a-f]{32}$/.test(name))).toBe(false);
   });
 });
 
@@ -750,8 +817,17 @@ describe("generic test arguments under arguments: (dbt 1.10's form)", () => {
     const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
     expect(report.files.every((file) => file.status === 'valid')).toBe(true);
     expect(ordersTests(report.tests).map((test) => [test.name, test.kind, test.status])).toEqual([
-      ['relationships_silver_orders_customer_id__customer_id__silver_customers', 'relationships', 'passed'],
-      ['accepted_values_silver_orders_order_status', 'accepted_values', 'passed'],
+      // Named from the arguments under arguments: as from those beside (docs/editions.md, "Test names").
+      [
+        'relationships_silver_orders_customer_id__customer_id__ref_silver_customers_',
+        'relationships',
+        'passed',
+      ],
+      [
+        'accepted_values_silver_orders_order_status__placed__shipped__delivered__cancelled__returned',
+        'accepted_values',
+        'passed',
+      ],
       ['status_nn', 'not_null', 'passed'],
     ]);
     expect(report.status).toBe('passed');

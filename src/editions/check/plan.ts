@@ -25,6 +25,7 @@ import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
 import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
 import { failingRowsQuery, IDENTIFIER, modelRelation, sourceRelation, testQuery } from './sql.js';
+import { synthesizeTestNames } from './test-names.js';
 import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
 
 export interface CheckOptions {
@@ -1193,6 +1194,8 @@ interface TestScope {
 interface TestOwner {
   /** The model or `source.table`. */
   readonly attachedTo: string;
+  /** dbt names a source's tests `source_<test>_<source>_<table>_…`. */
+  readonly isSource: boolean;
   readonly relation: string;
   readonly models: readonly string[];
   readonly sources: readonly SourceKey[];
@@ -1206,8 +1209,6 @@ interface Relationship {
   readonly to: string | undefined;
   readonly models: readonly string[];
   readonly sources: readonly SourceKey[];
-  /** Added to the test's name: the field and each relation `to:` reads. */
-  readonly suffix: string;
   readonly finding: FindingDraft | undefined;
 }
 
@@ -1235,6 +1236,7 @@ function planTests(
     if (props === undefined) continue;
     const owner = {
       attachedTo: model.name,
+      isSource: false,
       relation: model.relation,
       models: [model.name],
       sources: [],
@@ -1249,6 +1251,7 @@ function planTests(
     const key = keyOf(source);
     const owner = {
       attachedTo: key,
+      isSource: true,
       relation: source.relation,
       models: [],
       sources: [source],
@@ -1416,12 +1419,16 @@ const TEST_LABEL = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 function planTest(
   owner: TestOwner,
   column: string,
-  { spec, at, name }: PlacedTest,
+  { spec, at, name, nameParts }: PlacedTest,
   scope: TestScope,
 ): PlannedTest {
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
-  // A package test keeps its dotted name as its kind; the test's name joins it with `_`, as dbt does.
+  // A package test keeps its dotted name as its kind; its name puts the package first, as dbt does.
   const safeLabel = TEST_LABEL.test(label) ? label : 'test';
+  const dot = safeLabel.indexOf('.');
+  const [namespace, test] =
+    dot === -1 ? [undefined, safeLabel] : [safeLabel.slice(0, dot), safeLabel.slice(dot + 1)];
+  const testType = `${namespace === undefined ? '' : `${namespace}_`}${owner.isSource ? 'source_' : ''}${test}`;
   // dbt names a test its own `name:` when it has one; one that is not an identifier is refused by testSpec.
   const given = name !== undefined && IDENTIFIER.test(name) ? name : undefined;
   const here = { file: owner.file, ...at };
@@ -1438,9 +1445,8 @@ function planTest(
     sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
-    name:
-      given ??
-      `${safeLabel.replaceAll('.', '_')}_${owner.attachedTo.replaceAll('.', '_')}_${column}${related?.suffix ?? ''}`,
+    // dbt's name, not its shortened alias: the one `dbt test` prints (docs/editions.md, "Test names").
+    name: given ?? synthesizeTestNames(testType, owner.attachedTo.replaceAll('.', '_'), nameParts).full,
     ...(given === undefined ? {} : { given: true }),
     kind: safeLabel,
     attachedTo: owner.attachedTo,
@@ -1463,7 +1469,7 @@ function relationship(
     withMacros: false,
     withProjectVars: true,
   });
-  const none = { to: undefined, models: [], sources: [], suffix: '' };
+  const none = { to: undefined, models: [], sources: [] };
   if (!rendered.ok) {
     const hint =
       rendered.subject === undefined
@@ -1474,10 +1480,6 @@ function relationship(
   if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
   const refs = rendered.record.refs;
   const sources = rendered.record.sources.map(([source, table]) => ({ source, table }));
-  const suffixes = [
-    ...refs.map((ref) => `__${spec.field}__${ref}`),
-    ...sources.map((key) => `__${spec.field}__${key.source}_${key.table}`),
-  ];
   const finding = firstFinding([
     () =>
       refs.some((ref) => !scope.enabledModels.has(ref)) ? draft('ref_to_disabled_model', here) : undefined,
@@ -1486,5 +1488,5 @@ function relationship(
         ? draft('source_disabled', here)
         : undefined,
   ]);
-  return { to: rendered.text, models: refs, sources, suffix: suffixes.join(''), finding };
+  return { to: rendered.text, models: refs, sources, finding };
 }

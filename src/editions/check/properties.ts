@@ -1,10 +1,12 @@
 import type { PathSegment, YamlNode } from '../../core/input/index.js';
 import { nearest } from '../../core/refusal/index.js';
 import { IDENTIFIER } from './sql.js';
+import { pyFromNode, pyFromValue, testArgumentParts } from './test-names.js';
 import {
   asArray,
   asString,
   isMapping,
+  nodeIn,
   placeIn,
   type YamlMapping,
   type YamlPlace,
@@ -41,6 +43,12 @@ export interface PlacedTest {
    * forming a name from the test, model and column.
    */
   readonly name?: string;
+  /**
+   * The argument values dbt names the test from when it has no `name:`
+   * (the column, then each argument, as Python writes them): see
+   * synthesizeTestNames.
+   */
+  readonly nameParts: readonly string[];
 }
 
 export interface ColumnProperties {
@@ -89,7 +97,8 @@ export function collectProperties(
   const sources: SourceTableProperties[] = [];
   for (const { path, value, node } of docs) {
     if (!isMapping(value)) continue;
-    const place = (segments: readonly PathSegment[]): YamlPlace => placeIn(node, segments);
+    const place: Placer = (segments) => placeIn(node, segments);
+    place.node = (segments) => nodeIn(node, segments);
     for (const [index, entry] of asArray(value.models).entries()) {
       if (!isMapping(entry)) continue;
       const name = asString(entry.name);
@@ -101,7 +110,7 @@ export function collectProperties(
         at: place([...at, 'name']),
         config: isMapping(entry.config) ? entry.config : undefined,
         columns: columnsOf(entry.columns, [...at, 'columns'], place),
-        modelTests: testsOf(entry, at, place),
+        modelTests: testsOf(entry, at, place, undefined),
       });
     }
     for (const [sourceIndex, source] of asArray(value.sources).entries()) {
@@ -132,7 +141,11 @@ export function collectProperties(
   return { models, sources };
 }
 
-type Placer = (segments: readonly PathSegment[]) => YamlPlace;
+interface Placer {
+  (segments: readonly PathSegment[]): YamlPlace;
+  /** The node there, when the document was read with its nodes. */
+  node?: (segments: readonly PathSegment[]) => YamlNode | undefined;
+}
 
 function columnsOf(
   value: YamlValue | undefined,
@@ -147,13 +160,19 @@ function columnsOf(
       columns.push({
         name,
         at: place([...at, index, 'name']),
-        tests: testsOf(column, [...at, index], place),
+        tests: testsOf(column, [...at, index], place, name),
       });
   }
   return columns;
 }
 
-function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer): PlacedTest[] {
+/** A model's or column's tests; `column` is undefined for a model's own. */
+function testsOf(
+  entry: YamlMapping,
+  at: readonly PathSegment[],
+  place: Placer,
+  column: string | undefined,
+): PlacedTest[] {
   return (['data_tests', 'tests'] as const).flatMap((key) =>
     asArray(entry[key]).map((value, index) => {
       const spec = testSpec(value);
@@ -166,10 +185,16 @@ function testsOf(entry: YamlMapping, at: readonly PathSegment[], place: Placer):
         isMapping(value) &&
         asString(value.test_name) !== undefined;
       const keyPath = spec.kind === 'unsupported' ? (spec.key ?? []) : [];
+      // Numbers as written: dbt names a test with `1.0` from the float, not from 1.
+      const written = place.node?.(here);
       return {
         spec,
         at: place(atKind ? [...here, 'test_name'] : [...here, ...keyPath]),
         ...(typeof name === 'string' ? { name } : {}),
+        nameParts: testArgumentParts(
+          written === undefined ? pyFromValue(value) : pyFromNode(written),
+          column,
+        ),
       };
     }),
   );

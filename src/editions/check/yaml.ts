@@ -99,6 +99,18 @@ export interface YamlPlace {
   readonly pointer?: string;
 }
 
+/** The node at `path`, or undefined when the document has none there. */
+export function nodeIn(node: YamlNode | undefined, path: readonly PathSegment[]): YamlNode | undefined {
+  let current = node;
+  for (const segment of path) {
+    if (current?.kind === 'map' && typeof segment === 'string')
+      current = current.entries.find((candidate) => candidate.key === segment)?.value;
+    else if (current?.kind === 'seq' && typeof segment === 'number') current = current.items[segment];
+    else return undefined;
+  }
+  return current;
+}
+
 export function placeIn(node: YamlNode | undefined, path: readonly PathSegment[]): YamlPlace {
   let at: Position | undefined = node?.at;
   let current = node;
