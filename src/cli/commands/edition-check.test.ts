@@ -151,6 +151,31 @@ describe('sealkit edition check', () => {
     expect(run.stderr.toString()).not.toContain('expected a mapping');
   });
 
+  it('regression: a generic test written twice is one duplicate_test block at the second, naming the first', () => {
+    // It was listed as <name>_2 and run, where dbt parse refuses the project.
+    const project = copyProject('bigquery', join(dir, 'acme-retail'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    const before = '      - name: customer_id\n        data_tests: [not_null, unique]\n';
+    expect(text).toContain(before);
+    writeFileSync(
+      file,
+      text.replace(
+        before,
+        '      - name: customer_id\n        data_tests:\n          - not_null\n          - not_null\n',
+      ),
+    );
+    const run = runCli(['edition', 'check', 'acme-retail'], { cwd: dir });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString()).toContain(
+      'error[duplicate_test]: two tests have the same name\n' +
+        '  --> acme-retail/models/silver/_silver__models.yml:10:13\n' +
+        '  = at: models[0].columns[0].data_tests[1]\n' +
+        "  = help: models/silver/_silver__models.yml:9 is a test of the name 'not_null_silver_customers_customer_id' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own\n",
+    );
+    expect(run.stdout.toString()).not.toContain('not_null_silver_customers_customer_id_2');
+  });
+
   it('regression: a --vars refusal names the flag as its place, in human form and in --json', () => {
     // `--> line 1, column 6` did not say it was the --vars value; --json had no path.
     const project = EDITION_PROJECTS.bigquery;

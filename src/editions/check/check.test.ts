@@ -993,6 +993,113 @@ describe('a test given its own name', () => {
   });
 });
 
+describe('a generic test repeated', () => {
+  /** The bigquery edition with each `[before, after]` applied to models/silver/_silver__models.yml. */
+  const editedModels = (...edits: (readonly [string, string])[]): string => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    let text = readFileSync(file, 'utf8');
+    for (const [before, after] of edits) {
+      expect(text).toContain(before);
+      text = text.replace(before, after);
+    }
+    writeFileSync(file, text);
+    return project;
+  };
+  const row = (test: CheckedTest) => [test.name, test.status, test.finding?.reason_code];
+  type CheckedTest = Awaited<ReturnType<typeof checkProject>>['report']['tests'][number];
+
+  it('regression: the same not_null twice on a column is duplicate_test at the second, naming the first (was run twice, the second as <name>_2)', async () => {
+    const project = editedModels([
+      '      - name: customer_id\n        data_tests: [not_null, unique]\n',
+      '      - name: customer_id\n        data_tests:\n          - not_null\n          - unique\n          - not_null\n',
+    ]);
+    for (const fixtures of [undefined, join(project, 'fixtures')]) {
+      const { report } = await checkProject(project, fixtures === undefined ? {} : { fixtures });
+      const tests = report.tests.filter((test) => test.attached_to === 'silver_customers');
+      const ran = fixtures === undefined ? 'not_run' : 'passed';
+      expect(tests.map(row)).toEqual([
+        ['not_null_silver_customers_customer_id', ran, undefined],
+        ['unique_silver_customers_customer_id', ran, undefined],
+        ['not_null_silver_customers_customer_id', 'failed', 'duplicate_test'],
+      ]);
+      expect(tests[2]?.finding).toMatchObject({
+        message: 'two tests have the same name',
+        location: {
+          path: join(project, 'models', 'silver', '_silver__models.yml'),
+          line: 11,
+          column: 13,
+          pointer: 'models[0].columns[0].data_tests[2]',
+        },
+        hint: "models/silver/_silver__models.yml:9 is a test of the name 'not_null_silver_customers_customer_id' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own",
+      });
+      expect(report.tests.some((test) => /_\d+$/.test(test.name))).toBe(false);
+      expect(report.status).toBe('failed');
+    }
+  });
+
+  it('regression: accepted_values with the same values again is duplicate_test, under arguments: or with a config too; other values are another test', async () => {
+    const project = editedModels([
+      '              values: ["placed", "shipped", "delivered", "cancelled", "returned"]\n',
+      `              values: ["placed", "shipped", "delivered", "cancelled", "returned"]
+          - accepted_values:
+              arguments:
+                values: ["placed", "shipped", "delivered", "cancelled", "returned"]
+              config: {severity: warn}
+          - accepted_values:
+              values: ["placed", "shipped"]
+          - accepted_values:
+              values: ["placed", "shipped", "delivered", "cancelled", "returned"]
+              config: {enabled: false}
+`,
+    ]);
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const status = report.tests.filter((test) => test.column === 'order_status');
+    const name =
+      'accepted_values_silver_orders_order_status__placed__shipped__delivered__cancelled__returned';
+    expect(status.map(row)).toEqual([
+      [name, 'passed', undefined],
+      // dbt refuses the repeat whatever its configs; the check says so before it names the config.
+      [name, 'failed', 'duplicate_test'],
+      ['accepted_values_silver_orders_order_status__placed__shipped', 'failed', 'test_failed'],
+      // Set enabled: false, dbt sets it aside without comparing it.
+      [name, 'failed', 'unsupported_test'],
+    ]);
+    expect(status[1]?.finding).toMatchObject({
+      location: { line: 34, column: 13, pointer: 'models[2].columns[2].data_tests[1]' },
+      hint: `models/silver/_silver__models.yml:32 is a test of the name '${name}' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own`,
+    });
+  });
+
+  it('regression: one name: twice on the same test is duplicate_test; on another column, or a singular test of that name, runs under it, as in dbt', async () => {
+    const project = editedModels(
+      [
+        '      - name: customer_id\n        data_tests: [not_null, unique]\n',
+        '      - name: customer_id\n        data_tests:\n          - not_null: {name: key_present}\n          - unique\n          - name: key_present\n            test_name: not_null\n',
+      ],
+      [
+        '      - name: product_id\n        data_tests: [not_null, unique]\n',
+        '      - name: product_id\n        data_tests:\n          - not_null: {name: key_present}\n          - unique\n',
+      ],
+    );
+    writeTree(project, { 'tests/key_present.sql': "select * from {{ ref('silver_orders') }} where 1 = 0\n" });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const named = report.tests.filter((test) => test.name === 'key_present');
+    expect(
+      named.map((test) => [test.attached_to, test.kind, test.status, test.finding?.reason_code]),
+    ).toEqual([
+      ['silver_customers', 'not_null', 'passed', undefined],
+      ['silver_customers', 'not_null', 'failed', 'duplicate_test'],
+      ['silver_products', 'not_null', 'passed', undefined],
+      ['silver_orders', 'singular', 'passed', undefined],
+    ]);
+    expect(named[1]?.finding).toMatchObject({
+      location: { line: 11, column: 13, pointer: 'models[0].columns[0].data_tests[2]' },
+      hint: "models/silver/_silver__models.yml:9 is a test of the name 'key_present' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own",
+    });
+  });
+});
+
 describe('singular tests', () => {
   const singular = <T extends { readonly kind: string }>(tests: readonly T[]): T[] =>
     tests.filter((test) => test.kind === 'singular');

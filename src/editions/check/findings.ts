@@ -48,7 +48,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   yaml_schema: "the file does not validate against dbt's JSON schema",
   invalid_resource_name: 'a model, source, table or column name is not a plain identifier',
   duplicate_model: 'two model files have the same name',
-  duplicate_test: 'two singular tests have the same name',
+  duplicate_test: 'two tests have the same name',
   duplicate_macro: 'two macros have the same name',
   duplicate_source: 'a source table is defined twice',
   properties_without_model: 'a properties file describes a model that has no SQL file',

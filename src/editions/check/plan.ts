@@ -301,12 +301,13 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     properties.models,
   );
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
-  const tests = uniquelyNamed([
+  // Names are dbt's own, never made unique: dbt refuses a repeat (duplicate_test) or runs both under one name.
+  const tests = [
     ...planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey),
     ...refuseSameNames(
       files.tests.flatMap((file) => planSingularTest(file, scope, enabledModels, sourceByKey)),
     ),
-  ]);
+  ];
   fileResults.sort((a, b) => byString(a.path, b.path));
   return {
     projectDir: files.projectDir,
@@ -1188,6 +1189,8 @@ interface TestScope {
   readonly resolver: RelationResolver;
   readonly enabledModels: ReadonlyMap<string, PlannedModel>;
   readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
+  /** The first generic test of each name and identity, where it is written: a second is `duplicate_test`. */
+  readonly firstTests: Map<string, Omit<FindingDraft, 'code'>>;
 }
 
 /** The model or source table tests are attached to. */
@@ -1228,7 +1231,7 @@ function planTests(
     model: (name) => (modelNames.has(name) ? modelRelation(name) : undefined),
     source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
   };
-  const scope: TestScope = { harness, resolver, enabledModels, sourceByKey };
+  const scope: TestScope = { harness, resolver, enabledModels, sourceByKey, firstTests: new Map() };
   const tests: PlannedTest[] = [];
   for (const model of models) {
     if (!model.enabled) continue;
@@ -1381,13 +1384,32 @@ function refuseSameNames(tests: readonly PlannedTest[]): PlannedTest[] {
   });
 }
 
-/** A second test of the same name is `<name>_2`, a third `<name>_3`, in plan order. */
-function uniquelyNamed(tests: readonly PlannedTest[]): PlannedTest[] {
-  const counts = new Map<string, number>();
-  return tests.map((test) => {
-    const count = (counts.get(test.name) ?? 0) + 1;
-    counts.set(test.name, count);
-    return count === 1 ? test : { ...test, name: `${test.name}_${count}` };
+/**
+ * A generic test that repeats an earlier one: the same name, test,
+ * arguments and column on the same model or source table (configs aside).
+ * dbt gives both one id and refuses the project ("dbt found two tests with
+ * the name …"), so the second is a finding at its entry naming the first.
+ * Tests of one name that differ otherwise are two tests to dbt, both run
+ * under that name (docs/editions.md, "Test names").
+ */
+function repeatOf(
+  owner: TestOwner,
+  name: string,
+  { identity, entry }: PlacedTest,
+  scope: TestScope,
+): FindingDraft | undefined {
+  if (identity === undefined) return undefined;
+  const key = JSON.stringify([name, owner.isSource, owner.attachedTo, identity]);
+  const here = { file: owner.file, ...entry };
+  const first = scope.firstTests.get(key);
+  if (first === undefined) {
+    scope.firstTests.set(key, here);
+    return undefined;
+  }
+  const where = first.line === undefined ? first.file : `${first.file}:${first.line}`;
+  return draft('duplicate_test', {
+    ...here,
+    hint: `${where} is a test of the name '${name}' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own`,
   });
 }
 
@@ -1416,12 +1438,8 @@ function unsupportedTest(
 /** A test's name as dbt forms it from a package test too (`dbt_utils.accepted_range` → `dbt_utils_accepted_range`). */
 const TEST_LABEL = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
-function planTest(
-  owner: TestOwner,
-  column: string,
-  { spec, at, name, nameParts }: PlacedTest,
-  scope: TestScope,
-): PlannedTest {
+function planTest(owner: TestOwner, column: string, placed: PlacedTest, scope: TestScope): PlannedTest {
+  const { spec, at, name, nameParts } = placed;
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
   // A package test keeps its dotted name as its kind; its name puts the package first, as dbt does.
   const safeLabel = TEST_LABEL.test(label) ? label : 'test';
@@ -1431,10 +1449,19 @@ function planTest(
   const testType = `${namespace === undefined ? '' : `${namespace}_`}${owner.isSource ? 'source_' : ''}${test}`;
   // dbt names a test its own `name:` when it has one; one that is not an identifier is refused by testSpec.
   const given = name !== undefined && IDENTIFIER.test(name) ? name : undefined;
+  // dbt's name, not its shortened alias: the one `dbt test` prints (docs/editions.md, "Test names").
+  const testName =
+    given ?? synthesizeTestNames(testType, owner.attachedTo.replaceAll('.', '_'), nameParts).full;
   const here = { file: owner.file, ...at };
   const columnValid = IDENTIFIER.test(column);
-  const related = spec.kind === 'relationships' && columnValid ? relationship(spec, here, scope) : undefined;
+  const repeat = repeatOf(owner, testName, placed, scope);
+  const related =
+    spec.kind === 'relationships' && columnValid && repeat === undefined
+      ? relationship(spec, here, scope)
+      : undefined;
   const planned = firstFinding([
+    // dbt refuses the repeat while parsing, before it looks at anything else.
+    () => repeat,
     () => (spec.kind === 'unsupported' ? unsupportedTest(spec, here, given) : undefined),
     () => (columnValid ? undefined : draft('test_target_invalid', here)),
     () => related?.finding,
@@ -1445,8 +1472,7 @@ function planTest(
     sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
-    // dbt's name, not its shortened alias: the one `dbt test` prints (docs/editions.md, "Test names").
-    name: given ?? synthesizeTestNames(testType, owner.attachedTo.replaceAll('.', '_'), nameParts).full,
+    name: testName,
     ...(given === undefined ? {} : { given: true }),
     kind: safeLabel,
     attachedTo: owner.attachedTo,

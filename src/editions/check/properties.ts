@@ -1,7 +1,7 @@
 import type { PathSegment, YamlNode } from '../../core/input/index.js';
 import { nearest } from '../../core/refusal/index.js';
 import { IDENTIFIER } from './sql.js';
-import { pyFromNode, pyFromValue, testArgumentParts } from './test-names.js';
+import { pyFromNode, pyFromValue, testArgumentParts, testIdentity } from './test-names.js';
 import {
   asArray,
   asString,
@@ -49,6 +49,10 @@ export interface PlacedTest {
    * synthesizeTestNames.
    */
   readonly nameParts: readonly string[];
+  /** The entry itself in `data_tests:`, where a repeat of an earlier test is reported. */
+  readonly entry: YamlPlace;
+  /** What dbt tells two tests of one name apart by (see testIdentity); undefined when set `enabled: false`. */
+  readonly identity?: string;
 }
 
 export interface ColumnProperties {
@@ -187,14 +191,15 @@ function testsOf(
       const keyPath = spec.kind === 'unsupported' ? (spec.key ?? []) : [];
       // Numbers as written: dbt names a test with `1.0` from the float, not from 1.
       const written = place.node?.(here);
+      const entry = written === undefined ? pyFromValue(value) : pyFromNode(written);
+      const identity = testIdentity(entry, column);
       return {
         spec,
         at: place(atKind ? [...here, 'test_name'] : [...here, ...keyPath]),
         ...(typeof name === 'string' ? { name } : {}),
-        nameParts: testArgumentParts(
-          written === undefined ? pyFromValue(value) : pyFromNode(written),
-          column,
-        ),
+        nameParts: testArgumentParts(entry, column),
+        entry: place(here),
+        ...(identity === undefined ? {} : { identity }),
       };
     }),
   );

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { pyFloatRepr, pyFromNode, pyStrRepr, synthesizeTestNames, testArgumentParts } from './test-names.js';
+import {
+  pyFloatRepr,
+  pyFromNode,
+  pyStrRepr,
+  synthesizeTestNames,
+  testArgumentParts,
+  testIdentity,
+} from './test-names.js';
 import { parseYaml } from './yaml.js';
 
 /**
@@ -180,6 +187,33 @@ describe("dbt's generic test names", () => {
       ),
     ).toEqual({ full, short: 'relationships_silver_order_ite_381905557feb3c8368bb254c0992c1b7' });
     expect(md5(full)).toBe('381905557feb3c8368bb254c0992c1b7');
+  });
+});
+
+describe('what tells two generic tests of one name apart', () => {
+  // dbt-core hashes the name with repr() of the test's metadata, each leaf through str(), into its id.
+  const identity = (yaml: string, column = 'order_status') => {
+    const parsed = parseYaml(yaml);
+    if (!parsed.ok) throw new Error(`bad YAML in the test: ${yaml}`);
+    return testIdentity(pyFromNode(parsed.node), column);
+  };
+
+  it('is the same whatever the form, the configs, the description or a value str() writes alike', () => {
+    const plain = identity('accepted_values: {values: [1, b]}');
+    expect(identity("accepted_values: {arguments: {values: ['1', b]}, config: {severity: warn}}")).toBe(
+      plain,
+    );
+    expect(identity('{test_name: accepted_values, values: [1, b], description: d, where: x}')).toBe(plain);
+  });
+
+  it('differs with the test, an argument, the column, and is none for a test set enabled: false', () => {
+    const plain = identity('accepted_values: {values: [a, b]}');
+    expect(identity('accepted_values: {values: [b, a]}')).not.toBe(plain);
+    expect(identity('accepted_values: {values: [a, b], quote: false}')).not.toBe(plain);
+    expect(identity('accepted_values: {values: [a, b]}', 'order_id')).not.toBe(plain);
+    expect(identity('not_null', 'x')).not.toBe(identity('unique', 'x'));
+    expect(identity('accepted_values: {values: [a, b], config: {enabled: false}}')).toBeUndefined();
+    expect(identity('accepted_values: {values: [a, b], enabled: false}')).toBeUndefined();
   });
 });
 

@@ -212,6 +212,11 @@ const NOT_ARGUMENTS = new Set([
  * `name:`.
  */
 export function testArgumentParts(entry: PyValue, column: string | undefined): string[] {
+  return testNameParts([...testArguments(entry, column)]);
+}
+
+/** The arguments dbt passes a test (`model` aside): see testArgumentParts. */
+function testArguments(entry: PyValue, column: string | undefined): Map<string, PyValue> {
   const args = new Map<string, PyValue>();
   if (entry.kind === 'dict') {
     const named = entry.entries.some(([key]) => key === 'test_name');
@@ -227,7 +232,54 @@ export function testArgumentParts(entry: PyValue, column: string | undefined): s
   args.delete('arguments');
   if (nested?.kind === 'dict') for (const [key, value] of nested.entries) args.set(key, value);
   for (const key of NOT_ARGUMENTS) args.delete(key);
-  return testNameParts([...args]);
+  return args;
+}
+
+/** A value as dbt hashes it into a test's id: `str()` of each leaf, a dict's keys sorted. */
+function hashable(value: PyValue): unknown {
+  if (value.kind === 'list') return ['list', value.items.map(hashable)];
+  if (value.kind === 'dict')
+    return [
+      'dict',
+      [...value.entries].sort(([a], [b]) => byCodePoint(a, b)).map(([key, item]) => [key, hashable(item)]),
+    ];
+  return pyStrOf(value);
+}
+
+/** `enabled: false` in the test's `config:` or beside its arguments. */
+function disabled(entry: PyValue): boolean {
+  if (entry.kind !== 'dict') return false;
+  const body = entry.entries.some(([key]) => key === 'test_name')
+    ? entry.entries
+    : entry.entries.length === 1 && entry.entries[0]?.[1].kind === 'dict'
+      ? entry.entries[0][1].entries
+      : [];
+  const isFalse = (value: PyValue | undefined) => value?.kind === 'bool' && !value.value;
+  const config = body.find(([key]) => key === 'config')?.[1];
+  return (
+    isFalse(body.find(([key]) => key === 'enabled')?.[1]) ||
+    (config?.kind === 'dict' && isFalse(config.entries.find(([key]) => key === 'enabled')?.[1]))
+  );
+}
+
+/**
+ * What dbt tells two generic tests of one name apart by: the test and its
+ * arguments (the column among them, `str()` of each value, configs left
+ * out), to which the caller adds the model or source table. dbt hashes
+ * these with the name into the test's id and refuses a project where two
+ * tests get one id (docs/editions.md, "Test names"). Undefined for a test
+ * set `enabled: false`, which dbt sets aside without comparing it.
+ */
+export function testIdentity(entry: PyValue, column: string | undefined): string | undefined {
+  if (disabled(entry)) return undefined;
+  const label =
+    entry.kind === 'dict'
+      ? (entry.entries.find(([key]) => key === 'test_name')?.[1] ?? pyStr(entry.entries[0]?.[0] ?? ''))
+      : entry;
+  const args = [...testArguments(entry, column)]
+    .sort(([a], [b]) => byCodePoint(a, b))
+    .map(([key, value]) => [key, hashable(value)]);
+  return JSON.stringify([pyStrOf(label), args]);
 }
 
 /** dbt keeps a test's file and relation name under this many characters… */
