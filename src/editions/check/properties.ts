@@ -1,7 +1,14 @@
 import type { PathSegment, YamlNode } from '../../core/input/index.js';
 import { nearest } from '../../core/refusal/index.js';
 import { IDENTIFIER } from './sql.js';
-import { pyFromNode, pyFromValue, testArgumentParts, testIdentity } from './test-names.js';
+import {
+  PLAIN_TEST_KEYS,
+  pyFromNode,
+  pyFromValue,
+  TEST_CONFIGS,
+  testArgumentParts,
+  testIdentity,
+} from './test-names.js';
 import {
   asArray,
   asString,
@@ -219,13 +226,6 @@ export function givenTestName(value: YamlValue): YamlValue | undefined {
 }
 
 /**
- * Keys beside a test's arguments that are neither arguments nor configs:
- * its own `name:`, and the `description:` dbt reads on a test since 1.9
- * (documentation only: the check keeps it out of the run).
- */
-const PLAIN_TEST_KEYS = new Set(['name', 'description']);
-
-/**
  * dbt 1.10 nests a generic test's arguments under this key, and deprecates
  * giving them beside it (docs/editions.md, "Generic test arguments").
  */
@@ -243,29 +243,6 @@ const TEST_ARGUMENTS: Readonly<
   relationships: { takes: ['to', 'field'], needs: ['to', 'field'] },
   accepted_values: { takes: ['values', 'quote'], needs: ['values'] },
 };
-
-/**
- * The configs dbt reads on a generic test, in `config:` or (the older form)
- * beside its arguments: each changes what the test reports or when, and the
- * check applies none of them.
- */
-const TEST_CONFIGS = [
-  'config',
-  'severity',
-  'where',
-  'limit',
-  'warn_if',
-  'error_if',
-  'fail_calc',
-  'store_failures',
-  'store_failures_as',
-  'enabled',
-  'tags',
-  'meta',
-  'alias',
-  'schema',
-  'database',
-];
 
 /** `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`. */
 const quoted = (names: readonly string[]): string => {

@@ -180,14 +180,20 @@ export function testNameParts(args: readonly (readonly [string, PyValue])[]): st
 }
 
 /**
- * What dbt reads beside a test's arguments rather than as one: its configs
- * (the older form, beside the arguments), `config:`, `description:`, and
- * `name:` (a test with a name of its own is not named from its arguments).
+ * Keys beside a test's arguments that are neither arguments nor configs:
+ * its own `name:`, and the `description:` dbt reads on a test since 1.9
+ * (documentation only: the check keeps it out of the run).
  */
-const NOT_ARGUMENTS = new Set([
+export const PLAIN_TEST_KEYS: ReadonlySet<string> = new Set(['name', 'description']);
+
+/**
+ * The configs dbt reads on a generic test, in `config:` or (the older form)
+ * beside its arguments: each changes what the test reports or when, and the
+ * check applies none of them.
+ */
+export const TEST_CONFIGS: readonly string[] = [
+  'config',
   'severity',
-  'tags',
-  'enabled',
   'where',
   'limit',
   'warn_if',
@@ -195,14 +201,20 @@ const NOT_ARGUMENTS = new Set([
   'fail_calc',
   'store_failures',
   'store_failures_as',
+  'enabled',
+  'tags',
   'meta',
-  'database',
-  'schema',
   'alias',
-  'config',
-  'description',
-  'name',
-]);
+  'schema',
+  'database',
+];
+
+/**
+ * What dbt reads beside a test's arguments rather than as one: its configs
+ * (the older form, beside the arguments), `config:`, `description:`, and
+ * `name:` (a test with a name of its own is not named from its arguments).
+ */
+const NOT_ARGUMENTS = new Set([...TEST_CONFIGS, ...PLAIN_TEST_KEYS]);
 
 /**
  * The argument values of one entry of `data_tests:` as dbt names the test
