@@ -4,11 +4,18 @@
 //                    handle (with the bucket name)
 //   put FILE KEY     upload FILE with one plain streamed PutObject (the reference); print peak RSS
 //   clear PREFIX     delete every object under PREFIX
+//   requests DIR PREFIX
+//                    the requests sealkit's design makes for each bundle folder of DIR (its one
+//                    file hashed, a create-only marker, the file, a create-only state; the markers
+//                    removed in one batched delete), made bare with the SDK, 16 bundles at once
 // The handle comes in SEALKIT_BENCH_RGW; credentials through the AWS SDK's environment variables.
-import { createReadStream, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -68,7 +75,69 @@ async function main(argv: readonly string[]): Promise<void> {
     } while (token !== undefined);
     return;
   }
-  throw new Error('usage: distributor-s3-child start | put FILE KEY | clear PREFIX');
+  if (mode === 'requests' && first !== undefined && second !== undefined) {
+    await bareRequests(s3, first, second);
+    return;
+  }
+  throw new Error('usage: distributor-s3-child start | put FILE KEY | clear PREFIX | requests DIR PREFIX');
+}
+
+/** Bundles in flight at once in `requests`, as in sealkit's default `--transfers`. */
+const BARE_TRANSFERS = 16;
+
+/**
+ * The floor of the 100-bundle benchmark for sealkit's design: per bundle, the
+ * SHA-256 every publication must compute before it writes, then the three
+ * PUTs that make a bundle all-or-nothing on S3 (a create-only marker that
+ * claims the keys, the output, a create-only state written last), and one
+ * batched delete of the markers at the end. No discovery, no manifest, no
+ * probe, no upload verification: what sealkit adds above this is its own.
+ */
+async function bareRequests(s3: S3Client, dir: string, prefix: string): Promise<void> {
+  const bundles = readdirSync(dir).sort();
+  const markers: string[] = [];
+  let next = 0;
+  const one = async (name: string): Promise<void> => {
+    const bytes = readFileSync(join(dir, name, 'data.bin'));
+    const sha256 = createHash('sha256').update(bytes).digest();
+    const small = (key: string, body: string) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket: BENCH_BUCKET,
+          Key: key,
+          Body: body,
+          IfNoneMatch: '*',
+          ContentType: 'application/json',
+        }),
+      );
+    const marker = `${prefix}/${name}.pending.json`;
+    await small(marker, `{"claims":["${name}/data.bin"],"sha256":"${sha256.toString('hex')}"}\n`);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: BENCH_BUCKET,
+        Key: `${prefix}/${name}/data.bin`,
+        Body: bytes,
+        ChecksumSHA256: sha256.toString('base64'),
+      }),
+    );
+    await small(`${prefix}/${name}/.distributor.json`, `{"sha256":"${sha256.toString('hex')}"}\n`);
+    markers.push(marker);
+  };
+  await Promise.all(
+    Array.from({ length: BARE_TRANSFERS }, async () => {
+      while (next < bundles.length) {
+        const name = bundles[next] ?? '';
+        next += 1;
+        await one(name);
+      }
+    }),
+  );
+  await s3.send(
+    new DeleteObjectsCommand({
+      Bucket: BENCH_BUCKET,
+      Delete: { Objects: markers.sort().map((Key) => ({ Key })), Quiet: true },
+    }),
+  );
 }
 
 await main(process.argv.slice(2));
