@@ -8,6 +8,9 @@
 //                    the requests sealkit's design makes for each bundle folder of DIR (its one
 //                    file hashed, a create-only marker, the file, a create-only state; the markers
 //                    removed in one batched delete), made bare with the SDK, 16 bundles at once
+//   requests-locked DIR PREFIX
+//                    the same with one create-only lock for the whole prefix instead of a marker
+//                    per bundle (a design sealkit does not use: what it would leave of the floor)
 // The handle comes in SEALKIT_BENCH_RGW; credentials through the AWS SDK's environment variables.
 import { createHash } from 'node:crypto';
 import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -75,14 +78,16 @@ async function main(argv: readonly string[]): Promise<void> {
     } while (token !== undefined);
     return;
   }
-  if (mode === 'requests' && first !== undefined && second !== undefined) {
-    await bareRequests(s3, first, second);
+  if ((mode === 'requests' || mode === 'requests-locked') && first !== undefined && second !== undefined) {
+    await bareRequests(s3, first, second, mode === 'requests' ? 'marker-per-bundle' : 'one-lock');
     return;
   }
-  throw new Error('usage: distributor-s3-child start | put FILE KEY | clear PREFIX | requests DIR PREFIX');
+  throw new Error(
+    'usage: distributor-s3-child start | put FILE KEY | clear PREFIX | requests[-locked] DIR PREFIX',
+  );
 }
 
-/** Bundles in flight at once in `requests`, as in sealkit's default `--transfers`. */
+/** Bundles in flight at once in `requests[-locked]`, as in sealkit's default `--transfers`. */
 const BARE_TRANSFERS = 16;
 
 /**
@@ -92,26 +97,42 @@ const BARE_TRANSFERS = 16;
  * claims the keys, the output, a create-only state written last), and one
  * batched delete of the markers at the end. No discovery, no manifest, no
  * probe, no upload verification: what sealkit adds above this is its own.
+ * With `one-lock`, one create-only object claims the whole prefix (and could
+ * hold every planned key and digest) in place of the marker per bundle, as
+ * a local destination's lock does: the floor such a design would have.
  */
-async function bareRequests(s3: S3Client, dir: string, prefix: string): Promise<void> {
+async function bareRequests(
+  s3: S3Client,
+  dir: string,
+  prefix: string,
+  locking: 'marker-per-bundle' | 'one-lock',
+): Promise<void> {
   const bundles = readdirSync(dir).sort();
   const markers: string[] = [];
   let next = 0;
+  const small = (key: string, body: string) =>
+    s3.send(
+      new PutObjectCommand({
+        Bucket: BENCH_BUCKET,
+        Key: key,
+        Body: body,
+        IfNoneMatch: '*',
+        ContentType: 'application/json',
+      }),
+    );
+  if (locking === 'one-lock') {
+    const lock = `${prefix}/.distributor.lock.json`;
+    await small(lock, `{"bundles":${bundles.length}}\n`);
+    markers.push(lock);
+  }
   const one = async (name: string): Promise<void> => {
     const bytes = readFileSync(join(dir, name, 'data.bin'));
     const sha256 = createHash('sha256').update(bytes).digest();
-    const small = (key: string, body: string) =>
-      s3.send(
-        new PutObjectCommand({
-          Bucket: BENCH_BUCKET,
-          Key: key,
-          Body: body,
-          IfNoneMatch: '*',
-          ContentType: 'application/json',
-        }),
-      );
-    const marker = `${prefix}/${name}.pending.json`;
-    await small(marker, `{"claims":["${name}/data.bin"],"sha256":"${sha256.toString('hex')}"}\n`);
+    if (locking === 'marker-per-bundle') {
+      const marker = `${prefix}/${name}.pending.json`;
+      await small(marker, `{"claims":["${name}/data.bin"],"sha256":"${sha256.toString('hex')}"}\n`);
+      markers.push(marker);
+    }
     await s3.send(
       new PutObjectCommand({
         Bucket: BENCH_BUCKET,
@@ -121,7 +142,6 @@ async function bareRequests(s3: S3Client, dir: string, prefix: string): Promise<
       }),
     );
     await small(`${prefix}/${name}/.distributor.json`, `{"sha256":"${sha256.toString('hex')}"}\n`);
-    markers.push(marker);
   };
   await Promise.all(
     Array.from({ length: BARE_TRANSFERS }, async () => {

@@ -251,9 +251,11 @@ export const distributorS3ManyBenchmark: Benchmark = {
     const rcloneTarget = fresh('rclone');
     const sealkitTarget = fresh('sealkit');
     const bareTarget = fresh('bare');
+    const lockedTarget = fresh('locked');
     let rclonePrefix = '';
     let sealkitConfig = '';
     let barePrefix = '';
+    let lockedPrefix = '';
     const emptySource = join(base, 'empty');
     mkdirSync(emptySource);
     const emptyConfig = configFor(emptySource, 'empty');
@@ -261,6 +263,7 @@ export const distributorS3ManyBenchmark: Benchmark = {
       rclone: [] as number[],
       sealkit: [] as number[],
       bare: [] as number[],
+      locked: [] as number[],
       start: [] as number[],
       node: [] as number[],
     };
@@ -302,6 +305,15 @@ export const distributorS3ManyBenchmark: Benchmark = {
         },
         run: timedInto(walls.bare, () => {
           runNode([helper, 'requests', source, barePrefix], 'bare requests', env);
+        }),
+      },
+      {
+        name: 'the same with one lock for the prefix instead of a marker per bundle',
+        setup: () => {
+          lockedPrefix = lockedTarget();
+        },
+        run: timedInto(walls.locked, () => {
+          runNode([helper, 'requests-locked', source, lockedPrefix], 'bare requests, one lock', env);
         }),
       },
       {
@@ -347,6 +359,14 @@ export const distributorS3ManyBenchmark: Benchmark = {
           perRound(
             (round) =>
               (at(walls.bare, round) + at(walls.start, round) - at(walls.node, round)) /
+              at(walls.rclone, round),
+          ),
+        // A design sealkit does not use (one lock per prefix, as a local destination
+        // has): what it would leave of the floor above.
+        '(bare requests with one lock + sealkit start - Node with the SDK) / rclone copy, per round':
+          perRound(
+            (round) =>
+              (at(walls.locked, round) + at(walls.start, round) - at(walls.node, round)) /
               at(walls.rclone, round),
           ),
         'sealkit / its requests made bare, per round': perRound(
