@@ -8,6 +8,15 @@ export {
   toRefusal,
 } from './guard.js';
 export {
+  type EntryKind,
+  nearestSibling,
+  nearPathFrom,
+  type PathLevel,
+  pathLevels,
+  type SiblingEntry,
+  type WantedKind,
+} from './near-path.js';
+export {
   defineRefusals,
   MAX_REPORTED_ERRORS,
   type NoDetails,
