@@ -1,6 +1,6 @@
 import type { Refusal } from '../../../core/refusal/index.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../../refusals.js';
-import { profileHint } from './profile.js';
+import { credentialsMissingHint, credentialsRefusedHint } from './profile.js';
 import { deniedHint } from './requests.js';
 
 /**
@@ -83,8 +83,10 @@ export function s3Refusal(
         : code === 'destination_bucket_missing'
           ? BUCKET_MISSING_HINT
           : code === 'destination_credentials_missing'
-            ? profileHint()
-            : undefined;
+            ? credentialsMissingHint()
+            : code === 'destination_credentials_refused'
+              ? credentialsRefusedHint(typeof error === 'object' && error !== null ? errorName(error) : '')
+              : undefined;
   return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
 

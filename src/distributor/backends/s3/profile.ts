@@ -3,17 +3,113 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /**
+ * The hint of `destination_credentials_missing`: what of the user's own
+ * settings the SDK's chain passed over. Undefined when nothing was set: the
+ * message already lists the sources.
+ */
+export function credentialsMissingHint(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!profileSet(env)) return envPairHint(env);
+  const profile = profileHint(env);
+  return envPairComplete(env) ? `${profile}; ${PAIR_PASSED_OVER}: unset AWS_PROFILE to use them` : profile;
+}
+
+/**
+ * The SDK's chain skips the environment's keys whenever `AWS_PROFILE` is set
+ * (its own warning about it goes to sealkit's silent logger): keys exported
+ * in a shell that also exports a profile are never used, and users look for
+ * the fault in the keys.
+ */
+const PAIR_PASSED_OVER =
+  'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set too, but the SDK passes over them while AWS_PROFILE is set';
+
+/**
+ * Half of the environment's key pair: the SDK reads keys from the
+ * environment only when both hold a value, and otherwise passes over them in
+ * silence, so a run whose secret was not exported (or exported empty by a
+ * cron job) said only that no credentials were found, which sent users to
+ * look for a missing access key they had set.
+ */
+function envPairHint(env: NodeJS.ProcessEnv): string | undefined {
+  const id = envState(env.AWS_ACCESS_KEY_ID);
+  const secret = envState(env.AWS_SECRET_ACCESS_KEY);
+  if (id === secret && id !== 'empty') return undefined;
+  return `AWS_ACCESS_KEY_ID is ${id} and AWS_SECRET_ACCESS_KEY is ${secret}: the SDK takes keys from the environment only when both hold a value`;
+}
+
+function envState(value: string | undefined): 'set' | 'empty' | 'not set' {
+  return value === undefined ? 'not set' : value === '' ? 'empty' : 'set';
+}
+
+function envPairComplete(env: NodeJS.ProcessEnv): boolean {
+  return envState(env.AWS_ACCESS_KEY_ID) === 'set' && envState(env.AWS_SECRET_ACCESS_KEY) === 'set';
+}
+
+/** As the SDK decides: any value but the empty string. */
+function profileSet(env: NodeJS.ProcessEnv): boolean {
+  return env.AWS_PROFILE !== undefined && env.AWS_PROFILE !== '';
+}
+
+/**
+ * The hint of `destination_credentials_refused`, from the store's error code
+ * alone: which of the keys to check (an unknown access key id, a secret that
+ * does not match it, an expired token) and where the SDK took them from, as
+ * its chain decides: the profile `AWS_PROFILE` names when it is set, else the
+ * environment's pair, else the rest. One message for all three left users
+ * retyping the part that was right.
+ */
+export function credentialsRefusedHint(errorName: string, env: NodeJS.ProcessEnv = process.env): string {
+  const profile = profileSet(env) ? `profile '${env.AWS_PROFILE?.trim()}' (AWS_PROFILE)` : undefined;
+  const fromEnv = profile === undefined && envPairComplete(env);
+  const passedOver = profile !== undefined && envPairComplete(env) ? ` (${PAIR_PASSED_OVER})` : '';
+  const chain =
+    "the shared AWS files' default profile or the rest of the SDK's chain (SSO, web identity, an instance or container role)";
+  switch (errorName) {
+    case 'InvalidAccessKeyId':
+    case 'InvalidClientTokenId':
+      return `the store does not know the access key id ${
+        fromEnv
+          ? 'in AWS_ACCESS_KEY_ID'
+          : profile !== undefined
+            ? `of ${profile}`
+            : `the SDK found in ${chain}`
+      }: check it (keys of another store or account are unknown here too)${passedOver}`;
+    case 'SignatureDoesNotMatch':
+      return `the store knows the access key id, but the request's signature does not match it: ${
+        fromEnv
+          ? "AWS_SECRET_ACCESS_KEY is not that key's secret"
+          : profile !== undefined
+            ? `the aws_secret_access_key of ${profile} is not that key's secret`
+            : `the secret key the SDK found in ${chain} is not that key's`
+      }${passedOver}`;
+    case 'InvalidToken':
+    case 'ExpiredToken':
+    case 'TokenRefreshRequired':
+      return `the session token is invalid or has expired: ${
+        fromEnv
+          ? 'renew AWS_SESSION_TOKEN with its keys'
+          : profile !== undefined
+            ? `renew the credentials of ${profile}`
+            : 'renew the credentials'
+      }${passedOver}`;
+    default:
+      return fromEnv
+        ? 'check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY'
+        : profile !== undefined
+          ? `check the credentials of ${profile}${passedOver}`
+          : `check the credentials the SDK found in ${chain}`;
+  }
+}
+
+/**
  * The hint of `destination_credentials_missing` when `AWS_PROFILE` names a
  * profile: the user did set where credentials come from, so the hint says
  * whether the shared AWS files hold that profile at all (a misspelt name, a
  * file in another home) or hold it without credentials sealkit's SDK could
  * use. Only section names are read, never a value; the profile's name is the
- * user's own setting, not a secret. Undefined without `AWS_PROFILE`: the
- * message already lists the sources.
+ * user's own setting, not a secret. Called only when `AWS_PROFILE` is set.
  */
-export function profileHint(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const name = env.AWS_PROFILE?.trim();
-  if (name === undefined || name === '') return undefined;
+function profileHint(env: NodeJS.ProcessEnv): string {
+  const name = env.AWS_PROFILE?.trim() ?? '';
   const credentials = sharedFile(env.AWS_SHARED_CREDENTIALS_FILE, 'credentials');
   const config = sharedFile(env.AWS_CONFIG_FILE, 'config');
   const held = hasProfile(credentials.path, name, false) || hasProfile(config.path, name, true);
