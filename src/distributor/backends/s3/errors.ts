@@ -81,7 +81,7 @@ export function s3Refusal(
       : code === 'destination_unreachable'
         ? unreachableHint(error, address)
         : code === 'destination_bucket_missing'
-          ? BUCKET_MISSING_HINT
+          ? bucketMissingHint(address)
           : code === 'destination_credentials_missing'
             ? credentialsMissingHint()
             : code === 'destination_credentials_refused'
@@ -98,12 +98,37 @@ export function s3Refusal(
 const BUCKET_MISSING_HINT =
   'the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)';
 
+/**
+ * An endpoint with a path (`http://host:7480/s3`) is kept for a gateway
+ * served under one, but a store that is not reads the path's first segment
+ * as the bucket and answers NoSuchBucket for a bucket that exists: blaming
+ * `bucket:` alone sent users to check a name spelt right.
+ */
+const BUCKET_MISSING_ENDPOINT_PATH_HINT =
+  "endpoint: has a path after its host and port, and a store not served under that path takes the path's first segment for the bucket, so it found none by the name bucket: gives: remove the path from endpoint: unless the store is served there; else create the bucket, or correct bucket:";
+
+function bucketMissingHint(address: StoreAddress | undefined): string {
+  return address?.endpointHasPath === true ? BUCKET_MISSING_ENDPOINT_PATH_HINT : BUCKET_MISSING_HINT;
+}
+
 /** Where the SDK sends a destination's requests, to tell which host name a DNS failure was about. */
 export interface StoreAddress {
   readonly bucket: string;
   /** The configured endpoint's host name; undefined without `endpoint` (AWS, found by region). */
   readonly endpointHost: string | undefined;
   readonly forcePathStyle: boolean;
+  /** The configured endpoint has a path after its host and port (`/s3`); a lone `/` is none. */
+  readonly endpointHasPath: boolean;
+}
+
+/** True when a configured endpoint has a path beyond `/`. */
+export function endpointHasPath(endpoint: string | undefined): boolean {
+  if (endpoint === undefined) return false;
+  try {
+    return new URL(endpoint).pathname.replace(/\/+$/, '') !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** The host name of a configured endpoint, lowercase as the SDK sends it; undefined without one. */

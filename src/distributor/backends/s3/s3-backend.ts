@@ -22,6 +22,7 @@ import { abortingWith, createS3Client } from './client.js';
 import { prefetchDigests } from './digests.js';
 import {
   classifyS3Error,
+  endpointHasPath,
   endpointHostOf,
   isDestinationWide,
   type StoreAddress,
@@ -117,6 +118,7 @@ export function createS3BackendNow(
     bucket: config.bucket,
     endpointHost: endpointHostOf(config.endpoint),
     forcePathStyle: config.force_path_style ?? false,
+    endpointHasPath: endpointHasPath(config.endpoint),
   };
   /** A failure that every further request of this destination would repeat (credentials, bucket, network). */
   let destinationFailure: Refusal | undefined;
