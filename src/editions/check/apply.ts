@@ -487,6 +487,7 @@ function modelReports(models: readonly PlannedModel[], execution: Execution, sho
     const rows = execution.built.get(model.name);
     return {
       name: model.name,
+      ...(model.version === undefined ? {} : { version: model.version }),
       fqn: model.fqn.join('.'),
       path: model.path,
       enabled: model.enabled,

@@ -16,6 +16,11 @@ export type FindingCode =
   | 'duplicate_source'
   | 'properties_without_model'
   | 'duplicate_properties'
+  | 'version_file_missing'
+  | 'duplicate_version'
+  | 'latest_version_unknown'
+  | 'version_file_properties'
+  | 'version_columns_invalid'
   | 'jinja_syntax'
   | 'undefined_ref'
   | 'undefined_source'
@@ -53,6 +58,11 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   duplicate_source: 'a source table is defined twice',
   properties_without_model: 'a properties file describes a model that has no SQL file',
   duplicate_properties: 'a model is described by more than one properties entry',
+  version_file_missing: 'a version of a model has no SQL file',
+  duplicate_version: 'a model lists the same version more than once',
+  latest_version_unknown: 'latest_version names no version of the model',
+  version_file_properties: "a version's SQL file is also described as a model of its own",
+  version_columns_invalid: "a version's include/exclude of the model's columns is not one dbt reads",
   jinja_syntax: 'the Jinja template does not compile',
   undefined_ref: 'ref() names a model the project does not have',
   undefined_source: 'source() names a source table the project does not define',

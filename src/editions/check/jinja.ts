@@ -1,5 +1,6 @@
 import nunjucks from 'nunjucks';
 import type { FindingCode } from './findings.js';
+import { pyFloatRepr } from './test-names.js';
 import type { YamlMapping, YamlValue } from './yaml.js';
 
 /**
@@ -26,8 +27,19 @@ export interface RenderContext {
 
 /** Answers ref() and source() while rendering; returns undefined for a name the project lacks. */
 export interface RelationResolver {
-  model(name: string): string | undefined;
+  /**
+   * `ref(name)`, or `ref(name, v=…)` with the version as dbt writes it
+   * (`str()` of the value): the relation, and the model it names (a
+   * versioned model's `<name>.v<version>`, its latest when unpinned).
+   */
+  model(name: string, version?: string): ResolvedRef | undefined;
   source(source: string, table: string): string | undefined;
+}
+
+export interface ResolvedRef {
+  readonly relation: string;
+  /** The model: its name, or `<name>.v<version>` for a version of a versioned model. */
+  readonly node: string;
 }
 
 export interface RenderRecord {
@@ -47,6 +59,8 @@ export type RenderOutcome =
        * `source.table`, var, macro, printed variable or filter.
        */
       readonly subject?: string;
+      /** undefined_ref: the version the ref() pinned (`v=` or `version=`), as dbt writes it. */
+      readonly version?: string;
       /** Where in the template (1-based): as nunjucks reports it, or where the subject is written. */
       readonly line?: number;
       readonly column?: number;
@@ -342,6 +356,7 @@ export class JinjaHarness {
     let namespace: string | undefined;
     let dispatch = false;
     let raised: string | undefined;
+    let refVersion: string | undefined;
     // The project macros the template is inside, outermost first; the one it called when a failure happened.
     const calling: MacroCall[] = [];
     let failedCall: MacroCall | undefined;
@@ -373,10 +388,14 @@ export class JinjaHarness {
         const name = positional.length === 2 ? second : first;
         if (positional.length === 2 && first !== projectName) fail('undefined_ref', name);
         if (typeof name !== 'string' || positional.length > 2) return fail('undefined_ref');
-        const relation = resolver.model(name);
-        if (relation === undefined) return fail('undefined_ref', name);
-        refs.push(name);
-        return relation;
+        const version = refVersionOf(args.find(isKeywords));
+        const resolved = resolver.model(name, version);
+        if (resolved === undefined) {
+          if (failure === undefined) refVersion = version;
+          return fail('undefined_ref', name);
+        }
+        refs.push(resolved.node);
+        return resolved.relation;
       },
       source: (source: unknown, table: unknown): string => {
         if (typeof source !== 'string' || typeof table !== 'string') return fail('undefined_source');
@@ -491,6 +510,7 @@ export class JinjaHarness {
         code,
         record,
         ...(named === undefined ? {} : { subject: named }),
+        ...(code === 'undefined_ref' && refVersion !== undefined ? { version: refVersion } : {}),
         ...(found.line === undefined ? {} : { line: found.line }),
         ...(found.column === undefined ? {} : { column: found.column }),
         ...(namespace === undefined ? {} : { namespace }),
@@ -544,6 +564,22 @@ function classify(error: unknown): FindingCode {
   )
     return 'undefined_variable';
   return 'render_error';
+}
+
+/**
+ * The version a ref() pins, as dbt reads its keywords (`version`, else `v`)
+ * and writes it into the name it looks up (`<name>.v<version>`): a number
+ * as Python prints it, text as it is. A value Python holds false (0, '')
+ * pins nothing, so the ref is to the latest version, as in dbt.
+ */
+function refVersionOf(keywords: unknown): string | undefined {
+  if (typeof keywords !== 'object' || keywords === null) return undefined;
+  const given = keywords as { readonly version?: unknown; readonly v?: unknown };
+  const value = given.version || given.v;
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' && value !== 0)
+    return Number.isInteger(value) ? String(value) : pyFloatRepr(value);
+  return undefined;
 }
 
 function isKeywords(value: unknown): boolean {

@@ -26,6 +26,13 @@ import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
 import { failingRowsQuery, IDENTIFIER, modelRelation, sourceRelation, testQuery } from './sql.js';
 import { synthesizeTestNames } from './test-names.js';
+import {
+  type ModelVersion,
+  unknownVersionHint,
+  type VersionedModels,
+  versionedModels,
+  versionFileProperties,
+} from './versions.js';
 import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
 
 export interface CheckOptions {
@@ -53,7 +60,10 @@ export interface FileResult {
 }
 
 export interface PlannedModel {
+  /** The model's name; for a version of a versioned model, `<name>.v<version>` (dbt's name for it in ref lookups). */
   readonly name: string;
+  /** The version, as dbt writes it, of a versioned model. */
+  readonly version?: string;
   readonly path: string;
   readonly fqn: readonly string[];
   readonly enabled: boolean;
@@ -200,6 +210,7 @@ interface ModelIndex {
 interface ModelScope {
   readonly planning: Planning;
   readonly index: ModelIndex;
+  readonly versions: VersionedModels;
   readonly resolver: RelationResolver;
   /** The names a finding may suggest instead of a misspelt ref() or source(). */
   readonly modelNames: readonly string[];
@@ -207,6 +218,12 @@ interface ModelScope {
   /** Properties files that were not read: a source() of a table defined there is named with them. */
   readonly unread: readonly UnreadProperties[];
 }
+
+/** What a failed render's hint may name: the project's models, sources and versions. */
+type Known = Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread' | 'versions'> & {
+  readonly harness: JinjaHarness;
+  readonly projectName: string;
+};
 
 /** A model's config so far and its `enabled`, rendered. */
 interface ModelConfig {
@@ -246,12 +263,18 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const plannedSources = planSources(properties.sources, planning);
   const sourceByKey = new Map(plannedSources.map((source) => [keyOf(source), source]));
   const index = modelIndex(files.models, properties.models, planning.modelPathOf);
-  const resolver = modelResolver(index, sourceByKey);
+  const versions = versionedModels(index.props.values(), index.paths);
+  const resolver = modelResolver(index, versions, sourceByKey);
   const scope: ModelScope = {
     planning,
     index,
+    versions,
     resolver,
-    modelNames: [...index.paths.keys()],
+    // What ref() can name: a version's file is named by its model, not by itself.
+    modelNames: [
+      ...new Set([...index.paths.keys()].filter((name) => !versions.byFile.has(name))),
+      ...versions.byName.keys(),
+    ],
     sourceNames: [...sourceByKey.keys()],
     unread: propertiesFiles.unread,
   };
@@ -287,25 +310,31 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
           ]),
         )),
   ];
-  const fileResults = withDuplicateProperties(
-    withPropertiesWithoutModel(
-      [
-        withFindings(projectResult, unusedPaths),
-        ...propertiesFiles.results,
-        ...macros.results,
-        ...macroResults(harness.macroProblems),
-      ],
+  const fileResults = withFileFindings(
+    withDuplicateProperties(
+      withPropertiesWithoutModel(
+        [
+          withFindings(projectResult, unusedPaths),
+          ...propertiesFiles.results,
+          ...macros.results,
+          ...macroResults(harness.macroProblems),
+        ],
+        properties.models,
+        index.paths,
+        versions,
+      ),
       properties.models,
-      index.paths,
     ),
-    properties.models,
+    [...versions.findings, ...versionFileProperties(properties.models, versions)],
   );
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
   // Names are dbt's own, never made unique: dbt refuses a repeat (duplicate_test) or runs both under one name.
   const tests = [
-    ...planTests(planned, sources, index.props, sourceProps, harness, enabledModels, sourceByKey),
+    ...planTests(planned, sources, index.props, sourceProps, { ...scope, enabledModels, sourceByKey }),
     ...refuseSameNames(
-      files.tests.flatMap((file) => planSingularTest(file, scope, enabledModels, sourceByKey)),
+      files.tests.flatMap((file) =>
+        planSingularTest(file, scope, new Set(models.map((model) => model.name)), enabledModels, sourceByKey),
+      ),
     ),
   ];
   fileResults.sort((a, b) => byString(a.path, b.path));
@@ -646,10 +675,32 @@ function modelIndex(
   return { paths, props: propsByModel };
 }
 
-/** ref() and source() while rendering a model: a source that did not render reads as a placeholder. */
-function modelResolver(index: ModelIndex, sourceByKey: ReadonlyMap<string, PlannedSource>): RelationResolver {
+/**
+ * ref() and source() while rendering a model: a source that did not render
+ * reads as a placeholder. A versioned model's ref() reads its latest
+ * version, or the one it pins; the file of a version is no model of its own
+ * name, as dbt renames it.
+ */
+function modelResolver(
+  index: ModelIndex,
+  versions: VersionedModels,
+  sourceByKey: ReadonlyMap<string, PlannedSource>,
+): RelationResolver {
   return {
-    model: (name) => (index.paths.has(name) && IDENTIFIER.test(name) ? modelRelation(name) : undefined),
+    model: (name, version) => {
+      const versioned = versions.byName.get(name);
+      if (versioned !== undefined) {
+        const found =
+          version === undefined
+            ? versioned.latest
+            : versioned.versions.find((candidate) => candidate.props.v.text === version);
+        return found === undefined ? undefined : { relation: found.relation, node: found.node };
+      }
+      if (version !== undefined || versions.byFile.has(name)) return undefined;
+      return index.paths.has(name) && IDENTIFIER.test(name)
+        ? { relation: modelRelation(name), node: name }
+        : undefined;
+    },
     source: (source, table) => {
       const planned = sourceByKey.get(`${source}.${table}`);
       return planned === undefined ? undefined : (planned.relation ?? '"unresolved"."unresolved"');
@@ -660,21 +711,33 @@ function modelResolver(index: ModelIndex, sourceByKey: ReadonlyMap<string, Plann
 function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
   const { harness, project, projectName } = scope.planning;
   const { dirs, base } = scope.planning.modelPathOf(file.path);
-  const name = base.replace(/\.sql$/, '');
+  const fileName = base.replace(/\.sql$/, '');
+  // A version's file is the model `<name>` with that version (dbt renames it); any other file is the model it names.
+  const version: ModelVersion | undefined = scope.versions.byFile.get(fileName);
+  const name = version?.model ?? fileName;
+  // dbt files a version under its model's name, then `v<version>`; dbt_project.yml configs follow that path.
+  const fqn =
+    version === undefined
+      ? [projectName, ...dirs, name]
+      : [projectName, ...dirs, name, `v${version.props.v.text}`];
+  const relation = version?.relation ?? modelRelation(name);
   const here = { file: file.path };
   const text = decode(file.bytes);
   const source = typeof text === 'string' ? text : '';
-  const fromProject = projectConfig(project.models, projectName, [...dirs, name]);
+  const fromProject = projectConfig(project.models, projectName, fqn.slice(1));
   const start = {
     config: fromProject,
     enabled: renderedBoolean(fromProject.enabled, (value) => renderValue(harness, value, false)),
   };
-  const props = scope.index.props.get(name)?.config;
+  const entry = scope.index.props.get(name);
+  // A versioned model's properties are its versions'; a file of its name that is none of them gets none.
+  const props =
+    version === undefined ? (entry?.versions.length === 0 ? entry.config : undefined) : version.config;
   const configured = props === undefined ? start : layered(start, props, harness);
   const rendered = harness.render(source, scope.resolver, {
     withMacros: true,
     withProjectVars: true,
-    self: modelRelation(name),
+    self: relation,
   });
   const { config, enabled } = rendered.record.configs.reduce(
     (state, inline) => layered(state, inline, harness),
@@ -682,7 +745,8 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
   );
   const finding = firstFinding([
     () => (IDENTIFIER.test(name) ? undefined : draft('invalid_resource_name', here)),
-    () => duplicateModel(name, file.path, scope.index),
+    () => duplicateModel(fileName, file.path, scope.index),
+    () => unversionedTwin(name, version, here, scope.versions),
     () => (typeof text === 'string' ? undefined : { ...text, file: file.path }),
     () =>
       typeof enabled === 'string'
@@ -700,13 +764,14 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
         : renderFinding(rendered, file.path, source, { ...scope, harness, projectName }),
   ]);
   return {
-    name,
+    name: version?.node ?? name,
+    ...(version === undefined ? {} : { version: version.props.v.text }),
     path: file.path,
-    fqn: [projectName, ...dirs, name],
+    fqn,
     enabled: enabled === true || enabled === undefined,
     materialized: config.materialized ?? 'view',
     tags: config.tags,
-    relation: modelRelation(name),
+    relation,
     sql: rendered.ok ? rendered.text : undefined,
     source,
     refs: [...new Set(rendered.record.refs)].sort(byString),
@@ -720,6 +785,26 @@ function layered(state: ModelConfig, layer: YamlMapping, harness: JinjaHarness):
   const config = applyConfig(state.config, layer);
   if (config.enabled === state.config.enabled) return { config, enabled: state.enabled };
   return { config, enabled: renderedBoolean(config.enabled, (value) => renderValue(harness, value, true)) };
+}
+
+/**
+ * A file named like a versioned model that defines none of its versions:
+ * dbt refuses a project with a versioned and an unversioned model of one
+ * name.
+ */
+function unversionedTwin(
+  name: string,
+  version: ModelVersion | undefined,
+  here: { readonly file: string },
+  versions: VersionedModels,
+): FindingDraft | undefined {
+  const versioned = versions.byName.get(name);
+  if (version !== undefined || versioned === undefined) return undefined;
+  const files = versioned.versions.map((each) => `${each.fileBase}.sql`);
+  return draft('duplicate_model', {
+    ...here,
+    hint: `'${name}' is a versioned model (${files.length === 0 ? 'none of its versions has a file' : `its versions are in ${files.join(', ')}`}), and dbt refuses an unversioned model of the same name: rename this file to the version it holds (${name}_v<version>.sql) or remove it`,
+  });
 }
 
 function duplicateModel(name: string, path: string, index: ModelIndex): FindingDraft | undefined {
@@ -763,7 +848,8 @@ function disabledRef(
   if (ref === undefined) return undefined;
   return draft('ref_to_disabled_model', {
     file: model.path,
-    ...callPlace(model.source, 'ref', ref),
+    // A version is written ref('<name>', v=…): its call is found by the model's name.
+    ...callPlace(model.source, 'ref', ref.split('.')[0] ?? ref),
     hint: `'${ref}' is disabled for this target and vars`,
   });
 }
@@ -823,11 +909,13 @@ function withPropertiesWithoutModel(
   results: readonly FileResult[],
   props: readonly ModelProperties[],
   paths: ModelIndex['paths'],
+  versions: VersionedModels,
 ): FileResult[] {
   const out = [...results];
   const modelNames = [...paths.keys()];
   for (const entry of props) {
-    if (paths.has(entry.name)) continue;
+    // A versioned model is its versions, each with its own file (version_file_missing when one has none).
+    if (paths.has(entry.name) || entry.versions.length > 0 || versions.byFile.has(entry.name)) continue;
     const index = out.findIndex((result) => result.path === entry.file);
     const existing = out[index];
     if (existing === undefined) continue;
@@ -840,6 +928,21 @@ function withPropertiesWithoutModel(
     if (existing.finding === undefined) out[index] = { ...existing, finding: found };
     else if (existing.finding.code === 'properties_without_model')
       out[index] = { ...existing, also: [...(existing.also ?? []), found] };
+  }
+  return out;
+}
+
+/** Findings of properties files: each its file's finding, or one more `also`. */
+function withFileFindings(results: readonly FileResult[], found: readonly FindingDraft[]): FileResult[] {
+  const out = [...results];
+  for (const finding of found) {
+    const index = out.findIndex((result) => result.path === finding.file);
+    const existing = out[index];
+    if (existing === undefined) continue;
+    out[index] =
+      existing.finding === undefined
+        ? { ...existing, finding }
+        : { ...existing, also: [...(existing.also ?? []), finding] };
   }
   return out;
 }
@@ -956,10 +1059,7 @@ function renderFinding(
   rendered: Extract<RenderOutcome, { readonly ok: false }>,
   file: string,
   text: string,
-  known: Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread'> & {
-    readonly harness: JinjaHarness;
-    readonly projectName: string;
-  },
+  known: Known,
 ): FindingDraft {
   const { modelNames, sourceNames, unread, harness } = known;
   const subject = rendered.subject;
@@ -987,10 +1087,24 @@ function renderFinding(
   if (subject === undefined) return draft(rendered.code, base);
   switch (rendered.code) {
     case 'undefined_ref': {
+      const place = callPlace(text, 'ref', subject);
+      if (rendered.version !== undefined)
+        return draft('undefined_ref', {
+          ...base,
+          ...place,
+          hint: unknownVersionHint(subject, rendered.version, known.versions, modelNames.includes(subject)),
+        });
+      const version = known.versions.byFile.get(subject);
+      if (version !== undefined)
+        return draft('undefined_ref', {
+          ...base,
+          ...place,
+          hint: `ref('${subject}'): ${subject}.sql is version ${version.props.v.text} of '${version.model}', which dbt names ${version.node}: write ref('${version.model}', v=${version.props.v.text})`,
+        });
       const near = didYouMean(subject, modelNames);
       return draft('undefined_ref', {
         ...base,
-        ...callPlace(text, 'ref', subject),
+        ...place,
         hint: `ref('${subject}')${near === undefined ? ' is not a model of this project' : `: ${near}`}`,
       });
     }
@@ -1199,6 +1313,8 @@ interface TestOwner {
   readonly attachedTo: string;
   /** dbt names a source's tests `source_<test>_<source>_<table>_…`. */
   readonly isSource: boolean;
+  /** The target in a test's name: the model, `<source>_<table>`, or a version's `<name>_v<version>`. */
+  readonly nameTarget: string;
   readonly relation: string;
   readonly models: readonly string[];
   readonly sources: readonly SourceKey[];
@@ -1222,24 +1338,46 @@ function planTests(
   sources: readonly PlannedSource[],
   propsByModel: ReadonlyMap<string, ModelProperties>,
   sourceProps: ReadonlyMap<string, SourceTableProperties>,
-  harness: JinjaHarness,
-  enabledModels: ReadonlyMap<string, PlannedModel>,
-  sourceByKey: ReadonlyMap<string, PlannedSource>,
+  planning: {
+    readonly planning: Planning;
+    readonly resolver: RelationResolver;
+    readonly versions: VersionedModels;
+    readonly enabledModels: ReadonlyMap<string, PlannedModel>;
+    readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
+  },
 ): PlannedTest[] {
-  const modelNames = new Set(models.map((model) => model.name));
-  const resolver: RelationResolver = {
-    model: (name) => (modelNames.has(name) ? modelRelation(name) : undefined),
-    source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
+  const { resolver, versions, enabledModels, sourceByKey } = planning;
+  const scope: TestScope = {
+    harness: planning.planning.harness,
+    resolver: {
+      model: resolver.model,
+      source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
+    },
+    enabledModels,
+    sourceByKey,
+    firstTests: new Map(),
   };
-  const scope: TestScope = { harness, resolver, enabledModels, sourceByKey, firstTests: new Map() };
   const tests: PlannedTest[] = [];
   for (const model of models) {
     if (!model.enabled) continue;
-    const props = propsByModel.get(model.name);
+    const version = versions.byNode.get(model.name);
+    const entry = propsByModel.get(model.name);
+    // A versioned model's tests are its versions' (their columns, their own tests or the model's).
+    const props =
+      version !== undefined
+        ? { file: version.entry.file, columns: version.props.columns, modelTests: version.props.modelTests }
+        : entry?.versions.length === 0
+          ? entry
+          : undefined;
     if (props === undefined) continue;
     const owner = {
       attachedTo: model.name,
       isSource: false,
+      // dbt names a version's tests after `<name>_v<version>` (the name alone for a version Python holds false, 0).
+      nameTarget:
+        version === undefined || version.props.v.number === 0
+          ? (version?.model ?? model.name)
+          : `${version.model}_v${version.props.v.text}`,
       relation: model.relation,
       models: [model.name],
       sources: [],
@@ -1255,6 +1393,7 @@ function planTests(
     const owner = {
       attachedTo: key,
       isSource: true,
+      nameTarget: key.replaceAll('.', '_'),
       relation: source.relation,
       models: [],
       sources: [source],
@@ -1278,6 +1417,7 @@ const SINGULAR_LABEL_CONFIGS = new Set(['tags', 'meta', 'description', 'enabled'
 function planSingularTest(
   file: ProjectFile,
   scope: ModelScope,
+  modelNodes: ReadonlySet<string>,
   enabledModels: ReadonlyMap<string, PlannedModel>,
   sourceByKey: ReadonlyMap<string, PlannedSource>,
 ): PlannedTest[] {
@@ -1296,7 +1436,7 @@ function planSingularTest(
   const enabled = configs.reduce<YamlValue | undefined>((last, config) => config.enabled ?? last, undefined);
   if (rendered?.ok === true) {
     if (enabled === false || enabled === 'false' || enabled === 'False') return [];
-    if (refs.some((ref) => scope.index.paths.has(ref) && !enabledModels.has(ref))) return [];
+    if (refs.some((ref) => modelNodes.has(ref) && !enabledModels.has(ref))) return [];
     if (reads.some((key) => sourceByKey.get(keyOf(key))?.enabled === false)) return [];
   }
   const extra = [...new Set(configs.flatMap((config) => Object.keys(config)))].filter(
@@ -1450,8 +1590,7 @@ function planTest(owner: TestOwner, column: string, placed: PlacedTest, scope: T
   // dbt names a test its own `name:` when it has one; one that is not an identifier is refused by testSpec.
   const given = name !== undefined && IDENTIFIER.test(name) ? name : undefined;
   // dbt's name, not its shortened alias: the one `dbt test` prints (docs/editions.md, "Test names").
-  const testName =
-    given ?? synthesizeTestNames(testType, owner.attachedTo.replaceAll('.', '_'), nameParts).full;
+  const testName = given ?? synthesizeTestNames(testType, owner.nameTarget, nameParts).full;
   const here = { file: owner.file, ...at };
   const columnValid = IDENTIFIER.test(column);
   const repeat = repeatOf(owner, testName, placed, scope);

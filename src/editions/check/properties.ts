@@ -3,8 +3,10 @@ import { nearest } from '../../core/refusal/index.js';
 import { IDENTIFIER } from './sql.js';
 import {
   PLAIN_TEST_KEYS,
+  type PyValue,
   pyFromNode,
   pyFromValue,
+  pyStrOf,
   TEST_CONFIGS,
   testArgumentParts,
   testIdentity,
@@ -78,6 +80,41 @@ export interface ModelProperties {
   readonly columns: readonly ColumnProperties[];
   /** Model-level tests (the offline check runs none of them). */
   readonly modelTests: readonly PlacedTest[];
+  /** `versions:` (dbt 1.5): each is a model of its own; empty for an unversioned model. */
+  readonly versions: readonly VersionProperties[];
+  /** `latest_version:`, when written; else the greatest version is the latest. */
+  readonly latestVersion?: { readonly v: VersionValue; readonly at: YamlPlace };
+}
+
+/**
+ * A version identifier as dbt's Python holds it: an int, a float or text.
+ * `text` is Python's `str()` of it, which names the version everywhere
+ * (`<model>_v<text>.sql`, `<model>.v<text>`); equality and order follow
+ * Python (`1 == 1.0`, numbers before text is tried as a number).
+ */
+export interface VersionValue {
+  readonly kind: 'int' | 'float' | 'str';
+  readonly text: string;
+  /** The number, for an int or a float. */
+  readonly number?: number;
+}
+
+/** One entry of a model's `versions:`. */
+export interface VersionProperties {
+  readonly v: VersionValue;
+  /** The entry itself in `versions:`. */
+  readonly at: YamlPlace;
+  /** Its `v:` key. */
+  readonly vAt: YamlPlace;
+  /** `defined_in:`, the file name without `.sql`, and where it is written. */
+  readonly definedIn?: { readonly name: string; readonly at: YamlPlace };
+  readonly config: YamlMapping | undefined;
+  /** The model's columns this version keeps (its `include`/`exclude`), then its own. */
+  readonly columns: readonly ColumnProperties[];
+  /** Its own tests, or the model's when it lists none. */
+  readonly modelTests: readonly PlacedTest[];
+  /** Why dbt refuses its `columns:` include/exclude element, and where. */
+  readonly columnsProblem?: { readonly at: YamlPlace; readonly hint: string };
 }
 
 export interface SourceTableProperties {
@@ -115,13 +152,25 @@ export function collectProperties(
       const name = asString(entry.name);
       if (name === undefined) continue;
       const at: readonly PathSegment[] = ['models', index];
+      const columns = columnsOf(entry.columns, [...at, 'columns'], place);
+      const modelTests = testsOf(entry, at, place, undefined);
+      const latest = entry.latest_version;
       models.push({
         name,
         file: path,
         at: place([...at, 'name']),
         config: isMapping(entry.config) ? entry.config : undefined,
-        columns: columnsOf(entry.columns, [...at, 'columns'], place),
-        modelTests: testsOf(entry, at, place, undefined),
+        columns,
+        modelTests,
+        versions: versionsOf(entry.versions, at, place, columns, modelTests),
+        ...(latest === undefined || latest === null
+          ? {}
+          : {
+              latestVersion: {
+                v: versionValue(place, [...at, 'latest_version'], latest),
+                at: place([...at, 'latest_version']),
+              },
+            }),
       });
     }
     for (const [sourceIndex, source] of asArray(value.sources).entries()) {
@@ -175,6 +224,91 @@ function columnsOf(
       });
   }
   return columns;
+}
+
+/** A version value as written: a number keeps how it is written (`1.0` is a float). */
+function versionValue(place: Placer, at: readonly PathSegment[], value: YamlValue): VersionValue {
+  const written = place.node?.(at);
+  const py: PyValue = written === undefined ? pyFromValue(value) : pyFromNode(written);
+  if (py.kind === 'int') return { kind: 'int', text: py.digits, number: Number(py.digits) };
+  if (py.kind === 'float') return { kind: 'float', text: pyStrOf(py), number: py.value };
+  return { kind: 'str', text: pyStrOf(py) };
+}
+
+/** dbt's include/exclude element of a version's columns: `include` is `*`, `all` or a list of names. */
+const INCLUDE_ALL = ['all', '*'];
+
+function versionsOf(
+  value: YamlValue | undefined,
+  model: readonly PathSegment[],
+  place: Placer,
+  modelColumns: readonly ColumnProperties[],
+  modelTests: readonly PlacedTest[],
+): VersionProperties[] {
+  const versions: VersionProperties[] = [];
+  for (const [index, entry] of asArray(value).entries()) {
+    if (!isMapping(entry) || entry.v === undefined || entry.v === null) continue;
+    const at: readonly PathSegment[] = [...model, 'versions', index];
+    const definedIn = asString(entry.defined_in);
+    const written = asArray(entry.columns);
+    const selectors = written
+      .map((column, position) => ({ column, position }))
+      .filter(
+        (item): item is { column: YamlMapping; position: number } =>
+          isMapping(item.column) && (item.column.include !== undefined || item.column.exclude !== undefined),
+      );
+    const [selector, second] = selectors;
+    const include = selector === undefined ? '*' : (selector.column.include ?? null);
+    const exclude = selector === undefined ? [] : asArray(selector.column.exclude ?? null);
+    const names = (list: YamlValue): string[] =>
+      asArray(list).filter((item): item is string => typeof item === 'string');
+    const problem = ((): string | undefined => {
+      if (second !== undefined)
+        return 'a version takes at most one include/exclude element in its columns; merge them into one';
+      if (include === null)
+        return "an include/exclude element needs 'include': '*' (or 'all'), or a list of column names";
+      if (typeof include === 'string' && !INCLUDE_ALL.includes(include))
+        return `'include' is '*', 'all' or a list of column names, not '${include}'`;
+      if (typeof include !== 'string' && !Array.isArray(include))
+        return "'include' is '*', 'all' or a list of column names";
+      if (exclude.length > 0 && !(typeof include === 'string'))
+        return "'exclude' goes with include: '*' (or 'all') only, as dbt reads it; list the columns to keep in 'include' instead";
+      return undefined;
+    })();
+    const kept =
+      typeof include === 'string' || Array.isArray(include)
+        ? modelColumns.filter(
+            (column) =>
+              (typeof include === 'string'
+                ? INCLUDE_ALL.includes(include)
+                : names(include).includes(column.name)) && !names(exclude).includes(column.name),
+          )
+        : modelColumns;
+    // dbt takes the version's own `data_tests:` (or `tests:`) when given, even empty; else the model's.
+    const ownTests = (['data_tests', 'tests'] as const).some(
+      (key) => entry[key] !== undefined && entry[key] !== null,
+    );
+    versions.push({
+      v: versionValue(place, [...at, 'v'], entry.v),
+      at: place(at),
+      vAt: place([...at, 'v']),
+      ...(definedIn === undefined
+        ? {}
+        : { definedIn: { name: definedIn, at: place([...at, 'defined_in']) } }),
+      config: isMapping(entry.config) ? entry.config : undefined,
+      columns: [...kept, ...columnsOf(entry.columns, [...at, 'columns'], place)],
+      modelTests: ownTests ? testsOf(entry, at, place, undefined) : modelTests,
+      ...(problem === undefined
+        ? {}
+        : {
+            columnsProblem: {
+              at: place([...at, 'columns', (second ?? selector)?.position ?? 0]),
+              hint: problem,
+            },
+          }),
+    });
+  }
+  return versions;
 }
 
 /** A model's or column's tests; `column` is undefined for a model's own. */

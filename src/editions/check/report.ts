@@ -124,7 +124,10 @@ export interface SourceReport {
 }
 
 export interface ModelReport {
+  /** The model's name; `<name>.v<version>` for a version of a versioned model. */
   readonly name: string;
+  /** A versioned model's version, as dbt writes it. */
+  readonly version?: string;
   readonly fqn: string;
   readonly path: string;
   readonly enabled: boolean;
