@@ -302,10 +302,12 @@ class ConfigReader {
       };
     }
     const bucket = this.field(fields, 'bucket', path, (value, at) =>
-      this.ruled(this.matching(value, BUCKET_PATTERN, at, BUCKET_HINT), bucketProblem, value, at),
+      this.ruled(this.matching(value, BUCKET_PATTERN, at, bucketHint(value)), bucketProblem, value, at),
     );
     const prefix = this.field(fields, 'prefix', path, (value, at) =>
-      this.ruled(this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT), prefixProblem, value, at),
+      value.kind === 'null'
+        ? this.report('config_wrong_type', value.at, at, EMPTY_PREFIX_HINT)
+        : this.ruled(this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT), prefixProblem, value, at),
     );
     const endpoint = this.optional(fields, 'endpoint', path, (value, at) => {
       const url = this.ruled(
@@ -424,7 +426,7 @@ class ConfigReader {
         this.fail(
           problem.kind === 'unknown_key' ? 'config_unknown_key' : 'config_missing_key',
           { ...problem.at, pointer: problem.pointer },
-          credential ?? problem.hint,
+          credential ?? (shape === S3 ? s3MissingKeyHint(problem) : undefined) ?? problem.hint,
         ),
       );
     }
@@ -595,6 +597,39 @@ function bucketProblem(bucket: string): string | undefined {
   if (bucket.endsWith('-s3alias') || bucket.endsWith('--ol-s3'))
     return "a bucket name does not end with '-s3alias' or '--ol-s3' (those name access points)";
   return undefined;
+}
+
+/**
+ * Which rule a bucket name that fails the pattern breaks, for the slips
+ * users make: an `s3://` or `https://` address pasted whole, a folder written
+ * after the bucket, capitals. The value is never repeated.
+ */
+function bucketHint(node: YamlNode): string {
+  if (node.kind !== 'string') return BUCKET_HINT;
+  const text = node.value;
+  if (/^s3a?:\/\//i.test(text))
+    return 'a bucket is a name, not an s3:// URL: write the name alone under bucket: and any folder after it under prefix: (s3://reports/site → bucket: reports, prefix: site)';
+  if (/^https?:\/\//i.test(text))
+    return "a bucket is a name, not a URL: the store's address goes under endpoint:, the bucket's name alone under bucket:";
+  if (text.includes('/'))
+    return "a bucket name has no '/': a folder inside the bucket goes under prefix: (reports/site → bucket: reports, prefix: site)";
+  if (/[A-Z]/.test(text) && BUCKET_PATTERN.test(text.toLowerCase()))
+    return 'a bucket name has no capital letters: S3 bucket names are lowercase';
+  return BUCKET_HINT;
+}
+
+/**
+ * `prefix` is required although it may be empty, which users take for
+ * optional: missing or left blank (`prefix:`, YAML's null), the hint says
+ * how to publish at the bucket root.
+ */
+const EMPTY_PREFIX_HINT =
+  "expected a string, found an empty value: write prefix: '' to publish at the bucket's root, or the folder to publish under";
+
+function s3MissingKeyHint(problem: { readonly kind: string; readonly key?: string }): string | undefined {
+  return problem.kind === 'missing_key' && problem.key === 'prefix'
+    ? "add 'prefix': the folder of the bucket to publish under, or '' for the bucket's root"
+    : undefined;
 }
 
 const PREFIX_RULES: { readonly [code: string]: string } = {
