@@ -373,6 +373,83 @@ describe('versioned models', () => {
     });
   });
 
+  it('the example of docs/editions.md passes on the edition: two versions, one in the model’s own file', async () => {
+    const acme = copyProject('bigquery', join(dir, 'acme'));
+    const file = join(acme, GOLD_PROPERTIES);
+    const text = readFileSync(file, 'utf8');
+    const from = [
+      '  - name: gold_daily_revenue',
+      '    description: Revenue per order date.',
+      '    columns:',
+      '      - name: order_date',
+      '        data_tests: [not_null, unique]',
+      '      - name: order_count',
+      '        data_tests: [not_null]',
+      '      - name: revenue',
+      '',
+    ].join('\n');
+    const to = [
+      '  - name: gold_daily_revenue',
+      '    latest_version: 1',
+      '    config:',
+      '      materialized: table',
+      '    columns:',
+      '      - name: order_date',
+      '        data_tests: [not_null, unique]',
+      '      - name: order_count',
+      '        data_tests: [not_null]',
+      '      - name: revenue',
+      '    versions:',
+      '      - v: 1',
+      '        defined_in: gold_daily_revenue',
+      '      - v: 2',
+      '        config:',
+      '          materialized: view',
+      '        columns:',
+      "          - include: '*'",
+      '            exclude: [revenue]',
+      '          - name: revenue_cents',
+      '',
+    ].join('\n');
+    expect(text).toContain(from);
+    writeFileSync(file, text.replace(from, to));
+    const v1 = readFileSync(join(acme, 'models/gold/gold_daily_revenue.sql'), 'utf8');
+    writeFileSync(
+      join(acme, 'models/gold/gold_daily_revenue_v2.sql'),
+      v1.replace(
+        'sum(items.quantity * items.unit_price) as revenue',
+        'sum(items.quantity * items.unit_price) * 100 as revenue_cents',
+      ),
+    );
+    writeFileSync(
+      join(acme, 'models/gold/gold_revenue_readers.sql'),
+      "select * from {{ ref('gold_daily_revenue') }} join {{ ref('gold_daily_revenue', v=2) }} using (order_date)\n",
+    );
+    const { report } = await checkProject(acme, { fixtures: join(acme, 'fixtures') });
+    expect(fileFindings(report)).toEqual([]);
+    expect(report.status).toBe('passed');
+    expect(
+      report.models
+        .filter((model) => model.name.startsWith('gold_daily_revenue'))
+        .map(({ name, path, materialized }) => ({ name, path, materialized })),
+    ).toEqual([
+      { name: 'gold_daily_revenue.v1', path: 'models/gold/gold_daily_revenue.sql', materialized: 'table' },
+      { name: 'gold_daily_revenue.v2', path: 'models/gold/gold_daily_revenue_v2.sql', materialized: 'view' },
+    ]);
+    expect(
+      report.tests
+        .filter((test) => test.attached_to.startsWith('gold_daily_revenue'))
+        .map((test) => test.name),
+    ).toEqual([
+      'not_null_gold_daily_revenue_v1_order_date',
+      'unique_gold_daily_revenue_v1_order_date',
+      'not_null_gold_daily_revenue_v1_order_count',
+      'not_null_gold_daily_revenue_v2_order_date',
+      'unique_gold_daily_revenue_v2_order_date',
+      'not_null_gold_daily_revenue_v2_order_count',
+    ]);
+  });
+
   it('regression: an edition model given latest_version 1 and versions [{v: 1}] in gold_daily_revenue_v1.sql passes', async () => {
     const acme = copyProject('bigquery', join(dir, 'acme'));
     const file = join(acme, GOLD_PROPERTIES);
