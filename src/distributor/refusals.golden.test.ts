@@ -195,6 +195,12 @@ const CASES: readonly Case[] = [
     args: [...run, '--config', 'conf/distributor.yaml'],
   },
   {
+    // One letter off the configuration beside it: that file is named.
+    name: 'config-flag-misspelt',
+    setUp: config(localOnly),
+    args: [...run, '--config', 'sealkit.distributer.yaml'],
+  },
+  {
     name: 'config-roots-overlap',
     setUp: config(
       (t) =>
@@ -222,6 +228,19 @@ const CASES: readonly Case[] = [
       rmSync(join(work, 'reports'), { recursive: true });
     },
     args: run,
+  },
+  {
+    name: 'run-source-root-misspelt',
+    setUp: config((t) => localOnly(t).replace('root: reports', 'root: reprots')),
+    args: run,
+  },
+  {
+    name: 'run-dry-destination-root-misspelt',
+    setUp: () => {
+      config((t) => localOnly(t).replace('root: out', 'root: outt'))();
+      bundle();
+    },
+    args: [...run, '--dry-run'],
   },
   {
     name: 'run-report-edited-size-mismatch',
@@ -378,6 +397,13 @@ const CASES: readonly Case[] = [
     name: 'verify-bundle-dir-missing',
     setUp: () => {},
     args: verify,
+  },
+  {
+    name: 'verify-bundle-dir-misspelt',
+    setUp: () => {
+      bundle();
+    },
+    args: ['distribute', 'verify', 'reprots/weekly'],
   },
   {
     name: 'manifest-not-regular',

@@ -280,6 +280,8 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   { name: 'project-dir-missing', args: ['edition', 'check', 'shpo'] },
+  // The same typo beside the project folder `shop`: that folder is named.
+  { name: 'project-dir-misspelt', args: ['edition', 'check', 'shpo'] },
   {
     name: 'vars-duplicate-key',
     args: [...CHECK, '--vars', '{enable_migration_models: true, enable_migration_models: false}'],
@@ -316,6 +318,11 @@ const CASES: readonly Case[] = [
     args: ['edition', 'new', '--edition', 'bigquery', 'workspace'],
   },
   { name: 'edition-new-parent-missing', args: ['edition', 'new', '--edition', 'snowflake', 'clients/acme'] },
+  {
+    name: 'edition-new-parent-misspelt',
+    extra: { 'clients/README.md': 'client workspaces\n' },
+    args: ['edition', 'new', '--edition', 'snowflake', 'clinets/acme'],
+  },
   {
     name: 'edition-new-missing-folder-then-dotdot',
     args: ['edition', 'new', '--edition', 'bigquery', 'clients/../acme'],

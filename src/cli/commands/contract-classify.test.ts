@@ -241,4 +241,24 @@ describe('sealkit contract classify', () => {
     expect(runCli(['contract', 'classify', '-', '-']).status).toBe(1);
     expect(runCli(['contract', 'classify', widened, widened, widened]).status).toBe(1);
   });
+
+  it('a misspelt baseline or candidate names the file beside it, human and --json', () => {
+    for (const [args, given] of [
+      [['widend.json', 'widened.json'], 'widend.json'],
+      [['widened.json', 'widened.jsno'], 'widened.jsno'],
+    ] as const) {
+      const human = runCli(['contract', 'classify', ...args], { cwd: dir });
+      expect(human.status).toBe(2);
+      expect(human.stderr.toString('utf8')).toBe(
+        `error[input_missing]: the input file does not exist\n  --> ${given}\n  = help: did you mean 'widened.json'?\n`,
+      );
+      const json = runCli(['contract', 'classify', '--json', ...args], { cwd: dir });
+      expect(json.status).toBe(2);
+      expect(JSON.parse(json.stdout.toString('utf8'))).toMatchObject({
+        reason_code: 'input_missing',
+        location: { path: given },
+        hint: "did you mean 'widened.json'?",
+      });
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import './contract-schemas-interpreted.js';
 import { classifyContractVersion, refuseContractVersion } from '../../contracts/index.js';
+import { didYouMeanPath } from '../../core/fs/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { didYouMean, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
@@ -126,7 +127,8 @@ async function located<T>(
   } catch (error: unknown) {
     if (!(error instanceof Refusal) || error.category === 'internal') throw error;
     const named = typeof path === 'string' ? path : path(error.role);
-    throw error.at({ path: named === '-' ? '<stdin>' : named }, notAProjectHint(error, named));
+    const near = error.code === 'input_missing' && named !== '-' ? didYouMeanPath(named, 'file') : undefined;
+    throw error.at({ path: named === '-' ? '<stdin>' : named }, near ?? notAProjectHint(error, named));
   }
 }
 

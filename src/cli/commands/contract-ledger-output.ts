@@ -499,7 +499,9 @@ export async function readingLedger(
       requireContractProjectFolder(dir);
     } catch (error: unknown) {
       if (location.kind === 'postgres' && refuseContract.is(error, 'contract_project_missing')) {
-        throw error.at(error.location ?? { path: dir }, notNeededHint(location));
+        // The folder meant, when one is near, still helps whoever did mean a project.
+        const near = error.hint === undefined ? '' : `; ${error.hint}`;
+        throw error.at(error.location ?? { path: dir }, `${notNeededHint(location)}${near}`);
       }
       throw error;
     }

@@ -366,6 +366,11 @@ const CASES: readonly Case[] = [
     build: (root) => rmSync(root, { recursive: true }),
   },
   {
+    name: 'project-misspelt',
+    build: () => undefined,
+    args: ['contract', 'validate', 'retial'],
+  },
+  {
     name: 'project-resource-not-found',
     build: () => undefined,
     args: ['contract', 'project', 'retail', '--resource', 'retail.source.order'],

@@ -645,6 +645,76 @@ describe('sealkit contract', () => {
     expect(help.status).toBe(0);
     expect(help.stdout.toString()).toContain('Usage: sealkit contract project DIR');
   });
+  it.each([
+    [['validate', 'retial']],
+    [['project', 'retial']],
+    [['affected', 'retial', '--resource', 'retail.source.orders']],
+    [['publish', 'retial', '--dry-run']],
+    [['history', 'retial', '--resource', 'retail.source.orders']],
+    [['replay', 'retial']],
+  ])('contract %j on a misspelt project folder names the folder beside it, human and --json', (args) => {
+    copyExample(join(dir, 'retail'));
+    const human = runCli(['contract', ...args], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_project_missing]: the contract project folder does not exist',
+        '  --> retial',
+        "  = help: did you mean 'retail'?",
+        '',
+      ].join('\n'),
+    );
+    const machine = runCli(['contract', ...args, '--json'], { cwd: dir });
+    expect(machine.status).toBe(2);
+    expect(json(machine)).toEqual({
+      status: 'refused',
+      reason_code: 'contract_project_missing',
+      category: 'missing',
+      message: 'the contract project folder does not exist',
+      role: 'project',
+      location: { path: 'retial' },
+      hint: "did you mean 'retail'?",
+    });
+  });
+
+  it.each([
+    [['project', 'retail', '--out', 'reprots/projections']],
+    [['schemas', '--out', 'reprots/projections']],
+  ])('contract %j under a misspelt folder names the output path meant, and writes nothing', (args) => {
+    copyExample(join(dir, 'retail'));
+    mkdirSync(join(dir, 'reports'));
+    const human = runCli(['contract', ...args], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString('utf8')).toBe(
+      [
+        'error[contract_out_parent_missing]: the parent folder of the output folder does not exist or is not a directory',
+        '  --> reprots/projections',
+        "  = help: did you mean 'reports/projections'?",
+        '',
+      ].join('\n'),
+    );
+    const machine = runCli(['contract', ...args, '--json'], { cwd: dir });
+    expect(machine.status).toBe(2);
+    expect(json(machine)).toMatchObject({
+      reason_code: 'contract_out_parent_missing',
+      location: { path: 'reprots/projections' },
+      hint: "did you mean 'reports/projections'?",
+    });
+    expect(readdirSync(join(dir, 'reports'))).toEqual([]);
+  });
+
+  it('a misspelt project folder beside a server ledger keeps both pieces of advice', () => {
+    copyExample(join(dir, 'retail'));
+    // Nothing listens on port 9: the folder is refused before any connection.
+    const run = runCli(['contract', 'replay', 'retial', '--ledger', 'postgresql://127.0.0.1:9/ledger'], {
+      cwd: dir,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toContain(
+      "  = help: the ledger is the server named by --ledger, which needs no DIR: leave DIR out, or name an existing contract project; did you mean 'retail'?\n",
+    );
+  });
+
   it("regression: reports a duplicate id in the same run as the other file's schema error", () => {
     const root = join(dir, 'b3');
     copyExample(root);

@@ -1229,3 +1229,111 @@ describe('sealkit distribute verify and manifest', () => {
     );
   });
 });
+
+describe('a misspelt path of the operator gets the one beside it', () => {
+  /** A source root `reports` with one bundle, a destination `www` and work_dir `work`, and a configuration folder. */
+  function layout(): string {
+    const dir = join(work, 'typo');
+    mkdirSync(join(dir, 'conf'), { recursive: true });
+    mkdirSync(join(dir, 'www'));
+    mkdirSync(join(dir, 'work'));
+    makeBundle(join(dir, 'reports'), 'w22', [REPORT], { id: 'w22', created: '2026-05-30T11:10:00Z' });
+    return dir;
+  }
+  const pipeline = (source: string, destination: string): string =>
+    `pipelines:\n  - id: daily\n    source: {root: ${source}}\n    destinations:\n      - {id: site, kind: local, ${destination}, outputs: {source: true, html: false}}\n`;
+
+  it('--config one typo away from a file names that file, human and --json', () => {
+    const dir = layout();
+    writeFileSync(join(dir, 'conf', 'full.yaml'), pipeline('../reports', 'root: ../www'));
+    const human = runCli(['distribute', 'run', '--config', 'conf/fulll.yaml'], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toBe(
+      [
+        'error[input_missing]: the input file does not exist',
+        '  --> conf/fulll.yaml',
+        "  = help: did you mean 'conf/full.yaml'?",
+        '',
+      ].join('\n'),
+    );
+    const json = runCli(['distribute', 'run', '--config', 'conf/fulll.yaml', '--json'], { cwd: dir });
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      reason_code: 'input_missing',
+      location: { path: 'conf/fulll.yaml' },
+      hint: "did you mean 'conf/full.yaml'?",
+    });
+    // Nothing near: the plain advice stays.
+    const far = runCli(['distribute', 'run', '--config', 'conf/other.yaml'], { cwd: dir });
+    expect(far.stderr.toString()).toContain(
+      '  = help: check the path given to --config, or create the file\n',
+    );
+  });
+
+  it('a misspelt source root: line names the folder beside it', () => {
+    const dir = layout();
+    writeFileSync(join(dir, 'conf', 'x.yaml'), pipeline('../reprots', 'root: ../www'));
+    const human = runCli(['distribute', 'run', '--config', 'conf/x.yaml'], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toContain(
+      "  = at: pipelines[0].source.root\n  = help: pipeline 'daily': root 'reprots': did you mean 'reports'?\n",
+    );
+    const json = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      reason_code: 'run_aborted',
+      failures: [
+        {
+          reason_code: 'source_root_missing',
+          hint: "pipeline 'daily': root 'reprots': did you mean 'reports'?",
+        },
+      ],
+    });
+  });
+
+  it.each([
+    [
+      'root',
+      'root: ../wwww',
+      "root 'wwww' does not exist: did you mean 'www'?",
+      'destination_root_unavailable',
+    ],
+    [
+      'work_dir',
+      'root: ../www, work_dir: ../wrok',
+      "work_dir 'wrok' does not exist: did you mean 'work'?",
+      'work_dir_unavailable',
+    ],
+  ])('a misspelt destination %s names the folder beside it', (_key, destination, said, code) => {
+    const dir = layout();
+    writeFileSync(join(dir, 'conf', 'x.yaml'), pipeline('../reports', destination));
+    const human = runCli(['distribute', 'run', '--config', 'conf/x.yaml'], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toContain(`  = help: destination 'site', bundle 'w22': ${said}\n`);
+    const json = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      outcomes: [{ reason_code: code, hint: `destination 'site', bundle 'w22': ${said}` }],
+    });
+  });
+
+  it.each([[['verify', 'reprots/w22']], [['manifest', 'reprots/w22', '--id', 'w22']]])(
+    'distribute %j under a misspelt folder names the bundle folder meant',
+    (args) => {
+      const dir = layout();
+      const human = runCli(['distribute', ...args], { cwd: dir });
+      expect(human.status).toBe(2);
+      expect(human.stderr.toString()).toBe(
+        [
+          'error[bundle_dir_missing]: the bundle folder does not exist',
+          '  --> reprots/w22',
+          "  = help: no such bundle folder: did you mean 'reports/w22'?",
+          '',
+        ].join('\n'),
+      );
+      const json = runCli(['distribute', ...args, '--json'], { cwd: dir });
+      expect(JSON.parse(json.stdout.toString())).toMatchObject({
+        reason_code: 'bundle_dir_missing',
+        hint: "no such bundle folder: did you mean 'reports/w22'?",
+      });
+    },
+  );
+});

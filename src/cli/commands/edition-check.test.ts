@@ -394,6 +394,35 @@ describe('sealkit edition check', () => {
     expect(json.models.filter((model) => model.finding?.reason_code === 'undefined_ref').length).toBe(55);
   });
 
+  it('a misspelt project or fixtures folder names the folder beside it, human and --json', () => {
+    copyProject('bigquery', join(dir, 'acme-retail'));
+    const project = runCli(['edition', 'check', 'acme-retial'], { cwd: dir });
+    expect(project.status).toBe(2);
+    expect(project.stderr.toString()).toBe(
+      "error[project_missing]: the project directory does not exist\n  --> acme-retial\n  = help: did you mean 'acme-retail'?\n",
+    );
+    const projectJson = runCli(['edition', 'check', 'acme-retial', '--json'], { cwd: dir });
+    expect(JSON.parse(projectJson.stdout.toString())).toEqual({
+      status: 'refused',
+      reason_code: 'project_missing',
+      category: 'missing',
+      message: 'the project directory does not exist',
+      location: { path: 'acme-retial' },
+      hint: "did you mean 'acme-retail'?",
+    });
+    const args = ['edition', 'check', 'acme-retail', '--fixtures', 'acme-retail/fixture'];
+    const fixtures = runCli(args, { cwd: dir });
+    expect(fixtures.status).toBe(2);
+    expect(fixtures.stderr.toString()).toContain(
+      "error[fixtures_missing]: the fixtures directory does not exist\n  --> acme-retail/fixture\n  = help: did you mean 'acme-retail/fixtures'?\n",
+    );
+    const fixturesJson = runCli([...args, '--json'], { cwd: dir });
+    expect(JSON.parse(fixturesJson.stdout.toString())).toMatchObject({
+      reason_code: 'fixtures_missing',
+      hint: "did you mean 'acme-retail/fixtures'?",
+    });
+  });
+
   it('refuses an unreadable input with a fixed code (exit 2) and a bad target as a usage error (exit 1)', () => {
     const secret = join(dir, 'client_project_zq');
     const missing = runCli(['edition', 'check', secret]);

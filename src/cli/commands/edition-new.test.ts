@@ -305,6 +305,26 @@ describe('sealkit edition new', () => {
     },
   );
 
+  it('a misspelt folder above DEST names the folder beside it, human and --json, and makes nothing', () => {
+    mkdirSync(join(dir, 'clients'));
+    const human = runCli(['edition', 'new', '--edition', 'bigquery', 'clinets/acme'], { cwd: dir });
+    expect(human.status).toBe(2);
+    expect(human.stderr.toString()).toBe(
+      'error[destination_parent_missing]: the folder that would hold the destination does not exist\n' +
+        '  --> clinets/acme\n' +
+        "  = help: 'clinets' does not exist: did you mean 'clients'?\n",
+    );
+    const json = runCli(['edition', 'new', '--edition', 'bigquery', 'clinets/acme', '--json'], { cwd: dir });
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({
+      reason_code: 'destination_parent_missing',
+      location: { path: 'clinets/acme' },
+      hint: "'clinets' does not exist: did you mean 'clients'?",
+    });
+    expect(readdirSync(dir)).toEqual(['clients']);
+    expect(readdirSync(join(dir, 'clients'))).toEqual([]);
+  });
+
   it.each([
     ['a real run', []],
     ['a dry run', ['--dry-run']],

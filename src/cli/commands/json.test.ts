@@ -168,6 +168,32 @@ describe('sealkit json', () => {
   });
 
   it.each([['canonicalize'], ['digest']])(
+    'json %s on a misspelt file names the file beside it, human and --json',
+    (command) => {
+      mkdirSync(join(dir, 'reports'));
+      writeFileSync(join(dir, 'reports', 'doc.json'), '{}');
+      const human = runCli(['json', command, 'reports/doc.jsn'], { cwd: dir });
+      expect(human.status).toBe(2);
+      expect(human.stderr.toString()).toBe(
+        "error[input_missing]: the input file does not exist\n  --> reports/doc.jsn\n  = help: did you mean 'reports/doc.json'?\n",
+      );
+      const json = runCli(['json', command, 'reports/doc.jsn', '--json'], { cwd: dir });
+      expect(json.status).toBe(2);
+      expect(JSON.parse(json.stdout.toString())).toEqual({
+        status: 'refused',
+        reason_code: 'input_missing',
+        category: 'missing',
+        message: 'the input file does not exist',
+        location: { path: 'reports/doc.jsn' },
+        hint: "did you mean 'reports/doc.json'?",
+      });
+      // A misspelt folder on the way is fixed in place, the rest kept as written.
+      const above = runCli(['json', command, 'reprots/doc.json'], { cwd: dir });
+      expect(above.stderr.toString()).toContain("  = help: did you mean 'reports/doc.json'?\n");
+    },
+  );
+
+  it.each([['canonicalize'], ['digest']])(
     'regression: json %s with an empty FILE is a usage error naming it, as edition check is',
     (command) => {
       // It was refused (exit 2) as input_missing with no location: which input was meant?
@@ -262,6 +288,7 @@ const BAD_INPUTS: readonly BadInput[] = [
   },
   { name: 'empty-file', args: ['digest', 'empty.json'], files: { 'empty.json': '' } },
   { name: 'missing-file', args: ['digest', 'data/absent.json'], directories: ['data'] },
+  { name: 'misspelt-file', args: ['digest', 'data/ordres.json'], files: { 'data/orders.json': '{}\n' } },
   { name: 'directory', args: ['canonicalize', 'data'], directories: ['data'] },
   {
     name: 'unreadable-file',

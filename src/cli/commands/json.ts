@@ -1,4 +1,6 @@
 import { sha256Hex } from '../../core/digest/index.js';
+// The module alone: `json` must run where the system-call binding cannot load.
+import { didYouMeanPath } from '../../core/fs/near-path.js';
 import { decodeUtf8Strict, readBoundedInput } from '../../core/input/index.js';
 import {
   canonicalize,
@@ -183,14 +185,17 @@ function firstFloat(value: JsonValue, refused: (float: JsonFloat) => boolean): J
 /**
  * The document is the operator's own input, so a refusal names it as given
  * (`<stdin>` for standard input) over the line and column the parser found:
- * `--> data/orders.json:3:14` (docs/json.md#reading-an-error).
+ * `--> data/orders.json:3:14`, and a file that is not there gets the name
+ * beside it that is one typo away (docs/json.md#reading-an-error).
  */
 async function locatedAt<T>(source: string, work: () => Promise<T>): Promise<T> {
   try {
     return await guardRefusalsAsync(work);
   } catch (error: unknown) {
     if (error instanceof Refusal && error.category !== 'internal') {
-      throw error.at({ path: source === '-' ? '<stdin>' : source });
+      const near =
+        error.code === 'input_missing' && source !== '-' ? didYouMeanPath(source, 'file') : undefined;
+      throw error.at({ path: source === '-' ? '<stdin>' : source }, near);
     }
     throw error;
   }

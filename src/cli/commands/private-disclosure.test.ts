@@ -230,3 +230,93 @@ describe('sealkit owner prints no location', () => {
     expectSilent([...verify, ...subjects], [dir]);
   });
 });
+
+describe('a misspelt path in a private domain gets no "did you mean"', () => {
+  /** The control: the same misspelt path, given to a located command, is answered with the name beside it. */
+  function expectLocatedSuggestion(misspelt: string): void {
+    const run = runCli(['json', 'digest', '--json', misspelt]);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(run.stdout.toString())).toMatchObject({
+      hint: expect.stringMatching(/^did you mean '/),
+    });
+  }
+  const expectNoSuggestion = (runs: readonly CliRun[], sentinels: readonly string[]): void => {
+    for (const run of runs) expect(`${run.stdout}${run.stderr}`).not.toContain('did you mean');
+    expectSilent(runs, sentinels);
+  };
+
+  it('owner verify and subjects', () => {
+    const dir = privateDir();
+    writePrivate(dir, `${NAME_SENTINEL}_owner.json`, '{}');
+    const misspelt = join(dir, `${NAME_SENTINEL}_ownr.json`);
+    expectLocatedSuggestion(misspelt);
+    for (const command of ['verify', 'subjects']) {
+      const runs = humanAndJson(['owner', command, misspelt, '--expected-sha256', '0'.repeat(64)]);
+      expect(JSON.parse(runs[1].stdout.toString())).toMatchObject({
+        reason_code: 'input_missing',
+        role: 'owner',
+      });
+      expectNoSuggestion(runs, [dir]);
+    }
+  });
+
+  it('evidence check', () => {
+    const dir = privateDir();
+    const paths = writeBundle(
+      join(dir, `${NAME_SENTINEL}_bundle`),
+      retailBundle({ destination: 'bigquery' }),
+    );
+    const misspelt = paths.mappingFile.slice(0, -1);
+    expectLocatedSuggestion(misspelt);
+    const runs = humanAndJson([
+      'evidence',
+      'check',
+      '--mapping-file',
+      misspelt,
+      '--inventory-file',
+      paths.dryRunFile,
+      '--run-manifest',
+      paths.runManifestFile,
+      '--source-binding-id',
+      'synthetic_retail',
+      '--max-evidence-age',
+      '36500d',
+    ]);
+    expect(JSON.parse(runs[1].stdout.toString())).toMatchObject({ reason_code: 'scaffold_input_missing' });
+    expectNoSuggestion(runs, [dir]);
+  });
+
+  it('evidence synth', () => {
+    const dir = privateDir();
+    mkdirSync(join(dir, `${NAME_SENTINEL}_evidence`));
+    const misspelt = join(dir, `${NAME_SENTINEL}_evidenc`, 'out');
+    expectLocatedSuggestion(misspelt);
+    const runs = humanAndJson([
+      'evidence',
+      'synth',
+      '--out',
+      misspelt,
+      '--source',
+      'sql',
+      '--destination',
+      'bigquery',
+    ]);
+    expect(JSON.parse(runs[1].stdout.toString())).toMatchObject({
+      reason_code: 'evidence_synth_parent_missing',
+    });
+    expectNoSuggestion(runs, [dir]);
+  });
+
+  it('scaffold', () => {
+    const fixture = scratch.fixture('bigquery');
+    const misspelt = fixture.evidence.mappingFile.slice(0, -1);
+    expectLocatedSuggestion(misspelt);
+    const args = fixture.cliArgs().map((arg) => (arg === fixture.evidence.mappingFile ? misspelt : arg));
+    const run = runCli(args);
+    expect(run.status).toBe(2);
+    expect(JSON.parse(run.stdout.toString().trim())).toMatchObject({
+      reason_codes: ['scaffold_input_missing'],
+    });
+    expectNoSuggestion([run], [fixture.evidence.dir]);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../core/digest/index.js';
-import { Dir, isFsError, renameNoReplace, writeFailureCause } from '../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError, renameNoReplace, writeFailureCause } from '../../core/fs/index.js';
 import { guardRefusals, Refusal } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 
@@ -53,14 +53,16 @@ function outExists(outPath: string): Refusal {
   });
 }
 
-function parentMissing(outPath: string, parent: string | undefined): Refusal {
+/** `near`: the output path with a misspelt folder above it corrected, when one is close. */
+function parentMissing(outPath: string, parent: string | undefined, near?: string): Refusal {
   return refuseContract('contract_out_parent_missing', {
     role: ROLE,
     location: { path: outPath },
     hint:
       parent === undefined
         ? "name the new folder itself, not '.' or '..': e.g. --out projections"
-        : `create the parent folder '${parent}' first, or choose an output folder in an existing one`,
+        : (near ??
+          `create the parent folder '${parent}' first, or choose an output folder in an existing one`),
   });
 }
 
@@ -78,8 +80,9 @@ function publish(outPath: string, files: readonly OutputFile[]): void {
   let parentDir: Dir;
   try {
     parentDir = Dir.open(parent);
-  } catch {
-    throw parentMissing(outPath, parent);
+  } catch (error: unknown) {
+    const near = isFsError(error, 'ENOENT') ? didYouMeanPath(outPath, 'folder') : undefined;
+    throw parentMissing(outPath, parent, near);
   }
   const created: { dir: Dir; name: string; kind: 'file' | 'dir' }[] = [];
   const held: Dir[] = [];

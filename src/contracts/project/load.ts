@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Dir, isFsError, symlinkOnPath } from '../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError, symlinkOnPath } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { EMBEDDED_LEDGER_DIR } from '../publication/location.js';
@@ -81,8 +81,14 @@ function openRoot(path: string): Dir {
   try {
     return Dir.open(path);
   } catch (error: unknown) {
-    if (isFsError(error, 'ENOENT'))
-      throw refuseContract('contract_project_missing', { role: ROLE, location });
+    if (isFsError(error, 'ENOENT')) {
+      const hint = didYouMeanPath(path, 'folder');
+      throw refuseContract('contract_project_missing', {
+        role: ROLE,
+        location,
+        ...(hint === undefined ? {} : { hint }),
+      });
+    }
     // A link at any component of the path, the project folder itself or a
     // folder above it: the open refuses it, the hint names which one.
     const link = isFsError(error, 'ELOOP') || isFsError(error, 'ENOTDIR') ? symlinkOnPath(path) : undefined;

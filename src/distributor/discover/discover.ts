@@ -1,7 +1,12 @@
-import { readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { type Dir, type DirEntry, type DirEntryType, isFsError } from '../../core/fs/index.js';
-import { nearest, type Refusal } from '../../core/refusal/index.js';
+import {
+  type Dir,
+  type DirEntry,
+  type DirEntryType,
+  didYouMeanPath,
+  isFsError,
+  nearPath,
+} from '../../core/fs/index.js';
+import type { Refusal } from '../../core/refusal/index.js';
 import type { BundleDir } from '../model/types.js';
 import { compareUtf8, toBundleDir, unicodeTwins } from '../path/bundle-path.js';
 import { refuseDistributor } from '../refusals.js';
@@ -267,11 +272,18 @@ function typeOf(dir: Dir, entry: DirEntry): DirEntryType | undefined {
 
 /**
  * The refusal for a source root that cannot be opened: missing, reached
- * through a link, not a directory, or unreadable.
+ * through a link, not a directory, or unreadable. A missing root named as
+ * `shown` gets the folder beside it that is near enough to be a typo;
+ * `opened` is the path the open used, when it was resolved from `shown`.
  */
-export function sourceRootProblem(error: unknown): Refusal {
-  if (isFsError(error, 'ENOENT'))
-    return refuseDistributor('source_root_missing', { role: 'source', hint: 'create it, or fix the path' });
+export function sourceRootProblem(error: unknown, shown?: string, opened?: string): Refusal {
+  if (isFsError(error, 'ENOENT')) {
+    const near = shown === undefined ? undefined : didYouMeanPath(shown, 'folder', opened);
+    return refuseDistributor('source_root_missing', {
+      role: 'source',
+      hint: near ?? 'create it, or fix the path',
+    });
+  }
   if (isFsError(error, 'ELOOP'))
     return refuseDistributor('source_root_symlink', { role: 'source', hint: NO_LINK_HINT });
   if (isFsError(error, 'ENOTDIR'))
@@ -286,7 +298,7 @@ export function sourceRootProblem(error: unknown): Refusal {
  */
 export function bundleDirProblem(error: unknown, path?: string): Refusal {
   if (isFsError(error, 'ENOENT')) {
-    const near = path === undefined ? undefined : nearFolder(path);
+    const near = path === undefined ? undefined : nearPath(path, 'folder');
     return refuseDistributor('bundle_dir_missing', {
       role: 'bundle',
       hint:
@@ -303,25 +315,6 @@ export function bundleDirProblem(error: unknown, path?: string): Refusal {
       hint: 'name the folder that holds the bundle, not a file in it',
     });
   return refuseDistributor('bundle_dir_unavailable', { role: 'bundle', hint: UNREADABLE_HINT });
-}
-
-/**
- * A folder beside a missing one whose name is close to it (`W3` for `W03`),
- * as the path was given; for the hint only, so a plain listing of the
- * parent is enough. Undefined when the parent cannot be listed or none is near.
- */
-function nearFolder(path: string): string | undefined {
-  const trimmed = path.replace(/\/+$/, '');
-  const name = basename(trimmed);
-  try {
-    const folders = readdirSync(dirname(trimmed), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-    const near = nearest(name, folders);
-    return near === undefined ? undefined : join(dirname(trimmed), near);
-  } catch {
-    return undefined;
-  }
 }
 
 const NO_LINK_HINT =

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { didYouMeanPath } from '../../core/fs/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { CONFIG_MAX_BYTES, DEFAULT_CONFIG_FILE, parseConfig } from '../config/parse.js';
@@ -6,7 +7,8 @@ import type { DistributorConfig } from '../config/types.js';
 
 /**
  * Reads and parses a configuration file (default `sealkit.distributor.yaml` in
- * the working directory). Every refusal names the file as the caller gave it
+ * the working directory). Every refusal names the file as the caller gave it,
+ * and a path that names nothing gets the file beside it one typo away
  * (docs/distributor.md#reading-an-error).
  */
 export async function loadConfig(path?: string): Promise<DistributorConfig> {
@@ -17,16 +19,17 @@ export async function loadConfig(path?: string): Promise<DistributorConfig> {
     bytes = await readBoundedInput(absolute, CONFIG_MAX_BYTES);
   } catch (error: unknown) {
     if (!(error instanceof Refusal)) throw error;
-    throw error.at({ path: shown }, readHint(error.code, path === undefined));
+    throw error.at({ path: shown }, readHint(error.code, path));
   }
   return parseConfig(bytes, dirname(absolute), shown);
 }
 
-function readHint(code: string, defaulted: boolean): string | undefined {
+/** `given` is the path passed to --config; undefined when the default was looked for. */
+function readHint(code: string, given: string | undefined): string | undefined {
   if (code === 'input_missing') {
-    return defaulted
-      ? `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`
-      : 'check the path given to --config, or create the file';
+    if (given === undefined)
+      return `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`;
+    return didYouMeanPath(given, 'file') ?? 'check the path given to --config, or create the file';
   }
   if (code === 'input_not_regular') return 'the configuration must be a regular file';
   return undefined;

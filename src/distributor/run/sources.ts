@@ -143,12 +143,12 @@ function openSourceRoot(
   try {
     return { root: Dir.open(config.source.root) };
   } catch (error: unknown) {
-    const problem = sourceRootProblem(error);
+    const shown = config.source.shown ?? config.source.root;
+    const problem = sourceRootProblem(error, shown, config.source.root);
     const origin = config.source.root_origin;
     if (origin === undefined) return { root: undefined, problem };
     // Pointed at the `root:` line, naming the pipeline and the root as resolved from here.
     const { pointer, ...place } = origin;
-    const shown = config.source.shown ?? config.source.root;
     return {
       root: undefined,
       problem: problem.at(

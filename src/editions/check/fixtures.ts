@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Dir, isFsError } from '../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError } from '../../core/fs/index.js';
 import { refuseInput } from '../../core/input/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
@@ -61,7 +61,13 @@ function readFixtureTables(dir: string): FixtureRead {
       try {
         root = Dir.open(dir);
       } catch (error: unknown) {
-        if (isFsError(error, 'ENOENT')) throw refuseEdition('fixtures_missing', { location: { path: dir } });
+        if (isFsError(error, 'ENOENT')) {
+          const hint = didYouMeanPath(dir, 'folder');
+          throw refuseEdition('fixtures_missing', {
+            location: { path: dir },
+            ...(hint === undefined ? {} : { hint }),
+          });
+        }
         throw refuseEdition('fixtures_invalid', {
           location: { path: dir },
           hint:

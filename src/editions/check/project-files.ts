@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Dir, isFsError } from '../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError } from '../../core/fs/index.js';
 import { type RecordIssue, refuseInput, type YamlFaultPlace, type YamlNode } from '../../core/input/index.js';
 import { guardRefusals, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
@@ -98,7 +98,10 @@ function openProject(projectDir: string): Dir {
     return Dir.open(projectDir);
   } catch (error: unknown) {
     const location = { path: projectDir };
-    if (isFsError(error, 'ENOENT')) throw refuseEdition('project_missing', { location });
+    if (isFsError(error, 'ENOENT')) {
+      const hint = didYouMeanPath(projectDir, 'folder');
+      throw refuseEdition('project_missing', { location, ...(hint === undefined ? {} : { hint }) });
+    }
     // No link is followed on the way to the project, as `edition new` follows
     // none on the way to the workspace it creates: say which one it is.
     const hint = isFsError(error, 'ELOOP') ? symlinkHint(projectDir, 'the project') : undefined;

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { Dir, isFsError } from '../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError } from '../../core/fs/index.js';
 import type { Refusal } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
 import { componentEnds, symlinkHint } from '../symlink-on-path.js';
@@ -86,9 +86,10 @@ function lastComponent(path: string): { readonly parent: string; readonly name: 
 /**
  * The refusal for a parent folder the kernel cannot reach or open (errno
  * `code`), naming the first folder on the way, as the user wrote it, that
- * stops it: one that does not exist, is not a folder, or may not be
- * searched by this account. Path-based lookups are enough here: they only
- * say why, after the real lookup failed.
+ * stops it: one that does not exist (with the folder beside it that is
+ * near enough to be a typo), is not a folder, or may not be searched by
+ * this account. Path-based lookups are enough here: they only say why,
+ * after the real lookup failed.
  */
 function unreachableParent(parent: string, code: string): Refusal {
   const blocked = blockedComponent(parent) ?? { folder: parent, code };
@@ -100,7 +101,7 @@ function unreachableParent(parent: string, code: string): Refusal {
       return refuseEdition('destination_parent_missing', {
         hint: parent.slice(folder.length).split('/').includes('..')
           ? `'${folder}' does not exist, and the '..' after it does not skip it (the filesystem goes through '${folder}' first): create it, or write the destination without it`
-          : `'${folder}' does not exist: create it first, or choose a destination in an existing folder`,
+          : `'${folder}' does not exist: ${didYouMeanPath(folder, 'folder') ?? 'create it first, or choose a destination in an existing folder'}`,
       });
     case 'ENOTDIR':
       return refuseEdition('destination_parent_invalid', { hint: `'${folder}' is not a folder (ENOTDIR)` });

@@ -1,4 +1,4 @@
-import { Dir, isFsError } from '../../../core/fs/index.js';
+import { Dir, didYouMeanPath, isFsError } from '../../../core/fs/index.js';
 import { Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type {
   AppliedOutcome,
@@ -40,17 +40,17 @@ export class LocalBackends {
   }
 
   #rootFor(config: LocalDestinationConfig): LocalRoot | Refusal {
+    const shownRoot = config.shown_root ?? config.root;
     let dir: Dir;
     try {
       dir = Dir.open(config.root);
     } catch (error: unknown) {
       return refuseDistributor('destination_root_unavailable', {
         role: 'destination',
-        hint: pathCause(`root '${config.shown_root ?? config.root}'`, error),
+        hint: pathCause('root', shownRoot, config.root, error),
       });
     }
     let work: Dir | undefined;
-    const shownRoot = config.shown_root ?? config.root;
     const shownWorkDir = config.shown_work_dir ?? config.work_dir;
     if (config.work_dir !== undefined) {
       try {
@@ -59,7 +59,7 @@ export class LocalBackends {
         dir.close();
         return refuseDistributor('work_dir_unavailable', {
           role: 'destination',
-          hint: pathCause(`work_dir '${shownWorkDir ?? config.work_dir}'`, error),
+          hint: pathCause('work_dir', shownWorkDir ?? config.work_dir, config.work_dir, error),
         });
       }
       if (workDirProblem(dir, work) !== undefined) {
@@ -206,10 +206,15 @@ class LocalBackend implements DestinationBackend {
 /**
  * Which of the causes `destination_root_unavailable` (or `work_dir_unavailable`)
  * covers, with the path as configured (`root 'site'`, `work_dir '/srv/work'`), so the operator knows what to fix (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
+ * A path that does not exist gets the folder beside it near enough to be a
+ * typo; `opened` is the path the open used, resolved from `shown`.
  */
-function pathCause(named: string, error: unknown): string {
-  if (isFsError(error, 'ENOENT'))
-    return `${named} does not exist: create it, or fix the path${tildeNote(named)}`;
+function pathCause(key: 'root' | 'work_dir', shown: string, opened: string, error: unknown): string {
+  const named = `${key} '${shown}'`;
+  if (isFsError(error, 'ENOENT')) {
+    const near = didYouMeanPath(shown, 'folder', opened) ?? 'create it, or fix the path';
+    return `${named} does not exist: ${near}${tildeNote(named)}`;
+  }
   if (isFsError(error, 'ELOOP')) {
     return `${named} is reached through a symbolic link: name the real directory (every component is opened without following links)`;
   }
