@@ -236,7 +236,7 @@ describe('versioned models', () => {
       reason_code: 'undefined_ref',
       message: 'ref() names a model the project does not have',
       location: { path: join(shop, 'models/gold/gold_big_orders.sql'), line: 1, column: 18 },
-      hint: "ref('gold_order_sizes', v=3): 'gold_order_sizes' has no version 3 (its versions: 1, 2); did you mean '1'?",
+      hint: "ref('gold_order_sizes', v=3): 'gold_order_sizes' has no version 3 (its versions: 1, 2); did you mean 2?",
     });
   });
 
@@ -311,7 +311,7 @@ describe('versioned models', () => {
           column: 5,
           pointer: 'models[0].latest_version',
         },
-        hint: "latest_version 3 is not one of the versions of 'gold_order_sizes' (1, 2): did you mean '1'?",
+        hint: "latest_version 3 is not one of the versions of 'gold_order_sizes' (1, 2): did you mean 2?",
       },
     ]);
   });

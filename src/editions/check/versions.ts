@@ -105,6 +105,25 @@ function defaultAlias(name: string, v: VersionValue): string {
 
 const listed = (texts: readonly string[]): string => texts.join(', ');
 
+/**
+ * The version meant instead of one a model lacks: for a number, the
+ * nearest by value (the greater of two as near), as a version is a place in
+ * an order, not a spelling; for text, the nearest spelling.
+ */
+function versionMeant(given: string, versions: readonly string[]): string | undefined {
+  const value = asFloat({ kind: 'str', text: given });
+  if (value === undefined) return didYouMean(given, versions);
+  let best: { readonly text: string; readonly distance: number; readonly value: number } | undefined;
+  for (const text of versions) {
+    const other = asFloat({ kind: 'str', text });
+    if (other === undefined) continue;
+    const distance = Math.abs(other - value);
+    if (best === undefined || distance < best.distance || (distance === best.distance && other > best.value))
+      best = { text, distance, value: other };
+  }
+  return best === undefined ? undefined : `did you mean ${best.text}?`;
+}
+
 const at = (entry: ModelProperties, place: { line?: number; column?: number; pointer?: string }) => ({
   file: entry.file,
   ...place,
@@ -157,7 +176,7 @@ export function versionedModels(
     const given = entry.latestVersion;
     const named = given === undefined ? undefined : unique.find((version) => sameVersion(version.v, given.v));
     if (given !== undefined && named === undefined) {
-      const near = didYouMean(given.v.text, texts);
+      const near = versionMeant(given.v.text, texts);
       findings.push(
         draft('latest_version_unknown', {
           ...at(entry, given.at),
@@ -266,6 +285,6 @@ export function unknownVersionHint(
       : `ref('${name}', v=${version}) names no model of this project`;
   if (versioned.written.includes(version))
     return `ref('${name}', v=${version}): version ${version} of '${name}' has no SQL file (see version_file_missing)`;
-  const near = didYouMean(version, versioned.written);
+  const near = versionMeant(version, versioned.written);
   return `ref('${name}', v=${version}): '${name}' has no version ${version} (its versions: ${listed(versioned.written)})${near === undefined ? '' : `; ${near}`}`;
 }
