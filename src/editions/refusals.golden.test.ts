@@ -220,6 +220,31 @@ const CASES: readonly Case[] = [
     args: WITH_FIXTURES,
   },
   {
+    // A versioned model dbt refuses: each fault at its key, and a ref() to a version it lacks.
+    name: 'versioned-model-refusals',
+    project: {
+      'models/gold/gold_order_sizes.sql': null,
+      'models/gold/gold_order_sizes_v1.sql': SMALL_PROJECT['models/gold/gold_order_sizes.sql'] ?? '',
+      'models/gold/gold_big_orders.sql': "select * from {{ ref('gold_order_sizes', v=4) }}\n",
+      'models/gold/_gold__models.yml': [
+        'version: 2',
+        '',
+        'models:',
+        '  - name: gold_order_sizes',
+        '    latest_version: 3',
+        '    columns:',
+        '      - name: order_id',
+        '        data_tests: [not_null, unique]',
+        '    versions:',
+        '      - v: 1',
+        '      - v: 2',
+        '      - v: 1',
+        '',
+      ].join('\n'),
+    },
+    args: CHECK,
+  },
+  {
     name: 'missing-dbt-project',
     project: { 'dbt_project.yml': null },
     args: CHECK,
