@@ -4,7 +4,7 @@
 // the S3 uploads read, so its batch starts only after every S3 write of its
 // bundles. After an abort no new batch and no new S3 write starts
 // (docs/distributor.md#commands).
-import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
@@ -147,5 +147,59 @@ describe('distribute run: scheduling of local and S3 writes', () => {
       'report.md': expect.stringMatching(/^file 644 sha256:/),
     });
     expect(bundleDirs(owner)).toEqual([]);
+  });
+
+  it('regression: an interrupted replacement is not called unpublished: the published version stays', async () => {
+    const { dir, source } = sources();
+    const owner = join(dir, 'owner');
+    const other = join(dir, 'other');
+    mkdirSync(owner);
+    mkdirSync(other);
+    const configPath = writeConfig(dir, [
+      {
+        id: 'orders',
+        source,
+        destinations: [
+          { id: 'owner', root: owner },
+          { id: 'other', root: other },
+        ],
+      },
+    ]);
+    expect((await distributeRun({ configPath, now: CLOCK })).status).toBe('ok');
+    for (const name of BUNDLES)
+      makeBundle(
+        source,
+        name,
+        [
+          { path: 'report.md', content: `# ${name}, corrected\n` },
+          { path: 'data.csv', content: `bundle,${name}\n` },
+        ],
+        { id: `orders.${name}`, created: '2026-05-31T08:00:00Z' },
+      );
+    const controller = new AbortController();
+    const report = await distributeRun({
+      configPath,
+      now: CLOCK,
+      signal: controller.signal,
+      beforeStep: (step) => {
+        if (step.destination_id === 'other' && step.kind === 'flush') controller.abort();
+      },
+    });
+    expect(outcomes(report).filter(([destination]) => destination === 'owner')).toEqual(
+      BUNDLES.map((name) => ['owner', name, 'refused', 'run_interrupted']),
+    );
+    const hint = report.outcomes.find((o) => o.destination_id === 'owner')?.refusal?.hint ?? '';
+    expect(hint).toBe(
+      "destination 'owner', bundle 'a': the run was stopped before this bundle's .distributor.json was written, so the version it was writing is not published: run again to publish it (the next run finishes or removes what this one began)",
+    );
+    // What the owner published before is still there, as its state says.
+    for (const name of BUNDLES) {
+      expect(readFileSync(join(owner, name, 'report.md'), 'utf8')).toBe(`# ${name}\n`);
+      const state = JSON.parse(readFileSync(join(owner, name, '.distributor.json'), 'utf8')) as {
+        source: { manifest: { created: string } };
+      };
+      expect(state.source.manifest.created).toBe('2026-05-30T11:10:00Z');
+    }
+    expect(readFileSync(join(other, 'a', 'report.md'), 'utf8')).toBe('# a, corrected\n');
   });
 });

@@ -327,7 +327,8 @@ function adviceFor(
     case 'destination_changed':
       return 'another run published or took over the bundle after this run read it, so this run committed nothing of it: run again, and it starts from what that run left';
     case 'run_interrupted':
-      return "the run was stopped before this bundle's .distributor.json was written, so it is not published: run again to publish it and the bundles after it (the next run finishes or removes what this one began)";
+      // Also a replacement's: the version published before stays the one its state names.
+      return "the run was stopped before this bundle's .distributor.json was written, so the version it was writing is not published: run again to publish it (the next run finishes or removes what this one began)";
     case 'output_too_large':
       return `output '${item.output_path ?? '?'}' is larger than one object at this destination can be (5 GiB for S3): split it, or publish it to a local destination`;
     case 'output_key_too_long':

@@ -210,7 +210,7 @@ describe('S3 destination: two runs interleaved on one bundle', () => {
     }, stop.signal);
     expect(outcomeOf(report)).toEqual(['refused', 'run_interrupted']);
     expect(report.outcomes[0]?.refusal?.hint).toBe(
-      "destination 'bucket', bundle 'daily/brentwood': the run was stopped before this bundle's .distributor.json was written, so it is not published: run again to publish it and the bundles after it (the next run finishes or removes what this one began)",
+      "destination 'bucket', bundle 'daily/brentwood': the run was stopped before this bundle's .distributor.json was written, so the version it was writing is not published: run again to publish it (the next run finishes or removes what this one began)",
     );
     expect(outcomeOf(await run())).toEqual(['published', undefined]);
     expect(await stored()).toEqual(PUBLISHED);
