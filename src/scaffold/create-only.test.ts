@@ -236,6 +236,55 @@ describe('a workspace the operator may not write in', () => {
   );
 });
 
+describe('a project folder the operator may not create the staging directory in', () => {
+  it.each([
+    [
+      'the project folder, where .scaffold-staging is still to be created',
+      (fixture: ScaffoldFixture) => fixture.project,
+    ],
+    [
+      'existing .scaffold-staging',
+      (fixture: ScaffoldFixture) => {
+        mkdirSync(fixture.stagingRoot, { mode: 0o700 });
+        return fixture.stagingRoot;
+      },
+    ],
+  ])(
+    'regression: a read-only %s is staging_write_failed before anything is written, in --dry-run too',
+    async (_name, folderOf) => {
+      const fixture = scratch.fixture('bigquery');
+      const folder = folderOf(fixture);
+      chmodSync(folder, 0o500);
+      try {
+        const before = fixture.snapshot();
+        for (const dryRun of [true, false]) {
+          expect(await scaffold(fixture.options({ dryRun }))).toEqual({
+            status: 'refused',
+            reason_codes: ['staging_write_failed'],
+            stage: 'preflight',
+            message: 'the staging directory could not be written or sealed; nothing was published',
+            edition: 'bigquery',
+            project_dir: '.',
+            source_id: SOURCE_ID,
+            staging: `.scaffold-staging/${SOURCE_ID}`,
+          });
+        }
+        const cli = runCli(fixture.cliArgs(['--dry-run']));
+        expect(cli.status).toBe(2);
+        expect(cli.stderr.toString()).toBe(
+          'error[staging_write_failed]: the staging directory could not be written or sealed; nothing was published\n' +
+            `  = staging: .scaffold-staging/${SOURCE_ID}\n`,
+        );
+        expect(existsSync(fixture.staging)).toBe(false);
+        expect(fixture.snapshot()).toEqual(before);
+      } finally {
+        chmodSync(folder, 0o700);
+      }
+      expect(await scaffold(fixture.options())).toMatchObject({ status: 'published' });
+    },
+  );
+});
+
 describe('after publication the output is the operator’s', () => {
   let fixture: ScaffoldFixture;
   beforeAll(async () => {

@@ -59,6 +59,7 @@ export function preflight(
     const outputDevice = (survey.generated ?? workspace.migration).stat().dev;
     if (stagingDevice !== outputDevice || crossDeviceFault) throw refuseScaffold('staging_cross_filesystem');
     refuseUnwritableOutputParent(survey.generated ?? workspace.migration);
+    refuseUnwritableStagingParent(survey.stagingRoot ?? workspace.project);
 
     const bound = bindEvidence({
       mappingFile: evidence.mappingFile,
@@ -95,4 +96,19 @@ export function preflight(
 function refuseUnwritableOutputParent(outputParent: Dir): void {
   const denied = outputParent.writeDenied();
   if (denied === 'EACCES' || denied === 'EPERM') throw refuseScaffold('publish_permission_denied');
+}
+
+/**
+ * The folder the staging directory is created in (.scaffold-staging, or the
+ * project folder where .scaffold-staging is still to be created) must let
+ * this account create entries too: otherwise --dry-run would promise a plan
+ * that the run then refuses at its first write. A read-only filesystem is
+ * included here, unlike for the output parent, because the staging step
+ * would meet it first and refuse with this same code.
+ */
+function refuseUnwritableStagingParent(stagingParent: Dir): void {
+  const denied = stagingParent.writeDenied();
+  if (denied === 'EACCES' || denied === 'EPERM' || denied === 'EROFS') {
+    throw refuseScaffold('staging_write_failed');
+  }
 }

@@ -402,6 +402,9 @@ function leftover(
   if (code === 'staging_exists') {
     return { ...output, staging: stagingPath(sourceId), repair: recoveryCommand(stagingPath(sourceId)) };
   }
+  // Found by preflight, before any write: the result names the staging
+  // path the operator must make writable; nothing was left there.
+  if (code === 'staging_write_failed' && stage === 'preflight') return { staging: stagingPath(sourceId) };
   if (tree?.dir === undefined) return output;
   const state = tree.stagingState();
   return {
