@@ -60,7 +60,8 @@ export const refuseEvidence = defineRefusals<EvidenceRefusalCode>({
   },
   scaffold_input_malformed: {
     category: 'malformed',
-    message: 'an evidence artifact is not a UTF-8 JSON object without duplicate keys',
+    message:
+      'an evidence artifact is not a JSON object in UTF-8 without a byte-order mark, or it has a duplicate key',
   },
   scaffold_input_unsupported_version: {
     category: 'malformed',

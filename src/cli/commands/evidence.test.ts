@@ -204,6 +204,26 @@ describe('sealkit evidence check', () => {
     );
   });
 
+  it('regression: a byte-order mark is named by the refusal of an artifact an editor saved with one', () => {
+    const evidence = synth();
+    for (const [file, role] of [
+      [evidence.mapping, 'mapping'],
+      [evidence.dryRun, 'dry_run'],
+    ] as const) {
+      const original = readFileSync(file);
+      writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), original]));
+      const run = check(evidence, ['--source-binding-id', 'synthetic_retail', '--max-evidence-age', '1d']);
+      expect({ status: run.status, stdout: run.stdout.toString(), stderr: run.stderr.toString() }).toEqual({
+        status: 2,
+        stdout: '',
+        stderr:
+          'error[scaffold_input_malformed]: an evidence artifact is not a JSON object in UTF-8 without a byte-order mark, or it has a duplicate key\n' +
+          `  = in: ${role}\n`,
+      });
+      writeFileSync(file, original);
+    }
+  });
+
   it('treats a malformed maximum age, an unknown flag or a positional as a usage error', () => {
     const evidence = synth();
     for (const age of ['1.5h', '0', '-1d', '36 h', '1w', '']) {
