@@ -42,9 +42,9 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
-  --wait SECONDS  wait up to SECONDS for a local destination another sealkit
-                  run holds, instead of refusing it at once (default 0); an S3
-                  bundle another run is publishing is refused at once
+  --wait SECONDS  wait up to SECONDS for a local destination or an S3 bundle
+                  another sealkit run holds, instead of refusing it at once
+                  (default 0)
   --transfers N   S3 bundles written at once, 1 to 64 (default 16); local
                   destinations are written in group commits, one at a time
   --fail-on-skipped-newer

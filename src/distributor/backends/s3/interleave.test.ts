@@ -228,7 +228,7 @@ describe('S3 destination: two runs interleaved on one bundle', () => {
     expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
     expect(report.outcomes[0]?.refusal?.hint).toMatch(
       new RegExp(
-        `lease ends at ${expires.replaceAll('.', '\\.')}, in (9[0-5]) s, unless that run renews it\\): run again once that run is done, or after the lease if it died \\(--wait waits for local destinations only\\)`,
+        `lease ends at ${expires.replaceAll('.', '\\.')}, in (9[0-5]) s, unless that run renews it\\): run again once that run is done, or after the lease if it died \\(--wait SECONDS waits up to that long for it\\)`,
       ),
     );
     expect(await stored()).toEqual(['.distributor.pending.json']);

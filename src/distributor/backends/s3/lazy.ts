@@ -5,6 +5,7 @@ import type {
   DestinationBackend,
   DestinationSnapshot,
   DryRunCaveat,
+  LockOptions,
   LockOutcome,
   OutputSource,
   ReadOptions,
@@ -36,7 +37,7 @@ export function createS3Backend(
     kind: 's3',
     destinationId: config.id,
     limits: s3ObjectLimits(config.prefix),
-    lock: async (): Promise<LockOutcome> => (await backend()).lock(),
+    lock: async (lockOptions?: LockOptions): Promise<LockOutcome> => (await backend()).lock(lockOptions),
     inspect: async (bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot> =>
       (await backend()).inspect(bundleDir, options),
     dryRunCaveats: async (options?: ReadOptions): Promise<readonly DryRunCaveat[]> =>

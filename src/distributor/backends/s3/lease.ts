@@ -38,7 +38,7 @@ export function lockedRefusal(expires: Instant, now: Instant): Refusal {
   const seconds = Math.max(1, Math.ceil((Date.parse(expires) - Date.parse(now)) / 1000));
   return refuseDistributor('destination_locked', {
     role: 'destination',
-    hint: `another run is publishing it (its pending marker's lease ends at ${expires}, in ${seconds} s, unless that run renews it): run again once that run is done, or after the lease if it died (--wait waits for local destinations only)`,
+    hint: `another run is publishing it (its pending marker's lease ends at ${expires}, in ${seconds} s, unless that run renews it): run again once that run is done, or after the lease if it died (--wait SECONDS waits up to that long for it)`,
   });
 }
 

@@ -8,6 +8,7 @@ import type {
   DestinationBackend,
   DestinationSnapshot,
   DryRunCaveat,
+  LockOptions,
   LockOutcome,
   OutputSource,
   ReadOptions,
@@ -86,6 +87,21 @@ const stopped = (signal: AbortSignal | undefined): boolean => signal?.aborted ==
  */
 const LOOK_AGAIN_PAUSES_MS = [0, 100, 400] as const;
 
+/**
+ * How often a bundle another run holds is looked at again while `--wait`
+ * allows: that run deletes its marker within about two seconds of its
+ * commit, and each look is one listing and one or two small reads.
+ */
+const HELD_LOOK_EVERY_MS = 1000;
+
+/** Another run holds the bundle: its marker's lease was live when read. */
+function heldByAnotherRun(found: InspectedPrefix): boolean {
+  return (
+    found.marker?.live === true ||
+    (found.snapshot.kind === 'invalid' && found.snapshot.refusal.code === 'destination_locked')
+  );
+}
+
 /** Two listings of one prefix name the same objects, with the same sizes and ETags. */
 function sameListing(a: BundleListing, b: BundleListing): boolean {
   if (a.overflow !== b.overflow || a.objects.size !== b.objects.size) return false;
@@ -135,6 +151,10 @@ export function createS3BackendNow(
   let destinationListing: Promise<DestinationListing> | undefined;
   /** Published bundles around this destination's bundles, looked for before anything is written. */
   let nested: NestedBundleCheck | undefined;
+  /** How long inspection may wait for a bundle another run holds, from `lock` (`--wait`). */
+  let waiting:
+    | { readonly deadline: number; readonly since: number; readonly onWait?: (waitedMs: number) => void }
+    | undefined;
   const inspectNow = async (
     bundleDir: BundleDir,
     fresh: boolean,
@@ -194,6 +214,34 @@ export function createS3BackendNow(
           });
     return { snapshot: { kind: 'invalid', refusal }, residue: [] };
   };
+  /**
+   * While the run may still wait (`--wait`) and another run holds the
+   * bundle, the prefix is looked at afresh every second: once that run has
+   * committed and deleted its marker, or its lease has ended (it died), the
+   * plan starts from what it left. When the wait runs out, the last look
+   * stands and apply refuses the bundle `destination_locked`, as without it.
+   */
+  const untilNotHeld = async (
+    bundleDir: BundleDir,
+    found: InspectedPrefix,
+    signal: AbortSignal | undefined,
+  ): Promise<InspectedPrefix> => {
+    let current = found;
+    while (waiting !== undefined && heldByAnotherRun(current) && !stopped(signal)) {
+      const left = waiting.deadline - Date.now();
+      if (left <= 0) break;
+      waiting.onWait?.(Date.now() - waiting.since);
+      // A signal ends the pause at once; the caller then reports the bundle interrupted.
+      await sleep(
+        Math.min(HELD_LOOK_EVERY_MS, left),
+        undefined,
+        signal === undefined ? {} : { signal },
+      ).catch(() => undefined);
+      if (stopped(signal)) break;
+      current = await inspectNow(bundleDir, true, signal);
+    }
+    return current;
+  };
   const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
     if (error instanceof Refusal) return error;
     if (error instanceof ObjectTooLarge)
@@ -206,8 +254,20 @@ export function createS3BackendNow(
   return {
     kind: 's3',
     destinationId: config.id,
-    async lock(): Promise<LockOutcome> {
-      // No lock on S3: conditional writes of the marker and the state guard each bundle.
+    async lock(options: LockOptions = {}): Promise<LockOutcome> {
+      // No lock on S3: conditional writes of the marker and the state guard
+      // each bundle. The run's wait is kept for inspection, which waits for
+      // a bundle whose marker another run holds (docs/distributor.md, "--wait").
+      const waitMs = options.waitMs ?? 0;
+      const since = Date.now();
+      waiting =
+        waitMs > 0
+          ? {
+              deadline: since + waitMs,
+              since,
+              ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
+            }
+          : undefined;
       return { kind: 'acquired' };
     },
     async inspect(bundleDir: BundleDir, options: ReadOptions = {}): Promise<DestinationSnapshot> {
@@ -215,7 +275,8 @@ export function createS3BackendNow(
       if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
       if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        const found = await inspectNow(bundleDir, false, signal);
+        const found = await untilNotHeld(bundleDir, await inspectNow(bundleDir, false, signal), signal);
+        if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         inspected.set(bundleDir, found);
         return found.snapshot;
       } catch (error) {

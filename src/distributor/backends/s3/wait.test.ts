@@ -1,0 +1,137 @@
+// `--wait` at an S3 destination: a bundle whose pending marker another run
+// holds is looked at again every second until that run has deleted its
+// marker or its lease has ended, within the run's one deadline; past it the
+// bundle is refused `destination_locked` as without `--wait`. On a real
+// radosgw, with the other run's marker written as that run writes it.
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
+import {
+  type BundleSpec,
+  listKeys,
+  s3Config,
+  useRgwFixture,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
+import { instantOf } from '../../model/instant.js';
+import type { RunReport } from '../../run/report.js';
+import { type DistributeRunOptions, distributeRun, type ProgressEvent } from '../../run/run.js';
+
+const ctx = useRgwFixture({ work: 's3-wait-', bucket: 'wait', awsEnv: true });
+
+const DIR = 'daily/brentwood';
+const v1: BundleSpec = {
+  id: 'weather.daily.brentwood',
+  created: '2026-05-30T11:10:00Z',
+  files: { 'report.md': '# Brentwood\n\nSunny.\n' },
+};
+const PUBLISHED = ['.distributor.json', 'report.html', 'report.md'];
+
+let counter = 0;
+/** A fresh source holding `v1`, a fresh prefix, and a run over them that records its `wait` progress. */
+function fixture() {
+  counter += 1;
+  const source = mkdtempSync(join(ctx.work, `src-${counter}-`));
+  writeBundle(source, DIR, v1);
+  const prefix = `case-${counter}`;
+  const key = (name: string) => `${prefix}/${DIR}/${name}`;
+  const waits: ProgressEvent[] = [];
+  const run = (options: Pick<DistributeRunOptions, 'waitMs' | 'signal'> = {}): Promise<RunReport> =>
+    distributeRun({
+      config: s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, id: 's3' }),
+      ...options,
+      onProgress: (event) => {
+        if (event.phase === 'wait') waits.push(event);
+      },
+    });
+  const stored = async () =>
+    (await listKeys(ctx.s3, ctx.bucket, `${prefix}/${DIR}/`)).map((k) => k.slice(key('').length));
+  return { key, run, stored, waits };
+}
+
+/** The marker another run writes when it starts on the bundle, its lease ending `leaseMs` from now. */
+async function markerOfAnotherRun(key: string, leaseMs: number): Promise<void> {
+  const expires = instantOf(new Date(Date.now() + leaseMs));
+  await ctx.s3.send(
+    new PutObjectCommand({
+      Bucket: ctx.bucket,
+      Key: key,
+      Body: `{"claims":[{"path":"report.md","sha256":["sha256:${'a'.repeat(64)}"]}],"expires":"${expires}","run":"0123456789abcdef0123456789abcdef","schema_version":2}\n`,
+      IfNoneMatch: '*',
+    }),
+  );
+}
+
+const outcomeOf = (report: RunReport) => [report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code];
+
+describe('S3 destination: --wait for a bundle another run holds', () => {
+  it('regression: --wait publishes the bundle once the run holding it deletes its marker', async () => {
+    const { key, run, stored, waits } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+    // The other run finishes about 1.5 s later and deletes its marker.
+    const released = new Promise<void>((resolve) => setTimeout(resolve, 1500)).then(async () => {
+      await ctx.s3.send(
+        new DeleteObjectCommand({ Bucket: ctx.bucket, Key: key('.distributor.pending.json') }),
+      );
+    });
+    const started = Date.now();
+    const report = await run({ waitMs: 30_000 });
+    await released;
+    expect(outcomeOf(report)).toEqual(['published', undefined]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(await stored()).toEqual(PUBLISHED);
+    // The terminal said which destination it waited for, against the run's whole wait.
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.every((event) => event.destination_id === 's3' && event.total === 30)).toBe(true);
+  });
+
+  it('regression: --wait outlasts the lease of a run that died, then publishes', async () => {
+    const { key, run, stored } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 2000);
+    const started = Date.now();
+    const report = await run({ waitMs: 30_000 });
+    expect(outcomeOf(report)).toEqual(['published', undefined]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(await stored()).toEqual(PUBLISHED);
+  });
+
+  it('regression: a wait that runs out refuses the bundle destination_locked at its deadline, not the lease', async () => {
+    const { key, run, stored, waits } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+    const started = Date.now();
+    const report = await run({ waitMs: 1500 });
+    const took = Date.now() - started;
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    expect(took).toBeGreaterThanOrEqual(1400);
+    expect(took).toBeLessThan(20_000);
+    expect(report.outcomes[0]?.refusal?.hint).toMatch(
+      /unless that run renews it\): run again once that run is done, or after the lease if it died \(--wait SECONDS waits up to that long for it\)$/,
+    );
+    expect(waits.length).toBeGreaterThan(0);
+    expect(await stored()).toEqual(['.distributor.pending.json']);
+  });
+
+  it('regression: without --wait a held bundle is refused at once', async () => {
+    const { key, run, waits } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+    const started = Date.now();
+    const report = await run();
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(waits).toEqual([]);
+  });
+
+  it('regression: a signal during the wait stops the run at once, before any write', async () => {
+    const { key, run, stored } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 700);
+    const started = Date.now();
+    await expect(run({ waitMs: 60_000, signal: stop.signal })).rejects.toMatchObject({
+      code: 'run_interrupted',
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await stored()).toEqual(['.distributor.pending.json']);
+  });
+});
