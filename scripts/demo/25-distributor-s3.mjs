@@ -17,7 +17,7 @@ export async function run(ctx) {
     return;
   }
   const { startRgw } = await import(pathToFileURL(join(ctx.root, 'dist', 'test', 'services', 'rgw.js')).href);
-  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+  const { ListObjectsV2Command, PutObjectCommand } = await import('@aws-sdk/client-s3');
   const base = join(ctx.workDir, 'distributor-s3');
   mkdirSync(base, { recursive: true });
   const rgw = await startRgw({ parentDir: base });
@@ -63,6 +63,41 @@ export async function run(ctx) {
     ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
     const page = await rgw.client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'site/' }));
     ctx.say(`The bucket now holds ${(page.Contents ?? []).map((object) => object.Key).join(', ')}`);
+
+    // A cron run killed (kill -9) after it began the next bundle leaves its
+    // pending marker, which holds the bundle until its lease ends (2 minutes
+    // after its last renewal; written here with 3 s left, for the tour).
+    const next = join(base, 'reports', 'weather', '2026-05-31');
+    mkdirSync(next, { recursive: true });
+    writeFileSync(join(next, 'report.md'), '# Weather for Brentwood, 31 May\n\nShowers, 17 °C.\n');
+    ctx.sealkit(
+      [
+        'distribute',
+        'manifest',
+        'reports/weather/2026-05-31',
+        '--id',
+        'weather.2026-05-31',
+        '--created',
+        '2026-05-31T11:10:00Z',
+      ],
+      { lines: 1 },
+    );
+    const expires = new Date(Date.now() + 3000).toISOString();
+    await rgw.client().send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: 'site/weather/2026-05-31/.distributor.pending.json',
+        Body: `{"claims":[{"path":"report.md","sha256":["sha256:${'0'.repeat(64)}"]}],"expires":"${expires}","run":"${'5e'.repeat(16)}","schema_version":2}\n`,
+        IfNoneMatch: '*',
+      }),
+    );
+    ctx.say(
+      'A run killed while writing weather/2026-05-31 left its pending marker there. With --wait the next run waits for that lease to end (or for a live run to finish), then publishes:',
+    );
+    ctx.sealkit(['distribute', 'run', '--wait', '30'], {
+      env: rgw.awsEnv,
+      pick: (line) => /^(PIPELINE|summary)|2026-05-31/.test(line),
+    });
   } finally {
     await rgw.stop();
   }
