@@ -40,6 +40,30 @@ function sources(): { dir: string; source: string } {
   return { dir, source };
 }
 
+/**
+ * A source of every bundle of BUNDLES, configured for two local
+ * destinations: `owner` is listed first, so it holds the snapshot and its
+ * batch goes last.
+ */
+function ownerAndOther(): { source: string; owner: string; other: string; configPath: string } {
+  const { dir, source } = sources();
+  const owner = join(dir, 'owner');
+  const other = join(dir, 'other');
+  mkdirSync(owner);
+  mkdirSync(other);
+  const configPath = writeConfig(dir, [
+    {
+      id: 'orders',
+      source,
+      destinations: [
+        { id: 'owner', root: owner },
+        { id: 'other', root: other },
+      ],
+    },
+  ]);
+  return { source, owner, other, configPath };
+}
+
 const outcomes = (report: RunReport) =>
   report.outcomes.map((o) => [o.destination_id, o.bundle_dir, o.outcome, o.reason_code ?? '']);
 
@@ -107,22 +131,7 @@ describe('distribute run: scheduling of local and S3 writes', () => {
   }, 120_000);
 
   it('regression: an abort during a group commit finishes that batch and starts no other (run_interrupted)', async () => {
-    const { dir, source } = sources();
-    const owner = join(dir, 'owner');
-    const other = join(dir, 'other');
-    mkdirSync(owner);
-    mkdirSync(other);
-    // `owner` is listed first, so it holds the snapshot and its batch goes last.
-    const configPath = writeConfig(dir, [
-      {
-        id: 'orders',
-        source,
-        destinations: [
-          { id: 'owner', root: owner },
-          { id: 'other', root: other },
-        ],
-      },
-    ]);
+    const { owner, other, configPath } = ownerAndOther();
     const controller = new AbortController();
     const report = await distributeRun({
       configPath,
@@ -150,21 +159,7 @@ describe('distribute run: scheduling of local and S3 writes', () => {
   });
 
   it('regression: an interrupted replacement is not called unpublished: the published version stays', async () => {
-    const { dir, source } = sources();
-    const owner = join(dir, 'owner');
-    const other = join(dir, 'other');
-    mkdirSync(owner);
-    mkdirSync(other);
-    const configPath = writeConfig(dir, [
-      {
-        id: 'orders',
-        source,
-        destinations: [
-          { id: 'owner', root: owner },
-          { id: 'other', root: other },
-        ],
-      },
-    ]);
+    const { source, owner, other, configPath } = ownerAndOther();
     expect((await distributeRun({ configPath, now: CLOCK })).status).toBe('ok');
     for (const name of BUNDLES)
       makeBundle(
