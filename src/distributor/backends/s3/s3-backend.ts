@@ -257,7 +257,8 @@ export function createS3BackendNow(
     async lock(options: LockOptions = {}): Promise<LockOutcome> {
       // No lock on S3: conditional writes of the marker and the state guard
       // each bundle. The run's wait is kept for inspection, which waits for
-      // a bundle whose marker another run holds (docs/distributor.md, "--wait").
+      // a bundle whose marker another run holds (docs/distributor.md, "Runs at
+      // the same time").
       const waitMs = options.waitMs ?? 0;
       const since = Date.now();
       waiting =
