@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -192,6 +193,25 @@ describe('sealkit json', () => {
       expect(above.stderr.toString()).toContain("  = help: did you mean 'reports/doc.json'?\n");
     },
   );
+
+  it('regression: json digest offers no other report of a series, no start of a longer name and no dead link', () => {
+    // `w23` was offered `w22`, `ful` `full.json` and `dead.jsn` the dangling link `dead.json`.
+    mkdirSync(join(dir, 'reports', 'w22'), { recursive: true });
+    writeFileSync(join(dir, 'reports', 'w22', 'doc.json'), '{}');
+    writeFileSync(join(dir, 'full.json'), '{}');
+    symlinkSync('gone.json', join(dir, 'dead.json'));
+    for (const written of ['reports/w23/doc.json', 'ful', 'dead.jsn']) {
+      const run = runCli(['json', 'digest', written], { cwd: dir });
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString()).toBe(
+        `error[input_missing]: the input file does not exist\n  --> ${written}\n`,
+      );
+    }
+    const typo = runCli(['json', 'digest', 'reports/W22/doc.json'], { cwd: dir });
+    expect(typo.stderr.toString()).toBe(
+      "error[input_missing]: the input file does not exist\n  --> reports/W22/doc.json\n  = help: did you mean 'reports/w22/doc.json'?\n",
+    );
+  });
 
   it.each([['canonicalize'], ['digest']])(
     'regression: json %s with an empty FILE is a usage error naming it, as edition check is',

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -33,7 +33,10 @@ describe('the path the operator most likely meant', () => {
     expect(nearPath(join(dir, 'reprots', 'w22', 'doc.md'), 'file')).toBe(
       join(dir, 'reports', 'w22', 'doc.md'),
     );
-    expect(nearPath(join(dir, 'reports', 'w2', 'doc.md'), 'file')).toBe(
+    // Week 2 is not week 22: a folder of another number is never offered.
+    expect(nearPath(join(dir, 'reports', 'w2', 'doc.md'), 'file')).toBeUndefined();
+    expect(nearPath(join(dir, 'reports', 'w23', 'doc.md'), 'file')).toBeUndefined();
+    expect(nearPath(join(dir, 'reports', 'W22', 'doc.md'), 'file')).toBe(
       join(dir, 'reports', 'w22', 'doc.md'),
     );
     // A file cannot hold the rest of the path: it is not offered as a folder on the way.
@@ -63,6 +66,16 @@ describe('the path the operator most likely meant', () => {
     expect(nearPath(join(dir, 'doc.jsonx'), 'file')).toBeUndefined();
     writeFileSync(join(dir, 'doc.jsony'), '');
     expect(nearPath(join(dir, 'doc.jsonx'), 'file')).toBe(join(dir, 'doc.jsony'));
+  });
+
+  it('never offers a link that leads nowhere', () => {
+    writeFileSync(join(dir, 'target.json'), '{}');
+    symlinkSync('missing.json', join(dir, 'dangling.json'));
+    symlinkSync('looped.json', join(dir, 'looped.json'));
+    symlinkSync('target.json', join(dir, 'linked.json'));
+    expect(nearPath(join(dir, 'dangling.jsn'), 'file')).toBeUndefined();
+    expect(nearPath(join(dir, 'looped.jsn'), 'file')).toBeUndefined();
+    expect(nearPath(join(dir, 'linked.jsn'), 'file')).toBe(join(dir, 'linked.json'));
   });
 
   it('offers nothing when the path shown is not the one the open used', () => {

@@ -1,5 +1,5 @@
 // node:fs alone: `json` must run where the system-call binding cannot load.
-import { type Dirent, opendirSync } from 'node:fs';
+import { type Dirent, opendirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   type EntryKind,
@@ -70,7 +70,7 @@ function listFolder(folder: string): readonly SiblingEntry[] | 'missing' | undef
       if (entry === null) return entries;
       if (read >= MAX_LISTED_ENTRIES) return undefined;
       const name = decodedName(entry.name);
-      if (name !== undefined) entries.push({ name, kind: kindOf(entry) });
+      if (name !== undefined && !danglingLink(folder, entry)) entries.push({ name, kind: kindOf(entry) });
     }
   } catch {
     return undefined;
@@ -86,6 +86,21 @@ function decodedName(latin1: string): string | undefined {
     return CONTROL.test(name) ? undefined : name;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A link that leads nowhere (its target missing, a loop) is no answer to a
+ * path that does not exist: suggesting it would only fail the same way.
+ */
+function danglingLink(folder: string, entry: Dirent): boolean {
+  if (!entry.isSymbolicLink()) return false;
+  const path = Buffer.concat([Buffer.from(folder), Buffer.from('/'), Buffer.from(entry.name, 'latin1')]);
+  try {
+    statSync(path);
+    return false;
+  } catch {
+    return true;
   }
 }
 

@@ -58,6 +58,17 @@ describe('the nearest sibling', () => {
     expect(nearestSibling('reprots', [file('reports'), link('report')], 'file', false)).toBe('report');
   });
 
+  it('never offers another number of a series for a missing one', () => {
+    // `w23` found `w22`, and tomorrow's report today's: one letter apart, but another entry.
+    expect(nearestSibling('w23', [folder('w22')], 'folder')).toBeUndefined();
+    expect(nearestSibling('2024-06-02.json', [file('2024-06-01.json')], 'file')).toBeUndefined();
+    expect(nearestSibling('w2', [folder('w22')], 'folder')).toBeUndefined();
+    expect(nearestSibling('report.json', [file('report1.json')], 'file')).toBeUndefined();
+    expect(nearestSibling('reprot-2024-06-01.json', [file('report-2024-06-01.json')], 'file')).toBe(
+      'report-2024-06-01.json',
+    );
+  });
+
   it('offers nothing when the name itself is listed or none is near', () => {
     expect(nearestSibling('doc.json', [file('doc.json'), file('doc.jsn')], 'file')).toBeUndefined();
     expect(nearestSibling('zzz', [file('doc.json')], 'file')).toBeUndefined();

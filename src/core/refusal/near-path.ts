@@ -63,9 +63,9 @@ function kindOrder(wanted: WantedKind, last: boolean): readonly EntryKind[] {
 
 /**
  * The name among `entries` nearest to `given` (see `nearest`), taking the
- * wanted kind before any other. Undefined when none is near, or when
- * `given` itself is listed: then the path failed for another reason and no
- * other name is the answer.
+ * wanted kind before any other, among those with the same numbers as
+ * `given`. Undefined when none is near, or when `given` itself is listed:
+ * then the path failed for another reason and no other name is the answer.
  */
 export function nearestSibling(
   given: string,
@@ -74,14 +74,27 @@ export function nearestSibling(
   last = true,
 ): string | undefined {
   if (entries.some((entry) => entry.name === given)) return undefined;
+  const numbers = numbersIn(given);
   for (const kind of kindOrder(wanted, last)) {
     const near = nearest(
       given,
-      entries.filter((entry) => entry.kind === kind).map((entry) => entry.name),
+      entries
+        .filter((entry) => entry.kind === kind && numbersIn(entry.name) === numbers)
+        .map((entry) => entry.name),
     );
     if (near !== undefined) return near;
   }
   return undefined;
+}
+
+/**
+ * The numbers a name holds, in order. Names in a series differ in their
+ * numbers alone (`w22`, `w23`; `2024-06-01.json`, `2024-06-02.json`): one
+ * that is missing has usually not been made yet, and its neighbour in the
+ * series is another entry, not the one meant.
+ */
+function numbersIn(name: string): string {
+  return (name.match(/[0-9]+/g) ?? []).join(' ');
 }
 
 /**

@@ -74,6 +74,16 @@ describe('did you mean', () => {
       expect(nearest('retail.sourc.zzzzzz', ids)).toBeUndefined();
     });
 
+    it('does not offer a deeper name for the start of a segment', () => {
+      // The start-of-name rule once reached across the dot: `retail.sour`
+      // found `retail.source.orders`, and `ful` found `full.yaml` while
+      // `full` found nothing.
+      expect(nearest('retail.sour', ids)).toBeUndefined();
+      expect(nearest('ful', ['full.yaml'])).toBeUndefined();
+      expect(nearest('full', ['full.yaml'])).toBeUndefined();
+      expect(nearest('retail.sour.orders', ids)).toBe('retail.source.orders');
+    });
+
     it('does not offer a deeper or shallower name for a missing or extra segment', () => {
       expect(nearest('retail.source', ids)).toBeUndefined();
       expect(nearest('retail.orders', ids)).toBeUndefined();

@@ -56,19 +56,21 @@ function typoDistance(given: string, candidate: string): number | undefined {
   const restA = a.slice(lead, a.length - trail).join('.');
   const restB = b.slice(lead, b.length - trail).join('.');
   if (restA === '' || restB === '') return undefined;
-  return wordDistance(restA, restB);
+  // No start-of-name rule across a segment: `ful` would find `full.yaml`
+  // while `full` finds nothing, and `retail.sour` a name one level deeper.
+  return wordDistance(restA, restB, false);
 }
 
 /**
  * The edits between two words (already lowercased) when they are near
  * enough: a third of the longer word, at least one edit (`nulable` →
- * `nullable`, never `id` → `kind`), or `given` is the start of the
- * candidate (`distrib` → `distribute`).
+ * `nullable`, never `id` → `kind`), or, where `startCounts`, `given` is
+ * the start of the candidate (`distrib` → `distribute`).
  */
-function wordDistance(given: string, candidate: string): number | undefined {
+function wordDistance(given: string, candidate: string, startCounts = true): number | undefined {
   const distance = editDistance(given, candidate);
   const limit = Math.max(1, Math.floor(Math.max(given.length, candidate.length) / 3));
-  const isPrefix = given.length >= 3 && candidate.startsWith(given);
+  const isPrefix = startCounts && given.length >= 3 && candidate.startsWith(given);
   return distance <= limit || isPrefix ? distance : undefined;
 }
 
