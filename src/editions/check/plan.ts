@@ -325,7 +325,13 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       ),
       properties.models,
     ),
-    [...versions.findings, ...versionFileProperties(properties.models, versions)],
+    // In file order, as every other finding of a file: the first is the one a reader meets first.
+    [...versions.findings, ...versionFileProperties(properties.models, versions)].sort(
+      (a, b) =>
+        byString(a.file ?? '', b.file ?? '') ||
+        (a.line ?? 0) - (b.line ?? 0) ||
+        (a.column ?? 0) - (b.column ?? 0),
+    ),
   );
   const sourceProps = new Map(properties.sources.map((table) => [keyOf(table), table]));
   // Names are dbt's own, never made unique: dbt refuses a repeat (duplicate_test) or runs both under one name.
@@ -846,11 +852,28 @@ function disabledRef(
 ): FindingDraft | undefined {
   const ref = model.refs.find((name) => !enabledModels.has(name));
   if (ref === undefined) return undefined;
+  const disabled = `'${ref}' is disabled for this target and vars`;
+  const dot = ref.indexOf('.');
+  if (dot < 0)
+    return draft('ref_to_disabled_model', {
+      file: model.path,
+      ...callPlace(model.source, 'ref', ref),
+      hint: disabled,
+    });
+  // A version `<name>.v<version>` is read by ref('<name>', v=<version>), or, the latest, by ref('<name>').
+  const name = ref.slice(0, dot);
+  const pinned = refCallPlace(model.source, name, ref.slice(dot + 2));
+  const unpinned = pinned === undefined ? refCallPlace(model.source, name, undefined) : undefined;
+  const enabled = [...enabledModels.keys()]
+    .filter((node) => node.startsWith(`${name}.v`))
+    .map((node) => `v=${node.slice(name.length + 2)}`);
   return draft('ref_to_disabled_model', {
     file: model.path,
-    // A version is written ref('<name>', v=…): its call is found by the model's name.
-    ...callPlace(model.source, 'ref', ref.split('.')[0] ?? ref),
-    hint: `'${ref}' is disabled for this target and vars`,
+    ...(pinned ?? unpinned ?? callPlace(model.source, 'ref', name)),
+    hint:
+      unpinned === undefined
+        ? disabled
+        : `ref('${name}') reads its latest version, '${ref}', which is disabled for this target and vars: enable it${enabled.length === 0 ? '' : `, or pin one that is enabled (${enabled.join(', ')})`}`,
   });
 }
 
@@ -999,6 +1022,41 @@ function callPlace(text: string, name: string, subject: string): { line?: number
   return positionAt(text, match.index);
 }
 
+/**
+ * Where `ref('<name>', v=<version>)` is called, or with `version`
+ * undefined an unpinned `ref('<name>')`: a model that reads two versions
+ * of one model is placed at the call that reads the one meant. A pin Python
+ * holds false (`v=0`, `v=''`) pins nothing, as in dbt; `version=` is read
+ * before `v=`.
+ */
+function refCallPlace(
+  text: string,
+  name: string,
+  version: string | undefined,
+): { line: number; column: number } | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const calls = new RegExp(
+    `\\bref\\s*\\(\\s*(?:['"][A-Za-z0-9_]+['"]\\s*,\\s*)?['"]${escaped}['"]([^)]*)\\)`,
+    'g',
+  );
+  for (const call of text.matchAll(calls)) {
+    const args = call[1] ?? '';
+    const keyword =
+      /\bversion\s*=\s*(['"]?)([^'",)\s]*)\1/.exec(args) ?? /\bv\s*=\s*(['"]?)([^'",)\s]*)\1/.exec(args);
+    const written = keyword?.[2];
+    const pin =
+      written === undefined || written === '' || (keyword?.[1] === '' && Number(written) === 0)
+        ? undefined
+        : written;
+    const same =
+      pin === undefined || version === undefined
+        ? pin === version
+        : pin === version || (keyword?.[1] === '' && Number(pin) === Number(version));
+    if (same) return positionAt(text, call.index);
+  }
+  return undefined;
+}
+
 function positionAt(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
@@ -1087,7 +1145,9 @@ function renderFinding(
   if (subject === undefined) return draft(rendered.code, base);
   switch (rendered.code) {
     case 'undefined_ref': {
-      const place = callPlace(text, 'ref', subject);
+      const place =
+        (rendered.version === undefined ? undefined : refCallPlace(text, subject, rendered.version)) ??
+        callPlace(text, 'ref', subject);
       if (rendered.version !== undefined)
         return draft('undefined_ref', {
           ...base,
@@ -1645,9 +1705,15 @@ function relationship(
   if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
   const refs = rendered.record.refs;
   const sources = rendered.record.sources.map(([source, table]) => ({ source, table }));
+  const off = refs.find((ref) => !scope.enabledModels.has(ref));
   const finding = firstFinding([
     () =>
-      refs.some((ref) => !scope.enabledModels.has(ref)) ? draft('ref_to_disabled_model', here) : undefined,
+      off === undefined
+        ? undefined
+        : draft('ref_to_disabled_model', {
+            ...here,
+            hint: `${spec.to} reads '${off}', which is disabled for this target and vars`,
+          }),
     () =>
       sources.some((key) => scope.sourceByKey.get(keyOf(key))?.enabled !== true)
         ? draft('source_disabled', here)

@@ -284,10 +284,10 @@ function versionsOf(
                 : names(include).includes(column.name)) && !names(exclude).includes(column.name),
           )
         : modelColumns;
-    // dbt takes the version's own `data_tests:` (or `tests:`) when given, even empty; else the model's.
-    const ownTests = (['data_tests', 'tests'] as const).some(
-      (key) => entry[key] !== undefined && entry[key] !== null,
-    );
+    // dbt takes the version's own `data_tests:` when given, even empty; else the model's. It renames
+    // `tests:` to `data_tests:` only when that holds a test, so `tests: []` leaves the model's.
+    const ownTests =
+      (entry.data_tests !== undefined && entry.data_tests !== null) || asArray(entry.tests).length > 0;
     versions.push({
       v: versionValue(place, [...at, 'v'], entry.v),
       at: place(at),

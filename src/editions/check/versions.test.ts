@@ -276,11 +276,12 @@ describe('versioned models', () => {
     const text = readFileSync(join(shop, GOLD_PROPERTIES), 'utf8');
     const second = text.split('\n').lastIndexOf('      - v: 2') + 1;
     const findings = fileFindings(report);
+    // In file order: the 2.0 entry comes before the second 2.
     expect(findings.map((finding) => finding.reason_code)).toEqual([
-      'duplicate_version',
       'version_file_missing',
+      'duplicate_version',
     ]);
-    expect(findings[0]).toEqual({
+    expect(findings[1]).toEqual({
       reason_code: 'duplicate_version',
       message: 'a model lists the same version more than once',
       location: {
@@ -292,7 +293,7 @@ describe('versioned models', () => {
       hint: `version 2 of 'gold_order_sizes' is listed already at line ${lineOf(text, '      - v: 2')}, and dbt refuses a version twice: remove one`,
     });
     // 2.0 is another version to dbt (its text differs), in a file of its own name.
-    expect(findings[1]?.hint).toBe(
+    expect(findings[0]?.hint).toBe(
       "version 2.0 of 'gold_order_sizes': dbt reads it from gold_order_sizes_v2.0.sql (or the file defined_in: names), and the project has no such model file",
     );
   });
@@ -314,6 +315,120 @@ describe('versioned models', () => {
         hint: "latest_version 3 is not one of the versions of 'gold_order_sizes' (1, 2): did you mean 2?",
       },
     ]);
+  });
+
+  it('regression: the findings of versions are listed in file order, the first at the top of the file', async () => {
+    // They came in the order they were looked for: a duplicate v: at the
+    // bottom was the file's finding, ahead of a latest_version above it.
+    const shop = project(properties('    latest_version: 2\n', '    latest_version: 3\n'));
+    const text = readFileSync(join(shop, GOLD_PROPERTIES), 'utf8');
+    writeFileSync(
+      join(shop, GOLD_PROPERTIES),
+      text.replace('      - v: 2\n', '      - v: 2\n      - v: 1\n'),
+    );
+    const { report } = await checkProject(shop);
+    const written = readFileSync(join(shop, GOLD_PROPERTIES), 'utf8');
+    const file = report.files.find((result) => result.path === GOLD_PROPERTIES);
+    expect(file?.finding?.reason_code).toBe('latest_version_unknown');
+    expect(
+      fileFindings(report).map((finding) => [
+        finding.reason_code,
+        finding.location?.line,
+        finding.location?.column,
+      ]),
+    ).toEqual([
+      ['latest_version_unknown', lineOf(written, '    latest_version: 3'), 5],
+      ['duplicate_version', written.split('\n').lastIndexOf('      - v: 1') + 1, 9],
+    ]);
+  });
+
+  it('regression: a version tests: [] leaves the model’s tests, as dbt renames only a tests: that holds one', async () => {
+    // It was read as data_tests: [], which runs none; dbt renames tests: to
+    // data_tests: only when it lists a test.
+    const shop = project(
+      properties(
+        '    versions:\n',
+        '    data_tests:\n      - dbt_utils.expression_is_true:\n          arguments: {expression: order_id is not null}\n    versions:\n',
+      ),
+    );
+    const written = readFileSync(join(shop, GOLD_PROPERTIES), 'utf8');
+    writeFileSync(
+      join(shop, GOLD_PROPERTIES),
+      written.replace('      - v: 2\n', '      - v: 2\n        tests: []\n'),
+    );
+    const { report } = await checkProject(shop);
+    expect(
+      report.tests.filter((test) => test.attached_to === 'gold_order_sizes.v2').map((test) => test.name),
+    ).toEqual([
+      'not_null_gold_order_sizes_v2_order_id',
+      'unique_gold_order_sizes_v2_order_id',
+      'not_null_gold_order_sizes_v2_quantity',
+      'dbt_utils_expression_is_true_gold_order_sizes_v2_order_id_is_not_null',
+    ]);
+  });
+
+  it('regression: a ref() to a version the model lacks is placed at that ref, not at an earlier one of the model', async () => {
+    const shop = project({
+      'models/gold/gold_big_orders.sql': [
+        "select * from {{ ref('gold_order_sizes', v=1) }}",
+        'union all',
+        "select * from {{ ref('gold_order_sizes', v=3) }}",
+        '',
+      ].join('\n'),
+    });
+    const { report } = await checkProject(shop);
+    expect(report.models.find((model) => model.name === 'gold_big_orders')?.finding?.location).toEqual({
+      path: join(shop, 'models/gold/gold_big_orders.sql'),
+      line: 3,
+      column: 18,
+    });
+  });
+
+  it('regression: an unpinned ref() to a disabled latest version is placed at that ref and names the enabled versions', async () => {
+    // It was placed at the first ref() of the model (a pinned one that is
+    // enabled), saying only that 'gold_order_sizes.v2' is disabled.
+    const shop = project({
+      ...properties(
+        '          materialized: view\n',
+        '          materialized: view\n          enabled: false\n',
+      ),
+      'models/gold/gold_big_orders.sql': [
+        "select order_id from {{ ref('gold_order_sizes', v=1) }}",
+        'union all',
+        "select order_id from {{ ref('gold_order_sizes') }}",
+        '',
+      ].join('\n'),
+    });
+    const { report } = await checkProject(shop);
+    expect(report.models.find((model) => model.name === 'gold_big_orders')?.finding).toEqual({
+      reason_code: 'ref_to_disabled_model',
+      message: 'an enabled model refers to a disabled model',
+      location: { path: join(shop, 'models/gold/gold_big_orders.sql'), line: 3, column: 25 },
+      hint: "ref('gold_order_sizes') reads its latest version, 'gold_order_sizes.v2', which is disabled for this target and vars: enable it, or pin one that is enabled (v=1)",
+    });
+  });
+
+  it('regression: a relationships test to a disabled version says which', async () => {
+    const shop = project(
+      properties(
+        '        defined_in: gold_order_sizes_old\n',
+        '        defined_in: gold_order_sizes_old\n        config:\n          enabled: false\n',
+      ),
+    );
+    const { report } = await checkProject(shop);
+    const text = readFileSync(join(shop, GOLD_PROPERTIES), 'utf8');
+    const test = report.tests.find((planned) => planned.attached_to === 'gold_big_orders');
+    expect(test?.finding).toEqual({
+      reason_code: 'ref_to_disabled_model',
+      message: 'an enabled model refers to a disabled model',
+      location: {
+        path: join(shop, GOLD_PROPERTIES),
+        line: lineOf(text, '          - relationships:'),
+        column: 13,
+        pointer: 'models[1].columns[0].data_tests[0]',
+      },
+      hint: "ref('gold_order_sizes', v=1) reads 'gold_order_sizes.v1', which is disabled for this target and vars",
+    });
   });
 
   it('refuses properties of a version’s file written as a model of its own', async () => {
