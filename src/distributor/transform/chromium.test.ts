@@ -352,3 +352,71 @@ describe('a published report page in a real browser', () => {
     await page.close();
   }, 60_000);
 });
+
+describe('footnotes of a published page in a real browser', () => {
+  it('regression: beside a heading named fn1, a footnote link lands on its note and back, and #fn1 on the heading', async () => {
+    const source = join(work, 'notes-src');
+    const site = join(work, 'notes-site');
+    mkdirSync(source);
+    mkdirSync(site);
+    makeBundle(
+      source,
+      'sales/week-22',
+      [
+        {
+          path: 'report.md',
+          content: [
+            '# Revenue',
+            '',
+            'Up 3.1 %.[^1] See [the method](#fn1).',
+            '',
+            '## fn1',
+            '',
+            'The method, under a heading whose id footnotes once took as well.',
+            '',
+            '## FN 1',
+            '',
+            'Again[^1], and a late store.[^late]',
+            '',
+            '[^1]: Two stores reported late.',
+            '[^late]: Zürich, on Monday.',
+            '',
+          ].join('\n'),
+        },
+        { path: 'notes.md', content: '# Notes\n\nThe [late store](report.md#user-content-fn-late).\n' },
+      ],
+      { id: 'sales.notes', created: '2026-05-30T11:10:00Z' },
+    );
+    const config = writeConfig(work, [
+      { id: 'p', source, destinations: [{ id: 'site', root: site, source: false, html: { lang: 'en' } }] },
+    ]);
+    expect((await distributeRun({ configPath: config })).outcomes.map((o) => o.outcome)).toEqual([
+      'published',
+    ]);
+    const url = pathToFileURL(join(site, 'sales', 'week-22', 'report.html')).href;
+    const page = await browser.newPage();
+    await page.goto(url);
+    // The element the address's fragment selects, as the browser scrolled to it.
+    const target = `(() => { const el = document.querySelector(':target'); return el === null ? null : [el.tagName, el.id, el.textContent.trim().slice(0, 24)]; })()`;
+    const ids = (await page.evaluate(
+      `[...document.querySelectorAll('[id]')].map((el) => el.id)`,
+    )) as string[];
+    expect(new Set(ids).size).toBe(ids.length);
+    await page.click('sup.footnote-ref >> nth=0');
+    expect(await page.evaluate(target)).toEqual(['LI', 'user-content-fn-1', 'Two stores reported late']);
+    await page.click('#user-content-fn-1 a.footnote-backref >> nth=1');
+    expect(await page.evaluate(target)).toEqual(['A', 'user-content-fnref-1-2', '[1:1]']);
+    await page.click('a[href="#fn1"]');
+    expect(await page.evaluate(target)).toEqual(['H2', 'fn1', 'fn1']);
+    // A note linked from another page, as a link copied from the file's view on GitHub reads.
+    await page.goto(pathToFileURL(join(site, 'sales', 'week-22', 'notes.html')).href);
+    await page.click('a[href="report.html#user-content-fn-late"]');
+    await page.waitForLoadState('load');
+    expect(await page.evaluate(target)).toEqual([
+      'LI',
+      'user-content-fn-late',
+      'Zürich, on Monday. \u21a9\uFE0E',
+    ]);
+    await page.close();
+  }, 60_000);
+});

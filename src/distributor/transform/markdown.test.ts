@@ -290,21 +290,99 @@ describe('Markdown to HTML', () => {
     );
     const body = Buffer.from(page).toString('utf8');
     expect(body).toContain(
-      '<p>Up 3.1 %<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>, at constant rates.<sup class="footnote-ref"><a href="#fn2" id="fnref2">[2]</a></sup> An [^unknown] stays text.</p>',
+      '<p>Up 3.1 %<sup class="footnote-ref"><a href="#user-content-fn-late" id="user-content-fnref-late">[1]</a></sup>, at constant rates.<sup class="footnote-ref"><a href="#user-content-fn-fx" id="user-content-fnref-fx">[2]</a></sup> An [^unknown] stays text.</p>',
     );
     expect(body).toContain(
-      '<th class="align-right">k€<sup class="footnote-ref"><a href="#fn3" id="fnref3">[3]</a></sup></th>',
+      '<th class="align-right">k€<sup class="footnote-ref"><a href="#user-content-fn-k" id="user-content-fnref-k">[3]</a></sup></th>',
     );
     expect(body).toContain(
-      '<section class="footnotes">\n<ol class="footnotes-list">\n<li id="fn1" class="footnote-item"><p>Two stores reported late; see <a href="notes.html">the notes</a>. <a href="#fnref1" class="footnote-backref">',
+      '<section class="footnotes">\n<ol class="footnotes-list">\n<li id="user-content-fn-late" class="footnote-item"><p>Two stores reported late; see <a href="notes.html">the notes</a>. <a href="#user-content-fnref-late" class="footnote-backref">',
     );
-    expect(body).toContain('<li id="fn3" class="footnote-item"><p>Thousands of euros.');
+    expect(body).toContain('<li id="user-content-fn-k" class="footnote-item"><p>Thousands of euros.');
     // One rule between text and notes: the section's own border, no <hr> before it.
     expect(body).not.toContain('<hr');
     expect(body).not.toContain('Never cited');
     expect(body).not.toContain('[^late]');
     // A link inside a note is checked like any other, at the note's own line.
     expect(links).toEqual([{ line: 9, href: 'notes.html', image: false, target: 'notes.html' }]);
+  });
+
+  it('regression: a heading named like a footnote (## fn1) and the note [^1] never share an id', () => {
+    const page = render(
+      '## fn1\n\nUp[^1], see [the heading](#fn1).\n\n## FN 1\n\n# fnref1\n\n[^1]: Two stores late.\n',
+    );
+    expect(page.slice(page.indexOf('<article'), page.indexOf('</article>'))).toBe(
+      [
+        '<article class="markdown-body">',
+        '<h2 id="fn1">fn1</h2>',
+        '<p>Up<sup class="footnote-ref"><a href="#user-content-fn-1" id="user-content-fnref-1">[1]</a></sup>, see <a href="#fn1">the heading</a>.</p>',
+        '<h2 id="fn-1">FN 1</h2>',
+        '<h1 id="fnref1">fnref1</h1>',
+        '<section class="footnotes">',
+        '<ol class="footnotes-list">',
+        '<li id="user-content-fn-1" class="footnote-item"><p>Two stores late. <a href="#user-content-fnref-1" class="footnote-backref">↩︎</a></p>',
+        '</li>',
+        '</ol>',
+        '</section>',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives every id of a page once: a heading keeps its id, a note that would repeat one is renamed', () => {
+    const page = render(
+      [
+        '# User content fn 1',
+        '',
+        'A[^1] b[^1] c[^1-2] d^[inline] e[^2] f[^ü] g[^A] h[^a].',
+        '',
+        '[^1]: One.',
+        '[^1-2]: One-two.',
+        '[^2]: Two.',
+        '[^ü]: Umlaut.',
+        '[^A]: Upper.',
+        '[^a]: Lower.',
+      ].join('\n'),
+    );
+    const ids = [...page.matchAll(/ id="([^"]*)"/g)].map((match) => match[1]);
+    expect(ids).toEqual([
+      'user-content-fn-1',
+      // [^1]: its note's id is the heading's, so the note is 1-1; cited twice.
+      'user-content-fnref-1-1',
+      'user-content-fnref-1-1-2',
+      // [^1-2] would be 1-2, free: its ids do not meet those of 1-1.
+      'user-content-fnref-1-2',
+      // The inline note is the third, named by its number; [^2] keeps its label.
+      'user-content-fnref-3',
+      'user-content-fnref-2',
+      'user-content-fnref-%C3%BC',
+      'user-content-fnref-A',
+      'user-content-fnref-a',
+      'user-content-fn-1-1',
+      'user-content-fn-1-2',
+      'user-content-fn-3',
+      'user-content-fn-2',
+      'user-content-fn-%C3%BC',
+      'user-content-fn-A',
+      'user-content-fn-a',
+    ]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every link to a note or a citation names an id of the page.
+    const targets = [...page.matchAll(/ href="#([^"]*)"/g)].map((match) => match[1]);
+    expect(targets.filter((target) => !ids.includes(target))).toEqual([]);
+    expect(targets).toHaveLength(16);
+  });
+
+  it('regression: a second citation of one note does not take the id of a note labelled like it', () => {
+    const page = render('A[^1] b[^1-2] c[^1].\n\n[^1]: One.\n[^1-2]: Other.\n');
+    const ids = [...page.matchAll(/ id="([^"]*)"/g)].map((match) => match[1]);
+    expect(ids).toEqual([
+      'user-content-fnref-1',
+      'user-content-fnref-1-2-1',
+      'user-content-fnref-1-2',
+      'user-content-fn-1',
+      'user-content-fn-1-2-1',
+    ]);
   });
 
   it('gives every heading the id GitHub gives it, so notes.md#method lands on the page', () => {

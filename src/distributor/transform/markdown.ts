@@ -4,6 +4,7 @@ import footnotes from 'markdown-it-footnote';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
 import { dropHtmlComments } from './comments.js';
+import { footnoteIds, nameFootnotes } from './footnote-ids.js';
 import { takeFrontMatter } from './front-matter.js';
 import { htmlSidecarPath } from './sidecar.js';
 import { pageStylesheet } from './stylesheet.js';
@@ -20,12 +21,14 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // text. No linkify or typographer: the output depends on the source text and
 // the pinned library versions only. Task lists are drawn as GitHub draws them
 // (see task-lists.ts); footnotes (`[^1]`) become numbered notes at the end of
-// the page, each linked both ways (markdown-it-footnote).
+// the page, each linked both ways (markdown-it-footnote), with the ids GitHub
+// gives them (see footnote-ids.ts).
 const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
   .enable(['table', 'strikethrough'])
   .use(dropHtmlComments)
   .use(taskLists)
-  .use(footnotes);
+  .use(footnotes)
+  .use(footnoteIds);
 // The notes' section draws its own rule (github-markdown-css's `.footnotes`
 // border, as on GitHub): without the plugin's `<hr>` before it, one line
 // separates the notes from the text, not two.
@@ -129,7 +132,7 @@ export function renderMarkdown(
   const tokens = renderer.parse(text.body, env);
   const links: PageLink[] = [];
   adjustTokens(tokens, options, { links, line: 1, offset: text.bodyLine - 1 });
-  anchorHeadings(tokens);
+  nameFootnotes(tokens, anchorHeadings(tokens));
   const title = text.title ?? firstHeadingText(tokens) ?? fallbackTitle;
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
@@ -313,10 +316,12 @@ function placeOf(href: string, from: string, bundleDir?: string): Place | undefi
  * Every heading gets the `id` GitHub gives it (github-slugger: lower case,
  * punctuation dropped, spaces as `-`, a repeated heading `-1`, `-2`), so a
  * link written for GitHub (`notes.md#method`) lands on the published page
- * too (docs/distributor.md#pages).
+ * too (docs/distributor.md#pages). Returns the ids given, which footnotes
+ * then avoid.
  */
-function anchorHeadings(tokens: readonly Token[]): void {
+function anchorHeadings(tokens: readonly Token[]): ReadonlySet<string> {
   const slugger = new GithubSlugger();
+  const ids = new Set<string>();
   tokens.forEach((token, index) => {
     if (token.type !== 'heading_open') return;
     const inline = tokens[index + 1];
@@ -324,8 +329,11 @@ function anchorHeadings(tokens: readonly Token[]): void {
     const text = inline?.type === 'inline' ? collectText(inline.children ?? []).trim() : '';
     // A heading without text has no anchor: `id=""` is not valid HTML.
     const slug = slugger.slug(text);
-    if (slug !== '') token.attrSet('id', slug);
+    if (slug === '') return;
+    token.attrSet('id', slug);
+    ids.add(slug);
   });
+  return ids;
 }
 
 /** Scripts written right to left, for a tag that names its script (`az-Arab`). */
