@@ -160,6 +160,39 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A model's and a source table's own tests on their column_name: a compound unique failing on
+    // the fixture rows, an expression DuckDB cannot parse, and a column's test given one too.
+    name: 'model-tests-column-name',
+    project: {
+      ...replace(
+        'models/silver/_silver__models.yml',
+        '  - name: silver_orders\n    columns:\n      - name: order_id\n        data_tests: [not_null, unique]\n',
+        [
+          '  - name: silver_orders',
+          '    data_tests:',
+          '      - unique:',
+          `          column_name: "customer_id || '-' || order_status"`,
+          '      - not_null:',
+          '          arguments:',
+          '            column_name: "(order_id"',
+          '    columns:',
+          '      - name: order_id',
+          '        data_tests:',
+          '          - not_null',
+          '          - unique:',
+          '              column_name: customer_id',
+          '',
+        ].join('\n'),
+      ),
+      ...replace(
+        'models/bronze/_bronze__sources.yml',
+        '      - name: orders\n',
+        '      - name: orders\n        data_tests:\n          - not_null:\n              column_name: trim(order_id)\n',
+      ),
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'schema-yml-several-errors',
     project: {
       'models/silver/_silver__models.yml': (SMALL_PROJECT['models/silver/_silver__models.yml'] ?? '')

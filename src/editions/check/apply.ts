@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { didYouMean, nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
-import { CheckEngine, engineMessageLine, type ParseVerdict } from './engine.js';
+import { CheckEngine, type ExpressionVerdict, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
 import type {
   CheckPlan,
@@ -22,6 +22,7 @@ import {
   type SourceReport,
   type TestReport,
 } from './report.js';
+import { IDENTIFIER } from './sql.js';
 
 export interface RunCheckOptions {
   readonly fixtures?: FixtureSet;
@@ -398,6 +399,12 @@ async function runTest(
     if (!verdict.ok)
       return { ...base, status: 'failed', ...optional(show(parseFinding(verdict, test.singular))) };
   }
+  // So is a column_name, which dbt pastes into the test's query.
+  if (test.expression !== undefined) {
+    const verdict = await engine.parseExpression(test.expression.text);
+    if (!verdict.ok)
+      return { ...base, status: 'failed', ...optional(show(expressionFinding(verdict, test.expression))) };
+  }
   if (!withFixtures) return { ...base, status: 'not_run' };
   const unbuilt = [
     ...test.models.filter((name) => !execution.built.has(name)),
@@ -423,9 +430,10 @@ async function countFailures(
     const failingRows = test.rowsSql === undefined ? [] : await engine.values(test.rowsSql);
     const shown = failures > failingRows.length ? `, the first ${failingRows.length} shown` : '';
     const rows = `${failures} failing ${failures === 1 ? 'row' : 'rows'}${shown}`;
+    const subject = `${test.kind} on ${testedBy(test)}`;
     const hint =
       test.singular === undefined
-        ? `${test.given === true ? `${test.name} (${test.kind} on ${test.attachedTo}.${test.column})` : `${test.kind} on ${test.attachedTo}.${test.column}`}: ${rows}`
+        ? `${test.given === true ? `${test.name} (${subject})` : subject}: ${rows}`
         : `the singular test ${test.name} returned ${rows} (it passes when its query returns none)`;
     const failed = draft('test_failed', { ...test.at, hint, failingRows });
     return { ...base, status: 'failed', failures, ...optional(show(failed)) };
@@ -433,7 +441,8 @@ async function countFailures(
     return {
       ...base,
       status: 'failed',
-      ...optional(show(engineFinding('test_error', test.at.file, error, test.at))),
+      // A column_name DuckDB parses but cannot bind (a column the model lacks) is that key's fault.
+      ...optional(show(engineFinding('test_error', test.at.file, error, test.expression?.at ?? test.at))),
     };
   }
 }
@@ -612,6 +621,35 @@ function parseFinding(
     file: model.path,
     ...place,
     ...(hint === undefined ? {} : { hint }),
+    ...(verdict.message === undefined ? {} : { detail: verdict.message }),
+  });
+}
+
+/** What a generic test tests: `model.column`, or the model and the expression a column_name gives. */
+function testedBy(test: PlannedTest): string {
+  if (test.expression === undefined || IDENTIFIER.test(test.expression.text))
+    return `${test.attachedTo}.${test.column}`;
+  return `${test.attachedTo} (${test.expression.text})`;
+}
+
+/** A column_name DuckDB's parser refuses, or reads as something other than one value, at its key. */
+function expressionFinding(
+  verdict: Extract<ExpressionVerdict, { readonly ok: false }>,
+  { text, at }: NonNullable<PlannedTest['expression']>,
+): FindingDraft {
+  const where =
+    verdict.offset === undefined
+      ? ''
+      : verdict.offset >= text.trimEnd().length
+        ? ' (DuckDB stops at its end)'
+        : ` (DuckDB stops at character ${verdict.offset + 1} of it)`;
+  const hint =
+    verdict.notOneValue === true
+      ? "dbt pastes column_name into the test's query as the one value it selects, groups and filters by, so a second value, an alias, * or a clause there breaks that query or changes what it tests: give a column or one SQL expression"
+      : `column_name is SQL that dbt pastes into the test's query, and DuckDB's parser refuses it${where}`;
+  return draft('sql_parse_error', {
+    ...at,
+    hint,
     ...(verdict.message === undefined ? {} : { detail: verdict.message }),
   });
 }

@@ -905,6 +905,243 @@ describe("generic test arguments under arguments: (dbt 1.10's form)", () => {
   });
 });
 
+describe("a model's or source table's own test on its column_name (a column or an SQL expression)", () => {
+  const ORDERS = '    description: One row per order with a present key; blank customer keys are NULL.\n';
+  const BRONZE_ORDERS = '      - name: orders\n        columns:\n';
+  /** The bigquery edition with silver_orders' own data_tests (YAML lines), and bronze.orders' if given. */
+  const withTests = (
+    modelTests: string,
+    sourceTests?: string,
+  ): { project: string; file: string; lineOf: (text: string) => number } => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    expect(text.split(ORDERS)).toHaveLength(2);
+    writeFileSync(file, text.replace(ORDERS, `${ORDERS}    data_tests:\n${modelTests}`));
+    if (sourceTests !== undefined) {
+      const sources = join(project, 'models', 'bronze', '_bronze__sources.yml');
+      const before = readFileSync(sources, 'utf8');
+      expect(before.split(BRONZE_ORDERS)).toHaveLength(2);
+      writeFileSync(
+        sources,
+        before.replace(
+          BRONZE_ORDERS,
+          `      - name: orders\n        data_tests:\n${sourceTests}        columns:\n`,
+        ),
+      );
+    }
+    const lines = readFileSync(file, 'utf8').split('\n');
+    return { project, file, lineOf: (line) => lines.indexOf(line) + 1 };
+  };
+  /** The tests of silver_orders' own data_tests (its column tests test these columns). */
+  const ownTests = <T extends { readonly attached_to: string; readonly column: string }>(
+    tests: readonly T[],
+  ) =>
+    tests.filter(
+      (test) =>
+        test.attached_to === 'silver_orders' &&
+        !['order_id', 'customer_id', 'order_status'].includes(test.column),
+    );
+  const COMPOUND = `      - unique:\n          column_name: "order_id || '-' || customer_id"\n`;
+
+  it("regression: the compound-unique pattern and not_null, accepted_values, relationships on a column_name run on the fixtures under dbt's names (were unsupported_test: no argument 'column_name')", async () => {
+    const { project } = withTests(
+      [
+        COMPOUND,
+        '      - not_null:\n          arguments:\n            column_name: order_date\n',
+        '      - test_name: accepted_values\n        column_name: upper(order_status)\n',
+        '        arguments:\n          values: [PLACED, SHIPPED, DELIVERED, CANCELLED, RETURNED]\n',
+        '      - relationships:\n          column_name: "coalesce(customer_id, \'c001\')"\n',
+        "          arguments: {to: ref('silver_customers'), field: customer_id}\n",
+      ].join(''),
+      '          - unique:\n              column_name: order_id\n',
+    );
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.files.every((file) => file.status === 'valid')).toBe(true);
+    // dbt's names: the column_name's value first (its other characters one _ each), then the other arguments.
+    expect(ownTests(report.tests).map((test) => [test.name, test.kind, test.column, test.status])).toEqual([
+      ['unique_silver_orders_order_id_customer_id', 'unique', "order_id || '-' || customer_id", 'passed'],
+      ['not_null_silver_orders_order_date', 'not_null', 'order_date', 'passed'],
+      [
+        'accepted_values_silver_orders_upper_order_status___PLACED__SHIPPED__DELIVERED__CANCELLED__RETURNED',
+        'accepted_values',
+        'upper(order_status)',
+        'passed',
+      ],
+      [
+        'relationships_silver_orders_coalesce_customer_id_c001___customer_id__ref_silver_customers_',
+        'relationships',
+        "coalesce(customer_id, 'c001')",
+        'passed',
+      ],
+    ]);
+    // A source table's own test, named source_<test>_<source>_<table>_<column_name>.
+    expect(
+      report.tests
+        .filter((test) => test.attached_to === 'bronze.orders')
+        .map((test) => [test.name, test.column, test.status]),
+    ).toEqual([['source_unique_bronze_orders_order_id', 'order_id', 'passed']]);
+    expect(report.status).toBe('passed');
+  });
+
+  it('regression: a compound unique fails on duplicated fixture rows, showing the expression and its count', async () => {
+    const { project, file, lineOf } = withTests(COMPOUND);
+    const fixtures = join(dir, 'fixtures');
+    cpSync(join(project, 'fixtures'), fixtures, { recursive: true });
+    const orders = join(fixtures, 'bronze', 'orders.csv');
+    const text = readFileSync(orders, 'utf8');
+    const row = 'o1002,c002,shipped,2024-03-01,2024-03-02 16:30:00\n';
+    expect(text).toContain(row);
+    // The same order and customer twice; o1003 again with another customer is no repeat of the pair.
+    writeFileSync(
+      orders,
+      text.replace(row, `${row}${row}o1003,c002,placed,2024-03-02,2024-03-02 09:12:00\n`),
+    );
+    const { report } = await checkProject(project, { fixtures });
+    const [compound] = ownTests(report.tests);
+    expect(compound).toMatchObject({
+      name: 'unique_silver_orders_order_id_customer_id',
+      status: 'failed',
+      failures: 1,
+    });
+    expect(compound?.finding).toEqual(
+      expect.objectContaining({
+        reason_code: 'test_failed',
+        location: {
+          path: file,
+          line: lineOf('      - unique:'),
+          column: 9,
+          pointer: 'models[2].data_tests[0]',
+        },
+        hint: "unique on silver_orders (order_id || '-' || customer_id): 1 failing row",
+        failing_rows: [{ "order_id || '-' || customer_id": 'o1002-c002', n_records: 2 }],
+      }),
+    );
+  });
+
+  it('regression: a column_name DuckDB cannot parse, or not one value, is sql_parse_error at its key, fixtures or not; one it cannot bind is test_error there', async () => {
+    const { project, file, lineOf } = withTests(
+      [
+        '      - not_null:\n          column_name: "(order_id"\n',
+        '      - unique:\n          column_name: "order_id, customer_id"\n',
+        '      - not_null:\n          arguments:\n            column_name: order_idd\n',
+        '      - not_null:\n          column_name: order_id = = 1\n',
+      ].join(''),
+    );
+    for (const fixtures of [undefined, join(project, 'fixtures')]) {
+      const { report } = await checkProject(project, fixtures === undefined ? {} : { fixtures });
+      const [paren, pair, unknown, twice] = ownTests(report.tests);
+      expect(paren?.finding).toEqual(
+        expect.objectContaining({
+          reason_code: 'sql_parse_error',
+          location: {
+            path: file,
+            line: lineOf('          column_name: "(order_id"'),
+            column: 11,
+            pointer: 'models[2].data_tests[0].not_null.column_name',
+          },
+          hint: "column_name is SQL that dbt pastes into the test's query, and DuckDB's parser refuses it (DuckDB stops at its end)",
+          detail: 'syntax error at end of input',
+        }),
+      );
+      expect(pair?.finding).toEqual(
+        expect.objectContaining({
+          reason_code: 'sql_parse_error',
+          location: expect.objectContaining({
+            line: lineOf('          column_name: "order_id, customer_id"'),
+            pointer: 'models[2].data_tests[1].unique.column_name',
+          }),
+          hint: "dbt pastes column_name into the test's query as the one value it selects, groups and filters by, so a second value, an alias, * or a clause there breaks that query or changes what it tests: give a column or one SQL expression",
+        }),
+      );
+      expect(twice?.finding).toMatchObject({
+        reason_code: 'sql_parse_error',
+        location: { pointer: 'models[2].data_tests[3].not_null.column_name' },
+        hint: "column_name is SQL that dbt pastes into the test's query, and DuckDB's parser refuses it (DuckDB stops at character 12 of it)",
+        detail: 'syntax error at or near "="',
+      });
+      if (fixtures === undefined) expect(unknown?.status).toBe('not_run');
+      else
+        expect(unknown?.finding).toEqual(
+          expect.objectContaining({
+            reason_code: 'test_error',
+            location: {
+              path: file,
+              line: lineOf('            column_name: order_idd'),
+              column: 13,
+              pointer: 'models[2].data_tests[2].not_null.arguments.column_name',
+            },
+            detail: expect.stringMatching(/^Binder Error: Referenced column "order_idd" not found/),
+          }),
+        );
+      expect(report.status).toBe('failed');
+    }
+  });
+
+  it("regression: a column's test given a column_name too is unsupported_test at that key, saying what dbt tests; a model's test without one says it needs it", async () => {
+    const { project, file, lineOf } = withTests('      - not_null\n');
+    const text = readFileSync(file, 'utf8');
+    const date = '      - name: order_date\n';
+    expect(text.split(date)).toHaveLength(2);
+    writeFileSync(
+      file,
+      text.replace(
+        date,
+        `${date}        data_tests:\n          - not_null:\n              column_name: updated_at\n          - unique:\n              arguments: {column_name: updated_at}\n`,
+      ),
+    );
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const byName = (name: string) => report.tests.find((test) => test.name === name);
+    expect(byName('not_null_silver_orders_')?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      location: { line: lineOf('      - not_null'), column: 9, pointer: 'models[2].data_tests[0]' },
+      hint: "not_null in the data_tests of a model or source table needs 'column_name', the column or SQL expression it tests: only a column's tests get it from their column",
+    });
+    // Named as dbt names them: the column over a column_name beside the arguments, one under them over the column.
+    expect(byName('not_null_silver_orders_order_date')?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      location: {
+        line: lines.indexOf('              column_name: updated_at') + 1,
+        column: 15,
+        pointer: 'models[2].columns[3].data_tests[0].not_null.column_name',
+      },
+      hint: "not_null is declared on the column 'order_date' and gives 'column_name' too: dbt tests the column and drops 'updated_at' without a word; move the test to the data_tests of the model or source table, or drop 'column_name'",
+    });
+    expect(byName('unique_silver_orders_updated_at')?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      location: { pointer: 'models[2].columns[3].data_tests[1].unique.arguments.column_name' },
+      hint: "unique is declared on the column 'order_date' and gives 'column_name' in 'arguments' too: dbt tests 'updated_at' instead of the column without a word; move the test to the data_tests of the model or source table, or drop 'column_name'",
+    });
+  });
+
+  it("regression: a model's test on the column a column's test already tests is duplicate_test, as dbt's id compares column_name", async () => {
+    const { project, file, lineOf } = withTests(
+      '      - not_null:\n          column_name: order_id\n      - not_null:\n          column_name: customer_id\n',
+    );
+    const lines = readFileSync(file, 'utf8').split('\n');
+    // silver_orders.order_id's `data_tests: [not_null, unique]`, the line after its name.
+    const columnTests = lines.indexOf('      - name: order_id', lines.indexOf('  - name: silver_orders')) + 2;
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const rows = report.tests
+      .filter((test) => test.name === 'not_null_silver_orders_order_id' || test.column === 'customer_id')
+      .filter((test) => test.attached_to === 'silver_orders' && test.kind === 'not_null')
+      .map((test) => [test.name, test.status, test.finding?.reason_code]);
+    expect(rows).toEqual([
+      // dbt reads a model's columns before its own tests: the column's test is the first.
+      ['not_null_silver_orders_order_id', 'passed', undefined],
+      ['not_null_silver_orders_order_id', 'failed', 'duplicate_test'],
+      // Blank customer keys are NULL in silver_orders: this one runs, and finds it.
+      ['not_null_silver_orders_customer_id', 'failed', 'test_failed'],
+    ]);
+    const repeat = report.tests.find((test) => test.finding?.reason_code === 'duplicate_test');
+    expect(repeat?.finding).toMatchObject({
+      location: { line: lineOf('      - not_null:'), column: 9, pointer: 'models[2].data_tests[0]' },
+      hint: `models/silver/_silver__models.yml:${columnTests} is a test of the name 'not_null_silver_orders_order_id' too, with the same arguments, and dbt refuses two tests of one name: remove one, or give one a name: of its own`,
+    });
+  });
+});
+
 describe('a test given its own name', () => {
   /** The bigquery edition with silver_customers.customer_id's tests replaced by `tests` (YAML lines). */
   const namedTests = (tests: string): string => {

@@ -28,6 +28,55 @@ export function engineMessageLine(error: unknown): string | undefined {
   return first.length > MAX_ENGINE_MESSAGE ? `${first.slice(0, MAX_ENGINE_MESSAGE - 1)}…` : first;
 }
 
+/** How a test's `column_name:` reads to DuckDB's parser, on its own after a `select`. */
+export type ExpressionVerdict =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      /** The first line of DuckDB's parser message, when it refused the text. */
+      readonly message?: string;
+      /** 0-based character offset into the expression, when DuckDB gives one. */
+      readonly offset?: number;
+      /** It parses, but as more or other than one value: a second value, an alias, `*`, a clause. */
+      readonly notOneValue?: true;
+    };
+
+/** What `select\n` puts before the expression it parses. */
+const EXPRESSION_PREFIX = 'select\n';
+
+/** The parts of a select that one value leaves empty. */
+interface SelectShape {
+  readonly type?: string;
+  readonly select_list?: readonly { readonly class?: string; readonly alias?: string }[];
+  readonly from_table?: { readonly type?: string };
+  readonly where_clause?: unknown;
+  readonly group_expressions?: readonly unknown[];
+  readonly having?: unknown;
+  readonly qualify?: unknown;
+  readonly sample?: unknown;
+  readonly modifiers?: readonly unknown[];
+  readonly cte_map?: { readonly map?: readonly unknown[] };
+}
+
+function isOneValue(node: SelectShape | undefined): boolean {
+  const [item, ...rest] = node?.select_list ?? [];
+  return (
+    node?.type === 'SELECT_NODE' &&
+    item !== undefined &&
+    rest.length === 0 &&
+    item.class !== 'STAR' &&
+    (item.alias ?? '') === '' &&
+    node.from_table?.type === 'EMPTY' &&
+    node.where_clause == null &&
+    (node.group_expressions ?? []).length === 0 &&
+    node.having == null &&
+    node.qualify == null &&
+    node.sample == null &&
+    (node.modifiers ?? []).length === 0 &&
+    (node.cte_map?.map ?? []).length === 0
+  );
+}
+
 const QUERY_NODES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'CTE_NODE', 'RECURSIVE_CTE_NODE']);
 
 /**
@@ -97,6 +146,49 @@ export class CheckEngine {
     if (statements.length !== 1 || !QUERY_NODES.has(statements[0]?.node?.type ?? ''))
       return { ok: false, code: 'sql_not_single_select' };
     return { ok: true };
+  }
+
+  /**
+   * A `column_name:` through DuckDB's parser as the one value of a select:
+   * dbt pastes it where a test selects, groups and filters by a value, so
+   * anything else there (a second value, an alias, a FROM or a clause) would
+   * change the test's query rather than name what it tests.
+   */
+  async parseExpression(text: string): Promise<ExpressionVerdict> {
+    this.#serialize ??= await this.#connection.prepare('select json_serialize_sql($1::varchar)');
+    const prepared = this.#serialize;
+    prepared.clearBindings();
+    prepared.bindVarchar(1, `${EXPRESSION_PREFIX}${text}\n`);
+    const rows = (await prepared.runAndReadAll()).getRows();
+    const out = rows[0]?.[0];
+    if (typeof out !== 'string') return { ok: false };
+    // DuckDB's own output, not user input: its shape is fixed by the engine.
+    const parsed = JSON.parse(out) as {
+      error?: boolean;
+      error_type?: string;
+      error_message?: unknown;
+      position?: unknown;
+      statements?: { node?: SelectShape }[];
+    };
+    if (parsed.error === true) {
+      // More than one statement (`a; drop …`) is DuckDB's "not implemented": no value either.
+      if (parsed.error_type === 'not implemented') return { ok: false, notOneValue: true };
+      const message = engineMessageLine(
+        typeof parsed.error_message === 'string' ? parsed.error_message : undefined,
+      );
+      const offset = Number(parsed.position) - EXPRESSION_PREFIX.length;
+      return {
+        ok: false,
+        ...(message === undefined ? {} : { message }),
+        ...(typeof parsed.position === 'string' && Number.isSafeInteger(offset) && offset >= 0
+          ? { offset: Math.min(offset, text.length) }
+          : {}),
+      };
+    }
+    const statements = parsed.statements ?? [];
+    return statements.length === 1 && isOneValue(statements[0]?.node)
+      ? { ok: true }
+      : { ok: false, notOneValue: true };
   }
 
   async run(sql: string): Promise<void> {

@@ -24,7 +24,15 @@ import {
 import { draft, type FindingDraft, MAX_FAILING_ROWS } from './report.js';
 import { schemaProblems } from './schema-problems.js';
 import type { DbtSchemas, SchemaViolation } from './schemas.js';
-import { failingRowsQuery, IDENTIFIER, modelRelation, sourceRelation, testQuery } from './sql.js';
+import {
+  failingRowsQuery,
+  IDENTIFIER,
+  modelRelation,
+  sourceRelation,
+  testedColumn,
+  testedExpression,
+  testQuery,
+} from './sql.js';
 import { synthesizeTestNames } from './test-names.js';
 import {
   type ModelVersion,
@@ -111,7 +119,13 @@ export interface PlannedTest {
   readonly kind: string;
   /** The model or `source.table` the test is attached to. */
   readonly attachedTo: string;
+  /** The column, or a model's or source table's test's `column_name:` as written; empty when there is none. */
   readonly column: string;
+  /**
+   * A model's or source table's test's `column_name:`, which DuckDB's parser
+   * reads before the test runs (fixtures or not), and where it is written.
+   */
+  readonly expression?: { readonly text: string; readonly at: Omit<FindingDraft, 'code'> };
   readonly sql: string | undefined;
   /** The query listing the first failing rows, run only when the count is not 0. */
   readonly rowsSql: string | undefined;
@@ -587,7 +601,7 @@ function testsWrittenIn(doc: { path: string; value: YamlValue; node: YamlNode })
     columns.reduce((sum, column) => sum + column.tests.length, 0);
   return (
     models.reduce((sum, model) => sum + ofColumns(model.columns) + model.modelTests.length, 0) +
-    sources.reduce((sum, table) => sum + ofColumns(table.columns), 0)
+    sources.reduce((sum, table) => sum + ofColumns(table.columns) + table.tests.length, 0)
   );
 }
 
@@ -1444,8 +1458,7 @@ function planTests(
       file: props.file,
     };
     tests.push(...columnTests(owner, props.columns, scope));
-    // Model-level tests (e.g. from packages) are listed as unsupported, never dropped.
-    tests.push(...columnTests(owner, [{ name: 'model', tests: props.modelTests }], scope));
+    tests.push(...props.modelTests.map((test) => planTest(owner, undefined, test, scope)));
   }
   for (const source of sources) {
     if (!source.enabled || source.relation === undefined) continue;
@@ -1459,7 +1472,10 @@ function planTests(
       sources: [source],
       file: source.path,
     };
-    tests.push(...columnTests(owner, sourceProps.get(key)?.columns ?? [], scope));
+    const table = sourceProps.get(key);
+    // dbt reads a source table's own tests before its columns' (the order a repeat is found in).
+    tests.push(...(table?.tests ?? []).map((test) => planTest(owner, undefined, test, scope)));
+    tests.push(...columnTests(owner, table?.columns ?? [], scope));
   }
   return tests;
 }
@@ -1638,7 +1654,17 @@ function unsupportedTest(
 /** A test's name as dbt forms it from a package test too (`dbt_utils.accepted_range` → `dbt_utils_accepted_range`). */
 const TEST_LABEL = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
-function planTest(owner: TestOwner, column: string, placed: PlacedTest, scope: TestScope): PlannedTest {
+/**
+ * A generic test's plan. `column` is the column it is declared on; a
+ * model's or source table's own test (undefined) tests its `column_name:`,
+ * pasted into the query as dbt pastes it.
+ */
+function planTest(
+  owner: TestOwner,
+  column: string | undefined,
+  placed: PlacedTest,
+  scope: TestScope,
+): PlannedTest {
   const { spec, at, name, nameParts } = placed;
   const label = spec.kind === 'unsupported' ? spec.label : spec.kind;
   // A package test keeps its dotted name as its kind; its name puts the package first, as dbt does.
@@ -1652,7 +1678,14 @@ function planTest(owner: TestOwner, column: string, placed: PlacedTest, scope: T
   // dbt's name, not its shortened alias: the one `dbt test` prints (docs/editions.md, "Test names").
   const testName = given ?? synthesizeTestNames(testType, owner.nameTarget, nameParts).full;
   const here = { file: owner.file, ...at };
-  const columnValid = IDENTIFIER.test(column);
+  const columnName = spec.kind === 'unsupported' || column !== undefined ? undefined : spec.columnName;
+  const tested =
+    column !== undefined
+      ? testedColumn(column)
+      : columnName === undefined
+        ? undefined
+        : testedExpression(columnName.text);
+  const columnValid = column === undefined || IDENTIFIER.test(column);
   const repeat = repeatOf(owner, testName, placed, scope);
   const related =
     spec.kind === 'relationships' && columnValid && repeat === undefined
@@ -1666,16 +1699,22 @@ function planTest(owner: TestOwner, column: string, placed: PlacedTest, scope: T
     () => related?.finding,
   ]);
   const to = related?.to;
-  const sql = planned === undefined ? testQuery(spec, owner.relation, column, to) : undefined;
+  const sql =
+    planned === undefined && tested !== undefined ? testQuery(spec, owner.relation, tested, to) : undefined;
   const rowsSql =
-    sql === undefined ? undefined : failingRowsQuery(spec, owner.relation, column, MAX_FAILING_ROWS, to);
+    sql === undefined || tested === undefined
+      ? undefined
+      : failingRowsQuery(spec, owner.relation, tested, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
     name: testName,
     ...(given === undefined ? {} : { given: true }),
     kind: safeLabel,
     attachedTo: owner.attachedTo,
-    column,
+    column: column ?? columnName?.text ?? '',
+    ...(columnName === undefined || planned !== undefined
+      ? {}
+      : { expression: { text: columnName.text, at: { file: owner.file, ...(placed.columnNameAt ?? at) } } }),
     sql,
     rowsSql,
     models: [...new Set([...owner.models, ...(related?.models ?? [])])].sort(byString),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { givenTestName, testSpec } from './properties.js';
+import { givenTestName, testSpec, testSpecOn } from './properties.js';
 import { parseYaml, type YamlValue } from './yaml.js';
 
 /** A test entry as a properties file writes it, read by the check's own YAML reader. */
@@ -45,7 +45,7 @@ describe('testSpec', () => {
       hint: "accepted_values has no argument 'value': did you mean 'values'?",
     });
     expect(testSpec(entry("relationships: {to: ref('a'), field: id, colour: red}"))).toMatchObject({
-      hint: "relationships has no argument 'colour' (it takes 'to' and 'field')",
+      hint: "relationships has no argument 'colour' (it takes 'to', 'field' and 'column_name')",
     });
     expect(testSpec(entry('not_null: {config: {severity: warn}}'))).toEqual({
       kind: 'unsupported',
@@ -123,7 +123,10 @@ describe('testSpec', () => {
       hint: "accepted_values takes true or false for 'quote'",
     });
     expect(testSpec(entry('not_null: {arguments: {column: x}}'))).toMatchObject({
-      hint: "not_null has no argument 'column' (it takes none)",
+      hint: "not_null has no argument 'column': did you mean 'column_name'?",
+    });
+    expect(testSpec(entry('not_null: {arguments: {colour: x}}'))).toMatchObject({
+      hint: "not_null has no argument 'colour' (it takes 'column_name')",
     });
     // A misspelt `arguments:` is offered, and what it holds is not also said to be missing.
     expect(testSpec(entry('accepted_values: {argument: {values: [a]}}'))).toMatchObject({
@@ -143,7 +146,7 @@ describe('testSpec', () => {
       key: ['unique', 'description'],
     });
     expect(testSpec(entry('not_null: {arguments: {severity: warn}}'))).toMatchObject({
-      hint: "not_null's 'severity' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only (it takes none)",
+      hint: "not_null's 'severity' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only ('column_name')",
     });
     // config: keeps its meaning beside arguments: the check applies no config.
     expect(testSpec(entry('not_null: {arguments: {}, config: {severity: warn}}'))).toMatchObject({
@@ -165,6 +168,68 @@ describe('testSpec', () => {
       label: 'relationships',
       hint: "relationships gives 'field' beside 'arguments': dbt merges the two, but since dbt 1.10 an argument belongs in 'arguments'; put every argument there",
       key: ['field'],
+    });
+  });
+
+  it("regression: reads column_name, a model's or source table's column or SQL expression, beside arguments: or in it", () => {
+    expect(testSpec(entry(`unique: {column_name: "order_id || '-' || customer_id"}`))).toEqual({
+      kind: 'unique',
+      columnName: { text: "order_id || '-' || customer_id", key: ['unique', 'column_name'] },
+    });
+    expect(
+      testSpec(entry('{test_name: accepted_values, arguments: {column_name: order_status, values: [a]}}')),
+    ).toEqual({
+      kind: 'accepted_values',
+      values: ['a'],
+      quote: true,
+      columnName: { text: 'order_status', key: ['arguments', 'column_name'] },
+    });
+    // Beside arguments: dbt reads it without the warning another argument gets there.
+    expect(
+      testSpec(entry("relationships: {column_name: customer_id, arguments: {to: ref('a'), field: id}}")),
+    ).toEqual({
+      kind: 'relationships',
+      to: "ref('a')",
+      field: 'id',
+      columnName: { text: 'customer_id', key: ['relationships', 'column_name'] },
+    });
+    expect(testSpec(entry('not_null: {column_name: a, arguments: {column_name: b}}'))).toMatchObject({
+      kind: 'unsupported',
+      hint: "not_null gives 'column_name' both in 'arguments' and beside it: dbt takes the one in 'arguments' and drops the other without a word; put every argument in 'arguments'",
+      key: ['not_null', 'column_name'],
+    });
+    for (const value of ['5', '""', 'null', '[a, b]'])
+      expect(testSpec(entry(`not_null: {column_name: ${value}}`))).toEqual({
+        kind: 'unsupported',
+        label: 'not_null',
+        hint: `not_null takes text for 'column_name': a column, or an SQL expression such as "order_id || '-' || customer_id"`,
+        key: ['not_null', 'column_name'],
+      });
+  });
+
+  it("regression: a column_name on a column's test, or none on a model's, is unsupported, saying what dbt would test", () => {
+    expect(testSpecOn(testSpec(entry('not_null: {column_name: updated_at}')), 'order_date')).toEqual({
+      kind: 'unsupported',
+      label: 'not_null',
+      hint: "not_null is declared on the column 'order_date' and gives 'column_name' too: dbt tests the column and drops 'updated_at' without a word; move the test to the data_tests of the model or source table, or drop 'column_name'",
+      key: ['not_null', 'column_name'],
+    });
+    expect(
+      testSpecOn(testSpec(entry('unique: {arguments: {column_name: updated_at}}')), 'order_date'),
+    ).toEqual({
+      kind: 'unsupported',
+      label: 'unique',
+      hint: "unique is declared on the column 'order_date' and gives 'column_name' in 'arguments' too: dbt tests 'updated_at' instead of the column without a word; move the test to the data_tests of the model or source table, or drop 'column_name'",
+      key: ['unique', 'arguments', 'column_name'],
+    });
+    expect(testSpecOn(testSpec(entry('not_null')), undefined)).toEqual({
+      kind: 'unsupported',
+      label: 'not_null',
+      hint: "not_null in the data_tests of a model or source table needs 'column_name', the column or SQL expression it tests: only a column's tests get it from their column",
+    });
+    expect(testSpecOn(testSpec(entry('not_null')), 'order_id')).toEqual({ kind: 'not_null' });
+    expect(testSpecOn(testSpec(entry('not_null: {column_name: order_id}')), undefined)).toMatchObject({
+      kind: 'not_null',
     });
   });
 

@@ -22,12 +22,28 @@ import {
   type YamlValue,
 } from './yaml.js';
 
+/**
+ * A test's `column_name:` argument, which dbt pastes into the test's query
+ * as it is: a column or an SQL expression (docs/editions.md, "Tests on a
+ * model or source table").
+ */
+export interface ColumnNameArgument {
+  readonly text: string;
+  /** Where it is written, from the test's entry (`['unique', 'arguments', 'column_name']`). */
+  readonly key: readonly PathSegment[];
+}
+
 /** A generic test as written in a properties file, before any SQL exists. */
 export type TestSpec =
-  | { readonly kind: 'not_null' }
-  | { readonly kind: 'unique' }
-  | { readonly kind: 'relationships'; readonly to: string; readonly field: string }
-  | { readonly kind: 'accepted_values'; readonly values: readonly string[]; readonly quote: boolean }
+  | ((
+      | { readonly kind: 'not_null' }
+      | { readonly kind: 'unique' }
+      | { readonly kind: 'relationships'; readonly to: string; readonly field: string }
+      | { readonly kind: 'accepted_values'; readonly values: readonly string[]; readonly quote: boolean }
+    ) & {
+      /** Given on a model's or source table's own test; a column's test tests the column. */
+      readonly columnName?: ColumnNameArgument;
+    })
   | {
       readonly kind: 'unsupported';
       /** The test's name as written (`dbt_utils.accepted_range`), or `test` when it has none. */
@@ -62,6 +78,8 @@ export interface PlacedTest {
   readonly entry: YamlPlace;
   /** What dbt tells two tests of one name apart by (see testIdentity); undefined when set `enabled: false`. */
   readonly identity?: string;
+  /** Where a model's or source table's test writes its `column_name:`, where DuckDB's verdict on it is placed. */
+  readonly columnNameAt?: YamlPlace;
 }
 
 export interface ColumnProperties {
@@ -78,7 +96,7 @@ export interface ModelProperties {
   readonly at: YamlPlace;
   readonly config: YamlMapping | undefined;
   readonly columns: readonly ColumnProperties[];
-  /** Model-level tests (the offline check runs none of them). */
+  /** The model's own tests (`data_tests:` beside its columns), run on their `column_name:`. */
   readonly modelTests: readonly PlacedTest[];
   /** `versions:` (dbt 1.5): each is a model of its own; empty for an unversioned model. */
   readonly versions: readonly VersionProperties[];
@@ -130,6 +148,8 @@ export interface SourceTableProperties {
   readonly sourceEnabled: YamlValue | undefined;
   readonly tableEnabled: YamlValue | undefined;
   readonly columns: readonly ColumnProperties[];
+  /** The table's own tests (`data_tests:` beside its columns), which dbt reads before the columns'. */
+  readonly tests: readonly PlacedTest[];
 }
 
 export interface Properties {
@@ -194,6 +214,7 @@ export function collectProperties(
           sourceEnabled: sourceConfig?.enabled,
           tableEnabled: tableConfig?.enabled,
           columns: columnsOf(table.columns, [...at, 'columns'], place),
+          tests: testsOf(table, at, place, undefined),
         });
       }
     }
@@ -311,7 +332,7 @@ function versionsOf(
   return versions;
 }
 
-/** A model's or column's tests; `column` is undefined for a model's own. */
+/** A model's, source table's or column's tests; `column` is undefined for a model's or table's own. */
 function testsOf(
   entry: YamlMapping,
   at: readonly PathSegment[],
@@ -320,7 +341,7 @@ function testsOf(
 ): PlacedTest[] {
   return (['data_tests', 'tests'] as const).flatMap((key) =>
     asArray(entry[key]).map((value, index) => {
-      const spec = testSpec(value);
+      const spec = testSpecOn(testSpec(value), column);
       const name = givenTestName(value);
       const here: PathSegment[] = [...at, key, index];
       // In the `test_name:` form a test dbt does not know is misspelt at that key, not at `- name:`.
@@ -334,9 +355,11 @@ function testsOf(
       const written = place.node?.(here);
       const entry = written === undefined ? pyFromValue(value) : pyFromNode(written);
       const identity = testIdentity(entry, column);
+      const columnName = spec.kind === 'unsupported' ? undefined : spec.columnName;
       return {
         spec,
         at: place(atKind ? [...here, 'test_name'] : [...here, ...keyPath]),
+        ...(columnName === undefined ? {} : { columnNameAt: place([...here, ...columnName.key]) }),
         ...(typeof name === 'string' ? { name } : {}),
         nameParts: testArgumentParts(entry, column),
         entry: place(here),
@@ -344,6 +367,36 @@ function testsOf(
       };
     }),
   );
+}
+
+/**
+ * A test where it is declared. Under a column, dbt gives it the column as
+ * `column_name`: one written in the test as well is refused, because dbt
+ * keeps one of the two without a word (the column over one beside the
+ * arguments, one in `arguments:` over the column). On a model or source
+ * table nothing gives it one, so the test must.
+ */
+export function testSpecOn(spec: TestSpec, column: string | undefined): TestSpec {
+  if (spec.kind === 'unsupported') return spec;
+  const given = spec.columnName;
+  if (column !== undefined && given !== undefined) {
+    const nested = given.key.includes(ARGUMENTS_KEY);
+    return {
+      kind: 'unsupported',
+      label: spec.kind,
+      hint: nested
+        ? `${spec.kind} is declared on the column '${column}' and gives 'column_name' in 'arguments' too: dbt tests '${given.text}' instead of the column without a word; move the test to the data_tests of the model or source table, or drop 'column_name'`
+        : `${spec.kind} is declared on the column '${column}' and gives 'column_name' too: dbt tests the column and drops '${given.text}' without a word; move the test to the data_tests of the model or source table, or drop 'column_name'`,
+      key: given.key,
+    };
+  }
+  if (column === undefined && given === undefined)
+    return {
+      kind: 'unsupported',
+      label: spec.kind,
+      hint: `${spec.kind} in the data_tests of a model or source table needs 'column_name', the column or SQL expression it tests: only a column's tests get it from their column`,
+    };
+  return spec;
 }
 
 /**
@@ -365,6 +418,12 @@ export function givenTestName(value: YamlValue): YamlValue | undefined {
  */
 const ARGUMENTS_KEY = 'arguments';
 
+/**
+ * The argument every generic test takes for the column it tests. dbt reads
+ * it beside `arguments:` too, without the warning other arguments get there.
+ */
+const COLUMN_NAME = 'column_name';
+
 /** The generic tests the check runs, by the names dbt spells them. */
 export const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_values'] as const;
 
@@ -372,10 +431,10 @@ export const RUNNABLE_TESTS = ['not_null', 'unique', 'relationships', 'accepted_
 const TEST_ARGUMENTS: Readonly<
   Record<string, { readonly takes: readonly string[]; readonly needs: readonly string[] }>
 > = {
-  not_null: { takes: [], needs: [] },
-  unique: { takes: [], needs: [] },
-  relationships: { takes: ['to', 'field'], needs: ['to', 'field'] },
-  accepted_values: { takes: ['values', 'quote'], needs: ['values'] },
+  not_null: { takes: [COLUMN_NAME], needs: [] },
+  unique: { takes: [COLUMN_NAME], needs: [] },
+  relationships: { takes: ['to', 'field', COLUMN_NAME], needs: ['to', 'field'] },
+  accepted_values: { takes: ['values', 'quote', COLUMN_NAME], needs: ['values'] },
 };
 
 /** `'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`. */
@@ -416,7 +475,11 @@ export function testSpec(value: YamlValue): TestSpec {
       hint: `a test is a mapping with one key, the test's name (- not_null: {…}); this one has ${keys.length === 0 ? 'none' : quoted(keys)}`,
     };
   const spec = testSpecOf(kind, value[kind] ?? null);
-  return spec.kind === 'unsupported' && spec.key !== undefined ? { ...spec, key: [kind, ...spec.key] } : spec;
+  if (spec.kind === 'unsupported')
+    return spec.key === undefined ? spec : { ...spec, key: [kind, ...spec.key] };
+  return spec.columnName === undefined
+    ? spec
+    : { ...spec, columnName: { ...spec.columnName, key: [kind, ...spec.columnName.key] } };
 }
 
 function testSpecOf(kind: string, body: YamlValue): TestSpec {
@@ -460,6 +523,8 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
   if (hasNested)
     for (const key of besideArgs) {
       const both = underKeys.includes(key);
+      // dbt reads column_name beside `arguments:` as it reads name: there, without a warning.
+      if (key === COLUMN_NAME && !both) continue;
       problems.push({
         text: both
           ? `${kind} gives '${key}' both in 'arguments' and beside it: dbt takes the one in 'arguments' and drops the other without a word; put every argument in 'arguments'`
@@ -483,7 +548,7 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
   const misplaced = underKeys.filter((key) => TEST_CONFIGS.includes(key) || PLAIN_TEST_KEYS.has(key));
   for (const key of misplaced)
     problems.push({
-      text: `${kind}'s '${key}' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only${args.takes.length === 0 ? ' (it takes none)' : ` (${quoted(args.takes)})`}`,
+      text: `${kind}'s '${key}' goes beside 'arguments', not in it: 'arguments' holds the test's arguments only (${quoted(args.takes)})`,
     });
   for (const key of underKeys)
     if (!misplaced.includes(key))
@@ -503,7 +568,7 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
       match ?? (underKeys.includes(key) ? undefined : nearest(key, [ARGUMENTS_KEY, 'description']));
     // A misspelt `arguments:` holds the arguments: they are not also said to be missing.
     if (other === ARGUMENTS_KEY) for (const need of args.needs) meant.add(need);
-    const takes = args.takes.length === 0 ? ' (it takes none)' : ` (it takes ${quoted(args.takes)})`;
+    const takes = ` (it takes ${quoted(args.takes)})`;
     problems.push({
       text: `${kind} has no argument '${key}'${other === undefined ? takes : `: did you mean '${other}'?`}`,
     });
@@ -522,12 +587,23 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
     problems.push({
       text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
     });
+  const columnKey: readonly PathSegment[] = underKeys.includes(COLUMN_NAME)
+    ? [ARGUMENTS_KEY, COLUMN_NAME]
+    : [COLUMN_NAME];
+  const columnText = given[COLUMN_NAME];
+  // dbt writes the value into the test's SQL with str(): only text names a column or expression.
+  if (columnText !== undefined && !(typeof columnText === 'string' && columnText.trim() !== ''))
+    problems.push({
+      text: `${kind} takes text for 'column_name': a column, or an SQL expression such as "order_id || '-' || customer_id"`,
+      key: columnKey,
+    });
   if (problems.length > 0)
     return unsupported(
       problems.map((problem) => problem.text).join('; '),
       problems.find((problem) => problem.key !== undefined)?.key,
     );
-  if (kind === 'not_null' || kind === 'unique') return { kind };
+  const column = typeof columnText === 'string' ? { columnName: { text: columnText, key: columnKey } } : {};
+  if (kind === 'not_null' || kind === 'unique') return { kind, ...column };
   if (kind === 'relationships') {
     const to = asString(given.to);
     const field = asString(given.field);
@@ -535,7 +611,7 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
       return unsupported(
         `relationships takes text for ${quoted([...(to === undefined ? ['to'] : []), ...(field === undefined ? ['field'] : [])])}`,
       );
-    return { kind, to, field };
+    return { kind, to, field, ...column };
   }
   const values = asArray(given.values);
   const quote = given.quote === undefined ? true : given.quote;
@@ -544,5 +620,5 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
     return unsupported(
       "accepted_values takes a list of quoted text values for 'values' (the check compares them as text)",
     );
-  return { kind: 'accepted_values', values: values as string[], quote };
+  return { kind: 'accepted_values', values: values as string[], quote, ...column };
 }

@@ -22,6 +22,27 @@ export function sourceRelation(schema: string, identifier: string): string {
   return `${quoteIdentifier(schema)}.${quoteIdentifier(identifier)}`;
 }
 
+/** What a generic test tests: a column by its name, or the SQL a `column_name:` gives. */
+export interface TestedValue {
+  /** The value as SQL. */
+  readonly sql: string;
+  /** What the failing rows call it: the column, or the expression as written. */
+  readonly label: string;
+}
+
+export function testedColumn(name: string): TestedValue {
+  return { sql: quoteIdentifier(name), label: name };
+}
+
+/**
+ * A `column_name:` as dbt uses it: pasted into the query as written, so a
+ * column there is resolved as SQL resolves it. Kept on lines of its own,
+ * so that a `--` comment at its end ends there.
+ */
+export function testedExpression(text: string): TestedValue {
+  return { sql: `(\n${text}\n)`, label: text };
+}
+
 const UNQUOTED_LITERAL = /^(?:-?[0-9]+(?:\.[0-9]+)?|true|false)$/i;
 
 /**
@@ -31,8 +52,13 @@ const UNQUOTED_LITERAL = /^(?:-?[0-9]+(?:\.[0-9]+)?|true|false)$/i;
  * check cannot express safely (an unquoted accepted value that is not a
  * number or boolean).
  */
-export function testQuery(spec: TestSpec, relation: string, column: string, to?: string): string | undefined {
-  const col = quoteIdentifier(column);
+export function testQuery(
+  spec: TestSpec,
+  relation: string,
+  tested: TestedValue,
+  to?: string,
+): string | undefined {
+  const col = tested.sql;
   switch (spec.kind) {
     case 'not_null':
       return `select count(*) from ${relation} where ${col} is null`;
@@ -64,25 +90,26 @@ export function testQuery(spec: TestSpec, relation: string, column: string, to?:
 export function failingRowsQuery(
   spec: TestSpec,
   relation: string,
-  column: string,
+  tested: TestedValue,
   limit: number,
   to?: string,
 ): string | undefined {
-  if (testQuery(spec, relation, column, to) === undefined) return undefined;
-  const col = quoteIdentifier(column);
+  if (testQuery(spec, relation, tested, to) === undefined) return undefined;
+  const col = tested.sql;
+  const shown = quoteIdentifier(tested.label);
   switch (spec.kind) {
     case 'not_null':
       return `select * from ${relation} where ${col} is null limit ${limit}`;
     case 'unique':
-      return `select ${col}, count(*) as n_records from ${relation} where ${col} is not null group by ${col} having count(*) > 1 order by 1 limit ${limit}`;
+      return `select ${col} as ${shown}, count(*) as n_records from ${relation} where ${col} is not null group by ${col} having count(*) > 1 order by 1 limit ${limit}`;
     case 'relationships': {
       const field = quoteIdentifier(spec.field);
-      return `select c.child as ${col} from (select ${col} as child from ${relation} where ${col} is not null) as c left join (select ${field} as parent from ${to}) as p on c.child = p.parent where p.parent is null order by 1 limit ${limit}`;
+      return `select c.child as ${shown} from (select ${col} as child from ${relation} where ${col} is not null) as c left join (select ${field} as parent from ${to}) as p on c.child = p.parent where p.parent is null order by 1 limit ${limit}`;
     }
     case 'accepted_values': {
       const values = spec.values.map((value) => (spec.quote ? quoteLiteral(value) : value));
       const filter = values.length === 0 ? '' : ` and ${col} not in (${values.join(', ')})`;
-      return `select ${col}, count(*) as n_records from ${relation} where ${col} is not null${filter} group by ${col} order by 1 limit ${limit}`;
+      return `select ${col} as ${shown}, count(*) as n_records from ${relation} where ${col} is not null${filter} group by ${col} order by 1 limit ${limit}`;
     }
     case 'unsupported':
       return undefined;

@@ -217,6 +217,53 @@ describe('what tells two generic tests of one name apart', () => {
   });
 });
 
+describe("a test's own column_name (a model's or source table's test)", () => {
+  it('names the test from it, every run of characters other than letters, digits and _ made one _', () => {
+    // args {column_name: "order_id || '-' || customer_id"} → "order_id_customer_id".
+    expect(
+      named(`unique: {column_name: "order_id || '-' || customer_id"}`, 'unique', 'silver_orders').full,
+    ).toBe('unique_silver_orders_order_id_customer_id');
+    // Under arguments: in the test_name: form, on a source: "trim(order_id)" → "trim_order_id_".
+    expect(
+      named(
+        '{test_name: not_null, arguments: {column_name: "trim(order_id)"}}',
+        'source_not_null',
+        'bronze_orders',
+      ).full,
+    ).toBe('source_not_null_bronze_orders_trim_order_id_');
+    // Beside arguments: (dbt reads it there too); sorted: column_name, field, to.
+    expect(
+      named(
+        "relationships: {column_name: customer_id, arguments: {to: ref('silver_customers'), field: customer_id}}",
+        'relationships',
+        'silver_orders',
+      ).full,
+    ).toBe('relationships_silver_orders_customer_id__customer_id__ref_silver_customers_');
+  });
+
+  it('on a column: the column wins over one beside the arguments, one under arguments: over the column', () => {
+    // dbt sets column_name to the column after reading the entry, then merges arguments: over it.
+    expect(named('not_null: {column_name: updated_at}', 'not_null', 'silver_orders', 'order_date').full).toBe(
+      'not_null_silver_orders_order_date',
+    );
+    expect(
+      named('unique: {arguments: {column_name: updated_at}}', 'unique', 'silver_orders', 'order_date').full,
+    ).toBe('unique_silver_orders_updated_at');
+  });
+
+  it("is one test with the same test on the column of that name, as dbt's id compares column_name", () => {
+    const of = (yaml: string, column?: string) => {
+      const parsed = parseYaml(yaml);
+      if (!parsed.ok) throw new Error(`bad YAML in the test: ${yaml}`);
+      return testIdentity(pyFromNode(parsed.node), column);
+    };
+    expect(of('not_null: {column_name: order_id}')).toBe(of('not_null', 'order_id'));
+    expect(of('not_null: {arguments: {column_name: order_id}}')).toBe(of('not_null', 'order_id'));
+    expect(of('not_null: {column_name: customer_id}')).not.toBe(of('not_null', 'order_id'));
+    expect(of('unique: {column_name: "a || b"}')).not.toBe(of('unique: {column_name: "a||b"}'));
+  });
+});
+
 describe("Python's str() and repr()", () => {
   it('writes floats as repr does: fixed from 1e-4 to 1e16, else with an exponent of two digits or more', () => {
     expect([1, 0.5, 100, 1e-4, 1e-5, 1e15, 1e16, 1.5e300, -2.5, 0, -0].map(pyFloatRepr)).toEqual([
