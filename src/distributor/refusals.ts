@@ -81,6 +81,7 @@ export type DistributorRefusalCode =
   | 'markdown_too_large'
   | 'markdown_not_utf8'
   | 'markdown_front_matter_invalid'
+  | 'markdown_front_matter_lang_invalid'
   // planning
   | 'output_collision'
   | 'output_too_large'
@@ -339,6 +340,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   markdown_front_matter_invalid: {
     category: 'malformed',
     message: 'a Markdown file to render as HTML starts with front matter that is not a valid YAML mapping',
+  },
+  markdown_front_matter_lang_invalid: {
+    category: 'malformed',
+    message:
+      "a Markdown file to render as HTML gives its page a language (front matter 'lang') that is not a language tag",
   },
 
   output_collision: {

@@ -648,11 +648,15 @@ function outputSource(snapshot: BundleSnapshot, bundle: SourceBundle, mayTake: b
   const take: OutputSource['take'] = (output) => ({ dir: snapshot.dir, name: nameOf(output) });
   const location = snapshot.location;
   if (location === undefined) return { open, digest, take };
+  // Each snapshot file once: pages of two languages can be the same file
+  // (front matter that names the page's language), left over only once.
   const names = [
-    ...bundle.manifest.files.map((_, index) => BundleSnapshot.copyName(index)),
-    ...bundle.pages.map((page) =>
-      BundleSnapshot.pageName(page.source_index, page.sha256.slice('sha256:'.length)),
-    ),
+    ...new Set([
+      ...bundle.manifest.files.map((_, index) => BundleSnapshot.copyName(index)),
+      ...bundle.pages.map((page) =>
+        BundleSnapshot.pageName(page.source_index, page.sha256.slice('sha256:'.length)),
+      ),
+    ]),
   ];
   return {
     open,

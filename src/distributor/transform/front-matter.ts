@@ -1,4 +1,6 @@
-import { isMap, isScalar, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { languageTagProblem } from '../config/language.js';
+import { LANG_PATTERN } from '../config/schema.js';
 import { refuseDistributor } from '../refusals.js';
 
 /** A Markdown text with its front matter, if any, taken off. */
@@ -9,6 +11,8 @@ export interface PageText {
   readonly bodyLine: number;
   /** The front matter's `title`, when it has one that is text or a number. */
   readonly title?: string;
+  /** The front matter's `lang`, a language tag checked as the configuration's `html: {lang}` is. */
+  readonly lang?: string;
 }
 
 const OPENING = /^---[ \t]*\r?\n/;
@@ -20,7 +24,8 @@ const KEY_LINE = /^[A-Za-z_][A-Za-z0-9_ -]*:(?:[ \t]|$)/;
  * Front matter, as report tools write it (Quarto, R Markdown, Jekyll, Hugo,
  * notebook exports): the file's first line is `---`, a later line `---` or
  * `...` closes it, and what stands between is a YAML mapping. It is
- * metadata, never shown; its `title` names the page (docs/distributor.md#pages).
+ * metadata, never shown; its `title` names the page and its `lang` gives the
+ * page's language (docs/distributor.md#pages).
  * A leading `---` that is not closed, or that holds no mapping (a rule
  * above a paragraph, a list), stays Markdown as CommonMark reads it. A
  * block written as keys that is not valid YAML is refused at the fault, so
@@ -39,7 +44,8 @@ export function takeFrontMatter(text: string): PageText {
     .map((line) => line.replace(/\r$/, ''))
     .join('\n');
   const body = lines.slice(closing + 1).join('\n');
-  const document = parseDocument(yamlText, { uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const document = parseDocument(yamlText, { uniqueKeys: true, lineCounter });
   const contents = document.contents;
   // Empty, or a mapping: `# Weekly report` alone between two rules is a
   // heading to CommonMark and only a comment to YAML, so it stays Markdown.
@@ -52,7 +58,13 @@ export function takeFrontMatter(text: string): PageText {
         : '';
     // The opening line, the block and the closing line come before the body.
     const bodyLine = closing + 3;
-    return text === '' ? { body, bodyLine } : { body, bodyLine, title: text };
+    const lang = isMap(contents) ? pageLang(contents.get('lang', true), lineCounter) : undefined;
+    return {
+      body,
+      bodyLine,
+      ...(text === '' ? {} : { title: text }),
+      ...(lang === undefined ? {} : { lang }),
+    };
   }
   const firstWritten = lines
     .slice(0, closing)
@@ -68,3 +80,30 @@ export function takeFrontMatter(text: string): PageText {
     hint: 'fix the YAML between its first two --- lines (metadata, never shown on the page), or begin the file with something other than a --- line',
   });
 }
+
+/**
+ * The page's language from the front matter's `lang` (`lang: de`), checked
+ * as the configuration's `html: {lang}` is: a tag a browser reads wrongly
+ * or not at all (`german`, `en_GB`, a list) is refused at the value, with
+ * the tag it most likely means, rather than published as the page's
+ * language. No value (`lang:`, `lang: ""`) says nothing about the page.
+ */
+function pageLang(node: unknown, lineCounter: LineCounter): string | undefined {
+  if (node === undefined || node === null) return undefined;
+  if (isScalar(node) && (node.value === null || node.value === '')) return undefined;
+  const text = isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
+  const problem =
+    text === undefined
+      ? LANG_HINT
+      : (languageTagProblem(text) ?? (LANG_PATTERN.test(text) ? undefined : LANG_HINT));
+  if (problem === undefined) return text;
+  // The value's place in the block, one line down for the opening `---`.
+  const at = lineCounter.linePos((node as Node).range?.[0] ?? 0);
+  throw refuseDistributor('markdown_front_matter_lang_invalid', {
+    role: 'bundle',
+    location: { line: at.line + 1, column: at.col },
+    hint: problem,
+  });
+}
+
+const LANG_HINT = 'a language tag such as en, en-GB or de-CH (BCP 47)';

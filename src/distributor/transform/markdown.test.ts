@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
+import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
 import { expectGolden } from '../../../test/helpers/golden.js';
 import { Refusal } from '../../core/refusal/index.js';
 import {
@@ -204,6 +206,104 @@ describe('Markdown to HTML', () => {
     const untitled = render('---\nauthor: a\n---\n# Heading\n');
     expect(untitled).toContain('<title>Heading</title>');
     expect(untitled).not.toContain('author');
+  });
+
+  it("regression: a page is in the language its front matter names (lang: de), not the destination's", () => {
+    const head = (markdown: string, options: PageOptions = { lang: 'en' }) =>
+      render(markdown, 't', options).split('\n')[1];
+    expect(head('---\ntitle: Umsatz\nlang: de\n---\n# Umsatz\n')).toBe('<html lang="de">');
+    // A destination without a language (html: true) takes the page's.
+    expect(head('---\nlang: de-CH\n---\n', {})).toBe('<html lang="de-CH">');
+    expect(head('---\r\nlang: "ar"\r\n---\r\n')).toBe('<html lang="ar" dir="rtl">');
+    // No value, or no front matter: the destination's.
+    expect(head('---\nlang:\n---\n')).toBe('<html lang="en">');
+    expect(head('---\nlang: ""\n---\n')).toBe('<html lang="en">');
+    expect(head('# x\n')).toBe('<html lang="en">');
+    // Only the front matter says it: text on the page does not.
+    expect(head('lang: de\n')).toBe('<html lang="en">');
+  });
+
+  it('refuses a front matter lang that is not a language tag at the value, naming the tag meant', () => {
+    const refusalOf = (markdown: string) => {
+      try {
+        render(markdown);
+      } catch (error: unknown) {
+        if (error instanceof Refusal) return { code: error.code, location: error.location, hint: error.hint };
+      }
+      throw new Error('not refused');
+    };
+    const lang = (value: string) => refusalOf(`---\ntitle: Umsatz\nlang: ${value}\n---\n# x\n`);
+    expect(lang('german')).toEqual({
+      code: 'markdown_front_matter_lang_invalid',
+      location: { line: 3, column: 7 },
+      hint: "a language tag such as en, en-GB or de-CH (BCP 47): did you mean 'de'?",
+    });
+    expect(lang('deutsch').hint).toBe(
+      "a language tag such as en, en-GB or de-CH (BCP 47): did you mean 'de'?",
+    );
+    expect(lang('en_GB').hint).toBe("write 'en-GB': language tags join their parts with a hyphen");
+    // Nothing close to a language: no guess.
+    for (const value of ['xx', 'q7', '[de]', '{tag: de}', '42', 'true'])
+      expect(lang(value)).toEqual({
+        code: 'markdown_front_matter_lang_invalid',
+        location: { line: 3, column: 7 },
+        hint: 'a language tag such as en, en-GB or de-CH (BCP 47)',
+      });
+  });
+
+  it('a run refuses a page whose front matter lang is not a tag at file:line:column, and publishes lang: de as German', () => {
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-page-lang-'));
+    try {
+      const page = (lang: string) => ({
+        path: 'report.md',
+        content: `---\ntitle: Umsatz\nlang: ${lang}\n---\n# Umsatz\n`,
+      });
+      const other = { path: 'notes.md', content: '# Notes\n' };
+      const bundle = { id: 'sales.w22', created: '2026-05-30T11:10:00Z' };
+      makeBundle(work, 'src/sales/w22', [page('german'), other], bundle);
+      writeConfig(work, [
+        {
+          id: 'p',
+          source: 'src',
+          destinations: [
+            // The first holds the run's copies, and moves them into place: it publishes no page.
+            { id: 'raw', root: 'site-raw', html: false },
+            { id: 'en', root: 'site-en', source: false, html: { lang: 'en' } },
+            { id: 'any', root: 'site-any', source: false },
+          ],
+        },
+      ]);
+      for (const site of ['site-raw', 'site-en', 'site-any']) mkdirSync(join(work, site));
+      const refused = runCli(['distribute', 'run'], { cwd: work });
+      expect(refused.status).toBe(2);
+      expect(refused.stderr.toString()).toContain(
+        [
+          "error[markdown_front_matter_lang_invalid]: a Markdown file to render as HTML gives its page a language (front matter 'lang') that is not a language tag",
+          '  --> src/sales/w22/report.md:3:7',
+          "  = help: a language tag such as en, en-GB or de-CH (BCP 47): did you mean 'de'?",
+          '',
+        ].join('\n'),
+      );
+      makeBundle(work, 'src/sales/w22', [page('de'), other], bundle);
+      const published = runCli(['distribute', 'run'], { cwd: work });
+      expect(published.stderr.toString()).toBe('');
+      expect(published.status).toBe(0);
+      const head = (site: string, name: string) =>
+        readFileSync(join(work, site, 'sales', 'w22', name), 'utf8').split('\n')[1];
+      expect([
+        head('site-en', 'report.html'),
+        head('site-any', 'report.html'),
+        head('site-en', 'notes.html'),
+        head('site-any', 'notes.html'),
+      ]).toEqual(['<html lang="de">', '<html lang="de">', '<html lang="en">', '<html>']);
+      expect(readdirSync(join(work, 'site-raw', 'sales', 'w22')).sort()).toEqual([
+        '.distributor.json',
+        'notes.md',
+        'report.md',
+      ]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('regression: a leading --- that is not front matter stays Markdown', () => {

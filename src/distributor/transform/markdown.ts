@@ -37,7 +37,11 @@ renderer.renderer.rules.footnote_block_open = () =>
 
 /** How one destination wants its pages (docs/distributor.md#pages). */
 export interface PageOptions {
-  /** The `lang` of `<html>` (`html: {lang: en}`); absent: no `lang` attribute. */
+  /**
+   * The `lang` of `<html>` (`html: {lang: en}`); a page whose front matter
+   * has its own `lang` is in that language instead. Absent, and none in the
+   * front matter: no `lang` attribute.
+   */
   readonly lang?: string;
   /** The Markdown file's path in its bundle, against which relative links resolve. */
   readonly path?: string;
@@ -60,7 +64,8 @@ export interface PageOptions {
  * The page shell is fixed: UTF-8, a Content-Security-Policy that allows no
  * script, object, frame or form target and loads nothing from another
  * origin (images from the page's own site and data: only; the one style
- * element by its SHA-256), `lang` when configured, a viewport, the title
+ * element by its SHA-256), `lang` from the front matter or else the
+ * destination, a viewport, the title
  * (the front matter's `title`, else the first heading's text, else the file
  * name without `.md`), the readable stylesheet inlined (see `stylesheet.ts`), and the
  * rendered body. Same input and options, same bytes.
@@ -134,15 +139,17 @@ export function renderMarkdown(
   adjustTokens(tokens, options, { links, line: 1, offset: text.bodyLine - 1 });
   nameFootnotes(tokens, anchorHeadings(tokens));
   const title = text.title ?? firstHeadingText(tokens) ?? fallbackTitle;
+  // The author's word on one page outweighs the destination's default for all of them.
+  const lang = text.lang ?? options.lang;
   const body = renderer.renderer.render(tokens, renderer.options, env);
   const escapeHtml = renderer.utils.escapeHtml;
   const style = pageStylesheet();
   // The style element is the same bytes in every page: encoded once.
   const head = [
     '<!DOCTYPE html>',
-    options.lang === undefined
+    lang === undefined
       ? '<html>'
-      : `<html lang="${escapeHtml(options.lang)}"${writtenRightToLeft(options.lang) ? ' dir="rtl"' : ''}>`,
+      : `<html lang="${escapeHtml(lang)}"${writtenRightToLeft(lang) ? ' dir="rtl"' : ''}>`,
     '<head>',
     '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${pageCsp(style.sha256Base64)}">`,

@@ -294,6 +294,9 @@ function startFile(
     checkHashed(keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index)));
     if (pagePath === undefined) return () => [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
+    // A page whose front matter names its language is the same bytes in every
+    // destination's variant: its snapshot file is one, written once.
+    const keptPages = new Map<string, Hashed>();
     const pages = (options.variants ?? [{}]).map((variant): RenderedPage => {
       const { page, links } = renderMarkdown(markdown, title, {
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
@@ -302,7 +305,9 @@ function startFile(
         ...(options.bundleDir === undefined ? {} : { bundleDir: options.bundleDir }),
       });
       const hex = sha256Hex(page);
-      const kept = keepBytes(page, options.snapshot, BundleSnapshot.pageName(index, hex), hex);
+      const kept =
+        keptPages.get(hex) ?? keepBytes(page, options.snapshot, BundleSnapshot.pageName(index, hex), hex);
+      keptPages.set(hex, kept);
       return {
         source_index: index,
         path: toBundlePath(pagePath),
