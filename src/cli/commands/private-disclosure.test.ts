@@ -66,6 +66,27 @@ function humanAndJson(args: readonly string[]): readonly [CliRun, CliRun] {
   return [human, json];
 }
 
+/** `evidence check` of `mapping` beside a bundle's dry run and run manifest, in human form and with `--json`. */
+function evidenceCheck(
+  mapping: string,
+  paths: { readonly dryRunFile: string; readonly runManifestFile: string },
+): readonly [CliRun, CliRun] {
+  return humanAndJson([
+    'evidence',
+    'check',
+    '--mapping-file',
+    mapping,
+    '--inventory-file',
+    paths.dryRunFile,
+    '--run-manifest',
+    paths.runManifestFile,
+    '--source-binding-id',
+    'synthetic_retail',
+    '--max-evidence-age',
+    '36500d',
+  ]);
+}
+
 describe('the faults are located ones: sealkit json reports them by line and column', () => {
   it.each(LOCATED_FAULTS)('$name', ({ bytes }) => {
     // The control for every test below: the same bytes, given to a located command, are located.
@@ -89,20 +110,7 @@ describe('sealkit evidence check prints no location', () => {
   )('$label', ({ fault, role }) => {
     const dir = privateDir();
     const paths = writeBundle(join(dir, `${NAME_SENTINEL}_evidence`), bundle, { [role]: fault.bytes });
-    const [human, json] = humanAndJson([
-      'evidence',
-      'check',
-      '--mapping-file',
-      paths.mappingFile,
-      '--inventory-file',
-      paths.dryRunFile,
-      '--run-manifest',
-      paths.runManifestFile,
-      '--source-binding-id',
-      'synthetic_retail',
-      '--max-evidence-age',
-      '36500d',
-    ]);
+    const [human, json] = evidenceCheck(paths.mappingFile, paths);
     expect(JSON.parse(json.stdout.toString())).toMatchObject({ reason_code: 'scaffold_input_malformed' });
     expectSilent([human, json], [...sentinelsOf(bundle), paths.dir]);
   });
@@ -110,20 +118,7 @@ describe('sealkit evidence check prints no location', () => {
   it('names no file that is missing', () => {
     const dir = privateDir();
     const paths = writeBundle(join(dir, 'bundle'), retailBundle({ destination: 'bigquery' }));
-    const runs = humanAndJson([
-      'evidence',
-      'check',
-      '--mapping-file',
-      join(dir, `${NAME_SENTINEL}_mapping.json`),
-      '--inventory-file',
-      paths.dryRunFile,
-      '--run-manifest',
-      paths.runManifestFile,
-      '--source-binding-id',
-      'synthetic_retail',
-      '--max-evidence-age',
-      '36500d',
-    ]);
+    const runs = evidenceCheck(join(dir, `${NAME_SENTINEL}_mapping.json`), paths);
     expect(JSON.parse(runs[1].stdout.toString())).toMatchObject({ reason_code: 'scaffold_input_missing' });
     expectSilent(runs, [dir]);
   });
@@ -268,20 +263,7 @@ describe('a misspelt path in a private domain gets no "did you mean"', () => {
     );
     const misspelt = paths.mappingFile.slice(0, -1);
     expectLocatedSuggestion(misspelt);
-    const runs = humanAndJson([
-      'evidence',
-      'check',
-      '--mapping-file',
-      misspelt,
-      '--inventory-file',
-      paths.dryRunFile,
-      '--run-manifest',
-      paths.runManifestFile,
-      '--source-binding-id',
-      'synthetic_retail',
-      '--max-evidence-age',
-      '36500d',
-    ]);
+    const runs = evidenceCheck(misspelt, paths);
     expect(JSON.parse(runs[1].stdout.toString())).toMatchObject({ reason_code: 'scaffold_input_missing' });
     expectNoSuggestion(runs, [dir]);
   });
