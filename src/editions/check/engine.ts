@@ -77,6 +77,12 @@ function isOneValue(node: SelectShape | undefined): boolean {
   );
 }
 
+/** What DuckDB's parser made of a text. */
+type SerializedSql =
+  | { readonly kind: 'statements'; readonly statements: readonly { readonly node?: SelectShape }[] }
+  | { readonly kind: 'not_one_statement' }
+  | { readonly kind: 'error'; readonly message?: string; readonly offset?: number };
+
 const QUERY_NODES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'CTE_NODE', 'RECURSIVE_CTE_NODE']);
 
 /**
@@ -112,38 +118,17 @@ export class CheckEngine {
 
   /** DuckDB's parser alone (json_serialize_sql): no table needs to exist. */
   async parse(sql: string): Promise<ParseVerdict> {
-    this.#serialize ??= await this.#connection.prepare('select json_serialize_sql($1::varchar)');
-    const prepared = this.#serialize;
-    prepared.clearBindings();
-    prepared.bindVarchar(1, sql);
-    const rows = (await prepared.runAndReadAll()).getRows();
-    const text = rows[0]?.[0];
-    if (typeof text !== 'string') return { ok: false, code: 'sql_parse_error' };
-    // DuckDB's own output, not user input: its shape is fixed by the engine.
-    const parsed = JSON.parse(text) as {
-      error?: boolean;
-      error_type?: string;
-      error_message?: unknown;
-      position?: unknown;
-      statements?: { node?: { type?: string } }[];
-    };
-    if (parsed.error === true) {
-      if (parsed.error_type === 'not implemented') return { ok: false, code: 'sql_not_single_select' };
-      const message = engineMessageLine(
-        typeof parsed.error_message === 'string' ? parsed.error_message : undefined,
-      );
-      const offset = Number(parsed.position);
+    const parsed = await this.#serializeSql(sql);
+    if (parsed === undefined) return { ok: false, code: 'sql_parse_error' };
+    if (parsed.kind === 'not_one_statement') return { ok: false, code: 'sql_not_single_select' };
+    if (parsed.kind === 'error')
       return {
         ok: false,
         code: 'sql_parse_error',
-        ...(message === undefined ? {} : { message }),
-        ...(typeof parsed.position === 'string' && Number.isSafeInteger(offset) && offset >= 0
-          ? { offset }
-          : {}),
+        ...(parsed.message === undefined ? {} : { message: parsed.message }),
+        ...(parsed.offset === undefined ? {} : { offset: parsed.offset }),
       };
-    }
-    const statements = parsed.statements ?? [];
-    if (statements.length !== 1 || !QUERY_NODES.has(statements[0]?.node?.type ?? ''))
+    if (parsed.statements.length !== 1 || !QUERY_NODES.has(parsed.statements[0]?.node?.type ?? ''))
       return { ok: false, code: 'sql_not_single_select' };
     return { ok: true };
   }
@@ -155,40 +140,59 @@ export class CheckEngine {
    * change the test's query rather than name what it tests.
    */
   async parseExpression(text: string): Promise<ExpressionVerdict> {
+    const parsed = await this.#serializeSql(`${EXPRESSION_PREFIX}${text}\n`);
+    if (parsed === undefined) return { ok: false };
+    // More than one statement (`a; drop …`): no one value either.
+    if (parsed.kind === 'not_one_statement') return { ok: false, notOneValue: true };
+    if (parsed.kind === 'error') {
+      const offset = parsed.offset === undefined ? undefined : parsed.offset - EXPRESSION_PREFIX.length;
+      return {
+        ok: false,
+        ...(parsed.message === undefined ? {} : { message: parsed.message }),
+        ...(offset === undefined || offset < 0 ? {} : { offset: Math.min(offset, text.length) }),
+      };
+    }
+    return parsed.statements.length === 1 && isOneValue(parsed.statements[0]?.node)
+      ? { ok: true }
+      : { ok: false, notOneValue: true };
+  }
+
+  /**
+   * `sql` as DuckDB's parser reads it (json_serialize_sql), one prepared
+   * statement for the run: its statements, its parse error (the first line
+   * of the message, the character offset when given), or that it holds
+   * several statements, which DuckDB answers "not implemented". Undefined
+   * when DuckDB answers nothing readable.
+   */
+  async #serializeSql(sql: string): Promise<SerializedSql | undefined> {
     this.#serialize ??= await this.#connection.prepare('select json_serialize_sql($1::varchar)');
     const prepared = this.#serialize;
     prepared.clearBindings();
-    prepared.bindVarchar(1, `${EXPRESSION_PREFIX}${text}\n`);
+    prepared.bindVarchar(1, sql);
     const rows = (await prepared.runAndReadAll()).getRows();
-    const out = rows[0]?.[0];
-    if (typeof out !== 'string') return { ok: false };
+    const text = rows[0]?.[0];
+    if (typeof text !== 'string') return undefined;
     // DuckDB's own output, not user input: its shape is fixed by the engine.
-    const parsed = JSON.parse(out) as {
+    const parsed = JSON.parse(text) as {
       error?: boolean;
       error_type?: string;
       error_message?: unknown;
       position?: unknown;
-      statements?: { node?: SelectShape }[];
+      statements?: readonly { readonly node?: SelectShape }[];
     };
-    if (parsed.error === true) {
-      // More than one statement (`a; drop …`) is DuckDB's "not implemented": no value either.
-      if (parsed.error_type === 'not implemented') return { ok: false, notOneValue: true };
-      const message = engineMessageLine(
-        typeof parsed.error_message === 'string' ? parsed.error_message : undefined,
-      );
-      const offset = Number(parsed.position) - EXPRESSION_PREFIX.length;
-      return {
-        ok: false,
-        ...(message === undefined ? {} : { message }),
-        ...(typeof parsed.position === 'string' && Number.isSafeInteger(offset) && offset >= 0
-          ? { offset: Math.min(offset, text.length) }
-          : {}),
-      };
-    }
-    const statements = parsed.statements ?? [];
-    return statements.length === 1 && isOneValue(statements[0]?.node)
-      ? { ok: true }
-      : { ok: false, notOneValue: true };
+    if (parsed.error !== true) return { kind: 'statements', statements: parsed.statements ?? [] };
+    if (parsed.error_type === 'not implemented') return { kind: 'not_one_statement' };
+    const message = engineMessageLine(
+      typeof parsed.error_message === 'string' ? parsed.error_message : undefined,
+    );
+    const offset = Number(parsed.position);
+    return {
+      kind: 'error',
+      ...(message === undefined ? {} : { message }),
+      ...(typeof parsed.position === 'string' && Number.isSafeInteger(offset) && offset >= 0
+        ? { offset }
+        : {}),
+    };
   }
 
   async run(sql: string): Promise<void> {
