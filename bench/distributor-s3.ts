@@ -34,6 +34,47 @@ function median(values: readonly number[]): number {
   return sorted[sorted.length >> 1] ?? Number.NaN;
 }
 
+/** `work`, its wall time in milliseconds pushed to `into` each time it runs. */
+function timedInto(into: number[], work: () => void): () => void {
+  return () => {
+    const start = process.hrtime.bigint();
+    work();
+    into.push(Number(process.hrtime.bigint() - start) / 1e6);
+  };
+}
+
+/**
+ * sealkit's start beside the reference's, timed into `into`: a run over a
+ * source with no bundle (Node, the CLI, the configuration, the S3 backend and
+ * the SDK it loads for the destination, the empty walk), and Node loading
+ * the SDK alone, which the reference pays before its first request.
+ */
+function startVariants(
+  publisher: string,
+  emptyConfig: string,
+  env: NodeJS.ProcessEnv,
+  into: { readonly sealkit: number[]; readonly node: number[] },
+): Variant[] {
+  return [
+    {
+      name: 'sealkit distribute run, a source with no bundle',
+      run: timedInto(into.sealkit, () => {
+        const report = JSON.parse(runNode([publisher, 'run', emptyConfig], 'sealkit start', env)) as {
+          counts: Record<string, number>;
+        };
+        if (Object.values(report.counts).some((count) => count !== 0))
+          throw new Error('the run over an empty source found bundles');
+      }),
+    },
+    {
+      name: 'node loading the AWS SDK (the reference without its request)',
+      run: timedInto(into.node, () =>
+        runNode(['-e', `require(${JSON.stringify(sdkEntry)})`], 'node loading the AWS SDK'),
+      ),
+    },
+  ];
+}
+
 /**
  * What both benchmarks start from: a private copy of the build under a fresh
  * folder, a radosgw started from it that outlives the helper process (stopped
@@ -63,11 +104,15 @@ function startBenchRgw(name: string) {
     );
     return path;
   };
+  const emptySource = join(base, 'empty');
+  mkdirSync(emptySource);
+  /** A configuration over a source with no bundle: what a run costs before its first bundle. */
+  const emptyConfig = config(emptySource, 'empty');
   const dispose = (): void => {
     stopDetachedRgw(handle);
     rmSync(base, { recursive: true, force: true });
   };
-  return { base, helper, publisher, handle, rgwEnv, config, dispose };
+  return { base, helper, publisher, handle, rgwEnv, config, emptyConfig, dispose };
 }
 
 export const distributorS3Benchmark: Benchmark = {
@@ -75,7 +120,7 @@ export const distributorS3Benchmark: Benchmark = {
   description: 'publish one 64 MiB bundle to radosgw beside one plain streamed PutObject of the same file',
   runOptions: { warmupRuns: 1, rounds: 5, minSampleMs: 0 },
   prepare() {
-    const { base, helper, publisher, handle, rgwEnv, config, dispose } = startBenchRgw('s3');
+    const { base, helper, publisher, handle, rgwEnv, config, emptyConfig, dispose } = startBenchRgw('s3');
     const env = { ...process.env, ...rgwEnv };
     const child = (script: string, args: readonly string[]): string =>
       runNode([script, ...args], 'distributor-s3 benchmark child', env);
@@ -99,19 +144,8 @@ export const distributorS3Benchmark: Benchmark = {
     const hugeRss = publish(config(bundle('huge', HUGE_BYTES), 'huge')).maxRssKiB;
     child(helper, ['clear', 'huge/']);
 
-    // sealkit's own start, beside the reference's: a run over a source with
-    // no bundle (Node, the CLI, the configuration, the S3 backend and the SDK
-    // it loads for the destination, the empty walk), and Node loading the SDK
-    // alone, which the reference pays before its PUT.
-    const emptySource = join(base, 'empty');
-    mkdirSync(emptySource);
-    const emptyConfig = config(emptySource, 'empty');
+    // sealkit's own start, beside the reference's (see startVariants).
     const starts = { sealkit: [] as number[], node: [] as number[], put: [] as number[] };
-    const timedInto = (into: number[], work: () => void) => () => {
-      const start = process.hrtime.bigint();
-      work();
-      into.push(Number(process.hrtime.bigint() - start) / 1e6);
-    };
 
     let publishes = 0;
     let puts = 0;
@@ -144,22 +178,7 @@ export const distributorS3Benchmark: Benchmark = {
         },
         run: () => publishRss.push(publish(publishConfig).maxRssKiB),
       },
-      {
-        name: 'sealkit distribute run, a source with no bundle',
-        run: timedInto(starts.sealkit, () => {
-          const report = JSON.parse(child(publisher, ['run', emptyConfig])) as {
-            counts: Record<string, number>;
-          };
-          if (Object.values(report.counts).some((count) => count !== 0))
-            throw new Error('the run over an empty source found bundles');
-        }),
-      },
-      {
-        name: 'node loading the AWS SDK (the reference without its PUT)',
-        run: timedInto(starts.node, () =>
-          runNode(['-e', `require(${JSON.stringify(sdkEntry)})`], 'node loading the AWS SDK'),
-        ),
-      },
+      ...startVariants(publisher, emptyConfig, env, starts),
     ];
     return {
       workload: `one bundle of one ${FILE_BYTES / 1024 / 1024} MiB file, to a fresh prefix each time`,
@@ -211,7 +230,16 @@ export const distributorS3ManyBenchmark: Benchmark = {
   description: 'publish 100 bundles of 1 MiB to radosgw beside rclone copy of the same 100 files',
   runOptions: { warmupRuns: 1, rounds: 3, minSampleMs: 0 },
   prepare() {
-    const { base, helper, publisher, handle, rgwEnv, config: configFor, dispose } = startBenchRgw('s3-many');
+    const {
+      base,
+      helper,
+      publisher,
+      handle,
+      rgwEnv,
+      config: configFor,
+      emptyConfig,
+      dispose,
+    } = startBenchRgw('s3-many');
     const { AWS_CA_BUNDLE: _bundle, ...inherited } = process.env;
     const env = {
       ...inherited,
@@ -256,9 +284,6 @@ export const distributorS3ManyBenchmark: Benchmark = {
     let sealkitConfig = '';
     let barePrefix = '';
     let lockedPrefix = '';
-    const emptySource = join(base, 'empty');
-    mkdirSync(emptySource);
-    const emptyConfig = configFor(emptySource, 'empty');
     const walls = {
       rclone: [] as number[],
       sealkit: [] as number[],
@@ -266,11 +291,6 @@ export const distributorS3ManyBenchmark: Benchmark = {
       locked: [] as number[],
       start: [] as number[],
       node: [] as number[],
-    };
-    const timedInto = (into: number[], work: () => void) => () => {
-      const start = process.hrtime.bigint();
-      work();
-      into.push(Number(process.hrtime.bigint() - start) / 1e6);
     };
     const variants: Variant[] = [
       {
@@ -316,22 +336,7 @@ export const distributorS3ManyBenchmark: Benchmark = {
           runNode([helper, 'requests-locked', source, lockedPrefix], 'bare requests, one lock', env);
         }),
       },
-      {
-        name: 'sealkit distribute run, a source with no bundle',
-        run: timedInto(walls.start, () => {
-          const report = JSON.parse(runNode([publisher, 'run', emptyConfig], 'sealkit start', env)) as {
-            counts: Record<string, number>;
-          };
-          if (Object.values(report.counts).some((count) => count !== 0))
-            throw new Error('the run over an empty source found bundles');
-        }),
-      },
-      {
-        name: 'node loading the AWS SDK',
-        run: timedInto(walls.node, () =>
-          runNode(['-e', `require(${JSON.stringify(sdkEntry)})`], 'node loading the AWS SDK'),
-        ),
-      },
+      ...startVariants(publisher, emptyConfig, env, { sealkit: walls.start, node: walls.node }),
     ];
     /** "r1 / r2 / … (median m)" of `ratio` over the measured rounds (the warm-up left out). */
     const perRound = (ratio: (round: number) => number): string => {
