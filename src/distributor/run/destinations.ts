@@ -50,12 +50,23 @@ export async function lockAll(
         waitMs: Math.max(0, deadline - Date.now()),
         ...(wait.onWait === undefined ? {} : { onWait: (waited: number) => wait.onWait?.(id, waited) }),
       });
-      if (lock.kind === 'busy')
-        destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
+      if (lock.kind === 'busy') destination.refusal = lockHeld(wait.waitMs);
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }
   }
+}
+
+/**
+ * A destination whose lock another run held, with what to do: after a
+ * `--wait` that ran out, not to pass the flag the run already passed.
+ */
+function lockHeld(waitMs: number): Refusal {
+  const hint =
+    waitMs > 0
+      ? `another run held its lock through this run's --wait (${Math.ceil(waitMs / 1000)} s): run again once that run is done, or with a longer --wait`
+      : 'another run holds its lock: run again once that run is done, or pass --wait SECONDS to wait for it';
+  return refuseDistributor('destination_locked', { role: 'destination', hint });
 }
 
 /**
@@ -69,8 +80,7 @@ export async function peekAll(destinations: readonly OpenDestination[]): Promise
     const backend = destination.backend;
     if (backend?.peekLock === undefined || destination.refusal !== undefined) continue;
     try {
-      if ((await backend.peekLock()).kind === 'busy')
-        destination.refusal = refuseDistributor('destination_locked', { role: 'destination' });
+      if ((await backend.peekLock()).kind === 'busy') destination.refusal = lockHeld(0);
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }

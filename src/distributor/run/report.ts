@@ -323,7 +323,7 @@ function adviceFor(
     case 'destination_state_invalid':
       return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;
     case 'destination_locked':
-      return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again when that run is done; for a local destination, --wait SECONDS waits for the lock';
+      return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again once that run is done, or pass --wait SECONDS to wait for it';
     case 'destination_changed':
       return 'another run published or took over the bundle after this run read it, so this run committed nothing of it: run again, and it starts from what that run left';
     case 'run_interrupted':

@@ -945,6 +945,9 @@ describe('distribute run (local destination)', () => {
     try {
       const report = await run();
       expect(outcomes(report)).toEqual([['a', 'refused', 'destination_locked']]);
+      expect(report.outcomes[0]?.refusal?.hint).toBe(
+        "destination 'site', bundle 'a': another run holds its lock: run again once that run is done, or pass --wait SECONDS to wait for it",
+      );
       expect(bundleTree()).toEqual({});
     } finally {
       await held.release();
@@ -969,6 +972,10 @@ describe('distribute run (local destination)', () => {
       });
       expect(outcomes(refused)).toEqual([['a', 'refused', 'destination_locked']]);
       expect(waits.length).toBeGreaterThan(0);
+      // regression: the advice after a wait that ran out is not to pass the flag it passed
+      expect(refused.outcomes[0]?.refusal?.hint).toBe(
+        "destination 'site', bundle 'a': another run held its lock through this run's --wait (1 s): run again once that run is done, or with a longer --wait",
+      );
     } finally {
       await held.release();
     }

@@ -38,6 +38,8 @@ export interface PublishSettings {
   readonly cacheControl: string;
   /** Deletes a committed bundle's marker (batched with other bundles'). */
   readonly retireMarker: (key: string) => void;
+  /** This run's `--wait` in seconds, when it had one (said in `destination_locked`'s advice). */
+  readonly waitSeconds?: number;
 }
 
 /** Uploads and deletes in flight at once per bundle: memory stays bounded (each streams 1 MiB chunks). */
@@ -189,7 +191,7 @@ function claimPrefix(
   if (marker !== undefined) {
     const now = instantOf(settings.clock.now());
     if (marker.live || compareInstants(marker.parsed.expires, now) > 0)
-      return lockedRefusal(marker.parsed.expires, now);
+      return lockedRefusal(marker.parsed.expires, now, settings.waitSeconds);
   }
   const residue = new Set<string>(inspected.residue.map((claim) => claim.path));
   // The planned residue is what inspection found, and the expired marker itself when it was all that was left.
@@ -391,7 +393,7 @@ async function lostMarkerRace(settings: PublishSettings, keys: BundleKeys): Prom
     const marker = parsePending(current.bytes);
     const now = instantOf(settings.clock.now());
     return compareInstants(marker.expires, now) > 0
-      ? lockedRefusal(marker.expires, now)
+      ? lockedRefusal(marker.expires, now, settings.waitSeconds)
       : refuse('destination_changed');
   } catch {
     return refuse('destination_changed');

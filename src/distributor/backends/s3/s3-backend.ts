@@ -153,7 +153,12 @@ export function createS3BackendNow(
   let nested: NestedBundleCheck | undefined;
   /** How long inspection may wait for a bundle another run holds, from `lock` (`--wait`). */
   let waiting:
-    | { readonly deadline: number; readonly since: number; readonly onWait?: (waitedMs: number) => void }
+    | {
+        readonly deadline: number;
+        readonly since: number;
+        readonly seconds: number;
+        readonly onWait?: (waitedMs: number) => void;
+      }
     | undefined;
   const inspectNow = async (
     bundleDir: BundleDir,
@@ -207,7 +212,7 @@ export function createS3BackendNow(
     const marker = last.marker;
     const refusal =
       marker?.live === true
-        ? lockedRefusal(marker.parsed.expires, instantOf(clock.now()))
+        ? lockedRefusal(marker.parsed.expires, instantOf(clock.now()), waiting?.seconds)
         : refuseDistributor('destination_changed', {
             role: 'destination',
             hint: 'its objects kept changing while this run read them (another run is publishing it): run again when that run is done',
@@ -266,6 +271,7 @@ export function createS3BackendNow(
           ? {
               deadline: since + waitMs,
               since,
+              seconds: Math.ceil(waitMs / 1000),
               ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
             }
           : undefined;
@@ -342,6 +348,7 @@ export function createS3BackendNow(
               retirement ??= new MarkerRetirement(getClient(), config.bucket, retirementDelayMs(leaseMs));
               retirement.retire(key);
             },
+            ...(waiting === undefined ? {} : { waitSeconds: waiting.seconds }),
           },
           bundleKeys(config.prefix, write.bundle_dir),
           write,

@@ -106,7 +106,7 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(took).toBeGreaterThanOrEqual(1400);
     expect(took).toBeLessThan(20_000);
     expect(report.outcomes[0]?.refusal?.hint).toMatch(
-      /unless that run renews it\): run again once that run is done, or after the lease if it died \(--wait SECONDS waits up to that long for it\)$/,
+      /unless that run renews it\), still after this run's --wait \(2 s\): run again once that run is done, or with a --wait longer than what is left of the lease if it died$/,
     );
     expect(waits.length).toBeGreaterThan(0);
     expect(await stored()).toEqual(['.distributor.pending.json']);
@@ -120,6 +120,9 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(waits).toEqual([]);
+    expect(report.outcomes[0]?.refusal?.hint).toMatch(
+      /run again once that run is done, or after the lease if it died \(--wait SECONDS waits up to that long for it\)$/,
+    );
   });
 
   it('regression: a signal during the wait stops the run at once, before any write', async () => {
