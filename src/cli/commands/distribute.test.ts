@@ -74,18 +74,24 @@ describe('sealkit distribute run', () => {
     const page = {
       path: 'report.md',
       content:
-        '# W03\n\nSee [last week](../w02/report.md).\n\n![late](charts/late.png)\n\n[data](data.csv)\n',
+        '# W03\n\nSee [last week](../w02/report.md), [its notes](../w02/notse.md) and [all weeks](../index.md).\n\n![late](charts/late.png)\n\n[data](data.csv)\n',
     };
     makeBundle(source, 'weather/w03', [page, { path: 'data.csv', content: 'a\n' }], {
       id: 'w03',
       created: '2026-05-30T11:10:00Z',
     });
+    makeBundle(source, 'weather/w02', [{ path: 'report.md', content: '# W02\n' }], {
+      id: 'w02',
+      created: '2026-05-23T11:10:00Z',
+    });
     const htmlOnly = writeConfig(work, [
       { id: 'weather', source, destinations: [{ id: 'site', root: dest, source: false, html: true }] },
     ]);
+    // Last week's report is a bundle of the run: its link points at its page, which loads.
     const expected = [
-      '3 links in these pages will not load at their destination (the pages are published as written):',
-      '  site: weather/w03/report.md:3: link ../w02/report.md leaves the bundle and is kept as written, but no .md file is published here: link to its page (.html)',
+      '4 links in these pages will not load at their destination (the pages are published as written):',
+      '  site: weather/w03/report.md:3: link ../w02/notse.html leads into bundle weather/w02 of this run, which publishes no such file here: check the name (a link to a .md file points at its page, .html)',
+      '  site: weather/w03/report.md:3: link ../index.md leads to a .md file above the bundle folder or outside the source root, which no bundle publishes here: the link is kept as written',
       "  site: weather/w03/report.md:5: image charts/late.png is not in the bundle's manifest, so no run publishes it",
       "  site: weather/w03/report.md:7: link data.csv is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
     ].join('\n');
@@ -94,6 +100,10 @@ describe('sealkit distribute run', () => {
     const run = runCli(['distribute', 'run', '--config', htmlOnly]);
     expect(run.status).toBe(0);
     expect(run.stdout.toString()).toContain(expected);
+    expect(readFileSync(join(dest, 'weather/w03/report.html'), 'utf8')).toContain(
+      '<a href="../w02/report.html">last week</a>',
+    );
+    expect(existsSync(join(dest, 'weather/w02/report.html'))).toBe(true);
     // Published already: a rerun writes nothing and says nothing of links.
     expect(runCli(['distribute', 'run', '--config', htmlOnly]).stdout.toString()).not.toContain(
       'will not load',
@@ -110,6 +120,7 @@ describe('sealkit distribute run', () => {
     const verified = JSON.parse(verify.stdout.toString()) as {
       link_warnings: { line: number; problem: string }[];
     };
+    // verify sees one bundle: a link into another is not checked.
     expect(verified.link_warnings.map((warning) => [warning.line, warning.problem])).toEqual([
       [3, 'markdown_outside_bundle'],
       [5, 'not_in_manifest'],

@@ -645,6 +645,8 @@ function linkProblemText(warning: LinkWarning): string {
     return `${subject}, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)`;
   if (warning.problem === 'not_published_here')
     return `${subject}${LINK_PROBLEMS.not_published_here.slice('is listed'.length)}`;
+  if (warning.problem === 'not_in_other_bundle' && warning.bundle_dir !== undefined)
+    return `leads into bundle ${escapedBytes(Buffer.from(warning.bundle_dir, 'utf8'))} of this run, which publishes no such file here: check the name (a link to a .md file points at its page, .html)`;
   return LINK_PROBLEMS[warning.problem];
 }
 
@@ -656,9 +658,11 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
   not_published_here:
     "is listed, but not among this destination's outputs (assets: true publishes charts and data beside the pages)",
   markdown_outside_bundle:
-    'leaves the bundle and is kept as written, but no .md file is published here: link to its page (.html)',
+    'leads to a .md file above the bundle folder or outside the source root, which no bundle publishes here: the link is kept as written',
   folder_without_index:
     'is a folder with no index.html here, so a web server has no page to show: link to a file in it, or add an index.md',
+  not_in_other_bundle:
+    'leads into another bundle of this run, which publishes no such file here: check the name',
 };
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Sha256Prefixed } from '../../core/digest/index.js';
 import type { BundlePath, Instant, SourceManifest } from '../model/types.js';
 import { renderMarkdown } from '../transform/markdown.js';
-import { linkWarnings } from './links.js';
+import { linkWarnings, type SiblingBundles } from './links.js';
 import type { PageInfo } from './outputs.js';
 import { plannedOutputs } from './outputs.js';
 
@@ -72,6 +72,7 @@ describe('links of pages that a destination will not hold', () => {
     categories: { source: boolean; html: boolean; assets?: boolean },
     bundleDir = 'W03',
     pagePath = 'report.md',
+    siblings?: SiblingBundles,
   ) => {
     const files = [...paths].sort().map((path, index) => ({
       path: path as BundlePath,
@@ -87,7 +88,7 @@ describe('links of pages that a destination will not hold', () => {
       return [page(index, `${file.path.slice(0, -3)}.html`, links)];
     });
     const outputs = plannedOutputs(bundle, rendered, categories) ?? [];
-    return linkWarnings(bundle, rendered, categories, outputs).map((w) => [w.href, w.problem]);
+    return linkWarnings(bundle, rendered, categories, outputs, siblings).map((w) => [w.href, w.problem]);
   };
 
   it('regression: a link to a folder whose index.html the destination holds is not reported', () => {
@@ -169,5 +170,46 @@ describe('links of pages that a destination will not hold', () => {
       ['../../../W03/late.png', 'not_in_manifest'],
       ['../../../../sales/W03/', 'folder_without_index'],
     ]);
+  });
+
+  it('regression: a link into another bundle of the run is checked against what that bundle publishes here', () => {
+    const other = (paths: readonly string[]): SourceManifest => ({
+      ...manifest,
+      files: paths.map((path, index) => ({ path: path as BundlePath, sha256: sha(String(index)), size: 3 })),
+    });
+    const siblings: SiblingBundles = new Map([
+      ['sales/W02', other(['chart.png', 'report.md'])],
+      ['ops/nightly', other(['summary.md'])],
+    ]);
+    const markdown = [
+      '[a](../W02/report.md) [b](../W02/reprot.md) [c](../W02/report.html) ![d](../W02/chart.png)',
+      '[e](../../ops/nightly/summary.md) [f](../../ops/nightly/x.csv) [g](../W01/report.md)',
+    ].join('\n');
+    // W01 is no bundle of this run (published earlier, since removed from the source): not checked.
+    expect(
+      warningsOfBundle(
+        markdown,
+        ['report.md'],
+        { source: false, html: true },
+        'sales/W03',
+        'report.md',
+        siblings,
+      ),
+    ).toEqual([
+      ['../W02/reprot.html', 'not_in_other_bundle'],
+      ['../W02/chart.png', 'not_in_other_bundle'],
+      ['../../ops/nightly/x.csv', 'not_in_other_bundle'],
+    ]);
+    // With assets, W02's chart is published beside its page.
+    expect(
+      warningsOfBundle(
+        markdown,
+        ['report.md'],
+        { source: false, html: true, assets: true },
+        'sales/W03',
+        'report.md',
+        siblings,
+      ).map(([href]) => href),
+    ).toEqual(['../W02/reprot.html', '../../ops/nightly/x.csv']);
   });
 });

@@ -1,7 +1,7 @@
 import type { OutputCategories, SourceManifest } from '../model/types.js';
 import type { PageLink } from '../transform/markdown.js';
 import { isAsset } from '../transform/sidecar.js';
-import type { PageInfo } from './outputs.js';
+import { expectedOutputs, type PageInfo } from './outputs.js';
 import type { PlannedOutput } from './types.js';
 
 /**
@@ -18,13 +18,20 @@ import type { PlannedOutput } from './types.js';
  *   files here but no `index.html`, so a web server has no page to answer
  *   with. A folder whose `index.html` the destination holds (a listed one,
  *   or the page of its `index.md`) is what a server answers with: not a
- *   problem.
+ *   problem;
+ * - `not_in_other_bundle`: a file of another bundle of the same run
+ *   (`../2026-W02/report.html`, written so or as `report.md`) that this
+ *   destination will not hold for that bundle: its manifest does not list
+ *   it (or its `.md`), or the outputs leave it out. A link into a folder
+ *   that is no bundle of the run (one published earlier and since removed
+ *   from the source) is not checked.
  */
 export type LinkProblem =
   | 'not_in_manifest'
   | 'not_published_here'
   | 'markdown_outside_bundle'
-  | 'folder_without_index';
+  | 'folder_without_index'
+  | 'not_in_other_bundle';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -47,7 +54,12 @@ export interface LinkWarning {
    * that would answer it (`kit/index.html`).
    */
   readonly file?: string;
+  /** For `not_in_other_bundle`, the folder (below the source root) of the bundle the link leads into. */
+  readonly bundle_dir?: string;
 }
+
+/** The other bundles of a run's pipeline, by their folder below the source root. */
+export type SiblingBundles = ReadonlyMap<string, SourceManifest>;
 
 /**
  * The links of the pages a destination receives that point at a file it
@@ -59,16 +71,39 @@ export function linkWarnings(
   pages: readonly PageInfo[],
   categories: OutputCategories,
   outputs: readonly PlannedOutput[],
+  siblings?: SiblingBundles,
 ): readonly LinkWarning[] {
   if (!categories.html) return [];
   const listed = new Set<string>(manifest.files.map((file) => file.path));
   const written = new Set<string>(outputs.map((output) => output.path));
   const folders = foldersOf(listed);
   const warnings: LinkWarning[] = [];
+  const held = new Map<string, ReadonlySet<string>>();
+  const heldBy = (dir: string, sibling: SourceManifest): ReadonlySet<string> => {
+    let paths = held.get(dir);
+    if (paths === undefined) {
+      paths = new Set(expectedOutputs(sibling, categories).map((output) => output.path));
+      held.set(dir, paths);
+    }
+    return paths;
+  };
   for (const page of pages) {
     if (page.lang !== categories.lang) continue;
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
+      if (link.other !== undefined) {
+        const into = siblings === undefined ? undefined : siblingOf(link.other, siblings);
+        if (into !== undefined && !heldBy(into.dir, into.manifest).has(link.other.slice(into.dir.length + 1)))
+          warnings.push({
+            page: source,
+            line: link.line,
+            href: link.href,
+            image: link.image,
+            problem: 'not_in_other_bundle',
+            bundle_dir: into.dir,
+          });
+        continue;
+      }
       const found = linkProblem(link, categories.source, { listed, written, folders });
       if (found === undefined) continue;
       const warning = { page: source, line: link.line, href: link.href, image: link.image };
@@ -119,6 +154,21 @@ function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found 
   if (held.written.has(index)) return undefined;
   if (held.listed.has(index)) return { problem: 'not_published_here', file: index };
   return { problem: held.folders.has(target) ? 'folder_without_index' : 'not_in_manifest' };
+}
+
+/** The bundle of the run whose folder holds `path` (below the source root), if any. */
+function siblingOf(
+  path: string,
+  siblings: SiblingBundles,
+): { readonly dir: string; readonly manifest: SourceManifest } | undefined {
+  let cut = path.lastIndexOf('/');
+  while (cut > 0) {
+    const dir = path.slice(0, cut);
+    const manifest = siblings.get(dir);
+    if (manifest !== undefined) return { dir, manifest };
+    cut = dir.lastIndexOf('/');
+  }
+  return undefined;
 }
 
 function foldersOf(paths: Iterable<string>): ReadonlySet<string> {

@@ -7,7 +7,7 @@ import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
 import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
-import { linkWarnings } from './links.js';
+import { linkWarnings, type SiblingBundles } from './links.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
 
@@ -82,13 +82,15 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
         });
       }
     }
+    // A page's link into another bundle of the pipeline is checked against that bundle's outputs.
+    const siblings: SiblingBundles = new Map(pipeline.bundles.map((bundle) => [bundle.dir, bundle.manifest]));
     for (const bundle of pipeline.bundles) {
       for (const [index, destination] of pipeline.destinations.entries()) {
         const view: SnapshotView = bundle.views[index] ?? {
           kind: 'refused',
           reason_code: 'destination_unreachable',
         };
-        const item = planItem(pipeline.id, destination, bundle, view, pipeline.limits?.[index]);
+        const item = planItem(pipeline.id, destination, bundle, view, pipeline.limits?.[index], siblings);
         if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
           const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
           const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
@@ -153,6 +155,7 @@ function planItem(
   bundle: PlanBundleInput,
   view: SnapshotView,
   limits: ObjectLimits | undefined,
+  siblings: SiblingBundles,
 ): PlanItem {
   const head = {
     pipeline_id: pipelineId,
@@ -215,7 +218,7 @@ function planItem(
     outputs: outputs.map(({ source_index: _index, ...record }) => record),
   };
   const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
-  const warnings = linkWarnings(bundle.manifest, bundle.pages, destination.outputs, outputs);
+  const warnings = linkWarnings(bundle.manifest, bundle.pages, destination.outputs, outputs, siblings);
   const warned = warnings.length === 0 ? {} : { link_warnings: warnings };
   if (decision.outcome === 'published')
     return { ...head, outcome: 'published', outputs, state, residue, ...warned };

@@ -642,8 +642,9 @@ describe('Markdown to HTML', () => {
       ['../W03/chart.png', 'chart.png', undefined],
       // A listed .md reached this way points at its page, like any link inside the bundle.
       ['../W03/notes.html#top', 'notes.html', undefined],
-      ['../../W03/notes.md', true, undefined],
-      ['../W02/report.md', true, undefined],
+      // Another bundle folder of the source root: its page (see the next test).
+      ['../../W03/notes.html', true, undefined],
+      ['../W02/report.html', true, undefined],
       ['../../sales/W03/notes.html', 'notes.html', undefined],
       ['../../../x.png', true, undefined],
       ['../W03/', '', true],
@@ -657,5 +658,54 @@ describe('Markdown to HTML', () => {
     // Without the bundle's folder (a library caller) a link above it leaves it, as before.
     const alone = renderMarkdown(Buffer.from(markdown), 'r', { path: 'report.md', listed });
     expect(alone.links[0]).toEqual({ line: 1, href: '../W03/chart.png', image: true, leaves: true });
+  });
+
+  it('regression: a link to another bundle’s .md points at that bundle’s page, which the site holds', () => {
+    // A site (source: false) holds no .md at all, and a Markdown archive of
+    // the same bundles needs the .md link: the author writes it once, for
+    // GitHub and the archive, and the page links to the page.
+    const markdown = [
+      '[last week](../2026-W02/report.md#totals) [notes](../2026-W02/sub/notes.md?plain=1)',
+      '[other team](../../ops/nightly/summary.md) [chart](../2026-W02/chart.png)',
+      '[overview](../index.md) [top](../../README.md) [too far](../../../x.md) [folder](../2026-W02/)',
+      '[upper](../2026-W02/README.MD)',
+    ].join('\n');
+    const { page, links } = renderMarkdown(Buffer.from(markdown), 'r', {
+      path: 'report.md',
+      listed: new Set(['report.md']),
+      bundleDir: 'sales/2026-W03',
+    });
+    const hrefs = [
+      ...Buffer.from(page)
+        .toString()
+        .matchAll(/<a href="([^"]*)"/g),
+    ].map((match) => match[1]);
+    expect(hrefs).toEqual([
+      '../2026-W02/report.html#totals',
+      '../2026-W02/sub/notes.html?plain=1',
+      '../../ops/nightly/summary.html',
+      '../2026-W02/chart.png',
+      // A file in a folder above the bundle lies in no bundle (bundles never
+      // nest), one above the source root in none of this run: as written.
+      '../index.md',
+      '../../README.md',
+      '../../../x.md',
+      '../2026-W02/',
+      '../2026-W02/README.MD',
+    ]);
+    expect(links.map(({ href, other }) => [href, other])).toEqual([
+      ['../2026-W02/report.html#totals', 'sales/2026-W02/report.html'],
+      ['../2026-W02/sub/notes.html?plain=1', 'sales/2026-W02/sub/notes.html'],
+      ['../../ops/nightly/summary.html', 'ops/nightly/summary.html'],
+      ['../2026-W02/chart.png', 'sales/2026-W02/chart.png'],
+      ['../index.md', undefined],
+      ['../../README.md', undefined],
+      ['../../../x.md', undefined],
+      ['../2026-W02/', undefined],
+      ['../2026-W02/README.MD', 'sales/2026-W02/README.MD'],
+    ]);
+    // Without the bundle's folder, where the source root lies is unknown: as written.
+    const alone = renderMarkdown(Buffer.from(markdown), 'r', { path: 'report.md', listed: new Set() });
+    expect(Buffer.from(alone.page).toString()).toContain('<a href="../2026-W02/report.md#totals">');
   });
 });

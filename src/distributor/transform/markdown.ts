@@ -55,7 +55,11 @@ export interface PageOptions {
    * The bundle's folder below its source root (`sales/2026-W03`), which
    * every destination repeats below its own root. A link that climbs above
    * the bundle and comes back into it (`../2026-W03/chart.png`) is then a
-   * link inside it; without it, every link above the bundle leaves it.
+   * link inside it, and a link to a `.md` file of another bundle folder of
+   * the source root (`../2026-W02/report.md`) points to that bundle's page
+   * (`../2026-W02/report.html`), which a destination rendering pages holds
+   * beside this one; without it, every link above the bundle leaves it and
+   * is kept as written.
    */
   readonly bundleDir?: string;
 }
@@ -102,6 +106,14 @@ export interface PageLink {
   readonly folder?: true;
   /** It climbs above the bundle folder (`../2026-W02/report.md`). */
   readonly leaves?: true;
+  /**
+   * For a link that leaves the bundle, the path below the source root it
+   * resolves to when it stays below the source root, in a folder that may
+   * be another bundle's (neither this bundle's nor one above it):
+   * `sales/2026-W02/report.md`. A link to such a `.md` file already points
+   * at its page (`href` ends in `.html`).
+   */
+  readonly other?: string;
 }
 
 /** A page and the relative links it holds. */
@@ -234,9 +246,11 @@ function adjustTokens(
           image: token.type === 'image',
           ...(place.kind === 'outside'
             ? { leaves: true }
-            : place.kind === 'folder'
-              ? { target: place.target, folder: true }
-              : { target: place.target }),
+            : place.kind === 'other'
+              ? { leaves: true, other: place.target }
+              : place.kind === 'folder'
+                ? { target: place.target, folder: true }
+                : { target: place.target }),
         });
     }
   }
@@ -247,8 +261,12 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 /**
  * The page link for `href` (as markdown-it normalized it, percent-encoded)
  * when it is relative and resolves, from the page at `from`, to a listed
- * `.md` file inside the bundle; undefined otherwise. Query and fragment are
- * kept: `notes.md#total` → `notes.html#total`.
+ * `.md` file inside the bundle, or (with `bundleDir`) to a `.md` file of
+ * another bundle folder of the source root: every destination that renders
+ * pages renders them for every bundle of its pipeline, under the same
+ * folders, so that bundle's page lies there (docs/distributor.md#pages).
+ * Undefined otherwise. Query and fragment are kept: `notes.md#total` →
+ * `notes.html#total`.
  */
 export function pageHref(
   href: string,
@@ -257,8 +275,9 @@ export function pageHref(
   bundleDir?: string,
 ): string | undefined {
   const place = placeOf(href, from, bundleDir);
-  if (place?.kind !== 'inside' || !place.target.endsWith('.md')) return undefined;
-  if (!listed.has(place.target) || htmlSidecarPath(place.target) === undefined) return undefined;
+  if (place === undefined || (place.kind !== 'inside' && place.kind !== 'other')) return undefined;
+  if (!place.target.endsWith('.md') || htmlSidecarPath(place.target) === undefined) return undefined;
+  if (place.kind === 'inside' && !listed.has(place.target)) return undefined;
   const cut = href.search(/[?#]/);
   const pathPart = cut === -1 ? href : href.slice(0, cut);
   const rest = cut === -1 ? '' : href.slice(cut);
@@ -268,6 +287,8 @@ export function pageHref(
 type Place =
   | { readonly kind: 'inside'; readonly target: string }
   | { readonly kind: 'folder'; readonly target: string }
+  /** Below the source root, in a folder that is neither the bundle's nor one above it; `target` under the source root. */
+  | { readonly kind: 'other'; readonly target: string }
   | { readonly kind: 'outside' };
 
 /**
@@ -311,11 +332,17 @@ function placeOf(href: string, from: string, bundleDir?: string): Place | undefi
     }
     segments.push(segment);
   }
-  if (segments.length < base.length || base.some((name, index) => segments[index] !== name))
-    return { kind: 'outside' };
-  const target = segments.slice(base.length).join('/');
   const last = raws[raws.length - 1];
   const folder = last === '' || last === '.' || last === '..';
+  if (segments.length < base.length || base.some((name, index) => segments[index] !== name)) {
+    // A file in a folder above the bundle (`../index.md`) lies outside every
+    // bundle: a bundle never holds another. Elsewhere below the source root,
+    // it may be another bundle's.
+    const parent = segments.slice(0, -1);
+    const above = parent.length < base.length && parent.every((name, index) => base[index] === name);
+    return folder || above ? { kind: 'outside' } : { kind: 'other', target: segments.join('/') };
+  }
+  const target = segments.slice(base.length).join('/');
   return { kind: folder ? 'folder' : 'inside', target };
 }
 
