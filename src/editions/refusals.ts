@@ -108,7 +108,8 @@ export const refuseEdition = defineRefusals<EditionRefusalCode>({
   },
   project_path_invalid: {
     category: 'malformed',
-    message: 'a model, macro or test path in dbt_project.yml is absolute or leaves the project',
+    message:
+      'a model, macro, test, seed or snapshot path in dbt_project.yml is absolute or leaves the project',
   },
   project_entry_invalid: {
     category: 'malformed',

@@ -3,13 +3,15 @@ import { didYouMean, nearest, type Refusal, refuseAll } from '../../core/refusal
 import { refuseEdition } from '../refusals.js';
 import { CheckEngine, type ExpressionVerdict, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
-import type {
-  CheckPlan,
-  DeclaredColumn,
-  PlannedModel,
-  PlannedSource,
-  PlannedTest,
-  SourceKey,
+import {
+  type CheckPlan,
+  callPlace,
+  type DeclaredColumn,
+  type PlannedModel,
+  type PlannedSeed,
+  type PlannedSource,
+  type PlannedTest,
+  type SourceKey,
 } from './plan.js';
 import {
   type CheckReport,
@@ -22,7 +24,7 @@ import {
   type SourceReport,
   type TestReport,
 } from './report.js';
-import { IDENTIFIER } from './sql.js';
+import { IDENTIFIER, MODEL_SCHEMA } from './sql.js';
 
 export interface RunCheckOptions {
   readonly fixtures?: FixtureSet;
@@ -54,6 +56,8 @@ interface Execution {
   /** Per `source.table`: the fixture loaded for it that lacks declared columns, and which. */
   readonly gaps: ReadonlyMap<string, FixtureGap>;
   readonly captured: Readonly<Record<string, CapturedRows>>;
+  /** The project's snapshots: never built, which a test that reads one says. */
+  readonly snapshots: ReadonlySet<string>;
 }
 
 /** A fixture whose header lacks columns its source table declares. */
@@ -167,15 +171,25 @@ async function execute(
       built: none,
       gaps: none,
       captured: {},
+      snapshots: new Set(),
     };
   }
   const fixtures = options.fixtures;
   const { loaded, sourceFindings, gaps } = await loadFixtures(engine, plan.sources, fixtureByKey, (table) =>
     fixturePath(table, fixtures),
   );
-  const { built, modelFindings } = await buildModels(engine, plan, parsed, { loaded, gaps }, fixtures.dir);
+  const seeded = await loadSeeds(engine, plan);
+  const { built, modelFindings } = await buildModels(
+    engine,
+    plan,
+    parsed,
+    { loaded, gaps },
+    fixtures.dir,
+    seeded,
+  );
   const captured = await captureBuilt(engine, plan.models, built, options.captureRows ?? []);
-  return { modelFindings, sourceFindings, loaded, built, gaps, captured };
+  const snapshots = new Set(plan.snapshots.map((snapshot) => snapshot.name));
+  return { modelFindings, sourceFindings, loaded, built, gaps, captured, snapshots };
 }
 
 async function loadFixtures(
@@ -269,6 +283,56 @@ function relationOf(schema: string, identifier: string): string {
   return JSON.stringify([schema, identifier]);
 }
 
+/**
+ * Loads every seed a model or test reads as `dbt seed` would, into the
+ * models' schema: its CSV rows, each column typed by what all its values
+ * read as (whole numbers bigint, other numbers double, then date,
+ * timestamp, true/false boolean, else varchar), in the order dbt's CSV
+ * reader tries them (docs/editions.md#seeds-and-snapshots). Returns the
+ * row count of each seed loaded.
+ */
+async function loadSeeds(engine: CheckEngine, plan: CheckPlan): Promise<Map<string, number>> {
+  const read = new Set([
+    ...plan.models.filter((model) => model.enabled).flatMap((model) => model.seeds),
+    ...plan.tests.flatMap((test) => test.models),
+  ]);
+  const loaded = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const seed of plan.seeds) {
+    if (seed.table === undefined || !read.has(seed.name) || seen.has(seed.name)) continue;
+    seen.add(seed.name);
+    try {
+      await engine.loadTable(MODEL_SCHEMA, seed.name, seed.table.columns, seed.table.rows);
+      await engine.retype(MODEL_SCHEMA, seed.name, seedTypes(seed.table));
+      loaded.set(seed.name, seed.table.rows.length);
+    } catch {
+      // Not loaded: whatever reads it says so (dependency_failed, naming the seed).
+    }
+  }
+  return loaded;
+}
+
+/** The type of each seed column that is not text, from its non-NULL values. */
+export function seedTypes(table: PlannedSeed['table'] & object): Map<string, string> {
+  const tests: readonly (readonly [string, RegExp])[] = [
+    ['bigint', /^-?\d{1,18}$/],
+    ['double', /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/],
+    ['date', /^\d{4}-\d{2}-\d{2}$/],
+    ['timestamp', /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/],
+    ['boolean', /^(true|false)$/i],
+  ];
+  const types = new Map<string, string>();
+  for (const [index, column] of table.columns.entries()) {
+    const values = table.rows
+      .map((row) => row[index])
+      .filter((value) => value !== null && value !== undefined);
+    if (values.length === 0) continue;
+    const type = tests.find(([, pattern]) => values.every((value) => pattern.test(value ?? '')))?.[0];
+    if (type !== undefined) types.set(column, type);
+  }
+  return types;
+}
+
 /** Builds the models in plan order; one whose refs or sources failed is not built but blocked. */
 async function buildModels(
   engine: CheckEngine,
@@ -276,14 +340,17 @@ async function buildModels(
   parsed: ReadonlyMap<string, FindingDraft | undefined>,
   { loaded, gaps }: Pick<Execution, 'loaded' | 'gaps'>,
   fixturesDir: string,
+  seeded: ReadonlyMap<string, number>,
 ): Promise<Pick<Execution, 'built' | 'modelFindings'>> {
   const modelFindings = new Map(parsed);
-  const built = new Map<string, number>();
+  // A loaded seed counts as built: the models and tests that read it go ahead.
+  const built = new Map<string, number>(seeded);
+  const seedFaults = new Map(plan.seeds.map((seed) => [seed.name, seed.fault]));
   const byName = new Map(plan.models.map((model) => [model.name, model]));
   for (const name of plan.buildOrder) {
     const model = byName.get(name);
     if (model === undefined || modelFindings.get(name) !== undefined || model.sql === undefined) continue;
-    const blocked = blockedBy(model, modelFindings, built, loaded, fixturesDir);
+    const blocked = blockedBy(model, modelFindings, built, loaded, fixturesDir, seedFaults);
     const outcome = blocked ?? (await buildModel(engine, model, model.sql));
     if (typeof outcome === 'number') built.set(name, outcome);
     else modelFindings.set(name, withGapHint(outcome, model, byName, gaps));
@@ -407,7 +474,11 @@ async function runTest(
   }
   if (!withFixtures) return { ...base, status: 'not_run' };
   const unbuilt = [
-    ...test.models.filter((name) => !execution.built.has(name)),
+    ...test.models
+      .filter((name) => !execution.built.has(name))
+      .map((name) =>
+        execution.snapshots.has(name) ? `${name} (a snapshot: the offline check builds none)` : name,
+      ),
     ...test.sources.map(keyOf).filter((key) => !execution.loaded.has(key)),
   ];
   if (unbuilt.length > 0) {
@@ -571,8 +642,24 @@ function blockedBy(
   built: ReadonlyMap<string, number>,
   loaded: ReadonlyMap<string, number>,
   fixturesDir: string,
+  seedFaults: ReadonlyMap<string, string | undefined>,
 ): FindingDraft | undefined {
-  const failed = model.refs.filter((ref) => findings.get(ref) !== undefined || !built.has(ref));
+  const snapshot = model.snapshots[0];
+  if (snapshot !== undefined)
+    return draft('snapshot_not_built', {
+      file: model.path,
+      ...callPlace(model.source, 'ref', snapshot),
+      hint: `ref('${snapshot}') reads a snapshot, which needs its earlier runs and the warehouse: the offline check builds no snapshot, so this model and what reads it are not built`,
+    });
+  const failed = [
+    ...model.refs.filter((ref) => findings.get(ref) !== undefined || !built.has(ref)),
+    ...model.seeds
+      .filter((seed) => !built.has(seed))
+      .map((seed) => {
+        const fault = seedFaults.get(seed);
+        return `the seed ${seed}${fault === undefined ? '' : ` (${fault})`}`;
+      }),
+  ];
   if (failed.length > 0)
     return draft('dependency_failed', { file: model.path, hint: `not built: ${failed.join(', ')}` });
   const missing = model.sources.find((key) => !loaded.has(`${key.source}.${key.table}`));

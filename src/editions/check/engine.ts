@@ -263,6 +263,22 @@ export class CheckEngine {
     }
   }
 
+  /**
+   * Gives a loaded table's columns the types asked for, one at a time; a
+   * column whose values do not all convert keeps varchar (the values were
+   * read as that type, so this is rare: a date such as 2024-02-30).
+   */
+  async retype(schema: string, table: string, types: ReadonlyMap<string, string>): Promise<void> {
+    const relation = `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
+    for (const [column, type] of types) {
+      try {
+        await this.run(`alter table ${relation} alter ${quoteIdentifier(column)} type ${type}`);
+      } catch {
+        // Keeps varchar: the model's own casts then decide, as they would on text.
+      }
+    }
+  }
+
   close(): void {
     this.#serialize?.destroySync();
     this.#connection.closeSync();

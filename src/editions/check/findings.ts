@@ -42,6 +42,7 @@ export type FindingCode =
   | 'fixture_column_missing'
   | 'build_failed'
   | 'dependency_failed'
+  | 'snapshot_not_built'
   | 'unsupported_test'
   | 'test_target_invalid'
   | 'test_failed'
@@ -84,6 +85,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   fixture_column_missing: 'the fixture CSV has no column for a column its source table declares',
   build_failed: 'the model failed to build on the fixtures',
   dependency_failed: 'a model this one depends on did not build',
+  snapshot_not_built: 'the model reads a snapshot, which the offline check does not build',
   unsupported_test:
     'the offline check cannot run this test: it runs not_null, unique, relationships, accepted_values and singular tests, without configs',
   test_target_invalid: 'the test names a column or relationship target the check cannot resolve',

@@ -499,7 +499,10 @@ export class JinjaHarness {
           }
         };
       }
-      const rendered = template.render({ ...watched, ...context });
+      // dbt also reaches a project macro through the project's name (`{{ my_project.cents(…) }}`).
+      const namespaced =
+        options.withMacros && !Object.hasOwn(context, projectName) ? { [projectName]: watched } : {};
+      const rendered = template.render({ ...watched, ...namespaced, ...context });
       return { ok: true, text: rendered, record };
     } catch (error: unknown) {
       const code = failure ?? classify(error);
@@ -534,7 +537,11 @@ function engineSubject(
 ): { subject?: string; line?: number; column?: number } {
   const message = error instanceof Error ? error.message : '';
   if (code === 'undefined_macro') {
-    const name = /Unable to call `([A-Za-z_][A-Za-z0-9_]*)`/.exec(message)?.[1];
+    // nunjucks writes a dotted call `dbt_utils.star(…)` as `dbt_utils["star"]`: named with its dots.
+    const called = /Unable to call `([A-Za-z_][A-Za-z0-9_]*((?:\["[A-Za-z_][A-Za-z0-9_]*"\])*))`/.exec(
+      message,
+    );
+    const name = called?.[1]?.replace(/\["([A-Za-z0-9_]+)"\]/g, '.$1');
     return name === undefined ? {} : { subject: name };
   }
   if (code === 'undefined_filter') {

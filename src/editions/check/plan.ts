@@ -1,6 +1,7 @@
 import { decodeUtf8Strict, type YamlNode } from '../../core/input/index.js';
 import { didYouMean, nearest } from '../../core/refusal/index.js';
 import { applyConfig, projectConfig, type ResolvedConfig } from './config.js';
+import { type CsvTable, readCsv } from './csv.js';
 import { type EnabledContext, type EnabledOrigin, enabledFinding } from './enabled.js';
 import type { FindingCode } from './findings.js';
 import {
@@ -16,6 +17,7 @@ import type { ProjectFile, ProjectFiles } from './project-files.js';
 import {
   collectProperties,
   type ModelProperties,
+  type OtherProperties,
   type PlacedTest,
   RUNNABLE_TESTS,
   type SourceTableProperties,
@@ -83,8 +85,35 @@ export interface PlannedModel {
   /** The model file's text, to place a finding on its line (never reported). */
   readonly source: string;
   readonly refs: readonly string[];
+  /** Seeds and snapshots ref() names: not models, so neither built in order nor gated by `enabled`. */
+  readonly seeds: readonly string[];
+  readonly snapshots: readonly string[];
   readonly sources: readonly SourceKey[];
   readonly finding: FindingDraft | undefined;
+}
+
+/**
+ * A seed: a CSV under the seed paths that ref() names by its file name.
+ * With fixtures it is loaded as `dbt seed` loads it, each column typed from
+ * its values (docs/editions.md#seeds-and-snapshots).
+ */
+export interface PlannedSeed {
+  readonly name: string;
+  readonly path: string;
+  /** The CSV read; undefined when it is not one the check can load (then `fault` says why). */
+  readonly table: CsvTable | undefined;
+  /**
+   * Why the CSV cannot be loaded, and where: said by the model that reads
+   * it when it cannot be built (`dbt parse` does not read a seed's rows, so
+   * this is no finding of its own).
+   */
+  readonly fault: string | undefined;
+}
+
+/** A `{% snapshot %}` block under the snapshot paths: ref() names it, the check does not build it. */
+export interface PlannedSnapshot {
+  readonly name: string;
+  readonly path: string;
 }
 
 export interface SourceKey {
@@ -165,6 +194,8 @@ export interface CheckPlan {
   readonly sources: readonly PlannedSource[];
   readonly buildOrder: readonly string[];
   readonly tests: readonly PlannedTest[];
+  readonly seeds: readonly PlannedSeed[];
+  readonly snapshots: readonly PlannedSnapshot[];
   /**
    * Properties files that do not parse or that dbt's schema refuses: none
    * of their sources, models or tests are read, so a fixture or a
@@ -224,6 +255,8 @@ interface ModelIndex {
 interface ModelScope {
   readonly planning: Planning;
   readonly index: ModelIndex;
+  /** Seeds and snapshots by name: ref() reads them, and they are not models. */
+  readonly others: ReadonlyMap<string, 'seed' | 'snapshot'>;
   readonly versions: VersionedModels;
   readonly resolver: RelationResolver;
   /** The names a finding may suggest instead of a misspelt ref() or source(). */
@@ -278,16 +311,26 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const sourceByKey = new Map(plannedSources.map((source) => [keyOf(source), source]));
   const index = modelIndex(files.models, properties.models, planning.modelPathOf);
   const versions = versionedModels(index.props.values(), index.paths);
-  const resolver = modelResolver(index, versions, sourceByKey);
+  const seeds = planSeeds(files.seeds ?? []);
+  const snapshots = planSnapshots(files.snapshots ?? []);
+  // A model of the same name wins: dbt refuses the project then, and the check reads the model.
+  const others = new Map<string, 'seed' | 'snapshot'>([
+    ...snapshots.map((snapshot) => [snapshot.name, 'snapshot'] as const),
+    ...seeds.map((seed) => [seed.name, 'seed'] as const),
+  ]);
+  for (const name of index.paths.keys()) others.delete(name);
+  const resolver = modelResolver(index, versions, sourceByKey, others);
   const scope: ModelScope = {
     planning,
     index,
+    others,
     versions,
     resolver,
     // What ref() can name: a version's file is named by its model, not by itself.
     modelNames: [
       ...new Set([...index.paths.keys()].filter((name) => !versions.byFile.has(name))),
       ...versions.byName.keys(),
+      ...others.keys(),
     ],
     sourceNames: [...sourceByKey.keys()],
     unread: propertiesFiles.unread,
@@ -351,6 +394,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   // Names are dbt's own, never made unique: dbt refuses a repeat (duplicate_test) or runs both under one name.
   const tests = [
     ...planTests(planned, sources, index.props, sourceProps, { ...scope, enabledModels, sourceByKey }),
+    ...planOtherTests(properties.others ?? [], others, { ...scope, enabledModels, sourceByKey }),
     ...refuseSameNames(
       files.tests.flatMap((file) =>
         planSingularTest(file, scope, new Set(models.map((model) => model.name)), enabledModels, sourceByKey),
@@ -368,6 +412,8 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     sources,
     buildOrder: order,
     tests,
+    seeds,
+    snapshots,
     unreadProperties: propertiesFiles.unread,
   };
 }
@@ -705,6 +751,7 @@ function modelResolver(
   index: ModelIndex,
   versions: VersionedModels,
   sourceByKey: ReadonlyMap<string, PlannedSource>,
+  others: ReadonlyMap<string, 'seed' | 'snapshot'>,
 ): RelationResolver {
   return {
     model: (name, version) => {
@@ -717,7 +764,8 @@ function modelResolver(
         return found === undefined ? undefined : { relation: found.relation, node: found.node };
       }
       if (version !== undefined || versions.byFile.has(name)) return undefined;
-      return index.paths.has(name) && IDENTIFIER.test(name)
+      // A seed or a snapshot is read by ref() as a model is, from the same schema.
+      return (index.paths.has(name) || others.has(name)) && IDENTIFIER.test(name)
         ? { relation: modelRelation(name), node: name }
         : undefined;
     },
@@ -794,10 +842,51 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
     relation,
     sql: rendered.ok ? rendered.text : undefined,
     source,
-    refs: [...new Set(rendered.record.refs)].sort(byString),
+    refs: refsOf(rendered.record.refs, scope.others, undefined),
+    seeds: refsOf(rendered.record.refs, scope.others, 'seed'),
+    snapshots: refsOf(rendered.record.refs, scope.others, 'snapshot'),
     sources: uniqueSources(rendered.record.sources),
     finding,
   };
+}
+
+/** The names a model's ref() calls read, each once, sorted: its models (kind undefined), or its seeds or snapshots. */
+function refsOf(
+  refs: readonly string[],
+  others: ReadonlyMap<string, 'seed' | 'snapshot'>,
+  kind: 'seed' | 'snapshot' | undefined,
+): string[] {
+  return [...new Set(refs.filter((ref) => others.get(ref) === kind))].sort(byString);
+}
+
+/** Each seed CSV by its file name; one that does not read as CSV carries why, at its place. */
+function planSeeds(files: readonly ProjectFile[]): PlannedSeed[] {
+  return files
+    .map((file) => {
+      const name = (file.path.split('/').pop() ?? '').replace(/\.csv$/, '');
+      const read = readCsv(file.bytes);
+      return {
+        name,
+        path: file.path,
+        table: read.ok ? read.table : undefined,
+        fault: read.ok
+          ? undefined
+          : `${file.path}:${read.line}${read.column === undefined ? '' : `:${read.column}`}: ${read.hint}`,
+      };
+    })
+    .sort((a, b) => byString(a.name, b.name) || byString(a.path, b.path));
+}
+
+/** Every `{% snapshot name %}` block of the snapshot files: the name ref() reads it by. */
+function planSnapshots(files: readonly ProjectFile[]): PlannedSnapshot[] {
+  const found: PlannedSnapshot[] = [];
+  for (const file of files) {
+    const text = decode(file.bytes);
+    if (typeof text !== 'string') continue;
+    for (const match of text.matchAll(/\{%-?\s*snapshot\s+([A-Za-z_][A-Za-z0-9_]*)\s*-?%\}/g))
+      if (match[1] !== undefined) found.push({ name: match[1], path: file.path });
+  }
+  return found.sort((a, b) => byString(a.name, b.name) || byString(a.path, b.path));
 }
 
 /** A config layer over a model's config; `enabled` is rendered again only when the layer changed it. */
@@ -1028,7 +1117,7 @@ function decode(bytes: Uint8Array): string | FindingDraft {
 }
 
 /** Line and column of the first `name('subject'` call in a template, when it is written literally. */
-function callPlace(text: string, name: string, subject: string): { line?: number; column?: number } {
+export function callPlace(text: string, name: string, subject: string): { line?: number; column?: number } {
   const escaped = subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(`\\b${name}\\s*\\(\\s*(?:['"][A-Za-z0-9_]+['"]\\s*,\\s*)?['"]${escaped}['"]`);
   const match = pattern.exec(text);
@@ -1103,6 +1192,9 @@ function unclosedFinding(unclosed: Unclosed | undefined): { line?: number; colum
 const CLOSING: Readonly<Record<string, string>> = { '{{': '}}', '{%': '%}', '{#': '#}' };
 
 /** Names a template can call besides the project's macros. */
+/** Namespaces of dbt's own context (dbt.date_trunc, adapter.get_relation, modules.datetime): no package's. */
+const DBT_NAMESPACES = new Set(['dbt', 'adapter', 'modules', 'api', 'exceptions']);
+
 const CONTEXT_FUNCTIONS = ['ref', 'source', 'config', 'var', 'env_var', 'is_incremental', 'log'];
 
 /** The first `name(` call in a template, preferring one whose first argument is `first`. */
@@ -1220,7 +1312,22 @@ function renderFinding(
           hint: `no macro implements '${subject}' for duckdb (duckdb__${subject} or default__${subject})${through}`,
         });
       const inModel = macroCallPlace(text, subject);
-      const near = didYouMean(subject, [...harness.macroNames, ...CONTEXT_FUNCTIONS]);
+      const dot = subject.indexOf('.');
+      if (dot > 0 && subject.slice(0, dot) !== known.projectName) {
+        // A package's macro (dbt_utils.star) or dbt's own (dbt.date_trunc): nothing this project defines.
+        const namespace = subject.slice(0, dot);
+        const whose = DBT_NAMESPACES.has(namespace)
+          ? "is part of dbt's own context, which the offline check stubs only in part (ref, source, config, var, env_var, target, adapter.dispatch, …)"
+          : `is a macro of the package '${namespace}', and the offline check installs no packages (packages.yml, dbt_packages/)`;
+        return draft('undefined_macro', {
+          ...base,
+          ...(inModel.line === undefined ? atCall : inModel),
+          hint: `'${subject}' ${whose}: it renders only this project's macros, so this file cannot be checked offline`,
+        });
+      }
+      // Called through the project's name: the macro is the name after it.
+      const own = dot > 0 ? subject.slice(dot + 1) : subject;
+      const near = didYouMean(own, [...harness.macroNames, ...(dot > 0 ? [] : CONTEXT_FUNCTIONS)]);
       // Not called by the template itself: a macro it called did.
       const caller = inModel.line === undefined && call !== undefined ? ` (called in ${callText(call)})` : '';
       return draft('undefined_macro', {
@@ -1375,6 +1482,8 @@ function buildOrder(models: readonly PlannedModel[]): { order: string[]; cyclic:
 interface TestScope {
   readonly harness: JinjaHarness;
   readonly resolver: RelationResolver;
+  /** Seeds and snapshots: a relationships test may read them, and they are never disabled models. */
+  readonly others: ReadonlyMap<string, 'seed' | 'snapshot'>;
   readonly enabledModels: ReadonlyMap<string, PlannedModel>;
   readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
   /** The first generic test of each name and identity, where it is written: a second is `duplicate_test`. */
@@ -1416,17 +1525,19 @@ function planTests(
     readonly planning: Planning;
     readonly resolver: RelationResolver;
     readonly versions: VersionedModels;
+    readonly others: ReadonlyMap<string, 'seed' | 'snapshot'>;
     readonly enabledModels: ReadonlyMap<string, PlannedModel>;
     readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
   },
 ): PlannedTest[] {
-  const { resolver, versions, enabledModels, sourceByKey } = planning;
+  const { resolver, versions, others, enabledModels, sourceByKey } = planning;
   const scope: TestScope = {
     harness: planning.planning.harness,
     resolver: {
       model: resolver.model,
       source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
     },
+    others,
     enabledModels,
     sourceByKey,
     firstTests: new Map(),
@@ -1478,6 +1589,50 @@ function planTests(
     tests.push(...columnTests(owner, table?.columns ?? [], scope));
   }
   return tests;
+}
+
+/**
+ * The tests of `seeds:` and `snapshots:` entries, on the seed or snapshot
+ * of that name, named as dbt names a model's. A seed's run on its CSV rows
+ * (with fixtures); a snapshot's are listed and, the snapshot not being
+ * built, reported as not built rather than dropped. An entry for a seed or
+ * snapshot the project lacks describes nothing, as dbt sees it: no tests.
+ */
+function planOtherTests(
+  entries: readonly OtherProperties[],
+  others: ReadonlyMap<string, 'seed' | 'snapshot'>,
+  planning: Parameters<typeof planTests>[4],
+): PlannedTest[] {
+  const { resolver, enabledModels, sourceByKey } = planning;
+  const scope: TestScope = {
+    harness: planning.planning.harness,
+    resolver: {
+      model: resolver.model,
+      source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
+    },
+    others,
+    enabledModels,
+    sourceByKey,
+    firstTests: new Map(),
+  };
+  const seen = new Set<string>();
+  return entries.flatMap((entry) => {
+    if (others.get(entry.name) !== entry.kind || seen.has(entry.name)) return [];
+    seen.add(entry.name);
+    const owner = {
+      attachedTo: entry.name,
+      isSource: false,
+      nameTarget: entry.name,
+      relation: modelRelation(entry.name),
+      models: [entry.name],
+      sources: [],
+      file: entry.file,
+    };
+    return [
+      ...columnTests(owner, entry.columns, scope),
+      ...entry.tests.map((test) => planTest(owner, undefined, test, scope)),
+    ];
+  });
 }
 
 /** The configs a singular test may set that change nothing the check decides. */
@@ -1744,7 +1899,7 @@ function relationship(
   if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
   const refs = rendered.record.refs;
   const sources = rendered.record.sources.map(([source, table]) => ({ source, table }));
-  const off = refs.find((ref) => !scope.enabledModels.has(ref));
+  const off = refs.find((ref) => !scope.enabledModels.has(ref) && !scope.others.has(ref));
   const finding = firstFinding([
     () =>
       off === undefined

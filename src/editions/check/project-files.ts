@@ -24,7 +24,7 @@ export interface ProjectFiles {
   readonly testPaths: readonly string[];
   /** `.sql` files under the model paths. */
   readonly models: readonly ProjectFile[];
-  /** `.yml` / `.yaml` files under the model paths. */
+  /** `.yml` / `.yaml` files under the model, seed and snapshot paths. */
   readonly properties: readonly ProjectFile[];
   /** `.sql` files under the macro paths. */
   readonly macros: readonly ProjectFile[];
@@ -33,6 +33,14 @@ export interface ProjectFiles {
    * `generic/` folders (which define generic tests, not tests to run).
    */
   readonly tests: readonly ProjectFile[];
+  /**
+   * Seeds: `.csv` files under the seed paths (default `seeds`). ref() names
+   * them as it names models, and with fixtures they are loaded as dbt seed
+   * loads them (docs/editions.md#seeds-and-snapshots).
+   */
+  readonly seeds?: readonly ProjectFile[];
+  /** `.sql` files under the snapshot paths (default `snapshots`): their `{% snapshot %}` blocks. */
+  readonly snapshots?: readonly ProjectFile[];
 }
 
 export const PROJECT_LIMITS = {
@@ -55,7 +63,8 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
       const root = openProject(projectDir);
       const projectFile = join(projectDir, PROJECT_FILE);
       try {
-        const { project, node, modelPaths, macroPaths, testPaths } = readProjectFile(root, projectFile);
+        const { project, node, modelPaths, macroPaths, testPaths, seedPaths, snapshotPaths } =
+          readProjectFile(root, projectFile);
         const budget = { files: 0, bytes: 0 };
         const modelFiles = modelPaths.flatMap((path) =>
           readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
@@ -73,6 +82,23 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
             projectDir,
           ),
         );
+        // dbt reads properties files under the seed and snapshot paths too (a seeds/_seeds.yml).
+        const seedFiles = seedPaths.flatMap((path) =>
+          readUnder(root, path, (name) => /\.(csv|ya?ml)$/.test(name), budget, projectDir),
+        );
+        const snapshotFiles = snapshotPaths.flatMap((path) =>
+          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
+        );
+        const seeds = seedFiles.filter((file) => file.path.endsWith('.csv'));
+        const snapshots = snapshotFiles.filter((file) => file.path.endsWith('.sql'));
+        const isProperties = (file: ProjectFile): boolean => /\.ya?ml$/.test(file.path);
+        const properties = [
+          ...new Map(
+            [...modelFiles, ...seedFiles, ...snapshotFiles]
+              .filter(isProperties)
+              .map((file) => [file.path, file] as const),
+          ).values(),
+        ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
         return {
           projectDir,
           project,
@@ -81,9 +107,11 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
           macroPaths,
           testPaths,
           models: modelFiles.filter((file) => file.path.endsWith('.sql')),
-          properties: modelFiles.filter((file) => !file.path.endsWith('.sql')),
+          properties,
           macros,
           tests,
+          seeds,
+          snapshots,
         };
       } finally {
         root.close();
@@ -115,6 +143,8 @@ interface ProjectFileContents {
   readonly modelPaths: readonly string[];
   readonly macroPaths: readonly string[];
   readonly testPaths: readonly string[];
+  readonly seedPaths: readonly string[];
+  readonly snapshotPaths: readonly string[];
 }
 
 /**
@@ -174,7 +204,17 @@ function readProjectFile(root: Dir, path: string): ProjectFileContents {
   const modelPaths = projectPaths(project['model-paths'], ['models'], 'model-paths', node, path, faults);
   const macroPaths = projectPaths(project['macro-paths'], ['macros'], 'macro-paths', node, path, faults);
   const testPaths = projectPaths(project['test-paths'], ['tests'], 'test-paths', node, path, faults);
-  if (own.length === 0 && faults.length === 0) return { project, node, modelPaths, macroPaths, testPaths };
+  const seedPaths = projectPaths(project['seed-paths'], ['seeds'], 'seed-paths', node, path, faults);
+  const snapshotPaths = projectPaths(
+    project['snapshot-paths'],
+    ['snapshots'],
+    'snapshot-paths',
+    node,
+    path,
+    faults,
+  );
+  if (own.length === 0 && faults.length === 0)
+    return { project, node, modelPaths, macroPaths, testPaths, seedPaths, snapshotPaths };
   // The check stops here: say everything that is wrong with the file at once.
   const taken = faults.flatMap((fault) =>
     fault.location?.pointer === undefined ? [] : [fault.location.pointer],
@@ -229,7 +269,7 @@ function placeOfFault(place: YamlFaultPlace): YamlPlace {
   };
 }
 
-/** model-paths / macro-paths / test-paths: relative, inside the project, no `.` or `..` parts; each bad one is a fault. */
+/** model-paths / macro-paths / test-paths / seed-paths / snapshot-paths: relative, inside the project, no `.` or `..` parts; each bad one is a fault. */
 function projectPaths(
   value: unknown,
   fallback: readonly string[],

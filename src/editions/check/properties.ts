@@ -155,6 +155,18 @@ export interface SourceTableProperties {
 export interface Properties {
   readonly models: readonly ModelProperties[];
   readonly sources: readonly SourceTableProperties[];
+  /** `seeds:` and `snapshots:` entries: their tests run on the seed or snapshot of that name. */
+  readonly others?: readonly OtherProperties[];
+}
+
+/** A `seeds:` or `snapshots:` entry of a properties file: its columns and tests. */
+export interface OtherProperties {
+  readonly kind: 'seed' | 'snapshot';
+  readonly name: string;
+  readonly file: string;
+  readonly at: YamlPlace;
+  readonly columns: readonly ColumnProperties[];
+  readonly tests: readonly PlacedTest[];
 }
 
 /** Reads models and sources from properties documents that already passed dbt's JSON schema. */
@@ -163,6 +175,7 @@ export function collectProperties(
 ): Properties {
   const models: ModelProperties[] = [];
   const sources: SourceTableProperties[] = [];
+  const others: OtherProperties[] = [];
   for (const { path, value, node } of docs) {
     if (!isMapping(value)) continue;
     const place: Placer = (segments) => placeIn(node, segments);
@@ -218,8 +231,25 @@ export function collectProperties(
         });
       }
     }
+    for (const kind of ['seed', 'snapshot'] as const) {
+      const key = kind === 'seed' ? 'seeds' : 'snapshots';
+      for (const [index, entry] of asArray(value[key]).entries()) {
+        if (!isMapping(entry)) continue;
+        const name = asString(entry.name);
+        if (name === undefined) continue;
+        const at: readonly PathSegment[] = [key, index];
+        others.push({
+          kind,
+          name,
+          file: path,
+          at: place([...at, 'name']),
+          columns: columnsOf(entry.columns, [...at, 'columns'], place),
+          tests: testsOf(entry, at, place, undefined),
+        });
+      }
+    }
   }
-  return { models, sources };
+  return { models, sources, others };
 }
 
 interface Placer {

@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyProject, writeTree } from '../../../test/helpers/edition-trees.js';
+import { seedTypes } from './apply.js';
+import { checkProject } from './check.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sealkit-edition-seeds-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The BigQuery edition with a seed, a snapshot and models that read them (docs/editions.md#seeds-and-snapshots). */
+function projectWithSeedAndSnapshot(): string {
+  const project = copyProject('bigquery', join(dir, 'project'));
+  writeTree(project, {
+    'seeds/status_labels.csv':
+      'status_id,order_status,label,weight,is_final,valid_from\n' +
+      '1,placed,Placed,0.5,false,2024-01-01\n' +
+      '2,shipped,Shipped,1.5,false,2024-01-01\n' +
+      '3,delivered,Delivered,2,true,2024-01-01\n' +
+      '3,cancelled,Cancelled,,true,2024-01-01\n',
+    'seeds/_seeds.yml':
+      'version: 2\n\nseeds:\n  - name: status_labels\n    columns:\n      - name: status_id\n        data_tests: [unique]\n\nsnapshots:\n  - name: orders_snapshot\n    columns:\n      - name: order_id\n        data_tests: [not_null]\n',
+    'snapshots/orders_snapshot.sql':
+      "{% snapshot orders_snapshot %}\n{{ config(unique_key='order_id', strategy='check', check_cols='all') }}\nselect * from {{ ref('silver_orders') }}\n{% endsnapshot %}\n",
+    'models/gold/gold_status_weights.sql':
+      "select o.order_id, s.label, s.status_id + 1 as next_id, s.weight * 2 as double_weight\nfrom {{ ref('silver_orders') }} o\njoin {{ ref('status_labels') }} s on s.order_status = o.order_status\nwhere s.is_final or s.valid_from < date '2025-01-01'\n",
+    'models/gold/gold_order_history.sql': "select order_id\nfrom {{ ref('orders_snapshot') }}\n",
+  });
+  return project;
+}
+
+describe('seeds and snapshots', () => {
+  it('regression: ref() to a seed or a snapshot renders and parses (was undefined_ref with a did-you-mean to another model)', async () => {
+    const project = projectWithSeedAndSnapshot();
+    const { report } = await checkProject(project);
+    const findings = [
+      ...report.models.flatMap((model) => (model.finding === undefined ? [] : [model.finding])),
+      ...report.files.flatMap((file) => (file.finding === undefined ? [] : [file.finding])),
+    ];
+    expect(findings).toEqual([]);
+    expect(report.status).toBe('passed');
+    expect(report.listed).toContain('retail_analytics.gold.gold_status_weights');
+    // The seed's properties file under seeds/ is read as dbt reads it, and its tests are listed, not dropped.
+    expect(report.files.map((file) => file.path)).toContain('seeds/_seeds.yml');
+    expect(report.tests.map((test) => [test.name, test.status])).toEqual(
+      expect.arrayContaining([
+        ['unique_status_labels_status_id', 'not_run'],
+        ['not_null_orders_snapshot_order_id', 'not_run'],
+      ]),
+    );
+  });
+
+  it('regression: with fixtures a seed is loaded from its CSV with typed columns; a model reading a snapshot is snapshot_not_built at its ref()', async () => {
+    const project = projectWithSeedAndSnapshot();
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const weights = report.models.find((model) => model.name === 'gold_status_weights');
+    // status_id + 1, weight * 2 and the date comparison only bind once the seed's columns are typed.
+    expect(weights).toMatchObject({ status: 'passed', built: true });
+    expect(weights?.rows).toBeGreaterThan(0);
+    const history = report.models.find((model) => model.name === 'gold_order_history');
+    expect(history?.finding).toMatchObject({
+      reason_code: 'snapshot_not_built',
+      location: { path: join(project, 'models', 'gold', 'gold_order_history.sql'), line: 2, column: 9 },
+    });
+    expect(history?.finding?.hint).toMatch(/^ref\('orders_snapshot'\) reads a snapshot/);
+    const unique = report.tests.find((test) => test.name === 'unique_status_labels_status_id');
+    expect(unique).toMatchObject({ status: 'failed', failures: 1 });
+    expect(unique?.finding).toMatchObject({
+      reason_code: 'test_failed',
+      failing_rows: [{ status_id: 3, n_records: 2 }],
+    });
+    const onSnapshot = report.tests.find((test) => test.name === 'not_null_orders_snapshot_order_id');
+    expect(onSnapshot?.finding).toMatchObject({
+      reason_code: 'dependency_failed',
+      hint: 'not built: orders_snapshot (a snapshot: the offline check builds none)',
+    });
+  });
+
+  it('regression: a misspelt seed in ref() is undefined_ref with the seed as the did-you-mean', async () => {
+    const project = projectWithSeedAndSnapshot();
+    writeTree(project, {
+      'models/gold/gold_status_weights.sql': "select * from {{ ref('status_label') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_status_weights')?.finding).toMatchObject({
+      reason_code: 'undefined_ref',
+      hint: "ref('status_label'): did you mean 'status_labels'?",
+    });
+  });
+
+  it('reads seed columns as dbt does: whole numbers, numbers, dates, timestamps, true/false, else text', () => {
+    const types = seedTypes({
+      columns: ['i', 'n', 'd', 't', 'b', 's', 'empty', 'mixed'],
+      rows: [
+        ['1', '1.5', '2024-01-31', '2024-01-31 10:00:00', 'true', 'x', null, '1'],
+        ['-20', '2', '2024-02-01', '2024-01-31T10:00:00.5', 'False', 'y', null, 'a'],
+        [null, null, null, null, null, null, null, null],
+      ],
+    });
+    expect(Object.fromEntries(types)).toEqual({
+      i: 'bigint',
+      n: 'double',
+      d: 'date',
+      t: 'timestamp',
+      b: 'boolean',
+    });
+  });
+});
+
+describe('macros called through a namespace', () => {
+  it("regression: a package's macro is undefined_macro at its call, naming the package (was no place and no hint)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_keys.sql':
+        "select\n    {{ dbt_utils.generate_surrogate_key(['order_id']) }} as order_key\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_keys')?.finding).toMatchObject({
+      reason_code: 'undefined_macro',
+      location: { path: join(project, 'models', 'gold', 'gold_keys.sql'), line: 2, column: 8 },
+      hint: "'dbt_utils.generate_surrogate_key' is a macro of the package 'dbt_utils', and the offline check installs no packages (packages.yml, dbt_packages/): it renders only this project's macros, so this file cannot be checked offline",
+    });
+  });
+
+  it("regression: a project macro called through the project's name renders, and a misspelt one gets a did-you-mean", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_cast.sql':
+        "select {{ retail_analytics.starter_cast('order_id', 'string') }} as order_key\nfrom {{ ref('silver_orders') }}\n",
+      'models/gold/gold_cats.sql':
+        "select {{ retail_analytics.starter_cats('order_id', 'string') }} as order_key\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_cast')?.finding).toBeUndefined();
+    expect(report.models.find((model) => model.name === 'gold_cats')?.finding).toMatchObject({
+      reason_code: 'undefined_macro',
+      location: { line: 1, column: 11 },
+      hint: "'retail_analytics.starter_cats' is not a macro of this project: did you mean 'starter_cast'?",
+    });
+  });
+
+  it("regression: a call into dbt's own context the check does not stub (dbt.date_trunc) says so, at its call", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_months.sql':
+        "select {{ dbt.date_trunc('month', 'order_date') }} as order_month\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report } = await checkProject(project);
+    const finding = report.models.find((model) => model.name === 'gold_months')?.finding;
+    expect(finding).toMatchObject({ reason_code: 'undefined_macro', location: { line: 1, column: 11 } });
+    expect(finding?.hint).toMatch(/^'dbt\.date_trunc' is part of dbt's own context/);
+  });
+});
