@@ -420,3 +420,75 @@ describe('footnotes of a published page in a real browser', () => {
     await page.close();
   }, 60_000);
 });
+
+describe('what GitHub shows of a team’s Markdown, on a published site', () => {
+  it('regression: a [!WARNING] quote is a callout, <br> breaks a cell, a link to last week’s .md opens its page', async () => {
+    const source = join(work, 'gfm-src');
+    const site = join(work, 'gfm-site');
+    mkdirSync(source);
+    mkdirSync(site);
+    makeBundle(source, 'sales/2026-W21', [{ path: 'report.md', content: '# Week 21\n' }], {
+      id: 'sales.2026-W21',
+      created: '2026-05-23T11:10:00Z',
+    });
+    makeBundle(
+      source,
+      'sales/2026-W22',
+      [
+        {
+          path: 'report.md',
+          content: [
+            '# Week 22',
+            '',
+            '> [!WARNING]',
+            '> The EMEA feed was late; compare with [last week](../2026-W21/report.md).',
+            '',
+            '| region | note |',
+            '| --- | --- |',
+            '| EMEA | late feed<br>rerun at 02:00 |',
+            '',
+          ].join('\n'),
+        },
+      ],
+      { id: 'sales.2026-W22', created: '2026-05-30T11:10:00Z' },
+    );
+    const config = writeConfig(work, [
+      { id: 'p', source, destinations: [{ id: 'site', root: site, source: false, html: { lang: 'en' } }] },
+    ]);
+    const report = await distributeRun({ configPath: config });
+    expect(report.outcomes.map((o) => [o.bundle_dir, o.outcome])).toEqual([
+      ['sales/2026-W21', 'published'],
+      ['sales/2026-W22', 'published'],
+    ]);
+    expect(report.plan.items.flatMap((item) => ('link_warnings' in item ? item.link_warnings : []))).toEqual(
+      [],
+    );
+    const { page, foreign } = await openRecording(
+      pathToFileURL(join(site, 'sales', '2026-W22', 'report.html')).href,
+    );
+    const seen = (await page.evaluate(`(() => {
+      const alert = document.querySelector('.markdown-alert');
+      const title = alert.querySelector('.markdown-alert-title');
+      return {
+        quotes: document.querySelectorAll('blockquote').length,
+        bar: [getComputedStyle(alert).borderLeftStyle, getComputedStyle(alert).borderLeftColor],
+        title: [title.textContent, getComputedStyle(title).color],
+        text: alert.textContent.includes('[!WARNING]'),
+        cell: document.querySelectorAll('td')[1].innerText,
+      };
+    })()`)) as Record<string, unknown>;
+    expect(seen).toEqual({
+      quotes: 0,
+      // github-markdown-css's warning colour, as on GitHub.
+      bar: ['solid', 'rgb(154, 103, 0)'],
+      title: ['Warning', 'rgb(154, 103, 0)'],
+      text: false,
+      cell: 'late feed\nrerun at 02:00',
+    });
+    await page.click('a[href="../2026-W21/report.html"]');
+    await page.waitForLoadState('load');
+    expect(await page.title()).toBe('Week 21');
+    expect(foreign).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

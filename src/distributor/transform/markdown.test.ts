@@ -337,6 +337,105 @@ describe('Markdown to HTML', () => {
     expect(twice.location).toEqual({ line: 3, column: 1 });
   });
 
+  it('regression: a quote opening with [!NOTE] is a callout as on GitHub, not [!NOTE] shown as text', () => {
+    const { page, links } = renderMarkdown(
+      Buffer.from(
+        [
+          '> [!NOTE]',
+          '> Figures are preliminary; see [the notes](notes.md).',
+          '',
+          '> [!warning]',
+          '> The EMEA feed was late.',
+          '>',
+          '> Second paragraph.',
+          '',
+          '> [!CAUTION]',
+          '',
+          '> [!NOTE] text on the marker line',
+          '',
+          '> [!UNKNOWN]',
+          '> kind',
+          '',
+          '- > [!TIP]',
+          '  > in a list',
+          '',
+          '> plain quote',
+        ].join('\n'),
+      ),
+      't',
+      { path: 'r.md', listed: new Set(['r.md', 'notes.md']) },
+    );
+    const body = Buffer.from(page).toString().split('<article class="markdown-body">\n')[1];
+    expect(body).toBe(
+      [
+        '<div class="markdown-alert markdown-alert-note">',
+        '<p class="markdown-alert-title">Note</p>',
+        '<p>Figures are preliminary; see <a href="notes.html">the notes</a>.</p>',
+        '</div>',
+        '<div class="markdown-alert markdown-alert-warning">',
+        '<p class="markdown-alert-title">Warning</p>',
+        '<p>The EMEA feed was late.</p>',
+        '<p>Second paragraph.</p>',
+        '</div>',
+        '<div class="markdown-alert markdown-alert-caution">',
+        '<p class="markdown-alert-title">Caution</p>',
+        '</div>',
+        // As on GitHub: text after the marker, an unknown kind, a quote in a list stay quotes.
+        '<blockquote>',
+        '<p>[!NOTE] text on the marker line</p>',
+        '</blockquote>',
+        '<blockquote>',
+        '<p>[!UNKNOWN]',
+        'kind</p>',
+        '</blockquote>',
+        '<ul>',
+        '<li>',
+        '<blockquote>',
+        '<p>[!TIP]',
+        'in a list</p>',
+        '</blockquote>',
+        '</li>',
+        '</ul>',
+        '<blockquote>',
+        '<p>plain quote</p>',
+        '</blockquote>',
+        '</article>',
+        '</body>',
+        '</html>',
+        '',
+      ].join('\n'),
+    );
+    // The link keeps the line it is written on, below the marker.
+    expect(links).toEqual([{ line: 2, href: 'notes.html', image: false, target: 'notes.html' }]);
+    // The classes are the inlined stylesheet's: the callout is drawn with its bar and colour.
+    expect(pageStylesheet().text).toContain('.markdown-body .markdown-alert.markdown-alert-warning {');
+  });
+
+  it('regression: <br> in a table cell breaks the line as on GitHub, not shown as text', () => {
+    const body = render(
+      [
+        '# Week<br>22',
+        '',
+        '| region | note |',
+        '| --- | --- |',
+        '| DACH | late feed<br>rerun 02:00<BR/>ok<br /> |',
+        '| code | `<br>` <br class="x"> <brx> <br / > |',
+        '',
+        '```',
+        '<br>',
+        '```',
+      ].join('\n'),
+    ).split('<body>')[1];
+    expect(body).toContain('<td>late feed<br />rerun 02:00<br />ok<br /></td>');
+    // Only the bare tag: in code, with an attribute or another name it stays escaped text.
+    expect(body).toContain(
+      '<td><code>&lt;br&gt;</code> &lt;br class=&quot;x&quot;&gt; &lt;brx&gt; &lt;br / &gt;</td>',
+    );
+    expect(body).toContain('<pre><code>&lt;br&gt;\n</code></pre>');
+    expect(body).toContain('<h1 id="week22">Week<br />22</h1>');
+    expect(render('# Week<br>22')).toContain('<title>Week 22</title>');
+  });
+
   it('regression: a task list shows checkboxes, not the brackets an author typed', () => {
     const html = render(
       [

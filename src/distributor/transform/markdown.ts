@@ -3,9 +3,11 @@ import MarkdownIt from 'markdown-it';
 import footnotes from 'markdown-it-footnote';
 import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
+import { alerts } from './alerts.js';
 import { dropHtmlComments } from './comments.js';
 import { footnoteIds, nameFootnotes } from './footnote-ids.js';
 import { takeFrontMatter } from './front-matter.js';
+import { lineBreakTags } from './line-breaks.js';
 import { htmlSidecarPath } from './sidecar.js';
 import { pageStylesheet } from './stylesheet.js';
 import { taskLists } from './task-lists.js';
@@ -22,10 +24,14 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // the pinned library versions only. Task lists are drawn as GitHub draws them
 // (see task-lists.ts); footnotes (`[^1]`) become numbered notes at the end of
 // the page, each linked both ways (markdown-it-footnote), with the ids GitHub
-// gives them (see footnote-ids.ts).
+// gives them (see footnote-ids.ts). A quote opening with `[!NOTE]` is
+// GitHub's callout (see alerts.ts), and `<br>` a line break (see
+// line-breaks.ts).
 const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
   .enable(['table', 'strikethrough'])
   .use(dropHtmlComments)
+  .use(lineBreakTags)
+  .use(alerts)
   .use(taskLists)
   .use(footnotes)
   .use(footnoteIds);
@@ -408,7 +414,7 @@ function firstHeadingText(tokens: readonly Token[]): string | undefined {
     if (token.type !== 'heading_open') continue;
     const inline = tokens[index + 1];
     if (inline === undefined || inline.type !== 'inline') continue;
-    const text = collectText(inline.children ?? [])
+    const text = collectText(inline.children ?? [], ' ')
       .replace(/\s+/g, ' ')
       .trim();
     if (text !== '') return text;
@@ -416,12 +422,18 @@ function firstHeadingText(tokens: readonly Token[]): string | undefined {
   return undefined;
 }
 
-function collectText(tokens: readonly Token[]): string {
+/**
+ * The text of inline tokens. A `<br>` the author wrote is a space in a title
+ * and nothing in an anchor, whose id GitHub takes from the heading's text
+ * content (`# Week<br>22` is `id="week22"`).
+ */
+function collectText(tokens: readonly Token[], breakTag = ''): string {
   let out = '';
   for (const token of tokens) {
     if (token.type === 'text' || token.type === 'code_inline') out += token.content;
     else if (token.type === 'softbreak' || token.type === 'hardbreak') out += ' ';
-    else if (token.children !== null) out += collectText(token.children);
+    else if (token.type === 'br_tag') out += breakTag;
+    else if (token.children !== null) out += collectText(token.children, breakTag);
   }
   return out;
 }
