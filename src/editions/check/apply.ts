@@ -11,6 +11,7 @@ import {
   type PlannedSeed,
   type PlannedSource,
   type PlannedTest,
+  positionAt,
   type SourceKey,
 } from './plan.js';
 import {
@@ -150,6 +151,19 @@ async function parseModels(
     if (!model.enabled || model.finding !== undefined || model.sql === undefined) continue;
     const verdict = await engine.parse(model.sql);
     if (!verdict.ok) findings.set(model.name, parseFinding(verdict, model));
+    else if (/;\s*$/.test(model.sql)) {
+      // DuckDB reads `select …;` as one statement; dbt pastes the query into
+      // `create table … as (…)`, where the `;` ends that statement early.
+      const at = model.source.lastIndexOf(';');
+      findings.set(
+        model.name,
+        draft('sql_parse_error', {
+          file: model.path,
+          ...(at === -1 ? {} : positionAt(model.source, at)),
+          hint: "a model is one query, which dbt puts inside create table … as ( … ) or create view: drop the ';' at its end",
+        }),
+      );
+    }
   }
   return findings;
 }
@@ -703,6 +717,19 @@ function parseFinding(
       } else
         hint = `DuckDB stops at line ${line}, column ${column} of the rendered SQL; Jinja changed the file's lines, so that line is not placed in the file`;
     }
+  }
+  if (verdict.code === 'sql_not_single_select' && model.sql !== undefined) {
+    // DuckDB says only "not implemented": a ';' with more after it is a second statement.
+    const more = /;\s*\S/.exec(model.sql);
+    const at = more === null ? -1 : model.source.indexOf(';');
+    return draft(verdict.code, {
+      file: model.path,
+      ...(at === -1 ? {} : positionAt(model.source, at)),
+      hint:
+        more === null
+          ? 'this statement is not a query: a model or a singular test is one select (or with … select)'
+          : "the SQL holds more than one statement (a ';' ends one here): a model or a singular test is one query; make each other query one of its own",
+    });
   }
   return draft(verdict.code, {
     file: model.path,

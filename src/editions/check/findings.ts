@@ -33,6 +33,7 @@ export type FindingCode =
   | 'render_error'
   | 'config_not_boolean'
   | 'config_path_unused'
+  | 'config_key_unknown'
   | 'ref_to_disabled_model'
   | 'source_disabled'
   | 'dependency_cycle'
@@ -76,6 +77,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   render_error: 'the template failed to render',
   config_not_boolean: 'an enabled config does not render to true or false',
   config_path_unused: 'a models: or sources: path in dbt_project.yml applies to no resource',
+  config_key_unknown: 'a config key is not one dbt knows, so it sets nothing',
   ref_to_disabled_model: 'an enabled model refers to a disabled model',
   source_disabled: 'an enabled model reads a disabled source',
   dependency_cycle: 'the model is part of a ref() cycle',

@@ -257,6 +257,8 @@ interface ModelScope {
   readonly index: ModelIndex;
   /** Seeds and snapshots by name: ref() reads them, and they are not models. */
   readonly others: ReadonlyMap<string, 'seed' | 'snapshot'>;
+  /** The model configs dbt knows, to name a misspelt one in config(). */
+  readonly configKeys: ReadonlySet<string>;
   readonly versions: VersionedModels;
   readonly resolver: RelationResolver;
   /** The names a finding may suggest instead of a misspelt ref() or source(). */
@@ -323,6 +325,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
   const scope: ModelScope = {
     planning,
     index,
+    configKeys: schemas.configKeys.models,
     others,
     versions,
     resolver,
@@ -383,7 +386,11 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       properties.models,
     ),
     // In file order, as every other finding of a file: the first is the one a reader meets first.
-    [...versions.findings, ...versionFileProperties(properties.models, versions)].sort(
+    [
+      ...versions.findings,
+      ...versionFileProperties(properties.models, versions),
+      ...propertiesConfigTypos(propertiesFiles.docs, schemas.configKeys.models),
+    ].sort(
       (a, b) =>
         byString(a.file ?? '', b.file ?? '') ||
         (a.line ?? 0) - (b.line ?? 0) ||
@@ -830,6 +837,7 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
       rendered.ok
         ? undefined
         : renderFinding(rendered, file.path, source, { ...scope, harness, projectName }),
+    () => inlineConfigTypo(rendered.record.configs, source, file.path, scope.configKeys),
   ]);
   return {
     name: version?.node ?? name,
@@ -848,6 +856,142 @@ function planModel(file: ProjectFile, scope: ModelScope): PlannedModel {
     sources: uniqueSources(rendered.record.sources),
     finding,
   };
+}
+
+/**
+ * A config key dbt does not know, close to one it does (`materialised`):
+ * dbt keeps it as a custom config (1.10 warns, CustomKeyInConfigDeprecation)
+ * and the config meant is not set, so the model is built otherwise than
+ * written. Keys close to no config are left alone: adapters add configs
+ * dbt's schema does not list (docs/editions.md#misspelt-configs).
+ */
+function configTypo(key: string, known: ReadonlySet<string>): string | undefined {
+  if (known.has(key) || WELL_KNOWN_CONFIGS.has(key) || key.startsWith('+')) return undefined;
+  return nearest(key, [...known, ...WELL_KNOWN_CONFIGS]);
+}
+
+/**
+ * Configs dbt and its common adapters read that dbt's JSON schema for
+ * dbt_project.yml does not list (incremental, snapshot, seed and adapter
+ * configs; hooks written with `_`, as config() takes them): never taken
+ * for a misspelling, and offered when one is close.
+ */
+const WELL_KNOWN_CONFIGS: ReadonlySet<string> = new Set([
+  'unique_key',
+  'pre_hook',
+  'post_hook',
+  'partition_by',
+  'cluster_by',
+  'partitions',
+  'require_partition_filter',
+  'partition_expiration_days',
+  'event_time',
+  'batch_size',
+  'lookback',
+  'begin',
+  'concurrent_batches',
+  'incremental_predicates',
+  'merge_update_columns',
+  'merge_exclude_columns',
+  'sort',
+  'dist',
+  'sort_type',
+  'indexes',
+  'unlogged',
+  'query_tag',
+  'tmp_relation_type',
+  'automatic_clustering',
+  'table_type',
+  'external_volume',
+  'clustered_by',
+  'buckets',
+  'location_root',
+  'liquid_clustered_by',
+  'zorder',
+  'options',
+  'description',
+  'strategy',
+  'updated_at',
+  'check_cols',
+  'target_schema',
+  'target_database',
+  'invalidate_hard_deletes',
+  'hard_deletes',
+  'column_types',
+  'delimiter',
+  'quote_columns',
+  'quoting',
+  'freshness',
+  'submission_method',
+  'python_version',
+  'packages',
+  'imports',
+  'max_staleness',
+  'enable_refresh',
+  'refresh_interval_minutes',
+  'resource_tags',
+]);
+
+function configTypoHint(key: string, near: string, where: string): string {
+  return `dbt knows no config '${key}' ${where}: it keeps it as a custom config and sets nothing with it; did you mean '${near}'? (a setting of your own goes under meta)`;
+}
+
+/** Misspelt keys of `config:` in the models of properties files, and of their versions, at each key. */
+function propertiesConfigTypos(
+  docs: readonly { readonly path: string; readonly value: YamlValue; readonly node: YamlNode }[],
+  known: ReadonlySet<string>,
+): FindingDraft[] {
+  const found: FindingDraft[] = [];
+  const check = (
+    doc: (typeof docs)[number],
+    config: YamlValue | undefined,
+    at: readonly (string | number)[],
+  ) => {
+    if (!isMapping(config)) return;
+    for (const key of Object.keys(config)) {
+      const near = configTypo(key, known);
+      if (near === undefined) continue;
+      found.push(
+        draft('config_key_unknown', {
+          file: doc.path,
+          ...placeIn(doc.node, [...at, 'config', key]),
+          hint: configTypoHint(key, near, 'in a model'),
+        }),
+      );
+    }
+  };
+  for (const doc of docs) {
+    if (!isMapping(doc.value) || !Array.isArray(doc.value.models)) continue;
+    for (const [index, model] of (doc.value.models as readonly YamlValue[]).entries()) {
+      if (!isMapping(model)) continue;
+      check(doc, model.config, ['models', index]);
+      if (!Array.isArray(model.versions)) continue;
+      for (const [v, version] of (model.versions as readonly YamlValue[]).entries())
+        if (isMapping(version)) check(doc, version.config, ['models', index, 'versions', v]);
+    }
+  }
+  return found;
+}
+
+/** A misspelt key in a model's config() call, at the key where the file writes it. */
+function inlineConfigTypo(
+  configs: readonly YamlMapping[],
+  source: string,
+  file: string,
+  known: ReadonlySet<string>,
+): FindingDraft | undefined {
+  for (const config of configs)
+    for (const key of Object.keys(config)) {
+      const near = configTypo(key, known);
+      if (near === undefined) continue;
+      const written = new RegExp(`\\b${key}\\s*=`).exec(source);
+      return draft('config_key_unknown', {
+        file,
+        ...(written === null ? macroCallPlace(source, 'config') : positionAt(source, written.index)),
+        hint: configTypoHint(key, near, 'in config()'),
+      });
+    }
+  return undefined;
 }
 
 /** The names a model's ref() calls read, each once, sorted: its models (kind undefined), or its seeds or snapshots. */
@@ -984,11 +1128,13 @@ function disabledRef(
 function orderModels(models: readonly PlannedModel[]): { planned: PlannedModel[]; order: string[] } {
   const { order, cyclic } = buildOrder(models.filter((model) => model.enabled));
   const hint = `the models in the cycle: ${[...cyclic].sort(byString).join(', ')}`;
-  const planned = models.map((model) =>
-    cyclic.has(model.name) && model.finding === undefined
-      ? { ...model, finding: draft('dependency_cycle', { file: model.path, hint }) }
-      : model,
-  );
+  const planned = models.map((model) => {
+    if (!cyclic.has(model.name) || model.finding !== undefined) return model;
+    // At the ref() that leads into the cycle, where an edit breaks it.
+    const into = model.refs.find((ref) => cyclic.has(ref));
+    const place = into === undefined ? {} : callPlace(model.source, 'ref', into);
+    return { ...model, finding: draft('dependency_cycle', { file: model.path, ...place, hint }) };
+  });
   return { planned, order };
 }
 
@@ -1160,7 +1306,7 @@ function refCallPlace(
   return undefined;
 }
 
-function positionAt(text: string, offset: number): { line: number; column: number } {
+export function positionAt(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = [...before.slice(before.lastIndexOf('\n') + 1)].length + 1;

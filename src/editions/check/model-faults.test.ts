@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyProject, writeTree } from '../../../test/helpers/edition-trees.js';
+import { checkProject } from './check.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sealkit-edition-model-faults-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function modelFinding(project: string, name: string) {
+  const { report } = await checkProject(project);
+  return report.models.find((model) => model.name === name)?.finding;
+}
+
+describe('a misspelt config key (docs/editions.md#misspelt-configs)', () => {
+  it('regression: materialised in a properties config: is config_key_unknown at the key, with the config meant (was silently a custom config)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'gold', '_gold__models.yml');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace(
+      '  - name: gold_daily_revenue\n',
+      '  - name: gold_daily_revenue\n    config:\n      materialised: table\n      partition_by: {field: order_date}\n',
+    );
+    expect(edited).not.toBe(text);
+    writeFileSync(file, edited);
+    const line = edited.split('\n').findIndex((row) => row.includes('materialised')) + 1;
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    const entry = report.files.find((item) => item.path === 'models/gold/_gold__models.yml');
+    const findings = [entry?.finding, ...(entry?.also ?? [])];
+    // partition_by is an adapter's config, not in dbt's schema: never taken for a typo.
+    expect(findings).toEqual([
+      {
+        reason_code: 'config_key_unknown',
+        message: 'a config key is not one dbt knows, so it sets nothing',
+        location: { path: file, line, column: 7, pointer: expect.stringMatching(/\.config\.materialised$/) },
+        hint: "dbt knows no config 'materialised' in a model: it keeps it as a custom config and sets nothing with it; did you mean 'materialized'? (a setting of your own goes under meta)",
+      },
+    ]);
+  });
+
+  it('regression: a misspelt key in config() is config_key_unknown at the key; hooks and incremental configs are not', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_typo.sql':
+        "{{ config(unique_key='order_id', pre_hook='select 1', materialised='table') }}\nselect order_id from {{ ref('silver_orders') }}\n",
+      'models/gold/gold_fine.sql':
+        "{{ config(materialized='incremental', unique_key='order_id', post_hook='select 1', incremental_strategy='merge') }}\nselect order_id from {{ ref('silver_orders') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_fine')?.finding).toBeUndefined();
+    expect(report.models.find((model) => model.name === 'gold_typo')?.finding).toMatchObject({
+      reason_code: 'config_key_unknown',
+      location: { path: join(project, 'models', 'gold', 'gold_typo.sql'), line: 1, column: 55 },
+      hint: "dbt knows no config 'materialised' in config(): it keeps it as a custom config and sets nothing with it; did you mean 'materialized'? (a setting of your own goes under meta)",
+    });
+  });
+});
+
+describe('model SQL dbt cannot build', () => {
+  it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_semi.sql': "select order_id\nfrom {{ ref('silver_orders') }};\n",
+    });
+    expect(await modelFinding(project, 'gold_semi')).toMatchObject({
+      reason_code: 'sql_parse_error',
+      location: { path: join(project, 'models', 'gold', 'gold_semi.sql'), line: 2, column: 32 },
+      hint: "a model is one query, which dbt puts inside create table … as ( … ) or create view: drop the ';' at its end",
+    });
+  });
+
+  it('regression: two statements, or a statement that is not a query, say which, at the first ; (was no place, no hint)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_two.sql': 'select 1 as a;\nselect 2 as b\n',
+      'models/gold/gold_update.sql': 'update t set a = 1\n',
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_two')?.finding).toMatchObject({
+      reason_code: 'sql_not_single_select',
+      location: { line: 1, column: 14 },
+      hint: "the SQL holds more than one statement (a ';' ends one here): a model or a singular test is one query; make each other query one of its own",
+    });
+    expect(report.models.find((model) => model.name === 'gold_update')?.finding).toMatchObject({
+      reason_code: 'sql_not_single_select',
+      hint: 'this statement is not a query: a model or a singular test is one select (or with … select)',
+    });
+  });
+
+  it('regression: dependency_cycle is placed at the ref() that leads into the cycle', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_a.sql': "-- a\nselect * from {{ ref('gold_b') }}\n",
+      'models/gold/gold_b.sql': "select * from {{ ref('gold_a') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_a')?.finding).toMatchObject({
+      reason_code: 'dependency_cycle',
+      location: { path: join(project, 'models', 'gold', 'gold_a.sql'), line: 2, column: 18 },
+    });
+    expect(report.models.find((model) => model.name === 'gold_b')?.finding).toMatchObject({
+      reason_code: 'dependency_cycle',
+      location: { line: 1, column: 18 },
+    });
+  });
+});
