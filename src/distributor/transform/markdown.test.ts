@@ -411,6 +411,51 @@ describe('Markdown to HTML', () => {
     expect(pageStylesheet().text).toContain('.markdown-body .markdown-alert.markdown-alert-warning {');
   });
 
+  it('regression: a bare URL is a link as on GitHub, a file name or a path is not', () => {
+    const { page, links } = renderMarkdown(
+      Buffer.from(
+        [
+          'Dashboard: https://bi.example.com/d/finance?region=emea&week=22.',
+          'Wiki at www.example.com/close, (https://example.org/a_(b)), mailto:data-team@example.com',
+          '',
+          '| source | link |',
+          '| --- | --- |',
+          '| ledger | http://ledger.internal:8080/x |',
+          '',
+          'Not links: report.md, data.csv, export@2026-05.csv, //server/share, awww.x.com,',
+          'javascript:alert(1), file:///etc/passwd, `https://in.code`, [text](https://kept.org).',
+          '',
+          '```',
+          'https://in.fence',
+          '```',
+        ].join('\n'),
+      ),
+      't',
+      { path: 'r.md', listed: new Set(['r.md', 'report.md']) },
+    );
+    const body = Buffer.from(page).toString().split('<body>')[1] ?? '';
+    expect(
+      [...body.matchAll(/<a href="([^"]*)">([^<]*)<\/a>/g)].map((match) => [match[1], match[2]]),
+    ).toEqual([
+      [
+        'https://bi.example.com/d/finance?region=emea&amp;week=22',
+        'https://bi.example.com/d/finance?region=emea&amp;week=22',
+      ],
+      ['http://www.example.com/close', 'www.example.com/close'],
+      ['https://example.org/a_(b)', 'https://example.org/a_(b)'],
+      ['mailto:data-team@example.com', 'mailto:data-team@example.com'],
+      ['http://ledger.internal:8080/x', 'http://ledger.internal:8080/x'],
+      ['https://kept.org', 'text'],
+    ]);
+    expect(body).toContain(
+      '<p>Not links: report.md, data.csv, export@2026-05.csv, //server/share, awww.x.com,',
+    );
+    expect(body).toContain('javascript:alert(1), file:///etc/passwd, <code>https://in.code</code>');
+    expect(body).toContain('<pre><code>https://in.fence\n</code></pre>');
+    // Absolute links are no file of the bundle: nothing to check.
+    expect(links).toEqual([]);
+  });
+
   it('regression: <br> in a table cell breaks the line as on GitHub, not shown as text', () => {
     const body = render(
       [

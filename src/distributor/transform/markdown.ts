@@ -20,15 +20,17 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // Raw HTML is escaped (html: false) and HTML comments are left out (see
 // comments.ts); markdown-it's default link validation leaves javascript:,
 // vbscript:, file: and data: (except images of a few raster types) as plain
-// text. No linkify or typographer: the output depends on the source text and
-// the pinned library versions only. Task lists are drawn as GitHub draws them
+// text. Bare URLs are links as on GitHub (see `autolinks` below); no
+// typographer: the output depends on the source text and the pinned library
+// versions only. Task lists are drawn as GitHub draws them
 // (see task-lists.ts); footnotes (`[^1]`) become numbered notes at the end of
 // the page, each linked both ways (markdown-it-footnote), with the ids GitHub
 // gives them (see footnote-ids.ts). A quote opening with `[!NOTE]` is
 // GitHub's callout (see alerts.ts), and `<br>` a line break (see
 // line-breaks.ts).
-const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false })
-  .enable(['table', 'strikethrough'])
+const renderer = new MarkdownIt('commonmark', { html: false, linkify: true, typographer: false })
+  .enable(['table', 'strikethrough', 'linkify'])
+  .use(autolinks)
   .use(dropHtmlComments)
   .use(lineBreakTags)
   .use(alerts)
@@ -40,6 +42,29 @@ const renderer = new MarkdownIt('commonmark', { html: false, linkify: false, typ
 // separates the notes from the text, not two.
 renderer.renderer.rules.footnote_block_open = () =>
   '<section class="footnotes">\n<ol class="footnotes-list">\n';
+
+/**
+ * Bare URLs as GitHub links them (docs/distributor.md#pages): `https://…`,
+ * `http://…`, `ftp://…`, `mailto:…` and `www.…` (as `http://www.…`), never
+ * in code, trailing punctuation left out (linkify-it, markdown-it's own).
+ * Nothing without a scheme or `www.` is a link: `report.md` and
+ * `data.csv` name files (`.md` is a country's domain), and
+ * `export@2026-05.csv` is no address; `//server/share` stays text too.
+ */
+function autolinks(md: InstanceType<typeof MarkdownIt>): void {
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+  md.linkify.add('//', null);
+  md.linkify.add('www.', {
+    // The tail after `www.` is what an `http://www.` link would take.
+    validate: (text, pos, self) => {
+      const length = self.testSchemaAt(`http://www.${text.slice(pos)}`, 'http:', 'http:'.length);
+      return length > '//www.'.length ? length - '//www.'.length : 0;
+    },
+    normalize: (match) => {
+      match.url = `http://${match.url}`;
+    },
+  });
+}
 
 /** How one destination wants its pages (docs/distributor.md#pages). */
 export interface PageOptions {
