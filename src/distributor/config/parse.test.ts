@@ -490,6 +490,31 @@ describe('distributor configuration', () => {
       VALID.replace('force_path_style: true', 'force_path_style: "true"'),
       'config_wrong_type',
       { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
+      'expected true or false, found a string: write true without quotes',
+    );
+  });
+
+  it('regression: a misspelt true or false is named, not only "found a string"', () => {
+    expectRefusal(
+      VALID.replace('force_path_style: true', 'force_path_style: ture'),
+      'config_wrong_type',
+      { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
+      'expected true or false, found a string: did you mean true?',
+    );
+    expectRefusal(
+      VALID.replace('force_path_style: true', 'force_path_style: fasle'),
+      'config_wrong_type',
+      { line: 16, column: 27, pointer: 'pipelines[0].destinations[1].force_path_style' },
+      'expected true or false, found a string: did you mean false?',
+    );
+    // html takes a mapping too: the same word is meant.
+    const html = refusalOf(VALID.replace('html: false', 'html: flase'));
+    expect([html.location?.pointer, html.hint]).toEqual([
+      'pipelines[0].destinations[1].outputs.html',
+      'expected true, false or a mapping such as {lang: en}, found a string: did you mean false?',
+    ]);
+    // A word that is no typo of either is not guessed at.
+    expect(refusalOf(VALID.replace('force_path_style: true', 'force_path_style: maybe')).hint).toBe(
       'expected true or false, found a string',
     );
   });

@@ -392,7 +392,8 @@ class ConfigReader {
   /** `html: true|false`, or `html: {lang: en}` (pages on, in that language). */
   private html(node: YamlNode, path: Path): { on: boolean; lang?: string } | undefined {
     if (node.kind === 'boolean') return { on: node.value };
-    if (node.kind !== 'map') return this.wrongType(node, path, 'true, false or a mapping such as {lang: en}');
+    if (node.kind !== 'map')
+      return this.wrongType(node, path, 'true, false or a mapping such as {lang: en}', booleanMeant(node));
     const fields = this.record(node, HTML, path);
     const lang =
       fields === undefined
@@ -497,12 +498,12 @@ class ConfigReader {
     return hint === undefined ? text : this.report('config_invalid_value', node.at, path, hint);
   }
 
-  private wrongType(node: YamlNode, path: Path, expected: string): undefined {
+  private wrongType(node: YamlNode, path: Path, expected: string, meant?: string): undefined {
     return this.report(
       'config_wrong_type',
       node.at,
       path,
-      `expected ${expected}, found ${describeKind(node)}`,
+      `expected ${expected}, found ${describeKind(node)}${meant ?? ''}`,
     );
   }
 
@@ -533,7 +534,7 @@ class ConfigReader {
         `expected true or false, found the string '${node.value}' (YAML 1.2 reads yes, no, on and off as strings: write true or false)`,
       );
     }
-    return this.wrongType(node, path, 'true or false');
+    return this.wrongType(node, path, 'true or false', booleanMeant(node));
   }
 
   private seconds(node: YamlNode, path: Path): number | undefined {
@@ -703,3 +704,15 @@ const ID_HINT = "an id is 1 to 128 letters, digits, '.', '_' or '-', starting wi
 const BUCKET_HINT =
   "a bucket name is 3 to 63 lowercase letters, digits, '.' or '-', starting and ending with a letter or digit";
 const PREFIX_HINT = "a prefix has no leading or trailing '/', no backslash and no control characters";
+
+/**
+ * The boolean a string was likely typed for (`ture`, `flase`, `"true"` in
+ * quotes), so the refusal says which word to write instead of only "found
+ * a string". Never the value itself (docs/distributor.md#reading-an-error).
+ */
+function booleanMeant(node: YamlNode): string | undefined {
+  if (node.kind !== 'string') return undefined;
+  const meant = nearest(node.value, ['true', 'false']);
+  if (meant === undefined) return undefined;
+  return node.value.toLowerCase() === meant ? `: write ${meant} without quotes` : `: did you mean ${meant}?`;
+}
