@@ -61,6 +61,26 @@ describe('a misspelt config key (docs/editions.md#misspelt-configs)', () => {
   });
 });
 
+describe('a misspelt config that holds a mapping, in dbt_project.yml', () => {
+  it('regression: +column_typs: {…} under seeds: is the unknown key with the config meant, once (was "expected a mapping" at each column inside)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'dbt_project.yml');
+    const text = readFileSync(file, 'utf8');
+    const edited = `${text}\nseeds:\n  retail_analytics:\n    +column_typs:\n      status_id: integer\n      weight: double\n`;
+    writeFileSync(file, edited);
+    const line = edited.split('\n').findIndex((row) => row.includes('+column_typs')) + 1;
+    const { report } = await checkProject(project);
+    const entry = report.files.find((item) => item.path === 'dbt_project.yml');
+    expect([entry?.finding, ...(entry?.also ?? [])]).toEqual([
+      expect.objectContaining({
+        reason_code: 'yaml_schema',
+        location: { path: file, line, column: 5, pointer: 'seeds.retail_analytics["+column_typs"]' },
+        hint: "dbt does not know the key '+column_typs' here; did you mean '+column_types'?",
+      }),
+    ]);
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

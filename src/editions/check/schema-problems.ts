@@ -97,7 +97,13 @@ export function schemaProblems(
     const wrongKind = wrongKindOf(group.violations, found);
     const config = wrongKind === undefined ? undefined : unknownConfig(node, group.path, group.violations);
     if (config?.misspelt !== undefined) {
-      unique.push(config.misspelt);
+      const misspelt = config.misspelt;
+      // Every value under one misspelt config names it: report it once.
+      const id = `${pointerOf(misspelt.path)}\u0000${misspelt.kind === 'wrong_type' ? '' : misspelt.key}`;
+      if (!seen.has(`unknown_key\u0000${id}`)) {
+        seen.add(`unknown_key\u0000${id}`);
+        unique.push(misspelt);
+      }
       continue;
     }
     if (config !== undefined) readAsFolder.add(pointerOf(group.path));
@@ -146,17 +152,22 @@ function unknownConfig(
   path: readonly PathSegment[],
   violations: readonly SchemaViolation[],
 ): { readonly misspelt?: RecordIssue } | undefined {
-  const key = path.at(-1);
-  if (typeof key !== 'string' || !key.startsWith('+')) return undefined;
+  // The value of a misspelt config that holds a mapping (`+column_typs: {id: integer}`) is
+  // read as folders too: its own keys fail, and the `+` key above them is the misspelling.
+  let index = path.length - 1;
+  while (index >= 0 && !(typeof path[index] === 'string' && String(path[index]).startsWith('+'))) index -= 1;
+  const key = path[index];
+  if (typeof key !== 'string') return undefined;
+  const inside = index < path.length - 1;
   const known = [...new Set(violations.flatMap((violation) => violation.mappingKeys ?? []))].filter((name) =>
     name.startsWith('+'),
   );
   if (known.length === 0) return undefined;
-  const parent = path.slice(0, -1);
+  const parent = path.slice(0, index);
   const holder = nodeAt(root, parent);
   const present = new Set(holder?.kind === 'map' ? holder.entries.map((entry) => entry.key) : []);
   const configs = known.filter((name) => !present.has(name));
-  if (nearest(key, configs) === undefined) return {};
+  if (nearest(key, configs) === undefined) return inside ? undefined : {};
   return { misspelt: { kind: 'unknown_key', path: parent, key, allowed: configs } };
 }
 
