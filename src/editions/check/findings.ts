@@ -25,6 +25,7 @@ export type FindingCode =
   | 'undefined_ref'
   | 'undefined_source'
   | 'undefined_macro'
+  | 'undefined_doc'
   | 'undefined_variable'
   | 'undefined_filter'
   | 'undefined_var'
@@ -69,6 +70,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   undefined_ref: 'ref() names a model the project does not have',
   undefined_source: 'source() names a source table the project does not define',
   undefined_macro: 'the template calls a macro or function that is not defined',
+  undefined_doc: 'a description calls doc() for a docs block the project does not have',
   undefined_variable: 'the template prints a variable that is not defined',
   undefined_filter: 'the template uses a filter that is not defined',
   undefined_var: 'var() names a variable that has no value and no default',

@@ -81,6 +81,51 @@ describe('a misspelt config that holds a mapping, in dbt_project.yml', () => {
   });
 });
 
+describe('docs blocks', () => {
+  const describeWith = (project: string, description: string): string => {
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace(
+      '    description: One row per customer with a present key; exactly the canonical columns.\n',
+      `    description: '${description}'\n`,
+    );
+    expect(edited).not.toBe(text);
+    writeFileSync(file, edited);
+    return file;
+  };
+
+  it('regression: doc() naming a docs block the project lacks is undefined_doc at the description, as dbt parse fails (was passed)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/silver/docs.md': '{% docs silver_customers %}\nOne row per customer.\n{% enddocs %}\n',
+    });
+    const file = describeWith(project, '{{ doc("silver_customer") }}');
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    expect(report.files.find((item) => item.path === 'models/silver/_silver__models.yml')?.finding).toEqual({
+      reason_code: 'undefined_doc',
+      message: 'a description calls doc() for a docs block the project does not have',
+      location: { path: file, line: 5, column: 5, pointer: 'models[0].description' },
+      hint: "doc('silver_customer') names no docs block of this project (a {% docs silver_customer %} … {% enddocs %} in a .md file): did you mean 'silver_customers'?",
+    });
+  });
+
+  it('a doc() of a block in a resource path, or in docs-paths when set, passes; one of another package is left alone', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/silver/docs.md': '{% docs silver_customers %}\nOne row per customer.\n{% enddocs %}\n',
+    });
+    describeWith(project, '{{ doc("silver_customers") }} {{ doc("other_pkg", "shared") }}');
+    expect((await checkProject(project)).report.status).toBe('passed');
+    // With docs-paths, only those folders hold docs blocks, as in dbt.
+    const projectFile = join(project, 'dbt_project.yml');
+    writeFileSync(projectFile, `${readFileSync(projectFile, 'utf8')}\ndocs-paths: ["docs"]\n`);
+    expect((await checkProject(project)).report.status).toBe('failed');
+    writeTree(project, { 'docs/blocks.md': '{% docs silver_customers %}\nOne row.\n{% enddocs %}\n' });
+    expect((await checkProject(project)).report.status).toBe('passed');
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

@@ -390,6 +390,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       ...versions.findings,
       ...versionFileProperties(properties.models, versions),
       ...propertiesConfigTypos(propertiesFiles.docs, schemas.configKeys.models),
+      ...undefinedDocs(propertiesFiles.docs, docsBlocks(files.docs ?? []), projectName),
     ].sort(
       (a, b) =>
         byString(a.file ?? '', b.file ?? '') ||
@@ -992,6 +993,61 @@ function inlineConfigTypo(
       });
     }
   return undefined;
+}
+
+/** The names of the `{% docs name %}` blocks of the project's `.md` files. */
+function docsBlocks(files: readonly ProjectFile[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const file of files) {
+    const text = decode(file.bytes);
+    if (typeof text !== 'string') continue;
+    for (const match of text.matchAll(/\{%-?\s*docs\s+([A-Za-z_][A-Za-z0-9_]*)\s*-?%\}/g))
+      if (match[1] !== undefined) names.add(match[1]);
+  }
+  return names;
+}
+
+/**
+ * A `description:` that calls doc() for a docs block the project lacks:
+ * `dbt parse` fails on it ("… depends on doc 'x' which was not found").
+ * Placed at the description, with a block of a close name. A doc() of
+ * another package (`doc('pkg', 'name')`) is left alone.
+ */
+function undefinedDocs(
+  docs: readonly { readonly path: string; readonly value: YamlValue; readonly node: YamlNode }[],
+  blocks: ReadonlySet<string>,
+  projectName: string,
+): FindingDraft[] {
+  const found: FindingDraft[] = [];
+  const call = /\bdoc\(\s*(['"])([^'"]*)\1\s*(?:,\s*(['"])([^'"]*)\3\s*)?\)/g;
+  const visit = (doc: (typeof docs)[number], value: YamlValue, at: readonly (string | number)[]): void => {
+    if (Array.isArray(value)) {
+      for (const [index, item] of (value as readonly YamlValue[]).entries()) visit(doc, item, [...at, index]);
+      return;
+    }
+    if (!isMapping(value)) return;
+    for (const [key, item] of Object.entries(value)) {
+      if (key !== 'description' || typeof item !== 'string') {
+        visit(doc, item, [...at, key]);
+        continue;
+      }
+      for (const match of item.matchAll(call)) {
+        const [package_, name] = match[4] === undefined ? [undefined, match[2]] : [match[2], match[4]];
+        if (name === undefined || blocks.has(name)) continue;
+        if (package_ !== undefined && package_ !== projectName) continue;
+        const near = didYouMean(name, [...blocks]);
+        found.push(
+          draft('undefined_doc', {
+            file: doc.path,
+            ...placeIn(doc.node, [...at, key]),
+            hint: `doc('${name}') names no docs block of this project (a {% docs ${name} %} … {% enddocs %} in a .md file)${near === undefined ? '' : `: ${near}`}`,
+          }),
+        );
+      }
+    }
+  };
+  for (const doc of docs) visit(doc, doc.value, []);
+  return found;
 }
 
 /** The names a model's ref() calls read, each once, sorted: its models (kind undefined), or its seeds or snapshots. */

@@ -41,6 +41,11 @@ export interface ProjectFiles {
   readonly seeds?: readonly ProjectFile[];
   /** `.sql` files under the snapshot paths (default `snapshots`): their `{% snapshot %}` blocks. */
   readonly snapshots?: readonly ProjectFile[];
+  /**
+   * `.md` files with `{% docs %}` blocks: under every path read, or only
+   * under `docs-paths` when it is set, as dbt finds them.
+   */
+  readonly docs?: readonly ProjectFile[];
 }
 
 export const PROJECT_LIMITS = {
@@ -66,39 +71,47 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         const { project, node, modelPaths, macroPaths, testPaths, seedPaths, snapshotPaths } =
           readProjectFile(root, projectFile);
         const budget = { files: 0, bytes: 0 };
+        // dbt finds docs blocks (`.md`) in every resource path, unless docs-paths names others.
+        const docsPaths = projectPaths(project['docs-paths'], [], 'docs-paths', node, projectFile, []);
+        const withDocs = docsPaths.length === 0;
+        const md = (name: string): boolean => withDocs && name.endsWith('.md');
         const modelFiles = modelPaths.flatMap((path) =>
-          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
+          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name) || md(name), budget, projectDir),
         );
-        const macros = macroPaths.flatMap((path) =>
-          readUnder(root, path, (name) => name.endsWith('.sql'), budget, projectDir),
+        const macroFiles = macroPaths.flatMap((path) =>
+          readUnder(root, path, (name) => name.endsWith('.sql') || md(name), budget, projectDir),
         );
+        const macros = macroFiles.filter((file) => file.path.endsWith('.sql'));
         // `<test path>/generic/` defines generic tests (`{% test %}` blocks): not tests to run.
-        const tests = testPaths.flatMap((path) =>
+        const testFiles = testPaths.flatMap((path) =>
           readUnder(
             root,
             path,
-            (name) => name.endsWith('.sql') && !name.startsWith('generic/'),
+            (name) => (name.endsWith('.sql') && !name.startsWith('generic/')) || md(name),
             budget,
             projectDir,
           ),
         );
+        const tests = testFiles.filter((file) => file.path.endsWith('.sql'));
         // dbt reads properties files under the seed and snapshot paths too (a seeds/_seeds.yml).
         const seedFiles = seedPaths.flatMap((path) =>
-          readUnder(root, path, (name) => /\.(csv|ya?ml)$/.test(name), budget, projectDir),
+          readUnder(root, path, (name) => /\.(csv|ya?ml)$/.test(name) || md(name), budget, projectDir),
         );
         const snapshotFiles = snapshotPaths.flatMap((path) =>
-          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name), budget, projectDir),
+          readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name) || md(name), budget, projectDir),
         );
+        const docs = uniqueByPath([
+          ...[...modelFiles, ...macroFiles, ...testFiles, ...seedFiles, ...snapshotFiles].filter((file) =>
+            file.path.endsWith('.md'),
+          ),
+          ...docsPaths.flatMap((path) =>
+            readUnder(root, path, (name) => name.endsWith('.md'), budget, projectDir),
+          ),
+        ]);
         const seeds = seedFiles.filter((file) => file.path.endsWith('.csv'));
         const snapshots = snapshotFiles.filter((file) => file.path.endsWith('.sql'));
         const isProperties = (file: ProjectFile): boolean => /\.ya?ml$/.test(file.path);
-        const properties = [
-          ...new Map(
-            [...modelFiles, ...seedFiles, ...snapshotFiles]
-              .filter(isProperties)
-              .map((file) => [file.path, file] as const),
-          ).values(),
-        ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        const properties = uniqueByPath([...modelFiles, ...seedFiles, ...snapshotFiles].filter(isProperties));
         return {
           projectDir,
           project,
@@ -112,12 +125,20 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
           tests,
           seeds,
           snapshots,
+          docs,
         };
       } finally {
         root.close();
       }
     },
     () => refuseEdition('project_invalid', { location: { path: projectDir } }),
+  );
+}
+
+/** Files read through two paths that overlap, once each, in path order. */
+function uniqueByPath(files: readonly ProjectFile[]): ProjectFile[] {
+  return [...new Map(files.map((file) => [file.path, file] as const)).values()].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
   );
 }
 
