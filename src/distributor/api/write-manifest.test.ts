@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -332,6 +333,41 @@ describe('distribute manifest: every refusal names the file', () => {
       ['path_reserved', join(bundle, '.distributor.json')],
     );
     expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+  });
+
+  it('regression: every problem of the folder is named in one refusal (one per call took a fix and a rerun each)', () => {
+    symlinkSync('report.md', join(bundle, 'latest.md'));
+    execFileSync('mkfifo', [join(bundle, 'sub', 'pipe')]);
+    symlinkSync('../report.md', join(bundle, '.git', 'link'));
+    writeFileSync(join(bundle, 'data', 'secret.csv'), 'pii', { mode: 0o000 });
+    mkdirSync(join(bundle, 'locked'), { mode: 0o000 });
+    writeFileSync(join(bundle, 'late.csv'), 'a\n');
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    const named = [refusal, ...refusal.also].map((one) => [one.code, one.location?.path]);
+    // In path order, a folder left out (.git/) looked into like the rest.
+    expect(named).toEqual([
+      ['source_symlink', join(bundle, '.git', 'link')],
+      ['file_unreadable', join(bundle, 'data', 'secret.csv')],
+      ['file_symlink', join(bundle, 'latest.md')],
+      ['source_dir_unreadable', join(bundle, 'locked')],
+      ['file_not_regular', join(bundle, 'sub', 'pipe')],
+    ]);
+    expect(refusal.also.find((one) => one.code === 'file_unreadable')?.hint).toBe(
+      'the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders',
+    );
+    expect(existsSync(join(bundle, 'manifest.json'))).toBe(false);
+    expect(readdirSync(bundle).filter((name) => name.startsWith('.distributor'))).toEqual([]);
+    // The CLI prints each, then refuses with the first one's code.
+    const cli = runCli(['distribute', 'manifest', bundle, '--id', 'w22']);
+    expect(cli.status).toBe(2);
+    expect(cli.stderr.toString().match(/^error\[[a-z_]+\]/gm)).toEqual([
+      'error[source_symlink]',
+      'error[file_unreadable]',
+      'error[file_symlink]',
+      'error[source_dir_unreadable]',
+      'error[file_not_regular]',
+    ]);
+    chmodSync(join(bundle, 'locked'), 0o755);
   });
 });
 

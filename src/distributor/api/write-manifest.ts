@@ -10,7 +10,7 @@ import {
   readFailureCause,
   renameNoReplace,
 } from '../../core/fs/index.js';
-import { guardRefusals, Refusal } from '../../core/refusal/index.js';
+import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { bundleDirProblem, MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
@@ -126,7 +126,8 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
     if (denied !== undefined) throw manifestWriteFailed(FsError.synthetic(denied, 'faccessat'), path);
     const listing = listBundleFiles(dir, options);
     const paths = listing.files;
-    if (paths.length === 0 || paths.length > MAX_FILES) {
+    const problems = [...listing.problems];
+    if (problems.length === 0 && (paths.length === 0 || paths.length > MAX_FILES)) {
       throw refuseDistributor('manifest_files_invalid', {
         role: 'manifest',
         hint:
@@ -141,17 +142,38 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
     if (clash !== undefined) {
       const path = paths[clash.index] ?? '';
       const other = clash.other === undefined ? undefined : paths[clash.other];
-      if (clash.code !== 'path_unicode_twin' || other === undefined) throw refuseAt(clash.code, path);
-      // The two names look alike on screen: both are shown, marked, with what to do.
-      const twins = unicodeTwins(path, other);
-      throw refuseDistributor('path_unicode_twin', {
-        role: 'bundle',
-        location: { path },
-        hint: `${twins.text} are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude`,
-        details: twins.details,
-      });
+      if (clash.code !== 'path_unicode_twin' || other === undefined)
+        problems.push(refuseAt(clash.code, path));
+      else {
+        // The two names look alike on screen: both are shown, marked, with what to do.
+        const twins = unicodeTwins(path, other);
+        problems.push(
+          refuseDistributor('path_unicode_twin', {
+            role: 'bundle',
+            location: { path },
+            hint: `${twins.text} are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude`,
+            details: twins.details,
+          }),
+        );
+      }
     }
-    const files = paths.map((file) => hashListed(dir, file));
+    // Every listed file is read, so that one that cannot be is named beside
+    // the rest; once the call is refused, a file is only opened, not hashed.
+    const files: ManifestFile[] = [];
+    for (const path of paths) {
+      try {
+        if (problems.length === 0) files.push(hashListed(dir, path));
+        else openListed(dir, path).file.close();
+      } catch (error: unknown) {
+        if (!(error instanceof Refusal)) throw error;
+        problems.push(error);
+      }
+    }
+    // Every problem of the folder at once, in path order (docs/distributor.md#producing-a-manifest).
+    if (problems.length > 0)
+      throw refuseAll(
+        [...problems].sort((a, b) => compareUtf8(a.location?.path ?? '', b.location?.path ?? '')),
+      );
     const manifest: SourceManifest = {
       schema_version: 1,
       id: options.id,
@@ -236,11 +258,19 @@ interface Listing {
   readonly leftOut: LeftOut[];
   /** A `manifest.json` is there (only possible with `replace`). */
   readonly hasManifest: boolean;
+  /**
+   * Every entry the manifest cannot be written with (a link, a special
+   * file, a name the path rules refuse, a folder that cannot be read, a
+   * nested manifest), each on its own: the walk goes on past them, so that
+   * one call names all of them.
+   */
+  readonly problems: Refusal[];
 }
 
 function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   const files: string[] = [];
   const leftOut: LeftOut[] = [];
+  const problems: Refusal[] = [];
   const exclusions = compileExclusions(options.exclude ?? []);
   let hasManifest = false;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
@@ -249,7 +279,8 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
     try {
       entries = dir.list();
     } catch (error: unknown) {
-      throw unreadableFolder(error, prefix === '' ? '.' : prefix);
+      problems.push(unreadableFolder(error, prefix === '' ? '.' : prefix));
+      return;
     }
     for (const entry of entries) {
       // A name that is not UTF-8 is matched (hidden, --exclude) by its
@@ -287,35 +318,38 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
             : undefined;
       if (reason !== undefined) {
         leftOut.push({ path: directory ? `${shownPath}/` : shownPath, reason });
-        checkLeftOut(dir, entry, type, path, depth);
+        checkLeftOut(dir, entry, type, path, depth, problems);
         continue;
       }
       if (!entry.utf8) {
-        throw refuseAt(
-          'path_not_utf8',
-          prefix === '' ? '.' : prefix,
-          `the name '${shownName}' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude`,
+        problems.push(
+          refuseAt(
+            'path_not_utf8',
+            prefix === '' ? '.' : prefix,
+            `the name '${shownName}' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude`,
+          ),
         );
-      }
-      if (entry.name === MANIFEST_FILE)
-        throw refuseAt(
-          'bundle_nested',
-          path,
-          'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
+      } else if (entry.name === MANIFEST_FILE)
+        problems.push(
+          refuseAt(
+            'bundle_nested',
+            path,
+            'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
+          ),
         );
-      if (type === 'symlink') throw refuseAt('file_symlink', path, LINK_HINT);
-      if (directory) {
-        inFolder(dir, entry, path, (child) => walk(child, path, depth + 1));
+      else if (type === 'symlink') problems.push(refuseAt('file_symlink', path, LINK_HINT));
+      else if (directory) {
+        inFolder(dir, entry, path, problems, (child) => walk(child, path, depth + 1));
       } else if (type === 'file') {
         const problem = pathProblem(path);
-        if (problem !== undefined) throw refuseAt(problem, path);
-        files.push(path);
+        if (problem !== undefined) problems.push(refuseAt(problem, path));
+        else files.push(path);
         if (files.length > MAX_FILES) throw refuseDistributor('manifest_files_invalid', { role: 'manifest' });
-      } else throw refuseAt('file_not_regular', path, SPECIAL_HINT);
+      } else problems.push(refuseAt('file_not_regular', path, SPECIAL_HINT));
     }
   };
   walk(root, '', 0);
-  return { files: files.sort(compareUtf8), leftOut, hasManifest };
+  return { files: files.sort(compareUtf8), leftOut, hasManifest, problems };
 }
 
 // A run walks the whole bundle folder, listed or not, and refuses a link, a
@@ -329,40 +363,68 @@ const LINK_HINT =
 const SPECIAL_HINT =
   'a FIFO, socket or device cannot be published, and a run refuses a bundle holding one anywhere, listed or left out: move it out of the bundle folder';
 
-/** A hidden or excluded entry: not listed, but nothing a run would refuse. */
-function checkLeftOut(dir: Dir, entry: DirEntry, type: string, path: string, depth: number): void {
-  if (type === 'symlink') throw refuseAt('source_symlink', path, LINK_HINT);
-  if (type === 'fifo' || type === 'socket' || type === 'char_device' || type === 'block_device')
-    throw refuseAt('source_not_regular', path, SPECIAL_HINT);
-  if (type === 'file' && entry.name === MANIFEST_FILE)
-    throw refuseAt(
-      'bundle_nested',
-      path,
-      'a bundle holds no other bundle, even in a folder left out of the manifest: a run finds this manifest.json and refuses both; move that bundle out of this folder',
+/** A hidden or excluded entry: not listed, but what a run would refuse in it is added to `problems`. */
+function checkLeftOut(
+  dir: Dir,
+  entry: DirEntry,
+  type: string,
+  path: string,
+  depth: number,
+  problems: Refusal[],
+): void {
+  if (type === 'symlink') problems.push(refuseAt('source_symlink', path, LINK_HINT));
+  else if (type === 'fifo' || type === 'socket' || type === 'char_device' || type === 'block_device')
+    problems.push(refuseAt('source_not_regular', path, SPECIAL_HINT));
+  else if (type === 'file' && entry.name === MANIFEST_FILE)
+    problems.push(
+      refuseAt(
+        'bundle_nested',
+        path,
+        'a bundle holds no other bundle, even in a folder left out of the manifest: a run finds this manifest.json and refuses both; move that bundle out of this folder',
+      ),
     );
   if (type !== 'directory') return;
   if (depth + 1 > 64) throw refuseAt('discovery_too_large', path);
-  inFolder(dir, entry, path, (child) => {
+  inFolder(dir, entry, path, problems, (child) => {
+    let entries: readonly DirEntry[];
     try {
-      for (const inner of child.list()) {
-        const shown = `${path}/${inner.utf8 ? inner.name : escapedName(inner.bytes)}`;
-        checkLeftOut(child, inner, typeOf(child, inner), shown, depth + 1);
-      }
+      entries = child.list();
     } catch (error: unknown) {
-      // A listing or a stat this account may not make: the folder is named with why.
-      if (error instanceof Refusal) throw error;
-      throw unreadableFolder(error, path);
+      // A listing this account may not make: the folder is named with why.
+      problems.push(unreadableFolder(error, path));
+      return;
+    }
+    for (const inner of entries) {
+      const shown = `${path}/${inner.utf8 ? inner.name : escapedName(inner.bytes)}`;
+      let innerType: string;
+      try {
+        innerType = typeOf(child, inner);
+      } catch (error: unknown) {
+        problems.push(unreadableFolder(error, path));
+        continue;
+      }
+      checkLeftOut(child, inner, innerType, shown, depth + 1, problems);
     }
   });
 }
 
-/** Runs `work` on the folder `entry` of `dir`, closed after; one that cannot be opened is said with why. */
-function inFolder(dir: Dir, entry: DirEntry, path: string, work: (child: Dir) => void): void {
+/**
+ * Runs `work` on the folder `entry` of `dir`, closed after; one that cannot
+ * be opened is added to `problems` with why, and skipped.
+ */
+function inFolder(
+  dir: Dir,
+  entry: DirEntry,
+  path: string,
+  problems: Refusal[],
+  work: (child: Dir) => void,
+): void {
   let child: Dir;
   try {
     child = dir.openDir(entry.bytes);
   } catch (error: unknown) {
-    throw unreadableFolder(error, path);
+    problems.push(unreadableFolder(error, path));
+    return;
   }
   try {
     work(child);
@@ -398,6 +460,20 @@ function typeOf(dir: Dir, entry: DirEntry): string {
 }
 
 function hashListed(dir: Dir, path: string): ManifestFile {
+  const opened = openListed(dir, path);
+  try {
+    const size = Number(opened.stat.size);
+    const hashed = hashFd(opened.file.fd, size);
+    if (hashed.exceeded || hashed.bytes !== size)
+      throw refuseAt('file_size_mismatch', path, 'the file changed while it was read');
+    return { path: toBundlePath(path), sha256: toPrefixed(hashed.hex), size };
+  } finally {
+    opened.file.close();
+  }
+}
+
+/** A listed file, opened for reading (the caller closes it), or its refusal. */
+function openListed(dir: Dir, path: string) {
   const opened = openRegular(dir, path.split('/'));
   if (!opened.ok) {
     // The listing saw a regular file; what it is now is said as validation says it.
@@ -415,15 +491,7 @@ function hashListed(dir: Dir, path: string): ManifestFile {
       opened.errno === undefined ? 'it changed while the folder was listed' : readFailureCause(opened.errno),
     );
   }
-  try {
-    const size = Number(opened.stat.size);
-    const hashed = hashFd(opened.file.fd, size);
-    if (hashed.exceeded || hashed.bytes !== size)
-      throw refuseAt('file_size_mismatch', path, 'the file changed while it was read');
-    return { path: toBundlePath(path), sha256: toPrefixed(hashed.hex), size };
-  } finally {
-    opened.file.close();
-  }
+  return opened;
 }
 
 /**
