@@ -126,6 +126,44 @@ describe('docs blocks', () => {
   });
 });
 
+describe('unit tests', () => {
+  it('regression: a unit test on a model, or given a ref() or source(), the project lacks is placed at that key with a did-you-mean (was passed)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/_unit.yml':
+        "version: 2\n\nunit_tests:\n  - name: revenue_sums\n    model: gold_daily_revenu\n    given:\n      - input: ref('silver_order')\n        rows: []\n      - input: source('bronze', 'order')\n        rows: []\n    expect: {rows: []}\n  - name: fine\n    model: gold_daily_revenue\n    given:\n      - input: ref('silver_orders')\n        rows: []\n      - input: source('bronze', 'orders')\n        rows: []\n      - input: this\n        rows: []\n    expect: {rows: []}\n",
+    });
+    const { report } = await checkProject(project);
+    const entry = report.files.find((item) => item.path === 'models/gold/_unit.yml');
+    const findings = [entry?.finding, ...(entry?.also ?? [])].map((found) => [
+      found?.reason_code,
+      found?.location?.line,
+      found?.location?.pointer,
+      found?.hint,
+    ]);
+    expect(findings).toEqual([
+      [
+        'undefined_ref',
+        5,
+        'unit_tests[0].model',
+        "the unit test revenue_sums is on the model 'gold_daily_revenu', which the project does not have: did you mean 'gold_daily_revenue'?",
+      ],
+      [
+        'undefined_ref',
+        7,
+        'unit_tests[0].given[0].input',
+        "ref('silver_order') in the unit test revenue_sums names no model of this project: did you mean 'silver_orders'?",
+      ],
+      [
+        'undefined_source',
+        9,
+        'unit_tests[0].given[1].input',
+        "source('bronze', 'order') in the unit test revenue_sums is not defined in a properties file: did you mean 'bronze.orders'?",
+      ],
+    ]);
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

@@ -43,7 +43,15 @@ import {
   versionedModels,
   versionFileProperties,
 } from './versions.js';
-import { isMapping, parseYaml, placeIn, type YamlMapping, type YamlValue, yamlFaultHint } from './yaml.js';
+import {
+  asArray,
+  isMapping,
+  parseYaml,
+  placeIn,
+  type YamlMapping,
+  type YamlValue,
+  yamlFaultHint,
+} from './yaml.js';
 
 export interface CheckOptions {
   /** The dbt target name: `default` or `migration` for the editions. */
@@ -391,6 +399,12 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
       ...versionFileProperties(properties.models, versions),
       ...propertiesConfigTypos(propertiesFiles.docs, schemas.configKeys.models),
       ...undefinedDocs(propertiesFiles.docs, docsBlocks(files.docs ?? []), projectName),
+      // A source of a properties file that was not read is unknown: no source is judged then.
+      ...unitTestTargets(
+        propertiesFiles.docs,
+        scope.modelNames,
+        propertiesFiles.unread.length > 0 ? undefined : scope.sourceNames,
+      ),
     ].sort(
       (a, b) =>
         byString(a.file ?? '', b.file ?? '') ||
@@ -993,6 +1007,65 @@ function inlineConfigTypo(
       });
     }
   return undefined;
+}
+
+/**
+ * A unit test's `model:` and its `given:` inputs name models and sources
+ * dbt must find, or it refuses the project; each one the project lacks is
+ * `undefined_ref` / `undefined_source` at its key, with the name it is
+ * close to. The check does not run unit tests (docs/editions.md#unit-tests).
+ */
+function unitTestTargets(
+  docs: readonly { readonly path: string; readonly value: YamlValue; readonly node: YamlNode }[],
+  modelNames: readonly string[],
+  sourceNames: readonly string[] | undefined,
+): FindingDraft[] {
+  const found: FindingDraft[] = [];
+  const models = new Set(modelNames);
+  for (const doc of docs) {
+    if (!isMapping(doc.value) || !Array.isArray(doc.value.unit_tests)) continue;
+    for (const [index, test] of (doc.value.unit_tests as readonly YamlValue[]).entries()) {
+      if (!isMapping(test)) continue;
+      const at = ['unit_tests', index];
+      const name = typeof test.name === 'string' ? test.name : `unit_tests[${index}]`;
+      if (typeof test.model === 'string' && !models.has(test.model)) {
+        const near = didYouMean(test.model, modelNames);
+        found.push(
+          draft('undefined_ref', {
+            file: doc.path,
+            ...placeIn(doc.node, [...at, 'model']),
+            hint: `the unit test ${name} is on the model '${test.model}', which the project does not have${near === undefined ? '' : `: ${near}`}`,
+          }),
+        );
+      }
+      for (const [g, given] of asArray(test.given).entries()) {
+        if (!isMapping(given) || typeof given.input !== 'string') continue;
+        const place = { file: doc.path, ...placeIn(doc.node, [...at, 'given', g, 'input']) };
+        const ref = /^\s*ref\(\s*(['"])([^'"]+)\1\s*(?:,[^)]*)?\)\s*$/.exec(given.input);
+        const source = /^\s*source\(\s*(['"])([^'"]+)\1\s*,\s*(['"])([^'"]+)\3\s*\)\s*$/.exec(given.input);
+        if (ref?.[2] !== undefined && !models.has(ref[2])) {
+          const near = didYouMean(ref[2], modelNames);
+          found.push(
+            draft('undefined_ref', {
+              ...place,
+              hint: `ref('${ref[2]}') in the unit test ${name} names no model of this project${near === undefined ? '' : `: ${near}`}`,
+            }),
+          );
+        }
+        const key = source?.[2] === undefined ? undefined : `${source[2]}.${source[4]}`;
+        if (key !== undefined && sourceNames !== undefined && !sourceNames.includes(key)) {
+          const near = didYouMean(key, sourceNames);
+          found.push(
+            draft('undefined_source', {
+              ...place,
+              hint: `source('${source?.[2]}', '${source?.[4]}') in the unit test ${name} is not defined in a properties file${near === undefined ? '' : `: ${near}`}`,
+            }),
+          );
+        }
+      }
+    }
+  }
+  return found;
 }
 
 /** The names of the `{% docs name %}` blocks of the project's `.md` files. */
