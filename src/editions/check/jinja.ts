@@ -429,6 +429,10 @@ export class JinjaHarness {
         return fail('undefined_env_var');
       },
       is_incremental: (): boolean => false,
+      // As `dbt parse` renders: nothing runs against the warehouse, so
+      // `{% if execute %}` is false and run_query() answers nothing.
+      execute: false,
+      run_query: (): null => null,
       log: (): string => '',
       exceptions: {
         // The message is the project's own text: shown, with var()/env_var() values masked.

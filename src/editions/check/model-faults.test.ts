@@ -164,6 +164,21 @@ describe('unit tests', () => {
   });
 });
 
+describe('Jinja as dbt parse renders it', () => {
+  it("regression: run_query() under {% if execute %} renders as in dbt parse (was undefined_macro 'run_query')", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_status_pivot.sql':
+        "{% set statuses_query %}\nselect distinct order_status from {{ ref('silver_orders') }}\n{% endset %}\n{% set results = run_query(statuses_query) %}\n{% if execute %}\n{% set statuses = results.columns[0].values() %}\n{% else %}\n{% set statuses = [] %}\n{% endif %}\nselect\n    order_date,\n    {% for s in statuses %}count(case when order_status = '{{ s }}' then 1 end) as {{ s }}_orders,\n    {% endfor %}count(*) as orders\nfrom {{ ref('silver_orders') }}\ngroup by 1\n",
+    });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.models.find((model) => model.name === 'gold_status_pivot')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

@@ -1470,7 +1470,7 @@ const CLOSING: Readonly<Record<string, string>> = { '{{': '}}', '{%': '%}', '{#'
 /** Namespaces of dbt's own context (dbt.date_trunc, adapter.get_relation, modules.datetime): no package's. */
 const DBT_NAMESPACES = new Set(['dbt', 'adapter', 'modules', 'api', 'exceptions']);
 
-const CONTEXT_FUNCTIONS = ['ref', 'source', 'config', 'var', 'env_var', 'is_incremental', 'log'];
+const CONTEXT_FUNCTIONS = ['ref', 'source', 'config', 'var', 'env_var', 'is_incremental', 'log', 'run_query'];
 
 /** The first `name(` call in a template, preferring one whose first argument is `first`. */
 function macroCallPlace(text: string, name: string, first?: string): { line?: number; column?: number } {
