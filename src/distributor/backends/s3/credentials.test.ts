@@ -3,7 +3,7 @@
 // where the SDK took it from (the environment, or the profile AWS_PROFILE
 // names, which makes the SDK pass over the environment's keys), never a key
 // itself, and nothing is written.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
@@ -172,5 +172,60 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const published = cli(env);
     expect(published.status).toBe(0);
     expect(await listKeys(ctx.s3, ctx.bucket, 'profile-wins/')).toHaveLength(3);
+  });
+
+  it('regression: a shared AWS file the run may not read, or none at all, is said so, not "no such profile"', async () => {
+    const { dir, source, base, cli } = setUp('shared-files');
+    const keyless: NodeJS.ProcessEnv = { ...base };
+    delete keyless.AWS_ACCESS_KEY_ID;
+    delete keyless.AWS_SECRET_ACCESS_KEY;
+    // Right keys, in a file another user owns (a cron job started as the wrong user): mode 000.
+    const locked = join(dir, 'aws-credentials-locked');
+    writeFileSync(
+      locked,
+      `[reports]\naws_access_key_id = ${ctx.rgw.accessKeyId}\naws_secret_access_key = ${ctx.rgw.secretAccessKey}\n`,
+    );
+    chmodSync(locked, 0o000);
+    const unreadable = `'${locked}' cannot be read by this run (EACCES), and the SDK passes over a file it cannot read: make it readable to the user the run is started as, or run as the user whose file it is`;
+    const cases: readonly [NodeJS.ProcessEnv, string][] = [
+      [
+        { ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_PROFILE: 'reports' },
+        `AWS_PROFILE names profile 'reports', but ${unreadable}`,
+      ],
+      [
+        { ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked },
+        `AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files, but ${unreadable}`,
+      ],
+      [
+        { ...keyless, AWS_PROFILE: 'reports' },
+        `AWS_PROFILE names profile 'reports', but neither '${ctx.rgw.awsEnv.AWS_SHARED_CREDENTIALS_FILE}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' exists: check the user the run is started as, or point AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE at the files`,
+      ],
+    ];
+    for (const [env, help] of cases) {
+      const run = cli(env);
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString('utf8')).toBe(
+        refusal('destination_credentials_missing', MISSING, '', 6, help),
+      );
+      expect(scanForSentinels(run, [source], [ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey])).toEqual([]);
+    }
+    // Readable, with the keys under another name and AWS_PROFILE not exported: the names are listed.
+    chmodSync(locked, 0o600);
+    const unnamed = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked });
+    expect(unnamed.status).toBe(2);
+    expect(unnamed.stderr.toString('utf8')).toBe(
+      refusal(
+        'destination_credentials_missing',
+        MISSING,
+        '',
+        6,
+        "AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files, which hold no [default] but 'reports': set AWS_PROFILE to the profile to use",
+      ),
+    );
+    expect(await listKeys(ctx.s3, ctx.bucket, 'shared-files/')).toEqual([]);
+    // As the hint says: with AWS_PROFILE set, the same file publishes.
+    const published = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_PROFILE: 'reports' });
+    expect(published.status).toBe(0);
+    expect(await listKeys(ctx.s3, ctx.bucket, 'shared-files/')).toHaveLength(3);
   });
 });

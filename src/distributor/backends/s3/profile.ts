@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * message already lists the sources.
  */
 export function credentialsMissingHint(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (!profileSet(env)) return envPairHint(env);
+  if (!profileSet(env)) return envPairHint(env) ?? defaultProfileHint(env);
   const profile = profileHint(env);
   return envPairComplete(env) ? `${profile}; ${PAIR_PASSED_OVER}: unset AWS_PROFILE to use them` : profile;
 }
@@ -104,18 +104,79 @@ export function credentialsRefusedHint(errorName: string, env: NodeJS.ProcessEnv
  * The hint of `destination_credentials_missing` when `AWS_PROFILE` names a
  * profile: the user did set where credentials come from, so the hint says
  * whether the shared AWS files hold that profile at all (a misspelt name, a
- * file in another home) or hold it without credentials sealkit's SDK could
- * use. Only section names are read, never a value; the profile's name is the
- * user's own setting, not a secret. Called only when `AWS_PROFILE` is set.
+ * file in another home, a file this user may not read) or hold it without
+ * credentials sealkit's SDK could use. Only section names are read, never a
+ * value; the profile's name is the user's own setting, not a secret. Called
+ * only when `AWS_PROFILE` is set.
  */
 function profileHint(env: NodeJS.ProcessEnv): string {
   const name = env.AWS_PROFILE?.trim() ?? '';
-  const credentials = sharedFile(env.AWS_SHARED_CREDENTIALS_FILE, 'credentials');
-  const config = sharedFile(env.AWS_CONFIG_FILE, 'config');
-  const held = hasProfile(credentials.path, name, false) || hasProfile(config.path, name, true);
-  return held
-    ? `AWS_PROFILE names profile '${name}', which the shared AWS files hold, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings`
-    : `AWS_PROFILE names profile '${name}', which neither ${credentials.shown} nor ${config.shown} holds: check the name, or unset AWS_PROFILE to use the other sources`;
+  const files = sharedFiles(env);
+  if (files.some((file) => file.profiles?.includes(name) === true))
+    return `AWS_PROFILE names profile '${name}', which the shared AWS files hold, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings`;
+  const [credentials, config] = files;
+  const unreadable = unreadableHint(files);
+  if (unreadable !== undefined) return `AWS_PROFILE names profile '${name}', but ${unreadable}`;
+  if (files.every((file) => file.profiles === undefined))
+    return `AWS_PROFILE names profile '${name}', but neither ${credentials.shown} nor ${config.shown} exists${homeOf(files)}: check the user the run is started as, or point AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE at the files`;
+  return `AWS_PROFILE names profile '${name}', which neither ${credentials.shown} nor ${config.shown} holds: check the name, or unset AWS_PROFILE to use the other sources`;
+}
+
+/**
+ * Neither `AWS_PROFILE` nor the environment's keys: the SDK then takes
+ * profile `default` from the shared files, and passes over a file it cannot
+ * read, or one whose profiles all have other names, in silence. Both were
+ * seen as "no credentials were found" by a cron job started as another user
+ * (a root-owned `~/.aws/credentials`) or one that did not export
+ * `AWS_PROFILE`. Undefined when neither file exists: the message already
+ * lists the sources.
+ */
+function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
+  const files = sharedFiles(env);
+  const unreadable = unreadableHint(files);
+  const lead = 'AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files';
+  if (unreadable !== undefined) return `${lead}, but ${unreadable}`;
+  const profiles = [...new Set(files.flatMap((file) => file.profiles ?? []))];
+  if (profiles.length === 0) return undefined;
+  if (profiles.includes('default'))
+    return `${lead}; they hold it, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings`;
+  const shown = profiles.slice(0, 5).map((profile) => `'${profile}'`);
+  const more = profiles.length > shown.length ? ` and ${profiles.length - shown.length} more` : '';
+  return `${lead}, which hold no [default] but ${shown.join(', ')}${more}: set AWS_PROFILE to the profile to use`;
+}
+
+/** One shared AWS file as the SDK would read it: its profiles, or why there are none. */
+interface SharedFile {
+  readonly path: string;
+  readonly shown: string;
+  /** The profiles it holds; undefined when it does not exist or cannot be read. */
+  readonly profiles?: readonly string[];
+  /** Why it cannot be read (`EACCES`, `EISDIR`, …); undefined when it was read or does not exist. */
+  readonly unreadable?: string;
+}
+
+function sharedFiles(env: NodeJS.ProcessEnv): readonly [SharedFile, SharedFile] {
+  return [
+    readShared(sharedFile(env.AWS_SHARED_CREDENTIALS_FILE, 'credentials'), false),
+    readShared(sharedFile(env.AWS_CONFIG_FILE, 'config'), true),
+  ];
+}
+
+/** The files this user may not read, as a clause of the hint; undefined when there is none. */
+function unreadableHint(files: readonly SharedFile[]): string | undefined {
+  const unreadable = files.filter((file) => file.unreadable !== undefined);
+  if (unreadable.length === 0) return undefined;
+  const named = unreadable.map((file) =>
+    file.shown.startsWith('~') ? `${file.shown} (${file.path})` : file.shown,
+  );
+  const causes = [...new Set(unreadable.map((file) => file.unreadable))].join(', ');
+  const them = unreadable.length === 1 ? 'it' : 'them';
+  return `${named.join(' and ')} cannot be read by this run (${causes}), and the SDK passes over a file it cannot read: make ${them} readable to the user the run is started as, or run as the user whose ${them === 'it' ? 'file it is' : 'files they are'}`;
+}
+
+/** `~/.aws/...` as it resolves, when the files shown that way do not exist (a cron job's home is often another). */
+function homeOf(files: readonly SharedFile[]): string {
+  return files.some((file) => file.shown.startsWith('~')) ? ` (~ is ${homedir()})` : '';
 }
 
 function sharedFile(
@@ -127,18 +188,20 @@ function sharedFile(
 }
 
 /** `[name]` in the credentials file; `[profile name]` (or `[default]`) in the config file. */
-function hasProfile(path: string, name: string, config: boolean): boolean {
+function readShared(file: { readonly path: string; readonly shown: string }, config: boolean): SharedFile {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return false;
+    text = readFileSync(file.path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return code === 'ENOENT' || code === 'ENOTDIR' ? file : { ...file, unreadable: code };
   }
+  const profiles: string[] = [];
   for (const line of text.split(/\r?\n/)) {
     const section = /^\s*\[\s*([^\]]*?)\s*\]\s*(?:[#;].*)?$/.exec(line)?.[1];
     if (section === undefined) continue;
     const profile = config && section !== 'default' ? /^profile\s+(.+)$/.exec(section)?.[1] : section;
-    if (profile === name) return true;
+    if (profile !== undefined) profiles.push(profile);
   }
-  return false;
+  return { ...file, profiles };
 }
