@@ -9,7 +9,8 @@ import type { YamlMapping, YamlValue } from './yaml.js';
  * editions keep to the subset both render alike (see docs/editions.md):
  * macros with positional arguments, if/for/set, filters such as join and
  * upper, `in`/`not in`, dict and list literals, and
- * `adapter.dispatch('name', 'project')(args)` instead of `return(...)`.
+ * `adapter.dispatch('name', 'project')(args)`. A project's own macros may
+ * also use dbt's `return(...)`, `{% do %}` and `is none` (see ReturnSlot).
  *
  * Every failure is classified into a finding code; engine error text is
  * dropped, never reported.
@@ -98,6 +99,86 @@ interface ExportingTemplate {
 
 /** Raised by a stub; nunjucks rewraps errors, so the code travels through `failure` instead. */
 class StubFailure extends Error {}
+
+/**
+ * dbt's `return(value)`: a macro that calls it evaluates to that value,
+ * not to its text (docs/editions.md#jinja-the-subset-both-dbt-and-the-check-render).
+ * Jinja stops the macro there; nunjucks cannot be stopped without leaving
+ * its frames half-restored, so the first return() of a call is recorded
+ * on the slot of the macro call it is in, and the macro's value is that
+ * value once the call ends; what the macro prints after it is dropped, and
+ * a compiler error it raises after it is not raised.
+ */
+interface ReturnSlot {
+  returned: boolean;
+  value: unknown;
+}
+const returnSlots: ReturnSlot[] = [];
+
+type MacroBody = (this: unknown, ...args: unknown[]) => unknown;
+type MakeMacro = (argNames: unknown, kwargNames: unknown, body: MacroBody) => unknown;
+
+/**
+ * Wraps every nunjucks macro body in a return slot, once per process.
+ * Sound: nunjucks' runtime has makeMacro at run time (its compiled
+ * templates call it), but its type declarations leave it out. A macro
+ * that never calls return() keeps its value unchanged, so no other
+ * template rendered in the process sees a difference.
+ */
+function installMacroReturn(): void {
+  const runtime = nunjucks.runtime as unknown as { makeMacro: MakeMacro; __sealkitReturn?: true };
+  if (runtime.__sealkitReturn === true) return;
+  const make = runtime.makeMacro;
+  runtime.makeMacro = (argNames, kwargNames, body) =>
+    make(argNames, kwargNames, function (this: unknown, ...args: unknown[]): unknown {
+      const slot: ReturnSlot = { returned: false, value: undefined };
+      returnSlots.push(slot);
+      try {
+        const printed = body.apply(this, args);
+        return slot.returned ? slot.value : printed;
+      } finally {
+        returnSlots.pop();
+      }
+    });
+  runtime.__sealkitReturn = true;
+}
+installMacroReturn();
+
+/** The innermost macro call has returned: Jinja would run nothing more of it. */
+function returned(): boolean {
+  return returnSlots.at(-1)?.returned === true;
+}
+
+/**
+ * `{% do expression %}`: evaluates the expression for its effect and prints
+ * nothing, as Jinja's `do` extension (which dbt enables) does; dbt macros
+ * write `{% do return(value) %}`.
+ */
+const DO_TAG: nunjucks.Extension & { run: () => string } = {
+  tags: ['do'],
+  // The parser API is nunjucks' own (untyped in its declarations).
+  parse(
+    parser: {
+      nextToken(): { value: string; lineno: number; colno: number };
+      parseExpression(): unknown;
+      advanceAfterBlockEnd(name: string): void;
+    },
+    nodes: {
+      NodeList: new (lineno: number, colno: number, children: unknown[]) => unknown;
+      CallExtension: new (ext: unknown, prop: string, args: unknown) => unknown;
+    },
+  ): unknown {
+    const token = parser.nextToken();
+    const expression = parser.parseExpression();
+    parser.advanceAfterBlockEnd(token.value);
+    return new nodes.CallExtension(
+      DO_TAG,
+      'run',
+      new nodes.NodeList(token.lineno, token.colno, [expression]),
+    );
+  },
+  run: (): string => '',
+};
 
 interface MacroFile {
   readonly path: string;
@@ -252,6 +333,12 @@ export class JinjaHarness {
 
   constructor(macroFiles: readonly MacroFile[], context: RenderContext) {
     this.#env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: true });
+    this.#env.addExtension('do', DO_TAG);
+    // Jinja's `is none` (dbt's own generate_schema_name uses it); nunjucks names it `null`.
+    (this.#env as unknown as { addTest(name: string, test: (value: unknown) => boolean): void }).addTest(
+      'none',
+      (value) => value === null || value === undefined,
+    );
     this.#context = context;
     const problems: MacroProblem[] = [];
     const usable: MacroFile[] = [];
@@ -433,17 +520,29 @@ export class JinjaHarness {
       // `{% if execute %}` is false and run_query() answers nothing.
       execute: false,
       run_query: (): null => null,
+      // dbt's return(): the macro call it is in evaluates to the value (see ReturnSlot).
+      return: (value?: unknown): string => {
+        const slot = returnSlots.at(-1);
+        if (slot !== undefined && !slot.returned) {
+          slot.returned = true;
+          slot.value = value ?? null;
+        }
+        return '';
+      },
       log: (): string => '',
       exceptions: {
         // The message is the project's own text: shown, with var()/env_var() values masked.
-        raise_compiler_error: (message?: unknown): never =>
-          fail(
-            'compiler_error',
-            undefined,
-            typeof message === 'string' && message.trim() !== ''
-              ? { raised: oneLineOf(this.#masked(message)) }
-              : {},
-          ),
+        raise_compiler_error: (message?: unknown): string =>
+          // After return() Jinja runs nothing more of the macro (see ReturnSlot).
+          returned()
+            ? ''
+            : fail(
+                'compiler_error',
+                undefined,
+                typeof message === 'string' && message.trim() !== ''
+                  ? { raised: oneLineOf(this.#masked(message)) }
+                  : {},
+              ),
         warn: (): string => '',
       },
       adapter: {

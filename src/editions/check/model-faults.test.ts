@@ -179,6 +179,45 @@ describe('Jinja as dbt parse renders it', () => {
   });
 });
 
+describe("dbt's return() and do in a project's macros", () => {
+  const MACROS =
+    '{% macro status_columns(prefix) %}\n' +
+    "  {% if prefix is none %}\n    {% do return(['order_status']) %}\n  {% endif %}\n" +
+    "  {{ return([prefix ~ '_status', 'order_status']) }}\n" +
+    "  {{ exceptions.raise_compiler_error('unreachable after return') }}\n" +
+    '{% endmacro %}\n\n' +
+    '{% macro positive(col) %}\n' +
+    "  {% if col == 'bad' %}{{ exceptions.raise_compiler_error('not a column: ' ~ col) }}{% endif %}\n" +
+    "  {{ return(col ~ ' is not null') }}\n" +
+    '{% endmacro %}\n';
+
+  it('regression: a macro that returns a list, through {{ return() }} or {% do return() %}, gives the list (was undefined_macro return)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'macros/status_columns.sql': MACROS,
+      'models/gold/gold_statuses.sql':
+        "{%- set cols = status_columns(none) -%}\n{%- set both = status_columns('raw') -%}\nselect {{ cols | join(', ') }}, '{{ both | join('|') }}' as written\nfrom {{ ref('silver_orders') }}\nwhere {{ positive('order_id') }}\n",
+      'models/gold/gold_bad.sql': "select 1 as a where {{ positive('bad') }}\n",
+    });
+    const { report, captured } = await checkProject(project, {
+      fixtures: join(project, 'fixtures'),
+      captureRows: ['gold_statuses'],
+    });
+    expect(report.models.find((model) => model.name === 'gold_statuses')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    expect(captured.gold_statuses?.columns).toEqual(['order_status', 'written']);
+    expect(captured.gold_statuses?.rows[0]?.[1]).toBe('raw_status|order_status');
+    // A compiler error raised before return() still fails, at the call.
+    expect(report.models.find((model) => model.name === 'gold_bad')?.finding).toMatchObject({
+      reason_code: 'compiler_error',
+      location: { line: 1, column: 24 },
+      hint: "positive('bad') raised: not a column: bad",
+    });
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
