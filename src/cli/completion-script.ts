@@ -154,7 +154,19 @@ export function completionScript(shell: Shell, commands: readonly CompletionComm
     '# sealkit completion for zsh: eval "$(sealkit completion zsh)", or save as _sealkit in a folder of $fpath',
     'autoload -U +X bashcompinit && bashcompinit',
     bash.trimEnd(),
-    'complete -o default -F _sealkit sealkit',
+    // zsh keeps `--config=d` one word, which bashcompinit hands over whole:
+    // it is completed as the flag followed by its value, the `--config=`
+    // kept as a prefix, so the value completes as after `--config d`.
+    '_sealkit_zsh() {',
+    '  if [[ $PREFIX == --[a-z]*=* ]]; then',
+    '    local flag=${PREFIX%%=*}',
+    '    compset -P 1 "*="',
+    '    words=("${(@)words[1,CURRENT-1]}" "$flag" "$PREFIX$SUFFIX" "${(@)words[CURRENT+1,-1]}")',
+    '    (( CURRENT += 1 ))',
+    '  fi',
+    '  _bash_complete -o default -F _sealkit',
+    '}',
+    'compdef _sealkit_zsh sealkit',
     '',
   ].join('\n');
 }
@@ -164,10 +176,18 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
   const top = [...groups.keys(), 'help'].join(' ');
   const lines: string[] = [
     '_sealkit() {',
-    '  local cur="${COMP_WORDS[COMP_CWORD]}" word cmd=""',
+    '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD - 1]}" word cmd=""',
+    // bash splits `--edition=b` into `--edition`, `=` and `b` (COMP_WORDBREAKS
+    // holds '='), and replaces only what follows the '=': the value is
+    // completed as after `--edition b`.
+    '  if [[ "$cur" == = ]]; then',
+    '    cur=""',
+    '  elif [[ "$prev" == = ]] && (( COMP_CWORD > 1 )); then',
+    '    prev="${COMP_WORDS[COMP_CWORD - 2]}"',
+    '  fi',
     '  local -a words=()',
     '  for word in "${COMP_WORDS[@]:1:$((COMP_CWORD - 1))}"; do',
-    '    [[ "$word" == -* ]] || words+=("$word")',
+    '    [[ "$word" == -* || "$word" == = ]] || words+=("$word")',
     '  done',
     '  case "${words[0]-} ${words[1]-}" in',
   ];
@@ -183,7 +203,7 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
   lines.push('    esac');
   lines.push('  fi');
   lines.push('  if [[ -z "$cmd" ]]; then');
-  lines.push('    case "${#words[@]} ${words[0]-}" in');
+  lines.push('    case "${#words[@]} ${words[0]-}${words[1]+ ${words[1]}}" in');
   lines.push(`      '0 ') COMPREPLY=($(compgen -W ${quote(`${top} --help --version`)} -- "$cur")) ;;`);
   for (const [group, members] of groups) {
     if (members.length > 0)
@@ -192,12 +212,17 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
       );
   }
   lines.push(`      '1 help') COMPREPLY=($(compgen -W ${quote([...groups.keys()].join(' '))} -- "$cur")) ;;`);
+  for (const [group, members] of groups) {
+    if (members.length > 0)
+      lines.push(
+        `      ${quote(`2 help ${group}`)}) COMPREPLY=($(compgen -W ${quote(members.join(' '))} -- "$cur")) ;;`,
+      );
+  }
   lines.push('      *) COMPREPLY=() ;;');
   lines.push('    esac');
   lines.push('    return 0');
   lines.push('  fi');
   // A flag's value, then the first argument, where the synopsis lists the choices.
-  lines.push('  local prev="${COMP_WORDS[COMP_CWORD - 1]}"');
   lines.push('  case "$cmd $prev" in');
   for (const command of commands) {
     for (const [flag, values] of command.flagValues) {
@@ -224,7 +249,10 @@ function bashFunction(commands: readonly CompletionCommand[]): string {
   lines.push('    esac');
   lines.push('    return 0');
   lines.push('  fi');
-  lines.push('  COMPREPLY=($(compgen -f -- "$cur"))');
+  // No candidates: the shell's own file-name completion (`complete -o
+  // default`) takes over, which ends a folder with '/' rather than a space
+  // and quotes a name with spaces, as at any other command.
+  lines.push('  COMPREPLY=()');
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }
@@ -254,6 +282,17 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     }
   }
   lines.push(`complete -c sealkit -n __fish_use_subcommand -a help -d 'show the help of a command'`);
+  // `sealkit help <TAB>` offers what `sealkit <TAB>` does; the group's
+  // members then come from the group's own entries above.
+  const names = [...groups.keys()];
+  for (const [group, members] of groups) {
+    const description = members.length === 0 ? summaryOf([group]) : `${group} commands`;
+    lines.push(
+      `complete -c sealkit -n ${quote(`__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from ${names.join(' ')}`)} -a ${quote(group)} -d ${quote(description)}`,
+    );
+  }
+  lines.push(`complete -c sealkit -n __fish_use_subcommand -s h -l help -d 'show help'`);
+  lines.push(`complete -c sealkit -n __fish_use_subcommand -s V -l version -d 'print the version'`);
   for (const command of commands) {
     const [group, member] = command.path;
     const condition = quote(

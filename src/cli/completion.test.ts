@@ -69,6 +69,61 @@ function fish(line: string, cwd = work): readonly string[] {
     .map((entry) => entry.split('\t')[0] ?? '');
 }
 
+/**
+ * Types `line` and TAB into the real interactive shell on a terminal, then
+ * prints the line as the shell's line editor holds it (`<<line>>`, from a
+ * key bound to print it): what a user sees after TAB, with the shell's own
+ * file-name completion and its '/' after a folder. Driven through python3's
+ * pty module, as Node has no terminal of its own to offer.
+ */
+const TYPE_AND_TAB = String.raw`
+import os, pty, re, select, sys, time
+shell, script, line, home = sys.argv[1:5]
+if shell == "bash":
+    rc = os.path.join(home, "bashrc")
+    with open(rc, "w") as f:
+        f.write("PS1='$ '\nsource '%s'\nbind -x '\"\\C-t\": printf \"<<%%s>>\\n\" \"$READLINE_LINE\"'\n" % script)
+    argv = ["bash", "--noprofile", "--rcfile", rc, "-i"]
+else:
+    with open(os.path.join(home, ".zshrc"), "w") as f:
+        f.write("PS1='$ '\nautoload -U compinit && compinit -u -D\nsource '%s'\n_show() { print -r -- \"<<$BUFFER>>\" }\nzle -N _show\nbindkey '^T' _show\n" % script)
+    argv = ["zsh", "-i"]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+seen = b""
+def wait_for(pattern):
+    global seen
+    end = time.time() + 10
+    while time.time() < end:
+        found = re.search(pattern, seen)
+        if found: return found
+        if select.select([fd], [], [], 0.05)[0]:
+            try: seen += os.read(fd, 65536)
+            except OSError: break
+    return None
+wait_for(rb"\$ ")
+seen = b""
+os.write(fd, line.encode() + b"\t")
+time.sleep(0.3)
+os.write(fd, b"\x14")
+found = wait_for(rb"<<(.*?)>>")
+os.kill(pid, 9)
+sys.stdout.write(found.group(1).decode() if found else "<no line>")
+`;
+
+/** The command line after typing `line` and TAB in an interactive bash or zsh with sealkit's script loaded. */
+function afterTab(shell: 'bash' | 'zsh', line: string, cwd: string): string {
+  const home = mkdtempSync(join(work, `home-${shell}-`));
+  const run = spawnSync(
+    'python3',
+    ['-c', TYPE_AND_TAB, shell, shell === 'bash' ? bashScript : zshScript, line, home],
+    { cwd, encoding: 'utf8', env: { ...process.env, HOME: home, ZDOTDIR: home }, timeout: 30_000 },
+  );
+  expect(run.stderr).toBe('');
+  return run.stdout;
+}
+
 /** A folder with one file and one folder per initial, for the file-name completions. */
 function filesToComplete(): string {
   const tree = join(work, 'tree');
@@ -107,9 +162,39 @@ describe('sealkit completion', () => {
     expect(bash(['edition', 'new', '--edition', 'bigquery', '--dr'])).toEqual(['--dry-run']);
   });
 
-  it('bash completes file names for arguments', () => {
-    writeFileSync(join(work, 'orders.json'), '{}');
-    expect(bash(['json', 'digest', 'ord'])).toEqual(['orders.json']);
+  for (const shell of ['bash', 'zsh'] as const) {
+    it(`regression: ${shell} completes a folder with '/', so the next TAB goes into it`, () => {
+      const tree = filesToComplete();
+      writeFileSync(join(tree, 'acme', 'fixtures', 'orders.csv'), 'id\n');
+      // A space after `acme` (what `compgen -f` gave) left no way into the folder.
+      expect(afterTab(shell, 'sealkit json digest ac', tree)).toBe('sealkit json digest acme/');
+      expect(afterTab(shell, 'sealkit json digest acme/fixtures/o', tree)).toBe(
+        'sealkit json digest acme/fixtures/orders.csv ',
+      );
+      expect(afterTab(shell, 'sealkit distribute run --config ac', tree)).toBe(
+        'sealkit distribute run --config acme/',
+      );
+      expect(afterTab(shell, 'sealkit json digest d', tree)).toBe('sealkit json digest doc.json ');
+    });
+
+    it(`regression: ${shell} completes a flag's value after '=' as after a space`, () => {
+      const tree = filesToComplete();
+      expect(afterTab(shell, 'sealkit edition new --edition=b', tree)).toBe(
+        'sealkit edition new --edition=bigquery ',
+      );
+      expect(afterTab(shell, 'sealkit distribute run --config=p', tree)).toBe(
+        'sealkit distribute run --config=pipelines.yaml ',
+      );
+      expect(afterTab(shell, 'sealkit edition check acme --fixtures=acme/f', tree)).toBe(
+        'sealkit edition check acme --fixtures=acme/fixtures/',
+      );
+    });
+  }
+
+  it('regression: bash offers a group’s commands after help and the group', () => {
+    expect(bash(['help', 'contract', 'v'])).toEqual(['validate']);
+    expect(bash(['help', 'distribute', ''])).toEqual(['run', 'verify', 'manifest']);
+    expect(bash(['edition', 'new', '--edition', '=', ''])).toEqual(['bigquery', 'snowflake']);
   });
 
   it('zsh offers the same candidates', () => {
@@ -122,6 +207,14 @@ describe('sealkit completion', () => {
     expect(fish('sealkit distrib')).toEqual(['distribute']);
     expect(fish('sealkit contract cl')).toEqual(['classify']);
     expect(fish('sealkit distribute run --con')).toEqual(['--config']);
+  });
+
+  it('regression: fish offers the commands after help, and sealkit’s own flags', () => {
+    expect(fish('sealkit help con')).toEqual(['contract']);
+    expect(fish('sealkit help ')).toContain('distribute');
+    expect(fish('sealkit help contract v')).toEqual(['validate']);
+    expect(fish('sealkit --v')).toEqual(['--version']);
+    expect(fish('sealkit -')).toEqual(['-h', '-V', '--help', '--version']);
   });
 
   it('regression: fish offers the values a flag or an argument takes', () => {
