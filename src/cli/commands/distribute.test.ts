@@ -606,7 +606,7 @@ describe('sealkit distribute run', () => {
         'error[source_root_missing]: the source root does not exist',
         '  --> conf/x.yaml:3:14',
         '  = at: pipelines[0].source.root',
-        "  = help: pipeline 'daily': root 'reports-daily': create it, or fix the path",
+        "  = help: pipeline 'daily': root '../reports-daily' ('reports-daily' from the current folder): create it, or fix the path",
         '',
       ].join('\n'),
     );
@@ -617,7 +617,7 @@ describe('sealkit distribute run', () => {
     );
     const tilde = runCli(['distribute', 'run', '--config', 'conf/tilde.yaml'], { cwd: dir });
     expect(tilde.stderr.toString()).toContain(
-      "  = help: pipeline 'daily': root 'conf/~/reports': create it, or fix the path ('~' is not expanded: write the full path)\n",
+      "  = help: pipeline 'daily': root '~/reports' ('conf/~/reports' from the current folder): create it, or fix the path ('~' is not expanded: write the full path)\n",
     );
     // A dry run says it under its own heading (regression: the line came above it).
     const dry = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--dry-run'], { cwd: dir });
@@ -1281,13 +1281,17 @@ describe('a misspelt path of the operator gets the one beside it', () => {
     );
   });
 
+  // Regression: the configuration in conf/ says `root: ../reprots`, and the
+  // help said `did you mean 'reports'?`, which written there is conf/reports.
+  // It names the root as written (and as it is from here), and suggests
+  // what to write in the file.
   it('a misspelt source root: line names the folder beside it', () => {
     const dir = layout();
     writeFileSync(join(dir, 'conf', 'x.yaml'), pipeline('../reprots', 'root: ../www'));
     const human = runCli(['distribute', 'run', '--config', 'conf/x.yaml'], { cwd: dir });
     expect(human.status).toBe(2);
     expect(human.stderr.toString()).toContain(
-      "  = at: pipelines[0].source.root\n  = help: pipeline 'daily': root 'reprots': did you mean 'reports'?\n",
+      "  = at: pipelines[0].source.root\n  = help: pipeline 'daily': root '../reprots' ('reprots' from the current folder): did you mean '../reports'?\n",
     );
     const json = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--json'], { cwd: dir });
     expect(JSON.parse(json.stdout.toString())).toMatchObject({
@@ -1295,7 +1299,7 @@ describe('a misspelt path of the operator gets the one beside it', () => {
       failures: [
         {
           reason_code: 'source_root_missing',
-          hint: "pipeline 'daily': root 'reprots': did you mean 'reports'?",
+          hint: "pipeline 'daily': root '../reprots' ('reprots' from the current folder): did you mean '../reports'?",
         },
       ],
     });
@@ -1305,13 +1309,13 @@ describe('a misspelt path of the operator gets the one beside it', () => {
     [
       'root',
       'root: ../wwww',
-      "root 'wwww' does not exist: did you mean 'www'?",
+      "root '../wwww' ('wwww' from the current folder) does not exist: did you mean '../www'?",
       'destination_root_unavailable',
     ],
     [
       'work_dir',
       'root: ../www, work_dir: ../wrok',
-      "work_dir 'wrok' does not exist: did you mean 'work'?",
+      "work_dir '../wrok' ('wrok' from the current folder) does not exist: did you mean '../work'?",
       'work_dir_unavailable',
     ],
   ])('a misspelt destination %s names the folder beside it', (_key, destination, said, code) => {
@@ -1324,6 +1328,11 @@ describe('a misspelt path of the operator gets the one beside it', () => {
     expect(JSON.parse(json.stdout.toString())).toMatchObject({
       outcomes: [{ reason_code: code, hint: `destination 'site', bundle 'w22': ${said}` }],
     });
+    // From the configuration's own folder the written path is the one shown, once.
+    const inConf = runCli(['distribute', 'run', '--config', 'x.yaml'], { cwd: join(dir, 'conf') });
+    expect(inConf.stderr.toString()).toContain(
+      `  = help: destination 'site', bundle 'w22': ${said.replace(/ \('[a-z]+' from the current folder\)/, '')}\n`,
+    );
   });
 
   it.each([[['verify', 'reprots/w22']], [['manifest', 'reprots/w22', '--id', 'w22']]])(

@@ -162,6 +162,7 @@ describe('distributor configuration', () => {
         kind_origin: { line: 7, column: 9, pointer: 'pipelines[0].destinations[0].kind' },
         root: '/srv/site',
         shown_root: '/srv/site',
+        written_root: '/srv/site',
         root_origin: { line: 8, column: 9, pointer: 'pipelines[0].destinations[0].root' },
         outputs: { source: false, html: true },
       },
@@ -295,6 +296,8 @@ describe('distributor configuration', () => {
     expect(pipeline?.source).toEqual({
       root: '/base/conf/reports',
       shown: 'conf/reports',
+      // As the file writes it, for a hint in the file's own terms.
+      written: 'reports',
       root_origin: {
         path: 'conf/sealkit.distributor.yaml',
         line: 4,

@@ -236,6 +236,7 @@ class ConfigReader {
       source: {
         root: root.absolute,
         shown: root.shown,
+        written: root.written,
         ...this.keyOrigin(source, sourcePath, 'root'),
       },
       destinations,
@@ -289,12 +290,14 @@ class ConfigReader {
         ...this.keyOrigin(fields, path, 'kind'),
         root: root.absolute,
         shown_root: root.shown,
+        written_root: root.written,
         ...this.keyOrigin(fields, path, 'root'),
         ...(workDir === undefined
           ? {}
           : {
               work_dir: workDir.absolute,
               shown_work_dir: workDir.shown,
+              written_work_dir: workDir.written,
               ...this.keyOrigin(fields, path, 'work_dir'),
             }),
         outputs,
@@ -549,14 +552,14 @@ class ConfigReader {
         );
   }
 
-  private path(node: YamlNode, path: Path): { absolute: string; shown: string } | undefined {
+  private path(node: YamlNode, path: Path): { absolute: string; shown: string; written: string } | undefined {
     const text = this.nonEmpty(node, path);
     if (text === undefined) return undefined;
     if (text.includes('\u0000'))
       return this.report('config_invalid_value', node.at, path, 'a path must not contain NUL');
-    if (isAbsolute(text)) return { absolute: resolve(text), shown: text };
+    if (isAbsolute(text)) return { absolute: resolve(text), shown: text, written: text };
     const shownDir = this.shownPath === undefined ? this.baseDir : dirname(this.shownPath);
-    return { absolute: resolve(this.baseDir, text), shown: join(shownDir, text) };
+    return { absolute: resolve(this.baseDir, text), shown: join(shownDir, text), written: text };
   }
 
   /**

@@ -29,6 +29,8 @@ export interface PipelineConfig {
      * the directory of the configuration path as the user named it.
      */
     readonly shown?: string;
+    /** The root as the configuration writes it (`../reports`), for hints in the file's own terms. */
+    readonly written?: string;
     /** Where `root:` is written: a refusal about the root itself points there. */
     readonly root_origin?: ConfigOrigin;
   };
@@ -47,6 +49,8 @@ export interface LocalDestinationConfig {
   readonly root: string;
   /** The root as refusals show it, like the source root's `shown`. */
   readonly shown_root?: string;
+  /** The root as the configuration writes it, like the source root's `written`. */
+  readonly written_root?: string;
   /** Where `root:` is written: a refusal about the root itself points there. */
   readonly root_origin?: ConfigOrigin;
   /**
@@ -58,6 +62,8 @@ export interface LocalDestinationConfig {
   readonly work_dir?: string;
   /** The work_dir as refusals show it, like `shown_root`. */
   readonly shown_work_dir?: string;
+  /** The work_dir as the configuration writes it, like `written_root`. */
+  readonly written_work_dir?: string;
   /** Where `work_dir:` is written: a refusal about the work_dir points there. */
   readonly work_dir_origin?: ConfigOrigin;
   readonly outputs: OutputCategories;

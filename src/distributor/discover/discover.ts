@@ -274,11 +274,23 @@ function typeOf(dir: Dir, entry: DirEntry): DirEntryType | undefined {
  * The refusal for a source root that cannot be opened: missing, reached
  * through a link, not a directory, or unreadable. A missing root named as
  * `shown` gets the folder beside it that is near enough to be a typo;
- * `opened` is the path the open used, when it was resolved from `shown`.
+ * `opened` is the path the open used, when it was resolved from `shown`;
+ * `suggest`, when given, makes that suggestion instead (in the terms a
+ * configuration writes the root).
  */
-export function sourceRootProblem(error: unknown, shown?: string, opened?: string): Refusal {
+export function sourceRootProblem(
+  error: unknown,
+  shown?: string,
+  opened?: string,
+  suggest?: () => string | undefined,
+): Refusal {
   if (isFsError(error, 'ENOENT')) {
-    const near = shown === undefined ? undefined : didYouMeanPath(shown, 'folder', opened);
+    const near =
+      suggest !== undefined
+        ? suggest()
+        : shown === undefined
+          ? undefined
+          : didYouMeanPath(shown, 'folder', opened);
     return refuseDistributor('source_root_missing', {
       role: 'source',
       hint: near ?? 'create it, or fix the path',

@@ -6,6 +6,7 @@ import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../c
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
 import type { PipelineConfig } from '../config/types.js';
+import { configuredPath, didYouMeanConfigured } from '../config/written-path.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { removeOwnTree } from '../own-tree.js';
@@ -144,7 +145,10 @@ function openSourceRoot(
     return { root: Dir.open(config.source.root) };
   } catch (error: unknown) {
     const shown = config.source.shown ?? config.source.root;
-    const problem = sourceRootProblem(error, shown, config.source.root);
+    const { written } = config.source;
+    const problem = sourceRootProblem(error, shown, config.source.root, () =>
+      didYouMeanConfigured(shown, config.source.root, written, config.source.root_origin?.path),
+    );
     const origin = config.source.root_origin;
     if (origin === undefined) return { root: undefined, problem };
     // Pointed at the `root:` line, naming the pipeline and the root as resolved from here.
@@ -153,7 +157,7 @@ function openSourceRoot(
       root: undefined,
       problem: problem.at(
         { ...place, pointer },
-        `pipeline '${config.id}': root '${shown}': ${problem.hint ?? ''}${tildeNote(problem, shown)}`,
+        `pipeline '${config.id}': root ${configuredPath(shown, written)}: ${problem.hint ?? ''}${tildeNote(problem, shown)}`,
       ),
     };
   }

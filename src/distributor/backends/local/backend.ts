@@ -1,4 +1,4 @@
-import { Dir, didYouMeanPath, isFsError } from '../../../core/fs/index.js';
+import { Dir, isFsError } from '../../../core/fs/index.js';
 import { Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type {
   AppliedOutcome,
@@ -13,6 +13,7 @@ import type {
   StepKind,
 } from '../../backend.js';
 import type { LocalDestinationConfig } from '../../config/types.js';
+import { configuredPath, didYouMeanConfigured } from '../../config/written-path.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -47,7 +48,10 @@ export class LocalBackends {
     } catch (error: unknown) {
       return refuseDistributor('destination_root_unavailable', {
         role: 'destination',
-        hint: pathCause('root', shownRoot, config.root, error),
+        hint: pathCause('root', shownRoot, config.root, error, {
+          written: config.written_root,
+          configPath: config.root_origin?.path,
+        }),
       });
     }
     let work: Dir | undefined;
@@ -59,7 +63,10 @@ export class LocalBackends {
         dir.close();
         return refuseDistributor('work_dir_unavailable', {
           role: 'destination',
-          hint: pathCause('work_dir', shownWorkDir ?? config.work_dir, config.work_dir, error),
+          hint: pathCause('work_dir', shownWorkDir ?? config.work_dir, config.work_dir, error, {
+            written: config.written_work_dir,
+            configPath: config.work_dir_origin?.path,
+          }),
         });
       }
       if (workDirProblem(dir, work) !== undefined) {
@@ -207,12 +214,20 @@ class LocalBackend implements DestinationBackend {
  * Which of the causes `destination_root_unavailable` (or `work_dir_unavailable`)
  * covers, with the path as configured (`root 'site'`, `work_dir '/srv/work'`), so the operator knows what to fix (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
  * A path that does not exist gets the folder beside it near enough to be a
- * typo; `opened` is the path the open used, resolved from `shown`.
+ * typo, in the terms the configuration writes it; `opened` is the path the
+ * open used, resolved from `shown`.
  */
-function pathCause(key: 'root' | 'work_dir', shown: string, opened: string, error: unknown): string {
-  const named = `${key} '${shown}'`;
+function pathCause(
+  key: 'root' | 'work_dir',
+  shown: string,
+  opened: string,
+  error: unknown,
+  file: { readonly written: string | undefined; readonly configPath: string | undefined },
+): string {
+  const named = `${key} ${configuredPath(shown, file.written)}`;
   if (isFsError(error, 'ENOENT')) {
-    const near = didYouMeanPath(shown, 'folder', opened) ?? 'create it, or fix the path';
+    const near =
+      didYouMeanConfigured(shown, opened, file.written, file.configPath) ?? 'create it, or fix the path';
     return `${named} does not exist: ${near}${tildeNote(named)}`;
   }
   if (isFsError(error, 'ELOOP')) {

@@ -1,0 +1,48 @@
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { nearPath } from '../../core/fs/index.js';
+
+/*
+ * A configured path is resolved against the configuration's folder, and a
+ * refusal shows it as it is from the current folder (`cfg/x.yaml` saying
+ * `root: ../site` shows `site`), so that it can be looked at from the shell.
+ * When the configuration lies elsewhere, that is not what its line says,
+ * and a suggestion in those terms would be wrong there (`root: site` in
+ * `cfg/x.yaml` is `cfg/site`): these name the path as written too, and
+ * suggest what to write (docs/distributor.md#reading-an-error).
+ */
+
+/**
+ * `'site'`, or, when the written path reads otherwise here, `'../site'
+ * ('site' from the current folder)` (`'~/site' (that is
+ * '/etc/sealkit/~/site')` for a configuration named by its full path).
+ */
+export function configuredPath(shown: string, written: string | undefined): string {
+  if (written === undefined || resolve(written) === resolve(shown)) return `'${shown}'`;
+  return isAbsolute(shown)
+    ? `'${written}' (that is '${shown}')`
+    : `'${written}' ('${shown}' from the current folder)`;
+}
+
+/**
+ * `did you mean '<folder>'?` for a configured folder `shown` that does not
+ * exist (opened as `opened`), in the terms the configuration at
+ * `configPath` (as the user named it) writes it: from that file's folder
+ * when `written` is relative.
+ */
+export function didYouMeanConfigured(
+  shown: string,
+  opened: string,
+  written: string | undefined,
+  configPath: string | undefined,
+): string | undefined {
+  const near = nearPath(shown, 'folder', opened);
+  if (near === undefined) return undefined;
+  if (
+    written === undefined ||
+    isAbsolute(written) ||
+    configPath === undefined ||
+    resolve(written) === resolve(shown)
+  )
+    return `did you mean '${near}'?`;
+  return `did you mean '${relative(dirname(resolve(configPath)), resolve(near)) || '.'}'?`;
+}
