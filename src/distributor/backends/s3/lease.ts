@@ -33,18 +33,27 @@ export interface LeaseSettings {
  * `destination_locked` for a bundle whose marker another run holds, with
  * when its lease ends: a run that died (killed, its machine lost) holds the
  * bundle exactly that long, while a run still at work keeps renewing it.
- * `waitSeconds` is this run's `--wait` when it had one: the advice is then
- * not to pass the flag it already passed.
+ * `wait` is this run's `--wait` when it had one: the advice is then not to
+ * pass the flag it already passed. `wait.spent` is false when the other run
+ * took the bundle after this run had looked at it (between inspection and
+ * this run's marker): `--wait` never held for it, and saying the wait ran
+ * out would send the operator to raise a wait that was not the cause.
  */
-export function lockedRefusal(expires: Instant, now: Instant, waitSeconds?: number): Refusal {
+export function lockedRefusal(
+  expires: Instant,
+  now: Instant,
+  wait?: { readonly seconds: number; readonly spent: boolean },
+): Refusal {
   const seconds = Math.max(1, Math.ceil((Date.parse(expires) - Date.parse(now)) / 1000));
   const held = `another run is publishing it (its pending marker's lease ends at ${expires}, in ${seconds} s, unless that run renews it)`;
   return refuseDistributor('destination_locked', {
     role: 'destination',
     hint:
-      waitSeconds === undefined
+      wait === undefined
         ? `${held}: run again once that run is done, or after the lease if it died (--wait SECONDS waits up to that long for it)`
-        : `${held}, still after this run's --wait (${waitSeconds} s): run again once that run is done, or with a --wait longer than what is left of the lease if it died`,
+        : wait.spent
+          ? `${held}, still after this run's --wait (${wait.seconds} s): run again once that run is done, or with a --wait longer than what is left of the lease if it died`
+          : `${held}; that run took it after this run had looked at the bundle (while this run validated its sources), so this run's --wait (${wait.seconds} s) did not hold for it: run again once that run is done`,
   });
 }
 

@@ -40,6 +40,8 @@ export interface PublishSettings {
   readonly retireMarker: (key: string) => void;
   /** This run's `--wait` in seconds, when it had one (said in `destination_locked`'s advice). */
   readonly waitSeconds?: number;
+  /** Whether this run's `--wait` is over: a marker another run took after inspection was never waited for. */
+  readonly waitOver?: () => boolean;
 }
 
 /** Uploads and deletes in flight at once per bundle: memory stays bounded (each streams 1 MiB chunks). */
@@ -191,7 +193,7 @@ function claimPrefix(
   if (marker !== undefined) {
     const now = instantOf(settings.clock.now());
     if (marker.live || compareInstants(marker.parsed.expires, now) > 0)
-      return lockedRefusal(marker.parsed.expires, now, settings.waitSeconds);
+      return lockedRefusal(marker.parsed.expires, now, waitOf(settings, true));
   }
   const residue = new Set<string>(inspected.residue.map((claim) => claim.path));
   // The planned residue is what inspection found, and the expired marker itself when it was all that was left.
@@ -380,6 +382,14 @@ async function settleAfterFailure(
   }
 }
 
+/** This run's `--wait` as `destination_locked`'s advice states it; `spent`: it ran out while the bundle was held. */
+function waitOf(
+  settings: PublishSettings,
+  spent: boolean,
+): { readonly seconds: number; readonly spent: boolean } | undefined {
+  return settings.waitSeconds === undefined ? undefined : { seconds: settings.waitSeconds, spent };
+}
+
 /** The marker changed between inspection and our write: another run is working (locked) or was (changed). */
 async function lostMarkerRace(settings: PublishSettings, keys: BundleKeys): Promise<Refusal> {
   try {
@@ -393,7 +403,7 @@ async function lostMarkerRace(settings: PublishSettings, keys: BundleKeys): Prom
     const marker = parsePending(current.bytes);
     const now = instantOf(settings.clock.now());
     return compareInstants(marker.expires, now) > 0
-      ? lockedRefusal(marker.expires, now, settings.waitSeconds)
+      ? lockedRefusal(marker.expires, now, waitOf(settings, settings.waitOver?.() ?? true))
       : refuse('destination_changed');
   } catch {
     return refuse('destination_changed');

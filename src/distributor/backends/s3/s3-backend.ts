@@ -94,6 +94,9 @@ const LOOK_AGAIN_PAUSES_MS = [0, 100, 400] as const;
  */
 const HELD_LOOK_EVERY_MS = 1000;
 
+/** Whether a `--wait` that ends at `deadline` (Date.now() milliseconds) has run out. */
+const waitOver = (deadline: number) => (): boolean => Date.now() >= deadline;
+
 /** Another run holds the bundle: its marker's lease was live when read. */
 function heldByAnotherRun(found: InspectedPrefix): boolean {
   return (
@@ -212,7 +215,11 @@ export function createS3BackendNow(
     const marker = last.marker;
     const refusal =
       marker?.live === true
-        ? lockedRefusal(marker.parsed.expires, instantOf(clock.now()), waiting?.seconds)
+        ? lockedRefusal(
+            marker.parsed.expires,
+            instantOf(clock.now()),
+            waiting === undefined ? undefined : { seconds: waiting.seconds, spent: true },
+          )
         : refuseDistributor('destination_changed', {
             role: 'destination',
             hint: 'its objects kept changing while this run read them (another run is publishing it): run again when that run is done',
@@ -348,7 +355,9 @@ export function createS3BackendNow(
               retirement ??= new MarkerRetirement(getClient(), config.bucket, retirementDelayMs(leaseMs));
               retirement.retire(key);
             },
-            ...(waiting === undefined ? {} : { waitSeconds: waiting.seconds }),
+            ...(waiting === undefined
+              ? {}
+              : { waitSeconds: waiting.seconds, waitOver: waitOver(waiting.deadline) }),
           },
           bundleKeys(config.prefix, write.bundle_dir),
           write,

@@ -17,6 +17,7 @@ import {
 import { instantOf } from '../../model/instant.js';
 import type { RunReport } from '../../run/report.js';
 import { type DistributeRunOptions, distributeRun, type ProgressEvent } from '../../run/run.js';
+import { createS3Backend } from './lazy.js';
 
 const ctx = useRgwFixture({ work: 's3-wait-', bucket: 'wait', awsEnv: true });
 
@@ -37,7 +38,9 @@ function fixture() {
   const prefix = `case-${counter}`;
   const key = (name: string) => `${prefix}/${DIR}/${name}`;
   const waits: ProgressEvent[] = [];
-  const run = (options: Pick<DistributeRunOptions, 'waitMs' | 'signal'> = {}): Promise<RunReport> =>
+  const run = (
+    options: Pick<DistributeRunOptions, 'waitMs' | 'signal' | 's3Backend'> = {},
+  ): Promise<RunReport> =>
     distributeRun({
       config: s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, id: 's3' }),
       ...options,
@@ -135,6 +138,33 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
       code: 'run_interrupted',
     });
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await stored()).toEqual(['.distributor.pending.json']);
+  });
+
+  it('regression: a run that takes the bundle after this one looked is not said to have outlasted --wait', async () => {
+    const { key, run, stored } = fixture();
+    // The other run writes its marker after this run's inspection, while this
+    // run validates its sources: this run's own marker write then loses.
+    const report = await run({
+      waitMs: 60_000,
+      s3Backend: (config, context) => {
+        const real = createS3Backend(config, context);
+        return {
+          ...real,
+          apply: async (write, source, applyContext) => {
+            await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+            return real.apply(write, source, applyContext);
+          },
+        };
+      },
+    });
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    const hint = report.outcomes[0]?.refusal?.hint ?? '';
+    expect(hint).not.toContain('still after');
+    expect(hint).toMatch(
+      /unless that run renews it\); that run took it after this run had looked at the bundle \(while this run validated its sources\), so this run's --wait \(60 s\) did not hold for it: run again once that run is done$/,
+    );
+    // Nothing of this run was written: the other run's marker alone.
     expect(await stored()).toEqual(['.distributor.pending.json']);
   });
 });
