@@ -97,6 +97,17 @@ describe('sealkit distribute run', () => {
     ].join('\n');
     const dry = runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run']);
     expect(dry.stdout.toString()).toContain(expected);
+    const planned = JSON.parse(
+      runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run', '--json']).stdout.toString(),
+    ) as { plan: { items: { bundle_dir: string; link_warnings?: Record<string, unknown>[] }[] } };
+    expect(planned.plan.items.find((item) => item.bundle_dir === 'weather/w03')?.link_warnings?.[0]).toEqual({
+      page: 'report.md',
+      line: 3,
+      href: '../w02/notse.html',
+      image: false,
+      problem: 'not_in_other_bundle',
+      target_bundle_dir: 'weather/w02',
+    });
     const run = runCli(['distribute', 'run', '--config', htmlOnly]);
     expect(run.status).toBe(0);
     expect(run.stdout.toString()).toContain(expected);

@@ -645,8 +645,8 @@ function linkProblemText(warning: LinkWarning): string {
     return `${subject}, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)`;
   if (warning.problem === 'not_published_here')
     return `${subject}${LINK_PROBLEMS.not_published_here.slice('is listed'.length)}`;
-  if (warning.problem === 'not_in_other_bundle' && warning.bundle_dir !== undefined)
-    return `leads into bundle ${escapedBytes(Buffer.from(warning.bundle_dir, 'utf8'))} of this run, which publishes no such file here: check the name (a link to a .md file points at its page, .html)`;
+  if (warning.problem === 'not_in_other_bundle' && warning.target_bundle_dir !== undefined)
+    return `leads into bundle ${escapedBytes(Buffer.from(warning.target_bundle_dir, 'utf8'))} of this run, which publishes no such file here: check the name (a link to a .md file points at its page, .html)`;
   return LINK_PROBLEMS[warning.problem];
 }
 

@@ -55,7 +55,7 @@ export interface LinkWarning {
    */
   readonly file?: string;
   /** For `not_in_other_bundle`, the folder (below the source root) of the bundle the link leads into. */
-  readonly bundle_dir?: string;
+  readonly target_bundle_dir?: string;
 }
 
 /** The other bundles of a run's pipeline, by their folder below the source root. */
@@ -100,7 +100,7 @@ export function linkWarnings(
             href: link.href,
             image: link.image,
             problem: 'not_in_other_bundle',
-            bundle_dir: into.dir,
+            target_bundle_dir: into.dir,
           });
         continue;
       }
