@@ -301,6 +301,81 @@ function literal(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A macro argument as SQL text: what dbt pastes into the SQL it renders. */
+function sqlText(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+
+/**
+ * dbt's cross-database macros (`{{ dbt.date_trunc('month', 'ordered_at') }}`),
+ * as DuckDB renders them (dbt-duckdb's or dbt's default implementation):
+ * the SQL the check parses and builds. Only the `dbt.` namespace: a
+ * project macro of the same name stays the project's own
+ * (docs/editions.md#dbts-cross-database-macros).
+ */
+type CrossDatabaseMacro = readonly [readonly string[], (...sql: string[]) => string];
+
+const CROSS_DATABASE_SQL: Readonly<Record<string, CrossDatabaseMacro>> = {
+  type_string: [[], () => 'varchar'],
+  type_int: [[], () => 'integer'],
+  type_bigint: [[], () => 'bigint'],
+  type_float: [[], () => 'float'],
+  type_numeric: [[], () => 'numeric(28,6)'],
+  type_timestamp: [[], () => 'timestamp'],
+  type_boolean: [[], () => 'boolean'],
+  current_timestamp: [[], () => 'now()'],
+  date_trunc: [['datepart', 'date'], (part, date) => `date_trunc('${part}', ${date})`],
+  dateadd: [
+    ['datepart', 'interval', 'from_date_or_timestamp'],
+    (part, interval, from) => `date_add(${from}, interval (${interval}) ${part})`,
+  ],
+  datediff: [
+    ['first_date', 'second_date', 'datepart'],
+    (first, second, part) => `date_diff('${part}', ${first}::timestamp, ${second}::timestamp)`,
+  ],
+  safe_cast: [['field', 'type'], (field, type) => `try_cast(${field} as ${type})`],
+  cast: [['field', 'type'], (field, type) => `cast(${field} as ${type})`],
+  concat: [['fields'], (fields) => fields],
+  hash: [['field'], (field) => `md5(cast(${field} as varchar))`],
+  split_part: [
+    ['string_text', 'delimiter_text', 'part_number'],
+    (text, delimiter, part) => `split_part(${text}, ${delimiter}, ${part})`,
+  ],
+  string_literal: [['value'], (value) => `'${value}'`],
+  escape_single_quotes: [['expression'], (value) => value.replaceAll("'", "''")],
+  any_value: [['expression'], (expression) => `any_value(${expression})`],
+  bool_or: [['expression'], (expression) => `bool_or(${expression})`],
+  cast_bool_to_text: [['field'], (field) => `cast(${field} as varchar)`],
+  replace: [
+    ['field', 'old_chars', 'new_chars'],
+    (field, old, replacement) => `replace(${field}, ${old}, ${replacement})`,
+  ],
+  length: [['expression'], (expression) => `length(${expression})`],
+  position: [['substring_text', 'string_text'], (sub, text) => `position(${sub} in ${text})`],
+  right: [['string_text', 'length_expression'], (text, length) => `right(${text}, ${length})`],
+  listagg: [
+    ['measure', 'delimiter_text'],
+    (measure, delimiter) => `string_agg(${measure}${delimiter === '' ? '' : `, ${delimiter}`})`,
+  ],
+};
+
+const DBT_CROSS_DATABASE: Readonly<Record<string, (...args: unknown[]) => string>> = Object.fromEntries(
+  Object.entries(CROSS_DATABASE_SQL).map(([name, [params, render]]) => [
+    name,
+    (...args: unknown[]) => render(...crossDatabaseArgs(params, args)),
+  ]),
+);
+
+/** A cross-database macro's arguments by position, or by dbt's keyword names; a list (concat's fields) joined with ||. */
+function crossDatabaseArgs(params: readonly string[], args: readonly unknown[]): string[] {
+  const keywords = args.find(isKeywords) as Record<string, unknown> | undefined;
+  const positional = args.filter((arg) => !isKeywords(arg));
+  return params.map((param, index) => {
+    const value = index < positional.length ? positional[index] : keywords?.[param];
+    return Array.isArray(value) ? value.map(sqlText).join(' || ') : sqlText(value);
+  });
+}
+
 /** One line of a message the project raised, at most 200 characters. */
 function oneLineOf(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -545,6 +620,7 @@ export class JinjaHarness {
               ),
         warn: (): string => '',
       },
+      dbt: DBT_CROSS_DATABASE,
       adapter: {
         dispatch: (name: unknown, namespace?: unknown): unknown => {
           if (typeof name !== 'string') return fail('undefined_macro');

@@ -179,6 +179,36 @@ describe('Jinja as dbt parse renders it', () => {
   });
 });
 
+describe("dbt's cross-database macros", () => {
+  it('regression: dbt.date_trunc, dbt.dateadd (keywords), dbt.datediff, dbt.safe_cast, dbt.type_string, dbt.concat and dbt.hash render for DuckDB and build (were undefined_macro)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_cross_db.sql':
+        "select\n    order_id,\n    {{ dbt.date_trunc('month', 'order_date') }} as order_month,\n    {{ dbt.dateadd(datepart='day', interval=7, from_date_or_timestamp='order_date') }} as due_date,\n    {{ dbt.datediff('order_date', 'order_date', 'day') }} as zero_days,\n    {{ dbt.safe_cast('customer_id', dbt.type_string()) }} as customer_key,\n    {{ dbt.concat(['order_status', \"'-'\", 'customer_id']) }} as label,\n    {{ dbt.hash('order_id') }} as order_hash\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report, captured } = await checkProject(project, {
+      fixtures: join(project, 'fixtures'),
+      captureRows: ['gold_cross_db'],
+    });
+    expect(report.models.find((model) => model.name === 'gold_cross_db')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    const rows = captured.gold_cross_db;
+    expect(rows?.columns).toEqual([
+      'order_id',
+      'order_month',
+      'due_date',
+      'zero_days',
+      'customer_key',
+      'label',
+      'order_hash',
+    ]);
+    const zero = rows?.columns.indexOf('zero_days') ?? -1;
+    expect(rows?.rows.every((row) => row[zero] === '0')).toBe(true);
+  });
+});
+
 describe("dbt's return() and do in a project's macros", () => {
   const MACROS =
     '{% macro status_columns(prefix) %}\n' +

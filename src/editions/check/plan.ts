@@ -1467,7 +1467,7 @@ function unclosedFinding(unclosed: Unclosed | undefined): { line?: number; colum
 const CLOSING: Readonly<Record<string, string>> = { '{{': '}}', '{%': '%}', '{#': '#}' };
 
 /** Names a template can call besides the project's macros. */
-/** Namespaces of dbt's own context (dbt.date_trunc, adapter.get_relation, modules.datetime): no package's. */
+/** Namespaces of dbt's own context (dbt.date_spine, adapter.get_relation, modules.datetime): no package's. */
 const DBT_NAMESPACES = new Set(['dbt', 'adapter', 'modules', 'api', 'exceptions']);
 
 const CONTEXT_FUNCTIONS = ['ref', 'source', 'config', 'var', 'env_var', 'is_incremental', 'log', 'run_query'];
@@ -1589,7 +1589,7 @@ function renderFinding(
       const inModel = macroCallPlace(text, subject);
       const dot = subject.indexOf('.');
       if (dot > 0 && subject.slice(0, dot) !== known.projectName) {
-        // A package's macro (dbt_utils.star) or dbt's own (dbt.date_trunc): nothing this project defines.
+        // A package's macro (dbt_utils.star) or dbt's own (dbt.date_spine): nothing this project defines.
         const namespace = subject.slice(0, dot);
         const whose = DBT_NAMESPACES.has(namespace)
           ? "is part of dbt's own context, which the offline check stubs only in part (ref, source, config, var, env_var, target, adapter.dispatch, …)"

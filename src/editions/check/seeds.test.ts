@@ -143,15 +143,15 @@ describe('macros called through a namespace', () => {
     });
   });
 
-  it("regression: a call into dbt's own context the check does not stub (dbt.date_trunc) says so, at its call", async () => {
+  it("regression: a call into dbt's own context the check does not stub (dbt.date_spine) says so, at its call", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
     writeTree(project, {
       'models/gold/gold_months.sql':
-        "select {{ dbt.date_trunc('month', 'order_date') }} as order_month\nfrom {{ ref('silver_orders') }}\n",
+        "select {{ dbt.date_spine('day', 'order_date', 'order_date') }} as order_day\nfrom {{ ref('silver_orders') }}\n",
     });
     const { report } = await checkProject(project);
     const finding = report.models.find((model) => model.name === 'gold_months')?.finding;
     expect(finding).toMatchObject({ reason_code: 'undefined_macro', location: { line: 1, column: 11 } });
-    expect(finding?.hint).toMatch(/^'dbt\.date_trunc' is part of dbt's own context/);
+    expect(finding?.hint).toMatch(/^'dbt\.date_spine' is part of dbt's own context/);
   });
 });
