@@ -117,22 +117,28 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
   if (argv[0]?.startsWith('-') === true && argv[0] !== '-') return unknownTopFlag(argv, words, usage);
   const group = words[0] !== undefined ? groupUsage(words[0]) : undefined;
   if (group !== undefined && words[0] !== undefined) {
-    // An option where the group's command goes (`sealkit contract --version`):
-    // named as an option, with where it belongs, not as a command ''.
+    const given = words[1] ?? '';
+    const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
+    // An option where the group's command goes (`sealkit contract --version`,
+    // `sealkit distribute -q run`): named as an option, with where it
+    // belongs, not as a command '' nor as the command that follows it.
     const option = argv[1];
-    if (words[1] === undefined && option?.startsWith('-') === true && option !== '-') {
+    if (
+      (words[1] === undefined || members.includes(given)) &&
+      option?.startsWith('-') === true &&
+      option !== '-'
+    ) {
       const top = TOP_FLAGS.find(([short, long]) => option === short || option === long);
+      const command = words[1] === undefined ? [words[0], '<command>'] : words;
       return new UsageError(`unknown option ${option} where a command of '${words[0]}' goes`, group, {
         brief: true,
         helpCommand: `sealkit ${words[0]} --help`,
         hint:
           top !== undefined && top[1] === '--version'
             ? 'sealkit --version prints the version'
-            : `options go after the command: sealkit ${words[0]} <command> ${option}`,
+            : `options go after the command: sealkit ${[...command, option].join(' ')}`,
       });
     }
-    const given = words[1] ?? '';
-    const members = COMMANDS.filter((c) => c.path[0] === words[0]).map((c) => c.path[1] ?? '');
     const otherName = OTHER_NAMES[words[0]]?.[given];
     const hint =
       didYouMean(given, members) ?? (otherName === undefined ? undefined : `did you mean '${otherName}'?`);

@@ -37,6 +37,47 @@ describe('command-line usage errors', () => {
     },
   );
 
+  it.each([
+    [
+      ['distribute', '-q', 'run'],
+      '-q',
+      'distribute',
+      'options go after the command: sealkit distribute run -q',
+    ],
+    [
+      ['contract', '-q', 'validate', 'retail'],
+      '-q',
+      'contract',
+      'options go after the command: sealkit contract validate retail -q',
+    ],
+    [
+      ['distribute', '--json', 'run'],
+      '--json',
+      'distribute',
+      'options go after the command: sealkit distribute run --json',
+    ],
+  ])(
+    "regression: sealkit %j names the option before the command (was \"unknown command 'distribute run'\", did you mean 'run')",
+    (args, flag, group, hint) => {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      if (flag !== '--json') {
+        expect(run.stdout.toString()).toBe('');
+        expect(run.stderr.toString()).toBe(
+          `sealkit: unknown option ${flag} where a command of '${group}' goes\n  = help: ${hint}\nsee 'sealkit ${group} --help'\n`,
+        );
+      }
+      const json = runCli([...args, '--json']);
+      expect(json.status).toBe(1);
+      expect(JSON.parse(json.stdout.toString())).toEqual({
+        status: 'usage_error',
+        reason_code: 'usage',
+        message: `unknown option ${flag} where a command of '${group}' goes`,
+        hint,
+      });
+    },
+  );
+
   it("regression: `sealkit help -h` and `sealkit help --json` print the usage (were an unknown option and a command '')", () => {
     const usage = runCli(['--help']).stdout.toString();
     expect(runCli(['help', '-h']).stdout.toString()).toBe(usage);
