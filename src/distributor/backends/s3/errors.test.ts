@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyS3Error, isTransient, s3RefusalCode } from './errors.js';
+import { classifyS3Error, isTransient, s3Refusal, s3RefusalCode } from './errors.js';
 import { forEachLimited } from './parallel.js';
 
 // The shapes the AWS SDK gives its errors: an HTTP answer carries
@@ -98,5 +98,29 @@ describe('forEachLimited', () => {
     await expect(run).rejects.toThrow('first');
     expect(started).toEqual([0, 1, 2]);
     expect(finished.sort()).toEqual([0, 2]);
+  });
+});
+
+describe('s3Refusal of a DNS failure', () => {
+  const dns = (code: string, hostname: string) =>
+    Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname, $metadata: {} });
+  const aws = { bucket: 'reports', endpointHost: undefined, forcePathStyle: false, endpointHasPath: false };
+  it('regression: without endpoint, an AWS host made from region: is said to be about region:', () => {
+    expect(s3Refusal(dns('ENOTFOUND', 'reports.s3.us-east1.amazonaws.com'), 'read', aws).hint).toBe(
+      "without endpoint: the SDK finds AWS S3 by a host name made from region: ('<bucket>.s3.<region>.amazonaws.com'), and DNS does not know it: check region: (AWS regions read like us-east-1 or eu-central-1), or set endpoint: for another store (ENOTFOUND)",
+    );
+    expect(s3Refusal(dns('EAI_AGAIN', 'reports.s3.eu-central-1.amazonaws.com'), 'read', aws).hint).toMatch(
+      /and DNS did not answer for it: check the network, and region: .* \(EAI_AGAIN\)$/,
+    );
+    // A host from elsewhere (AWS_ENDPOINT_URL_S3, a profile's endpoint_url) keeps the endpoint's hint.
+    expect(s3Refusal(dns('ENOTFOUND', 'store.internal'), 'read', aws).hint).toBe(
+      "the endpoint's host name is not known to DNS: check its spelling (ENOTFOUND)",
+    );
+    expect(
+      s3Refusal(dns('ENOTFOUND', 's3.us-east-1.amazonaws.com'), 'read', {
+        ...aws,
+        endpointHost: 'minio.internal',
+      }).hint,
+    ).toBe("the endpoint's host name is not known to DNS: check its spelling (ENOTFOUND)");
   });
 });

@@ -163,6 +163,8 @@ function unreachableHint(error: unknown, address: StoreAddress | undefined): str
   if (typeof error !== 'object' || error === null) return undefined;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
   if (code === 'ENOTFOUND' && lookedUpBucketHost(error, address)) return `${BUCKET_HOST_UNKNOWN} (${code})`;
+  if ((code === 'ENOTFOUND' || code === 'EAI_AGAIN') && lookedUpAwsHost(error, address))
+    return `${code === 'ENOTFOUND' ? AWS_HOST_UNKNOWN : AWS_HOST_UNANSWERED} (${code})`;
   const cause = Object.hasOwn(SOCKET_CAUSES, code) ? SOCKET_CAUSES[code] : undefined;
   if (cause !== undefined) return `${cause} (${code})`;
   if (errorName(error) === 'TimeoutError')
@@ -176,6 +178,24 @@ function lookedUpBucketHost(error: object, address: StoreAddress | undefined): b
   const host = 'hostname' in error && typeof error.hostname === 'string' ? error.hostname.toLowerCase() : '';
   return host === `${address.bucket}.${address.endpointHost}`;
 }
+
+/**
+ * Without `endpoint:` the SDK makes AWS S3's host name from `region:`
+ * (`<bucket>.s3.<region>.amazonaws.com`), so a DNS failure there is about
+ * the region: `us-east1` for `us-east-1` was told to check "the endpoint's
+ * spelling", in a file without an endpoint. A host elsewhere (an endpoint
+ * from `AWS_ENDPOINT_URL_S3` or the profile) keeps the endpoint's hints.
+ */
+function lookedUpAwsHost(error: object, address: StoreAddress | undefined): boolean {
+  if (address === undefined || address.endpointHost !== undefined) return false;
+  const host = 'hostname' in error && typeof error.hostname === 'string' ? error.hostname.toLowerCase() : '';
+  return /(^|\.)amazonaws\.com(\.cn)?$/.test(host);
+}
+
+const AWS_HOST_UNKNOWN =
+  "without endpoint: the SDK finds AWS S3 by a host name made from region: ('<bucket>.s3.<region>.amazonaws.com'), and DNS does not know it: check region: (AWS regions read like us-east-1 or eu-central-1), or set endpoint: for another store";
+const AWS_HOST_UNANSWERED =
+  "without endpoint: the SDK finds AWS S3 by a host name made from region: ('<bucket>.s3.<region>.amazonaws.com'), and DNS did not answer for it: check the network, and region: (AWS regions read like us-east-1 or eu-central-1)";
 
 /** What a socket error code says about the endpoint, for `unreachableHint`. */
 const SOCKET_CAUSES: { readonly [code: string]: string } = {

@@ -63,3 +63,41 @@ describe('an S3 destination without a region', () => {
     },
   );
 });
+
+describe('an S3 destination on AWS whose region is misspelt', () => {
+  it('regression: a region DNS has no S3 host for is said to be about region:, not an endpoint the file does not have', () => {
+    // `us-east1` for `us-east-1`: the SDK looks up '<bucket>.s3.us-east1.amazonaws.com', which no DNS knows.
+    writeFileSync(
+      join(work, 'typo.yaml'),
+      [
+        'pipelines:',
+        '  - id: p',
+        '    source: {root: src}',
+        '    destinations:',
+        '      - id: archive',
+        '        kind: s3',
+        '        bucket: reports',
+        '        prefix: site',
+        '        region: us-east1',
+        '        connect_timeout_seconds: 2',
+        '        outputs: {source: true, html: false}',
+        '',
+      ].join('\n'),
+    );
+    const run = runCli(['distribute', 'run', '--config', 'typo.yaml'], { cwd: work, env: withoutRegion() });
+    expect(run.status).toBe(2);
+    const stderr = run.stderr.toString();
+    expect(stderr.split('\n').slice(0, 3)).toEqual([
+      'error[destination_unreachable]: the destination cannot be reached or did not answer in time (S3: check the endpoint, the network and the timeouts)',
+      '  --> typo.yaml:9:9',
+      '  = at: pipelines[0].destinations[0].region',
+    ]);
+    // NXDOMAIN where DNS answers; a machine whose resolver does not answer says so instead.
+    expect(stderr).toMatch(
+      /= help: destination 'archive', bundle 'b1': without endpoint: the SDK finds AWS S3 by a host name made from region: \('<bucket>\.s3\.<region>\.amazonaws\.com'\), and DNS (does not know it: check region: \(AWS regions read like us-east-1 or eu-central-1\), or set endpoint: for another store \(ENOTFOUND\)|did not answer for it: check the network, and region: \(AWS regions read like us-east-1 or eu-central-1\) \(EAI_AGAIN\))\n/,
+    );
+    expect(stderr).not.toContain("endpoint's host name");
+    expect(stderr + run.stdout.toString()).not.toContain('zqSentinelSecret');
+    expect(stderr).not.toContain('us-east1');
+  });
+});
