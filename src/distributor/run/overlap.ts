@@ -65,26 +65,38 @@ function placeOf(destination: DestinationConfig): DestinationPlace | undefined {
 /** The identities of an absolute directory path and of every directory above it, each opened no-follow. */
 function directoryChain(path: string): { self: string; above: string[] } | undefined {
   const parts = path.split('/').filter((part) => part !== '');
+  const keys = existingChain(path);
+  if (keys.length !== parts.length + 1) return undefined;
+  const self = keys.pop();
+  return self === undefined ? undefined : { self, above: keys };
+}
+
+/**
+ * The identities of the directories of an absolute path that exist, from
+ * `/` down to the first one that does not open as a directory (no-follow):
+ * all of them when the whole path does.
+ */
+function existingChain(path: string): string[] {
+  const parts = path.split('/').filter((part) => part !== '');
   const keys: string[] = [];
   for (let depth = 0; depth <= parts.length; depth += 1) {
     let dir: Dir;
     try {
       dir = Dir.openForLookup(`/${parts.slice(0, depth).join('/')}`);
     } catch {
-      return undefined;
+      return keys;
     }
     try {
       const stat = dir.stat();
-      if (stat.type !== 'directory') return undefined;
+      if (stat.type !== 'directory') return keys;
       keys.push(`${stat.dev}:${stat.ino}`);
     } catch {
-      return undefined;
+      return keys;
     } finally {
       dir.close();
     }
   }
-  const self = keys.pop();
-  return self === undefined ? undefined : { self, above: keys };
+  return keys;
 }
 
 /**
@@ -175,7 +187,10 @@ function rootRelation(a: DestinationPlace, b: DestinationPlace): Relation | unde
  * manifest.json, so the next run would discover them below the source root
  * and publish them again, one level deeper each night. Located at the
  * destination's `root:` or `work_dir:`; names the pipeline whose source
- * root it is inside.
+ * root it is inside. A root or `work_dir` that does not exist yet is judged
+ * by the folders of its path that do: one to be made inside a source root
+ * is refused now, not once the operator has made it as the refusal of a
+ * missing root advises.
  */
 export function sourceOverlapRefusals(
   config: DistributorConfig,
@@ -187,14 +202,20 @@ export function sourceOverlapRefusals(
   });
   const refusals: Refusal[] = [];
   for (const at of placed) {
-    const place = at.place;
-    if (place?.kind !== 'local') continue;
+    const destination = at.destination;
+    if (destination.kind !== 'local') continue;
+    const place = at.place?.kind === 'local' ? at.place : undefined;
+    const rootChain = place === undefined ? existingChain(destination.root) : [...place.above, place.root];
+    const workChain =
+      place?.work !== undefined
+        ? [...place.work.above, place.work.dir]
+        : destination.work_dir === undefined
+          ? []
+          : existingChain(destination.work_dir);
     for (const source of sources) {
-      const within = (dir: string, above: readonly string[]): boolean =>
-        dir === source.self || above.includes(source.self);
-      const what = within(place.root, place.above)
+      const what = rootChain.includes(source.self)
         ? 'this root'
-        : place.work !== undefined && within(place.work.dir, place.work.above)
+        : workChain.includes(source.self)
           ? 'its work_dir'
           : undefined;
       if (what === undefined) continue;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -188,6 +188,40 @@ describe('a destination that publishes where another does', () => {
       9,
       'pipelines[0].destinations[0].work_dir',
     ]);
+  });
+
+  it('regression: a root or work_dir inside a source root is refused before it exists (the help said "create it" there)', async () => {
+    const site = join(work, 'site');
+    mkdirSync(site);
+    const entry = (root: string, workDir?: string): string[] => [
+      '      - id: site',
+      '        kind: local',
+      `        root: ${JSON.stringify(root)}`,
+      ...(workDir === undefined ? [] : [`        work_dir: ${JSON.stringify(workDir)}`]),
+      '        outputs: {source: true, html: false}',
+    ];
+    const root = await refusalOf(writeConfig(entry(join(source, 'published', 'site'))));
+    expect(placed(root)).toEqual(['destination_inside_source', 8, 9, 'pipelines[0].destinations[0].root']);
+    expect(root.also).toEqual([]);
+    expect(root.hint).toBe(
+      `this root lies inside the source root of pipeline 'weather' (${source}); publish outside it`,
+    );
+    const workDir = await refusalOf(writeConfig(entry(site, join(source, 'work'))));
+    expect(placed(workDir)).toEqual([
+      'destination_inside_source',
+      9,
+      9,
+      'pipelines[0].destinations[0].work_dir',
+    ]);
+    // Nothing was made or written in the source tree, or at the site.
+    expect(readdirSync(source).sort()).toEqual(['b1']);
+    expect(readdirSync(site)).toEqual([]);
+    // Beside the source root, not in it: only missing, as before.
+    const beside = await distributeRun({
+      configPath: writeConfig(entry(join(work, 'src-site'))),
+      dryRun: true,
+    });
+    expect(beside.outcomes.map((outcome) => outcome.reason_code)).toEqual(['destination_root_unavailable']);
   });
 
   it('regression: overlap refusals come in file order, the first the earliest line (a later line came first)', async () => {
