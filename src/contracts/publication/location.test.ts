@@ -33,12 +33,12 @@ describe('where the ledger is', () => {
     });
   });
 
-  it('shows the server a URL names without its password or parameters', async () => {
+  it('shows the server a URL names without its password or parameters; a socket as libpq writes it (regression: was me@/run/postgresql:5432/contracts, no URL)', async () => {
     const url = 'postgres://ci:zq%2Fsecret@db.internal:5433/contracts?sslmode=disable&password=zqParam';
     expect(await ledgerServerShown(url, {})).toBe('ci@db.internal:5433/contracts');
     expect(
       await ledgerServerShown('postgres:///contracts', { PGHOST: '/run/postgresql', PGUSER: 'me' }),
-    ).toBe('me@/run/postgresql:5432/contracts');
+    ).toBe('me@/contracts?host=/run/postgresql&port=5432');
     expect(await ledgerServerShown('postgres://db/%zz', {})).toBeUndefined();
   });
 

@@ -137,6 +137,7 @@ export async function postgresConfig(
 
 /**
  * The server a ledger URL names, as it may be printed: `user@host:port/database`
+ * (for a Unix socket `user@/database?host=/socket/folder&port=5432`)
  * as the connection resolves them (the URL, else the PG* variables, else
  * node-postgres's defaults) — never the password nor the URL's parameters.
  * A URL that cannot be read gives `undefined`.
@@ -156,7 +157,13 @@ export async function ledgerServerShown(
   const part = (key: string, variable: string) => String(config[key] ?? env[variable] ?? defaults[key] ?? '');
   const user = part('user', 'PGUSER');
   const database = config.database ?? env.PGDATABASE ?? user;
-  return `${user}@${part('host', 'PGHOST')}:${part('port', 'PGPORT')}/${String(database)}`;
+  const host = part('host', 'PGHOST');
+  const port = part('port', 'PGPORT');
+  // A Unix socket folder is no host of a URL: written as libpq writes it
+  // (docs/contracts.md#a-postgresql-server-as-its-users-run-it), so the
+  // line reads as the URL that reaches that server.
+  if (host.startsWith('/')) return `${user}@/${String(database)}?host=${host}&port=${port}`;
+  return `${user}@${host}:${port}/${String(database)}`;
 }
 
 /** What to connect with, and, for `sslmode=prefer` or `allow`, what to try when that fails. */
