@@ -53,7 +53,7 @@ export function normalizeDistinctTexts(
   pointerAt?: (index: number) => string,
   faults?: FaultSink,
 ): string[] {
-  const seen = new Map<string, string>();
+  const seen = new Map<string, { readonly text: string; readonly index: number }>();
   const out: string[] = [];
   for (const [index, text] of texts.entries()) {
     const here = pointerAt === undefined ? context : { ...context, location: { pointer: pointerAt(index) } };
@@ -61,15 +61,18 @@ export function normalizeDistinctTexts(
       const normalized = normalizeText(text, here);
       const earlier = seen.get(normalized);
       if (earlier !== undefined) {
-        throw refuseContract(earlier === text ? 'contract_duplicate_member' : 'contract_nfc_collision', {
+        // Name the first copy by where it is written, so the two can be found and one kept.
+        const first =
+          pointerAt === undefined ? '' : `: ${pointerAt(earlier.index)} has it too; keep one of the two`;
+        throw refuseContract(earlier.text === text ? 'contract_duplicate_member' : 'contract_nfc_collision', {
           ...here,
           hint:
-            earlier === text
-              ? `'${normalized}' is written twice here`
-              : `'${normalized}' is written twice here, in two Unicode spellings`,
+            earlier.text === text
+              ? `'${normalized}' is written twice here${first}`
+              : `'${normalized}' is written twice here, in two Unicode spellings${first}`,
         });
       }
-      seen.set(normalized, text);
+      seen.set(normalized, { text, index });
       return normalized;
     };
     out.push(faults === undefined ? one() : (faults.check(one) ?? text));

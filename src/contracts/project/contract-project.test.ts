@@ -404,6 +404,26 @@ describe('normalization before RFC 8785', () => {
     });
   });
 
+  it('regression: a field name written twice names where the first copy is (was only "written twice here")', async () => {
+    const twice = baseProject({
+      'sources/orders.yaml': source({
+        fields: [
+          { name: 'order_id', type: 'int64', nullable: false },
+          { name: 'status', type: 'string' },
+          { name: 'amount', type: 'decimal(10,2)' },
+          { name: 'ordered_at', type: 'timestamp' },
+          { name: 'status', type: 'string' },
+        ],
+      }),
+    });
+    expect(await refusalOf(twice, 'sources/orders.yaml')).toMatchObject({
+      code: 'contract_duplicate_member',
+    });
+    expect(await hintOf(twice, 'sources/orders.yaml')).toBe(
+      "'status' is written twice here: fields[1].name has it too; keep one of the two",
+    );
+  });
+
   it('normalizes text to NFC and refuses two names or values that collide after NFC', async () => {
     const composed = 'caf\u00e9';
     const decomposed = 'cafe\u0301';
