@@ -167,6 +167,9 @@ export function completionScript(shell: Shell, commands: readonly CompletionComm
     '  _bash_complete -o default -F _sealkit',
     '}',
     'compdef _sealkit_zsh sealkit',
+    // Saved as _sealkit in a folder of $fpath, this file is the body of the
+    // first completion's call: it completes that call too, not only the next.
+    '[[ ${funcstack[1]-} == _sealkit ]] && _sealkit_zsh "$@"',
     '',
   ].join('\n');
 }

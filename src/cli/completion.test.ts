@@ -85,8 +85,15 @@ if shell == "bash":
         f.write("PS1='$ '\nsource '%s'\nbind -x '\"\\C-t\": printf \"<<%%s>>\\n\" \"$READLINE_LINE\"'\n" % script)
     argv = ["bash", "--noprofile", "--rcfile", rc, "-i"]
 else:
+    load = "source '%s'" % script
+    if shell == "zsh-fpath":
+        # Saved as _sealkit in a folder of $fpath, loaded by compinit on the first TAB.
+        os.mkdir(os.path.join(home, "functions"))
+        with open(script) as source, open(os.path.join(home, "functions", "_sealkit"), "w") as saved:
+            saved.write(source.read())
+        load = ""
     with open(os.path.join(home, ".zshrc"), "w") as f:
-        f.write("PS1='$ '\nautoload -U compinit && compinit -u -D\nsource '%s'\n_show() { print -r -- \"<<$BUFFER>>\" }\nzle -N _show\nbindkey '^T' _show\n" % script)
+        f.write("PS1='$ '\nfpath=('%s/functions' $fpath)\nautoload -U compinit && compinit -u -D\n%s\n_show() { print -r -- \"<<$BUFFER>>\" }\nzle -N _show\nbindkey '^T' _show\n" % (home, load))
     argv = ["zsh", "-i"]
 pid, fd = pty.fork()
 if pid == 0:
@@ -113,7 +120,7 @@ sys.stdout.write(found.group(1).decode() if found else "<no line>")
 `;
 
 /** The command line after typing `line` and TAB in an interactive bash or zsh with sealkit's script loaded. */
-function afterTab(shell: 'bash' | 'zsh', line: string, cwd: string): string {
+function afterTab(shell: 'bash' | 'zsh' | 'zsh-fpath', line: string, cwd: string): string {
   const home = mkdtempSync(join(work, `home-${shell}-`));
   const run = spawnSync(
     'python3',
@@ -190,6 +197,13 @@ describe('sealkit completion', () => {
       );
     });
   }
+
+  it('regression: zsh completes on the first TAB with the script saved as _sealkit in $fpath', () => {
+    // The file only defined the completion then, so the first TAB of a session completed nothing.
+    const tree = filesToComplete();
+    expect(afterTab('zsh-fpath', 'sealkit contract v', tree)).toBe('sealkit contract validate ');
+    expect(afterTab('zsh-fpath', 'sealkit edition check a', tree)).toBe('sealkit edition check acme/');
+  });
 
   it('regression: bash offers a group’s commands after help and the group', () => {
     expect(bash(['help', 'contract', 'v'])).toEqual(['validate']);
