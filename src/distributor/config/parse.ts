@@ -314,7 +314,7 @@ class ConfigReader {
     );
     const endpoint = this.optional(fields, 'endpoint', path, (value, at) => {
       const url = this.ruled(
-        this.matching(value, ENDPOINT_PATTERN, at, 'an endpoint is an http:// or https:// URL'),
+        this.matching(value, ENDPOINT_PATTERN, at, endpointHint(value)),
         endpointProblem,
         value,
         at,
@@ -480,6 +480,8 @@ class ConfigReader {
     } catch {
       return this.report('config_invalid_value', node.at, at, 'an endpoint is an http:// or https:// URL');
     }
+    const aws = awsBucketAddressProblem(url, bucket);
+    if (aws !== undefined) return this.report('config_invalid_value', node.at, at, aws);
     if (!segments.includes(bucket)) return url;
     return this.report(
       'config_invalid_value',
@@ -620,6 +622,47 @@ function bucketHint(node: YamlNode): string {
   if (/[A-Z]/.test(text) && BUCKET_PATTERN.test(text.toLowerCase()))
     return 'a bucket name has no capital letters: S3 bucket names are lowercase';
   return BUCKET_HINT;
+}
+
+/**
+ * Which rule an endpoint that fails the pattern breaks, for the slips users
+ * make: the host and port written without a scheme (`127.0.0.1:7480`, as
+ * many tools print a store's address), or an `s3://` URL. The value is never
+ * repeated: it may hold credentials.
+ */
+function endpointHint(node: YamlNode): string {
+  if (node.kind !== 'string') return 'an endpoint is an http:// or https:// URL';
+  const text = node.value.trim();
+  if (/^s3a?:\/\//i.test(text))
+    return "an endpoint is the store's http:// or https:// address, not an s3:// URL: the bucket goes under bucket:, a folder inside it under prefix:";
+  if (text !== '' && !text.includes('://'))
+    return 'an endpoint starts with its scheme: write http:// before the host and port for a store without TLS (http://127.0.0.1:7480), https:// for one with it';
+  return 'an endpoint is an http:// or https:// URL';
+}
+
+/**
+ * AWS S3's addresses of one bucket pasted as `endpoint:`: the website
+ * endpoint (`<bucket>.s3-website-<region>.amazonaws.com`), which serves the
+ * published pages but takes no upload, and the bucket's own host
+ * (`<bucket>.s3.<region>.amazonaws.com`), before which the SDK puts the
+ * bucket a second time. Both fail at the store with errors that do not name
+ * the cause (an HTML 405 page, a TLS name mismatch); for AWS S3 the endpoint
+ * is left out and found from the region. Only AWS's host names are judged:
+ * another store may well be served under a host named like its bucket.
+ */
+function awsBucketAddressProblem(url: string, bucket: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (!/\.amazonaws\.com(\.cn)?$/.test(host)) return undefined;
+  if (host.split('.').some((label) => label.startsWith('s3-website')))
+    return "this is a bucket's website address (s3-website), which serves the published pages but takes no uploads: leave endpoint: out to publish to AWS S3 (region: finds it)";
+  if (host.startsWith(`${bucket}.s3.`) || host.startsWith(`${bucket}.s3-`))
+    return "the endpoint's host name begins with the bucket, as AWS writes one bucket's address: the bucket goes under bucket: alone; leave endpoint: out to publish to AWS S3 (region: finds it)";
+  return undefined;
 }
 
 /**

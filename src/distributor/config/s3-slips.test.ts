@@ -1,6 +1,7 @@
-// The slips a user new to S3 makes in an S3 destination's bucket: and
-// prefix: (an s3:// or https:// address pasted whole, a folder written after
-// the bucket, capitals, a blank or missing prefix), through the built CLI
+// The slips a user new to S3 makes in an S3 destination's bucket:, prefix:
+// and endpoint: (an s3:// or https:// address pasted whole, a folder written
+// after the bucket, capitals, a blank or missing prefix, an endpoint without
+// its scheme, AWS's website or bucket address as the endpoint), through the built CLI
 // with the test radosgw as the store: each is refused when the configuration
 // is read, at its own line, with the rule it breaks and what to write
 // instead, and nothing reaches the bucket.
@@ -130,6 +131,56 @@ const CASES: readonly {
       '6:9',
       'prefix',
       "add 'prefix': the folder of the bucket to publish under, or '' for the bucket's root",
+    ),
+  },
+  {
+    // The store's address as many tools print it: host and port, no scheme.
+    name: 'endpoint-without-scheme',
+    line: () => `endpoint: "${ctx.rgw.endpoint}"`,
+    replacement: () => `endpoint: ${ctx.rgw.endpoint.replace(/^http:\/\//, '')}`,
+    expected: refusal(
+      'config_invalid_value',
+      INVALID,
+      '10:19',
+      'endpoint',
+      'an endpoint starts with its scheme: write http:// before the host and port for a store without TLS (http://127.0.0.1:7480), https:// for one with it',
+    ),
+  },
+  {
+    name: 'endpoint-s3-url',
+    line: () => `endpoint: "${ctx.rgw.endpoint}"`,
+    replacement: (bucket) => `endpoint: s3://${bucket}`,
+    expected: refusal(
+      'config_invalid_value',
+      INVALID,
+      '10:19',
+      'endpoint',
+      "an endpoint is the store's http:// or https:// address, not an s3:// URL: the bucket goes under bucket:, a folder inside it under prefix:",
+    ),
+  },
+  {
+    // A static site's own address, pasted from the bucket's website settings.
+    name: 'endpoint-website',
+    line: () => `endpoint: "${ctx.rgw.endpoint}"`,
+    replacement: (bucket) => `endpoint: http://${bucket}.s3-website-eu-west-1.amazonaws.com`,
+    expected: refusal(
+      'config_invalid_value',
+      INVALID,
+      '10:19',
+      'endpoint',
+      "this is a bucket's website address (s3-website), which serves the published pages but takes no uploads: leave endpoint: out to publish to AWS S3 (region: finds it)",
+    ),
+  },
+  {
+    name: 'endpoint-bucket-host',
+    line: () => `endpoint: "${ctx.rgw.endpoint}"`,
+    replacement: (bucket) => `endpoint: https://${bucket}.s3.eu-west-1.amazonaws.com/`,
+    expected: refusal(
+      'config_invalid_value',
+      INVALID,
+      '10:19',
+      'endpoint',
+      "the endpoint's host name begins with the bucket, as AWS writes one bucket's address: the bucket goes under bucket: alone; leave endpoint: out to publish to AWS S3 (region: finds it)",
     ),
   },
 ];
