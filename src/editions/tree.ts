@@ -4,6 +4,8 @@ import { type Dir, isFsError } from '../core/fs/index.js';
 export interface TreeFile {
   readonly path: string;
   readonly bytes: Uint8Array;
+  /** Over the per-file limit and not read (`bytes` empty): only with `skipOversized`. */
+  readonly oversized?: true;
 }
 
 export interface Tree {
@@ -48,6 +50,11 @@ export interface TreeReadOptions {
   readonly skip?: (path: string) => boolean;
   /** Only files for which this holds are read; others are ignored (default: all). */
   readonly include?: (path: string) => boolean;
+  /**
+   * A file over `maxFileBytes` is listed unread (`oversized`) instead of
+   * refusing the tree: for data a caller can do without (a large seed).
+   */
+  readonly skipOversized?: boolean;
 }
 
 /**
@@ -84,6 +91,10 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
       if (stat.type !== 'file') throw new TreeReadError('entry_invalid', path);
       if (options.include !== undefined && !options.include(path)) continue;
       if (files.length + 1 > limits.maxFiles) throw new TreeReadError('too_large');
+      if (options.skipOversized === true && stat.size > BigInt(limits.maxFileBytes)) {
+        files.push({ path, bytes: new Uint8Array(0), oversized: true });
+        continue;
+      }
       const file = unreadableAs(path, () => dir.openFile(entry.name));
       try {
         const opened = file.stat();

@@ -13,7 +13,7 @@ import {
   renderedBoolean,
   type Unclosed,
 } from './jinja.js';
-import type { ProjectFile, ProjectFiles } from './project-files.js';
+import { PROJECT_LIMITS, type ProjectFile, type ProjectFiles } from './project-files.js';
 import {
   collectProperties,
   type ModelProperties,
@@ -1137,6 +1137,13 @@ function planSeeds(files: readonly ProjectFile[]): PlannedSeed[] {
   return files
     .map((file) => {
       const name = (file.path.split('/').pop() ?? '').replace(/\.csv$/, '');
+      if (file.oversized === true)
+        return {
+          name,
+          path: file.path,
+          table: undefined,
+          fault: `${file.path} is larger than the ${PROJECT_LIMITS.maxFileBytes / (1024 * 1024)} MiB the check loads of a seed`,
+        };
       const read = readCsv(file.bytes);
       return {
         name,

@@ -94,8 +94,17 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         );
         const tests = testFiles.filter((file) => file.path.endsWith('.sql'));
         // dbt reads properties files under the seed and snapshot paths too (a seeds/_seeds.yml).
+        // Seeds are data, often larger than code: their own budget, and a CSV over the
+        // per-file limit is listed unread (its seed is then not loaded) rather than refusing the check.
         const seedFiles = seedPaths.flatMap((path) =>
-          readUnder(root, path, (name) => /\.(csv|ya?ml)$/.test(name) || md(name), budget, projectDir),
+          readUnder(
+            root,
+            path,
+            (name) => /\.(csv|ya?ml)$/.test(name) || md(name),
+            { files: 0, bytes: 0 },
+            projectDir,
+            true,
+          ),
         );
         const snapshotFiles = snapshotPaths.flatMap((path) =>
           readUnder(root, path, (name) => /\.(sql|ya?ml)$/.test(name) || md(name), budget, projectDir),
@@ -110,7 +119,8 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         ]);
         const seeds = seedFiles.filter((file) => file.path.endsWith('.csv'));
         const snapshots = snapshotFiles.filter((file) => file.path.endsWith('.sql'));
-        const isProperties = (file: ProjectFile): boolean => /\.ya?ml$/.test(file.path);
+        const isProperties = (file: ProjectFile): boolean =>
+          /\.ya?ml$/.test(file.path) && file.oversized !== true;
         const properties = uniqueByPath([...modelFiles, ...seedFiles, ...snapshotFiles].filter(isProperties));
         return {
           projectDir,
@@ -331,6 +341,7 @@ function readUnder(
   wanted: (name: string) => boolean,
   budget: { files: number; bytes: number },
   projectDir: string,
+  skipOversized = false,
 ): ProjectFile[] {
   let dir: Dir | undefined = root;
   const opened: Dir[] = [];
@@ -356,10 +367,15 @@ function readUnder(
         maxTotalBytes: PROJECT_LIMITS.maxTotalBytes - budget.bytes,
       },
       include: wanted,
+      skipOversized,
     });
     budget.files += tree.files.length;
     for (const file of tree.files) budget.bytes += file.bytes.length;
-    return tree.files.map((file) => ({ path: `${path}/${file.path}`, bytes: file.bytes }));
+    return tree.files.map((file) => ({
+      path: `${path}/${file.path}`,
+      bytes: file.bytes,
+      ...(file.oversized === true ? { oversized: true as const } : {}),
+    }));
   } catch (error: unknown) {
     if (error instanceof TreeReadError) {
       const location = { path: join(projectDir, path, error.path ?? '') };

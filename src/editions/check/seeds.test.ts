@@ -92,6 +92,19 @@ describe('seeds and snapshots', () => {
     });
   });
 
+  it('regression: a seed CSV over 4 MiB does not refuse the project; a model reading it says the seed was not loaded, and why', async () => {
+    const project = projectWithSeedAndSnapshot();
+    const row = '9,placed,Placed,0.5,false,2024-01-01\n';
+    const big = `status_id,order_status,label,weight,is_final,valid_from\n${row.repeat(Math.ceil((4 * 1024 * 1024) / row.length) + 1)}`;
+    writeTree(project, { 'seeds/status_labels.csv': big });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.models.find((model) => model.name === 'silver_orders')?.status).toBe('passed');
+    expect(report.models.find((model) => model.name === 'gold_status_weights')?.finding).toMatchObject({
+      reason_code: 'dependency_failed',
+      hint: 'not built: the seed status_labels (seeds/status_labels.csv is larger than the 4 MiB the check loads of a seed)',
+    });
+  });
+
   it('reads seed columns as dbt does: whole numbers, numbers, dates, timestamps, true/false, else text', () => {
     const types = seedTypes({
       columns: ['i', 'n', 'd', 't', 'b', 's', 'empty', 'mixed'],
