@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -114,6 +115,54 @@ describe('sealkit json', () => {
     const over = runCli(['json', 'digest', '--max-bytes', '6', '--json'], { input: '[1,2,3]' });
     expect(over.status).toBe(2);
     expect(JSON.parse(over.stdout.toString())).toMatchObject({ reason_code: 'json_too_large' });
+  });
+
+  it('regression: read from a terminal, it says it is waiting for the document (it looked like a hang)', () => {
+    // The CLI on a real terminal (python3's pty: Node has none to offer): the
+    // note first, then the document typed and Ctrl-D, then its digest.
+    const script = String.raw`
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+seen = b""
+def read_until(marker):
+    global seen
+    end = time.time() + 20
+    while marker not in seen and time.time() < end:
+        try: seen += os.read(fd, 65536)
+        except OSError: break
+read_until(b"Ctrl-D")
+os.write(fd, b'{"b":1,"a":2}\n')
+time.sleep(0.3)
+os.write(fd, b"\x04")
+read_until(b"sha256:")
+time.sleep(0.5)
+try: seen += os.read(fd, 65536)
+except OSError: pass
+sys.stdout.write(seen.decode(errors="replace"))
+`;
+    const run = spawnSync(
+      'python3',
+      ['-c', script, process.execPath, join(REPO_ROOT, 'bin', 'sealkit.js'), 'json', 'digest'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(run.stderr).toBe('');
+    const screen = run.stdout.replaceAll('\r', '');
+    const digest = `sha256:${createHash('sha256').update('{"a":2,"b":1}').digest('hex')}`;
+    expect(screen).toContain(
+      'sealkit: reading JSON from standard input: type or paste it, then Ctrl-D on a line of its own; or name a FILE\n',
+    );
+    expect(screen.indexOf('Ctrl-D')).toBeLessThan(screen.indexOf('{"b":1'));
+    expect(screen).toContain(`${digest}\n`);
+    // Not on a terminal (a pipe, a file), nothing but the digest.
+    const piped = runCli(['json', 'digest'], { cwd: dir, input: '{"b":1,"a":2}' });
+    expect(piped.stderr.toString()).toBe('');
+    expect(piped.stdout.toString()).toBe(`${digest}\n`);
   });
 
   it('regression: a directory on standard input is refused as not a regular file, not as malformed JSON', () => {

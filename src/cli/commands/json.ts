@@ -13,6 +13,7 @@ import {
 } from '../../core/json/index.js';
 import { guardRefusalsAsync, Refusal } from '../../core/refusal/index.js';
 import type { Command, CommandResult } from '../command.js';
+import { progress } from '../output.js';
 import { optionalArgument, parseCommandArgs } from '../parse.js';
 import { UsageError } from '../usage-error.js';
 
@@ -79,6 +80,13 @@ async function canonicalFromArgs(
   // for every command, not a refusal about a file that has no name.
   const source = optionalArgument(positionals[0], 'FILE', usage) ?? '-';
   const maxDepth = DEFAULT_JSON_LIMITS.maxDepth;
+  // `sealkit json digest` typed alone waits for a document on the terminal;
+  // say so, or it looks like a hang (docs/cli.md#progress).
+  if (source === '-' && (io.stdin as { isTTY?: boolean }).isTTY === true)
+    progress(
+      io,
+      'reading JSON from standard input: type or paste it, then Ctrl-D on a line of its own; or name a FILE',
+    );
   return await locatedAt(source, async (): Promise<Canonical> => {
     const input = await withLimit(() => readBoundedInput(source, maxBytes, io.stdin), maxBytes, maxDepth);
     const value = await withLimit(async () => parseStrict(input, { maxBytes, maxDepth }), maxBytes, maxDepth);
