@@ -185,6 +185,17 @@ describe('links of pages that a destination will not hold', () => {
       '[a](../W02/report.md) [b](../W02/reprot.md) [c](../W02/report.html) ![d](../W02/chart.png)',
       '[e](../../ops/nightly/summary.md) [f](../../ops/nightly/x.csv) [g](../W01/report.md)',
     ].join('\n');
+    // A folder of another bundle is answered by its index.html, which W02 (report.md only) lacks.
+    expect(
+      warningsOfBundle(
+        '[h](../W02/) [i](../W02/sub/) [j](../W01/) [k](../)\n',
+        ['report.md'],
+        { source: false, html: true },
+        'sales/W03',
+        'report.md',
+        new Map([['sales/W02', other(['report.md', 'sub/index.md'])]]),
+      ),
+    ).toEqual([['../W02/', 'folder_without_index']]);
     // W01 is no bundle of this run (published earlier, since removed from the source): not checked.
     expect(
       warningsOfBundle(

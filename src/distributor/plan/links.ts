@@ -92,15 +92,15 @@ export function linkWarnings(
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
       if (link.other !== undefined) {
-        const into = siblings === undefined ? undefined : siblingOf(link.other, siblings);
-        if (into !== undefined && !heldBy(into.dir, into.manifest).has(link.other.slice(into.dir.length + 1)))
+        const problem = siblings === undefined ? undefined : otherBundleProblem(link, siblings, heldBy);
+        if (problem !== undefined)
           warnings.push({
             page: source,
             line: link.line,
             href: link.href,
             image: link.image,
-            problem: 'not_in_other_bundle',
-            target_bundle_dir: into.dir,
+            problem: problem.problem,
+            target_bundle_dir: problem.dir,
           });
         continue;
       }
@@ -154,6 +154,33 @@ function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found 
   if (held.written.has(index)) return undefined;
   if (held.listed.has(index)) return { problem: 'not_published_here', file: index };
   return { problem: held.folders.has(target) ? 'folder_without_index' : 'not_in_manifest' };
+}
+
+/**
+ * Why a link into another bundle of the run will not load at this
+ * destination, with that bundle's folder: a file it does not publish here,
+ * or a folder of it (`../2026-W02/`) without an `index.html` to answer.
+ * Undefined when it loads, or leads into no bundle of the run.
+ */
+function otherBundleProblem(
+  link: PageLink,
+  siblings: SiblingBundles,
+  heldBy: (dir: string, sibling: SourceManifest) => ReadonlySet<string>,
+): { readonly problem: LinkProblem; readonly dir: string } | undefined {
+  const other = link.other ?? '';
+  const bundle = siblings.get(other);
+  const into =
+    link.folder === true && bundle !== undefined
+      ? { dir: other, manifest: bundle }
+      : siblingOf(other, siblings);
+  if (into === undefined) return undefined;
+  const held = heldBy(into.dir, into.manifest);
+  const inside = other === into.dir ? '' : other.slice(into.dir.length + 1);
+  if (link.folder !== true)
+    return held.has(inside) ? undefined : { problem: 'not_in_other_bundle', dir: into.dir };
+  if (held.has(inside === '' ? 'index.html' : `${inside}/index.html`)) return undefined;
+  const holds = inside === '' || into.manifest.files.some((file) => file.path.startsWith(`${inside}/`));
+  return { problem: holds ? 'folder_without_index' : 'not_in_other_bundle', dir: into.dir };
 }
 
 /** The bundle of the run whose folder holds `path` (below the source root), if any. */

@@ -845,7 +845,8 @@ describe('Markdown to HTML', () => {
       ['../index.md', undefined],
       ['../../README.md', undefined],
       ['../../../x.md', undefined],
-      ['../2026-W02/', undefined],
+      // A folder of another bundle: the plan looks for its index.html there.
+      ['../2026-W02/', 'sales/2026-W02'],
       ['../2026-W02/README.MD', 'sales/2026-W02/README.MD'],
     ]);
     // Without the bundle's folder, where the source root lies is unknown: as written.

@@ -130,9 +130,10 @@ export interface PageLink {
   /** The bundle path it resolves to, when it stays inside the bundle (`''`: the bundle folder itself). */
   readonly target?: string;
   /**
-   * It names a folder (`guide/`, `./`, `..`): a web server answers with that
-   * folder's `index.html`. A folder named without its slash (`guide`) is a
-   * plain `target`, as the Markdown cannot tell it from a file.
+   * It names a folder (`guide/`, `./`, `..`, or another bundle's
+   * `../2026-W02/`): a web server answers with that folder's `index.html`.
+   * A folder named without its slash (`guide`) is a plain `target`, as the
+   * Markdown cannot tell it from a file.
    */
   readonly folder?: true;
   /** It climbs above the bundle folder (`../2026-W02/report.md`). */
@@ -278,7 +279,11 @@ function adjustTokens(
           ...(place.kind === 'outside'
             ? { leaves: true }
             : place.kind === 'other'
-              ? { leaves: true, other: place.target }
+              ? {
+                  leaves: true,
+                  other: place.target,
+                  ...(place.folder === true ? { folder: true as const } : {}),
+                }
               : place.kind === 'folder'
                 ? { target: place.target, folder: true }
                 : { target: place.target }),
@@ -307,6 +312,7 @@ export function pageHref(
 ): string | undefined {
   const place = placeOf(href, from, bundleDir);
   if (place === undefined || (place.kind !== 'inside' && place.kind !== 'other')) return undefined;
+  if (place.kind === 'other' && place.folder === true) return undefined;
   if (!place.target.endsWith('.md') || htmlSidecarPath(place.target) === undefined) return undefined;
   if (place.kind === 'inside' && !listed.has(place.target)) return undefined;
   const cut = href.search(/[?#]/);
@@ -319,7 +325,7 @@ type Place =
   | { readonly kind: 'inside'; readonly target: string }
   | { readonly kind: 'folder'; readonly target: string }
   /** Below the source root, in a folder that is neither the bundle's nor one above it; `target` under the source root. */
-  | { readonly kind: 'other'; readonly target: string }
+  | { readonly kind: 'other'; readonly target: string; readonly folder?: true }
   | { readonly kind: 'outside' };
 
 /**
@@ -366,12 +372,15 @@ function placeOf(href: string, from: string, bundleDir?: string): Place | undefi
   const last = raws[raws.length - 1];
   const folder = last === '' || last === '.' || last === '..';
   if (segments.length < base.length || base.some((name, index) => segments[index] !== name)) {
-    // A file in a folder above the bundle (`../index.md`) lies outside every
-    // bundle: a bundle never holds another. Elsewhere below the source root,
-    // it may be another bundle's.
-    const parent = segments.slice(0, -1);
-    const above = parent.length < base.length && parent.every((name, index) => base[index] === name);
-    return folder || above ? { kind: 'outside' } : { kind: 'other', target: segments.join('/') };
+    // A folder above the bundle (`../`), or a file in one (`../index.md`),
+    // lies outside every bundle: a bundle never holds another. Elsewhere
+    // below the source root, it may be another bundle's (`../2026-W02/`).
+    const holder = folder ? segments : segments.slice(0, -1);
+    const above = holder.length < base.length && holder.every((name, index) => base[index] === name);
+    if (above) return { kind: 'outside' };
+    return folder
+      ? { kind: 'other', target: segments.join('/'), folder: true }
+      : { kind: 'other', target: segments.join('/') };
   }
   const target = segments.slice(base.length).join('/');
   return { kind: folder ? 'folder' : 'inside', target };
