@@ -96,6 +96,31 @@ describe('credentials the store refuses or the SDK passes over', () => {
     expect(await listKeys(ctx.s3, ctx.bucket, 'unknown-key/')).toEqual([]);
   });
 
+  it('regression: a temporary key id without its session token is said to lack the token, not to be unknown', async () => {
+    const { source, base, cli } = setUp('no-token');
+    const temporary = 'ASIASENTINELTEMP7Q3';
+    const run = cli({ ...base, AWS_ACCESS_KEY_ID: temporary });
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString('utf8')).toBe(
+      refusal(
+        'destination_credentials_refused',
+        REFUSED,
+        '.endpoint',
+        10,
+        'AWS_ACCESS_KEY_ID is a temporary key id (it starts with ASIA), which a store knows only together with its session token, and AWS_SESSION_TOKEN is not set or empty: export the token that came with the keys, or get new ones',
+      ),
+    );
+    expect(scanForSentinels(run, [source], [temporary, ctx.rgw.secretAccessKey])).toEqual([]);
+    // With a token the store still does not know the key: then it is the key id to check.
+    const withToken = cli({ ...base, AWS_ACCESS_KEY_ID: temporary, AWS_SESSION_TOKEN: 'sentinel-token-5e' });
+    expect(withToken.status).toBe(2);
+    expect(withToken.stderr.toString('utf8')).toContain(
+      'the store does not know the access key id in AWS_ACCESS_KEY_ID: check it',
+    );
+    expect(scanForSentinels(withToken, [source], ['sentinel-token-5e'])).toEqual([]);
+    expect(await listKeys(ctx.s3, ctx.bucket, 'no-token/')).toEqual([]);
+  });
+
   it('regression: an access key without its secret (unset or empty) is said to be half a pair, not "no credentials" alone', async () => {
     const { source, base, cli } = setUp('half-pair');
     const unset: NodeJS.ProcessEnv = { ...base };

@@ -66,6 +66,8 @@ export function credentialsRefusedHint(errorName: string, env: NodeJS.ProcessEnv
   switch (errorName) {
     case 'InvalidAccessKeyId':
     case 'InvalidClientTokenId':
+      if (fromEnv && temporaryWithoutToken(env))
+        return 'AWS_ACCESS_KEY_ID is a temporary key id (it starts with ASIA), which a store knows only together with its session token, and AWS_SESSION_TOKEN is not set or empty: export the token that came with the keys, or get new ones';
       return `the store does not know the access key id ${
         fromEnv
           ? 'in AWS_ACCESS_KEY_ID'
@@ -98,6 +100,17 @@ export function credentialsRefusedHint(errorName: string, env: NodeJS.ProcessEnv
           ? `check the credentials of ${profile}${passedOver}`
           : `check the credentials the SDK found in ${chain}`;
   }
+}
+
+/**
+ * Temporary keys (STS, SSO, an assumed role) have key ids that start with
+ * `ASIA` and are only known to AWS together with their session token; the
+ * store answers a request without it as for an unknown key id, which sent
+ * users to check a key id that was right. Only the id's type prefix is
+ * looked at, never shown.
+ */
+function temporaryWithoutToken(env: NodeJS.ProcessEnv): boolean {
+  return (env.AWS_ACCESS_KEY_ID ?? '').startsWith('ASIA') && (env.AWS_SESSION_TOKEN ?? '') === '';
 }
 
 /**
