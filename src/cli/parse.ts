@@ -356,8 +356,12 @@ function describeParseError(error: unknown): string {
   return 'invalid arguments';
 }
 
-// parseArgs names the offending flag in its message; keep only a flag-shaped token.
+// parseArgs names the offending flag in its message; keep only a flag-shaped
+// token, the long one of a flag it names by both ('-q, --quiet'): the short
+// one named `--quiet=yes` as "invalid value for option -q".
 function optionName(error: unknown): string {
-  const match = /'(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)/.exec(String((error as Error).message));
+  const match = /'(?:-[A-Za-z0-9], )?(-{1,2}[A-Za-z0-9][A-Za-z0-9_-]*)/.exec(
+    String((error as Error).message),
+  );
   return match?.[1] ?? '';
 }

@@ -385,6 +385,9 @@ describe('command-line usage errors', () => {
       "--exclude takes a value (--exclude GLOB), not the option '--replace'; write a value that starts with '-' as --exclude=GLOB",
     ],
     ['--json=1', ['distribute', 'run', '--json=1'], "--json takes no value, not '1'"],
+    // Regression: a switch with a short form was named by it ("invalid value for option -q").
+    ['--quiet=yes', ['distribute', 'run', '--quiet=yes'], "--quiet takes no value, not 'yes'"],
+    ['--help=yes', ['contract', 'validate', '--help=yes'], "--help takes no value, not 'yes'"],
     [
       '--created 2026-05-30',
       ['distribute', 'manifest', 'out', '--id', 'x', '--created', '2026-05-30'],
