@@ -369,6 +369,27 @@ describe('distribute manifest: every refusal names the file', () => {
     ]);
     chmodSync(join(bundle, 'locked'), 0o755);
   });
+
+  it('regression: a name the path rules refuse says what to do (it said only what was wrong)', () => {
+    writeFileSync(join(bundle, 'bad\u0001name.txt'), 'x');
+    writeFileSync(join(bundle, 'data', 'q1\\q2.csv'), 'x');
+    const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
+    expect([refusal, ...refusal.also].map((one) => [one.code, one.hint])).toEqual([
+      [
+        'path_control_char',
+        'its name holds a control character, which reports and logs would print raw: rename it, or leave it out with --exclude',
+      ],
+      [
+        'path_backslash',
+        'its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with --exclude',
+      ],
+    ]);
+    // Left out as the hint says, the manifest is written.
+    expect(
+      writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['bad*', '*\\\\*'] }).manifest.files
+        .length,
+    ).toBeGreaterThan(0);
+  });
 });
 
 describe('sealkit distribute manifest (CLI)', () => {

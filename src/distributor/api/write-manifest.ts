@@ -342,7 +342,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
         inFolder(dir, entry, path, problems, (child) => walk(child, path, depth + 1));
       } else if (type === 'file') {
         const problem = pathProblem(path);
-        if (problem !== undefined) problems.push(refuseAt(problem, path));
+        if (problem !== undefined) problems.push(refuseAt(problem, path, NAME_HINTS[problem]));
         else files.push(path);
         if (files.length > MAX_FILES) throw refuseDistributor('manifest_files_invalid', { role: 'manifest' });
       } else problems.push(refuseAt('file_not_regular', path, SPECIAL_HINT));
@@ -351,6 +351,23 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
   walk(root, '', 0);
   return { files: files.sort(compareUtf8), leftOut, hasManifest, problems };
 }
+
+/**
+ * What to do about a file whose name the path rules refuse
+ * (docs/distributor.md#path-rules): the producer's own file, so rename it,
+ * or leave it out. The other rules (an empty, absolute or `..` path) cannot
+ * come from a folder's listing.
+ */
+const NAME_HINTS: { readonly [code: string]: string } = {
+  path_control_char:
+    'its name holds a control character, which reports and logs would print raw: rename it, or leave it out with --exclude',
+  path_backslash:
+    'its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with --exclude',
+  path_too_long:
+    'a name is at most 255 bytes and a path at most 4,096 (UTF-8): shorten it, or leave it out with --exclude',
+  path_reserved:
+    "manifest.json and names beginning with .distributor are sealkit's own: rename it, or leave it out with --exclude",
+};
 
 // A run walks the whole bundle folder, listed or not, and refuses a link, a
 // FIFO or device, an unreadable folder or a nested manifest.json anywhere in
