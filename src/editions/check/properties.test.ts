@@ -39,10 +39,12 @@ describe('testSpec', () => {
       hint: "accepted_values needs 'values': 'values' is missing",
     });
     // The misspelling is the cause: 'values' is not also said to be missing.
+    // Placed at the misspelt key itself (regression: was the test's entry).
     expect(testSpec(entry("accepted_values: {value: ['a']}"))).toEqual({
       kind: 'unsupported',
       label: 'accepted_values',
       hint: "accepted_values has no argument 'value': did you mean 'values'?",
+      key: ['accepted_values', 'value'],
     });
     expect(testSpec(entry("relationships: {to: ref('a'), field: id, colour: red}"))).toMatchObject({
       hint: "relationships has no argument 'colour' (it takes 'to', 'field' and 'column_name')",
@@ -112,6 +114,7 @@ describe('testSpec', () => {
       kind: 'unsupported',
       label: 'accepted_values',
       hint: "accepted_values has no argument 'value': did you mean 'values'?",
+      key: ['accepted_values', 'arguments', 'value'],
     });
     expect(testSpec(entry("relationships: {arguments: {to: ref('a')}}"))).toMatchObject({
       hint: "relationships needs 'to' and 'field' in 'arguments': 'field' is missing",

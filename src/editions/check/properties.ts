@@ -601,6 +601,8 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
     const takes = ` (it takes ${quoted(args.takes)})`;
     problems.push({
       text: `${kind} has no argument '${key}'${other === undefined ? takes : `: did you mean '${other}'?`}`,
+      // At the misspelt key itself, under `arguments:` or beside it, where the fix goes.
+      key: underKeys.includes(key) ? [ARGUMENTS_KEY, key] : [key],
     });
   }
   const missing = args.needs.filter((key) => given[key] === undefined && !meant.has(key));
