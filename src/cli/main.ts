@@ -5,6 +5,7 @@ import { packageRoot, packageVersion } from '../core/package/index.js';
 import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { flagsOfUsage } from './completion-script.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { redactingIo } from './redact-credentials.js';
@@ -198,6 +199,32 @@ function unknownTopFlag(argv: readonly string[], words: readonly string[], usage
   });
 }
 
+/**
+ * An unknown `--flag` that a sibling command takes (`contract validate
+ * --resource`, `edition check --edition`), with no nearer hint of the
+ * command's own, names the commands that take it: the user is most often
+ * one command away (docs/cli.md#exit-codes).
+ */
+async function withSiblingHint(error: unknown, command: CommandEntry): Promise<unknown> {
+  if (!(error instanceof UsageError) || error.hint !== undefined) return error;
+  const flag = /^unknown option (--[a-z][a-z0-9-]*)$/.exec(error.message)?.[1];
+  if (flag === undefined) return error;
+  const takers: string[] = [];
+  for (const sibling of COMMANDS) {
+    if (sibling.path[0] !== command.path[0] || sibling === command) continue;
+    if (flagsOfUsage((await sibling.load()).usage).includes(flag)) takers.push(sibling.path.at(-1) ?? '');
+  }
+  if (takers.length === 0) return error;
+  const last = takers.pop();
+  const names = takers.length === 0 ? `${last}` : `${takers.join(', ')} and ${last}`;
+  return new UsageError(error.message, error.usage, {
+    hint: `${flag} is an option of sealkit ${command.path[0]} ${names}`,
+    brief: error.brief,
+    full: error.full,
+    helpCommand: error.helpCommand,
+  });
+}
+
 export async function main(argv: readonly string[], given: CliIo): Promise<ExitCode> {
   const io = redactingIo(given);
   const json = argv.includes('--json');
@@ -269,7 +296,9 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
       else io.stdout.write(`${command.usage}\n`);
       return EXIT.ok;
     }
-    const result = await command.run(found.rest, io);
+    const result = await command.run(found.rest, io).catch(async (error: unknown) => {
+      throw await withSiblingHint(error, found.command);
+    });
     if (json) {
       if (result.printed !== true) writeJson(io, result.json);
     } else {

@@ -337,6 +337,35 @@ describe('command-line usage errors', () => {
     }
   });
 
+  it.each([
+    [
+      ['contract', 'validate', 'retail', '--out', 'x'],
+      '--out',
+      '--out is an option of sealkit contract project and schemas',
+    ],
+    [
+      ['edition', 'check', 'acme', '--edition', 'bigquery'],
+      '--edition',
+      '--edition is an option of sealkit edition new',
+    ],
+    [['distribute', 'verify', 'b', '--id', 'x'], '--id', '--id is an option of sealkit distribute manifest'],
+    [['evidence', 'check', '--out', 'x'], '--out', '--out is an option of sealkit evidence synth'],
+  ])('regression: %j names the sibling commands that take the flag (was no hint)', (args, flag, hint) => {
+    const run = runCli(args);
+    expect(run.status).toBe(1);
+    expect(run.stdout.toString()).toBe('');
+    expect(run.stderr.toString()).toBe(
+      `sealkit: unknown option ${flag}\n  = help: ${hint}\nsee 'sealkit ${args.slice(0, 2).join(' ')} --help'\n`,
+    );
+    const json = runCli([...args, '--json']);
+    expect(JSON.parse(json.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: `unknown option ${flag}`,
+      hint,
+    });
+  });
+
   it('`sealkit help <unknown>` is a usage error with a suggestion', () => {
     const run = runCli(['help', 'contrct']);
     expect(run.status).toBe(1);
