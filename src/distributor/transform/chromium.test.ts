@@ -422,7 +422,7 @@ describe('footnotes of a published page in a real browser', () => {
 });
 
 describe('what GitHub shows of a team’s Markdown, on a published site', () => {
-  it('regression: a [!WARNING] quote is a callout, <br> breaks a cell, a link to last week’s .md opens its page', async () => {
+  it('regression: a [!WARNING] quote is a callout, <br> breaks a cell, <details> folds, a link to last week’s .md opens its page', async () => {
     const source = join(work, 'gfm-src');
     const site = join(work, 'gfm-site');
     mkdirSync(source);
@@ -446,6 +446,14 @@ describe('what GitHub shows of a team’s Markdown, on a published site', () => 
             '| region | note |',
             '| --- | --- |',
             '| EMEA | late feed<br>rerun at 02:00 |',
+            '',
+            '<details>',
+            '<summary>Query used</summary>',
+            '',
+            '```sql',
+            'select region, sum(amount) from sales group by region;',
+            '```',
+            '</details>',
             '',
           ].join('\n'),
         },
@@ -485,6 +493,11 @@ describe('what GitHub shows of a team’s Markdown, on a published site', () => 
       text: false,
       cell: 'late feed\nrerun at 02:00',
     });
+    // Folded until its summary is clicked, with no script.
+    const shown = `[document.querySelector('details pre').checkVisibility(), document.querySelector('details').open]`;
+    expect(await page.evaluate(shown)).toEqual([false, false]);
+    await page.click('details summary');
+    expect(await page.evaluate(shown)).toEqual([true, true]);
     await page.click('a[href="../2026-W21/report.html"]');
     await page.waitForLoadState('load');
     expect(await page.title()).toBe('Week 21');

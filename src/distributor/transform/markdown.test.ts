@@ -456,6 +456,66 @@ describe('Markdown to HTML', () => {
     expect(links).toEqual([]);
   });
 
+  it('regression: <details> and <summary> lines fold a section as on GitHub, not shown as tags', () => {
+    const { page, links } = renderMarkdown(
+      Buffer.from(
+        [
+          '# Week 22',
+          '',
+          '<details>',
+          '<summary>Query used for **revenue**</summary>',
+          '',
+          '```sql',
+          'select region, sum(amount) from sales group by region;',
+          '-- </details> in code stays code',
+          '```',
+          '',
+          'See the [notes](notes.md).',
+          '</details>',
+          '',
+          '<details open><summary>Checks</summary>',
+          '',
+          '- [x] reconciled',
+          '</details>',
+          '</details>',
+          '',
+          '<details class="x">',
+          '<summary onclick="alert(1)">x</summary>',
+        ].join('\n'),
+      ),
+      't',
+      { path: 'r.md', listed: new Set(['r.md', 'notes.md']) },
+    );
+    const body = Buffer.from(page).toString().split('<article class="markdown-body">\n')[1];
+    expect(body).toBe(
+      [
+        '<h1 id="week-22">Week 22</h1>',
+        '<details>',
+        '<summary>Query used for <strong>revenue</strong></summary>',
+        '<pre><code class="language-sql">select region, sum(amount) from sales group by region;',
+        '-- &lt;/details&gt; in code stays code',
+        '</code></pre>',
+        '<p>See the <a href="notes.html">notes</a>.</p>',
+        '</details>',
+        '<details open>',
+        '<summary>Checks</summary>',
+        '<ul class="contains-task-list">',
+        '<li class="task-list-item"><input type="checkbox" class="task-list-item-checkbox" disabled="" checked="" /> reconciled</li>',
+        '</ul>',
+        '</details>',
+        // A close with none open, and tags with attributes, stay text.
+        '<p>&lt;/details&gt;</p>',
+        '<p>&lt;details class=&quot;x&quot;&gt;',
+        '&lt;summary onclick=&quot;alert(1)&quot;&gt;x&lt;/summary&gt;</p>',
+        '</article>',
+        '</body>',
+        '</html>',
+        '',
+      ].join('\n'),
+    );
+    expect(links).toEqual([{ line: 11, href: 'notes.html', image: false, target: 'notes.html' }]);
+  });
+
   it('regression: <br> in a table cell breaks the line as on GitHub, not shown as text', () => {
     const body = render(
       [

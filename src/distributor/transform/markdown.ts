@@ -5,6 +5,7 @@ import { decodeUtf8Strict } from '../../core/input/utf8.js';
 import { refuseDistributor } from '../refusals.js';
 import { alerts } from './alerts.js';
 import { dropHtmlComments } from './comments.js';
+import { collapsibleSections } from './details.js';
 import { footnoteIds, nameFootnotes } from './footnote-ids.js';
 import { takeFrontMatter } from './front-matter.js';
 import { lineBreakTags } from './line-breaks.js';
@@ -26,13 +27,15 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // (see task-lists.ts); footnotes (`[^1]`) become numbered notes at the end of
 // the page, each linked both ways (markdown-it-footnote), with the ids GitHub
 // gives them (see footnote-ids.ts). A quote opening with `[!NOTE]` is
-// GitHub's callout (see alerts.ts), and `<br>` a line break (see
-// line-breaks.ts).
+// GitHub's callout (see alerts.ts), `<br>` a line break (see
+// line-breaks.ts), and `<details>` lines a collapsible section (see
+// details.ts).
 const renderer = new MarkdownIt('commonmark', { html: false, linkify: true, typographer: false })
   .enable(['table', 'strikethrough', 'linkify'])
   .use(autolinks)
   .use(dropHtmlComments)
   .use(lineBreakTags)
+  .use(collapsibleSections)
   .use(alerts)
   .use(taskLists)
   .use(footnotes)
