@@ -53,9 +53,11 @@ describe('testSpec', () => {
       kind: 'unsupported',
       label: 'not_null',
       hint: "not_null has the config 'severity', which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)",
+      key: ['not_null', 'config', 'severity'],
     });
     expect(testSpec(entry('unique: {where: "x > 0", limit: 5}'))).toMatchObject({
       hint: expect.stringMatching(/^unique has the configs 'where' and 'limit', which/),
+      key: ['unique', 'where'],
     });
     expect(testSpec(entry('dbt_utils.accepted_range: {min_value: 0}'))).toEqual({
       kind: 'unsupported',

@@ -615,10 +615,15 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
       ? Object.keys(body.config)
       : [key],
   );
-  if (configs.length > 0)
+  if (configs.length > 0) {
+    const first = configs[0] ?? 'config';
+    const inConfig = first === 'config' && isMapping(body.config) ? Object.keys(body.config)[0] : undefined;
     problems.push({
       text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
+      // At the (first) config, where it is written.
+      key: inConfig === undefined ? [first] : ['config', inConfig],
     });
+  }
   const columnKey: readonly PathSegment[] = underKeys.includes(COLUMN_NAME)
     ? [ARGUMENTS_KEY, COLUMN_NAME]
     : [COLUMN_NAME];
