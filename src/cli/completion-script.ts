@@ -166,7 +166,13 @@ export function completionScript(shell: Shell, commands: readonly CompletionComm
     '  fi',
     '  _bash_complete -o default -F _sealkit',
     '}',
-    'compdef _sealkit_zsh sealkit',
+    // Without compinit there is no compdef: say what to add rather than
+    // zsh's "command not found: compdef" (docs/cli.md#completion).
+    'if (( $+functions[compdef] )); then',
+    '  compdef _sealkit_zsh sealkit',
+    'else',
+    `  print -ru2 -- "sealkit: zsh completion needs compinit loaded first: add 'autoload -U compinit && compinit' before this line in ~/.zshrc"`,
+    'fi',
     // Saved as _sealkit in a folder of $fpath, this file is the body of the
     // first completion's call: it completes that call too, not only the next.
     '[[ ${funcstack[1]-} == _sealkit ]] && _sealkit_zsh "$@"',

@@ -205,6 +205,20 @@ describe('sealkit completion', () => {
     expect(afterTab('zsh-fpath', 'sealkit edition check a', tree)).toBe('sealkit edition check acme/');
   });
 
+  it('regression: zsh without compinit is told to load it (was "command not found: compdef")', () => {
+    const run = spawnSync('zsh', ['-f', '-c', `source '${zshScript}'; print loaded`], {
+      cwd: work,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: work },
+    });
+    expect(run.stderr).toBe(
+      "sealkit: zsh completion needs compinit loaded first: add 'autoload -U compinit && compinit' before this line in ~/.zshrc\n",
+    );
+    // The rest of ~/.zshrc still runs.
+    expect(run.stdout).toBe('loaded\n');
+    expect(run.status).toBe(0);
+  });
+
   it('regression: bash offers a group’s commands after help and the group', () => {
     expect(bash(['help', 'contract', 'v'])).toEqual(['validate']);
     expect(bash(['help', 'distribute', ''])).toEqual(['run', 'verify', 'manifest']);
