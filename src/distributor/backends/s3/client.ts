@@ -25,11 +25,13 @@ const MAX_SOCKETS = 256;
  * Timeouts: a connection must be made within the connect timeout, and a
  * request that goes the request timeout without a byte either way is
  * abandoned (a store that accepts TCP and never answers is then
- * `destination_unreachable`, not a hang). The SDK retries idempotent requests
+ * `destination_unreachable`, not a hang). `trust`: the certificates TLS
+ * connections trust instead of Node's default list (`trustedCertificates`).
+ * The SDK retries idempotent requests
  * with buffered bodies itself (3 attempts, backoff); streamed output uploads
  * are retried by sealkit (`upload.ts`).
  */
-export function createS3Client(config: S3DestinationConfig): S3Client {
+export function createS3Client(config: S3DestinationConfig, trust?: readonly string[]): S3Client {
   quietSdkNodeVersionNotice();
   const agent = { keepAlive: true, maxSockets: MAX_SOCKETS };
   const client = new S3Client({
@@ -43,7 +45,8 @@ export function createS3Client(config: S3DestinationConfig): S3Client {
       connectionTimeout: 1000 * (config.connect_timeout_seconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS),
       socketTimeout: 1000 * (config.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS),
       httpAgent: new HttpAgent(agent),
-      httpsAgent: new HttpsAgent(agent),
+      // `AWS_CA_BUNDLE`'s certificates beside the default roots (trust.ts).
+      httpsAgent: new HttpsAgent(trust === undefined ? agent : { ...agent, ca: [...trust] }),
       logger: SILENT,
     },
     logger: SILENT,

@@ -210,8 +210,14 @@ const SOCKET_CAUSES: { readonly [code: string]: string } = {
   EPROTO: 'the endpoint does not speak the protocol its URL names: check http:// against https://',
   ERR_TLS_CERT_ALTNAME_INVALID: "the endpoint's TLS certificate names another host: check the endpoint",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    "the endpoint's TLS certificate is not trusted here: set NODE_EXTRA_CA_CERTS to its CA",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the endpoint's TLS certificate is self-signed: set NODE_EXTRA_CA_CERTS to it",
+    "the endpoint's TLS certificate is not trusted here: set AWS_CA_BUNDLE (or NODE_EXTRA_CA_CERTS) to its CA bundle",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    "the endpoint's TLS certificate is signed by a CA not trusted here (a company CA?): set AWS_CA_BUNDLE (or NODE_EXTRA_CA_CERTS) to its CA bundle",
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "the endpoint's TLS certificate chain ends in a CA not trusted here (a company CA, or a proxy that inspects TLS): set AWS_CA_BUNDLE (or NODE_EXTRA_CA_CERTS) to its CA bundle",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the endpoint's TLS certificate is self-signed: set AWS_CA_BUNDLE (or NODE_EXTRA_CA_CERTS) to it",
+  CERT_HAS_EXPIRED: "the endpoint's TLS certificate has expired: it is renewed on the store, not here",
 };
 
 /**
@@ -271,7 +277,10 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'EPROTO',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
 ]);
 
 /** Socket failures after the connection was made: a retry may get through. */

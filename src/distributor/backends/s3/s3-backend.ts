@@ -45,6 +45,7 @@ import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js
 import { publishToPrefix } from './publish.js';
 import { markFailedRequests } from './requests.js';
 import { MarkerRetirement, retirementDelayMs } from './retire.js';
+import { trustedCertificates } from './trust.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './upload.js';
 
 export interface S3BackendOptions {
@@ -123,11 +124,13 @@ export function createS3BackendNow(
 ): DestinationBackend {
   const ownsClient = options.client === undefined;
   let client: S3Client | undefined = options.client;
+  // A CA bundle that cannot be used refuses the destination before any request.
+  const trust = ownsClient ? trustedCertificates(config) : undefined;
   // A refusal names the request a store denied: the client's errors say which.
   if (client !== undefined) markFailedRequests(client);
   const getClient = (): S3Client => {
     if (client === undefined) {
-      client = createS3Client(config);
+      client = createS3Client(config, trust instanceof Refusal ? undefined : trust);
       markFailedRequests(client);
     }
     return client;
@@ -140,7 +143,7 @@ export function createS3BackendNow(
     endpointHasPath: endpointHasPath(config.endpoint),
   };
   /** A failure that every further request of this destination would repeat (credentials, bucket, network). */
-  let destinationFailure: Refusal | undefined;
+  let destinationFailure: Refusal | undefined = trust instanceof Refusal ? trust : undefined;
   /** The store's probe, once per run, at the first write. */
   let probe: Promise<StoreCapabilities | Refusal> | undefined;
   let retirement: MarkerRetirement | undefined;

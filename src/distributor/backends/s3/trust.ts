@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { Refusal } from '../../../core/refusal/index.js';
+import type { S3DestinationConfig } from '../../config/types.js';
+import { refuseDistributor } from '../../refusals.js';
+
+/**
+ * The certificates a destination's TLS connections trust when
+ * `AWS_CA_BUNDLE` names a CA bundle (docs/distributor.md#credentials):
+ * the AWS CLI and the other AWS SDKs trust it, but the JavaScript SDK does
+ * not read it, so a store behind a company CA that the AWS CLI reached was
+ * refused as "self-signed" here. Its certificates are trusted beside Node's
+ * own roots and those of `NODE_EXTRA_CA_CERTS` (which an agent given its
+ * own list would otherwise drop). Undefined when it is not set, or for an
+ * `http://` endpoint, which has no TLS; a refusal when the file cannot be
+ * read or holds no PEM certificate, rather than a silent fall back to the
+ * default roots that would end in a certificate error naming another cause.
+ */
+export function trustedCertificates(
+  config: S3DestinationConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): readonly string[] | Refusal | undefined {
+  const bundle = env.AWS_CA_BUNDLE?.trim();
+  if (bundle === undefined || bundle === '') return undefined;
+  if (config.endpoint?.toLowerCase().startsWith('http://') === true) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(bundle, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return caRefusal(
+      `the file AWS_CA_BUNDLE names cannot be read by this run (${code}): point AWS_CA_BUNDLE at the CA bundle the store's certificate is signed by, readable by the user the run is started as, or unset it`,
+    );
+  }
+  if (!pem.includes(PEM_CERTIFICATE))
+    return caRefusal(
+      `the file AWS_CA_BUNDLE names holds no PEM certificate ('${PEM_CERTIFICATE}'): point it at the CA bundle in PEM form, or unset it`,
+    );
+  return [...rootCertificates, pem, ...extraCertificates(env)];
+}
+
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
+function caRefusal(hint: string): Refusal {
+  return refuseDistributor('destination_unreachable', { role: 'destination', hint });
+}
+
+/** `NODE_EXTRA_CA_CERTS` as Node read it at start-up (it warned already if it could not). */
+function extraCertificates(env: NodeJS.ProcessEnv): readonly string[] {
+  const extra = env.NODE_EXTRA_CA_CERTS?.trim();
+  if (extra === undefined || extra === '') return [];
+  try {
+    return [readFileSync(extra, 'utf8')];
+  } catch {
+    return [];
+  }
+}
