@@ -112,10 +112,17 @@ describe('s3Refusal of a DNS failure', () => {
     expect(s3Refusal(dns('EAI_AGAIN', 'reports.s3.eu-central-1.amazonaws.com'), 'read', aws).hint).toMatch(
       /and DNS did not answer for it: check the network, and region: .* \(EAI_AGAIN\)$/,
     );
-    // A host from elsewhere (AWS_ENDPOINT_URL_S3, a profile's endpoint_url) keeps the endpoint's hint.
+    // A host from elsewhere (AWS_ENDPOINT_URL_S3, a profile's endpoint_url) keeps the endpoint's hint,
     expect(s3Refusal(dns('ENOTFOUND', 'store.internal'), 'read', aws).hint).toBe(
       "the endpoint's host name is not known to DNS: check its spelling (ENOTFOUND)",
     );
+    // and, with the bucket put before it (no force_path_style), says so as for endpoint:.
+    expect(s3Refusal(dns('ENOTFOUND', 'reports.localhost'), 'read', aws).hint).toMatch(
+      /^DNS does not know '<bucket>\.<endpoint host>', the host name the SDK looked up: .*set force_path_style: true for such a store, else check the endpoint's spelling \(ENOTFOUND\)$/,
+    );
+    expect(
+      s3Refusal(dns('ENOTFOUND', 'reports.localhost'), 'read', { ...aws, forcePathStyle: true }).hint,
+    ).toBe("the endpoint's host name is not known to DNS: check its spelling (ENOTFOUND)");
     expect(
       s3Refusal(dns('ENOTFOUND', 's3.us-east-1.amazonaws.com'), 'read', {
         ...aws,

@@ -172,10 +172,17 @@ function unreachableHint(error: unknown, address: StoreAddress | undefined): str
   return undefined;
 }
 
-/** The host name a DNS failure was about is `<bucket>.<endpoint host>`, the SDK's virtual-hosted name. */
+/**
+ * The host name a DNS failure was about is `<bucket>.<endpoint host>`, the
+ * SDK's virtual-hosted name. Without `endpoint:` the SDK may still take one
+ * from `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL` or the profile's
+ * `endpoint_url`: a host that begins with the bucket and is not AWS's is that.
+ */
 function lookedUpBucketHost(error: object, address: StoreAddress | undefined): boolean {
-  if (address === undefined || address.forcePathStyle || address.endpointHost === undefined) return false;
+  if (address === undefined || address.forcePathStyle) return false;
   const host = 'hostname' in error && typeof error.hostname === 'string' ? error.hostname.toLowerCase() : '';
+  if (address.endpointHost === undefined)
+    return host.startsWith(`${address.bucket}.`) && !/(^|\.)amazonaws\.com(\.cn)?$/.test(host);
   return host === `${address.bucket}.${address.endpointHost}`;
 }
 
