@@ -231,9 +231,9 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
   const usage = topUsage(COMMANDS);
   let disclosure: Disclosure = 'located';
   try {
-    // `sealkit help -h`, `sealkit help --json`: help about help is the usage.
+    // `sealkit help -h`, `sealkit help help`, `sealkit help --json`: help about help is the usage.
     const helpAlone =
-      argv[0] === 'help' && argv.slice(1).every((word) => ['-h', '--help', '--json'].includes(word));
+      argv[0] === 'help' && argv.slice(1).every((word) => ['-h', '--help', 'help', '--json'].includes(word));
     if (argv[0] === 'help' && argv.length > 1 && !helpAlone) {
       // `sealkit help distribute run` is `sealkit distribute run --help`.
       const topic = argv.slice(1).filter((word) => word !== '--json');

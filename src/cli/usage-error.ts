@@ -41,9 +41,13 @@ export class UsageError extends Error {
   }
 }
 
-/** `sealkit distribute run --help` for a usage text that starts `Usage: sealkit distribute run …`. */
+/**
+ * `sealkit distribute run --help` for a usage text that starts `Usage:
+ * sealkit distribute run …`. A word of a list of choices is an argument, not
+ * the command: `sealkit completion bash|zsh|fish` is `sealkit completion`.
+ */
 function helpCommandOf(usage: string): string {
-  const command = /^Usage: (sealkit(?: [a-z][a-z-]*)*)/.exec(usage)?.[1];
+  const command = /^Usage: (sealkit(?: [a-z][a-z-]*(?![a-z|-]))*)/.exec(usage)?.[1];
   return `${command ?? 'sealkit'} --help`;
 }
 

@@ -84,6 +84,16 @@ describe('command-line usage errors', () => {
     const json = runCli(['help', '--json']);
     expect(json.status).toBe(0);
     expect(`${(JSON.parse(json.stdout.toString()) as { usage: string }).usage}\n`).toBe(usage);
+    // Regression: `sealkit help help` was "unknown command 'help'".
+    const helpHelp = runCli(['help', 'help']);
+    expect(helpHelp.status).toBe(0);
+    expect(helpHelp.stdout.toString()).toBe(usage);
+  });
+
+  it("regression: completion's usage errors point at 'sealkit completion --help', not at a shell", () => {
+    const run = runCli(['completion', 'bash', 'extra']);
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toContain("\nsee 'sealkit completion --help'\n");
   });
 
   it('regression: the help says where the installed guides are, by a path that exists from any folder', () => {
