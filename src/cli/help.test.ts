@@ -112,6 +112,23 @@ describe('no command', () => {
   });
 });
 
+describe('the list of commands', () => {
+  it.each([[[]], [['contract']], [['distribute']], [['json']], [['evidence']], [['edition']], [['owner']]])(
+    'regression: sealkit %j --help fits an 80-column terminal (the summaries ran to 121 columns)',
+    (group) => {
+      const help = runCli([...group, '--help']).stdout.toString();
+      // The guides' folder, an absolute path, may be longer: it is never broken.
+      for (const line of help.split('\n').filter((line) => !line.startsWith('  /')))
+        expect(line.length, line).toBeLessThanOrEqual(80);
+      // A wrapped summary continues under itself.
+      if (group.length === 0)
+        expect(help).toContain(
+          '  sealkit edition check        check a dbt project of the starter editions\n                               offline (schemas, Jinja, SQL, tests on DuckDB)\n',
+        );
+    },
+  );
+});
+
 describe('a malformed flag value', () => {
   it('prints one line, the synopsis and where the help is, not the whole help', () => {
     const result = runCli(['distribute', 'run', '--transfers', '0']);

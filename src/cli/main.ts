@@ -13,9 +13,37 @@ import { UsageError } from './usage-error.js';
 
 export { endOnBrokenPipe } from './broken-pipe.js';
 
+/** Help is read on 80-column terminals too: wider lines wrap there and break the columns. */
+const HELP_WIDTH = 80;
+
+/**
+ * `text` in lines of at most `width` characters, broken at spaces, each
+ * line after the first starting with `indent`. A word longer than a line
+ * stays whole.
+ */
+function wrapWords(text: string, width: number, indent: string): string {
+  const lead = /^ */.exec(text)?.[0] ?? '';
+  const lines: string[] = [];
+  let line = lead;
+  let started = false;
+  for (const word of text.slice(lead.length).split(' ')) {
+    if (started && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = `${indent}${word}`;
+    } else line = started ? `${line} ${word}` : `${line}${word}`;
+    started = true;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+
 function topUsage(commands: readonly CommandEntry[], group?: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
-  const lines = commands.map((c) => `  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  // The summary wraps under itself: `  sealkit <command>  ` is its column.
+  const column = ' '.repeat(`  sealkit ${''.padEnd(width)}  `.length);
+  const lines = commands.map((c) =>
+    wrapWords(`  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`, HELP_WIDTH, column),
+  );
   return [
     group === undefined
       ? 'Usage: sealkit <command> [options]'
@@ -33,9 +61,13 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     ...lines,
     '',
     'Flags:',
-    group === undefined
-      ? '  -h, --help       show help (also after a command: sealkit distribute run --help)'
-      : `  -h, --help       show help (also after a command: sealkit ${group} ${commands[0]?.path[1] ?? ''} --help)`,
+    wrapWords(
+      group === undefined
+        ? "  -h, --help       show help; sealkit distribute run --help shows a command's"
+        : `  -h, --help       show help; sealkit ${group} ${commands[0]?.path[1] ?? ''} --help shows a command's`,
+      HELP_WIDTH,
+      ' '.repeat(19),
+    ),
     '  -V, --version    print the version',
     '',
     'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
@@ -72,10 +104,12 @@ function guideLines(group: string | undefined): string[] {
     return ['', 'Guide (Markdown, with every flag, example and reason code):', `  ${join(docs, guide)}`];
   return [
     '',
-    'sealkit help <command> prints the help of a command. Guides (Markdown), one per command group:',
+    'sealkit help <command> prints the help of a command.',
+    'Guides (Markdown), one per command group:',
     `  ${docs}/`,
-    '  distributor.md (sealkit.distributor.yaml), contracts.md, editions.md, scaffold.md, evidence.md,',
-    '  owner.md, json.md, cli.md; JSON Schemas for editors in schemas/',
+    '  distributor.md (sealkit.distributor.yaml), contracts.md, editions.md,',
+    '  scaffold.md, evidence.md, owner.md, json.md, cli.md;',
+    '  JSON Schemas for editors in schemas/',
   ];
 }
 
