@@ -17,13 +17,21 @@ const CLOSE = /^<\/details>[ \t]*$/i;
  * HTML stays escaped otherwise, and these are written by sealkit itself:
  * no attribute but `open`, the summary's text rendered as Markdown. Each
  * tag must stand on a line of its own, outside code, as authors write it
- * for GitHub; an unclosed `<details>` is closed by the page's end, and a
- * `</details>` with none open stays text. The
+ * for GitHub; an unclosed `<details>` is closed where the text ends
+ * (before the footnotes), and a `</details>` with none open stays text. The
  * section opens and closes without script (the browser's own element).
  */
 export function collapsibleSections(md: Markdown): void {
   md.block.ruler.before('html_block', 'details_tags', detailsTag, {
     alt: ['paragraph', 'reference', 'blockquote'],
+  });
+  // A section never closed ends where the text does: before the footnotes,
+  // which would otherwise be folded into it.
+  md.core.ruler.after('block', 'details_unclosed', (state) => {
+    const env = state.env as { detailsOpen?: number };
+    for (let open = env.detailsOpen ?? 0; open > 0; open -= 1)
+      state.tokens.push(new state.Token('details_close', 'details', 0));
+    env.detailsOpen = 0;
   });
   md.renderer.rules.details_open = (tokens, index) =>
     tokens[index]?.meta?.open === true ? '<details open>\n' : '<details>\n';

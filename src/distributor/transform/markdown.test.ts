@@ -514,6 +514,9 @@ describe('Markdown to HTML', () => {
       ].join('\n'),
     );
     expect(links).toEqual([{ line: 11, href: 'notes.html', image: false, target: 'notes.html' }]);
+    // A section never closed ends with the text, so the footnotes are not folded into it.
+    const unclosed = render('Late[^1].\n\n<details>\n<summary>More</summary>\n\ntext\n\n[^1]: Two stores.\n');
+    expect(unclosed).toContain('<p>text</p>\n</details>\n<section class="footnotes">');
   });
 
   it('regression: <br> in a table cell breaks the line as on GitHub, not shown as text', () => {
