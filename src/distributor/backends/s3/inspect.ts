@@ -55,7 +55,12 @@ const PARALLEL_VERIFY = 8;
  * - no state, and every object is named by our pending marker (or there is
  *   none): `empty`, the named objects being `residue` a new run may overwrite
  *   or delete;
- * - no state and anything else under the prefix: `unmanaged`;
+ * - no state and anything else under the prefix: `unmanaged`; an empty
+ *   object whose key ends in `/` (or is the bundle prefix itself) is a
+ *   "folder" a console or a sync tool made, holds nothing, and counts as
+ *   nothing here, nor as unlisted beside a state: refusing a bundle for the
+ *   folder the operator made for it in the S3 console sent users looking
+ *   for content that was never there. It is never written or deleted;
  * - a valid state: `managed`, its ETag the token a replacement must match;
  *   `residue` is what a pending marker names (a crashed run of ours), an
  *   object neither the state nor the marker names is `unlisted`, and a listed
@@ -102,6 +107,9 @@ export async function inspectPrefix(
   const claimed = new Set<string>(claims.map((claim) => claim.path));
   const present = claims.filter((claim) => objects.has(claim.path));
   const ours = (name: string) => name === PENDING_FILE || name === STATE_FILE || claimed.has(name);
+  // An empty "folder" (docs/distributor.md#what-a-bucket-prefix-holds) holds nothing to take over or lose.
+  const folder = (name: string) => (name === '' || name.endsWith('/')) && objects.get(name)?.size === 0;
+  const unaccounted = (name: string) => !ours(name) && !folder(name);
 
   const stateRead = objects.has(STATE_FILE)
     ? await readSmallObject(client, bucket, keys.key(STATE_FILE), STATE_MAX_BYTES)
@@ -140,14 +148,16 @@ export async function inspectPrefix(
   const residue = sortedUnique(present.map((claim) => claim.path)) as readonly BundlePath[];
 
   if (stateRead === undefined || state === undefined) {
-    const unmanaged = listing.overflow || [...objects.keys()].some((name) => !ours(name));
+    const unmanaged = listing.overflow || [...objects.keys()].some(unaccounted);
     if (unmanaged)
       return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker), ...doubt(true) };
     return { snapshot: { kind: 'empty', residue }, residue: present, ...withMarker(marker), ...doubt(false) };
   }
 
   const listed = new Set<string>(state.outputs.map((output) => output.path));
-  const foreign = [...objects.keys()].filter((name) => !ours(name) && !listed.has(name)).sort(compareUtf8);
+  const foreign = [...objects.keys()]
+    .filter((name) => unaccounted(name) && !listed.has(name))
+    .sort(compareUtf8);
   const absent = state.outputs
     .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
     .map((output) => output.path)
