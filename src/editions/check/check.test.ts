@@ -1299,8 +1299,8 @@ describe('a generic test repeated', () => {
       // dbt refuses the repeat whatever its configs; the check says so before it names the config.
       [name, 'failed', 'duplicate_test'],
       ['accepted_values_silver_orders_order_status__placed__shipped', 'failed', 'test_failed'],
-      // Set enabled: false, dbt sets it aside without comparing it.
-      [name, 'failed', 'unsupported_test'],
+      // Set enabled: false, dbt sets it aside without comparing it, and neither lists nor runs it
+      // (regression: it was listed as a failed unsupported_test).
     ]);
     expect(status[1]?.finding).toMatchObject({
       location: { line: 34, column: 13, pointer: 'models[2].columns[2].data_tests[1]' },

@@ -248,6 +248,28 @@ describe("dbt's return() and do in a project's macros", () => {
   });
 });
 
+describe('test configs', () => {
+  it('regression: a test with tags, meta, store_failures or severity: error runs on the fixtures (was unsupported_test); severity: warn stays unsupported at its key', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    // silver_customers.customer_id, the first column of the file.
+    const edited = text.replace(
+      '      - name: customer_id\n        data_tests: [not_null, unique]\n',
+      '      - name: customer_id\n        data_tests:\n          - not_null:\n              config: {tags: [critical], meta: {owner: data}, store_failures: true, severity: error}\n              name: customer_id_present\n          - unique:\n              config: {severity: warn}\n              name: customer_id_once\n',
+    );
+    expect(edited).not.toBe(text);
+    writeFileSync(file, edited);
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const byName = (name: string) => report.tests.find((test) => test.name === name);
+    expect(byName('customer_id_present')).toMatchObject({ status: 'passed', failures: 0 });
+    expect(byName('customer_id_once')?.finding).toMatchObject({
+      reason_code: 'unsupported_test',
+      location: { pointer: expect.stringMatching(/\.unique\.config\.severity$/) },
+    });
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

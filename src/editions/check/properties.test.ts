@@ -55,9 +55,20 @@ describe('testSpec', () => {
       hint: "not_null has the config 'severity', which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)",
       key: ['not_null', 'config', 'severity'],
     });
-    expect(testSpec(entry('unique: {where: "x > 0", limit: 5}'))).toMatchObject({
-      hint: expect.stringMatching(/^unique has the configs 'where' and 'limit', which/),
+    expect(testSpec(entry('unique: {where: "x > 0", limit: 5, warn_if: ">10"}'))).toMatchObject({
+      hint: expect.stringMatching(/^unique has the configs 'where' and 'warn_if', which/),
       key: ['unique', 'where'],
+    });
+    // regression: configs that change neither the rows tested nor the outcome were unsupported_test too.
+    for (const neutral of [
+      'not_null: {config: {tags: [critical], meta: {owner: data}, severity: error, enabled: true}}',
+      'unique: {limit: 10, store_failures: true, alias: u, schema: audit}',
+      'not_null: {config: {severity: ERROR}}',
+    ])
+      expect(testSpec(entry(neutral)).kind).not.toBe('unsupported');
+    expect(testSpec(entry('not_null: {config: {tags: [x], severity: warn}}'))).toMatchObject({
+      hint: expect.stringMatching(/^not_null has the config 'severity', which/),
+      key: ['not_null', 'config', 'severity'],
     });
     expect(testSpec(entry('dbt_utils.accepted_range: {min_value: 0}'))).toEqual({
       kind: 'unsupported',

@@ -363,6 +363,32 @@ function versionsOf(
 }
 
 /** A model's, source table's or column's tests; `column` is undefined for a model's or table's own. */
+/**
+ * A test config that changes nothing the offline check decides: labels
+ * (`tags`, `meta`), where dbt would store failing rows (`store_failures`,
+ * `alias`, `schema`, …), `limit` (it caps the rows dbt shows, not whether
+ * there are any), `enabled: true` and `severity: error` (dbt's default).
+ * `severity: warn`, `where`, `warn_if`, `error_if` and `fail_calc` change
+ * the outcome, and stay `unsupported_test` (docs/editions.md#the-report).
+ */
+function neutralTestConfig(name: string, value: YamlValue): boolean {
+  if (NEUTRAL_TEST_CONFIGS.has(name)) return true;
+  if (name === 'enabled') return value === true;
+  if (name === 'severity') return typeof value === 'string' && value.toLowerCase() === 'error';
+  return false;
+}
+
+const NEUTRAL_TEST_CONFIGS: ReadonlySet<string> = new Set([
+  'tags',
+  'meta',
+  'limit',
+  'store_failures',
+  'store_failures_as',
+  'alias',
+  'schema',
+  'database',
+]);
+
 function testsOf(
   entry: YamlMapping,
   at: readonly PathSegment[],
@@ -370,7 +396,7 @@ function testsOf(
   column: string | undefined,
 ): PlacedTest[] {
   return (['data_tests', 'tests'] as const).flatMap((key) =>
-    asArray(entry[key]).map((value, index) => {
+    asArray(entry[key]).flatMap((value, index) => {
       const spec = testSpecOn(testSpec(value), column);
       const name = givenTestName(value);
       const here: PathSegment[] = [...at, key, index];
@@ -385,6 +411,8 @@ function testsOf(
       const written = place.node?.(here);
       const entry = written === undefined ? pyFromValue(value) : pyFromNode(written);
       const identity = testIdentity(entry, column);
+      // Set `enabled: false`: dbt disables the test, so it is neither listed nor run (as `dbt ls`).
+      if (identity === undefined) return [];
       const columnName = spec.kind === 'unsupported' ? undefined : spec.columnName;
       return {
         spec,
@@ -393,7 +421,7 @@ function testsOf(
         ...(typeof name === 'string' ? { name } : {}),
         nameParts: testArgumentParts(entry, column),
         entry: place(here),
-        ...(identity === undefined ? {} : { identity }),
+        identity,
       };
     }),
   );
@@ -610,18 +638,22 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
     problems.push({
       text: `${kind} needs ${quoted(args.needs)}${hasNested ? " in 'arguments'" : ''}: ${quoted(missing)} ${missing.length === 1 ? 'is' : 'are'} missing`,
     });
-  const configNames = configs.flatMap((key) =>
-    key === 'config' && isMapping(body.config) && Object.keys(body.config).length > 0
-      ? Object.keys(body.config)
-      : [key],
+  // Each config as written, in `config:` or beside the arguments, with its value.
+  const written = configs.flatMap((key): { name: string; value: YamlValue; key: readonly PathSegment[] }[] =>
+    key === 'config' && isMapping(body.config)
+      ? Object.entries(body.config).map(([name, value]) => ({ name, value, key: ['config', name] }))
+      : key === 'config'
+        ? []
+        : [{ name: key, value: body[key] ?? null, key: [key] }],
   );
-  if (configs.length > 0) {
-    const first = configs[0] ?? 'config';
-    const inConfig = first === 'config' && isMapping(body.config) ? Object.keys(body.config)[0] : undefined;
+  // Configs that change neither which rows are tested nor whether the test fails are no reason to refuse it.
+  const applied = written.filter((config) => !neutralTestConfig(config.name, config.value));
+  const configNames = applied.map((config) => config.name);
+  if (applied.length > 0) {
     problems.push({
       text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
       // At the (first) config, where it is written.
-      key: inConfig === undefined ? [first] : ['config', inConfig],
+      key: applied[0]?.key ?? ['config'],
     });
   }
   const columnKey: readonly PathSegment[] = underKeys.includes(COLUMN_NAME)
