@@ -39,6 +39,15 @@ const CASES: readonly (readonly [string, PageOptions])[] = [
   ['plain', { lang: 'de' }],
   ['links', LINKS_BUNDLE],
   ['authored', {}],
+  // What a team writes for GitHub: an alert, <br> in a cell, a folded query, bare URLs, other bundles' pages.
+  [
+    'github',
+    {
+      path: 'README.md',
+      listed: new Set(['README.md', 'notes.md']),
+      bundleDir: 'finance/2026-05',
+    },
+  ],
 ];
 
 const render = (markdown: string | Uint8Array, title = 't', options: PageOptions = {}): string =>
