@@ -231,9 +231,18 @@ async function unsupported(
     versioning === 'enabled' || versioning === 'suspended'
       ? 'destination_versioning_unsupported'
       : 'destination_conditional_writes_unsupported',
-    { role: 'destination' },
+    { role: 'destination', ...(versioning === 'enabled' ? { hint: VERSIONING_ON_HINT } : {}) },
   );
 }
+
+/**
+ * What to do about a versioned bucket, as measured on Ceph RGW: with its
+ * versioning suspended the probe passes and runs publish (the versions it
+ * kept stay), which the message's "use an unversioned bucket" alone did not
+ * tell. The bucket is not named (no refusal repeats it).
+ */
+const VERSIONING_ON_HINT =
+  "the bucket's versioning is on: suspend it (aws s3api put-bucket-versioning --bucket <bucket> --versioning-configuration Status=Suspended; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning";
 
 /**
  * The bucket's versioning, read without writing anything: what the probe's

@@ -175,7 +175,16 @@ describe('stores that do not honour conditional writes are refused before any wr
     expect(versions.Versions ?? []).toEqual([]);
     expect(versions.DeleteMarkers ?? []).toEqual([]);
     // Nothing is held: the next run is refused the same way at once, not locked.
-    expect(await outcomeOf(run())).toBe('destination_versioning_unsupported');
+    const again = (await run()).outcomes[0];
+    expect(again?.reason_code).toBe('destination_versioning_unsupported');
+    // The help says what to do, and doing it lets the run publish.
+    expect(again?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'daily': the bucket's versioning is on: suspend it (aws s3api put-bucket-versioning --bucket <bucket> --versioning-configuration Status=Suspended; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning",
+    );
+    await ctx.s3.send(
+      new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Suspended' } }),
+    );
+    expect(await outcomeOf(run())).toBe('published');
   });
 
   it('regression: a dry run to a versioned radosgw bucket says what it leaves unchecked and that versioning is on (it only said "would be published")', async () => {
