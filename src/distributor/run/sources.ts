@@ -6,7 +6,7 @@ import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../c
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
 import type { PipelineConfig } from '../config/types.js';
-import { configuredPath, didYouMeanConfigured } from '../config/written-path.js';
+import { configuredPath, didYouMeanConfigured } from '../configured-path.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { removeOwnTree } from '../own-tree.js';

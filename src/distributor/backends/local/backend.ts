@@ -13,7 +13,7 @@ import type {
   StepKind,
 } from '../../backend.js';
 import type { LocalDestinationConfig } from '../../config/types.js';
-import { configuredPath, didYouMeanConfigured } from '../../config/written-path.js';
+import { configuredPath, didYouMeanConfigured } from '../../configured-path.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';

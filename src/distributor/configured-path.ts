@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { nearPath } from '../../core/fs/index.js';
+import { nearPath } from '../core/fs/index.js';
 
 /*
  * A configured path is resolved against the configuration's folder, and a
