@@ -270,6 +270,30 @@ describe('test configs', () => {
   });
 });
 
+describe("a test's where config", () => {
+  it("regression: where: filters the rows the test reads, as dbt's dbt_subquery does (was unsupported_test)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'models', 'silver', '_silver__models.yml');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace(
+      '              values: ["placed", "shipped", "delivered", "cancelled", "returned"]\n',
+      '              values: ["placed", "shipped", "delivered", "cancelled", "returned"]\n' +
+        '          - accepted_values:\n              name: status_not_cancelled\n              values: ["placed", "shipped", "delivered", "returned"]\n' +
+        '          - accepted_values:\n              name: status_kept\n              values: ["placed", "shipped", "delivered", "returned"]\n' +
+        "              config: {where: \"order_status <> '{{ var('dropped_status', 'cancelled') }}'\"}\n" +
+        '          - not_null:\n              name: status_bad_where\n              config: {where: "no_such_column = 1"}\n',
+    );
+    expect(edited).not.toBe(text);
+    writeFileSync(file, edited);
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const byName = (name: string) => report.tests.find((test) => test.name === name);
+    // The fixtures hold a cancelled order: without the where it fails, with it it passes.
+    expect(byName('status_not_cancelled')).toMatchObject({ status: 'failed', failures: 1 });
+    expect(byName('status_kept')).toMatchObject({ status: 'passed', failures: 0 });
+    expect(byName('status_bad_where')?.finding).toMatchObject({ reason_code: 'test_error' });
+  });
+});
+
 describe('model SQL dbt cannot build', () => {
   it("regression: a model ending in ';' is sql_parse_error at the ';' (DuckDB alone accepts it; dbt's create table as ( … ) does not)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));

@@ -2136,12 +2136,30 @@ function planTest(
     () => related?.finding,
   ]);
   const to = related?.to;
+  // `where`: dbt reads the model through `(select * from … where …) dbt_subquery`; the `to:` of a
+  // relationships test is not filtered. Its Jinja is rendered as dbt renders a config value.
+  const where = spec.kind === 'unsupported' || spec.where === undefined ? undefined : spec.where;
+  const whereRendered = where === undefined ? undefined : renderIfJinja(scope.harness, where.text);
+  const whereFinding =
+    whereRendered === undefined || whereRendered.ok
+      ? undefined
+      : draft(whereRendered.code, {
+          file: owner.file,
+          ...(placed.whereAt ?? at),
+          hint: `the where config of this test does not render (${whereRendered.code})`,
+        });
+  const relation =
+    whereRendered?.ok === true
+      ? `(select * from ${owner.relation} where ${whereRendered.text}) as dbt_subquery`
+      : owner.relation;
   const sql =
-    planned === undefined && tested !== undefined ? testQuery(spec, owner.relation, tested, to) : undefined;
+    planned === undefined && whereFinding === undefined && tested !== undefined
+      ? testQuery(spec, relation, tested, to)
+      : undefined;
   const rowsSql =
     sql === undefined || tested === undefined
       ? undefined
-      : failingRowsQuery(spec, owner.relation, tested, MAX_FAILING_ROWS, to);
+      : failingRowsQuery(spec, relation, tested, MAX_FAILING_ROWS, to);
   const sources = [...owner.sources, ...(related?.sources ?? [])];
   return {
     name: testName,
@@ -2157,7 +2175,7 @@ function planTest(
     models: [...new Set([...owner.models, ...(related?.models ?? [])])].sort(byString),
     sources: uniqueSources(sources.map((key) => [key.source, key.table] as const)),
     at: here,
-    finding: planned ?? (sql === undefined ? draft('test_target_invalid', here) : undefined),
+    finding: planned ?? whereFinding ?? (sql === undefined ? draft('test_target_invalid', here) : undefined),
   };
 }
 

@@ -56,8 +56,13 @@ describe('testSpec', () => {
       key: ['not_null', 'config', 'severity'],
     });
     expect(testSpec(entry('unique: {where: "x > 0", limit: 5, warn_if: ">10"}'))).toMatchObject({
-      hint: expect.stringMatching(/^unique has the configs 'where' and 'warn_if', which/),
-      key: ['unique', 'where'],
+      hint: expect.stringMatching(/^unique has the config 'warn_if', which/),
+      key: ['unique', 'warn_if'],
+    });
+    // where is applied, not refused: it filters the rows the test reads.
+    expect(testSpec(entry('unique: {config: {where: "x > 0"}}'))).toEqual({
+      kind: 'unique',
+      where: { text: 'x > 0', key: ['config', 'where'] },
     });
     // regression: configs that change neither the rows tested nor the outcome were unsupported_test too.
     for (const neutral of [

@@ -43,6 +43,11 @@ export type TestSpec =
     ) & {
       /** Given on a model's or source table's own test; a column's test tests the column. */
       readonly columnName?: ColumnNameArgument;
+      /**
+       * The `where` config, as written (Jinja not yet rendered): dbt tests
+       * only the rows of the model it keeps, and so does the check.
+       */
+      readonly where?: { readonly text: string; readonly key: readonly PathSegment[] };
     })
   | {
       readonly kind: 'unsupported';
@@ -76,6 +81,8 @@ export interface PlacedTest {
   readonly nameParts: readonly string[];
   /** The entry itself in `data_tests:`, where a repeat of an earlier test is reported. */
   readonly entry: YamlPlace;
+  /** Where the test's `where` config is written, when it has one. */
+  readonly whereAt?: YamlPlace;
   /** What dbt tells two tests of one name apart by (see testIdentity); undefined when set `enabled: false`. */
   readonly identity?: string;
   /** Where a model's or source table's test writes its `column_name:`, where DuckDB's verdict on it is placed. */
@@ -368,8 +375,9 @@ function versionsOf(
  * (`tags`, `meta`), where dbt would store failing rows (`store_failures`,
  * `alias`, `schema`, …), `limit` (it caps the rows dbt shows, not whether
  * there are any), `enabled: true` and `severity: error` (dbt's default).
- * `severity: warn`, `where`, `warn_if`, `error_if` and `fail_calc` change
- * the outcome, and stay `unsupported_test` (docs/editions.md#the-report).
+ * `where` is applied (the rows are filtered first); `severity: warn`,
+ * `warn_if`, `error_if` and `fail_calc` change the outcome, and stay
+ * `unsupported_test` (docs/editions.md#the-report).
  */
 function neutralTestConfig(name: string, value: YamlValue): boolean {
   if (NEUTRAL_TEST_CONFIGS.has(name)) return true;
@@ -418,6 +426,9 @@ function testsOf(
         spec,
         at: place(atKind ? [...here, 'test_name'] : [...here, ...keyPath]),
         ...(columnName === undefined ? {} : { columnNameAt: place([...here, ...columnName.key]) }),
+        ...(spec.kind === 'unsupported' || spec.where === undefined
+          ? {}
+          : { whereAt: place([...here, ...spec.where.key]) }),
         ...(typeof name === 'string' ? { name } : {}),
         nameParts: testArgumentParts(entry, column),
         entry: place(here),
@@ -647,7 +658,11 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
         : [{ name: key, value: body[key] ?? null, key: [key] }],
   );
   // Configs that change neither which rows are tested nor whether the test fails are no reason to refuse it.
-  const applied = written.filter((config) => !neutralTestConfig(config.name, config.value));
+  // `where` (text) is applied as dbt applies it: the rows the test reads are filtered first.
+  const whereConfig = written.find((config) => config.name === 'where' && typeof config.value === 'string');
+  const applied = written.filter(
+    (config) => !neutralTestConfig(config.name, config.value) && config !== whereConfig,
+  );
   const configNames = applied.map((config) => config.name);
   if (applied.length > 0) {
     problems.push({
@@ -671,7 +686,12 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
       problems.map((problem) => problem.text).join('; '),
       problems.find((problem) => problem.key !== undefined)?.key,
     );
-  const column = typeof columnText === 'string' ? { columnName: { text: columnText, key: columnKey } } : {};
+  const column = {
+    ...(typeof columnText === 'string' ? { columnName: { text: columnText, key: columnKey } } : {}),
+    ...(whereConfig === undefined
+      ? {}
+      : { where: { text: String(whereConfig.value), key: whereConfig.key } }),
+  };
   if (kind === 'not_null' || kind === 'unique') return { kind, ...column };
   if (kind === 'relationships') {
     const to = asString(given.to);
