@@ -175,7 +175,8 @@ export function completionScript(shell: Shell, commands: readonly CompletionComm
     'fi',
     // Saved as _sealkit in a folder of $fpath, this file is the body of the
     // first completion's call: it completes that call too, not only the next.
-    '[[ ${funcstack[1]-} == _sealkit ]] && _sealkit_zsh "$@"',
+    // An `if`, not `&&`: loaded by eval, the script's status is 0, not a failed test.
+    'if [[ ${funcstack[1]-} == _sealkit ]]; then _sealkit_zsh "$@"; fi',
     '',
   ].join('\n');
 }

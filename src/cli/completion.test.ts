@@ -205,6 +205,23 @@ describe('sealkit completion', () => {
     expect(afterTab('zsh-fpath', 'sealkit edition check a', tree)).toBe('sealkit edition check acme/');
   });
 
+  it('regression: eval of each script succeeds (zsh returned 1, a failed last command of ~/.zshrc)', () => {
+    const zshRun = spawnSync(
+      'zsh',
+      ['-f', '-c', `autoload -U compinit && compinit -u -D; source '${zshScript}'`],
+      {
+        cwd: work,
+        encoding: 'utf8',
+        env: { ...process.env, HOME: work },
+      },
+    );
+    expect(zshRun.stderr).toBe('');
+    expect(zshRun.status).toBe(0);
+    const bashRun = spawnSync('bash', ['-c', `source '${bashScript}'`], { cwd: work, encoding: 'utf8' });
+    expect(bashRun.stderr).toBe('');
+    expect(bashRun.status).toBe(0);
+  });
+
   it('regression: zsh without compinit is told to load it (was "command not found: compdef")', () => {
     const run = spawnSync('zsh', ['-f', '-c', `source '${zshScript}'; print loaded`], {
       cwd: work,
