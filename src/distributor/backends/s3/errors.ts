@@ -36,6 +36,8 @@ export function classifyS3Error(error: unknown): S3FailureKind {
     const code = 'code' in error && typeof error.code === 'string' ? error.code : '';
     return NETWORK_CODES.has(code) || UNREACHABLE_NAMES.has(name) ? 'unreachable' : 'failed';
   }
+  // The bucket is in another region: every request of the destination fails the same way.
+  if (otherRegion(error) !== undefined) return 'unreachable';
   if (status === 412 || (status === 409 && name === 'ConditionalRequestConflict')) return 'precondition';
   if (status === 404) return name === 'NoSuchBucket' ? 'no_bucket' : 'absent';
   if (status === 403) return CREDENTIAL_ERRORS.has(name) ? 'credentials_refused' : 'access_denied';
@@ -157,6 +159,13 @@ const BUCKET_HOST_UNKNOWN =
  * code alone (a fixed token such as `ECONNREFUSED`, never the SDK's text).
  */
 function unreachableHint(error: unknown, address: StoreAddress | undefined): string | undefined {
+  const region = typeof error === 'object' && error !== null ? otherRegion(error) : undefined;
+  if (region !== undefined)
+    return `the store answered that the bucket is in region '${region}', not in the one the requests were signed for (region:, else AWS_REGION or the AWS profile's): set region: ${region}${
+      address?.endpointHost === undefined
+        ? ''
+        : ", and endpoint: to that region's address (or leave endpoint: out for AWS S3)"
+    }`;
   const status = answeredNotAsS3(error);
   if (status !== undefined)
     return `the endpoint answered HTTP ${status} but not as an S3 service: check endpoint and bucket`;
@@ -319,6 +328,43 @@ const TRANSIENT_NAMES: ReadonlySet<string> = new Set([
   'RequestLimitExceeded',
   'ServiceUnavailable',
   'InternalError',
+]);
+
+/**
+ * The region AWS S3 says a bucket is in when a request was signed for or
+ * sent to another one: a 301 `PermanentRedirect` (a HEAD's has no body,
+ * only the `x-amz-bucket-region` header), or a 400
+ * `AuthorizationHeaderMalformed` naming the expected `Region` (a HEAD's 400
+ * again only by the header). The SDK does
+ * not follow such redirects (`followRegionRedirects` is off), and both were
+ * reported as an endpoint that "answered HTTP 301 but not as an S3 service".
+ * The region is a store's fixed token, shown only in its own form.
+ */
+function otherRegion(error: object): string | undefined {
+  const status = httpStatus(error);
+  if (status !== 301 && status !== 400) return undefined;
+  const response = '$response' in error ? error.$response : undefined;
+  const headers =
+    typeof response === 'object' && response !== null && 'headers' in response ? response.headers : undefined;
+  const header =
+    typeof headers === 'object' && headers !== null && 'x-amz-bucket-region' in headers
+      ? headers['x-amz-bucket-region']
+      : undefined;
+  const body = 'Region' in error ? error.Region : undefined;
+  // A 400 says so by its code, or (a HEAD has no body to name one) by the header alone.
+  if (
+    status === 400 &&
+    !(REGION_CODES.has(errorName(error)) || (answeredNotAsS3(error) === 400 && header !== undefined))
+  )
+    return undefined;
+  const region = typeof header === 'string' ? header : typeof body === 'string' ? body : undefined;
+  return region !== undefined && /^[a-z0-9-]{2,32}$/.test(region) ? region : undefined;
+}
+
+/** 400 codes of a request signed for or sent to the wrong region. */
+const REGION_CODES: ReadonlySet<string> = new Set([
+  'AuthorizationHeaderMalformed',
+  'IllegalLocationConstraintException',
 ]);
 
 function errorName(error: object): string {

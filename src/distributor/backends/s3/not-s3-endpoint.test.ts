@@ -139,3 +139,41 @@ describe('an S3 endpoint that answers HTTP but not as S3', () => {
     );
   });
 });
+
+/** AWS S3's answer to a request for a bucket of another region: a HEAD gets the status and header only. */
+async function serveOtherRegion(status: 301 | 400, region: string): Promise<string> {
+  const body =
+    status === 301
+      ? '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Endpoint>reports.s3.eu-west-1.amazonaws.com</Endpoint><Bucket>reports</Bucket><RequestId>1</RequestId><HostId>2</HostId></Error>'
+      : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AuthorizationHeaderMalformed</Code><Message>The authorization header is malformed; the region 'us-east-1' is wrong; expecting '${region}'</Message><Region>${region}</Region><RequestId>1</RequestId><HostId>2</HostId></Error>`;
+  const server = createServer((request, response) => {
+    response.writeHead(status, { 'content-type': 'application/xml', 'x-amz-bucket-region': region });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('an S3 bucket in another region than the one requests are signed for', () => {
+  it.each([
+    [301, 'PermanentRedirect'],
+    [400, 'AuthorizationHeaderMalformed'],
+  ] as const)(
+    'regression: AWS\'s %i (%s) names the bucket\'s region, not an endpoint that "answered but not as an S3 service"',
+    async (status, _code) => {
+      const endpoint = await serveOtherRegion(status, 'eu-west-1');
+      const hint =
+        "destination 'archive', bundle 'weather': the store answered that the bucket is in region 'eu-west-1', not in the one the requests were signed for (region:, else AWS_REGION or the AWS profile's): set region: eu-west-1, and endpoint: to that region's address (or leave endpoint: out for AWS S3)";
+      expect(await outcomeOf(endpoint, true)).toEqual(['refused', 'destination_unreachable', hint]);
+      expect(await outcomeOf(endpoint, false)).toEqual(['refused', 'destination_unreachable', hint]);
+    },
+  );
+
+  it('a region that is not a region token is not repeated', async () => {
+    const endpoint = await serveOtherRegion(301, 'eu west <1>');
+    const [outcome, code, hint] = await outcomeOf(endpoint, true);
+    expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
+    expect(hint).not.toContain('eu west');
+  });
+});
