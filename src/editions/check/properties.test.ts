@@ -52,7 +52,7 @@ describe('testSpec', () => {
     expect(testSpec(entry('not_null: {config: {severity: warn}}'))).toEqual({
       kind: 'unsupported',
       label: 'not_null',
-      hint: "not_null has the config 'severity', which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)",
+      hint: "not_null has the config 'severity', which the offline check does not apply: it runs a generic test only without a config that changes whether it fails (severity: warn, warn_if, error_if, fail_calc)",
       key: ['not_null', 'config', 'severity'],
     });
     expect(testSpec(entry('unique: {where: "x > 0", limit: 5, warn_if: ">10"}'))).toMatchObject({

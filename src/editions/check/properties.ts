@@ -666,7 +666,7 @@ function testSpecOf(kind: string, body: YamlValue): TestSpec {
   const configNames = applied.map((config) => config.name);
   if (applied.length > 0) {
     problems.push({
-      text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs generic tests only without configs (severity, where, warn_if, …)`,
+      text: `${kind} has the ${configNames.length === 1 ? 'config' : 'configs'} ${quoted(configNames)}, which the offline check does not apply: it runs a generic test only without a config that changes whether it fails (severity: warn, warn_if, error_if, fail_calc)`,
       // At the (first) config, where it is written.
       key: applied[0]?.key ?? ['config'],
     });
