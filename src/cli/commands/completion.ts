@@ -15,6 +15,7 @@ does not run it for a new user), and fish the folder of its completions
 
 Examples:
   eval "$(sealkit completion bash)"                 # this bash session; add it to ~/.bashrc to keep it
+  sealkit completion bash > ~/.sealkit.bash         # or once, with 'source ~/.sealkit.bash' in ~/.bashrc
   eval "$(sealkit completion zsh)"                  # this zsh session; add it to ~/.zshrc to keep it
   sealkit completion fish > ~/.config/fish/completions/sealkit.fish
 
