@@ -414,13 +414,13 @@ describe('a renamed project', () => {
     expect([entry?.finding, ...(entry?.also ?? [])]).toEqual([
       {
         reason_code: 'config_path_unused',
-        message: 'a models: or sources: path in dbt_project.yml applies to no resource',
+        message: 'a models:, sources:, seeds: or snapshots: path in dbt_project.yml applies to no resource',
         location: { path: file, line: modelsLine, column: 3, pointer: 'models.retail_analytics' },
         hint: "'retail_analytics' is not this project's name ('acme_analytics'): dbt files every model under its project's name, so none of the configs here apply; rename the key to acme_analytics",
       },
       {
         reason_code: 'config_path_unused',
-        message: 'a models: or sources: path in dbt_project.yml applies to no resource',
+        message: 'a models:, sources:, seeds: or snapshots: path in dbt_project.yml applies to no resource',
         location: { path: file, line: sourcesLine, column: 3, pointer: 'sources.retail_analytics' },
         hint: "'retail_analytics' is not this project's name ('acme_analytics'): dbt files every source table under its project's name, so none of the configs here apply; rename the key to acme_analytics",
       },

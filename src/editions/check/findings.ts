@@ -78,7 +78,8 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   compiler_error: 'a macro raised a compiler error',
   render_error: 'the template failed to render',
   config_not_boolean: 'an enabled config does not render to true or false',
-  config_path_unused: 'a models: or sources: path in dbt_project.yml applies to no resource',
+  config_path_unused:
+    'a models:, sources:, seeds: or snapshots: path in dbt_project.yml applies to no resource',
   config_key_unknown: 'a config key is not one dbt knows, so it sets nothing',
   ref_to_disabled_model: 'an enabled model refers to a disabled model',
   source_disabled: 'an enabled model reads a disabled source',

@@ -378,6 +378,39 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
           ]),
         )),
   ];
+  // A seed's and a snapshot's path: the project, its folders under the seed or snapshot path, its name.
+  const underPath = (paths: readonly string[], path: string): string[] => {
+    const root = paths.find((candidate) => path.startsWith(`${candidate}/`));
+    const parts = (root === undefined ? path : path.slice(root.length + 1)).split('/');
+    return parts.slice(0, -1);
+  };
+  // Judged only when the project has seeds (snapshots): with none read, nothing tells a typo from a path.
+  if (seeds.length > 0)
+    unusedPaths.push(
+      ...unusedConfigPaths(
+        'seeds',
+        project,
+        files.projectNode,
+        schemas.configKeys.seeds,
+        seeds.map((seed) => [projectName, ...underPath(files.seedPaths ?? ['seeds'], seed.path), seed.name]),
+      ),
+    );
+  if (snapshots.length > 0)
+    unusedPaths.push(
+      ...unusedConfigPaths(
+        'snapshots',
+        project,
+        files.projectNode,
+        schemas.configKeys.snapshots,
+        // dbt files a snapshot under its file's name too (a file may hold several).
+        snapshots.map((snapshot) => [
+          projectName,
+          ...underPath(files.snapshotPaths ?? ['snapshots'], snapshot.path),
+          (snapshot.path.split('/').pop() ?? '').replace(/\.sql$/, ''),
+          snapshot.name,
+        ]),
+      ),
+    );
   const fileResults = withFileFindings(
     withDuplicateProperties(
       withPropertiesWithoutModel(
@@ -489,7 +522,7 @@ function withFindings(result: FileResult, more: readonly FindingDraft[]): FileRe
  * counts them.
  */
 function unusedConfigPaths(
-  tree: 'models' | 'sources',
+  tree: 'models' | 'sources' | 'seeds' | 'snapshots',
   project: YamlMapping,
   projectNode: YamlNode | undefined,
   configKeys: ReadonlySet<string>,
@@ -498,7 +531,7 @@ function unusedConfigPaths(
   const root = project[tree];
   if (!isMapping(root)) return [];
   const projectName = String(project.name);
-  const kind = tree === 'models' ? 'model' : 'source table';
+  const kind = { models: 'model', sources: 'source table', seeds: 'seed', snapshots: 'snapshot' }[tree];
   const found: FindingDraft[] = [];
   const walk = (level: YamlMapping, path: readonly string[]): void => {
     for (const [key, value] of Object.entries(level)) {

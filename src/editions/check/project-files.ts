@@ -22,6 +22,9 @@ export interface ProjectFiles {
   readonly modelPaths: readonly string[];
   readonly macroPaths: readonly string[];
   readonly testPaths: readonly string[];
+  /** `seed-paths` and `snapshot-paths` (defaults `seeds`, `snapshots`): a seed's or snapshot's folders are under them. */
+  readonly seedPaths?: readonly string[];
+  readonly snapshotPaths?: readonly string[];
   /** `.sql` files under the model paths. */
   readonly models: readonly ProjectFile[];
   /** `.yml` / `.yaml` files under the model, seed and snapshot paths. */
@@ -129,6 +132,8 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
           modelPaths,
           macroPaths,
           testPaths,
+          seedPaths,
+          snapshotPaths,
           models: modelFiles.filter((file) => file.path.endsWith('.sql')),
           properties,
           macros,

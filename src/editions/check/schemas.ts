@@ -39,7 +39,12 @@ export interface DbtSchemas {
    * `sources:` trees, without their `+`: any other key there names a folder
    * or a resource.
    */
-  readonly configKeys: { readonly models: ReadonlySet<string>; readonly sources: ReadonlySet<string> };
+  readonly configKeys: {
+    readonly models: ReadonlySet<string>;
+    readonly sources: ReadonlySet<string>;
+    readonly seeds: ReadonlySet<string>;
+    readonly snapshots: ReadonlySet<string>;
+  };
 }
 
 export const PROJECT_SCHEMA_FILE = 'dbt_project-latest.json';
@@ -95,6 +100,8 @@ export function compileDbtSchemas(dir: string, options: object = AJV_OPTIONS): D
     configKeys: {
       models: configNames(projectSchema, 'model_configs'),
       sources: configNames(projectSchema, 'source_configs'),
+      seeds: configNames(projectSchema, 'seed_configs'),
+      snapshots: configNames(projectSchema, 'snapshot_configs'),
     },
   };
 }

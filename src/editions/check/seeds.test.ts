@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -103,6 +103,41 @@ describe('seeds and snapshots', () => {
       reason_code: 'dependency_failed',
       hint: 'not built: the seed status_labels (seeds/status_labels.csv is larger than the 4 MiB the check loads of a seed)',
     });
+  });
+
+  it('regression: a seeds: or snapshots: path of dbt_project.yml that applies to nothing is config_path_unused with the name meant; the right paths pass', async () => {
+    const project = projectWithSeedAndSnapshot();
+    const file = join(project, 'dbt_project.yml');
+    const base = readFileSync(file, 'utf8');
+    const right =
+      'seeds:\n  retail_analytics:\n    +schema: seeds\n    status_labels:\n      +column_types: {status_id: integer}\n' +
+      'snapshots:\n  retail_analytics:\n    orders_snapshot:\n      orders_snapshot:\n        +enabled: true\n';
+    writeFileSync(file, `${base}\n${right}`);
+    expect((await checkProject(project)).report.status).toBe('passed');
+    writeFileSync(
+      file,
+      `${base}\n${right.replace('    status_labels:', '    status_label:').replace('      orders_snapshot:\n        +enabled', '      order_snapshot:\n        +enabled')}`,
+    );
+    const { report } = await checkProject(project);
+    const entry = report.files.find((item) => item.path === 'dbt_project.yml');
+    expect(
+      [entry?.finding, ...(entry?.also ?? [])].map((found) => [
+        found?.reason_code,
+        found?.location?.pointer,
+        found?.hint,
+      ]),
+    ).toEqual([
+      [
+        'config_path_unused',
+        'seeds.retail_analytics.status_label',
+        "seeds.retail_analytics.status_label applies to no seed (dbt warns that the configuration path applies to no resource), so its configs are not applied; did you mean 'status_labels'?",
+      ],
+      [
+        'config_path_unused',
+        'snapshots.retail_analytics.orders_snapshot.order_snapshot',
+        "snapshots.retail_analytics.orders_snapshot.order_snapshot applies to no snapshot (dbt warns that the configuration path applies to no resource), so its configs are not applied; did you mean 'orders_snapshot'?",
+      ],
+    ]);
   });
 
   it('reads seed columns as dbt does: whole numbers, numbers, dates, timestamps, true/false, else text', () => {
