@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { didYouMean, nearest, type Refusal, refuseAll } from '../../core/refusal/index.js';
 import { refuseEdition } from '../refusals.js';
+import type { CsvTable } from './csv.js';
 import { CheckEngine, type ExpressionVerdict, engineMessageLine, type ParseVerdict } from './engine.js';
 import type { FixtureSet, FixtureTable } from './fixtures.js';
 import {
@@ -8,7 +9,6 @@ import {
   callPlace,
   type DeclaredColumn,
   type PlannedModel,
-  type PlannedSeed,
   type PlannedSource,
   type PlannedTest,
   positionAt,
@@ -327,7 +327,7 @@ async function loadSeeds(engine: CheckEngine, plan: CheckPlan): Promise<Map<stri
 }
 
 /** The type of each seed column that is not text, from its non-NULL values. */
-export function seedTypes(table: PlannedSeed['table'] & object): Map<string, string> {
+export function seedTypes(table: CsvTable): Map<string, string> {
   const tests: readonly (readonly [string, RegExp])[] = [
     ['bigint', /^-?\d{1,18}$/],
     ['double', /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/],
