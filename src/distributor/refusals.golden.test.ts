@@ -180,6 +180,12 @@ const CASES: readonly Case[] = [
   },
   { name: 'config-absent', setUp: () => {}, args: run },
   {
+    // regression: the default name looked for, a .yml beside it: that file is named, with the flag to pass.
+    name: 'config-absent-yml-beside',
+    setUp: () => writeFileSync(join(work, 'sealkit.distributor.yml'), CONFIG),
+    args: run,
+  },
+  {
     // Located at the `root:` line, with the cause and the root as written, as in a real run.
     name: 'run-dry-destination-root-missing',
     setUp: () => {

@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { didYouMeanPath } from '../../core/fs/index.js';
+import { didYouMeanPath, nearPath } from '../../core/fs/index.js';
 import { readBoundedInput } from '../../core/input/index.js';
 import { Refusal } from '../../core/refusal/index.js';
 import { CONFIG_MAX_BYTES, DEFAULT_CONFIG_FILE, parseConfig } from '../config/parse.js';
@@ -27,8 +27,14 @@ export async function loadConfig(path?: string): Promise<DistributorConfig> {
 /** `given` is the path passed to --config; undefined when the default was looked for. */
 function readHint(code: string, given: string | undefined): string | undefined {
   if (code === 'input_missing') {
-    if (given === undefined)
-      return `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`;
+    if (given === undefined) {
+      // `sealkit.distributor.yml` beside it is the usual slip: it is not
+      // read under another name, so the advice is to name it.
+      const near = nearPath(DEFAULT_CONFIG_FILE, 'file');
+      return near === undefined
+        ? `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`
+        : `'${near}' is here: pass --config ${near}, or rename it to ${DEFAULT_CONFIG_FILE}`;
+    }
     return didYouMeanPath(given, 'file') ?? 'check the path given to --config, or create the file';
   }
   if (code === 'input_not_regular') return 'the configuration must be a regular file';
