@@ -5,6 +5,7 @@
 // radosgw, with the other run's marker written as that run writes it.
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import {
@@ -72,12 +73,17 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
   it('regression: --wait publishes the bundle once the run holding it deletes its marker', async () => {
     const { key, run, stored, waits } = fixture();
     await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
-    // The other run finishes about 1.5 s later and deletes its marker.
-    const released = new Promise<void>((resolve) => setTimeout(resolve, 1500)).then(async () => {
+    // The other run finishes about 1.5 s after this one began to wait, and
+    // deletes its marker. Counted from the first wait, not from the start:
+    // on a busy machine this run's first look came after a fixed 1.5 s, found
+    // no marker, and the test saw no wait at all.
+    const released = (async () => {
+      for (let polls = 0; waits.length === 0 && polls < 600; polls += 1) await sleep(50);
+      await sleep(1500);
       await ctx.s3.send(
         new DeleteObjectCommand({ Bucket: ctx.bucket, Key: key('.distributor.pending.json') }),
       );
-    });
+    })();
     const started = Date.now();
     const report = await run({ waitMs: 30_000 });
     await released;
