@@ -1831,6 +1831,22 @@ interface Relationship {
 
 type RelationshipsSpec = Extract<TestSpec, { readonly kind: 'relationships' }>;
 
+/** What every test of one check is planned against; a source is resolved to its planned relation. */
+function testScope(planning: Parameters<typeof planTests>[4]): TestScope {
+  const { resolver, sourceByKey } = planning;
+  return {
+    harness: planning.planning.harness,
+    resolver: {
+      model: resolver.model,
+      source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
+    },
+    others: planning.others,
+    enabledModels: planning.enabledModels,
+    sourceByKey,
+    firstTests: new Map(),
+  };
+}
+
 function planTests(
   models: readonly PlannedModel[],
   sources: readonly PlannedSource[],
@@ -1845,18 +1861,8 @@ function planTests(
     readonly sourceByKey: ReadonlyMap<string, PlannedSource>;
   },
 ): PlannedTest[] {
-  const { resolver, versions, others, enabledModels, sourceByKey } = planning;
-  const scope: TestScope = {
-    harness: planning.planning.harness,
-    resolver: {
-      model: resolver.model,
-      source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
-    },
-    others,
-    enabledModels,
-    sourceByKey,
-    firstTests: new Map(),
-  };
+  const { versions } = planning;
+  const scope = testScope(planning);
   const tests: PlannedTest[] = [];
   for (const model of models) {
     if (!model.enabled) continue;
@@ -1918,18 +1924,7 @@ function planOtherTests(
   others: ReadonlyMap<string, 'seed' | 'snapshot'>,
   planning: Parameters<typeof planTests>[4],
 ): PlannedTest[] {
-  const { resolver, enabledModels, sourceByKey } = planning;
-  const scope: TestScope = {
-    harness: planning.planning.harness,
-    resolver: {
-      model: resolver.model,
-      source: (source, table) => sourceByKey.get(`${source}.${table}`)?.relation,
-    },
-    others,
-    enabledModels,
-    sourceByKey,
-    firstTests: new Map(),
-  };
+  const scope = testScope(planning);
   const seen = new Set<string>();
   return entries.flatMap((entry) => {
     if (others.get(entry.name) !== entry.kind || seen.has(entry.name)) return [];
