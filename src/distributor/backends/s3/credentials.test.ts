@@ -247,6 +247,20 @@ describe('credentials the store refuses or the SDK passes over', () => {
         "AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files, which hold no [default] but 'reports': set AWS_PROFILE to the profile to use",
       ),
     );
+    // A [default] with a region only, as `aws configure` leaves it: the other profiles are named too.
+    const config = join(dir, 'aws-config');
+    writeFileSync(config, '[default]\nregion = us-east-1\n');
+    const regionOnly = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_CONFIG_FILE: config });
+    expect(regionOnly.status).toBe(2);
+    expect(regionOnly.stderr.toString('utf8')).toBe(
+      refusal(
+        'destination_credentials_missing',
+        MISSING,
+        '',
+        6,
+        "AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files; they hold it, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings, or set AWS_PROFILE to the profile to use (they also hold 'reports')",
+      ),
+    );
     expect(await listKeys(ctx.s3, ctx.bucket, 'shared-files/')).toEqual([]);
     // As the hint says: with AWS_PROFILE set, the same file publishes.
     const published = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_PROFILE: 'reports' });

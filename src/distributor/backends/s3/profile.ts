@@ -151,11 +151,22 @@ function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
   if (unreadable !== undefined) return `${lead}, but ${unreadable}`;
   const profiles = [...new Set(files.flatMap((file) => file.profiles ?? []))];
   if (profiles.length === 0) return undefined;
+  const others = profiles.filter((profile) => profile !== 'default');
+  // `aws configure` leaves a [default] with a region only; the keys may sit under another name.
   if (profiles.includes('default'))
-    return `${lead}; they hold it, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings`;
+    return `${lead}; they hold it, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings${
+      others.length === 0
+        ? ''
+        : `, or set AWS_PROFILE to the profile to use (they also hold ${named(others)})`
+    }`;
+  return `${lead}, which hold no [default] but ${named(others)}: set AWS_PROFILE to the profile to use`;
+}
+
+/** Up to five profile names, quoted, and how many more. */
+function named(profiles: readonly string[]): string {
   const shown = profiles.slice(0, 5).map((profile) => `'${profile}'`);
   const more = profiles.length > shown.length ? ` and ${profiles.length - shown.length} more` : '';
-  return `${lead}, which hold no [default] but ${shown.join(', ')}${more}: set AWS_PROFILE to the profile to use`;
+  return `${shown.join(', ')}${more}`;
 }
 
 /** One shared AWS file as the SDK would read it: its profiles, or why there are none. */
