@@ -54,6 +54,7 @@ const HINTS = {
   colon: "expected ':' after an object key",
   value: 'expected a value: an object, array, string, number, true, false or null',
   end: 'the document ends before its value is complete',
+  empty: 'the document is empty: it holds no JSON value',
   unclosedString: 'a string is not closed before the end of its line',
   control: 'a control character inside a string must be escaped, e.g. \\t',
   escape: 'a string uses an escape JSON does not have (valid: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)',
@@ -340,8 +341,10 @@ export class StrictGrammar {
   }
 
   private malformedAt(index: number, hint: string): Refusal<JsonRefusalCode> {
-    // Past the end of the text the fault is that the document stopped early.
-    return this.refuseAt('json_malformed', index, index >= this.text.length ? HINTS.end : hint);
+    // Past the end of the text the fault is that the document stopped early,
+    // or never began (an empty file, a pipe that wrote nothing).
+    if (index < this.text.length) return this.refuseAt('json_malformed', index, hint);
+    return this.refuseAt('json_malformed', index, /^[ \t\n\r]*$/.test(this.text) ? HINTS.empty : HINTS.end);
   }
 
   /**
