@@ -203,6 +203,12 @@ export interface ObjectLimits {
 export interface ReadOptions {
   /** Aborted when the run is interrupted: reads in flight are abandoned at once. */
   readonly signal?: AbortSignal;
+  /**
+   * Read the bundle path as it is now, not from what the run read earlier
+   * (an S3 destination lists its whole prefix once per run): a second look
+   * at a bundle another run took meanwhile.
+   */
+  readonly fresh?: boolean;
 }
 
 /**

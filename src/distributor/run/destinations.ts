@@ -96,6 +96,7 @@ export async function inspectDestination(
   destination: OpenDestination,
   dir: BundleDir,
   signal?: AbortSignal,
+  fresh = false,
 ): Promise<{ readonly view: SnapshotView; readonly refusal?: Refusal }> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
     const refusal = destination.refusal;
@@ -109,7 +110,7 @@ export async function inspectDestination(
   }
   let snapshot: DestinationSnapshot;
   try {
-    snapshot = await destination.backend.inspect(dir, signal === undefined ? {} : { signal });
+    snapshot = await destination.backend.inspect(dir, { ...(signal === undefined ? {} : { signal }), fresh });
   } catch (error: unknown) {
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     return { view: { kind: 'refused', reason_code: reasonCodeOf(refusal) }, refusal };

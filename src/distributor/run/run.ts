@@ -25,6 +25,7 @@ import {
   peekAll,
 } from './destinations.js';
 import { loadConfig } from './load-config.js';
+import { retryLostRaces } from './lost-races.js';
 import { overlapRefusals, placeDestinations, sourceOverlapRefusals } from './overlap.js';
 import {
   buildReport,
@@ -172,6 +173,8 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     const signal = options.signal;
     // A dry run takes no lock but asks whether it could: a held lock or a
     // work area that cannot be made refuses it as it would refuse the run.
+    // One deadline for the run's --wait: the locks, the bundles another run holds, the races it lost.
+    const waitDeadline = Date.now() + (options.waitMs ?? 0);
     if (dryRun) await peekAll(opened.flat());
     else await lockForRun(opened.flat(), options);
     await stopIfInterrupted(signal);
@@ -205,8 +208,16 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       await stopIfInterrupted(signal);
       return { ...report, unchecked };
     }
-    const outcomes = withWriteFailures(await applyPlan(plan.items, pipelines, options), pipelines);
-    return locateReport(buildReport(plan, outcomes, false), selected);
+    const applied = await applyPlan(plan.items, pipelines, options);
+    const settled = await retryLostRaces(
+      plan,
+      applied,
+      pipelines,
+      { deadline: waitDeadline, signal },
+      (items) => applyPlan(items, pipelines, options),
+    );
+    const outcomes = withWriteFailures(settled.outcomes, pipelines);
+    return locateReport(buildReport(settled.plan, outcomes, false), selected);
   } finally {
     closeSources(pipelines, temporary);
     await closeDestinations(opened.flat());

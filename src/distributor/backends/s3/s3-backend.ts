@@ -292,7 +292,11 @@ export function createS3BackendNow(
       if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
       if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
       try {
-        const found = await untilNotHeld(bundleDir, await inspectNow(bundleDir, false, signal), signal);
+        const found = await untilNotHeld(
+          bundleDir,
+          await inspectNow(bundleDir, options.fresh === true, signal),
+          signal,
+        );
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         inspected.set(bundleDir, found);
         return found.snapshot;

@@ -147,10 +147,42 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(await stored()).toEqual(['.distributor.pending.json']);
   });
 
-  it('regression: a run that takes the bundle after this one looked is not said to have outlasted --wait', async () => {
+  it('regression: a run that takes the bundle after this one looked is waited for, and its wait said spent', async () => {
     const { key, run, stored } = fixture();
+    let injected = false;
     // The other run writes its marker after this run's inspection, while this
-    // run validates its sources: this run's own marker write then loses.
+    // run validates its sources: this run's own marker write then loses, and
+    // the run waits for that run's lease (95 s) until its own --wait ends.
+    const started = Date.now();
+    const report = await run({
+      waitMs: 3000,
+      s3Backend: (config, context) => {
+        const real = createS3Backend(config, context);
+        return {
+          ...real,
+          apply: async (write, source, applyContext) => {
+            if (!injected) await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+            injected = true;
+            return real.apply(write, source, applyContext);
+          },
+        };
+      },
+    });
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    expect(report.outcomes[0]?.refusal?.hint).toMatch(
+      /unless that run renews it\), still after this run's --wait \(3 s\): run again once that run is done, or with a --wait longer than what is left of the lease if it died$/,
+    );
+    // Nothing of this run was written: the other run's marker alone.
+    expect(await stored()).toEqual(['.distributor.pending.json']);
+  });
+
+  it('regression: two runs started together with --wait converge: one publishes, the other finds it published', async () => {
+    const { run, stored } = fixture();
+    let other: RunReport | undefined;
+    // The other run starts on the bundle after this run had inspected it and
+    // publishes it before this run writes anything: this run's create-only
+    // writes then lose, and it plans the bundle again from what that run left.
     const report = await run({
       waitMs: 60_000,
       s3Backend: (config, context) => {
@@ -158,19 +190,38 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
         return {
           ...real,
           apply: async (write, source, applyContext) => {
-            await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+            other ??= await run({ waitMs: 60_000 });
             return real.apply(write, source, applyContext);
           },
         };
       },
     });
-    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
-    const hint = report.outcomes[0]?.refusal?.hint ?? '';
-    expect(hint).not.toContain('still after');
-    expect(hint).toMatch(
-      /unless that run renews it\); that run took it after this run had looked at the bundle \(while this run validated its sources\), so this run's --wait \(60 s\) did not hold for it: run again once that run is done$/,
-    );
-    // Nothing of this run was written: the other run's marker alone.
-    expect(await stored()).toEqual(['.distributor.pending.json']);
+    expect(other === undefined ? undefined : outcomeOf(other)).toEqual(['published', undefined]);
+    expect(outcomeOf(report)).toEqual(['skipped_same', undefined]);
+    expect(report.plan.items[0]?.outcome).toBe('skipped_same');
+    expect(await stored()).toEqual(PUBLISHED);
+  });
+
+  it('regression: a race lost to a run that then died is waited out, and the bundle published', async () => {
+    const { key, run, stored } = fixture();
+    let injected = false;
+    const started = Date.now();
+    const report = await run({
+      waitMs: 60_000,
+      s3Backend: (config, context) => {
+        const real = createS3Backend(config, context);
+        return {
+          ...real,
+          apply: async (write, source, applyContext) => {
+            if (!injected) await markerOfAnotherRun(key('.distributor.pending.json'), 2000);
+            injected = true;
+            return real.apply(write, source, applyContext);
+          },
+        };
+      },
+    });
+    expect(outcomeOf(report)).toEqual(['published', undefined]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(await stored()).toEqual(PUBLISHED);
   });
 });
