@@ -103,15 +103,15 @@ export async function run(ctx) {
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 
-  // Week 23's page links last week's Markdown and a chart drawn after its manifest was written.
+  // Week 23's page links last week's Markdown (its page on this site), a misspelt note and a chart drawn after its manifest.
   const week23 = join(base, 'reports', 'sales', 'week-23');
   mkdirSync(week23);
   writeFileSync(
     join(week23, 'report.md'),
-    '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads.\n\n![Forecast](forecast.svg)\n',
+    '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads ([method](../week-22/notse.md)).\n\n![Forecast](forecast.svg)\n',
   );
   ctx.say(
-    'A page whose links will not load is published as written, and the run names each link with its line: last week\u2019s .md (this site gets pages only) and a chart drawn after the manifest:',
+    'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest:',
   );
   ctx.show(join(week23, 'report.md'));
   ctx.sealkit([
