@@ -236,6 +236,15 @@ export function sourceOverlapRefusals(
   return refusals;
 }
 
+/** An S3 destination's place is its bucket and prefix: the same advice in its own words. */
+const S3_HINTS: { readonly [R in 'same' | 'inside' | 'contains']: (other: string) => string } = {
+  same: (other) => `the same bucket and prefix as ${other}; give each destination a prefix of its own`,
+  inside: (other) =>
+    `this prefix lies inside the prefix of ${other} in the same bucket; use sibling prefixes instead`,
+  contains: (other) =>
+    `this prefix contains the prefix of ${other} in the same bucket; use sibling prefixes instead`,
+};
+
 const HINTS: { readonly [R in Relation]: (other: string) => string } = {
   same: (other) => `the same root as ${other}; give each destination a root of its own`,
   inside: (other) => `this root lies inside the root of ${other}; use sibling roots instead`,
@@ -273,7 +282,11 @@ function overlap(at: PlacedDestination, other: PlacedDestination, relation: Rela
     ...(origin === undefined
       ? {}
       : { location: { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) } }),
-    hint: HINTS[relation](named),
+    hint:
+      at.destination.kind === 's3' &&
+      (relation === 'same' || relation === 'inside' || relation === 'contains')
+        ? S3_HINTS[relation](named)
+        : HINTS[relation](named),
     details: {
       relation,
       destination: { pipeline_id: at.pipeline.id, destination_id: at.destination.id },

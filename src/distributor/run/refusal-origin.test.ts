@@ -132,12 +132,17 @@ describe('a destination that publishes where another does', () => {
   it('regression: an S3 prefix inside another destination’s points at its prefix:', async () => {
     const config = writeConfig([...s3Entry('archive', 'weekly'), ...s3Entry('mirror', 'weekly/copy')]);
     // The second entry starts at line 11: id, kind, bucket, then prefix on line 14.
-    expect(placed(await refusalOf(config))).toEqual([
+    const refusal = await refusalOf(config);
+    expect(placed(refusal)).toEqual([
       'destination_roots_overlap',
       14,
       9,
       'pipelines[0].destinations[1].prefix',
     ]);
+    // regression: said in an S3 destination's own words, not a local root's
+    expect(refusal.hint).toBe(
+      "this prefix lies inside the prefix of destination 'archive' of pipeline 'weather' (pipelines[0].destinations[0]) in the same bucket; use sibling prefixes instead",
+    );
   });
 
   it('regression: a shared local root points at root:, a shared work_dir at work_dir:', async () => {

@@ -183,6 +183,10 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
         : {
             folder: publishedPlace(destination, item.bundle_dir),
             state: publishedPlace(destination, item.bundle_dir, STATE_FILE),
+            removal:
+              destination.kind === 'local'
+                ? 'remove the published bundle folder'
+                : "delete the published bundle's objects (every key under its folder)",
           };
     const manifest = report.plan.pipelines
       .find((pipeline) => pipeline.id === item.pipeline_id)
@@ -297,10 +301,11 @@ function firstOf(entry: string | undefined): string {
 
 function adviceFor(
   item: ItemOutcome,
-  place?: { readonly folder: string; readonly state: string },
+  place?: { readonly folder: string; readonly state: string; readonly removal: string },
   detail?: string,
 ): string | undefined {
   const named = place === undefined ? '' : ` ${place.folder}`;
+  const removal = place?.removal ?? 'remove the published bundle folder';
   switch (item.reason_code) {
     case 'destination_unmanaged':
       return `the bundle path${named} holds entries that no .distributor.json lists, and sealkit never takes over a folder it did not publish: move them away, or publish to another root or prefix`;
@@ -309,12 +314,12 @@ function adviceFor(
     case 'conflict_same_created':
       return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
     case 'conflict_other_destination':
-      return `pipeline '${item.published_by?.pipeline_id ?? '?'}', destination '${item.published_by?.destination_id ?? '?'}' published it there with other outputs: two destinations share this place and would replace each other's outputs on every run; give each its own root or prefix (if this destination was renamed, remove the published bundle folder and run again)`;
+      return `pipeline '${item.published_by?.pipeline_id ?? '?'}', destination '${item.published_by?.destination_id ?? '?'}' published it there with other outputs: two destinations share this place and would replace each other's outputs on every run; give each its own root or prefix (if this destination was renamed, ${removal} and run again)`;
     case 'destination_incomplete':
       // An output someone wrote over is there, with another size: "gone" would send the operator looking for a deleted file.
       if (item.entry_size !== undefined && item.entry_path !== undefined)
-        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`;
-      return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: remove the published bundle folder, and the next run publishes it anew`;
+        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or ${removal}, and the next run publishes it anew`;
+      return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: ${removal}, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
       // A state below the bundle's own: another configuration published a bundle inside this one.
       if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)

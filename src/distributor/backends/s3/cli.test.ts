@@ -154,7 +154,7 @@ describe('sealkit distribute run with an S3 destination', () => {
       'error[destination_incomplete]: outputs that the destination .distributor.json lists are missing or not the size it records',
     );
     expect(stderr).toContain(
-      "= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew",
+      "= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
     );
     const json = JSON.parse(cli('--json').stdout.toString('utf8')) as {
       outcomes: { reason_code?: string; entry_path?: string; entry_size?: number }[];
