@@ -15,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
 import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { progressLine } from './distribute.js';
 
 let work: string;
 let source: string;
@@ -1367,4 +1368,23 @@ describe('a misspelt path of the operator gets the one beside it', () => {
       });
     },
   );
+});
+
+describe('the progress line of an upload', () => {
+  const apply = (done: number, total: number) =>
+    progressLine(
+      { phase: 'apply', done: 0, total: 1, destination_id: 'bucket', bytes_done: done, bytes_total: total },
+      0,
+      true,
+    );
+
+  it('regression: a bundle of many small files counts kilobytes, not 0.0/0.8 MB', () => {
+    expect(apply(412_500, 830_200)).toBe('apply 0/1, 412.5/830.2 kB to destination bucket');
+    expect(apply(0, 999_949)).toBe('apply 0/1, 0.0/999.9 kB to destination bucket');
+  });
+
+  it('counts megabytes from one megabyte on', () => {
+    expect(apply(12_345_678, 20_000_000)).toBe('apply 0/1, 12.3/20.0 MB to destination bucket');
+    expect(apply(0, 999_950)).toBe('apply 0/1, 0.0/1.0 MB to destination bucket');
+  });
 });

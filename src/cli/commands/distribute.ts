@@ -507,7 +507,7 @@ export function progressLine(event: ProgressEvent, waitedSeconds: number, sendin
   const bytes =
     event.bytes_done === undefined || event.bytes_total === undefined || event.bytes_total === 0
       ? undefined
-      : `${megabytes(event.bytes_done)}/${megabytes(event.bytes_total)} MB`;
+      : sizePair(event.bytes_done, event.bytes_total);
   if (sending && bytes !== undefined) return `${count}, ${bytes} to destination ${destination}`;
   // Still for a while: said apart from an upload, with what was sent before the stillness.
   if (waitedSeconds >= STALLED_AFTER_SECONDS)
@@ -515,9 +515,15 @@ export function progressLine(event: ProgressEvent, waitedSeconds: number, sendin
   return `${count}, destination ${destination}`;
 }
 
-/** `12.3` for 12,345,678 bytes (decimal megabytes, one decimal). */
-function megabytes(bytes: number): string {
-  return (bytes / 1e6).toFixed(1);
+/**
+ * `12.3/20.0 MB`, or in kilobytes when the whole is under one megabyte
+ * (`412.5/830.2 kB`): a bundle of many small files would otherwise show
+ * `0.0/0.8 MB` for as long as its upload takes. Decimal units, one decimal.
+ */
+export function sizePair(done: number, total: number): string {
+  // Below 999,950 bytes the whole would round to 1000.0 kB: megabytes from there.
+  const [unit, scale] = total < 999_950 ? ['kB', 1e3] : ['MB', 1e6];
+  return `${(done / scale).toFixed(1)}/${(total / scale).toFixed(1)} ${unit}`;
 }
 
 /** The same count at the same destination: an event that only tells of more bytes sent. */
