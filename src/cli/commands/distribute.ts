@@ -194,11 +194,12 @@ export const distributeRunCommand: Command = {
       };
     }
     // A signal that came after the last commit stopped nothing: no bundle is
-    // run_interrupted, so the report and its exit code stand.
+    // run_interrupted, so the report and its exit code stand. The progress
+    // line ends first: the note on such a signal starts a line of its own.
+    progress?.end();
     const received = await interruption.finish();
     const stopped = report.outcomes.some((item) => item.reason_code === 'run_interrupted');
     if (!stopped) interruption.completed('the run completed');
-    progress?.end();
     const errors = distributeReportRefusals(report)
       .map((refusal) => formatRefusal(refusal, 'located'))
       .join('');
