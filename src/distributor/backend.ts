@@ -61,7 +61,11 @@ export type DestinationSnapshot =
       readonly unwritable?: Refusal;
     }
   /** No state, but entries that are not our own residue: refused as unmanaged content. */
-  | { readonly kind: 'unmanaged' }
+  | {
+      readonly kind: 'unmanaged';
+      /** The first of those entries in UTF-8 order (its path in the bundle), when it has a name to show. */
+      readonly firstEntry?: string;
+    }
   /** A valid `.distributor.json`. */
   | {
       readonly kind: 'managed';

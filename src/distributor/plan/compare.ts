@@ -12,7 +12,7 @@ export type SnapshotView =
       /** A write here would be refused with this code (the folder it goes in is not writable). */
       readonly unwritable?: DistributorReasonCode;
     }
-  | { readonly kind: 'unmanaged' }
+  | { readonly kind: 'unmanaged'; readonly firstEntry?: string }
   | {
       readonly kind: 'managed';
       readonly state: DestinationState;

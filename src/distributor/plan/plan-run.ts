@@ -242,6 +242,10 @@ function entryOf(
   code: DistributorReasonCode,
   view: SnapshotView,
 ): { readonly entry_path?: string; readonly entry_size?: number } {
+  if (view.kind === 'unmanaged')
+    return code === 'destination_unmanaged' && view.firstEntry !== undefined
+      ? { entry_path: view.firstEntry }
+      : {};
   if (view.kind !== 'managed') return {};
   const entry =
     code === 'destination_unlisted_entry'

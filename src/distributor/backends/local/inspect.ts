@@ -108,7 +108,13 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   const entries = dir.list();
   if (entries.length === 0) return { kind: 'empty', residue: [] };
   const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
-  if (stateEntry === undefined) return { kind: 'unmanaged' };
+  if (stateEntry === undefined) {
+    const [first] = entries
+      .filter((entry) => entry.utf8)
+      .map((entry) => entry.name)
+      .sort(compareUtf8);
+    return first === undefined ? { kind: 'unmanaged' } : { kind: 'unmanaged', firstEntry: first };
+  }
   const read = readStateOrWhy(dir, stateEntry.type);
   if ('refusal' in read) return invalid(read.refusal);
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));

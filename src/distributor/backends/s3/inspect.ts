@@ -149,8 +149,15 @@ export async function inspectPrefix(
 
   if (stateRead === undefined || state === undefined) {
     const unmanaged = listing.overflow || [...objects.keys()].some(unaccounted);
-    if (unmanaged)
-      return { snapshot: { kind: 'unmanaged' }, residue: [], ...withMarker(marker), ...doubt(true) };
+    if (unmanaged) {
+      const [first] = [...objects.keys()].filter((name) => !ours(name)).sort(compareUtf8);
+      return {
+        snapshot: first === undefined ? { kind: 'unmanaged' } : { kind: 'unmanaged', firstEntry: first },
+        residue: [],
+        ...withMarker(marker),
+        ...doubt(true),
+      };
+    }
     return { snapshot: { kind: 'empty', residue }, residue: present, ...withMarker(marker), ...doubt(false) };
   }
 

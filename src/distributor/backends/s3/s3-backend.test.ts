@@ -291,6 +291,8 @@ describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
     );
     const report = await run();
     expect(report.outcomes[0]?.reason_code).toBe('destination_unmanaged');
+    // regression: the object no run of ours wrote is named, as a local destination's entry is
+    expect(report.outcomes[0]?.entry_path).toBe('zz-foreign.txt');
     expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/bulk/`)).toHaveLength(1202);
   });
 
