@@ -67,6 +67,27 @@ async function markerOfAnotherRun(key: string, leaseMs: number): Promise<void> {
   );
 }
 
+/**
+ * The S3 backend, with `act` run once before its first write: what another
+ * run does between this run's inspection and its apply.
+ */
+function beforeFirstApply(act: () => Promise<void>): NonNullable<DistributeRunOptions['s3Backend']> {
+  let done = false;
+  return (config, context) => {
+    const real = createS3Backend(config, context);
+    return {
+      ...real,
+      apply: async (write, source, applyContext) => {
+        if (!done) {
+          done = true;
+          await act();
+        }
+        return real.apply(write, source, applyContext);
+      },
+    };
+  };
+}
+
 const outcomeOf = (report: RunReport) => [report.outcomes[0]?.outcome, report.outcomes[0]?.reason_code];
 
 describe('S3 destination: --wait for a bundle another run holds', () => {
@@ -149,24 +170,13 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
 
   it('regression: a run that takes the bundle after this one looked is waited for, and its wait said spent', async () => {
     const { key, run, stored } = fixture();
-    let injected = false;
     // The other run writes its marker after this run's inspection, while this
     // run validates its sources: this run's own marker write then loses, and
     // the run waits for that run's lease (95 s) until its own --wait ends.
     const started = Date.now();
     const report = await run({
       waitMs: 3000,
-      s3Backend: (config, context) => {
-        const real = createS3Backend(config, context);
-        return {
-          ...real,
-          apply: async (write, source, applyContext) => {
-            if (!injected) await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
-            injected = true;
-            return real.apply(write, source, applyContext);
-          },
-        };
-      },
+      s3Backend: beforeFirstApply(() => markerOfAnotherRun(key('.distributor.pending.json'), 95_000)),
     });
     expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
@@ -185,16 +195,9 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     // writes then lose, and it plans the bundle again from what that run left.
     const report = await run({
       waitMs: 60_000,
-      s3Backend: (config, context) => {
-        const real = createS3Backend(config, context);
-        return {
-          ...real,
-          apply: async (write, source, applyContext) => {
-            other ??= await run({ waitMs: 60_000 });
-            return real.apply(write, source, applyContext);
-          },
-        };
-      },
+      s3Backend: beforeFirstApply(async () => {
+        other = await run({ waitMs: 60_000 });
+      }),
     });
     expect(other === undefined ? undefined : outcomeOf(other)).toEqual(['published', undefined]);
     expect(outcomeOf(report)).toEqual(['skipped_same', undefined]);
@@ -204,21 +207,10 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
 
   it('regression: a race lost to a run that then died is waited out, and the bundle published', async () => {
     const { key, run, stored } = fixture();
-    let injected = false;
     const started = Date.now();
     const report = await run({
       waitMs: 60_000,
-      s3Backend: (config, context) => {
-        const real = createS3Backend(config, context);
-        return {
-          ...real,
-          apply: async (write, source, applyContext) => {
-            if (!injected) await markerOfAnotherRun(key('.distributor.pending.json'), 2000);
-            injected = true;
-            return real.apply(write, source, applyContext);
-          },
-        };
-      },
+      s3Backend: beforeFirstApply(() => markerOfAnotherRun(key('.distributor.pending.json'), 2000)),
     });
     expect(outcomeOf(report)).toEqual(['published', undefined]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
