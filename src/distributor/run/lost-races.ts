@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, RunPlan } from '../plan/types.js';
 import { inspectDestination } from './destinations.js';
 import type { ItemOutcome } from './report.js';
 import { planInput, type SourcePipeline } from './sources.js';
+
+/** The least time between two looks at the bundles a run lost. */
+const PAUSE_MS = 1000;
 
 /** The refusals of an S3 bundle whose pending marker another run wrote after this run had looked at it. */
 const LOST_RACE: ReadonlySet<string> = new Set(['destination_locked', 'destination_changed']);
@@ -46,6 +50,12 @@ export async function retryLostRaces(
       return outcome !== undefined && isLostRace(item, outcome, pipelines) ? [index] : [];
     });
     if (lost.length === 0) break;
+    // A pause before each look: the other run needs that long to commit
+    // anyway, and a store that keeps refusing is not asked again at once.
+    await sleep(Math.min(PAUSE_MS, Math.max(0, until.deadline - Date.now())), undefined, {
+      ...(until.signal === undefined ? {} : { signal: until.signal }),
+    }).catch(() => undefined);
+    if (stopped(until.signal)) break;
     for (const index of lost) {
       const item = items[index];
       if (item !== undefined) await inspectAgain(item, pipelines, until.signal);
