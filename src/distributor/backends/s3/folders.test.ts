@@ -34,7 +34,8 @@ function setUp(name: string) {
     join(dir, 'sealkit.distributor.yaml'),
     s3ConfigYaml(ctx.rgw, source, { bucket: ctx.bucket, prefix: name }),
   );
-  const cli = () => runCli(['distribute', 'run'], { cwd: dir, env: { ...process.env, ...ctx.rgw.awsEnv } });
+  const cli = (...flags: readonly string[]) =>
+    runCli(['distribute', 'run', ...flags], { cwd: dir, env: { ...process.env, ...ctx.rgw.awsEnv } });
   const put = (key: string, body: string) =>
     ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key: `${name}/${key}`, Body: body }));
   const stored = async () =>
@@ -89,5 +90,21 @@ describe('empty folder objects under a bundle prefix', () => {
     expect(emptyFile.status).toBe(2);
     expect(emptyFile.stderr.toString('utf8')).toContain('error[destination_unmanaged]');
     expect(await stored()).toEqual([`${DIR}/notes/`]);
+  });
+
+  it('regression: beside a console folder, the refusal names the object that is content, not the folder', async () => {
+    const { cli, put } = setUp('first-entry');
+    // '' sorts before every key and 'charts/' before 'notes.txt': both were named as the first entry.
+    await put(`${DIR}/`, '');
+    await put(`${DIR}/charts/`, '');
+    await put(`${DIR}/notes.txt`, 'by hand');
+    const run = cli('--json');
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout.toString('utf8')) as {
+      readonly outcomes: readonly { readonly reason_code?: string; readonly entry_path?: string }[];
+    };
+    expect(report.outcomes.map((item) => [item.reason_code, item.entry_path])).toEqual([
+      ['destination_unmanaged', 'notes.txt'],
+    ]);
   });
 });

@@ -150,7 +150,8 @@ export async function inspectPrefix(
   if (stateRead === undefined || state === undefined) {
     const unmanaged = listing.overflow || [...objects.keys()].some(unaccounted);
     if (unmanaged) {
-      const [first] = [...objects.keys()].filter((name) => !ours(name)).sort(compareUtf8);
+      // The first object that is content: a folder object is no entry to look for.
+      const [first] = [...objects.keys()].filter(unaccounted).sort(compareUtf8);
       return {
         snapshot: first === undefined ? { kind: 'unmanaged' } : { kind: 'unmanaged', firstEntry: first },
         residue: [],
