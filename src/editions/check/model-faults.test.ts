@@ -59,6 +59,25 @@ describe('a misspelt config key (docs/editions.md#misspelt-configs)', () => {
       hint: "dbt knows no config 'materialised' in config(): it keeps it as a custom config and sets nothing with it; did you mean 'materialized'? (a setting of your own goes under meta)",
     });
   });
+
+  it('regression: Snowflake Iceberg and tag configs near another config (table_format, base_location_root, table_tag) are not taken for typos', async () => {
+    const project = copyProject('snowflake', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_iceberg.sql':
+        "{{ config(materialized='table', table_format='iceberg', external_volume='vol', base_location_root='lake', base_location_subpath='gold', table_tag='pii', batch_id='b1', table_properties={}) }}\nselect order_id from {{ ref('silver_orders') }}\n",
+      'models/gold/gold_iceberg_typo.sql':
+        "{{ config(materialized='table', table_formt='iceberg') }}\nselect order_id from {{ ref('silver_orders') }}\n",
+    });
+    const { report } = await checkProject(project);
+    const iceberg = report.models.find((model) => model.name === 'gold_iceberg');
+    expect(iceberg?.status).toBe('passed');
+    expect(iceberg?.finding).toBeUndefined();
+    // A misspelling of one of them is still named, with the config meant.
+    expect(report.models.find((model) => model.name === 'gold_iceberg_typo')?.finding).toMatchObject({
+      reason_code: 'config_key_unknown',
+      hint: expect.stringContaining("did you mean 'table_format'?"),
+    });
+  });
 });
 
 describe('a misspelt config that holds a mapping, in dbt_project.yml', () => {

@@ -978,6 +978,16 @@ const WELL_KNOWN_CONFIGS: ReadonlySet<string> = new Set([
   'enable_refresh',
   'refresh_interval_minutes',
   'resource_tags',
+  // Adapter configs one edit from another config: Snowflake's Iceberg tables
+  // (table_format, base_location_root, base_location_subpath), its tags and
+  // row access policies, BigQuery's Python batch id, Athena's table properties.
+  'table_format',
+  'base_location_root',
+  'base_location_subpath',
+  'table_tag',
+  'row_access_policy',
+  'batch_id',
+  'table_properties',
 ]);
 
 function configTypoHint(key: string, near: string, where: string): string {
