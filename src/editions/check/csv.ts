@@ -31,8 +31,32 @@ export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
   return read.ok ? read.table : undefined;
 }
 
+/** How a CSV is read: a fixture strictly (the default), a seed as `dbt seed` reads it. */
+export interface CsvReadOptions {
+  /**
+   * Read as dbt's CSV reader (agate) reads a seed
+   * (docs/editions.md#seeds-and-snapshots): a leading byte order mark is
+   * skipped, a header field may be any text but empty (dbt quotes a seed's
+   * columns), and a value that is empty or `null` once trimmed, in any case
+   * and quoted or not, is NULL.
+   */
+  readonly seed?: boolean;
+}
+
+const BOM = [0xef, 0xbb, 0xbf] as const;
+
 /** parseCsv, saying where and why a file is refused (never quoting its text). */
-export function readCsv(bytes: Uint8Array): CsvRead {
+export function readCsv(bytes: Uint8Array, options: CsvReadOptions = {}): CsvRead {
+  const seed = options.seed === true;
+  const bom = seed && BOM.every((byte, index) => bytes[index] === byte);
+  const read = readRecords(bom ? bytes.subarray(BOM.length) : bytes, seed);
+  if (!read.ok || !seed) return read;
+  const isNull = (value: string | null): boolean => value === null || /^(null)?$/i.test(value.trim());
+  const rows = read.table.rows.map((row) => row.map((value) => (isNull(value) ? null : value)));
+  return { ok: true, table: { columns: read.table.columns, rows } };
+}
+
+function readRecords(bytes: Uint8Array, seed: boolean): CsvRead {
   const decoded = decodeUtf8Strict(bytes);
   if (!decoded.ok)
     return {
@@ -113,7 +137,9 @@ export function readCsv(bytes: Uint8Array): CsvRead {
   const columns: string[] = [];
   const seen = new Set<string>();
   for (const [index, name] of header.entries()) {
-    if (name === null || !IDENTIFIER.test(name))
+    if (seed && (name === null || name.trim() === ''))
+      return { ok: false, line: 1, hint: `header field ${index + 1} is empty; every column needs a name` };
+    if (name === null || (!seed && !IDENTIFIER.test(name)))
       return {
         ok: false,
         line: 1,

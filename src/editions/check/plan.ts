@@ -1187,7 +1187,7 @@ function planSeeds(files: readonly ProjectFile[]): PlannedSeed[] {
           table: undefined,
           fault: `${file.path} is larger than the ${PROJECT_LIMITS.maxFileBytes / (1024 * 1024)} MiB the check loads of a seed`,
         };
-      const read = readCsv(file.bytes);
+      const read = readCsv(file.bytes, { seed: true });
       return {
         name,
         path: file.path,

@@ -140,6 +140,31 @@ describe('seeds and snapshots', () => {
     ]);
   });
 
+  it('regression: a seed saved with a BOM, headers with spaces, and quoted-empty or null values loads as dbt seed loads it (was dependency_failed)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      // Excel's "CSV UTF-8" starts with a BOM, which dbt skips; dbt quotes a seed's column names.
+      'seeds/status_notes.csv':
+        '\uFEFFOrder Status,note,status weight\n' +
+        'placed,"",1\n' +
+        'shipped,NULL,2\n' +
+        'delivered, null ,\n' +
+        'cancelled,"kept, quoted",4\n',
+      'seeds/_notes.yml':
+        'version: 2\n\nseeds:\n  - name: status_notes\n    columns:\n      - name: note\n        data_tests: [not_null]\n',
+      'models/gold/gold_status_notes.sql':
+        'select "Order Status" as order_status, note, "status weight" + 1 as next_weight\nfrom {{ ref(\'status_notes\') }}\n',
+    });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    const notes = report.models.find((model) => model.name === 'gold_status_notes');
+    // "status weight" + 1 binds only once the column is typed: its empty value is NULL, not text.
+    expect(notes?.finding).toBeUndefined();
+    expect(notes).toMatchObject({ status: 'passed', built: true, rows: 4 });
+    // '', NULL and ' null ' are NULL in dbt's seed: the not_null test fails on those three rows.
+    const notNull = report.tests.find((test) => test.name === 'not_null_status_notes_note');
+    expect(notNull).toMatchObject({ status: 'failed', failures: 3 });
+  });
+
   it('reads seed columns as dbt does: whole numbers, numbers, dates, timestamps, true/false, else text', () => {
     const types = seedTypes({
       columns: ['i', 'n', 'd', 't', 'b', 's', 'empty', 'mixed'],
