@@ -71,6 +71,28 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it('regression: a link to a file another bundle lists but the outputs leave out says which output, not to check the name', () => {
+    const page = { path: 'report.md', content: '# W03\n\n[last week](../w02/data.csv)\n' };
+    makeBundle(source, 'weather/w03', [page], { id: 'w03', created: '2026-05-30T11:10:00Z' });
+    makeBundle(
+      source,
+      'weather/w02',
+      [
+        { path: 'report.md', content: '# W02\n' },
+        { path: 'data.csv', content: 'a\n' },
+      ],
+      { id: 'w02', created: '2026-05-23T11:10:00Z' },
+    );
+    const htmlOnly = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: dest, source: false, html: true }] },
+    ]);
+    const dry = runCli(['distribute', 'run', '--config', htmlOnly, '--dry-run']);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout.toString()).toContain(
+      "  site: weather/w03/report.md:3: link ../w02/data.csv leads into bundle weather/w02 of this run, which lists data.csv, but not among this destination's outputs (assets: true publishes charts and data beside the pages)\n",
+    );
+  });
+
   it('regression: links of published pages to files the site will not hold are named with page and line (were published silently)', () => {
     const page = {
       path: 'report.md',

@@ -642,6 +642,17 @@ function linkWarningText(folder: string, warning: LinkWarning): string {
  * is `source: true`, which copies every listed file as it is.
  */
 function linkProblemText(warning: LinkWarning): string {
+  if (warning.problem === 'not_in_other_bundle' && warning.target_bundle_dir !== undefined) {
+    const bundle = `leads into bundle ${escapedBytes(Buffer.from(warning.target_bundle_dir, 'utf8'))} of this run`;
+    // A file that bundle lists: the name is right, this destination's outputs leave it out.
+    if (warning.published_by !== undefined && warning.file !== undefined)
+      return `${bundle}, which lists ${escapedBytes(Buffer.from(warning.file, 'utf8'))}, but not among this destination's outputs (${
+        warning.published_by === 'source'
+          ? 'source: true copies it as it is; assets: true copies charts and data only'
+          : 'assets: true publishes charts and data beside the pages'
+      })`;
+    return `${bundle}, which publishes no such file here: check the name (a link to a .md file points at its page, .html)`;
+  }
   // A link to a folder names what a web server answers it with, its index page.
   const file = warning.file;
   const subject =
@@ -652,8 +663,6 @@ function linkProblemText(warning: LinkWarning): string {
     return `${subject}, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)`;
   if (warning.problem === 'not_published_here')
     return `${subject}${LINK_PROBLEMS.not_published_here.slice('is listed'.length)}`;
-  if (warning.problem === 'not_in_other_bundle' && warning.target_bundle_dir !== undefined)
-    return `leads into bundle ${escapedBytes(Buffer.from(warning.target_bundle_dir, 'utf8'))} of this run, which publishes no such file here: check the name (a link to a .md file points at its page, .html)`;
   return LINK_PROBLEMS[warning.problem];
 }
 

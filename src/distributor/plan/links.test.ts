@@ -223,4 +223,58 @@ describe('links of pages that a destination will not hold', () => {
       ).map(([href]) => href),
     ).toEqual(['../W02/reprot.html', '../../ops/nightly/x.csv']);
   });
+
+  it('regression: a file another bundle lists but this destination leaves out names the file and the output to set', () => {
+    const files = ['data.csv', 'index.html', 'report.md'].map((path, index) => ({
+      path: path as BundlePath,
+      sha256: sha(String(index)),
+      size: 3,
+    }));
+    const siblings: SiblingBundles = new Map([['sales/W02', { ...manifest, files }]]);
+    const markdown = '[a](../W02/data.csv) [b](../W02/) [c](../W02/dta.csv)\n';
+    const listed = new Set<string>(['report.md']);
+    const { links } = renderMarkdown(Buffer.from(markdown), 'page', {
+      path: 'report.md',
+      listed,
+      bundleDir: 'sales/W03',
+    });
+    const own: SourceManifest = {
+      ...manifest,
+      files: [{ path: 'report.md' as BundlePath, sha256: sha('3'), size: 3 }],
+    };
+    const categories = { source: false, html: true };
+    const rendered = [page(0, 'report.html', links)];
+    const outputs = plannedOutputs(own, rendered, categories) ?? [];
+    // The names are right: the outputs leave data.csv and index.html out ("check the name" before).
+    expect(linkWarnings(own, rendered, categories, outputs, siblings)).toEqual([
+      {
+        page: 'report.md',
+        line: 1,
+        href: '../W02/data.csv',
+        image: false,
+        problem: 'not_in_other_bundle',
+        target_bundle_dir: 'sales/W02',
+        published_by: 'assets',
+        file: 'data.csv',
+      },
+      {
+        page: 'report.md',
+        line: 1,
+        href: '../W02/',
+        image: false,
+        problem: 'not_in_other_bundle',
+        target_bundle_dir: 'sales/W02',
+        published_by: 'source',
+        file: 'index.html',
+      },
+      {
+        page: 'report.md',
+        line: 1,
+        href: '../W02/dta.csv',
+        image: false,
+        problem: 'not_in_other_bundle',
+        target_bundle_dir: 'sales/W02',
+      },
+    ]);
+  });
 });

@@ -43,13 +43,15 @@ export interface LinkWarning {
   readonly image: boolean;
   readonly problem: LinkProblem;
   /**
-   * For `not_published_here`, which output setting would publish the file:
+   * For `not_published_here` (and `not_in_other_bundle` when that bundle
+   * lists the file), which output setting would publish the file:
    * `assets` for charts and data, `source` for a listed page or Markdown
    * file (`old.html`, `guide/index.html`), which `assets` never copies.
    */
   readonly published_by?: 'assets' | 'source';
   /**
-   * For `not_published_here`, the listed file the destination will not hold:
+   * For `not_published_here` (and `not_in_other_bundle`, then in that
+   * bundle, when it lists it), the listed file the destination will not hold:
    * the link's own target, or for a link to a folder (`kit/`) the index page
    * that would answer it (`kit/index.html`).
    */
@@ -101,6 +103,9 @@ export function linkWarnings(
             image: link.image,
             problem: problem.problem,
             target_bundle_dir: problem.dir,
+            ...(problem.file === undefined
+              ? {}
+              : { published_by: isAsset(problem.file) ? 'assets' : 'source', file: problem.file }),
           });
         continue;
       }
@@ -160,13 +165,16 @@ function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found 
  * Why a link into another bundle of the run will not load at this
  * destination, with that bundle's folder: a file it does not publish here,
  * or a folder of it (`../2026-W02/`) without an `index.html` to answer.
- * Undefined when it loads, or leads into no bundle of the run.
+ * `file` is the file that bundle lists but this destination's outputs
+ * leave out (its chart without `assets`): the name is right, the outputs
+ * are what to change. Undefined when it loads, or leads into no bundle of
+ * the run.
  */
 function otherBundleProblem(
   link: PageLink,
   siblings: SiblingBundles,
   heldBy: (dir: string, sibling: SourceManifest) => ReadonlySet<string>,
-): { readonly problem: LinkProblem; readonly dir: string } | undefined {
+): { readonly problem: LinkProblem; readonly dir: string; readonly file?: string } | undefined {
   const other = link.other ?? '';
   const bundle = siblings.get(other);
   const into =
@@ -176,9 +184,15 @@ function otherBundleProblem(
   if (into === undefined) return undefined;
   const held = heldBy(into.dir, into.manifest);
   const inside = other === into.dir ? '' : other.slice(into.dir.length + 1);
-  if (link.folder !== true)
-    return held.has(inside) ? undefined : { problem: 'not_in_other_bundle', dir: into.dir };
-  if (held.has(inside === '' ? 'index.html' : `${inside}/index.html`)) return undefined;
+  const lists = (path: string) => into.manifest.files.some((file) => file.path === path);
+  const leftOut = (path: string) =>
+    lists(path)
+      ? { problem: 'not_in_other_bundle' as const, dir: into.dir, file: path }
+      : { problem: 'not_in_other_bundle' as const, dir: into.dir };
+  if (link.folder !== true) return held.has(inside) ? undefined : leftOut(inside);
+  const index = inside === '' ? 'index.html' : `${inside}/index.html`;
+  if (held.has(index)) return undefined;
+  if (lists(index)) return leftOut(index);
   const holds = inside === '' || into.manifest.files.some((file) => file.path.startsWith(`${inside}/`));
   return { problem: holds ? 'folder_without_index' : 'not_in_other_bundle', dir: into.dir };
 }
