@@ -353,9 +353,17 @@ const CROSS_DATABASE_SQL: Readonly<Record<string, CrossDatabaseMacro>> = {
   length: [['expression'], (expression) => `length(${expression})`],
   position: [['substring_text', 'string_text'], (sub, text) => `position(${sub} in ${text})`],
   right: [['string_text', 'length_expression'], (text, length) => `right(${text}, ${length})`],
+  // dbt's listagg(measure, delimiter_text="','", order_by_clause=none, limit_num=none): the
+  // order and the limit change the value, so they are rendered, as dbt-duckdb renders them.
   listagg: [
-    ['measure', 'delimiter_text'],
-    (measure, delimiter) => `string_agg(${measure}${delimiter === '' ? '' : `, ${delimiter}`})`,
+    ['measure', 'delimiter_text', 'order_by_clause', 'limit_num'],
+    (measure, delimiter, orderBy, limit) => {
+      const separator = delimiter === '' ? "','" : delimiter;
+      const ordered = orderBy === '' ? '' : ` ${orderBy}`;
+      return limit === ''
+        ? `string_agg(${measure}, ${separator}${ordered})`
+        : `array_to_string((array_agg(${measure}${ordered}))[1:${limit}], ${separator})`;
+    },
   ],
 };
 

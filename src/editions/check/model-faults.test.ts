@@ -226,6 +226,25 @@ describe("dbt's cross-database macros", () => {
     const zero = rows?.columns.indexOf('zero_days') ?? -1;
     expect(rows?.rows.every((row) => row[zero] === '0')).toBe(true);
   });
+
+  it("regression: dbt.listagg renders its order_by_clause and limit_num, and ',' when no delimiter is given (the order was dropped)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'models/gold/gold_listagg.sql':
+        "select\n    {{ dbt.listagg('x', \"'|'\", 'order by x desc') }} as newest_first,\n    {{ dbt.listagg('x', order_by_clause='order by x', limit_num=2) }} as first_two,\n    {{ dbt.listagg('x') }} as every_one\nfrom (values ('b'), ('c'), ('a')) as t(x)\n",
+    });
+    const { report, captured } = await checkProject(project, {
+      fixtures: join(project, 'fixtures'),
+      captureRows: ['gold_listagg'],
+    });
+    expect(report.models.find((model) => model.name === 'gold_listagg')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    const [row] = captured.gold_listagg?.rows ?? [];
+    expect(row?.slice(0, 2)).toEqual(['c|b|a', 'a,b']);
+    expect(String(row?.[2]).split(',').sort()).toEqual(['a', 'b', 'c']);
+  });
 });
 
 describe("dbt's return() and do in a project's macros", () => {
