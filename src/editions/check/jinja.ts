@@ -144,6 +144,16 @@ function installMacroReturn(): void {
 }
 installMacroReturn();
 
+/**
+ * nunjucks' own Jinja compatibility, once per process: the Python methods
+ * dbt macros call on lists and dicts (`{% do cols.append(c) %}`,
+ * `.items()`, `.keys()`, `.get()`, `.update()`), `True`/`False`/`None`,
+ * and slices (`cols[1:]`). Without it `{% do %}` could only return(), and
+ * `out.append` read as a macro of a package named `out`
+ * (docs/editions.md#jinja-the-subset-both-dbt-and-the-check-render).
+ */
+nunjucks.installJinjaCompat();
+
 /** The innermost macro call has returned: Jinja would run nothing more of it. */
 function returned(): boolean {
   return returnSlots.at(-1)?.returned === true;

@@ -284,6 +284,31 @@ describe("dbt's return() and do in a project's macros", () => {
       hint: "positive('bad') raised: not a column: bad",
     });
   });
+  it("regression: {% do cols.append(…) %}, .items(), .update(), slices and True render as in dbt (was undefined_macro naming a package 'cols')", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'macros/built_columns.sql':
+        '{% macro built_columns(names) %}\n' +
+        '  {% set cols = [] %}\n' +
+        "  {% for name in names %}{% do cols.append(name ~ '_id') %}{% endfor %}\n" +
+        "  {% set renames = {'order_status': 'status'} %}\n" +
+        "  {% do renames.update({'order_date': 'ordered_on'}) %}\n" +
+        "  {% for old, new in renames.items() %}{% do cols.append(old ~ ' as ' ~ new) %}{% endfor %}\n" +
+        '  {% if True %}{{ return(cols[1:]) }}{% endif %}\n' +
+        '{% endmacro %}\n',
+      'models/gold/gold_built_columns.sql':
+        "select {{ built_columns(['skipped', 'order', 'customer']) | join(', ') }}\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report, captured } = await checkProject(project, {
+      fixtures: join(project, 'fixtures'),
+      captureRows: ['gold_built_columns'],
+    });
+    expect(report.models.find((model) => model.name === 'gold_built_columns')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    expect(captured.gold_built_columns?.columns).toEqual(['order_id', 'customer_id', 'status', 'ordered_on']);
+  });
 });
 
 describe('test configs', () => {
