@@ -158,20 +158,22 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     // `sealkit distribute -q run`): named as an option, with where it
     // belongs, not as a command '' nor as the command that follows it.
     const option = argv[1];
-    if (
-      (words[1] === undefined || members.includes(given)) &&
-      option?.startsWith('-') === true &&
-      option !== '-'
-    ) {
+    // The group's command after the options, a flag's value among them
+    // (`sealkit distribute --config x.yaml run`): `x.yaml` is no command.
+    const at = argv.findIndex((word, index) => index > 1 && members.includes(word));
+    if ((words[1] === undefined || at !== -1) && option?.startsWith('-') === true && option !== '-') {
       const top = TOP_FLAGS.find(([short, long]) => option === short || option === long);
-      const command = words[1] === undefined ? [words[0], '<command>'] : words;
+      const moved =
+        at === -1
+          ? [words[0], '<command>', option]
+          : [...commandFirst([words[0], argv[at] ?? ''], argv.slice(at + 1)), ...argv.slice(1, at)];
       return new UsageError(`unknown option ${option} where a command of '${words[0]}' goes`, group, {
         brief: true,
         helpCommand: `sealkit ${words[0]} --help`,
         hint:
           top !== undefined && top[1] === '--version'
             ? 'sealkit --version prints the version'
-            : `options go after the command: sealkit ${[...command, option].join(' ')}`,
+            : `options go after the command: sealkit ${moved.join(' ')}`,
       });
     }
     const otherName = OTHER_NAMES[words[0]]?.[given];
@@ -196,6 +198,14 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     helpCommand: 'sealkit --help',
     ...(hint !== undefined ? { hint } : {}),
   });
+}
+
+/**
+ * The command (`head`) with the words after it that are no flag: what
+ * stays in place when the options written before the command move after it.
+ */
+function commandFirst(head: readonly string[], after: readonly string[]): string[] {
+  return [...head, ...after.filter((word) => !word.startsWith('-'))];
 }
 
 /** The flags sealkit itself takes before a command, short and long. */
@@ -223,9 +233,24 @@ function unknownTopFlag(argv: readonly string[], words: readonly string[], usage
           given.replace(/^-+/, '--'),
           TOP_FLAGS.map(([, long]) => long),
         );
+  // The command after the options, a flag's value among them (`sealkit
+  // --config x.yaml distribute run`): `x.yaml` is no command.
+  const groups = new Set(COMMANDS.map((c) => c.path[0]));
+  const at = argv.findIndex((word) => groups.has(word));
+  const [group, member] = [argv[at], argv[at + 1]];
+  const pair = COMMANDS.some((c) => c.path[0] === group && c.path[1] === member);
+  const head =
+    at === -1
+      ? []
+      : commandFirst(pair ? [group ?? '', member ?? ''] : [group ?? ''], argv.slice(at + (pair ? 2 : 1)));
+  const moved =
+    at === -1
+      ? words.length > 0
+        ? [...words, given]
+        : undefined
+      : [...head, ...argv.slice(0, at).filter((word) => word !== '--json')];
   const hint =
-    near ??
-    (words.length > 0 ? `options go after the command: sealkit ${[...words, given].join(' ')}` : undefined);
+    near ?? (moved === undefined ? undefined : `options go after the command: sealkit ${moved.join(' ')}`);
   return new UsageError(`unknown option ${given}`, usage, {
     brief: true,
     helpCommand: 'sealkit --help',

@@ -78,6 +78,25 @@ describe('command-line usage errors', () => {
     },
   );
 
+  it.each([
+    [
+      ['distribute', '--config', 'conf/x.yaml', 'run', '--dry-run'],
+      "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute run --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
+    ],
+    [
+      ['--config', 'conf/x.yaml', 'distribute', 'run'],
+      "sealkit: unknown option --config\n  = help: options go after the command: sealkit distribute run --config conf/x.yaml\nsee 'sealkit --help'\n",
+    ],
+  ])(
+    "regression: sealkit %j moves a flag with its value after the command (was \"unknown command 'distribute conf/x.yaml'\", or 'sealkit conf/x.yaml distribute run --config')",
+    (args, stderr) => {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.stderr.toString()).toBe(stderr);
+    },
+  );
+
   it("regression: `sealkit help -h` and `sealkit help --json` print the usage (were an unknown option and a command '')", () => {
     const usage = runCli(['--help']).stdout.toString();
     expect(runCli(['help', '-h']).stdout.toString()).toBe(usage);
