@@ -4,8 +4,12 @@ import { type Dir, isFsError } from '../core/fs/index.js';
 export interface TreeFile {
   readonly path: string;
   readonly bytes: Uint8Array;
-  /** Over the per-file limit and not read (`bytes` empty): only with `skipOversized`. */
-  readonly oversized?: true;
+  /**
+   * Not read (`bytes` empty), only with `skipOversized`: `file` when it is
+   * over the per-file limit, `total` when the files read before it already
+   * fill the tree's byte limit.
+   */
+  readonly oversized?: 'file' | 'total';
 }
 
 export interface Tree {
@@ -51,8 +55,11 @@ export interface TreeReadOptions {
   /** Only files for which this holds are read; others are ignored (default: all). */
   readonly include?: (path: string) => boolean;
   /**
-   * A file over `maxFileBytes` is listed unread (`oversized`) instead of
-   * refusing the tree: for data a caller can do without (a large seed).
+   * A file over `maxFileBytes`, or one that would take the tree past
+   * `maxTotalBytes`, is listed unread (`oversized`) instead of refusing the
+   * tree: for data a caller can do without (a large seed). Files are then
+   * read in name order, so which ones are left unread does not depend on
+   * the order the filesystem lists them in.
    */
   readonly skipOversized?: boolean;
 }
@@ -73,7 +80,12 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
 
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > limits.maxDepth) throw new TreeReadError('too_large', prefix);
-    for (const entry of unreadableAs(prefix, () => dir.list(), true)) {
+    const listed = unreadableAs(prefix, () => dir.list(), true);
+    const entries =
+      options.skipOversized === true
+        ? [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        : listed;
+    for (const entry of entries) {
       if (!entry.utf8) throw new TreeReadError('entry_invalid', prefix);
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (options.skip?.(path) === true) continue;
@@ -91,9 +103,17 @@ export function readTree(root: Dir, options: TreeReadOptions): Tree {
       if (stat.type !== 'file') throw new TreeReadError('entry_invalid', path);
       if (options.include !== undefined && !options.include(path)) continue;
       if (files.length + 1 > limits.maxFiles) throw new TreeReadError('too_large');
-      if (options.skipOversized === true && stat.size > BigInt(limits.maxFileBytes)) {
-        files.push({ path, bytes: new Uint8Array(0), oversized: true });
-        continue;
+      if (options.skipOversized === true) {
+        const over =
+          stat.size > BigInt(limits.maxFileBytes)
+            ? 'file'
+            : BigInt(total) + stat.size > BigInt(limits.maxTotalBytes)
+              ? 'total'
+              : undefined;
+        if (over !== undefined) {
+          files.push({ path, bytes: new Uint8Array(0), oversized: over });
+          continue;
+        }
       }
       const file = unreadableAs(path, () => dir.openFile(entry.name));
       try {

@@ -1180,12 +1180,15 @@ function planSeeds(files: readonly ProjectFile[]): PlannedSeed[] {
   return files
     .map((file) => {
       const name = (file.path.split('/').pop() ?? '').replace(/\.csv$/, '');
-      if (file.oversized === true)
+      if (file.oversized !== undefined)
         return {
           name,
           path: file.path,
           table: undefined,
-          fault: `${file.path} is larger than the ${PROJECT_LIMITS.maxFileBytes / (1024 * 1024)} MiB the check loads of a seed`,
+          fault:
+            file.oversized === 'file'
+              ? `${file.path} is larger than the ${PROJECT_LIMITS.maxFileBytes / (1024 * 1024)} MiB the check loads of a seed`
+              : `${file.path} was not read: the seeds before it in name order already hold the ${PROJECT_LIMITS.maxTotalBytes / (1024 * 1024)} MiB the check loads of seeds in all`,
         };
       const read = readCsv(file.bytes, { seed: true });
       return {

@@ -123,7 +123,7 @@ export function readProjectFiles(projectDir: string): ProjectFiles {
         const seeds = seedFiles.filter((file) => file.path.endsWith('.csv'));
         const snapshots = snapshotFiles.filter((file) => file.path.endsWith('.sql'));
         const isProperties = (file: ProjectFile): boolean =>
-          /\.ya?ml$/.test(file.path) && file.oversized !== true;
+          /\.ya?ml$/.test(file.path) && file.oversized === undefined;
         const properties = uniqueByPath([...modelFiles, ...seedFiles, ...snapshotFiles].filter(isProperties));
         return {
           projectDir,
@@ -379,7 +379,7 @@ function readUnder(
     return tree.files.map((file) => ({
       path: `${path}/${file.path}`,
       bytes: file.bytes,
-      ...(file.oversized === true ? { oversized: true as const } : {}),
+      ...(file.oversized === undefined ? {} : { oversized: file.oversized }),
     }));
   } catch (error: unknown) {
     if (error instanceof TreeReadError) {

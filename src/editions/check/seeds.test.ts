@@ -105,6 +105,36 @@ describe('seeds and snapshots', () => {
     });
   });
 
+  it('regression: seeds that hold more than 64 MiB together do not refuse the project (was project_too_large); the ones past the bound are not loaded, and say so', async () => {
+    const project = projectWithSeedAndSnapshot();
+    const row = '9,placed,Placed,0.5,false,2024-01-01\n';
+    // Each under the 4 MiB a seed may have; 17 of them pass the 64 MiB of all seeds.
+    const body = `status_id,order_status,label,weight,is_final,valid_from\n${row.repeat(Math.floor((3.9 * 1024 * 1024) / row.length))}`;
+    const many = Object.fromEntries(
+      Array.from({ length: 17 }, (_, index) => [
+        `seeds/bulk/bulk_${String(index).padStart(2, '0')}.csv`,
+        body,
+      ]),
+    );
+    writeTree(project, {
+      ...many,
+      'models/gold/gold_bulk_first.sql': "select count(*) as n from {{ ref('bulk_00') }}\n",
+      'models/gold/gold_bulk_last.sql': "select count(*) as n from {{ ref('bulk_16') }}\n",
+    });
+    const { report } = await checkProject(project, { fixtures: join(project, 'fixtures') });
+    expect(report.status).toBe('failed');
+    // The seeds read first, in name order, load; the one past the bound is named with why.
+    expect(report.models.find((model) => model.name === 'gold_bulk_first')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    expect(report.models.find((model) => model.name === 'gold_bulk_last')?.finding).toMatchObject({
+      reason_code: 'dependency_failed',
+      hint: 'not built: the seed bulk_16 (seeds/bulk/bulk_16.csv was not read: the seeds before it in name order already hold the 64 MiB the check loads of seeds in all)',
+    });
+    expect(report.models.find((model) => model.name === 'gold_status_weights')?.status).toBe('passed');
+  }, 60_000);
+
   it('regression: a seeds: or snapshots: path of dbt_project.yml that applies to nothing is config_path_unused with the name meant; the right paths pass', async () => {
     const project = projectWithSeedAndSnapshot();
     const file = join(project, 'dbt_project.yml');
