@@ -1595,6 +1595,13 @@ function renderFinding(
           ...place,
           hint: `ref('${subject}'): ${subject}.sql is version ${version.props.v.text} of '${version.model}', which dbt names ${version.node}: write ref('${version.model}', v=${version.props.v.text})`,
         });
+      // The project has it, under a name no relation is built for: no did-you-mean of itself.
+      if (modelNames.includes(subject) && !IDENTIFIER.test(subject))
+        return draft('undefined_ref', {
+          ...base,
+          ...place,
+          hint: `ref('${subject}') names a model, seed or snapshot of this project whose name is not letters, digits and _ alone: the offline check builds no relation under such a name; rename its file (docs/editions.md#limits-and-choices)`,
+        });
       const near = didYouMean(subject, modelNames);
       return draft('undefined_ref', {
         ...base,

@@ -195,6 +195,21 @@ describe('seeds and snapshots', () => {
     expect(notNull).toMatchObject({ status: 'failed', failures: 3 });
   });
 
+  it("regression: ref() to a seed whose file name holds a dot says the check cannot name it (was did you mean 'status.labels'? of itself)", async () => {
+    const project = projectWithSeedAndSnapshot();
+    writeTree(project, {
+      'seeds/status.labels.csv': 'status_id\n1\n',
+      'models/gold/gold_dotted.sql': "select status_id\nfrom {{ ref('status.labels') }}\n",
+    });
+    const { report } = await checkProject(project);
+    expect(report.models.find((model) => model.name === 'gold_dotted')?.finding).toEqual({
+      reason_code: 'undefined_ref',
+      message: 'ref() names a model the project does not have',
+      location: { path: join(project, 'models', 'gold', 'gold_dotted.sql'), line: 2, column: 9 },
+      hint: "ref('status.labels') names a model, seed or snapshot of this project whose name is not letters, digits and _ alone: the offline check builds no relation under such a name; rename its file (docs/editions.md#limits-and-choices)",
+    });
+  });
+
   it('reads seed columns as dbt does: whole numbers, numbers, dates, timestamps, true/false, else text', () => {
     const types = seedTypes({
       columns: ['i', 'n', 'd', 't', 'b', 's', 'empty', 'mixed'],
