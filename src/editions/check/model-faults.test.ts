@@ -331,6 +331,31 @@ describe('test configs', () => {
       location: { pointer: expect.stringMatching(/\.unique\.config\.severity$/) },
     });
   });
+  it("regression: +severity: warn or +enabled: false in dbt_project.yml's data_tests: is unsupported_test at that key (was ignored, a test dbt only warns about failed here unexplained)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const file = join(project, 'dbt_project.yml');
+    const edited = `${readFileSync(file, 'utf8')}\ndata_tests:\n  retail_analytics:\n    +severity: warn\n    +tags: ['quality']\n    silver:\n      +enabled: false\n`;
+    writeFileSync(file, edited);
+    const lineOf = (text: string) => edited.split('\n').findIndex((row) => row.includes(text)) + 1;
+    const { report } = await checkProject(project);
+    expect(report.status).toBe('failed');
+    const entry = report.files.find((item) => item.path === 'dbt_project.yml');
+    // +tags changes no outcome: only the two that do are named, each at its key.
+    expect([entry?.finding, ...(entry?.also ?? [])]).toEqual([
+      expect.objectContaining({
+        reason_code: 'unsupported_test',
+        location: expect.objectContaining({ path: file, line: lineOf('+severity'), column: 5 }),
+        hint: "dbt_project.yml sets severity: warn for the tests under data_tests.retail_analytics, which the offline check does not apply from here: those tests run and fail as if it were not set; set it in each test's own config: to have it named there",
+      }),
+      expect.objectContaining({
+        reason_code: 'unsupported_test',
+        location: expect.objectContaining({ path: file, line: lineOf('+enabled: false'), column: 7 }),
+        hint: expect.stringContaining(
+          'sets enabled: false for the tests under data_tests.retail_analytics.silver',
+        ),
+      }),
+    ]);
+  });
 });
 
 describe("a test's where config", () => {

@@ -415,7 +415,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     withDuplicateProperties(
       withPropertiesWithoutModel(
         [
-          withFindings(projectResult, unusedPaths),
+          withFindings(projectResult, [...unusedPaths, ...projectTestConfigs(project, files.projectNode)]),
           ...propertiesFiles.results,
           ...macros.results,
           ...macroResults(harness.macroProblems),
@@ -566,6 +566,48 @@ function unusedConfigPaths(
     }
   };
   walk(root, []);
+  return found;
+}
+
+/**
+ * Test configs set in the `data_tests:` (or `tests:`) tree of
+ * dbt_project.yml that change whether a test fails or runs (`severity`
+ * other than error, `warn_if`, `error_if`, `fail_calc`, `where`, `enabled`
+ * other than true): the check does not apply them there, so it says so at
+ * the key rather than fail a test dbt only warns about, or does not run
+ * (docs/editions.md#limits-and-choices).
+ */
+function projectTestConfigs(project: YamlMapping, projectNode: YamlNode | undefined): FindingDraft[] {
+  const found: FindingDraft[] = [];
+  const outcome = (name: string, value: YamlValue): boolean =>
+    ['warn_if', 'error_if', 'fail_calc', 'where'].includes(name) ||
+    (name === 'severity' && !(typeof value === 'string' && value.toLowerCase() === 'error')) ||
+    (name === 'enabled' && value !== true);
+  const shown = (name: string, value: YamlValue): string =>
+    (typeof value === 'string' || typeof value === 'boolean') && String(value).length <= 40
+      ? `${name}: ${String(value)}`
+      : name;
+  const walk = (tree: string, level: YamlMapping, path: readonly string[]): void => {
+    for (const [key, value] of Object.entries(level)) {
+      const name = key.startsWith('+') ? key.slice(1) : key;
+      if (outcome(name, value) && (key.startsWith('+') || !isMapping(value))) {
+        const under = path.length === 0 ? 'every test' : `the tests under ${[tree, ...path].join('.')}`;
+        found.push(
+          draft('unsupported_test', {
+            file: 'dbt_project.yml',
+            ...placeIn(projectNode, [tree, ...path, key]),
+            hint: `dbt_project.yml sets ${shown(name, value)} for ${under}, which the offline check does not apply from here: those tests run and fail as if it were not set; set it in each test's own config: to have it named there`,
+          }),
+        );
+        continue;
+      }
+      if (!key.startsWith('+') && isMapping(value)) walk(tree, value, [...path, key]);
+    }
+  };
+  for (const tree of ['data_tests', 'tests'] as const) {
+    const root = project[tree];
+    if (isMapping(root)) walk(tree, root, []);
+  }
   return found;
 }
 
