@@ -143,6 +143,16 @@ describe('docs blocks', () => {
     writeTree(project, { 'docs/blocks.md': '{% docs silver_customers %}\nOne row.\n{% enddocs %}\n' });
     expect((await checkProject(project)).report.status).toBe('passed');
   });
+  it("regression: doc('…') written as text outside {{ }} is no call, as dbt renders it (was undefined_doc)", async () => {
+    const text = copyProject('bigquery', join(dir, 'text'));
+    describeWith(text, 'Written with doc("customers_intro") once the block exists; see {{ "the glossary" }}');
+    expect((await checkProject(text)).report.status).toBe('passed');
+    // The same doc() inside {{ }}, after other Jinja, is a call.
+    const called = copyProject('bigquery', join(dir, 'called'));
+    describeWith(called, '{{ "x" ~ doc("customers_intro") }}');
+    const { report } = await checkProject(called);
+    expect(report.files.map((file) => file.finding?.reason_code)).toContain('undefined_doc');
+  });
 });
 
 describe('unit tests', () => {

@@ -1189,7 +1189,11 @@ function undefinedDocs(
         visit(doc, item, [...at, key]);
         continue;
       }
-      for (const match of item.matchAll(call)) {
+      // Only inside {{ }} is doc() a call: dbt renders a description as Jinja, the rest is text.
+      const calls = [...item.matchAll(/\{\{([\s\S]*?)\}\}/g)].flatMap((block) => [
+        ...(block[1] ?? '').matchAll(call),
+      ]);
+      for (const match of calls) {
         const [package_, name] = match[4] === undefined ? [undefined, match[2]] : [match[2], match[4]];
         if (name === undefined || blocks.has(name)) continue;
         if (package_ !== undefined && package_ !== projectName) continue;
