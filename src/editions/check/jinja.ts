@@ -638,6 +638,10 @@ export class JinjaHarness {
               ),
         warn: (): string => '',
       },
+      // dbt's own macros are global too (`{{ date_trunc('month', 'd') }}`); a project macro of the name wins, as in dbt.
+      ...Object.fromEntries(
+        Object.entries(DBT_CROSS_DATABASE).filter(([name]) => !this.#macroNames.includes(name)),
+      ),
       dbt: DBT_CROSS_DATABASE,
       adapter: {
         dispatch: (name: unknown, namespace?: unknown): unknown => {

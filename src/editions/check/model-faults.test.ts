@@ -237,6 +237,26 @@ describe("dbt's cross-database macros", () => {
     expect(rows?.rows.every((row) => row[zero] === '0')).toBe(true);
   });
 
+  it("regression: a cross-database macro called without dbt. renders, as dbt's global macros do; a project macro of that name stays the project's (was undefined_macro)", async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    writeTree(project, {
+      'macros/right.sql': "{% macro right(text, n) %}'mine'{% endmacro %}\n",
+      'models/gold/gold_global_macros.sql':
+        "select {{ date_trunc('month', 'order_date') }} as order_month, {{ right('order_id', 2) }} as own,\n    {{ dbt.right('order_id', 2) }} as tail\nfrom {{ ref('silver_orders') }}\n",
+    });
+    const { report, captured } = await checkProject(project, {
+      fixtures: join(project, 'fixtures'),
+      captureRows: ['gold_global_macros'],
+    });
+    expect(report.models.find((model) => model.name === 'gold_global_macros')).toMatchObject({
+      status: 'passed',
+      built: true,
+    });
+    const [row] = captured.gold_global_macros?.rows ?? [];
+    expect(row?.[1]).toBe('mine');
+    expect(String(row?.[2])).toHaveLength(2);
+  });
+
   it("regression: dbt.listagg renders its order_by_clause and limit_num, and ',' when no delimiter is given (the order was dropped)", async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
     writeTree(project, {
