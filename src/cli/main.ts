@@ -201,11 +201,14 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
 }
 
 /**
- * The command (`head`) with the words after it that are no flag: what
- * stays in place when the options written before the command move after it.
+ * The command (`head`) with every word written after it, flags and their
+ * values in their order: what stays in place when the options written
+ * before the command move after it. Dropping the flags alone would leave
+ * their values behind as arguments (`run --pipeline p` → `run p`). Only
+ * `--json` is left out: the hint reads the same in both output forms.
  */
 function commandFirst(head: readonly string[], after: readonly string[]): string[] {
-  return [...head, ...after.filter((word) => !word.startsWith('-'))];
+  return [...head, ...after.filter((word) => word !== '--json')];
 }
 
 /** The flags sealkit itself takes before a command, short and long. */

@@ -81,7 +81,12 @@ describe('command-line usage errors', () => {
   it.each([
     [
       ['distribute', '--config', 'conf/x.yaml', 'run', '--dry-run'],
-      "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute run --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
+      "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute run --dry-run --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
+    ],
+    [
+      // regression: a flag's value after the command stays with its flag
+      ['distribute', '--config', 'conf/x.yaml', 'run', '--pipeline', 'nightly'],
+      "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute run --pipeline nightly --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
     ],
     [
       ['--config', 'conf/x.yaml', 'distribute', 'run'],
