@@ -171,10 +171,10 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
   const pipelines: SourcePipeline[] = [];
   try {
     const signal = options.signal;
-    // A dry run takes no lock but asks whether it could: a held lock or a
-    // work area that cannot be made refuses it as it would refuse the run.
     // One deadline for the run's --wait: the locks, the bundles another run holds, the races it lost.
     const waitDeadline = Date.now() + (options.waitMs ?? 0);
+    // A dry run takes no lock but asks whether it could: a held lock or a
+    // work area that cannot be made refuses it as it would refuse the run.
     if (dryRun) await peekAll(opened.flat());
     else await lockForRun(opened.flat(), options);
     await stopIfInterrupted(signal);
