@@ -298,12 +298,12 @@ function relationOf(schema: string, identifier: string): string {
 }
 
 /**
- * Loads every seed a model or test reads as `dbt seed` would, into the
- * models' schema: its CSV rows, each column typed by what all its values
- * read as (whole numbers bigint, other numbers double, then date,
- * timestamp, true/false boolean, else varchar), in the order dbt's CSV
- * reader tries them (docs/editions.md#seeds-and-snapshots). Returns the
- * row count of each seed loaded.
+ * Loads each CSV a model or test reads (from `seed-paths`), as `dbt seed`
+ * would, into the models' schema: its rows, each column typed by what
+ * all its values read as (whole numbers bigint, other numbers double, then
+ * date, timestamp, true/false boolean, else varchar), in the order dbt's
+ * CSV reader tries them (docs/editions.md#seeds-and-snapshots). Returns
+ * the row count of each one loaded, by name.
  */
 async function loadSeeds(engine: CheckEngine, plan: CheckPlan): Promise<Map<string, number>> {
   const read = new Set([
@@ -312,13 +312,13 @@ async function loadSeeds(engine: CheckEngine, plan: CheckPlan): Promise<Map<stri
   ]);
   const loaded = new Map<string, number>();
   const seen = new Set<string>();
-  for (const seed of plan.seeds) {
-    if (seed.table === undefined || !read.has(seed.name) || seen.has(seed.name)) continue;
-    seen.add(seed.name);
+  for (const csv of plan.seeds) {
+    if (csv.table === undefined || !read.has(csv.name) || seen.has(csv.name)) continue;
+    seen.add(csv.name);
     try {
-      await engine.loadTable(MODEL_SCHEMA, seed.name, seed.table.columns, seed.table.rows);
-      await engine.retype(MODEL_SCHEMA, seed.name, seedTypes(seed.table));
-      loaded.set(seed.name, seed.table.rows.length);
+      await engine.loadTable(MODEL_SCHEMA, csv.name, csv.table.columns, csv.table.rows);
+      await engine.retype(MODEL_SCHEMA, csv.name, seedTypes(csv.table));
+      loaded.set(csv.name, csv.table.rows.length);
     } catch {
       // Not loaded: whatever reads it says so (dependency_failed, naming the seed).
     }
