@@ -56,6 +56,12 @@ const REFUSED =
 const MISSING =
   'no S3 credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run where an instance role applies';
 
+/** `destination_credentials_refused`, located at `endpoint:` (line 10), with its help. */
+const refused = (help: string): string =>
+  refusal('destination_credentials_refused', REFUSED, '.endpoint', 10, help);
+/** `destination_credentials_missing`, located at the destination's entry (line 6), with its help. */
+const missing = (help: string): string => refusal('destination_credentials_missing', MISSING, '', 6, help);
+
 describe('credentials the store refuses or the SDK passes over', () => {
   it('regression: a wrong secret is said to be the secret, at endpoint:, in human and --json form; nothing written', async () => {
     const { source, base, cli } = setUp('wrong-secret');
@@ -64,9 +70,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
       "the store knows the access key id, but the request's signature does not match it: AWS_SECRET_ACCESS_KEY is not that key's secret";
     const human = cli(env);
     expect(human.status).toBe(2);
-    expect(human.stderr.toString('utf8')).toBe(
-      refusal('destination_credentials_refused', REFUSED, '.endpoint', 10, help),
-    );
+    expect(human.stderr.toString('utf8')).toBe(refused(help));
     const json = cli(env, '--json');
     expect(json.status).toBe(2);
     expect(JSON.parse(json.stdout.toString('utf8'))).toMatchObject({
@@ -84,11 +88,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const run = cli({ ...base, AWS_ACCESS_KEY_ID: UNKNOWN_KEY });
     expect(run.status).toBe(2);
     expect(run.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_refused',
-        REFUSED,
-        '.endpoint',
-        10,
+      refused(
         'the store does not know the access key id in AWS_ACCESS_KEY_ID: check it (keys of another store or account are unknown here too)',
       ),
     );
@@ -102,11 +102,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const run = cli({ ...base, AWS_ACCESS_KEY_ID: temporary });
     expect(run.status).toBe(2);
     expect(run.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_refused',
-        REFUSED,
-        '.endpoint',
-        10,
+      refused(
         'AWS_ACCESS_KEY_ID is a temporary key id (it starts with ASIA), which a store knows only together with its session token, and AWS_SESSION_TOKEN is not set or empty: export the token that came with the keys, or get new ones',
       ),
     );
@@ -137,13 +133,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
       const run = cli(env);
       expect(run.status).toBe(2);
       expect(run.stderr.toString('utf8')).toBe(
-        refusal(
-          'destination_credentials_missing',
-          MISSING,
-          '',
-          6,
-          `${state}: the SDK takes keys from the environment only when both hold a value`,
-        ),
+        missing(`${state}: the SDK takes keys from the environment only when both hold a value`),
       );
       expect(scanForSentinels(run, [source], [ctx.rgw.accessKeyId])).toEqual([]);
     }
@@ -170,11 +160,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const wrong = cli({ ...env, AWS_PROFILE: 'reports' });
     expect(wrong.status).toBe(2);
     expect(wrong.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_refused',
-        REFUSED,
-        '.endpoint',
-        10,
+      refused(
         "the store knows the access key id, but the request's signature does not match it: the aws_secret_access_key of profile 'reports' (AWS_PROFILE) is not that key's secret (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set too, but the SDK passes over them while AWS_PROFILE is set)",
       ),
     );
@@ -182,11 +168,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const absent = cli({ ...env, AWS_PROFILE: 'archive' });
     expect(absent.status).toBe(2);
     expect(absent.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_missing',
-        MISSING,
-        '',
-        6,
+      missing(
         `AWS_PROFILE names profile 'archive', which neither '${credentials}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' holds: check the name, or unset AWS_PROFILE to use the other sources; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set too, but the SDK passes over them while AWS_PROFILE is set: unset AWS_PROFILE to use them`,
       ),
     );
@@ -229,9 +211,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     for (const [env, help] of cases) {
       const run = cli(env);
       expect(run.status).toBe(2);
-      expect(run.stderr.toString('utf8')).toBe(
-        refusal('destination_credentials_missing', MISSING, '', 6, help),
-      );
+      expect(run.stderr.toString('utf8')).toBe(missing(help));
       expect(scanForSentinels(run, [source], [ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey])).toEqual([]);
     }
     // Readable, with the keys under another name and AWS_PROFILE not exported: the names are listed.
@@ -239,11 +219,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const unnamed = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked });
     expect(unnamed.status).toBe(2);
     expect(unnamed.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_missing',
-        MISSING,
-        '',
-        6,
+      missing(
         "AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files, which hold no [default] but 'reports': set AWS_PROFILE to the profile to use",
       ),
     );
@@ -253,11 +229,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     const regionOnly = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_CONFIG_FILE: config });
     expect(regionOnly.status).toBe(2);
     expect(regionOnly.stderr.toString('utf8')).toBe(
-      refusal(
-        'destination_credentials_missing',
-        MISSING,
-        '',
-        6,
+      missing(
         "AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files; they hold it, but it gave no credentials: check its keys, or its sso_*, role_arn or credential_process settings, or set AWS_PROFILE to the profile to use (they also hold 'reports')",
       ),
     );
