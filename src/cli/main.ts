@@ -7,6 +7,7 @@ import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { flagsOfUsage } from './completion-script.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
+import { fitColumns } from './fit-columns.js';
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { redactingIo } from './redact-credentials.js';
 import { UsageError } from './usage-error.js';
@@ -161,11 +162,15 @@ function unknownCommand(argv: readonly string[], usage: string): UsageError {
     // The group's command after the options, a flag's value among them
     // (`sealkit distribute --config x.yaml run`): `x.yaml` is no command.
     const at = argv.findIndex((word, index) => index > 1 && members.includes(word));
-    if ((words[1] === undefined || at !== -1) && option?.startsWith('-') === true && option !== '-') {
+    // With no command after the options, a word there is a flag's value
+    // (`sealkit distribute --config x.yaml`), unless it is spelled close to
+    // a command (`sealkit distribute -q runn`): then the typo is the news.
+    const misspelt = at === -1 && words[1] !== undefined && didYouMean(given, members) !== undefined;
+    if (!misspelt && option?.startsWith('-') === true && option !== '-') {
       const top = TOP_FLAGS.find(([short, long]) => option === short || option === long);
       const moved =
         at === -1
-          ? [words[0], '<command>', option]
+          ? commandFirst([words[0], '<command>'], argv.slice(1))
           : [...commandFirst([words[0], argv[at] ?? ''], argv.slice(at + 1)), ...argv.slice(1, at)];
       return new UsageError(`unknown option ${option} where a command of '${words[0]}' goes`, group, {
         brief: true,
@@ -298,7 +303,9 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
       argv[0] === 'help' && argv.slice(1).every((word) => ['-h', '--help', 'help', '--json'].includes(word));
     if (argv[0] === 'help' && argv.length > 1 && !helpAlone) {
       // `sealkit help distribute run` is `sealkit distribute run --help`.
-      const topic = argv.slice(1).filter((word) => word !== '--json');
+      // `sealkit help help distribute`: help about help is still help.
+      const words = argv.slice(1).filter((word) => word !== '--json');
+      const topic = words.slice(words.findIndex((word) => word !== 'help'));
       const found = resolve(topic);
       if (found !== undefined && found.rest.length === 0)
         return await main([...topic, '--help', ...(json ? ['--json'] : [])], io);
@@ -354,8 +361,9 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
     // Help is answered here, for every command alike, before its arguments
     // are checked: `--help` after a mistyped flag still shows the help.
     if (wantsHelp) {
-      if (json) writeJson(io, { status: 'ok', usage: command.usage });
-      else io.stdout.write(`${command.usage}\n`);
+      const help = fitColumns(command.usage);
+      if (json) writeJson(io, { status: 'ok', usage: help });
+      else io.stdout.write(`${help}\n`);
       return EXIT.ok;
     }
     const result = await command.run(found.rest, io).catch(async (error: unknown) => {

@@ -1,5 +1,6 @@
 import { Refusal, type RefusalRecord } from '../core/refusal/index.js';
 import type { CliIo, Disclosure } from './command.js';
+import { fitColumns } from './fit-columns.js';
 import { synopsisOf, UsageError } from './usage-error.js';
 
 /**
@@ -160,9 +161,9 @@ export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosu
     } else {
       io.stderr.write(`sealkit: ${error.message}\n`);
       if (error.hint !== undefined) io.stderr.write(`  = help: ${error.hint}\n`);
-      if (error.full) io.stderr.write(`${error.usage}\n`);
+      if (error.full) io.stderr.write(`${fitColumns(error.usage)}\n`);
       else if (error.brief) io.stderr.write(`see '${error.helpCommand}'\n`);
-      else io.stderr.write(`${synopsisOf(error.usage)}\nsee '${error.helpCommand}'\n`);
+      else io.stderr.write(`${fitColumns(synopsisOf(error.usage))}\nsee '${error.helpCommand}'\n`);
     }
     return;
   }

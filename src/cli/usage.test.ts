@@ -89,6 +89,16 @@ describe('command-line usage errors', () => {
       "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute run --pipeline nightly --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
     ],
     [
+      // regression: with no command at all, the flag's value was read as the command
+      ['distribute', '--config', 'conf/x.yaml'],
+      "sealkit: unknown option --config where a command of 'distribute' goes\n  = help: options go after the command: sealkit distribute <command> --config conf/x.yaml\nsee 'sealkit distribute --help'\n",
+    ],
+    [
+      // a misspelt command after an option is still named as the typo
+      ['distribute', '--dry-run', 'runn'],
+      "sealkit: unknown command 'distribute runn'\n  = help: did you mean 'run'?\nsee 'sealkit distribute --help'\n",
+    ],
+    [
       ['--config', 'conf/x.yaml', 'distribute', 'run'],
       "sealkit: unknown option --config\n  = help: options go after the command: sealkit distribute run --config conf/x.yaml\nsee 'sealkit --help'\n",
     ],

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from './commands/index.js';
+import { fitColumns } from './fit-columns.js';
+
+/** The shell words of a text, a ` \` line break read as the shell reads it. */
+function shellWords(text: string): readonly string[] {
+  return text.replace(/ \\\n */g, ' ').match(/(?:'[^']*'|"[^"]*"|[^\s'"]+)+/g) ?? [];
+}
+
+function words(text: string): readonly string[] {
+  return text.split(/\s+/).filter((word) => word !== '');
+}
+
+describe('help fitted to 80 columns', () => {
+  it('leaves a text whose lines fit exactly as written', () => {
+    const text = 'Usage: sealkit json digest [--json]\n\nFlags:\n  --json  print one JSON object\n';
+    expect(fitColumns(text)).toBe(text);
+  });
+
+  it('continues a flag description under the description, with the lines that carried it on', () => {
+    const text = [
+      'Flags:',
+      `  --wait SECONDS  ${'wait for another run '.repeat(4).trim()}`,
+      '                  to finish first',
+      '  --json          print one JSON object',
+    ].join('\n');
+    expect(fitColumns(text).split('\n')).toEqual([
+      'Flags:',
+      '  --wait SECONDS  wait for another run wait for another run wait for another run',
+      '                  wait for another run to finish first',
+      '  --json          print one JSON object',
+    ]);
+  });
+
+  it('continues a flag as wide as its column under the column of the other flags', () => {
+    const text = [
+      '  --dry-run                   print the plan and write nothing at all, not even a lock',
+      '  --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default',
+    ].join('\n');
+    expect(fitColumns(text).split('\n')).toEqual([
+      '  --dry-run                   print the plan and write nothing at all, not even',
+      '                              a lock',
+      '  --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or',
+      '                              seconds; no default',
+    ]);
+  });
+
+  it('breaks a synopsis between its groups, a group too wide for a line inside it', () => {
+    const text = [
+      'Usage: sealkit owner verify FILE --expected-sha256 HEX',
+      '         [--qualification-owner FILE --qualification-grant FILE --execution-grant FILE] [--bare] [--json]',
+    ].join('\n');
+    expect(fitColumns(text).split('\n')).toEqual([
+      'Usage: sealkit owner verify FILE --expected-sha256 HEX',
+      '         [--qualification-owner FILE --qualification-grant FILE',
+      '          --execution-grant FILE]',
+      '         [--bare] [--json]',
+    ]);
+  });
+
+  it('breaks an example between shell words, never inside a quoted one nor between a flag and its value', () => {
+    const text =
+      "  sealkit contract publish retail --resource retail.source.orders --approve-widening retail.source.orders@1.4.0 --approver 'Ada Steward' --reason 'Wholesale orders'";
+    const fitted = fitColumns(text);
+    expect(fitted.split('\n')).toEqual([
+      '  sealkit contract publish retail --resource retail.source.orders \\',
+      "      --approve-widening retail.source.orders@1.4.0 --approver 'Ada Steward' \\",
+      "      --reason 'Wholesale orders'",
+    ]);
+    expect(shellWords(fitted)).toEqual(shellWords(text));
+  });
+
+  it('never breaks a word wider than the line', () => {
+    const path = `  /${'very-long-folder/'.repeat(6)}docs/`;
+    expect(fitColumns(path)).toBe(path);
+  });
+
+  describe.each(COMMANDS.map((entry) => [entry.path.join(' '), entry] as const))(
+    'sealkit %s --help',
+    (_, entry) => {
+      it('keeps every word, and every example pastes as the same command', async () => {
+        const { usage } = await entry.load();
+        const fitted = fitColumns(usage);
+        expect(words(fitted.replace(/ \\\n/g, '\n'))).toEqual(words(usage));
+        const examples = (text: string) => text.slice(text.indexOf('\nExamples:'));
+        expect(shellWords(examples(fitted))).toEqual(shellWords(examples(usage)));
+        for (const line of fitted.split('\n'))
+          if (line.trim().includes(' ')) expect(line.length, line).toBeLessThanOrEqual(80);
+      });
+    },
+  );
+});
