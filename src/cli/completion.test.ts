@@ -154,7 +154,7 @@ describe('sealkit completion', () => {
       'replay',
       'affected',
     ]);
-    expect(bash(['distribute', 'run', '--c'])).toEqual(['--config']);
+    expect(bash(['distribute', 'run', '--c'])).toEqual(['--checksum', '--config']);
     expect(bash(['edition', 'new', '--dry-run', '--ed'])).toEqual(['--edition']);
     expect(bash(['help', 'sca'])).toEqual(['scaffold']);
   });

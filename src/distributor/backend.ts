@@ -85,9 +85,15 @@ export type DestinationSnapshot =
        */
       readonly firstMissingSize?: number;
       /**
+       * Compared by content (`ReadOptions.checksum`): the first of them is
+       * there with the size the state records, but its SHA-256 is not the
+       * one the state records (someone wrote other bytes of the same size).
+       */
+      readonly firstMissingContent?: boolean;
+      /**
        * Some listed output is there with another size than the state
-       * records (written over, not deleted); `firstMissing` is then the
-       * first such output.
+       * records, or (compared by content) other bytes: written over, not
+       * deleted; `firstMissing` is then the first such output.
        */
       readonly writtenOver?: boolean;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
@@ -213,6 +219,14 @@ export interface ReadOptions {
    * at a bundle another run took meanwhile.
    */
   readonly fresh?: boolean;
+  /**
+   * Compare a managed bundle's outputs by content (`--checksum`): every
+   * output the state lists that has the size it records is read and its
+   * SHA-256 compared with the state's; one that differs counts as written
+   * over (`writtenOver`, `firstMissingContent`). Without it only sizes are
+   * compared and no output is read.
+   */
+  readonly checksum?: boolean;
 }
 
 /**

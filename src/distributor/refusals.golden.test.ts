@@ -444,6 +444,17 @@ const CASES: readonly Case[] = [
     args: run,
   },
   {
+    // Same size, other bytes: only --checksum sees it; the help names the file, never its content.
+    name: 'run-checksum-output-edited-same-size',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      expect(runCli(run, { cwd: work }).status).toBe(0);
+      edit(join('out', 'weekly', 'data', 'days.csv'), 'day,sky\nmon,fog\n');
+    },
+    args: [...run, '--checksum'],
+  },
+  {
     name: 'run-outputs-empty',
     setUp: () => {
       config((t) =>

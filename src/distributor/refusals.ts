@@ -440,7 +440,8 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   },
   destination_incomplete: {
     category: 'conflict',
-    message: 'outputs that the destination .distributor.json lists are missing or not the size it records',
+    message:
+      'outputs that the destination .distributor.json lists are missing, or not the size or (with --checksum) the SHA-256 it records',
   },
   destination_symlink: {
     category: 'malformed',

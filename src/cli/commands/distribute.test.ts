@@ -844,6 +844,62 @@ describe('sealkit distribute run', () => {
     },
   );
 
+  it('--checksum compares published outputs by content: the plan says so in text and --json, the dry run prints the plan the run applies, a same-size edit is refused exit 2', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    const intact = runCli(['distribute', 'run', '--config', config, '--checksum', '--dry-run']);
+    expect(intact.status).toBe(0);
+    expect(intact.stdout.toString()).toBe(
+      [
+        'dry run: the plan a real run would apply (nothing written)',
+        'published outputs compared by SHA-256 (--checksum), not only by size',
+        '',
+        'skipped_same weather -> site: weather/b1',
+        '',
+        'would be: 0 published, 0 replaced, 1 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
+        '',
+      ].join('\n'),
+    );
+    // Without the flag the dry run says nothing of it, and compares by size.
+    const bySize = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
+    expect(JSON.parse(bySize.stdout.toString()).plan.outputs_compared_by).toBe('size');
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).not.toContain(
+      '--checksum',
+    );
+
+    writeFileSync(join(dest, 'weather', 'b1', 'report.md'), '# Daily\n\nRainy.\n');
+    const before = describeTree(work);
+    const dry = runCli(['distribute', 'run', '--config', config, '--checksum', '--dry-run', '--json']);
+    const real = runCli(['distribute', 'run', '--config', config, '--checksum', '--json']);
+    expect(describeTree(work)).toEqual(before);
+    expect([dry.status, real.status]).toEqual([2, 2]);
+    const dryReport = JSON.parse(dry.stdout.toString());
+    const realReport = JSON.parse(real.stdout.toString());
+    expect(dryReport.plan).toEqual(realReport.plan);
+    expect(realReport.plan.outputs_compared_by).toBe('sha256');
+    expect(realReport).toMatchObject({
+      status: 'refused',
+      dry_run: false,
+      reason_code: 'destination_incomplete',
+      outcomes: [
+        {
+          bundle_dir: 'weather/b1',
+          outcome: 'refused',
+          reason_code: 'destination_incomplete',
+          entry_path: 'report.md',
+          entry_sha256_differs: true,
+        },
+      ],
+    });
+    expect(realReport.outcomes[0].hint).toContain(
+      "(the first: 'report.md' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it)",
+    );
+    const human = runCli(['distribute', 'run', '--config', config, '--checksum']);
+    expect(human.status).toBe(2);
+    expect(human.stdout.toString()).toContain('weather/b1  refused  destination_incomplete');
+    expect(human.stderr.toString()).toContain('error[destination_incomplete]: ');
+  });
+
   it('treats unknown flags as usage errors', () => {
     expect(runCli(['distribute', 'run', '--force']).status).toBe(1);
     expect(runCli(['distribute', 'verify']).status).toBe(1);

@@ -28,7 +28,7 @@ import { quotedValue } from '../quote-value.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
-const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
+const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run] [--checksum]
                             [--wait SECONDS] [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
@@ -42,6 +42,11 @@ Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
   --pipeline ID   run only this pipeline
   --dry-run       print the plan a real run would apply; write nothing
+  --checksum      compare what a destination holds with its .distributor.json
+                  by content, not only size: read every published output of
+                  the recorded size and compare its SHA-256 (one that differs
+                  refuses the bundle destination_incomplete, nothing written);
+                  with --dry-run, a read-only audit of what is published
   --wait SECONDS  wait up to SECONDS for a local destination or an S3 bundle
                   another sealkit run holds, instead of refusing it at once
                   (default 0)
@@ -65,6 +70,7 @@ signal after the last commit stops nothing: the report's exit code stands.
 Examples:
   sealkit distribute run --dry-run
   sealkit distribute run
+  sealkit distribute run --dry-run --checksum
   sealkit distribute run --config /etc/sealkit/reports.yaml --pipeline weekly --json
   sealkit distribute run --wait 300
   sealkit distribute run --quiet --fail-on-skipped-newer
@@ -137,6 +143,7 @@ const RUN_OPTIONS = {
   config: { type: 'string' },
   pipeline: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  checksum: { type: 'boolean' },
   wait: { type: 'string' },
   transfers: { type: 'string' },
   'fail-on-skipped-newer': { type: 'boolean' },
@@ -175,6 +182,7 @@ export const distributeRunCommand: Command = {
         ...(waitSeconds === 0 ? {} : { waitMs: waitSeconds * 1000 }),
         ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
         dryRun: values['dry-run'] === true,
+        ...(values.checksum === true ? { checksum: true } : {}),
         ...(progress === undefined ? {} : { onProgress: progress.onProgress }),
         ...(transfers === undefined ? {} : { transfers }),
         signal: interruption.signal,
@@ -814,7 +822,11 @@ function reasonText(item: {
 }
 
 function planText(report: RunReport): string {
-  const lines = ['dry run: the plan a real run would apply (nothing written)', ''];
+  const lines = ['dry run: the plan a real run would apply (nothing written)'];
+  // Said, so that an audit's skipped_same is read for what it proves: the bytes, not only the sizes.
+  if (report.plan.outputs_compared_by === 'sha256')
+    lines.push('published outputs compared by SHA-256 (--checksum), not only by size');
+  lines.push('');
   if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));

@@ -23,7 +23,9 @@ export type SnapshotView =
       readonly firstMissing?: string;
       /** The size the first missing output has at the destination, when it is there with another size. */
       readonly firstMissingSize?: number;
-      /** Some listed output is there with another size than the state records: written over, not deleted. */
+      /** Compared by content: the first missing output has the size the state records, but other bytes. */
+      readonly firstMissingContent?: boolean;
+      /** Some listed output is there with another size (or, compared by content, other bytes) than the state records: written over, not deleted. */
       readonly writtenOver?: boolean;
       readonly residue: readonly BundlePath[];
       readonly unwritable?: DistributorReasonCode;

@@ -9,7 +9,14 @@ import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
 import { linkWarnings, type SiblingBundles } from './links.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
-import type { PipelinePlan, PlanItem, PlannedDestination, RunFailure, RunPlan } from './types.js';
+import type {
+  OutputComparison,
+  PipelinePlan,
+  PlanItem,
+  PlannedDestination,
+  RunFailure,
+  RunPlan,
+} from './types.js';
 
 export interface PlanBundleInput {
   readonly dir: BundleDir;
@@ -58,7 +65,10 @@ function shownUnderRoot(shownRoot: string | undefined, dir: string): string {
  * the run: every publish or replace becomes `run_aborted`, so nothing is
  * written; items that would not write keep their own outcome.
  */
-export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
+export function planRun(
+  pipelines: readonly PlanPipelineInput[],
+  outputsComparedBy: OutputComparison = 'size',
+): RunPlan {
   const failures: RunFailure[] = [];
   const items: PlanItem[] = [];
   for (const pipeline of pipelines) {
@@ -146,7 +156,13 @@ export function planRun(pipelines: readonly PlanPipelineInput[]): RunPlan {
       },
     };
   });
-  return { aborted, failures, pipelines: pipelinePlans, items: finalItems };
+  return {
+    aborted,
+    outputs_compared_by: outputsComparedBy,
+    failures,
+    pipelines: pipelinePlans,
+    items: finalItems,
+  };
 }
 
 function planItem(
@@ -236,12 +252,13 @@ function planItem(
 
 /**
  * The entry a refusal of the bundle path is about: the first foreign entry,
- * or the first missing output (with its size, when it is there with another).
+ * or the first missing output (with its size, when it is there with another;
+ * or, compared by content, that its SHA-256 differs).
  */
 function entryOf(
   code: DistributorReasonCode,
   view: SnapshotView,
-): { readonly entry_path?: string; readonly entry_size?: number } {
+): { readonly entry_path?: string; readonly entry_size?: number; readonly entry_sha256_differs?: true } {
   if (view.kind === 'unmanaged')
     return code === 'destination_unmanaged' && view.firstEntry !== undefined
       ? { entry_path: view.firstEntry }
@@ -254,8 +271,12 @@ function entryOf(
         ? view.firstMissing
         : undefined;
   if (entry === undefined) return {};
-  const size = code === 'destination_incomplete' ? view.firstMissingSize : undefined;
-  return size === undefined ? { entry_path: entry } : { entry_path: entry, entry_size: size };
+  if (code !== 'destination_incomplete') return { entry_path: entry };
+  const size = view.firstMissingSize;
+  if (size !== undefined) return { entry_path: entry, entry_size: size };
+  return view.firstMissingContent === true
+    ? { entry_path: entry, entry_sha256_differs: true }
+    : { entry_path: entry };
 }
 
 /** The names sealkit itself writes beside the outputs; the longest bounds the key of every bundle. */

@@ -124,12 +124,17 @@ export interface PlannedRefusal extends PlanItemBase {
   /**
    * `destination_unlisted_entry`: the first entry (in UTF-8 order) at the
    * bundle path that sealkit did not write; `destination_incomplete`: the
-   * first listed output that is gone or not the size the state records. Its
-   * path in the bundle.
+   * first listed output that is gone, not the size the state records, or
+   * (compared by content) not its SHA-256. Its path in the bundle.
    */
   readonly entry_path?: string;
   /** `destination_incomplete` only: the size that output has, when it is there with another size. */
   readonly entry_size?: number;
+  /**
+   * `destination_incomplete` only, compared by content (`--checksum`): that
+   * output has the size the state records, but its SHA-256 is another.
+   */
+  readonly entry_sha256_differs?: true;
 }
 
 export type PlanItem = PlannedWrite | PlannedSkip | PlannedRefusal;
@@ -182,9 +187,17 @@ export interface RunFailure {
   readonly refusal?: Refusal;
 }
 
+/**
+ * How the outputs a destination's state lists were compared with what the
+ * destination holds: by `size` (the listing), or by `sha256` (`--checksum`:
+ * every output of the recorded size read and hashed).
+ */
+export type OutputComparison = 'size' | 'sha256';
+
 export interface RunPlan {
   /** True when a failure below means nothing will be written; every write became `run_aborted`. */
   readonly aborted: boolean;
+  readonly outputs_compared_by: OutputComparison;
   readonly failures: readonly RunFailure[];
   readonly pipelines: readonly PipelinePlan[];
   /** Sorted by pipeline (config order), bundle directory (byte order), destination (config order). */

@@ -12,20 +12,25 @@ export interface OpenDestination {
   readonly backend: DestinationBackend | undefined;
   /** Why this destination cannot be used in this run (root unavailable, lock busy...). */
   refusal: Refusal | undefined;
+  /** `--checksum`: every inspection of this run compares the outputs by content (`ReadOptions.checksum`). */
+  readonly checksum?: boolean;
 }
 
 export function openDestination(
   config: DestinationConfig,
   registry: BackendRegistry,
   context: BackendOpenContext,
+  checksum = false,
 ): OpenDestination {
+  const compared = checksum ? { checksum: true } : {};
   try {
-    return { config, backend: createBackend(registry, config, context), refusal: undefined };
+    return { config, backend: createBackend(registry, config, context), refusal: undefined, ...compared };
   } catch (error: unknown) {
     return {
       config,
       backend: undefined,
       refusal: toRefusal(error, () => refuseDistributor('backend_unavailable')),
+      ...compared,
     };
   }
 }
@@ -110,7 +115,11 @@ export async function inspectDestination(
   }
   let snapshot: DestinationSnapshot;
   try {
-    snapshot = await destination.backend.inspect(dir, { ...(signal === undefined ? {} : { signal }), fresh });
+    snapshot = await destination.backend.inspect(dir, {
+      ...(signal === undefined ? {} : { signal }),
+      fresh,
+      ...(destination.checksum === true ? { checksum: true } : {}),
+    });
   } catch (error: unknown) {
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     return { view: { kind: 'refused', reason_code: reasonCodeOf(refusal) }, refusal };

@@ -32,6 +32,8 @@ export interface ItemOutcome {
   readonly entry_path?: string;
   /** `destination_incomplete` only: the size that output has, when it is there with another size than the state records. */
   readonly entry_size?: number;
+  /** `destination_incomplete` only, under `--checksum`: that output has the recorded size, but other bytes. */
+  readonly entry_sha256_differs?: true;
   /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
@@ -126,6 +128,9 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         ...(item.output_path === undefined ? {} : { output_path: item.output_path }),
         ...(item.entry_path === undefined ? {} : { entry_path: item.entry_path }),
         ...(item.entry_size === undefined ? {} : { entry_size: item.entry_size }),
+        ...(item.entry_sha256_differs === undefined
+          ? {}
+          : { entry_sha256_differs: item.entry_sha256_differs }),
       };
   }
 }
@@ -319,6 +324,9 @@ function adviceFor(
       // An output someone wrote over is there, with another size: "gone" would send the operator looking for a deleted file.
       if (item.entry_size !== undefined && item.entry_path !== undefined)
         return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or ${removal}, and the next run publishes it anew`;
+      // Same size, other bytes: only --checksum sees it, and the size is no clue to give.
+      if (item.entry_sha256_differs === true && item.entry_path !== undefined)
+        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or ${removal}, and the next run publishes it anew`;
       return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: ${removal}, and the next run publishes it anew`;
     case 'destination_unlisted_entry':
       // A state below the bundle's own: another configuration published a bundle inside this one.

@@ -86,6 +86,13 @@ export interface DistributeRunOptions {
   /** Validate, inspect and plan; write nothing. */
   readonly dryRun?: boolean;
   /**
+   * Compare the outputs a destination's state lists by content, not only by
+   * size (`--checksum`): every output of the recorded size is read and
+   * hashed at inspection, and one whose SHA-256 differs makes the bundle
+   * `destination_incomplete` (docs/distributor.md#comparing-by-content---checksum).
+   */
+  readonly checksum?: boolean;
+  /**
    * How long to wait for a local destination's lock that another run holds
    * (milliseconds, one deadline for the whole run); default 0: refuse at once
    * with `destination_locked`.
@@ -165,7 +172,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     ...(options.s3Backend === undefined ? {} : { s3: options.s3Backend }),
   });
   const opened = selected.map((pipeline) =>
-    pipeline.destinations.map((d) => openDestination(d, registry, context)),
+    pipeline.destinations.map((d) => openDestination(d, registry, context, options.checksum === true)),
   );
   const temporary: TemporaryArea = {};
   const pipelines: SourcePipeline[] = [];
@@ -198,7 +205,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       });
     }
     await stopIfInterrupted(signal);
-    const plan = planRun(pipelines.map(planInput));
+    const plan = planRun(pipelines.map(planInput), options.checksum === true ? 'sha256' : 'size');
     if (dryRun || plan.aborted) {
       const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
       const report = locateReport(buildReport(plan, predicted, dryRun), selected);

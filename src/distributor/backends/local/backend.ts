@@ -10,6 +10,7 @@ import type {
   LockOptions,
   LockOutcome,
   OutputSource,
+  ReadOptions,
   StepKind,
 } from '../../backend.js';
 import type { LocalDestinationConfig } from '../../config/types.js';
@@ -158,7 +159,7 @@ class LocalBackend implements DestinationBackend {
     }
   }
 
-  async inspect(bundleDir: BundleDir): Promise<DestinationSnapshot> {
+  async inspect(bundleDir: BundleDir, options: ReadOptions = {}): Promise<DestinationSnapshot> {
     const root = this.#root;
     if (root === undefined) {
       return {
@@ -166,7 +167,7 @@ class LocalBackend implements DestinationBackend {
         refusal: this.#problem ?? refuseDistributor('destination_root_unavailable', { role: 'destination' }),
       };
     }
-    return inspectLocal(root.parents, bundleDir, root.ancestors, root.shown.root);
+    return inspectLocal(root.parents, bundleDir, root.ancestors, root.shown.root, options.checksum === true);
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { sha256Prefixed } from '../../../core/digest/index.js';
 import { type Dir, type DirEntryType, FsError, isFsError, readFailureCause } from '../../../core/fs/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
@@ -10,6 +11,7 @@ import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
 import { destinationWriteFailed, FolderWriteFailure } from '../../write-failure.js';
+import { compareContent } from './content.js';
 import { destinationProblem, listTree } from './tree.js';
 
 /**
@@ -26,6 +28,7 @@ export function inspectLocal(
   bundleDir: BundleDir,
   ancestors: Map<string, boolean> = new Map(),
   shownRoot = '.',
+  checksum = false,
 ): DestinationSnapshot {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
@@ -59,7 +62,8 @@ export function inspectLocal(
         return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
       return invalid(destinationProblem(error));
     }
-    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir), { dir, leaf });
+    const compare = checksum ? { shownBundle: join(shownRoot, bundleDir) } : undefined;
+    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir, compare), { dir, leaf });
   } catch (error: unknown) {
     return invalid(
       error instanceof Refusal
@@ -104,7 +108,11 @@ function writableAt(
   };
 }
 
-function inspectBundleDir(dir: Dir): DestinationSnapshot {
+/**
+ * `byContent`: `--checksum` — outputs of the size the state records are
+ * read too, and compared by SHA-256 (named in a refusal as `shownBundle`).
+ */
+function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }): DestinationSnapshot {
   const entries = dir.list();
   if (entries.length === 0) return { kind: 'empty', residue: [] };
   const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
@@ -131,14 +139,31 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
   // over (edited by hand, or by another tool): like a deleted one, it makes
   // the bundle destination_incomplete, so no run replaces or skips over
   // bytes sealkit did not write (as on S3; docs/distributor.md).
+  // With --checksum, an output of the recorded size with other bytes is
+  // written over just the same (docs/distributor.md#comparing-by-content---checksum).
+  const content =
+    byContent === undefined
+      ? { changed: [], gone: [] }
+      : compareContent(
+          dir,
+          read.state.outputs.filter((output) => listing.sizes.get(output.path) === output.size),
+          byContent.shownBundle,
+        );
+  if (content instanceof Refusal) return invalid(content);
+  const changed = new Set(content.changed);
+  const gone = new Set(content.gone);
   const absent = read.state.outputs
-    .filter((output) => listing.sizes.get(output.path) !== output.size)
+    .filter(
+      (output) =>
+        listing.sizes.get(output.path) !== output.size || changed.has(output.path) || gone.has(output.path),
+    )
     .map((output) => output.path)
     .sort(compareUtf8);
   // The first written over is named before the first deleted: it is the one whose bytes would be lost.
-  const overwritten = absent.filter((path) => listing.sizes.has(path));
+  const overwritten = absent.filter((path) => listing.sizes.has(path) && !gone.has(path));
   const first = overwritten[0] ?? absent[0];
-  const firstSize = first === undefined ? undefined : listing.sizes.get(first);
+  const sameSize = first !== undefined && changed.has(first);
+  const firstSize = first === undefined || sameSize || gone.has(first) ? undefined : listing.sizes.get(first);
   return {
     kind: 'managed',
     state: read.state,
@@ -148,6 +173,7 @@ function inspectBundleDir(dir: Dir): DestinationSnapshot {
     missing: absent.length > 0,
     ...(first === undefined ? {} : { firstMissing: first }),
     ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
+    ...(sameSize ? { firstMissingContent: true } : {}),
     ...(overwritten.length > 0 ? { writtenOver: true } : {}),
     residue: [],
   };

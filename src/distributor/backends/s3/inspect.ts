@@ -3,7 +3,7 @@ import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { compareInstants } from '../../model/instant.js';
 import { parseState, STATE_FILE, STATE_MAX_BYTES } from '../../model/state.js';
-import type { BundlePath, DestinationState, Instant } from '../../model/types.js';
+import type { BundlePath, DestinationState, Instant, OutputRecord } from '../../model/types.js';
 import { compareUtf8 } from '../../path/bundle-path.js';
 import type { StateToken } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -86,6 +86,7 @@ export async function inspectPrefix(
   keys: BundleKeys,
   listing: BundleListing,
   now: Instant,
+  checksum = false,
 ): Promise<InspectedPrefix> {
   const objects = listing.objects;
   let marker: InspectedPrefix['marker'];
@@ -166,15 +167,38 @@ export async function inspectPrefix(
   const foreign = [...objects.keys()]
     .filter((name) => unaccounted(name) && !listed.has(name))
     .sort(compareUtf8);
+  // With --checksum, every output of the recorded size is read and hashed:
+  // one with other bytes is written over like one of another size. A
+  // claimed output is residue, compared with the marker's claims above
+  // (when its lease ended) and never read twice.
+  const content = checksum
+    ? await compareObjects(
+        client,
+        bucket,
+        keys,
+        state.outputs.filter(
+          (output) => !claimed.has(output.path) && objects.get(output.path)?.size === output.size,
+        ),
+      )
+    : { changed: new Set<string>(), gone: new Set<string>() };
   const absent = state.outputs
-    .filter((output) => !claimed.has(output.path) && objects.get(output.path)?.size !== output.size)
+    .filter(
+      (output) =>
+        !claimed.has(output.path) &&
+        (objects.get(output.path)?.size !== output.size ||
+          content.changed.has(output.path) ||
+          content.gone.has(output.path)),
+    )
     .map((output) => output.path)
     .sort(compareUtf8);
   // Said apart from a deleted one: an output that is there with another size
-  // was written over, and is named first (its bytes are the ones a replacement would lose).
-  const overwritten = absent.filter((path) => objects.has(path));
+  // (or other bytes) was written over, and is named first (its bytes are the
+  // ones a replacement would lose).
+  const overwritten = absent.filter((path) => objects.has(path) && !content.gone.has(path));
   const first = overwritten[0] ?? absent[0];
-  const firstSize = first === undefined ? undefined : objects.get(first)?.size;
+  const sameSize = first !== undefined && content.changed.has(first);
+  const firstSize =
+    first === undefined || sameSize || content.gone.has(first) ? undefined : objects.get(first)?.size;
   const unlisted = listing.overflow || foreign.length > 0;
   // Another publication inside this bundle (its own state below it) is named
   // first: it, not a stray file, is what keeps the bundle from being replaced.
@@ -189,6 +213,7 @@ export async function inspectPrefix(
       missing: absent.length > 0,
       ...(first === undefined ? {} : { firstMissing: first }),
       ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
+      ...(sameSize ? { firstMissingContent: true } : {}),
       ...(overwritten.length > 0 ? { writtenOver: true } : {}),
       // A marker whose lease ended is residue even when it claims nothing
       // that is there (a run died before its first upload, or an earlier
@@ -203,6 +228,30 @@ export async function inspectPrefix(
     ...withMarker(marker),
     ...doubt(unlisted || absent.length > 0),
   };
+}
+
+/**
+ * Reads each of `outputs` (GET, the body streamed through SHA-256, never
+ * held whole) at most `PARALLEL_VERIFY` at a time, and says which hold other
+ * bytes than the state records and which were gone by the time they were
+ * read (`--checksum`, docs/distributor.md#comparing-by-content---checksum).
+ * The client is the inspection's own: the run's signal abandons the reads,
+ * and the SDK's timeouts and retries apply to each as to every read.
+ */
+async function compareObjects(
+  client: S3Client,
+  bucket: string,
+  keys: BundleKeys,
+  outputs: readonly OutputRecord[],
+): Promise<{ readonly changed: ReadonlySet<string>; readonly gone: ReadonlySet<string> }> {
+  const changed = new Set<string>();
+  const gone = new Set<string>();
+  await forEachLimited(outputs, PARALLEL_VERIFY, async (output) => {
+    const stored = await hashObject(client, bucket, keys.key(output.path), undefined);
+    if (stored === undefined) gone.add(output.path);
+    else if (stored.size !== output.size || stored.sha256 !== output.sha256) changed.add(output.path);
+  });
+  return { changed, gone };
 }
 
 /** The marker parsed strictly, or its refusal named as the operator finds it. */

@@ -166,10 +166,13 @@ export function createS3BackendNow(
         readonly onWait?: (waitedMs: number) => void;
       }
     | undefined;
+  /** Set by an inspection under `--checksum`: a look `apply` takes itself compares by content too. */
+  let comparedByContent = false;
   const inspectNow = async (
     bundleDir: BundleDir,
     fresh: boolean,
     signal: AbortSignal | undefined,
+    checksum: boolean,
   ): Promise<InspectedPrefix> => {
     const keys = bundleKeys(config.prefix, bundleDir);
     // Abandoned at once when the run is interrupted; every inspection of a
@@ -188,8 +191,8 @@ export function createS3BackendNow(
       all === undefined
         ? await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS)
         : bundleListingOf(all, keys, MAX_LISTED_OBJECTS);
-    const found = await inspectPrefix(reads, config.bucket, keys, listing, instantOf(clock.now()));
-    return found.doubt === undefined ? found : await lookAgain(reads, keys, found);
+    const found = await inspectPrefix(reads, config.bucket, keys, listing, instantOf(clock.now()), checksum);
+    return found.doubt === undefined ? found : await lookAgain(reads, keys, found, checksum);
   };
   /**
    * A verdict in doubt, looked at again: the bundle prefix is listed, what
@@ -204,13 +207,14 @@ export function createS3BackendNow(
     reads: S3Client,
     keys: BundleKeys,
     doubted: InspectedPrefix,
+    checksum: boolean,
   ): Promise<InspectedPrefix> => {
     let last = doubted;
     for (const pause of LOOK_AGAIN_PAUSES_MS) {
       if (pause > 0) await sleep(pause);
       const before = await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS);
       const now = instantOf(clock.now());
-      const found = await inspectPrefix(reads, config.bucket, keys, before, now);
+      const found = await inspectPrefix(reads, config.bucket, keys, before, now, checksum);
       const after = await listBundle(reads, config.bucket, keys, MAX_LISTED_OBJECTS);
       if (found.doubt !== 'changed' && sameListing(before, after)) return found;
       last = found;
@@ -240,6 +244,7 @@ export function createS3BackendNow(
     bundleDir: BundleDir,
     found: InspectedPrefix,
     signal: AbortSignal | undefined,
+    checksum: boolean,
   ): Promise<InspectedPrefix> => {
     let current = found;
     while (waiting !== undefined && heldByAnotherRun(current) && !stopped(signal)) {
@@ -253,7 +258,7 @@ export function createS3BackendNow(
         signal === undefined ? {} : { signal },
       ).catch(() => undefined);
       if (stopped(signal)) break;
-      current = await inspectNow(bundleDir, true, signal);
+      current = await inspectNow(bundleDir, true, signal, checksum);
     }
     return current;
   };
@@ -291,11 +296,14 @@ export function createS3BackendNow(
       const signal = options.signal;
       if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
       if (destinationFailure !== undefined) return { kind: 'invalid', refusal: destinationFailure };
+      const checksum = options.checksum === true;
+      if (checksum) comparedByContent = true;
       try {
         const found = await untilNotHeld(
           bundleDir,
-          await inspectNow(bundleDir, options.fresh === true, signal),
+          await inspectNow(bundleDir, options.fresh === true, signal, checksum),
           signal,
+          checksum,
         );
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         inspected.set(bundleDir, found);
@@ -344,7 +352,8 @@ export function createS3BackendNow(
           return { outcome: 'refused', refusal: capabilities };
         }
         const found =
-          inspected.get(write.bundle_dir) ?? (await inspectNow(write.bundle_dir, true, undefined));
+          inspected.get(write.bundle_dir) ??
+          (await inspectNow(write.bundle_dir, true, undefined, comparedByContent));
         inspected.delete(write.bundle_dir);
         return await publishToPrefix(
           {

@@ -1,0 +1,107 @@
+import { OVERLAP_MIN_BYTES, type PendingHash, startHashFd, toPrefixed } from '../../../core/digest/index.js';
+import { type Dir, isFsError, type ReadableFile, readFailureCause } from '../../../core/fs/index.js';
+import type { Refusal } from '../../../core/refusal/index.js';
+import type { OutputRecord } from '../../model/types.js';
+import { refuseDistributor } from '../../refusals.js';
+import { hashFd } from '../../validate/hash-fd.js';
+import { openRegular } from '../../validate/open-source.js';
+
+/** What reading the outputs of a managed bundle found (`--checksum`). */
+export interface ContentComparison {
+  /** Outputs whose bytes are not the ones the state records (another digest, or another length when read). */
+  readonly changed: readonly string[];
+  /** Outputs that were gone by the time they were opened. */
+  readonly gone: readonly string[];
+}
+
+/**
+ * Reads every output in `outputs` (those the listing found with the size the
+ * state records) below the bundle directory `dir` and compares its SHA-256
+ * with the state's record, for `distribute run --checksum`
+ * (docs/distributor.md#comparing-by-content---checksum). No link is
+ * followed: each output is opened as `openRegular` opens source files, and
+ * a name that has become a link or a special file since the listing counts
+ * as changed. Files of 64 KiB or more are hashed on the run's hashing
+ * threads while the next ones are opened, as validation hashes sources;
+ * the others, and every file when no thread is free, in line. An output
+ * that cannot be read is a refusal: its content is unknown, and a verdict
+ * either way would be a guess. `shownBundle` is the bundle folder as the
+ * operator wrote the root, for that refusal's hint.
+ */
+export function compareContent(
+  dir: Dir,
+  outputs: readonly OutputRecord[],
+  shownBundle: string,
+): ContentComparison | Refusal {
+  const changed: string[] = [];
+  const gone: string[] = [];
+  const handed: { readonly output: OutputRecord; readonly file: ReadableFile; readonly hash: PendingHash }[] =
+    [];
+  const unreadable = (output: OutputRecord, cause: string): Refusal =>
+    refuseDistributor('destination_unreachable', {
+      role: 'destination',
+      hint: `'${shownBundle}/${output.path}' cannot be read to compare its SHA-256 (--checksum): ${cause}`,
+    });
+  let refusal: Refusal | undefined;
+  try {
+    for (const output of outputs) {
+      const opened = openRegular(dir, output.path.split('/'));
+      if (!opened.ok) {
+        if (opened.problem === 'missing') gone.push(output.path);
+        else if (opened.problem === 'unreadable') {
+          refusal = unreadable(
+            output,
+            opened.errno === undefined ? 'it could not be opened' : readFailureCause(opened.errno),
+          );
+          return refusal;
+        } else changed.push(output.path);
+        continue;
+      }
+      let kept = false;
+      try {
+        if (opened.stat.size !== BigInt(output.size)) {
+          changed.push(output.path);
+          continue;
+        }
+        const hash = output.size >= OVERLAP_MIN_BYTES ? startHashFd(opened.file.fd, output.size) : undefined;
+        if (hash !== undefined) {
+          handed.push({ output, file: opened.file, hash });
+          kept = true;
+          continue;
+        }
+        const hashed = hashFd(opened.file.fd, output.size);
+        if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
+          changed.push(output.path);
+      } catch (error: unknown) {
+        refusal = unreadable(output, readCause(error));
+        return refusal;
+      } finally {
+        if (!kept) opened.file.close();
+      }
+    }
+  } finally {
+    // Every file handed to a thread is waited for, so no descriptor or thread stays taken.
+    for (const { output, file, hash } of handed) {
+      try {
+        const hashed = hash.result();
+        if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
+          changed.push(output.path);
+      } catch (error: unknown) {
+        refusal ??= unreadable(output, readCause(error));
+      } finally {
+        file.close();
+      }
+    }
+  }
+  return refusal ?? { changed, gone };
+}
+
+/** A read that failed after the open (EIO on a failing disk): the errno name when there is one. */
+function readCause(error: unknown): string {
+  const code = isFsError(error)
+    ? error.code
+    : typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+      ? error.code
+      : undefined;
+  return code === undefined ? 'it could not be read' : `it could not be read (${code})`;
+}

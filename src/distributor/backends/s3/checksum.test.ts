@@ -1,0 +1,152 @@
+// `distribute run --checksum` at an S3 destination, on the test radosgw
+// (through the proxy, which counts the requests): an object rewritten by
+// someone else with other bytes of the same size is seen only when outputs
+// are compared by content; the bundle is then refused and the object left
+// as it is. Without the flag no output is read.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  putMany,
+  readPrefix,
+  s3Config,
+  useRgwFixture,
+  writeBundle,
+} from '../../../../test/helpers/distributor-s3.js';
+import type { ProxiedRequest } from '../../../../test/helpers/s3-proxy.js';
+import { distributeRun } from '../../run/run.js';
+
+const ctx = useRgwFixture({ work: 's3-checksum-', bucket: 'checksum', proxy: true, awsEnv: true });
+
+const CLOCK = () => new Date('2026-06-01T00:00:00Z');
+const SUMMARY = 'day,sky\nmon,sun\n';
+/** As many bytes as SUMMARY, other content. */
+const SUMMARY_EDITED = 'day,sky\nmon,fog\n';
+
+function setUp(name: string, files: Readonly<Record<string, string | Uint8Array>> = {}) {
+  const dir = mkdtempSync(join(ctx.work, `${name}-`));
+  const source = join(dir, 'out');
+  writeBundle(source, 'weather/brentwood', {
+    id: 'weather.daily.brentwood',
+    created: '2026-05-30T11:10:00Z',
+    files: { 'report.md': '# Brentwood\n\nSunny.\n', 'summary.csv': SUMMARY, ...files },
+  });
+  const prefix = `checksum/${name}`;
+  const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
+  const [pipeline] = config.pipelines;
+  const [destination] = pipeline?.destinations ?? [];
+  if (pipeline === undefined || destination === undefined) throw new Error('config');
+  // Through the proxy, which sees every request.
+  const proxied = {
+    pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
+  };
+  const run = (options: { readonly checksum?: boolean; readonly dryRun?: boolean } = {}) =>
+    distributeRun({
+      config: proxied,
+      now: CLOCK,
+      ...(options.checksum === true ? { checksum: true } : {}),
+      ...(options.dryRun === true ? { dryRun: true } : {}),
+    });
+  const bundleKey = (path: string) => `${prefix}/weather/brentwood/${path}`;
+  return { dir, prefix, run, bundleKey };
+}
+
+/** The requests the proxy sees while `action` runs. */
+async function requestsDuring(action: () => Promise<unknown>): Promise<readonly ProxiedRequest[]> {
+  const from = ctx.proxy.seen.length;
+  await action();
+  return ctx.proxy.seen.slice(from);
+}
+
+/** GETs of objects under `prefix` (not listings, which name the bucket and a query). */
+function objectGets(requests: readonly ProxiedRequest[], prefix: string): string[] {
+  return requests
+    .filter(
+      (req) => req.method === 'GET' && !req.url.includes('list-type') && req.url.includes(`/${prefix}/`),
+    )
+    .map((req) => decodeURIComponent((req.url.split('?')[0] ?? '').slice(`/${ctx.bucket}/${prefix}/`.length)))
+    .sort();
+}
+
+const outcomes = (report: Awaited<ReturnType<typeof distributeRun>>) =>
+  report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
+
+describe('distribute run --checksum, S3 destination', () => {
+  it('regression: a same-size rewrite of a published object stays skipped_same without --checksum, and is refused destination_incomplete with it, naming the object', async () => {
+    const { prefix, run, bundleKey } = setUp('same-size');
+    expect(outcomes(await run())).toEqual([['weather/brentwood', 'published', '']]);
+    await putMany(ctx.s3, ctx.bucket, [[bundleKey('summary.csv'), SUMMARY_EDITED]]);
+    const before = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+
+    const bySize = await run();
+    expect(outcomes(bySize)).toEqual([['weather/brentwood', 'skipped_same', '']]);
+    expect(bySize.plan.outputs_compared_by).toBe('size');
+
+    const byContent = await run({ checksum: true });
+    expect(byContent.plan.outputs_compared_by).toBe('sha256');
+    expect(outcomes(byContent)).toEqual([['weather/brentwood', 'refused', 'destination_incomplete']]);
+    const [item] = byContent.outcomes;
+    expect(item?.entry_path).toBe('summary.csv');
+    expect(item?.entry_sha256_differs).toBe(true);
+    expect(item?.entry_size).toBeUndefined();
+    expect(item?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'summary.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
+    );
+    // Nothing written or deleted: every object as it was, the rewritten one with its bytes.
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    expect([...after.entries()].map(([key, o]) => [key, o.sha256, o.etag])).toEqual(
+      [...before.entries()].map(([key, o]) => [key, o.sha256, o.etag]),
+    );
+    expect(after.get(bundleKey('summary.csv'))?.bytes.toString('utf8')).toBe(SUMMARY_EDITED);
+  });
+
+  it('reads each listed output once with --checksum, and no output without it', async () => {
+    const { prefix, run } = setUp('requests');
+    await run();
+    const bySize = await requestsDuring(() => run());
+    // The state alone: sizes come from the listing.
+    expect(objectGets(bySize, prefix)).toEqual(['weather/brentwood/.distributor.json']);
+    const byContent = await requestsDuring(() => run({ checksum: true }));
+    expect(objectGets(byContent, prefix)).toEqual(
+      ['.distributor.json', 'report.html', 'report.md', 'summary.csv'].map(
+        (name) => `weather/brentwood/${name}`,
+      ),
+    );
+  });
+
+  it('dry run --checksum reads without writing, and plans what the real run then refuses', async () => {
+    const { prefix, run, bundleKey } = setUp('dry');
+    await run();
+    await putMany(ctx.s3, ctx.bucket, [[bundleKey('summary.csv'), SUMMARY_EDITED]]);
+    const before = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    let dry: Awaited<ReturnType<typeof run>> | undefined;
+    const requests = await requestsDuring(async () => {
+      dry = await run({ checksum: true, dryRun: true });
+    });
+    expect(requests.filter((req) => req.method !== 'GET' && req.method !== 'HEAD')).toEqual([]);
+    expect(dry?.dry_run).toBe(true);
+    expect(dry === undefined ? [] : outcomes(dry)).toEqual([
+      ['weather/brentwood', 'refused', 'destination_incomplete'],
+    ]);
+    const real = await run({ checksum: true });
+    expect(real.plan).toEqual(dry?.plan);
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    expect([...after.entries()].map(([key, o]) => [key, o.etag])).toEqual(
+      [...before.entries()].map(([key, o]) => [key, o.etag]),
+    );
+  });
+
+  it('hashes a large object as it streams, and finds the one byte that changed', async () => {
+    const large = randomBytes(6 * 1024 * 1024);
+    const { run, bundleKey } = setUp('large', { 'data/large.bin': large });
+    await run();
+    expect(outcomes(await run({ checksum: true }))).toEqual([['weather/brentwood', 'skipped_same', '']]);
+    const edited = Buffer.from(large);
+    edited[5_000_000] = (edited[5_000_000] ?? 0) ^ 0x01;
+    await putMany(ctx.s3, ctx.bucket, [[bundleKey('data/large.bin'), edited]]);
+    const report = await run({ checksum: true });
+    expect(outcomes(report)).toEqual([['weather/brentwood', 'refused', 'destination_incomplete']]);
+    expect(report.outcomes[0]?.entry_path).toBe('data/large.bin');
+  }, 60_000);
+});
