@@ -75,6 +75,32 @@ describe('sealkit contract affected', () => {
     });
   });
 
+  it('places a dashboard given as the starting resource at its id, naming what it reads', () => {
+    // A refusal on the operator's own files says where: the file that declares the dashboard.
+    const run = runCli(['contract', 'affected', retail, '--resource', 'retail.dashboard.sales_overview']);
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString('utf8')).toBe('');
+    expect(run.stderr.toString('utf8')).toBe(
+      'error[contract_graph_seed_invalid]: affected dashboards start from a published Source, Model or SemanticModel; a dashboard is a consumer, not a starting point\n' +
+        `  --> ${join(retail, 'dashboards/sales_overview.yaml')}:3:5\n` +
+        '  = at: id\n' +
+        '  = help: start from a Source, Model or SemanticModel, such as one this dashboard reads: retail.semantic.orders\n',
+    );
+    const json = runCli([
+      'contract',
+      'affected',
+      retail,
+      '--resource',
+      'retail.dashboard.sales_overview',
+      '--json',
+    ]);
+    expect(JSON.parse(json.stdout.toString('utf8'))).toMatchObject({
+      reason_code: 'contract_graph_seed_invalid',
+      location: { path: join(retail, 'dashboards/sales_overview.yaml'), line: 3, column: 5, pointer: 'id' },
+      hint: 'start from a Source, Model or SemanticModel, such as one this dashboard reads: retail.semantic.orders',
+    });
+  });
+
   it('needs --resource', () => {
     expect(runCli(['contract', 'affected', retail]).status).toBe(1);
   });

@@ -1,5 +1,11 @@
 import './contract-schemas-interpreted.js';
-import { affectedDashboards, openContractProjectCached, projectGraphOf } from '../../contracts/index.js';
+import {
+  affectedDashboards,
+  type ContractProject,
+  openContractProjectCached,
+  projectGraphOf,
+  refuseGraph,
+} from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { parseCommandArgs, requireArgument, requireOption } from '../parse.js';
 import { LEDGER_EXIT_CODES, withValidateHint } from './contract-ledger-output.js';
@@ -42,7 +48,12 @@ export const contractAffected: Command = {
       throw withValidateHint(error, dir);
     }
     if (!graph.has(resource)) throw project.resourceNotFound(resource);
-    const dashboards = affectedDashboards(graph, resource);
+    let dashboards: readonly string[];
+    try {
+      dashboards = affectedDashboards(graph, resource);
+    } catch (error: unknown) {
+      throw placeDashboardSeed(project, resource, error);
+    }
     keepParses(false);
     return {
       text: `${dashboards.map((id) => `${id}\n`).join('')}${dashboards.length} dashboard${dashboards.length === 1 ? '' : 's'} affected\n`,
@@ -50,3 +61,19 @@ export const contractAffected: Command = {
     };
   },
 };
+
+/**
+ * A dashboard given as --resource is the operator's own id, in the
+ * operator's own file: the refusal says which file declares it and names
+ * what the dashboard reads, the resources a user most likely meant, as
+ * `contract project --resource` does for a dashboard.
+ */
+function placeDashboardSeed(project: ContractProject, resource: string, error: unknown): unknown {
+  if (!refuseGraph.is(error, 'contract_graph_seed_invalid')) return error;
+  const read = project.outcomes.find((outcome) => outcome.id === resource)?.dependencies.slice(0, 3) ?? [];
+  const hint =
+    read.length === 0
+      ? 'start from a Source, Model or SemanticModel'
+      : `start from a Source, Model or SemanticModel, such as one this dashboard reads: ${read.join(', ')}`;
+  return project.placeInFile(resource, error, 'id', hint);
+}
