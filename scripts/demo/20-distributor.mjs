@@ -1,7 +1,8 @@
 // Publish report bundles: a producer writes manifest.json (hidden files left
 // out), sealkit checks every file against it and publishes an HTML-only site
 // (Markdown rendered to styled pages, the chart copied as an asset), a rerun
-// skips, an edited report is refused with the file named, a typo in the
+// skips, a published file edited by hand with the same size is caught by
+// --checksum, an edited report is refused with the file named, a typo in the
 // configuration is refused with line, column and a suggestion. The published
 // page is saved as a screenshot from headless Chromium.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -100,6 +101,18 @@ export async function run(ctx) {
   ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
   ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)' });
   ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing' });
+  ctx.say(
+    'Someone corrects a figure in the published CSV by hand, keeping its size: a rerun compares sizes and skips; --checksum reads every published file and refuses the bundle, naming it, nothing overwritten:',
+  );
+  ctx.shell("sed -i 's/1204/1205/' site/sales/week-22/data/sales.csv");
+  const week22 = (line) => line.includes('sales/week-22');
+  ctx.sealkit(['distribute', 'run'], { pick: week22 });
+  ctx.sealkit(['distribute', 'run', '--checksum'], { pick: week22 });
+  ctx.shell("sed -i 's/1205/1204/' site/sales/week-22/data/sales.csv");
+  ctx.sealkit(['distribute', 'run', '--dry-run', '--checksum'], {
+    pick: (line) => line.startsWith('published outputs') || week22(line),
+    comment: 'the published file put back: an audit finds the bundle intact',
+  });
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 
