@@ -155,4 +155,27 @@ describe('an S3 store behind TLS signed by a CA of its own', () => {
     }
     expect(await listKeys(ctx.s3, ctx.bucket, 'unusable/')).toEqual([]);
   });
+
+  it('regression: AWS_CA_BUNDLE is not read for an http:// endpoint taken from AWS_ENDPOINT_URL_S3 (a bundle it could not read refused the run)', async () => {
+    const dir = mkdtempSync(join(ctx.work, 'env-endpoint-'));
+    writeBundle(join(dir, 'out'), 'weather/brentwood', {
+      id: 'weather.daily.brentwood',
+      created: '2026-05-30T11:10:00Z',
+      files: { 'report.md': '# Brentwood\n' },
+    });
+    const yaml = s3ConfigYaml(ctx.rgw, join(dir, 'out'), { bucket: ctx.bucket, prefix: 'env-endpoint' });
+    const withoutEndpoint = yaml.replace(`        endpoint: ${JSON.stringify(ctx.rgw.endpoint)}\n`, '');
+    expect(withoutEndpoint).not.toContain('endpoint:');
+    writeFileSync(join(dir, 'sealkit.distributor.yaml'), withoutEndpoint);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...ctx.rgw.awsEnv,
+      AWS_ENDPOINT_URL_S3: ctx.rgw.endpoint,
+    };
+    delete env.NODE_EXTRA_CA_CERTS;
+    const published = await run(dir, { ...env, AWS_CA_BUNDLE: join(dir, 'missing.pem') });
+    expect(published.stderr).toBe('');
+    expect(published.status).toBe(0);
+    expect(await listKeys(ctx.s3, ctx.bucket, 'env-endpoint/')).toHaveLength(3);
+  });
 });

@@ -12,7 +12,8 @@ import { refuseDistributor } from '../../refusals.js';
  * refused as "self-signed" here. Its certificates are trusted beside Node's
  * own roots and those of `NODE_EXTRA_CA_CERTS` (which an agent given its
  * own list would otherwise drop). Undefined when it is not set, or for an
- * `http://` endpoint, which has no TLS; a refusal when the file cannot be
+ * `http://` endpoint (in the file, or from `AWS_ENDPOINT_URL_S3` or
+ * `AWS_ENDPOINT_URL` without one there), which has no TLS; a refusal when the file cannot be
  * read or holds no PEM certificate, rather than a silent fall back to the
  * default roots that would end in a certificate error naming another cause.
  */
@@ -22,7 +23,9 @@ export function trustedCertificates(
 ): readonly string[] | Refusal | undefined {
   const bundle = env.AWS_CA_BUNDLE?.trim();
   if (bundle === undefined || bundle === '') return undefined;
-  if (config.endpoint?.toLowerCase().startsWith('http://') === true) return undefined;
+  // The endpoint the SDK will use: the file's, else the one it takes from the environment.
+  const endpoint = config.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  if (endpoint?.trim().toLowerCase().startsWith('http://') === true) return undefined;
   let pem: string;
   try {
     pem = readFileSync(bundle, 'utf8');
