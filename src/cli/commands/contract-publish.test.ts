@@ -827,6 +827,17 @@ describe('sealkit contract publish, history and replay', () => {
       expect(scanForSentinels(run, [], ['zqSentinelPassword'])).toEqual([]);
   });
 
+  it("regression: a user the server does not let in is told to check the user and the server's pg_hba.conf", async () => {
+    const ledger = new URL(await database());
+    ledger.username = `zq_nobody_${process.pid}_${counter}`;
+    const run = runCli(['contract', 'replay', '--ledger', ledger.toString(), '--json']);
+    expect(run.status).toBe(2);
+    expect(jsonOf(run)).toMatchObject({
+      reason_code: 'contract_ledger_unavailable',
+      hint: "the server does not let this user in from here (SQLSTATE 28000): check the user, and the server's pg_hba.conf",
+    });
+  });
+
   it('regression: history and replay name the ledger they read; a DIR beside a server is said to be unused, a missing one refused', async () => {
     const ledger = await database();
     expect(publish('--ledger', ledger).status).toBe(0);

@@ -255,7 +255,7 @@ export function unavailableHint(error: unknown): string {
     case '28P01':
       return 'the server refused the password for this user (SQLSTATE 28P01): check the password in the URL, PGPASSWORD or the password file';
     case '28000':
-      return 'the server does not let this user in from here (SQLSTATE 28000): check the user, and the server pg_hba.conf';
+      return "the server does not let this user in from here (SQLSTATE 28000): check the user, and the server's pg_hba.conf";
     case '3D000':
       return 'the database does not exist on that server (SQLSTATE 3D000): check the database name in the URL or PGDATABASE';
     case '53300':
