@@ -132,8 +132,10 @@ export class Interruption {
       this.#note(name);
       return;
     }
-    // Asked twice: stop waiting for output to drain. The outcome is the result's, once main has set it.
-    process.exit(typeof process.exitCode === 'number' ? process.exitCode : SIGNAL_EXIT[name]);
+    // Asked twice: stop waiting for output to drain. The outcome is the result's, once main has decided it.
+    process.exit(
+      decidedExitCode ?? (typeof process.exitCode === 'number' ? process.exitCode : SIGNAL_EXIT[name]),
+    );
   }
 
   #note(name: StopSignal): void {
@@ -141,6 +143,18 @@ export class Interruption {
     this.#noted = true;
     this.#options.note.write(`sealkit: ${name} came after ${this.#done}; the result stands\n`);
   }
+}
+
+/**
+ * The exit code of the result being printed, recorded by `main` before it
+ * prints: a second late signal while the report is written (or held by a
+ * full pipe) ends the process with it, not with 130 or 143, which would say
+ * that the signal stopped something (docs/cli.md#signals).
+ */
+let decidedExitCode: number | undefined;
+
+export function decideExitCode(code: number): void {
+  decidedExitCode = code;
 }
 
 /** The exit-code field of a command result for a signal that stopped the command (docs/cli.md#exit-codes). */

@@ -8,6 +8,7 @@ import { COMMANDS } from './commands/index.js';
 import { flagsOfUsage } from './completion-script.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { fitColumns } from './fit-columns.js';
+import { decideExitCode } from './interruption.js';
 import { paintRefusals, reportFailure, wantsColour, writeJson } from './output.js';
 import { redactingIo } from './redact-credentials.js';
 import { UsageError } from './usage-error.js';
@@ -369,6 +370,8 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
     const result = await command.run(found.rest, io).catch(async (error: unknown) => {
       throw await withSiblingHint(error, found.command);
     });
+    const code = exitCodeForResult(result);
+    decideExitCode(code);
     if (json) {
       if (result.printed !== true) writeJson(io, result.json);
     } else {
@@ -378,7 +381,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<ExitC
       }
     }
     await result.afterOutput?.();
-    return exitCodeForResult(result);
+    return code;
   } catch (error: unknown) {
     reportFailure(io, error, json, disclosure);
     return exitCodeFor(error);

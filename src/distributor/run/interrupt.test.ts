@@ -145,6 +145,24 @@ describe('distribute run: a signal after the report', () => {
     }, 60_000);
   }
 
+  it("regression: a second SIGINT after the report ends the process with the report's exit code (it was 130)", async () => {
+    const { site, config } = tree(2, 1024);
+    const child = new CliChild(['distribute', 'run', '--config', config], {
+      env: { SEALKIT_DISTRIBUTE_FAULTS: 'pause@after_result' },
+    });
+    await child.paused('after_result#1');
+    child.kill('SIGINT');
+    await child.stderrHas('sealkit: SIGINT came after the run completed; the result stands\n');
+    // Well outside the window in which a repeat counts as the same signal.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    const outcome = await child.finished();
+    expect(outcome.signal).toBeNull();
+    expect(outcome.status).toBe(0);
+    expect(outcome.stdout).toContain('summary: 2 published');
+    expect(published(site)).toHaveLength(2);
+  }, 60_000);
+
   it('a fault rule it cannot read is a usage error naming the variable, before anything is written', () => {
     const { site, config } = tree(1, 16);
     const run = runCli(['distribute', 'run', '--config', config], {
