@@ -9,9 +9,9 @@ import { openRegular } from '../../validate/open-source.js';
 /** What reading the outputs of a managed bundle found (`--checksum`). */
 export interface ContentComparison {
   /** Outputs whose bytes are not the ones the state records (another digest, or another length when read). */
-  readonly changed: readonly string[];
+  readonly changed: ReadonlySet<string>;
   /** Outputs that were gone by the time they were opened. */
-  readonly gone: readonly string[];
+  readonly gone: ReadonlySet<string>;
 }
 
 /**
@@ -33,8 +33,8 @@ export function compareContent(
   outputs: readonly OutputRecord[],
   shownBundle: string,
 ): ContentComparison | Refusal {
-  const changed: string[] = [];
-  const gone: string[] = [];
+  const changed = new Set<string>();
+  const gone = new Set<string>();
   const handed: { readonly output: OutputRecord; readonly file: ReadableFile; readonly hash: PendingHash }[] =
     [];
   const unreadable = (output: OutputRecord, cause: string): Refusal =>
@@ -47,20 +47,20 @@ export function compareContent(
     for (const output of outputs) {
       const opened = openRegular(dir, output.path.split('/'));
       if (!opened.ok) {
-        if (opened.problem === 'missing') gone.push(output.path);
+        if (opened.problem === 'missing') gone.add(output.path);
         else if (opened.problem === 'unreadable') {
           refusal = unreadable(
             output,
             opened.errno === undefined ? 'it could not be opened' : readFailureCause(opened.errno),
           );
           return refusal;
-        } else changed.push(output.path);
+        } else changed.add(output.path);
         continue;
       }
       let kept = false;
       try {
         if (opened.stat.size !== BigInt(output.size)) {
-          changed.push(output.path);
+          changed.add(output.path);
           continue;
         }
         const hash = output.size >= OVERLAP_MIN_BYTES ? startHashFd(opened.file.fd, output.size) : undefined;
@@ -71,7 +71,7 @@ export function compareContent(
         }
         const hashed = hashFd(opened.file.fd, output.size);
         if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
-          changed.push(output.path);
+          changed.add(output.path);
       } catch (error: unknown) {
         refusal = unreadable(output, readCause(error));
         return refusal;
@@ -85,7 +85,7 @@ export function compareContent(
       try {
         const hashed = hash.result();
         if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
-          changed.push(output.path);
+          changed.add(output.path);
       } catch (error: unknown) {
         refusal ??= unreadable(output, readCause(error));
       } finally {

@@ -11,7 +11,7 @@ import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
 import { destinationWriteFailed, FolderWriteFailure } from '../../write-failure.js';
-import { compareContent } from './content.js';
+import { type ContentComparison, compareContent } from './content.js';
 import { destinationProblem, listTree } from './tree.js';
 
 /**
@@ -143,15 +143,14 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
   // written over just the same (docs/distributor.md#comparing-by-content---checksum).
   const content =
     byContent === undefined
-      ? { changed: [], gone: [] }
+      ? SIZES_ONLY
       : compareContent(
           dir,
           read.state.outputs.filter((output) => listing.sizes.get(output.path) === output.size),
           byContent.shownBundle,
         );
   if (content instanceof Refusal) return invalid(content);
-  const changed = new Set(content.changed);
-  const gone = new Set(content.gone);
+  const { changed, gone } = content;
   const absent = read.state.outputs
     .filter(
       (output) =>
@@ -178,6 +177,9 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
     residue: [],
   };
 }
+
+/** Without --checksum: nothing read, nothing found changed (one object for every bundle). */
+const SIZES_ONLY: ContentComparison = { changed: new Set(), gone: new Set() };
 
 /** The state at a bundle directory and its token (the SHA-256 of its bytes); undefined when invalid. */
 export function readState(

@@ -180,7 +180,7 @@ export async function inspectPrefix(
           (output) => !claimed.has(output.path) && objects.get(output.path)?.size === output.size,
         ),
       )
-    : { changed: new Set<string>(), gone: new Set<string>() };
+    : SIZES_ONLY;
   const absent = state.outputs
     .filter(
       (output) =>
@@ -229,6 +229,12 @@ export async function inspectPrefix(
     ...doubt(unlisted || absent.length > 0),
   };
 }
+
+/** Without --checksum: nothing read, nothing found changed (one object for every bundle). */
+const SIZES_ONLY: { readonly changed: ReadonlySet<string>; readonly gone: ReadonlySet<string> } = {
+  changed: new Set(),
+  gone: new Set(),
+};
 
 /**
  * Reads each of `outputs` (GET, the body streamed through SHA-256, never
