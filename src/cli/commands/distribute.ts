@@ -28,8 +28,9 @@ import { quotedValue } from '../quote-value.js';
 import { table } from '../table.js';
 import { UsageError } from '../usage-error.js';
 
-const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run] [--checksum]
-                            [--wait SECONDS] [--transfers N] [--fail-on-skipped-newer] [-q] [--json]
+const RUN_USAGE = `Usage: sealkit distribute run [--config FILE] [--pipeline ID] [--dry-run]
+                            [--checksum] [--wait SECONDS] [--transfers N]
+                            [--fail-on-skipped-newer] [-q] [--json]
 
 Publishes every manifested report bundle under each pipeline's source root to
 its destinations (local directories, S3-compatible storage). Every bundle of
