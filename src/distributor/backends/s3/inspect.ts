@@ -65,7 +65,8 @@ const PARALLEL_VERIFY = 8;
  *   `residue` is what a pending marker names (a crashed run of ours), an
  *   object neither the state nor the marker names is `unlisted`, and a listed
  *   output that is absent or has another size (and is not residue) is
- *   `missing`.
+ *   `missing`; with `checksum` (`--checksum`) so is one of the recorded size
+ *   whose bytes, read and hashed, are not the ones the state records.
  * When the marker's lease has ended (its run died or gave up), every object
  * at a key it claims is read and hashed: residue is only what holds bytes the
  * marker recorded (or the state lists). Anything else at a claimed key is an
