@@ -2,13 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from './commands/index.js';
 import { fitColumns } from './fit-columns.js';
 
-/** The shell words of a text, a ` \` line break read as the shell reads it. */
+/** The shell words of a text, a ` \` line break read as the shell reads it, comments left out. */
 function shellWords(text: string): readonly string[] {
-  return text.replace(/ \\\n */g, ' ').match(/(?:'[^']*'|"[^"]*"|[^\s'"]+)+/g) ?? [];
+  const code = text
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)#.*$/, ''))
+    .join('\n');
+  return code.replace(/ \\\n */g, ' ').match(/(?:'[^']*'|"[^"]*"|[^\s'"]+)+/g) ?? [];
 }
 
+/** The words of a text; a `#` alone is left out, as a comment carried on starts each line with one. */
 function words(text: string): readonly string[] {
-  return text.split(/\s+/).filter((word) => word !== '');
+  return text.split(/\s+/).filter((word) => word !== '' && word !== '#');
 }
 
 describe('help fitted to 80 columns', () => {
@@ -70,6 +75,20 @@ describe('help fitted to 80 columns', () => {
     expect(shellWords(fitted)).toEqual(shellWords(text));
   });
 
+  it('regression: carries a comment after a command on under itself, never with a backslash (it pasted as a command)', () => {
+    const text = [
+      '  eval "$(sealkit completion bash)"                 # this bash session; add it to ~/.bashrc to keep it',
+      "  sealkit completion bash > ~/.sealkit.bash         # or once, with 'source ~/.sealkit.bash' in ~/.bashrc",
+    ].join('\n');
+    expect(fitColumns(text).split('\n')).toEqual([
+      '  eval "$(sealkit completion bash)"                 # this bash session; add it',
+      '                                                    # to ~/.bashrc to keep it',
+      "  sealkit completion bash > ~/.sealkit.bash         # or once, with 'source",
+      "                                                    # ~/.sealkit.bash' in",
+      '                                                    # ~/.bashrc',
+    ]);
+  });
+
   it('never breaks a word wider than the line', () => {
     const path = `  /${'very-long-folder/'.repeat(6)}docs/`;
     expect(fitColumns(path)).toBe(path);
@@ -84,8 +103,11 @@ describe('help fitted to 80 columns', () => {
         expect(words(fitted.replace(/ \\\n/g, '\n'))).toEqual(words(usage));
         const examples = (text: string) => text.slice(text.indexOf('\nExamples:'));
         expect(shellWords(examples(fitted))).toEqual(shellWords(examples(usage)));
-        for (const line of fitted.split('\n'))
+        for (const line of fitted.split('\n')) {
           if (line.trim().includes(' ')) expect(line.length, line).toBeLessThanOrEqual(80);
+          // A backslash at the end of a comment continues nothing.
+          if (/(^|\s)#/.test(line)) expect(line.endsWith(' \\'), line).toBe(false);
+        }
       });
     },
   );

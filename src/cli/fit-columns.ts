@@ -7,7 +7,8 @@
  *   under the first argument;
  * - an example (`  sealkit …`) between shell words, a flag kept with its
  *   value, each broken line ending in ` \` so that it still pastes as one
- *   command;
+ *   command; a shell comment after a command carries on under itself,
+ *   each line starting with `#`;
  * - a flag or term with a description, continued under the description;
  * - prose, continued under its first word (after a list marker).
  *
@@ -37,6 +38,7 @@ export function fitColumns(text: string, width: number = HELP_COLUMNS): string {
 type Shape =
   | { readonly kind: 'synopsis'; readonly indent: number }
   | { readonly kind: 'example'; readonly indent: number }
+  | { readonly kind: 'commented'; readonly indent: number }
   | { readonly kind: 'term'; readonly head: string; readonly indent: number }
   | { readonly kind: 'prose'; readonly head: string; readonly indent: number };
 
@@ -55,6 +57,9 @@ function termColumns(lines: readonly string[]): readonly number[] {
 function shapeOf(line: string, columns: readonly number[]): Shape {
   const synopsis = /^Usage: sealkit(?: [a-z][a-z-]*(?![a-z|-]))* /.exec(line);
   if (synopsis !== null) return { kind: 'synopsis', indent: synopsis[0].length };
+  // A command with a shell comment after it (`eval "$(sealkit completion bash)"   # …`).
+  const comment = /^ +\S.*? {2,}(?=# )/.exec(line);
+  if (comment !== null) return { kind: 'commented', indent: comment[0].length };
   const example = /^( +)sealkit /.exec(line);
   if (example?.[1] !== undefined) return { kind: 'example', indent: example[1].length };
   const term = TERM.exec(line);
@@ -71,7 +76,7 @@ function shapeOf(line: string, columns: readonly number[]): Shape {
 
 /** A line that carries on the block above it: indented exactly under its text, and not a block of its own. */
 function continues(line: string, shape: Shape, columns: readonly number[]): boolean {
-  if (shape.kind === 'example' || line.trim() === '') return false;
+  if (shape.kind === 'example' || shape.kind === 'commented' || line.trim() === '') return false;
   const indent = /^ */.exec(line)?.[0].length ?? 0;
   // A synopsis runs on to the blank line, under whichever column its author chose.
   if (shape.kind === 'synopsis') return indent > 0;
@@ -97,6 +102,20 @@ function reflow(block: readonly string[], shape: Shape, width: number): string[]
       return pack(words, lead, `${lead}    `, width - 2).map((line, index, all) =>
         index < all.length - 1 ? `${line} \\` : line,
       );
+    }
+    case 'commented': {
+      // The comment carries on under itself, each line a comment of its own:
+      // a backslash inside a comment continues nothing, and a comment's
+      // words on a line of their own would run as a command.
+      const command = first.slice(0, shape.indent).trimEnd();
+      const note = first.slice(shape.indent + 2).split(/ +/);
+      if (command.length + 4 > width - 20) {
+        const lead = /^ */.exec(first)?.[0] ?? '';
+        const fitted = fitColumns(command, width);
+        return [...fitted.split('\n'), ...pack(note, `${lead}    # `, `${lead}    # `, width)];
+      }
+      const column = ' '.repeat(shape.indent);
+      return pack(note, `${first.slice(0, shape.indent)}# `, `${column}# `, width);
     }
     case 'term':
     case 'prose': {
