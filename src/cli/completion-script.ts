@@ -43,6 +43,14 @@ export function flagsOfUsage(usage: string): readonly string[] {
   return [...flags].sort();
 }
 
+/** The short flags a usage text lists under its flags (`  -q, --quiet`), each with its long name. */
+export function shortFlagsOfUsage(usage: string): ReadonlyMap<string, string> {
+  const flags = new Map<string, string>();
+  for (const match of usage.matchAll(/^ +(-[A-Za-z]), (--[a-z][a-z0-9-]*)/gm))
+    if (match[1] !== undefined && match[2] !== undefined) flags.set(match[1], match[2]);
+  return flags;
+}
+
 const CHOICES = /^[a-z0-9_]+(?:\|[a-z0-9_]+)+$/;
 
 /**

@@ -5,7 +5,7 @@ import { packageRoot, packageVersion } from '../core/package/index.js';
 import { didYouMean } from '../core/refusal/index.js';
 import type { CliIo, CommandEntry, Disclosure } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { flagsOfUsage } from './completion-script.js';
+import { flagsOfUsage, shortFlagsOfUsage } from './completion-script.js';
 import { EXIT, type ExitCode, exitCodeFor, exitCodeForResult } from './exit-codes.js';
 import { fitColumns } from './fit-columns.js';
 import { decideExitCode } from './interruption.js';
@@ -275,18 +275,25 @@ function unknownTopFlag(argv: readonly string[], words: readonly string[], usage
  */
 async function withSiblingHint(error: unknown, command: CommandEntry): Promise<unknown> {
   if (!(error instanceof UsageError) || error.hint !== undefined) return error;
-  const flag = /^unknown option (--[a-z][a-z0-9-]*)$/.exec(error.message)?.[1];
+  const flag = /^unknown option (--[a-z][a-z0-9-]*|-[A-Za-z])$/.exec(error.message)?.[1];
   if (flag === undefined) return error;
   const takers: string[] = [];
+  let long: string | undefined;
   for (const sibling of COMMANDS) {
     if (sibling.path[0] !== command.path[0] || sibling === command) continue;
-    if (flagsOfUsage((await sibling.load()).usage).includes(flag)) takers.push(sibling.path.at(-1) ?? '');
+    const { usage } = await sibling.load();
+    // A short flag (`-q`) is one a sibling lists as `-q, --quiet`.
+    const named: string | undefined = flag.startsWith('--') ? flag : shortFlagsOfUsage(usage).get(flag);
+    if (named !== undefined && flagsOfUsage(usage).includes(named)) {
+      takers.push(sibling.path.at(-1) ?? '');
+      if (named !== flag) long = named;
+    }
   }
   if (takers.length === 0) return error;
   const last = takers.pop();
   const names = takers.length === 0 ? `${last}` : `${takers.join(', ')} and ${last}`;
   return new UsageError(error.message, error.usage, {
-    hint: `${flag} is an option of sealkit ${command.path[0]} ${names}`,
+    hint: `${flag}${long === undefined ? '' : ` (${long})`} is an option of sealkit ${command.path[0]} ${names}`,
     brief: error.brief,
     full: error.full,
     helpCommand: error.helpCommand,

@@ -394,6 +394,17 @@ describe('command-line usage errors', () => {
     ],
     [['distribute', 'verify', 'b', '--id', 'x'], '--id', '--id is an option of sealkit distribute manifest'],
     [['evidence', 'check', '--out', 'x'], '--out', '--out is an option of sealkit evidence synth'],
+    // regression: a short flag had no hint where its long name had one
+    [
+      ['contract', 'history', 'retail', '--resource', 'x', '-q'],
+      '-q',
+      '-q (--quiet) is an option of sealkit contract publish',
+    ],
+    [
+      ['edition', 'new', '--edition', 'bigquery', 'x', '-q'],
+      '-q',
+      '-q (--quiet) is an option of sealkit edition check',
+    ],
   ])('regression: %j names the sibling commands that take the flag (was no hint)', (args, flag, hint) => {
     const run = runCli(args);
     expect(run.status).toBe(1);
