@@ -288,6 +288,16 @@ describe('the strict YAML reader', () => {
     expect(faultPlaceHint(seen.place)).not.toMatch(/\bb: 1|"x/);
   });
 
+  it.each([
+    ['a Markdown fence pasted above the document', '```yaml\npipelines: []\n'],
+    ['a reserved character starting the first key', '@x: 1\n'],
+  ])('regression: %s is placed at line 1, column 1 with advice (the place was lost)', (_what, text) => {
+    const seen = faultOf(text);
+    expect(seen.fault).toBe('malformed');
+    expect(seen.place).toMatchObject({ line: 1, column: 1 });
+    expect(faultPlaceHint(seen.place)).toContain('a plain value cannot start with this character');
+  });
+
   it('regression: a key out of line with no quote or bracket open is not advised to close one', () => {
     const seen = faultOf('list:\n  - id: a\n    kind: local\n   root: site\n    outputs: x\n');
     expect(seen.place).toMatchObject({ line: 4, column: 4 });

@@ -10,6 +10,7 @@ import {
   type Node,
   Parser,
   type Scalar,
+  type YAMLError,
 } from 'yaml';
 import { Refusal, refuseAll } from '../refusal/index.js';
 import { type PathSegment, pointerOf } from './pointer.js';
@@ -233,7 +234,7 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   if (second !== undefined) throw options.refuse('multiple_documents', position(second));
   const document = documents[0];
   if (document === undefined) return { kind: 'null', at: { line: 1, column: 1 } };
-  const problem = document.errors[0] ?? document.warnings[0];
+  const problem = reservedStart(document.errors) ?? document.errors[0] ?? document.warnings[0];
   if (problem !== undefined) {
     const place = position(problem.pos[0]);
     if (problem.code === 'TAG_RESOLVE_FAILED') throw options.refuse('tag', place);
@@ -280,6 +281,18 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   // Every repeated key at once, in document order: each is fixed alone.
   if (converter.duplicates.length > 0) throw refuseAll(converter.duplicates);
   return root;
+}
+
+/**
+ * A value that starts with a reserved character (`` ` ``, `@`) where the
+ * first fault is: the parser reads a pasted `` ```yaml `` line and the key
+ * below it as one key running over two lines, but the backtick is what to
+ * fix.
+ */
+function reservedStart(errors: readonly YAMLError[]): YAMLError | undefined {
+  const first = errors[0];
+  if (first === undefined) return undefined;
+  return errors.find((error) => error.code === 'BAD_SCALAR_START' && error.pos[0] <= first.pos[0]);
 }
 
 /** A token on the nesting walk, with the way to it (a chain, not copied per level). */
@@ -333,7 +346,9 @@ function firstTooDeep(
 function keyText(key: CST.Token): string | undefined {
   if (key.type !== 'scalar' && key.type !== 'single-quoted-scalar' && key.type !== 'double-quoted-scalar')
     return undefined;
-  return CST.resolveAsScalar(key)?.value;
+  // A key the parser could not read (`` ```yaml `` pasted on line 1) is
+  // reported by the composer, at its place; here it only has no text.
+  return CST.resolveAsScalar(key, true, () => undefined)?.value;
 }
 
 /** The key path of a nested token, when every step of it is known. */
