@@ -279,6 +279,19 @@ describe('the strict YAML reader', () => {
       { line: 2, column: 1 },
       'a list item starts here in the column of the keys',
     ],
+    // regression: these were told that the indentation is off
+    [
+      'a bracket is closed by the other kind on one line',
+      'a: {b: [1, }\n',
+      { line: 1, column: 12 },
+      'a quote or bracket opened on line 1 is not closed before here: close [ with ] and { with }',
+    ],
+    [
+      'a bracket is never closed and the next key follows',
+      'a: [1, 2\nb: 3\n',
+      { line: 2, column: 1 },
+      'a quote or bracket opened on line 1 is not closed before here',
+    ],
   ])('says what to fix, in fixed words, when %s', (_what, text, place, advice) => {
     const seen = faultOf(text);
     expect(seen.fault).toBe('malformed');

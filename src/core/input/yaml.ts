@@ -263,7 +263,13 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     if (overIndented !== undefined) {
       throw options.refuse('malformed', { ...position(overIndented), advice: OVER_INDENTED_ADVICE });
     }
-    const advice = SYNTAX_ADVICE[problem.code];
+    // Bad indentation inside an open bracket (`{a: [1, }`, or `[1, 2` with
+    // the next key below it) is the bracket, not the columns.
+    const unclosed = problem.code === 'BAD_INDENT' ? scanIndentation(text).unclosedFrom : undefined;
+    const advice =
+      unclosed !== undefined && unclosed <= place.line
+        ? `a quote or bracket opened on line ${unclosed} is not closed before here: close [ with ] and { with }`
+        : SYNTAX_ADVICE[problem.code];
     throw options.refuse('malformed', advice === undefined ? place : { ...place, advice });
   }
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
