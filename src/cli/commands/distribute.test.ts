@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/helpers/cli.js';
-import { describeTree, makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
+import {
+  describeTree,
+  fileRecords,
+  makeBundle,
+  writeConfig,
+} from '../../../test/helpers/distributor-fixtures.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
 import { progressLine } from './distribute.js';
 
@@ -1073,6 +1078,120 @@ describe('sealkit distribute verify and manifest', () => {
         ],
       },
     });
+  });
+
+  it('regression: verify lists every repeat, twin and file/folder clash at once, and says what to do about each path it refuses (was the first set problem only, and no help)', () => {
+    const nfc = 'caf\u00e9.txt';
+    const nfd = 'cafe\u0301.txt';
+    const files = [
+      { path: 'dup.csv', content: 'd\n' },
+      { path: 'a', content: 'a\n' },
+      { path: nfc, content: 'c\n' },
+      { path: nfd, content: 'c\n' },
+      { path: 'x\\y.csv', content: 'x\n' },
+    ];
+    const records = fileRecords(files);
+    const [dup, a, composed, decomposed, backslash] = records;
+    if (!dup || !a || !composed || !decomposed || !backslash) throw new Error('fixture records');
+    const listed = [
+      dup,
+      { ...a, path: '/a' },
+      dup,
+      a,
+      { ...a, path: 'a/b' },
+      composed,
+      decomposed,
+      backslash,
+      { ...a, path: 'b//c' },
+      { ...dup, path: '.distributor-notes' },
+    ];
+    makeBundle(work, 'b', files, { id: 'b', created: '2026-05-30T11:10:00Z', files: listed });
+    const run = runCli(['distribute', 'verify', 'b', '--json'], { cwd: work });
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout.toString()) as {
+      reason_code: string;
+      location: { pointer: string };
+      hint: string;
+      also: { reason_code: string; location: { pointer: string }; hint: string }[];
+    };
+    const fix =
+      'correct the producer that wrote it, or write the manifest again with sealkit distribute manifest (the digest covers every path)';
+    const leaveOut =
+      'rename the file, or leave it out when writing the manifest (sealkit distribute manifest --exclude)';
+    expect([report, ...report.also].map((r) => [r.reason_code, r.location.pointer, r.hint])).toEqual([
+      [
+        'path_absolute',
+        'files[1].path',
+        `a listed path is relative to the bundle folder, without a leading '/' (here 'a'): ${fix}`,
+      ],
+      [
+        'path_backslash',
+        'files[7].path',
+        `the path holds a backslash, a folder separator on Windows and to many URL handlers: ${leaveOut}`,
+      ],
+      [
+        'path_not_normalized',
+        'files[8].path',
+        `a listed path is in normal form, without an empty or '.' segment or a trailing '/' (here 'b/c'): ${fix}`,
+      ],
+      [
+        'path_reserved',
+        'files[9].path',
+        `manifest.json and names beginning with .distributor are sealkit's own: ${leaveOut}`,
+      ],
+      // The set rules, over the paths the path rules let through, in list order: all in one round.
+      ['path_duplicate', 'files[2].path', "files[0] lists the same path ('dup.csv'): list it once"],
+      [
+        'path_file_dir_clash',
+        'files[4].path',
+        "'a/b' runs through 'a', which files[3] lists as a file: a name is a file or a folder, not both; list only what the bundle folder holds, or rename one and write the manifest again",
+      ],
+      [
+        'path_unicode_twin',
+        'files[6].path',
+        `'cafe\\u0301.txt' (NFD) and '${nfc}' (NFC) at files[5] are one name on macOS and to many object-store clients: list one of them only, or rename one and write the manifest again`,
+      ],
+    ]);
+    // Each is a separate error in the human form, with its help.
+    const human = runCli(['distribute', 'verify', 'b'], { cwd: work }).stderr.toString();
+    expect(human.match(/^error\[/gm)).toHaveLength(7);
+    expect(human.match(/^ {2}= help: /gm)).toHaveLength(7);
+  });
+
+  it('regression: manifest names every Unicode twin and a file a twin folder runs through, at once (was the first only)', () => {
+    mkdirSync(join(work, 'b', 'e\u0301'), { recursive: true });
+    writeFileSync(join(work, 'b', 'e\u0301', 'x.csv'), 'x\n');
+    writeFileSync(join(work, 'b', '\u00e9'), 'y\n');
+    writeFileSync(join(work, 'b', 'caf\u00e9.txt'), '1\n');
+    writeFileSync(join(work, 'b', 'cafe\u0301.txt'), '2\n');
+    writeFileSync(join(work, 'b', 't\u00e9.txt'), '1\n');
+    writeFileSync(join(work, 'b', 'te\u0301.txt'), '2\n');
+    const run = runCli(['distribute', 'manifest', 'b', '--id', 'b', '--json'], { cwd: work });
+    expect(run.status).toBe(2);
+    const report = JSON.parse(run.stdout.toString()) as {
+      reason_code: string;
+      location: { path: string };
+      hint: string;
+      also: { reason_code: string; location: { path: string }; hint: string }[];
+    };
+    expect([report, ...report.also].map((r) => [r.reason_code, r.location.path, r.hint])).toEqual([
+      [
+        'path_unicode_twin',
+        'b/caf\u00e9.txt',
+        "'caf\u00e9.txt' (NFC) and 'cafe\\u0301.txt' (NFD) are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude",
+      ],
+      [
+        'path_file_dir_clash',
+        'b/e\u0301/x.csv',
+        "'e\\u0301/x.csv' runs through '\u00e9', a file of the same name in another Unicode form: one name on macOS and to many object-store clients; rename one of them, or leave one out with --exclude",
+      ],
+      [
+        'path_unicode_twin',
+        'b/t\u00e9.txt',
+        "'t\u00e9.txt' (NFC) and 'te\\u0301.txt' (NFD) are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude",
+      ],
+    ]);
+    expect(existsSync(join(work, 'b', 'manifest.json'))).toBe(false);
   });
 
   it('regression: verify says a manifest.json it may not read is unreadable, and what one that is a folder is (was "not a regular file" for both, no hint)', () => {

@@ -19,8 +19,9 @@ import type { ManifestFile, SourceManifest } from '../model/types.js';
 import {
   compareUtf8,
   pathProblem,
-  pathSetProblemAt,
+  pathSetProblemsAt,
   toBundlePath,
+  twinShown,
   unicodeTwins,
 } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
@@ -138,11 +139,19 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
               : "the folder holds no file: a manifest lists at least one (put the bundle's files in it first)",
       });
     }
-    const clash = pathSetProblemAt(paths);
-    if (clash !== undefined) {
+    for (const clash of pathSetProblemsAt(paths)) {
       const path = paths[clash.index] ?? '';
       const other = clash.other === undefined ? undefined : paths[clash.other];
-      if (clash.code !== 'path_unicode_twin' || other === undefined)
+      const file = clash.file === undefined ? undefined : paths[clash.file];
+      if (clash.code === 'path_file_dir_clash' && file !== undefined)
+        problems.push(
+          refuseAt(
+            clash.code,
+            path,
+            `'${twinShown(path)}' runs through '${twinShown(file)}', a file of the same name in another Unicode form: one name on macOS and to many object-store clients; rename one of them, or leave one out with --exclude`,
+          ),
+        );
+      else if (clash.code !== 'path_unicode_twin' || other === undefined)
         problems.push(refuseAt(clash.code, path));
       else {
         // The two names look alike on screen: both are shown, marked, with what to do.

@@ -8,7 +8,13 @@ import {
   parseStrict,
 } from '../../core/json/index.js';
 import { editDistance, nearest, Refusal, refuseAll } from '../../core/refusal/index.js';
-import { pathProblem, pathSetProblemAt, unicodeTwins } from '../path/bundle-path.js';
+import {
+  type PathSetProblem,
+  pathProblem,
+  pathSetProblemsAt,
+  twinShown,
+  unicodeTwins,
+} from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
 import { parseInstant } from './instant.js';
 import { type JsonPlaces, jsonPlaces, type Place } from './json-places.js';
@@ -280,9 +286,14 @@ export function manifestFromJson(
       if (file !== undefined) files.push(file);
     }
   }
-  if (problems.length === 0) {
-    const setProblem = pathSetProblemAt(files.map((file) => file.path));
-    if (setProblem !== undefined) problems.push(setRefusal(setProblem, files, fail));
+  // The set rules over every path that passed the path rules, whatever else
+  // is wrong, so that one round of fixes clears every repeat, twin and clash.
+  if (filesOk) {
+    const listed = listedPaths(rawFiles as readonly JsonValue[]);
+    const inListOrder = [...pathSetProblemsAt(listed.map((entry) => entry.path))].sort(
+      (a, b) => a.index - b.index,
+    );
+    for (const problem of inListOrder) problems.push(setRefusal(problem, listed, fail));
   }
   const [first] = problems;
   if (first !== undefined) throw mode === 'exact' ? first : refuseAll(problems);
@@ -306,24 +317,80 @@ function objectAt(value: JsonValue, path: readonly PathSegment[]): JsonObject | 
   return node !== null && isJsonObject(node) ? node : undefined;
 }
 
+// What to do about a listed path the path rules refuse
+// (docs/distributor.md#path-rules). A name a file really has can be renamed
+// or left out; a path no folder listing gives (empty, absolute, not in
+// normal form, `..`) was written by the producer, and the digest covers it,
+// so the manifest is written again rather than edited.
+const LEAVE_OUT =
+  'rename the file, or leave it out when writing the manifest (sealkit distribute manifest --exclude)';
+const WRITE_AGAIN =
+  'correct the producer that wrote it, or write the manifest again with sealkit distribute manifest (the digest covers every path)';
+
+/** The help for a listed path that breaks a path rule, with the normal form where there is one. */
+function listedPathHint(code: DistributorRefusalCode, path: string): string | undefined {
+  const normal = path
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.')
+    .join('/');
+  const write = normal !== '' && pathProblem(normal) === undefined ? ` (here '${normal}')` : '';
+  switch (code) {
+    case 'path_empty':
+      return `a listed path names a file under the bundle folder, and this one is empty: ${WRITE_AGAIN}`;
+    case 'path_absolute':
+      return `a listed path is relative to the bundle folder, without a leading '/'${write}: ${WRITE_AGAIN}`;
+    case 'path_not_normalized':
+      return `a listed path is in normal form, without an empty or '.' segment or a trailing '/'${write}: ${WRITE_AGAIN}`;
+    case 'path_dotdot':
+      return `a '..' segment would name a file outside the bundle folder, or one file by two paths: list each file by its path under the bundle folder; ${WRITE_AGAIN}`;
+    case 'path_control_char':
+      return `the path holds a control character, which reports and logs would print raw: ${LEAVE_OUT}`;
+    case 'path_backslash':
+      return `the path holds a backslash, a folder separator on Windows and to many URL handlers: ${LEAVE_OUT}`;
+    case 'path_too_long':
+      return `a name is at most 255 bytes and a path at most 4,096 (UTF-8): shorten the file's name, or leave it out when writing the manifest (sealkit distribute manifest --exclude)`;
+    case 'path_reserved':
+      return path === 'manifest.json'
+        ? `a manifest never lists itself: ${WRITE_AGAIN}`
+        : `manifest.json and names beginning with .distributor are sealkit's own: ${LEAVE_OUT}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The paths of `files[]` that pass the path rules, each with its index in the list. */
+function listedPaths(rawFiles: readonly JsonValue[]): { readonly path: string; readonly index: number }[] {
+  const listed: { path: string; index: number }[] = [];
+  for (const [index, entry] of rawFiles.entries()) {
+    const path = isJsonObject(entry) ? entry.path : undefined;
+    if (typeof path === 'string' && pathProblem(path) === undefined) listed.push({ path, index });
+  }
+  return listed;
+}
+
 /**
  * A rule over the set of listed paths, at the later entry, the hint naming
- * the entry it repeats; Unicode twins shown marked, since the two look
- * alike on screen, with their forms in `details`.
+ * both paths and the entry it repeats or runs through; Unicode twins shown
+ * marked, since the two look alike on screen, with their forms in `details`.
  */
 function setRefusal(
-  problem: NonNullable<ReturnType<typeof pathSetProblemAt>>,
-  files: readonly ManifestFile[],
+  problem: PathSetProblem,
+  listed: readonly { readonly path: string; readonly index: number }[],
   fail: Fail,
 ): Refusal {
-  const at: readonly PathSegment[] = ['files', problem.index, 'path'];
-  const path = files[problem.index]?.path;
-  const other = problem.other === undefined ? undefined : files[problem.other]?.path;
+  const entry = listed[problem.index];
+  const other = listed[problem.other ?? problem.file ?? -1];
+  const at: readonly PathSegment[] = ['files', entry?.index ?? problem.index, 'path'];
   const plain = fail(problem.code, { kind: 'value', path: at }, { field: 'files[].path' });
-  if (path === undefined || other === undefined || plain.code !== problem.code) return plain;
-  if (problem.code !== 'path_unicode_twin')
-    return plain.at({}, `files[${problem.other}] lists the same path: list it once`);
-  const twins = unicodeTwins(path, other, `files[${problem.other}]`);
+  if (entry === undefined || other === undefined || plain.code !== problem.code) return plain;
+  if (problem.code === 'path_duplicate')
+    return plain.at({}, `files[${other.index}] lists the same path ('${entry.path}'): list it once`);
+  if (problem.code === 'path_file_dir_clash')
+    return plain.at(
+      {},
+      `'${twinShown(entry.path)}' runs through '${twinShown(other.path)}', which files[${other.index}] lists as a file: a name is a file or a folder, not both; list only what the bundle folder holds, or rename one and write the manifest again`,
+    );
+  const twins = unicodeTwins(entry.path, other.path, `files[${other.index}]`);
   return refuseDistributor('path_unicode_twin', {
     role: 'manifest',
     field: 'files[].path',
@@ -371,7 +438,7 @@ function fileFromJson(
   else {
     const problem = pathProblem(path);
     if (problem === undefined) bundlePath = path as ManifestFile['path'];
-    else refuse('path', problem);
+    else refuse('path', problem, listedPathHint(problem, path));
   }
   if (typeof sha256 !== 'string' || !isSha256Prefixed(sha256))
     refuse('sha256', 'manifest_sha256_invalid', SHA256_FORM);

@@ -78,32 +78,51 @@ export function pathSetProblem(paths: readonly string[]): DistributorRefusalCode
 }
 
 /**
- * `pathSetProblem` with the index of the path that breaks it (the repeat, or
- * the path running through a file) and, for a repeat or a twin, the index of
- * the path it repeats (`other`).
+ * One break of the set rules: the index of the path that breaks it (the
+ * repeat, or the path running through a file); for a repeat or a twin, the
+ * index of the path it repeats (`other`); for a clash, the index of the
+ * path listed as a file that this one runs through (`file`).
  */
-export function pathSetProblemAt(
-  paths: readonly string[],
-): { readonly code: DistributorRefusalCode; readonly index: number; readonly other?: number } | undefined {
+export interface PathSetProblem {
+  readonly code: DistributorRefusalCode;
+  readonly index: number;
+  readonly other?: number;
+  readonly file?: number;
+}
+
+/** `pathSetProblem` with where it is: the first of `pathSetProblemsAt`. */
+export function pathSetProblemAt(paths: readonly string[]): PathSetProblem | undefined {
+  return pathSetProblemsAt(paths)[0];
+}
+
+/**
+ * Every break of the set rules, so that one round of fixes clears them all
+ * (docs/distributor.md, "Reading an error"): each repeat and twin in list
+ * order, then each path that runs through a listed file, in list order (one
+ * each, at the outermost such file).
+ */
+export function pathSetProblemsAt(paths: readonly string[]): readonly PathSetProblem[] {
+  const problems: PathSetProblem[] = [];
   const exact = new Map<string, number>();
   const folded = new Map<string, number>();
   for (const [index, path] of paths.entries()) {
     const same = exact.get(path);
-    if (same !== undefined) return { code: 'path_duplicate', index, other: same };
+    if (same !== undefined) {
+      problems.push({ code: 'path_duplicate', index, other: same });
+      continue;
+    }
     exact.set(path, index);
     const nfc = path.normalize('NFC');
     const twin = folded.get(nfc);
-    if (twin !== undefined) return { code: 'path_unicode_twin', index, other: twin };
-    folded.set(nfc, index);
+    if (twin !== undefined) problems.push({ code: 'path_unicode_twin', index, other: twin });
+    else folded.set(nfc, index);
   }
   for (const [nfc, index] of folded) {
-    let cut = nfc.indexOf('/');
-    while (cut !== -1) {
-      if (folded.has(nfc.slice(0, cut))) return { code: 'path_file_dir_clash', index };
-      cut = nfc.indexOf('/', cut + 1);
-    }
+    const file = parentDirs(nfc).find((parent) => folded.has(parent));
+    if (file !== undefined)
+      problems.push({ code: 'path_file_dir_clash', index, file: folded.get(file) ?? index });
   }
-  return undefined;
+  return problems;
 }
 
 /** Byte order of UTF-8, the order sealkit sorts paths in (the same on every platform and locale). */
