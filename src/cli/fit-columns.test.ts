@@ -89,6 +89,37 @@ describe('help fitted to 80 columns', () => {
     ]);
   });
 
+  it('regression: keeps the blank line before a paragraph it reflows (the paragraphs ran together)', () => {
+    const long = 'word '.repeat(20).trim();
+    expect(
+      fitColumns(`Flags:\n  --json  print one JSON object\n\n${long}\n\nExit codes: 0`).split('\n'),
+    ).toEqual([
+      'Flags:',
+      '  --json  print one JSON object',
+      '',
+      'word word word word word word word word word word word word word word word word',
+      'word word word word',
+      '',
+      'Exit codes: 0',
+    ]);
+  });
+
+  it('never breaks a command named in prose between its words', () => {
+    const text = `${'x'.repeat(65)} sealkit json digest --python FILE gives its SHA-256`;
+    expect(fitColumns(text).split('\n')).toEqual([
+      'x'.repeat(65),
+      'sealkit json digest --python FILE gives its SHA-256',
+    ]);
+  });
+
+  it('puts a description under a term too wide to leave it a column', () => {
+    const text = `  ${'fixtures/migration_bronze/'.repeat(2)}t.csv     synthetic Bronze rows per table, for the fixtures`;
+    expect(fitColumns(text).split('\n')).toEqual([
+      `  ${'fixtures/migration_bronze/'.repeat(2)}t.csv`,
+      '      synthetic Bronze rows per table, for the fixtures',
+    ]);
+  });
+
   it('never breaks a word wider than the line', () => {
     const path = `  /${'very-long-folder/'.repeat(6)}docs/`;
     expect(fitColumns(path)).toBe(path);

@@ -26,7 +26,9 @@ export function fitColumns(text: string, width: number = HELP_COLUMNS): string {
     const line = lines[at] ?? '';
     const shape = shapeOf(line, columns);
     let end = at + 1;
-    while (end < lines.length && continues(lines[end] ?? '', shape, columns)) end += 1;
+    // A blank line is a block of its own: it parts paragraphs, reflowed or not.
+    if (line.trim() !== '')
+      while (end < lines.length && continues(lines[end] ?? '', shape, columns)) end += 1;
     const block = lines.slice(at, end);
     if (block.every((each) => each.length <= width)) out.push(...block);
     else out.push(...reflow(block, shape, width));
@@ -119,12 +121,39 @@ function reflow(block: readonly string[], shape: Shape, width: number): string[]
     }
     case 'term':
     case 'prose': {
-      const words = [first.slice(shape.head.length), ...block.slice(1)].flatMap((line) =>
-        line.trim().split(/ +/),
+      const words = commandsWhole(
+        [first.slice(shape.head.length), ...block.slice(1)].flatMap((line) => line.trim().split(/ +/)),
       );
+      // A term so wide that its description would run down a narrow column:
+      // the description goes under the term instead.
+      if (shape.kind === 'term' && width - shape.indent < NARROWEST_DESCRIPTION) {
+        const lead = `${/^ */.exec(first)?.[0] ?? ''}    `;
+        return [shape.head.trimEnd(), ...pack(words, lead, lead, width)];
+      }
       return pack(words, shape.head, ' '.repeat(shape.indent), width);
     }
   }
+}
+
+const NARROWEST_DESCRIPTION = 30;
+
+/**
+ * `sealkit json digest` as one piece of prose: a command named in a
+ * sentence is never broken between its words.
+ */
+function commandsWhole(words: readonly string[]): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < words.length; at += 1) {
+    let piece = words[at] ?? '';
+    if (piece === 'sealkit' || piece === '`sealkit')
+      for (let more = 0; more < 2 && /^[a-z][a-z-]*[.,;:)`]?$/.test(words[at + 1] ?? ''); more += 1) {
+        piece += ` ${words[at + 1]}`;
+        at += 1;
+        if (/[.,;:)`]$/.test(piece)) break;
+      }
+    pieces.push(piece);
+  }
+  return pieces;
 }
 
 /** Greedy packing: as many pieces per line as fit, a piece too long for any line on a line of its own. */

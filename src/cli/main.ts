@@ -65,8 +65,8 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
     'Flags:',
     wrapWords(
       group === undefined
-        ? "  -h, --help       show help; sealkit distribute run --help shows a command's"
-        : `  -h, --help       show help; sealkit ${group} ${commands[0]?.path[1] ?? ''} --help shows a command's`,
+        ? "  -h, --help       show this list; sealkit distribute run --help shows a command's help"
+        : `  -h, --help       show this list; sealkit ${group} ${commands[0]?.path[1] ?? ''} --help shows a command's help`,
       HELP_WIDTH,
       ' '.repeat(19),
     ),

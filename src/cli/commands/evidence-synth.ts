@@ -40,10 +40,10 @@ const USAGE = `Usage: sealkit evidence synth --out DIR --source csv|sql --destin
 
 Writes SYNTHETIC migration evidence for the canonical retail tables into the new
 directory DIR (folders 0700, files 0600):
-  mapping.json, dry-run.json, run-manifests/<run_id>.json  the evidence
-  fixtures/README.md                                       what the rows below are
-  fixtures/migration_bronze/<bronze_table>.csv             synthetic Bronze rows per table,
-                                                           for sealkit edition check --fixtures
+  - mapping.json, dry-run.json and run-manifests/<run_id>.json: the evidence;
+  - fixtures/README.md: what the rows below are;
+  - fixtures/migration_bronze/<bronze_table>.csv: synthetic Bronze rows per
+    table, for sealkit edition check --fixtures.
 A fixture generator for tests and demos, not a loader: nothing is extracted from
 any source. The dry run, manifest and README say they are synthetic. The same
 options with the same --finished-at give the same bytes; without it the finish
