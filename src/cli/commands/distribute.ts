@@ -7,6 +7,7 @@ import {
   type ItemOutcome,
   type LinkProblem,
   type LinkWarning,
+  MANIFEST_REPLACE_OPTION,
   MAX_TRANSFERS,
   type PipelinePlan,
   type PlanItem,
@@ -270,6 +271,19 @@ function newerRefusal(report: RunReport): Refusal | undefined {
   });
 }
 
+/**
+ * writeManifest's hints name its `replace` option (`replace: true`), as a
+ * library caller writes it; on the command line it is the --replace flag.
+ */
+function withReplaceFlag<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error: unknown) {
+    if (!(error instanceof Refusal) || error.hint?.includes(MANIFEST_REPLACE_OPTION) !== true) throw error;
+    throw error.at({}, error.hint.replaceAll(MANIFEST_REPLACE_OPTION, '--replace'));
+  }
+}
+
 /** `reason_code`, `category`, `message`, `location` and `hint` of a refusal, for the top of a `--json` report. */
 function topLevelRefusal(refusal: Refusal): JsonObjectOut {
   const { reason_code, category, message, location, hint } = refusalJson(refusal, 'located');
@@ -386,14 +400,17 @@ export const distributeManifestCommand: Command = {
         MANIFEST_USAGE,
       );
     const exclude = nonEmptyOption(values.exclude ?? [], '--exclude', MANIFEST_USAGE);
-    const written = writeManifest(dir, {
-      id: values.id,
-      ...(values.created === undefined ? {} : { created: values.created }),
-      includeHidden: values['include-hidden'] === true,
-      exclude,
-      replace: values.replace === true,
-      dryRun: values['dry-run'] === true,
-    });
+    const { id, created } = values;
+    const written = withReplaceFlag(() =>
+      writeManifest(dir, {
+        id,
+        ...(created === undefined ? {} : { created }),
+        includeHidden: values['include-hidden'] === true,
+        exclude,
+        replace: values.replace === true,
+        dryRun: values['dry-run'] === true,
+      }),
+    );
     const { manifest, left_out: leftOut, replaced } = written;
     const dryRun = values['dry-run'] === true;
     const verb = dryRun ? (replaced ? 'would replace' : 'would write') : replaced ? 'replaced' : 'wrote';

@@ -204,7 +204,7 @@ describe('distribute manifest: --replace', () => {
     const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
     expect(refusal.code).toBe('manifest_exists');
     expect(refusal.location?.path).toBe(join(bundle, 'manifest.json'));
-    expect(refusal.hint).toBe('pass --replace to write it again');
+    expect(refusal.hint).toBe('pass replace: true to write it again');
 
     writeFileSync(join(bundle, 'late.csv'), 'added later\n');
     const before = statSync(join(bundle, 'manifest.json')).ino;
@@ -232,7 +232,7 @@ describe('distribute manifest: --replace', () => {
     const folder = [
       'manifest_not_regular',
       join(bundle, 'manifest.json'),
-      'it is a folder: move it away (sealkit writes manifest.json as a file; --replace replaces only a file)',
+      'it is a folder: move it away (sealkit writes manifest.json as a file; replace: true replaces only a file)',
     ];
     expect(refused(false)).toEqual(folder);
     expect(refused(true)).toEqual(folder);
@@ -248,8 +248,34 @@ describe('distribute manifest: --replace', () => {
     rmSync(join(bundle, 'manifest.json'));
     execFileSync('mkfifo', [join(bundle, 'manifest.json')]);
     expect(refused(false)[2]).toBe(
-      'it is a FIFO, socket or device: move it away (--replace replaces only a file)',
+      'it is a FIFO, socket or device: move it away (replace: true replaces only a file)',
     );
+  });
+
+  it('regression: the library names its replace option where the command line names --replace (the library hint said --replace)', () => {
+    writeManifest(bundle, { id: 'w22', created: CREATED });
+    expect(refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED })).hint).toBe(
+      'pass replace: true to write it again',
+    );
+    const cli = runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--json']);
+    expect(cli.status).toBe(2);
+    expect(JSON.parse(cli.stdout.toString())).toMatchObject({
+      reason_code: 'manifest_exists',
+      hint: 'pass --replace to write it again',
+    });
+    rmSync(join(bundle, 'manifest.json'));
+    mkdirSync(join(bundle, 'manifest.json'));
+    expect(refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED })).hint).toBe(
+      'it is a folder: move it away (sealkit writes manifest.json as a file; replace: true replaces only a file)',
+    );
+    expect(
+      JSON.parse(
+        runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--replace', '--json']).stdout.toString(),
+      ),
+    ).toMatchObject({
+      reason_code: 'manifest_not_regular',
+      hint: 'it is a folder: move it away (sealkit writes manifest.json as a file; --replace replaces only a file)',
+    });
   });
 
   it('a reader never sees a partial manifest while it is replaced again and again', async () => {

@@ -30,6 +30,12 @@ import { openRegular } from '../validate/open-source.js';
 import { locatedUnder } from '../validate/validate-bundle.js';
 import { errnoName, FolderWriteFailure, writeFailureCause } from '../write-failure.js';
 
+/**
+ * How a hint names the `replace` option: a library caller passes an
+ * option, not a flag; the CLI shows its `--replace` flag in its place.
+ */
+export const MANIFEST_REPLACE_OPTION = 'replace: true';
+
 export interface WriteManifestOptions {
   readonly id: string;
   /** RFC 3339; default now. Written normalized to UTC. */
@@ -312,7 +318,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
           throw refuseDistributor('manifest_exists', {
             role: 'manifest',
             location: { path: MANIFEST_FILE },
-            hint: 'pass --replace to write it again',
+            hint: `pass ${MANIFEST_REPLACE_OPTION} to write it again`,
           });
         }
         hasManifest = true;
@@ -473,11 +479,11 @@ function unreadableFolder(error: unknown, path: string): Refusal {
 function notRegularHint(type: string): string {
   switch (type) {
     case 'directory':
-      return 'it is a folder: move it away (sealkit writes manifest.json as a file; --replace replaces only a file)';
+      return `it is a folder: move it away (sealkit writes manifest.json as a file; ${MANIFEST_REPLACE_OPTION} replaces only a file)`;
     case 'symlink':
       return 'it is a symbolic link, which sealkit never writes through: remove the link, or put the file itself there';
     default:
-      return 'it is a FIFO, socket or device: move it away (--replace replaces only a file)';
+      return `it is a FIFO, socket or device: move it away (${MANIFEST_REPLACE_OPTION} replaces only a file)`;
   }
 }
 

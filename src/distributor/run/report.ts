@@ -192,6 +192,11 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
               destination.kind === 'local'
                 ? 'remove the published bundle folder'
                 : "delete the published bundle's objects (every key under its folder)",
+            // An S3 prefix has no folder to move: its objects are what is set aside.
+            setAside:
+              destination.kind === 'local'
+                ? 'move the published bundle folder away'
+                : "move or delete the published bundle's objects (every key under its folder)",
           };
     const manifest = report.plan.pipelines
       .find((pipeline) => pipeline.id === item.pipeline_id)
@@ -306,7 +311,12 @@ function firstOf(entry: string | undefined): string {
 
 function adviceFor(
   item: ItemOutcome,
-  place?: { readonly folder: string; readonly state: string; readonly removal: string },
+  place?: {
+    readonly folder: string;
+    readonly state: string;
+    readonly removal: string;
+    readonly setAside: string;
+  },
   detail?: string,
 ): string | undefined {
   const named = place === undefined ? '' : ` ${place.folder}`;
@@ -334,7 +344,7 @@ function adviceFor(
         return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
       return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
     case 'destination_state_invalid':
-      return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or move the published bundle folder away, and the next run publishes it anew`;
+      return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or ${place?.setAside ?? 'move the published bundle folder away'}, and the next run publishes it anew`;
     case 'destination_locked':
       return 'another run holds it (a local destination by its lock, an S3 bundle by its pending marker until the lease ends): run again once that run is done, or pass --wait SECONDS to wait for it';
     case 'destination_changed':

@@ -261,6 +261,18 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     const report = await run();
     expect(report.outcomes[0]?.reason_code).toBe('destination_state_invalid');
   });
+
+  it('regression: a state sealkit did not write on S3 is set aside by its objects, not by moving a folder (the hint said to move the bundle folder away)', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    await putMany(ctx.s3, ctx.bucket, [
+      [`${prefix}/brentwood/2026-05-30/.distributor.json`, '{"schema_version":1}'],
+    ]);
+    const report = await run();
+    expect(report.outcomes[0]?.refusal?.hint).toBe(
+      "destination 'bucket', bundle 'brentwood/2026-05-30': 'brentwood/2026-05-30/.distributor.json' under the destination's prefix is not one sealkit wrote: no key 'pipeline_id' at line 1, column 1; restore the file sealkit wrote, or move or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
+    );
+  });
 });
 
 describe('S3 destination: listings longer than one page (> 1,000 keys)', () => {
