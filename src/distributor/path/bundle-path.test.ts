@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pathProblem, pathSetProblem } from './bundle-path.js';
+import { pathProblem, pathSetProblem, pathSetProblemsAt } from './bundle-path.js';
 
 describe('bundle path rules', () => {
   it.each([
@@ -41,6 +41,19 @@ describe('bundle path rules', () => {
     expect(pathSetProblem(['a', 'a/b'])).toBe('path_file_dir_clash');
     expect(pathSetProblem(['r\u00e9', 're\u0301/y'])).toBe('path_file_dir_clash');
     expect(pathSetProblem(['A.md', 'a.md'])).toBeUndefined();
+  });
+
+  it('regression: the set rules give every repeat, twin and clash, each with the path it concerns (was the first only)', () => {
+    expect(
+      pathSetProblemsAt(['dup', 'a', 'caf\u00e9', 'dup', 'a/b', 'cafe\u0301', 'dup', 'c/d', 'c']),
+    ).toEqual([
+      { code: 'path_duplicate', index: 3, other: 0 },
+      { code: 'path_unicode_twin', index: 5, other: 2 },
+      { code: 'path_duplicate', index: 6, other: 0 },
+      { code: 'path_file_dir_clash', index: 4, file: 1 },
+      { code: 'path_file_dir_clash', index: 7, file: 8 },
+    ]);
+    expect(pathSetProblemsAt(['a', 'b/c'])).toEqual([]);
   });
 
   it('never accepts a path that could leave the bundle', () => {
