@@ -166,7 +166,9 @@ function usageErrorOf(
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const given = optionName(error);
     const known = [...Object.keys(options), 'help'].map((name) => `--${name}`);
-    const hint = given.startsWith('--') ? unknownFlagHint(given, known, elsewhere) : undefined;
+    const hint = given.startsWith('--')
+      ? unknownFlagHint(given, known, elsewhere)
+      : shortFlagHint(given, known);
     return new UsageError(`unknown option ${given}`, usage, {
       brief: true,
       ...(hint !== undefined ? { hint } : {}),
@@ -200,6 +202,21 @@ function unknownFlagHint(
     .filter((word) => word !== '');
   const holding = known.filter((flag) => holdsInOrder(flag.slice(2).split('-'), words));
   return holding.length === 1 && words.length > 0 ? `did you mean '${holding[0]}'?` : undefined;
+}
+
+/**
+ * An unknown short flag (`-c`) as the long flags it may stand for: those
+ * that start with its letter (`--config` or `--checksum`), when few do.
+ * A sibling's short flag is named later, by the sibling hint.
+ */
+function shortFlagHint(given: string, known: readonly string[]): string | undefined {
+  const letter = /^-([A-Za-z])$/.exec(given)?.[1]?.toLowerCase();
+  if (letter === undefined) return undefined;
+  const starting = known.filter((flag) => flag.startsWith(`--${letter}`) && flag !== '--help').sort();
+  if (starting.length === 0 || starting.length > 3) return undefined;
+  const quoted = starting.map((flag) => `'${flag}'`);
+  const last = quoted.pop();
+  return `did you mean ${quoted.length === 0 ? last : `${quoted.join(', ')} or ${last}`}?`;
 }
 
 function holdsInOrder(haystack: readonly string[], needles: readonly string[]): boolean {
