@@ -2,6 +2,7 @@
 // its peak RSS and CPU time are its own:
 //   node dist/bench/distributor-child.js run CONFIG   → {"maxRssKiB","cpuMs","counts"}
 //     `sealkit distribute run --config CONFIG --json` through the CLI bundle, as bin/sealkit.js runs it
+//   node dist/bench/distributor-child.js run-checksum CONFIG   → the same with --checksum
 //     (nothing else of sealkit is loaded: what a user's process loads, it loads)
 //   node dist/bench/distributor-child.js hash ROOT    → {"maxRssKiB","cpuMs","files"}
 //   node dist/bench/distributor-child.js reads ROOT DEST → {"maxRssKiB","cpuMs","files"}
@@ -114,7 +115,10 @@ const figures = (): { maxRssKiB: number; cpuMs: number } => {
 };
 
 /** The CLI bundle's `distribute run --json`, its report parsed; stderr is the child's own. */
-async function runCli(configPath: string): Promise<{ readonly status: string; readonly counts: unknown }> {
+async function runCli(
+  configPath: string,
+  flags: readonly string[] = [],
+): Promise<{ readonly status: string; readonly counts: unknown }> {
   // The bundle bin/sealkit.js loads (scripts/bundle.mjs); its main is the one of src/cli/main.ts.
   const bundle = new URL('../bundle/sealkit.js', import.meta.url).href;
   const { main } = (await import(bundle)) as typeof import('../src/cli/main.js');
@@ -125,7 +129,7 @@ async function runCli(configPath: string): Promise<{ readonly status: string; re
       done();
     },
   });
-  const exit = await main(['distribute', 'run', '--config', configPath, '--json'], {
+  const exit = await main(['distribute', 'run', '--config', configPath, ...flags, '--json'], {
     stdout,
     stderr: process.stderr,
     stdin: process.stdin,
@@ -152,7 +156,7 @@ if (mode === 'held-reads') {
   const files = hashTree(target);
   process.stdout.write(`${JSON.stringify({ ...figures(), files })}\n`);
 } else {
-  const report = await runCli(target);
+  const report = await runCli(target, mode === 'run-checksum' ? ['--checksum'] : []);
   if (report.status !== 'ok') {
     process.stderr.write(`distributor benchmark run was refused (${report.status})\n`);
     process.exitCode = 1;

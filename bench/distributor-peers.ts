@@ -30,8 +30,9 @@ import { seededRandom } from './prng.js';
  * - the same publication to tmpfs, sealkit beside `cp -r`, and `cp -r` with
  *   a two-process `openssl` over the same files at once: with sealkit's start,
  *   the floor of any publication that copies and hashes every byte;
- * - a no-op rerun over an already published copy: sealkit, `rclone copy
- *   --checksum` and `rsync -ac` (both sides hashed);
+ * - a no-op rerun over an already published copy: sealkit, sealkit with
+ *   `--checksum` (the published copy hashed too), `rclone copy --checksum`
+ *   and `rsync -ac` (both sides hashed);
  * - sealkit's own start: a run over a source with no bundle (Node, the CLI,
  *   the configuration, the empty walk), which every run pays before its
  *   first byte; with the two-process `openssl` it is the floor of a rerun.
@@ -104,8 +105,8 @@ function makeTree(source: string): string[] {
   return files;
 }
 
-function runSealkit(child: string, configPath: string): ChildReport {
-  return JSON.parse(runNode([child, 'run', configPath], 'sealkit benchmark child')) as ChildReport;
+function runSealkit(child: string, configPath: string, mode: 'run' | 'run-checksum' = 'run'): ChildReport {
+  return JSON.parse(runNode([child, mode, configPath], 'sealkit benchmark child')) as ChildReport;
 }
 
 /** A destination emptied and its filesystem flushed before each round (untimed), then `copy` timed into it. */
@@ -207,6 +208,7 @@ export const distributorPeersBenchmark: Benchmark = {
       openssl: present.openssl ? series() : undefined,
       openssl2: present.openssl && present.xargs ? series() : undefined,
       noopSealkit: series(),
+      noopSealkitChecksum: series(),
       sealkitStart: series(),
       noopRclone: present.rclone ? series() : undefined,
       noopRsync: present.rsync ? series() : undefined,
@@ -327,6 +329,15 @@ export const distributorPeersBenchmark: Benchmark = {
         }),
       },
       {
+        // Source and destination both hashed, as rsync -ac reads both.
+        name: 'sealkit no-op rerun --checksum',
+        run: timed(s.noopSealkitChecksum, () => {
+          const report = runSealkit(child, noopConfig, 'run-checksum');
+          if (report.counts?.skipped_same !== BUNDLES) throw new Error('rerun --checksum was not a no-op');
+          return report;
+        }),
+      },
+      {
         name: 'sealkit run over a source with no bundle (its start)',
         run: timed(s.sealkitStart, () => {
           const report = runSealkit(child, startConfig);
@@ -401,6 +412,9 @@ export const distributorPeersBenchmark: Benchmark = {
         'publish (tmpfs) / cp -r to tmpfs (target <= 1.1)':
           shm === undefined ? 'no tmpfs at /dev/shm' : pairedRatios(s.sealkitTmpfs, s.cpTmpfs),
         'no-op rerun / rsync -ac (target <= 0.6)': pairedRatios(s.noopSealkit, s.noopRsync),
+        // Both read and hash both trees: the like-for-like comparison of --checksum.
+        'no-op rerun --checksum / rsync -ac': pairedRatios(s.noopSealkitChecksum, s.noopRsync),
+        'no-op rerun --checksum / rclone copy --checksum': pairedRatios(s.noopSealkitChecksum, s.noopRclone),
         'no-op rerun / rclone copy --checksum (target <= 0.4)': pairedRatios(s.noopSealkit, s.noopRclone),
         'CPU ms, sealkit publish (disk)': median(measured(s.sealkit.cpuMs)).toFixed(0),
         'CPU ms, sealkit no-op rerun': median(measured(s.noopSealkit.cpuMs)).toFixed(0),
