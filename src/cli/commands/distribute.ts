@@ -177,6 +177,15 @@ export const distributeRunCommand: Command = {
         left: 'bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)',
       },
     });
+    // Heard at once on a terminal: a bundle of gigabytes being hashed can take seconds to let the run stop.
+    if (progress !== undefined)
+      interruption.signal.addEventListener(
+        'abort',
+        () => progress.stopping(interruption.received ?? 'SIGINT'),
+        {
+          once: true,
+        },
+      );
     let report: Awaited<ReturnType<typeof distributeRun>>;
     try {
       report = await distributeRun({
@@ -468,6 +477,12 @@ interface ProgressPrinter {
   readonly onProgress: (event: ProgressEvent) => void;
   /** Ends the line: no more redrawing, and the cursor on a line of its own. */
   readonly end: () => void;
+  /**
+   * A signal came while the run works: the line ends with a note that it
+   * was heard, and no count moves after it (the step under way — a bundle
+   * being read and hashed, an upload — still ends first).
+   */
+  readonly stopping: (signal: string) => void;
 }
 
 /**
@@ -516,6 +531,14 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
       ended = true;
       clearInterval(timer);
       if (drawn) io.stderr.write('\n');
+    },
+    stopping: (signal) => {
+      if (ended) return;
+      ended = true;
+      clearInterval(timer);
+      io.stderr.write(
+        `${drawn ? '\n' : ''}sealkit distribute: ${signal}: stopping once the step under way ends (the bundle being read and hashed, the writes in flight)\n`,
+      );
     },
   };
 }

@@ -139,7 +139,7 @@ describe('an S3 endpoint that accepts connections and never answers', () => {
     expect(run.stderr).toBe('');
   }, 30_000);
 
-  it('regression: on a terminal the run says which destination it is waiting for, and Ctrl-C stops it', async () => {
+  it('regression: on a terminal the run says which destination it is waiting for, and Ctrl-C stops it, said heard at once (nothing acknowledged the signal)', async () => {
     // `script` gives the CLI a real terminal; ^C typed into it is SIGINT from the terminal's line discipline.
     const asked = expectRequest();
     const command = [process.execPath, BIN, 'distribute', 'run'].map((word) => `'${word}'`).join(' ');
@@ -167,6 +167,11 @@ describe('an S3 endpoint that accepts connections and never answers', () => {
     await asked;
     expect(shown).toContain('\r\u001b[2Ksealkit distribute: inspect 0/1, destination archive\r');
     expect(shown).toContain(waiting);
+    // The note ends the progress line, and no count is drawn after it.
+    const note =
+      '\r\nsealkit distribute: SIGINT: stopping once the step under way ends (the bundle being read and hashed, the writes in flight)\r\n';
+    expect(shown).toContain(note);
+    expect(shown.slice(shown.indexOf(note) + note.length)).not.toContain('sealkit distribute: inspect');
     expect(shown).toContain(
       'error[run_interrupted]: the run was stopped by a signal: no new write was started; a bundle whose state was not written is not published\r\n  = help: stopped before any write: nothing was published, and the next run starts afresh',
     );
