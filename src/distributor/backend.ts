@@ -49,7 +49,7 @@ import type { FileDigests } from '../core/digest/index.js';
 import type { Dir } from '../core/fs/index.js';
 import type { Refusal } from '../core/refusal/index.js';
 import type { BundleDir, BundlePath, DestinationState, Instant, OutputRecord } from './model/types.js';
-import type { PlannedOutput, PlannedWrite, StateToken } from './plan/types.js';
+import type { EntryKind, PlannedOutput, PlannedWrite, StateToken } from './plan/types.js';
 
 /** What `inspect` found at one destination bundle path. */
 export type DestinationSnapshot =
@@ -96,13 +96,28 @@ export type DestinationSnapshot =
        * deleted; `firstMissing` is then the first such output.
        */
       readonly writtenOver?: boolean;
+      /** How many entries sealkit did not write are there (`firstUnlisted` the first). */
+      readonly unlistedCount?: number;
+      /** Local: what `firstUnlisted` is when it is not a regular file. */
+      readonly firstUnlistedKind?: EntryKind;
+      /** How many listed outputs are absent or not as published (`firstMissing` the first). */
+      readonly missingCount?: number;
+      /** Local: what stands at `firstMissing` when it is not a regular file (a folder, a link…). */
+      readonly firstMissingKind?: EntryKind;
+      /** `firstMissing` is a page sealkit rendered (kind `generated`): no file to put back. */
+      readonly firstMissingGenerated?: boolean;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
       /** Why a replacement here would fail, as for `empty`. */
       readonly unwritable?: Refusal;
     }
   /** The bundle path cannot be used: an unreadable or invalid state, a symlink, a non-directory... */
-  | { readonly kind: 'invalid'; readonly refusal: Refusal };
+  | {
+      readonly kind: 'invalid';
+      readonly refusal: Refusal;
+      /** The entry the refusal is about (its path in the bundle), when it is one: an output that cannot be read. */
+      readonly entryPath?: string;
+    };
 
 /** Which mutating step a backend is about to take; reported to `beforeStep`. */
 export type StepKind =

@@ -3,7 +3,7 @@
 // with its golden files under testdata/refusals/ (SEALKIT_UPDATE_GOLDEN=1
 // rewrites them; review every change). The CLI runs in the temporary folder
 // with relative paths, so no output holds the temporary prefix.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -451,6 +451,30 @@ const CASES: readonly Case[] = [
       bundle();
       expect(runCli(run, { cwd: work }).status).toBe(0);
       edit(join('out', 'weekly', 'data', 'days.csv'), 'day,sky\nmon,fog\n');
+    },
+    args: [...run, '--checksum'],
+  },
+  {
+    // A folder of the operator's where an output was: named a folder, moved away, never removed with the bundle.
+    name: 'run-output-replaced-by-folder',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      expect(runCli(run, { cwd: work }).status).toBe(0);
+      rmSync(join(work, 'out', 'weekly', 'data', 'days.csv'));
+      mkdirSync(join(work, 'out', 'weekly', 'data', 'days.csv'));
+      edit(join('out', 'weekly', 'data', 'days.csv', 'precious.txt'), 'keep me\n');
+    },
+    args: run,
+  },
+  {
+    // An output this account may not read under --checksum: its own code, its path in --json.
+    name: 'run-checksum-output-unreadable',
+    setUp: () => {
+      config(localOnly)();
+      bundle();
+      expect(runCli(run, { cwd: work }).status).toBe(0);
+      chmodSync(join(work, 'out', 'weekly', 'data', 'days.csv'), 0o000);
     },
     args: [...run, '--checksum'],
   },

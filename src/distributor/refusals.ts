@@ -105,6 +105,7 @@ export type DistributorRefusalCode =
   | 'destination_marker_invalid'
   | 'destination_unlisted_entry'
   | 'destination_incomplete'
+  | 'destination_output_unreadable'
   | 'destination_symlink'
   | 'destination_not_directory'
   | 'destination_nested_bundle'
@@ -442,6 +443,11 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
     category: 'conflict',
     message:
       'outputs that the destination .distributor.json lists are missing, or not the size or (with --checksum) the SHA-256 it records',
+  },
+  destination_output_unreadable: {
+    category: 'unavailable',
+    message:
+      'an output the destination .distributor.json lists could not be read to compare its SHA-256 (--checksum); nothing of this bundle was written',
   },
   destination_symlink: {
     category: 'malformed',

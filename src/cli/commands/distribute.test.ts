@@ -198,9 +198,9 @@ describe('sealkit distribute run', () => {
     // b2 and b3 lost the same file: one cause, said once; b1's was written over: said apart.
     expect(helps).toHaveLength(2);
     expect(helps[0]).toContain("destination 'site', bundle 'weather/b1': ");
-    expect(helps[0]).toContain("(the first: 'report.md' is there with");
+    expect(helps[0]).toContain("(the only one: 'report.md' is there with");
     expect(helps[1]).toContain("destination 'site', bundle 'weather/b2' and 1 more: ");
-    expect(helps[1]).toContain("(the first: 'data.csv')");
+    expect(helps[1]).toContain("(the only one: 'data.csv')");
   });
 
   it('publishes with exit 0 and a summary table, then skips', () => {
@@ -275,13 +275,13 @@ describe('sealkit distribute run', () => {
     writeFileSync(state, text);
     rmSync(join(dest, 'a', 'report.html'));
     expect(run().stderr.toString()).toContain(
-      "= help: destination 'site', bundle 'a': outputs its .distributor.json lists are gone from 'dest/a' (the first: 'report.html'): remove the published bundle folder",
+      "= help: destination 'site', bundle 'a': outputs its .distributor.json lists are gone from 'dest/a' (the only one: 'report.html'): remove the published bundle folder",
     );
     writeFileSync(join(dest, 'a', 'report.html'), '<p>by hand</p>\n');
     writeFileSync(join(dest, 'a', 'notes.txt'), 'by hand\n');
     makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-31T11:10:00Z' });
     expect(run().stderr.toString()).toContain(
-      "= help: destination 'site', bundle 'a': files or folders in 'dest/a' beside the outputs were not written by sealkit (the first: 'notes.txt'), and it never deletes them",
+      "= help: destination 'site', bundle 'a': an entry sealkit did not write is in 'dest/a' ('notes.txt'), and it never deletes it: move it out of the bundle folder",
     );
   });
 
@@ -892,12 +892,13 @@ describe('sealkit distribute run', () => {
           outcome: 'refused',
           reason_code: 'destination_incomplete',
           entry_path: 'report.md',
+          entry_count: 1,
           entry_sha256_differs: true,
         },
       ],
     });
     expect(realReport.outcomes[0].hint).toContain(
-      "(the first: 'report.md' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it)",
+      "(the only one: 'report.md' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it)",
     );
     const human = runCli(['distribute', 'run', '--config', config, '--checksum']);
     expect(human.status).toBe(2);

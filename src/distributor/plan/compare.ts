@@ -2,7 +2,7 @@ import { compareInstants } from '../model/instant.js';
 import type { BundlePath, DestinationState, OutputRecord, SourceManifest } from '../model/types.js';
 import type { DistributorReasonCode, DistributorRefusalCode } from '../refusals.js';
 import type { ExpectedOutput } from './outputs.js';
-import type { ReplaceReason, StateToken } from './types.js';
+import type { EntryKind, ReplaceReason, StateToken } from './types.js';
 
 /** What the planner knows about one destination bundle path: pure data, no handles. */
 export type SnapshotView =
@@ -27,10 +27,20 @@ export type SnapshotView =
       readonly firstMissingContent?: boolean;
       /** Some listed output is there with another size (or, compared by content, other bytes) than the state records: written over, not deleted. */
       readonly writtenOver?: boolean;
+      readonly unlistedCount?: number;
+      readonly firstUnlistedKind?: EntryKind;
+      readonly missingCount?: number;
+      readonly firstMissingKind?: EntryKind;
+      readonly firstMissingGenerated?: boolean;
       readonly residue: readonly BundlePath[];
       readonly unwritable?: DistributorReasonCode;
     }
-  | { readonly kind: 'refused'; readonly reason_code: DistributorReasonCode };
+  | {
+      readonly kind: 'refused';
+      readonly reason_code: DistributorReasonCode;
+      /** The entry (its path in the bundle) the refusal is about, when it is one. */
+      readonly entry_path?: string;
+    };
 
 export type Decision =
   | { readonly outcome: 'published' }

@@ -14,6 +14,7 @@ import type {
   PipelinePlan,
   PlanItem,
   PlannedDestination,
+  PlannedRefusal,
   RunFailure,
   RunPlan,
 } from './types.js';
@@ -253,31 +254,54 @@ function planItem(
 /**
  * The entry a refusal of the bundle path is about: the first foreign entry,
  * or the first missing output (with its size, when it is there with another;
- * or, compared by content, that its SHA-256 differs).
+ * or, compared by content, that its SHA-256 differs; or what stands there
+ * when it is no file), with how many there are, and beside missing outputs
+ * the first foreign entry; or the output a refused inspection could not read.
  */
-function entryOf(
-  code: DistributorReasonCode,
-  view: SnapshotView,
-): { readonly entry_path?: string; readonly entry_size?: number; readonly entry_sha256_differs?: true } {
+function entryOf(code: DistributorReasonCode, view: SnapshotView): EntryFields {
   if (view.kind === 'unmanaged')
     return code === 'destination_unmanaged' && view.firstEntry !== undefined
       ? { entry_path: view.firstEntry }
       : {};
+  if (view.kind === 'refused')
+    return view.entry_path !== undefined && code === view.reason_code ? { entry_path: view.entry_path } : {};
   if (view.kind !== 'managed') return {};
-  const entry =
-    code === 'destination_unlisted_entry'
-      ? view.firstUnlisted
-      : code === 'destination_incomplete'
-        ? view.firstMissing
-        : undefined;
-  if (entry === undefined) return {};
-  if (code !== 'destination_incomplete') return { entry_path: entry };
+  if (code === 'destination_unlisted_entry') {
+    if (view.firstUnlisted === undefined) return {};
+    return {
+      entry_path: view.firstUnlisted,
+      ...(view.firstUnlistedKind === undefined ? {} : { entry_kind: view.firstUnlistedKind }),
+      ...(view.unlistedCount === undefined ? {} : { entry_count: view.unlistedCount }),
+    };
+  }
+  if (code !== 'destination_incomplete' || view.firstMissing === undefined) return {};
   const size = view.firstMissingSize;
-  if (size !== undefined) return { entry_path: entry, entry_size: size };
-  return view.firstMissingContent === true
-    ? { entry_path: entry, entry_sha256_differs: true }
-    : { entry_path: entry };
+  return {
+    entry_path: view.firstMissing,
+    ...(view.firstMissingKind === undefined ? {} : { entry_kind: view.firstMissingKind }),
+    ...(view.missingCount === undefined ? {} : { entry_count: view.missingCount }),
+    ...(view.firstMissingGenerated === true ? { entry_generated: true as const } : {}),
+    ...(size !== undefined
+      ? { entry_size: size }
+      : view.firstMissingContent === true
+        ? { entry_sha256_differs: true as const }
+        : {}),
+    ...(view.unlisted && view.firstUnlisted !== undefined ? { unlisted_path: view.firstUnlisted } : {}),
+    ...(view.unlisted && view.unlistedCount !== undefined ? { unlisted_count: view.unlistedCount } : {}),
+  };
 }
+
+type EntryFields = Pick<
+  PlannedRefusal,
+  | 'entry_path'
+  | 'entry_kind'
+  | 'entry_count'
+  | 'entry_generated'
+  | 'entry_size'
+  | 'entry_sha256_differs'
+  | 'unlisted_path'
+  | 'unlisted_count'
+>;
 
 /** The names sealkit itself writes beside the outputs; the longest bounds the key of every bundle. */
 const OWN_NAMES = ['.distributor.json', '.distributor.pending.json'] as const;

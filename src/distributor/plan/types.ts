@@ -112,6 +112,13 @@ export interface PlannedSkip extends PlanItemBase {
   readonly source_created?: Instant;
 }
 
+/**
+ * What stands at a destination entry that is not a regular file: a folder,
+ * a symbolic link, or a special file (a FIFO, a socket, a device). A local
+ * destination only; an S3 prefix holds objects.
+ */
+export type EntryKind = 'folder' | 'symlink' | 'special';
+
 export interface PlannedRefusal extends PlanItemBase {
   readonly outcome: 'conflict' | 'refused';
   readonly reason_code: DistributorReasonCode;
@@ -128,6 +135,32 @@ export interface PlannedRefusal extends PlanItemBase {
    * (compared by content) not its SHA-256. Its path in the bundle.
    */
   readonly entry_path?: string;
+  /**
+   * What stands at `entry_path` when it is not a regular file (local):
+   * `destination_incomplete`, a folder, link or special file where sealkit
+   * published a file; `destination_unlisted_entry`, the entry itself.
+   */
+  readonly entry_kind?: EntryKind;
+  /**
+   * `destination_incomplete`: how many listed outputs are gone or not as
+   * published; `destination_unlisted_entry`: how many entries sealkit did
+   * not write are there (names that are not UTF-8 included). `entry_path` is
+   * the first of them.
+   */
+  readonly entry_count?: number;
+  /**
+   * `destination_incomplete` only: the first entry at the bundle path that
+   * sealkit did not write (its path in the bundle), when the bundle holds
+   * such entries besides the outputs that are not as published.
+   */
+  readonly unlisted_path?: string;
+  /** `destination_incomplete` only: how many such entries there are (names that are not UTF-8 included). */
+  readonly unlisted_count?: number;
+  /**
+   * `destination_incomplete` only: that output is a page sealkit rendered
+   * (kind `generated`), which the source holds no copy of to put back.
+   */
+  readonly entry_generated?: true;
   /** `destination_incomplete` only: the size that output has, when it is there with another size. */
   readonly entry_size?: number;
   /**

@@ -126,7 +126,11 @@ export async function inspectDestination(
   }
   if (snapshot.kind === 'invalid')
     return {
-      view: { kind: 'refused', reason_code: reasonCodeOf(snapshot.refusal) },
+      view: {
+        kind: 'refused',
+        reason_code: reasonCodeOf(snapshot.refusal),
+        ...(snapshot.entryPath === undefined ? {} : { entry_path: snapshot.entryPath }),
+      },
       refusal: snapshot.refusal,
     };
   if (snapshot.kind === 'unmanaged') return { view: snapshot };

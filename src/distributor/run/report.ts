@@ -6,7 +6,7 @@ import type { DestinationConfig, PipelineConfig } from '../config/types.js';
 import { STATE_FILE } from '../model/state.js';
 import type { Instant } from '../model/types.js';
 import { noOutputsHint } from '../plan/outputs.js';
-import type { Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
+import type { EntryKind, Outcome, PlanItem, ReplaceReason, RunFailure, RunPlan } from '../plan/types.js';
 import { type DistributorReasonCode, refuseDistributor } from '../refusals.js';
 import { refusalOrigin } from './refusal-origin.js';
 
@@ -30,6 +30,28 @@ export interface ItemOutcome {
   readonly output_path?: string;
   /** `destination_unlisted_entry` and `destination_incomplete`: the first entry concerned (its path in the bundle). */
   readonly entry_path?: string;
+  /**
+   * What stands at `entry_path` when it is not a regular file (a local
+   * destination): `folder`, `symlink` or `special` (a FIFO, a socket, a
+   * device). `destination_incomplete`: it stands where sealkit published a
+   * file; `destination_unlisted_entry`: the entry itself.
+   */
+  readonly entry_kind?: EntryKind;
+  /**
+   * `destination_incomplete`: how many outputs the state lists are gone or
+   * not as published; `destination_unlisted_entry`: how many entries
+   * sealkit did not write are there. `entry_path` is the first of them.
+   */
+  readonly entry_count?: number;
+  /** `destination_incomplete` only: that output is a page sealkit rendered (kind `generated`). */
+  readonly entry_generated?: true;
+  /**
+   * `destination_incomplete` only: the first entry at the bundle path that
+   * sealkit did not write, when there are such entries besides the outputs
+   * (`unlisted_count` of them): they are to be moved away first.
+   */
+  readonly unlisted_path?: string;
+  readonly unlisted_count?: number;
   /** `destination_incomplete` only: the size that output has, when it is there with another size than the state records. */
   readonly entry_size?: number;
   /** `destination_incomplete` only, under `--checksum`: that output has the recorded size, but other bytes. */
@@ -127,6 +149,11 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         reason_code: item.reason_code,
         ...(item.output_path === undefined ? {} : { output_path: item.output_path }),
         ...(item.entry_path === undefined ? {} : { entry_path: item.entry_path }),
+        ...(item.entry_kind === undefined ? {} : { entry_kind: item.entry_kind }),
+        ...(item.entry_count === undefined ? {} : { entry_count: item.entry_count }),
+        ...(item.entry_generated === undefined ? {} : { entry_generated: item.entry_generated }),
+        ...(item.unlisted_path === undefined ? {} : { unlisted_path: item.unlisted_path }),
+        ...(item.unlisted_count === undefined ? {} : { unlisted_count: item.unlisted_count }),
         ...(item.entry_size === undefined ? {} : { entry_size: item.entry_size }),
         ...(item.entry_sha256_differs === undefined
           ? {}
@@ -182,22 +209,7 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
     // A state sealkit did not write is named by its file, with the backend's
     // account of the fault (the key and its line) and what to do.
     const own = item.refusal?.code === item.reason_code ? item.refusal.hint : undefined;
-    const published =
-      destination === undefined
-        ? undefined
-        : {
-            folder: publishedPlace(destination, item.bundle_dir),
-            state: publishedPlace(destination, item.bundle_dir, STATE_FILE),
-            removal:
-              destination.kind === 'local'
-                ? 'remove the published bundle folder'
-                : "delete the published bundle's objects (every key under its folder)",
-            // An S3 prefix has no folder to move: its objects are what is set aside.
-            setAside:
-              destination.kind === 'local'
-                ? 'move the published bundle folder away'
-                : "move or delete the published bundle's objects (every key under its folder)",
-          };
+    const published = destination === undefined ? undefined : placeOf(destination, item.bundle_dir);
     const manifest = report.plan.pipelines
       .find((pipeline) => pipeline.id === item.pipeline_id)
       ?.bundles.find((bundle) => bundle.bundle_dir === item.bundle_dir)?.manifest;
@@ -279,24 +291,127 @@ function knownRefusal(code: string): Refusal {
 }
 
 /**
- * What to do about an outcome the destination decided, where the code alone
- * leaves the operator guessing (docs/distributor.md#outcomes). sealkit
- * itself never resolves these: each means something at the destination is
- * not what this run may overwrite.
+ * Where a destination keeps a bundle, as the operator finds it, and the
+ * words for acting on it: a local folder under the root as the
+ * configuration writes it (`'site/weekly'`); on S3 the bundle's objects,
+ * named by the location one pastes into a client to act on them
+ * (`'s3://reports/site/weekly/'`: the bucket and the prefix, never the
+ * endpoint or a credential), with the trailing slash that keeps a
+ * recursive delete inside the bundle.
  */
-/**
- * Where a destination keeps a bundle, as the operator finds it, quoted: a
- * local folder under the root as the configuration writes it
- * (`'site/weekly'`), or for S3 the bundle's folder under the destination's
- * prefix, never the bucket or the prefix themselves (a refusal shows no
- * S3 setting). `file` names one entry in it.
- */
-function publishedPlace(destination: DestinationConfig, bundleDir: string, file?: string): string {
+interface PublishedPlace {
+  readonly objects: boolean;
+  readonly folder: string;
+  readonly state: string;
+  readonly removal: string;
+  readonly setAside: string;
+}
+
+function placeOf(destination: DestinationConfig, bundleDir: string): PublishedPlace {
   if (destination.kind === 'local') {
     const folder = join(destination.shown_root ?? destination.root, bundleDir);
-    return `'${file === undefined ? folder : join(folder, file)}'`;
+    return {
+      objects: false,
+      folder: `'${folder}'`,
+      state: `'${join(folder, STATE_FILE)}'`,
+      removal: 'remove the published bundle folder',
+      setAside: 'move the published bundle folder away',
+    };
   }
-  return `'${bundleDir}/${file ?? ''}' under the destination's prefix`;
+  const location = `s3://${destination.bucket}/${destination.prefix === '' ? '' : `${destination.prefix}/`}${bundleDir}/`;
+  return {
+    objects: true,
+    folder: `'${location}'`,
+    state: `'${location}${STATE_FILE}'`,
+    removal: `delete every object under '${location}'`,
+    // An S3 prefix has no folder to move: its objects are what is set aside.
+    setAside: `move or delete every object under '${location}'`,
+  };
+}
+
+/** What stands where a file was, in words. */
+const KIND_WORDS: { readonly [K in EntryKind]: string } = {
+  folder: 'a folder',
+  symlink: 'a symbolic link',
+  special: 'a special file (a FIFO, a socket or a device)',
+};
+
+/** `the first of 3`, `the only one`, or `the first` when the count is not known. */
+function whichOf(count: number | undefined): string {
+  return count === undefined ? 'the first' : count === 1 ? 'the only one' : `the first of ${count}`;
+}
+
+/** `1 entry`, `3 objects`. */
+function counted(count: number, noun: 'entry' | 'object'): string {
+  return count === 1 ? `1 ${noun}` : `${count} ${noun === 'entry' ? 'entries' : 'objects'}`;
+}
+
+/**
+ * Entries sealkit did not write beside outputs that are not as published:
+ * what to move out before the bundle folder is removed (nothing of the
+ * operator's may go with it), or nothing when there are none, or when the
+ * only one is `beside` itself (a folder standing at an output's name).
+ */
+function moveFirst(item: ItemOutcome, place: PublishedPlace | undefined, beside?: string): string {
+  const count = item.unlisted_count;
+  const path = item.unlisted_path;
+  if (count === undefined && path === undefined) return '';
+  if (beside !== undefined && (count === undefined || count === 1) && (path === undefined || path === beside))
+    return '';
+  const objects = place?.objects === true;
+  const noun = objects ? 'object' : 'entry';
+  const how = [
+    ...(count === undefined ? [] : [counted(count, noun)]),
+    ...(path === undefined ? [] : [`the first: '${path}'`]),
+  ].join(', ');
+  const them = `what sealkit did not write there (${how})`;
+  return objects ? `first move ${them} to keys outside it, then ` : `first move ${them} out of it, then `;
+}
+
+function incompleteAdvice(item: ItemOutcome, place: PublishedPlace | undefined): string {
+  const where = place === undefined ? ' it' : ` ${place.folder}`;
+  const removal = place?.removal ?? 'remove the published bundle folder';
+  const which = whichOf(item.entry_count);
+  const entry = `'${item.entry_path ?? '?'}'`;
+  if (item.entry_path !== undefined && item.entry_kind !== undefined) {
+    // Not a file sealkit wrote, and perhaps a folder of the operator's own:
+    // it is moved away, never removed with the bundle folder.
+    const more = moveFirst(item, place, item.entry_path);
+    return `outputs its .distributor.json lists are not as published in${where} (${which}: ${entry} is now ${KIND_WORDS[item.entry_kind]}, not the file sealkit published): sealkit never deletes what it did not write; move it out of the bundle folder${more === '' ? ', then ' : `, ${more.replace(/^first /, 'and ')}`}${removal}, and the next run publishes it anew`;
+  }
+  const more = moveFirst(item, place);
+  // A rendered page has no copy in the source to put back: the next run renders it again.
+  const back =
+    item.entry_generated === true
+      ? `${entry} is a page sealkit rendered, which no file of the source holds to put back: ${more}${removal} (move the edited page out of it first to keep it), and the next run renders and publishes it anew`
+      : `put the published ${place?.objects === true ? 'object' : 'file'} back, or ${more}${removal}, and the next run publishes it anew`;
+  // An output someone wrote over is there, with another size: "gone" would send the operator looking for a deleted file.
+  if (item.entry_size !== undefined && item.entry_path !== undefined)
+    return `outputs its .distributor.json lists are not as published in${where} (${which}: ${entry} is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; ${back}`;
+  // Same size, other bytes: only --checksum sees it, and the size is no clue to give.
+  if (item.entry_sha256_differs === true && item.entry_path !== undefined)
+    return `outputs its .distributor.json lists are not as published in${where} (${which}: ${entry} has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; ${back}`;
+  const named = item.entry_path === undefined ? '' : ` (${which}: ${entry})`;
+  return `outputs its .distributor.json lists are gone from${where}${named}: ${more}${removal}, and the next run publishes it anew`;
+}
+
+function unlistedAdvice(item: ItemOutcome, place: PublishedPlace | undefined): string {
+  const objects = place?.objects === true;
+  const where = place === undefined ? '' : ` ${objects ? 'under' : 'in'} ${place.folder}`;
+  const one = item.entry_count === 1;
+  const noun = objects ? (one ? 'an object' : 'objects') : one ? 'an entry' : 'entries';
+  const kind = item.entry_kind === undefined ? '' : `, ${KIND_WORDS[item.entry_kind]}`;
+  const named =
+    item.entry_path === undefined
+      ? ''
+      : one
+        ? ` ('${item.entry_path}'${kind})`
+        : ` (${whichOf(item.entry_count)}: '${item.entry_path}'${kind})`;
+  const it = one ? 'it' : 'them';
+  const away = objects
+    ? `move ${it} to keys outside the bundle's folder`
+    : `move ${it} out of the bundle folder`;
+  return `${noun} sealkit did not write ${one ? 'is' : 'are'}${where}${named}, and it never deletes ${it}: ${away} to let it replace the bundle`;
 }
 
 /** `1 byte`, `14 bytes`. */
@@ -309,16 +424,13 @@ function firstOf(entry: string | undefined): string {
   return entry === undefined ? '' : ` (the first: '${entry}')`;
 }
 
-function adviceFor(
-  item: ItemOutcome,
-  place?: {
-    readonly folder: string;
-    readonly state: string;
-    readonly removal: string;
-    readonly setAside: string;
-  },
-  detail?: string,
-): string | undefined {
+/**
+ * What to do about an outcome the destination decided, where the code alone
+ * leaves the operator guessing (docs/distributor.md#outcomes). sealkit
+ * itself never resolves these: each means something at the destination is
+ * not what this run may overwrite.
+ */
+function adviceFor(item: ItemOutcome, place?: PublishedPlace, detail?: string): string | undefined {
   const named = place === undefined ? '' : ` ${place.folder}`;
   const removal = place?.removal ?? 'remove the published bundle folder';
   switch (item.reason_code) {
@@ -331,18 +443,12 @@ function adviceFor(
     case 'conflict_other_destination':
       return `pipeline '${item.published_by?.pipeline_id ?? '?'}', destination '${item.published_by?.destination_id ?? '?'}' published it there with other outputs: two destinations share this place and would replace each other's outputs on every run; give each its own root or prefix (if this destination was renamed, ${removal} and run again)`;
     case 'destination_incomplete':
-      // An output someone wrote over is there, with another size: "gone" would send the operator looking for a deleted file.
-      if (item.entry_size !== undefined && item.entry_path !== undefined)
-        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' is there with ${bytes(item.entry_size)}, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or ${removal}, and the next run publishes it anew`;
-      // Same size, other bytes: only --checksum sees it, and the size is no clue to give.
-      if (item.entry_sha256_differs === true && item.entry_path !== undefined)
-        return `outputs its .distributor.json lists are not as published in${named === '' ? ' it' : named} (the first: '${item.entry_path}' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or ${removal}, and the next run publishes it anew`;
-      return `outputs its .distributor.json lists are gone from${named === '' ? ' it' : named}${firstOf(item.entry_path)}: ${removal}, and the next run publishes it anew`;
+      return incompleteAdvice(item, place);
     case 'destination_unlisted_entry':
       // A state below the bundle's own: another configuration published a bundle inside this one.
       if (item.entry_path?.endsWith(`/${STATE_FILE}`) === true)
         return `another publication lies inside it: '${item.entry_path.slice(0, -STATE_FILE.length)}' holds a ${STATE_FILE} of its own (a bundle published there by another configuration or destination), and sealkit never deletes what it did not write into this bundle: move that publication out of it (and its configuration's prefix or root with it) to let it replace the bundle`;
-      return `files or folders${place === undefined ? '' : ` in${named}`} beside the outputs were not written by sealkit${firstOf(item.entry_path)}, and it never deletes them: move them away to let it replace the bundle`;
+      return unlistedAdvice(item, place);
     case 'destination_state_invalid':
       return `${place === undefined ? 'its .distributor.json' : place.state} is not one sealkit wrote${detail === undefined ? ' (read strictly: an unknown or missing key, or a value out of its form, means someone edited it)' : `: ${detail}`}; restore the file sealkit wrote, or ${place?.setAside ?? 'move the published bundle folder away'}, and the next run publishes it anew`;
     case 'destination_locked':

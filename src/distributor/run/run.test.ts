@@ -515,7 +515,7 @@ describe('distribute run (local destination)', () => {
     expect(outcomes(refused)[1]).toEqual(['b', 'refused', 'destination_unlisted_entry']);
     // Regression: the refusal said only that some entry was foreign, not which.
     expect(refused.outcomes[1]?.entry_path).toBe('added-by-user.txt');
-    expect(refused.outcomes[1]?.refusal?.hint).toContain("(the first: 'added-by-user.txt')");
+    expect(refused.outcomes[1]?.refusal?.hint).toContain("('added-by-user.txt')");
     expect(readFileSync(join(dest, 'a', 'keep.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'added-by-user.txt'), 'utf8')).toBe('mine');
     expect(readFileSync(join(dest, 'b', 'summary.txt'), 'utf8')).toBe(SUMMARY.content);
@@ -528,7 +528,7 @@ describe('distribute run (local destination)', () => {
     const report = await run();
     expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
     expect(report.outcomes[0]?.entry_path).toBe('summary.txt');
-    expect(report.outcomes[0]?.refusal?.hint).toContain("(the first: 'summary.txt')");
+    expect(report.outcomes[0]?.refusal?.hint).toContain("(the only one: 'summary.txt')");
   });
 
   it('regression: a published output edited by hand is neither skipped over nor replaced (was lost silently to the next bundle)', async () => {

@@ -60,7 +60,7 @@ describe('distribute run --checksum, local destination', () => {
     expect(item?.entry_sha256_differs).toBe(true);
     expect(item?.entry_size).toBeUndefined();
     expect(item?.refusal?.hint).toBe(
-      `destination 'site', bundle 'b': outputs its .distributor.json lists are not as published in '${join(dest, 'b')}' (the first: 'data/days.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`,
+      `destination 'site', bundle 'b': outputs its .distributor.json lists are not as published in '${join(dest, 'b')}' (the only one: 'data/days.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`,
     );
     // Nothing written, moved or deleted: the edited file is byte for byte what was put there.
     expect(describeTree(dest)).toEqual(before);
@@ -150,7 +150,7 @@ describe('distribute run --checksum, local destination', () => {
     expect(report.outcomes[0]?.entry_sha256_differs).toBeUndefined();
   });
 
-  it('refuses an output it may not read with the path and why, instead of guessing its content', async () => {
+  it('regression: an output it may not read is refused destination_output_unreadable with its entry_path, the path and why (was destination_unreachable, about S3 networks, with no entry_path)', async () => {
     published('b');
     await run();
     chmodSync(join(dest, 'b', 'data', 'days.csv'), 0o000);
@@ -158,7 +158,11 @@ describe('distribute run --checksum, local destination', () => {
       // Sizes alone need no read: without --checksum the rerun is what it was.
       expect(outcomes(await run())).toEqual([['b', 'skipped_same', '']]);
       const report = await run({ checksum: true });
-      expect(outcomes(report)).toEqual([['b', 'refused', 'destination_unreachable']]);
+      expect(outcomes(report)).toEqual([['b', 'refused', 'destination_output_unreadable']]);
+      expect(report.outcomes[0]?.entry_path).toBe('data/days.csv');
+      expect(report.outcomes[0]?.refusal?.message).toBe(
+        'an output the destination .distributor.json lists could not be read to compare its SHA-256 (--checksum); nothing of this bundle was written',
+      );
       expect(report.outcomes[0]?.refusal?.hint).toBe(
         `destination 'site', bundle 'b': '${join(dest, 'b', 'data', 'days.csv')}' cannot be read to compare its SHA-256 (--checksum): the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders`,
       );

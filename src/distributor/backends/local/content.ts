@@ -32,17 +32,19 @@ export function compareContent(
   dir: Dir,
   outputs: readonly OutputRecord[],
   shownBundle: string,
-): ContentComparison | Refusal {
+): ContentComparison | UnreadableOutput {
   const changed = new Set<string>();
   const gone = new Set<string>();
   const handed: { readonly output: OutputRecord; readonly file: ReadableFile; readonly hash: PendingHash }[] =
     [];
-  const unreadable = (output: OutputRecord, cause: string): Refusal =>
-    refuseDistributor('destination_unreachable', {
+  const unreadable = (output: OutputRecord, cause: string): UnreadableOutput => ({
+    path: output.path,
+    refusal: refuseDistributor('destination_output_unreadable', {
       role: 'destination',
       hint: `'${shownBundle}/${output.path}' cannot be read to compare its SHA-256 (--checksum): ${cause}`,
-    });
-  let refusal: Refusal | undefined;
+    }),
+  });
+  let refusal: UnreadableOutput | undefined;
   try {
     for (const output of outputs) {
       const opened = openRegular(dir, output.path.split('/'));
@@ -94,6 +96,12 @@ export function compareContent(
     }
   }
   return refusal ?? { changed, gone };
+}
+
+/** An output that could not be read (its path in the bundle), with the refusal naming it as the operator wrote the root. */
+export interface UnreadableOutput {
+  readonly path: string;
+  readonly refusal: Refusal;
 }
 
 /** A read that failed after the open (EIO on a failing disk): the errno name when there is one. */

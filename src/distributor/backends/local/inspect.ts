@@ -131,9 +131,12 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
   // A directory is ours only when a listed output lies below it: a foreign
   // directory, empty or not, is unlisted like a foreign file (never swept).
   const parents = new Set(read.state.outputs.flatMap((output) => parentDirs(output.path)));
+  // A link, a FIFO or a device is foreign wherever it stands, at an
+  // output's own name too, and is named like a foreign file.
   const foreign = [
     ...[...listing.files].filter((file) => !listed.has(file)),
     ...[...listing.dirs].filter((path) => !parents.has(path)),
+    ...listing.others,
   ].sort(compareUtf8);
   // An output there with another size than the state records was written
   // over (edited by hand, or by another tool): like a deleted one, it makes
@@ -149,7 +152,7 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
           read.state.outputs.filter((output) => listing.sizes.get(output.path) === output.size),
           byContent.shownBundle,
         );
-  if (content instanceof Refusal) return invalid(content);
+  if ('refusal' in content) return { kind: 'invalid', refusal: content.refusal, entryPath: content.path };
   const { changed, gone } = content;
   const absent = read.state.outputs
     .filter(
@@ -158,19 +161,39 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
     )
     .map((output) => output.path)
     .sort(compareUtf8);
-  // The first written over is named before the first deleted: it is the one whose bytes would be lost.
-  const overwritten = absent.filter((path) => listing.sizes.has(path) && !gone.has(path));
+  // The first written over is named before the first deleted: it is the
+  // one whose bytes would be lost. A folder, a link or a special file that
+  // stands where an output was is there too, and named for what it is
+  // (docs/distributor.md#outcomes): "gone" would send the operator to
+  // remove the bundle folder, and the folder with it.
+  const overwritten = absent.filter(
+    (path) => (listing.sizes.has(path) || listing.kinds.has(path)) && !gone.has(path),
+  );
   const first = overwritten[0] ?? absent[0];
+  const firstKind = first === undefined || listing.sizes.has(first) ? undefined : listing.kinds.get(first);
   const sameSize = first !== undefined && changed.has(first);
   const firstSize = first === undefined || sameSize || gone.has(first) ? undefined : listing.sizes.get(first);
+  const generated =
+    first !== undefined &&
+    read.state.outputs.some((output) => output.path === first && output.kind === 'generated');
+  // Counted as the operator moves them: a foreign folder with what it holds is one.
+  const foreignDirs = new Set(foreign.filter((path) => listing.dirs.has(path)));
+  const unlistedCount =
+    foreign.filter((path) => !parentDirs(path).some((dir) => foreignDirs.has(dir))).length + listing.unnamed;
+  const firstForeignKind = foreign[0] === undefined ? undefined : listing.kinds.get(foreign[0]);
   return {
     kind: 'managed',
     state: read.state,
     token: read.token,
     unlisted: listing.other || foreign.length > 0,
     ...(foreign[0] === undefined ? {} : { firstUnlisted: foreign[0] }),
+    ...(unlistedCount === 0 ? {} : { unlistedCount }),
+    ...(firstForeignKind === undefined ? {} : { firstUnlistedKind: firstForeignKind }),
     missing: absent.length > 0,
     ...(first === undefined ? {} : { firstMissing: first }),
+    ...(absent.length === 0 ? {} : { missingCount: absent.length }),
+    ...(firstKind === undefined ? {} : { firstMissingKind: firstKind }),
+    ...(generated ? { firstMissingGenerated: true } : {}),
     ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
     ...(sameSize ? { firstMissingContent: true } : {}),
     ...(overwritten.length > 0 ? { writtenOver: true } : {}),

@@ -1,4 +1,5 @@
 import { closeEach, type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
+import type { EntryKind } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 
@@ -243,6 +244,12 @@ export interface TreeListing {
   readonly dirs: ReadonlySet<string>;
   /** True when the tree holds a symlink, a FIFO, a device, a socket or a non-UTF-8 name. */
   readonly other: boolean;
+  /** Symlinks, FIFOs, devices and sockets with a UTF-8 name, as slash-separated paths relative to the tree. */
+  readonly others: ReadonlySet<string>;
+  /** Entries whose name is not UTF-8 (counted, never named). */
+  readonly unnamed: number;
+  /** What each entry that is not a regular file is, by path (named in a refusal: a folder where an output was). */
+  readonly kinds: ReadonlyMap<string, EntryKind>;
   /** The size of each regular file `sized` asked for, by path. */
   readonly sizes: ReadonlyMap<string, number>;
 }
@@ -257,7 +264,10 @@ export function listTree(root: Dir, top?: readonly DirEntry[], sized?: ReadonlyS
   const files = new Set<string>();
   const dirs = new Set<string>();
   const sizes = new Map<string, number>();
+  const others = new Set<string>();
+  const kinds = new Map<string, EntryKind>();
   let other = false;
+  let unnamed = 0;
   let seen = 0;
   const walk = (dir: Dir, prefix: string, depth: number): void => {
     if (depth > TREE_LIMITS.maxDepth)
@@ -268,6 +278,7 @@ export function listTree(root: Dir, top?: readonly DirEntry[], sized?: ReadonlyS
         throw refuseDistributor('destination_unlisted_entry', { role: 'destination' });
       if (!entry.utf8) {
         other = true;
+        unnamed += 1;
         continue;
       }
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
@@ -278,15 +289,20 @@ export function listTree(root: Dir, top?: readonly DirEntry[], sized?: ReadonlyS
         if (stat !== undefined && sized?.has(path) === true) sizes.set(path, Number(stat.size));
       } else if (type === 'directory') {
         dirs.add(path);
+        kinds.set(path, 'folder');
         const child = dir.openDir(entry.bytes);
         try {
           walk(child, path, depth + 1);
         } finally {
           child.close();
         }
-      } else other = true;
+      } else {
+        other = true;
+        others.add(path);
+        kinds.set(path, type === 'symlink' ? 'symlink' : 'special');
+      }
     }
   };
   walk(root, '', 0);
-  return { files, dirs, other, sizes };
+  return { files, dirs, other, others, unnamed, kinds, sizes };
 }

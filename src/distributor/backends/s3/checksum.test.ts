@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import {
   putMany,
@@ -91,7 +92,7 @@ describe('distribute run --checksum, S3 destination', () => {
     expect(item?.entry_sha256_differs).toBe(true);
     expect(item?.entry_size).toBeUndefined();
     expect(item?.refusal?.hint).toBe(
-      "destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'summary.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
+      `destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 's3://${ctx.bucket}/${prefix}/weather/brentwood/' (the only one: 'summary.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published object back, or delete every object under 's3://${ctx.bucket}/${prefix}/weather/brentwood/', and the next run publishes it anew`,
     );
     // Nothing written or deleted: every object as it was, the rewritten one with its bytes.
     const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
@@ -149,4 +150,90 @@ describe('distribute run --checksum, S3 destination', () => {
     expect(outcomes(report)).toEqual([['weather/brentwood', 'refused', 'destination_incomplete']]);
     expect(report.outcomes[0]?.entry_path).toBe('data/large.bin');
   }, 60_000);
+});
+
+describe('S3 destination refusals name what to act on', () => {
+  it('regression: an S3 hint names the bundle by its pasteable s3:// location and speaks of objects, and counts what it names the first of (was "under the destination\'s prefix", "files or folders")', async () => {
+    const { dir, prefix, run, bundleKey } = setUp('location');
+    await run();
+    await putMany(ctx.s3, ctx.bucket, [
+      [bundleKey('summary.csv'), SUMMARY_EDITED],
+      [bundleKey('report.md'), '# Brentwood\n\nSunnx.\n'],
+    ]);
+    const location = `s3://${ctx.bucket}/${prefix}/weather/brentwood/`;
+    const [edited] = (await run({ checksum: true })).outcomes;
+    expect([edited?.reason_code, edited?.entry_path, edited?.entry_count]).toEqual([
+      'destination_incomplete',
+      'report.md',
+      2,
+    ]);
+    expect(edited?.refusal?.hint).toContain(
+      `not as published in '${location}' (the first of 2: 'report.md' has the size it records`,
+    );
+    expect(edited?.refusal?.hint).toContain(
+      `put the published object back, or delete every object under '${location}', and the next run publishes it anew`,
+    );
+
+    // Objects sealkit did not write, once the source is newer: object words, the location, a count.
+    await putMany(ctx.s3, ctx.bucket, [
+      [bundleKey('report.md'), '# Brentwood\n\nSunny.\n'],
+      [bundleKey('summary.csv'), SUMMARY],
+      [bundleKey('extra.txt'), 'mine\n'],
+      [bundleKey('more/notes.txt'), 'mine\n'],
+    ]);
+    writeBundle(join(dir, 'out'), 'weather/brentwood', {
+      id: 'weather.daily.brentwood',
+      created: '2026-05-31T11:10:00Z',
+      files: { 'report.md': '# Brentwood\n\nSunny.\n', 'summary.csv': SUMMARY },
+    });
+    const before = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    const [unlisted] = (await run()).outcomes;
+    expect([unlisted?.reason_code, unlisted?.entry_path, unlisted?.entry_count]).toEqual([
+      'destination_unlisted_entry',
+      'extra.txt',
+      2,
+    ]);
+    expect(unlisted?.entry_kind).toBeUndefined();
+    expect(unlisted?.refusal?.hint).toBe(
+      `destination 'bucket', bundle 'weather/brentwood': objects sealkit did not write are under '${location}' (the first of 2: 'extra.txt'), and it never deletes them: move them to keys outside the bundle's folder to let it replace the bundle`,
+    );
+    expect([...(await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`)).keys()]).toEqual([...before.keys()]);
+  });
+
+  it('regression: beside a deleted object, objects sealkit did not write are moved out before every object under the bundle is deleted (the hint said to delete them all)', async () => {
+    const { prefix, run, bundleKey } = setUp('beside-missing');
+    await run();
+    await ctx.s3.send(new DeleteObjectCommand({ Bucket: ctx.bucket, Key: bundleKey('summary.csv') }));
+    await putMany(ctx.s3, ctx.bucket, [[bundleKey('extra.txt'), 'mine\n']]);
+    const location = `s3://${ctx.bucket}/${prefix}/weather/brentwood/`;
+    const [item] = (await run()).outcomes;
+    expect([item?.reason_code, item?.entry_path, item?.unlisted_path, item?.unlisted_count]).toEqual([
+      'destination_incomplete',
+      'summary.csv',
+      'extra.txt',
+      1,
+    ]);
+    expect(item?.refusal?.hint).toBe(
+      `destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are gone from '${location}' (the only one: 'summary.csv'): first move what sealkit did not write there (1 object, the first: 'extra.txt') to keys outside it, then delete every object under '${location}', and the next run publishes it anew`,
+    );
+  });
+
+  it('regression: a rendered page rewritten on S3 is not to be "put back": the next run renders it anew', async () => {
+    const { run, bundleKey } = setUp('page');
+    await run();
+    const key = bundleKey('report.html');
+    const page = (await readPrefix(ctx.s3, ctx.bucket, key)).get(key)?.bytes.toString('utf8') ?? '';
+    expect(page).toContain('Sunny');
+    await putMany(ctx.s3, ctx.bucket, [[key, page.replace('Sunny', 'Sunnx')]]);
+    const [item] = (await run({ checksum: true })).outcomes;
+    expect([item?.reason_code, item?.entry_path, item?.entry_generated]).toEqual([
+      'destination_incomplete',
+      'report.html',
+      true,
+    ]);
+    expect(item?.refusal?.hint).toContain(
+      "'report.html' is a page sealkit rendered, which no file of the source holds to put back:",
+    );
+    expect(item?.refusal?.hint).toContain('and the next run renders and publishes it anew');
+  });
 });

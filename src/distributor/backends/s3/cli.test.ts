@@ -1,7 +1,8 @@
 // `sealkit distribute run` (the real built CLI) against the test radosgw:
 // credentials only from the environment (the AWS SDK's standard chain), one
 // outcome per bundle in human and --json form, exit 2 on a refusal, and no
-// bucket, prefix, endpoint or key in anything it prints.
+// endpoint or key in anything it prints; the bucket and prefix only in the
+// s3:// location of a bundle a hint asks the operator to act on.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
@@ -74,7 +75,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(report.outcomes[0]?.reason_code).toBe('destination_credentials_missing');
   });
 
-  it('regression: an edited .distributor.json is named under the prefix, with the key and its line, and still no bucket or prefix', async () => {
+  it('regression: an edited .distributor.json is named by its s3:// location, with the key and its line, and no endpoint', async () => {
     const { dir, prefix, cli } = setUp('state-edited');
     expect(cli().status).toBe(0);
     const key = `${prefix}/weather/brentwood/.distributor.json`;
@@ -85,9 +86,9 @@ describe('sealkit distribute run with an S3 destination', () => {
     const edited = cli();
     expect(edited.status).toBe(2);
     expect(edited.stderr.toString('utf8')).toContain(
-      `= help: destination 'bucket', bundle 'weather/brentwood': 'weather/brentwood/.distributor.json' under the destination's prefix is not one sealkit wrote: unknown key 'note' at line ${line}, column 4;`,
+      `= help: destination 'bucket', bundle 'weather/brentwood': 's3://${ctx.bucket}/${prefix}/weather/brentwood/.distributor.json' is not one sealkit wrote: unknown key 'note' at line ${line}, column 4; restore the file sealkit wrote, or move or delete every object under 's3://${ctx.bucket}/${prefix}/weather/brentwood/', and the next run publishes it anew`,
     );
-    const sentinels = [ctx.bucket, PREFIX, ctx.rgw.endpoint.replace('http://', '')];
+    const sentinels = [ctx.rgw.endpoint.replace('http://', ''), ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey];
     expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
   });
 
@@ -154,7 +155,7 @@ describe('sealkit distribute run with an S3 destination', () => {
       'error[destination_incomplete]: outputs that the destination .distributor.json lists are missing, or not the size or (with --checksum) the SHA-256 it records',
     );
     expect(stderr).toContain(
-      "= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 'weather/brentwood/' under the destination's prefix (the first: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
+      `= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 's3://${ctx.bucket}/${prefix}/weather/brentwood/' (the only one: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published object back, or delete every object under 's3://${ctx.bucket}/${prefix}/weather/brentwood/', and the next run publishes it anew`,
     );
     const json = JSON.parse(cli('--json').stdout.toString('utf8')) as {
       outcomes: { reason_code?: string; entry_path?: string; entry_size?: number }[];
@@ -219,7 +220,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(rerun.stdout.toString('utf8')).toContain('skipped_same');
   });
 
-  it('refuses unmanaged content with exit 2; nothing printed names the bucket, prefix, endpoint or keys', async () => {
+  it('refuses unmanaged content with exit 2; nothing printed names the endpoint or keys, and the hint names the bundle by its s3:// location', async () => {
     const { dir, prefix, cli } = setUp('unmanaged');
     await putMany(ctx.s3, ctx.bucket, [[`${prefix}/weather/brentwood/index.html`, 'hand-made']]);
     const human = cli();
@@ -228,13 +229,10 @@ describe('sealkit distribute run with an S3 destination', () => {
       expect(run.status).toBe(2);
       expect(`${run.stdout.toString('utf8')}`).toContain('destination_unmanaged');
     }
-    const sentinels = [
-      ctx.bucket,
-      PREFIX,
-      ctx.rgw.endpoint.replace('http://', ''),
-      ctx.rgw.accessKeyId,
-      ctx.rgw.secretAccessKey,
-    ];
+    expect(human.stderr.toString('utf8')).toContain(
+      `the bundle path 's3://${ctx.bucket}/${prefix}/weather/brentwood/' holds entries that no .distributor.json lists (the first: 'index.html')`,
+    );
+    const sentinels = [ctx.rgw.endpoint.replace('http://', ''), ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey];
     for (const run of [human, json]) expect(scanForSentinels(run, [join(dir, 'out')], sentinels)).toEqual([]);
     expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual([
       `${prefix}/weather/brentwood/index.html`,

@@ -211,8 +211,15 @@ export async function inspectPrefix(
       token: stateRead.etag as StateToken,
       unlisted,
       ...(firstForeign === undefined ? {} : { firstUnlisted: firstForeign }),
+      // A listing cut short knows no total: the count is left out then.
+      ...(foreign.length === 0 || listing.overflow ? {} : { unlistedCount: foreign.length }),
       missing: absent.length > 0,
       ...(first === undefined ? {} : { firstMissing: first }),
+      ...(absent.length === 0 ? {} : { missingCount: absent.length }),
+      ...(first !== undefined &&
+      state.outputs.some((output) => output.path === first && output.kind === 'generated')
+        ? { firstMissingGenerated: true }
+        : {}),
       ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
       ...(sameSize ? { firstMissingContent: true } : {}),
       ...(overwritten.length > 0 ? { writtenOver: true } : {}),

@@ -270,7 +270,7 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     ]);
     const report = await run();
     expect(report.outcomes[0]?.refusal?.hint).toBe(
-      "destination 'bucket', bundle 'brentwood/2026-05-30': 'brentwood/2026-05-30/.distributor.json' under the destination's prefix is not one sealkit wrote: no key 'pipeline_id' at line 1, column 1; restore the file sealkit wrote, or move or delete the published bundle's objects (every key under its folder), and the next run publishes it anew",
+      `destination 'bucket', bundle 'brentwood/2026-05-30': 's3://${ctx.bucket}/${prefix}/brentwood/2026-05-30/.distributor.json' is not one sealkit wrote: no key 'pipeline_id' at line 1, column 1; restore the file sealkit wrote, or move or delete every object under 's3://${ctx.bucket}/${prefix}/brentwood/2026-05-30/', and the next run publishes it anew`,
     );
   });
 });
