@@ -75,6 +75,25 @@ export function parseState(bytes: Uint8Array): DestinationState {
       ['outputs', clash.index, 'path'],
       clash.other === undefined ? 'clashes with another output' : `repeats outputs[${clash.other}].path`,
     );
+  // A copy is its source file's bytes: one whose digest or size is not the
+  // manifest's record of that file was edited by hand. Read as anything
+  // else, a plain run would republish it and --checksum refuse it: the
+  // same state, opposite verdicts (docs/distributor.md#outputs-and-state).
+  const recorded = new Map(manifest.files.map((file) => [file.path as string, file]));
+  for (const [index, output] of outputs.entries()) {
+    const file = recorded.get(output.source_path);
+    if (file === undefined) throw bad(['outputs', index, 'source_path'], 'names no file of source.manifest');
+    if (output.kind !== 'source') continue;
+    if (output.path !== output.source_path)
+      throw bad(['outputs', index, 'path'], 'is not its source_path, as a copy is');
+    if (output.sha256 !== file.sha256)
+      throw bad(
+        ['outputs', index, 'sha256'],
+        'is not the SHA-256 source.manifest records for its source_path',
+      );
+    if (output.size !== file.size)
+      throw bad(['outputs', index, 'size'], 'is not the size source.manifest records for its source_path');
+  }
   return {
     schema_version: 1,
     distributor_version: version,

@@ -170,4 +170,29 @@ describe('distribute run --checksum, local destination', () => {
       chmodSync(join(dest, 'b', 'data', 'days.csv'), 0o644);
     }
   });
+  it('regression: a hand-edited SHA-256 of a copied output in .distributor.json is destination_state_invalid with and without --checksum (was replaced outputs_changed without it, destination_incomplete with it)', async () => {
+    published('b');
+    await run();
+    const statePath = join(dest, 'b', '.distributor.json');
+    const text = readFileSync(statePath, 'utf8');
+    const state = JSON.parse(text) as { outputs: { path: string; sha256: string }[] };
+    const index = state.outputs.findIndex((output) => output.path === 'data/days.csv');
+    const recorded = state.outputs[index]?.sha256 ?? '';
+    expect(recorded).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const at = text.indexOf(recorded, text.indexOf('"outputs"'));
+    writeFileSync(
+      statePath,
+      `${text.slice(0, at)}sha256:${'0'.repeat(64)}${text.slice(at + recorded.length)}`,
+    );
+    const line = text.slice(0, at).split('\n').length;
+    const before = describeTree(dest);
+    for (const checksum of [false, true]) {
+      const report = await run({ checksum });
+      expect(outcomes(report)).toEqual([['b', 'refused', 'destination_state_invalid']]);
+      expect(report.outcomes[0]?.refusal?.hint).toContain(
+        `'${join(dest, 'b', '.distributor.json')}' is not one sealkit wrote: outputs[${index}].sha256 at line ${line}, column 17 is not the SHA-256 source.manifest records for its source_path`,
+      );
+      expect(describeTree(dest)).toEqual(before);
+    }
+  });
 });

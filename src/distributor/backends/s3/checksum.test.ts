@@ -236,4 +236,27 @@ describe('S3 destination refusals name what to act on', () => {
     );
     expect(item?.refusal?.hint).toContain('and the next run renders and publishes it anew');
   });
+  it('regression: a hand-edited SHA-256 of a copied object in .distributor.json is destination_state_invalid with and without --checksum (was replaced without it, refused destination_incomplete with it)', async () => {
+    const { prefix, run, bundleKey } = setUp('state-digest');
+    await run();
+    const key = bundleKey('.distributor.json');
+    const text = (await readPrefix(ctx.s3, ctx.bucket, key)).get(key)?.bytes.toString('utf8') ?? '';
+    const state = JSON.parse(text) as { outputs: { path: string; sha256: string }[] };
+    const recorded = state.outputs.find((output) => output.path === 'summary.csv')?.sha256 ?? '';
+    expect(recorded).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const at = text.indexOf(recorded, text.indexOf('"outputs"'));
+    await putMany(ctx.s3, ctx.bucket, [
+      [key, `${text.slice(0, at)}sha256:${'0'.repeat(64)}${text.slice(at + recorded.length)}`],
+    ]);
+    const before = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    for (const checksum of [false, true]) {
+      const [item] = (await run({ checksum })).outcomes;
+      expect(item?.reason_code).toBe('destination_state_invalid');
+      expect(item?.refusal?.hint).toContain('is not the SHA-256 source.manifest records for its source_path');
+    }
+    const after = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    expect([...after.entries()].map(([k, o]) => [k, o.etag])).toEqual(
+      [...before.entries()].map(([k, o]) => [k, o.etag]),
+    );
+  });
 });
