@@ -204,10 +204,10 @@ describe('sealkit distribute run with an S3 destination', () => {
       'error[destination_marker_invalid]: the destination .distributor.pending.json is not a pending marker written by the distributor; nothing of this bundle was written',
     );
     expect(stderr).toContain(
-      "= help: destination 'bucket', bundle 'weather/brentwood': 'weather/brentwood/.distributor.pending.json' under the destination's prefix is not a marker sealkit wrote: unknown key 'hello' at line 1, column 2; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again",
+      `= help: destination 'bucket', bundle 'weather/brentwood': 's3://${ctx.bucket}/${bundle}/.distributor.pending.json' is not a marker sealkit wrote: unknown key 'hello' at line 1, column 2; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again`,
     );
     expect(stderr).not.toContain('.distributor.json ');
-    const sentinels = [ctx.bucket, PREFIX, ctx.rgw.endpoint.replace('http://', '')];
+    const sentinels = [ctx.rgw.endpoint.replace('http://', ''), ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey];
     expect(scanForSentinels(edited, [join(dir, 'out')], sentinels)).toEqual([]);
     // The published bundle was not touched, and deleting the marker is all it takes.
     const after = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
@@ -230,7 +230,7 @@ describe('sealkit distribute run with an S3 destination', () => {
       expect(`${run.stdout.toString('utf8')}`).toContain('destination_unmanaged');
     }
     expect(human.stderr.toString('utf8')).toContain(
-      `the bundle path 's3://${ctx.bucket}/${prefix}/weather/brentwood/' holds entries that no .distributor.json lists (the first: 'index.html')`,
+      `the bundle path 's3://${ctx.bucket}/${prefix}/weather/brentwood/' holds objects that no .distributor.json lists (the first: 'index.html'), and sealkit never takes over a prefix it did not publish: move them to keys outside it, or publish under another prefix`,
     );
     const sentinels = [ctx.rgw.endpoint.replace('http://', ''), ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey];
     for (const run of [human, json]) expect(scanForSentinels(run, [join(dir, 'out')], sentinels)).toEqual([]);

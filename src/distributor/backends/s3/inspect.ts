@@ -96,12 +96,12 @@ export async function inspectPrefix(
     const read = await readSmallObject(client, bucket, keys.key(PENDING_FILE), PENDING_MAX_BYTES).catch(
       (error: unknown) => {
         throw error instanceof ObjectTooLarge
-          ? placed(keys, markerInvalid('larger than a marker sealkit writes'))
+          ? placed(bucket, keys, markerInvalid('larger than a marker sealkit writes'))
           : error;
       },
     );
     if (read !== undefined) {
-      const parsed = parseMarkerOf(keys, read.bytes);
+      const parsed = parseMarkerOf(bucket, keys, read.bytes);
       marker = { etag: read.etag, parsed, live: compareInstants(parsed.expires, now) > 0 };
     } else changed = true;
   }
@@ -137,7 +137,7 @@ export async function inspectPrefix(
           kind: 'invalid',
           refusal: refuseDistributor('destination_unlisted_entry', {
             role: 'destination',
-            hint: `the object at '${first}' holds bytes no sealkit run planned there, and it is left in place: move it away to let sealkit replace the bundle`,
+            hint: `the object at '${located(bucket, keys, first)}' holds bytes no sealkit run planned there, and it is left in place: move it to a key outside the bundle's folder to let sealkit replace the bundle`,
           }),
         },
         marker,
@@ -269,25 +269,33 @@ async function compareObjects(
 }
 
 /** The marker parsed strictly, or its refusal named as the operator finds it. */
-function parseMarkerOf(keys: BundleKeys, bytes: Uint8Array): PendingMarker {
+function parseMarkerOf(bucket: string, keys: BundleKeys, bytes: Uint8Array): PendingMarker {
   try {
     return parsePending(bytes);
   } catch (error: unknown) {
-    throw error instanceof Refusal ? placed(keys, error) : error;
+    throw error instanceof Refusal ? placed(bucket, keys, error) : error;
   }
 }
 
 /**
- * A marker sealkit did not write, named as the operator finds it (the bundle
- * folder under the destination's prefix, never the bucket or the prefix),
- * with what to do: it is only a marker, so removing it touches nothing
- * published, unless a run of a release that writes markers of another form
- * is at work under it.
+ * An object of the bundle as the operator pastes it into a client to act on
+ * it: `s3://<bucket>/<prefix>/<bundle>/<path>`, from the configuration's
+ * `bucket:` and `prefix:`, never the endpoint or a credential.
  */
-function placed(keys: BundleKeys, refusal: Refusal): Refusal {
+function located(bucket: string, keys: BundleKeys, path: string): string {
+  return `s3://${bucket}/${keys.key(path)}`;
+}
+
+/**
+ * A marker sealkit did not write, named as the operator finds it (its
+ * s3:// location), with what to do: it is only a marker, so removing it
+ * touches nothing published, unless a run of a release that writes markers
+ * of another form is at work under it.
+ */
+function placed(bucket: string, keys: BundleKeys, refusal: Refusal): Refusal {
   return refusal.at(
     {},
-    `'${keys.dir}/${PENDING_FILE}' under the destination's prefix is not a marker sealkit wrote: ${refusal.hint ?? 'read strictly'}; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again`,
+    `'${located(bucket, keys, PENDING_FILE)}' is not a marker sealkit wrote: ${refusal.hint ?? 'read strictly'}; a marker only names what a run is writing, and the published bundle does not depend on it: unless a sealkit run of another release is publishing this bundle right now, delete that object and run again`,
   );
 }
 

@@ -633,7 +633,7 @@ describe('convergence never deletes what sealkit did not write', () => {
     expect(later.outcomes[0]?.reason_code).toBe('destination_unlisted_entry');
     // Regression: the refusal did not say which object.
     expect(later.outcomes[0]?.refusal?.hint).toContain(
-      "the object at 'summary.txt' holds bytes no sealkit run planned",
+      `the object at 's3://${ctx.bucket}/${bundle}/summary.txt' holds bytes no sealkit run planned there, and it is left in place: move it to a key outside the bundle's folder`,
     );
     const stored = await readPrefix(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(stored.get(`${bundle}/summary.txt`)?.bytes.toString('utf8')).toBe('mine\n');
