@@ -3,13 +3,17 @@ import {
   cpSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 /**
  * Real source bundles for distributor tests. Digests are computed here with
@@ -174,4 +178,58 @@ export function privateBuild(repoRoot: string, dir: string): string {
     cpSync(join(repoRoot, entry), join(root, entry), { recursive: true });
   symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
   return root;
+}
+
+/** The folders of `weatherSiteTree`, made anew for each test. */
+export interface WeatherSiteTree {
+  /** The temporary folder that holds the rest. */
+  readonly work: string;
+  /** The pipeline's source root (`work/src`). */
+  readonly source: string;
+  /** The local destination's root (`work/dest`). */
+  readonly dest: string;
+  /** sealkit.distributor.yaml: pipeline `weather`, local destination `site`, default outputs. */
+  readonly config: string;
+}
+
+/**
+ * One pipeline `weather` publishing `work/src` to the local destination
+ * `site` at `work/dest`, in a fresh temporary folder for each test and
+ * removed after it (registered with the calling file's beforeEach and
+ * afterEach). The paths are read through the returned object, which is
+ * only filled while a test runs.
+ */
+export function weatherSiteTree(prefix: string): WeatherSiteTree {
+  let current: WeatherSiteTree | undefined;
+  const now = (): WeatherSiteTree => {
+    if (current === undefined) throw new Error('weatherSiteTree is read outside a test');
+    return current;
+  };
+  beforeEach(() => {
+    const work = mkdtempSync(join(tmpdir(), prefix));
+    const source = join(work, 'src');
+    const dest = join(work, 'dest');
+    mkdirSync(source);
+    mkdirSync(dest);
+    const config = writeConfig(work, [{ id: 'weather', source, destinations: [{ id: 'site', root: dest }] }]);
+    current = { work, source, dest, config };
+  });
+  afterEach(() => {
+    if (current !== undefined) rmSync(current.work, { recursive: true, force: true });
+    current = undefined;
+  });
+  return {
+    get work() {
+      return now().work;
+    },
+    get source() {
+      return now().source;
+    },
+    get dest() {
+      return now().dest;
+    },
+    get config() {
+      return now().config;
+    },
+  };
 }

@@ -3,11 +3,10 @@
 // when outputs are compared by content, and is then refused like one
 // written over with another size, the file left as it is.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeTree, makeBundle, writeConfig } from '../../../../test/helpers/distributor-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { describeTree, makeBundle, weatherSiteTree } from '../../../../test/helpers/distributor-fixtures.js';
 import { distributeRun } from '../../run/run.js';
 
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
@@ -16,23 +15,11 @@ const DAYS = { path: 'data/days.csv', content: 'day,sky\nmon,sun\n' };
 /** The same number of bytes as DAYS, other content: the edit a size comparison cannot see. */
 const DAYS_EDITED = 'day,sky\nmon,fog\n';
 
-let work: string;
-let source: string;
-let dest: string;
-let config: string;
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'sealkit-checksum-'));
-  source = join(work, 'src');
-  dest = join(work, 'dest');
-  mkdirSync(source);
-  mkdirSync(dest);
-  config = writeConfig(work, [{ id: 'weather', source, destinations: [{ id: 'site', root: dest }] }]);
-});
-afterEach(() => rmSync(work, { recursive: true, force: true }));
+const tree = weatherSiteTree('sealkit-checksum-');
 
 const run = (options: { readonly checksum?: boolean; readonly dryRun?: boolean } = {}) =>
   distributeRun({
-    configPath: config,
+    configPath: tree.config,
     now: CLOCK,
     ...(options.checksum === true ? { checksum: true } : {}),
     ...(options.dryRun === true ? { dryRun: true } : {}),
@@ -40,18 +27,18 @@ const run = (options: { readonly checksum?: boolean; readonly dryRun?: boolean }
 const outcomes = (report: Awaited<ReturnType<typeof run>>) =>
   report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
 const published = (name: string, files = [REPORT, DAYS], created = '2026-05-30T11:10:00Z') =>
-  makeBundle(source, name, files, { id: name, created });
+  makeBundle(tree.source, name, files, { id: name, created });
 
 describe('distribute run --checksum, local destination', () => {
   it('regression: a same-size edit of a published output stays skipped_same without --checksum, and is refused destination_incomplete with it, naming the file', async () => {
     published('b');
     expect(outcomes(await run())).toEqual([['b', 'published', '']]);
-    writeFileSync(join(dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
     const bySize = await run();
     expect(outcomes(bySize)).toEqual([['b', 'skipped_same', '']]);
     expect(bySize.plan.outputs_compared_by).toBe('size');
 
-    const before = describeTree(dest);
+    const before = describeTree(tree.dest);
     const byContent = await run({ checksum: true });
     expect(byContent.plan.outputs_compared_by).toBe('sha256');
     expect(outcomes(byContent)).toEqual([['b', 'refused', 'destination_incomplete']]);
@@ -60,31 +47,31 @@ describe('distribute run --checksum, local destination', () => {
     expect(item?.entry_sha256_differs).toBe(true);
     expect(item?.entry_size).toBeUndefined();
     expect(item?.refusal?.hint).toBe(
-      `destination 'site', bundle 'b': outputs its .distributor.json lists are not as published in '${join(dest, 'b')}' (the only one: 'data/days.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`,
+      `destination 'site', bundle 'b': outputs its .distributor.json lists are not as published in '${join(tree.dest, 'b')}' (the only one: 'data/days.csv' has the size it records, but its bytes differ from what sealkit published, so something else wrote over it): sealkit never overwrites what it did not write; put the published file back, or remove the published bundle folder, and the next run publishes it anew`,
     );
     // Nothing written, moved or deleted: the edited file is byte for byte what was put there.
-    expect(describeTree(dest)).toEqual(before);
-    expect(readFileSync(join(dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
+    expect(describeTree(tree.dest)).toEqual(before);
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
   });
 
   it('regression: with --checksum a newer bundle does not remove an output edited with the same size (it did, with the old outputs)', async () => {
     published('b');
     await run();
-    writeFileSync(join(dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
-    rmSync(join(source, 'b'), { recursive: true });
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
+    rmSync(join(tree.source, 'b'), { recursive: true });
     published(
       'b',
       [REPORT, { path: 'data/days.csv', content: 'day,sky\ntue,rain\n' }],
       '2026-06-01T00:00:00Z',
     );
-    const before = describeTree(dest);
+    const before = describeTree(tree.dest);
     expect(outcomes(await run({ checksum: true }))).toEqual([['b', 'refused', 'destination_incomplete']]);
-    expect(describeTree(dest)).toEqual(before);
-    expect(readFileSync(join(dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
+    expect(describeTree(tree.dest)).toEqual(before);
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
     // The published file put back, the same run replaces the bundle.
-    writeFileSync(join(dest, 'b', 'data', 'days.csv'), DAYS.content);
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS.content);
     expect(outcomes(await run({ checksum: true }))).toEqual([['b', 'replaced', '']]);
-    expect(readFileSync(join(dest, 'b', 'data', 'days.csv'), 'utf8')).toBe('day,sky\ntue,rain\n');
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe('day,sky\ntue,rain\n');
   });
 
   it('finds no difference in an intact bundle, its rendered pages included', async () => {
@@ -103,10 +90,10 @@ describe('distribute run --checksum, local destination', () => {
     published('a');
     published('b');
     await run();
-    writeFileSync(join(dest, 'b', 'report.md'), '# Brentwood\n\nRainy.\n');
-    const before = describeTree(work);
+    writeFileSync(join(tree.dest, 'b', 'report.md'), '# Brentwood\n\nRainy.\n');
+    const before = describeTree(tree.work);
     const dry = await run({ checksum: true, dryRun: true });
-    expect(describeTree(work)).toEqual(before);
+    expect(describeTree(tree.work)).toEqual(before);
     expect(dry.dry_run).toBe(true);
     expect(outcomes(dry)).toEqual([
       ['a', 'skipped_same', ''],
@@ -115,7 +102,7 @@ describe('distribute run --checksum, local destination', () => {
     expect(dry.outcomes[1]?.entry_path).toBe('report.md');
     const real = await run({ checksum: true });
     expect(real.plan).toEqual(dry.plan);
-    expect(describeTree(work)).toEqual(before);
+    expect(describeTree(tree.work)).toEqual(before);
   });
 
   it('hashes a large output (hashed on a thread) and names the one whose bytes changed', async () => {
@@ -125,25 +112,25 @@ describe('distribute run --checksum, local destination', () => {
       { path: 'data/large.bin', content: large },
       { path: 'data/medium.bin', content: randomBytes(100 * 1024) },
     ];
-    makeBundle(source, 'b', files, { id: 'b', created: '2026-05-30T11:10:00Z' });
+    makeBundle(tree.source, 'b', files, { id: 'b', created: '2026-05-30T11:10:00Z' });
     await run();
     expect(outcomes(await run({ checksum: true }))).toEqual([['b', 'skipped_same', '']]);
     const edited = Buffer.from(large);
     edited[2 * 1024 * 1024 + 17] = (edited[2 * 1024 * 1024 + 17] ?? 0) ^ 0xff;
-    writeFileSync(join(dest, 'b', 'data', 'large.bin'), edited);
+    writeFileSync(join(tree.dest, 'b', 'data', 'large.bin'), edited);
     const report = await run({ checksum: true });
     expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
     expect(report.outcomes[0]?.entry_path).toBe('data/large.bin');
-    expect(readFileSync(join(dest, 'b', 'data', 'large.bin')).equals(edited)).toBe(true);
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'large.bin')).equals(edited)).toBe(true);
   });
 
   it('never follows a link put in place of an output, even to a file holding its published bytes', async () => {
     published('b');
     await run();
-    const copy = join(work, 'days-copy.csv');
+    const copy = join(tree.work, 'days-copy.csv');
     writeFileSync(copy, DAYS.content);
-    rmSync(join(dest, 'b', 'data', 'days.csv'));
-    symlinkSync(copy, join(dest, 'b', 'data', 'days.csv'));
+    rmSync(join(tree.dest, 'b', 'data', 'days.csv'));
+    symlinkSync(copy, join(tree.dest, 'b', 'data', 'days.csv'));
     const report = await run({ checksum: true });
     expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
     expect(report.outcomes[0]?.entry_path).toBe('data/days.csv');
@@ -153,7 +140,7 @@ describe('distribute run --checksum, local destination', () => {
   it('regression: an output it may not read is refused destination_output_unreadable with its entry_path, the path and why (was destination_unreachable, about S3 networks, with no entry_path)', async () => {
     published('b');
     await run();
-    chmodSync(join(dest, 'b', 'data', 'days.csv'), 0o000);
+    chmodSync(join(tree.dest, 'b', 'data', 'days.csv'), 0o000);
     try {
       // Sizes alone need no read: without --checksum the rerun is what it was.
       expect(outcomes(await run())).toEqual([['b', 'skipped_same', '']]);
@@ -164,16 +151,16 @@ describe('distribute run --checksum, local destination', () => {
         'an output the destination .distributor.json lists could not be read to compare its SHA-256 (--checksum); nothing of this bundle was written',
       );
       expect(report.outcomes[0]?.refusal?.hint).toBe(
-        `destination 'site', bundle 'b': '${join(dest, 'b', 'data', 'days.csv')}' cannot be read to compare its SHA-256 (--checksum): the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders`,
+        `destination 'site', bundle 'b': '${join(tree.dest, 'b', 'data', 'days.csv')}' cannot be read to compare its SHA-256 (--checksum): the account running sealkit may not read it (EACCES): check the permissions of the file and of its folders`,
       );
     } finally {
-      chmodSync(join(dest, 'b', 'data', 'days.csv'), 0o644);
+      chmodSync(join(tree.dest, 'b', 'data', 'days.csv'), 0o644);
     }
   });
   it('regression: a hand-edited SHA-256 of a copied output in .distributor.json is destination_state_invalid with and without --checksum (was replaced outputs_changed without it, destination_incomplete with it)', async () => {
     published('b');
     await run();
-    const statePath = join(dest, 'b', '.distributor.json');
+    const statePath = join(tree.dest, 'b', '.distributor.json');
     const text = readFileSync(statePath, 'utf8');
     const state = JSON.parse(text) as { outputs: { path: string; sha256: string }[] };
     const index = state.outputs.findIndex((output) => output.path === 'data/days.csv');
@@ -185,14 +172,14 @@ describe('distribute run --checksum, local destination', () => {
       `${text.slice(0, at)}sha256:${'0'.repeat(64)}${text.slice(at + recorded.length)}`,
     );
     const line = text.slice(0, at).split('\n').length;
-    const before = describeTree(dest);
+    const before = describeTree(tree.dest);
     for (const checksum of [false, true]) {
       const report = await run({ checksum });
       expect(outcomes(report)).toEqual([['b', 'refused', 'destination_state_invalid']]);
       expect(report.outcomes[0]?.refusal?.hint).toContain(
-        `'${join(dest, 'b', '.distributor.json')}' is not one sealkit wrote: outputs[${index}].sha256 at line ${line}, column 17 is not the SHA-256 source.manifest records for its source_path`,
+        `'${join(tree.dest, 'b', '.distributor.json')}' is not one sealkit wrote: outputs[${index}].sha256 at line ${line}, column 17 is not the SHA-256 source.manifest records for its source_path`,
       );
-      expect(describeTree(dest)).toEqual(before);
+      expect(describeTree(tree.dest)).toEqual(before);
     }
   });
 });

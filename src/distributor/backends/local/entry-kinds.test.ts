@@ -5,11 +5,10 @@
 // out before any advice to remove that folder; the hints count what they
 // name the first of, and a rendered page is not "put back".
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeTree, makeBundle, writeConfig } from '../../../../test/helpers/distributor-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { describeTree, makeBundle, weatherSiteTree } from '../../../../test/helpers/distributor-fixtures.js';
 import { distributeRun } from '../../run/run.js';
 
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
@@ -17,25 +16,13 @@ const REPORT = { path: 'report.md', content: '# Brentwood\n\nSunny.\n' };
 const DAYS = { path: 'data/days.csv', content: 'day,sky\nmon,sun\n' };
 const WIND = { path: 'data/wind.csv', content: 'day,kmh\nmon,12\n' };
 
-let work: string;
-let source: string;
-let dest: string;
-let config: string;
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'sealkit-entry-kinds-'));
-  source = join(work, 'src');
-  dest = join(work, 'dest');
-  mkdirSync(source);
-  mkdirSync(dest);
-  config = writeConfig(work, [{ id: 'weather', source, destinations: [{ id: 'site', root: dest }] }]);
-});
-afterEach(() => rmSync(work, { recursive: true, force: true }));
+const tree = weatherSiteTree('sealkit-entry-kinds-');
 
 const run = (checksum = false) =>
-  distributeRun({ configPath: config, now: CLOCK, ...(checksum ? { checksum: true } : {}) });
+  distributeRun({ configPath: tree.config, now: CLOCK, ...(checksum ? { checksum: true } : {}) });
 const published = (files = [REPORT, DAYS], created = '2026-05-30T11:10:00Z') =>
-  makeBundle(source, 'b', files, { id: 'b', created });
-const bundle = () => join(dest, 'b');
+  makeBundle(tree.source, 'b', files, { id: 'b', created });
+const bundle = () => join(tree.dest, 'b');
 
 describe('what stands where an output was, local destination', () => {
   it('regression: a folder holding the operator\'s file where an output was is named a folder (entry_kind), and the hint says to move it out, not to remove the bundle folder with it (was "gone" and "remove the published bundle folder")', async () => {
@@ -44,7 +31,7 @@ describe('what stands where an output was, local destination', () => {
     rmSync(join(bundle(), 'data', 'days.csv'));
     mkdirSync(join(bundle(), 'data', 'days.csv'));
     writeFileSync(join(bundle(), 'data', 'days.csv', 'precious.txt'), 'keep me\n');
-    const before = describeTree(dest);
+    const before = describeTree(tree.dest);
     for (const checksum of [false, true]) {
       const report = await run(checksum);
       const [item] = report.outcomes;
@@ -56,7 +43,7 @@ describe('what stands where an output was, local destination', () => {
         `destination 'site', bundle 'b': outputs its .distributor.json lists are not as published in '${bundle()}' (the only one: 'data/days.csv' is now a folder, not the file sealkit published): sealkit never deletes what it did not write; move it out of the bundle folder, then remove the published bundle folder, and the next run publishes it anew`,
       );
       expect(item?.refusal?.hint).not.toContain('gone');
-      expect(describeTree(dest)).toEqual(before);
+      expect(describeTree(tree.dest)).toEqual(before);
     }
     expect(readFileSync(join(bundle(), 'data', 'days.csv', 'precious.txt'), 'utf8')).toBe('keep me\n');
   });
@@ -64,7 +51,7 @@ describe('what stands where an output was, local destination', () => {
   it('regression: a symbolic link where an output was is named a link, and with a newer source the unlisted entry is that link, named (was unnamed, "beside the outputs")', async () => {
     published();
     await run();
-    const elsewhere = join(work, 'elsewhere.md');
+    const elsewhere = join(tree.work, 'elsewhere.md');
     writeFileSync(elsewhere, 'mine\n');
     rmSync(join(bundle(), 'report.md'));
     symlinkSync(elsewhere, join(bundle(), 'report.md'));
@@ -76,7 +63,7 @@ describe('what stands where an output was, local destination', () => {
     );
 
     published([REPORT, DAYS], '2026-05-31T11:10:00Z');
-    const before = describeTree(work);
+    const before = describeTree(tree.work);
     const newer = await run();
     const [item] = newer.outcomes;
     expect([item?.outcome, item?.reason_code]).toEqual(['refused', 'destination_unlisted_entry']);
@@ -86,7 +73,7 @@ describe('what stands where an output was, local destination', () => {
     expect(item?.refusal?.hint).toBe(
       `destination 'site', bundle 'b': an entry sealkit did not write is in '${bundle()}' ('report.md', a symbolic link), and it never deletes it: move it out of the bundle folder to let it replace the bundle`,
     );
-    expect(describeTree(work)).toEqual(before);
+    expect(describeTree(tree.work)).toEqual(before);
     expect(readFileSync(elsewhere, 'utf8')).toBe('mine\n');
   });
 
