@@ -22,15 +22,15 @@ admission limits, field tables, then binding steps 1-10. Reads only the named
 local files; never connects to a source or a warehouse.
 
 Flags:
-  --mapping-file FILE         reviewed mapping (version 1 JSON, at most 1 MiB)
-  --inventory-file FILE       saved --dry-run report (owner-only file, at most 10 MiB)
-  --run-manifest FILE         run-manifests/<run_id>.json of a completed load (owner-only)
-  --source-binding-id ALIAS   the source binding alias, [a-z][a-z0-9_]{0,39}; must equal the
-                              alias in both artifacts (evidence synth records synthetic_retail
-                              unless given one)
-  --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
-  --json                      print one JSON object on stdout
-  -h, --help                  show this help
+  --mapping-file FILE          reviewed mapping (version 1 JSON, at most 1 MiB)
+  --inventory-file FILE        saved --dry-run report (owner-only file, at most 10 MiB)
+  --run-manifest FILE          run-manifests/<run_id>.json of a completed load (owner-only)
+  --source-binding-id ALIAS    the source binding alias, [a-z][a-z0-9_]{0,39}; must equal the
+                               alias in both artifacts (evidence synth records synthetic_retail
+                               unless given one)
+  --max-evidence-age DURATION  maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
+  --json                       print one JSON object on stdout
+  -h, --help                   show this help
 
 A missing file, alias or maximum age is refused with its reason code (exit 2),
 never guessed; one given empty, or an alias outside its pattern, is a usage

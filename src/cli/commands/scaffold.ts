@@ -41,22 +41,22 @@ atomic no-replace rename, or nothing is published. An existing output is
 never touched (output_exists). Reads only the named local files.
 
 Flags:
-  --edition NAME              bigquery or snowflake (required)
-  --workspace DIR             the client workspace root (required); for snowflake the folder
-                              that holds kit/, not kit/ (which sealkit edition check takes)
-  --source-id ID              a generic alias, ^[a-z][a-z0-9_]{0,39}$ (required); never a client name
-  --mapping-file FILE         the reviewed mapping (version 1 JSON)
-  --inventory-file FILE       the saved --dry-run report of the load (owner-only file)
-  --run-manifest FILE         run-manifests/<run_id>.json of the completed load (owner-only)
-  --source-binding-id ALIAS   [a-z][a-z0-9_]{0,39}; must equal the alias in both artifacts
-  --max-evidence-age DURATION maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
-  --dry-run                   run every check that needs no write and print the planned files;
-                              writes nothing, not even a lock file
-  --show                      with --dry-run: each planned file also carries its exact contents
-                              ("content"), in plan order
-  --json                      accepted for symmetry with every other command: the output is
-                              always one JSON object; with it, nothing is printed on stderr
-  -h, --help                  show this help
+  --edition NAME               bigquery or snowflake (required)
+  --workspace DIR              the client workspace root (required); for snowflake the folder
+                               that holds kit/, not kit/ (which sealkit edition check takes)
+  --source-id ID               a generic alias, ^[a-z][a-z0-9_]{0,39}$ (required); never a client name
+  --mapping-file FILE          the reviewed mapping (version 1 JSON)
+  --inventory-file FILE        the saved --dry-run report of the load (owner-only file)
+  --run-manifest FILE          run-manifests/<run_id>.json of the completed load (owner-only)
+  --source-binding-id ALIAS    [a-z][a-z0-9_]{0,39}; must equal the alias in both artifacts
+  --max-evidence-age DURATION  maximum age of the run: 36h, 7d, 90m, 45s or seconds; no default
+  --dry-run                    run every check that needs no write and print the planned files;
+                               writes nothing, not even a lock file
+  --show                       with --dry-run: each planned file also carries its exact contents
+                               ("content"), in plan order
+  --json                       accepted for symmetry with every other command: the output is
+                               always one JSON object; with it, nothing is printed on stderr
+  -h, --help                   show this help
 
 Prints exactly one JSON object on stdout, with or without --json: status,
 reason_codes (every condition found, most decisive first), stage and, where
