@@ -94,8 +94,9 @@ export function s3Refusal(
 
 /**
  * What to do about a bucket the store does not have. The refusal points at
- * the `bucket:` line, and like every S3 refusal never repeats the bucket's
- * name (a report may travel further than the configuration).
+ * the `bucket:` line, where the name is: the hint says what to check there.
+ * (A bucket is printed only in the `s3://` location of objects a help asks
+ * the operator to act on; docs/distributor.md, "Reason codes".)
  */
 const BUCKET_MISSING_HINT =
   'the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)';

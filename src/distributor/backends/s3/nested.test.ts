@@ -122,7 +122,7 @@ describe('a bundle inside another published bundle', () => {
       ['weather/daily/2026-05-01', 'refused', 'destination_nested_bundle'],
     ]);
     expect(report.outcomes[1]?.refusal?.hint).toContain(
-      "'weather/' under the destination's prefix is a published bundle (it holds a .distributor.json), and this bundle's folder lies inside it",
+      `'s3://${ctx.bucket}/${site}/weather/' is a published bundle (it holds a .distributor.json), and this bundle's folder lies inside it: publishing here would leave that bundle unreplaceable, so nothing was written; move that published bundle's objects away, or publish this one under another prefix`,
     );
     // The prefix has one segment: nothing above it to ask. The listing answered for the folders below it.
     expect(requestsSince(from).filter((request) => request.startsWith('HEAD '))).toEqual([]);
@@ -149,7 +149,7 @@ describe('a bundle inside another published bundle', () => {
       expect((await check.around('x/y/z' as never, undefined))?.code).toBe('destination_nested_bundle');
       expect(await check.around('w/v' as never, undefined)).toBeUndefined();
       expect((await check.around('x/q' as never, undefined))?.hint).toContain(
-        "'x/' under the destination's prefix",
+        `'s3://${ctx.bucket}/${site}/x/' is a published bundle`,
       );
       // The prefix, 'x', 'x/y' and 'w' once each, however many bundles ask; above the prefix 'site-N' and 'site-N/a'.
       expect(

@@ -83,7 +83,7 @@ export class NestedBundleCheck {
     if (relative === '') return prefixRefusal("the destination's prefix is itself a published bundle");
     return refuseDistributor('destination_nested_bundle', {
       role: 'destination',
-      hint: `'${relative}/' under the destination's prefix is a published bundle (it holds a ${STATE_FILE}), and this bundle's folder lies inside it: publishing here would leave that bundle unreplaceable, so nothing was written; move that published bundle away, or publish this one under another prefix`,
+      hint: `'s3://${this.#bucket}/${inPrefix(relative)}/' is a published bundle (it holds a ${STATE_FILE}), and this bundle's folder lies inside it: publishing here would leave that bundle unreplaceable, so nothing was written; move that published bundle's objects away, or publish this one under another prefix`,
     });
   }
 
