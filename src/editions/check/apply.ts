@@ -298,12 +298,13 @@ function relationOf(schema: string, identifier: string): string {
 }
 
 /**
- * Loads each CSV a model or test reads (from `seed-paths`), as `dbt seed`
- * would, into the models' schema: its rows, each column typed by what
- * all its values read as (whole numbers bigint, other numbers double, then
- * date, timestamp, true/false boolean, else varchar), in the order dbt's
- * CSV reader tries them (docs/editions.md#seeds-and-snapshots). Returns
- * the row count of each one loaded, by name.
+ * Loads each CSV data file a model or test reads, as dbt loads the
+ * project's CSV files, into the models' schema: its rows, each column
+ * typed by what all its values read as (whole numbers bigint, other
+ * numbers double, then date, timestamp, true/false boolean, else
+ * varchar), in the order dbt's CSV reader tries them
+ * (docs/editions.md#seeds-and-snapshots). Returns the row count of each
+ * one loaded, by name.
  */
 async function loadSeeds(engine: CheckEngine, plan: CheckPlan): Promise<Map<string, number>> {
   const read = new Set([

@@ -31,14 +31,17 @@ export function parseCsv(bytes: Uint8Array): CsvTable | undefined {
   return read.ok ? read.table : undefined;
 }
 
-/** How a CSV is read: a fixture strictly (the default), a seed as `dbt seed` reads it. */
+/**
+ * How a CSV is read: a fixture strictly (the default), or a project's CSV
+ * data file as dbt loads it.
+ */
 export interface CsvReadOptions {
   /**
-   * Read as dbt's CSV reader (agate) reads a seed
+   * Read as dbt's CSV reader (agate) reads a project's CSV data file
    * (docs/editions.md#seeds-and-snapshots): a leading byte order mark is
-   * skipped, a header field may be any text but empty (dbt quotes a seed's
-   * columns), and a value that is empty or `null` once trimmed, in any case
-   * and quoted or not, is NULL.
+   * skipped, a header field may be any text but empty (dbt quotes such a
+   * file's columns), and a value that is empty or `null` once trimmed, in
+   * any case and quoted or not, is NULL.
    */
   readonly seed?: boolean;
 }

@@ -101,9 +101,9 @@ export interface PlannedModel {
 }
 
 /**
- * A seed: a CSV under the seed paths that ref() names by its file name.
- * With fixtures it is loaded as `dbt seed` loads it, each column typed from
- * its values (docs/editions.md#seeds-and-snapshots).
+ * A CSV data file of the project that ref() names by its file name.
+ * With fixtures it is loaded as dbt loads it, each column typed from its
+ * values (docs/editions.md#seeds-and-snapshots).
  */
 export interface PlannedSeed {
   readonly name: string;
