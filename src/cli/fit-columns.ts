@@ -62,10 +62,12 @@ function shapeOf(line: string, columns: readonly number[]): Shape {
   // A command with a shell comment after it (`eval "$(sealkit completion bash)"   # …`).
   const comment = /^ +\S.*? {2,}(?=# )/.exec(line);
   if (comment !== null) return { kind: 'commented', indent: comment[0].length };
-  const example = /^( +)sealkit /.exec(line);
-  if (example?.[1] !== undefined) return { kind: 'example', indent: example[1].length };
+  // A term before its description (`  sealkit json digest   print …`, in the
+  // lists of commands) is told from an example by the gap of two spaces.
   const term = TERM.exec(line);
   if (term?.[1] !== undefined) return { kind: 'term', head: term[1], indent: term[1].length };
+  const example = /^( +)sealkit /.exec(line);
+  if (example?.[1] !== undefined) return { kind: 'example', indent: example[1].length };
   // A flag as long as its column (`--max-evidence-age DURATION maximum …`):
   // one space before the description, which still starts at the column.
   const filled = /^ +-/.test(line)

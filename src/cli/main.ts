@@ -16,69 +16,41 @@ import { UsageError } from './usage-error.js';
 export { endOnBrokenPipe } from './broken-pipe.js';
 
 /** Help is read on 80-column terminals too: wider lines wrap there and break the columns. */
-const HELP_WIDTH = 80;
-
-/**
- * `text` in lines of at most `width` characters, broken at spaces, each
- * line after the first starting with `indent`. A word longer than a line
- * stays whole.
- */
-function wrapWords(text: string, width: number, indent: string): string {
-  const lead = /^ */.exec(text)?.[0] ?? '';
-  const lines: string[] = [];
-  let line = lead;
-  let started = false;
-  for (const word of text.slice(lead.length).split(' ')) {
-    if (started && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = `${indent}${word}`;
-    } else line = started ? `${line} ${word}` : `${line}${word}`;
-    started = true;
-  }
-  lines.push(line);
-  return lines.join('\n');
-}
-
 function topUsage(commands: readonly CommandEntry[], group?: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length));
-  // The summary wraps under itself: `  sealkit <command>  ` is its column.
-  const column = ' '.repeat(`  sealkit ${''.padEnd(width)}  `.length);
-  const lines = commands.map((c) =>
-    wrapWords(`  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`, HELP_WIDTH, column),
-  );
-  return [
-    group === undefined
-      ? 'Usage: sealkit <command> [options]'
-      : `Usage: sealkit ${group} <command> [options]`,
-    '',
-    ...(group === undefined
-      ? [
-          'sealkit publishes report bundles, data contracts and generated dbt models:',
-          'every input checked, every output written once and atomically, and every',
-          'refusal a fixed reason code that says where.',
-          '',
-        ]
-      : []),
-    'Commands:',
-    ...lines,
-    '',
-    'Flags:',
-    wrapWords(
+  // A summary too long for its line goes on under itself (fitColumns).
+  const lines = commands.map((c) => `  sealkit ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+  return fitColumns(
+    [
+      group === undefined
+        ? 'Usage: sealkit <command> [options]'
+        : `Usage: sealkit ${group} <command> [options]`,
+      '',
+      ...(group === undefined
+        ? [
+            'sealkit publishes report bundles, data contracts and generated dbt models:',
+            'every input checked, every output written once and atomically, and every',
+            'refusal a fixed reason code that says where.',
+            '',
+          ]
+        : []),
+      'Commands:',
+      ...lines,
+      '',
+      'Flags:',
       group === undefined
         ? "  -h, --help       show this list; sealkit distribute run --help shows a command's help"
         : `  -h, --help       show this list; sealkit ${group} ${commands[0]?.path[1] ?? ''} --help shows a command's help`,
-      HELP_WIDTH,
-      ' '.repeat(19),
-    ),
-    '  -V, --version    print the version',
-    '',
-    'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
-    '70 internal error (scaffold also: 3 published with a condition, 4 published',
-    'but unverified; distribute run, edition new, evidence synth and scaffold also',
-    '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
-    '--json prints one JSON object on stdout (scaffold always does).',
-    ...guideLines(group),
-  ].join('\n');
+      '  -V, --version    print the version',
+      '',
+      'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
+      '70 internal error (scaffold also: 3 published with a condition, 4 published',
+      'but unverified; distribute run, edition new, evidence synth and scaffold also',
+      '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
+      '--json prints one JSON object on stdout (scaffold always does).',
+      ...guideLines(group),
+    ].join('\n'),
+  );
 }
 
 /** The guide of each command group, installed with sealkit under docs/. */
