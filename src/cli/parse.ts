@@ -33,6 +33,12 @@ export function parseCommandArgs<const O extends OptionSpecs>(
   positionals: { readonly min: number; readonly max: number },
   /** Flags of sibling commands, by name without `--`, with the command that takes them (`attempt: 'sealkit owner subjects'`). */
   elsewhere: { readonly [name: string]: string } = {},
+  /**
+   * Flags of the tools the command takes the place of, as typed (`-n`,
+   * `--delete`), with the hint that answers them: habits of rsync or rclone
+   * that no spelling rule relates to sealkit's own flags.
+   */
+  habits: { readonly [flag: string]: string } = {},
 ): ParsedCommandArgs<O> {
   let parsed: ParsedCommandArgs<O>;
   try {
@@ -47,7 +53,7 @@ export function parseCommandArgs<const O extends OptionSpecs>(
     parsed = { values: withTokens.values, positionals: withTokens.positionals } as ParsedCommandArgs<O>;
   } catch (error: unknown) {
     if (error instanceof UsageError) throw error;
-    throw usageErrorOf(error, options, usage, args, elsewhere);
+    throw usageErrorOf(error, options, usage, args, elsewhere, habits);
   }
   const urlAt = databaseUrlPlace(parsed, options);
   if (urlAt !== undefined) throw databaseUrlArgument(urlAt, options, usage);
@@ -61,6 +67,9 @@ export function parseCommandArgs<const O extends OptionSpecs>(
 }
 
 const LEDGER_URL = /^postgres(ql)?:\/\//i;
+
+/** A file name a configuration is given: YAML, the one format it is read in. */
+const CONFIG_NAME = /\.ya?ml$/i;
 
 /**
  * The names of a command's positional arguments, in order, as its usage's
@@ -146,7 +155,12 @@ function surplusArgument(
   const surplus = given[max] ?? '';
   const hint =
     options.config?.type === 'string' && max === 0
-      ? `the configuration is named with --config: --config ${surplus}`
+      ? CONFIG_NAME.test(surplus)
+        ? `the configuration is named with --config: --config ${surplus}`
+        : // `run reports/ /srv/www/`, as rsync and rclone are called: the
+          // folders are the configuration's, and --config before a folder
+          // would only be refused as not a file.
+          'this command takes no folders: it publishes from each source.root to the root of each destination, as the configuration sets them (sealkit.distributor.yaml, or --config FILE)'
       : max === 0
         ? 'this command takes no arguments, only options'
         : `this command takes at most ${max} argument${max === 1 ? '' : 's'}`;
@@ -161,14 +175,16 @@ function usageErrorOf(
   usage: string,
   args: readonly string[],
   elsewhere: { readonly [name: string]: string },
+  habits: { readonly [flag: string]: string },
 ): UsageError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const given = optionName(error);
     const known = [...Object.keys(options), 'help'].map((name) => `--${name}`);
-    const hint = given.startsWith('--')
-      ? unknownFlagHint(given, known, elsewhere)
-      : shortFlagHint(given, known);
+    const habit = Object.hasOwn(habits, given) ? habits[given] : undefined;
+    const hint =
+      habit ??
+      (given.startsWith('--') ? unknownFlagHint(given, known, elsewhere) : shortFlagHint(given, known));
     return new UsageError(`unknown option ${given}`, usage, {
       brief: true,
       ...(hint !== undefined ? { hint } : {}),

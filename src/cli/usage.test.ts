@@ -266,6 +266,55 @@ describe('command-line usage errors', () => {
     expect(lines[2]).toMatch(/^Usage: sealkit distribute run /);
   });
 
+  it.each([[['distribute', 'run', 'reports/', '/srv/www/reports/']], [['distribute', 'run', 'reports']]])(
+    'regression: %j, folders given as rsync takes them, says where the folders are set (was "--config reports/")',
+    (args) => {
+      const run = runCli(args);
+      expect(run.status).toBe(1);
+      expect(run.stderr.toString().split('\n').slice(0, 2)).toEqual([
+        `sealkit: unexpected argument '${args[2]}'`,
+        '  = help: this command takes no folders: it publishes from each source.root to the root of each destination, as the configuration sets them (sealkit.distributor.yaml, or --config FILE)',
+      ]);
+    },
+  );
+
+  const neverDeletes =
+    'sealkit never deletes a published bundle the source no longer has (as rclone copy, not rclone sync): retire one by hand, as docs/distributor.md#a-bundle-removed-from-the-source shows';
+  const reportAlways =
+    'not needed: the report names every bundle and its outcome, and progress shows on a terminal (-q for neither)';
+  it.each([
+    ['-n', "did you mean '--dry-run'? (-n is the dry run of rsync and rclone)"],
+    ['--delete', neverDeletes],
+    ['--delete-after', neverDeletes],
+    ['-a', 'not needed: a run publishes every bundle below each source.root, whole'],
+    ['--archive', 'not needed: a run publishes every bundle below each source.root, whole'],
+    ['-v', reportAlways],
+    ['--progress', reportAlways],
+  ])(
+    'regression: distribute run %s, a flag of rsync or rclone, is answered (was "unknown option" alone)',
+    (flag, hint) => {
+      const run = runCli(['distribute', 'run', flag]);
+      expect(run.status).toBe(1);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.stderr.toString()).toBe(
+        `sealkit: unknown option ${flag}\n  = help: ${hint}\nsee 'sealkit distribute run --help'\n`,
+      );
+    },
+  );
+
+  it('regression: a flag of rsync is answered in --json too, and only by distribute run', () => {
+    const run = runCli(['distribute', 'run', '-n', '--json']);
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout.toString())).toEqual({
+      status: 'usage_error',
+      reason_code: 'usage',
+      message: 'unknown option -n',
+      hint: "did you mean '--dry-run'? (-n is the dry run of rsync and rclone)",
+    });
+    const verify = runCli(['distribute', 'verify', 'b', '--delete']);
+    expect(verify.stderr.toString()).not.toContain('rclone');
+  });
+
   it.each([
     [['distribute', 'manifest', '--id', 'a'], 'missing argument BUNDLE_DIR'],
     [['distribute', 'verify'], 'missing argument BUNDLE_DIR'],

@@ -154,11 +154,38 @@ const RUN_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+const NEVER_DELETES =
+  'sealkit never deletes a published bundle the source no longer has (as rclone copy, not rclone sync): retire one by hand, as docs/distributor.md#a-bundle-removed-from-the-source shows';
+const WHOLE_BUNDLES = 'not needed: a run publishes every bundle below each source.root, whole';
+const REPORT_ALWAYS =
+  'not needed: the report names every bundle and its outcome, and progress shows on a terminal (-q for neither)';
+
+/**
+ * `distribute run` takes the place of `rsync -a` or `rclone copy` in a cron
+ * job, and their flags come first to the fingers; none is spelled close to
+ * a flag of sealkit's, so each gets its answer here.
+ */
+const RUN_HABITS: Readonly<Record<string, string>> = {
+  '-n': "did you mean '--dry-run'? (-n is the dry run of rsync and rclone)",
+  '--delete': NEVER_DELETES,
+  '--delete-after': NEVER_DELETES,
+  '--delete-before': NEVER_DELETES,
+  '--delete-during': NEVER_DELETES,
+  '--delete-excluded': NEVER_DELETES,
+  '-a': WHOLE_BUNDLES,
+  '--archive': WHOLE_BUNDLES,
+  '-r': WHOLE_BUNDLES,
+  '--recursive': WHOLE_BUNDLES,
+  '-v': REPORT_ALWAYS,
+  '--verbose': REPORT_ALWAYS,
+  '--progress': REPORT_ALWAYS,
+};
+
 export const distributeRunCommand: Command = {
   path: ['distribute', 'run'],
   usage: RUN_USAGE,
   async run(args, io): Promise<CommandResult> {
-    const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 });
+    const { values } = parseCommandArgs(args, RUN_OPTIONS, RUN_USAGE, { min: 0, max: 0 }, {}, RUN_HABITS);
     // An empty --config (`--config "$CONF"` with CONF unset in a cron job)
     // names no file: a usage error, never a path handed to the reader.
     pathOption(values.config, '--config', RUN_USAGE);
