@@ -470,6 +470,21 @@ describe('sealkit distribute run', () => {
     expect(refused.stderr.toString()).toMatch(/^error\[file_size_mismatch\]/);
   });
 
+  it('regression: --quiet still names a folder left without manifest.json, on stderr (was silent, exit 0)', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(source, 'weather', 'b2'));
+    writeFileSync(join(source, 'weather', 'b2', 'report.md'), '# Forgotten\n');
+    const quiet = runCli(['distribute', 'run', '--config', config, '-q']);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout.toString()).toBe('');
+    expect(quiet.stderr.toString()).toBe(
+      `not published: 1 folder holds files but no manifest.json (${join(source, 'weather/b2')}); write one with: sealkit distribute manifest <folder> --id <id>\n`,
+    );
+    const json = runCli(['distribute', 'run', '--config', config, '-q', '--json']);
+    expect(json.stderr.toString()).toBe('');
+    expect(JSON.parse(json.stdout.toString()).plan.pipelines[0].dirs_without_manifest.total).toBe(1);
+  });
+
   it('reads sealkit.distributor.yaml from the working directory by default', () => {
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
     const run = runCli(['distribute', 'run', '--json'], { cwd: work });

@@ -58,7 +58,8 @@ Flags:
                   exit 2 when a bundle is skipped_newer (the destination holds a
                   newer publication than the source), for CI jobs that must not
                   miss it
-  -q, --quiet     print no report and no progress; refusals still go to stderr
+  -q, --quiet     print no report and no progress; refusals, and folders not
+                  published for want of a manifest.json, still go to stderr
   --json          print one JSON object with every outcome (and the plan)
   -h, --help      show this help
 
@@ -252,7 +253,11 @@ export const distributeRunCommand: Command = {
     // A destination newer than the source is not an error by default (the
     // source may be stale on purpose); a CI job can make it one.
     const newer = values['fail-on-skipped-newer'] === true ? newerRefusal(report) : undefined;
-    const allErrors = errors + (newer === undefined ? '' : formatRefusal(newer, 'located'));
+    // A report folder its producer left without a manifest is never
+    // published, and exits 0: under -q, where a cron job shows only what
+    // needs a person, the note is all that would tell anyone.
+    const unpublished = quiet && !report.dry_run ? looseNote(report).replace(/\n+$/, '\n') : '';
+    const allErrors = unpublished + errors + (newer === undefined ? '' : formatRefusal(newer, 'located'));
     const json = reportJson(report);
     return {
       text: quiet ? '' : report.dry_run ? planText(report) : summaryText(report),
