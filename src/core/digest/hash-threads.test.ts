@@ -66,6 +66,27 @@ describe('startHashFd', () => {
     }
   });
 
+  it('settled waits without blocking: the event loop turns while the thread hashes, and it resolves once the file is done', async () => {
+    const thread = new FileHashThread();
+    // Endless zeros bounded at 512 MiB: a few hundred milliseconds of hashing, far longer than one turn of the loop.
+    const zeros = openSync('/dev/zero', 'r');
+    try {
+      const pending = thread.start(zeros, 512 * MIB);
+      const order: string[] = [];
+      const settled = pending.settled().then(() => order.push('settled'));
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('turned');
+      await settled;
+      expect(order).toEqual(['turned', 'settled']);
+      expect(pending.ready()).toBe(true);
+      const hashed = pending.result();
+      expect(hashed.exceeded).toBe(true);
+      expect(hashed.bytes).toBeGreaterThan(512 * MIB);
+    } finally {
+      closeSync(zeros);
+    }
+  });
+
   it('hashes exactly the bytes of the file, at every chunk boundary', () => {
     setHashThreads(1);
     for (const size of [0, 1, MIB - 1, MIB, MIB + 1, 3 * MIB + 5]) {

@@ -182,13 +182,42 @@ export class FileHashThread {
     this.#requested = number;
     Atomics.store(this.#control, REQUEST, number);
     Atomics.notify(this.#control, REQUEST);
+    const ready = (): boolean => {
+      this.poll();
+      return outcome.hashed !== undefined || outcome.failure !== undefined;
+    };
     return {
       result: () => this.#resultOf(outcome),
-      ready: () => {
-        this.poll();
-        return outcome.hashed !== undefined || outcome.failure !== undefined;
-      },
+      ready,
+      settled: () => this.#settled(number, ready),
     };
+  }
+
+  /**
+   * Resolves once request `number` is done, without blocking the calling
+   * thread (`Atomics.waitAsync`): it may inspect other bundles meanwhile.
+   * Never rejects; a thread that broke or stays silent resolves it too, and
+   * `result` then reports the failure as it would have.
+   */
+  async #settled(number: number, ready: () => boolean): Promise<void> {
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    while (!ready() && !this.#broken && Date.now() <= deadline) {
+      const done = Atomics.load(this.#control, DONE);
+      if (((done - number) | 0) >= 0) continue;
+      const waited = waitAsync(this.#control, DONE, done, 100);
+      if (!waited.async) continue;
+      // A pending `waitAsync` does not keep Node's event loop alive (nor does
+      // the thread, unreferenced): a timer does, or the process could end
+      // here with the run unfinished.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        waited.value,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 100);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
   }
 
   /** Copies the outcomes of the files the worker is done with out of shared memory; never waits. */
@@ -269,11 +298,33 @@ interface FileOutcome {
   failure?: HashReadFailed;
 }
 
-/** A file being hashed on another thread; `result` blocks until it is done, `ready` says whether it is (never waits). */
+/**
+ * A file being hashed on another thread; `result` blocks until it is done,
+ * `ready` says whether it is (never waits), `settled` resolves when it is
+ * (never blocks, never rejects).
+ */
 export interface PendingHash {
   readonly result: () => HashedCopy;
   readonly ready: () => boolean;
+  readonly settled: () => Promise<void>;
 }
+
+/**
+ * `Atomics.waitAsync` (in Node since 16; the ES2024 library types it, this
+ * project's ES2023 does not).
+ */
+const waitAsync = (
+  Atomics as unknown as {
+    readonly waitAsync: (
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ) =>
+      | { readonly async: false; readonly value: string }
+      | { readonly async: true; readonly value: Promise<string> };
+  }
+).waitAsync;
 
 /**
  * Threads beside the caller's: one fewer than the cores (the caller hashes

@@ -20,7 +20,7 @@ import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 import { applyLocalBatch } from './apply.js';
-import { inspectLocal } from './inspect.js';
+import { startInspectLocal } from './inspect.js';
 import type { StepHook } from './tree.js';
 import { LocalRoot } from './work-area.js';
 
@@ -167,7 +167,15 @@ class LocalBackend implements DestinationBackend {
         refusal: this.#problem ?? refuseDistributor('destination_root_unavailable', { role: 'destination' }),
       };
     }
-    return inspectLocal(root.parents, bundleDir, root.ancestors, root.shown.root, options.checksum === true);
+    const inspection = startInspectLocal(
+      root.parents,
+      bundleDir,
+      root.ancestors,
+      root.shown.root,
+      options.checksum === true,
+    );
+    await inspection.settled();
+    return inspection.finish();
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../../test/helpers/cli.js';
 import { describeTree, makeBundle, weatherSiteTree } from '../../../../test/helpers/distributor-fixtures.js';
 import { distributeRun } from '../../run/run.js';
 
@@ -122,6 +123,66 @@ describe('distribute run --checksum, local destination', () => {
     expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
     expect(report.outcomes[0]?.entry_path).toBe('data/large.bin');
     expect(readFileSync(join(tree.dest, 'b', 'data', 'large.bin')).equals(edited)).toBe(true);
+  });
+
+  it("compares many bundles whose outputs hash on a thread while the next are read, each verdict its own bundle's", async () => {
+    const names = Array.from({ length: 12 }, (_, at) => `b${String(at).padStart(2, '0')}`);
+    const larges = new Map(names.map((name) => [name, randomBytes(200 * 1024 + names.indexOf(name))]));
+    for (const name of names)
+      makeBundle(tree.source, name, [REPORT, { path: 'data/large.bin', content: larges.get(name) ?? '' }], {
+        id: name,
+        created: '2026-05-30T11:10:00Z',
+      });
+    await run();
+    // A same-size edit of a large output (hashed on the thread) in one bundle,
+    // of a small one (hashed in line) in another, an unreadable output in a
+    // third, between bundles compared at the same time.
+    const edited = Buffer.from(larges.get('b03') ?? '');
+    edited[150_000] = (edited[150_000] ?? 0) ^ 0x01;
+    writeFileSync(join(tree.dest, 'b03', 'data', 'large.bin'), edited);
+    writeFileSync(join(tree.dest, 'b06', 'report.md'), REPORT.content.replace('Sunny', 'Rainy'));
+    const unreadable = join(tree.dest, 'b09', 'data', 'large.bin');
+    const before = describeTree(tree.dest);
+    chmodSync(unreadable, 0o000);
+    try {
+      const report = await run({ checksum: true });
+      expect(outcomes(report)).toEqual(
+        names.map((name) =>
+          name === 'b03' || name === 'b06'
+            ? [name, 'refused', 'destination_incomplete']
+            : name === 'b09'
+              ? [name, 'refused', 'destination_output_unreadable']
+              : [name, 'skipped_same', ''],
+        ),
+      );
+      const byBundle = new Map(report.outcomes.map((item) => [item.bundle_dir, item]));
+      expect(byBundle.get('b03')?.entry_path).toBe('data/large.bin');
+      expect(byBundle.get('b06')?.entry_path).toBe('report.md');
+      expect(byBundle.get('b09')?.entry_path).toBe('data/large.bin');
+    } finally {
+      chmodSync(unreadable, 0o644);
+    }
+    expect(describeTree(tree.dest)).toEqual(before);
+  });
+
+  it('regression: the CLI run with --checksum ends with its report and exit 0 when its last outputs hash on a thread (the process could end mid-run, exit 13)', () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f'])
+      makeBundle(
+        tree.source,
+        name,
+        [REPORT, { path: 'data/large.bin', content: randomBytes(16 * 1024 * 1024) }],
+        {
+          id: name,
+          created: '2026-05-30T11:10:00Z',
+        },
+      );
+    expect(runCli(['distribute', 'run', '--config', tree.config, '--quiet']).status).toBe(0);
+    for (let round = 0; round < 3; round += 1) {
+      const rerun = runCli(['distribute', 'run', '--config', tree.config, '--checksum', '--json']);
+      expect({ status: rerun.status, stderr: rerun.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+      const report = JSON.parse(rerun.stdout.toString()) as { outcomes: { outcome: string }[] };
+      expect(report.outcomes.map((item) => item.outcome)).toEqual(Array(6).fill('skipped_same'));
+    }
   });
 
   it('never follows a link put in place of an output, even to a file holding its published bytes', async () => {

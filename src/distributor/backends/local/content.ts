@@ -14,6 +14,14 @@ export interface ContentComparison {
   readonly gone: ReadonlySet<string>;
 }
 
+/** A comparison begun by `startCompareContent`. */
+export interface ContentInFlight {
+  /** Resolves once every file handed to a hashing thread is hashed; never blocks, never rejects. */
+  readonly settled: () => Promise<void>;
+  /** The verdict; blocks for a file not yet hashed. Call it exactly once: it closes the files. */
+  readonly finish: () => ContentComparison | UnreadableOutput;
+}
+
 /**
  * Reads every output in `outputs` (those the listing found with the size the
  * state records) below the bundle directory `dir` and compares its SHA-256
@@ -21,18 +29,21 @@ export interface ContentComparison {
  * (docs/distributor.md#comparing-by-content---checksum). No link is
  * followed: each output is opened as `openRegular` opens source files, and
  * a name that has become a link or a special file since the listing counts
- * as changed. Files of 64 KiB or more are hashed on the run's hashing
- * threads while the next ones are opened, as validation hashes sources;
- * the others, and every file when no thread is free, in line. An output
- * that cannot be read is a refusal: its content is unknown, and a verdict
- * either way would be a guess. `shownBundle` is the bundle folder as the
- * operator wrote the root, for that refusal's hint.
+ * as changed. Files of 64 KiB or more are handed to the run's hashing
+ * threads, the others (and every file when no thread is free) hashed in
+ * line. Every file is opened before this returns, so `dir` may be closed
+ * then; what went to a thread is waited for by `finish`, or first, without
+ * blocking, by `settled`: meanwhile the caller inspects the next bundles,
+ * and both cores hash (docs/performance.md, "`--checksum` on both cores").
+ * An output that cannot be read is a refusal: its content is unknown, and a
+ * verdict either way would be a guess. `shownBundle` is the bundle folder
+ * as the operator wrote the root, for that refusal's hint.
  */
-export function compareContent(
+export function startCompareContent(
   dir: Dir,
   outputs: readonly OutputRecord[],
   shownBundle: string,
-): ContentComparison | UnreadableOutput {
+): ContentInFlight {
   const changed = new Set<string>();
   const gone = new Set<string>();
   const handed: { readonly output: OutputRecord; readonly file: ReadableFile; readonly hash: PendingHash }[] =
@@ -44,6 +55,22 @@ export function compareContent(
       hint: `'${shownBundle}/${output.path}' cannot be read to compare its SHA-256 (--checksum): ${cause}`,
     }),
   });
+  // Every file handed to a thread is waited for, so no descriptor or thread stays taken.
+  const collect = (): UnreadableOutput | undefined => {
+    let refusal: UnreadableOutput | undefined;
+    for (const { output, file, hash } of handed.splice(0)) {
+      try {
+        const hashed = hash.result();
+        if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
+          changed.add(output.path);
+      } catch (error: unknown) {
+        refusal ??= unreadable(output, readCause(error));
+      } finally {
+        file.close();
+      }
+    }
+    return refusal;
+  };
   let refusal: UnreadableOutput | undefined;
   try {
     for (const output of outputs) {
@@ -55,7 +82,7 @@ export function compareContent(
             output,
             opened.errno === undefined ? 'it could not be opened' : readFailureCause(opened.errno),
           );
-          return refusal;
+          break;
         } else changed.add(output.path);
         continue;
       }
@@ -76,26 +103,26 @@ export function compareContent(
           changed.add(output.path);
       } catch (error: unknown) {
         refusal = unreadable(output, readCause(error));
-        return refusal;
+        break;
       } finally {
         if (!kept) opened.file.close();
       }
     }
-  } finally {
-    // Every file handed to a thread is waited for, so no descriptor or thread stays taken.
-    for (const { output, file, hash } of handed) {
-      try {
-        const hashed = hash.result();
-        if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
-          changed.add(output.path);
-      } catch (error: unknown) {
-        refusal ??= unreadable(output, readCause(error));
-      } finally {
-        file.close();
-      }
-    }
+  } catch (error: unknown) {
+    collect();
+    throw error;
   }
-  return refusal ?? { changed, gone };
+  if (refusal !== undefined) {
+    collect();
+    const found = refusal;
+    return { settled: () => Promise.resolve(), finish: () => found };
+  }
+  return {
+    settled: async () => {
+      for (const { hash } of handed) await hash.settled();
+    },
+    finish: () => collect() ?? { changed, gone },
+  };
 }
 
 /** An output that could not be read (its path in the bundle), with the refusal naming it as the operator wrote the root. */

@@ -11,8 +11,19 @@ import { refuseDistributor } from '../../refusals.js';
 import type { HeldDirs } from '../../validate/held-dirs.js';
 import { openRegular } from '../../validate/open-source.js';
 import { destinationWriteFailed, FolderWriteFailure } from '../../write-failure.js';
-import { type ContentComparison, compareContent } from './content.js';
-import { destinationProblem, listTree } from './tree.js';
+import { type ContentComparison, startCompareContent, type UnreadableOutput } from './content.js';
+import { destinationProblem, listTree, type TreeListing } from './tree.js';
+
+/**
+ * An inspection begun by `startInspectLocal`: `settled` resolves (never
+ * rejects, never blocks) once nothing is left but to `finish` it, which
+ * gives the snapshot; call `finish` exactly once, it closes the files still
+ * open.
+ */
+export interface LocalInspection {
+  readonly settled: () => Promise<void>;
+  readonly finish: () => DestinationSnapshot;
+}
 
 /**
  * Reads one destination bundle path, changing nothing; the directories above
@@ -22,14 +33,18 @@ import { destinationProblem, listTree } from './tree.js';
  * managed bundle; the path itself is empty (absent or no entries), unmanaged
  * (entries, no state), or managed (a valid state, with a note of unlisted
  * entries and missing outputs).
+ *
+ * Everything but hashing outputs (`checksum`) is done before this returns,
+ * and no directory is held after it: the next bundle path can be inspected
+ * while a hashing thread finishes the outputs of this one.
  */
-export function inspectLocal(
+export function startInspectLocal(
   parents: HeldDirs,
   bundleDir: BundleDir,
   ancestors: Map<string, boolean> = new Map(),
   shownRoot = '.',
   checksum = false,
-): DestinationSnapshot {
+): LocalInspection {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
   let dir: Dir | undefined;
@@ -39,7 +54,7 @@ export function inspectLocal(
     let parent = parents.root;
     let reached: readonly string[] = [];
     if (holdsStateCached(parent, '', ancestors)) {
-      return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+      return found(invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' })));
     }
     for (let depth = 1; depth < segments.length; depth += 1) {
       const above = segments.slice(0, depth);
@@ -47,32 +62,61 @@ export function inspectLocal(
         parent = parents.open(above);
       } catch (error: unknown) {
         if (isFsError(error, 'ENOENT'))
-          return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
-        return invalid(destinationProblem(error));
+          return found(writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] }));
+        return found(invalid(destinationProblem(error)));
       }
       reached = above;
       if (holdsStateCached(parent, above.join('/'), ancestors)) {
-        return invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' }));
+        return found(invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' })));
       }
     }
     try {
       dir = parent.openDir(leaf);
     } catch (error: unknown) {
       if (isFsError(error, 'ENOENT'))
-        return writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] });
-      return invalid(destinationProblem(error));
+        return found(writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] }));
+      return found(invalid(destinationProblem(error)));
     }
     const compare = checksum ? { shownBundle: join(shownRoot, bundleDir) } : undefined;
-    return writableAt(parent, reached, shownRoot, inspectBundleDir(dir, compare), { dir, leaf });
+    const inspected = startInspectBundleDir(dir, compare);
+    // Asked now: `parent` and `dir` are let go of before the outputs are hashed.
+    const unwritable = unwritableAt(parent, reached, shownRoot, { dir, leaf });
+    return then(inspected, (snapshot) => withUnwritable(snapshot, unwritable));
   } catch (error: unknown) {
-    return invalid(
-      error instanceof Refusal
-        ? error
-        : refuseDistributor('destination_unreachable', { role: 'destination' }),
-    );
+    return found(unexpected(error));
   } finally {
     dir?.close();
   }
+}
+
+function unexpected(error: unknown): DestinationSnapshot {
+  return invalid(
+    error instanceof Refusal ? error : refuseDistributor('destination_unreachable', { role: 'destination' }),
+  );
+}
+
+/** An inspection (or a comparison) with nothing left to wait for. */
+function found<T = DestinationSnapshot>(
+  value: T,
+): { readonly settled: () => Promise<void>; readonly finish: () => T } {
+  return { settled: () => Promise.resolve(), finish: () => value };
+}
+
+/** What `inFlight` finishes with, turned into a snapshot by `next` (an exception an invalid snapshot, as at the start). */
+function then<T>(
+  inFlight: { readonly settled: () => Promise<void>; readonly finish: () => T },
+  next: (value: T) => DestinationSnapshot,
+): LocalInspection {
+  return {
+    settled: inFlight.settled,
+    finish: () => {
+      try {
+        return next(inFlight.finish());
+      } catch (error: unknown) {
+        return unexpected(error);
+      }
+    },
+  };
 }
 
 /**
@@ -91,40 +135,51 @@ function writableAt(
   reached: readonly string[],
   shownRoot: string,
   snapshot: DestinationSnapshot,
-  bundle?: { readonly dir: Dir; readonly leaf: string },
 ): DestinationSnapshot {
-  if (snapshot.kind !== 'empty' && snapshot.kind !== 'managed') return snapshot;
+  return withUnwritable(snapshot, unwritableAt(parent, reached, shownRoot));
+}
+
+/** The refusal a write into `parent` (or into the existing `bundle` below it) would meet; undefined when allowed. */
+function unwritableAt(
+  parent: Dir,
+  reached: readonly string[],
+  shownRoot: string,
+  bundle?: { readonly dir: Dir; readonly leaf: string },
+): Refusal | undefined {
   const named = (segments: readonly string[]): string =>
     segments.length === 0 ? shownRoot : `${shownRoot}/${segments.join('/')}`;
   const parentCode = parent.writeDenied();
   const bundleCode = parentCode === undefined ? bundle?.dir.writeDenied() : undefined;
   const code = parentCode ?? bundleCode;
-  if (code === undefined) return snapshot;
+  if (code === undefined) return undefined;
   const folder =
     parentCode === undefined && bundle !== undefined ? named([...reached, bundle.leaf]) : named(reached);
-  return {
-    ...snapshot,
-    unwritable: destinationWriteFailed(new FolderWriteFailure(FsError.synthetic(code, 'faccessat'), folder)),
-  };
+  return destinationWriteFailed(new FolderWriteFailure(FsError.synthetic(code, 'faccessat'), folder));
+}
+
+/** Only a path sealkit would write to (empty or managed) is refused for not being writable. */
+function withUnwritable(snapshot: DestinationSnapshot, unwritable: Refusal | undefined): DestinationSnapshot {
+  if (unwritable === undefined || (snapshot.kind !== 'empty' && snapshot.kind !== 'managed')) return snapshot;
+  return { ...snapshot, unwritable };
 }
 
 /**
  * `byContent`: `--checksum` — outputs of the size the state records are
  * read too, and compared by SHA-256 (named in a refusal as `shownBundle`).
  */
-function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }): DestinationSnapshot {
+function startInspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }): LocalInspection {
   const entries = dir.list();
-  if (entries.length === 0) return { kind: 'empty', residue: [] };
+  if (entries.length === 0) return found({ kind: 'empty', residue: [] });
   const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
   if (stateEntry === undefined) {
     const [first] = entries
       .filter((entry) => entry.utf8)
       .map((entry) => entry.name)
       .sort(compareUtf8);
-    return first === undefined ? { kind: 'unmanaged' } : { kind: 'unmanaged', firstEntry: first };
+    return found(first === undefined ? { kind: 'unmanaged' } : { kind: 'unmanaged', firstEntry: first });
   }
   const read = readStateOrWhy(dir, stateEntry.type);
-  if ('refusal' in read) return invalid(read.refusal);
+  if ('refusal' in read) return found(invalid(read.refusal));
   const listed = new Set<string>(read.state.outputs.map((output) => output.path));
   const listing = listTree(dir, entries, listed);
   listed.add(STATE_FILE);
@@ -146,12 +201,22 @@ function inspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }
   // written over just the same (docs/distributor.md#comparing-by-content---checksum).
   const content =
     byContent === undefined
-      ? SIZES_ONLY
-      : compareContent(
+      ? found<ContentComparison>(SIZES_ONLY)
+      : startCompareContent(
           dir,
           read.state.outputs.filter((output) => listing.sizes.get(output.path) === output.size),
           byContent.shownBundle,
         );
+  return then(content, (compared) => judged(read, listing, foreign, compared));
+}
+
+/** The snapshot of a managed bundle path, once its outputs are compared (by size, or by content too). */
+function judged(
+  read: { readonly state: DestinationState; readonly token: StateToken },
+  listing: TreeListing,
+  foreign: readonly string[],
+  content: ContentComparison | UnreadableOutput,
+): DestinationSnapshot {
   if ('refusal' in content) return { kind: 'invalid', refusal: content.refusal, entryPath: content.path };
   const { changed, gone } = content;
   const absent = read.state.outputs

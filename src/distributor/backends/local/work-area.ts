@@ -33,7 +33,7 @@ const KEPT_PREFIX = 'kept-';
 /** One destination root opened by a run; shared by every destination configured with the same root. */
 export class LocalRoot {
   readonly root: Dir;
-  /** Directories above bundle paths already checked for a state, for this run (see `inspectLocal`). */
+  /** Directories above bundle paths already checked for a state, for this run (see `startInspectLocal`). */
   readonly ancestors = new Map<string, boolean>();
   /** Directories above bundle paths, held while the run inspects its sorted bundle paths. */
   readonly parents: HeldDirs;
