@@ -23,6 +23,7 @@ describe('classifyS3Error', () => {
     expect(classifyS3Error(answered(403, 'Forbidden'))).toBe('access_denied');
     expect(classifyS3Error(answered(403, 'InvalidAccessKeyId'))).toBe('credentials_refused');
     expect(classifyS3Error(answered(403, 'SignatureDoesNotMatch'))).toBe('credentials_refused');
+    expect(classifyS3Error(answered(403, 'QuotaExceeded'))).toBe('quota_exceeded');
     expect(classifyS3Error(answered(503, 'SlowDown'))).toBe('failed');
   });
 
@@ -67,6 +68,7 @@ describe('s3RefusalCode', () => {
     expect(s3RefusalCode('absent', 'write')).toBe('destination_changed');
     expect(s3RefusalCode('precondition', 'write')).toBe('destination_changed');
     expect(s3RefusalCode('failed', 'write')).toBe('destination_write_failed');
+    expect(s3RefusalCode('quota_exceeded', 'write')).toBe('destination_write_failed');
   });
 });
 

@@ -22,6 +22,8 @@ export type S3FailureKind =
   | 'credentials_refused'
   /** Any other 403: the credentials are valid but not allowed this request. */
   | 'access_denied'
+  /** 403 QuotaExceeded (Ceph RGW): the bucket or its owner holds no more bytes; the credentials are fine. */
+  | 'quota_exceeded'
   /** No HTTP answer (connection refused or reset, DNS, TLS, a timeout). */
   | 'unreachable'
   /** Any other answer (5xx, 400, ...), or a failure that is not the server's (an aborted or broken upload). */
@@ -40,6 +42,7 @@ export function classifyS3Error(error: unknown): S3FailureKind {
   if (otherRegion(error) !== undefined) return 'unreachable';
   if (status === 412 || (status === 409 && name === 'ConditionalRequestConflict')) return 'precondition';
   if (status === 404) return name === 'NoSuchBucket' ? 'no_bucket' : 'absent';
+  if (status === 403 && QUOTA_ERRORS.has(name)) return 'quota_exceeded';
   if (status === 403) return CREDENTIAL_ERRORS.has(name) ? 'credentials_refused' : 'access_denied';
   if (status === 401) return 'credentials_refused';
   return 'failed';
@@ -88,9 +91,19 @@ export function s3Refusal(
             ? credentialsMissingHint()
             : code === 'destination_credentials_refused'
               ? credentialsRefusedHint(typeof error === 'object' && error !== null ? errorName(error) : '')
-              : undefined;
+              : classifyS3Error(error) === 'quota_exceeded'
+                ? QUOTA_EXCEEDED_HINT
+                : undefined;
   return refuseDistributor(code, { role: 'destination', ...(hint === undefined ? {} : { hint }) });
 }
+
+/**
+ * Ceph RGW answers a write past a bucket or user quota with 403, which read
+ * as a missing s3:PutObject and sent users to their access policy, although
+ * the same credentials had just written the pending marker.
+ */
+const QUOTA_EXCEEDED_HINT =
+  'the store refused the write because a quota is used up (QuotaExceeded): the bucket, or the user that owns it, may hold no more on the store; these credentials may write there, so raise the quota or free space in the bucket, then run again';
 
 /**
  * What to do about a bucket the store does not have. The refusal points at
@@ -264,6 +277,8 @@ export function s3RefusalCode(kind: S3FailureKind, during: 'read' | 'write'): Di
       return 'destination_credentials_refused';
     case 'access_denied':
       return 'destination_access_denied';
+    case 'quota_exceeded':
+      return 'destination_write_failed';
     case 'unreachable':
       return 'destination_unreachable';
     case 'failed':
@@ -319,6 +334,9 @@ const CREDENTIAL_ERRORS: ReadonlySet<string> = new Set([
   'InvalidClientTokenId',
   'AuthorizationHeaderMalformed',
 ]);
+
+/** 403 error codes of a store that is full for this bucket or user, not of a missing permission. */
+const QUOTA_ERRORS: ReadonlySet<string> = new Set(['QuotaExceeded']);
 
 /** Answers that say "busy, try later". */
 const TRANSIENT_NAMES: ReadonlySet<string> = new Set([

@@ -78,6 +78,38 @@ describe('S3 destinations that fail', () => {
     ]);
   });
 
+  it('regression: a used-up bucket quota is destination_write_failed saying so, not a missing s3:PutObject', async () => {
+    const bucket = await ctx.rgw.createBucket('full');
+    await ctx.rgw.admin(['quota', 'set', '--quota-scope=bucket', `--bucket=${bucket}`, '--max-size=4096']);
+    await ctx.rgw.admin(['quota', 'enable', '--quota-scope=bucket', `--bucket=${bucket}`]);
+    const config: DistributorConfig = {
+      pipelines: [
+        {
+          id: 'big',
+          source: { root: sourceWith('full', { 'data.bin': randomBytes(64 * 1024) }) },
+          destinations: [s3Destination('capped', bucket, 'site')],
+        },
+      ],
+    };
+    const first = await distributeRun({ config });
+    const refusal = first.outcomes[0]?.refusal;
+    // The same credentials wrote the probe and the pending marker: blaming a
+    // permission sent users to their access policy instead of the store.
+    expect([first.outcomes[0]?.outcome, refusal?.code]).toEqual(['refused', 'destination_write_failed']);
+    expect(refusal?.hint).toContain('a quota is used up (QuotaExceeded)');
+    expect(refusal?.hint).toContain('raise the quota or free space in the bucket');
+    expect(refusal?.hint).not.toContain('s3:PutObject');
+
+    // Once the quota is raised, the next run publishes over what the refused one left.
+    await ctx.rgw.admin(['quota', 'disable', '--quota-scope=bucket', `--bucket=${bucket}`]);
+    const second = await distributeRun({ config });
+    expect(rows(second)).toEqual([['big', 'capped', 'published', '']]);
+    expect((await listKeys(ctx.s3, bucket, 'site/')).sort()).toEqual([
+      'site/b/.distributor.json',
+      'site/b/data.bin',
+    ]);
+  });
+
   it('no room for the verified copy anywhere (a full TMPDIR): refused with snapshot_write_failed, the run goes on', async () => {
     const bucket = await ctx.rgw.createBucket('snap');
     const config: DistributorConfig = {
