@@ -169,7 +169,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
     expect(absent.status).toBe(2);
     expect(absent.stderr.toString('utf8')).toBe(
       missing(
-        `AWS_PROFILE names profile 'archive', which neither '${credentials}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' holds: check the name, or unset AWS_PROFILE to use the other sources; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set too, but the SDK passes over them while AWS_PROFILE is set: unset AWS_PROFILE to use them`,
+        `AWS_PROFILE names profile 'archive', which neither '${credentials}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' holds (they hold 'reports'): check the name, or unset AWS_PROFILE to use the other sources; AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set too, but the SDK passes over them while AWS_PROFILE is set: unset AWS_PROFILE to use them`,
       ),
     );
     const sentinels = [WRONG_SECRET, ctx.rgw.secretAccessKey, ctx.rgw.accessKeyId];
@@ -234,6 +234,15 @@ describe('credentials the store refuses or the SDK passes over', () => {
       ),
     );
     expect(await listKeys(ctx.s3, ctx.bucket, 'shared-files/')).toEqual([]);
+    // regression: a misspelt AWS_PROFILE is answered with the profile the files hold, not only "check the name".
+    const misspelt = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_PROFILE: 'report' });
+    expect(misspelt.status).toBe(2);
+    expect(misspelt.stderr.toString('utf8')).toBe(
+      missing(
+        `AWS_PROFILE names profile 'report', which neither '${locked}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' holds: did you mean 'reports'?`,
+      ),
+    );
+    expect(scanForSentinels(misspelt, [source], [ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey])).toEqual([]);
     // As the hint says: with AWS_PROFILE set, the same file publishes.
     const published = cli({ ...keyless, AWS_SHARED_CREDENTIALS_FILE: locked, AWS_PROFILE: 'reports' });
     expect(published.status).toBe(0);

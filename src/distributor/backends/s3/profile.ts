@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { didYouMean } from '../../../core/refusal/index.js';
 
 /**
  * The hint of `destination_credentials_missing`: what of the user's own
@@ -132,7 +133,12 @@ function profileHint(env: NodeJS.ProcessEnv): string {
   if (unreadable !== undefined) return `AWS_PROFILE names profile '${name}', but ${unreadable}`;
   if (files.every((file) => file.profiles === undefined))
     return `AWS_PROFILE names profile '${name}', but neither ${credentials.shown} nor ${config.shown} exists${homeOf(files)}: check the user the run is started as, or point AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE at the files`;
-  return `AWS_PROFILE names profile '${name}', which neither ${credentials.shown} nor ${config.shown} holds: check the name, or unset AWS_PROFILE to use the other sources`;
+  const held = [...new Set(files.flatMap((file) => file.profiles ?? []))];
+  const lead = `AWS_PROFILE names profile '${name}', which neither ${credentials.shown} nor ${config.shown} holds`;
+  // A misspelt name was told only "check the name", with the right one a glance away in the files.
+  const meant = didYouMean(name, held);
+  if (meant !== undefined) return `${lead}: ${meant}`;
+  return `${lead}${held.length === 0 ? '' : ` (they hold ${named(held)})`}: check the name, or unset AWS_PROFILE to use the other sources`;
 }
 
 /**
