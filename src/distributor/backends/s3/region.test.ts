@@ -54,9 +54,14 @@ describe('an S3 destination without a region', () => {
         });
         expect(run.status).toBe(2);
         const stderr = run.stderr.toString();
-        expect(stderr.split('\n').slice(0, 2)).toEqual([
+        expect(stderr.split('\n').slice(0, 4)).toEqual([
           'error[destination_region_missing]: no region is set for the S3 destination: set region: in the configuration, or AWS_REGION (or a region in the AWS profile)',
           '  --> c.yaml:5:9',
+          '  = at: pipelines[0].destinations[0]',
+          // regression: a store of one's own has no region to look up, and rclone users never set one.
+          endpoint === ''
+            ? "  = help: destination 'archive', bundle 'b1'"
+            : "  = help: destination 'archive', bundle 'b1': a store at endpoint: signs requests with a region too: Ceph RGW and MinIO take us-east-1 (the region rclone signs with when it is given none) unless their administrator set another; add region: us-east-1, or the store's own region",
         ]);
         expect(stderr + run.stdout.toString()).not.toContain('zqSentinelSecret');
       }

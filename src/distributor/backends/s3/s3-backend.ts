@@ -77,6 +77,14 @@ const MAX_DESTINATION_LISTING = 10_000;
 
 const systemClock: LeaseClock = { now: () => new Date() };
 
+/**
+ * A self-hosted store still needs a region to sign with, and users coming
+ * from rclone, which signs with us-east-1 when none is given, never set one:
+ * the refusal alone left them guessing which region a store of their own has.
+ */
+const REGION_FOR_ENDPOINT_HINT =
+  "a store at endpoint: signs requests with a region too: Ceph RGW and MinIO take us-east-1 (the region rclone signs with when it is given none) unless their administrator set another; add region: us-east-1, or the store's own region";
+
 /** A bundle whose inspection a signal stopped; the run reports it stopped before any write. */
 const interrupted = (): Refusal => refuseDistributor('run_interrupted');
 const stopped = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
@@ -312,7 +320,10 @@ export function createS3BackendNow(
         // Abandoned by the signal: the store did not fail, the run stops.
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         if (await regionMissing(getClient())) {
-          destinationFailure ??= refuseDistributor('destination_region_missing', { role: 'destination' });
+          destinationFailure ??= refuseDistributor('destination_region_missing', {
+            role: 'destination',
+            ...(config.endpoint === undefined ? {} : { hint: REGION_FOR_ENDPOINT_HINT }),
+          });
           return { kind: 'invalid', refusal: destinationFailure };
         }
         return { kind: 'invalid', refusal: noteFailure(error, 'read') };
