@@ -111,7 +111,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     const unknown = run('nope');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr.toString('utf8')).toContain(
-      `= help: destination 'bucket', bundle 'weather/brentwood': AWS_PROFILE names profile 'nope', which neither '${credentials}' nor '${config}' holds: check the name, or unset AWS_PROFILE to use the other sources`,
+      `= help: destination 'bucket', bundle 'weather/brentwood': AWS_PROFILE names profile 'nope', which neither '${credentials}' nor '${config}' holds (they hold 'reports', 'archive'): check the name, or unset AWS_PROFILE to use the other sources`,
     );
     for (const profile of ['reports', 'archive']) {
       const keyless = run(profile);
