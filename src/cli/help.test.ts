@@ -138,6 +138,35 @@ describe('the list of commands', () => {
   );
 });
 
+describe('the exit codes a list of commands names', () => {
+  it.each([
+    [['distribute'], 'distribute run also 130 / 143'],
+    [['edition'], 'edition new also 130 / 143'],
+    [['evidence'], 'evidence synth also 130 / 143'],
+    [['contract'], undefined],
+    [['json'], undefined],
+  ])(
+    "regression: sealkit %j --help names only its own commands' exit codes (listed scaffold's 3 and 4)",
+    (group, signals) => {
+      const help = runCli([...group, '--help'])
+        .stdout.toString()
+        .replaceAll('\n', ' ');
+      expect(help).toContain(
+        'Every command: exit 0 success, 1 usage error (nothing written), 2 refused, 70 internal error',
+      );
+      expect(help).not.toContain('scaffold also');
+      expect(help).not.toContain('3 published');
+      if (signals === undefined) expect(help).not.toContain('130');
+      else expect(help).toContain(`${signals} when SIGINT / SIGTERM stopped it before its commit point`);
+    },
+  );
+
+  it("the list of every command still names them all, scaffold's own among them", () => {
+    const help = runCli(['--help']).stdout.toString().replaceAll('\n', ' ');
+    expect(help).toContain('scaffold also: 3 published with a condition, 4 published but unverified');
+  });
+});
+
 describe('a malformed flag value', () => {
   it('prints one line, the synopsis and where the help is, not the whole help', () => {
     const result = runCli(['distribute', 'run', '--transfers', '0']);

@@ -43,15 +43,39 @@ function topUsage(commands: readonly CommandEntry[], group?: string): string {
         : `  -h, --help       show this list; sealkit ${group} ${commands[0]?.path[1] ?? ''} --help shows a command's help`,
       '  -V, --version    print the version',
       '',
-      'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
-      '70 internal error (scaffold also: 3 published with a condition, 4 published',
-      'but unverified; distribute run, edition new, evidence synth and scaffold also',
-      '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
-      '--json prints one JSON object on stdout (scaffold always does).',
+      ...exitLines(group),
       ...guideLines(group),
     ].join('\n'),
   );
 }
+
+/**
+ * The exit codes, as far as the commands listed use them: a group's help
+ * names only its own (a distribute user has no use for scaffold's 3 and 4).
+ */
+function exitLines(group: string | undefined): string[] {
+  const common = 'exit 0 success, 1 usage error (nothing written), 2 refused, 70 internal error';
+  const json = '--json prints one JSON object on stdout';
+  if (group === undefined)
+    return [
+      'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
+      '70 internal error (scaffold also: 3 published with a condition, 4 published',
+      'but unverified; distribute run, edition new, evidence synth and scaffold also',
+      '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
+      `${json} (scaffold always does).`,
+    ];
+  const signals = (who: string) =>
+    `; ${who} also 130 / 143 when SIGINT / SIGTERM stopped it before its commit point`;
+  const interruptible = INTERRUPTIBLE[group];
+  return [`Every command: ${common}${interruptible === undefined ? '' : signals(interruptible)}; ${json}.`];
+}
+
+/** Per group: the command a signal can stop before its commit point (scaffold, its own group of one, has its own help). */
+const INTERRUPTIBLE: Readonly<Record<string, string>> = {
+  distribute: 'distribute run',
+  edition: 'edition new',
+  evidence: 'evidence synth',
+};
 
 /** The guide of each command group, installed with sealkit under docs/. */
 const GUIDES: Readonly<Record<string, string>> = {
