@@ -5,4 +5,5 @@ export * from './input/index.js';
 export * from './json/index.js';
 export * from './package/index.js';
 export * from './refusal/index.js';
+export * from './shell/index.js';
 export * from './steps/index.js';

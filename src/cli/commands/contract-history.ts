@@ -1,3 +1,4 @@
+import { shellWord } from '../../core/shell/index.js';
 import './contract-schemas-interpreted.js';
 import {
   openContractProjectCached,
@@ -21,7 +22,6 @@ import {
   projectFolderOf,
   readingLedger,
   refusedAtLedger,
-  shellWord,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract history [DIR] --resource ID [--ledger URL] [--json]

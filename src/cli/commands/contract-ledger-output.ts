@@ -444,11 +444,6 @@ function placeLedgerRefusal(error: Refusal, ledger: LedgerInUse, rerun: Rerun | 
  */
 export type Rerun = (dir: string) => string;
 
-/** A word the shell reads back as it is: quoted when it holds anything but safe characters. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 /** At most this many projects are named in the hint of a folder that holds projects. */
 const PROJECTS_NAMED = 5;
 

@@ -1,3 +1,4 @@
+import { shellWord } from '../../core/shell/index.js';
 import './contract-schemas-interpreted.js';
 import { replayLedger } from '../../contracts/index.js';
 import type { Command, CommandResult } from '../command.js';
@@ -13,7 +14,6 @@ import {
   projectFolderOf,
   readingLedger,
   refusedAtLedger,
-  shellWord,
 } from './contract-ledger-output.js';
 
 const USAGE = `Usage: sealkit contract replay [DIR] [--ledger URL] [--json]

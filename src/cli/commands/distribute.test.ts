@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -12,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import {
   describeTree,
   fileRecords,
@@ -164,6 +165,51 @@ describe('sealkit distribute run', () => {
       [3, 'markdown_outside_bundle'],
       [5, 'not_in_manifest'],
     ]);
+    // Regression: verify said such a link "is kept as written", where the run
+    // beside it pointed a link into a published bundle at its page.
+    const told = runCli(['distribute', 'verify', join(source, 'weather/w03'), '--html', '--assets']);
+    expect(told.stdout.toString().split('\n').slice(1)).toEqual([
+      '1 link in these pages will not load where they are published with these outputs:',
+      "  report.md:5: image charts/late.png is not in the bundle's manifest, so no run publishes it",
+      '1 link in these pages leads out of this bundle to a .md file: a run points it at its page (.html) when a bundle of the same source root publishes that file, and keeps it as written otherwise:',
+      '  report.md:3: link ../index.md',
+      '',
+    ]);
+  });
+
+  it('regression: the hint to write a manifest again is a command to paste, the bundle folder as written (quoted) and its id (was BUNDLE_DIR --id ID)', () => {
+    makeBundle(source, "weather/week 22's", [REPORT], { id: 'weather.w22', created: '2026-05-30T11:10:00Z' });
+    writeFileSync(join(source, "weather/week 22's", 'report.md'), '# Daily\n\nSunny, then rain.\n');
+    // Run from the work folder with the configuration's relative root, as a user does.
+    const conf = join(work, 'conf');
+    mkdirSync(conf);
+    writeFileSync(
+      join(conf, 'sealkit.distributor.yaml'),
+      'pipelines:\n  - id: weather\n    source: {root: ../src}\n    destinations:\n      - {id: site, kind: local, root: ../dest, outputs: {source: true, html: false}}\n',
+    );
+    const refused = runCli(['distribute', 'run', '--config', 'conf/sealkit.distributor.yaml'], { cwd: work });
+    expect(refused.status).toBe(2);
+    const help = refused.stderr
+      .toString()
+      .split('\n')
+      .find((line) => line.startsWith('  = help: '));
+    const command = "sealkit distribute manifest 'src/weather/week 22'\\''s' --id weather.w22 --replace";
+    expect(help).toBe(
+      `  = help: the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with ${command}`,
+    );
+    // Pasted into a shell, the command writes that bundle's manifest, and the run publishes.
+    const pasted = spawnSync('sh', ['-c', `sealkit() { "$SEALKIT_NODE" "$SEALKIT_BIN" "$@"; }; ${command}`], {
+      cwd: work,
+      env: {
+        ...process.env,
+        SEALKIT_NODE: process.execPath,
+        SEALKIT_BIN: join(REPO_ROOT, 'bin', 'sealkit.js'),
+      },
+    });
+    expect({ status: pasted.status, stderr: pasted.stderr.toString() }).toEqual({ status: 0, stderr: '' });
+    expect(
+      runCli(['distribute', 'run', '--config', 'conf/sealkit.distributor.yaml'], { cwd: work }).status,
+    ).toBe(0);
   });
 
   it('regression: the dry run of a replacement lists as deleted only what leaves the destination (listed every old output)', () => {
@@ -577,7 +623,7 @@ describe('sealkit distribute run', () => {
           category: 'mismatched',
           message: 'a file SHA-256 differs from the digest the manifest lists',
           location: where,
-          hint: 'the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace',
+          hint: `the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest ${join(source, bundleDir)} --id secret_id_zq --replace`,
         },
       ],
     });
@@ -587,7 +633,7 @@ describe('sealkit distribute run', () => {
     expect(human.stderr.toString()).toBe(
       'error[file_digest_mismatch]: a file SHA-256 differs from the digest the manifest lists\n' +
         `  --> ${where.path}\n` +
-        '  = help: the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace\n',
+        `  = help: the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest ${join(source, bundleDir)} --id secret_id_zq --replace\n`,
     );
   });
 
@@ -1229,7 +1275,7 @@ describe('sealkit distribute verify and manifest', () => {
     expect(folder.stderr.toString().split('\n')).toEqual([
       'error[manifest_not_regular]: manifest.json is a symbolic link or not a regular file',
       '  --> b/manifest.json',
-      '  = help: it is a folder, FIFO, socket or device: move it away, then write the manifest with sealkit distribute manifest BUNDLE_DIR --id ID',
+      '  = help: it is a folder, FIFO, socket or device: move it away, then write the manifest with sealkit distribute manifest b --id ID',
       '',
     ]);
   });
@@ -1363,7 +1409,7 @@ describe('sealkit distribute verify and manifest', () => {
       message: 'a file SHA-256 differs from the digest the manifest lists',
       role: 'bundle',
       location: { path: 'v/a.txt' },
-      hint: 'the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace',
+      hint: 'the file changed after manifest.json was written (it lists it as files[0]): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest v --id secret_id_zq --replace',
       also: [
         {
           reason_code: 'file_missing',
@@ -1375,11 +1421,12 @@ describe('sealkit distribute verify and manifest', () => {
         },
       ],
     });
+    // Not the bundle's id: the help's command to write the manifest again
+    // names it, as a run's report names bundle ids (an id is not a secret).
     const sentinels = [
       'SECRET_A_ZQ',
       'SECRET_A_ZX',
       'SECRET_B_ZQ',
-      'secret_id_zq',
       manifest.files[0].sha256.slice(7, 40),
       work,
     ];

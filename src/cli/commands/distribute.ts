@@ -385,12 +385,23 @@ export const distributeVerifyCommand: Command = {
     };
     const verified = verifyBundle(dir, selected ? { outputs } : {});
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
-    const warnings = verified.link_warnings.map((warning) => `  ${linkWarningText('', warning)}`);
+    // A link out of the bundle to a .md file is decided by a run, which
+    // knows whether the bundle it leads into is published beside this one.
+    const outward = verified.link_warnings.filter((warning) => warning.problem === 'markdown_outside_bundle');
+    const warnings = verified.link_warnings
+      .filter((warning) => warning.problem !== 'markdown_outside_bundle')
+      .map((warning) => `  ${linkWarningText('', warning)}`);
     return {
       text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n${
         warnings.length === 0
           ? ''
           : `${counted(warnings.length, 'link')} in these pages will not load where they are published with these outputs:\n${warnings.join('\n')}\n`
+      }${
+        outward.length === 0
+          ? ''
+          : `${counted(outward.length, 'link')} in these pages ${outward.length === 1 ? 'leads' : 'lead'} out of this bundle to a .md file: a run points ${outward.length === 1 ? 'it' : 'each'} at its page (.html) when a bundle of the same source root publishes that file, and keeps ${outward.length === 1 ? 'it' : 'the link'} as written otherwise:\n${outward
+              .map((warning) => `  ${linkPlace('', warning)}`)
+              .join('\n')}\n`
       }`,
       json: {
         status: 'ok',
@@ -712,9 +723,14 @@ function writtenHref(href: string): string {
 
 /** One link warning: the page (below `folder`) and line, the link as written, and why it will not load. */
 function linkWarningText(folder: string, warning: LinkWarning): string {
+  return `${linkPlace(folder, warning)} ${linkProblemText(warning)}`;
+}
+
+/** Where a link stands and what it says: `weekly/report.md:12: link ../x.md`. */
+function linkPlace(folder: string, warning: LinkWarning): string {
   const where = escapedBytes(Buffer.from(`${folder}${warning.page}:${warning.line}`, 'utf8'));
   const link = escapedBytes(Buffer.from(writtenHref(warning.href), 'utf8'));
-  return `${where}: ${warning.image ? 'image' : 'link'} ${link} ${linkProblemText(warning)}`;
+  return `${where}: ${warning.image ? 'image' : 'link'} ${link}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { didYouMean, type Refusal } from '../../core/refusal/index.js';
+import { shellWord } from '../../core/shell/index.js';
 import {
   isEditionId,
   type NewWorkspaceResult,
@@ -96,11 +97,6 @@ function describe(plan: WorkspacePlan, created: boolean, dest: string): string {
 }
 
 const hintOf = (hint: string | undefined): { readonly hint?: string } => (hint === undefined ? {} : { hint });
-
-/** A word the shell reads back as it is: quoted when it holds anything but safe characters. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
 
 export const editionNew: Command = {
   path: ['edition', 'new'],

@@ -39,13 +39,15 @@ export interface VerifyOptions {
  * each names its file under `path` as given (docs/distributor.md#reading-an-error).
  */
 export function verifyBundle(path: string, options: VerifyOptions = {}): VerifiedBundle {
+  // The id, once the manifest is read: a hint to write the manifest again names it.
+  const read: { id?: string } = {};
   try {
     return guardRefusals(
-      () => verifyIn(path, options.outputs),
+      () => verifyIn(path, options.outputs, read),
       () => refuseDistributor('file_unreadable', { role: 'bundle' }),
     );
   } catch (error: unknown) {
-    throw error instanceof Refusal ? locatedUnder(error, path) : error;
+    throw error instanceof Refusal ? locatedUnder(error, path, read.id) : error;
   }
 }
 
@@ -63,7 +65,7 @@ function readManifestOrWhy(dir: Dir): SourceManifest {
     if (names.has(STATE_FILE))
       throw error.at(
         {},
-        `this folder is a published copy (it holds ${STATE_FILE}, no ${MANIFEST_FILE}): verify the source bundle it was published from`,
+        `this folder is a published copy (it holds ${STATE_FILE}, no ${MANIFEST_FILE}): verify the source bundle it was published from; to compare what is published with its source, run sealkit distribute run --dry-run --checksum`,
       );
     let below: readonly string[] = [];
     try {
@@ -80,7 +82,11 @@ function readManifestOrWhy(dir: Dir): SourceManifest {
   }
 }
 
-function verifyIn(path: string, outputs: OutputCategories | undefined): VerifiedBundle {
+function verifyIn(
+  path: string,
+  outputs: OutputCategories | undefined,
+  read: { id?: string },
+): VerifiedBundle {
   let dir: Dir;
   try {
     dir = Dir.open(path);
@@ -91,6 +97,7 @@ function verifyIn(path: string, outputs: OutputCategories | undefined): Verified
     // The manifest stops everything (no file is read before it passed); the
     // listed files and the nested-manifest scan are independent of each other.
     const manifest = readManifestOrWhy(dir);
+    read.id = manifest.id;
     const problems: Refusal[] = [];
     const collect = (work: () => unknown): void => {
       try {

@@ -473,13 +473,11 @@ describe('distribute verify: a folder without a manifest says what it is', () =>
     mkdirSync(published, { recursive: true });
     writeFileSync(join(published, '.distributor.json'), '{}\n');
     expect(refusalOf(() => verifyBundle(published)).hint).toBe(
-      'this folder is a published copy (it holds .distributor.json, no manifest.json): verify the source bundle it was published from',
+      'this folder is a published copy (it holds .distributor.json, no manifest.json): verify the source bundle it was published from; to compare what is published with its source, run sealkit distribute run --dry-run --checksum',
     );
     const empty = join(work, 'empty');
     mkdirSync(empty);
-    expect(refusalOf(() => verifyBundle(empty)).hint).toBe(
-      'write one with sealkit distribute manifest BUNDLE_DIR --id ID',
-    );
+    expect(refusalOf(() => verifyBundle(empty)).hint).toBe(`write one with sealkit distribute manifest ${empty} --id ID`);
   });
 });
 

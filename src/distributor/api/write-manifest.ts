@@ -106,7 +106,7 @@ export function writeManifest(path: string, options: WriteManifestOptions): Writ
       () => refuseDistributor('file_unreadable', { role: 'bundle' }),
     );
   } catch (error: unknown) {
-    throw error instanceof Refusal ? locatedUnder(error, path) : error;
+    throw error instanceof Refusal ? locatedUnder(error, path, options.id) : error;
   }
 }
 

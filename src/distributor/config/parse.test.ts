@@ -340,6 +340,21 @@ describe('distributor configuration', () => {
     expect(refusal.also).toEqual([]);
   });
 
+  it('regression: a missing output category says what each value means (was only "add \'html\'")', () => {
+    const html = refusalOf(VALID.replace('source: false, html: true', 'source: true'));
+    expect([html.code, html.location?.pointer, html.hint]).toEqual([
+      'config_missing_key',
+      'pipelines[0].destinations[0].outputs.html',
+      "add 'html: true' (a page for each .md file) or 'html: false'",
+    ]);
+    const source = refusalOf(VALID.replace('source: false, html: true', 'html: true'));
+    expect([source.code, source.location?.pointer, source.hint]).toEqual([
+      'config_missing_key',
+      'pipelines[0].destinations[0].outputs.source',
+      "add 'source: true' (the bundle's files as they are) or 'source: false'",
+    ]);
+  });
+
   it('regression: keys that would hold credentials are told where credentials go, never echoing the value (were "allowed keys here")', () => {
     for (const key of ['aws_access_key_id', 'secret_access_key', 'Access-Key-Id']) {
       const refusal = refusalOf(

@@ -430,7 +430,10 @@ class ConfigReader {
         this.fail(
           problem.kind === 'unknown_key' ? 'config_unknown_key' : 'config_missing_key',
           { ...problem.at, pointer: problem.pointer },
-          credential ?? (shape === S3 ? s3MissingKeyHint(problem) : undefined) ?? problem.hint,
+          credential ??
+            (shape === S3 ? s3MissingKeyHint(problem) : undefined) ??
+            (shape === OUTPUTS ? outputsMissingKeyHint(problem) : undefined) ??
+            problem.hint,
         ),
       );
     }
@@ -677,6 +680,21 @@ function s3MissingKeyHint(problem: { readonly kind: string; readonly key?: strin
   return problem.kind === 'missing_key' && problem.key === 'prefix'
     ? "add 'prefix': the folder of the bucket to publish under, or '' for the bucket's root"
     : undefined;
+}
+
+/**
+ * Both output categories are required, so a destination says what it
+ * publishes: the missing one's help says what each value means.
+ */
+function outputsMissingKeyHint(problem: {
+  readonly kind: string;
+  readonly key?: string;
+}): string | undefined {
+  if (problem.kind !== 'missing_key') return undefined;
+  if (problem.key === 'html') return "add 'html: true' (a page for each .md file) or 'html: false'";
+  if (problem.key === 'source')
+    return "add 'source: true' (the bundle's files as they are) or 'source: false'";
+  return undefined;
 }
 
 const PREFIX_RULES: { readonly [code: string]: string } = {

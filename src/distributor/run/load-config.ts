@@ -32,7 +32,8 @@ function readHint(code: string, given: string | undefined): string | undefined {
       // read under another name, so the advice is to name it.
       const near = nearPath(DEFAULT_CONFIG_FILE, 'file');
       return near === undefined
-        ? `create ${DEFAULT_CONFIG_FILE} in the working directory, or pass --config FILE`
+        ? // Named: under cron the working directory is the home folder, not where the project is.
+          `create ${DEFAULT_CONFIG_FILE} in the working directory (${process.cwd()}), or pass --config FILE`
         : `'${near}' is here: pass --config ${near}, or rename it to ${DEFAULT_CONFIG_FILE}`;
     }
     return didYouMeanPath(given, 'file') ?? 'check the path given to --config, or create the file';

@@ -181,7 +181,7 @@ function failureRecorder(pipeline: SourcePipeline): FailureRecorder {
       bundle_dir: bundle,
       bundle_id: id,
       reason_code: reasonCodeOf(refusal),
-      refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle)),
+      refusal: locatedUnder(refusal, bundle === null ? shownRoot : join(shownRoot, bundle), id ?? undefined),
     });
   };
 }
@@ -650,7 +650,7 @@ function settleVerified(
     bundle_dir: bundle.dir,
     bundle_id: bundle.manifest.id,
     reason_code: reasonCodeOf(refusal),
-    refusal: locatedUnder(refusal, join(shownRoot, bundle.dir)),
+    refusal: locatedUnder(refusal, join(shownRoot, bundle.dir), bundle.manifest.id),
   });
   return undefined;
 }

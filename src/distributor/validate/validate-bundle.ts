@@ -20,6 +20,7 @@ import {
   type WritableFile,
 } from '../../core/fs/index.js';
 import { Refusal, refuseAll } from '../../core/refusal/index.js';
+import { shellWord } from '../../core/shell/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { MANIFEST_FILE } from '../discover/discover.js';
 import { jsonPlaces } from '../model/json-places.js';
@@ -103,13 +104,26 @@ export function verifyBundleFiles(
 /**
  * `refusal` (and each error it lists) with its bundle-relative path placed
  * under `base`, the bundle as the user named it; `base` itself when the
- * refusal has no path.
+ * refusal has no path. A hint that offers to write the manifest names
+ * `base` and `id` (the bundle's id, when known) in its command.
  */
-export function locatedUnder(refusal: Refusal, base: string): Refusal {
+export function locatedUnder(refusal: Refusal, base: string, id?: string): Refusal {
+  const command = `sealkit distribute manifest ${shellWord(base)} --id ${id === undefined ? 'ID' : shellWord(id)}`;
   const place = (one: Refusal): Refusal =>
-    one.at({ path: one.location?.path === undefined ? base : join(base, one.location.path) });
+    one.at(
+      { path: one.location?.path === undefined ? base : join(base, one.location.path) },
+      one.hint?.replace(MANIFEST_COMMAND, command),
+    );
   return place(refusal).withOthers(refusal.also.map(place), refusal.omitted);
 }
+
+/**
+ * The command that writes a bundle's manifest, as a hint names it where
+ * the bundle's folder is not known; `locatedUnder` puts in the folder as
+ * the operator wrote it, and the bundle's id when known, so the command
+ * can be pasted as it is.
+ */
+const MANIFEST_COMMAND = 'sealkit distribute manifest BUNDLE_DIR --id ID';
 
 /** Checks every listed file of the bundle held open as `bundleDir`, whose manifest was read. */
 export function verifyFiles(
@@ -242,7 +256,7 @@ function startFile(
   // The file and its manifest entry say it all; no `field` beside them.
   const refuse = (code: DistributorRefusalCode, hint: string): Refusal =>
     refuseDistributor(code, { role: 'bundle', location: { path: file.path }, hint });
-  const changed = `the file changed after manifest.json was written (it lists it as ${listed}): restore it, or, if the change is meant, write the manifest again with sealkit distribute manifest BUNDLE_DIR --id ID --replace`;
+  const changed = `the file changed after manifest.json was written (it lists it as ${listed}): restore it, or, if the change is meant, write the manifest again with ${MANIFEST_COMMAND} --replace`;
   const checkHashed = (hashed: Hashed): void => {
     if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
     if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
@@ -368,7 +382,7 @@ function readManifestFile(
       case 'missing':
         throw refuseDistributor('manifest_missing', {
           role: 'manifest',
-          hint: 'write one with sealkit distribute manifest BUNDLE_DIR --id ID',
+          hint: `write one with ${MANIFEST_COMMAND}`,
         });
       case 'unreadable':
         // A manifest this account may not read is a regular file all the same: say why it is not read.
@@ -384,7 +398,7 @@ function readManifestFile(
       case 'not_regular':
         throw refuseDistributor('manifest_not_regular', {
           role: 'manifest',
-          hint: 'it is a folder, FIFO, socket or device: move it away, then write the manifest with sealkit distribute manifest BUNDLE_DIR --id ID',
+          hint: `it is a folder, FIFO, socket or device: move it away, then write the manifest with ${MANIFEST_COMMAND}`,
         });
     }
   }
