@@ -477,7 +477,9 @@ describe('distribute verify: a folder without a manifest says what it is', () =>
     );
     const empty = join(work, 'empty');
     mkdirSync(empty);
-    expect(refusalOf(() => verifyBundle(empty)).hint).toBe(`write one with sealkit distribute manifest ${empty} --id ID`);
+    expect(refusalOf(() => verifyBundle(empty)).hint).toBe(
+      `write one with sealkit distribute manifest ${empty} --id ID`,
+    );
   });
 });
 
