@@ -134,7 +134,11 @@ export async function publishToPrefix(
     // After the commit the publication stands; what is left is residue the marker names.
     return progress.committed
       ? applied(write)
-      : refused(failureRefusal(lease.lossReason ?? error, interrupted, keys));
+      : refused(
+          failureRefusal(lease.lossReason ?? error, interrupted, keys, {
+            overwriting: write.previous !== undefined && progress.wrote,
+          }),
+        );
   } finally {
     lease.stop();
   }
@@ -331,7 +335,7 @@ async function commitState(run: PublishRun, now: ApplyContext['now'], progress: 
     {
       sha256: sha256Prefixed(stateBytes),
       size: stateBytes.byteLength,
-      headers: { contentType: 'application/json', cacheControl: settings.cacheControl },
+      headers: { contentType: 'application/json; charset=utf-8', cacheControl: settings.cacheControl },
     },
     { kind: 'bytes', bytes: stateBytes },
     write.previous === undefined ? { kind: 'absent' } : { kind: 'etag', etag: write.previous.token },
@@ -421,13 +425,32 @@ function refused(refusal: Refusal): AppliedOutcome {
   return { outcome: 'refused', refusal };
 }
 
-function interruptedRefusal(): Refusal {
-  return refuseDistributor('run_interrupted', { role: 'destination' });
+/**
+ * `overwriting`: a replacement stopped after its uploads began, some of
+ * which write over the old version's objects in place. Its state still
+ * names the old version, but a reader of the bucket may meet new bytes
+ * in it until the next run finishes the replacement: the help says so
+ * (docs/distributor.md#commands).
+ */
+function interruptedRefusal(overwriting = false): Refusal {
+  return refuseDistributor('run_interrupted', {
+    role: 'destination',
+    ...(overwriting
+      ? {
+          hint: 'the run was stopped while it wrote the new version over the one published before: .distributor.json still names the version before, but some of its objects may already hold the new bytes: run again, and the next run finishes the replacement',
+        }
+      : {}),
+  });
 }
 
 /** What an SDK, lease or upload error becomes: fixed refusals only; its message, keys and bucket never travel further. */
-function failureRefusal(error: unknown, interrupted: AbortSignal, keys: BundleKeys): Refusal {
-  if (interrupted.aborted) return interruptedRefusal();
+function failureRefusal(
+  error: unknown,
+  interrupted: AbortSignal,
+  keys: BundleKeys,
+  progress: { readonly overwriting: boolean } = { overwriting: false },
+): Refusal {
+  if (interrupted.aborted) return interruptedRefusal(progress.overwriting);
   if (error instanceof Refusal) return error;
   if (error instanceof LeaseLost) return refuse('destination_changed');
   return s3Refusal(error, 'write', undefined, keys.destinationPrefix);

@@ -127,6 +127,8 @@ describe('signals stop a run cleanly', () => {
     const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/daily/report.md'));
     expect(result.code).toBe(143);
     expect(result.stderr).toContain('error[run_interrupted]');
+    // A first publication: nothing of it is published.
+    expect(result.stderr).toContain('so the version it was writing is not published');
     expect(readdirSync(temp)).toEqual([]);
     const keys = await listKeys(ctx.s3, ctx.bucket, `${bundle}/`);
     expect(keys).not.toContain(`${bundle}/.distributor.json`);
@@ -144,6 +146,29 @@ describe('signals stop a run cleanly', () => {
     expect((await listKeys(ctx.s3, ctx.bucket, `${bundle}/`)).sort()).toEqual(
       ['.distributor.json', 'report.html', 'report.md', 'summary.txt'].map((name) => `${bundle}/${name}`),
     );
+  }, 60_000);
+
+  it('regression: a replacement stopped mid-upload says some objects of the version before may already hold new bytes (said "not published")', async () => {
+    const { dir, temp, bundle } = setUp();
+    const first = startCli(dir, temp);
+    expect((await first.finished).code).toBe(0);
+    writeBundle(join(dir, 'reports'), 'daily', {
+      id: 'daily',
+      created: '2026-05-31T11:10:00Z',
+      files: { 'report.md': '# Daily\n\nRain.\n', 'summary.txt': 'showers later\n' },
+    });
+    const result = await terminateWhileHeld(dir, temp, (req) => isObjectPut(req, '/daily/summary.txt'));
+    expect(result.code).toBe(143);
+    expect(result.stderr).toContain(
+      'the run was stopped while it wrote the new version over the one published before: .distributor.json still names the version before, but some of its objects may already hold the new bytes: run again, and the next run finishes the replacement',
+    );
+    expect(result.stderr).not.toContain('so the version it was writing is not published');
+    const rerun = startCli(dir, temp);
+    expect((await rerun.finished).code).toBe(0);
+    const summary = await ctx.s3.send(
+      new GetObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/summary.txt` }),
+    );
+    expect(await summary.Body?.transformToString()).toBe('showers later\n');
   }, 60_000);
 
   it('regression: SIGINT while the store leaves the probe unanswered stops the run at once (exit 130); no bundle object is written', async () => {

@@ -588,6 +588,11 @@ describe('object headers for a static site', () => {
       expect(head.ContentDisposition).toBeUndefined();
       expect(head.Metadata?.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
+    // The state is JSON like any output: the same charset (regression: it had none).
+    const state = await ctx.s3.send(
+      new HeadObjectCommand({ Bucket: ctx.bucket, Key: `${bundle}/.distributor.json` }),
+    );
+    expect(state.ContentType).toBe('application/json; charset=utf-8');
     const configured = fixture();
     expect(await outcomeOf(configured.run({ destination: { cache_control: 'public, max-age=60' } }))).toBe(
       'published',
