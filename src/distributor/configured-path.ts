@@ -12,12 +12,14 @@ import { nearPath } from '../core/fs/index.js';
  */
 
 /**
- * `'site'`, or, when the written path reads otherwise here, `'../site'
+ * `'site'` as written, or, when the written path reads otherwise here, `'../site'
  * ('site' from the current folder)` (`'~/site' (that is
  * '/etc/sealkit/~/site')` for a configuration named by its full path).
  */
 export function configuredPath(shown: string, written: string | undefined): string {
-  if (written === undefined || resolve(written) === resolve(shown)) return `'${shown}'`;
+  if (written === undefined) return `'${shown}'`;
+  // The same folder from here: named as the line writes it (`./out`, not `out`), to be found in the file.
+  if (resolve(written) === resolve(shown)) return `'${written}'`;
   return isAbsolute(shown)
     ? `'${written}' (that is '${shown}')`
     : `'${written}' ('${shown}' from the current folder)`;

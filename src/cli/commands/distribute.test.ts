@@ -710,6 +710,14 @@ describe('sealkit distribute run', () => {
         '',
       ].join('\n'),
     );
+    // Regression: a root written './reports' beside the configuration was named 'reports'.
+    writeFileSync(
+      join(dir, 'dotted.yaml'),
+      'pipelines:\n  - id: daily\n    source: {root: ./reports}\n    destinations:\n      - {id: site, kind: local, root: ./www, outputs: {source: true, html: false}}\n',
+    );
+    expect(
+      runCli(['distribute', 'run', '--config', 'dotted.yaml'], { cwd: dir }).stderr.toString(),
+    ).toContain("  = help: pipeline 'daily': root './reports': create it, or fix the path\n");
     // `~` is not a shell's: the hint says so (regression: it only said the root was missing).
     writeFileSync(
       join(dir, 'conf', 'tilde.yaml'),

@@ -649,6 +649,20 @@ describe('distributor configuration', () => {
       'prefix: weather/daily',
       'prefix: /weather',
       17,
+      "remove the leading '/': a prefix is a folder inside the bucket, written from its top (weather/daily, not /weather/daily)",
+    ],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: weather/',
+      17,
+      "remove the trailing '/': sealkit puts the '/' between the prefix and each bundle folder (weather/daily, not weather/daily/)",
+    ],
+    [
+      'prefix',
+      'prefix: weather/daily',
+      'prefix: "weather\\\\daily"',
+      17,
       "a prefix has no leading or trailing '/', no backslash and no control characters",
     ],
     [

@@ -310,7 +310,7 @@ class ConfigReader {
     const prefix = this.field(fields, 'prefix', path, (value, at) =>
       value.kind === 'null'
         ? this.report('config_wrong_type', value.at, at, EMPTY_PREFIX_HINT)
-        : this.ruled(this.matching(value, PREFIX_PATTERN, at, PREFIX_HINT), prefixProblem, value, at),
+        : this.ruled(this.matching(value, PREFIX_PATTERN, at, prefixHint(value)), prefixProblem, value, at),
     );
     const endpoint = this.optional(fields, 'endpoint', path, (value, at) => {
       const url = this.ruled(
@@ -625,6 +625,20 @@ function bucketHint(node: YamlNode): string {
   if (/[A-Z]/.test(text) && BUCKET_PATTERN.test(text.toLowerCase()))
     return 'a bucket name has no capital letters: S3 bucket names are lowercase';
   return BUCKET_HINT;
+}
+
+/**
+ * What to write instead, for the slashes users bring from s3:// URLs and
+ * rclone paths (`weather/`, `/weather`); the rule otherwise.
+ */
+function prefixHint(node: YamlNode): string {
+  if (node.kind !== 'string' || node.value.length === 0) return PREFIX_HINT;
+  const text = node.value;
+  if (text.startsWith('/'))
+    return "remove the leading '/': a prefix is a folder inside the bucket, written from its top (weather/daily, not /weather/daily)";
+  if (text.endsWith('/'))
+    return "remove the trailing '/': sealkit puts the '/' between the prefix and each bundle folder (weather/daily, not weather/daily/)";
+  return PREFIX_HINT;
 }
 
 /**
