@@ -691,6 +691,55 @@ describe('sealkit distribute run', () => {
     expect(pipeline.status).toBe(2);
   });
 
+  it('regression: a destination root that does not open is said beside a missing source root, and with an empty source (one path a run, or exit 0 and nothing said)', () => {
+    const dir = join(work, 'idle-destination');
+    mkdirSync(join(dir, 'out'), { recursive: true });
+    mkdirSync(join(dir, 'reports'));
+    const yaml = (root: string) =>
+      `pipelines:\n  - id: daily\n    source: {root: ${root}}\n    destinations:\n      - {id: site, kind: local, root: ot, outputs: {source: true, html: false}}\n`;
+    writeFileSync(join(dir, 'both.yaml'), yaml('reprots'));
+    const both = runCli(['distribute', 'run', '--config', 'both.yaml'], { cwd: dir });
+    expect(both.status).toBe(2);
+    expect(both.stdout.toString()).toContain(
+      "pipeline 'daily' refused as a whole: source_root_missing\npipeline 'daily', destination 'site' refused: destination_root_unavailable\n",
+    );
+    expect(both.stderr.toString()).toBe(
+      [
+        'error[source_root_missing]: the source root does not exist',
+        '  --> both.yaml:3:14',
+        '  = at: pipelines[0].source.root',
+        "  = help: pipeline 'daily': root 'reprots': did you mean 'reports'?",
+        'error[destination_root_unavailable]: the destination root is missing, not a directory, reached through a symbolic link, or unusable',
+        '  --> both.yaml:5:33',
+        '  = at: pipelines[0].destinations[0].root',
+        "  = help: destination 'site': root 'ot' does not exist: did you mean 'out'?",
+        '',
+      ].join('\n'),
+    );
+    // No bundle yet (a new configuration's first night): refused, not a silent success.
+    writeFileSync(join(dir, 'empty.yaml'), yaml('reports'));
+    for (const dryRun of [[], ['--dry-run']]) {
+      const empty = runCli(['distribute', 'run', '--config', 'empty.yaml', ...dryRun, '--json'], {
+        cwd: dir,
+      });
+      expect(empty.status).toBe(2);
+      expect(JSON.parse(empty.stdout.toString())).toMatchObject({
+        status: 'refused',
+        aborted: true,
+        failures: [
+          {
+            pipeline_id: 'daily',
+            bundle_dir: null,
+            destination_id: 'site',
+            reason_code: 'destination_root_unavailable',
+            location: { path: 'empty.yaml', line: 5, column: 33 },
+          },
+        ],
+      });
+    }
+    expect(describeTree(join(dir, 'out'))).toEqual({});
+  });
+
   it('regression: a missing source root points at its root: line and names the pipeline', () => {
     const dir = join(work, 'source-root-place');
     mkdirSync(join(dir, 'conf'), { recursive: true });

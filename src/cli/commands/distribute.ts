@@ -683,7 +683,11 @@ function failuresText(report: RunReport): string {
   // of the table below may name it: say which pipeline and why.
   const whole = report.failures
     .filter((failure) => failure.bundle_dir === null)
-    .map((failure) => `pipeline '${failure.pipeline_id}' refused as a whole: ${failure.reason_code}\n`);
+    .map((failure) =>
+      failure.destination_id === undefined
+        ? `pipeline '${failure.pipeline_id}' refused as a whole: ${failure.reason_code}\n`
+        : `pipeline '${failure.pipeline_id}', destination '${failure.destination_id}' refused: ${failure.reason_code}\n`,
+    );
   return `run aborted before any write (the refusals are on stderr)\n${[...new Set(whole)].join('')}\n`;
 }
 

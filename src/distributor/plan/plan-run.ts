@@ -44,6 +44,8 @@ export interface PlanPipelineInput {
     readonly bundle_dir: BundleDir | null;
     /** The manifest's id, when the manifest was parsed and names a valid one. */
     readonly bundle_id: string | null;
+    /** A destination's own setting that failed while no bundle reached it. */
+    readonly destination_id?: string;
     readonly reason_code: DistributorReasonCode;
     readonly refusal?: Refusal;
   }[];
@@ -78,6 +80,7 @@ export function planRun(
         pipeline_id: pipeline.id,
         bundle_dir: failure.bundle_dir,
         bundle_id: failure.bundle_dir === null ? null : failure.bundle_id,
+        ...(failure.destination_id === undefined ? {} : { destination_id: failure.destination_id }),
         reason_code: failure.reason_code,
         ...(failure.refusal === undefined ? {} : { refusal: failure.refusal }),
       });

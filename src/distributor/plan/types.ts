@@ -212,6 +212,11 @@ export interface RunFailure {
   readonly bundle_dir: BundleDir | null;
   /** The failing bundle's manifest id, as in `PlanItemBase.bundle_id`; null for a pipeline's failure. */
   readonly bundle_id: string | null;
+  /**
+   * A destination whose own configured folder does not open, when no bundle
+   * reached it to be refused there (an empty source, or a failed source root).
+   */
+  readonly destination_id?: string;
   readonly reason_code: DistributorReasonCode;
   /**
    * The refusal itself, located under the paths the user named

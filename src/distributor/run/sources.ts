@@ -31,6 +31,7 @@ import {
 } from '../validate/validate-bundle.js';
 import { destinationWriteFailed, writeFailureCause } from '../write-failure.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
+import { refusalOrigin } from './refusal-origin.js';
 
 export interface SourceBundle {
   readonly dir: BundleDir;
@@ -69,6 +70,8 @@ export interface SourcePipeline {
     bundle_dir: BundleDir | null;
     /** The manifest's id when it was read far enough to name one; null otherwise. */
     bundle_id: string | null;
+    /** A destination whose own setting failed while no bundle reached it (see `idleDestinationFailures`). */
+    destination_id?: string;
     reason_code: DistributorReasonCode;
     refusal: Refusal;
   }[];
@@ -109,6 +112,55 @@ export function readManifests(
     temporaryFailure: undefined,
   };
   const fail = failureRecorder(pipeline);
+  try {
+    addSourceFailuresAndBundles(pipeline, opened, fail);
+  } finally {
+    recordIdleDestinationFailures(pipeline);
+  }
+  return pipeline;
+}
+
+/**
+ * A destination whose configured folder does not open refuses each bundle
+ * that would reach it; with no bundle to refuse (an empty source, or a
+ * source root that failed itself) it would go unsaid, and a run of a new
+ * configuration exit 0, or its operator fix one path per run. Such a
+ * refusal of its own setting is then the pipeline's failure, at that
+ * setting's line (docs/distributor.md#reading-an-error).
+ */
+function recordIdleDestinationFailures(pipeline: SourcePipeline): void {
+  if (pipeline.bundles.length > 0) return;
+  for (const destination of pipeline.destinations) {
+    const refusal = destination.refusal;
+    if (refusal === undefined || !SETTING_FAILURES.has(refusal.code)) continue;
+    const code = reasonCodeOf(refusal);
+    const { pointer, ...place } = refusalOrigin(destination.config, code) ?? { pointer: undefined };
+    pipeline.failures.push({
+      bundle_dir: null,
+      bundle_id: null,
+      destination_id: destination.config.id,
+      reason_code: code,
+      refusal: refusal.at(
+        { ...place, ...(pointer === undefined || pointer === '' ? {} : { pointer }) },
+        `destination '${destination.config.id}': ${refusal.hint ?? ''}`,
+      ),
+    });
+  }
+}
+
+/** A destination's own configured folder that does not open: known before any bundle. */
+const SETTING_FAILURES: ReadonlySet<string> = new Set([
+  'destination_root_unavailable',
+  'work_dir_unavailable',
+  'work_dir_other_filesystem',
+]);
+
+function addSourceFailuresAndBundles(
+  pipeline: SourcePipeline,
+  opened: ReturnType<typeof openSourceRoot>,
+  fail: FailureRecorder,
+): void {
+  const config = pipeline.config;
   if (opened.root === undefined) {
     // Already placed at the `root:` line when the configuration says where it is.
     if (config.source.root_origin === undefined) fail(null, null, opened.problem);
@@ -119,15 +171,14 @@ export function readManifests(
         reason_code: reasonCodeOf(opened.problem),
         refusal: opened.problem,
       });
-    return pipeline;
+    return;
   }
   const walked = walkBundles(opened.root);
   if ('failed' in walked) {
     fail(null, null, walked.failed);
-    return pipeline;
+    return;
   }
   addBundles(pipeline, walked, fail);
-  return pipeline;
 }
 
 /**
