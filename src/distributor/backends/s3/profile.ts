@@ -235,3 +235,40 @@ function readShared(file: { readonly path: string; readonly shown: string }, con
   }
   return { ...file, profiles };
 }
+
+/**
+ * A setting (`ca_bundle`) of the profile the SDK's chain reads —
+ * `AWS_PROFILE`, else `default` — in the shared config file, as the AWS
+ * CLI reads it: `key = value` below `[profile name]` (`[default]`).
+ * Undefined when the file, the profile or the key is not there, or the
+ * file cannot be read (the SDK passes over it then, and so does this).
+ * `where` names it for a hint: `ca_bundle of profile 'default' in
+ * ~/.aws/config`.
+ */
+export function profileSetting(
+  key: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly value: string; readonly where: string } | undefined {
+  const file = sharedFile(env.AWS_CONFIG_FILE, 'config');
+  const profile = profileSet(env) ? (env.AWS_PROFILE?.trim() ?? 'default') : 'default';
+  let text: string;
+  try {
+    text = readFileSync(file.path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let current: string | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const section = /^\s*\[\s*([^\]]*?)\s*\]\s*(?:[#;].*)?$/.exec(line)?.[1];
+    if (section !== undefined) {
+      current = section === 'default' ? section : /^profile\s+(.+)$/.exec(section)?.[1];
+      continue;
+    }
+    if (current !== profile) continue;
+    const [name, ...rest] = line.split('=');
+    if (name?.trim() !== key || rest.length === 0) continue;
+    const value = rest.join('=').trim();
+    if (value !== '') return { value, where: `${key} of profile '${profile}' in ${file.shown}` };
+  }
+  return undefined;
+}

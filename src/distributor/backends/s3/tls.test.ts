@@ -4,7 +4,7 @@
 // sealkit too; without it the hint names it; a bundle that cannot be used is
 // refused at the endpoint: line before any request, and nothing is written.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -105,6 +105,11 @@ function setUp(name: string) {
   const env: NodeJS.ProcessEnv = { ...process.env, ...ctx.rgw.awsEnv };
   delete env.AWS_CA_BUNDLE;
   delete env.NODE_EXTRA_CA_CERTS;
+  delete env.AWS_CONFIG_FILE;
+  delete env.AWS_PROFILE;
+  // A home of its own: no shared AWS file of the user running the tests is read.
+  env.HOME = join(dir, 'home');
+  mkdirSync(env.HOME);
   return { dir, env };
 }
 
@@ -154,6 +159,33 @@ describe('an S3 store behind TLS signed by a CA of its own', () => {
       }
     }
     expect(await listKeys(ctx.s3, ctx.bucket, 'unusable/')).toEqual([]);
+  });
+
+  it('regression: ca_bundle in the profile of ~/.aws/config is trusted as the AWS CLI trusts it (was not read); AWS_CA_BUNDLE comes first', async () => {
+    const { dir, env } = setUp('profile');
+    const home = env.HOME ?? '';
+    mkdirSync(join(home, '.aws'));
+    const config = join(home, '.aws', 'config');
+    writeFileSync(config, `[default]\nregion = us-east-1\nca_bundle = ${certificate}\n`);
+    const trusted = await run(dir, env);
+    expect(trusted.stderr).toBe('');
+    expect(trusted.status).toBe(0);
+    expect(await listKeys(ctx.s3, ctx.bucket, 'profile/')).toHaveLength(3);
+    // The profile AWS_PROFILE names, not the default one.
+    writeFileSync(
+      config,
+      `[default]\nca_bundle = ${join(dir, 'elsewhere.pem')}\n\n[profile store]\nca_bundle=${join(dir, 'missing.pem')}\n`,
+    );
+    const named = await run(dir, { ...env, AWS_PROFILE: 'store' }, '--dry-run');
+    expect(named.status).toBe(2);
+    expect(named.stderr).toContain(
+      "= help: destination 'bucket', bundle 'weather/brentwood': the file ca_bundle of profile 'store' in ~/.aws/config names cannot be read by this run (ENOENT): point it at the CA bundle the store's certificate is signed by, readable by the user the run is started as, or remove the line\n",
+    );
+    // AWS_CA_BUNDLE, when set, is the one read (the default profile's names a file that is not there).
+    const first = await run(dir, { ...env, AWS_CA_BUNDLE: certificate });
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain('skipped_same');
   });
 
   it('regression: AWS_CA_BUNDLE is not read for an http:// endpoint taken from AWS_ENDPOINT_URL_S3 (a bundle it could not read refused the run)', async () => {
