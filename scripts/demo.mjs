@@ -139,6 +139,9 @@ const ctx = {
    * its stderr; the exit code, when it is not 0, and `comment` follow the
    * command line as shell comments. `input` is shown as the printf
    * that feeds it; `unset` names environment variables the command runs without.
+   * `status`, when given, is the exit code the tour says the command ends
+   * with: any other stops the demo, so its words never drift from what
+   * sealkit does.
    */
   sealkit(args, options = {}) {
     const words = args.map((a) => shellWord(a.startsWith(`${cwd}/`) ? relative(cwd, a) : a)).join(' ');
@@ -148,6 +151,10 @@ const ctx = {
     const result = spawnSync(process.execPath, [bin, ...args], { cwd, input: options.input ?? '', env });
     const comment = options.comment === undefined ? '' : `  # ${options.comment}`;
     out(`$ ${feed}sealkit ${words}${exitNote(result.status)}${comment}\n`);
+    if (options.status !== undefined && result.status !== options.status)
+      throw new Error(
+        `'sealkit ${words}' exited ${result.status}, not ${options.status}: ${result.stderr.toString()}`,
+      );
     const stdout = result.stdout.toString();
     if (options.json !== undefined && !full) printSome(jsonSome(stdout, options.json), () => true);
     else printSome(stdout, selector(options));

@@ -84,34 +84,38 @@ export async function run(ctx) {
   ctx.say(
     'Before the producer writes its manifest, a run finds no bundle and says where one is missing (and that files at the root are never published):',
   );
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank, status: 0 });
   ctx.say(
     'The producer writes manifest.json (files sorted, sizes and SHA-256 computed, hidden files left out):',
   );
-  ctx.sealkit([
-    'distribute',
-    'manifest',
-    'reports/sales/week-22',
-    '--id',
-    'sales.week-22',
-    '--created',
-    '2026-05-30T11:10:00Z',
-  ]);
+  ctx.sealkit(
+    [
+      'distribute',
+      'manifest',
+      'reports/sales/week-22',
+      '--id',
+      'sales.week-22',
+      '--created',
+      '2026-05-30T11:10:00Z',
+    ],
+    { status: 0 },
+  );
   ctx.show(join(base, 'sealkit.distributor.yaml'));
-  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank });
-  ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)' });
-  ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing' });
+  ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank, status: 0 });
+  ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)', status: 0 });
+  ctx.sealkit(['distribute', 'run'], { tail: 1, comment: 'a rerun changes nothing', status: 0 });
   ctx.say(
     'Someone corrects a figure in the published CSV by hand, keeping its size: a rerun compares sizes and skips; --checksum reads every published file and refuses the bundle, naming it, nothing overwritten:',
   );
   ctx.shell("sed -i 's/1204/1205/' site/sales/week-22/data/sales.csv");
   const week22 = (line) => line.includes('sales/week-22');
-  ctx.sealkit(['distribute', 'run'], { pick: week22 });
-  ctx.sealkit(['distribute', 'run', '--checksum'], { pick: week22 });
+  ctx.sealkit(['distribute', 'run'], { pick: week22, status: 0 });
+  ctx.sealkit(['distribute', 'run', '--checksum'], { pick: week22, status: 2 });
   ctx.shell("sed -i 's/1205/1204/' site/sales/week-22/data/sales.csv");
   ctx.sealkit(['distribute', 'run', '--dry-run', '--checksum'], {
     pick: (line) => line.startsWith('published outputs') || week22(line),
     comment: 'the published file put back: an audit finds the bundle intact',
+    status: 0,
   });
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
@@ -127,24 +131,27 @@ export async function run(ctx) {
     'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest:',
   );
   ctx.show(join(week23, 'report.md'));
-  ctx.sealkit([
-    'distribute',
-    'manifest',
-    'reports/sales/week-23',
-    '--id',
-    'sales.week-23',
-    '--created',
-    '2026-06-06T11:10:00Z',
-  ]);
+  ctx.sealkit(
+    [
+      'distribute',
+      'manifest',
+      'reports/sales/week-23',
+      '--id',
+      'sales.week-23',
+      '--created',
+      '2026-06-06T11:10:00Z',
+    ],
+    { status: 0 },
+  );
   ctx.shell('cp reports/sales/week-22/chart.svg reports/sales/week-23/forecast.svg');
-  ctx.sealkit(['distribute', 'run'], { pick: nonBlank });
+  ctx.sealkit(['distribute', 'run'], { pick: nonBlank, status: 0 });
 
   ctx.say('The data is edited after its manifest was written: refused, the file named, nothing published.');
   ctx.shell("echo 'North,9999' >> reports/sales/week-22/data/sales.csv");
-  ctx.sealkit(['distribute', 'verify', 'reports/sales/week-22']);
+  ctx.sealkit(['distribute', 'verify', 'reports/sales/week-22'], { status: 2 });
   ctx.say('A typo in the configuration (htm for html) is refused with where and a suggestion:');
   ctx.shell("sed 's/html:/htm:/' sealkit.distributor.yaml > typo.yaml");
-  ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml']);
+  ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml'], { status: 2 });
 }
 
 /**

@@ -41,7 +41,7 @@ export async function run(ctx) {
         '--created',
         '2026-05-30T11:10:00Z',
       ],
-      { lines: 1 },
+      { lines: 1, status: 0 },
     );
     ctx.shell("grep -nE 'bucket:|endpoint:' sealkit.distributor.yaml");
     // Without keys in its environment (nor a profile or an instance role to
@@ -56,11 +56,15 @@ export async function run(ctx) {
     ctx.say(
       'Keys live only in the environment, never in the configuration; without them the run is refused:',
     );
-    ctx.sealkit(['distribute', 'run', '-q'], { env: withoutKeys, unset: [...unset, ...credentials] });
+    ctx.sealkit(['distribute', 'run', '-q'], {
+      env: withoutKeys,
+      unset: [...unset, ...credentials],
+      status: 2,
+    });
     ctx.say(
       "With the gateway's keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: outputs first, each verified, .distributor.json last:",
     );
-    ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1 });
+    ctx.sealkit(['distribute', 'run'], { env: rgw.awsEnv, tail: 1, status: 0 });
     const page = await rgw.client().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'site/' }));
     ctx.say(`The bucket now holds ${(page.Contents ?? []).map((object) => object.Key).join(', ')}`);
 
@@ -80,9 +84,12 @@ export async function run(ctx) {
         '--created',
         '2026-05-31T11:10:00Z',
       ],
-      { lines: 1 },
+      { lines: 1, status: 0 },
     );
-    const expires = new Date(Date.now() + 3000).toISOString();
+    // As sealkit writes a lease end: UTC, whole seconds (a fraction is refused as a marker sealkit did not write).
+    const expires = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000)
+      .toISOString()
+      .replace('.000Z', 'Z');
     await rgw.client().send(
       new PutObjectCommand({
         Bucket: bucket,
@@ -97,6 +104,7 @@ export async function run(ctx) {
     ctx.sealkit(['distribute', 'run', '--wait', '30'], {
       env: rgw.awsEnv,
       pick: (line) => /^(PIPELINE|summary)|2026-05-31/.test(line),
+      status: 0,
     });
   } finally {
     await rgw.stop();
