@@ -65,6 +65,25 @@ describe('distribute run: interrupted before any write', () => {
     });
   }
 
+  it('an abort while --checksum reads several bundles at once refuses the run, every bundle as it was; the next run reads them all', async () => {
+    const { site, config } = tree(24, 256 * 1024);
+    expect((await distributeRun({ configPath: config })).status).toBe('ok');
+    const controller = new AbortController();
+    const run = distributeRun({
+      configPath: config,
+      checksum: true,
+      signal: controller.signal,
+      onProgress: (progress) => {
+        if (progress.phase === 'inspect' && progress.done === 5) controller.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ code: 'run_interrupted' });
+    expect(published(site)).toHaveLength(24);
+    expect(snapshots(site)).toEqual([]);
+    const again = await distributeRun({ configPath: config, checksum: true });
+    expect(again.outcomes.map((item) => item.outcome)).toEqual(Array(24).fill('skipped_same'));
+  });
+
   it('regression: a rerun with nothing to write, aborted, is refused rather than reported ok', async () => {
     const { site, config } = tree(6, 1024);
     expect((await distributeRun({ configPath: config })).status).toBe('ok');

@@ -364,17 +364,22 @@ export async function inspectAll(pipeline: SourcePipeline, context: InspectConte
         // hashed on this one (docs/performance.md, "`--checksum` on both cores").
         const window = destination.checksum === true ? LOCAL_CHECKSUM_IN_FLIGHT : 1;
         const inFlight = new Set<Promise<void>>();
-        for (let at = 0; at < total; at += 1) {
-          // As in verification: the event loop turns every few dozen milliseconds to see a signal.
-          if (performance.now() - turned > TURN_EVERY_MS) {
-            await stopIfInterrupted(signal);
-            turned = performance.now();
+        try {
+          for (let at = 0; at < total; at += 1) {
+            // As in verification: the event loop turns every few dozen milliseconds to see a signal.
+            if (performance.now() - turned > TURN_EVERY_MS) {
+              await stopIfInterrupted(signal);
+              turned = performance.now();
+            }
+            const inspection: Promise<void> = inspectOne(at).finally(() => inFlight.delete(inspection));
+            inFlight.add(inspection);
+            if (inFlight.size >= window) await Promise.race(inFlight);
           }
-          const inspection: Promise<void> = inspectOne(at).finally(() => inFlight.delete(inspection));
-          inFlight.add(inspection);
-          if (inFlight.size >= window) await Promise.race(inFlight);
+          await Promise.all(inFlight);
+        } finally {
+          // Stopped early (a signal, a failure): those begun still end, and close what they opened.
+          await Promise.allSettled(inFlight);
         }
-        await Promise.all(inFlight);
       } else {
         // An object store answers each request in tens of milliseconds: several bundles at once.
         let next = 0;
