@@ -78,9 +78,10 @@ export function startInspectLocal(
       return found(invalid(destinationProblem(error)));
     }
     const compare = checksum ? { shownBundle: join(shownRoot, bundleDir) } : undefined;
-    const inspected = startInspectBundleDir(dir, compare);
-    // Asked now: `parent` and `dir` are let go of before the outputs are hashed.
+    // Asked first: `parent` and `dir` are let go of before the outputs are
+    // hashed, and nothing may throw once files are handed to a thread.
     const unwritable = unwritableAt(parent, reached, shownRoot, { dir, leaf });
+    const inspected = startInspectBundleDir(dir, compare);
     return then(inspected, (snapshot) => withUnwritable(snapshot, unwritable));
   } catch (error: unknown) {
     return found(unexpected(error));
