@@ -67,6 +67,48 @@ describe('progress on slow steps', () => {
     expect(piped.stderr.toString()).toBe('');
   });
 
+  it('regression: a run of many bundles draws each phase in at most 200 steps, first and last count included', () => {
+    // 10,000 bundles drew the line 20,000 times, a megabyte written to the
+    // terminal; a run of up to 200 bundles still shows every count (above).
+    const BUNDLES = 500;
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-progress-'));
+    for (let n = 0; n < BUNDLES; n += 1)
+      makeBundle(
+        join(work, 'src'),
+        `day-${String(n).padStart(3, '0')}`,
+        [{ path: 'report.md', content: `# ${n}\n` }],
+        {
+          id: `day-${n}`,
+          created: '2026-05-30T11:10:00Z',
+        },
+      );
+    mkdirSync(join(work, 'site'));
+    writeConfig(work, [
+      { id: 'reports', source: join(work, 'src'), destinations: [{ id: 'site', root: join(work, 'site') }] },
+    ]);
+    const shown = inTerminal(['distribute', 'run'], work);
+    expect(shown.status).toBe(0);
+    const lines = distributeLines(shown.shown);
+    for (const [phase, suffix] of [
+      ['inspect', ', destination site'],
+      ['validate', ''],
+    ] as const) {
+      const counts = lines.flatMap((line) => {
+        const found = new RegExp(`^${phase} (\\d+)/${BUNDLES}${suffix}$`).exec(line);
+        return found === null ? [] : [Number(found[1])];
+      });
+      expect(counts[0]).toBe(0);
+      expect(counts.at(-1)).toBe(BUNDLES);
+      expect(counts.length).toBeLessThanOrEqual(201);
+      // Steps of 2.5 bundles: no count jumps by more than 3, none is drawn twice.
+      for (let n = 1; n < counts.length; n += 1) {
+        expect(counts[n]).toBeGreaterThan(counts[n - 1] as number);
+        expect((counts[n] as number) - (counts[n - 1] as number)).toBeLessThanOrEqual(3);
+      }
+    }
+    expect(lines.at(-1)).toBe(`apply ${BUNDLES}/${BUNDLES}`);
+  }, 120_000);
+
   it('edition check says it is building on DuckDB, on a terminal only', () => {
     const project = EDITION_PROJECTS.bigquery;
     const args = ['edition', 'check', project, '--fixtures', join(project, 'fixtures')];

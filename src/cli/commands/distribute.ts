@@ -516,6 +516,33 @@ function usage(message: string, text: string): UsageError {
 /** Seconds without a progress event after which the line says how long the run has waited for its destination. */
 const STALLED_AFTER_SECONDS = 2;
 
+/**
+ * At most this many redraws of one phase's count: a run of 10,000 bundles
+ * drew the line 20,000 times (a megabyte written to the terminal, each
+ * write waiting for it, which over a slow SSH link held the run back). Up
+ * to this many bundles every count is drawn.
+ */
+const PROGRESS_STEPS = 200;
+
+/**
+ * Whether `event` changes the line enough to draw: another phase,
+ * destination or total, its first or last count, or a count that moves
+ * into the next of PROGRESS_STEPS equal steps of the phase.
+ */
+export function worthDrawing(event: ProgressEvent, drawn: ProgressEvent | undefined): boolean {
+  if (drawn === undefined) return true;
+  if (
+    event.phase !== drawn.phase ||
+    event.destination_id !== drawn.destination_id ||
+    event.total !== drawn.total ||
+    event.done === 0 ||
+    event.done === event.total
+  )
+    return true;
+  const step = (done: number): number => Math.floor((done * PROGRESS_STEPS) / event.total);
+  return step(event.done) !== step(drawn.done);
+}
+
 interface ProgressPrinter {
   readonly onProgress: (event: ProgressEvent) => void;
   /** Ends the line: no more redrawing, and the cursor on a line of its own. */
@@ -543,8 +570,11 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   let lastAt = 0;
   let ended = false;
   let drawn = false;
+  // The count the line shows; a count between two steps is not drawn (worthDrawing).
+  let shown: ProgressEvent | undefined;
   const draw = (event: ProgressEvent, waited: number, sending = false): void => {
     drawn = true;
+    shown = event;
     io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited, sending)}`);
   };
   // When the count last changed; `lastAt` is when anything last moved (also bytes sent).
@@ -567,7 +597,7 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
       lastAt = performance.now();
       if (sending) return;
       countAt = lastAt;
-      draw(event, 0);
+      if (worthDrawing(event, shown)) draw(event, 0);
     },
     end: () => {
       if (ended) return;
