@@ -177,6 +177,39 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it('regression: verify --html and a run name an HTML <img> tag, which the page shows as text (was silent)', () => {
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-raw-img-'));
+    const source = join(work, 'src');
+    makeBundle(
+      source,
+      'weekly',
+      [
+        { path: 'report.md', content: '# Week\n\n<img src="charts/trend.png" width="400">\n' },
+        { path: 'charts/trend.png', content: 'png' },
+      ],
+      { id: 'weekly', created: '2026-05-30T11:10:00Z' },
+    );
+    const told = runCli(['distribute', 'verify', join(source, 'weekly'), '--html', '--assets']);
+    expect(told.status).toBe(0);
+    expect(told.stdout.toString().split('\n').slice(1)).toEqual([
+      '1 link in these pages will not load where they are published with these outputs:',
+      '  report.md:3: image charts/trend.png is in an HTML <img> tag, which the page shows as text (raw HTML is escaped): write it as a Markdown image, ![text](path)',
+      '',
+    ]);
+    mkdirSync(join(work, 'site'));
+    writeConfig(work, [
+      { id: 'reports', source, destinations: [{ id: 'site', root: join(work, 'site'), assets: true }] },
+    ]);
+    const run = runCli(['distribute', 'run', '--json'], { cwd: work });
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout.toString()) as {
+      plan: { items: { link_warnings?: { line: number; href: string; problem: string }[] }[] };
+    };
+    expect(report.plan.items[0]?.link_warnings).toEqual([
+      { page: 'report.md', line: 3, href: 'charts/trend.png', image: true, problem: 'raw_html_image' },
+    ]);
+  });
+
   it('regression: the hint to write a manifest again is a command to paste, the bundle folder as written (quoted) and its id (was BUNDLE_DIR --id ID)', () => {
     makeBundle(source, "weather/week 22's", [REPORT], { id: 'weather.w22', created: '2026-05-30T11:10:00Z' });
     writeFileSync(join(source, "weather/week 22's", 'report.md'), '# Daily\n\nSunny, then rain.\n');

@@ -810,6 +810,8 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
     'is a folder with no index.html here, so a web server has no page to show: link to a file in it, or add an index.md',
   not_in_other_bundle:
     'leads into another bundle of this run, which publishes no such file here: check the name',
+  raw_html_image:
+    'is in an HTML <img> tag, which the page shows as text (raw HTML is escaped): write it as a Markdown image, ![text](path)',
 };
 
 /**

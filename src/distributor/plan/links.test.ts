@@ -91,6 +91,33 @@ describe('links of pages that a destination will not hold', () => {
     return linkWarnings(bundle, rendered, categories, outputs, siblings).map((w) => [w.href, w.problem]);
   };
 
+  it('regression: an HTML <img> tag is reported, as the page shows it as text (was silent, listed chart or not)', () => {
+    const markdown = [
+      '# Week 3',
+      '',
+      '<div align="center"><img src="charts/trend.png" width="400"></div>',
+      '',
+      "Inline <IMG alt='x' SRC='charts/gone.png'> and ![ok](charts/trend.png).",
+      '',
+      '`<img src="in-code.png">`',
+      '',
+      '```html',
+      '<img src="in-fence.png">',
+      '```',
+      '',
+    ].join('\n');
+    const paths = ['report.md', 'charts/trend.png'];
+    // Whatever the outputs: the tag is escaped, so no picture shows.
+    for (const categories of [
+      { source: true, html: true },
+      { source: false, html: true, assets: true },
+    ])
+      expect(warningsOfBundle(markdown, paths, categories)).toEqual([
+        ['charts/trend.png', 'raw_html_image'],
+        ['charts/gone.png', 'raw_html_image'],
+      ]);
+  });
+
   it('regression: a link to a folder whose index.html the destination holds is not reported', () => {
     const markdown = '[a](guide/) [b](./guide/) [c](guide) [d](kit/) [e](kit)\n';
     const paths = ['report.md', 'guide/index.md', 'guide/setup.md', 'kit/index.html', 'kit/a.csv'];

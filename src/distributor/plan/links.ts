@@ -24,14 +24,17 @@ import type { PlannedOutput } from './types.js';
  *   destination will not hold for that bundle: its manifest does not list
  *   it (or its `.md`), or the outputs leave it out. A link into a folder
  *   that is no bundle of the run (one published earlier and since removed
- *   from the source) is not checked.
+ *   from the source) is not checked;
+ * - `raw_html_image`: an HTML `<img>` tag written in the Markdown, which
+ *   the page shows escaped, as text, whatever the destination holds.
  */
 export type LinkProblem =
   | 'not_in_manifest'
   | 'not_published_here'
   | 'markdown_outside_bundle'
   | 'folder_without_index'
-  | 'not_in_other_bundle';
+  | 'not_in_other_bundle'
+  | 'raw_html_image';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -93,6 +96,16 @@ export function linkWarnings(
     if (page.lang !== categories.lang) continue;
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
+      if (link.raw === true) {
+        warnings.push({
+          page: source,
+          line: link.line,
+          href: link.href,
+          image: true,
+          problem: 'raw_html_image',
+        });
+        continue;
+      }
       if (link.other !== undefined) {
         const problem = siblings === undefined ? undefined : otherBundleProblem(link, siblings, heldBy);
         if (problem !== undefined)

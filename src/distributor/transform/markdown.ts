@@ -142,6 +142,14 @@ export interface PageLink {
   /** It climbs above the bundle folder (`../2026-W02/report.md`). */
   readonly leaves?: true;
   /**
+   * The `src` of an HTML `<img>` tag written in the Markdown: raw HTML is
+   * escaped, so the page shows the tag as text and no picture, whatever
+   * the bundle holds (docs/distributor.md#pages). `href` is the `src` as
+   * written; no `target` is recorded, the warning is the same for every
+   * destination.
+   */
+  readonly raw?: true;
+  /**
    * For a link that leaves the bundle, the path below the source root it
    * resolves to when it stays below the source root, in a folder that may
    * be another bundle's (neither this bundle's nor one above it):
@@ -261,6 +269,9 @@ function adjustTokens(
       }
     }
     if (token.children !== null) adjustTokens(token.children, options, found);
+    if (token.type === 'text' && options.path !== undefined)
+      for (const src of rawImageSources(token.content))
+        found.links.push({ line: found.line, href: src, image: true, raw: true });
     if (token.type === 'link_open' && options.listed !== undefined) {
       const href = token.attrGet('href');
       const page =
@@ -296,6 +307,19 @@ function adjustTokens(
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+// An `<img …>` tag with a `src` attribute, quoted or not, in any case.
+const RAW_IMAGE = /<img\s(?:[^>]*?\s)?src\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))[^>]*>/gi;
+
+/**
+ * The `src` of each HTML `<img>` tag in a text of the page. Authors paste
+ * them from GitHub readmes (`<img src="charts/trend.png" width="400">`);
+ * the page escapes them, so the reader sees the tag and no picture, which
+ * the run reports like a link that will not load.
+ */
+function rawImageSources(text: string): string[] {
+  return [...text.matchAll(RAW_IMAGE)].map((found) => found[1] ?? found[2] ?? found[3] ?? '');
+}
 
 /**
  * The page link for `href` (as markdown-it normalized it, percent-encoded)
