@@ -42,6 +42,21 @@ export class FolderWriteFailure extends Error {
 }
 
 /**
+ * `error` placed in `folder` (a destination root as the operator wrote it)
+ * when its cause is the filesystem's, not one folder's: full, over quota,
+ * read-only, failing. "No space left" alone does not say which of a run's
+ * destinations filled up. Any other error as it is.
+ */
+export function onFilesystemOf(error: unknown, folder: string): unknown {
+  const code = errnoName(error);
+  return code !== undefined && FILESYSTEM_CAUSES.has(code) && !(error instanceof FolderWriteFailure)
+    ? new FolderWriteFailure(error, folder)
+    : error;
+}
+
+const FILESYSTEM_CAUSES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
+
+/**
  * One line saying what a write failure means, when its errno is one sealkit
  * knows; with the folder it happened in when that is known.
  */

@@ -76,7 +76,10 @@ describe('a destination that cannot be written', () => {
       ['other', 'site', 'published', ''],
     ]);
     const refusal = report.outcomes[0]?.refusal;
-    expect(refusal?.hint).toBe("destination 'small', bundle 'b': no space left on the filesystem (ENOSPC)");
+    // Regression: the help said only "no space left", not which destination's filesystem.
+    expect(refusal?.hint).toBe(
+      `destination 'small', bundle 'b': writing in '${small}': no space left on the filesystem (ENOSPC)`,
+    );
     expect(refusal?.location?.pointer).toBe('pipelines[0].destinations[0]');
     // Its staging and snapshot were swept; only the lock stays.
     expect(describeTree(small)).toEqual({
@@ -144,7 +147,7 @@ describe('a destination that cannot be written', () => {
       ['c', 'small', 'published', ''],
     ]);
     expect(report.outcomes[1]?.refusal?.hint).toBe(
-      "destination 'small', bundle 'b': no space left on the filesystem (ENOSPC)",
+      `destination 'small', bundle 'b': writing in '${small}': no space left on the filesystem (ENOSPC)`,
     );
     expect(Object.keys(describeTree(small)).sort()).toEqual([
       '.distributor.work',

@@ -29,7 +29,7 @@ import {
   startVerifyBundleFiles,
   verifyBundleFiles,
 } from '../validate/validate-bundle.js';
-import { destinationWriteFailed, writeFailureCause } from '../write-failure.js';
+import { destinationWriteFailed, onFilesystemOf, writeFailureCause } from '../write-failure.js';
 import { inspectDestination, type OpenDestination } from './destinations.js';
 import { refusalOrigin } from './refusal-origin.js';
 
@@ -789,9 +789,12 @@ function refuseWriters(
     const expected = expectedOutputs(bundle.manifest, wanted);
     if (!isWrite(decide(bundle.manifest, view, expected).outcome)) continue;
     if (owner !== undefined && destination.backend !== owner) continue;
+    const config = destination.config;
     const refusal =
       owner !== undefined
-        ? destinationWriteFailed(error)
+        ? destinationWriteFailed(
+            config.kind === 'local' ? onFilesystemOf(error, config.shown_root ?? config.root) : error,
+          )
         : refuseDistributor('snapshot_write_failed', {
             role: 'destination',
             hint: `the run's temporary directory (TMPDIR, else /tmp) could not hold its copy of the bundle: ${

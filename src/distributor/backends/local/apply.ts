@@ -16,7 +16,7 @@ import { removeOwnTree } from '../../own-tree.js';
 import { parentDirs } from '../../path/bundle-path.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
-import { destinationWriteFailed } from '../../write-failure.js';
+import { destinationWriteFailed, onFilesystemOf } from '../../write-failure.js';
 import { readState } from './inspect.js';
 import {
   destinationProblem,
@@ -153,11 +153,17 @@ export async function applyLocalBatch(
   return outcomes;
 }
 
-/** The refusal of a write that failed with `error`: its own refusal, or `destination_write_failed`. */
-const refusedBy = (error: unknown): AppliedOutcome => ({
-  outcome: 'refused',
-  refusal: toRefusal(error, () => destinationWriteFailed(error)),
-});
+/**
+ * The refusal of a write that failed with `error`: its own refusal, or
+ * `destination_write_failed`, a full or read-only filesystem named by the
+ * destination root (the work area is on its filesystem).
+ */
+function refusedBy(error: unknown, root: LocalRoot): AppliedOutcome {
+  return {
+    outcome: 'refused',
+    refusal: toRefusal(error, () => destinationWriteFailed(onFilesystemOf(error, root.shown.root))),
+  };
+}
 
 /**
  * Stages every write of the batch, then makes all of them durable with one
@@ -178,7 +184,7 @@ async function stageBatch(
       try {
         staged.push(await stageOne(root, index, write, source, now, step, pending));
       } catch (error: unknown) {
-        outcomes[index] = refusedBy(error);
+        outcomes[index] = refusedBy(error, root);
       }
     }
     if (staged.length === 0) return staged;
@@ -187,7 +193,7 @@ async function stageBatch(
       await pending.flush();
     } catch (error: unknown) {
       for (const one of staged) {
-        outcomes[one.index] = refusedBy(error);
+        outcomes[one.index] = refusedBy(error, root);
         discard(one, step);
       }
       return [];
@@ -219,7 +225,7 @@ function commitBatch(
           outputs: one.state.outputs,
         };
       } catch (error: unknown) {
-        outcomes[one.index] = refusedBy(error);
+        outcomes[one.index] = refusedBy(error, root);
         discard(one, step);
       }
     }
