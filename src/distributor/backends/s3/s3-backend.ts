@@ -89,6 +89,14 @@ const REGION_FOR_ENDPOINT_HINT =
 const interrupted = (): Refusal => refuseDistributor('run_interrupted');
 const stopped = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
+/** A bundle's write refused so says nothing about that bundle: every request of the destination would fail alike. */
+const DESTINATION_WIDE_WRITE_FAILURES: ReadonlySet<string> = new Set([
+  'destination_unreachable',
+  'destination_credentials_missing',
+  'destination_credentials_refused',
+  'destination_bucket_missing',
+]);
+
 /**
  * Pauses before each fresh look at a bundle prefix whose verdict is in
  * doubt: another run's commit and cleanup take a few round trips, so the
@@ -366,7 +374,7 @@ export function createS3BackendNow(
           inspected.get(write.bundle_dir) ??
           (await inspectNow(write.bundle_dir, true, undefined, comparedByContent));
         inspected.delete(write.bundle_dir);
-        return await publishToPrefix(
+        const outcome = await publishToPrefix(
           {
             target: {
               client: getClient(),
@@ -392,6 +400,20 @@ export function createS3BackendNow(
           context,
           found,
         );
+        // A store that stopped answering (or now refuses these credentials,
+        // or lost the bucket) fails every later bundle the same way, each
+        // only after its own retries and timeouts: about two minutes a bundle
+        // for a store that holds writes without answering (a full Ceph
+        // cluster). The rest of the destination is refused at once instead,
+        // as after a read that failed so (docs/distributor.md, "Retries and
+        // timeouts").
+        if (
+          outcome.outcome === 'refused' &&
+          !stopped(context.signal) &&
+          DESTINATION_WIDE_WRITE_FAILURES.has(outcome.refusal.code)
+        )
+          destinationFailure ??= outcome.refusal;
+        return outcome;
       } catch (error) {
         return { outcome: 'refused', refusal: noteFailure(error, 'write') };
       } finally {
