@@ -5,6 +5,7 @@ export { type VerifiedBundle, verifyBundle } from './api/verify.js';
 export {
   type LeftOut,
   type LeftOutReason,
+  MANIFEST_EXCLUDE_OPTION,
   MANIFEST_REPLACE_OPTION,
   type WriteManifestOptions,
   type WrittenManifest,

@@ -7,6 +7,7 @@ import {
   type ItemOutcome,
   type LinkProblem,
   type LinkWarning,
+  MANIFEST_EXCLUDE_OPTION,
   MANIFEST_REPLACE_OPTION,
   MAX_TRANSFERS,
   type PipelinePlan,
@@ -313,15 +314,25 @@ function newerRefusal(report: RunReport): Refusal | undefined {
 }
 
 /**
- * writeManifest's hints name its `replace` option (`replace: true`), as a
- * library caller writes it; on the command line it is the --replace flag.
+ * writeManifest's hints name its options (`replace: true`, the exclude
+ * option) as a library caller writes them; on the command line they are
+ * the --replace and --exclude flags.
  */
 function withReplaceFlag<T>(write: () => T): T {
   try {
     return write();
   } catch (error: unknown) {
-    if (!(error instanceof Refusal) || error.hint?.includes(MANIFEST_REPLACE_OPTION) !== true) throw error;
-    throw error.at({}, error.hint.replaceAll(MANIFEST_REPLACE_OPTION, '--replace'));
+    if (!(error instanceof Refusal)) throw error;
+    const flagged = (one: Refusal): Refusal =>
+      one.hint === undefined
+        ? one
+        : one.at(
+            {},
+            one.hint
+              .replaceAll(MANIFEST_REPLACE_OPTION, '--replace')
+              .replaceAll(MANIFEST_EXCLUDE_OPTION, '--exclude'),
+          );
+    throw flagged(error).withOthers(error.also.map(flagged), error.omitted);
   }
 }
 

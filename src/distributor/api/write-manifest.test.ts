@@ -126,7 +126,7 @@ describe('distribute manifest: what is left out', () => {
     const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED }));
     expect([refusal.code, refusal.location?.path]).toEqual(['path_not_utf8', join(bundle, 'sub')]);
     expect(refusal.hint).toBe(
-      "the name 'stray\\xff.txt' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude",
+      "the name 'stray\\xff.txt' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with the exclude option",
     );
     const written = writeManifest(bundle, { id: 'w22', created: CREATED, exclude: ['stray*'] });
     expect(written.left_out).toContainEqual({ path: 'sub/stray\\xff.txt', reason: 'excluded' });
@@ -343,7 +343,7 @@ describe('distribute manifest: every refusal names the file', () => {
     // Regression: the hint suggested --exclude, which writes a manifest that every run then
     // refuses (discovery still finds the inner manifest.json): it says to move the bundle out.
     expect(refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED })).hint).toBe(
-      'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
+      'a bundle holds no other bundle: move that bundle out of this folder (the exclude option is not enough: a run still finds its manifest.json and refuses both)',
     );
     // Left out, it is refused all the same: a run would refuse the bundle for it.
     const excluded = refusalOf(() =>
@@ -403,11 +403,11 @@ describe('distribute manifest: every refusal names the file', () => {
     expect([refusal, ...refusal.also].map((one) => [one.code, one.hint])).toEqual([
       [
         'path_control_char',
-        'its name holds a control character, which reports and logs would print raw: rename it, or leave it out with --exclude',
+        'its name holds a control character, which reports and logs would print raw: rename it, or leave it out with the exclude option',
       ],
       [
         'path_backslash',
-        'its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with --exclude',
+        'its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with the exclude option',
       ],
     ]);
     // Left out as the hint says, the manifest is written.

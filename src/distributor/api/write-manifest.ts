@@ -36,6 +36,9 @@ import { errnoName, FolderWriteFailure, writeFailureCause } from '../write-failu
  */
 export const MANIFEST_REPLACE_OPTION = 'replace: true';
 
+/** How a hint names the `exclude` option; the CLI shows its `--exclude` flag in its place. */
+export const MANIFEST_EXCLUDE_OPTION = 'the exclude option';
+
 export interface WriteManifestOptions {
   readonly id: string;
   /** RFC 3339; default now. Written normalized to UTC. */
@@ -154,7 +157,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
           refuseAt(
             clash.code,
             path,
-            `'${twinShown(path)}' runs through '${twinShown(file)}', a file of the same name in another Unicode form: one name on macOS and to many object-store clients; rename one of them, or leave one out with --exclude`,
+            `'${twinShown(path)}' runs through '${twinShown(file)}', a file of the same name in another Unicode form: one name on macOS and to many object-store clients; rename one of them, or leave one out with ${MANIFEST_EXCLUDE_OPTION}`,
           ),
         );
       else if (clash.code !== 'path_unicode_twin' || other === undefined)
@@ -166,7 +169,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
           refuseDistributor('path_unicode_twin', {
             role: 'bundle',
             location: { path },
-            hint: `${twins.text} are one name on macOS and to many object-store clients: rename one of them, or leave one out with --exclude`,
+            hint: `${twins.text} are one name on macOS and to many object-store clients: rename one of them, or leave one out with ${MANIFEST_EXCLUDE_OPTION}`,
             details: twins.details,
           }),
         );
@@ -341,7 +344,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
           refuseAt(
             'path_not_utf8',
             prefix === '' ? '.' : prefix,
-            `the name '${shownName}' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with --exclude`,
+            `the name '${shownName}' in this folder (bytes that are not UTF-8 shown as \\xNN): rename it, or leave it out with ${MANIFEST_EXCLUDE_OPTION}`,
           ),
         );
       } else if (entry.name === MANIFEST_FILE)
@@ -349,7 +352,7 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
           refuseAt(
             'bundle_nested',
             path,
-            'a bundle holds no other bundle: move that bundle out of this folder (--exclude is not enough: a run still finds its manifest.json and refuses both)',
+            `a bundle holds no other bundle: move that bundle out of this folder (${MANIFEST_EXCLUDE_OPTION} is not enough: a run still finds its manifest.json and refuses both)`,
           ),
         );
       else if (type === 'symlink') problems.push(refuseAt('file_symlink', path, LINK_HINT));
@@ -374,14 +377,10 @@ function listBundleFiles(root: Dir, options: WriteManifestOptions): Listing {
  * come from a folder's listing.
  */
 const NAME_HINTS: { readonly [code: string]: string } = {
-  path_control_char:
-    'its name holds a control character, which reports and logs would print raw: rename it, or leave it out with --exclude',
-  path_backslash:
-    'its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with --exclude',
-  path_too_long:
-    'a name is at most 255 bytes and a path at most 4,096 (UTF-8): shorten it, or leave it out with --exclude',
-  path_reserved:
-    "manifest.json and names beginning with .distributor are sealkit's own: rename it, or leave it out with --exclude",
+  path_control_char: `its name holds a control character, which reports and logs would print raw: rename it, or leave it out with ${MANIFEST_EXCLUDE_OPTION}`,
+  path_backslash: `its name holds a backslash, a folder separator on Windows and to many URL handlers: rename it, or leave it out with ${MANIFEST_EXCLUDE_OPTION}`,
+  path_too_long: `a name is at most 255 bytes and a path at most 4,096 (UTF-8): shorten it, or leave it out with ${MANIFEST_EXCLUDE_OPTION}`,
+  path_reserved: `manifest.json and names beginning with .distributor are sealkit's own: rename it, or leave it out with ${MANIFEST_EXCLUDE_OPTION}`,
 };
 
 // A run walks the whole bundle folder, listed or not, and refuses a link, a
