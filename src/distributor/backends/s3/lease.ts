@@ -76,6 +76,8 @@ export class Lease {
   readonly run = randomBytes(16).toString('hex');
   readonly #settings: LeaseSettings;
   readonly #abort = new AbortController();
+  /** Aborted by `abandon`: the marker writes and deletes in flight and to come. */
+  readonly #abandoned = new AbortController();
   #etag: string | undefined;
   #claims: readonly PendingClaim[] = [];
   #queue: Promise<void> = Promise.resolve();
@@ -207,6 +209,7 @@ export class Lease {
       this.#settings.beforeWrite('delete');
       await this.#settings.target.client.send(
         new DeleteObjectCommand({ Bucket: this.#settings.target.bucket, Key: this.#settings.key }),
+        { abortSignal: this.#abandoned.signal },
       );
       this.#etag = undefined;
     });
@@ -215,6 +218,23 @@ export class Lease {
   /** Stops renewing (the marker stays as it is). */
   stop(): void {
     this.#stopTimer();
+  }
+
+  /**
+   * Gives up every marker write and delete, in flight or to come: a run
+   * stopped by a signal whose store does not answer would otherwise hold
+   * the exit for their retries and timeouts, minutes for a store that
+   * went silent. The marker then keeps what the store last took, and its
+   * lease ends on its own (docs/distributor.md, "Commands", on signals).
+   */
+  abandon(): void {
+    this.#stopTimer();
+    this.#abandoned.abort();
+  }
+
+  /** Aborted once `abandon` was called. */
+  get abandoned(): AbortSignal {
+    return this.#abandoned.signal;
   }
 
   #expiry() {
@@ -230,7 +250,8 @@ export class Lease {
     const bytes = serializePending(marker);
     this.#settings.beforeWrite('put');
     const started = this.#settings.clock.now().getTime();
-    // Not aborted by this lease's own signal: a release must still be written after a failure.
+    // Not aborted by this lease's own signal: a release must still be written
+    // after a failure. Only `abandon` gives it up.
     const etag = await putVerified(
       this.#settings.target,
       this.#settings.key,
@@ -241,7 +262,7 @@ export class Lease {
       },
       { kind: 'bytes', bytes },
       condition,
-      new AbortController().signal,
+      this.#abandoned.signal,
     );
     this.#written = started;
     return etag;

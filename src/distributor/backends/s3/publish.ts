@@ -100,6 +100,53 @@ export async function publishToPrefix(
     leaseMs: settings.leaseMs,
     beforeWrite: step,
   });
+  // Once the run is stopped, the marker's own writes (taking it, renewing,
+  // expiring or removing it) and the deletes after the commit get a few
+  // seconds to finish: a store that stopped answering would otherwise hold
+  // the exit for minutes of retries and timeouts.
+  let grace: NodeJS.Timeout | undefined;
+  const abandonLater = () => {
+    grace = setTimeout(() => lease.abandon(), AFTER_SIGNAL_GRACE_MS);
+    grace.unref();
+  };
+  if (interrupted.aborted) abandonLater();
+  else interrupted.addEventListener('abort', abandonLater, { once: true });
+  try {
+    return await publishHeld(
+      settings,
+      keys,
+      write,
+      source,
+      context,
+      inspected,
+      claimed,
+      lease,
+      interrupted,
+      step,
+    );
+  } finally {
+    interrupted.removeEventListener('abort', abandonLater);
+    if (grace !== undefined) clearTimeout(grace);
+    lease.stop();
+  }
+}
+
+/** Marker writes and deletes after a signal have this long before they are abandoned. */
+export const AFTER_SIGNAL_GRACE_MS = 5_000;
+
+/** Steps 1 to 5 with the lease made: `publishToPrefix` bounds its marker writes after a signal. */
+async function publishHeld(
+  settings: PublishSettings,
+  keys: BundleKeys,
+  write: PlannedWrite,
+  source: OutputSource,
+  context: ApplyContext,
+  inspected: InspectedPrefix,
+  claimed: Exclude<ReturnType<typeof claimPrefix>, Refusal>,
+  lease: Lease,
+  interrupted: AbortSignal,
+  step: (kind: StepKind) => void,
+): Promise<AppliedOutcome> {
   const notAcquired = await acquireLease(lease, claimed.claims, settings, keys, inspected, interrupted);
   if (notAcquired !== undefined) return refused(notAcquired);
 
@@ -356,7 +403,7 @@ async function removeLeftovers(run: PublishRun): Promise<void> {
     lease.check();
     run.step('delete');
     await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keys.key(path) }), {
-      abortSignal: lease.signal,
+      abortSignal: AbortSignal.any([lease.signal, lease.abandoned]),
     });
   });
   lease.check();

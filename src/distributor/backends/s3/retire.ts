@@ -40,6 +40,7 @@ export class MarkerRetirement {
   #queue: string[] = [];
   #timer: NodeJS.Timeout | undefined;
   #inFlight = new Set<Promise<void>>();
+  readonly #abandoned = new AbortController();
 
   constructor(client: S3Client, bucket: string, delayMs: number) {
     this.#client = client;
@@ -61,6 +62,15 @@ export class MarkerRetirement {
    */
   flush(): void {
     this.#flush();
+  }
+
+  /**
+   * Gives up the deletes in flight and to come (a run stopped by a signal,
+   * whose store does not answer): those markers stay, and the next run
+   * finishes those bundles once their leases have ended.
+   */
+  abandon(): void {
+    this.#abandoned.abort();
   }
 
   /** Deletes everything queued and waits for every delete request. */
@@ -90,7 +100,7 @@ export class MarkerRetirement {
     });
     withContentMd5(command);
     try {
-      await this.#client.send(command);
+      await this.#client.send(command, { abortSignal: this.#abandoned.signal });
     } catch {
       // The markers stay; the next run repairs those bundles.
     }
@@ -98,7 +108,9 @@ export class MarkerRetirement {
 
   async #deleteOne(key: string): Promise<void> {
     try {
-      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }), {
+        abortSignal: this.#abandoned.signal,
+      });
     } catch {
       // The marker stays; the next run repairs that bundle.
     }

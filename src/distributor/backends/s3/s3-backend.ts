@@ -42,7 +42,7 @@ import {
 import { NestedBundleCheck } from './nested.js';
 import { ObjectTooLarge } from './objects.js';
 import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js';
-import { publishToPrefix } from './publish.js';
+import { AFTER_SIGNAL_GRACE_MS, publishToPrefix } from './publish.js';
 import { markFailedRequests } from './requests.js';
 import { MarkerRetirement, retirementDelayMs } from './retire.js';
 import { trustedCertificates } from './trust.js';
@@ -166,6 +166,8 @@ export function createS3BackendNow(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   /** Bundles of this destination being applied right now. */
   let applying = 0;
+  /** The run's signal, as the bundles applied were given it: a stopped run bounds its last deletes. */
+  let runSignal: AbortSignal | undefined;
   /** What `inspect` found per bundle, for `apply`. */
   const inspected = new Map<BundleDir, InspectedPrefix>();
 
@@ -355,6 +357,7 @@ export function createS3BackendNow(
         };
       }
       if (destinationFailure !== undefined) return { outcome: 'refused', refusal: destinationFailure };
+      runSignal ??= context.signal;
       applying += 1;
       // Hashed on another thread while the probe and the marker make their round trips.
       const prefetched = prefetchDigests(write, source);
@@ -423,7 +426,14 @@ export function createS3BackendNow(
       }
     },
     async close(): Promise<void> {
+      // Stopped by a signal: the markers' deletes get a few seconds, not the
+      // retries and timeouts of a store that stopped answering.
+      const grace =
+        retirement !== undefined && stopped(runSignal)
+          ? setTimeout(() => retirement?.abandon(), AFTER_SIGNAL_GRACE_MS)
+          : undefined;
       await retirement?.drain();
+      if (grace !== undefined) clearTimeout(grace);
       retirement = undefined;
       if (ownsClient) client?.destroy();
       client = undefined;

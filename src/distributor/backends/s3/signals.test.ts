@@ -282,4 +282,46 @@ describe('signals stop a run cleanly', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(temp)).toEqual(['sealkit-distributor-notours']);
   }, 60_000);
+
+  it('regression: SIGTERM while the store has stopped answering ends the run within seconds, not after the retries and timeouts of its marker writes', async () => {
+    // The store goes silent at the first output upload: nothing is answered
+    // from then on, so expiring the marker after the signal is not answered
+    // either. It waited out four attempts of request_timeout_seconds (30 s)
+    // and more: a run stopped by cron's timeout or systemd went on for
+    // minutes. The marker's writes now get a few seconds after the signal.
+    const { dir, temp, bundle } = setUp();
+    let silent = false;
+    let arrived: () => void = () => {};
+    const seen = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let release: () => void = () => {};
+    const never = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    ctx.proxy.decide((req) => {
+      if (!silent && isObjectPut(req, '/daily/report.md')) {
+        silent = true;
+        arrived();
+      }
+      return silent ? { kind: 'hold', release: never } : { kind: 'forward' };
+    });
+    const { child, finished } = startCli(dir, temp);
+    await seen;
+    const sent = performance.now();
+    child.kill('SIGTERM');
+    // Never left behind: before the change it ran for minutes.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    const result = await finished;
+    const afterSignal = performance.now() - sent;
+    clearTimeout(guard);
+    release();
+    ctx.proxy.decide(() => ({ kind: 'forward' }));
+    expect(result.code, result.stderr).toBe(143);
+    expect(afterSignal).toBeLessThan(15_000);
+    expect(result.stderr).toContain('error[run_interrupted]');
+    // Nothing is published; the marker the store took stays until its lease ends.
+    const keys = await listKeys(ctx.s3, ctx.bucket, `${bundle}/`);
+    expect(keys).not.toContain(`${bundle}/.distributor.json`);
+  }, 60_000);
 });
