@@ -87,15 +87,54 @@ export function bundleListingOf(
   keys: BundleKeys,
   maxObjects: number,
 ): BundleListing {
+  // The keys under one bundle prefix are a contiguous run of the sorted
+  // keys: found by a binary search, not by a pass over every key of the
+  // destination for every bundle (2,000 bundles of 5 objects each made that
+  // 20 million comparisons on a rerun).
+  const { sorted, order } = indexOf(all);
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] ?? '') < keys.prefix) low = middle + 1;
+    else high = middle;
+  }
+  const under: string[] = [];
+  for (let at = low; at < sorted.length; at += 1) {
+    const key = sorted[at] ?? '';
+    if (keys.relative(key) === undefined) break;
+    under.push(key);
+  }
+  // In the listing's own order, as `listBundle` gives them.
+  under.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
   const objects = new Map<string, ListedObject>();
-  for (const [key, object] of all) {
+  for (const key of under) {
+    const object = all.get(key);
     const relative = keys.relative(key);
-    if (relative === undefined) continue;
+    if (object === undefined || relative === undefined) continue;
     if (objects.size >= maxObjects) return { objects, overflow: true };
     objects.set(relative, object);
   }
   return { objects, overflow: false };
 }
+
+/** A destination listing's keys sorted, and each key's place in the listing; made once per listing. */
+function indexOf(all: ReadonlyMap<string, ListedObject>): {
+  readonly sorted: readonly string[];
+  readonly order: ReadonlyMap<string, number>;
+} {
+  const known = indexes.get(all);
+  if (known !== undefined) return known;
+  const listed = [...all.keys()];
+  const index = { sorted: [...listed].sort(), order: new Map(listed.map((key, at) => [key, at])) };
+  indexes.set(all, index);
+  return index;
+}
+
+const indexes = new WeakMap<
+  ReadonlyMap<string, ListedObject>,
+  { readonly sorted: readonly string[]; readonly order: ReadonlyMap<string, number> }
+>();
 
 /** The server said the listing goes on but gave no continuation token. */
 export class IncompleteListing extends Error {
