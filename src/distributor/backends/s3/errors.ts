@@ -191,7 +191,10 @@ function unreachableHint(error: unknown, address: StoreAddress | undefined): str
   const cause = Object.hasOwn(SOCKET_CAUSES, code) ? SOCKET_CAUSES[code] : undefined;
   if (cause !== undefined) return `${cause} (${code})`;
   if (errorName(error) === 'TimeoutError')
-    return 'no answer in time: check the endpoint, or raise connect_timeout_seconds or request_timeout_seconds';
+    // A store that is full or degraded may still accept connections, and
+    // even answer listings, while it holds every write: the endpoint alone
+    // is the wrong thing to check then.
+    return "no answer in time: check the endpoint, and the store's health (a full or degraded store can accept a request and never answer it), or raise connect_timeout_seconds or request_timeout_seconds";
   return undefined;
 }
 

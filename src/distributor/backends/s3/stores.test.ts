@@ -492,7 +492,7 @@ describe('retries and timeouts', () => {
       const report = await run({ destination: { connect_timeout_seconds: 1, request_timeout_seconds: 1 } });
       expect(report.outcomes[0]?.reason_code).toBe('destination_unreachable');
       expect(report.outcomes[0]?.refusal?.hint).toMatch(
-        /: no answer in time: check the endpoint, or raise connect_timeout_seconds or request_timeout_seconds$/,
+        /: no answer in time: check the endpoint, and the store's health \(a full or degraded store can accept a request and never answer it\), or raise connect_timeout_seconds or request_timeout_seconds$/,
       );
       expect(silent.connections()).toBeGreaterThan(0);
     } finally {
