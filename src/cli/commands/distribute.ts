@@ -318,7 +318,7 @@ function newerRefusal(report: RunReport): Refusal | undefined {
  * option) as a library caller writes them; on the command line they are
  * the --replace and --exclude flags.
  */
-function withReplaceFlag<T>(write: () => T): T {
+function withManifestFlags<T>(write: () => T): T {
   try {
     return write();
   } catch (error: unknown) {
@@ -464,7 +464,7 @@ export const distributeManifestCommand: Command = {
       );
     const exclude = nonEmptyOption(values.exclude ?? [], '--exclude', MANIFEST_USAGE);
     const { id, created } = values;
-    const written = withReplaceFlag(() =>
+    const written = withManifestFlags(() =>
       writeManifest(dir, {
         id,
         ...(created === undefined ? {} : { created }),

@@ -228,10 +228,8 @@ function readShared(file: { readonly path: string; readonly shown: string }, con
   }
   const profiles: string[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const section = /^\s*\[\s*([^\]]*?)\s*\]\s*(?:[#;].*)?$/.exec(line)?.[1];
-    if (section === undefined) continue;
-    const profile = config && section !== 'default' ? /^profile\s+(.+)$/.exec(section)?.[1] : section;
-    if (profile !== undefined) profiles.push(profile);
+    const header = sectionHeader(line, config);
+    if (header !== undefined && header.profile !== undefined) profiles.push(header.profile);
   }
   return { ...file, profiles };
 }
@@ -259,9 +257,9 @@ export function profileSetting(
   }
   let current: string | undefined;
   for (const line of text.split(/\r?\n/)) {
-    const section = /^\s*\[\s*([^\]]*?)\s*\]\s*(?:[#;].*)?$/.exec(line)?.[1];
-    if (section !== undefined) {
-      current = section === 'default' ? section : /^profile\s+(.+)$/.exec(section)?.[1];
+    const header = sectionHeader(line, true);
+    if (header !== undefined) {
+      current = header.profile;
       continue;
     }
     if (current !== profile) continue;
@@ -271,4 +269,16 @@ export function profileSetting(
     if (value !== '') return { value, where: `${key} of profile '${profile}' in ${file.shown}` };
   }
   return undefined;
+}
+
+/**
+ * A section header line of a shared file and the profile it opens:
+ * `[name]` in the credentials file, `[profile name]` (or `[default]`) in
+ * the config file; `profile` undefined for another section of the config
+ * file (`[sso-session x]`). Undefined for any other line.
+ */
+function sectionHeader(line: string, config: boolean): { readonly profile: string | undefined } | undefined {
+  const section = /^\s*\[\s*([^\]]*?)\s*\]\s*(?:[#;].*)?$/.exec(line)?.[1];
+  if (section === undefined) return undefined;
+  return { profile: config && section !== 'default' ? /^profile\s+(.+)$/.exec(section)?.[1] : section };
 }
