@@ -15,6 +15,14 @@ import {
   timed,
 } from './distributor.js';
 import type { Benchmark, Variant } from './harness.js';
+import {
+  freshDestination,
+  measuredRounds,
+  presentPeers,
+  pairedRatios as ratiosOf,
+  runPeer,
+  summed,
+} from './peer-tools.js';
 import { seededRandom } from './prng.js';
 
 /**
@@ -50,37 +58,6 @@ const DATA_BYTES = 1024 * 1024 - MARKDOWN_BYTES;
 const TMPFS = '/dev/shm';
 const WARMUP_RUNS = 1;
 
-interface Peer {
-  readonly command: string;
-  readonly probe: readonly string[];
-}
-
-const PEERS: Readonly<Record<'rclone' | 'rsync' | 'cp' | 'sync' | 'openssl' | 'xargs', Peer>> = {
-  rclone: { command: 'rclone', probe: ['version'] },
-  rsync: { command: 'rsync', probe: ['--version'] },
-  cp: { command: 'cp', probe: ['--version'] },
-  sync: { command: 'sync', probe: ['--version'] },
-  openssl: { command: 'openssl', probe: ['version'] },
-  xargs: { command: 'xargs', probe: ['--version'] },
-};
-
-function installed(peer: Peer): boolean {
-  const result = spawnSync(peer.command, peer.probe, { stdio: 'ignore' });
-  return result.error === undefined && result.status === 0;
-}
-
-/** rclone reads no configuration file of the user's: local paths only, defaults as installed. */
-const RCLONE_ENV = { ...process.env, RCLONE_CONFIG: '/dev/null' };
-
-function run(command: string, args: readonly string[]): void {
-  const result = spawnSync(command, args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: command === 'rclone' ? RCLONE_ENV : process.env,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-}
-
 function markdown(random: () => number, index: number): string {
   const words = ['revenue', 'region', 'daily', 'orders', 'margin', 'forecast', 'churn', 'basket'];
   let text = `# Report ${index}\n\n`;
@@ -109,47 +86,8 @@ function runSealkit(child: string, configPath: string, mode: 'run' | 'run-checks
   return JSON.parse(runNode([child, mode, configPath], 'sealkit benchmark child')) as ChildReport;
 }
 
-/** A destination emptied and its filesystem flushed before each round (untimed), then `copy` timed into it. */
-function freshDestination(
-  name: string,
-  parent: string,
-  into: Series,
-  copy: (dest: string) => ChildReport | undefined,
-): Variant {
-  let round = 0;
-  let dest = '';
-  return {
-    name,
-    setup: () => {
-      if (dest !== '') rmSync(dest, { recursive: true, force: true });
-      round += 1;
-      dest = join(parent, `${name.replace(/[^a-z0-9]+/gi, '-')}-${round}`);
-      mkdirSync(dest);
-      syncFilesystem(parent);
-    },
-    run: timed(into, () => copy(dest)),
-  };
-}
-
-const measured = (values: readonly number[]): readonly number[] => values.slice(WARMUP_RUNS);
-
-/** Two series added round by round (wall time only): one job after the other. */
-function summed(first: Series, second: Series | undefined): Series {
-  const added = series();
-  if (second === undefined) return added;
-  first.wallMs.forEach((value, index) => {
-    added.wallMs.push(value + (second.wallMs[index] ?? Number.NaN));
-  });
-  return added;
-}
-
-/** "r1 / r2 / r3 (median m)": sealkit ÷ peer in each measured round. */
-function pairedRatios(ours: Series, peer: Series | undefined): string {
-  if (peer === undefined) return 'missing (peer not installed)';
-  const theirs = measured(peer.wallMs);
-  const ratios = measured(ours.wallMs).map((value, index) => value / (theirs[index] ?? Number.NaN));
-  return `${ratios.map((r) => r.toFixed(2)).join(' / ')} (median ${median(ratios).toFixed(2)})`;
-}
+const measured = (values: readonly number[]): readonly number[] => measuredRounds(values, WARMUP_RUNS);
+const pairedRatios = (ours: Series, peer: Series | undefined): string => ratiosOf(ours, peer, WARMUP_RUNS);
 
 export const distributorPeersBenchmark: Benchmark = {
   name: 'distributor-peers',
@@ -157,14 +95,7 @@ export const distributorPeersBenchmark: Benchmark = {
     'publish 1 GiB in 1,000 two-file bundles and rerun it, beside rclone copy --checksum, rsync, cp -r + sync -f and openssl',
   runOptions: { warmupRuns: WARMUP_RUNS, rounds: 3, minSampleMs: 0 },
   prepare() {
-    const present = Object.fromEntries(
-      Object.entries(PEERS).map(([key, peer]) => [key, installed(peer)]),
-    ) as Record<keyof typeof PEERS, boolean>;
-    const missing = Object.entries(present)
-      .filter(([, ok]) => !ok)
-      .map(([key]) => key);
-    if (missing.length > 0)
-      process.stderr.write(`distributor-peers: not installed, reported as missing: ${missing.join(', ')}\n`);
+    const { present, missing } = presentPeers('distributor-peers');
     const base = privateBuild('peers');
     const shm = existsSync(TMPFS) ? mkdtempSync(join(TMPFS, 'sealkit-bench-peers-')) : undefined;
     const child = join(base, 'dist', 'bench', 'distributor-child.js');
@@ -185,9 +116,9 @@ export const distributorPeersBenchmark: Benchmark = {
     const noopConfig = config(base, source, noopSealkit);
     publish(noopSealkit);
     const noopRclone = join(base, 'noop-rclone');
-    if (present.rclone) run('rclone', ['copy', '--checksum', source, noopRclone]);
+    if (present.rclone) runPeer('rclone', ['copy', '--checksum', source, noopRclone]);
     const noopRsync = join(base, 'noop-rsync');
-    if (present.rsync) run('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
+    if (present.rsync) runPeer('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
     const emptySource = join(base, 'empty-source');
     const emptyDest = join(base, 'empty-dest');
     mkdirSync(emptySource);
@@ -220,7 +151,7 @@ export const distributorPeersBenchmark: Benchmark = {
         ? []
         : [
             freshDestination('rclone copy --checksum (disk)', disk, s.rclone, (dest) => {
-              run('rclone', ['copy', '--checksum', source, dest]);
+              runPeer('rclone', ['copy', '--checksum', source, dest]);
               return none();
             }),
           ]),
@@ -228,7 +159,7 @@ export const distributorPeersBenchmark: Benchmark = {
         ? []
         : [
             freshDestination('rsync -a (disk)', disk, s.rsync, (dest) => {
-              run('rsync', ['-a', `${source}/`, `${dest}/`]);
+              runPeer('rsync', ['-a', `${source}/`, `${dest}/`]);
               return none();
             }),
           ]),
@@ -236,7 +167,7 @@ export const distributorPeersBenchmark: Benchmark = {
         ? []
         : [
             freshDestination('rsync -a --fsync (disk)', disk, s.rsyncFsync, (dest) => {
-              run('rsync', ['-a', '--fsync', `${source}/`, `${dest}/`]);
+              runPeer('rsync', ['-a', '--fsync', `${source}/`, `${dest}/`]);
               return none();
             }),
           ]),
@@ -244,7 +175,7 @@ export const distributorPeersBenchmark: Benchmark = {
         ? []
         : [
             freshDestination('cp -r, then sync -f (disk)', disk, s.cpSync, (dest) => {
-              run('cp', ['-r', `${source}/.`, dest]);
+              runPeer('cp', ['-r', `${source}/.`, dest]);
               syncFilesystem(dest);
               return none();
             }),
@@ -255,7 +186,7 @@ export const distributorPeersBenchmark: Benchmark = {
             {
               name: 'openssl dgst -sha256 (2,000 files)',
               run: timed(s.openssl, () => {
-                run('openssl', ['dgst', '-sha256', ...files]);
+                runPeer('openssl', ['dgst', '-sha256', ...files]);
                 return none();
               }),
             },
@@ -288,7 +219,7 @@ export const distributorPeersBenchmark: Benchmark = {
         ? []
         : [
             freshDestination('cp -r (tmpfs)', shm, s.cpTmpfs, (dest) => {
-              run('cp', ['-r', `${source}/.`, dest]);
+              runPeer('cp', ['-r', `${source}/.`, dest]);
               return none();
             }),
           ]),
@@ -352,7 +283,7 @@ export const distributorPeersBenchmark: Benchmark = {
             {
               name: 'rclone copy --checksum, no-op rerun',
               run: timed(s.noopRclone, () => {
-                run('rclone', ['copy', '--checksum', source, noopRclone]);
+                runPeer('rclone', ['copy', '--checksum', source, noopRclone]);
                 return none();
               }),
             },
@@ -363,7 +294,7 @@ export const distributorPeersBenchmark: Benchmark = {
             {
               name: 'rsync -ac, no-op rerun',
               run: timed(s.noopRsync, () => {
-                run('rsync', ['-ac', `${source}/`, `${noopRsync}/`]);
+                runPeer('rsync', ['-ac', `${source}/`, `${noopRsync}/`]);
                 return none();
               }),
             },

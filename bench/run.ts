@@ -7,6 +7,7 @@ import { contractsBenchmark } from './contracts.js';
 import { distributorBenchmark } from './distributor.js';
 import { distributorPeersBenchmark } from './distributor-peers.js';
 import { distributorS3Benchmark, distributorS3ManyBenchmark } from './distributor-s3.js';
+import { distributorSmallBenchmark } from './distributor-small.js';
 import { editionCheckPlanBenchmark, editionNewBenchmark } from './editions.js';
 import { evidenceBenchmark } from './evidence.js';
 import { type Benchmark, type BenchmarkResult, runBenchmark } from './harness.js';
@@ -26,6 +27,7 @@ const REGISTRY: readonly Benchmark[] = [
   editionNewBenchmark,
   distributorBenchmark,
   distributorPeersBenchmark,
+  distributorSmallBenchmark,
   distributorS3Benchmark,
   distributorS3ManyBenchmark,
   pagesBenchmark,

@@ -127,6 +127,8 @@ export type StepKind =
   | 'fsync'
   /** The one flush that makes a whole staged batch durable before its commit renames (local). */
   | 'flush'
+  /** Within that flush, for a batch of many small files: one syncfs of the destination's filesystem (local). */
+  | 'syncfs'
   | 'rename'
   | 'exchange'
   | 'unlink'

@@ -16,7 +16,12 @@ export {
 } from './lock.js';
 export type { EntryName } from './names.js';
 export { didYouMeanPath, MAX_LISTED_ENTRIES, nearPath } from './near-path.js';
-export { fsyncAll, type OpenDescriptor } from './open-descriptor.js';
+export {
+  fsyncAll,
+  type OpenDescriptor,
+  syncFilesystemOf,
+  syncfsFlushesEveryFile,
+} from './open-descriptor.js';
 export { openOrCreateDir } from './open-or-create.js';
 export type { PathHandle } from './path-handle.js';
 export {

@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dir } from './dir.js';
 import { FsError } from './errors.js';
-import { fsPrimitivesAvailable } from './libc.js';
+import { fsPrimitivesAvailable, libc } from './libc.js';
+import { syncFilesystemOf, syncfsFlushesEveryFile } from './open-descriptor.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'sealkit-libc-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -37,5 +39,52 @@ describe('libc binding', () => {
       }
     }
     expect([...codes]).toEqual(['ENOENT']);
+  });
+});
+
+describe('flushing a whole filesystem', () => {
+  const statfs = (path: string) => {
+    const [magic = '', name = ''] = execFileSync('stat', ['-f', '-c', '%t %T', path], { encoding: 'utf8' })
+      .trim()
+      .split(' ');
+    return { magic: Number.parseInt(magic, 16), name };
+  };
+
+  it('reads the filesystem type as stat -f does', () => {
+    for (const path of [base, '/proc']) {
+      const dir = Dir.open(path);
+      try {
+        expect(libc().filesystemMagic(dir.fd)).toBe(statfs(path).magic);
+      } finally {
+        dir.close();
+      }
+    }
+  });
+
+  it('trusts syncfs on the local filesystems it knows, never on others', () => {
+    const known = new Set(['ext2/ext3', 'xfs', 'btrfs', 'tmpfs']);
+    const proc = Dir.open('/proc');
+    const here = Dir.open(base);
+    try {
+      expect(syncfsFlushesEveryFile(proc)).toBe(false);
+      expect(syncfsFlushesEveryFile(here)).toBe(known.has(statfs(base).name));
+    } finally {
+      proc.close();
+      here.close();
+    }
+  });
+
+  it('reports a syncfs that returned 0 as true', async () => {
+    const here = Dir.open(base);
+    try {
+      expect(await syncFilesystemOf(here)).toBe(true);
+    } finally {
+      here.close();
+    }
+  });
+
+  it('reports a syncfs that failed as false, for the caller to fsync instead', async () => {
+    // A descriptor number no file holds: syncfs returns -1 (EBADF).
+    expect(await libc().syncFilesystem(987_654)).toBe(false);
   });
 });

@@ -34,12 +34,28 @@ export interface Libc {
    */
   faccessat(dirFd: number, name: Uint8Array, mode: number): void;
   fsync(fd: number): void;
+  /**
+   * fstatfs(fd).f_type: the magic number of the filesystem holding the
+   * descriptor (a 64-bit `long` first in `struct statfs` on both
+   * architectures with an open-flag table).
+   */
+  filesystemMagic(fd: number): number;
+  /**
+   * syncfs(fd) on a thread of Node's pool, so the event loop (progress,
+   * signals) keeps running while the filesystem flushes: resolves true when
+   * it returned 0. A failure carries no errno across threads; the caller
+   * falls back to fsyncs, which report it.
+   */
+  syncFilesystem(fd: number): Promise<boolean>;
   /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
   startWriteback(fd: number): void;
   close(fd: number): void;
 }
 
-type Native = (...args: readonly unknown[]) => unknown;
+type Native = ((...args: readonly unknown[]) => unknown) & {
+  /** The same call on a pool thread; the callback gets koffi's error or the result. */
+  readonly async: (...args: readonly unknown[]) => void;
+};
 
 interface KoffiModule {
   load(path: string): { func(definition: string): Native };
@@ -47,6 +63,7 @@ interface KoffiModule {
 }
 
 const SYNC_FILE_RANGE_WRITE = 2;
+const STATFS_BYTES = 128;
 
 let cached: Libc | FsUnavailable | undefined;
 
@@ -105,6 +122,8 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
   const faccessat = func('int faccessat(int dirfd, void *path, int mode, int flags)');
   const AT_EACCESS = 0x200;
   const fsync = func('int fsync(int fd)');
+  const fstatfs = func('int fstatfs(int fd, void *buf)');
+  const syncfs = func('int syncfs(int fd)');
   const syncFileRange = func(
     'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
   );
@@ -154,6 +173,21 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
     fsync: (fd) => {
       check(fsync(fd), 'fsync');
     },
+    filesystemMagic: (fd) => {
+      // struct statfs is 120 bytes on x86_64 and arm64; f_type comes first.
+      const buffer = new Uint8Array(STATFS_BYTES);
+      check(fstatfs(fd, buffer), 'fstatfs');
+      return Number(new DataView(buffer.buffer).getBigInt64(0, true));
+    },
+    syncFilesystem: (fd) =>
+      new Promise<boolean>((resolve) => {
+        try {
+          syncfs.async(fd, (error: unknown, result: unknown) => resolve(error == null && result === 0));
+        } catch {
+          // koffi's queue of asynchronous calls is full: fsyncs decide instead.
+          resolve(false);
+        }
+      }),
     startWriteback: (fd) => {
       check(syncFileRange(fd, 0, 0, SYNC_FILE_RANGE_WRITE), 'sync_file_range');
     },

@@ -23,6 +23,38 @@ export abstract class OpenDescriptor extends Descriptor {
 }
 
 /**
+ * Filesystems whose syncfs(2) writes out every dirty file and directory
+ * entry of theirs and commits their journal (or log, or transaction) before
+ * it returns 0, as an fsync of each file would. On any other (network
+ * filesystems, FUSE, overlays) a syncfs may return before the data is safe
+ * where it is stored, so sealkit fsyncs each file there.
+ */
+const SYNCFS_FLUSHES_EVERY_FILE: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3 and ext4 (one driver)
+  0x58465342, // XFS
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs (nothing to write; a syncfs returns at once)
+]);
+
+/** Whether one syncfs of the descriptor's filesystem makes every file on it durable (see above). */
+export function syncfsFlushesEveryFile(descriptor: OpenDescriptor): boolean {
+  try {
+    return SYNCFS_FLUSHES_EVERY_FILE.has(libc().filesystemMagic(descriptor.fd));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * syncfs of the descriptor's filesystem, off the main thread: true when it
+ * returned 0; false when it failed, and the caller fsyncs instead (which
+ * reports the error with its cause).
+ */
+export function syncFilesystemOf(descriptor: OpenDescriptor): Promise<boolean> {
+  return libc().syncFilesystem(descriptor.fd);
+}
+
+/**
  * fsync of every descriptor, issued together on Node's thread pool (so the
  * filesystem can fold them into fewer journal commits); resolves when all are
  * durable, rejects with the first failure (as an `FsError`) after all ended.

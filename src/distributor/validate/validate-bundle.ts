@@ -440,7 +440,6 @@ function readManifestFile(
   }
 }
 
-/** Copies a source descriptor into the snapshot (or only hashes it), reading each byte once. */
 /**
  * Hashes the file, copying it into the snapshot when there is one. The
  * result comes from the function returned: a large copy's last chunk may

@@ -7,6 +7,8 @@ import {
   isFsError,
   type OpenDescriptor,
   renameNoReplace,
+  syncFilesystemOf,
+  syncfsFlushesEveryFile,
 } from '../../../core/fs/index.js';
 import { toRefusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, BatchWrite, OutputSource, SnapshotBundleDir } from '../../backend.js';
@@ -32,26 +34,56 @@ const FILE_MODE = 0o644;
 const DIR_MODE = 0o755;
 /** Descriptors a batch holds at most before flushing those early (a bundle of many files). */
 const HELD_MAX = 1024;
+/**
+ * A flush of at least this many descriptors, averaging fewer than
+ * `SYNCFS_MAX_AVERAGE_BYTES` each, is one syncfs of the destination's
+ * filesystem instead of an fsync of each: every fsync of a small new file
+ * waits for a journal commit of its own (four at a time on Node's pool),
+ * where one syncfs waits for one. With larger files the data is the wait
+ * either way, and fsyncs do not wait for other writers' dirty data on the
+ * same filesystem, which a syncfs does (docs/performance.md, "Many small
+ * bundles").
+ */
+const SYNCFS_MIN_HELD = 64;
+const SYNCFS_MAX_AVERAGE_BYTES = 64 * 1024;
+
+/** Where a bundle's descriptors begin in a `PendingFlush` (see `release`). */
+interface FlushMark {
+  readonly flushes: number;
+  readonly length: number;
+  readonly bytes: number;
+}
 
 /**
  * The descriptors of everything a batch staged — files and directories the
  * staging is done with — made durable together by one flush: fsyncs issued
  * together on the thread pool (the filesystem folds them into few journal
- * commits; docs/performance.md, "Group commit"). When more than `HELD_MAX`
- * are held, those are flushed and closed early; that makes nothing visible.
+ * commits; docs/performance.md, "Group commit"), or for many small files one
+ * syncfs (see `SYNCFS_MIN_HELD`). When more than `HELD_MAX` are held, those
+ * are flushed and closed early; that makes nothing visible.
  */
 class PendingFlush {
   #held: OpenDescriptor[] = [];
+  /** Bytes written through the held descriptors (directories count none). */
+  #bytes = 0;
   /** Counts flushes, so a mark taken before one still finds what came after it. */
   #flushes = 0;
+  /** The destination root: the staging trees lie on its filesystem. */
+  readonly #filesystem: OpenDescriptor;
+  #syncfsFlushes: boolean | undefined;
 
-  hold(descriptor: OpenDescriptor): void {
+  constructor(filesystem: OpenDescriptor) {
+    this.#filesystem = filesystem;
+  }
+
+  hold(descriptor: OpenDescriptor, bytes = 0): void {
     this.#held.push(descriptor);
+    this.#bytes += bytes;
   }
 
   /** Where the descriptors of the next bundle begin (see `release`). */
-  mark(): { readonly flushes: number; readonly length: number } {
-    return { flushes: this.#flushes, length: this.#held.length };
+  mark(): FlushMark {
+    return { flushes: this.#flushes, length: this.#held.length, bytes: this.#bytes };
   }
 
   /**
@@ -60,21 +92,29 @@ class PendingFlush {
    * removed file comes back only when its last descriptor closes; the next
    * bundles of the batch need it.
    */
-  release(mark: { readonly flushes: number; readonly length: number }): void {
-    closeEach(this.#held.splice(mark.flushes === this.#flushes ? mark.length : 0));
+  release(mark: FlushMark): void {
+    const sameFlush = mark.flushes === this.#flushes;
+    closeEach(this.#held.splice(sameFlush ? mark.length : 0));
+    this.#bytes = sameFlush ? mark.bytes : 0;
   }
 
   async bound(step: StepHook): Promise<void> {
     if (this.#held.length < HELD_MAX) return;
     step('fsync');
-    await this.flush();
+    await this.flush(step);
   }
 
-  async flush(): Promise<void> {
+  async flush(step: StepHook): Promise<void> {
     const held = this.#held;
+    const bytes = this.#bytes;
     this.#held = [];
+    this.#bytes = 0;
     this.#flushes += 1;
     try {
+      if (this.#prefersSyncfs(held.length, bytes)) {
+        step('syncfs');
+        if (await syncFilesystemOf(this.#filesystem)) return;
+      }
       await fsyncAll(held);
     } finally {
       closeEach(held);
@@ -84,6 +124,13 @@ class PendingFlush {
   close(): void {
     closeEach(this.#held);
     this.#held = [];
+    this.#bytes = 0;
+  }
+
+  #prefersSyncfs(count: number, bytes: number): boolean {
+    if (count < SYNCFS_MIN_HELD || bytes >= count * SYNCFS_MAX_AVERAGE_BYTES) return false;
+    this.#syncfsFlushes ??= syncfsFlushesEveryFile(this.#filesystem);
+    return this.#syncfsFlushes;
   }
 }
 
@@ -178,7 +225,7 @@ async function stageBatch(
   outcomes: AppliedOutcome[],
 ): Promise<Staged[]> {
   const staged: Staged[] = [];
-  const pending = new PendingFlush();
+  const pending = new PendingFlush(root.root);
   try {
     for (const [index, { write, source }] of writes.entries()) {
       try {
@@ -190,7 +237,7 @@ async function stageBatch(
     if (staged.length === 0) return staged;
     try {
       step('flush');
-      await pending.flush();
+      await pending.flush(step);
     } catch (error: unknown) {
       for (const one of staged) {
         outcomes[one.index] = refusedBy(error, root);
@@ -318,13 +365,14 @@ async function buildTree(
       step('unlink');
       stage.unlink(leftover);
     }
+    const stateBytes = Buffer.from(stateText, 'utf8');
     step('create');
     const stateFile = stage.createExclusive(STATE_FILE, FILE_MODE);
     try {
       step('write');
-      stateFile.write(Buffer.from(stateText, 'utf8'));
+      stateFile.write(stateBytes);
     } finally {
-      pending.hold(stateFile);
+      pending.hold(stateFile, stateBytes.byteLength);
     }
   } finally {
     for (const [path, dir] of dirs) if (path !== '') pending.hold(dir);
@@ -348,7 +396,7 @@ async function placeOutput(
     // in this run's private staging tree, created there with its published
     // mode, so no name is looked up twice and no chmod is needed.
     const file = parent.openFile(name);
-    pending.hold(file);
+    pending.hold(file, output.size);
     const stat = file.stat();
     if (stat.type !== 'file' || stat.size !== BigInt(output.size) || (stat.mode & 0o7777) !== FILE_MODE) {
       throw refuseDistributor('destination_write_failed', { role: 'destination' });
@@ -369,7 +417,7 @@ async function placeOutput(
       throw refuseDistributor('destination_write_failed', { role: 'destination' });
     }
   } finally {
-    pending.hold(file);
+    pending.hold(file, output.size);
   }
   return undefined;
 }

@@ -68,6 +68,9 @@ describe('group commit (local)', () => {
     expect(report.counts.published).toBe(40);
     expect(count(steps, 'flush')).toBe(1);
     const flushAt = steps.indexOf('flush');
+    // 40 bundles of small files: one syncfs of the destination's filesystem, not an fsync of each.
+    expect(steps[flushAt + 1]).toBe('syncfs');
+    expect(count(steps, 'syncfs')).toBe(1);
     // Before the flush nothing is fsynced one by one (the work area's creation aside) and nothing is renamed
     // to a bundle path; after it: three parents built (mkdir, rename, fsync of the root each), 40 commit
     // renames, then one fsync per parent directory.
@@ -90,6 +93,36 @@ describe('group commit (local)', () => {
         .sort(),
     ).toEqual(['p0/b0/.distributor.json', 'p0/b0/data', 'p0/b0/data/values.csv', 'p0/b0/report.md']);
     expect(readdirSync(join(dest, '.distributor.work'))).toEqual(['lock']);
+  });
+
+  it('flushes larger files, or a few, by an fsync of each instead of a syncfs', async () => {
+    // 20 bundles of two 200 KiB files: 80 descriptors averaging over 64 KiB.
+    for (let i = 0; i < 20; i += 1) {
+      makeBundle(
+        source,
+        `large/b${i}`,
+        [
+          { path: 'a.bin', content: 'a'.repeat(200 * 1024) },
+          { path: 'b.bin', content: `${i}`.repeat(200 * 1024) },
+        ],
+        { id: `large${i}`, created: '2026-05-30T00:00:00Z' },
+      );
+    }
+    const config = writeConfig(work, [
+      { id: 'reports', source, destinations: [{ id: 'site', root: dest, source: true, html: false }] },
+    ]);
+    const large = await recorded(config);
+    expect(large.report.counts.published).toBe(20);
+    expect(count(large.steps, 'flush')).toBe(1);
+    expect(count(large.steps, 'syncfs')).toBe(0);
+    // Three small bundles: 12 descriptors, too few for a syncfs to save anything.
+    rmSync(source, { recursive: true });
+    mkdirSync(source);
+    bundles(3, 1);
+    const few = await recorded(config);
+    expect(few.report.counts.published).toBe(3);
+    expect(count(few.steps, 'flush')).toBe(1);
+    expect(count(few.steps, 'syncfs')).toBe(0);
   });
 
   it(`cuts batches at ${BATCH_LIMITS.maxWrites} bundles: one flush per batch`, async () => {

@@ -5,7 +5,17 @@ import { destinationWriteFailed } from '../../write-failure.js';
 
 /** Reports one mutating step to the fault hook before it is taken. */
 export type StepHook = (
-  kind: 'mkdir' | 'create' | 'write' | 'fsync' | 'flush' | 'rename' | 'exchange' | 'unlink' | 'rmdir',
+  kind:
+    | 'mkdir'
+    | 'create'
+    | 'write'
+    | 'fsync'
+    | 'flush'
+    | 'syncfs'
+    | 'rename'
+    | 'exchange'
+    | 'unlink'
+    | 'rmdir',
 ) => void;
 
 /** Bounds on walking a destination bundle tree. */
