@@ -226,6 +226,8 @@ interface Claimed {
   readonly mayOverwrite: ReadonlySet<string>;
   /** Old outputs and verified residue the new state does not list, sorted: deleted after the commit. */
   readonly leftovers: readonly string[];
+  /** Outputs a replacement leaves in place, not sent again (see `unchangedOutputs`). */
+  readonly unchanged: ReadonlySet<string>;
 }
 
 /**
@@ -267,7 +269,38 @@ function claimPrefix(
     ]),
     mayOverwrite: new Set<string>([...residue, ...oldPaths]),
     leftovers: [...new Set<string>([...oldPaths, ...residue])].filter((path) => !keep.has(path)).sort(),
+    unchanged: unchangedOutputs(write, inspected, residue),
   };
+}
+
+/**
+ * The outputs of a replacement whose object already holds the new bytes:
+ * the published state records the same path, SHA-256 and size, inspection
+ * found every output that state lists in place with its recorded size
+ * (and its recorded SHA-256 under `--checksum`), and no crashed run of
+ * ours left other bytes claimed at the key. Those are left as they are, as
+ * a bundle that did not change is (`skipped_same`): only what changed is
+ * sent (docs/distributor.md, "Replacing a bundle at S3"). Whatever the
+ * inspection doubted — a missing or written-over output, residue — sends
+ * every output again.
+ */
+function unchangedOutputs(
+  write: PlannedWrite,
+  inspected: InspectedPrefix,
+  residue: ReadonlySet<string>,
+): ReadonlySet<string> {
+  const snapshot = inspected.snapshot;
+  const state = inspected.state;
+  if (write.previous === undefined || state === undefined || snapshot.kind !== 'managed') return new Set();
+  if (snapshot.missing || snapshot.writtenOver === true || residue.size > 0) return new Set();
+  const published = new Map(state.outputs.map((output) => [output.path, output]));
+  const unchanged = new Set<string>();
+  for (const output of write.outputs) {
+    const old = published.get(output.path);
+    if (old !== undefined && old.sha256 === output.sha256 && old.size === output.size)
+      unchanged.add(output.path);
+  }
+  return unchanged;
 }
 
 /** Creates the marker or takes it over; a lost race for it says whether another run holds it. */
@@ -309,7 +342,12 @@ async function requirePlannedState(run: PublishRun): Promise<void> {
  */
 async function putOutputs(run: PublishRun, source: OutputSource, progress: Progress): Promise<void> {
   const { settings, keys, lease, interrupted } = run;
-  await forEachLimited(run.write.outputs, PARALLEL_REQUESTS, async (output) => {
+  const toSend = run.write.outputs.filter((output) => {
+    if (!run.claimed.unchanged.has(output.path)) return true;
+    run.sent?.(output.size);
+    return false;
+  });
+  await forEachLimited(toSend, PARALLEL_REQUESTS, async (output) => {
     lease.check();
     if (interrupted.aborted) throw interruptedRefusal();
     const condition: PutCondition = run.claimed.mayOverwrite.has(output.path)
