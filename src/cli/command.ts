@@ -1,3 +1,4 @@
+import type { StopSignal } from './exit-codes.js';
 import type { JsonObjectOut } from './output.js';
 
 export type Disclosure = 'located' | 'private';
@@ -34,9 +35,9 @@ export interface CommandResult {
   readonly publication?: 'with_condition' | 'unverified';
   /**
    * Set by a command that stopped early on a signal after reporting what it
-   * did (`distribute run`): exit 130 (SIGINT) or 143 (SIGTERM).
+   * did (`distribute run`): exit 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP).
    */
-  readonly interrupted?: 'SIGINT' | 'SIGTERM';
+  readonly interrupted?: StopSignal;
   /**
    * Set by a command that already wrote its one JSON object on stdout
    * (`scaffold`, which prints it before releasing its lock): `--json` then

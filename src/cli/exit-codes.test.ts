@@ -18,6 +18,7 @@ describe('exit codes', () => {
   it('a command stopped by a signal exits 128 + its number, before any refusal', () => {
     expect(exitCodeForResult({ interrupted: 'SIGINT', refused: true })).toBe(130);
     expect(exitCodeForResult({ interrupted: 'SIGTERM' })).toBe(143);
+    expect(exitCodeForResult({ interrupted: 'SIGHUP', refused: true })).toBe(129);
     expect(exitCodeForResult({ refused: true })).toBe(EXIT.refused);
   });
 });

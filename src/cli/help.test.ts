@@ -140,9 +140,9 @@ describe('the list of commands', () => {
 
 describe('the exit codes a list of commands names', () => {
   it.each([
-    [['distribute'], 'distribute run also 130 / 143'],
-    [['edition'], 'edition new also 130 / 143'],
-    [['evidence'], 'evidence synth also 130 / 143'],
+    [['distribute'], 'distribute run also 130 / 143 / 129'],
+    [['edition'], 'edition new also 130 / 143 / 129'],
+    [['evidence'], 'evidence synth also 130 / 143 / 129'],
     [['contract'], undefined],
     [['json'], undefined],
   ])(
@@ -157,7 +157,7 @@ describe('the exit codes a list of commands names', () => {
       expect(help).not.toContain('scaffold also');
       expect(help).not.toContain('3 published');
       if (signals === undefined) expect(help).not.toContain('130');
-      else expect(help).toContain(`${signals} when SIGINT / SIGTERM stopped it before its commit point`);
+      else expect(help).toContain(`${signals} when SIGINT / SIGTERM / SIGHUP stopped it before its commit point`);
     },
   );
 

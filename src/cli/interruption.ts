@@ -1,11 +1,12 @@
 /**
- * SIGINT and SIGTERM for the commands that write (`edition new`, `evidence
- * synth`, `scaffold`, `distribute run`), in two phases (docs/cli.md#signals):
+ * SIGINT, SIGTERM and SIGHUP (a terminal or ssh session that went away)
+ * for the commands that write (`edition new`, `evidence synth`,
+ * `scaffold`, `distribute run`), in two phases (docs/cli.md#signals):
  *
  * - **While the command works**, the first signal aborts `signal`: the
  *   library stops at its next step boundary before its commit point, undoes
  *   only what it made, and reports the interruption; the CLI turns that
- *   into exit 130 (SIGINT) or 143 (SIGTERM). A further signal changes
+ *   into exit 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP). A further signal changes
  *   nothing, except for a command that asks for it (`distribute run`, whose
  *   in-flight uploads may take a while), where it ends the process at once
  *   with one line on stderr; a repeat within `REPEAT_WINDOW_MS` is the same
@@ -22,16 +23,11 @@
 import { setMaxListeners } from 'node:events';
 import type { Refusal } from '../core/refusal/index.js';
 import type { CliIo, CommandResult, Disclosure } from './command.js';
-import { EXIT } from './exit-codes.js';
+import { SIGNAL_EXIT, type StopSignal } from './exit-codes.js';
+import { releaseHungUpTerminal } from './hung-up-terminal.js';
 import { formatRefusal, refusalJson } from './output.js';
 
-export type StopSignal = 'SIGINT' | 'SIGTERM';
-
-/** The exit code of a process a signal ends at once (src/cli/exit-codes.ts decides them). */
-const SIGNAL_EXIT: { readonly [S in StopSignal]: number } = {
-  SIGINT: EXIT.interrupted,
-  SIGTERM: EXIT.terminated,
-};
+export type { StopSignal } from './exit-codes.js';
 
 export interface InterruptionOptions {
   /** Where the note about a signal that came after the outcome goes; undefined for none (`--json`, `-q`). */
@@ -75,10 +71,8 @@ export class Interruption {
   /** Installs the handlers; they stay until the process ends. */
   static start(options: InterruptionOptions): Interruption {
     const interruption = new Interruption(options);
-    const onInt = (): void => interruption.#on('SIGINT');
-    const onTerm = (): void => interruption.#on('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
+    for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.on(name, () => interruption.#on(name));
     return interruption;
   }
 
@@ -115,6 +109,7 @@ export class Interruption {
   }
 
   #on(name: StopSignal): void {
+    if (name === 'SIGHUP') releaseHungUpTerminal();
     if (this.#phase === 'working') {
       if (this.#received === undefined) {
         this.#received = name;
@@ -179,10 +174,10 @@ export interface InterruptibleRun<T> {
 }
 
 /**
- * Runs `work` with SIGINT and SIGTERM wired to its abort signal, for a
- * command with one commit point: a signal before it ends the run with the
- * library's interruption refusal, which becomes the printed refusal and
- * exit 130 or 143; after it the value stands. Any other failure is
+ * Runs `work` with SIGINT, SIGTERM and SIGHUP wired to its abort signal,
+ * for a command with one commit point: a signal before it ends the run
+ * with the library's interruption refusal, which becomes the printed
+ * refusal and exit 130, 143 or 129; after it the value stands. Any other failure is
  * thrown, as without a signal.
  */
 export async function runInterruptible<T>(

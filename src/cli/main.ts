@@ -61,11 +61,12 @@ function exitLines(group: string | undefined): string[] {
       'Every command: exit 0 success, 1 usage error (nothing written), 2 refused,',
       '70 internal error (scaffold also: 3 published with a condition, 4 published',
       'but unverified; distribute run, edition new, evidence synth and scaffold also',
-      '130 / 143 when SIGINT / SIGTERM stopped them before their commit point);',
+      '130 / 143 / 129 when SIGINT / SIGTERM / SIGHUP stopped them before their',
+      'commit point);',
       `${json} (scaffold always does).`,
     ];
   const signals = (who: string) =>
-    `; ${who} also 130 / 143 when SIGINT / SIGTERM stopped it before its commit point`;
+    `; ${who} also 130 / 143 / 129 when SIGINT / SIGTERM / SIGHUP stopped it before its commit point`;
   const interruptible = INTERRUPTIBLE[group];
   return [`Every command: ${common}${interruptible === undefined ? '' : signals(interruptible)}; ${json}.`];
 }

@@ -66,10 +66,11 @@ Flags:
 
 Exit codes: 0 every outcome published, replaced or skipped; 1 usage error;
 2 a conflict, a refusal, or a refused configuration; 70 internal error;
-130 / 143 stopped by SIGINT / SIGTERM: before the first write, nothing is
-published (one run_interrupted refusal); after it, nothing new starts and the
-report says which bundles were committed (the others are run_interrupted). A
-signal after the last commit stops nothing: the report's exit code stands.
+130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP: before the first write,
+nothing is published (one run_interrupted refusal); after it, nothing new
+starts and the report says which bundles were committed (the others are
+run_interrupted). A signal after the last commit stops nothing: the report's
+exit code stands.
 
 Examples:
   sealkit distribute run --dry-run

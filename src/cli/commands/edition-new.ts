@@ -54,9 +54,10 @@ Flags:
   -h, --help       show this help
 
 Exit codes: 0 created (or planned), 1 usage error, 2 refused (with a reason code),
-70 internal error, 130 / 143 stopped by SIGINT / SIGTERM before the workspace was
-published (workspace_interrupted: what the run staged is removed, nothing is at
-DEST). A signal after the publication changes nothing: the result stands.
+70 internal error, 130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP before
+the workspace was published (workspace_interrupted: what the run staged is
+removed, nothing is at DEST). A signal after the publication changes nothing:
+the result stands.
 
 Examples:
   sealkit edition new --edition bigquery acme-retail

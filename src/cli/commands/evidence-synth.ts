@@ -63,9 +63,9 @@ Flags:
   -h, --help                show this help
 
 Exit codes: 0 written, 1 usage error, 2 refused (with a reason code), 70 internal error,
-130 / 143 stopped by SIGINT / SIGTERM before DIR was published (evidence_synth_interrupted:
-what the run staged is removed, nothing is at DIR). A signal after the publication changes
-nothing: the result stands.
+130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP before DIR was published
+(evidence_synth_interrupted: what the run staged is removed, nothing is at DIR). A signal
+after the publication changes nothing: the result stands.
 
 Examples:
   sealkit evidence synth --out evidence --source sql --destination bigquery --source-binding-id shop_main

@@ -70,8 +70,8 @@ field where known), so discarding stdout hides nothing.
 Exit codes: 0 published (or plan_only with --dry-run), 1 usage error (nothing
 written), 2 refused, 3 published with published_permissions_not_normalized or
 published_durability_unknown, 4 publish_unverified, 70 internal error,
-130 / 143 stopped by SIGINT / SIGTERM before publication (status refused,
-interrupted; nothing published).
+130 / 143 / 129 stopped by SIGINT / SIGTERM / SIGHUP before publication
+(status refused, interrupted; nothing published).
 
 Examples:
   sealkit scaffold --edition bigquery --workspace acme-retail --source-id shop --mapping-file evidence/mapping.json --inventory-file evidence/dry-run.json --run-manifest evidence/run-manifests/RUN_ID.json --source-binding-id shop_main --max-evidence-age 36h --dry-run

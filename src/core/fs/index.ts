@@ -16,6 +16,7 @@ export {
 } from './lock.js';
 export type { EntryName } from './names.js';
 export { didYouMeanPath, MAX_LISTED_ENTRIES, nearPath } from './near-path.js';
+export { pointAtNullDevice } from './null-device.js';
 export {
   fsyncAll,
   type OpenDescriptor,

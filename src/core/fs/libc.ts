@@ -49,6 +49,8 @@ export interface Libc {
   syncFilesystem(fd: number): Promise<boolean>;
   /** sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writeback of the whole file, waits for nothing. */
   startWriteback(fd: number): void;
+  /** dup2(oldFd, newFd): `newFd` names what `oldFd` names (closed first if open). */
+  dup2(oldFd: number, newFd: number): void;
   close(fd: number): void;
 }
 
@@ -128,6 +130,7 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
     'int sync_file_range(int fd, int64_t offset, int64_t nbytes, unsigned int flags)',
   );
   const close = func('int close(int fd)');
+  const dup2 = func('int dup2(int oldfd, int newfd)');
 
   // `result` is evaluated by the caller before this runs, and koffi.errno()
   // does no syscall of its own, so errno is still the failing call's.
@@ -190,6 +193,9 @@ function makeLibc(flags: OpenFlags, koffi: KoffiModule, func: (definition: strin
       }),
     startWriteback: (fd) => {
       check(syncFileRange(fd, 0, 0, SYNC_FILE_RANGE_WRITE), 'sync_file_range');
+    },
+    dup2: (oldFd, newFd) => {
+      check(dup2(oldFd, newFd), 'dup2');
     },
     close: (fd) => {
       check(close(fd), 'close');

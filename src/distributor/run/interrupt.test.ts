@@ -1,8 +1,9 @@
 // A signal that comes before any write stops the run there: nothing is
-// published, no snapshot is left, and the CLI exits 130 (SIGINT) or 143
-// (SIGTERM) with a run_interrupted refusal — also for a dry run and for a
-// rerun that has nothing to write (docs/distributor.md#commands).
-import { spawn } from 'node:child_process';
+// published, no snapshot is left, and the CLI exits 130 (SIGINT), 143
+// (SIGTERM) or 129 (SIGHUP, also from a terminal that hung up) with a
+// run_interrupted refusal — also for a dry run and for a rerun that has
+// nothing to write (docs/distributor.md#commands).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,7 @@ describe('distribute run: interrupted before any write', () => {
   for (const [name, exit] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const) {
     it(`regression: ${name} while validating exits ${exit} at once, publishing nothing`, async () => {
       // Enough bytes that validation outlasts the signal: it is sent as soon as the run holds its lock.
@@ -133,6 +135,65 @@ describe('distribute run: interrupted before any write', () => {
       expect(snapshots(site)).toEqual([]);
     }, 60_000);
   }
+});
+
+/**
+ * Runs the CLI on a real terminal (a pseudo-terminal from Python's `pty`),
+ * reads what it draws, and hangs the terminal up (closes its master side)
+ * once `lock` exists: the kernel then sends SIGHUP and every later write to
+ * the terminal fails with EIO, as when an ssh session drops. Returns the
+ * CLI's exit code (negative: the signal that ended it) and what it drew.
+ */
+function hungUpOnce(
+  lock: string,
+  args: readonly string[],
+): { readonly exit: number; readonly drawn: string } {
+  const script = [
+    'import json, os, pty, select, sys, time',
+    'lock = sys.argv[1]',
+    'pid, fd = pty.fork()',
+    'if pid == 0:',
+    '    os.execv(sys.argv[2], sys.argv[2:])',
+    "drawn = b''",
+    'deadline = time.time() + 50',
+    'while not os.path.exists(lock) and time.time() < deadline:',
+    '    if select.select([fd], [], [], 0.002)[0]:',
+    '        try:',
+    '            drawn += os.read(fd, 65536)',
+    '        except OSError:',
+    '            break',
+    'os.close(fd)',
+    'status = os.waitpid(pid, 0)[1]',
+    "print(json.dumps({'exit': os.waitstatus_to_exitcode(status), 'drawn': drawn.decode('utf-8', 'replace')}))",
+  ].join('\n');
+  const run = spawnSync(
+    'python3',
+    ['-c', script, lock, process.execPath, join(REPO_ROOT, 'bin', 'sealkit.js'), ...args],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  if (run.status !== 0) throw new Error(`the terminal harness failed: ${run.stderr}`);
+  return JSON.parse(run.stdout) as { exit: number; drawn: string };
+}
+
+describe('distribute run: the terminal hangs up', () => {
+  it('regression: a run whose terminal hung up stops as on SIGTERM (exit 129), publishing nothing, leaving no snapshot', () => {
+    // Before, SIGHUP's default action ended the process where it stood, and with a
+    // handler alone the first progress line to the dead terminal (EIO) ended it with 70.
+    const { site, config } = tree(200, 512 * 1024);
+    const { exit, drawn } = hungUpOnce(join(site, '.distributor.work', 'lock'), [
+      'distribute',
+      'run',
+      '--config',
+      config,
+    ]);
+    expect(exit).toBe(129);
+    expect(drawn).not.toContain('Error');
+    expect(published(site)).toEqual([]);
+    expect(snapshots(site)).toEqual([]);
+  }, 90_000);
 });
 
 describe('distribute run: a signal after the report', () => {
