@@ -157,7 +157,10 @@ describe('the exit codes a list of commands names', () => {
       expect(help).not.toContain('scaffold also');
       expect(help).not.toContain('3 published');
       if (signals === undefined) expect(help).not.toContain('130');
-      else expect(help).toContain(`${signals} when SIGINT / SIGTERM / SIGHUP stopped it before its commit point`);
+      else
+        expect(help).toContain(
+          `${signals} when SIGINT / SIGTERM / SIGHUP stopped it before its commit point`,
+        );
     },
   );
 
