@@ -252,6 +252,33 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
     expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual([]);
   });
 
+  it('regression: a --dry-run refuses destination_locked, as the run does, a bundle whose marker another run holds (it said published); one that run already committed stays skipped_same', async () => {
+    const { source, prefix, run } = fixture();
+    writeBundle(source, 'brentwood/2026-05-29', daily('2026-05-29T11:10:00Z'));
+    expect((await run()).outcomes.map((o) => o.outcome)).toEqual(['published']);
+    writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
+    // Another run's live marker on each: one bundle it is publishing, one it has committed.
+    const marker = `${JSON.stringify({ claims: [], expires: '2099-01-01T00:00:00Z', run: 'ffffffffffffffffffffffffffffffff', schema_version: 2 })}\n`;
+    await putMany(ctx.s3, ctx.bucket, [
+      [`${prefix}/brentwood/2026-05-29/.distributor.pending.json`, marker],
+      [`${prefix}/brentwood/2026-05-30/.distributor.pending.json`, marker],
+    ]);
+    const before = await listKeys(ctx.s3, ctx.bucket, `${prefix}/`);
+    const outcomes = (report: Awaited<ReturnType<typeof run>>) =>
+      report.outcomes.map((o) => [o.bundle_dir, o.outcome, o.reason_code ?? '']);
+    const expected = [
+      ['brentwood/2026-05-29', 'skipped_same', ''],
+      ['brentwood/2026-05-30', 'refused', 'destination_locked'],
+    ];
+    const dry = await run({ dryRun: true });
+    expect(outcomes(dry)).toEqual(expected);
+    expect(dry.outcomes[1]?.refusal?.hint).toContain(
+      "another run is publishing it (its pending marker's lease ends at 2099-01-01T00:00:00Z",
+    );
+    expect(outcomes(await run())).toEqual(expected);
+    expect(await listKeys(ctx.s3, ctx.bucket, `${prefix}/`)).toEqual(before);
+  });
+
   it('refuses a .distributor.json sealkit did not write as destination_state_invalid', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));

@@ -280,6 +280,24 @@ export function createS3BackendNow(
     }
     return current;
   };
+  /**
+   * A bundle whose marker's lease is live (after any `--wait`) is refused
+   * `destination_locked` at planning when the plan would write it, so the
+   * dry run says what the run meets; apply would refuse it the same way. A
+   * bundle whose state already is the one planned stays `skipped_same`:
+   * the run that holds the marker committed it, and only its cleanup is
+   * left (docs/distributor.md, "Runs at the same time").
+   */
+  const lockedAtPlanning = (found: InspectedPrefix): DestinationSnapshot => {
+    const { snapshot, marker } = found;
+    if (marker?.live !== true || (snapshot.kind !== 'empty' && snapshot.kind !== 'managed')) return snapshot;
+    const refusal = lockedRefusal(
+      marker.parsed.expires,
+      instantOf(clock.now()),
+      waiting === undefined ? undefined : { seconds: waiting.seconds, spent: true },
+    );
+    return { ...snapshot, unwritable: refusal };
+  };
   const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
     if (error instanceof Refusal) return error;
     if (error instanceof ObjectTooLarge)
@@ -325,7 +343,7 @@ export function createS3BackendNow(
         );
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
         inspected.set(bundleDir, found);
-        return found.snapshot;
+        return lockedAtPlanning(found);
       } catch (error) {
         // Abandoned by the signal: the store did not fail, the run stops.
         if (stopped(signal)) return { kind: 'invalid', refusal: interrupted() };
