@@ -273,6 +273,8 @@ export interface LockOptions {
   readonly waitMs?: number;
   /** Called while waiting, with the milliseconds waited so far. */
   readonly onWait?: (waitedMs: number) => void;
+  /** Ends the wait at once (the run was interrupted): the answer is then `busy`, and the run reports the interruption. */
+  readonly signal?: AbortSignal;
 }
 
 export interface DestinationBackend {

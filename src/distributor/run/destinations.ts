@@ -41,7 +41,12 @@ export function openDestination(
  */
 export async function lockAll(
   destinations: readonly OpenDestination[],
-  wait: { readonly waitMs: number; readonly onWait?: (destinationId: string, waitedMs: number) => void } = {
+  wait: {
+    readonly waitMs: number;
+    readonly onWait?: (destinationId: string, waitedMs: number) => void;
+    /** The run's interruption: a wait for another run's lock ends with it. */
+    readonly signal?: AbortSignal;
+  } = {
     waitMs: 0,
   },
 ): Promise<void> {
@@ -53,6 +58,7 @@ export async function lockAll(
       // One deadline for the run: waiting for several locks never adds up.
       const lock = await destination.backend.lock({
         waitMs: Math.max(0, deadline - Date.now()),
+        ...(wait.signal === undefined ? {} : { signal: wait.signal }),
         ...(wait.onWait === undefined ? {} : { onWait: (waited: number) => wait.onWait?.(id, waited) }),
       });
       if (lock.kind === 'busy') destination.refusal = lockHeld(wait.waitMs);

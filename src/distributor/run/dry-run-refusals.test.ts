@@ -172,6 +172,26 @@ describe('dry run: a destination whose lock another run holds', () => {
     await exited;
   };
 
+  it('regression: a signal while --wait waits for the lock stops the run at once (it waited out the --wait)', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const lock = join(dest, '.distributor.work', 'lock');
+    writeFileSync(lock, '', { mode: 0o600 });
+    const holder = await holdLock(lock);
+    try {
+      const interrupt = new AbortController();
+      setTimeout(() => interrupt.abort(), 500);
+      const started = Date.now();
+      await expect(
+        distributeRun({ configPath: config, now: CLOCK, waitMs: 30_000, signal: interrupt.signal }),
+      ).rejects.toMatchObject({ code: 'run_interrupted' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await stop(holder);
+    }
+    expect(readdirSync(dest)).toEqual(['.distributor.work']);
+  });
+
   it('regression: is refused destination_locked for every bundle, without touching the lock file', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });

@@ -288,6 +288,7 @@ async function lockForRun(
   const waitMs = options.waitMs ?? 0;
   await lockAll(destinations, {
     waitMs,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
     onWait: (destinationId, waited) =>
       options.onProgress?.({
         phase: 'wait',

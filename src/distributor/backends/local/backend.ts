@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Dir, isFsError } from '../../../core/fs/index.js';
 import { Refusal, toRefusal } from '../../../core/refusal/index.js';
 import type {
@@ -148,9 +149,14 @@ class LocalBackend implements DestinationBackend {
       for (;;) {
         if (root.acquire(this.#hook(this.#context.beforeStep))) return { kind: 'acquired' };
         const left = deadline - Date.now();
-        if (left <= 0) return { kind: 'busy' };
+        if (left <= 0 || options.signal?.aborted === true) return { kind: 'busy' };
         options.onWait?.(Date.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_RETRY_MS, left)));
+        // A signal ends the pause at once: Ctrl-C must not wait out a --wait of minutes.
+        await sleep(
+          Math.min(LOCK_RETRY_MS, left),
+          undefined,
+          options.signal === undefined ? {} : { signal: options.signal },
+        ).catch(() => undefined);
       }
     } catch (error: unknown) {
       // The work area could not be made or locked (a read-only or full
