@@ -12,6 +12,14 @@ import { nearPath } from '../core/fs/index.js';
  */
 
 /**
+ * The help for a configured path through a folder called `~` that does not
+ * exist: sealkit never expands `~` (a shell does, and a YAML value passes
+ * through none), so the path names a folder `~` beside the configuration;
+ * creating what it names would not be what was meant.
+ */
+export const TILDE_HINT = "'~' is not expanded, so it names a folder called '~': write the full path";
+
+/**
  * `'site'` as written, or, when the written path reads otherwise here, `'../site'
  * ('site' from the current folder)` (`'~/site' (that is
  * '/etc/sealkit/~/site')` for a configuration named by its full path).

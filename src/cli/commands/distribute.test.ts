@@ -807,7 +807,7 @@ describe('sealkit distribute run', () => {
     );
     const tilde = runCli(['distribute', 'run', '--config', 'conf/tilde.yaml'], { cwd: dir });
     expect(tilde.stderr.toString()).toContain(
-      "  = help: pipeline 'daily': root '~/reports' ('conf/~/reports' from the current folder): create it, or fix the path ('~' is not expanded: write the full path)\n",
+      "  = help: pipeline 'daily': root '~/reports' ('conf/~/reports' from the current folder): '~' is not expanded, so it names a folder called '~': write the full path\n",
     );
     // A dry run says it under its own heading (regression: the line came above it).
     const dry = runCli(['distribute', 'run', '--config', 'conf/x.yaml', '--dry-run'], { cwd: dir });

@@ -531,6 +531,15 @@ describe('distributor configuration', () => {
       'pipelines[0].destinations[1].outputs.html',
       'expected true, false or a mapping such as {lang: en}, found a string: did you mean false?',
     ]);
+    // regression: html's yes, no, on and off were "found a string", where every other boolean said why.
+    for (const word of ['no', 'off', 'yes']) {
+      const yaml11 = refusalOf(VALID.replace('html: false', `html: ${word}`));
+      expect([yaml11.code, yaml11.location?.pointer, yaml11.hint]).toEqual([
+        'config_wrong_type',
+        'pipelines[0].destinations[1].outputs.html',
+        `expected true, false or a mapping such as {lang: en}, found the string '${word}' (YAML 1.2 reads yes, no, on and off as strings: write true or false)`,
+      ]);
+    }
     // A word that is no typo of either is not guessed at.
     expect(refusalOf(VALID.replace('force_path_style: true', 'force_path_style: maybe')).hint).toBe(
       'expected true or false, found a string',

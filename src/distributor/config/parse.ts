@@ -396,7 +396,7 @@ class ConfigReader {
   private html(node: YamlNode, path: Path): { on: boolean; lang?: string } | undefined {
     if (node.kind === 'boolean') return { on: node.value };
     if (node.kind !== 'map')
-      return this.wrongType(node, path, 'true, false or a mapping such as {lang: en}', booleanMeant(node));
+      return this.notBoolean(node, path, 'true, false or a mapping such as {lang: en}');
     const fields = this.record(node, HTML, path);
     const lang =
       fields === undefined
@@ -534,15 +534,20 @@ class ConfigReader {
   private boolean(node: YamlNode, path: Path): boolean | undefined {
     // YAML 1.2: `yes`, `on` and `"true"` are strings; only true and false are booleans.
     if (node.kind === 'boolean') return node.value;
-    if (node.kind === 'string' && /^(?:yes|no|on|off|y|n)$/i.test(node.value)) {
+    return this.notBoolean(node, path, 'true or false');
+  }
+
+  /** A value that should have been a boolean (`expected` says what else it may be). */
+  private notBoolean(node: YamlNode, path: Path, expected: string): undefined {
+    if (node.kind === 'string' && YAML_11_BOOLEAN.test(node.value)) {
       return this.report(
         'config_wrong_type',
         node.at,
         path,
-        `expected true or false, found the string '${node.value}' (YAML 1.2 reads yes, no, on and off as strings: write true or false)`,
+        `expected ${expected}, found the string '${node.value}' (YAML 1.2 reads yes, no, on and off as strings: write true or false)`,
       );
     }
-    return this.wrongType(node, path, 'true or false', booleanMeant(node));
+    return this.wrongType(node, path, expected, booleanMeant(node));
   }
 
   private seconds(node: YamlNode, path: Path): number | undefined {
@@ -788,6 +793,9 @@ const PREFIX_HINT = "a prefix has no leading or trailing '/', no backslash and n
  * quotes), so the refusal says which word to write instead of only "found
  * a string". Never the value itself (docs/distributor.md#reading-an-error).
  */
+/** YAML 1.1's booleans, which YAML 1.2 (and this file) reads as strings. */
+const YAML_11_BOOLEAN = /^(?:yes|no|on|off|y|n)$/i;
+
 function booleanMeant(node: YamlNode): string | undefined {
   if (node.kind !== 'string') return undefined;
   const meant = nearest(node.value, ['true', 'false']);

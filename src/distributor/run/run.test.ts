@@ -844,7 +844,7 @@ describe('distribute run (local destination)', () => {
     const refusal = (await run({ configPath: tilde })).outcomes[0]?.refusal;
     expect([refusal?.code, refusal?.hint]).toEqual([
       'destination_root_unavailable',
-      `destination 'site', bundle 'a': root '~/site' (that is '${join(work, '~/site')}') does not exist: create it, or fix the path ('~' is not expanded: write the full path)`,
+      `destination 'site', bundle 'a': root '~/site' (that is '${join(work, '~/site')}') does not exist: '~' is not expanded, so it names a folder called '~': write the full path`,
     ]);
   });
 

@@ -6,7 +6,7 @@ import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../c
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
 import type { PipelineConfig } from '../config/types.js';
-import { configuredPath, didYouMeanConfigured } from '../configured-path.js';
+import { configuredPath, didYouMeanConfigured, TILDE_HINT } from '../configured-path.js';
 import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { removeOwnTree } from '../own-tree.js';
@@ -208,7 +208,7 @@ function openSourceRoot(
       root: undefined,
       problem: problem.at(
         { ...place, pointer },
-        `pipeline '${config.id}': root ${configuredPath(shown, written)}: ${problem.hint ?? ''}${tildeNote(problem, shown)}`,
+        `pipeline '${config.id}': root ${configuredPath(shown, written)}: ${namesTilde(problem, shown) ? TILDE_HINT : (problem.hint ?? '')}`,
       ),
     };
   }
@@ -219,10 +219,8 @@ function openSourceRoot(
  * so `root: ~/reports` names a folder called `~`
  * (docs/distributor.md#configuration-sealkitdistributoryaml).
  */
-function tildeNote(problem: Refusal, shown: string): string {
-  return problem.code === 'source_root_missing' && /(?:^|\/)~(?:\/|$)/.test(shown)
-    ? " ('~' is not expanded: write the full path)"
-    : '';
+function namesTilde(problem: Refusal, shown: string): boolean {
+  return problem.code === 'source_root_missing' && /(?:^|\/)~(?:\/|$)/.test(shown);
 }
 
 function failureRecorder(pipeline: SourcePipeline): FailureRecorder {

@@ -15,7 +15,7 @@ import type {
   StepKind,
 } from '../../backend.js';
 import type { LocalDestinationConfig } from '../../config/types.js';
-import { configuredPath, didYouMeanConfigured } from '../../configured-path.js';
+import { configuredPath, didYouMeanConfigured, TILDE_HINT } from '../../configured-path.js';
 import type { BundleDir } from '../../model/types.js';
 import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
@@ -241,9 +241,10 @@ function pathCause(
 ): string {
   const named = `${key} ${configuredPath(shown, file.written)}`;
   if (isFsError(error, 'ENOENT')) {
+    if (namesTilde(named)) return `${named} does not exist: ${TILDE_HINT}`;
     const near =
       didYouMeanConfigured(shown, opened, file.written, file.configPath) ?? 'create it, or fix the path';
-    return `${named} does not exist: ${near}${tildeNote(named)}`;
+    return `${named} does not exist: ${near}`;
   }
   if (isFsError(error, 'ELOOP')) {
     return `${named} is reached through a symbolic link: name the real directory (every component is opened without following links)`;
@@ -258,8 +259,9 @@ function pathCause(
 /**
  * sealkit does not expand `~` (a shell does, before a program sees it; a
  * YAML value never passes through a shell), so `root: ~/site` names a
- * folder called `~` (docs/distributor.md#configuration-sealkitdistributoryaml).
+ * folder called `~` (docs/distributor.md#configuration-sealkitdistributoryaml):
+ * creating the folder the path names would not be what was meant.
  */
-function tildeNote(named: string): string {
-  return /^[a-z_]+ '(?:[^']*\/)?~/.test(named) ? " ('~' is not expanded: write the full path)" : '';
+function namesTilde(named: string): boolean {
+  return /^[a-z_]+ '(?:[^']*\/)?~/.test(named);
 }
