@@ -290,6 +290,16 @@ describe('command-line usage errors', () => {
     ['--archive', 'not needed: a run publishes every bundle below each source.root, whole'],
     ['-v', reportAlways],
     ['--progress', reportAlways],
+    // regression: these were "did you mean '--pipeline'?" and "did you mean '--checksum'?".
+    ['-P', reportAlways],
+    [
+      '--checkers',
+      'not needed: sealkit looks at many bundles at once by itself; --transfers N sets how many are written at once to an S3 destination',
+    ],
+    [
+      '--size-only',
+      'not needed: outputs are compared with what a destination holds by size, unless --checksum compares them by SHA-256',
+    ],
   ])(
     'regression: distribute run %s, a flag of rsync or rclone, is answered (was "unknown option" alone)',
     (flag, hint) => {

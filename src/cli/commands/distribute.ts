@@ -162,11 +162,18 @@ const NEVER_DELETES =
 const WHOLE_BUNDLES = 'not needed: a run publishes every bundle below each source.root, whole';
 const REPORT_ALWAYS =
   'not needed: the report names every bundle and its outcome, and progress shows on a terminal (-q for neither)';
+const BY_SIZE =
+  'not needed: outputs are compared with what a destination holds by size, unless --checksum compares them by SHA-256';
+const CONCURRENT =
+  'not needed: sealkit looks at many bundles at once by itself; --transfers N sets how many are written at once to an S3 destination';
+const NEWER_ONLY =
+  "not needed: a published bundle is replaced only by a newer 'created' in its manifest (an older one is skipped_newer)";
 
 /**
  * `distribute run` takes the place of `rsync -a` or `rclone copy` in a cron
- * job, and their flags come first to the fingers; none is spelled close to
- * a flag of sealkit's, so each gets its answer here.
+ * job, and their flags come first to the fingers; each gets its answer
+ * here, before the nearest flag of sealkit's is guessed (`-P` is not
+ * `--pipeline`, nor `--checkers` `--checksum`).
  */
 const RUN_HABITS: Readonly<Record<string, string>> = {
   '-n': "did you mean '--dry-run'? (-n is the dry run of rsync and rclone)",
@@ -182,6 +189,11 @@ const RUN_HABITS: Readonly<Record<string, string>> = {
   '-v': REPORT_ALWAYS,
   '--verbose': REPORT_ALWAYS,
   '--progress': REPORT_ALWAYS,
+  '-P': REPORT_ALWAYS,
+  '--size-only': BY_SIZE,
+  '--checkers': CONCURRENT,
+  '-u': NEWER_ONLY,
+  '--update': NEWER_ONLY,
 };
 
 export const distributeRunCommand: Command = {
