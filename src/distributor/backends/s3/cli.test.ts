@@ -139,7 +139,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     const stderr = run.stderr.toString('utf8');
     expect(stderr).toContain('--> sealkit.distributor.yaml:8:9\n  = at: pipelines[0].destinations[0].bucket');
     expect(stderr).toContain(
-      "= help: destination 'bucket', bundle 'weather/brentwood': the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)",
+      "= help: destination 'bucket', bundle 'weather/brentwood': the store has no bucket with the name on the bucket: line: create that bucket in the store, or correct bucket: (or endpoint: or region:, when they lead to another store)",
     );
     expect(scanForSentinels(run, [source], ['sentinel-no-such-bucket', PREFIX])).toEqual([]);
   });

@@ -38,7 +38,7 @@ describe('an S3 endpoint with a path', () => {
   it('regression: a bucket the store misses behind an endpoint path names that path as the cause, at bucket:; nothing written', async () => {
     const cli = setUp('with-path', `${ctx.rgw.endpoint}/s3`);
     const help =
-      "destination 'bucket', bundle 'weather/brentwood': endpoint: has a path after its host and port, and a store not served under that path takes the path's first segment for the bucket, so it found none by the name bucket: gives: remove the path from endpoint: unless the store is served there; else create the bucket, or correct bucket:";
+      "destination 'bucket', bundle 'weather/brentwood': endpoint: has a path after its host and port, and a store not served under that path takes the path's first segment for the bucket, so it found no bucket with the name on the bucket: line: remove the path from endpoint: unless the store is served there; else create the bucket, or correct bucket:";
     for (const dry of [[], ['--dry-run']]) {
       const run = cli(...dry);
       expect(run.status).toBe(2);
@@ -66,7 +66,7 @@ describe('an S3 endpoint with a path', () => {
     const missing = setUp('slash-missing', `${ctx.rgw.endpoint}/`, 'no-such-bucket-here')();
     expect(missing.status).toBe(2);
     expect(missing.stderr.toString('utf8')).toContain(
-      "= help: destination 'bucket', bundle 'weather/brentwood': the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)\n",
+      "= help: destination 'bucket', bundle 'weather/brentwood': the store has no bucket with the name on the bucket: line: create that bucket in the store, or correct bucket: (or endpoint: or region:, when they lead to another store)\n",
     );
     const run = setUp('trailing-slash', `${ctx.rgw.endpoint}/`)();
     expect(run.stderr.toString('utf8')).toBe('');

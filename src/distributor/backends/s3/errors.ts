@@ -112,7 +112,7 @@ const QUOTA_EXCEEDED_HINT =
  * the operator to act on; docs/distributor.md, "Reason codes".)
  */
 const BUCKET_MISSING_HINT =
-  'the store has no bucket by the name bucket: gives: create the bucket there, or correct bucket: (or endpoint: or region:, when they lead to another store)';
+  'the store has no bucket with the name on the bucket: line: create that bucket in the store, or correct bucket: (or endpoint: or region:, when they lead to another store)';
 
 /**
  * An endpoint with a path (`http://host:7480/s3`) is kept for a gateway
@@ -121,7 +121,7 @@ const BUCKET_MISSING_HINT =
  * `bucket:` alone sent users to check a name spelt right.
  */
 const BUCKET_MISSING_ENDPOINT_PATH_HINT =
-  "endpoint: has a path after its host and port, and a store not served under that path takes the path's first segment for the bucket, so it found none by the name bucket: gives: remove the path from endpoint: unless the store is served there; else create the bucket, or correct bucket:";
+  "endpoint: has a path after its host and port, and a store not served under that path takes the path's first segment for the bucket, so it found no bucket with the name on the bucket: line: remove the path from endpoint: unless the store is served there; else create the bucket, or correct bucket:";
 
 function bucketMissingHint(address: StoreAddress | undefined): string {
   return address?.endpointHasPath === true ? BUCKET_MISSING_ENDPOINT_PATH_HINT : BUCKET_MISSING_HINT;
