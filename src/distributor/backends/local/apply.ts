@@ -114,6 +114,8 @@ class PendingFlush {
       if (this.#prefersSyncfs(held.length, bytes)) {
         step('syncfs');
         if (await syncFilesystemOf(this.#filesystem)) return;
+        // It failed: every descriptor is fsynced instead, and the fsync reports why.
+        step('fsync');
       }
       await fsyncAll(held);
     } finally {
