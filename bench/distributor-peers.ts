@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
-import { privateBuild, runNode } from './children.js';
+import { privateBuild } from './children.js';
 import {
   type ChildReport,
   config,
@@ -17,10 +17,12 @@ import {
 import type { Benchmark, Variant } from './harness.js';
 import {
   freshDestination,
+  makeRerunCopies,
   measuredRounds,
   presentPeers,
   pairedRatios as ratiosOf,
   runPeer,
+  runSealkit,
   summed,
 } from './peer-tools.js';
 import { seededRandom } from './prng.js';
@@ -82,10 +84,6 @@ function makeTree(source: string): string[] {
   return files;
 }
 
-function runSealkit(child: string, configPath: string, mode: 'run' | 'run-checksum' = 'run'): ChildReport {
-  return JSON.parse(runNode([child, mode, configPath], 'sealkit benchmark child')) as ChildReport;
-}
-
 const measured = (values: readonly number[]): readonly number[] => measuredRounds(values, WARMUP_RUNS);
 const pairedRatios = (ours: Series, peer: Series | undefined): string => ratiosOf(ours, peer, WARMUP_RUNS);
 
@@ -111,20 +109,12 @@ export const distributorPeersBenchmark: Benchmark = {
       return report;
     };
     // The no-op reruns start from a copy each tool made itself, untimed.
-    const noopSealkit = join(base, 'noop-sealkit');
-    mkdirSync(noopSealkit);
-    const noopConfig = config(base, source, noopSealkit);
-    publish(noopSealkit);
-    const noopRclone = join(base, 'noop-rclone');
-    if (present.rclone) runPeer('rclone', ['copy', '--checksum', source, noopRclone]);
-    const noopRsync = join(base, 'noop-rsync');
-    if (present.rsync) runPeer('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
-    const emptySource = join(base, 'empty-source');
-    const emptyDest = join(base, 'empty-dest');
-    mkdirSync(emptySource);
-    mkdirSync(emptyDest);
-    const startConfig = config(base, emptySource, emptyDest);
-    syncFilesystem(base);
+    const { noopConfig, noopRclone, noopRsync, startConfig } = makeRerunCopies(
+      base,
+      source,
+      present,
+      publish,
+    );
 
     const s = {
       sealkit: series(),

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { writeManifest } from '../src/distributor/index.js';
-import { privateBuild, runNode } from './children.js';
+import { privateBuild } from './children.js';
 import {
   type ChildReport,
   config,
@@ -15,10 +15,12 @@ import {
 import type { Benchmark, Variant } from './harness.js';
 import {
   freshDestination,
+  makeRerunCopies,
   measuredRounds,
   presentPeers,
   pairedRatios as ratiosOf,
   runPeer,
+  runSealkit,
 } from './peer-tools.js';
 import { seededRandom } from './prng.js';
 
@@ -83,10 +85,6 @@ function makeTree(source: string): number {
   return bytes;
 }
 
-function runSealkit(child: string, configPath: string): ChildReport {
-  return JSON.parse(runNode([child, 'run', configPath], 'sealkit benchmark child')) as ChildReport;
-}
-
 export const distributorSmallBenchmark: Benchmark = {
   name: 'distributor-small',
   description:
@@ -107,20 +105,13 @@ export const distributorSmallBenchmark: Benchmark = {
       if (report.counts?.published !== BUNDLES) throw new Error('publication incomplete');
       return report;
     };
-    const noopSealkit = join(base, 'noop-sealkit');
-    mkdirSync(noopSealkit);
-    const noopConfig = config(base, source, noopSealkit);
-    publish(noopSealkit);
-    const noopRclone = join(base, 'noop-rclone');
-    if (present.rclone) runPeer('rclone', ['copy', '--checksum', source, noopRclone]);
-    const noopRsync = join(base, 'noop-rsync');
-    if (present.rsync) runPeer('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
-    const emptySource = join(base, 'empty-source');
-    const emptyDest = join(base, 'empty-dest');
-    mkdirSync(emptySource);
-    mkdirSync(emptyDest);
-    const startConfig = config(base, emptySource, emptyDest);
-    syncFilesystem(base);
+    // The no-op reruns start from a copy each tool made itself, untimed.
+    const { noopConfig, noopRclone, noopRsync, startConfig } = makeRerunCopies(
+      base,
+      source,
+      present,
+      publish,
+    );
 
     const s = {
       sealkit: series(),

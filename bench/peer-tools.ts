@@ -1,7 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ChildReport, median, type Series, series, syncFilesystem, timed } from './distributor.js';
+import { runNode } from './children.js';
+import {
+  type ChildReport,
+  config,
+  median,
+  type Series,
+  series,
+  syncFilesystem,
+  timed,
+} from './distributor.js';
 import type { Variant } from './harness.js';
 
 /**
@@ -104,4 +113,52 @@ export function pairedRatios(ours: Series, peer: Series | undefined, warmupRuns:
     (value, index) => value / (theirs[index] ?? Number.NaN),
   );
   return `${ratios.map((r) => r.toFixed(2)).join(' / ')} (median ${median(ratios).toFixed(2)})`;
+}
+
+/** One sealkit run in a child process of its own (its peak RSS and CPU are its own). */
+export function runSealkit(
+  child: string,
+  configPath: string,
+  mode: 'run' | 'run-checksum' = 'run',
+): ChildReport {
+  return JSON.parse(runNode([child, mode, configPath], 'sealkit benchmark child')) as ChildReport;
+}
+
+/** What the no-op reruns and sealkit's start run over, made untimed before the rounds. */
+export interface RerunCopies {
+  /** The configuration of sealkit's rerun, over a copy sealkit published itself. */
+  readonly noopConfig: string;
+  /** rclone's and rsync's own copies (made only when the peer is present). */
+  readonly noopRclone: string;
+  readonly noopRsync: string;
+  /** A run over a source with no bundle: sealkit's start. */
+  readonly startConfig: string;
+}
+
+/**
+ * The copies each tool's no-op rerun starts from, each made by that tool
+ * itself (`publish` for sealkit's), and the configuration of a run over an
+ * empty source; the filesystem flushed after.
+ */
+export function makeRerunCopies(
+  base: string,
+  source: string,
+  present: Readonly<Record<PeerName, boolean>>,
+  publish: (dest: string) => unknown,
+): RerunCopies {
+  const noopSealkit = join(base, 'noop-sealkit');
+  mkdirSync(noopSealkit);
+  const noopConfig = config(base, source, noopSealkit);
+  publish(noopSealkit);
+  const noopRclone = join(base, 'noop-rclone');
+  if (present.rclone) runPeer('rclone', ['copy', '--checksum', source, noopRclone]);
+  const noopRsync = join(base, 'noop-rsync');
+  if (present.rsync) runPeer('rsync', ['-a', `${source}/`, `${noopRsync}/`]);
+  const emptySource = join(base, 'empty-source');
+  const emptyDest = join(base, 'empty-dest');
+  mkdirSync(emptySource);
+  mkdirSync(emptyDest);
+  const startConfig = config(base, emptySource, emptyDest);
+  syncFilesystem(base);
+  return { noopConfig, noopRclone, noopRsync, startConfig };
 }
