@@ -17,7 +17,7 @@ export async function run(ctx) {
     return;
   }
   const { startRgw } = await import(pathToFileURL(join(ctx.root, 'dist', 'test', 'services', 'rgw.js')).href);
-  const { ListObjectsV2Command, PutObjectCommand } = await import('@aws-sdk/client-s3');
+  const { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } = await import('@aws-sdk/client-s3');
   const base = join(ctx.workDir, 'distributor-s3');
   mkdirSync(base, { recursive: true });
   const rgw = await startRgw({ parentDir: base });
@@ -26,6 +26,7 @@ export async function run(ctx) {
     const weather = join(base, 'reports', 'weather', '2026-05-30');
     mkdirSync(weather, { recursive: true });
     writeFileSync(join(weather, 'report.md'), '# Weather for Brentwood, 30 May\n\nSunny, **21 °C**.\n');
+    writeFileSync(join(weather, 'hourly.csv'), 'hour,celsius\n09,17\n12,21\n15,21\n');
     writeFileSync(
       join(base, 'sealkit.distributor.yaml'),
       `pipelines:\n  - id: reports\n    source: {root: reports}\n    destinations:\n      - id: bucket\n        kind: s3\n        bucket: ${bucket}\n        prefix: site\n        endpoint: ${rgw.endpoint}\n        region: ${rgw.region}\n        force_path_style: true\n        outputs: {source: true, html: true}\n`,
@@ -106,6 +107,47 @@ export async function run(ctx) {
       pick: (line) => /^(PIPELINE|summary)|2026-05-31/.test(line),
       status: 0,
     });
+
+    // A corrected report: a replacement sends what changed, not the whole bundle.
+    // An object sent again with the same bytes keeps its ETag (an MD5) but not
+    // its Last-Modified time, which the store sets at each write.
+    const writtenAt = async (name) =>
+      (
+        await rgw
+          .client()
+          .send(new HeadObjectCommand({ Bucket: bucket, Key: `site/weather/2026-05-30/${name}` }))
+      ).LastModified?.toISOString();
+    const csvBefore = await writtenAt('hourly.csv');
+    const reportBefore = await writtenAt('report.md');
+    writeFileSync(join(weather, 'report.md'), '# Weather for Brentwood, 30 May\n\nSunny, **23 °C**.\n');
+    ctx.sealkit(
+      [
+        'distribute',
+        'manifest',
+        'reports/weather/2026-05-30',
+        '--id',
+        'weather.2026-05-30',
+        '--created',
+        '2026-05-30T18:00:00Z',
+        '--replace',
+      ],
+      { lines: 1, status: 0 },
+    );
+    ctx.say(
+      'The 30 May report is corrected (21 → 23 °C) and its manifest written anew; the next run replaces the bundle:',
+    );
+    ctx.sealkit(['distribute', 'run'], {
+      env: rgw.awsEnv,
+      pick: (line) => /^(PIPELINE|summary)|2026-05-30/.test(line),
+      status: 0,
+    });
+    const csvAfter = await writtenAt('hourly.csv');
+    const reportAfter = await writtenAt('report.md');
+    ctx.say(
+      csvAfter === csvBefore && reportAfter !== reportBefore
+        ? `Only report.md and its page were sent: report.md was written at ${reportAfter}, and hourly.csv, unchanged, is still the object written at ${csvAfter}, as rclone copy would leave it.`
+        : `hourly.csv was written at ${csvBefore}, then at ${csvAfter}; report.md at ${reportBefore}, then at ${reportAfter}.`,
+    );
   } finally {
     await rgw.stop();
   }
