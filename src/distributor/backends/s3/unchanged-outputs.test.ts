@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import {
   putMany,
@@ -108,6 +109,28 @@ describe('replacing a bundle at S3', () => {
       ]);
     });
     expect(puts).toEqual([]);
+  });
+
+  it('sends every output again when an output the state lists is missing (the replacement repairs it)', async () => {
+    const { prefix, write, run, bundleKey } = setUp('one-missing');
+    write('day,sky\nmon,sun\n');
+    expect(outcomes(await run())).toEqual([['weather/brentwood', 'published', '']]);
+    await ctx.s3.send(new DeleteObjectCommand({ Bucket: ctx.bucket, Key: bundleKey('report.md') }));
+    write('day,sky\nmon,sun\ntue,rain\n');
+    let report: Awaited<ReturnType<typeof run>> | undefined;
+    const puts = await putsDuring(prefix, async () => {
+      report = await run();
+    });
+    expect(report === undefined ? [] : outcomes(report)).toEqual([['weather/brentwood', 'replaced', '']]);
+    expect(puts).toEqual([
+      '.distributor.json',
+      '.distributor.pending.json',
+      'data.bin',
+      'report.html',
+      'report.md',
+      'summary.csv',
+    ]);
+    expect(outcomes(await run({ checksum: true }))).toEqual([['weather/brentwood', 'skipped_same', '']]);
   });
 
   it('sends every output of a first publication, then each output that changed', async () => {
