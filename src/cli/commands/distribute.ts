@@ -1,9 +1,11 @@
 import { Refusal } from '../../core/refusal/index.js';
 import {
   bundleIdProblem,
+  compareInstants,
   DISTRIBUTE_OUTCOMES,
   distributeReportRefusals,
   distributeRun,
+  type Instant,
   type ItemOutcome,
   type LinkProblem,
   type LinkWarning,
@@ -487,7 +489,7 @@ export const distributeManifestCommand: Command = {
         dryRun: values['dry-run'] === true,
       }),
     );
-    const { manifest, left_out: leftOut, replaced } = written;
+    const { manifest, left_out: leftOut, replaced, previous } = written;
     const dryRun = values['dry-run'] === true;
     const verb = dryRun ? (replaced ? 'would replace' : 'would write') : replaced ? 'replaced' : 'wrote';
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
@@ -497,7 +499,8 @@ export const distributeManifestCommand: Command = {
         (dryRun
           ? manifest.files.map((file) => `  ${file.path} (${counted(file.size, 'byte')})\n`).join('')
           : '') +
-        leftOutText(leftOut),
+        leftOutText(leftOut) +
+        sameFilesText(manifest, previous),
       json: {
         status: 'ok',
         dry_run: dryRun,
@@ -507,6 +510,9 @@ export const distributeManifestCommand: Command = {
         files: manifest.files.length,
         bytes,
         replaced,
+        ...(previous === undefined
+          ? {}
+          : { previous: { digest: previous.digest, created: previous.created } }),
         left_out: leftOut.map((entry) => ({ path: entry.path, reason: entry.reason })),
       },
     };
@@ -522,6 +528,26 @@ function seconds(value: string, text: string): number {
 }
 
 /** What the manifest leaves out, one line, the first 10 named. */
+/**
+ * A manifest written anew over the same files with another `created`: each
+ * destination then replaces a bundle that did not change, which a nightly
+ * job that manifests every folder would do every night
+ * (docs/distributor.md#producing-a-manifest).
+ */
+function sameFilesText(
+  manifest: { readonly digest: string; readonly created: Instant },
+  previous: { readonly digest: string; readonly created: Instant } | undefined,
+): string {
+  // An older created is not republished anywhere (skipped_newer): nothing to say.
+  if (
+    previous === undefined ||
+    previous.digest !== manifest.digest ||
+    compareInstants(manifest.created, previous.created) <= 0
+  )
+    return '';
+  return `note: the files are those of the manifest replaced (same digest); only created changed (${previous.created} -> ${manifest.created}), so every destination will replace the bundle it published: to leave it as published, give --created ${previous.created}\n`;
+}
+
 function leftOutText(leftOut: readonly { readonly path: string; readonly reason: string }[]): string {
   if (leftOut.length === 0) return '';
   const shown = leftOut.slice(0, 10).map((entry) => `${entry.path} (${entry.reason})`);

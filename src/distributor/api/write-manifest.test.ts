@@ -223,6 +223,18 @@ describe('distribute manifest: --replace', () => {
     expect(writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }).replaced).toBe(false);
   });
 
+  it('says what it replaced: the earlier digest and created, when that manifest reads as one', () => {
+    const first = writeManifest(bundle, { id: 'w22', created: CREATED });
+    expect(first.previous).toBeUndefined();
+    const again = writeManifest(bundle, { id: 'w22', created: '2026-05-30T12:00:00Z', replace: true });
+    expect(again.previous).toEqual({ digest: first.manifest.digest, created: CREATED });
+    expect(again.manifest.digest).toBe(first.manifest.digest);
+    // A manifest.json that is not one is replaced all the same, with nothing to say of it.
+    writeFileSync(join(bundle, 'manifest.json'), 'not json\n');
+    const over = writeManifest(bundle, { id: 'w22', created: CREATED, replace: true });
+    expect([over.replaced, over.previous]).toEqual([true, undefined]);
+  });
+
   it('regression: a manifest.json that is not a regular file is manifest_not_regular with or without replace (was manifest_exists advising --replace)', () => {
     const refused = (replace: boolean): readonly unknown[] => {
       const refusal = refusalOf(() => writeManifest(bundle, { id: 'w22', created: CREATED, replace }));
@@ -458,6 +470,31 @@ describe('sealkit distribute manifest (CLI)', () => {
     const json = JSON.parse(replaced.stdout.toString());
     expect(json).toMatchObject({ status: 'ok', replaced: true, files: 13, left_out: [] });
     expect(runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--exclude', '']).status).toBe(1);
+  });
+
+  it('regression: a manifest written again over the same files with a newer created says every destination will replace the bundle (it said nothing)', () => {
+    const manifest = (created: string, ...more: string[]) =>
+      runCli(['distribute', 'manifest', bundle, '--id', 'w22', '--created', created, ...more]);
+    expect(manifest(CREATED).status).toBe(0);
+    const same = manifest('2026-05-31T00:00:00Z', '--replace');
+    expect(same.status).toBe(0);
+    expect(
+      same.stdout
+        .toString()
+        .split('\n')
+        .find((line) => line.startsWith('note:')),
+    ).toBe(
+      `note: the files are those of the manifest replaced (same digest); only created changed (${CREATED} -> 2026-05-31T00:00:00Z), so every destination will replace the bundle it published: to leave it as published, give --created ${CREATED}`,
+    );
+    // An older created is skipped_newer everywhere, and other files are a real change: no note.
+    expect(manifest(CREATED, '--replace').stdout.toString()).not.toContain('note:');
+    writeFileSync(join(bundle, 'late.csv'), 'added later\n');
+    const changed = manifest('2026-06-01T00:00:00Z', '--replace', '--json');
+    expect(changed.stdout.toString()).not.toContain('note:');
+    expect(JSON.parse(changed.stdout.toString()).previous).toEqual({
+      digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      created: CREATED,
+    });
   });
 });
 

@@ -14,7 +14,7 @@ import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDigest } from '../digest/bundle-digest.js';
 import { bundleDirProblem, MANIFEST_FILE } from '../discover/discover.js';
 import { instantOf, parseInstant } from '../model/instant.js';
-import { idProblem, serializeManifest } from '../model/manifest.js';
+import { idProblem, MANIFEST_LIMITS, parseManifest, serializeManifest } from '../model/manifest.js';
 import type { ManifestFile, SourceManifest } from '../model/types.js';
 import {
   compareUtf8,
@@ -83,6 +83,16 @@ export interface WrittenManifest {
   readonly left_out: readonly LeftOut[];
   /** True when an existing `manifest.json` was rewritten (`replace`); in a dry run, would be. */
   readonly replaced: boolean;
+  /**
+   * The digest and `created` of the manifest it replaced (or would), when
+   * that one could be read as a manifest: the same digest means the same
+   * files, and a new `created` then only makes every destination replace
+   * a bundle whose files did not change.
+   */
+  readonly previous?: {
+    readonly digest: SourceManifest['digest'];
+    readonly created: SourceManifest['created'];
+  };
 }
 
 const MAX_FILES = 100_000;
@@ -200,6 +210,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
       files,
     };
     let replaced = listing.hasManifest;
+    const previous = listing.hasManifest ? previousManifest(dir) : undefined;
     if (options.dryRun !== true) {
       try {
         replaced = publishManifest(dir, serializeManifest(manifest), options.replace === true);
@@ -212,6 +223,7 @@ function writeIn(path: string, options: WriteManifestOptions): WrittenManifest {
       manifest,
       left_out: [...listing.leftOut].sort((a, b) => compareUtf8(a.path, b.path)),
       replaced,
+      ...(replaced && previous !== undefined ? { previous } : {}),
     };
   } finally {
     dir.close();
@@ -573,4 +585,24 @@ function publishManifest(dir: Dir, text: string, replace: boolean): boolean {
     }
   }
   return replaced;
+}
+
+/**
+ * The digest and `created` of the `manifest.json` in `dir`, when it reads
+ * as a manifest; anything else (unreadable, not a manifest) is left to the
+ * replacement, which does not need it.
+ */
+function previousManifest(dir: Dir): WrittenManifest['previous'] {
+  try {
+    const opened = openRegular(dir, [MANIFEST_FILE]);
+    if (!opened.ok) return undefined;
+    try {
+      const { digest, created } = parseManifest(opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1));
+      return { digest, created };
+    } finally {
+      opened.file.close();
+    }
+  } catch {
+    return undefined;
+  }
 }
