@@ -1,22 +1,11 @@
 import { closeEach, type Dir, type DirEntry, isFsError, renameNoReplace } from '../../../core/fs/index.js';
+import type { StepKind } from '../../backend.js';
 import type { EntryKind } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 
-/** Reports one mutating step to the fault hook before it is taken. */
-export type StepHook = (
-  kind:
-    | 'mkdir'
-    | 'create'
-    | 'write'
-    | 'fsync'
-    | 'flush'
-    | 'syncfs'
-    | 'rename'
-    | 'exchange'
-    | 'unlink'
-    | 'rmdir',
-) => void;
+/** Reports one mutating step to the fault hook before it is taken (the object-store kinds aside). */
+export type StepHook = (kind: Exclude<StepKind, 'put' | 'delete'>) => void;
 
 /** Bounds on walking a destination bundle tree. */
 export const TREE_LIMITS = { maxDepth: 64, maxEntries: 1_000_000 } as const;
