@@ -32,18 +32,22 @@ export async function run(ctx) {
       `pipelines:\n  - id: reports\n    source: {root: reports}\n    destinations:\n      - id: bucket\n        kind: s3\n        bucket: ${bucket}\n        prefix: site\n        endpoint: ${rgw.endpoint}\n        region: ${rgw.region}\n        force_path_style: true\n        outputs: {source: true, html: true}\n`,
     );
     ctx.cd(base);
-    ctx.sealkit(
-      [
-        'distribute',
-        'manifest',
-        'reports/weather/2026-05-30',
-        '--id',
-        'weather.2026-05-30',
-        '--created',
-        '2026-05-30T11:10:00Z',
-      ],
-      { lines: 1, status: 0 },
-    );
+    // The producer's step for one day's folder: its manifest, with the day as its id.
+    const manifest = (day, created, ...more) =>
+      ctx.sealkit(
+        [
+          'distribute',
+          'manifest',
+          `reports/weather/${day}`,
+          '--id',
+          `weather.${day}`,
+          '--created',
+          created,
+          ...more,
+        ],
+        { lines: 1, status: 0 },
+      );
+    manifest('2026-05-30', '2026-05-30T11:10:00Z');
     ctx.shell("grep -nE 'bucket:|endpoint:' sealkit.distributor.yaml");
     // Without keys in its environment (nor a profile or an instance role to
     // fall back on), the run is refused before anything is written.
@@ -75,18 +79,7 @@ export async function run(ctx) {
     const next = join(base, 'reports', 'weather', '2026-05-31');
     mkdirSync(next, { recursive: true });
     writeFileSync(join(next, 'report.md'), '# Weather for Brentwood, 31 May\n\nShowers, 17 °C.\n');
-    ctx.sealkit(
-      [
-        'distribute',
-        'manifest',
-        'reports/weather/2026-05-31',
-        '--id',
-        'weather.2026-05-31',
-        '--created',
-        '2026-05-31T11:10:00Z',
-      ],
-      { lines: 1, status: 0 },
-    );
+    manifest('2026-05-31', '2026-05-31T11:10:00Z');
     // As sealkit writes a lease end: UTC, whole seconds (a fraction is refused as a marker sealkit did not write).
     const expires = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000)
       .toISOString()
@@ -120,19 +113,7 @@ export async function run(ctx) {
     const csvBefore = await writtenAt('hourly.csv');
     const reportBefore = await writtenAt('report.md');
     writeFileSync(join(weather, 'report.md'), '# Weather for Brentwood, 30 May\n\nSunny, **23 °C**.\n');
-    ctx.sealkit(
-      [
-        'distribute',
-        'manifest',
-        'reports/weather/2026-05-30',
-        '--id',
-        'weather.2026-05-30',
-        '--created',
-        '2026-05-30T18:00:00Z',
-        '--replace',
-      ],
-      { lines: 1, status: 0 },
-    );
+    manifest('2026-05-30', '2026-05-30T18:00:00Z', '--replace');
     ctx.say(
       'The 30 May report is corrected (21 → 23 °C) and its manifest written anew; the next run replaces the bundle:',
     );
