@@ -505,6 +505,63 @@ describe('sealkit distribute run', () => {
     expect(refused).not.toHaveProperty('unmet');
   });
 
+  it('regression: a replacement over the same files says only created changed, and how to keep the bundle', () => {
+    // A nightly job that writes every manifest anew replaced every bundle
+    // every night with an empty REASON, as if the reports had changed.
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-31T11:10:00Z' });
+    const note =
+      'replaced over the same files, only created changed (a manifest written again over an unchanged folder); to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n';
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
+    expect(dry).toContain(
+      'replaced weather -> site: weather/b1 (same_files: only created changed, 2026-05-30T11:10:00Z -> 2026-05-31T11:10:00Z)\n',
+    );
+    expect(dry).toContain(`1 bundle would be ${note}`);
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain(
+      'weather   site         weather/b1  replaced  same_files: only created changed, 2026-05-30T11:10:00Z -> 2026-05-31T11:10:00Z\n',
+    );
+    expect(human.stdout.toString()).toContain(`1 bundle was ${note}`);
+    // A bundle whose files changed is replaced as before: no reason, no note.
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [{ ...REPORT, content: `${REPORT.content}more\n` }], {
+      id: 'b1',
+      created: '2026-06-01T11:10:00Z',
+    });
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.outcomes).toEqual([expect.objectContaining({ outcome: 'replaced', outputs: 2 })]);
+    expect(json.outcomes[0]).not.toHaveProperty('reason');
+    expect(json.outcomes[0]).not.toHaveProperty('source_created');
+  });
+
+  it('the --json outcome of a replacement over the same files names both created', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    rmSync(join(source, 'weather', 'b1'), { recursive: true });
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-31T11:10:00Z' });
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.outcomes).toEqual([
+      {
+        pipeline_id: 'weather',
+        destination_id: 'site',
+        bundle_dir: 'weather/b1',
+        bundle_id: 'b1',
+        outcome: 'replaced',
+        reason: 'same_files',
+        destination_created: '2026-05-30T11:10:00Z',
+        source_created: '2026-05-31T11:10:00Z',
+        outputs: 2,
+      },
+    ]);
+    expect(json.plan.items[0]).toMatchObject({
+      reason: 'same_files',
+      source_created: '2026-05-31T11:10:00Z',
+    });
+  });
+
   it('aligns the report by display width and writes "1 byte", not "1 bytes"', () => {
     // Regression: columns were padded by UTF-16 length, so a CJK bundle
     // directory pushed the following columns out of line.

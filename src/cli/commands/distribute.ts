@@ -527,7 +527,6 @@ function seconds(value: string, text: string): number {
   return parsed;
 }
 
-/** What the manifest leaves out, one line, the first 10 named. */
 /**
  * A manifest written anew over the same files with another `created`: each
  * destination then replaces a bundle that did not change, which a nightly
@@ -548,6 +547,7 @@ function sameFilesText(
   return `note: the files are those of the manifest replaced (same digest); only created changed (${previous.created} -> ${manifest.created}), so every destination will replace the bundle it published: to leave it as published, give --created ${previous.created}\n`;
 }
 
+/** What the manifest leaves out, one line, the first 10 named. */
 function leftOutText(leftOut: readonly { readonly path: string; readonly reason: string }[]): string {
   if (leftOut.length === 0) return '';
   const shown = leftOut.slice(0, 10).map((entry) => `${entry.path} (${entry.reason})`);
@@ -785,7 +785,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${linkNote(report, true)}${looseNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}`
       : report.failures.length > 0
         ? ''
         : `${noBundleLines(report).join('\n')}\n\n`;
@@ -897,6 +897,22 @@ function linkNote(report: RunReport, applied: boolean): string {
 }
 
 /**
+ * Bundles replaced only because their manifest has a newer `created` over
+ * the same files: what a nightly job that writes every manifest anew does to
+ * every bundle, every night. Said once under the table, with the way to
+ * keep a bundle as published (docs/distributor.md#outcomes).
+ */
+function sameFilesNote(report: RunReport, applied: boolean): string {
+  const reasons = applied
+    ? report.outcomes.map((item) => (item.outcome === 'replaced' ? item.reason : undefined))
+    : report.plan.items.map((item) => (item.outcome === 'replaced' ? item.reason : undefined));
+  const count = reasons.filter((reason) => reason === 'same_files').length;
+  if (count === 0) return '';
+  const verb = applied ? (count === 1 ? 'was' : 'were') : 'would be';
+  return `${counted(count, 'bundle')} ${verb} replaced over the same files, only created changed (a manifest written again over an unchanged folder); to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n\n`;
+}
+
+/**
  * Beside the bundles found: a folder holding files but no manifest.json (a
  * report whose producer forgot its manifest, which no run publishes) and
  * files lying directly in a source root, said in one line each so that a
@@ -984,7 +1000,11 @@ function looseLines(
   return lines;
 }
 
-/** The REASON column: the code, or for `skipped_newer` both instants (docs/distributor.md#commands). */
+/**
+ * The REASON column: the code, or for `skipped_newer` both instants, and for
+ * a replacement over the same files the code and both instants
+ * (docs/distributor.md#commands).
+ */
 function reasonText(item: {
   readonly reason_code?: string;
   readonly reason?: string;
@@ -992,7 +1012,9 @@ function reasonText(item: {
   readonly source_created?: string;
 }): string {
   if (item.destination_created !== undefined && item.source_created !== undefined)
-    return `destination newer than source: ${item.destination_created} > ${item.source_created}`;
+    return item.reason === 'same_files'
+      ? `same_files: only created changed, ${item.destination_created} -> ${item.source_created}`
+      : `destination newer than source: ${item.destination_created} > ${item.source_created}`;
   return item.reason_code ?? item.reason ?? '';
 }
 
@@ -1006,7 +1028,7 @@ function planText(report: RunReport): string {
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
   else {
-    for (const note of [linkNote(report, false), looseNote(report)])
+    for (const note of [sameFilesNote(report, false), linkNote(report, false), looseNote(report)])
       if (note !== '') lines.push('', note.trimEnd());
   }
   lines.push(...uncheckedLines(report.unchecked ?? []));
@@ -1058,7 +1080,8 @@ function planItemLines(item: PlanItem): string[] {
   switch (item.outcome) {
     case 'published':
     case 'replaced': {
-      const lines = [`${item.outcome} ${where}${item.reason === undefined ? '' : ` (${item.reason})`}`];
+      const reason = reasonText(item);
+      const lines = [`${item.outcome} ${where}${reason === '' ? '' : ` (${reason})`}`];
       // Said as what the file is, not the state's kind: an asset copied under
       // `source: false` is a copy, not a sign that `source` was ignored.
       for (const output of item.outputs)

@@ -63,6 +63,12 @@ describe('destination comparison (the six rules plus two safety rules)', () => {
       managed(manifest({ created: '2026-05-29T11:10:00Z' as Instant, digest: sha('9') })),
     );
     expect(decision).toMatchObject({ outcome: 'replaced', token: 'token-1' });
+    expect(decision).not.toHaveProperty('reason');
+  });
+  it('regression: a newer created over the same files is replaced with reason same_files', () => {
+    // A manifest written again over an unchanged folder: the same digest, a later created.
+    const decision = decide(source, managed(manifest({ created: '2026-05-29T11:10:00Z' as Instant })));
+    expect(decision).toMatchObject({ outcome: 'replaced', token: 'token-1', reason: 'same_files' });
   });
   it('same id, destination newer → skip newer', () => {
     expect(

@@ -149,7 +149,16 @@ function decideOutcome(
   // wrote over (edited by hand, another tool) holds bytes sealkit did not
   // write, and is not removed without a word (docs/distributor.md#outcomes).
   if (view.writtenOver === true) return { outcome: 'refused', reason_code: 'destination_incomplete' };
-  return { outcome: 'replaced', previous: view.state, token: view.token };
+  // Said, not decided: a newer `created` replaces the bundle as it always
+  // did, but a nightly job that writes every manifest anew replaces every
+  // bundle every night, and the report should show that nothing else changed
+  // (docs/distributor.md#outcomes).
+  return {
+    outcome: 'replaced',
+    previous: view.state,
+    token: view.token,
+    ...(published.digest === manifest.digest ? { reason: 'same_files' as const } : {}),
+  };
 }
 
 function samePublisher(state: DestinationState, publisher: Publisher): boolean {

@@ -250,6 +250,12 @@ function planItem(
     ...warned,
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.reason === 'same_files'
+      ? {
+          destination_created: decision.previous.source.manifest.created,
+          source_created: bundle.manifest.created,
+        }
+      : {}),
     residue,
   };
 }

@@ -58,7 +58,14 @@ export type StateToken = string & { readonly __stateToken: true };
  * interrupted run of ours left residue beside a state that already matches,
  * whose cleanup the replacement finishes (docs/distributor.md#outcomes).
  */
-export type ReplaceReason = 'outputs_changed' | 'interrupted_run';
+/**
+ * Why a bundle was replaced, when it is not plainly a newer bundle:
+ * `outputs_changed` (the same manifest, other outputs asked for),
+ * `interrupted_run` (the same manifest beside residue of a killed run of
+ * ours), `same_files` (a newer `created` over the very files published: a
+ * manifest written again over an unchanged folder).
+ */
+export type ReplaceReason = 'outputs_changed' | 'interrupted_run' | 'same_files';
 
 /** What a replacement may delete: exactly the old state's outputs, then the old state. */
 export interface PlannedPrevious {
@@ -86,8 +93,15 @@ export interface PlannedWrite extends PlanItemBase {
   readonly state: Omit<DestinationState, 'published_at'>;
   /** replace only: the state being replaced. */
   readonly previous?: PlannedPrevious;
-  /** replace only: set when the manifest is the same and the outputs changed. */
+  /** replace only: set when the bundle itself is not what changed (see ReplaceReason). */
   readonly reason?: ReplaceReason;
+  /**
+   * `same_files` only: the `created` of the bundle the destination holds and
+   * of the source bundle (the later), so the report can name the `created`
+   * that keeps the published bundle.
+   */
+  readonly destination_created?: Instant;
+  readonly source_created?: Instant;
   /**
    * Objects a crashed earlier run of ours left under this bundle path and
    * recorded in its pending marker; apply may overwrite or delete exactly

@@ -56,7 +56,11 @@ export interface ItemOutcome {
   readonly entry_size?: number;
   /** `destination_incomplete` only, under `--checksum`: that output has the recorded size, but other bytes. */
   readonly entry_sha256_differs?: true;
-  /** `skipped_newer` only: `created` of the published bundle, later than the source's (`source_created`). */
+  /**
+   * `created` of the published bundle and of the source bundle: `skipped_newer`
+   * (the published one is later) and `replaced` with reason `same_files`
+   * (the source's is later, over the same files).
+   */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
   /**
@@ -121,6 +125,8 @@ export function predictedOutcome(item: PlanItem): ItemOutcome {
         ...head,
         outcome: 'replaced',
         ...(item.reason === undefined ? {} : { reason: item.reason }),
+        ...(item.destination_created === undefined ? {} : { destination_created: item.destination_created }),
+        ...(item.source_created === undefined ? {} : { source_created: item.source_created }),
         outputs: item.outputs.length,
       };
     case 'skipped_same':
