@@ -57,13 +57,18 @@ export function onFilesystemOf(error: unknown, folder: string): unknown {
 const FILESYSTEM_CAUSES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
 
 /**
- * One line saying what a write failure means, when its errno is one sealkit
- * knows; with the folder it happened in when that is known.
+ * One line saying what a write failure means, when it carries an errno
+ * (in words for the ones sealkit knows, by name for the others); with the
+ * folder it happened in when that is known.
  */
 export function writeFailureCause(error: unknown): string | undefined {
   const code = errnoName(error);
-  const cause = code !== undefined && Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
-  if (cause === undefined || !(error instanceof FolderWriteFailure)) return cause;
+  if (code === undefined) return undefined;
+  // An errno without a sentence of its own is still named: a bare
+  // "writing to the destination failed" left the operator nothing to look up.
+  const cause =
+    (Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined) ?? `a filesystem call failed (${code})`;
+  if (!(error instanceof FolderWriteFailure)) return cause;
   const where = `'${error.folder}'`;
   return cause.includes(' there ')
     ? cause.replace(' there ', ` in ${where} `)

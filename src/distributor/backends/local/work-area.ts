@@ -30,6 +30,22 @@ const STAGE_PREFIX = 'stage-';
 const SNAPSHOT_PREFIX = 'snapshot-';
 const KEPT_PREFIX = 'kept-';
 
+/**
+ * The work area, made by this run or, when another run made it between this
+ * run's open and its mkdir (two runs started together on a new
+ * destination), the one that run made: the lock inside decides which of them
+ * goes on. Refusing there reported the losing run's bundles as a failed
+ * write instead of `destination_locked`.
+ */
+function madeOrOpened(base: Dir): Dir {
+  try {
+    return base.mkdirExclusive(WORK_AREA, 0o700);
+  } catch (error: unknown) {
+    if (!isFsError(error, 'EEXIST')) throw error;
+    return base.openDir(WORK_AREA);
+  }
+}
+
 /** One destination root opened by a run; shared by every destination configured with the same root. */
 export class LocalRoot {
   readonly root: Dir;
@@ -205,7 +221,7 @@ export class LocalRoot {
     }
     try {
       step('mkdir');
-      const work = base.mkdirExclusive(WORK_AREA, 0o700);
+      const work = madeOrOpened(base);
       step('fsync');
       base.fsync();
       return work;
