@@ -131,6 +131,8 @@ describe('distribute run: interrupted before any write', () => {
         reason_code: 'run_interrupted',
         hint: expect.stringContaining('stopped before any write: nothing was published'),
       });
+      // Regression: it said role "config", as if the configuration were at fault.
+      expect(JSON.parse(stdout)).not.toHaveProperty('role');
       expect(published(site)).toEqual([]);
       expect(snapshots(site)).toEqual([]);
     }, 60_000);

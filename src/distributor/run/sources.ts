@@ -550,8 +550,9 @@ export async function stopIfInterrupted(signal: AbortSignal | undefined): Promis
   if (signal === undefined) return;
   await new Promise<void>((resolve) => setImmediate(resolve));
   if (signal.aborted) {
+    // No role: a signal is about no file of the operator's (it read as a
+    // fault of the configuration in --json).
     throw refuseDistributor('run_interrupted', {
-      role: 'config',
       hint: 'stopped before any write: nothing was published, and the next run starts afresh',
     });
   }
