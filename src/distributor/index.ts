@@ -107,5 +107,5 @@ export {
   MAX_TRANSFERS,
   type ProgressEvent,
 } from './run/run.js';
-export { type PageOptions, renderMarkdownPage } from './transform/markdown.js';
+export { climbsAboveRoot, type PageOptions, renderMarkdownPage } from './transform/markdown.js';
 export { DISTRIBUTOR_VERSION } from './version.js';

@@ -168,13 +168,40 @@ describe('sealkit distribute run', () => {
     // Regression: verify said such a link "is kept as written", where the run
     // beside it pointed a link into a published bundle at its page.
     const told = runCli(['distribute', 'verify', join(source, 'weather/w03'), '--html', '--assets']);
+    // A .md file in the folder above the bundle is in no bundle: said as the run says it.
     expect(told.stdout.toString().split('\n').slice(1)).toEqual([
-      '1 link in these pages will not load where they are published with these outputs:',
+      '2 links in these pages will not load where they are published with these outputs:',
+      '  report.md:3: link ../index.md leads to a .md file above the bundle folder or outside the source root, which no bundle publishes here: the link is kept as written',
       "  report.md:5: image charts/late.png is not in the bundle's manifest, so no run publishes it",
-      '1 link in these pages leads out of this bundle to a .md file: a run points it at its page (.html) when a bundle of the same source root publishes that file, and keeps it as written otherwise:',
-      '  report.md:3: link ../index.md',
       '',
     ]);
+  });
+
+  it('regression: verify says a .md above the bundle will not load, and leaves one past the folder above to a run', () => {
+    // verify listed ../index.md (in no bundle, whatever the source root) as
+    // something a run might point at a page, unlike the run beside it.
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-verify-up-'));
+    const source = join(work, 'src');
+    makeBundle(
+      source,
+      'team/w03',
+      [{ path: 'report.md', content: '# W03\n\n[up](../index.md)\n\n[ops](../../ops/nightly/summary.md)\n' }],
+      { id: 'w03', created: '2026-05-30T11:10:00Z' },
+    );
+    const told = runCli(['distribute', 'verify', join(source, 'team/w03'), '--html']);
+    expect(told.stderr.toString()).toBe('');
+    expect(told.status).toBe(0);
+    expect(told.stdout.toString().split('\n').slice(1)).toEqual([
+      '1 link in these pages will not load where they are published with these outputs:',
+      '  report.md:3: link ../index.md leads to a .md file above the bundle folder or outside the source root, which no bundle publishes here: the link is kept as written',
+      '1 link in these pages leads out of this bundle to a .md file: a run points it at its page (.html) when a bundle of the same source root publishes that file, and keeps it as written otherwise (then it will not load where only pages are published):',
+      '  report.md:5: link ../../ops/nightly/summary.md',
+      '',
+    ]);
+    // With the Markdown copied too, neither is a problem.
+    const copied = runCli(['distribute', 'verify', join(source, 'team/w03'), '--html', '--source']);
+    expect(copied.stdout.toString().split('\n').slice(1)).toEqual(['']);
+    rmSync(work, { recursive: true, force: true });
   });
 
   it('regression: verify --html and a run name an HTML <img> tag, which the page shows as text (was silent)', () => {

@@ -1,6 +1,8 @@
+import { basename, resolve } from 'node:path';
 import { Refusal } from '../../core/refusal/index.js';
 import {
   bundleIdProblem,
+  climbsAboveRoot,
   compareInstants,
   DISTRIBUTE_OUTCOMES,
   distributeReportRefusals,
@@ -411,11 +413,18 @@ export const distributeVerifyCommand: Command = {
     };
     const verified = verifyBundle(dir, selected ? { outputs } : {});
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
-    // A link out of the bundle to a .md file is decided by a run, which
-    // knows whether the bundle it leads into is published beside this one.
-    const outward = verified.link_warnings.filter((warning) => warning.problem === 'markdown_outside_bundle');
+    // A link to a .md file past the folder above the bundle (which verify
+    // takes for the source root) is decided by a run, which knows the root
+    // and whether a bundle there publishes that page. A .md file in a
+    // folder above the bundle is in no bundle, whatever the root: said as
+    // a run says it.
+    const bundleName = basename(resolve(dir));
+    const undecided = (warning: LinkWarning) =>
+      warning.problem === 'markdown_outside_bundle' &&
+      climbsAboveRoot(warning.href, warning.page, bundleName);
+    const outward = verified.link_warnings.filter(undecided);
     const warnings = verified.link_warnings
-      .filter((warning) => warning.problem !== 'markdown_outside_bundle')
+      .filter((warning) => !undecided(warning))
       .map((warning) => `  ${linkWarningText('', warning)}`);
     return {
       text: `valid: ${counted(verified.files, 'file')}, ${counted(verified.bytes, 'byte')}${pages}, digest ${verified.manifest.digest}\n${
@@ -425,7 +434,7 @@ export const distributeVerifyCommand: Command = {
       }${
         outward.length === 0
           ? ''
-          : `${counted(outward.length, 'link')} in these pages ${outward.length === 1 ? 'leads' : 'lead'} out of this bundle to a .md file: a run points ${outward.length === 1 ? 'it' : 'each'} at its page (.html) when a bundle of the same source root publishes that file, and keeps ${outward.length === 1 ? 'it' : 'the link'} as written otherwise:\n${outward
+          : `${counted(outward.length, 'link')} in these pages ${outward.length === 1 ? 'leads' : 'lead'} out of this bundle to a .md file: a run points ${outward.length === 1 ? 'it' : 'each'} at its page (.html) when a bundle of the same source root publishes that file, and keeps ${outward.length === 1 ? 'it' : 'the link'} as written otherwise (then it will not load where only pages are published):\n${outward
               .map((warning) => `  ${linkPlace('', warning)}`)
               .join('\n')}\n`
       }`,

@@ -353,7 +353,21 @@ type Place =
   | { readonly kind: 'folder'; readonly target: string }
   /** Below the source root, in a folder that is neither the bundle's nor one above it; `target` under the source root. */
   | { readonly kind: 'other'; readonly target: string; readonly folder?: true }
-  | { readonly kind: 'outside' };
+  /** `beyondRoot`: it climbs above the source root (or, without `bundleDir`, the bundle folder) itself. */
+  | { readonly kind: 'outside'; readonly beyondRoot?: true };
+
+/**
+ * Whether a relative `href` from the page at `from` climbs above the source
+ * root that `bundleDir` is given under. `distribute verify` knows only the
+ * bundle folder's own name and takes the folder above it for the root: a
+ * `.md` file above the bundle folder is in no bundle whatever the root, but
+ * one reached past that assumed root may be another bundle's page, which
+ * only a run can tell.
+ */
+export function climbsAboveRoot(href: string, from: string, bundleDir: string): boolean {
+  const place = placeOf(href, from, bundleDir);
+  return place?.kind === 'outside' && place.beyondRoot === true;
+}
 
 /**
  * Where a relative `href` (percent-encoded) from the page at `from` points,
@@ -391,7 +405,7 @@ function placeOf(href: string, from: string, bundleDir?: string): Place | undefi
     if (segment === '.' || (segment === '' && index === raws.length - 1)) continue;
     if (segment === '..') {
       // Above the source root (or, without `bundleDir`, the bundle folder): not this bundle.
-      if (segments.pop() === undefined) return { kind: 'outside' };
+      if (segments.pop() === undefined) return { kind: 'outside', beyondRoot: true };
       continue;
     }
     segments.push(segment);
