@@ -93,6 +93,7 @@ export {
 } from './refusals.js';
 export { loadConfig as loadDistributorConfig } from './run/load-config.js';
 export {
+  type DestinationWait,
   type ItemOutcome,
   OUTCOMES as DISTRIBUTE_OUTCOMES,
   type OutcomeCounts,

@@ -55,8 +55,8 @@ Flags:
                   refuses the bundle destination_incomplete, nothing written);
                   with --dry-run, a read-only audit of what is published
   --wait SECONDS  wait up to SECONDS for a local destination or an S3 bundle
-                  another sealkit run holds, instead of refusing it at once
-                  (default 0)
+                  another sealkit run holds, instead of refusing it at once;
+                  the report says how long it waited (default 0)
   --transfers N   S3 bundles written at once, 1 to 64 (default 16); local
                   destinations are written in group commits, one at a time
   --fail-on-skipped-newer
@@ -794,7 +794,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
         ? ''
         : `${noBundleLines(report).join('\n')}\n\n`;
@@ -903,6 +903,19 @@ function linkNote(report: RunReport, applied: boolean): string {
       ? [`  and ${total - lines.length} more (all in --json: plan.items[].link_warnings)`]
       : [];
   return `${[`${counted(total, 'link')} in these pages will not load at their destination (the pages are published as written):`, ...lines, ...more].join('\n')}\n\n`;
+}
+
+/**
+ * The destinations where another run held this run up, and how long it
+ * waited under --wait: progress shows the wait on a terminal only, and a log
+ * kept of a nightly run should say why it took longer.
+ */
+function waitedNote(report: RunReport): string {
+  const lines = (report.waited ?? []).map(
+    (wait) =>
+      `waited ${(wait.waited_ms / 1000).toFixed(1)} s for another run at destination '${wait.destination_id}' (pipeline '${wait.pipeline_id}')`,
+  );
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n\n`;
 }
 
 /**

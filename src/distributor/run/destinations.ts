@@ -14,6 +14,8 @@ export interface OpenDestination {
   refusal: Refusal | undefined;
   /** `--checksum`: every inspection of this run compares the outputs by content (`ReadOptions.checksum`). */
   readonly checksum?: boolean;
+  /** How long this run waited for another run here (`--wait`): its lock, or at S3 a bundle it held; absent when it did not wait. */
+  waitedMs?: number;
 }
 
 export function openDestination(
@@ -54,14 +56,22 @@ export async function lockAll(
   for (const destination of destinations) {
     if (destination.backend === undefined || destination.refusal !== undefined) continue;
     const id = destination.config.id;
+    const started = Date.now();
     try {
       // One deadline for the run: waiting for several locks never adds up.
+      // The wait is kept for the report, so that a log kept of a night's
+      // run shows why it took longer: a local lock waits here, an S3 bundle
+      // another run holds while it is inspected, later.
       const lock = await destination.backend.lock({
         waitMs: Math.max(0, deadline - Date.now()),
         ...(wait.signal === undefined ? {} : { signal: wait.signal }),
-        ...(wait.onWait === undefined ? {} : { onWait: (waited: number) => wait.onWait?.(id, waited) }),
+        onWait: (waitedMs: number) => {
+          destination.waitedMs = Math.max(destination.waitedMs ?? 0, waitedMs);
+          wait.onWait?.(id, waitedMs);
+        },
       });
       if (lock.kind === 'busy') destination.refusal = lockHeld(wait.waitMs);
+      else if (destination.waitedMs !== undefined) destination.waitedMs = Date.now() - started;
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../test/helpers/cli.js';
 import { makeBundle, writeConfig } from '../../../test/helpers/distributor-fixtures.js';
 import { distributeRun } from './run.js';
 
@@ -145,7 +145,7 @@ describe('a published bundle folder this account may not write in', () => {
 
 describe('dry run: a destination whose lock another run holds', () => {
   /** Another process holding an flock on `path`, through libc directly, until it is killed. */
-  const holdLock = async (path: string): Promise<ChildProcess> => {
+  const holdLock = async (path: string, releaseAfterMs?: number): Promise<ChildProcess> => {
     const holder = spawn(
       process.execPath,
       [
@@ -154,8 +154,11 @@ describe('dry run: a destination whose lock another run holds', () => {
          const flock = require('koffi').load('libc.so.6').func('int flock(int fd, int operation)');
          const fd = fs.openSync(process.argv[1], 'r');
          process.stdout.write((flock(fd, 6) === 0 ? 'acquired' : 'busy') + '\\n');
-         setInterval(() => {}, 1000);`,
+         const after = Number(process.argv[2]);
+         if (after > 0) setTimeout(() => process.exit(0), after);
+         else setInterval(() => {}, 1000);`,
         path,
+        String(releaseAfterMs ?? 0),
       ],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -190,6 +193,50 @@ describe('dry run: a destination whose lock another run holds', () => {
       await stop(holder);
     }
     expect(readdirSync(dest)).toEqual(['.distributor.work']);
+  });
+
+  it('regression: a run that waited for another run says so in its report (a log showed no trace of it)', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const lock = join(dest, '.distributor.work', 'lock');
+    writeFileSync(lock, '', { mode: 0o600 });
+    const holder = await holdLock(lock);
+    const released = new Promise<void>((resolve) => setTimeout(() => resolve(stop(holder)), 1200));
+    const report = await distributeRun({ configPath: config, now: CLOCK, waitMs: 30_000 });
+    await released;
+    expect(report.outcomes.map((o) => o.outcome)).toEqual(['published']);
+    expect(report.waited).toEqual([
+      { pipeline_id: 'weather', destination_id: 'site', waited_ms: expect.any(Number) },
+    ]);
+    expect(report.waited?.[0]?.waited_ms).toBeGreaterThanOrEqual(1000);
+    // A run that found the lock free waited for nothing, and says nothing of it.
+    makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    const free = await distributeRun({ configPath: config, now: CLOCK, waitMs: 30_000 });
+    expect(free.outcomes.map((o) => o.outcome)).toEqual(['skipped_same', 'published']);
+    expect(free).not.toHaveProperty('waited');
+  });
+
+  it('the CLI says under its table how long a run waited, and --json gives it as waited', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const lock = join(dest, '.distributor.work', 'lock');
+    writeFileSync(lock, '', { mode: 0o600 });
+    // Released by the holder itself: the CLI runs synchronously here.
+    await holdLock(lock, 1200);
+    const human = runCli(['distribute', 'run', '--config', config, '--wait', '30']);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toMatch(
+      /\n\nwaited \d+\.\d s for another run at destination 'site' \(pipeline 'weather'\)\n\nsummary: 1 published,/,
+    );
+    await holdLock(lock, 1200);
+    makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    const json = JSON.parse(
+      runCli(['distribute', 'run', '--config', config, '--wait', '30', '--json']).stdout.toString(),
+    );
+    expect(json.waited).toEqual([
+      { pipeline_id: 'weather', destination_id: 'site', waited_ms: expect.any(Number) },
+    ]);
+    expect(json.waited[0].waited_ms).toBeGreaterThanOrEqual(1000);
   });
 
   it('regression: is refused destination_locked for every bundle, without touching the lock file', async () => {

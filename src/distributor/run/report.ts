@@ -92,6 +92,20 @@ export interface RunReport {
    * destination the plan writes to.
    */
   readonly unchecked?: readonly UncheckedByDryRun[];
+  /**
+   * Destinations where this run waited for another run (`--wait`: a local
+   * destination's lock, a bundle another run held at S3), and how long;
+   * absent when it waited for none. What stayed held through the wait is
+   * refused `destination_locked` as without it.
+   */
+  readonly waited?: readonly DestinationWait[];
+}
+
+/** How long a run waited for another run at one destination (milliseconds). */
+export interface DestinationWait {
+  readonly pipeline_id: string;
+  readonly destination_id: string;
+  readonly waited_ms: number;
 }
 
 /** A check a dry run left out at one destination, with what read-only requests told of it. */

@@ -209,7 +209,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     if (dryRun || plan.aborted) {
       const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
       const report = locateReport(buildReport(plan, predicted, dryRun), selected);
-      if (!dryRun) return report;
+      if (!dryRun) return withWaits(report, selected, opened);
       // A real run that plans no write probes nothing either.
       const unchecked = plan.aborted ? [] : await dryRunCaveats(plan.items, pipelines, signal);
       await stopIfInterrupted(signal);
@@ -224,11 +224,33 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       (items) => applyPlan(items, pipelines, options),
     );
     const outcomes = withWriteFailures(settled.outcomes, pipelines);
-    return locateReport(buildReport(settled.plan, outcomes, false), selected);
+    return withWaits(locateReport(buildReport(settled.plan, outcomes, false), selected), selected, opened);
   } finally {
     closeSources(pipelines, temporary);
     await closeDestinations(opened.flat());
   }
+}
+
+/** The report with the waits for other runs' locks, pipeline by pipeline, when there were any. */
+function withWaits(
+  report: RunReport,
+  selected: readonly PipelineConfig[],
+  opened: readonly (readonly OpenDestination[])[],
+): RunReport {
+  const waited = selected.flatMap((pipeline, index) =>
+    (opened[index] ?? []).flatMap((destination) =>
+      destination.waitedMs === undefined
+        ? []
+        : [
+            {
+              pipeline_id: pipeline.id,
+              destination_id: destination.config.id,
+              waited_ms: destination.waitedMs,
+            },
+          ],
+    ),
+  );
+  return waited.length === 0 ? report : { ...report, waited };
 }
 
 /**

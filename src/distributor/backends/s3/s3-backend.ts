@@ -265,6 +265,7 @@ export function createS3BackendNow(
     checksum: boolean,
   ): Promise<InspectedPrefix> => {
     let current = found;
+    let waited = false;
     while (waiting !== undefined && heldByAnotherRun(current) && !stopped(signal)) {
       const left = waiting.deadline - Date.now();
       if (left <= 0) break;
@@ -276,8 +277,11 @@ export function createS3BackendNow(
         signal === undefined ? {} : { signal },
       ).catch(() => undefined);
       if (stopped(signal)) break;
+      waited = true;
       current = await inspectNow(bundleDir, true, signal, checksum);
     }
+    // The wait's end, for the run's report of how long it waited.
+    if (waited) waiting?.onWait?.(Date.now() - waiting.since);
     return current;
   };
   /**

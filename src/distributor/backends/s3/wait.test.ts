@@ -114,6 +114,11 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     // The terminal said which destination it waited for, against the run's whole wait.
     expect(waits.length).toBeGreaterThan(0);
     expect(waits.every((event) => event.destination_id === 's3' && event.total === 30)).toBe(true);
+    // And the report says how long, for a log kept of the run.
+    expect(report.waited).toEqual([
+      { pipeline_id: expect.any(String), destination_id: 's3', waited_ms: expect.any(Number) },
+    ]);
+    expect(report.waited?.[0]?.waited_ms).toBeGreaterThanOrEqual(1500);
   });
 
   it('regression: --wait outlasts the lease of a run that died, then publishes', async () => {
