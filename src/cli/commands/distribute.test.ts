@@ -648,6 +648,47 @@ describe('sealkit distribute run', () => {
     expect(JSON.parse(json.stdout.toString()).plan.pipelines[0].dirs_without_manifest.total).toBe(1);
   });
 
+  it('regression: a file added to a bundle after its manifest is named as not published (was silent)', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    // Written after the manifest: a CSV no page links to, a hidden file, a file in a hidden folder.
+    writeFileSync(join(source, 'weather', 'b1', 'late.csv'), 'day,n\n');
+    writeFileSync(join(source, 'weather', 'b1', '.DS_Store'), 'x');
+    mkdirSync(join(source, 'weather', 'b1', '.cache'));
+    writeFileSync(join(source, 'weather', 'b1', '.cache', 'x.csv'), 'x');
+    const note = `not published: 1 file in a bundle folder is not in its manifest (${join(source, 'weather/b1/late.csv')}); if it belongs to the bundle, write its manifest again: sealkit distribute manifest <folder> --id <id> --replace\n`;
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']);
+    expect(dry.stdout.toString()).toContain(`\n\n${note}`);
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain(`\n\n${note}`);
+    expect(human.stderr.toString()).toBe('');
+    // Not on stderr under -q: a file left out on purpose would mail a cron job every night.
+    const quiet = runCli(['distribute', 'run', '--config', config, '-q']);
+    expect(quiet.stdout.toString() + quiet.stderr.toString()).toBe('');
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.plan.pipelines[0].files_not_in_manifest).toEqual({
+      total: 1,
+      first: [join(source, 'weather/b1/late.csv')],
+    });
+    // verify names it under the bundle folder, with the command that lists it.
+    const verify = runCli(['distribute', 'verify', join(source, 'weather/b1')]);
+    expect(verify.status).toBe(0);
+    expect(verify.stdout.toString().split('\n').slice(1)).toEqual([
+      `1 file in the folder is not in the manifest, so no run publishes it (if it belongs to the bundle, write the manifest again: sealkit distribute manifest ${join(source, 'weather/b1')} --id b1 --replace):`,
+      '  late.csv',
+      '',
+    ]);
+    const verified = JSON.parse(
+      runCli(['distribute', 'verify', join(source, 'weather/b1'), '--json']).stdout.toString(),
+    );
+    expect(verified.files_not_in_manifest).toEqual(['late.csv']);
+    // Once listed, nothing is said.
+    runCli(['distribute', 'manifest', join(source, 'weather/b1'), '--id', 'b1', '--replace']);
+    expect(runCli(['distribute', 'run', '--config', config]).stdout.toString()).not.toContain(
+      'not in its manifest',
+    );
+  });
+
   it('reads sealkit.distributor.yaml from the working directory by default', () => {
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
     const run = runCli(['distribute', 'run', '--json'], { cwd: work });

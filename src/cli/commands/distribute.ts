@@ -1,5 +1,6 @@
 import { basename, resolve } from 'node:path';
 import { Refusal } from '../../core/refusal/index.js';
+import { shellWord } from '../../core/shell/index.js';
 import {
   bundleIdProblem,
   climbsAboveRoot,
@@ -437,7 +438,7 @@ export const distributeVerifyCommand: Command = {
           : `${counted(outward.length, 'link')} in these pages ${outward.length === 1 ? 'leads' : 'lead'} out of this bundle to a .md file: a run points ${outward.length === 1 ? 'it' : 'each'} at its page (.html) when a bundle of the same source root publishes that file, and keeps ${outward.length === 1 ? 'it' : 'the link'} as written otherwise (then it will not load where only pages are published):\n${outward
               .map((warning) => `  ${linkPlace('', warning)}`)
               .join('\n')}\n`
-      }`,
+      }${notInManifestText(verified.files_not_in_manifest, `sealkit distribute manifest ${shellWord(dir)} --id ${shellWord(verified.manifest.id)} --replace`)}`,
       json: {
         status: 'ok',
         id: verified.manifest.id,
@@ -445,6 +446,7 @@ export const distributeVerifyCommand: Command = {
         digest: verified.manifest.digest,
         files: verified.files,
         bytes: verified.bytes,
+        files_not_in_manifest: verified.files_not_in_manifest,
         ...(selected ? { outputs, pages: verified.pages, link_warnings: verified.link_warnings } : {}),
       },
     };
@@ -534,6 +536,17 @@ function seconds(value: string, text: string): number {
   if (!(parsed >= 0 && parsed <= 86_400))
     throw usage(`--wait takes whole seconds from 0 to 86400, not ${quotedValue(value)}`, text);
   return parsed;
+}
+
+/**
+ * The files of the bundle folder its manifest does not list, the first 10
+ * named: a chart or CSV written after the manifest, which no run publishes.
+ */
+function notInManifestText(files: readonly string[], again: string): string {
+  if (files.length === 0) return '';
+  const shown = files.slice(0, 10).map((file) => `  ${escapedBytes(Buffer.from(file, 'utf8'))}`);
+  const more = files.length > 10 ? [`  and ${files.length - 10} more`] : [];
+  return `${counted(files.length, 'file')} in the folder ${files.length === 1 ? 'is' : 'are'} not in the manifest, so no run publishes ${files.length === 1 ? 'it' : 'them'} (if ${files.length === 1 ? 'it belongs' : 'they belong'} to the bundle, write the manifest again: ${again}):\n${[...shown, ...more].join('\n')}\n`;
 }
 
 /**
@@ -794,7 +807,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${waitedNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
         ? ''
         : `${noBundleLines(report).join('\n')}\n\n`;
@@ -962,6 +975,22 @@ function looseNote(report: RunReport): string {
 }
 
 /**
+ * Files in bundle folders that their manifest does not list: a chart or a
+ * CSV written after the manifest never reaches a destination, and nothing
+ * else would say so. In the report only, not on stderr under -q: a file left
+ * out on purpose (`--exclude`) would otherwise mail a cron job every night.
+ */
+function unlistedNote(report: RunReport): string {
+  const all = report.plan.pipelines;
+  const total = all.reduce((sum, pipeline) => sum + pipeline.files_not_in_manifest.total, 0);
+  if (total === 0) return '';
+  const names = all.flatMap((pipeline) => pipeline.files_not_in_manifest.first).slice(0, 3);
+  const rest = total - names.length;
+  const shown = `${names.map((name) => escapedBytes(Buffer.from(name, 'utf8'))).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+  return `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder is not in its manifest' : 'in bundle folders are not in their manifests'} (${shown}); if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again: sealkit distribute manifest <folder> --id <id> --replace\n\n`;
+}
+
+/**
  * Why a run found nothing to publish, and where a manifest was most likely
  * forgotten: the folders outside every bundle that hold files, and files
  * lying directly in a source root (never published: a bundle is a folder
@@ -1050,7 +1079,12 @@ function planText(report: RunReport): string {
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
   else {
-    for (const note of [sameFilesNote(report, false), linkNote(report, false), looseNote(report)])
+    for (const note of [
+      sameFilesNote(report, false),
+      linkNote(report, false),
+      looseNote(report),
+      unlistedNote(report),
+    ])
       if (note !== '') lines.push('', note.trimEnd());
   }
   lines.push(...uncheckedLines(report.unchecked ?? []));

@@ -4,6 +4,7 @@ import { guardRefusals, Refusal, refuseAll } from '../../core/refusal/index.js';
 import { bundleDirProblem, discoverBundles, MANIFEST_FILE } from '../discover/discover.js';
 import { STATE_FILE } from '../model/state.js';
 import type { OutputCategories, SourceManifest } from '../model/types.js';
+import { compareUtf8 } from '../path/bundle-path.js';
 import { outputCollision } from '../plan/collision.js';
 import { type LinkWarning, linkWarnings } from '../plan/links.js';
 import { expectedOutputs, noOutputsHint, plannedOutputs } from '../plan/outputs.js';
@@ -18,6 +19,11 @@ export interface VerifiedBundle {
   readonly pages: number;
   /** With `html`: links of the pages that a destination with these outputs will not hold. */
   readonly link_warnings: readonly LinkWarning[];
+  /**
+   * Files in the bundle folder that the manifest does not list (hidden ones
+   * aside), sorted by UTF-8 bytes: no run publishes them.
+   */
+  readonly files_not_in_manifest: readonly string[];
 }
 
 export interface VerifyOptions {
@@ -114,9 +120,16 @@ function verifyIn(
       // folder's name is what a link climbing out and back in names.
       pages = verifyFiles(dir, manifest, { renderHtml, bundleDir: basename(resolve(path)) });
     });
+    const listed = new Set<string>(manifest.files.map((file) => file.path));
+    const notInManifest: string[] = [];
     collect(() => {
-      for (const problem of discoverBundles(dir, { rootIsBundle: true }).problems)
-        problems.push(problem.refusal);
+      const walked = discoverBundles(dir, {
+        rootIsBundle: true,
+        onBundleFile: (_bundle, file) => {
+          if (!listed.has(file)) notInManifest.push(file);
+        },
+      });
+      for (const problem of walked.problems) problems.push(problem.refusal);
     });
     // The same checks as planning a destination with these outputs.
     if (outputs !== undefined && problems.length === 0) {
@@ -140,6 +153,7 @@ function verifyIn(
       pages: pages.length,
       link_warnings:
         outputs === undefined || planned === undefined ? [] : linkWarnings(manifest, pages, outputs, planned),
+      files_not_in_manifest: notInManifest.sort(compareUtf8),
     };
   } finally {
     dir.close();

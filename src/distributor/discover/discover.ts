@@ -22,6 +22,15 @@ export const DISCOVERY_LIMITS = { maxDepth: 64, maxEntries: 2_000_000 } as const
  */
 export type OnBundle = (bundleDir: Dir, path: string, manifestListedAs: DirEntryType) => void;
 
+/**
+ * Called for each regular file inside a bundle (manifest.json aside) that
+ * `distribute manifest` would list by default: every name on its way below
+ * the bundle folder UTF-8 and not hidden. `bundle` is the bundle's path
+ * (`''` when the root is the bundle), `path` the file's under it. Called
+ * after that bundle's `OnBundle`.
+ */
+export type OnBundleFile = (bundle: string, path: string) => void;
+
 /** One thing the walk refuses, with the bundle it lies in. */
 export interface DiscoveryProblem {
   /** The bundle holding the problem, or null when it lies outside every bundle (or `rootIsBundle`). */
@@ -69,7 +78,11 @@ const OUTSIDE_EVERY_BUNDLE = 'it lies outside every bundle, so no bundle of this
 
 export function discoverBundles(
   root: Dir,
-  options: { readonly rootIsBundle?: boolean; readonly onBundle?: OnBundle } = {},
+  options: {
+    readonly rootIsBundle?: boolean;
+    readonly onBundle?: OnBundle;
+    readonly onBundleFile?: OnBundleFile;
+  } = {},
 ): Discovery {
   const found: string[] = [];
   const problems: DiscoveryProblem[] = [];
@@ -145,6 +158,12 @@ export function discoverBundles(
       if (type === 'file' && entry.utf8 && !entry.name.startsWith('.')) {
         holdsFiles = true;
         if (segments.length === 0 && options.rootIsBundle !== true) filesAtRoot.push(entry.name);
+        const below = inside === undefined ? undefined : segments.slice(inside.depth);
+        if (below?.every((segment) => segment.utf8 && !segment.name.startsWith('.')) === true)
+          options.onBundleFile?.(
+            inside?.path ?? '',
+            [...below.map((segment) => segment.name), entry.name].join('/'),
+          );
       }
       if (type === 'symlink') {
         problem(inside, at, (where) =>

@@ -214,6 +214,14 @@ export interface PipelinePlan {
    * each under the source root as the configuration gives it.
    */
   readonly files_at_source_root: { readonly total: number; readonly first: readonly string[] };
+  /**
+   * Files in bundle folders that their manifest does not list (hidden ones
+   * aside), which no run publishes: a file written after the manifest, or
+   * one left out of it on purpose (`--exclude`). How many, and the first
+   * ten by UTF-8 bytes, each under the source root as the configuration
+   * gives it.
+   */
+  readonly files_not_in_manifest: { readonly total: number; readonly first: readonly string[] };
 }
 
 /**

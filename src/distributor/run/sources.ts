@@ -7,9 +7,16 @@ import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/re
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
 import type { PipelineConfig } from '../config/types.js';
 import { configuredPath, didYouMeanConfigured, TILDE_HINT } from '../configured-path.js';
-import { type Discovery, discoverBundles, type OnBundle, sourceRootProblem } from '../discover/discover.js';
+import {
+  type Discovery,
+  discoverBundles,
+  type OnBundle,
+  type OnBundleFile,
+  sourceRootProblem,
+} from '../discover/discover.js';
 import type { BundleDir, OutputCategories, SourceManifest } from '../model/types.js';
 import { removeOwnTree } from '../own-tree.js';
+import { compareUtf8 } from '../path/bundle-path.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import { limitProblem, type PlanPipelineInput } from '../plan/plan-run.js';
@@ -80,6 +87,12 @@ export interface SourcePipeline {
   dirsWithoutManifest: readonly string[];
   /** Files directly in the source root, never published (see `Discovery`). */
   filesAtRoot: readonly string[];
+  /**
+   * Files in bundle folders that their manifest does not list (hidden ones
+   * aside), under the source root: never published. A file written after
+   * its manifest, or one left out on purpose.
+   */
+  filesNotInManifest: readonly string[];
   /** Every store opened for this pipeline; `current` takes the next bundle. */
   readonly stores: SnapshotStore[];
   current: SnapshotStore | undefined;
@@ -105,6 +118,7 @@ export function readManifests(
     bundles: [],
     dirsWithoutManifest: [],
     filesAtRoot: [],
+    filesNotInManifest: [],
     stores: [],
     current: undefined,
     failedOwners: new Set(),
@@ -242,6 +256,8 @@ type ReadManifest = SourceManifest | { readonly failed: Refusal; readonly id: st
 interface WalkedBundles {
   readonly found: Discovery;
   readonly manifests: ReadonlyMap<string, ReadManifest>;
+  /** Files of bundles whose manifest was read that it does not list, in walk order. */
+  readonly notInManifest: readonly { readonly bundle: string; readonly path: string }[];
 }
 
 /** Walks the source root, reading each manifest on the way; `failed` when the walk itself could not be made. */
@@ -269,15 +285,43 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
       });
     }
   };
+  const notInManifest: { readonly bundle: string; readonly path: string }[] = [];
+  const listed = listedFiles(manifests);
+  const onBundleFile: OnBundleFile = (bundle, path) => {
+    if (listed(bundle)?.has(path) === false) notInManifest.push({ bundle, path });
+  };
   try {
     const found = guardRefusals(
-      () => discoverBundles(root, { onBundle }),
+      () => discoverBundles(root, { onBundle, onBundleFile }),
       () => refuseDistributor('source_root_unavailable'),
     );
-    return { found, manifests };
+    return { found, manifests, notInManifest };
   } catch (error: unknown) {
     return { failed: toRefusal(error, () => refuseDistributor('source_root_unavailable')) };
   }
+}
+
+/**
+ * The paths a bundle's manifest lists, made once per bundle as the walk
+ * meets its files; undefined for a bundle whose manifest was not read.
+ */
+function listedFiles(
+  manifests: ReadonlyMap<string, ReadManifest>,
+): (bundle: string) => ReadonlySet<string> | undefined {
+  let current: { readonly bundle: string; readonly paths: ReadonlySet<string> | undefined } | undefined;
+  return (bundle) => {
+    if (current?.bundle !== bundle) {
+      const manifest = manifests.get(bundle);
+      current = {
+        bundle,
+        paths:
+          manifest === undefined || 'failed' in manifest
+            ? undefined
+            : new Set(manifest.files.map((file) => file.path)),
+      };
+    }
+    return current.paths;
+  };
 }
 
 /**
@@ -289,6 +333,13 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
   const { found, manifests } = walked;
   pipeline.dirsWithoutManifest = found.dirsWithoutManifest;
   pipeline.filesAtRoot = found.filesAtRoot;
+  // Only of bundles that join the run: a refused one is refused for what
+  // matters more (the files of a bundle nested in it are not its own).
+  const refused = new Set<string>(found.problems.flatMap((problem) => problem.bundle ?? []));
+  pipeline.filesNotInManifest = walked.notInManifest
+    .filter((file) => !refused.has(file.bundle))
+    .map((file) => `${file.bundle}/${file.path}`)
+    .sort(compareUtf8);
   const outside = found.problems.filter((problem) => problem.bundle === null).map((p) => p.refusal);
   if (outside.length > 0) fail(null, null, refuseAll(outside));
   for (const dir of found.bundles) {
@@ -899,6 +950,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
     failures: pipeline.failures,
     dirsWithoutManifest: pipeline.dirsWithoutManifest,
     filesAtRoot: pipeline.filesAtRoot,
+    filesNotInManifest: pipeline.filesNotInManifest,
   };
 }
 
