@@ -689,6 +689,26 @@ describe('sealkit distribute run', () => {
     );
   });
 
+  it('regression: refusals come in bundle order, not by the phase that found them', () => {
+    // A manifest that does not parse (found first, at discovery) was said
+    // before a file edited in a bundle earlier in the tree.
+    makeBundle(source, 'weather/a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'weather/b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    writeFileSync(join(source, 'weather', 'a', 'report.md'), '# Edited later\n');
+    writeFileSync(join(source, 'weather', 'b', 'manifest.json'), '{"id": "b",}');
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(2);
+    expect(run.stderr.toString().match(/^error\[[a-z_]+\]/gm)).toEqual([
+      'error[file_size_mismatch]',
+      'error[manifest_not_json]',
+    ]);
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.failures.map((failure: { bundle_dir: string }) => failure.bundle_dir)).toEqual([
+      'weather/a',
+      'weather/b',
+    ]);
+  });
+
   it('reads sealkit.distributor.yaml from the working directory by default', () => {
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
     const run = runCli(['distribute', 'run', '--json'], { cwd: work });
@@ -895,6 +915,22 @@ describe('sealkit distribute run', () => {
         ],
       });
     }
+    // A folder left without its manifest is still named when no table is printed.
+    mkdirSync(join(dir, 'reports', 'w01'));
+    writeFileSync(join(dir, 'reports', 'w01', 'report.md'), '# W01\n');
+    const forgotten = runCli(['distribute', 'run', '--config', 'empty.yaml'], { cwd: dir });
+    expect(forgotten.status).toBe(2);
+    expect(forgotten.stdout.toString()).toBe(
+      [
+        'run aborted before any write (the refusals are on stderr)',
+        "pipeline 'daily', destination 'site' refused: destination_root_unavailable",
+        '',
+        'not published: 1 folder holds files but no manifest.json (reports/w01); write one with: sealkit distribute manifest <folder> --id <id>',
+        '',
+        'summary: 0 published, 0 replaced, 0 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
+        '',
+      ].join('\n'),
+    );
     expect(describeTree(join(dir, 'out'))).toEqual({});
   });
 

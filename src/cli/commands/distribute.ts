@@ -809,7 +809,8 @@ function summaryText(report: RunReport): string {
     report.outcomes.length > 0
       ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
-        ? ''
+        ? // No table, as a failure stopped the run; a folder left without its manifest is still said.
+          looseNote(report)
         : `${noBundleLines(report).join('\n')}\n\n`;
   return `${failuresText(report)}${body}summary: ${countsLine(report)}\n`;
 }

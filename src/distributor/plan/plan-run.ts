@@ -126,6 +126,16 @@ export function planRun(
   }
   const aborted = failures.length > 0;
   const order = new Map(pipelines.map((pipeline, index) => [pipeline.id, index]));
+  // In the order of the table: a pipeline's own failures first, then its
+  // bundles' by path. Recorded by phase (a manifest that does not parse
+  // before a file whose size changed), a bundle late in the tree was said
+  // before one early in it.
+  failures.sort(
+    (a, b) =>
+      (order.get(a.pipeline_id) ?? 0) - (order.get(b.pipeline_id) ?? 0) ||
+      (a.bundle_dir === null ? 0 : 1) - (b.bundle_dir === null ? 0 : 1) ||
+      (a.bundle_dir === null || b.bundle_dir === null ? 0 : compareUtf8(a.bundle_dir, b.bundle_dir)),
+  );
   const destinationOrder = new Map(
     pipelines.flatMap((pipeline) =>
       pipeline.destinations.map((d, index) => [`${pipeline.id}\u0000${d.id}`, index] as const),
