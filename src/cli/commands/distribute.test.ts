@@ -709,6 +709,24 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it('regression: a bundle that waited for the failures of the run carries the refusal fields in --json (was reason_code only)', () => {
+    makeBundle(source, 'weather/a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'weather/b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    writeFileSync(join(source, 'weather', 'a', 'report.md'), '# Edited later\n');
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.outcomes.find((item: { bundle_dir: string }) => item.bundle_dir === 'weather/b')).toEqual({
+      pipeline_id: 'weather',
+      destination_id: 'site',
+      bundle_dir: 'weather/b',
+      bundle_id: 'b',
+      outcome: 'refused',
+      reason_code: 'run_aborted',
+      category: 'conflict',
+      message: 'nothing was written: part of the run (a pipeline or a bundle) failed validation or planning',
+      hint: "bundle 'weather/b' passed its checks; nothing was written because 1 failure stopped the run (failures[]): fix it, or move a failing bundle out of the source root, and run again",
+    });
+  });
+
   it('reads sealkit.distributor.yaml from the working directory by default', () => {
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
     const run = runCli(['distribute', 'run', '--json'], { cwd: work });

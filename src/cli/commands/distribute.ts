@@ -312,6 +312,22 @@ function validationRefusal(
 }
 
 /**
+ * A bundle that passed its checks and waited for the run's failures
+ * (`run_aborted`): its outcome in `--json` carries the refusal's fields like
+ * every other refused one, with what stopped it.
+ */
+function abortedRefusal(
+  report: RunReport,
+  item: { readonly bundle_dir: string; readonly reason_code?: string },
+): Refusal | undefined {
+  if (item.reason_code !== 'run_aborted') return undefined;
+  const count = report.failures.length;
+  return refuseDistributor('run_aborted', {
+    hint: `bundle '${item.bundle_dir}' passed its checks; nothing was written because ${counted(count, 'failure')} stopped the run (failures[]): fix ${count === 1 ? 'it' : 'them'}, or move a failing bundle out of the source root, and run again`,
+  });
+}
+
+/**
  * The refusal `--fail-on-skipped-newer` makes of the run's `skipped_newer`
  * items, naming the first few; undefined when there is none.
  */
@@ -765,7 +781,7 @@ function reportJson(report: RunReport): JsonObjectOut {
     failures,
     outcomes: report.outcomes.map(({ refusal, ...item }) => ({
       ...item,
-      ...where(refusal ?? validationRefusal(report, item)),
+      ...where(refusal ?? validationRefusal(report, item) ?? abortedRefusal(report, item)),
     })),
     plan: { ...report.plan, failures },
   };

@@ -67,7 +67,8 @@ export interface ItemOutcome {
    * A conflict or refusal of this destination, located at the destination in
    * the configuration (docs/distributor.md#reading-an-error). Absent for
    * `run_aborted` and for a bundle that failed validation (see `failures`;
-   * the CLI's `--json` copies that refusal's fields onto its outcomes).
+   * the CLI's `--json` copies that refusal's fields onto its outcomes, and
+   * gives a `run_aborted` one its code's fields, with what stopped it).
    */
   readonly refusal?: Refusal;
 }
