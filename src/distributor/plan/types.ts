@@ -53,17 +53,12 @@ export interface PlannedOutput {
 export type StateToken = string & { readonly __stateToken: true };
 
 /**
- * Why a bundle with the same manifest is replaced: the outputs the
- * configuration asks for differ from those its state lists, or an
- * interrupted run of ours left residue beside a state that already matches,
- * whose cleanup the replacement finishes (docs/distributor.md#outcomes).
- */
-/**
- * Why a bundle was replaced, when it is not plainly a newer bundle:
- * `outputs_changed` (the same manifest, other outputs asked for),
- * `interrupted_run` (the same manifest beside residue of a killed run of
- * ours), `same_files` (a newer `created` over the very files published: a
- * manifest written again over an unchanged folder).
+ * Why a bundle was replaced, when it is not plainly a newer bundle
+ * (docs/distributor.md#outcomes): `outputs_changed`, the same manifest but
+ * other outputs asked for than its state lists; `interrupted_run`, the same
+ * manifest beside residue of a killed run of ours, whose cleanup the
+ * replacement finishes; `same_files`, a newer `created` over the very files
+ * published (a manifest written again over an unchanged folder).
  */
 export type ReplaceReason = 'outputs_changed' | 'interrupted_run' | 'same_files';
 
