@@ -144,7 +144,33 @@ export async function run(ctx) {
     { status: 0 },
   );
   ctx.shell('cp reports/sales/week-22/chart.svg reports/sales/week-23/forecast.svg');
-  ctx.sealkit(['distribute', 'run'], { pick: nonBlank, status: 0 });
+  ctx.sealkit(['distribute', 'run'], {
+    pick: nonBlank,
+    comment:
+      'the chart is named twice: as a link that will not load, and as a file its manifest does not list',
+    status: 0,
+  });
+
+  ctx.say(
+    'A nightly job writes week 22\u2019s manifest again over the same files: the manifest command says only created changed, and the run says it of the replacement, with how to keep the bundle as published:',
+  );
+  ctx.sealkit(
+    [
+      'distribute',
+      'manifest',
+      'reports/sales/week-22',
+      '--id',
+      'sales.week-22',
+      '--created',
+      '2026-05-31T02:00:00Z',
+      '--replace',
+    ],
+    { status: 0 },
+  );
+  ctx.sealkit(['distribute', 'run'], {
+    pick: (line) => week22(line) || line.includes('over the same files'),
+    status: 0,
+  });
 
   ctx.say('The data is edited after its manifest was written: refused, the file named, nothing published.');
   ctx.shell("echo 'North,9999' >> reports/sales/week-22/data/sales.csv");
