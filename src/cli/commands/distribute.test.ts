@@ -539,8 +539,11 @@ describe('sealkit distribute run', () => {
     expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
     rmSync(join(source, 'weather', 'b1'), { recursive: true });
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-31T11:10:00Z' });
-    const note =
-      'replaced over the same files, only created changed (a manifest written again over an unchanged folder); to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n';
+    const what =
+      'replaced over the same files, only created changed (a manifest written again over an unchanged folder); ';
+    const note = `${what}to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n`;
+    // Regression: after the replacement, "give the published created" made the source older than the destination (skipped_newer).
+    const done = `${what}the destinations now hold the new created: to avoid this, write a manifest again only when its files change, or keep its created (--created with the value after -> above)\n`;
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
     expect(dry).toContain(
       'replaced weather -> site: weather/b1 (same_files: only created changed, 2026-05-30T11:10:00Z -> 2026-05-31T11:10:00Z)\n',
@@ -551,7 +554,7 @@ describe('sealkit distribute run', () => {
     expect(human.stdout.toString()).toContain(
       'weather   site         weather/b1  replaced  same_files: only created changed, 2026-05-30T11:10:00Z -> 2026-05-31T11:10:00Z\n',
     );
-    expect(human.stdout.toString()).toContain(`1 bundle was ${note}`);
+    expect(human.stdout.toString()).toContain(`1 bundle was ${done}`);
     // A bundle whose files changed is replaced as before: no reason, no note.
     rmSync(join(source, 'weather', 'b1'), { recursive: true });
     makeBundle(source, 'weather/b1', [{ ...REPORT, content: `${REPORT.content}more\n` }], {

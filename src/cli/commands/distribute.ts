@@ -955,13 +955,27 @@ function waitedNote(report: RunReport): string {
  * keep a bundle as published (docs/distributor.md#outcomes).
  */
 function sameFilesNote(report: RunReport, applied: boolean): string {
-  const reasons = applied
-    ? report.outcomes.map((item) => (item.outcome === 'replaced' ? item.reason : undefined))
-    : report.plan.items.map((item) => (item.outcome === 'replaced' ? item.reason : undefined));
-  const count = reasons.filter((reason) => reason === 'same_files').length;
+  const items: readonly {
+    readonly pipeline_id: string;
+    readonly bundle_dir: string;
+    readonly reason?: string;
+  }[] = applied
+    ? report.outcomes.filter((item) => item.outcome === 'replaced')
+    : report.plan.items.flatMap((item) => (item.outcome === 'replaced' ? [item] : []));
+  // Bundles, not outcomes: one bundle replaced at two destinations is one.
+  const bundles = new Set(
+    items
+      .filter((item) => item.reason === 'same_files')
+      .map((item) => `${item.pipeline_id}\u0000${item.bundle_dir}`),
+  );
+  const count = bundles.size;
   if (count === 0) return '';
-  const verb = applied ? (count === 1 ? 'was' : 'were') : 'would be';
-  return `${counted(count, 'bundle')} ${verb} replaced over the same files, only created changed (a manifest written again over an unchanged folder); to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n\n`;
+  const what = `${counted(count, 'bundle')} ${applied ? (count === 1 ? 'was' : 'were') : 'would be'} replaced over the same files, only created changed (a manifest written again over an unchanged folder)`;
+  // Once replaced, the destination holds the new created: giving the old
+  // one now would make the source older than what is published.
+  return applied
+    ? `${what}; the destinations now hold the new created: to avoid this, write a manifest again only when its files change, or keep its created (--created with the value after -> above)\n\n`
+    : `${what}; to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n\n`;
 }
 
 /**

@@ -161,6 +161,11 @@ describe("an outputs change republishes (a decision of sealkit's own)", () => {
       reason: 'outputs_changed',
     });
   });
+  it('a newer created over the same files with other outputs asked for is outputs_changed, not same_files', () => {
+    const older = managed(manifest({ created: '2026-05-29T11:10:00Z' as Instant }));
+    expect(decide(source, older, [page])).toMatchObject({ outcome: 'replaced', reason: 'outputs_changed' });
+    expect(decide(source, older, [copy])).toMatchObject({ outcome: 'replaced', reason: 'same_files' });
+  });
   it('turning source off, or a page that renders to other bytes, replaces too', () => {
     // Source off, html on: the copy goes, the page comes. (Source off with
     // nothing else selecting a file is outputs_empty, never a bundle replaced by nothing.)

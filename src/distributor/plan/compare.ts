@@ -153,11 +153,18 @@ function decideOutcome(
   // did, but a nightly job that writes every manifest anew replaces every
   // bundle every night, and the report should show that nothing else changed
   // (docs/distributor.md#outcomes).
+  // Over the same files with other outputs asked for, those are what changed.
+  const reason =
+    published.digest !== manifest.digest
+      ? undefined
+      : expected !== undefined && !sameOutputs(view.state.outputs, expected)
+        ? ('outputs_changed' as const)
+        : ('same_files' as const);
   return {
     outcome: 'replaced',
     previous: view.state,
     token: view.token,
-    ...(published.digest === manifest.digest ? { reason: 'same_files' as const } : {}),
+    ...(reason === undefined ? {} : { reason }),
   };
 }
 
