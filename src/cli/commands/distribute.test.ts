@@ -8,6 +8,8 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -653,42 +655,51 @@ describe('sealkit distribute run', () => {
 
   it('regression: a file added to a bundle after its manifest is named as not published (was silent)', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
-    // Written after the manifest: a CSV no page links to, a hidden file, a file in a hidden folder.
-    writeFileSync(join(source, 'weather', 'b1', 'late.csv'), 'day,n\n');
-    writeFileSync(join(source, 'weather', 'b1', '.DS_Store'), 'x');
-    mkdirSync(join(source, 'weather', 'b1', '.cache'));
-    writeFileSync(join(source, 'weather', 'b1', '.cache', 'x.csv'), 'x');
-    const note = `not published: 1 file in a bundle folder is not in its manifest (${join(source, 'weather/b1/late.csv')}); if it belongs to the bundle, write its manifest again: sealkit distribute manifest <folder> --id <id> --replace\n`;
+    const bundle = join(source, 'weather', 'b1');
+    const manifestTime = statSync(join(bundle, 'manifest.json')).mtime.getTime() / 1000;
+    // Written after the manifest: a CSV no page links to (and, not named, a
+    // hidden file and a file in a hidden folder); before it, a file left out
+    // on purpose.
+    const laterThanManifest = (path: string) => utimesSync(path, manifestTime + 60, manifestTime + 60);
+    writeFileSync(join(bundle, 'late.csv'), 'day,n\n');
+    laterThanManifest(join(bundle, 'late.csv'));
+    writeFileSync(join(bundle, '.DS_Store'), 'x');
+    laterThanManifest(join(bundle, '.DS_Store'));
+    mkdirSync(join(bundle, '.cache'));
+    writeFileSync(join(bundle, '.cache', 'x.csv'), 'x');
+    laterThanManifest(join(bundle, '.cache', 'x.csv'));
+    writeFileSync(join(bundle, 'run.log'), 'left out on purpose\n');
+    utimesSync(join(bundle, 'run.log'), manifestTime - 60, manifestTime - 60);
+    const note = `not published: 1 file in a bundle folder was written after its manifest and is not in it (${join(source, 'weather/b1/late.csv')}); if it belongs to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n`;
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(dry.stdout.toString()).toContain(`\n\n${note}`);
     const human = runCli(['distribute', 'run', '--config', config]);
     expect(human.status).toBe(0);
     expect(human.stdout.toString()).toContain(`\n\n${note}`);
     expect(human.stderr.toString()).toBe('');
-    // Not on stderr under -q: a file left out on purpose would mail a cron job every night.
+    // Not on stderr under -q.
     const quiet = runCli(['distribute', 'run', '--config', config, '-q']);
     expect(quiet.stdout.toString() + quiet.stderr.toString()).toBe('');
     const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
-    expect(json.plan.pipelines[0].files_not_in_manifest).toEqual({
+    expect(json.plan.pipelines[0].files_after_manifest).toEqual({
       total: 1,
       first: [join(source, 'weather/b1/late.csv')],
     });
-    // verify names it under the bundle folder, with the command that lists it.
-    const verify = runCli(['distribute', 'verify', join(source, 'weather/b1')]);
+    // verify, run by hand, names every file the manifest does not list, with the command that lists them.
+    const verify = runCli(['distribute', 'verify', bundle]);
     expect(verify.status).toBe(0);
     expect(verify.stdout.toString().split('\n').slice(1)).toEqual([
-      `1 file in the folder is not in the manifest, so no run publishes it (if it belongs to the bundle, write the manifest again: sealkit distribute manifest ${join(source, 'weather/b1')} --id b1 --replace):`,
+      `2 files in the folder are not in the manifest, so no run publishes them (if they belong to the bundle, write the manifest again, with the --exclude it was written with, if any: sealkit distribute manifest ${bundle} --id b1 --replace):`,
       '  late.csv',
+      '  run.log',
       '',
     ]);
-    const verified = JSON.parse(
-      runCli(['distribute', 'verify', join(source, 'weather/b1'), '--json']).stdout.toString(),
-    );
-    expect(verified.files_not_in_manifest).toEqual(['late.csv']);
-    // Once listed, nothing is said.
-    runCli(['distribute', 'manifest', join(source, 'weather/b1'), '--id', 'b1', '--replace']);
+    const verified = JSON.parse(runCli(['distribute', 'verify', bundle, '--json']).stdout.toString());
+    expect(verified.files_not_in_manifest).toEqual(['late.csv', 'run.log']);
+    // Once listed (run.log left out again), nothing is said.
+    runCli(['distribute', 'manifest', bundle, '--id', 'b1', '--exclude', 'run.log', '--replace']);
     expect(runCli(['distribute', 'run', '--config', config]).stdout.toString()).not.toContain(
-      'not in its manifest',
+      'written after its manifest',
     );
   });
 

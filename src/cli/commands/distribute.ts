@@ -562,7 +562,7 @@ function notInManifestText(files: readonly string[], again: string): string {
   if (files.length === 0) return '';
   const shown = files.slice(0, 10).map((file) => `  ${escapedBytes(Buffer.from(file, 'utf8'))}`);
   const more = files.length > 10 ? [`  and ${files.length - 10} more`] : [];
-  return `${counted(files.length, 'file')} in the folder ${files.length === 1 ? 'is' : 'are'} not in the manifest, so no run publishes ${files.length === 1 ? 'it' : 'them'} (if ${files.length === 1 ? 'it belongs' : 'they belong'} to the bundle, write the manifest again: ${again}):\n${[...shown, ...more].join('\n')}\n`;
+  return `${counted(files.length, 'file')} in the folder ${files.length === 1 ? 'is' : 'are'} not in the manifest, so no run publishes ${files.length === 1 ? 'it' : 'them'} (if ${files.length === 1 ? 'it belongs' : 'they belong'} to the bundle, write the manifest again, with the --exclude it was written with, if any: ${again}):\n${[...shown, ...more].join('\n')}\n`;
 }
 
 /**
@@ -941,10 +941,15 @@ function linkNote(report: RunReport, applied: boolean): string {
  * kept of a nightly run should say why it took longer.
  */
 function waitedNote(report: RunReport): string {
-  const lines = (report.waited ?? []).map(
-    (wait) =>
-      `waited ${(wait.waited_ms / 1000).toFixed(1)} s for another run at destination '${wait.destination_id}' (pipeline '${wait.pipeline_id}')`,
-  );
+  const lines = (report.waited ?? []).map((wait) => {
+    const held = report.outcomes.some(
+      (item) =>
+        item.pipeline_id === wait.pipeline_id &&
+        item.destination_id === wait.destination_id &&
+        item.reason_code === 'destination_locked',
+    );
+    return `waited ${(wait.waited_ms / 1000).toFixed(1)} s for another run at destination '${wait.destination_id}' (pipeline '${wait.pipeline_id}')${held ? ', which still held it when the wait ran out (destination_locked)' : ''}`;
+  });
   return lines.length === 0 ? '' : `${lines.join('\n')}\n\n`;
 }
 
@@ -1006,19 +1011,19 @@ function looseNote(report: RunReport): string {
 }
 
 /**
- * Files in bundle folders that their manifest does not list: a chart or a
- * CSV written after the manifest never reaches a destination, and nothing
- * else would say so. In the report only, not on stderr under -q: a file left
- * out on purpose (`--exclude`) would otherwise mail a cron job every night.
+ * Files in bundle folders written after their manifest, which does not list
+ * them: a chart or a CSV added later never reaches a destination, and
+ * nothing else would say so. A file left out on purpose was there before the
+ * manifest and is not named. In the report only, not on stderr under -q.
  */
 function unlistedNote(report: RunReport): string {
   const all = report.plan.pipelines;
-  const total = all.reduce((sum, pipeline) => sum + pipeline.files_not_in_manifest.total, 0);
+  const total = all.reduce((sum, pipeline) => sum + pipeline.files_after_manifest.total, 0);
   if (total === 0) return '';
-  const names = all.flatMap((pipeline) => pipeline.files_not_in_manifest.first).slice(0, 3);
+  const names = all.flatMap((pipeline) => pipeline.files_after_manifest.first).slice(0, 3);
   const rest = total - names.length;
   const shown = `${names.map((name) => escapedBytes(Buffer.from(name, 'utf8'))).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
-  return `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder is not in its manifest' : 'in bundle folders are not in their manifests'} (${shown}); if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again: sealkit distribute manifest <folder> --id <id> --replace\n\n`;
+  return `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder was written after its manifest and is' : 'in bundle folders were written after their manifest and are'} not in it (${shown}); if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n\n`;
 }
 
 /**

@@ -302,6 +302,7 @@ describe('Dir operations', () => {
         ino: node.ino,
         dev: node.dev,
         mountId: mountIdOf(root),
+        mtimeNs: node.mtimeNs,
       });
       expect(dir.stat('link').type).toBe('symlink');
       expect(dir.stat().type).toBe('directory');

@@ -31,7 +31,12 @@ export interface FileStat {
    * and equal `mountId` mean a rename can work.
    */
   readonly mountId?: bigint;
+  /** Last modification, in nanoseconds since the epoch, when the kernel tells. */
+  readonly mtimeNs?: bigint;
 }
+
+/** statx's mask bit for `stx_mtime`. */
+const STATX_MTIME = 0x40;
 
 // A Map, not an object literal with octal keys: Biome's useSimpleNumberKeys
 // "safe fix" rewrites such keys wrongly (0o140000 becomes 26411).
@@ -78,6 +83,10 @@ export function decodeStatx(buffer: Buffer): FileStat {
     dev: makedev(buffer.readUInt32LE(136), buffer.readUInt32LE(140)),
     ...((buffer.readUInt32LE(0) & STATX_MNT_ID) === STATX_MNT_ID
       ? { mountId: buffer.readBigUInt64LE(144) }
+      : {}),
+    // stx_mtime: tv_sec (s64) at 112, tv_nsec (u32) at 120.
+    ...((buffer.readUInt32LE(0) & STATX_MTIME) === STATX_MTIME
+      ? { mtimeNs: buffer.readBigInt64LE(112) * 1_000_000_000n + BigInt(buffer.readUInt32LE(120)) }
       : {}),
   };
 }

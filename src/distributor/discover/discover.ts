@@ -3,6 +3,7 @@ import {
   type DirEntry,
   type DirEntryType,
   didYouMeanPath,
+  type FileStat,
   isFsError,
   nearPath,
 } from '../../core/fs/index.js';
@@ -26,10 +27,10 @@ export type OnBundle = (bundleDir: Dir, path: string, manifestListedAs: DirEntry
  * Called for each regular file inside a bundle (manifest.json aside) that
  * `distribute manifest` would list by default: every name on its way below
  * the bundle folder UTF-8 and not hidden. `bundle` is the bundle's path
- * (`''` when the root is the bundle), `path` the file's under it. Called
- * after that bundle's `OnBundle`.
+ * (`''` when the root is the bundle), `path` the file's under it, `stat`
+ * reads the file's inode when asked. Called after that bundle's `OnBundle`.
  */
-export type OnBundleFile = (bundle: string, path: string) => void;
+export type OnBundleFile = (bundle: string, path: string, stat: () => FileStat) => void;
 
 /** One thing the walk refuses, with the bundle it lies in. */
 export interface DiscoveryProblem {
@@ -163,6 +164,7 @@ export function discoverBundles(
           options.onBundleFile?.(
             inside?.path ?? '',
             [...below.map((segment) => segment.name), entry.name].join('/'),
+            () => dir.stat(entry.bytes),
           );
       }
       if (type === 'symlink') {

@@ -39,8 +39,8 @@ export interface PlanPipelineInput {
   readonly dirsWithoutManifest?: readonly string[];
   /** Files directly in the source root, which no bundle holds (absent: none known). */
   readonly filesAtRoot?: readonly string[];
-  /** Files in bundle folders their manifest does not list, under the source root, sorted (absent: none known). */
-  readonly filesNotInManifest?: readonly string[];
+  /** Files in bundle folders modified after their manifest, which does not list them; under the source root, sorted (absent: none known). */
+  readonly filesAfterManifest?: readonly string[];
   /** Discovery and validation failures of this pipeline. */
   readonly failures: readonly {
     readonly bundle_dir: BundleDir | null;
@@ -158,7 +158,7 @@ export function planRun(
   const pipelinePlans: PipelinePlan[] = pipelines.map((pipeline) => {
     const loose = pipeline.dirsWithoutManifest ?? [];
     const atRoot = pipeline.filesAtRoot ?? [];
-    const unlisted = pipeline.filesNotInManifest ?? [];
+    const unlisted = pipeline.filesAfterManifest ?? [];
     return {
       id: pipeline.id,
       destinations: pipeline.destinations,
@@ -171,7 +171,7 @@ export function planRun(
         total: atRoot.length,
         first: atRoot.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
       },
-      files_not_in_manifest: {
+      files_after_manifest: {
         total: unlisted.length,
         first: unlisted.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
       },

@@ -210,13 +210,14 @@ export interface PipelinePlan {
    */
   readonly files_at_source_root: { readonly total: number; readonly first: readonly string[] };
   /**
-   * Files in bundle folders that their manifest does not list (hidden ones
-   * aside), which no run publishes: a file written after the manifest, or
-   * one left out of it on purpose (`--exclude`). How many, and the first
-   * ten by UTF-8 bytes, each under the source root as the configuration
-   * gives it.
+   * Files in bundle folders modified after their manifest, which does not
+   * list them (hidden ones aside): a chart or CSV written after the
+   * manifest, which no run publishes. A file left out on purpose
+   * (`--exclude`) was there before the manifest and is not named. How many,
+   * and the first ten by UTF-8 bytes, each under the source root as the
+   * configuration gives it.
    */
-  readonly files_not_in_manifest: { readonly total: number; readonly first: readonly string[] };
+  readonly files_after_manifest: { readonly total: number; readonly first: readonly string[] };
 }
 
 /**

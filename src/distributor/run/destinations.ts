@@ -71,7 +71,7 @@ export async function lockAll(
         },
       });
       if (lock.kind === 'busy') destination.refusal = lockHeld(wait.waitMs);
-      else if (destination.waitedMs !== undefined) destination.waitedMs = Date.now() - started;
+      if (destination.waitedMs !== undefined) destination.waitedMs = Date.now() - started;
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }
@@ -91,17 +91,29 @@ function lockHeld(waitMs: number): Refusal {
 }
 
 /**
+ * A lock a dry run found held: under `--wait` it does not wait (it takes no
+ * lock), and the advice is not to pass the flag already given.
+ */
+function lockSeenHeld(waitMs: number): Refusal {
+  if (waitMs === 0) return lockHeld(0);
+  return refuseDistributor('destination_locked', {
+    role: 'destination',
+    hint: `another run holds its lock; a dry run does not wait for it, and a real run with this --wait would wait up to ${Math.ceil(waitMs / 1000)} s before refusing it`,
+  });
+}
+
+/**
  * The dry run's counterpart of `lockAll`: asks each destination what taking
  * its lock would meet, taking nothing and writing nothing, and refuses it as
  * the run would — `destination_locked` while another run holds it,
  * `destination_write_failed` when its work area cannot be made.
  */
-export async function peekAll(destinations: readonly OpenDestination[]): Promise<void> {
+export async function peekAll(destinations: readonly OpenDestination[], waitMs = 0): Promise<void> {
   for (const destination of destinations) {
     const backend = destination.backend;
     if (backend?.peekLock === undefined || destination.refusal !== undefined) continue;
     try {
-      if ((await backend.peekLock()).kind === 'busy') destination.refusal = lockHeld(0);
+      if ((await backend.peekLock()).kind === 'busy') destination.refusal = lockSeenHeld(waitMs);
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }

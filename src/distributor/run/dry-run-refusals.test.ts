@@ -216,6 +216,28 @@ describe('dry run: a destination whose lock another run holds', () => {
     expect(free).not.toHaveProperty('waited');
   });
 
+  it('regression: a wait that ran out says so, and a dry run under --wait does not advise --wait', async () => {
+    makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const lock = join(dest, '.distributor.work', 'lock');
+    writeFileSync(lock, '', { mode: 0o600 });
+    const holder = await holdLock(lock);
+    try {
+      const human = runCli(['distribute', 'run', '--config', config, '--wait', '1']);
+      expect(human.status).toBe(2);
+      expect(human.stdout.toString()).toMatch(
+        /\nwaited \d\.\d s for another run at destination 'site' \(pipeline 'weather'\), which still held it when the wait ran out \(destination_locked\)\n/,
+      );
+      const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--wait', '10', '--json']);
+      expect(JSON.parse(dry.stdout.toString()).outcomes[0]).toMatchObject({
+        reason_code: 'destination_locked',
+        hint: "destination 'site', bundle 'a': another run holds its lock; a dry run does not wait for it, and a real run with this --wait would wait up to 10 s before refusing it",
+      });
+    } finally {
+      await stop(holder);
+    }
+  });
+
   it('the CLI says under its table how long a run waited, and --json gives it as waited', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });

@@ -182,7 +182,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     const waitDeadline = Date.now() + (options.waitMs ?? 0);
     // A dry run takes no lock but asks whether it could: a held lock or a
     // work area that cannot be made refuses it as it would refuse the run.
-    if (dryRun) await peekAll(opened.flat());
+    if (dryRun) await peekAll(opened.flat(), options.waitMs ?? 0);
     else await lockForRun(opened.flat(), options);
     await stopIfInterrupted(signal);
     for (const [index, pipeline] of selected.entries())

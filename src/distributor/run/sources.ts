@@ -89,10 +89,11 @@ export interface SourcePipeline {
   filesAtRoot: readonly string[];
   /**
    * Files in bundle folders that their manifest does not list (hidden ones
-   * aside), under the source root: never published. A file written after
-   * its manifest, or one left out on purpose.
+   * aside) and that were modified after it, under the source root: never
+   * published. One left out on purpose (`--exclude`) was there before its
+   * manifest, and is not named every night.
    */
-  filesNotInManifest: readonly string[];
+  filesAfterManifest: readonly string[];
   /** Every store opened for this pipeline; `current` takes the next bundle. */
   readonly stores: SnapshotStore[];
   current: SnapshotStore | undefined;
@@ -118,7 +119,7 @@ export function readManifests(
     bundles: [],
     dirsWithoutManifest: [],
     filesAtRoot: [],
-    filesNotInManifest: [],
+    filesAfterManifest: [],
     stores: [],
     current: undefined,
     failedOwners: new Set(),
@@ -256,8 +257,8 @@ type ReadManifest = SourceManifest | { readonly failed: Refusal; readonly id: st
 interface WalkedBundles {
   readonly found: Discovery;
   readonly manifests: ReadonlyMap<string, ReadManifest>;
-  /** Files of bundles whose manifest was read that it does not list, in walk order. */
-  readonly notInManifest: readonly { readonly bundle: string; readonly path: string }[];
+  /** Files of bundles whose manifest was read that it does not list and that are newer than it, in walk order. */
+  readonly afterManifest: readonly { readonly bundle: string; readonly path: string }[];
 }
 
 /** Walks the source root, reading each manifest on the way; `failed` when the walk itself could not be made. */
@@ -265,6 +266,8 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
   // Each manifest is read while the walk holds its bundle directory: no second
   // open of the directory, and the listing already tells the manifest's type.
   const manifests = new Map<string, ReadManifest>();
+  /** When each bundle's manifest was last written: a file newer than it came after it. */
+  const manifestTimes = new Map<string, bigint>();
   const onBundle: OnBundle = (bundleDir, path, listedAs) => {
     const seen: { id: string | null } = { id: null };
     try {
@@ -272,9 +275,14 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
         path,
         guardRefusals(
           () =>
-            readManifest(bundleDir, listedAs, (id) => {
-              seen.id = id;
-            }),
+            readManifest(
+              bundleDir,
+              listedAs,
+              (id) => {
+                seen.id = id;
+              },
+              (modified) => manifestTimes.set(path, modified),
+            ),
           () => refuseDistributor('manifest_unreadable', { role: 'manifest' }),
         ),
       );
@@ -285,17 +293,25 @@ function walkBundles(root: Dir): WalkedBundles | { readonly failed: Refusal } {
       });
     }
   };
-  const notInManifest: { readonly bundle: string; readonly path: string }[] = [];
+  const afterManifest: { readonly bundle: string; readonly path: string }[] = [];
   const listed = listedFiles(manifests);
-  const onBundleFile: OnBundleFile = (bundle, path) => {
-    if (listed(bundle)?.has(path) === false) notInManifest.push({ bundle, path });
+  const onBundleFile: OnBundleFile = (bundle, path, stat) => {
+    if (listed(bundle)?.has(path) !== false) return;
+    const written = manifestTimes.get(bundle);
+    try {
+      const modified = stat().mtimeNs;
+      if (written !== undefined && modified !== undefined && modified > written)
+        afterManifest.push({ bundle, path });
+    } catch {
+      // Gone since the listing, or unreadable: nothing to say of it.
+    }
   };
   try {
     const found = guardRefusals(
       () => discoverBundles(root, { onBundle, onBundleFile }),
       () => refuseDistributor('source_root_unavailable'),
     );
-    return { found, manifests, notInManifest };
+    return { found, manifests, afterManifest };
   } catch (error: unknown) {
     return { failed: toRefusal(error, () => refuseDistributor('source_root_unavailable')) };
   }
@@ -336,7 +352,7 @@ function addBundles(pipeline: SourcePipeline, walked: WalkedBundles, fail: Failu
   // Only of bundles that join the run: a refused one is refused for what
   // matters more (the files of a bundle nested in it are not its own).
   const refused = new Set<string>(found.problems.flatMap((problem) => problem.bundle ?? []));
-  pipeline.filesNotInManifest = walked.notInManifest
+  pipeline.filesAfterManifest = walked.afterManifest
     .filter((file) => !refused.has(file.bundle))
     .map((file) => `${file.bundle}/${file.path}`)
     .sort(compareUtf8);
@@ -950,7 +966,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
     failures: pipeline.failures,
     dirsWithoutManifest: pipeline.dirsWithoutManifest,
     filesAtRoot: pipeline.filesAtRoot,
-    filesNotInManifest: pipeline.filesNotInManifest,
+    filesAfterManifest: pipeline.filesAfterManifest,
   };
 }
 

@@ -361,9 +361,10 @@ export function readManifest(
   bundleDir: Dir,
   listedAs?: DirEntryType,
   onId?: (id: string) => void,
+  onModified?: (mtimeNs: bigint) => void,
 ): SourceManifest {
   try {
-    return readManifestFile(bundleDir, listedAs, onId);
+    return readManifestFile(bundleDir, listedAs, onId, onModified);
   } catch (error: unknown) {
     if (!(error instanceof Refusal)) throw error;
     const inManifest = (one: Refusal): Refusal => one.at({ path: MANIFEST_FILE });
@@ -375,6 +376,7 @@ function readManifestFile(
   bundleDir: Dir,
   listedAs: DirEntryType | undefined,
   onId: ((id: string) => void) | undefined,
+  onModified: ((mtimeNs: bigint) => void) | undefined,
 ): SourceManifest {
   const opened = openRegular(bundleDir, [MANIFEST_FILE], listedAs);
   if (!opened.ok) {
@@ -402,6 +404,9 @@ function readManifestFile(
         });
     }
   }
+  // When it was written, from the inode already read: a file of the bundle
+  // modified later came after it (docs/distributor.md#commands).
+  if (opened.stat.mtimeNs !== undefined) onModified?.(opened.stat.mtimeNs);
   try {
     if (opened.stat.size > BigInt(MANIFEST_LIMITS.maxBytes))
       throw refuseDistributor('manifest_too_large', { role: 'manifest' });
