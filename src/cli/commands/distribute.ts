@@ -44,7 +44,10 @@ its destinations (local directories, S3-compatible storage). Every bundle of
 the run is validated (paths, sizes, SHA-256, bundle digest) before anything is
 written; one failure writes nothing. Per bundle and destination the outcome is
 published, replaced, skipped_same, skipped_newer, conflict or refused. The
-report goes to stdout; every refusal, with where it is, to stderr.
+report goes to stdout; every refusal, with where it is, to stderr (under
+--json, both are in the one object on stdout). Under the report, notes name
+what no run publishes: folders without manifest.json, files at a source
+root, files written into a bundle after its manifest.
 
 Flags:
   --config FILE   configuration (default sealkit.distributor.yaml)
@@ -94,9 +97,10 @@ special file. With the outputs a destination receives (--source, --html,
 --assets) it also checks what a run would check when planning that
 destination: every .md file renders (UTF-8, at most 8 MiB) and no page
 collides with a copied file; and it lists the links of the pages that would
-point at a file such a destination does not hold (a warning, exit 0).
-Writes nothing. Every independent failure is reported, each with the file it
-concerns (exit 2).
+point at a file such a destination does not hold (a warning, exit 0). Files
+in the folder that the manifest does not list (hidden ones aside) are named:
+no run publishes them. Writes nothing. Every independent failure is
+reported, each with the file it concerns (exit 2).
 
 Flags:
   --source        check as for a destination with outputs.source: true
