@@ -543,7 +543,7 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-31T11:10:00Z' });
     const what =
       'replaced over the same files, only created changed (a manifest written again over an unchanged folder); ';
-    const note = `${what}to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n`;
+    const note = `${what}to keep a bundle as published, write its manifest again with the published created (before -> above): sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n`;
     // Regression: after the replacement, "give the published created" made the source older than the destination (skipped_newer).
     const done = `${what}the destinations now hold the new created: to avoid this, write a manifest again only when its files change, or keep its created (--created with the value after -> above)\n`;
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();

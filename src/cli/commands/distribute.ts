@@ -67,8 +67,9 @@ Flags:
                   exit 2 when a bundle is skipped_newer (the destination holds a
                   newer publication than the source), for CI jobs that must not
                   miss it
-  -q, --quiet     print no report and no progress; refusals, and folders not
-                  published for want of a manifest.json, still go to stderr
+  -q, --quiet     print no report and no progress; refusals, folders not
+                  published for want of a manifest.json and files directly in
+                  a source root still go to stderr
   --json          print one JSON object with every outcome (and the plan)
   -h, --help      show this help
 
@@ -984,7 +985,7 @@ function sameFilesNote(report: RunReport, applied: boolean): string {
   // one now would make the source older than what is published.
   return applied
     ? `${what}; the destinations now hold the new created: to avoid this, write a manifest again only when its files change, or keep its created (--created with the value after -> above)\n\n`
-    : `${what}; to keep a bundle as published, write its manifest again with the published created: sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n\n`;
+    : `${what}; to keep a bundle as published, write its manifest again with the published created (before -> above): sealkit distribute manifest <folder> --id <id> --created <published created> --replace\n\n`;
 }
 
 /**

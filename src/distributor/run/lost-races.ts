@@ -50,6 +50,7 @@ export async function retryLostRaces(
       return outcome !== undefined && isLostRace(item, outcome, pipelines) ? [index] : [];
     });
     if (lost.length === 0) break;
+    const began = Date.now();
     // A pause before each look: the other run needs that long to commit
     // anyway, and a store that keeps refusing is not asked again at once.
     await sleep(Math.min(PAUSE_MS, Math.max(0, until.deadline - Date.now())), undefined, {
@@ -60,6 +61,11 @@ export async function retryLostRaces(
       const item = items[index];
       if (item !== undefined) await inspectAgain(item, pipelines, until.signal);
     }
+    countWait(
+      lost.flatMap((index) => items[index] ?? []),
+      pipelines,
+      Date.now() - began,
+    );
     // A signal during the wait: the bundles keep their refusals, and the run stops.
     if (stopped(until.signal)) break;
     const again = new Map(planRun(pipelines.map(planInput)).items.map((item) => [keyOf(item), item]));
@@ -82,6 +88,25 @@ export async function retryLostRaces(
     current = nextOutcomes;
   }
   return { plan: items === plan.items ? plan : { ...plan, items }, outcomes: current };
+}
+
+/**
+ * The pause and fresh look of one pass, added to each destination's wait
+ * for the report (`waited`): a run that lost races waited for the other
+ * run as surely as one that found a bundle held, and its log should say so.
+ * Once per destination a pass, however many of its bundles were lost.
+ */
+function countWait(lost: readonly PlanItem[], pipelines: readonly SourcePipeline[], ms: number): void {
+  const counted = new Set<object>();
+  for (const item of lost) {
+    const pipeline = pipelines.find((candidate) => candidate.config.id === item.pipeline_id);
+    const destination = pipeline?.destinations.find(
+      (candidate) => candidate.config.id === item.destination_id,
+    );
+    if (destination === undefined || counted.has(destination)) continue;
+    counted.add(destination);
+    destination.waitedMs = (destination.waitedMs ?? 0) + ms;
+  }
 }
 
 /** Read afresh each time: a signal may come during any await. */

@@ -208,6 +208,8 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(outcomeOf(report)).toEqual(['skipped_same', undefined]);
     expect(report.plan.items[0]?.outcome).toBe('skipped_same');
     expect(await stored()).toEqual(PUBLISHED);
+    // Regression: the run that lost the race waited (a pause and a fresh look) and said nothing of it.
+    expect(report.waited?.[0]?.waited_ms).toBeGreaterThanOrEqual(1000);
   });
 
   it('regression: a race lost to a run that then died is waited out, and the bundle published', async () => {
@@ -220,5 +222,9 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(outcomeOf(report)).toEqual(['published', undefined]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     expect(await stored()).toEqual(PUBLISHED);
+    expect(report.waited).toEqual([
+      { pipeline_id: expect.any(String), destination_id: 's3', waited_ms: expect.any(Number) },
+    ]);
+    expect(report.waited?.[0]?.waited_ms).toBeGreaterThanOrEqual(1000);
   });
 });
