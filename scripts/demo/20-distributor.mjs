@@ -88,18 +88,7 @@ export async function run(ctx) {
   ctx.say(
     'The producer writes manifest.json (files sorted, sizes and SHA-256 computed, hidden files left out):',
   );
-  ctx.sealkit(
-    [
-      'distribute',
-      'manifest',
-      'reports/sales/week-22',
-      '--id',
-      'sales.week-22',
-      '--created',
-      '2026-05-30T11:10:00Z',
-    ],
-    { status: 0 },
-  );
+  manifest(ctx, 'week-22', '2026-05-30T11:10:00Z');
   ctx.show(join(base, 'sealkit.distributor.yaml'));
   ctx.sealkit(['distribute', 'run', '--dry-run'], { pick: nonBlank, status: 0 });
   ctx.sealkit(['distribute', 'run', '-q'], { comment: 'publish (-q: no report)', status: 0 });
@@ -131,18 +120,7 @@ export async function run(ctx) {
     'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest:',
   );
   ctx.show(join(week23, 'report.md'));
-  ctx.sealkit(
-    [
-      'distribute',
-      'manifest',
-      'reports/sales/week-23',
-      '--id',
-      'sales.week-23',
-      '--created',
-      '2026-06-06T11:10:00Z',
-    ],
-    { status: 0 },
-  );
+  manifest(ctx, 'week-23', '2026-06-06T11:10:00Z');
   ctx.shell('cp reports/sales/week-22/chart.svg reports/sales/week-23/forecast.svg');
   ctx.sealkit(['distribute', 'run'], {
     pick: nonBlank,
@@ -154,19 +132,7 @@ export async function run(ctx) {
   ctx.say(
     'A nightly job writes week 22\u2019s manifest again over the same files: the manifest command says only created changed, and the run says it of the replacement, with how to keep the bundle as published:',
   );
-  ctx.sealkit(
-    [
-      'distribute',
-      'manifest',
-      'reports/sales/week-22',
-      '--id',
-      'sales.week-22',
-      '--created',
-      '2026-05-31T02:00:00Z',
-      '--replace',
-    ],
-    { status: 0 },
-  );
+  manifest(ctx, 'week-22', '2026-05-31T02:00:00Z', '--replace');
   ctx.sealkit(['distribute', 'run'], {
     pick: (line) => week22(line) || line.includes('over the same files'),
     status: 0,
@@ -178,6 +144,23 @@ export async function run(ctx) {
   ctx.say('A typo in the configuration (htm for html) is refused with where and a suggestion:');
   ctx.shell("sed 's/html:/htm:/' sealkit.distributor.yaml > typo.yaml");
   ctx.sealkit(['distribute', 'run', '--config', 'typo.yaml'], { status: 2 });
+}
+
+/** The producer's step: week N's manifest, with the created it gives. */
+function manifest(ctx, week, created, ...extra) {
+  ctx.sealkit(
+    [
+      'distribute',
+      'manifest',
+      `reports/sales/${week}`,
+      '--id',
+      `sales.${week}`,
+      '--created',
+      created,
+      ...extra,
+    ],
+    { status: 0 },
+  );
 }
 
 /**

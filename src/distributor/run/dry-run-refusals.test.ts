@@ -169,6 +169,13 @@ describe('dry run: a destination whose lock another run holds', () => {
     expect(line).toBe('acquired');
     return holder;
   };
+  /** The destination's work area and its lock file, as a run leaves them, for another process to hold. */
+  const lockFile = (): string => {
+    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
+    const lock = join(dest, '.distributor.work', 'lock');
+    writeFileSync(lock, '', { mode: 0o600 });
+    return lock;
+  };
   const stop = async (holder: ChildProcess): Promise<void> => {
     const exited = new Promise((resolve) => holder.once('exit', resolve));
     holder.kill('SIGKILL');
@@ -177,9 +184,7 @@ describe('dry run: a destination whose lock another run holds', () => {
 
   it('regression: a signal while --wait waits for the lock stops the run at once (it waited out the --wait)', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const lock = join(dest, '.distributor.work', 'lock');
-    writeFileSync(lock, '', { mode: 0o600 });
+    const lock = lockFile();
     const holder = await holdLock(lock);
     try {
       const interrupt = new AbortController();
@@ -197,9 +202,7 @@ describe('dry run: a destination whose lock another run holds', () => {
 
   it('regression: a run that waited for another run says so in its report (a log showed no trace of it)', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const lock = join(dest, '.distributor.work', 'lock');
-    writeFileSync(lock, '', { mode: 0o600 });
+    const lock = lockFile();
     const holder = await holdLock(lock);
     const released = new Promise<void>((resolve) => setTimeout(() => resolve(stop(holder)), 1200));
     const report = await distributeRun({ configPath: config, now: CLOCK, waitMs: 30_000 });
@@ -218,9 +221,7 @@ describe('dry run: a destination whose lock another run holds', () => {
 
   it('regression: a wait that ran out says so, and a dry run under --wait does not advise --wait', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const lock = join(dest, '.distributor.work', 'lock');
-    writeFileSync(lock, '', { mode: 0o600 });
+    const lock = lockFile();
     const holder = await holdLock(lock);
     try {
       const human = runCli(['distribute', 'run', '--config', config, '--wait', '1']);
@@ -240,9 +241,7 @@ describe('dry run: a destination whose lock another run holds', () => {
 
   it('the CLI says under its table how long a run waited, and --json gives it as waited', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const lock = join(dest, '.distributor.work', 'lock');
-    writeFileSync(lock, '', { mode: 0o600 });
+    const lock = lockFile();
     // Released by the holder itself: the CLI runs synchronously here.
     await holdLock(lock, 1200);
     const human = runCli(['distribute', 'run', '--config', config, '--wait', '30']);
@@ -264,9 +263,7 @@ describe('dry run: a destination whose lock another run holds', () => {
   it('regression: is refused destination_locked for every bundle, without touching the lock file', async () => {
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'b', [SUMMARY], { id: 'b', created: '2026-05-30T11:10:00Z' });
-    mkdirSync(join(dest, '.distributor.work'), { mode: 0o700 });
-    const lock = join(dest, '.distributor.work', 'lock');
-    writeFileSync(lock, '', { mode: 0o600 });
+    const lock = lockFile();
     const before = statSync(lock);
     const holder = await holdLock(lock);
     try {
