@@ -22,6 +22,15 @@ const ctx = useRgwFixture({ work: 's3-unchanged-', bucket: 'unchanged', proxy: t
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
 const DATA = randomBytes(300 * 1024);
 const REPORT = '# Brentwood\n\nSunny all week.\n';
+/** What a publication that sends every output puts: each output, the pending marker, the state. */
+const EVERY_PUT = [
+  '.distributor.json',
+  '.distributor.pending.json',
+  'data.bin',
+  'report.html',
+  'report.md',
+  'summary.csv',
+];
 
 function setUp(name: string) {
   const dir = mkdtempSync(join(ctx.work, `${name}-`));
@@ -122,28 +131,14 @@ describe('replacing a bundle at S3', () => {
       report = await run();
     });
     expect(report === undefined ? [] : outcomes(report)).toEqual([['weather/brentwood', 'replaced', '']]);
-    expect(puts).toEqual([
-      '.distributor.json',
-      '.distributor.pending.json',
-      'data.bin',
-      'report.html',
-      'report.md',
-      'summary.csv',
-    ]);
+    expect(puts).toEqual(EVERY_PUT);
     expect(outcomes(await run({ checksum: true }))).toEqual([['weather/brentwood', 'skipped_same', '']]);
   });
 
   it('sends every output of a first publication, then each output that changed', async () => {
     const { prefix, write, run } = setUp('two-changed');
     write('day,sky\nmon,sun\n');
-    expect(await putsDuring(prefix, () => run())).toEqual([
-      '.distributor.json',
-      '.distributor.pending.json',
-      'data.bin',
-      'report.html',
-      'report.md',
-      'summary.csv',
-    ]);
+    expect(await putsDuring(prefix, () => run())).toEqual(EVERY_PUT);
     write('day,sky\nmon,fog\n', randomBytes(DATA.length));
     expect(await putsDuring(prefix, () => run())).toEqual([
       '.distributor.json',
