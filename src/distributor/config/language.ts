@@ -18,7 +18,7 @@ export function languageTagProblem(tag: string): string | undefined {
     canonical = undefined;
   }
   const primary = (canonical ?? tag).split('-')[0] ?? '';
-  if (canonical !== undefined && ENGLISH_NAMES.of(primary) !== undefined) return undefined;
+  if (canonical !== undefined && englishNames().of(primary) !== undefined) return undefined;
   const name = nearest(tag.toLowerCase(), languageNames().keys());
   const known = name === undefined ? undefined : languageNames().get(name);
   return known === undefined
@@ -26,7 +26,17 @@ export function languageTagProblem(tag: string): string | undefined {
     : `a language tag such as en, en-GB or de-CH (BCP 47): did you mean '${known}'?`;
 }
 
-const ENGLISH_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+let english: Intl.DisplayNames | undefined;
+
+/**
+ * Made on first use, not when the module loads: ICU's language names took
+ * about 4 ms, paid by every command that loads the distributor, most of which
+ * never read a `lang` (docs/performance.md, "Starting the CLI").
+ */
+function englishNames(): Intl.DisplayNames {
+  english ??= new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+  return english;
+}
 
 let names: ReadonlyMap<string, string> | undefined;
 
@@ -42,9 +52,9 @@ function languageNames(): ReadonlyMap<string, string> {
   for (const first of letters) {
     for (const second of letters) {
       const code = `${first}${second}`;
-      const english = ENGLISH_NAMES.of(code);
-      if (english === undefined) continue;
-      found.set(english.toLowerCase(), code);
+      const inEnglish = englishNames().of(code);
+      if (inEnglish === undefined) continue;
+      found.set(inEnglish.toLowerCase(), code);
       const own = new Intl.DisplayNames([code], { type: 'language', fallback: 'none' }).of(code);
       if (own !== undefined && !found.has(own.toLowerCase())) found.set(own.toLowerCase(), code);
     }
