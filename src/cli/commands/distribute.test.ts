@@ -646,7 +646,7 @@ describe('sealkit distribute run', () => {
     expect(quiet.status).toBe(0);
     expect(quiet.stdout.toString()).toBe('');
     expect(quiet.stderr.toString()).toBe(
-      `not published: 1 folder holds files but no manifest.json (${join(source, 'weather/b2')}); write one with: sealkit distribute manifest <folder> --id <id>\n`,
+      `not published: 1 folder holds files but no manifest.json ('${join(source, 'weather/b2')}'); write one with: sealkit distribute manifest <folder> --id <id>\n`,
     );
     const json = runCli(['distribute', 'run', '--config', config, '-q', '--json']);
     expect(json.stderr.toString()).toBe('');
@@ -670,7 +670,7 @@ describe('sealkit distribute run', () => {
     laterThanManifest(join(bundle, '.cache', 'x.csv'));
     writeFileSync(join(bundle, 'run.log'), 'left out on purpose\n');
     utimesSync(join(bundle, 'run.log'), manifestTime - 60, manifestTime - 60);
-    const note = `not published: 1 file in a bundle folder was written after its manifest and is not in it (${join(source, 'weather/b1/late.csv')}); if it belongs to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n`;
+    const note = `not published: 1 file in a bundle folder was written after its manifest and is not in it ('${join(source, 'weather/b1/late.csv')}'); if it belongs to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n`;
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(dry.stdout.toString()).toContain(`\n\n${note}`);
     const human = runCli(['distribute', 'run', '--config', config]);
@@ -700,6 +700,24 @@ describe('sealkit distribute run', () => {
     runCli(['distribute', 'manifest', bundle, '--id', 'b1', '--exclude', 'run.log', '--replace']);
     expect(runCli(['distribute', 'run', '--config', config]).stdout.toString()).not.toContain(
       'written after its manifest',
+    );
+  });
+
+  it('regression: names in a note are quoted, so a name holding a comma reads as one', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    const bundle = join(source, 'weather', 'b1');
+    const later = statSync(join(bundle, 'manifest.json')).mtime.getTime() / 1000 + 60;
+    for (const name of ['chart, daily.png', 'notes.csv']) {
+      writeFileSync(join(bundle, name), 'x');
+      utimesSync(join(bundle, name), later, later);
+    }
+    mkdirSync(join(source, 'a, b'));
+    writeFileSync(join(source, 'a, b', 'report.md'), '# Forgotten\n');
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toContain(`no manifest.json ('${join(source, 'a, b')}');`);
+    expect(run.stdout.toString()).toContain(
+      `not in it ('${join(bundle, 'chart, daily.png')}', '${join(bundle, 'notes.csv')}');`,
     );
   });
 
@@ -957,7 +975,7 @@ describe('sealkit distribute run', () => {
         'run aborted before any write (the refusals are on stderr)',
         "pipeline 'daily', destination 'site' refused: destination_root_unavailable",
         '',
-        'not published: 1 folder holds files but no manifest.json (reports/w01); write one with: sealkit distribute manifest <folder> --id <id>',
+        "not published: 1 folder holds files but no manifest.json ('reports/w01'); write one with: sealkit distribute manifest <folder> --id <id>",
         '',
         'summary: 0 published, 0 replaced, 0 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
         '',
@@ -1080,10 +1098,10 @@ describe('sealkit distribute run', () => {
     for (const flags of [[], ['--dry-run']]) {
       const text = runCli(['distribute', 'run', '--config', config, ...flags]).stdout.toString();
       expect(text).toContain(
-        `not published: 3 folders hold files but no manifest.json (${join(source, 'esc\\x1b[31mred')}, ${join(source, 'sales')}, ${join(source, 'weather/b1')}); write one with: sealkit distribute manifest <folder> --id <id>`,
+        `not published: 3 folders hold files but no manifest.json ('${join(source, 'esc\\x1b[31mred')}', '${join(source, 'sales')}', '${join(source, 'weather/b1')}'); write one with: sealkit distribute manifest <folder> --id <id>`,
       );
       expect(text).toContain(
-        `not published: 1 file directly in a source root (${join(source, 'README.md')}); a bundle is a folder below the root`,
+        `not published: 1 file directly in a source root ('${join(source, 'README.md')}'); a bundle is a folder below the root`,
       );
       expect(text).not.toContain('\u001b');
     }

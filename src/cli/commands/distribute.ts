@@ -999,11 +999,11 @@ function looseNote(report: RunReport): string {
   const all = report.plan.pipelines;
   const folders = all.reduce((sum, pipeline) => sum + pipeline.dirs_without_manifest.total, 0);
   const files = all.reduce((sum, pipeline) => sum + pipeline.files_at_source_root.total, 0);
-  const shown = (pick: (pipeline: PipelinePlan) => PipelinePlan['dirs_without_manifest'], total: number) => {
-    const names = all.flatMap((pipeline) => pick(pipeline).first).slice(0, 3);
-    const rest = total - names.length;
-    return `${names.map((name) => escapedBytes(Buffer.from(name, 'utf8'))).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
-  };
+  const shown = (pick: (pipeline: PipelinePlan) => PipelinePlan['dirs_without_manifest'], total: number) =>
+    namesInNote(
+      all.flatMap((pipeline) => pick(pipeline).first),
+      total,
+    );
   if (folders > 0)
     lines.push(
       `not published: ${counted(folders, 'folder')} ${folders === 1 ? 'holds' : 'hold'} files but no manifest.json (${shown((pipeline) => pipeline.dirs_without_manifest, folders)}); write one with: sealkit distribute manifest <folder> --id <id>`,
@@ -1016,6 +1016,17 @@ function looseNote(report: RunReport): string {
 }
 
 /**
+ * The first three of `total` names in a note's parentheses, each quoted
+ * (a name may hold `, ` itself) and with control bytes escaped, then how
+ * many more there are.
+ */
+function namesInNote(names: readonly string[], total: number): string {
+  const first = names.slice(0, 3);
+  const rest = total - first.length;
+  return `${first.map((name) => `'${escapedBytes(Buffer.from(name, 'utf8'))}'`).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+}
+
+/**
  * Files in bundle folders written after their manifest, which does not list
  * them: a chart or a CSV added later never reaches a destination, and
  * nothing else would say so. A file left out on purpose was there before the
@@ -1025,9 +1036,10 @@ function unlistedNote(report: RunReport): string {
   const all = report.plan.pipelines;
   const total = all.reduce((sum, pipeline) => sum + pipeline.files_after_manifest.total, 0);
   if (total === 0) return '';
-  const names = all.flatMap((pipeline) => pipeline.files_after_manifest.first).slice(0, 3);
-  const rest = total - names.length;
-  const shown = `${names.map((name) => escapedBytes(Buffer.from(name, 'utf8'))).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+  const shown = namesInNote(
+    all.flatMap((pipeline) => pipeline.files_after_manifest.first),
+    total,
+  );
   return `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder was written after its manifest and is' : 'in bundle folders were written after their manifest and are'} not in it (${shown}); if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n\n`;
 }
 
