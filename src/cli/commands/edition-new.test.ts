@@ -178,6 +178,20 @@ describe('sealkit edition new', () => {
       refuse(REPO_ROOT, 'destination_inside_installation', []);
     });
 
+    it('regression: a destination inside the checkout says what to do (had no hint)', () => {
+      const run = runCli(['edition', 'new', '--edition', 'bigquery', 'acme_zq'], { cwd: REPO_ROOT });
+      expect(run.status).toBe(2);
+      expect(run.stderr.toString()).toBe(
+        [
+          'error[destination_inside_installation]: the destination lies inside the sealkit installation or checkout; choose a folder outside it',
+          '  --> acme_zq',
+          '  = help: a new workspace goes outside the sealkit checkout or installation that runs this command: give a path outside it, or run the command from another folder (cd ~ first)',
+          '',
+        ].join('\n'),
+      );
+      expect(existsSync(join(REPO_ROOT, 'acme_zq'))).toBe(false);
+    });
+
     it('refuses a destination that reaches the checkout through a symlink', () => {
       symlinkSync(REPO_ROOT, join(dir, 'link_zq'));
       // The path as typed, never what the link resolves to.

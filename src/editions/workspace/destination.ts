@@ -160,7 +160,9 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
   const { parent, name } = splitDestination(dest);
   const physicalParent = physicalPath(parent);
   if (isInside(installationRoot, resolve(physicalParent, name)))
-    throw refuseEdition('destination_inside_installation');
+    throw refuseEdition('destination_inside_installation', {
+      hint: 'a new workspace goes outside the sealkit checkout or installation that runs this command: give a path outside it, or run the command from another folder (cd ~ first)',
+    });
   let held: Dir;
   try {
     // No link is followed on the way to DEST, as `edition check` follows
