@@ -532,6 +532,7 @@ export const distributeManifestCommand: Command = {
           ? manifest.files.map((file) => `  ${file.path} (${counted(file.size, 'byte')})\n`).join('')
           : '') +
         leftOutText(leftOut) +
+        idChangedText(manifest, previous) +
         sameFilesText(manifest, previous),
       json: {
         status: 'ok',
@@ -544,7 +545,7 @@ export const distributeManifestCommand: Command = {
         replaced,
         ...(previous === undefined
           ? {}
-          : { previous: { digest: previous.digest, created: previous.created } }),
+          : { previous: { id: previous.id, digest: previous.digest, created: previous.created } }),
         left_out: leftOut.map((entry) => ({ path: entry.path, reason: entry.reason })),
       },
     };
@@ -577,17 +578,33 @@ function notInManifestText(files: readonly string[], again: string): string {
  * (docs/distributor.md#producing-a-manifest).
  */
 function sameFilesText(
-  manifest: { readonly digest: string; readonly created: Instant },
-  previous: { readonly digest: string; readonly created: Instant } | undefined,
+  manifest: { readonly id: string; readonly digest: string; readonly created: Instant },
+  previous: { readonly id: string; readonly digest: string; readonly created: Instant } | undefined,
 ): string {
-  // An older created is not republished anywhere (skipped_newer): nothing to say.
+  // An older created is not republished anywhere (skipped_newer): nothing to
+  // say; another id is said by idChangedText, and is no replacement.
   if (
     previous === undefined ||
+    previous.id !== manifest.id ||
     previous.digest !== manifest.digest ||
     compareInstants(manifest.created, previous.created) <= 0
   )
     return '';
   return `note: the files are those of the manifest replaced (same digest); only created changed (${previous.created} -> ${manifest.created}), so every destination will replace the bundle it published: to leave it as published, give --created ${previous.created}\n`;
+}
+
+/**
+ * A manifest written anew with another id: a destination that published
+ * the folder under the old id keeps it, and refuses the new one as
+ * `conflict_different_id` (one bundle path keeps one id), which the
+ * operator learns here rather than from the next run's exit status.
+ */
+function idChangedText(
+  manifest: { readonly id: string },
+  previous: { readonly id: string } | undefined,
+): string {
+  if (previous === undefined || previous.id === manifest.id) return '';
+  return `note: the id changed ('${previous.id}' -> '${manifest.id}'): a destination that published this folder as '${previous.id}' keeps it, and a run refuses the folder there as conflict_different_id (one bundle path keeps one id): to go on publishing it there, give --id ${shellWord(previous.id)}; to publish it under the new id, move the published bundle away first\n`;
 }
 
 /** What the manifest leaves out, one line, the first 10 named. */

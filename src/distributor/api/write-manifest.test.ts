@@ -223,11 +223,11 @@ describe('distribute manifest: --replace', () => {
     expect(writeManifest(bundle, { id: 'w22', created: CREATED, replace: true }).replaced).toBe(false);
   });
 
-  it('says what it replaced: the earlier digest and created, when that manifest reads as one', () => {
+  it('says what it replaced: the earlier id, digest and created, when that manifest reads as one', () => {
     const first = writeManifest(bundle, { id: 'w22', created: CREATED });
     expect(first.previous).toBeUndefined();
     const again = writeManifest(bundle, { id: 'w22', created: '2026-05-30T12:00:00Z', replace: true });
-    expect(again.previous).toEqual({ digest: first.manifest.digest, created: CREATED });
+    expect(again.previous).toEqual({ id: 'w22', digest: first.manifest.digest, created: CREATED });
     expect(again.manifest.digest).toBe(first.manifest.digest);
     // A manifest.json that is not one is replaced all the same, with nothing to say of it.
     writeFileSync(join(bundle, 'manifest.json'), 'not json\n');
@@ -492,9 +492,38 @@ describe('sealkit distribute manifest (CLI)', () => {
     const changed = manifest('2026-06-01T00:00:00Z', '--replace', '--json');
     expect(changed.stdout.toString()).not.toContain('note:');
     expect(JSON.parse(changed.stdout.toString()).previous).toEqual({
+      id: 'w22',
       digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       created: CREATED,
     });
+  });
+
+  it('regression: a manifest written again with another id says a destination will refuse it (said "only created changed")', () => {
+    expect(runCli(['distribute', 'manifest', bundle, '--id', 'sales.w22', '--created', CREATED]).status).toBe(
+      0,
+    );
+    const renamed = runCli([
+      'distribute',
+      'manifest',
+      bundle,
+      '--id',
+      'sales.week22',
+      '--created',
+      '2026-06-02T00:00:00Z',
+      '--replace',
+    ]);
+    expect(renamed.status).toBe(0);
+    expect(
+      renamed.stdout
+        .toString()
+        .split('\n')
+        .filter((line) => line.startsWith('note:')),
+    ).toEqual([
+      "note: the id changed ('sales.w22' -> 'sales.week22'): a destination that published this folder as 'sales.w22' keeps it, and a run refuses the folder there as conflict_different_id (one bundle path keeps one id): to go on publishing it there, give --id sales.w22; to publish it under the new id, move the published bundle away first",
+    ]);
+    // The same id again: no such note.
+    const same = runCli(['distribute', 'manifest', bundle, '--id', 'sales.week22', '--replace']);
+    expect(same.stdout.toString()).not.toContain('the id changed');
   });
 });
 

@@ -84,12 +84,14 @@ export interface WrittenManifest {
   /** True when an existing `manifest.json` was rewritten (`replace`); in a dry run, would be. */
   readonly replaced: boolean;
   /**
-   * The digest and `created` of the manifest it replaced (or would), when
-   * that one could be read as a manifest: the same digest means the same
-   * files, and a new `created` then only makes every destination replace
-   * a bundle whose files did not change.
+   * The id, digest and `created` of the manifest it replaced (or would),
+   * when that one could be read as a manifest: the same digest means the
+   * same files, and a new `created` then only makes every destination
+   * replace a bundle whose files did not change; another id makes every
+   * destination that published the folder refuse it as a conflict.
    */
   readonly previous?: {
+    readonly id: SourceManifest['id'];
     readonly digest: SourceManifest['digest'];
     readonly created: SourceManifest['created'];
   };
@@ -588,7 +590,7 @@ function publishManifest(dir: Dir, text: string, replace: boolean): boolean {
 }
 
 /**
- * The digest and `created` of the `manifest.json` in `dir`, when it reads
+ * The id, digest and `created` of the `manifest.json` in `dir`, when it reads
  * as a manifest; anything else (unreadable, not a manifest) is left to the
  * replacement, which does not need it.
  */
@@ -597,8 +599,8 @@ function previousManifest(dir: Dir): WrittenManifest['previous'] {
     const opened = openRegular(dir, [MANIFEST_FILE]);
     if (!opened.ok) return undefined;
     try {
-      const { digest, created } = parseManifest(opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1));
-      return { digest, created };
+      const { id, digest, created } = parseManifest(opened.file.readUpTo(MANIFEST_LIMITS.maxBytes + 1));
+      return { id, digest, created };
     } finally {
       opened.file.close();
     }
