@@ -3,7 +3,7 @@
 // SIGKILL of a separate process at random points. After each, a rerun must
 // converge to exactly what an uninterrupted run leaves, and no object that no
 // state or pending marker of ours names may be deleted.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -227,4 +227,61 @@ describe('S3 destination: SIGKILL at random points (30 runs) converges on rerun'
       await expectConverged(prefix, scenario);
     });
   }
+});
+
+describe('S3 destination: killed after its commit, before its marker is gone', () => {
+  it('regression: a rerun within the lease reports the committed bundle skipped_same (was destination_locked, exit 2)', async () => {
+    const { steps } = await reference('replace');
+    const prefix = 'killed-after-commit';
+    await prepare(prefix, 'replace');
+    // The last write or delete of a replacement is the marker's deletion:
+    // killed just before it, the new state is written and the marker's
+    // lease is live.
+    const killed = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'test/helpers/distribute-s3-child.mjs'),
+        JSON.stringify({ config: configFor(sourceV2, prefix), now: NOW, killAtStep: steps }),
+      ],
+      { env: { ...process.env, ...ctx.rgw.awsEnv } },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    const held = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
+    expect([...held.keys()].filter((key) => key.includes('.distributor.'))).toEqual([
+      `${prefix}/${DIR}/.distributor.json`,
+      `${prefix}/${DIR}/.distributor.pending.json`,
+    ]);
+    // Within the lease: what the source holds is published; the marker is
+    // the dead run's, left alone.
+    const before = await contents(prefix);
+    for (const dryRun of [true, false]) {
+      const within = await distributeRun({
+        config: configFor(sourceV2, prefix),
+        now: () => new Date(NOW),
+        dryRun,
+      });
+      expect(within.outcomes.map((item) => [item.outcome, item.reason_code])).toEqual([
+        ['skipped_same', undefined],
+      ]);
+    }
+    expect(await contents(prefix)).toEqual(before);
+    expect([...(await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`)).keys()]).toContain(
+      `${prefix}/${DIR}/.distributor.pending.json`,
+    );
+    // After it, a run removes the marker and converges: it takes the marker
+    // over and writes the state again, and sends no output, each already
+    // holding its bytes.
+    const writes: string[] = [];
+    const after = await runInProcess(sourceV2, prefix, {
+      clockOffsetMs: HOUR,
+      beforeStep: (step) => {
+        if (step.kind === 'put' || step.kind === 'delete') writes.push(step.kind);
+      },
+    });
+    expect(after.outcomes.map((item) => [item.outcome, item.reason])).toEqual([
+      ['replaced', 'interrupted_run'],
+    ]);
+    expect(writes).toEqual(['put', 'put', 'delete']);
+    await expectConverged(prefix, 'replace');
+  });
 });

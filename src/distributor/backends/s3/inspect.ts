@@ -1,4 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Sha256Prefixed } from '../../../core/digest/index.js';
 import { Refusal } from '../../../core/refusal/index.js';
 import type { DestinationSnapshot } from '../../backend.js';
 import { compareInstants } from '../../model/instant.js';
@@ -34,6 +35,12 @@ export interface InspectedPrefix {
   readonly state?: DestinationState;
   /** Claims of the marker whose objects exist and hold bytes the marker names: what apply may overwrite or delete. */
   readonly residue: readonly PendingClaim[];
+  /**
+   * The SHA-256 and size each residue object was found to hold, read and
+   * hashed because its marker's lease had ended: a repair leaves one that
+   * already holds the output's bytes in place.
+   */
+  readonly residueHeld?: ReadonlyMap<string, { readonly sha256: Sha256Prefixed; readonly size: number }>;
   /**
    * Why this verdict may describe no single moment of the prefix, so the
    * backend looks again before it believes it: `changed` — a marker or state
@@ -121,6 +128,7 @@ export async function inspectPrefix(
   const doubt = (refusing: boolean): Pick<InspectedPrefix, 'doubt'> =>
     changed ? { doubt: 'changed' } : refusing ? { doubt: 'refusing' } : {};
 
+  const residueHeld = new Map<string, { readonly sha256: Sha256Prefixed; readonly size: number }>();
   if (marker !== undefined && !marker.live) {
     const listedDigest = new Map(state?.outputs.map((output) => [output.path, output.sha256]));
     const foreign: string[] = [];
@@ -129,6 +137,7 @@ export async function inspectPrefix(
       if (stored === undefined) return;
       if (!claim.sha256.includes(stored.sha256) && listedDigest.get(claim.path) !== stored.sha256)
         foreign.push(claim.path);
+      else residueHeld.set(claim.path, { sha256: stored.sha256, size: stored.size });
     });
     const [first] = foreign.sort(compareUtf8);
     if (first !== undefined) {
@@ -233,6 +242,7 @@ export async function inspectPrefix(
     },
     state,
     residue: present,
+    ...(residueHeld.size === 0 ? {} : { residueHeld }),
     ...withMarker(marker),
     ...doubt(unlisted || absent.length > 0),
   };

@@ -274,15 +274,17 @@ function claimPrefix(
 }
 
 /**
- * The outputs of a replacement whose object already holds the new bytes:
- * the published state records the same path, SHA-256 and size, inspection
- * found every output that state lists in place with its recorded size
- * (and its recorded SHA-256 under `--checksum`), and no crashed run of
- * ours left other bytes claimed at the key. Those are left as they are, as
- * a bundle that did not change is (`skipped_same`): only what changed is
- * sent (docs/distributor.md, "Replacing a bundle at S3"). Whatever the
- * inspection doubted — a missing or written-over output, residue — sends
- * every output again.
+ * The outputs of a replacement whose object already holds the new bytes,
+ * left as they are, as a bundle that did not change is (`skipped_same`):
+ * only what changed is sent (docs/distributor.md, "Replacing a bundle at
+ * S3"). Either the published state records the same path, SHA-256 and
+ * size, and inspection found every output that state lists in place with
+ * its recorded size (and its recorded SHA-256 under `--checksum`); or a
+ * crashed run of ours claimed the key, and inspection, reading it after
+ * the claim's lease ended, found it holding the new bytes (a repair after
+ * `kill -9` sends nothing its run had already sent). Whatever else the
+ * inspection doubted — a missing or written-over output — sends every
+ * output again.
  */
 function unchangedOutputs(
   write: PlannedWrite,
@@ -292,12 +294,14 @@ function unchangedOutputs(
   const snapshot = inspected.snapshot;
   const state = inspected.state;
   if (write.previous === undefined || state === undefined || snapshot.kind !== 'managed') return new Set();
-  if (snapshot.missing || snapshot.writtenOver === true || residue.size > 0) return new Set();
+  if (snapshot.missing || snapshot.writtenOver === true) return new Set();
   const published = new Map(state.outputs.map((output) => [output.path, output]));
   const unchanged = new Set<string>();
   for (const output of write.outputs) {
-    const old = published.get(output.path);
-    if (old !== undefined && old.sha256 === output.sha256 && old.size === output.size)
+    const held = residue.has(output.path)
+      ? inspected.residueHeld?.get(output.path)
+      : published.get(output.path);
+    if (held !== undefined && held.sha256 === output.sha256 && held.size === output.size)
       unchanged.add(output.path);
   }
   return unchanged;

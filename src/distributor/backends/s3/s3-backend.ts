@@ -290,7 +290,13 @@ export function createS3BackendNow(
    * dry run says what the run meets; apply would refuse it the same way. A
    * bundle whose state already is the one planned stays `skipped_same`:
    * the run that holds the marker committed it, and only its cleanup is
-   * left (docs/distributor.md, "Runs at the same time").
+   * left (docs/distributor.md, "Runs at the same time"). That cleanup is
+   * the marker holder's while its lease lives, so what the marker claims
+   * is not this run's residue: left in the plan, it would make a repair
+   * (`replaced`, which the live marker then refuses) of a bundle that is
+   * published as the source has it — after a `kill -9`, every bundle
+   * committed last would be refused `destination_locked` for two minutes.
+   * A run after the lease removes it.
    */
   const lockedAtPlanning = (found: InspectedPrefix): DestinationSnapshot => {
     const { snapshot, marker } = found;
@@ -300,7 +306,9 @@ export function createS3BackendNow(
       instantOf(clock.now()),
       waiting === undefined ? undefined : { seconds: waiting.seconds, spent: true },
     );
-    return { ...snapshot, unwritable: refusal };
+    return snapshot.kind === 'managed'
+      ? { ...snapshot, residue: [], unwritable: refusal }
+      : { ...snapshot, unwritable: refusal };
   };
   const noteFailure = (error: unknown, during: 'read' | 'write'): Refusal => {
     if (error instanceof Refusal) return error;
