@@ -29,6 +29,13 @@ describe('bundle path rules', () => {
     ['.distributor.work/lock', 'path_reserved'],
     [`${'a'.repeat(256)}`, 'path_too_long'],
     [`${'a/'.repeat(2100)}b`, 'path_too_long'],
+    // Limits are UTF-8 bytes, not characters: 'é' is 2 bytes, '語' 3, '📈' 4 (two UTF-16 units).
+    [`${'\u00e9'.repeat(128)}`, 'path_too_long'],
+    [`${'\u8a9e'.repeat(86)}`, 'path_too_long'],
+    [`${'\u{1f4c8}'.repeat(64)}`, 'path_too_long'],
+    [`${'\u8a9e'.repeat(85)}/${'\u00e9'.repeat(127)}a`, undefined],
+    [`${`${'\u8a9e'.repeat(85)}/`.repeat(15)}${'\u8a9e'.repeat(85)}`, undefined],
+    [`${`${'\u8a9e'.repeat(85)}/`.repeat(16)}a`, 'path_too_long'],
   ])('%j → %s', (path, expected) => {
     expect(pathProblem(path)).toBe(expected);
   });
