@@ -436,7 +436,7 @@ function readManifestFile(
         role: 'bundle',
         field: 'digest',
         location: { pointer: 'digest', ...places.value(['digest']) },
-        hint: 'the digest does not cover the files listed: the manifest was edited after it was written',
+        hint: `the digest does not cover the files listed: the manifest was edited after it was written; if the files in the folder are the ones meant, write it again from them: ${MANIFEST_COMMAND} --replace`,
       });
     }
     return manifest;

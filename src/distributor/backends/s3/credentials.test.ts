@@ -137,13 +137,13 @@ describe('credentials the store refuses or the SDK passes over', () => {
       );
       expect(scanForSentinels(run, [source], [ctx.rgw.accessKeyId])).toEqual([]);
     }
-    // Neither set: the message lists the sources, and there is nothing to add.
+    // Neither set: no half pair to speak of; what this run had is said instead.
     const none: NodeJS.ProcessEnv = { ...unset };
     delete none.AWS_ACCESS_KEY_ID;
     const bare = cli(none);
     expect(bare.status).toBe(2);
     expect(bare.stderr.toString('utf8')).toContain(
-      "  = at: pipelines[0].destinations[0]\n  = help: destination 'bucket', bundle 'weather/brentwood'\n",
+      "  = help: destination 'bucket', bundle 'weather/brentwood': this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and ",
     );
     expect(await listKeys(ctx.s3, ctx.bucket, 'half-pair/')).toEqual([]);
   });
@@ -206,6 +206,11 @@ describe('credentials the store refuses or the SDK passes over', () => {
       [
         { ...keyless, AWS_PROFILE: 'reports' },
         `AWS_PROFILE names profile 'reports', but neither '${ctx.rgw.awsEnv.AWS_SHARED_CREDENTIALS_FILE}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' exists: check the user the run is started as, or point AWS_SHARED_CREDENTIALS_FILE or AWS_CONFIG_FILE at the files`,
+      ],
+      // regression: nothing set at all had a help line naming the bundle and nothing more.
+      [
+        keyless,
+        `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and neither '${ctx.rgw.awsEnv.AWS_SHARED_CREDENTIALS_FILE}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' exists; a cron job or a service starts with an environment and home of its own: set the keys there, or point AWS_SHARED_CREDENTIALS_FILE at a credentials file`,
       ],
     ];
     for (const [env, help] of cases) {

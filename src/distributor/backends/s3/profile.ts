@@ -147,8 +147,8 @@ function profileHint(env: NodeJS.ProcessEnv): string {
  * read, or one whose profiles all have other names, in silence. Both were
  * seen as "no credentials were found" by a cron job started as another user
  * (a root-owned `~/.aws/credentials`) or one that did not export
- * `AWS_PROFILE`. Undefined when neither file exists: the message already
- * lists the sources.
+ * `AWS_PROFILE`. When the files hold no profile, or do not exist, says
+ * that nothing at all was set for this run.
  */
 function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
   const files = sharedFiles(env);
@@ -156,7 +156,7 @@ function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
   const lead = 'AWS_PROFILE is not set, so the SDK looks for profile [default] in the shared AWS files';
   if (unreadable !== undefined) return `${lead}, but ${unreadable}`;
   const profiles = [...new Set(files.flatMap((file) => file.profiles ?? []))];
-  if (profiles.length === 0) return undefined;
+  if (profiles.length === 0) return nothingSetHint(env, files);
   const others = profiles.filter((profile) => profile !== 'default');
   // `aws configure` leaves a [default] with a region only; the keys may sit under another name.
   if (profiles.includes('default'))
@@ -166,6 +166,23 @@ function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
         : `, or set AWS_PROFILE to the profile to use (they also hold ${named(others)})`
     }`;
   return `${lead}, which hold no [default] but ${named(others)}: set AWS_PROFILE to the profile to use`;
+}
+
+/**
+ * Neither keys, nor a profile, nor a shared file with one: where the run
+ * looked, said with the home it looked in, since a cron job or a service
+ * often starts with another environment and home than the shell the keys
+ * were tried in.
+ */
+function nothingSetHint(env: NodeJS.ProcessEnv, files: readonly [SharedFile, SharedFile]): string | undefined {
+  if (envPairComplete(env)) return undefined;
+  const [credentials, config] = files;
+  const found = files.filter((file) => file.profiles !== undefined);
+  const shared =
+    found.length === 0
+      ? `neither ${credentials.shown} nor ${config.shown} exists${homeOf(files)}`
+      : `${found.map((file) => file.shown).join(' and ')} ${found.length === 1 ? 'holds' : 'hold'} no profile${homeOf(found)}`;
+  return `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and ${shared}; a cron job or a service starts with an environment and home of its own: set the keys there, or point AWS_SHARED_CREDENTIALS_FILE at a credentials file`;
 }
 
 /** Up to five profile names, quoted, and how many more. */
