@@ -294,9 +294,11 @@ export interface DestinationBackend {
    * What `lock` would answer now, without taking the lock, waiting or
    * writing anything (the dry run): `busy` when another run holds it; a
    * thrown refusal when it could not be taken (`destination_write_failed`:
-   * the work area cannot be made). Absent: the backend has no lock (S3).
+   * the work area cannot be made). S3 has no lock and answers `acquired`,
+   * keeping `waitMs` (the run's `--wait`) for what the dry run says of a
+   * bundle another run holds.
    */
-  peekLock?(): Promise<LockOutcome>;
+  peekLock?(options?: { readonly waitMs?: number }): Promise<LockOutcome>;
   /**
    * Reads the bundle path without changing anything. Once `options.signal`
    * is aborted (SIGINT, SIGTERM) a read in flight is abandoned at once and

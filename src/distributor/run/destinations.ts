@@ -113,7 +113,7 @@ export async function peekAll(destinations: readonly OpenDestination[], waitMs =
     const backend = destination.backend;
     if (backend?.peekLock === undefined || destination.refusal !== undefined) continue;
     try {
-      if ((await backend.peekLock()).kind === 'busy') destination.refusal = lockSeenHeld(waitMs);
+      if ((await backend.peekLock({ waitMs })).kind === 'busy') destination.refusal = lockSeenHeld(waitMs);
     } catch (error: unknown) {
       destination.refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));
     }

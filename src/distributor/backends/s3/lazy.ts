@@ -38,6 +38,8 @@ export function createS3Backend(
     destinationId: config.id,
     limits: s3ObjectLimits(config.prefix),
     lock: async (lockOptions?: LockOptions): Promise<LockOutcome> => (await backend()).lock(lockOptions),
+    peekLock: async (peekOptions?: { readonly waitMs?: number }): Promise<LockOutcome> =>
+      (await (await backend()).peekLock?.(peekOptions)) ?? { kind: 'acquired' },
     inspect: async (bundleDir: BundleDir, options?: ReadOptions): Promise<DestinationSnapshot> =>
       (await backend()).inspect(bundleDir, options),
     dryRunCaveats: async (options?: ReadOptions): Promise<readonly DryRunCaveat[]> =>

@@ -42,7 +42,9 @@ export interface LeaseSettings {
 export function lockedRefusal(
   expires: Instant,
   now: Instant,
-  wait?: { readonly seconds: number; readonly spent: boolean },
+  wait?:
+    | { readonly seconds: number; readonly spent: boolean }
+    | { readonly seconds: number; readonly dryRun: true },
 ): Refusal {
   const seconds = Math.max(1, Math.ceil((Date.parse(expires) - Date.parse(now)) / 1000));
   const held = `another run is publishing it (its pending marker's lease ends at ${expires}, in ${seconds} s, unless that run renews it)`;
@@ -51,9 +53,11 @@ export function lockedRefusal(
     hint:
       wait === undefined
         ? `${held}: run again once that run is done, or after the lease if it died (--wait SECONDS waits up to that long for it)`
-        : wait.spent
-          ? `${held}, still after this run's --wait (${wait.seconds} s): run again once that run is done, or with a --wait longer than what is left of the lease if it died`
-          : `${held}; that run took it after this run had looked at the bundle (while this run validated its sources), so this run's --wait (${wait.seconds} s) did not hold for it: run again once that run is done`,
+        : 'dryRun' in wait
+          ? `${held}; a dry run does not wait for it, and a real run with this --wait would look at the bundle again every second for up to ${wait.seconds} s before refusing it`
+          : wait.spent
+            ? `${held}, still after this run's --wait (${wait.seconds} s): run again once that run is done, or with a --wait longer than what is left of the lease if it died`
+            : `${held}; that run took it after this run had looked at the bundle (while this run validated its sources), so this run's --wait (${wait.seconds} s) did not hold for it: run again once that run is done`,
   });
 }
 

@@ -184,6 +184,8 @@ export function createS3BackendNow(
         readonly onWait?: (waitedMs: number) => void;
       }
     | undefined;
+  /** The `--wait` of a dry run, which does not wait: what a real run would do is said instead. */
+  let dryRunWaitSeconds: number | undefined;
   /** Set by an inspection under `--checksum`: a look `apply` takes itself compares by content too. */
   let comparedByContent = false;
   const inspectNow = async (
@@ -304,7 +306,11 @@ export function createS3BackendNow(
     const refusal = lockedRefusal(
       marker.parsed.expires,
       instantOf(clock.now()),
-      waiting === undefined ? undefined : { seconds: waiting.seconds, spent: true },
+      waiting !== undefined
+        ? { seconds: waiting.seconds, spent: true }
+        : dryRunWaitSeconds === undefined
+          ? undefined
+          : { seconds: dryRunWaitSeconds, dryRun: true },
     );
     return snapshot.kind === 'managed'
       ? { ...snapshot, residue: [], unwritable: refusal }
@@ -338,6 +344,11 @@ export function createS3BackendNow(
               ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
             }
           : undefined;
+      return { kind: 'acquired' };
+    },
+    async peekLock(options: { readonly waitMs?: number } = {}): Promise<LockOutcome> {
+      const waitMs = options.waitMs ?? 0;
+      dryRunWaitSeconds = waitMs > 0 ? Math.ceil(waitMs / 1000) : undefined;
       return { kind: 'acquired' };
     },
     async inspect(bundleDir: BundleDir, options: ReadOptions = {}): Promise<DestinationSnapshot> {

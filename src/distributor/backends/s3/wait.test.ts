@@ -40,7 +40,7 @@ function fixture() {
   const key = (name: string) => `${prefix}/${DIR}/${name}`;
   const waits: ProgressEvent[] = [];
   const run = (
-    options: Pick<DistributeRunOptions, 'waitMs' | 'signal' | 's3Backend'> = {},
+    options: Pick<DistributeRunOptions, 'waitMs' | 'signal' | 's3Backend' | 'dryRun'> = {},
   ): Promise<RunReport> =>
     distributeRun({
       config: s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix, id: 's3' }),
@@ -158,6 +158,20 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(report.outcomes[0]?.refusal?.hint).toMatch(
       /run again once that run is done, or after the lease if it died \(--wait SECONDS waits up to that long for it\)$/,
     );
+  });
+
+  it('regression: a dry run under --wait says what a real run would do, not to pass --wait', async () => {
+    const { key, run, stored, waits } = fixture();
+    await markerOfAnotherRun(key('.distributor.pending.json'), 95_000);
+    const started = Date.now();
+    const report = await run({ dryRun: true, waitMs: 120_000 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
+    expect(report.outcomes[0]?.refusal?.hint).toMatch(
+      /unless that run renews it\); a dry run does not wait for it, and a real run with this --wait would look at the bundle again every second for up to 120 s before refusing it$/,
+    );
+    expect(waits).toEqual([]);
+    expect(await stored()).toEqual(['.distributor.pending.json']);
   });
 
   it('regression: a signal during the wait stops the run at once, before any write', async () => {
