@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { PutObjectCommandInput, S3Client } from '@aws-sdk/client-s3';
 import { Refusal } from '../../../core/refusal/index.js';
+import { shellWord } from '../../../core/shell/index.js';
 import { refuseDistributor } from '../../refusals.js';
 import { classifyS3Error, type S3FailureKind, s3Refusal } from './errors.js';
 import { bareEtag } from './etag.js';
@@ -52,6 +53,7 @@ export async function probeStore(
   bucket: string,
   destinationPrefix: string,
   signal?: AbortSignal,
+  endpoint?: string,
 ): Promise<StoreCapabilities> {
   const object = () => {
     const run = randomBytes(16).toString('hex');
@@ -69,7 +71,7 @@ export async function probeStore(
   const createOnly = settled(outcomes[0], destinationPrefix);
   const ifMatch = settled(outcomes[1], destinationPrefix);
   const checked = settled(outcomes[2], destinationPrefix);
-  if (!createOnly || !ifMatch) return await unsupported(client, bucket, signal);
+  if (!createOnly || !ifMatch) return await unsupported(client, bucket, signal, endpoint);
   if (removed.includes('access_denied')) {
     // What stays behind is named as the operator finds it: directly under the prefix, which is not shown.
     const left = [created, matched, checksum]
@@ -225,13 +227,17 @@ async function unsupported(
   client: S3Client,
   bucket: string,
   signal: AbortSignal | undefined,
+  endpoint: string | undefined,
 ): Promise<never> {
   const versioning = await bucketVersioning(client, bucket, signal);
   throw refuseDistributor(
     versioning === 'enabled' || versioning === 'suspended'
       ? 'destination_versioning_unsupported'
       : 'destination_conditional_writes_unsupported',
-    { role: 'destination', ...(versioning === 'enabled' ? { hint: VERSIONING_ON_HINT } : {}) },
+    {
+      role: 'destination',
+      ...(versioning === 'enabled' ? { hint: versioningOnHint(bucket, endpoint) } : {}),
+    },
   );
 }
 
@@ -239,10 +245,13 @@ async function unsupported(
  * What to do about a versioned bucket, as measured on Ceph RGW: with its
  * versioning suspended the probe passes and runs publish (the versions it
  * kept stay), which the message's "use an unversioned bucket" alone did not
- * tell. The bucket is not named (no refusal repeats it).
+ * tell. The command names the configuration's bucket and, for a store that
+ * is not AWS, its endpoint, so that pasted it goes to that store.
  */
-const VERSIONING_ON_HINT =
-  "the bucket's versioning is on: suspend it (aws s3api put-bucket-versioning --bucket <bucket> --versioning-configuration Status=Suspended; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning";
+function versioningOnHint(bucket: string, endpoint: string | undefined): string {
+  const command = `aws s3api put-bucket-versioning --bucket ${shellWord(bucket)}${endpoint === undefined ? '' : ` --endpoint-url ${shellWord(endpoint)}`} --versioning-configuration Status=Suspended`;
+  return `the bucket's versioning is on: suspend it (${command}; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning`;
+}
 
 /**
  * The bucket's versioning, read without writing anything: what the probe's

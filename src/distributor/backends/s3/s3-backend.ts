@@ -404,9 +404,13 @@ export function createS3BackendNow(
       const prefetched = prefetchDigests(write, source);
       try {
         // Every bundle of a run has the run's signal: the first one's stops the shared probe.
-        probe ??= probeStore(getClient(), config.bucket, config.prefix, context.signal).catch(
-          (error: unknown) => noteFailure(error, 'write'),
-        );
+        probe ??= probeStore(
+          getClient(),
+          config.bucket,
+          config.prefix,
+          context.signal,
+          config.endpoint,
+        ).catch((error: unknown) => noteFailure(error, 'write'));
         const capabilities = await probe;
         if (capabilities instanceof Refusal) {
           // A probe the signal stopped says nothing about the store.

@@ -179,7 +179,7 @@ describe('stores that do not honour conditional writes are refused before any wr
     expect(again?.reason_code).toBe('destination_versioning_unsupported');
     // The help says what to do, and doing it lets the run publish.
     expect(again?.refusal?.hint).toBe(
-      "destination 'bucket', bundle 'daily': the bucket's versioning is on: suspend it (aws s3api put-bucket-versioning --bucket <bucket> --versioning-configuration Status=Suspended; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning",
+      `destination 'bucket', bundle 'daily': the bucket's versioning is on: suspend it (aws s3api put-bucket-versioning --bucket ${versioned} --endpoint-url ${ctx.rgw.endpoint} --versioning-configuration Status=Suspended; the versions it kept stay), after which a store such as Ceph RGW honours conditional writes again and the next run's probe passes, or publish to a bucket without versioning`,
     );
     await ctx.s3.send(
       new PutBucketVersioningCommand({ Bucket: versioned, VersioningConfiguration: { Status: 'Suspended' } }),
