@@ -772,8 +772,14 @@ describe('sealkit distribute run', () => {
     const human = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(human.status).toBe(0);
     // The plan speaks the outcome words of the report (regression: publish vs published).
-    expect(human.stdout.toString()).toMatch(
-      /^dry run: the plan a real run would apply \(nothing written\)\n\npublished weather -> site: b\n {2}write report\.html \(page from report\.md, \d+ bytes\)\n {2}write report\.md \(copy, 16 bytes\)\n/,
+    // And says where the bundles go (regression: a prefix joined with the
+    // bundle's folders could only be seen by listing the store afterwards).
+    const [head, plan] = human.stdout.toString().split('\n\npublished ');
+    expect(head).toBe(
+      `dry run: the plan a real run would apply (nothing written)\n\nbundles go to:\n  weather -> site: ${dest}/<bundle>/, e.g. ${dest}/b/`,
+    );
+    expect(`published ${plan}`).toMatch(
+      /^published weather -> site: b\n {2}write report\.html \(page from report\.md, \d+ bytes\)\n {2}write report\.md \(copy, 16 bytes\)\n/,
     );
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
     expect(describeTree(work)).toEqual(before);

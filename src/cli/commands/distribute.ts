@@ -1146,6 +1146,7 @@ function planText(report: RunReport): string {
     lines.push('published outputs compared by SHA-256 (--checksum), not only by size');
   lines.push('');
   if (report.aborted) lines.push('a real run would stop before any write (the refusals are on stderr)', '');
+  lines.push(...whereLines(report));
   for (const item of report.plan.items) lines.push(...planItemLines(item));
   if (report.plan.items.length === 0 && report.failures.length === 0) lines.push(...noBundleLines(report));
   else {
@@ -1161,6 +1162,32 @@ function planText(report: RunReport): string {
   // One blank line before the counts, also when the plan ends with one.
   const body = lines.join('\n').replace(/\n+$/, '');
   return `${body}\n\nwould be: ${countsLine(report)}\n`;
+}
+
+/**
+ * Where each destination the plan writes to puts its bundles, so that a
+ * bundle's place (the prefix and the bundle's folders joined) is seen
+ * before the first run, not found by listing the bucket after it.
+ */
+function whereLines(report: RunReport): string[] {
+  // The first bundle each destination would write, as the example of its place.
+  const first = new Map<string, string>();
+  for (const item of report.plan.items)
+    if (item.outcome === 'published' || item.outcome === 'replaced') {
+      const key = `${item.pipeline_id}\u0000${item.destination_id}`;
+      if (!first.has(key)) first.set(key, item.bundle_dir);
+    }
+  const shown = (text: string) => escapedBytes(Buffer.from(text, 'utf8'));
+  const lines = report.plan.pipelines.flatMap((pipeline) =>
+    pipeline.destinations.flatMap((d) => {
+      const example = first.get(`${pipeline.id}\u0000${d.id}`);
+      if (d.location === undefined || example === undefined) return [];
+      return [
+        `  ${pipeline.id} -> ${d.id}: ${shown(d.location)}<bundle>/, e.g. ${shown(`${d.location}${example}/`)}`,
+      ];
+    }),
+  );
+  return lines.length === 0 ? [] : ['bundles go to:', ...lines, ''];
 }
 
 /**

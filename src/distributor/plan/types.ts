@@ -185,6 +185,12 @@ export interface PlannedDestination {
   readonly id: string;
   readonly kind: 'local' | 's3';
   readonly outputs: OutputCategories;
+  /**
+   * Where its bundles go, ending in `/`: the local root as the
+   * configuration gives it, or `s3://<bucket>/<prefix>/`. A bundle's
+   * outputs lie under `<location><bundle_dir>/`.
+   */
+  readonly location?: string;
 }
 
 export interface PlannedBundle {

@@ -5,7 +5,7 @@ import { hashThreadUpAndFree } from '../../core/digest/index.js';
 import { Dir, type HeldLock, lockExclusiveNonBlocking, probeLock } from '../../core/fs/index.js';
 import { guardRefusals, type Refusal, refuseAll, toRefusal } from '../../core/refusal/index.js';
 import type { DestinationBackend, ObjectLimits, Step } from '../backend.js';
-import type { PipelineConfig } from '../config/types.js';
+import type { DestinationConfig, PipelineConfig } from '../config/types.js';
 import { configuredPath, didYouMeanConfigured, TILDE_HINT } from '../configured-path.js';
 import {
   type Discovery,
@@ -943,6 +943,18 @@ function writesAfter(
   });
 }
 
+/**
+ * Where a destination's bundles go, as the operator reads it (the plan's
+ * `location`): a trial found no way to learn from a dry run that a
+ * bundle `weather/2026-05-30` under `prefix: weather` lands at
+ * `weather/weather/2026-05-30/` but to list the bucket afterwards.
+ */
+function destinationLocation(config: DestinationConfig): string {
+  if (config.kind === 's3') return `s3://${config.bucket}/${config.prefix === '' ? '' : `${config.prefix}/`}`;
+  const root = config.shown_root ?? config.root;
+  return root.endsWith('/') ? root : `${root}/`;
+}
+
 /** The planner's input for a pipeline whose phases all ran. */
 export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
   const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
@@ -953,6 +965,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       id: d.config.id,
       kind: d.config.kind,
       outputs: d.config.outputs,
+      location: destinationLocation(d.config),
     })),
     limits: pipeline.destinations.map((d) => d.backend?.limits),
     bundles: pipeline.bundles

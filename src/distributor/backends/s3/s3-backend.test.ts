@@ -389,8 +389,8 @@ describe('S3 destination: failures are fixed refusals', () => {
     ]).toEqual(['refused', 'destination_incomplete', 'summary.txt']);
   });
 
-  it('an unreachable endpoint is destination_unreachable, with no bucket, key or credential in the report', async () => {
-    const { source, config } = fixture();
+  it('an unreachable endpoint is destination_unreachable, with no key, credential or error text in the report, the bucket only where the plan restates it', async () => {
+    const { source, config, prefix } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));
     const destination = config.pipelines[0]?.destinations[0];
     if (destination === undefined) throw new Error('fixture');
@@ -413,8 +413,22 @@ describe('S3 destination: failures are fixed refusals', () => {
       'refused',
       'destination_unreachable',
     ]);
+    // The bucket is named where the configuration is restated, the plan's
+    // location of the destination, and nowhere else: no store or socket
+    // error text reaches the report.
+    expect(report.plan.pipelines[0]?.destinations[0]?.location).toBe(`s3://sentinel-bucket-name/${prefix}/`);
+    const withoutLocation = {
+      ...report,
+      plan: {
+        ...report.plan,
+        pipelines: report.plan.pipelines.map((pipeline) => ({
+          ...pipeline,
+          destinations: pipeline.destinations.map(({ location: _, ...rest }) => rest),
+        })),
+      },
+    };
     const hits = scanBytes(
-      [{ label: 'report', bytes: JSON.stringify(report) }],
+      [{ label: 'report', bytes: JSON.stringify(withoutLocation) }],
       ['sentinel-bucket-name', ctx.rgw.accessKeyId, ctx.rgw.secretAccessKey, '127.0.0.1:9'],
     );
     expect(hits).toEqual([]);
