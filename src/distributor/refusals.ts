@@ -411,7 +411,8 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   },
   destination_locked: {
     category: 'conflict',
-    message: 'another sealkit run holds the lock of this destination',
+    message:
+      "another sealkit run is publishing here: it holds the destination's lock (local) or the bundle's pending marker (S3)",
   },
   work_dir_unavailable: {
     category: 'unavailable',

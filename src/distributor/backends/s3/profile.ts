@@ -174,7 +174,10 @@ function defaultProfileHint(env: NodeJS.ProcessEnv): string | undefined {
  * often starts with another environment and home than the shell the keys
  * were tried in.
  */
-function nothingSetHint(env: NodeJS.ProcessEnv, files: readonly [SharedFile, SharedFile]): string | undefined {
+function nothingSetHint(
+  env: NodeJS.ProcessEnv,
+  files: readonly [SharedFile, SharedFile],
+): string | undefined {
   if (envPairComplete(env)) return undefined;
   const [credentials, config] = files;
   const found = files.filter((file) => file.profiles !== undefined);
