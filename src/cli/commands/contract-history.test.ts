@@ -46,6 +46,25 @@ describe('reading from a folder that holds projects', () => {
   delete env.SEALKIT_LEDGER_URL;
   delete env.DATABASE_URL;
   const run = (cwd: string, ...args: string[]) => runCli(['contract', ...args], { cwd, env });
+
+  it('regression: validate and project one folder too high name the projects below (told to add kind: to other files)', () => {
+    const above = join(work, 'above');
+    copyExample(join(above, 'retail'));
+    copyExample(join(above, 'shop'));
+    expect(run(above, 'publish', 'retail', '-q').status).toBe(0);
+    const note =
+      "note: '.' is not a contract project; it holds projects: 'retail', 'shop'. Run: sealkit contract";
+    const validate = run(above, 'validate', '.');
+    expect(validate.status).toBe(2);
+    expect(validate.stderr.toString().endsWith(`\n${note} validate retail\n`)).toBe(true);
+    const project = run(above, 'project', '.');
+    expect(project.status).toBe(2);
+    expect(project.stderr.toString().endsWith(`\n${note} project retail\n`)).toBe(true);
+    // Inside a project, nothing of the kind is said.
+    const inside = run(join(above, 'shop'), 'validate', '.');
+    expect(inside.status).toBe(0);
+    expect(inside.stderr.toString()).toBe('');
+  });
   const missing =
     'error[contract_ledger_missing]: the ledger does not exist yet: nothing was ever published there';
 

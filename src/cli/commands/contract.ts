@@ -3,6 +3,7 @@ import {
   type CanonicalProjection,
   type ContractProject,
   contractJsonSchemas,
+  contractProjectsInFolder,
   openContractProjectCached,
   projectionTree,
   type ContractResourceOutcome as ResourceOutcome,
@@ -10,6 +11,7 @@ import {
   writeContractOutput,
 } from '../../contracts/index.js';
 import { type Refusal, refuseAll } from '../../core/refusal/index.js';
+import { shellWord } from '../../core/shell/index.js';
 import type { Command, CommandResult } from '../command.js';
 import { counted, formatRefusal, type JsonObjectOut, refusalJson } from '../output.js';
 import { nonEmptyOption, parseCommandArgs, requireArgument, requireOption, textOption } from '../parse.js';
@@ -119,7 +121,11 @@ function outcomeLines(outcomes: readonly ResourceOutcome[]): string {
  * stdout, every refused file's errors on stderr (up to 50, then a count),
  * exit 2; with --json one object whose items carry each file's errors.
  */
-function refusedProject(project: ContractProject): CommandResult {
+function refusedProject(
+  project: ContractProject,
+  dir: string,
+  command: 'validate' | 'project',
+): CommandResult {
   const outcomes = project.outcomes;
   // A bug is not a property of the project: it exits 70 with fixed text, like any internal error.
   const internal = outcomes.find((outcome) => outcome.refusal?.category === 'internal');
@@ -132,7 +138,7 @@ function refusedProject(project: ContractProject): CommandResult {
   const errors = refused.length === 0 ? undefined : refuseAll(refused);
   return {
     text: `${outcomeLines(outcomes)}${summary}`,
-    errors: formatRefusal(errors ?? projectRefusal, DISCLOSURE),
+    errors: formatRefusal(errors ?? projectRefusal, DISCLOSURE) + projectsBelowNote(dir, command),
     json: {
       status: 'refused',
       ...refusalJson(
@@ -147,6 +153,23 @@ function refusedProject(project: ContractProject): CommandResult {
   };
 }
 
+/**
+ * A folder that is no project but holds projects (one of them published,
+ * with a ledger of its own): a `contract validate .` one level too high
+ * read every project's files, and a dbt workspace's, as one project, and
+ * its refusals told the operator to add `kind:` to dbt_project.yml. Said
+ * after the refusals, with the command on the first project, as history
+ * and replay say it (docs/contracts.md#embedded-ledger).
+ */
+function projectsBelowNote(dir: string, command: 'validate' | 'project'): string {
+  const projects = contractProjectsInFolder(dir);
+  const first = projects?.[0];
+  if (projects === undefined || first === undefined) return '';
+  const named = projects.slice(0, 5).map((project) => `'${project.path}'`);
+  const more = projects.length > named.length ? ` and ${projects.length - named.length} more` : '';
+  return `note: '${dir}' is not a contract project; it holds projects: ${named.join(', ')}${more}. Run: sealkit contract ${command} ${shellWord(first.path)}\n`;
+}
+
 export const contractValidate: Command = {
   path: ['contract', 'validate'],
   usage: VALIDATE_USAGE,
@@ -159,7 +182,7 @@ export const contractValidate: Command = {
     );
     const dir = requireArgument(positionals[0], 'DIR', VALIDATE_USAGE);
     const { project, keepParses } = await openContractProjectCached(dir);
-    if (!project.valid) return refusedProject(project);
+    if (!project.valid) return refusedProject(project, dir, 'validate');
     const outcomes = project.outcomes;
     const counts = new Map<string, number>();
     for (const outcome of outcomes) counts.set(outcome.kind ?? '', (counts.get(outcome.kind ?? '') ?? 0) + 1);
@@ -241,10 +264,10 @@ export const contractProject: Command = {
     let items: ProjectedItem[];
     if (resource !== undefined) {
       const selection = project.select(resource);
-      if (selection.kind === 'project_invalid') return refusedProject(project);
+      if (selection.kind === 'project_invalid') return refusedProject(project, dir, 'project');
       items = [projectedItem(project, selection.outcome)];
     } else {
-      if (!project.valid) return refusedProject(project);
+      if (!project.valid) return refusedProject(project, dir, 'project');
       items = project.outcomes.map((outcome) => projectedItem(project, outcome));
     }
     const projections = items.flatMap((item) => (item.projection === null ? [] : [item.projection]));
