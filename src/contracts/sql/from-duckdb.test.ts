@@ -485,8 +485,9 @@ describe('query scope', () => {
     [
       'a misspelt relation name, on a later line',
       'select orders.order_id,\n  ordres.status\nfrom orders',
-      "no relation 'ordres' in scope (SQL line 2, column 3); did you mean 'orders'? in scope: orders",
+      "no relation 'ordres' in scope (SQL line 2, column 3); 'orders' is in scope, spelt nearly alike: write both the same, fixing whichever is misspelt (here, or in FROM or JOIN); in scope: orders",
     ],
+
     [
       'a qualified star',
       'select z.* from orders o join customers c using (customer_id)',

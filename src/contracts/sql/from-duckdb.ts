@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue, parseStrict } from '../../core/json/index.js';
-import { didYouMean, guardRefusals, Refusal, type ValuePosition } from '../../core/refusal/index.js';
+import { didYouMean, guardRefusals, nearest, Refusal, type ValuePosition } from '../../core/refusal/index.js';
 import { asciiLower } from '../authoring/identifiers.js';
 import type { PhysicalType } from '../authoring/physical-type.js';
 import { type ContractRefusalCode, refuseContract } from '../authoring/refusals.js';
@@ -1171,12 +1171,19 @@ class Converter {
       const within = sqlPosition(this.sql, offset);
       const names = [...scope.keys()];
       // One- and two-letter aliases are all near each other: no suggestion among them.
-      const near = folded.length < 3 ? undefined : didYouMean(folded, names);
+      const near = folded.length < 3 ? undefined : nearest(folded, names);
       const inScope = names.length === 0 ? 'no relation is in scope there' : `in scope: ${names.join(', ')}`;
+      // Either spelling may be the slip: the qualifier here, or the name in
+      // FROM or JOIN (`join custmers` beside `customers.id`, where "did you
+      // mean 'custmers'" asked to copy the typo). Said both ways.
+      const alike =
+        near === undefined
+          ? ''
+          : `'${near}' is in scope, spelt nearly alike: write both the same, fixing whichever is misspelt (here, or in FROM or JOIN); `;
       throw refuseContract('contract_sql_qualifier_unknown', {
         role: ROLE,
         field: FIELD,
-        hint: `no relation '${written}' in scope${where}; ${near === undefined ? inScope : `${near} ${inScope}`}`,
+        hint: `no relation '${written}' in scope${where}; ${alike}${inScope}`,
         ...(within === undefined ? {} : { within }),
       });
     }
