@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defineRefusals, refuseAll } from '../core/refusal/index.js';
-import { counted, formatRefusal, refusalJson } from './output.js';
+import { defineRefusals, refuseAll, toRefusal } from '../core/refusal/index.js';
+import type { CliIo } from './command.js';
+import { counted, formatRefusal, refusalJson, reportFailure } from './output.js';
 
 const refuseDemo = defineRefusals<'demo_unknown_key' | 'demo_missing'>({
   demo_unknown_key: { category: 'malformed', message: 'a resource file has a key sealkit does not know' },
@@ -86,5 +88,61 @@ describe('counted', () => {
     expect(counted(2n, 'byte')).toBe('2 bytes');
     expect(counted(1n, 'byte')).toBe('1 byte');
     expect(counted(3, 'entry', 'entries')).toBe('3 entries');
+  });
+});
+
+describe('an internal error, as the CLI reports it', () => {
+  /** A real failed system call: its text names the path, which must not be shown. */
+  const failedRead = (): unknown => {
+    try {
+      readFileSync('/nonexistent/secret_schema_zq.json');
+    } catch (error) {
+      return error;
+    }
+    throw new Error('the read did not fail');
+  };
+  const reported = (error: unknown, json: boolean, disclosure: 'located' | 'private') => {
+    let stdout = '';
+    let stderr = '';
+    const io = {
+      stdout: { write: (text: string) => ((stdout += text), true) },
+      stderr: { write: (text: string) => ((stderr += text), true) },
+    } as unknown as CliIo;
+    reportFailure(io, error, json, disclosure);
+    return { stdout, stderr };
+  };
+
+  it('regression: names the kind of the defect, never its text (said only "an internal error")', () => {
+    // Through a library boundary, which keeps the kind in the refusal, and raw.
+    const guarded = toRefusal(failedRead());
+    for (const error of [guarded, failedRead()]) {
+      const human = reported(error, false, 'located');
+      expect(human.stderr).toBe(
+        'error[internal_error]: sealkit hit an internal error; nothing was published by the failing step\n' +
+          '  = note: Error ENOENT: a defect of sealkit, not of the input; report it with the command that gave it\n',
+      );
+      expect(JSON.parse(reported(error, true, 'located').stdout)).toEqual({
+        status: 'internal_error',
+        reason_code: 'internal_error',
+        message: 'sealkit hit an internal error; nothing was published by the failing step',
+        error_kind: 'Error ENOENT',
+      });
+    }
+    expect(reported(new TypeError('x is secret_schema_zq'), false, 'located').stderr).toContain(
+      '  = note: TypeError: a defect',
+    );
+    // A class name that is not a plain identifier is not shown as it is.
+    const odd = new Error('m');
+    odd.name = 'secret_schema_zq.json';
+    const oddJson = reported(odd, true, 'located').stdout;
+    expect(JSON.parse(oddJson).error_kind).toBe('Error');
+    expect(oddJson).not.toContain('secret_schema');
+  });
+
+  it('under the private policy, says the fixed message alone', () => {
+    expect(reported(failedRead(), false, 'private').stderr).toBe(
+      'error[internal_error]: sealkit hit an internal error; nothing was published by the failing step\n',
+    );
+    expect(JSON.parse(reported(failedRead(), true, 'private').stdout)).not.toHaveProperty('error_kind');
   });
 });

@@ -1,4 +1,4 @@
-import { Refusal, type RefusalRecord } from '../core/refusal/index.js';
+import { errorKind, Refusal, type RefusalRecord } from '../core/refusal/index.js';
 import type { CliIo, Disclosure } from './command.js';
 import { fitColumns } from './fit-columns.js';
 import { synopsisOf, UsageError } from './usage-error.js';
@@ -172,7 +172,28 @@ export function reportFailure(io: CliIo, error: unknown, json: boolean, disclosu
     else io.stderr.write(paint(formatRefusal(error, disclosure)));
     return;
   }
+  // The kind of the defect (its class, an errno code), never its text; not
+  // at all under the private policy, which shows code and role alone.
+  const kind = disclosure === 'private' ? undefined : internalKind(error);
   if (json)
-    writeJson(io, { status: 'internal_error', reason_code: 'internal_error', message: INTERNAL_MESSAGE });
-  else io.stderr.write(paint(`error[internal_error]: ${INTERNAL_MESSAGE}\n`));
+    writeJson(io, {
+      status: 'internal_error',
+      reason_code: 'internal_error',
+      message: INTERNAL_MESSAGE,
+      ...(kind === undefined ? {} : { error_kind: kind }),
+    });
+  else
+    io.stderr.write(
+      paint(
+        `error[internal_error]: ${INTERNAL_MESSAGE}\n${kind === undefined ? '' : `  = note: ${kind}: a defect of sealkit, not of the input; report it with the command that gave it\n`}`,
+      ),
+    );
+}
+
+/** What an internal error was: kept by the refusal a library boundary made of it, or read off the exception. */
+function internalKind(error: unknown): string | undefined {
+  if (!(error instanceof Refusal)) return errorKind(error);
+  const details: unknown = error.details;
+  if (typeof details !== 'object' || details === null || !('error_kind' in details)) return undefined;
+  return typeof details.error_kind === 'string' ? details.error_kind : undefined;
 }

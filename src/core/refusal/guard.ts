@@ -2,13 +2,41 @@ import { defineRefusals, Refusal } from './refusal.js';
 
 export type InternalRefusalCode = 'internal_error';
 
+/**
+ * What an unexpected exception was, for a bug report: its class and, for a
+ * failed system call, its errno code (`TypeError`, `Error EBUSY`) — never
+ * its text, which may hold a path or a value of the input.
+ */
+export interface InternalErrorDetails {
+  readonly error_kind: string;
+}
+
 /** Invariant violations: a bug in sealkit, never a property of the input. */
-export const refuseInternal = defineRefusals<InternalRefusalCode>({
+export const refuseInternal = defineRefusals<
+  InternalRefusalCode,
+  { readonly internal_error: InternalErrorDetails | undefined }
+>({
   internal_error: {
     category: 'internal',
     message: 'sealkit hit an internal error; nothing was published by the failing step',
+    printDetails: true,
   },
 });
+
+const CLASS_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const ERRNO_CODE = /^E[A-Z0-9_]{1,31}$/;
+
+/**
+ * The kind of a thrown value (see InternalErrorDetails): the class name
+ * only when it is a plain identifier, the errno code only when it looks
+ * like one, so nothing of the input can pass through either.
+ */
+export function errorKind(error: unknown): string {
+  if (!(error instanceof Error)) return error === null ? 'null' : typeof error;
+  const name = CLASS_NAME.test(error.name) ? error.name : 'Error';
+  const code = (error as { readonly code?: unknown }).code;
+  return typeof code === 'string' && ERRNO_CODE.test(code) ? `${name} ${code}` : name;
+}
 
 /** The refusal an exception that is not one becomes; it may look at the error's kind, never its text. */
 export type RefusalFallback = (error: unknown) => Refusal;
@@ -26,7 +54,8 @@ export interface GuardOptions {
   readonly redact?: boolean;
 }
 
-const internal: RefusalFallback = () => refuseInternal('internal_error');
+const internal: RefusalFallback = (error) =>
+  refuseInternal('internal_error', { details: { error_kind: errorKind(error) } });
 
 /**
  * The one conversion of a caught exception into a refusal: a refusal stays

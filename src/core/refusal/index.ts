@@ -1,7 +1,9 @@
 export {
+  errorKind,
   type GuardOptions,
   guardRefusals,
   guardRefusalsAsync,
+  type InternalErrorDetails,
   type InternalRefusalCode,
   type RefusalFallback,
   refuseInternal,
