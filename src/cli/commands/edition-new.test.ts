@@ -190,6 +190,13 @@ describe('sealkit edition new', () => {
         ].join('\n'),
       );
       expect(existsSync(join(REPO_ROOT, 'acme_zq'))).toBe(false);
+      // An absolute path is inside wherever the command runs: no other folder to go to.
+      const absolute = runCli(['edition', 'new', '--edition', 'bigquery', join(REPO_ROOT, 'acme_zq')], {
+        cwd: tmpdir(),
+      });
+      expect(absolute.stderr.toString()).toContain(
+        '  = help: a new workspace goes outside the sealkit checkout or installation that runs this command: give a path outside it\n',
+      );
     });
 
     it('refuses a destination that reaches the checkout through a symlink', () => {

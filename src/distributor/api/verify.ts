@@ -62,9 +62,11 @@ export function verifyBundle(path: string, options: VerifyOptions = {}): Verifie
  * a source root (bundles below it) or a published copy are common slips, and
  * "write one" would be the wrong advice for both.
  */
-function readManifestOrWhy(dir: Dir): SourceManifest {
+function readManifestOrWhy(dir: Dir, onId: (id: string) => void): SourceManifest {
   try {
-    return readManifest(dir);
+    // The id as soon as it parses: a manifest refused after that (its
+    // digest) is written again with it, not with a placeholder.
+    return readManifest(dir, undefined, onId);
   } catch (error: unknown) {
     if (!(error instanceof Refusal) || error.code !== 'manifest_missing') throw error;
     const names = new Set(dir.list().map((entry) => entry.name));
@@ -102,8 +104,9 @@ function verifyIn(
   try {
     // The manifest stops everything (no file is read before it passed); the
     // listed files and the nested-manifest scan are independent of each other.
-    const manifest = readManifestOrWhy(dir);
-    read.id = manifest.id;
+    const manifest = readManifestOrWhy(dir, (id) => {
+      read.id = id;
+    });
     const problems: Refusal[] = [];
     const collect = (work: () => unknown): void => {
       try {

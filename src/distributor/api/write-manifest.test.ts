@@ -527,6 +527,23 @@ describe('sealkit distribute manifest (CLI)', () => {
   });
 });
 
+describe('distribute verify: a manifest whose digest was edited', () => {
+  it('regression: the hint writes it again with its own id (gave --id ID)', () => {
+    writeManifest(bundle, { id: 'sales.w22', created: CREATED });
+    const path = join(bundle, 'manifest.json');
+    const text = readFileSync(path, 'utf8');
+    // One hex digit of the top-level digest changed by hand.
+    const at = text.indexOf('"digest": "sha256:') + '"digest": "sha256:'.length;
+    expect(at).toBeGreaterThan(20);
+    writeFileSync(path, `${text.slice(0, at)}${text[at] === '0' ? '1' : '0'}${text.slice(at + 1)}`);
+    const refusal = refusalOf(() => verifyBundle(bundle));
+    expect(refusal.code).toBe('bundle_digest_mismatch');
+    expect(refusal.hint).toBe(
+      `the digest does not cover the files listed: the manifest was edited after it was written; if the files in the folder are the ones meant, write it again from them: sealkit distribute manifest ${bundle} --id sales.w22 --replace`,
+    );
+  });
+});
+
 describe('distribute verify: a folder without a manifest says what it is', () => {
   it('regression: a source root or a published copy is told apart from a bundle that lacks its manifest (all said "write one")', () => {
     writeManifest(bundle, { id: 'w22', created: CREATED });

@@ -161,7 +161,8 @@ export function holdDestination(dest: string, installationRoot: string): HeldDes
   const physicalParent = physicalPath(parent);
   if (isInside(installationRoot, resolve(physicalParent, name)))
     throw refuseEdition('destination_inside_installation', {
-      hint: 'a new workspace goes outside the sealkit checkout or installation that runs this command: give a path outside it, or run the command from another folder (cd ~ first)',
+      // Another working folder helps only a relative path.
+      hint: `a new workspace goes outside the sealkit checkout or installation that runs this command: give a path outside it${isAbsolute(dest) ? '' : ', or run the command from another folder (cd ~ first)'}`,
     });
   let held: Dir;
   try {

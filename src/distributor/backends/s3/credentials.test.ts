@@ -210,7 +210,7 @@ describe('credentials the store refuses or the SDK passes over', () => {
       // regression: nothing set at all had a help line naming the bundle and nothing more.
       [
         keyless,
-        `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and neither '${ctx.rgw.awsEnv.AWS_SHARED_CREDENTIALS_FILE}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' exists; a cron job or a service starts with an environment and home of its own: set the keys there, or point AWS_SHARED_CREDENTIALS_FILE at a credentials file`,
+        `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and neither '${ctx.rgw.awsEnv.AWS_SHARED_CREDENTIALS_FILE}' nor '${ctx.rgw.awsEnv.AWS_CONFIG_FILE}' exists; check the path AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE name, or set the keys`,
       ],
     ];
     for (const [env, help] of cases) {

@@ -185,7 +185,16 @@ function nothingSetHint(
     found.length === 0
       ? `neither ${credentials.shown} nor ${config.shown} exists${homeOf(files)}`
       : `${found.map((file) => file.shown).join(' and ')} ${found.length === 1 ? 'holds' : 'hold'} no profile${homeOf(found)}`;
-  return `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and ${shared}; a cron job or a service starts with an environment and home of its own: set the keys there, or point AWS_SHARED_CREDENTIALS_FILE at a credentials file`;
+  // A file a variable names that is not there is the user's own slip, said as such.
+  const variables = ['AWS_SHARED_CREDENTIALS_FILE', 'AWS_CONFIG_FILE'] as const;
+  const misnamed = variables.filter(
+    (_, index) => files[index]?.profiles === undefined && files[index]?.shown.startsWith('~') === false,
+  );
+  const advice =
+    misnamed.length > 0
+      ? `check the path ${misnamed.join(' and ')} ${misnamed.length === 1 ? 'names' : 'name'}, or set the keys`
+      : 'a cron job or a service starts with an environment and home of its own: set the keys there, or point AWS_SHARED_CREDENTIALS_FILE at a credentials file';
+  return `this run has none of them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_PROFILE are not set, and ${shared}; ${advice}`;
 }
 
 /** Up to five profile names, quoted, and how many more. */
