@@ -707,7 +707,7 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const bundle = join(source, 'weather', 'b1');
     const later = statSync(join(bundle, 'manifest.json')).mtime.getTime() / 1000 + 60;
-    for (const name of ['chart, daily.png', 'notes.csv']) {
+    for (const name of ['chart, daily.png', "it's, 'x.csv"]) {
       writeFileSync(join(bundle, name), 'x');
       utimesSync(join(bundle, name), later, later);
     }
@@ -717,7 +717,7 @@ describe('sealkit distribute run', () => {
     expect(run.status).toBe(0);
     expect(run.stdout.toString()).toContain(`no manifest.json ('${join(source, 'a, b')}');`);
     expect(run.stdout.toString()).toContain(
-      `not in it ('${join(bundle, 'chart, daily.png')}', '${join(bundle, 'notes.csv')}');`,
+      `not in it ('${join(bundle, 'chart, daily.png')}', '${join(bundle, 'it\\x27s, \\x27x.csv')}');`,
     );
   });
 
@@ -776,7 +776,7 @@ describe('sealkit distribute run', () => {
     // bundle's folders could only be seen by listing the store afterwards).
     const [head, plan] = human.stdout.toString().split('\n\npublished ');
     expect(head).toBe(
-      `dry run: the plan a real run would apply (nothing written)\n\nbundles go to:\n  weather -> site: ${dest}/<bundle>/, e.g. ${dest}/b/`,
+      `dry run: the plan a real run would apply (nothing written)\n\nbundles go to:\n  weather -> site: '${dest}/' then each bundle's folder; the first: '${dest}/b/'`,
     );
     expect(`published ${plan}`).toMatch(
       /^published weather -> site: b\n {2}write report\.html \(page from report\.md, \d+ bytes\)\n {2}write report\.md \(copy, 16 bytes\)\n/,

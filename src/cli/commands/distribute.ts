@@ -1040,7 +1040,16 @@ function looseNote(report: RunReport): string {
 function namesInNote(names: readonly string[], total: number): string {
   const first = names.slice(0, 3);
   const rest = total - first.length;
-  return `${first.map((name) => `'${escapedBytes(Buffer.from(name, 'utf8'))}'`).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+  return `${first.map(quotedName).join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`;
+}
+
+/**
+ * A name in single quotes, as a note shows it: control bytes, the
+ * backslash and a quote of its own as `\xNN`, so that `x', 'y` reads as
+ * one name.
+ */
+function quotedName(name: string): string {
+  return `'${escapedBytes(Buffer.from(name, 'utf8')).replaceAll("'", '\\x27')}'`;
 }
 
 /**
@@ -1177,13 +1186,12 @@ function whereLines(report: RunReport): string[] {
       const key = `${item.pipeline_id}\u0000${item.destination_id}`;
       if (!first.has(key)) first.set(key, item.bundle_dir);
     }
-  const shown = (text: string) => escapedBytes(Buffer.from(text, 'utf8'));
   const lines = report.plan.pipelines.flatMap((pipeline) =>
     pipeline.destinations.flatMap((d) => {
       const example = first.get(`${pipeline.id}\u0000${d.id}`);
       if (d.location === undefined || example === undefined) return [];
       return [
-        `  ${pipeline.id} -> ${d.id}: ${shown(d.location)}<bundle>/, e.g. ${shown(`${d.location}${example}/`)}`,
+        `  ${pipeline.id} -> ${d.id}: ${quotedName(d.location)} then each bundle's folder; the first: ${quotedName(`${d.location}${example}/`)}`,
       ];
     }),
   );

@@ -186,9 +186,10 @@ export interface PlannedDestination {
   readonly kind: 'local' | 's3';
   readonly outputs: OutputCategories;
   /**
-   * Where its bundles go, ending in `/`: the local root as the
-   * configuration gives it, or `s3://<bucket>/<prefix>/`. A bundle's
-   * outputs lie under `<location><bundle_dir>/`.
+   * Where its bundles go, ending in `/`: the local root as refusals show
+   * it (a relative root from the folder the command runs in), or
+   * `s3://<bucket>/<prefix>/`. A bundle's outputs lie under
+   * `<location><bundle_dir>/`.
    */
   readonly location?: string;
 }
