@@ -65,6 +65,24 @@ describe('sealkit contract', () => {
     );
   });
 
+  it('regression: no resource is projected while another file is refused after parsing (a dataset model was, exit 0)', () => {
+    copyExample(join(dir, 'retail'));
+    // The model the semantic model reads, refused for an SQL reference: a
+    // refusal made after every file parsed.
+    const model = join(dir, 'retail', 'models', 'order_facts.yaml');
+    writeFileSync(
+      model,
+      readFileSync(model, 'utf8').replace('left join customers on', 'left join custmers on'),
+    );
+    const out = join(dir, 'out');
+    for (const resource of ['retail.semantic.orders', 'retail.source.orders']) {
+      const run = runCli(['contract', 'project', join(dir, 'retail'), '--resource', resource, '--out', out]);
+      expect(run.status).toBe(2);
+      expect(run.stdout.toString()).toMatch(/refused {2}Model +\S+order_facts\.yaml +contract_/);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
   it('regression: one projection written is "1 projection", not "1 projections"', () => {
     copyExample(join(dir, 'one'));
     const run = runCli([

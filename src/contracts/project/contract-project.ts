@@ -281,7 +281,10 @@ export class ContractProject {
         (candidate.status === 'refused' && this.#entries[candidate.file - 1]?.declared.id === id),
     );
     if (outcome?.refusal !== null && outcome?.refusal !== undefined) throw outcome.refusal;
-    if (!this.#graphComplete) return { kind: 'project_invalid' };
+    // Any refused file, not only one that left the graph incomplete: a file
+    // refused later (an SQL reference, an aggregation) may be a dataset this
+    // resource reads, and a digest sealed over it would be trusted.
+    if (!this.valid) return { kind: 'project_invalid' };
     if (outcome === undefined) {
       throw this.resourceNotFound(id);
     }
