@@ -51,12 +51,21 @@ describe('reading from a folder that holds projects', () => {
     const above = join(work, 'above');
     copyExample(join(above, 'retail'));
     copyExample(join(above, 'shop'));
+    // A dbt workspace beside them holds YAML too, and is not named a project.
+    mkdirSync(join(above, 'acme', 'models'), { recursive: true });
+    writeFileSync(join(above, 'acme', 'dbt_project.yml'), 'name: acme\nversion: "1.0.0"\n');
+    writeFileSync(join(above, 'acme', 'models', '_models.yml'), 'version: 2\nmodels: []\n');
     expect(run(above, 'publish', 'retail', '-q').status).toBe(0);
-    const note =
-      "note: '.' is not a contract project; it holds projects: 'retail', 'shop'. Run: sealkit contract";
+    const below = "'.' is not a contract project; it holds projects: 'retail', 'shop'. Run: sealkit contract";
+    const note = `note: ${below}`;
     const validate = run(above, 'validate', '.');
     expect(validate.status).toBe(2);
     expect(validate.stderr.toString().endsWith(`\n${note} validate retail\n`)).toBe(true);
+    // --json says it as the hint of its refusal.
+    expect(JSON.parse(run(above, 'validate', '.', '--json').stdout.toString())).toMatchObject({
+      reason_code: 'contract_project_invalid',
+      hint: `${below} validate retail`,
+    });
     const project = run(above, 'project', '.');
     expect(project.status).toBe(2);
     expect(project.stderr.toString().endsWith(`\n${note} project retail\n`)).toBe(true);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import './contract-schemas-interpreted.js';
 import {
   type CanonicalProjection,
@@ -133,12 +135,18 @@ function refusedProject(
   const refused = outcomes.flatMap((outcome) => (outcome.refusal === null ? [] : [outcome.refusal]));
   const blocked = outcomes.filter((outcome) => outcome.status === 'blocked').length;
   const summary = `${refused.length} of ${outcomes.length} files refused${blocked > 0 ? `, ${blocked} blocked` : ''}\n`;
-  const projectRefusal = refuseContract('contract_project_invalid', { role: 'project' });
+  const below = projectsBelow(dir, command);
+  const projectRefusal = refuseContract('contract_project_invalid', {
+    role: 'project',
+    ...(below === undefined ? {} : { hint: below }),
+  });
   // Every error of every refused file, in file order then line order, as stderr lists them.
   const errors = refused.length === 0 ? undefined : refuseAll(refused);
   return {
     text: `${outcomeLines(outcomes)}${summary}`,
-    errors: formatRefusal(errors ?? projectRefusal, DISCLOSURE) + projectsBelowNote(dir, command),
+    errors:
+      formatRefusal(errors ?? projectRefusal, DISCLOSURE) +
+      (below === undefined || errors === undefined ? '' : `note: ${below}\n`),
     json: {
       status: 'refused',
       ...refusalJson(
@@ -161,13 +169,16 @@ function refusedProject(
  * after the refusals, with the command on the first project, as history
  * and replay say it (docs/contracts.md#embedded-ledger).
  */
-function projectsBelowNote(dir: string, command: 'validate' | 'project'): string {
-  const projects = contractProjectsInFolder(dir);
+function projectsBelow(dir: string, command: 'validate' | 'project'): string | undefined {
+  // A dbt workspace beside the projects holds YAML too, but is none.
+  const projects = contractProjectsInFolder(dir)?.filter(
+    (project) => project.ledger !== undefined || !existsSync(join(project.path, 'dbt_project.yml')),
+  );
   const first = projects?.[0];
-  if (projects === undefined || first === undefined) return '';
+  if (projects === undefined || first === undefined) return undefined;
   const named = projects.slice(0, 5).map((project) => `'${project.path}'`);
   const more = projects.length > named.length ? ` and ${projects.length - named.length} more` : '';
-  return `note: '${dir}' is not a contract project; it holds projects: ${named.join(', ')}${more}. Run: sealkit contract ${command} ${shellWord(first.path)}\n`;
+  return `'${dir}' is not a contract project; it holds projects: ${named.join(', ')}${more}. Run: sealkit contract ${command} ${shellWord(first.path)}`;
 }
 
 export const contractValidate: Command = {
