@@ -54,7 +54,11 @@ export function lockedRefusal(
       wait === undefined
         ? `${held}: run again once that run is done, or after the lease if it died (--wait SECONDS waits up to that long for it)`
         : 'dryRun' in wait
-          ? `${held}; a dry run does not wait for it, and a real run with this --wait would look at the bundle again every second for up to ${wait.seconds} s before refusing it`
+          ? `${held}; a dry run does not wait for it, and a real run with this --wait (${wait.seconds} s) would look at the bundle again every second, ${
+              wait.seconds > seconds
+                ? 'past the end of the lease: the bundle is then published from what that run left, or taken over if it died'
+                : 'and its wait ends before the lease does: unless that run finishes first, it refuses the bundle too'
+            }`
           : wait.spent
             ? `${held}, still after this run's --wait (${wait.seconds} s): run again once that run is done, or with a --wait longer than what is left of the lease if it died`
             : `${held}; that run took it after this run had looked at the bundle (while this run validated its sources), so this run's --wait (${wait.seconds} s) did not hold for it: run again once that run is done`,

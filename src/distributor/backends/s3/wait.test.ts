@@ -168,7 +168,12 @@ describe('S3 destination: --wait for a bundle another run holds', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(outcomeOf(report)).toEqual(['refused', 'destination_locked']);
     expect(report.outcomes[0]?.refusal?.hint).toMatch(
-      /unless that run renews it\); a dry run does not wait for it, and a real run with this --wait would look at the bundle again every second for up to 120 s before refusing it$/,
+      /unless that run renews it\); a dry run does not wait for it, and a real run with this --wait \(120 s\) would look at the bundle again every second, past the end of the lease: the bundle is then published from what that run left, or taken over if it died$/,
+    );
+    // A wait shorter than what is left of the lease would not outlast it.
+    const shorter = await run({ dryRun: true, waitMs: 30_000 });
+    expect(shorter.outcomes[0]?.refusal?.hint).toMatch(
+      /would look at the bundle again every second, and its wait ends before the lease does: unless that run finishes first, it refuses the bundle too$/,
     );
     expect(waits).toEqual([]);
     expect(await stored()).toEqual(['.distributor.pending.json']);
