@@ -45,7 +45,7 @@
  *    It is a test hook supplied through the library API (never an
  *    environment check); production runs pass a no-op.
  */
-import type { FileDigests } from '../core/digest/index.js';
+import type { FileDigests, Sha256Prefixed } from '../core/digest/index.js';
 import type { Dir } from '../core/fs/index.js';
 import type { Refusal } from '../core/refusal/index.js';
 import type { BundleDir, BundlePath, DestinationState, Instant, OutputRecord } from './model/types.js';
@@ -108,6 +108,12 @@ export type DestinationSnapshot =
       readonly firstMissingGenerated?: boolean;
       /** Pending residue of a crashed replacement of ours (S3); empty for local. */
       readonly residue: readonly BundlePath[];
+      /**
+       * S3: the objects a replacement may leave where they are, with the
+       * bytes they are known to hold (see `InPlaceObject`); absent for local,
+       * whose replacement writes every output.
+       */
+      readonly inPlace?: readonly InPlaceObject[];
       /** Why a replacement here would fail, as for `empty`. */
       readonly unwritable?: Refusal;
     }
@@ -118,6 +124,18 @@ export type DestinationSnapshot =
       /** The entry the refusal is about (its path in the bundle), when it is one: an output that cannot be read. */
       readonly entryPath?: string;
     };
+
+/**
+ * An object at a bundle path whose bytes are known without sending them:
+ * an output the published state lists, found with the size it records
+ * (and, compared by content, its SHA-256), or an object a crashed run of
+ * ours claimed, read and hashed after its lease ended.
+ */
+export interface InPlaceObject {
+  readonly path: BundlePath;
+  readonly sha256: Sha256Prefixed;
+  readonly size: number;
+}
 
 /** Which mutating step a backend is about to take; reported to `beforeStep`. */
 export type StepKind =

@@ -1245,9 +1245,12 @@ function planItemLines(item: PlanItem): string[] {
       const lines = [`${item.outcome} ${where}${reason === '' ? '' : ` (${reason})`}`];
       // Said as what the file is, not the state's kind: an asset copied under
       // `source: false` is a copy, not a sign that `source` was ignored.
+      const kept = new Set<string>(item.kept ?? []);
       for (const output of item.outputs)
         lines.push(
-          `  write ${output.path} (${output.kind === 'generated' ? `page from ${output.source_path}` : 'copy'}, ${counted(output.size, 'byte')})`,
+          kept.has(output.path)
+            ? `  keep ${output.path} (there already with these bytes, ${counted(output.size, 'byte')})`
+            : `  write ${output.path} (${output.kind === 'generated' ? `page from ${output.source_path}` : 'copy'}, ${counted(output.size, 'byte')})`,
         );
       lines.push('  write .distributor.json (last)');
       // Only what leaves the destination: an old output the new bundle writes

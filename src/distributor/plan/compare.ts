@@ -1,3 +1,4 @@
+import type { InPlaceObject } from '../backend.js';
 import { compareInstants } from '../model/instant.js';
 import type { BundlePath, DestinationState, OutputRecord, SourceManifest } from '../model/types.js';
 import type { DistributorReasonCode, DistributorRefusalCode } from '../refusals.js';
@@ -33,6 +34,8 @@ export type SnapshotView =
       readonly firstMissingKind?: EntryKind;
       readonly firstMissingGenerated?: boolean;
       readonly residue: readonly BundlePath[];
+      /** What a replacement may leave where it is (S3; see InPlaceObject in the backend interface). */
+      readonly inPlace?: readonly InPlaceObject[];
       readonly unwritable?: DistributorReasonCode;
     }
   | {

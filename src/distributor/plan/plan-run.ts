@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Refusal } from '../../core/refusal/index.js';
 import type { ObjectLimits } from '../backend.js';
-import type { BundleDir, SourceManifest } from '../model/types.js';
+import type { BundleDir, BundlePath, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import type { DistributorReasonCode } from '../refusals.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
@@ -14,6 +14,7 @@ import type {
   PipelinePlan,
   PlanItem,
   PlannedDestination,
+  PlannedOutput,
   PlannedRefusal,
   RunFailure,
   RunPlan,
@@ -259,12 +260,14 @@ function planItem(
   const warned = warnings.length === 0 ? {} : { link_warnings: warnings };
   if (decision.outcome === 'published')
     return { ...head, outcome: 'published', outputs, state, residue, ...warned };
+  const kept = keptOutputs(outputs, view);
   return {
     ...head,
     outcome: 'replaced',
     outputs,
     state,
     ...warned,
+    ...(kept.length === 0 ? {} : { kept }),
     previous: { token: decision.token, outputs: decision.previous.outputs.map((output) => output.path) },
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.reason === 'same_files'
@@ -275,6 +278,25 @@ function planItem(
       : {}),
     residue,
   };
+}
+
+/**
+ * The outputs of a replacement the destination already holds with their
+ * bytes, which apply leaves in place (docs/distributor.md, "Replacing a
+ * bundle at S3"): only from a destination that says what it holds
+ * (`inPlace`, S3), and none when inspection found an output missing or
+ * written over, which sends every output again.
+ */
+function keptOutputs(outputs: readonly PlannedOutput[], view: SnapshotView): readonly BundlePath[] {
+  if (view.kind !== 'managed' || view.inPlace === undefined) return [];
+  if (view.missing || view.writtenOver === true) return [];
+  const held = new Map(view.inPlace.map((object) => [object.path as string, object]));
+  return outputs
+    .filter((output) => {
+      const object = held.get(output.path);
+      return object !== undefined && object.sha256 === output.sha256 && object.size === output.size;
+    })
+    .map((output) => output.path);
 }
 
 /**

@@ -104,6 +104,14 @@ export interface PlannedWrite extends PlanItemBase {
    */
   readonly residue: readonly BundlePath[];
   /**
+   * replace only: outputs left where they are, not written again, because
+   * the destination already holds their bytes (S3: the published state
+   * records the same path, SHA-256 and size, or a crashed run of ours sent
+   * them and inspection read them back). Absent when none; a local
+   * replacement writes every output.
+   */
+  readonly kept?: readonly BundlePath[];
+  /**
    * Links of its pages that will point at nothing at this destination (a
    * warning; the bundle is published as planned). Absent when there are none.
    */

@@ -271,6 +271,19 @@ describe('S3 destination: killed after its commit, before its marker is gone', (
     // After it, a run removes the marker and converges: it takes the marker
     // over and writes the state again, and sends no output, each already
     // holding its bytes.
+    // The dry run after the lease shows the same: every output kept.
+    const planned = await distributeRun({
+      config: configFor(sourceV2, prefix),
+      now: () => new Date(NOW),
+      dryRun: true,
+      s3Backend: (c: S3DestinationConfig, context) =>
+        createS3Backend(c, context, { clock: { now: () => new Date(Date.now() + HOUR) } }),
+    });
+    const item = planned.plan.items[0];
+    expect(item?.outcome).toBe('replaced');
+    const all = item !== undefined && 'outputs' in item ? item.outputs.map((output) => output.path) : [];
+    expect(all.length).toBeGreaterThan(2);
+    expect(item !== undefined && 'kept' in item ? item.kept : undefined).toEqual(all);
     const writes: string[] = [];
     const after = await runInProcess(sourceV2, prefix, {
       clockOffsetMs: HOUR,

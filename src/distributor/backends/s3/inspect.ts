@@ -36,12 +36,6 @@ export interface InspectedPrefix {
   /** Claims of the marker whose objects exist and hold bytes the marker names: what apply may overwrite or delete. */
   readonly residue: readonly PendingClaim[];
   /**
-   * The SHA-256 and size each residue object was found to hold, read and
-   * hashed because its marker's lease had ended: a repair leaves one that
-   * already holds the output's bytes in place.
-   */
-  readonly residueHeld?: ReadonlyMap<string, { readonly sha256: Sha256Prefixed; readonly size: number }>;
-  /**
    * Why this verdict may describe no single moment of the prefix, so the
    * backend looks again before it believes it: `changed` — a marker or state
    * the listing showed was gone when read (a run committed or cleaned up
@@ -201,6 +195,7 @@ export async function inspectPrefix(
     )
     .map((output) => output.path)
     .sort(compareUtf8);
+  const absentPaths = new Set<string>(absent);
   // Said apart from a deleted one: an output that is there with another size
   // (or other bytes) was written over, and is named first (its bytes are the
   // ones a replacement would lose).
@@ -232,6 +227,15 @@ export async function inspectPrefix(
       ...(firstSize === undefined ? {} : { firstMissingSize: firstSize }),
       ...(sameSize ? { firstMissingContent: true } : {}),
       ...(overwritten.length > 0 ? { writtenOver: true } : {}),
+      // What a replacement may leave where it is: the listed outputs found
+      // as the state records them (none claimed), and what a dead run of
+      // ours claimed and sent, read back above.
+      inPlace: [
+        ...state.outputs
+          .filter((output) => !claimed.has(output.path) && !absentPaths.has(output.path))
+          .map((output) => ({ path: output.path, sha256: output.sha256, size: output.size })),
+        ...[...residueHeld].map(([path, held]) => ({ path: path as BundlePath, ...held })),
+      ],
       // A marker whose lease ended is residue even when it claims nothing
       // that is there (a run died before its first upload, or an earlier
       // release lost the bundle and left its marker claiming nothing): the
@@ -242,7 +246,6 @@ export async function inspectPrefix(
     },
     state,
     residue: present,
-    ...(residueHeld.size === 0 ? {} : { residueHeld }),
     ...withMarker(marker),
     ...doubt(unlisted || absent.length > 0),
   };

@@ -226,7 +226,7 @@ interface Claimed {
   readonly mayOverwrite: ReadonlySet<string>;
   /** Old outputs and verified residue the new state does not list, sorted: deleted after the commit. */
   readonly leftovers: readonly string[];
-  /** Outputs a replacement leaves in place, not sent again (see `unchangedOutputs`). */
+  /** Outputs a replacement leaves in place, not sent again (the plan's `kept`). */
   readonly unchanged: ReadonlySet<string>;
 }
 
@@ -269,42 +269,9 @@ function claimPrefix(
     ]),
     mayOverwrite: new Set<string>([...residue, ...oldPaths]),
     leftovers: [...new Set<string>([...oldPaths, ...residue])].filter((path) => !keep.has(path)).sort(),
-    unchanged: unchangedOutputs(write, inspected, residue),
+    // Decided by the plan, so that the dry run shows what is left in place.
+    unchanged: new Set<string>(write.kept ?? []),
   };
-}
-
-/**
- * The outputs of a replacement whose object already holds the new bytes,
- * left as they are, as a bundle that did not change is (`skipped_same`):
- * only what changed is sent (docs/distributor.md, "Replacing a bundle at
- * S3"). Either the published state records the same path, SHA-256 and
- * size, and inspection found every output that state lists in place with
- * its recorded size (and its recorded SHA-256 under `--checksum`); or a
- * crashed run of ours claimed the key, and inspection, reading it after
- * the claim's lease ended, found it holding the new bytes (a repair after
- * `kill -9` sends nothing its run had already sent). Whatever else the
- * inspection doubted — a missing or written-over output — sends every
- * output again.
- */
-function unchangedOutputs(
-  write: PlannedWrite,
-  inspected: InspectedPrefix,
-  residue: ReadonlySet<string>,
-): ReadonlySet<string> {
-  const snapshot = inspected.snapshot;
-  const state = inspected.state;
-  if (write.previous === undefined || state === undefined || snapshot.kind !== 'managed') return new Set();
-  if (snapshot.missing || snapshot.writtenOver === true) return new Set();
-  const published = new Map(state.outputs.map((output) => [output.path, output]));
-  const unchanged = new Set<string>();
-  for (const output of write.outputs) {
-    const held = residue.has(output.path)
-      ? inspected.residueHeld?.get(output.path)
-      : published.get(output.path);
-    if (held !== undefined && held.sha256 === output.sha256 && held.size === output.size)
-      unchanged.add(output.path);
-  }
-  return unchanged;
 }
 
 /** Creates the marker or takes it over; a lost race for it says whether another run holds it. */

@@ -51,8 +51,13 @@ function setUp(name: string) {
   const proxied = {
     pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
   };
-  const run = (options: { readonly checksum?: boolean } = {}) =>
-    distributeRun({ config: proxied, now: CLOCK, ...(options.checksum === true ? { checksum: true } : {}) });
+  const run = (options: { readonly checksum?: boolean; readonly dryRun?: boolean } = {}) =>
+    distributeRun({
+      config: proxied,
+      now: CLOCK,
+      ...(options.checksum === true ? { checksum: true } : {}),
+      ...(options.dryRun === true ? { dryRun: true } : {}),
+    });
   const bundleKey = (path: string) => `${prefix}/weather/brentwood/${path}`;
   return { prefix, write, run, bundleKey };
 }
@@ -86,6 +91,13 @@ describe('replacing a bundle at S3', () => {
     const before = await readPrefix(ctx.s3, ctx.bucket, `${prefix}/`);
 
     write('day,sky\nmon,sun\ntue,rain\n');
+    // regression: the dry run said every output would be written.
+    const planned = (await run({ dryRun: true })).plan.items[0];
+    expect(planned !== undefined && 'kept' in planned ? planned.kept : undefined).toEqual([
+      'data.bin',
+      'report.html',
+      'report.md',
+    ]);
     let report: Awaited<ReturnType<typeof run>> | undefined;
     const puts = await putsDuring(prefix, async () => {
       report = await run();
@@ -126,6 +138,10 @@ describe('replacing a bundle at S3', () => {
     expect(outcomes(await run())).toEqual([['weather/brentwood', 'published', '']]);
     await ctx.s3.send(new DeleteObjectCommand({ Bucket: ctx.bucket, Key: bundleKey('report.md') }));
     write('day,sky\nmon,sun\ntue,rain\n');
+    // The dry run says so too: nothing kept.
+    const planned = (await run({ dryRun: true })).plan.items[0];
+    expect(planned?.outcome).toBe('replaced');
+    expect(planned !== undefined && 'kept' in planned ? planned.kept : undefined).toBeUndefined();
     let report: Awaited<ReturnType<typeof run>> | undefined;
     const puts = await putsDuring(prefix, async () => {
       report = await run();
