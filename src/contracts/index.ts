@@ -69,6 +69,7 @@ export {
   DEFAULT_PROJECT_LIMITS as DEFAULT_CONTRACT_PROJECT_LIMITS,
   type ProjectInFolder as ContractProjectInFolder,
   type ProjectLimits as ContractProjectLimits,
+  projectAbove as contractProjectAbove,
   projectsInFolder as contractProjectsInFolder,
   readContractProjectFiles,
   requireContractProjectFolder,

@@ -47,6 +47,25 @@ describe('reading from a folder that holds projects', () => {
   delete env.DATABASE_URL;
   const run = (cwd: string, ...args: string[]) => runCli(['contract', ...args], { cwd, env });
 
+  it('regression: history and replay in a folder of a published project point at its ledger (advised a second one)', () => {
+    const home = join(work, 'inside');
+    copyExample(join(home, 'retail'));
+    expect(run(home, 'publish', 'retail', '-q').status).toBe(0);
+    const sources = join(home, 'retail', 'sources');
+    const history = run(sources, 'history', '--resource', 'retail.source.orders');
+    expect(history.status).toBe(2);
+    expect(history.stderr.toString()).toContain(
+      "  = help: '.' is inside the contract project '..', whose ledger is ../.sealkit/ledger: run: sealkit contract history .. --resource retail.source.orders (publishing '.' would start a second ledger)\n",
+    );
+    const replay = JSON.parse(run(home, 'replay', 'retail/sources', '--json').stdout.toString());
+    expect(replay).toMatchObject({ reason_code: 'contract_ledger_missing' });
+    expect(replay.hint).toBe(
+      "'retail/sources' is inside the contract project 'retail', whose ledger is retail/.sealkit/ledger: run: sealkit contract replay retail (publishing 'retail/sources' would start a second ledger)",
+    );
+    // As advised, it reads the project's ledger.
+    expect(run(sources, 'history', '..', '--resource', 'retail.source.orders').status).toBe(0);
+  });
+
   it('regression: validate and project one folder too high name the projects below (told to add kind: to other files)', () => {
     const above = join(work, 'above');
     copyExample(join(above, 'retail'));

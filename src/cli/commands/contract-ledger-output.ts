@@ -11,6 +11,7 @@ import type {
   PublicationPlanItem,
 } from '../../contracts/index.js';
 import {
+  contractProjectAbove,
   contractProjectsInFolder,
   ledgerLocation,
   ledgerServerShown,
@@ -470,6 +471,11 @@ function missingLedgerHint(location: LedgerLocation, rerun: Rerun | undefined): 
       const next = rerun === undefined ? 'Name one of them as DIR' : `Run: ${rerun(first)}`;
       return `'${location.projectDir}' is not a contract project; it holds projects: ${named.join(', ')}${more}. ${next}`;
     }
+    // Inside a published project (run in its sources/ folder, say): its
+    // ledger is above, and publishing here would start a second one.
+    const above = contractProjectAbove(location.projectDir);
+    if (above !== undefined)
+      return `'${location.projectDir}' is inside the contract project '${above}', whose ledger is ${join(above, '.sealkit', 'ledger')}: ${rerun === undefined ? `name '${above}' as DIR` : `run: ${rerun(above)}`} (publishing '${location.projectDir}' would start a second ledger)`;
     return `publish first with 'sealkit contract publish ${location.projectDir}', or pass --ledger URL`;
   }
   const same = location.from === '--ledger' ? 'the same --ledger URL' : `${location.from} as it is set now`;

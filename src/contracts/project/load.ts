@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Dir, didYouMeanPath, isFsError, symlinkOnPath } from '../../core/fs/index.js';
 import { guardRefusals } from '../../core/refusal/index.js';
 import { refuseContract } from '../authoring/refusals.js';
@@ -172,6 +172,35 @@ export function projectsInFolder(
   } finally {
     root.close();
   }
+}
+
+/** How many folders up `projectAbove` looks. */
+const ABOVE_LEVELS = 8;
+
+/**
+ * The nearest folder above `path` that has an embedded ledger, written
+ * from `path` as the user gave it (`..`, `retail`): run in a sub-folder of
+ * a published project (`retail/sources`), a reader finds no ledger there,
+ * and publishing that folder would start a second ledger beside the
+ * project's. Undefined when none of the folders above has one. Only reads.
+ */
+export function projectAbove(path: string): string | undefined {
+  for (let up = 1; up <= ABOVE_LEVELS; up += 1) {
+    const candidate = join(path, ...Array.from({ length: up }, () => '..'));
+    let dir: Dir;
+    try {
+      dir = Dir.open(candidate);
+    } catch {
+      return undefined;
+    }
+    try {
+      if (hasEmbeddedLedger(dir)) return candidate;
+    } finally {
+      dir.close();
+    }
+    if (resolve(candidate) === resolve(candidate, '..')) return undefined;
+  }
+  return undefined;
 }
 
 function hasEmbeddedLedger(dir: Dir): boolean {
