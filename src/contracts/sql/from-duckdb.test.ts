@@ -383,6 +383,21 @@ describe('query scope', () => {
     });
   });
 
+  it('regression: a misspelt CTE name is said to be one (the hint named resources only)', async () => {
+    const refused = await refusalWithPlace(
+      'with delivered as (select * from orders) select * from delivred',
+      resolver,
+    );
+    expect([refused.code, refused.hint]).toEqual([
+      'contract_reference_unavailable',
+      "did you mean the CTE 'delivered' of this query?",
+    ]);
+    // A name near no CTE keeps the resolver's own answer.
+    expect(
+      (await refusalWithPlace('with delivered as (select 1) select * from nowhere', resolver)).hint,
+    ).toBeUndefined();
+  });
+
   it('does not let a CTE see itself or a later CTE', async () => {
     // `c` inside its own definition is the resource named c, not the CTE.
     expect((await project('with c as (select * from c) select * from c')).relations).toEqual([

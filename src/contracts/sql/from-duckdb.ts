@@ -991,6 +991,26 @@ class Converter {
     }
   }
 
+  /**
+   * The resource a table name stands for. One the project does not have
+   * that is a typo of a CTE name in scope (`from delivred` beside `with
+   * delivered as`) says so: the resolver knows the project's resources
+   * only, and named the nearest of those.
+   */
+  #resolveOrNearCte(folded: string, ctes: CteScope, node: JsonObject): string {
+    try {
+      return this.resolver.resolveRelation(folded, this.#place(node).within);
+    } catch (error: unknown) {
+      if (!refuseContract.is(error, 'contract_reference_unavailable')) throw error;
+      const cte = nearest(folded, ctes.keys());
+      if (cte === undefined) throw error;
+      throw error.at(
+        {},
+        `${error.hint === undefined ? '' : `${error.hint}; `}did you mean the CTE '${ctes.get(cte)?.name ?? cte}' of this query?`,
+      );
+    }
+  }
+
   #baseTable(node: JsonObject, ctes: CteScope, bindings: Binding[], declaredAlias: string | null): SqlFrom {
     keys(node, BASE_TABLE_KEYS, []);
     // A schema or catalog would name a physical location, not a resource of the project.
@@ -1030,7 +1050,7 @@ class Converter {
       );
       return { node: 'cte', name: cte.name, alias: declaredAlias };
     }
-    const id = this.resolver.resolveRelation(folded, this.#place(node).within);
+    const id = this.#resolveOrNearCte(folded, ctes, node);
     this.relations.add(id);
     const declared = this.resolver.relationColumns?.(id);
     const columns = declared === undefined ? null : new Set(declared.map(asciiLower));
