@@ -91,13 +91,25 @@ describe('typed literal refusals say what the type takes, never the literal', ()
       'decimal(6,2)',
       "field 'qty' is decimal(6,2), which holds at most 4 digits before the point and 2 after",
     ],
-    ['SECRET_LITERAL_ZQ', 'int32', "field 'qty' is int32: write a whole number"],
-    [7, 'string', "field 'qty' is string: write a string (quote a number or true/false to make it one)"],
-    ['2026-13-01', 'date', "field 'qty' is date: write a date, YYYY-MM-DD"],
+    [
+      'SECRET_LITERAL_ZQ',
+      'int32',
+      "field 'qty' is int32: write a whole number, or, if that type is the slip, change it where the field declares it",
+    ],
+    [
+      7,
+      'string',
+      "field 'qty' is string: write a string (quote a number or true/false to make it one), or, if that type is the slip, change it where the field declares it",
+    ],
+    [
+      '2026-13-01',
+      'date',
+      "field 'qty' is date: write a date, YYYY-MM-DD, or, if that type is the slip, change it where the field declares it",
+    ],
     [
       '2026-01-01T00:00:00',
       'timestamp_tz',
-      "field 'qty' is timestamp_tz: write a timestamp with a zone, YYYY-MM-DDTHH:MM:SSZ or …+01:00",
+      "field 'qty' is timestamp_tz: write a timestamp with a zone, YYYY-MM-DDTHH:MM:SSZ or …+01:00, or, if that type is the slip, change it where the field declares it",
     ],
   ])('regression: %s as %s', (literal, type, hint) => {
     let caught: unknown;

@@ -49,7 +49,9 @@ export function typeLiteral(
   const mismatch = () =>
     refuseContract('contract_literal_type_mismatch', {
       ...site,
-      hint: `${about}: write ${literalForm(type)}`,
+      // The value may be right and the type the slip: both are said, so
+      // that one changed type is not met with a rewrite of every value.
+      hint: `${about}: write ${literalForm(type)}, or, if that type is the slip, change it where the field declares it`,
     });
   const inexact = () =>
     refuseContract('contract_literal_inexact', { ...site, hint: `${about}, which ${typeRange(type)}` });
