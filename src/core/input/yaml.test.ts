@@ -317,6 +317,16 @@ describe('the strict YAML reader', () => {
     expect(faultPlaceHint(seen.place)).not.toContain('quote');
   });
 
+  it('regression: a text block line indented less than its first is said so, at its text (advised to close a bracket, at column 1)', () => {
+    const seen = faultOf('kind: Model\nsql: |\n    select 1\n   where true\nfields: []\n');
+    expect(seen.fault).toBe('malformed');
+    expect(seen.place).toMatchObject({ line: 4, column: 4 });
+    expect(faultPlaceHint(seen.place)).toContain(
+      'every line of a text block (after | or >) is indented at least as deep as its first line',
+    );
+    expect(faultPlaceHint(seen.place)).not.toContain('bracket');
+  });
+
   it('keeps the advice about an open quote or bracket when one is open above', () => {
     const seen = faultOf('a:\n  b: [1, 2\n  c: 3\n');
     expect(faultPlaceHint(seen.place)).toMatch(/bracket/);

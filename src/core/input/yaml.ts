@@ -103,7 +103,7 @@ export interface YamlFaultPlace {
 const SYNTAX_ADVICE: Readonly<Record<string, string>> = {
   TAB_AS_INDENT: 'a tab indents this line: YAML indents with spaces only',
   BAD_INDENT:
-    'the indentation is off here: keys of one mapping start in the same column, and a bracket { or [ opened above is closed',
+    'the indentation is off here: keys of one mapping start in the same column, and every line of a text block (after | or >) is indented at least as deep as its first line',
   MULTILINE_IMPLICIT_KEY:
     'a key runs over more than one line: a colon and a space are missing after a key above',
   MISSING_CHAR: 'a quote or bracket opened above is not closed before here',
@@ -266,11 +266,15 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
     // Bad indentation inside an open bracket (`{a: [1, }`, or `[1, 2` with
     // the next key below it) is the bracket, not the columns.
     const unclosed = problem.code === 'BAD_INDENT' ? scanIndentation(text).unclosedFrom : undefined;
-    const advice =
-      unclosed !== undefined && unclosed <= place.line
-        ? `a quote or bracket opened on line ${unclosed} is not closed before here: close [ with ] and { with }`
-        : SYNTAX_ADVICE[problem.code];
-    throw options.refuse('malformed', advice === undefined ? place : { ...place, advice });
+    const bracket = unclosed !== undefined && unclosed <= place.line;
+    const advice = bracket
+      ? `a quote or bracket opened on line ${unclosed} is not closed before here: close [ with ] and { with }`
+      : SYNTAX_ADVICE[problem.code];
+    // A line out of place is shown where its text starts, not in the
+    // indentation before it.
+    const at =
+      problem.code === 'BAD_INDENT' && !bracket ? firstTextOfLine(text, problem.pos[0], position) : place;
+    throw options.refuse('malformed', advice === undefined ? at : { ...at, advice });
   }
   if (document.directives?.docStart === true && document.directives.yaml.explicit) {
     throw options.refuse('directive', { line: 1, column: 1 });
@@ -287,6 +291,15 @@ export function readStrictYaml(input: Uint8Array | string, options: StrictYamlOp
   // Every repeated key at once, in document order: each is fixed alone.
   if (converter.duplicates.length > 0) throw refuseAll(converter.duplicates);
   return root;
+}
+
+/** The first character of the line `offset` is on that is not a space, or `offset`'s own place. */
+function firstTextOfLine(text: string, offset: number, position: (offset: number) => Position): Position {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const lineEnd = text.indexOf('\n', lineStart);
+  const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+  const first = line.search(/[^ ]/);
+  return first === -1 || lineStart + first < offset ? position(offset) : position(lineStart + first);
 }
 
 /**
