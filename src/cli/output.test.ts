@@ -105,8 +105,18 @@ describe('an internal error, as the CLI reports it', () => {
     let stdout = '';
     let stderr = '';
     const io = {
-      stdout: { write: (text: string) => ((stdout += text), true) },
-      stderr: { write: (text: string) => ((stderr += text), true) },
+      stdout: {
+        write: (text: string) => {
+          stdout += text;
+          return true;
+        },
+      },
+      stderr: {
+        write: (text: string) => {
+          stderr += text;
+          return true;
+        },
+      },
     } as unknown as CliIo;
     reportFailure(io, error, json, disclosure);
     return { stdout, stderr };
