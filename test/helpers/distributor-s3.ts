@@ -16,6 +16,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
+import { distributeRun } from '../../src/distributor/run/run.js';
 import { type RgwService, startRgw } from '../services/rgw.js';
 import { type S3Proxy, startS3Proxy } from './s3-proxy.js';
 
@@ -139,6 +140,27 @@ export interface S3DestinationSpec {
   readonly html?: boolean;
   readonly assets?: boolean;
   readonly lang?: string;
+}
+
+/**
+ * Runs of `config` (from `s3Config`) with its destination reached through
+ * the proxy at `proxyEndpoint`, which sees every request; `now` stamps the
+ * states.
+ */
+export function runThroughProxy(config: ReturnType<typeof s3Config>, proxyEndpoint: string, now: () => Date) {
+  const [pipeline] = config.pipelines;
+  const [destination] = pipeline?.destinations ?? [];
+  if (pipeline === undefined || destination === undefined) throw new Error('config');
+  const proxied = {
+    pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: proxyEndpoint }] }],
+  };
+  return (options: { readonly checksum?: boolean; readonly dryRun?: boolean } = {}) =>
+    distributeRun({
+      config: proxied,
+      now,
+      ...(options.checksum === true ? { checksum: true } : {}),
+      ...(options.dryRun === true ? { dryRun: true } : {}),
+    });
 }
 
 /** One pipeline from `sourceRoot` to one S3 destination on the test gateway (no credentials in it). */

@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import {
   putMany,
   readPrefix,
+  runThroughProxy,
   s3Config,
   useRgwFixture,
   writeBundle,
 } from '../../../../test/helpers/distributor-s3.js';
 import type { ProxiedRequest } from '../../../../test/helpers/s3-proxy.js';
-import { distributeRun } from '../../run/run.js';
+import type { distributeRun } from '../../run/run.js';
 
 const ctx = useRgwFixture({ work: 's3-checksum-', bucket: 'checksum', proxy: true, awsEnv: true });
 
@@ -34,21 +35,11 @@ function setUp(name: string, files: Readonly<Record<string, string | Uint8Array>
     files: { 'report.md': '# Brentwood\n\nSunny.\n', 'summary.csv': SUMMARY, ...files },
   });
   const prefix = `checksum/${name}`;
-  const config = s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix });
-  const [pipeline] = config.pipelines;
-  const [destination] = pipeline?.destinations ?? [];
-  if (pipeline === undefined || destination === undefined) throw new Error('config');
-  // Through the proxy, which sees every request.
-  const proxied = {
-    pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
-  };
-  const run = (options: { readonly checksum?: boolean; readonly dryRun?: boolean } = {}) =>
-    distributeRun({
-      config: proxied,
-      now: CLOCK,
-      ...(options.checksum === true ? { checksum: true } : {}),
-      ...(options.dryRun === true ? { dryRun: true } : {}),
-    });
+  const run = runThroughProxy(
+    s3Config(ctx.rgw, source, { bucket: ctx.bucket, prefix }),
+    ctx.proxy.endpoint,
+    CLOCK,
+  );
   const bundleKey = (path: string) => `${prefix}/weather/brentwood/${path}`;
   return { dir, prefix, run, bundleKey };
 }
