@@ -787,6 +787,22 @@ describe('sealkit distribute run', () => {
     expect(JSON.parse(real.stdout.toString()).plan).toEqual(JSON.parse(dry.stdout.toString()).plan);
   });
 
+  it('regression: the dry run names a root written with doubled slashes with one (kept //)', () => {
+    makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    const doubled = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'site', root: `${dest.replace(/\//g, '//')}//` }] },
+    ]);
+    const dry = runCli(['distribute', 'run', '--config', doubled, '--dry-run']);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout.toString()).toContain(
+      `  weather -> site: '${dest}/' then each bundle's folder; the first: '${dest}/b/'\n`,
+    );
+    expect(
+      JSON.parse(runCli(['distribute', 'run', '--config', doubled, '--dry-run', '--json']).stdout.toString())
+        .plan.pipelines[0].destinations[0].location,
+    ).toBe(`${dest}/`);
+  });
+
   it('exits 2 and still reports every outcome when one item conflicts', () => {
     makeBundle(source, 'a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });

@@ -604,7 +604,8 @@ function idChangedText(
   previous: { readonly id: string } | undefined,
 ): string {
   if (previous === undefined || previous.id === manifest.id) return '';
-  return `note: the id changed ('${previous.id}' -> '${manifest.id}'): a destination that published this folder as '${previous.id}' keeps it, and a run refuses the folder there as conflict_different_id (one bundle path keeps one id): to go on publishing it there, give --id ${shellWord(previous.id)}; to publish it under the new id, move the published bundle away first\n`;
+  const [before, after] = [quotedName(previous.id), quotedName(manifest.id)];
+  return `note: the id changed (${before} -> ${after}): a destination that published this folder as ${before} keeps it, and a run refuses the folder there as conflict_different_id (one bundle path keeps one id): to go on publishing it there, give --id ${shellWord(previous.id)}; to publish it under the new id, move the published bundle away first\n`;
 }
 
 /** What the manifest leaves out, one line, the first 10 named. */

@@ -524,6 +524,12 @@ describe('sealkit distribute manifest (CLI)', () => {
     // The same id again: no such note.
     const same = runCli(['distribute', 'manifest', bundle, '--id', 'sales.week22', '--replace']);
     expect(same.stdout.toString()).not.toContain('the id changed');
+    // An id holding a quote reads as one id.
+    const quoted = runCli(['distribute', 'manifest', bundle, '--id', "it's", '--replace']);
+    expect(quoted.status).toBe(0);
+    expect(quoted.stdout.toString()).toContain(
+      "note: the id changed ('sales.week22' -> 'it\\x27s'): a destination that published this folder as 'sales.week22' keeps it",
+    );
   });
 });
 

@@ -951,7 +951,8 @@ function writesAfter(
  */
 function destinationLocation(config: DestinationConfig): string {
   if (config.kind === 's3') return `s3://${config.bucket}/${config.prefix === '' ? '' : `${config.prefix}/`}`;
-  const root = config.shown_root ?? config.root;
+  // One slash between folders, as the path means it (`site//` is `site/`).
+  const root = (config.shown_root ?? config.root).replace(/\/{2,}/g, '/');
   return root.endsWith('/') ? root : `${root}/`;
 }
 
