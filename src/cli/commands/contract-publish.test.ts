@@ -166,8 +166,8 @@ describe('sealkit contract publish, history and replay', () => {
     expect(stdout).toMatch(/refused: 1 of 6 resources; nothing was written\n$/);
     expect(refused.stderr.toString('utf8')).toBe(
       'error[contract_ledger_approval_required]: the change widens what readers may receive or who may see it and needs an explicit approval\n' +
-        `  --> ${join(project, 'sources/orders.yaml')}\n` +
-        '  = field: approval\n' +
+        `  --> ${join(project, 'sources/orders.yaml')}:46:11\n` +
+        '  = at: fields[4].type\n' +
         `  = help: approve it with --approve-widening ${ORDERS}@1.4.0 --approver NAME --reason TEXT\n`,
     );
     // With --json everything stays one object on stdout.
@@ -592,7 +592,7 @@ describe('sealkit contract publish, history and replay', () => {
     expect(
       publish('--approve-widening', `${ORDERS}@1.5.0`, '--approver', 'A', '--reason', 'R').stderr.toString(),
     ).toContain(
-      `  --> ${join(project, 'sources', 'orders.yaml')}\n  = field: approval.approves\n  = help: the approval names 1.5.0; approve ${ORDERS}@1.4.0, the version this run publishes: --approve-widening ${ORDERS}@1.4.0\n`,
+      `  --> ${join(project, 'sources', 'orders.yaml')}:46:11\n  = at: fields[4].type\n  = help: the approval names 1.5.0; approve ${ORDERS}@1.4.0, the version this run publishes: --approve-widening ${ORDERS}@1.4.0\n`,
     );
     expect(publish('--approver', 'A').status).toBe(1);
     expect(publish('--approve-widening', `${ORDERS}@1.4.0`).status).toBe(1);

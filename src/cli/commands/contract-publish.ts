@@ -197,9 +197,27 @@ function placedRefusal(item: PublicationPlanItem, project: ContractProject): Ref
     refusal.code === 'contract_ledger_approval_required' && id !== undefined && item.version !== null
       ? `approve it with --approve-widening ${id}@${item.version} --approver NAME --reason TEXT`
       : undefined;
-  // A refusal about the version points at the version as written, where it is fixed.
-  const pointer = refusal.field === 'version' ? 'contract.version' : undefined;
-  return id === undefined ? refusal : project.placeInFile(id, refusal, pointer, hint);
+  if (id === undefined) return refusal;
+  return project.placeInFile(id, refusal, pointerOfRefusal(item, project, id), hint);
+}
+
+/**
+ * Where in its file an item's refusal is fixed: a refusal about the version
+ * at the version as written; one about a widening's approval at the first
+ * widening change, which is what the approval vouches for.
+ */
+function pointerOfRefusal(
+  item: PublicationPlanItem,
+  project: ContractProject,
+  id: string,
+): string | undefined {
+  const refusal = item.refusal;
+  if (refusal?.field === 'version') return 'contract.version';
+  const approvesWidening =
+    refusal?.code === 'contract_ledger_approval_required' ||
+    refusal?.code === 'contract_ledger_approval_mismatch';
+  const widening = item.classification?.changes.find((change) => change.verdict === 'widening');
+  return approvesWidening && widening !== undefined ? project.authoredPointer(id, widening.path) : undefined;
 }
 
 /** Every refused item of the plan, for stderr: `>/dev/null` hides the plan, never a refusal. */

@@ -239,3 +239,50 @@ function nodeValueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   }
   return here;
 }
+
+// ---- a change of the projection, found in the file that authored it ----
+
+const CHANGE_SEGMENT = /^(?:\.?([A-Za-z_][A-Za-z0-9_-]*)|\[((?:[^\\\]]|\\.)*)\])/;
+
+/**
+ * The authored place of a change's path (`content.fields[amount].type`)
+ * as a pointer into the resource file (`fields[4].type`), followed key by
+ * key and, in a list, to the member whose `name` is the bracketed one, as
+ * far as the file has it: the projection keeps the authored keys for
+ * fields and members, and where it does not, the deepest place found
+ * stands (the member, at least). Undefined when not even the first key is
+ * in the file. See docs/contracts.md#reading-an-error.
+ */
+export function authoredPointerOf(root: YamlNode | null, changePath: string): string | undefined {
+  if (root === null) return undefined;
+  let rest = changePath.startsWith('content.') ? changePath.slice('content.'.length) : changePath;
+  let node = root;
+  let pointer = '';
+  while (rest !== '') {
+    const match = CHANGE_SEGMENT.exec(rest);
+    if (match === null) break;
+    rest = rest.slice(match[0].length);
+    const key = match[1];
+    if (key !== undefined && node.kind === 'map') {
+      const entry = node.entries.find((candidate) => candidate.key === key);
+      if (entry === undefined) break;
+      pointer += `${pointer === '' ? '' : '.'}${key}`;
+      node = entry.value;
+      continue;
+    }
+    const name = match[2]?.replace(/\\(.)/g, '$1');
+    if (name === undefined || node.kind !== 'seq') break;
+    const index = node.items.findIndex(
+      (item) =>
+        item.kind === 'map' &&
+        item.entries.some(
+          (entry) => entry.key === 'name' && entry.value.kind === 'string' && entry.value.value === name,
+        ),
+    );
+    const item = node.items[index];
+    if (item === undefined) break;
+    pointer += `[${index}]`;
+    node = item;
+  }
+  return pointer === '' ? undefined : pointer;
+}

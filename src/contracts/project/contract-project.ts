@@ -9,7 +9,7 @@ import {
   toRefusal,
 } from '../../core/refusal/index.js';
 import { isResourceId } from '../authoring/identifiers.js';
-import { placeEach, positioned, segmentsOf } from '../authoring/locate.js';
+import { authoredPointerOf, placeEach, positioned, segmentsOf } from '../authoring/locate.js';
 import { refuseContract } from '../authoring/refusals.js';
 import { RESOURCE_KINDS, type ResourceKind, ROLE_OF_KIND } from '../authoring/schemas/resource.js';
 import { compareCodeUnits } from '../authoring/text.js';
@@ -224,6 +224,15 @@ export class ContractProject {
       },
       hint,
     );
+  }
+
+  /**
+   * Where a change of the resource's projection is written in its file, as
+   * a pointer for `placeInFile` (`content.fields[amount].type` →
+   * `fields[4].type`), or undefined when the file does not have it.
+   */
+  authoredPointer(id: string, changePath: string): string | undefined {
+    return authoredPointerOf(this.#byId.get(id)?.node ?? null, changePath);
   }
 
   /** Per-file outcomes in file order. */
