@@ -347,7 +347,7 @@ describe('sealkit contract', () => {
     const run = runCli(['contract', 'validate', 'r2'], { cwd: dir });
     expect(run.status).toBe(2);
     expect(run.stdout.toString('utf8')).toMatch(
-      /^blocked {2}Model {10}r2\/models\/order_facts\.yaml {10}not checked: it refers to what a refused file may declare$/m,
+      /^blocked {2}Model {10}r2\/models\/order_facts\.yaml {10}not checked: it refers to what r2\/sources\/orders\.yaml may declare, which is refused$/m,
     );
     expect(run.stderr.toString('utf8')).toBe(
       [
@@ -357,6 +357,40 @@ describe('sealkit contract', () => {
         "  = help: did you mean 'name'?",
         '',
       ].join('\n'),
+    );
+  });
+
+  it('regression: a blocked file names the refused files that block it, directly or through a dependency', () => {
+    // It said only "what a refused file may declare": with several refused
+    // files the operator could not tell which one to fix first.
+    copyExample(join(dir, 'r2'));
+    const unname = (file: string, key: string) => {
+      const path = join(dir, 'r2', file);
+      writeFileSync(path, readFileSync(path, 'utf8').replace(new RegExp(`^${key}: `, 'm'), `n${key}: `));
+    };
+    unname('sources/orders.yaml', 'name');
+    const one = runCli(['contract', 'validate', 'r2', '--json'], { cwd: dir });
+    expect(one.status).toBe(2);
+    const blocked = (run: typeof one) =>
+      (
+        JSON.parse(run.stdout.toString('utf8')) as {
+          items: { path: string; status: string; blocked_by?: string[] }[];
+        }
+      ).items
+        .filter((item) => item.status === 'blocked')
+        .map((item) => [item.path, item.blocked_by]);
+    // The dashboards use semantic models that are blocked themselves: the refused file is named, not those.
+    expect(blocked(one)).toEqual([
+      ['r2/dashboards/customer_health.yaml', ['r2/sources/orders.yaml']],
+      ['r2/dashboards/sales_overview.yaml', ['r2/sources/orders.yaml']],
+      ['r2/models/order_facts.yaml', ['r2/sources/orders.yaml']],
+      ['r2/semantic/orders.yaml', ['r2/sources/orders.yaml']],
+    ]);
+    unname('semantic/customers.yaml', 'name');
+    const two = runCli(['contract', 'validate', 'r2'], { cwd: dir });
+    expect(two.status).toBe(2);
+    expect(two.stdout.toString('utf8')).toMatch(
+      /^blocked {2}Model {10}r2\/models\/order_facts\.yaml {10}not checked: it refers to what refused files may declare: r2\/semantic\/customers\.yaml, r2\/sources\/orders\.yaml$/m,
     );
   });
 

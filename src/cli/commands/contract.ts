@@ -91,6 +91,7 @@ function outcomeJson(outcome: ResourceOutcome): JsonObjectOut {
   };
   if (outcome.kind !== null) item.kind = outcome.kind;
   if (outcome.status === 'valid' && outcome.id !== null) item.id = outcome.id;
+  if (outcome.status === 'blocked') item.blocked_by = [...outcome.blockedBy];
   if (outcome.refusal !== null) {
     const record = refusalJson(outcome.refusal, DISCLOSURE);
     item.reason_code = record.reason_code;
@@ -106,11 +107,20 @@ function outcomeJson(outcome: ResourceOutcome): JsonObjectOut {
 function outcomeLine(outcome: ResourceOutcome, width: number): string {
   const head = `${outcome.status.padEnd(8)} ${(outcome.kind ?? '-').padEnd(13)}  ${outcome.displayPath.padEnd(width)}`;
   if (outcome.status === 'valid') return `${head}  ${outcome.id}\n`;
-  if (outcome.status === 'blocked')
-    return `${head}  not checked: it refers to what a refused file may declare\n`;
+  if (outcome.status === 'blocked') return `${head}  not checked: ${blockedReason(outcome.blockedBy)}\n`;
   const refusal = outcome.refusal as Refusal;
   const count = 1 + refusal.also.length + refusal.omitted;
   return `${head}  ${refusal.code}${count > 1 ? ` and ${count - 1} more` : ''}\n`;
+}
+
+/** `it refers to what dir/a.yaml may declare`: the refused files that stop the check, by name. */
+function blockedReason(files: readonly string[]): string {
+  if (files.length === 0) return 'it refers to what a refused file may declare';
+  const shown = files.slice(0, 3).join(', ');
+  const more = files.length > 3 ? ` and ${files.length - 3} more` : '';
+  return files.length === 1
+    ? `it refers to what ${shown} may declare, which is refused`
+    : `it refers to what refused files may declare: ${shown}${more}`;
 }
 
 function outcomeLines(outcomes: readonly ResourceOutcome[]): string {

@@ -60,6 +60,12 @@ export interface ResourceOutcome {
   readonly refusal: Refusal | null;
   /** Ids this resource depends on, sorted: SQL relations, datasets, relationship targets, used models. */
   readonly dependencies: readonly string[];
+  /**
+   * `blocked`: the refused files (as the operator finds them, sorted) that
+   * may declare what it refers to, directly or through a blocked
+   * dependency; empty otherwise.
+   */
+  readonly blockedBy: readonly string[];
 }
 
 /** ProjectGraph edge: from a consumer to its dependency. */
@@ -104,6 +110,8 @@ interface Entry {
   built: ContractBuilt | null;
   dependencies: readonly string[];
   blocked: boolean;
+  /** The refused files that block it (see `ResourceOutcome.blockedBy`). */
+  blockedBy: ReadonlySet<string>;
 }
 
 const compareBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
@@ -252,6 +260,7 @@ export class ContractProject {
         version,
         refusal: entry.refusal,
         dependencies: entry.dependencies,
+        blockedBy: [...entry.blockedBy].sort(compareBytes),
       };
     });
   }
@@ -377,6 +386,7 @@ function readEntries(files: readonly ProjectFile[], options: ProjectOptions, ref
       built: null,
       dependencies: [],
       blocked: false,
+      blockedBy: new Set(),
     };
     try {
       const document = readResourceDocument(file.bytes);
@@ -436,15 +446,19 @@ function referencesAround(
   resources: readonly ValidatedResource[],
   refusedEntries: readonly Entry[],
 ): ReferenceContext {
+  const declaring = (key: 'id' | 'name') => {
+    const files = new Map<string, string[]>();
+    for (const entry of refusedEntries) {
+      const value = entry.declared[key];
+      if (value !== undefined) files.set(value, [...(files.get(value) ?? []), entry.display]);
+    }
+    return files;
+  };
   return new ReferenceContext(resources, {
-    ids: new Set(
-      refusedEntries.flatMap((entry) => (entry.declared.id === undefined ? [] : [entry.declared.id])),
-    ),
-    names: new Set(
-      refusedEntries.flatMap((entry) => (entry.declared.name === undefined ? [] : [entry.declared.name])),
-    ),
-    unidentified: refusedEntries.some(
-      (entry) => entry.declared.id === undefined || entry.declared.name === undefined,
+    ids: declaring('id'),
+    names: declaring('name'),
+    unidentified: refusedEntries.flatMap((entry) =>
+      entry.declared.id === undefined || entry.declared.name === undefined ? [entry.display] : [],
     ),
   });
 }
@@ -478,7 +492,12 @@ function buildEntries(
   for (const entry of checked) {
     const resource = entry.resource as ValidatedResource;
     references.takeBlocked();
-    const faults = new Faults(() => references.takeBlocked());
+    const blockedBy = new Set<string>();
+    const faults = new Faults(() => {
+      const files = references.takeBlocked();
+      for (const file of files) blockedBy.add(file);
+      return files.length > 0;
+    });
     let dependencies: readonly string[] = [];
     let built: ContractBuilt | null = null;
     try {
@@ -504,8 +523,10 @@ function buildEntries(
     }
     if (faults.found.length > 0)
       entry.refusal = refuseAll(inFileOrder(faults.found.map((one) => refuseIn(entry, one))));
-    else if (faults.blocked) entry.blocked = true;
-    else {
+    else if (faults.blocked) {
+      entry.blocked = true;
+      entry.blockedBy = blockedBy;
+    } else {
       entry.built = built;
       entry.dependencies = dependencies;
     }
@@ -534,17 +555,22 @@ function inFileOrder(refusals: readonly Refusal[]): Refusal[] {
  * checked against was itself not checked completely.
  */
 function blockDependents(entries: readonly Entry[]): void {
-  const blockedIds = new Set(
-    entries.flatMap((entry) => (entry.blocked && entry.resource !== null ? [entry.resource.id] : [])),
+  const blocked = new Map(
+    entries.flatMap((entry) =>
+      entry.blocked && entry.resource !== null ? [[entry.resource.id, entry]] : [],
+    ),
   );
-  let changed = blockedIds.size > 0;
+  let changed = blocked.size > 0;
   while (changed) {
     changed = false;
     for (const entry of entries) {
       if (entry.blocked || entry.refusal !== null || entry.resource === null) continue;
-      if (!entry.dependencies.some((id) => blockedIds.has(id))) continue;
+      const through = entry.dependencies.flatMap((id) => blocked.get(id) ?? []);
+      if (through.length === 0) continue;
       entry.blocked = true;
-      blockedIds.add(entry.resource.id);
+      // Blocked by what blocks its dependencies: the refused files, never a file that is itself valid.
+      entry.blockedBy = new Set(through.flatMap((dependency) => [...dependency.blockedBy]));
+      blocked.set(entry.resource.id, entry);
       changed = true;
     }
   }

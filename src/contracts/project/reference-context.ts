@@ -25,16 +25,17 @@ export interface ReferenceSite {
 /**
  * What is known of files refused before the graph was built (unreadable,
  * or refused by their schema): the ids and names they declare as far as they
- * can be read, and whether the id or the name of some cannot be read. A
- * reference that could mean one of them is not answered (see `takeBlocked`).
+ * can be read, each with the files (as the operator finds them) that declare
+ * it, and the files whose id or name cannot be read. A reference that could
+ * mean one of them is not answered (see `takeBlocked`).
  */
 export interface RefusedIdentities {
-  readonly ids: ReadonlySet<string>;
-  readonly names: ReadonlySet<string>;
-  readonly unidentified: boolean;
+  readonly ids: ReadonlyMap<string, readonly string[]>;
+  readonly names: ReadonlyMap<string, readonly string[]>;
+  readonly unidentified: readonly string[];
 }
 
-const NONE: RefusedIdentities = { ids: new Set(), names: new Set(), unidentified: false };
+const NONE: RefusedIdentities = { ids: new Map(), names: new Map(), unidentified: [] };
 
 /**
  * Resolves references from the validated project graph. It never creates a
@@ -54,7 +55,7 @@ export class ReferenceContext {
   readonly #byId: ReadonlyMap<string, ValidatedResource>;
   readonly #byName: ReadonlyMap<string, readonly ValidatedResource[]>;
   readonly #refused: RefusedIdentities;
-  #blocked = false;
+  #blockedBy: readonly string[] = [];
 
   constructor(resources: readonly ValidatedResource[], refused: RefusedIdentities = NONE) {
     const byId = new Map<string, ValidatedResource>();
@@ -112,12 +113,13 @@ export class ReferenceContext {
         ...(site.within === undefined ? {} : { within: site.within }),
       });
     };
-    const blocked = () => {
-      this.#blocked = true;
+    const blocked = (files: readonly string[]) => {
+      this.#blockedBy = [...new Set([...this.#blockedBy, ...files])];
       return refuse('contract_reference_unavailable', `'${reference}' may be declared in a refused file`);
     };
     const kinds = wanted.join(' or ');
-    if (this.#refused.ids.has(reference)) throw blocked();
+    const refusedWithId = this.#refused.ids.get(reference);
+    if (refusedWithId !== undefined) throw blocked(refusedWithId);
     const byId = this.#byId.get(reference);
     if (byId !== undefined) {
       if (!wanted.includes(byId.kind))
@@ -127,7 +129,8 @@ export class ReferenceContext {
         );
       return byId as Extract<ValidatedResource, { kind: K }>;
     }
-    if (this.#refused.names.has(reference)) throw blocked();
+    const refusedWithName = this.#refused.names.get(reference);
+    if (refusedWithName !== undefined) throw blocked(refusedWithName);
     const named = this.#byName.get(reference) ?? [];
     const matching = named.filter((resource) => wanted.includes(resource.kind));
     if (matching.length > 1) {
@@ -140,7 +143,7 @@ export class ReferenceContext {
     }
     const [only] = matching;
     if (only !== undefined) return only as Extract<ValidatedResource, { kind: K }>;
-    if (this.#refused.unidentified) throw blocked();
+    if (this.#refused.unidentified.length > 0) throw blocked(this.#refused.unidentified);
     if (named.length > 0) {
       throw refuse(
         'contract_reference_kind_mismatch',
@@ -161,10 +164,13 @@ export class ReferenceContext {
     return this.#byId.get(id);
   }
 
-  /** Whether a refusal since the last call only reflects a refused file (and clears it). */
-  takeBlocked(): boolean {
-    const blocked = this.#blocked;
-    this.#blocked = false;
-    return blocked;
+  /**
+   * The refused files a refusal since the last call may only reflect (and
+   * clears them): empty when none did.
+   */
+  takeBlocked(): readonly string[] {
+    const files = this.#blockedBy;
+    this.#blockedBy = [];
+    return files;
   }
 }
