@@ -13,16 +13,21 @@ import type { DistributorReasonCode } from '../refusals.js';
 export function refusalOrigin(
   destination: DestinationConfig,
   code: DistributorReasonCode,
+  field?: string,
 ): ConfigOrigin | undefined {
-  return settingOrigin(destination, code) ?? destination.origin;
+  return settingOrigin(destination, code, field) ?? destination.origin;
 }
 
 /** The key a refusal of `code` at this destination is about, when it is written; else undefined. */
 function settingOrigin(
   destination: DestinationConfig,
   code: DistributorReasonCode,
+  field: string | undefined,
 ): ConfigOrigin | undefined {
   if (code === 'backend_unavailable') return destination.kind_origin;
+  // A published bundle around every bundle of the destination: its root or prefix is what to change.
+  if (code === 'destination_nested_bundle' && (field === 'root' || field === 'prefix'))
+    return destination.kind === 'local' ? destination.root_origin : destination.prefix_origin;
   if (destination.kind === 'local') {
     switch (code) {
       case 'destination_root_unavailable':

@@ -223,7 +223,10 @@ export function locateReport(report: RunReport, pipelines: readonly PipelineConf
       .get(item.pipeline_id)
       ?.destinations.find((candidate) => candidate.id === item.destination_id);
     // At the key of the setting it is about (`root:`, `bucket:`, `endpoint:` …), else the entry.
-    const origin = destination === undefined ? undefined : refusalOrigin(destination, item.reason_code);
+    const origin =
+      destination === undefined
+        ? undefined
+        : refusalOrigin(destination, item.reason_code, item.refusal?.field);
     const { pointer, ...place } = origin ?? { pointer: undefined };
     // A backend's own refusal keeps its hint (the cause of a failed write),
     // after the bundle; its location is the destination's, not the backend's.

@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -1024,6 +1025,60 @@ describe('distribute run (local destination)', () => {
     symlinkSync(join(work, 'target'), join(dest, 'l'));
     expect(outcomes(await run())).toContainEqual(['l/x', 'refused', 'destination_symlink']);
     expect(describeTree(join(work, 'target'))).toEqual({});
+  });
+
+  it('regression: a root that is, or lies inside, a published bundle is refused before anything is made there', async () => {
+    // A second configuration rooted in a published bundle put its lock (and,
+    // below the bundle's folder, its bundles) inside that bundle, which its
+    // own configuration could then never replace.
+    makeBundle(source, 'daily/d1', [SUMMARY], { id: 'd1', created: '2026-05-30T11:10:00Z' });
+    await run();
+    const bundleFolder = () =>
+      Object.fromEntries(
+        Object.entries(describeTree(join(dest, 'daily', 'd1'))).filter(
+          ([path]) => !path.startsWith('charts'),
+        ),
+      );
+    const published = bundleFolder();
+    const other = join(work, 'other');
+    mkdirSync(other);
+    makeBundle(other, 'extra', [SUMMARY], { id: 'extra', created: '2026-05-30T11:10:00Z' });
+    for (const [root, where] of [
+      [
+        join(dest, 'daily', 'd1'),
+        `root '${join(dest, 'daily', 'd1')}' is itself a published bundle's folder`,
+      ],
+      [
+        join(dest, 'daily', 'd1', 'charts'),
+        `root '${join(dest, 'daily', 'd1', 'charts')}' lies inside the published bundle '${join(dest, 'daily', 'd1')}' (it holds a .distributor.json, 1 folder above the root)`,
+      ],
+    ] as const) {
+      mkdirSync(root, { recursive: true });
+      mkdirSync(join(work, 'cfg'), { recursive: true });
+      const second = writeConfig(join(work, 'cfg'), [
+        { id: 'other', source: other, destinations: [{ id: 's', root }] },
+      ]);
+      for (const dryRun of [true, false]) {
+        const report = await run({ configPath: second, dryRun });
+        expect(outcomes(report)).toEqual([['extra', 'refused', 'destination_nested_bundle']]);
+        const refusal = report.outcomes[0]?.refusal;
+        expect(refusal?.hint).toContain(where);
+        expect(refusal?.hint).toContain('set root: to a folder outside every published bundle');
+        // At the root: line of the second configuration, the setting to change.
+        expect(refusal?.location).toMatchObject({
+          path: second,
+          line: 8,
+          pointer: 'pipelines[0].destinations[0].root',
+        });
+      }
+      expect(bundleFolder()).toEqual(published);
+      // No lock, no work area: the bundle folder holds what its state lists, and the folder inside it nothing.
+      if (root.endsWith('charts')) expect(readdirSync(root)).toEqual([]);
+      rmSync(join(dest, 'daily', 'd1', 'charts'), { recursive: true, force: true });
+    }
+    // The first configuration still replaces its bundle.
+    makeBundle(source, 'daily/d1', [REPORT], { id: 'd1', created: '2026-05-31T11:10:00Z' });
+    expect(outcomes(await run())).toEqual([['daily/d1', 'replaced', '']]);
   });
 
   it('refuses an unreadable source file without writing', async () => {

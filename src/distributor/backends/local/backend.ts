@@ -22,6 +22,7 @@ import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 import { applyLocalBatch } from './apply.js';
 import { startInspectLocal } from './inspect.js';
+import { publishedBundleAroundRoot } from './nested-root.js';
 import type { StepHook } from './tree.js';
 import { LocalRoot } from './work-area.js';
 
@@ -55,6 +56,11 @@ export class LocalBackends {
           configPath: config.root_origin?.path,
         }),
       });
+    }
+    const nested = publishedBundleAroundRoot(config.root, shownRoot);
+    if (nested !== undefined) {
+      dir.close();
+      return nested;
     }
     let work: Dir | undefined;
     const shownWorkDir = config.shown_work_dir ?? config.work_dir;

@@ -67,7 +67,14 @@ export function startInspectLocal(
       }
       reached = above;
       if (holdsStateCached(parent, above.join('/'), ancestors)) {
-        return found(invalid(refuseDistributor('destination_nested_bundle', { role: 'destination' })));
+        return found(
+          invalid(
+            refuseDistributor('destination_nested_bundle', {
+              role: 'destination',
+              hint: `'${join(shownRoot, ...above)}' is a published bundle (it holds a ${STATE_FILE}), and this bundle's folder lies inside it: publishing here would leave that bundle unreplaceable, so nothing was written; move this bundle's folder in the source out of the published one's, or publish it to another root`,
+            }),
+          ),
+        );
       }
     }
     try {

@@ -123,6 +123,7 @@ export class NestedBundleCheck {
 function prefixRefusal(where: string): Refusal {
   return refuseDistributor('destination_nested_bundle', {
     role: 'destination',
+    field: 'prefix',
     hint: `${where}, published by another configuration or destination: objects published here would lie inside that bundle and leave it unreplaceable, so nothing was written; set prefix: to a folder outside every published bundle`,
   });
 }
