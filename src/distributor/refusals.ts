@@ -443,7 +443,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   destination_incomplete: {
     category: 'conflict',
     message:
-      'outputs that the destination .distributor.json lists are missing, or not the size or (with --checksum) the SHA-256 it records',
+      'outputs that the destination .distributor.json lists are missing, or not the size or (compared by content) the SHA-256 it records',
   },
   destination_output_unreadable: {
     category: 'unavailable',

@@ -2,7 +2,8 @@ import { type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { BackendOpenContext, DestinationBackend, DestinationSnapshot } from '../backend.js';
 import { type BackendRegistry, createBackend } from '../backends/registry.js';
 import type { DestinationConfig } from '../config/types.js';
-import type { BundleDir } from '../model/types.js';
+import { compareInstants } from '../model/instant.js';
+import type { BundleDir, SourceManifest } from '../model/types.js';
 import type { SnapshotView } from '../plan/compare.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 
@@ -16,6 +17,27 @@ export interface OpenDestination {
   readonly checksum?: boolean;
   /** How long this run waited for another run here (`--wait`): its lock, or at S3 a bundle it held; absent when it did not wait. */
   waitedMs?: number;
+}
+
+/**
+ * Whether a local destination compared by size must read this bundle's
+ * outputs before the plan: the view shows an older publication of the same
+ * bundle, which the run is about to replace, and a replacement removes the
+ * outputs its state lists. One written over with the same size would go
+ * without a word; read now, it is refused `destination_incomplete` as under
+ * `--checksum`. A rerun that skips the bundle reads nothing
+ * (docs/distributor.md#comparing-by-content---checksum).
+ */
+export function readBeforeReplacing(
+  destination: OpenDestination,
+  view: SnapshotView,
+  manifest: SourceManifest,
+): boolean {
+  if (destination.checksum === true || destination.config.kind !== 'local' || view.kind !== 'managed')
+    return false;
+  if (view.missing || view.unlisted) return false;
+  const published = view.state.source.manifest;
+  return published.id === manifest.id && compareInstants(published.created, manifest.created) < 0;
 }
 
 export function openDestination(
@@ -130,6 +152,7 @@ export async function inspectDestination(
   dir: BundleDir,
   signal?: AbortSignal,
   fresh = false,
+  byContent = destination.checksum === true,
 ): Promise<{ readonly view: SnapshotView; readonly refusal?: Refusal }> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
     const refusal = destination.refusal;
@@ -146,7 +169,7 @@ export async function inspectDestination(
     snapshot = await destination.backend.inspect(dir, {
       ...(signal === undefined ? {} : { signal }),
       fresh,
-      ...(destination.checksum === true ? { checksum: true } : {}),
+      ...(byContent ? { checksum: true } : {}),
     });
   } catch (error: unknown) {
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));

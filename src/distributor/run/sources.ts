@@ -37,7 +37,7 @@ import {
   verifyBundleFiles,
 } from '../validate/validate-bundle.js';
 import { destinationWriteFailed, onFilesystemOf, writeFailureCause } from '../write-failure.js';
-import { inspectDestination, type OpenDestination } from './destinations.js';
+import { inspectDestination, type OpenDestination, readBeforeReplacing } from './destinations.js';
 import { refusalOrigin } from './refusal-origin.js';
 
 export interface SourceBundle {
@@ -412,7 +412,9 @@ export async function inspectAll(pipeline: SourcePipeline, context: InspectConte
         const bundle = pipeline.bundles[at];
         const row = views[at];
         if (bundle === undefined || row === undefined) return;
-        const { view, refusal } = await inspectDestination(destination, bundle.dir, signal);
+        let { view, refusal } = await inspectDestination(destination, bundle.dir, signal);
+        if (readBeforeReplacing(destination, view, bundle.manifest))
+          ({ view, refusal } = await inspectDestination(destination, bundle.dir, signal, false, true));
         row[index] = view;
         if (refusal !== undefined) bundle.inspectRefusals.set(id, refusal);
         if (index === last) early?.offer(bundle, row);

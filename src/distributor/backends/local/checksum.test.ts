@@ -75,6 +75,32 @@ describe('distribute run --checksum, local destination', () => {
     expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe('day,sky\ntue,rain\n');
   });
 
+  it('regression: without --checksum too, a newer bundle does not remove an output edited with the same size (a nightly run did, exit 0)', async () => {
+    published('b');
+    await run();
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
+    // Skipped while the bundle is unchanged: a rerun reads no output.
+    expect(outcomes(await run())).toEqual([['b', 'skipped_same', '']]);
+    rmSync(join(tree.source, 'b'), { recursive: true });
+    published(
+      'b',
+      [{ path: 'report.md', content: '# Brentwood\n\nSunny, then rain.\n' }, DAYS],
+      '2026-06-01T00:00:00Z',
+    );
+    const before = describeTree(tree.dest);
+    for (const dryRun of [true, false]) {
+      const report = await run({ dryRun });
+      expect(report.plan.outputs_compared_by).toBe('size');
+      expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
+      expect(report.outcomes[0]?.entry_path).toBe('data/days.csv');
+      expect(report.outcomes[0]?.entry_sha256_differs).toBe(true);
+    }
+    expect(describeTree(tree.dest)).toEqual(before);
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS.content);
+    expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+  });
+
   it('finds no difference in an intact bundle, its rendered pages included', async () => {
     published('a');
     published('b');

@@ -152,7 +152,7 @@ describe('sealkit distribute run with an S3 destination', () => {
     expect(run.status).toBe(2);
     const stderr = run.stderr.toString('utf8');
     expect(stderr).toContain(
-      'error[destination_incomplete]: outputs that the destination .distributor.json lists are missing, or not the size or (with --checksum) the SHA-256 it records',
+      'error[destination_incomplete]: outputs that the destination .distributor.json lists are missing, or not the size or (compared by content) the SHA-256 it records',
     );
     expect(stderr).toContain(
       `= help: destination 'bucket', bundle 'weather/brentwood': outputs its .distributor.json lists are not as published in 's3://${ctx.bucket}/${prefix}/weather/brentwood/' (the only one: 'report.md' is there with 14 bytes, not the size it records, so something else wrote over it): sealkit never overwrites what it did not write; put the published object back, or delete every object under 's3://${ctx.bucket}/${prefix}/weather/brentwood/', and the next run publishes it anew`,
