@@ -422,6 +422,27 @@ describe('distribute run (local destination)', () => {
     expect(bundleTree()).toEqual({});
   });
 
+  it('regression: a Markdown file too large to render says its size, the limit and the ways out', async () => {
+    // The hint said only "a Markdown file rendered as HTML is limited in size".
+    makeBundle(
+      source,
+      'huge',
+      [SUMMARY, { path: 'log.md', content: `# Log\n${'x'.repeat(8 * 1024 * 1024)}` }],
+      {
+        id: 'huge',
+        created: '2026-05-30T11:10:00Z',
+      },
+    );
+    const report = await run();
+    expect(report.failures.map((f) => [f.reason_code, f.refusal?.location?.path])).toEqual([
+      ['markdown_too_large', join(source, 'huge', 'log.md')],
+    ]);
+    expect(report.failures[0]?.refusal?.hint).toBe(
+      'it holds 8,388,614 bytes (8 MiB) of Markdown, and a page is rendered from at most 8,388,608 bytes (8 MiB) (manifest.json lists it as files[1]): split it into smaller pages, leave it out of the bundle (distribute manifest --exclude), or publish it to destinations with html: false',
+    );
+    expect(bundleTree()).toEqual({});
+  });
+
   it('refuses a symbolic link to a directory in the source tree, with its path', async () => {
     // Regression: a linked directory was not entered and the run said nothing (exit 0).
     makeBundle(source, 'a', [SUMMARY], { id: 'a', created: '2026-05-30T11:10:00Z' });

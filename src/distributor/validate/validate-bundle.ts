@@ -280,7 +280,10 @@ function startFile(
   try {
     if (opened.stat.size !== BigInt(file.size)) throw refuse('file_size_mismatch', changed);
     if (pagePath !== undefined && file.size > MARKDOWN_MAX_BYTES) {
-      throw refuse('markdown_too_large', 'a Markdown file rendered as HTML is limited in size');
+      throw refuse(
+        'markdown_too_large',
+        `it holds ${mebibytes(file.size)} of Markdown, and a page is rendered from at most ${mebibytes(MARKDOWN_MAX_BYTES)} (manifest.json lists it as ${listed}): split it into smaller pages, leave it out of the bundle (distribute manifest --exclude), or publish it to destinations with html: false`,
+      );
     }
     // Only a file that is not kept: handing copies to the thread measured
     // slower (docs/performance.md, "Hashing on both cores").
@@ -541,4 +544,9 @@ function keepBytes(
     }
   }
   return { hex, bytes: bytes.byteLength, exceeded: false };
+}
+
+/** `9,360,007 bytes (8.9 MiB)`: exact, and at a glance. */
+function mebibytes(size: number): string {
+  return `${size.toLocaleString('en-US')} bytes (${(size / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MiB)`;
 }
