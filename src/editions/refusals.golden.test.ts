@@ -129,6 +129,16 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // dbt's schema allows both keys on one column; `dbt parse` refuses them (it passed here).
+    name: 'tests-and-data-tests',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      '      - name: order_id\n        data_tests: [not_null, unique]\n',
+      '      - name: order_id\n        data_tests: [not_null]\n        tests: [unique]\n',
+    ),
+    args: CHECK,
+  },
+  {
     // A misspelt generic test names the one it is close to.
     name: 'test-name-misspelt',
     project: replace(

@@ -231,7 +231,7 @@ function notReadNotes(report: CheckReport): string {
           ? ''
           : ` (first error at line ${where.line}${where.column === undefined ? '' : `, column ${where.column}`})`;
       const count = file.tests_not_read ?? 0;
-      return `note: ${counted(count, 'test')} written in ${where?.path ?? file.path} ${count === 1 ? 'was' : 'were'} not run: dbt's schema refuses the file${at}; fix it and check again\n`;
+      return `note: ${counted(count, 'test')} written in ${where?.path ?? file.path} ${count === 1 ? 'was' : 'were'} not run: ${file.finding?.reason_code === 'tests_and_data_tests' ? 'dbt refuses' : "dbt's schema refuses"} the file${at}; fix it and check again\n`;
     })
     .join('');
 }

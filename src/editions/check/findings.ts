@@ -9,6 +9,7 @@ export type FindingCode =
   | 'file_not_utf8'
   | 'yaml_syntax'
   | 'yaml_schema'
+  | 'tests_and_data_tests'
   | 'invalid_resource_name'
   | 'duplicate_model'
   | 'duplicate_test'
@@ -54,6 +55,7 @@ export const FINDING_MESSAGES: { readonly [K in FindingCode]: string } = {
   file_not_utf8: 'the file is not UTF-8 text without a byte order mark',
   yaml_syntax: 'the file is not a single well-formed YAML document (or repeats a key)',
   yaml_schema: "the file does not validate against dbt's JSON schema",
+  tests_and_data_tests: 'an entry lists tests under both data_tests: and tests:, which dbt refuses',
   invalid_resource_name: 'a model, source, table or column name is not a plain identifier',
   duplicate_model: 'two model files have the same name',
   duplicate_test: 'two tests have the same name',

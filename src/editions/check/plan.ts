@@ -35,6 +35,7 @@ import {
   testedExpression,
   testQuery,
 } from './sql.js';
+import { entriesWithBothTestKeys } from './test-keys.js';
 import { synthesizeTestNames } from './test-names.js';
 import {
   type ModelVersion,
@@ -687,7 +688,11 @@ function readPropertiesFiles(
       notRead(file, finding);
       continue;
     }
-    const outcome = schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node);
+    const outcome = withBothTestKeys(
+      schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node),
+      file.path,
+      parsed.node,
+    );
     const doc = { path: file.path, value: parsed.value, node: parsed.node };
     if (outcome.finding === undefined) {
       results.push({ path: file.path, kind: 'properties', ...outcome });
@@ -1474,6 +1479,32 @@ function schemaOutcome(
   const [first, ...rest] = drafts;
   if (first === undefined) return { finding: draft('yaml_schema', { file }), violations };
   return { finding: first, ...(rest.length > 0 ? { also: rest } : {}), violations };
+}
+
+/**
+ * A properties file dbt's schema passes can still be one dbt refuses: an
+ * entry with both `data_tests:` and `tests:`. Each is a finding at the later
+ * key, after the schema's own (check/test-keys.ts).
+ */
+function withBothTestKeys(
+  outcome: ReturnType<typeof schemaOutcome>,
+  file: string,
+  node: YamlNode | undefined,
+): ReturnType<typeof schemaOutcome> {
+  const drafts = entriesWithBothTestKeys(node).map((both) =>
+    draft('tests_and_data_tests', {
+      file,
+      line: both.line,
+      column: both.column,
+      pointer: both.pointer,
+      hint: `dbt stops at this entry ("cannot have both 'tests' and 'data_tests' defined"): tests: is the older name of data_tests:, so move the tests listed under ${both.key} into ${both.key === 'tests' ? 'data_tests' : 'tests'}: and delete this key`,
+    }),
+  );
+  const [first, ...rest] = drafts;
+  if (first === undefined) return outcome;
+  if (outcome.finding === undefined)
+    return { ...outcome, finding: first, ...(rest.length > 0 ? { also: rest } : {}) };
+  return { ...outcome, also: [...(outcome.also ?? []), ...drafts] };
 }
 
 /** A model or macro file's text: strict UTF-8 without a BOM, or the finding that says where it is not. */
