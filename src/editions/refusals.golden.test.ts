@@ -293,6 +293,17 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // The project's own name under models: applies to nothing because no model is found at all:
+    // the hint said to rename the key to the name it already had.
+    name: 'dbt-project-model-paths-misspelt',
+    project: {
+      'dbt_project.yml': (SMALL_PROJECT['dbt_project.yml'] ?? '')
+        .replace('model-paths: ["models"]', 'model-paths: ["model"]')
+        .concat('models:\n  shop:\n    +materialized: view\n'),
+    },
+    args: CHECK,
+  },
+  {
     name: 'dbt-project-duplicate-key',
     project: replace('dbt_project.yml', 'profile: shop\n', 'profile: shop\nname: shop2\n'),
     args: CHECK,

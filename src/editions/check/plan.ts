@@ -554,9 +554,11 @@ function unusedConfigPaths(
       ];
       const near = didYouMean(key, siblings) ?? deeperMatch(key, path, fqns);
       const why =
-        path.length === 0
-          ? `'${key}' is not this project's name ('${projectName}'): dbt files every ${kind} under its project's name, so none of the configs here apply; rename the key to ${projectName}`
-          : `${[tree, ...here].join('.')} applies to no ${kind} (dbt warns that the configuration path applies to no resource), so its configs are not applied${near === undefined ? '' : `; ${near}`}`;
+        path.length === 0 && key === projectName
+          ? noResourcesOfKind(project, tree, kind)
+          : path.length === 0
+            ? `'${key}' is not this project's name ('${projectName}'): dbt files every ${kind} under its project's name, so none of the configs here apply; rename the key to ${projectName}`
+            : `${[tree, ...here].join('.')} applies to no ${kind} (dbt warns that the configuration path applies to no resource), so its configs are not applied${near === undefined ? '' : `; ${near}`}`;
       found.push(
         draft('config_path_unused', {
           file: 'dbt_project.yml',
@@ -568,6 +570,31 @@ function unusedConfigPaths(
   };
   walk(root, []);
   return found;
+}
+
+/** Where dbt looks for each kind of resource, and the folders it reads when the key is not set. */
+const RESOURCE_PATHS = {
+  models: ['model-paths', 'models'],
+  sources: ['model-paths', 'models'],
+  seeds: ['seed-paths', 'seeds'],
+  snapshots: ['snapshot-paths', 'snapshots'],
+} as const;
+
+/**
+ * The key under `models:` (or `sources:` …) is the project's name, and still
+ * applies to nothing: the project has no resource of that kind at all,
+ * which is what to say (a misspelt `model-paths: ["model"]`), never "rename
+ * the key to" the name it already has.
+ */
+function noResourcesOfKind(project: YamlMapping, tree: keyof typeof RESOURCE_PATHS, kind: string): string {
+  const [key, fallback] = RESOURCE_PATHS[tree];
+  const written = asArray(project[key]).flatMap((folder) => (typeof folder === 'string' ? [folder] : []));
+  const folders = (written.length > 0 ? written : [fallback]).map((folder) => `'${folder}'`).join(', ');
+  const source =
+    written.length > 0
+      ? `its ${key} (${folders})`
+      : `${folders}, where dbt reads them when ${key} is not set`;
+  return `the project has no ${kind} at all, so none of the configs here apply: dbt finds them in ${source}; check that ${written.length > 1 ? 'those folders exist' : 'this folder exists'} and holds the project's ${tree === 'sources' ? 'properties files with sources:' : `${kind} files`}`;
 }
 
 /**
