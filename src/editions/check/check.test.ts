@@ -247,6 +247,20 @@ describe('planted faults in a broken copy', () => {
     expect(report.files.filter((item) => item.tests_not_read !== undefined)).toHaveLength(1);
   });
 
+  it('regression: an empty or comment-only properties file is skipped, as dbt skips it (it failed yaml_schema)', async () => {
+    const project = copyProject('bigquery', join(dir, 'project'));
+    const before = (await checkProject(project)).report;
+    for (const text of ['', '# the models of this folder are described later\n', '---\n']) {
+      writeFileSync(join(project, 'models', 'silver', '_later.yml'), text);
+      const { report } = await checkProject(project);
+      expect(report.status).toBe(before.status);
+      expect(report.summary.tests).toBe(before.summary.tests);
+      expect(report.files.find((item) => item.path === 'models/silver/_later.yml')).toMatchObject({
+        status: 'valid',
+      });
+    }
+  });
+
   it('regression: a model described twice fails (duplicate_properties) at each entry, as dbt refuses it', async () => {
     const project = copyProject('bigquery', join(dir, 'project'));
     const gold = join(project, 'models', 'gold', '_gold__models.yml');

@@ -715,6 +715,11 @@ function readPropertiesFiles(
       notRead(file, finding);
       continue;
     }
+    // An empty file (or only comments) is skipped by dbt, which reads no properties from it.
+    if (parsed.value === null) {
+      results.push({ path: file.path, kind: 'properties', finding: undefined, violations: [] });
+      continue;
+    }
     const outcome = withBothTestKeys(
       schemaOutcome(schemas.properties(parsed.value), file.path, parsed.node),
       file.path,
