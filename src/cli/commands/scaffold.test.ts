@@ -201,7 +201,11 @@ describe('sealkit scaffold', () => {
       expect(again.status).toBe(2);
       const result = oneObject(again.stdout);
       expect(result.reason_codes).toEqual(['output_exists']);
-      expect(again.stderr.toString()).toBe(`error[output_exists]: ${String(result.message)}\n`);
+      // The folder that exists is named: sealkit's own path, as in the result on stdout.
+      expect(again.stderr.toString()).toBe(
+        `error[output_exists]: ${String(result.message)}\n  = output: ${String(result.output)}\n`,
+      );
+      expect(result.output).toBe(`models/migration/generated/${SOURCE_ID}`);
     });
 
     it('an evidence refusal: the code, then the artifact role, and no path', () => {
@@ -249,7 +253,8 @@ describe('sealkit scaffold', () => {
       expect(lines[0]).toBe(
         'error[published_durability_unknown]: the output is complete and visible, but a directory fsync failed: it may not survive a crash',
       );
-      expect(lines[1]).toMatch(/^sealkit scaffold: source migration_bronze_shop reads its schema from/);
+      expect(lines[1]).toBe('  = output: models/migration/generated/shop');
+      expect(lines[2]).toMatch(/^sealkit scaffold: source migration_bronze_shop reads its schema from/);
     });
   });
 

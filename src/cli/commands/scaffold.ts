@@ -178,7 +178,8 @@ function printResult(io: CliIo, result: ScaffoldResult, json: boolean): void {
  * A run that did not publish cleanly (refused, interrupted, published with
  * a condition, unverified), in the form every sealkit refusal takes on
  * stderr: its first reason code and that code's fixed message, then the
- * artifact role and the allowlisted field when the result has them, and the
+ * artifact role and the allowlisted field when the result has them, the
+ * canonical table and the generated output it is about, and the
  * project-relative staging path and repair command a run leaves. Nothing
  * else: the scaffolder is a private domain (docs/refusals.md#two-policies),
  * and the result object on stdout keeps the rest.
@@ -189,6 +190,9 @@ export function outcomeError(result: ScaffoldResult): string | undefined {
   const lines = [`error[${code}]: ${result.message}`];
   if (result.role !== undefined) lines.push(`  = in: ${result.role}`);
   if (result.field !== undefined) lines.push(`  = field: ${result.field}`);
+  // A canonical table and a generated file's path: sealkit's own names, already in the result on stdout.
+  if (result.table !== undefined) lines.push(`  = table: ${result.table}`);
+  if (result.output !== undefined) lines.push(`  = output: ${result.output}`);
   if (result.staging !== undefined) {
     const state = result.staging_state === undefined ? '' : ` (left ${result.staging_state})`;
     lines.push(`  = staging: ${result.staging}${state}`);
