@@ -129,6 +129,28 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // DuckDB's binder refuses a misspelt column: at its line, with DuckDB's own candidates as the
+    // did-you-mean (the line and the candidates were dropped); a column a CTE lacks names the CTE.
+    name: 'build-column-misspelt',
+    project: {
+      'models/silver/silver_orders.sql': (SMALL_PROJECT['models/silver/silver_orders.sql'] ?? '').replace(
+        '    customer_id,',
+        '    customer_idd,',
+      ),
+      'models/gold/gold_order_sizes.sql': [
+        'with orders as (',
+        "    select order_id from {{ ref('silver_order_items') }}",
+        ')',
+        'select',
+        '    orders.order_idd,',
+        '    1 as quantity',
+        'from orders',
+        '',
+      ].join('\n'),
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     // dbt's schema allows both keys on one column; `dbt parse` refuses them (it passed here).
     name: 'tests-and-data-tests',
     project: replace(

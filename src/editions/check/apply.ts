@@ -431,12 +431,83 @@ async function buildModel(
   sql: string,
 ): Promise<number | FindingDraft> {
   const kind = model.materialized === 'view' || model.materialized === 'ephemeral' ? 'view' : 'table';
+  const statement = `create ${kind} ${model.relation} as `;
   try {
-    await engine.run(`create ${kind} ${model.relation} as ${sql}`);
+    await engine.run(`${statement}${sql}`);
     return await engine.count(`select count(*) from ${model.relation}`);
   } catch (error: unknown) {
-    return engineFinding('build_failed', model.path, error);
+    return withBinderPlace(engineFinding('build_failed', model.path, error), error, model, statement.length);
   }
+}
+
+/**
+ * A build DuckDB's binder refused is placed where DuckDB points (its
+ * `LINE n:` excerpt and caret), in the file when rendering kept that line,
+ * and DuckDB's own candidates become the "did you mean": a misspelt column
+ * is named with the column it is close to, a column a CTE lacks with the
+ * CTE's name (DuckDB calls it a "values list"). `prefix` is the length of
+ * the `create … as ` before the model's SQL on the statement's first line.
+ */
+function withBinderPlace(
+  found: FindingDraft,
+  error: unknown,
+  model: Pick<PlannedModel, 'sql' | 'source'>,
+  prefix: number,
+): FindingDraft {
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  if (!message.startsWith('Binder Error:')) return found;
+  const pointed = /\nLINE (\d+): (.*)\n( *)\^/.exec(message);
+  let place: { line?: number; column?: number } = {};
+  if (pointed !== null && model.sql !== undefined) {
+    const line = Number(pointed[1]);
+    const excerpt = pointed[2] ?? '';
+    const caret = (pointed[3] ?? '').length - `LINE ${pointed[1]}: `.length;
+    // An excerpt DuckDB cut ("...") does not give the column.
+    const column = excerpt.startsWith('...') ? undefined : caret + 1 - (line === 1 ? prefix : 0);
+    place = fileLineOf(model, line, column !== undefined && column > 0 ? column : undefined);
+  }
+  const missing = /Referenced column "([^"]+)" not found/.exec(message)?.[1];
+  const candidates = [...(/\nCandidate bindings: (.*)/.exec(message)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map(
+    (match) => match[1] ?? '',
+  );
+  const near = missing === undefined ? undefined : didYouMean(missing, candidates);
+  const inList = /Values list "([^"]+)" does not have a column named "([^"]+)"/.exec(message);
+  const hint =
+    near !== undefined
+      ? `no column '${missing}' here; ${near}`
+      : inList !== null
+        ? `'${inList[1]}' (a CTE or subquery of this model) has no column '${inList[2]}'`
+        : undefined;
+  return { ...found, ...place, ...(hint === undefined || found.hint !== undefined ? {} : { hint }) };
+}
+
+/**
+ * The file's line (and column) of a line of the rendered SQL: the same
+ * line when Jinja kept the file's lines, else the one line of the file
+ * written as it renders, if there is exactly one; the column only when that
+ * line renders to itself.
+ */
+function fileLineOf(
+  model: Pick<PlannedModel, 'sql' | 'source'>,
+  line: number,
+  column: number | undefined,
+): { line?: number; column?: number } {
+  const renderedLines = (model.sql ?? '').split('\n');
+  const sourceLines = model.source.split('\n');
+  const rendered = renderedLines[line - 1];
+  if (rendered === undefined) return {};
+  let fileLine: number | undefined;
+  if (renderedLines.length === sourceLines.length) fileLine = line;
+  else {
+    const same = sourceLines.flatMap((text, index) =>
+      text.trim() !== '' && text.trim() === rendered.trim() ? [index + 1] : [],
+    );
+    fileLine = same.length === 1 ? same[0] : undefined;
+  }
+  if (fileLine === undefined) return {};
+  return column !== undefined && sourceLines[fileLine - 1] === rendered
+    ? { line: fileLine, column }
+    : { line: fileLine };
 }
 
 async function captureBuilt(
