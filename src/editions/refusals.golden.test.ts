@@ -252,6 +252,17 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // Ordinary Jinja slips: each says what is wrong, in our words, and an unclosed {{ is placed at
+    // itself, not where Jinja gave up (they had a place and nothing else).
+    name: 'jinja-slips',
+    project: {
+      ...replace('models/silver/silver_orders.sql', "'orders') }}", "'orders') }} {% endif %}"),
+      ...replace('models/silver/silver_order_items.sql', "'order_items') }}", "'order_items' }}"),
+      ...replace('models/gold/gold_order_sizes.sql', "{{ ref('silver_orders') }}", "{{ ref('silver_orders')"),
+    },
+    args: CHECK,
+  },
+  {
     name: 'fixture-value-does-not-cast',
     project: {
       'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,

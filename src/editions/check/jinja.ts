@@ -67,6 +67,8 @@ export type RenderOutcome =
       readonly column?: number;
       /** jinja_syntax at the end of the file: the block tag left open, or the delimiter never closed. */
       readonly unclosed?: Unclosed;
+      /** jinja_syntax at a place: what is wrong there, in our words (see `syntaxFault`). */
+      readonly syntax?: string;
       /** undefined_macro from adapter.dispatch: no implementation, or a namespace that is not this project. */
       readonly dispatch?: true;
       /** The namespace adapter.dispatch named, when that is not this project. */
@@ -206,6 +208,8 @@ export interface MacroProblem {
   readonly other?: MacroPlace;
   /** jinja_syntax at the end of the file: what is left open. */
   readonly unclosed?: Unclosed;
+  /** jinja_syntax at a place: what is wrong there (see `syntaxFault`). */
+  readonly syntax?: string;
 }
 
 /**
@@ -224,6 +228,74 @@ function compilePlace(error: unknown, template?: string): { line?: number; colum
   const column = Number(match[2]);
   if (line < 1) return {};
   return column >= 1 ? { line, column } : { line };
+}
+
+/**
+ * A template that does not compile, at its place and in our words: what
+ * nunjucks says there (`unknown block tag: endif`, `expected variable
+ * end`) said as a dbt user reads it, never nunjucks' own text. A `{{` or
+ * `{%` left open is reported where nunjucks gives up (the next line, or
+ * later), so it is placed at the opening itself, the last one before that
+ * place that is not closed before it.
+ */
+export function syntaxFault(
+  error: unknown,
+  text: string,
+): { line?: number; column?: number; syntax?: string } {
+  const place = compilePlace(error);
+  if (place.line === undefined) return place;
+  const message = error instanceof Error ? error.message : '';
+  const tag = /unknown block tag: ([A-Za-z_][A-Za-z0-9_]*)/.exec(message)?.[1];
+  if (tag !== undefined) {
+    const opener = tag.startsWith('end') ? tag.slice(3) : undefined;
+    return {
+      ...place,
+      syntax:
+        opener !== undefined && BLOCK_ENDS.get(opener) === tag
+          ? `this {% ${tag} %} closes no open {% ${opener} %}: remove it, or add the {% ${opener} … %} it ends before it`
+          : `'${tag}' is not a tag dbt's Jinja knows here (a misspelt or misplaced block tag)`,
+    };
+  }
+  if (/expected comma after expression/.test(message))
+    return {
+      ...place,
+      syntax: "a call's arguments are not closed here: a ')' (or a ',' between two arguments) is missing",
+    };
+  for (const [expected, open, close] of [
+    ['expected variable end', '{{', '}}'],
+    ['expected block end', '{%', '%}'],
+  ] as const) {
+    if (!message.includes(expected)) continue;
+    const opening = openingBefore(text, place, open, close);
+    return {
+      ...(opening ?? place),
+      syntax: `this ${open} is not closed: end it with ${close}${opening === undefined ? '' : ' (Jinja reads on until it finds something else)'}`,
+    };
+  }
+  const token = /unexpected token: (\S+)/.exec(message)?.[1];
+  if (token !== undefined)
+    return {
+      ...place,
+      syntax: `the expression is not complete before '${token}': a value or a name is missing`,
+    };
+  return place;
+}
+
+/** The last `open` before `place` with no `close` after it up to `place`: where a delimiter was left open. */
+function openingBefore(
+  text: string,
+  place: { line?: number; column?: number },
+  open: string,
+  close: string,
+): { line: number; column: number } | undefined {
+  if (place.line === undefined) return undefined;
+  const lines = text.split('\n');
+  const upTo =
+    lines.slice(0, place.line - 1).join('\n').length + (place.line > 1 ? 1 : 0) + (place.column ?? 1) - 1;
+  const before = text.slice(0, upTo);
+  const at = before.lastIndexOf(open);
+  if (at === -1 || before.indexOf(close, at) !== -1) return undefined;
+  return lineColumn(text, at);
 }
 
 /** Where a macro is defined: its file (project-relative) and the line and column of its `{% macro`. */
@@ -474,12 +546,14 @@ export class JinjaHarness {
     this.#macros = joined.length === 0 ? undefined : new nunjucks.Template(joined, this.#env, 'macros', true);
   }
 
-  #compileError(text: string): { line?: number; column?: number; unclosed?: Unclosed } | undefined {
+  #compileError(
+    text: string,
+  ): { line?: number; column?: number; unclosed?: Unclosed; syntax?: string } | undefined {
     try {
       new nunjucks.Template(text, this.#env, 'template', true);
       return undefined;
     } catch (error: unknown) {
-      const place = compilePlace(error);
+      const place = syntaxFault(error, text);
       const unclosed = place.line === undefined ? unclosedIn(text) : undefined;
       return unclosed === undefined ? place : { ...place, unclosed };
     }
@@ -669,7 +743,7 @@ export class JinjaHarness {
       try {
         template = new nunjucks.Template(text, this.#env, 'template', true);
       } catch (error: unknown) {
-        const place = compilePlace(error);
+        const place = syntaxFault(error, text);
         const unclosed = place.line === undefined ? unclosedIn(text) : undefined;
         return {
           ok: false,

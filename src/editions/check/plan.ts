@@ -825,6 +825,7 @@ function macroResults(problems: readonly MacroProblem[]): FileResult[] {
       ...(problem.code === 'jinja_syntax' && problem.line === undefined
         ? unclosedFinding(problem.unclosed)
         : {}),
+      ...(problem.code === 'jinja_syntax' && problem.syntax !== undefined ? { hint: problem.syntax } : {}),
     }),
     violations: [],
   }));
@@ -1675,6 +1676,11 @@ function renderFinding(
   const through = call === undefined || call.name === subject ? '' : ` (called through ${callText(call)})`;
   if (rendered.code === 'jinja_syntax' && rendered.line === undefined)
     return draft('jinja_syntax', { ...base, ...unclosedFinding(rendered.unclosed) });
+  if (rendered.code === 'jinja_syntax')
+    return draft('jinja_syntax', {
+      ...base,
+      ...(rendered.syntax === undefined ? {} : { hint: rendered.syntax }),
+    });
   if (rendered.code === 'compiler_error')
     return draft('compiler_error', {
       ...base,
