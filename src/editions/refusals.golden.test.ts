@@ -263,6 +263,23 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A macro file that is not read: a call of a macro it defines names that file, not a misspelling.
+    name: 'macro-file-not-read',
+    project: {
+      'macros/shop_upper.sql': Buffer.concat([
+        Buffer.from('-- caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('\n{% macro shop_upper(column) %}upper({{ column }}){% endmacro %}\n'),
+      ]),
+      ...replace(
+        'models/silver/silver_orders.sql',
+        '    order_status',
+        "    {{ shop_upper('order_status') }} as order_status",
+      ),
+    },
+    args: CHECK,
+  },
+  {
     name: 'fixture-value-does-not-cast',
     project: {
       'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,

@@ -275,10 +275,12 @@ interface ModelScope {
   readonly sourceNames: readonly string[];
   /** Properties files that were not read: a source() of a table defined there is named with them. */
   readonly unread: readonly UnreadProperties[];
+  /** Macro files that were not read: a call of a macro defined there is named with them. */
+  readonly unreadMacros: readonly UnreadProperties[];
 }
 
 /** What a failed render's hint may name: the project's models, sources and versions. */
-type Known = Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread' | 'versions'> & {
+type Known = Pick<ModelScope, 'modelNames' | 'sourceNames' | 'unread' | 'unreadMacros' | 'versions'> & {
   readonly harness: JinjaHarness;
   readonly projectName: string;
 };
@@ -346,6 +348,7 @@ export function planCheck(files: ProjectFiles, schemas: DbtSchemas, options: Che
     ],
     sourceNames: [...sourceByKey.keys()],
     unread: propertiesFiles.unread,
+    unreadMacros: unreadMacroFiles(files.macros, macros.results, harness.macroProblems),
   };
   const models = files.models
     .map((file) => planModel(file, scope))
@@ -783,6 +786,45 @@ function testsWrittenIn(doc: { path: string; value: YamlValue; node: YamlNode })
     models.reduce((sum, model) => sum + ofColumns(model.columns) + model.modelTests.length, 0) +
     sources.reduce((sum, table) => sum + ofColumns(table.columns) + table.tests.length, 0)
   );
+}
+
+const MACRO_DEFINED = /\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
+
+/**
+ * The macro files the harness could not read (not UTF-8, a template that
+ * does not compile), each with the macros it seems to define, read with a
+ * lenient decoder (never reported, only matched): a call of one of them is
+ * unknown because its file was not read, not because it is misspelt.
+ */
+function unreadMacroFiles(
+  files: readonly ProjectFile[],
+  notUtf8: readonly FileResult[],
+  problems: readonly MacroProblem[],
+): UnreadProperties[] {
+  const faults = [
+    ...notUtf8.flatMap((result) =>
+      result.finding === undefined ? [] : [{ path: result.path, finding: result.finding }],
+    ),
+    ...problems
+      .filter((problem) => problem.code === 'jinja_syntax')
+      .map((problem) => ({ path: problem.path, finding: problem })),
+  ];
+  return faults.map(({ path, finding }) => {
+    const text = new TextDecoder('utf-8').decode(
+      files.find((file) => file.path === path)?.bytes ?? new Uint8Array(),
+    );
+    return {
+      path,
+      code: finding.code,
+      ...(finding.line === undefined ? {} : { line: finding.line }),
+      ...(finding.column === undefined ? {} : { column: finding.column }),
+      names: [
+        ...new Set(
+          [...text.matchAll(MACRO_DEFINED)].flatMap((match) => (match[1] === undefined ? [] : [match[1]])),
+        ),
+      ],
+    };
+  });
 }
 
 /** The macro files' texts, and a result for each that is not UTF-8. */
@@ -1780,10 +1822,17 @@ function renderFinding(
       const near = didYouMean(own, [...harness.macroNames, ...(dot > 0 ? [] : CONTEXT_FUNCTIONS)]);
       // Not called by the template itself: a macro it called did.
       const caller = inModel.line === undefined && call !== undefined ? ` (called in ${callText(call)})` : '';
+      // Defined in a macro file that was not read: that file is what to fix, not the call.
+      const definedIn = known.unreadMacros.filter((file) => file.names.includes(own));
+      const unreadWhy = (file: UnreadProperties): string =>
+        `${file.path}, which was not read (${file.code}${file.line === undefined ? '' : ` at line ${file.line}`})`;
       return draft('undefined_macro', {
         ...base,
         ...(inModel.line === undefined ? atCall : inModel),
-        hint: `'${subject}' is not a macro of this project${caller}${near === undefined ? '' : `: ${near}`}`,
+        hint:
+          definedIn.length > 0
+            ? `'${subject}' is defined in ${definedIn.map(unreadWhy).join(' and in ')}: fix that file first${caller}`
+            : `'${subject}' is not a macro of this project${caller}${near === undefined ? '' : `: ${near}`}${near === undefined && known.unreadMacros.length > 0 ? `; ${known.unreadMacros.map(unreadWhy).join(', ')} may define it` : ''}`,
       });
     }
     case 'undefined_variable':
