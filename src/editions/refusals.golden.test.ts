@@ -280,6 +280,15 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A model file copied to a second folder: the two files are the finding, and the tests written
+    // once for that model are not reported as tests written twice (each pointed at itself).
+    name: 'duplicate-model-file',
+    project: {
+      'models/staging/silver_orders.sql': SMALL_PROJECT['models/silver/silver_orders.sql'] ?? '',
+    },
+    args: CHECK,
+  },
+  {
     name: 'fixture-value-does-not-cast',
     project: {
       'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,

@@ -2271,6 +2271,9 @@ function repeatOf(
     scope.firstTests.set(key, here);
     return undefined;
   }
+  // The same written test, planned again for a second model file of its model's name: that is
+  // duplicate_model's finding, not a test written twice.
+  if (first.file === here.file && first.line === here.line && first.column === here.column) return undefined;
   const where = first.line === undefined ? first.file : `${first.file}:${first.line}`;
   return draft('duplicate_test', {
     ...here,
