@@ -289,6 +289,24 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A misspelt ref() in a relationships test is told the model it is close to, as in SQL.
+    name: 'relationships-ref-misspelt',
+    project: replace(
+      'models/silver/_silver__models.yml',
+      "to: ref('silver_orders')",
+      "to: ref('silver_order')",
+    ),
+    args: CHECK,
+  },
+  {
+    // A source table defined in two files: each names the other place (it named neither).
+    name: 'source-defined-twice',
+    project: {
+      'models/bronze/_bronze__sources_copy.yml': SMALL_PROJECT['models/bronze/_bronze__sources.yml'] ?? '',
+    },
+    args: CHECK,
+  },
+  {
     name: 'fixture-value-does-not-cast',
     project: {
       'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,

@@ -896,8 +896,8 @@ function renderIfJinja(harness: JinjaHarness, text: string): RenderOutcome {
 }
 
 function planSources(tables: readonly SourceTableProperties[], planning: Planning): PlannedSource[] {
-  const counts = new Map<string, number>();
-  for (const table of tables) counts.set(keyOf(table), (counts.get(keyOf(table)) ?? 0) + 1);
+  const counts = new Map<string, SourceTableProperties[]>();
+  for (const table of tables) counts.set(keyOf(table), [...(counts.get(keyOf(table)) ?? []), table]);
   return tables
     .map((table) => planSource(table, counts, planning))
     .sort((a, b) => byString(keyOf(a), keyOf(b)));
@@ -1880,7 +1880,7 @@ function uniqueSources(pairs: readonly (readonly [string, string])[]): SourceKey
 
 function planSource(
   table: SourceTableProperties,
-  counts: ReadonlyMap<string, number>,
+  counts: ReadonlyMap<string, readonly SourceTableProperties[]>,
   planning: Planning,
 ): PlannedSource {
   const here = { file: table.file, ...table.at };
@@ -1895,7 +1895,17 @@ function planSource(
       [table.source, table.table].every((name) => IDENTIFIER.test(name))
         ? undefined
         : at('invalid_resource_name'),
-    () => ((counts.get(keyOf(table)) ?? 0) > 1 ? at('duplicate_source') : undefined),
+    () => {
+      const others = (counts.get(keyOf(table)) ?? []).filter((other) => other !== table);
+      if (others.length === 0) return undefined;
+      const where = others.map((other) =>
+        other.at.line === undefined ? other.file : `${other.file}:${other.at.line}`,
+      );
+      return draft('duplicate_source', {
+        ...here,
+        hint: `${keyOf(table)} is defined at ${where.join(' and at ')} too, and dbt allows one definition of a source table: remove one`,
+      });
+    },
     () =>
       typeof enabled === 'string'
         ? enabledFinding(
@@ -2405,10 +2415,18 @@ function relationship(
   });
   const none = { to: undefined, models: [], sources: [] };
   if (!rendered.ok) {
+    // The names a misspelt to: may mean, as a misspelt ref() or source() in SQL gets.
+    const known =
+      rendered.code === 'undefined_source'
+        ? [...scope.sourceByKey.keys()]
+        : [...scope.enabledModels.keys(), ...scope.others.keys()];
+    const near = rendered.subject === undefined ? undefined : didYouMean(rendered.subject, known);
     const hint =
       rendered.subject === undefined
         ? {}
-        : { hint: `${spec.to} names '${rendered.subject}', which the project does not define` };
+        : {
+            hint: `${spec.to} names '${rendered.subject}', which the project does not define${near === undefined ? '' : `; ${near}`}`,
+          };
     return { ...none, finding: draft(rendered.code, { ...here, ...hint }) };
   }
   if (!IDENTIFIER.test(spec.field)) return { ...none, finding: draft('test_target_invalid', here) };
