@@ -319,6 +319,16 @@ describe('distributor configuration', () => {
     });
   });
 
+  it('regression: an id YAML reads as a number or a boolean says to quote it', () => {
+    const number = refusalOf(VALID.replace('id: weather-daily', 'id: 2026'));
+    expect(number.code).toBe('config_wrong_type');
+    expect(number.hint).toBe('expected a string, found a number; write it in quotes to make it text: "2026"');
+    const boolean = refusalOf(VALID.replace('id: site', 'id: true'));
+    expect(boolean.hint).toBe(
+      'expected a string, found true or false; write it in quotes if it is meant as text',
+    );
+  });
+
   it('regression: a BOM is refused as config_not_yaml instead of silently stripped', () => {
     const refusal = refusalOf(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]));
     expect(refusal.code).toBe('config_not_yaml');

@@ -516,7 +516,15 @@ class ConfigReader {
   }
 
   private string(node: YamlNode, path: Path): string | undefined {
-    return node.kind === 'string' ? node.value : this.wrongType(node, path, 'a string');
+    if (node.kind === 'string') return node.value;
+    // YAML reads `id: 2026` as a number and `id: yes` as a boolean: quoting keeps what was written.
+    const quoted =
+      node.kind === 'number'
+        ? `; write it in quotes to make it text: "${node.source}"`
+        : node.kind === 'boolean'
+          ? '; write it in quotes if it is meant as text'
+          : undefined;
+    return this.wrongType(node, path, 'a string', quoted);
   }
 
   private matching(node: YamlNode, pattern: RegExp, path: Path, hint: string): string | undefined {
