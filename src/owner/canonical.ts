@@ -70,7 +70,8 @@ export function decodeCanonical<T>(
     return codec.validate(parsed);
   });
   const canonical = guardScoped(codec.site, () => canonicalBytes(value));
-  if (Buffer.compare(canonical, raw) !== 0) fail(codec.site);
+  // Valid, but not the canonical bytes (indented, keys reordered): named, so it is not read as a value's fault.
+  if (Buffer.compare(canonical, raw) !== 0) fail(codec.site, 'canonical_form');
   // The parsed tree is reachable from nowhere else: freezing it makes the value immutable.
   return deepFreeze(value);
 }

@@ -79,7 +79,7 @@ const RULES: readonly Rule[] = [
     rule: 'canonical bytes: whitespace between tokens',
     cell: SQL,
     bytes: (t) => t.replace('{"claims"', '{ "claims"'),
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@canonical_form',
   },
   {
     rule: 'canonical bytes: keys in another order',
@@ -91,19 +91,19 @@ const RULES: readonly Rule[] = [
       expect(JSON.parse(reordered)).toEqual(JSON.parse(t));
       return reordered;
     },
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@canonical_form',
   },
   {
     rule: 'canonical bytes: a trailing newline',
     cell: SQL,
     bytes: (t) => `${t}\n`,
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@canonical_form',
   },
   {
     rule: 'canonical bytes: an escape Python would not write',
     cell: SQL,
     bytes: (t) => t.replace('"analytics"', '"\\u0061nalytics"'),
-    expected: 'scoped_execution_document',
+    expected: 'scoped_execution_document@canonical_form',
   },
   {
     rule: 'strict JSON: a duplicated field',

@@ -123,7 +123,8 @@ export const refuseScaffold = defineRefusals<ScaffoldRefusalCode, ScaffoldRefusa
   },
   edition_project_mismatch: {
     category: 'mismatched',
-    message: 'the dbt project has no readable dbt_project.yml or its name does not match the edition',
+    message:
+      "the dbt project has no readable dbt_project.yml or its name does not match the edition: --edition names the workspace's edition (bigquery: the project at the workspace root; snowflake: the project in kit/)",
   },
   edition_option_mismatch: {
     category: 'mismatched',
