@@ -262,6 +262,13 @@ export interface ReadOptions {
    * compared and no output is read.
    */
   readonly checksum?: boolean;
+  /**
+   * With `checksum`: an output this account may not read is compared by
+   * size alone rather than refused — the read a local destination makes
+   * before replacing a bundle without `--checksum`, which must not refuse
+   * what a size comparison passed.
+   */
+  readonly unreadableBySize?: boolean;
 }
 
 /**

@@ -323,6 +323,10 @@ describe('distributor configuration', () => {
     const number = refusalOf(VALID.replace('id: weather-daily', 'id: 2026'));
     expect(number.code).toBe('config_wrong_type');
     expect(number.hint).toBe('expected a string, found a number; write it in quotes to make it text: "2026"');
+    // Quoting is suggested with the text only when that text is digits, which an id may be.
+    expect(refusalOf(VALID.replace('id: weather-daily', 'id: -5')).hint).toBe(
+      'expected a string, found a number; write it in quotes if it is meant as text',
+    );
     const boolean = refusalOf(VALID.replace('id: site', 'id: true'));
     expect(boolean.hint).toBe(
       'expected a string, found true or false; write it in quotes if it is meant as text',

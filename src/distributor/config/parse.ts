@@ -520,7 +520,9 @@ class ConfigReader {
     // YAML reads `id: 2026` as a number and `id: yes` as a boolean: quoting keeps what was written.
     const quoted =
       node.kind === 'number'
-        ? `; write it in quotes to make it text: "${node.source}"`
+        ? /^[0-9]+$/.test(node.source)
+          ? `; write it in quotes to make it text: "${node.source}"`
+          : '; write it in quotes if it is meant as text'
         : node.kind === 'boolean'
           ? '; write it in quotes if it is meant as text'
           : undefined;

@@ -2,9 +2,9 @@ import { type Refusal, toRefusal } from '../../core/refusal/index.js';
 import type { BackendOpenContext, DestinationBackend, DestinationSnapshot } from '../backend.js';
 import { type BackendRegistry, createBackend } from '../backends/registry.js';
 import type { DestinationConfig } from '../config/types.js';
-import { compareInstants } from '../model/instant.js';
 import type { BundleDir, SourceManifest } from '../model/types.js';
-import type { SnapshotView } from '../plan/compare.js';
+import { decide, type SnapshotView } from '../plan/compare.js';
+import { expectedOutputs } from '../plan/outputs.js';
 import { reasonCodeOf, refuseDistributor } from '../refusals.js';
 
 /** A configured destination opened for one run. */
@@ -21,12 +21,12 @@ export interface OpenDestination {
 
 /**
  * Whether a local destination compared by size must read this bundle's
- * outputs before the plan: the view shows an older publication of the same
- * bundle, which the run is about to replace, and a replacement removes the
- * outputs its state lists. One written over with the same size would go
- * without a word; read now, it is refused `destination_incomplete` as under
- * `--checksum`. A rerun that skips the bundle reads nothing
- * (docs/distributor.md#comparing-by-content---checksum).
+ * outputs before the plan: the run is about to replace the bundle there (a
+ * newer publication, other outputs asked for, a run's residue), and a
+ * replacement removes the outputs its state lists. One written over with
+ * the same size would go without a word; read now, it is refused
+ * `destination_incomplete` as under `--checksum`. A rerun that skips the
+ * bundle reads nothing (docs/distributor.md#comparing-by-content---checksum).
  */
 export function readBeforeReplacing(
   destination: OpenDestination,
@@ -36,8 +36,8 @@ export function readBeforeReplacing(
   if (destination.checksum === true || destination.config.kind !== 'local' || view.kind !== 'managed')
     return false;
   if (view.missing || view.unlisted) return false;
-  const published = view.state.source.manifest;
-  return published.id === manifest.id && compareInstants(published.created, manifest.created) < 0;
+  const expected = expectedOutputs(manifest, destination.config.outputs);
+  return decide(manifest, view, expected).outcome === 'replaced';
 }
 
 export function openDestination(
@@ -152,7 +152,7 @@ export async function inspectDestination(
   dir: BundleDir,
   signal?: AbortSignal,
   fresh = false,
-  byContent = destination.checksum === true,
+  beforeReplacing = false,
 ): Promise<{ readonly view: SnapshotView; readonly refusal?: Refusal }> {
   if (destination.refusal !== undefined || destination.backend === undefined) {
     const refusal = destination.refusal;
@@ -169,7 +169,8 @@ export async function inspectDestination(
     snapshot = await destination.backend.inspect(dir, {
       ...(signal === undefined ? {} : { signal }),
       fresh,
-      ...(byContent ? { checksum: true } : {}),
+      ...(destination.checksum === true ? { checksum: true } : {}),
+      ...(beforeReplacing ? { checksum: true, unreadableBySize: true } : {}),
     });
   } catch (error: unknown) {
     const refusal = toRefusal(error, () => refuseDistributor('destination_unreachable'));

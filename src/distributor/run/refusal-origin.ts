@@ -25,9 +25,16 @@ function settingOrigin(
   field: string | undefined,
 ): ConfigOrigin | undefined {
   if (code === 'backend_unavailable') return destination.kind_origin;
-  // A published bundle around every bundle of the destination: its root or prefix is what to change.
-  if (code === 'destination_nested_bundle' && (field === 'root' || field === 'prefix'))
-    return destination.kind === 'local' ? destination.root_origin : destination.prefix_origin;
+  // A published bundle around every bundle of the destination: its root, work_dir or prefix is what to change.
+  if (
+    code === 'destination_nested_bundle' &&
+    (field === 'root' || field === 'work_dir' || field === 'prefix')
+  )
+    return destination.kind === 'local'
+      ? field === 'work_dir'
+        ? destination.work_dir_origin
+        : destination.root_origin
+      : destination.prefix_origin;
   if (destination.kind === 'local') {
     switch (code) {
       case 'destination_root_unavailable':

@@ -1097,6 +1097,38 @@ describe('distribute run (local destination)', () => {
       if (root.endsWith('charts')) expect(readdirSync(root)).toEqual([]);
       rmSync(join(dest, 'daily', 'd1', 'charts'), { recursive: true, force: true });
     }
+    // A work_dir inside the bundle would put this destination's lock there just the same.
+    const elsewhere = join(work, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(join(dest, 'daily', 'd1', 'charts'));
+    const withWorkDir = writeConfig(join(work, 'cfg'), [
+      {
+        id: 'other',
+        source: other,
+        destinations: [{ id: 's', root: elsewhere, workDir: join(dest, 'daily', 'd1', 'charts') }],
+      },
+    ]);
+    const refused = await run({ configPath: withWorkDir });
+    expect(outcomes(refused)).toEqual([['extra', 'refused', 'destination_nested_bundle']]);
+    expect(refused.outcomes[0]?.refusal?.hint).toContain(
+      `work_dir '${join(dest, 'daily', 'd1', 'charts')}' lies inside the published bundle '${join(dest, 'daily', 'd1')}'`,
+    );
+    expect(refused.outcomes[0]?.refusal?.location).toMatchObject({
+      pointer: 'pipelines[0].destinations[0].work_dir',
+    });
+    expect(readdirSync(join(dest, 'daily', 'd1', 'charts'))).toEqual([]);
+    rmSync(join(dest, 'daily', 'd1', 'charts'), { recursive: true });
+    // With no bundle to refuse (an empty source), the root is still refused, at its line: exit 2, not 0.
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    const idle = writeConfig(join(work, 'cfg'), [
+      { id: 'idle', source: empty, destinations: [{ id: 's', root: join(dest, 'daily', 'd1') }] },
+    ]);
+    const idleRun = await run({ configPath: idle });
+    expect(idleRun.status).not.toBe('ok');
+    expect(
+      idleRun.failures.map((failure) => [failure.reason_code, failure.refusal?.location?.pointer]),
+    ).toEqual([['destination_nested_bundle', 'pipelines[0].destinations[0].root']]);
     // The first configuration still replaces its bundle.
     makeBundle(source, 'daily/d1', [REPORT], { id: 'd1', created: '2026-05-31T11:10:00Z' });
     expect(outcomes(await run())).toEqual([['daily/d1', 'replaced', '']]);

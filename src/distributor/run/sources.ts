@@ -147,9 +147,11 @@ function recordIdleDestinationFailures(pipeline: SourcePipeline): void {
   if (pipeline.bundles.length > 0) return;
   for (const destination of pipeline.destinations) {
     const refusal = destination.refusal;
-    if (refusal === undefined || !SETTING_FAILURES.has(refusal.code)) continue;
+    if (refusal === undefined || !settingFailure(refusal)) continue;
     const code = reasonCodeOf(refusal);
-    const { pointer, ...place } = refusalOrigin(destination.config, code) ?? { pointer: undefined };
+    const { pointer, ...place } = refusalOrigin(destination.config, code, refusal.field) ?? {
+      pointer: undefined,
+    };
     pipeline.failures.push({
       bundle_dir: null,
       bundle_id: null,
@@ -169,6 +171,15 @@ const SETTING_FAILURES: ReadonlySet<string> = new Set([
   'work_dir_unavailable',
   'work_dir_other_filesystem',
 ]);
+
+/** A refusal of the destination's own setting: a folder that does not open, or one inside a published bundle. */
+function settingFailure(refusal: Refusal): boolean {
+  return (
+    SETTING_FAILURES.has(refusal.code) ||
+    (refusal.code === 'destination_nested_bundle' &&
+      (refusal.field === 'root' || refusal.field === 'work_dir'))
+  );
+}
 
 function addSourceFailuresAndBundles(
   pipeline: SourcePipeline,

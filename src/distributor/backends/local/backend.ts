@@ -77,6 +77,16 @@ export class LocalBackends {
           }),
         });
       }
+      const workNested = publishedBundleAroundRoot(
+        config.work_dir,
+        shownWorkDir ?? config.work_dir,
+        'work_dir',
+      );
+      if (workNested !== undefined) {
+        work.close();
+        dir.close();
+        return workNested;
+      }
       if (workDirProblem(dir, work) !== undefined) {
         work.close();
         dir.close();
@@ -184,7 +194,7 @@ class LocalBackend implements DestinationBackend {
       bundleDir,
       root.ancestors,
       root.shown.root,
-      options.checksum === true,
+      options.checksum !== true ? false : options.unreadableBySize === true ? 'readable' : true,
     );
     await inspection.settled();
     return inspection.finish();

@@ -7,7 +7,12 @@ import { chmodSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../../test/helpers/cli.js';
-import { describeTree, makeBundle, weatherSiteTree } from '../../../../test/helpers/distributor-fixtures.js';
+import {
+  describeTree,
+  makeBundle,
+  weatherSiteTree,
+  writeConfig,
+} from '../../../../test/helpers/distributor-fixtures.js';
 import { distributeRun } from '../../run/run.js';
 
 const CLOCK = () => new Date('2026-06-01T00:00:00Z');
@@ -99,6 +104,35 @@ describe('distribute run --checksum, local destination', () => {
     expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe(DAYS_EDITED);
     writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS.content);
     expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+  });
+
+  it('regression: a replacement for other outputs asked for reads the old ones too (a same-size edit was overwritten, exit 0)', async () => {
+    published('b');
+    await run();
+    writeFileSync(join(tree.dest, 'b', 'data', 'days.csv'), DAYS_EDITED);
+    // The same bundle, now published without its pages: the outputs change, not the manifest.
+    writeConfig(tree.work, [
+      { id: 'weather', source: tree.source, destinations: [{ id: 'site', root: tree.dest, html: false }] },
+    ]);
+    const before = describeTree(tree.dest);
+    const report = await run();
+    expect(outcomes(report)).toEqual([['b', 'refused', 'destination_incomplete']]);
+    expect(report.outcomes[0]?.entry_path).toBe('data/days.csv');
+    expect(describeTree(tree.dest)).toEqual(before);
+  });
+
+  it('regression: before a replacement, an output this account may not read is judged by its size, as it was (it refused the bundle)', async () => {
+    published('b');
+    await run();
+    chmodSync(join(tree.dest, 'b', 'data', 'days.csv'), 0o000);
+    rmSync(join(tree.source, 'b'), { recursive: true });
+    published(
+      'b',
+      [REPORT, { path: 'data/days.csv', content: 'day,sky\ntue,rain\n' }],
+      '2026-06-01T00:00:00Z',
+    );
+    expect(outcomes(await run())).toEqual([['b', 'replaced', '']]);
+    expect(readFileSync(join(tree.dest, 'b', 'data', 'days.csv'), 'utf8')).toBe('day,sky\ntue,rain\n');
   });
 
   it('finds no difference in an intact bundle, its rendered pages included', async () => {

@@ -43,6 +43,7 @@ export function startCompareContent(
   dir: Dir,
   outputs: readonly OutputRecord[],
   shownBundle: string,
+  unreadableBySize = false,
 ): ContentInFlight {
   const changed = new Set<string>();
   const gone = new Set<string>();
@@ -64,7 +65,7 @@ export function startCompareContent(
         if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
           changed.add(output.path);
       } catch (error: unknown) {
-        refusal ??= unreadable(output, readCause(error));
+        if (!unreadableBySize) refusal ??= unreadable(output, readCause(error));
       } finally {
         file.close();
       }
@@ -78,6 +79,8 @@ export function startCompareContent(
       if (!opened.ok) {
         if (opened.problem === 'missing') gone.add(output.path);
         else if (opened.problem === 'unreadable') {
+          // The read before a replacement: what may not be read is judged by its size, as it was.
+          if (unreadableBySize) continue;
           refusal = unreadable(
             output,
             opened.errno === undefined ? 'it could not be opened' : readFailureCause(opened.errno),
@@ -102,6 +105,7 @@ export function startCompareContent(
         if (hashed.exceeded || hashed.bytes !== output.size || toPrefixed(hashed.hex) !== output.sha256)
           changed.add(output.path);
       } catch (error: unknown) {
+        if (unreadableBySize) continue;
         refusal = unreadable(output, readCause(error));
         break;
       } finally {

@@ -43,7 +43,7 @@ export function startInspectLocal(
   bundleDir: BundleDir,
   ancestors: Map<string, boolean> = new Map(),
   shownRoot = '.',
-  checksum = false,
+  checksum: boolean | 'readable' = false,
 ): LocalInspection {
   const segments = bundleDir.split('/');
   const leaf = segments[segments.length - 1] ?? '';
@@ -84,7 +84,10 @@ export function startInspectLocal(
         return found(writableAt(parent, reached, shownRoot, { kind: 'empty', residue: [] }));
       return found(invalid(destinationProblem(error)));
     }
-    const compare = checksum ? { shownBundle: join(shownRoot, bundleDir) } : undefined;
+    const compare =
+      checksum === false
+        ? undefined
+        : { shownBundle: join(shownRoot, bundleDir), unreadableBySize: checksum === 'readable' };
     // Asked first: `parent` and `dir` are let go of before the outputs are
     // hashed, and nothing may throw once files are handed to a thread.
     const unwritable = unwritableAt(parent, reached, shownRoot, { dir, leaf });
@@ -173,9 +176,14 @@ function withUnwritable(snapshot: DestinationSnapshot, unwritable: Refusal | und
 
 /**
  * `byContent`: `--checksum` — outputs of the size the state records are
- * read too, and compared by SHA-256 (named in a refusal as `shownBundle`).
+ * read too, and compared by SHA-256 (named in a refusal as `shownBundle`);
+ * with `unreadableBySize`, an output this account may not read is compared
+ * by size alone, as without it (the read before a replacement).
  */
-function startInspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: string }): LocalInspection {
+function startInspectBundleDir(
+  dir: Dir,
+  byContent?: { readonly shownBundle: string; readonly unreadableBySize: boolean },
+): LocalInspection {
   const entries = dir.list();
   if (entries.length === 0) return found({ kind: 'empty', residue: [] });
   const stateEntry = entries.find((entry) => entry.utf8 && entry.name === STATE_FILE);
@@ -214,6 +222,7 @@ function startInspectBundleDir(dir: Dir, byContent?: { readonly shownBundle: str
           dir,
           read.state.outputs.filter((output) => listing.sizes.get(output.path) === output.size),
           byContent.shownBundle,
+          byContent.unreadableBySize,
         );
   return then(content, (compared) => judged(read, listing, foreign, compared));
 }

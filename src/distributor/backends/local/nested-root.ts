@@ -11,13 +11,17 @@ import { refuseDistributor } from '../../refusals.js';
  * replaced, since a replacement never deletes what its state does not
  * list. It is refused before the run locks the root or makes its work area
  * there, so a refused run leaves nothing inside the other publication
- * (docs/distributor.md#local-destinations).
+ * (docs/distributor.md#local-destinations-atomicity-lock-crash-behaviour).
  *
  * The folders are those the root really is in (its real path, up to `/`):
  * a root reached through a symbolic link is checked where it lands. A
  * folder that cannot be looked into counts as holding no bundle.
  */
-export function publishedBundleAroundRoot(root: string, shownRoot: string): Refusal | undefined {
+export function publishedBundleAroundRoot(
+  root: string,
+  shownRoot: string,
+  setting: 'root' | 'work_dir' = 'root',
+): Refusal | undefined {
   let real: string;
   try {
     real = realpathSync.native(root);
@@ -27,7 +31,7 @@ export function publishedBundleAroundRoot(root: string, shownRoot: string): Refu
   }
   let folder = real;
   for (let up = 0; ; up += 1) {
-    if (holdsState(folder)) return nestedRootRefusal(shownRoot, root, folder, up);
+    if (holdsState(folder)) return nestedRootRefusal(shownRoot, root, folder, up, setting);
     const parent = dirname(folder);
     if (parent === folder) return undefined;
     folder = parent;
@@ -43,15 +47,22 @@ function holdsState(folder: string): boolean {
   }
 }
 
-function nestedRootRefusal(shownRoot: string, root: string, bundle: string, up: number): Refusal {
+function nestedRootRefusal(
+  shownRoot: string,
+  root: string,
+  bundle: string,
+  up: number,
+  setting: 'root' | 'work_dir',
+): Refusal {
   const where =
     up === 0
-      ? `root '${shownRoot}' is itself a published bundle's folder (it holds a ${STATE_FILE})`
-      : `root '${shownRoot}' lies inside the published bundle '${shownAbove(shownRoot, root, bundle, up)}' (it holds a ${STATE_FILE}, ${up === 1 ? '1 folder' : `${up} folders`} above the root)`;
+      ? `${setting} '${shownRoot}' is itself a published bundle's folder (it holds a ${STATE_FILE})`
+      : `${setting} '${shownRoot}' lies inside the published bundle '${shownAbove(shownRoot, root, bundle, up)}' (it holds a ${STATE_FILE}, ${up === 1 ? '1 folder' : `${up} folders`} above the ${setting})`;
+  const what = setting === 'root' ? 'files published here' : "this destination's work area";
   return refuseDistributor('destination_nested_bundle', {
     role: 'destination',
-    field: 'root',
-    hint: `${where}, published by another configuration or destination: files published here would lie inside that bundle and leave it unreplaceable, so nothing was written; set root: to a folder outside every published bundle`,
+    field: setting,
+    hint: `${where}, published by another configuration or destination: ${what} would lie inside that bundle and leave it unreplaceable, so nothing was written; set ${setting}: to a folder outside every published bundle`,
   });
 }
 
