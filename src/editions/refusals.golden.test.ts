@@ -307,6 +307,35 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // A {{ closed further on, with something after its expression: placed at that, not at the {{.
+    name: 'jinja-extra-after-expression',
+    project: replace(
+      'models/gold/gold_order_sizes.sql',
+      "{{ ref('silver_orders') }} as orders",
+      "{{ ref('silver_orders') as orders }}",
+    ),
+    args: CHECK,
+  },
+  {
+    // A loop that adds lines and a comment that drops as many keep the count, not the places: the
+    // binder's line is placed only where the file writes it (it named the comment's line).
+    name: 'build-lines-shifted-by-jinja',
+    project: {
+      'models/silver/silver_orders.sql': [
+        '{# two lines',
+        '   of comment #}',
+        'select',
+        '{% for n in [1, 2] %}',
+        '    {{ n }} as c{{ n }},',
+        '{% endfor %}',
+        '    order_idd',
+        "from {{ source('bronze', 'orders') }}",
+        '',
+      ].join('\n'),
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'fixture-value-does-not-cast',
     project: {
       'models/silver/silver_order_items.sql': `{{ config(materialized='table') }}\n${SMALL_PROJECT['models/silver/silver_order_items.sql']}`,

@@ -483,9 +483,11 @@ function withBinderPlace(
 
 /**
  * The file's line (and column) of a line of the rendered SQL: the same
- * line when Jinja kept the file's lines, else the one line of the file
- * written as it renders, if there is exactly one; the column only when that
- * line renders to itself.
+ * line when Jinja kept the file's lines and that line is either written as
+ * it renders or holds Jinja (a loop that adds lines and a comment that
+ * drops as many keep the count, not the places), else the one line of the
+ * file written as it renders, if there is exactly one; the column only
+ * when that line renders to itself.
  */
 function fileLineOf(
   model: Pick<PlannedModel, 'sql' | 'source'>,
@@ -497,7 +499,13 @@ function fileLineOf(
   const rendered = renderedLines[line - 1];
   if (rendered === undefined) return {};
   let fileLine: number | undefined;
-  if (renderedLines.length === sourceLines.length) fileLine = line;
+  const written = sourceLines[line - 1];
+  if (
+    renderedLines.length === sourceLines.length &&
+    written !== undefined &&
+    (written.trim() === rendered.trim() || /\{[{%#]/.test(written))
+  )
+    fileLine = line;
   else {
     const same = sourceLines.flatMap((text, index) =>
       text.trim() !== '' && text.trim() === rendered.trim() ? [index + 1] : [],

@@ -266,6 +266,12 @@ export function syntaxFault(
     ['expected block end', '{%', '%}'],
   ] as const) {
     if (!message.includes(expected)) continue;
+    // Closed further on (`{{ ref('x') as o }}`): what stands here is the fault, not the delimiter.
+    if (closedAfter(text, place, open, close))
+      return {
+        ...place,
+        syntax: `Jinja expected ${close} here: a ${open} … ${close} holds one ${open === '{{' ? 'expression' : 'tag'}, and what follows it here is not part of it`,
+      };
     const opening = openingBefore(text, place, open, close);
     return {
       ...(opening ?? place),
@@ -281,6 +287,26 @@ export function syntaxFault(
   return place;
 }
 
+/** The offset in `text` of a 1-based line and column (in UTF-16 units, as nunjucks counts). */
+function offsetOf(text: string, line: number, column: number | undefined): number {
+  const lines = text.split('\n');
+  return lines.slice(0, line - 1).join('\n').length + (line > 1 ? 1 : 0) + (column ?? 1) - 1;
+}
+
+/** Whether a `close` follows `place` before any further `open`: the delimiter around it is closed. */
+function closedAfter(
+  text: string,
+  place: { line?: number; column?: number },
+  open: string,
+  close: string,
+): boolean {
+  if (place.line === undefined) return false;
+  const after = text.slice(offsetOf(text, place.line, place.column));
+  const closing = after.indexOf(close);
+  const opening = after.indexOf(open);
+  return closing !== -1 && (opening === -1 || closing < opening);
+}
+
 /** The last `open` before `place` with no `close` after it up to `place`: where a delimiter was left open. */
 function openingBefore(
   text: string,
@@ -289,10 +315,7 @@ function openingBefore(
   close: string,
 ): { line: number; column: number } | undefined {
   if (place.line === undefined) return undefined;
-  const lines = text.split('\n');
-  const upTo =
-    lines.slice(0, place.line - 1).join('\n').length + (place.line > 1 ? 1 : 0) + (place.column ?? 1) - 1;
-  const before = text.slice(0, upTo);
+  const before = text.slice(0, offsetOf(text, place.line, place.column));
   const at = before.lastIndexOf(open);
   if (at === -1 || before.indexOf(close, at) !== -1) return undefined;
   return lineColumn(text, at);

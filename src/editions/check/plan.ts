@@ -597,7 +597,7 @@ function noResourcesOfKind(project: YamlMapping, tree: keyof typeof RESOURCE_PAT
     written.length > 0
       ? `its ${key} (${folders})`
       : `${folders}, where dbt reads them when ${key} is not set`;
-  return `the project has no ${kind} at all, so none of the configs here apply: dbt finds them in ${source}; check that ${written.length > 1 ? 'those folders exist' : 'this folder exists'} and holds the project's ${tree === 'sources' ? 'properties files with sources:' : `${kind} files`}`;
+  return `the project has no ${kind} at all, so none of the configs here apply: dbt finds them in ${source}; check that ${written.length > 1 ? 'those folders exist and hold' : 'this folder exists and holds'} the project's ${tree === 'sources' ? 'properties files with sources:' : `${kind} files`}`;
 }
 
 /**
@@ -1572,7 +1572,7 @@ function withBothTestKeys(
       line: both.line,
       column: both.column,
       pointer: both.pointer,
-      hint: `dbt stops at this entry ("cannot have both 'tests' and 'data_tests' defined"): tests: is the older name of data_tests:, so move the tests listed under ${both.key} into ${both.key === 'tests' ? 'data_tests' : 'tests'}: and delete this key`,
+      hint: `dbt stops at this entry ("cannot have both 'tests' and 'data_tests' defined"): tests: is the older name of data_tests:, so ${both.empty ? 'delete this empty key' : `move the tests listed under ${both.key} into ${both.key === 'tests' ? 'data_tests' : 'tests'}: and delete this key`}`,
     }),
   );
   const [first, ...rest] = drafts;
@@ -2420,7 +2420,14 @@ function relationship(
       rendered.code === 'undefined_source'
         ? [...scope.sourceByKey.keys()]
         : [...scope.enabledModels.keys(), ...scope.others.keys()];
-    const near = rendered.subject === undefined ? undefined : didYouMean(rendered.subject, known);
+    // Never the name itself (a ref() with a version the model does not have names a model that exists).
+    const near =
+      rendered.subject === undefined
+        ? undefined
+        : didYouMean(
+            rendered.subject,
+            known.filter((name) => name !== rendered.subject),
+          );
     const hint =
       rendered.subject === undefined
         ? {}

@@ -8,19 +8,22 @@ export interface BothTestKeys {
   readonly pointer: string;
   /** The later key as written: `tests` or `data_tests`. */
   readonly key: 'tests' | 'data_tests';
+  /** Whether the later key holds no test (`data_tests: []`): deleting it is the whole fix. */
+  readonly empty: boolean;
 }
 
 type Path = readonly (string | number)[];
 
 /**
  * Every entry of a properties file that lists tests under both `data_tests:`
- * and `tests:` (the older name of the same key). dbt refuses such an entry
+ * and `tests:` (the older name of the same key), as dbt-core refuses it
  * when it parses the project ("cannot have both 'tests' and 'data_tests'
- * defined"), so the check must not pass it (docs/editions.md, "What the
- * check reads"). The entries that take tests: models, seeds and snapshots,
- * their columns and their versions' columns; sources, their tables and the
- * tables' columns. A `tests` key under `meta:` or `config:` is the
- * operator's own and is not looked at.
+ * defined"), so the check must not pass it (docs/editions.md#finding-codes).
+ * dbt-core's two rules: a model, seed or snapshot, a version
+ * of a model, and their columns are refused when `tests:` holds something
+ * and `data_tests:` is written at all; a source, its tables and their
+ * columns when both hold something. A `tests` key under `meta:` or
+ * `config:` is the operator's own and is not looked at.
  */
 export function entriesWithBothTestKeys(root: YamlNode | undefined): BothTestKeys[] {
   const found: BothTestKeys[] = [];
@@ -30,11 +33,12 @@ export function entriesWithBothTestKeys(root: YamlNode | undefined): BothTestKey
       visit(item, [...path, index]);
     });
   };
-  const check = (entry: YamlNode, at: Path) => {
+  const check = (entry: YamlNode, at: Path, rule: 'patch' | 'source' = 'patch') => {
     if (entry.kind !== 'map') return;
     const data = entry.entries.find((candidate) => candidate.key === 'data_tests');
     const tests = entry.entries.find((candidate) => candidate.key === 'tests');
-    if (data === undefined || tests === undefined) return;
+    if (data === undefined || tests === undefined || !holdsSomething(tests.value)) return;
+    if (rule === 'source' && !holdsSomething(data.value)) return;
     const later =
       data.keyAt.line > tests.keyAt.line ||
       (data.keyAt.line === tests.keyAt.line && data.keyAt.column > tests.keyAt.column)
@@ -45,26 +49,46 @@ export function entriesWithBothTestKeys(root: YamlNode | undefined): BothTestKey
       column: later.keyAt.column,
       pointer: pointerOf([...at, later.key]),
       key: later.key as 'tests' | 'data_tests',
+      empty: !holdsSomething(later.value),
     });
   };
-  const withColumns = (entry: YamlNode, at: Path) => {
-    check(entry, at);
-    each(child(entry, 'columns'), [...at, 'columns'], check);
-  };
+  const checkSource = (entry: YamlNode, at: Path) => check(entry, at, 'source');
   if (root?.kind !== 'map') return found;
   for (const kind of ['models', 'seeds', 'snapshots'] as const) {
     each(child(root, kind), [kind], (entry, at) => {
-      withColumns(entry, at);
+      check(entry, at);
+      each(child(entry, 'columns'), [...at, 'columns'], check);
       each(child(entry, 'versions'), [...at, 'versions'], (version, versionAt) => {
+        check(version, versionAt);
         each(child(version, 'columns'), [...versionAt, 'columns'], check);
       });
     });
   }
   each(child(root, 'sources'), ['sources'], (source, at) => {
-    check(source, at);
-    each(child(source, 'tables'), [...at, 'tables'], withColumns);
+    each(child(source, 'tables'), [...at, 'tables'], (table, tableAt) => {
+      checkSource(table, tableAt);
+      each(child(table, 'columns'), [...tableAt, 'columns'], checkSource);
+    });
   });
   return found.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+/** Python's truth of a YAML value, as dbt-core tests it: an empty list, mapping or string, null, 0 and false hold nothing. */
+function holdsSomething(node: YamlNode): boolean {
+  switch (node.kind) {
+    case 'seq':
+      return node.items.length > 0;
+    case 'map':
+      return node.entries.length > 0;
+    case 'string':
+      return node.value !== '';
+    case 'number':
+      return node.value !== 0;
+    case 'boolean':
+      return node.value;
+    default:
+      return false;
+  }
 }
 
 function child(node: YamlNode, key: string): YamlNode | undefined {
