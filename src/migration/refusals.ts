@@ -44,7 +44,7 @@ export const refuseEvidence = defineRefusals<EvidenceRefusalCode>({
   scaffold_input_not_private: {
     category: 'malformed',
     message:
-      'an evidence artifact fails the owner-only, no-symlink or single-link checks (the file: owner, mode 600, one link; its folder: owner, mode 700; no symlink on the path), or they cannot be verified',
+      'an evidence artifact fails the owner-only, no-symlink or single-link checks (the file: yours, no group or other permission bits, one link; its folder: yours, no group or other bits; no symlink on the path), or they cannot be verified',
   },
   scaffold_input_unreadable: {
     category: 'unavailable',

@@ -251,7 +251,8 @@ const CHANGE_SEGMENT = /^(?:\.?([A-Za-z_][A-Za-z0-9_-]*)|\[((?:[^\\\]]|\\.)*)\])
  * far as the file has it: the projection keeps the authored keys for
  * fields and members, and where it does not, the deepest place found
  * stands (the member, at least). Undefined when not even the first key is
- * in the file. See docs/contracts.md#reading-an-error.
+ * in the file, or when a list has no member of the bracketed name (checks
+ * are bracketed by a label, not a name). See docs/contracts.md#reading-an-error.
  */
 export function authoredPointerOf(root: YamlNode | null, changePath: string): string | undefined {
   if (root === null) return undefined;
@@ -280,7 +281,9 @@ export function authoredPointerOf(root: YamlNode | null, changePath: string): st
         ),
     );
     const item = node.items[index];
-    if (item === undefined) break;
+    // A member found by something other than its name (a check by its kind and column): the list's
+    // first line would name another member, so no place is given rather than a wrong one.
+    if (item === undefined) return undefined;
     pointer += `[${index}]`;
     node = item;
   }
