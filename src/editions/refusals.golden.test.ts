@@ -410,6 +410,18 @@ const CASES: readonly Case[] = [
     args: CHECK,
   },
   {
+    // The same with --fixtures, as edition new advises: every fixture names a table no source
+    // defines, and the hint says the project defines none at all, and where dbt looks.
+    name: 'dbt-project-model-paths-misspelt-fixtures',
+    project: {
+      'dbt_project.yml': (SMALL_PROJECT['dbt_project.yml'] ?? '').replace(
+        'model-paths: ["models"]',
+        'model-paths: ["model"]',
+      ),
+    },
+    args: WITH_FIXTURES,
+  },
+  {
     name: 'dbt-project-duplicate-key',
     project: replace('dbt_project.yml', 'profile: shop\n', 'profile: shop\nname: shop2\n'),
     args: CHECK,

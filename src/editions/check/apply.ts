@@ -133,7 +133,10 @@ export function unknownFixtureTables(plan: CheckPlan, fixtures: FixtureSet): Ref
     return [
       refuseEdition('fixture_unknown_table', {
         location: { path: fixturePath(table, fixtures) },
-        hint: `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
+        hint:
+          known.length === 0
+            ? `no source table '${key}' is defined: the project defines no source at all, so no properties file with sources: was found where dbt looks (check model-paths in dbt_project.yml)`
+            : `no source table '${key}' is defined in the project's properties files${nearestSource(key, known)}`,
       }),
     ];
   });
