@@ -575,7 +575,11 @@ function unusedConfigPaths(
   return found;
 }
 
-/** Where dbt looks for each kind of resource, and the folders it reads when the key is not set. */
+/**
+ * Where dbt looks for each kind of resource (dbt's models, sources, seeds
+ * and snapshots), and the folders it reads when the key is not set
+ * (docs/editions.md#finding-codes, `config_path_unused`).
+ */
 const RESOURCE_PATHS = {
   models: ['model-paths', 'models'],
   sources: ['model-paths', 'models'],
