@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
-import { renderMarkdownPage } from '../src/distributor/index.js';
+import { renderMarkdownPage } from '../src/distributor/rendering.js';
 import type { Benchmark } from './harness.js';
 
 /**

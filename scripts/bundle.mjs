@@ -32,6 +32,13 @@ const BUNDLED_REQUIRES = {
   },
 };
 
+// The Markdown renderer's packages do nothing when imported but define
+// functions and tables. Said so, a chunk that imports the distributor's
+// entry and renders no page does not carry them: a run loads them only
+// when some destination wants pages (src/distributor/transform/renderer.ts).
+const PURE_PACKAGES =
+  /[\\/]node_modules[\\/](markdown-it|markdown-it-footnote|github-slugger|linkify-it|mdurl|uc\.micro|punycode\.js|entities)[\\/]/;
+
 // Written beside the bundle, then swapped in with two renames: a CLI started
 // while the bundle is rebuilt (a test run, a second terminal) finds the old
 // bundle or the new one, never a folder being written.
@@ -43,6 +50,7 @@ const bundle = await rolldown({
   platform: 'node',
   external: EXTERNAL,
   plugins: [BUNDLED_REQUIRES],
+  treeshake: { moduleSideEffects: (id) => (PURE_PACKAGES.test(id) ? false : undefined) },
   logLevel: 'warn',
 });
 try {

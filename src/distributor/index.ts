@@ -1,7 +1,7 @@
 // The distributor's library API: validate manifested report bundles and
 // publish them to local directories and S3-compatible storage. Generic names
 // carry a distributor prefix here, as they are re-exported from src/index.ts.
-export { type VerifiedBundle, verifyBundle } from './api/verify.js';
+// What renders pages is in ./rendering.ts, re-exported there too.
 export {
   type LeftOut,
   type LeftOutReason,
@@ -108,5 +108,5 @@ export {
   MAX_TRANSFERS,
   type ProgressEvent,
 } from './run/run.js';
-export { climbsAboveRoot, type PageOptions, renderMarkdownPage } from './transform/markdown.js';
+export { climbsAboveRoot } from './transform/page-links.js';
 export { DISTRIBUTOR_VERSION } from './version.js';

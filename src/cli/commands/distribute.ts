@@ -22,7 +22,6 @@ import {
   type RunReport,
   refuseDistributor,
   type UncheckedByDryRun,
-  verifyBundle,
   writeManifest,
 } from '../../distributor/index.js';
 import { escapedBytes } from '../argv-text.js';
@@ -433,6 +432,7 @@ export const distributeVerifyCommand: Command = {
       html: values.html === true,
       ...(values.assets === true ? { assets: true } : {}),
     };
+    const { verifyBundle } = await import('../../distributor/rendering.js');
     const verified = verifyBundle(dir, selected ? { outputs } : {});
     const pages = outputs.html ? `, ${counted(verified.pages, 'page')} rendered` : '';
     // A link to a .md file past the folder above the bundle (which verify

@@ -9,6 +9,7 @@ import { outputCollision } from '../plan/collision.js';
 import { type LinkWarning, linkWarnings } from '../plan/links.js';
 import { expectedOutputs, noOutputsHint, plannedOutputs } from '../plan/outputs.js';
 import { refuseDistributor } from '../refusals.js';
+import { renderMarkdown } from '../transform/markdown.js';
 import { locatedUnder, type RenderedPage, readManifest, verifyFiles } from '../validate/validate-bundle.js';
 
 export interface VerifiedBundle {
@@ -116,12 +117,13 @@ function verifyIn(
         problems.push(error);
       }
     };
-    const renderHtml = outputs?.html === true;
+    // Loaded with this module: the CLI loads `verify` only for its own command.
+    const render = outputs?.html === true ? renderMarkdown : undefined;
     let pages: readonly RenderedPage[] = [];
     collect(() => {
       // Where the bundle lies below a source root is unknown here: its own
       // folder's name is what a link climbing out and back in names.
-      pages = verifyFiles(dir, manifest, { renderHtml, bundleDir: basename(resolve(path)) });
+      pages = verifyFiles(dir, manifest, { render, bundleDir: basename(resolve(path)) });
     });
     const listed = new Set<string>(manifest.files.map((file) => file.path));
     const notInManifest: string[] = [];

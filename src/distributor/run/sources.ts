@@ -21,6 +21,7 @@ import { decide, type SnapshotView } from '../plan/compare.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import { limitProblem, type PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
+import { loadMarkdownRenderer, type RenderMarkdown } from '../transform/renderer.js';
 import { HeldDirs } from '../validate/held-dirs.js';
 import {
   type BundleSnapshot,
@@ -411,7 +412,7 @@ export interface InspectContext {
 export async function inspectAll(pipeline: SourcePipeline, context: InspectContext = {}): Promise<void> {
   const views = pipeline.bundles.map((): SnapshotView[] => []);
   const last = pipeline.destinations.length - 1;
-  const early = EarlyVerification.open(pipeline);
+  const early = EarlyVerification.open(pipeline, await pageRendering(pipeline));
   const signal = context.signal;
   const total = pipeline.bundles.length;
   try {
@@ -498,16 +499,15 @@ class EarlyVerification {
   readonly #parents: HeldDirs;
   readonly #categories: readonly OutputCategories[];
   readonly #limits: readonly (ObjectLimits | undefined)[];
-  readonly #options: { readonly renderHtml: boolean; readonly variants: readonly PageVariant[] };
+  readonly #options: PageRendering;
   readonly #started: { readonly bundle: SourceBundle; readonly work: StartedVerification }[] = [];
 
-  private constructor(pipeline: SourcePipeline, root: Dir) {
+  private constructor(pipeline: SourcePipeline, root: Dir, rendering: PageRendering) {
     this.#pipeline = pipeline;
     this.#parents = new HeldDirs(root);
     this.#categories = pipeline.destinations.map((d) => d.config.outputs);
     this.#limits = pipeline.destinations.map((d) => d.backend?.limits);
-    const variants = pageVariants(pipeline);
-    this.#options = { renderHtml: variants.length > 0, variants };
+    this.#options = rendering;
   }
 
   /**
@@ -516,11 +516,11 @@ class EarlyVerification {
    * each offer, never waited for: a run of a few small bundles must not
    * wait for a thread to start that it may never need.
    */
-  static open(pipeline: SourcePipeline): EarlyVerification | undefined {
+  static open(pipeline: SourcePipeline, rendering: PageRendering): EarlyVerification | undefined {
     const root = pipeline.root;
     if (root === undefined || pipeline.bundles.length === 0 || pipeline.destinations.length === 0)
       return undefined;
-    return new EarlyVerification(pipeline, root);
+    return new EarlyVerification(pipeline, root, rendering);
   }
 
   /** Called once every destination of `bundle` is inspected (`views`, in destination order). */
@@ -608,6 +608,17 @@ export async function verifyAll(
   context.onProgress?.(total, total);
 }
 
+/** How a pipeline's bundles are verified: the renderer, when some destination wants pages, and their variants. */
+interface PageRendering {
+  readonly render: RenderMarkdown | undefined;
+  readonly variants: readonly PageVariant[];
+}
+
+async function pageRendering(pipeline: SourcePipeline): Promise<PageRendering> {
+  const variants = pageVariants(pipeline);
+  return { render: variants.length === 0 ? undefined : await loadMarkdownRenderer(), variants };
+}
+
 /** The distinct page variants the pipeline's `html` destinations ask for, in configuration order. */
 function pageVariants(pipeline: SourcePipeline): readonly PageVariant[] {
   const variants = new Map<string, PageVariant>();
@@ -648,8 +659,7 @@ async function verifyEach(
   parents: HeldDirs,
 ): Promise<void> {
   const total = pipeline.bundles.length;
-  const variants = pageVariants(pipeline);
-  const renderHtml = variants.length > 0;
+  const rendering = await pageRendering(pipeline);
   const categories = pipeline.destinations.map((d) => d.config.outputs);
   const limits = pipeline.destinations.map((d) => d.backend?.limits);
   // Bundles only hashed are begun in order and finished in the same order,
@@ -679,8 +689,7 @@ async function verifyEach(
       // now stays so whatever the bundles in flight turn out to be.
       if (before === 'none' || context.hashOnly || pipeline.failures.length > 0) {
         const early = bundle.early;
-        const finish =
-          early === undefined ? startVerifyOnly(parents, bundle, renderHtml, variants) : () => early;
+        const finish = early === undefined ? startVerifyOnly(parents, bundle, rendering) : () => early;
         inFlight.push(() => {
           const pages = settleVerified(pipeline, bundle, finish());
           if (pages !== undefined) bundle.pages = pages;
@@ -691,29 +700,9 @@ async function verifyEach(
       while (inFlight.length > 0) finishOldest();
       const writable = pipeline.failures.length === 0;
       const keep = writable && before === 'write';
-      let pages = verifyInto(
-        pipeline,
-        pipelineIndex,
-        context,
-        parents,
-        bundle,
-        index,
-        keep,
-        renderHtml,
-        variants,
-      );
+      let pages = verifyInto(pipeline, pipelineIndex, context, parents, bundle, index, keep, rendering);
       if (pages !== undefined && writable && before === 'pages' && writesAfter(bundle, categories, pages)) {
-        pages = verifyInto(
-          pipeline,
-          pipelineIndex,
-          context,
-          parents,
-          bundle,
-          index,
-          true,
-          renderHtml,
-          variants,
-        );
+        pages = verifyInto(pipeline, pipelineIndex, context, parents, bundle, index, true, rendering);
       }
       if (pages !== undefined) bundle.pages = pages;
     }
@@ -730,13 +719,8 @@ async function verifyEach(
 }
 
 /** Begins verifying a bundle that is only hashed; the function returned finishes it. */
-function startVerifyOnly(
-  parents: HeldDirs,
-  bundle: SourceBundle,
-  renderHtml: boolean,
-  variants: readonly PageVariant[],
-): () => Verified {
-  const { finish } = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, { renderHtml, variants });
+function startVerifyOnly(parents: HeldDirs, bundle: SourceBundle, rendering: PageRendering): () => Verified {
+  const { finish } = startVerifyBundleFiles(parents, bundle.dir, bundle.manifest, rendering);
   return () => verifiedBy(finish);
 }
 
@@ -767,8 +751,7 @@ function verifyInto(
   bundle: SourceBundle,
   index: number,
   keep: boolean,
-  renderHtml: boolean,
-  variants: readonly PageVariant[],
+  rendering: PageRendering,
 ): readonly PageInfo[] | undefined {
   const verify = (target: BundleSnapshot | undefined): Verified =>
     verifiedBy(() =>
@@ -776,7 +759,7 @@ function verifyInto(
         parents,
         bundle.dir,
         bundle.manifest,
-        target === undefined ? { renderHtml, variants } : { renderHtml, variants, snapshot: target },
+        target === undefined ? rendering : { ...rendering, snapshot: target },
       ),
     );
   const outcome = keep

@@ -9,14 +9,13 @@ import { collapsibleSections } from './details.js';
 import { footnoteIds, nameFootnotes } from './footnote-ids.js';
 import { takeFrontMatter } from './front-matter.js';
 import { lineBreakTags } from './line-breaks.js';
-import { htmlSidecarPath } from './sidecar.js';
+import { pageHref, placeOf } from './page-links.js';
+import { MARKDOWN_MAX_BYTES } from './sidecar.js';
 import { pageStylesheet } from './stylesheet.js';
 import { taskLists } from './task-lists.js';
 
-export { htmlSidecarPath } from './sidecar.js';
-
-/** A Markdown source larger than this is not rendered (markdown-it holds the whole text and its tokens). */
-export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
+export { climbsAboveRoot, pageHref } from './page-links.js';
+export { htmlSidecarPath, MARKDOWN_MAX_BYTES } from './sidecar.js';
 
 // Raw HTML is escaped (html: false) and HTML comments are left out (see
 // comments.ts); markdown-it's default link validation leaves javascript:,
@@ -30,21 +29,31 @@ export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
 // GitHub's callout (see alerts.ts), `<br>` a line break (see
 // line-breaks.ts), and `<details>` lines a collapsible section (see
 // details.ts).
-const renderer = new MarkdownIt('commonmark', { html: false, linkify: true, typographer: false })
-  .enable(['table', 'strikethrough', 'linkify'])
-  .use(autolinks)
-  .use(dropHtmlComments)
-  .use(lineBreakTags)
-  .use(collapsibleSections)
-  .use(alerts)
-  .use(taskLists)
-  .use(footnotes)
-  .use(footnoteIds);
-// The notes' section draws its own rule (github-markdown-css's `.footnotes`
-// border, as on GitHub): without the plugin's `<hr>` before it, one line
-// separates the notes from the text, not two.
-renderer.renderer.rules.footnote_block_open = () =>
-  '<section class="footnotes">\n<ol class="footnotes-list">\n';
+let built: InstanceType<typeof MarkdownIt> | undefined;
+
+/**
+ * The one parser and renderer, made at the first page: a module that only
+ * imports this one (the library's entry does) builds nothing.
+ */
+function markdownIt(): InstanceType<typeof MarkdownIt> {
+  if (built !== undefined) return built;
+  built = new MarkdownIt('commonmark', { html: false, linkify: true, typographer: false })
+    .enable(['table', 'strikethrough', 'linkify'])
+    .use(autolinks)
+    .use(dropHtmlComments)
+    .use(lineBreakTags)
+    .use(collapsibleSections)
+    .use(alerts)
+    .use(taskLists)
+    .use(footnotes)
+    .use(footnoteIds);
+  // The notes' section draws its own rule (github-markdown-css's `.footnotes`
+  // border, as on GitHub): without the plugin's `<hr>` before it, one line
+  // separates the notes from the text, not two.
+  built.renderer.rules.footnote_block_open = () =>
+    '<section class="footnotes">\n<ol class="footnotes-list">\n';
+  return built;
+}
 
 /**
  * Bare URLs as GitHub links them (docs/distributor.md#pages): `https://…`,
@@ -189,6 +198,7 @@ export function renderMarkdown(
   }
   const text = takeFrontMatter(decoded.text);
   const env = {};
+  const renderer = markdownIt();
   const tokens = renderer.parse(text.body, env);
   const links: PageLink[] = [];
   adjustTokens(tokens, options, { links, line: 1, offset: text.bodyLine - 1 });
@@ -306,8 +316,6 @@ function adjustTokens(
   }
 }
 
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
 // An `<img …>` tag with a `src` attribute, quoted or not, in any case.
 const RAW_IMAGE = /<img\s(?:[^>]*?\s)?src\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))[^>]*>/gi;
 
@@ -319,112 +327,6 @@ const RAW_IMAGE = /<img\s(?:[^>]*?\s)?src\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]
  */
 function rawImageSources(text: string): string[] {
   return [...text.matchAll(RAW_IMAGE)].map((found) => found[1] ?? found[2] ?? found[3] ?? '');
-}
-
-/**
- * The page link for `href` (as markdown-it normalized it, percent-encoded)
- * when it is relative and resolves, from the page at `from`, to a listed
- * `.md` file inside the bundle, or (with `bundleDir`) to a `.md` file of
- * another bundle folder of the source root: every destination that renders
- * pages renders them for every bundle of its pipeline, under the same
- * folders, so that bundle's page lies there (docs/distributor.md#pages).
- * Undefined otherwise. Query and fragment are kept: `notes.md#total` →
- * `notes.html#total`.
- */
-export function pageHref(
-  href: string,
-  from: string,
-  listed: ReadonlySet<string>,
-  bundleDir?: string,
-): string | undefined {
-  const place = placeOf(href, from, bundleDir);
-  if (place === undefined || (place.kind !== 'inside' && place.kind !== 'other')) return undefined;
-  if (place.kind === 'other' && place.folder === true) return undefined;
-  if (!place.target.endsWith('.md') || htmlSidecarPath(place.target) === undefined) return undefined;
-  if (place.kind === 'inside' && !listed.has(place.target)) return undefined;
-  const cut = href.search(/[?#]/);
-  const pathPart = cut === -1 ? href : href.slice(0, cut);
-  const rest = cut === -1 ? '' : href.slice(cut);
-  return `${pathPart.slice(0, -3)}.html${rest}`;
-}
-
-type Place =
-  | { readonly kind: 'inside'; readonly target: string }
-  | { readonly kind: 'folder'; readonly target: string }
-  /** Below the source root, in a folder that is neither the bundle's nor one above it; `target` under the source root. */
-  | { readonly kind: 'other'; readonly target: string; readonly folder?: true }
-  /** `beyondRoot`: it climbs above the source root (or, without `bundleDir`, the bundle folder) itself. */
-  | { readonly kind: 'outside'; readonly beyondRoot?: true };
-
-/**
- * Whether a relative `href` from the page at `from` climbs above the source
- * root that `bundleDir` is given under. `distribute verify` knows only the
- * bundle folder's own name and takes the folder above it for the root: a
- * `.md` file above the bundle folder is in no bundle whatever the root, but
- * one reached past that assumed root may be another bundle's page, which
- * only a run can tell.
- */
-export function climbsAboveRoot(href: string, from: string, bundleDir: string): boolean {
-  const place = placeOf(href, from, bundleDir);
-  return place?.kind === 'outside' && place.beyondRoot === true;
-}
-
-/**
- * Where a relative `href` (percent-encoded) from the page at `from` points,
- * resolved like a browser would: a file inside the bundle, a folder of it
- * (`guide/`, `./`; `''` is the bundle folder), or outside it; undefined for
- * what is not a relative path (empty, a scheme, `/…`, `#…`, `?…`) or does
- * not decode. With `bundleDir`, a path that climbs above the bundle folder
- * and comes back into it (`../W03/x.png` from `W03`) is inside: the
- * destination holds the bundle under the same folders as the source root.
- */
-function placeOf(href: string, from: string, bundleDir?: string): Place | undefined {
-  if (
-    href === '' ||
-    SCHEME.test(href) ||
-    href.startsWith('/') ||
-    href.startsWith('#') ||
-    href.startsWith('?')
-  )
-    return undefined;
-  const cut = href.search(/[?#]/);
-  const pathPart = cut === -1 ? href : href.slice(0, cut);
-  if (pathPart === '') return undefined;
-  const base = bundleDir === undefined || bundleDir === '' ? [] : bundleDir.split('/');
-  const segments = [...base, ...from.split('/').slice(0, -1)];
-  const raws = pathPart.split('/');
-  for (const [index, raw] of raws.entries()) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      return undefined;
-    }
-    if (segment.includes('/') || segment.includes('\\')) return undefined;
-    // A trailing slash names a folder; an empty segment inside (`a//b`) is kept, as a browser keeps it.
-    if (segment === '.' || (segment === '' && index === raws.length - 1)) continue;
-    if (segment === '..') {
-      // Above the source root (or, without `bundleDir`, the bundle folder): not this bundle.
-      if (segments.pop() === undefined) return { kind: 'outside', beyondRoot: true };
-      continue;
-    }
-    segments.push(segment);
-  }
-  const last = raws[raws.length - 1];
-  const folder = last === '' || last === '.' || last === '..';
-  if (segments.length < base.length || base.some((name, index) => segments[index] !== name)) {
-    // A folder above the bundle (`../`), or a file in one (`../index.md`),
-    // lies outside every bundle: a bundle never holds another. Elsewhere
-    // below the source root, it may be another bundle's (`../2026-W02/`).
-    const holder = folder ? segments : segments.slice(0, -1);
-    const above = holder.length < base.length && holder.every((name, index) => base[index] === name);
-    if (above) return { kind: 'outside' };
-    return folder
-      ? { kind: 'other', target: segments.join('/'), folder: true }
-      : { kind: 'other', target: segments.join('/') };
-  }
-  const target = segments.slice(base.length).join('/');
-  return { kind: folder ? 'folder' : 'inside', target };
 }
 
 /**

@@ -1,3 +1,6 @@
+/** A Markdown source larger than this is not rendered (markdown-it holds the whole text and its tokens). */
+export const MARKDOWN_MAX_BYTES = 8 * 1024 * 1024;
+
 /** `report.md` → `report.html`; only a lowercase `.md` extension is Markdown (docs/distributor.md#outputs-and-state). */
 export function htmlSidecarPath(path: string): string | undefined {
   return path.endsWith('.md') && !path.endsWith('/.md') && path.length > 3

@@ -28,7 +28,9 @@ import { MANIFEST_LIMITS, manifestFromJson, manifestIdOf, parseManifestJson } fr
 import type { BundleDir, BundlePath, ManifestFile, SourceManifest } from '../model/types.js';
 import { pathProblem, toBundlePath } from '../path/bundle-path.js';
 import { type DistributorRefusalCode, refuseDistributor } from '../refusals.js';
-import { htmlSidecarPath, MARKDOWN_MAX_BYTES, type PageLink, renderMarkdown } from '../transform/markdown.js';
+import type { PageLink } from '../transform/markdown.js';
+import type { RenderMarkdown } from '../transform/renderer.js';
+import { htmlSidecarPath, MARKDOWN_MAX_BYTES } from '../transform/sidecar.js';
 import { hashFd } from './hash-fd.js';
 import type { HeldDirs } from './held-dirs.js';
 import { type OpenProblem, openRegular } from './open-source.js';
@@ -52,8 +54,9 @@ export interface PageVariant {
 }
 
 export interface ValidateOptions {
-  readonly renderHtml: boolean;
-  /** With `renderHtml`, the variants to render (default one, without `lang`). */
+  /** Renders each Markdown file's page (`loadMarkdownRenderer`); undefined: no page is rendered. */
+  readonly render: RenderMarkdown | undefined;
+  /** With `render`, the variants to render (default one, without `lang`). */
   readonly variants?: readonly PageVariant[];
   /** Where verified copies and pages go; absent for dry runs and `verify` (hash only). */
   readonly snapshot?: BundleSnapshot;
@@ -261,7 +264,8 @@ function startFile(
     if (hashed.exceeded || hashed.bytes !== file.size) throw refuse('file_size_mismatch', changed);
     if (toPrefixed(hashed.hex) !== file.sha256) throw refuse('file_digest_mismatch', changed);
   };
-  const pagePath = options.renderHtml ? htmlSidecarPath(file.path) : undefined;
+  const render = options.render;
+  const pagePath = render !== undefined ? htmlSidecarPath(file.path) : undefined;
   // The file's own name may be legal while its page's (`.md` → `.html`, two
   // bytes longer) is not: say so, rather than refuse the name it has.
   if (pagePath !== undefined && pathProblem(pagePath) === 'path_too_long') {
@@ -309,13 +313,13 @@ function startFile(
       };
     }
     checkHashed(keepBytes(markdown, options.snapshot, BundleSnapshot.copyName(index)));
-    if (pagePath === undefined) return () => [];
+    if (pagePath === undefined || render === undefined) return () => [];
     const title = (file.path.split('/').pop() ?? file.path).slice(0, -3);
     // A page whose front matter names its language is the same bytes in every
     // destination's variant: its snapshot file is one, written once.
     const keptPages = new Map<string, Hashed>();
     const pages = (options.variants ?? [{}]).map((variant): RenderedPage => {
-      const { page, links } = renderMarkdown(markdown, title, {
+      const { page, links } = render(markdown, title, {
         ...(variant.lang === undefined ? {} : { lang: variant.lang }),
         path: file.path,
         listed: listedPaths,
