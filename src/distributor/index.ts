@@ -76,6 +76,7 @@ export { decide as compareDestination, type SnapshotView } from './plan/compare.
 export type { LinkProblem, LinkWarning } from './plan/links.js';
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
+  LateFilesBundle,
   Outcome,
   PipelinePlan,
   PlanItem,

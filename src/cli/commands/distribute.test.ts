@@ -646,7 +646,7 @@ describe('sealkit distribute run', () => {
     expect(quiet.status).toBe(0);
     expect(quiet.stdout.toString()).toBe('');
     expect(quiet.stderr.toString()).toBe(
-      `not published: 1 folder holds files but no manifest.json ('${join(source, 'weather/b2')}'); write one with: sealkit distribute manifest <folder> --id <id>\n`,
+      `not published: 1 folder holds files but no manifest.json ('${join(source, 'weather/b2')}'); write one with: sealkit distribute manifest ${join(source, 'weather/b2')} --id <id>\n`,
     );
     const json = runCli(['distribute', 'run', '--config', config, '-q', '--json']);
     expect(json.stderr.toString()).toBe('');
@@ -670,7 +670,7 @@ describe('sealkit distribute run', () => {
     laterThanManifest(join(bundle, '.cache', 'x.csv'));
     writeFileSync(join(bundle, 'run.log'), 'left out on purpose\n');
     utimesSync(join(bundle, 'run.log'), manifestTime - 60, manifestTime - 60);
-    const note = `not published: 1 file in a bundle folder was written after its manifest and is not in it ('${join(source, 'weather/b1/late.csv')}'); if it belongs to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n`;
+    const note = `not published: 1 file in a bundle folder was written after its manifest and is not in it ('${join(source, 'weather/b1/late.csv')}'); if it belongs to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest ${bundle} --id b1 --replace\n`;
     const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']);
     expect(dry.stdout.toString()).toContain(`\n\n${note}`);
     const human = runCli(['distribute', 'run', '--config', config]);
@@ -684,6 +684,7 @@ describe('sealkit distribute run', () => {
     expect(json.plan.pipelines[0].files_after_manifest).toEqual({
       total: 1,
       first: [join(source, 'weather/b1/late.csv')],
+      bundles: { total: 1, first: [{ folder: bundle, id: 'b1' }] },
     });
     // verify, run by hand, names every file the manifest does not list, with the command that lists them.
     const verify = runCli(['distribute', 'verify', bundle]);
@@ -701,6 +702,41 @@ describe('sealkit distribute run', () => {
     expect(runCli(['distribute', 'run', '--config', config]).stdout.toString()).not.toContain(
       'written after its manifest',
     );
+  });
+
+  it('regression: files written after the manifests of several bundles give one command per bundle (was a <folder> placeholder)', () => {
+    for (const name of ['b1', 'b2', 'b3', 'b 4']) {
+      makeBundle(source, `weather/${name}`, [REPORT], {
+        id: `w-${name.replace(' ', '')}`,
+        created: '2026-05-30T11:10:00Z',
+      });
+      const bundle = join(source, 'weather', name);
+      const later = statSync(join(bundle, 'manifest.json')).mtime.getTime() / 1000 + 60;
+      writeFileSync(join(bundle, 'late.csv'), 'day,n\n');
+      utimesSync(join(bundle, 'late.csv'), later, later);
+    }
+    const text = runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString();
+    expect(text).toContain(
+      [
+        'if they belong to their bundles, write each manifest again (with the --exclude it was written with, if any):',
+        `  sealkit distribute manifest '${join(source, 'weather/b 4')}' --id w-b4 --replace`,
+        `  sealkit distribute manifest ${join(source, 'weather/b1')} --id w-b1 --replace`,
+        `  sealkit distribute manifest ${join(source, 'weather/b2')} --id w-b2 --replace`,
+        '  (and 1 more bundle)',
+        '',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse(
+      runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']).stdout.toString(),
+    );
+    expect(json.plan.pipelines[0].files_after_manifest.bundles).toEqual({
+      total: 4,
+      first: ['b 4', 'b1', 'b2', 'b3'].map((name) => ({
+        folder: join(source, 'weather', name),
+        id: `w-${name.replace(' ', '')}`,
+      })),
+    });
   });
 
   it('regression: names in a note are quoted, so a name holding a comma reads as one', () => {
@@ -997,7 +1033,7 @@ describe('sealkit distribute run', () => {
         'run aborted before any write (the refusals are on stderr)',
         "pipeline 'daily', destination 'site' refused: destination_root_unavailable",
         '',
-        "not published: 1 folder holds files but no manifest.json ('reports/w01'); write one with: sealkit distribute manifest <folder> --id <id>",
+        "not published: 1 folder holds files but no manifest.json ('reports/w01'); write one with: sealkit distribute manifest reports/w01 --id <id>",
         '',
         'summary: 0 published, 0 replaced, 0 skipped_same, 0 skipped_newer, 0 conflict, 0 refused',
         '',

@@ -10,6 +10,7 @@ import {
   distributeRun,
   type Instant,
   type ItemOutcome,
+  type LateFilesBundle,
   type LinkProblem,
   type LinkWarning,
   MANIFEST_EXCLUDE_OPTION,
@@ -1024,13 +1025,20 @@ function looseNote(report: RunReport): string {
     );
   if (folders > 0)
     lines.push(
-      `not published: ${counted(folders, 'folder')} ${folders === 1 ? 'holds' : 'hold'} files but no manifest.json (${shown((pipeline) => pipeline.dirs_without_manifest, folders)}); write one with: sealkit distribute manifest <folder> --id <id>`,
+      `not published: ${counted(folders, 'folder')} ${folders === 1 ? 'holds' : 'hold'} files but no manifest.json (${shown((pipeline) => pipeline.dirs_without_manifest, folders)}); write one with: sealkit distribute manifest ${oneFolder(all) ?? '<folder>'} --id <id>`,
     );
   if (files > 0)
     lines.push(
       `not published: ${counted(files, 'file')} directly in a source root (${shown((pipeline) => pipeline.files_at_source_root, files)}); a bundle is a folder below the root`,
     );
   return lines.length === 0 ? '' : `${lines.join('\n')}\n\n`;
+}
+
+/** The one folder without a manifest of the whole run, ready to paste; undefined when there are more. */
+function oneFolder(pipelines: readonly PipelinePlan[]): string | undefined {
+  const folders = pipelines.flatMap((pipeline) => pipeline.dirs_without_manifest.first);
+  const total = pipelines.reduce((sum, pipeline) => sum + pipeline.dirs_without_manifest.total, 0);
+  return total === 1 && folders[0] !== undefined ? shellWord(folders[0]) : undefined;
 }
 
 /**
@@ -1067,7 +1075,18 @@ function unlistedNote(report: RunReport): string {
     all.flatMap((pipeline) => pipeline.files_after_manifest.first),
     total,
   );
-  return `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder was written after its manifest and is' : 'in bundle folders were written after their manifest and are'} not in it (${shown}); if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest <folder> --id <id> --replace\n\n`;
+  const bundles = all.flatMap((pipeline) => pipeline.files_after_manifest.bundles.first);
+  const bundleTotal = all.reduce((sum, pipeline) => sum + pipeline.files_after_manifest.bundles.total, 0);
+  const head = `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder was written after its manifest and is' : 'in bundle folders were written after their manifest and are'} not in it (${shown})`;
+  const command = (bundle: LateFilesBundle): string =>
+    `sealkit distribute manifest ${shellWord(bundle.folder)} --id ${shellWord(bundle.id)} --replace`;
+  const [only] = bundles;
+  if (bundleTotal <= 1)
+    return `${head}; if ${total === 1 ? 'it belongs' : 'they belong'} to the bundle, write its manifest again (with the --exclude it was written with, if any): ${only === undefined ? 'sealkit distribute manifest <folder> --id <id> --replace' : command(only)}\n\n`;
+  // One command per bundle, to paste: the first three, then how many more.
+  const shownBundles = bundles.slice(0, 3);
+  const more = bundleTotal - shownBundles.length;
+  return `${head}; if they belong to their bundles, write each manifest again (with the --exclude it was written with, if any):\n${shownBundles.map((bundle) => `  ${command(bundle)}\n`).join('')}${more > 0 ? `  (and ${counted(more, 'more bundle')})\n` : ''}\n`;
 }
 
 /**
@@ -1107,7 +1126,7 @@ function noBundleLines(report: RunReport): string[] {
   }
   lines.push(
     withFolders.length > 0
-      ? 'write one with: sealkit distribute manifest <folder> --id <id>'
+      ? `write one with: sealkit distribute manifest ${oneFolder(all) ?? '<folder>'} --id <id>`
       : 'move them into a folder below the root, then write its manifest with: sealkit distribute manifest <folder> --id <id>',
   );
   return lines;

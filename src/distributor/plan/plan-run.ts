@@ -10,6 +10,7 @@ import { decide, type SnapshotView } from './compare.js';
 import { linkWarnings, type SiblingBundles } from './links.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type {
+  LateFilesBundle,
   OutputComparison,
   PipelinePlan,
   PlanItem,
@@ -62,6 +63,34 @@ const LOOSE_SHOWN = 10;
 function shownUnderRoot(shownRoot: string | undefined, dir: string): string {
   const shown = shownRoot === undefined ? dir : join(shownRoot, dir);
   return shown.startsWith('-') ? `./${shown}` : shown;
+}
+
+/**
+ * The bundles of the plan that hold `files` (bundle-relative paths, sorted),
+ * in the same order: each file's bundle is the one folder above it that is a
+ * bundle (bundles never nest). A file of a bundle refused since has none here.
+ */
+function lateFilesBundles(
+  pipeline: PlanPipelineInput,
+  files: readonly string[],
+): PipelinePlan['files_after_manifest']['bundles'] {
+  const ids = new Map<string, string>(pipeline.bundles.map((bundle) => [bundle.dir, bundle.manifest.id]));
+  const found: LateFilesBundle[] = [];
+  const seen = new Set<string>();
+  for (const file of files) {
+    const segments = file.split('/');
+    for (let depth = segments.length - 1; depth > 0; depth -= 1) {
+      const dir = segments.slice(0, depth).join('/');
+      const id = ids.get(dir);
+      if (id === undefined) continue;
+      if (!seen.has(dir)) {
+        seen.add(dir);
+        found.push({ folder: shownUnderRoot(pipeline.shownRoot, dir), id });
+      }
+      break;
+    }
+  }
+  return { total: found.length, first: found.slice(0, LOOSE_SHOWN) };
 }
 
 /**
@@ -175,6 +204,7 @@ export function planRun(
       files_after_manifest: {
         total: unlisted.length,
         first: unlisted.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
+        bundles: lateFilesBundles(pipeline, unlisted),
       },
     };
   });

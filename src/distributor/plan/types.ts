@@ -207,6 +207,12 @@ export interface PlannedBundle {
   readonly manifest: SourceManifest;
 }
 
+/** A bundle holding files written after its manifest: where it is, and the id its manifest gives. */
+export interface LateFilesBundle {
+  readonly folder: string;
+  readonly id: string;
+}
+
 export interface PipelinePlan {
   readonly id: string;
   readonly destinations: readonly PlannedDestination[];
@@ -230,9 +236,15 @@ export interface PipelinePlan {
    * manifest, which no run publishes. A file left out on purpose
    * (`--exclude`) was there before the manifest and is not named. How many,
    * and the first ten by UTF-8 bytes, each under the source root as the
-   * configuration gives it.
+   * configuration gives it; and the bundles that hold them (how many, and
+   * the first ten: folder under the source root as the configuration gives
+   * it, and id), for the command that writes their manifests again.
    */
-  readonly files_after_manifest: { readonly total: number; readonly first: readonly string[] };
+  readonly files_after_manifest: {
+    readonly total: number;
+    readonly first: readonly string[];
+    readonly bundles: { readonly total: number; readonly first: readonly LateFilesBundle[] };
+  };
 }
 
 /**
