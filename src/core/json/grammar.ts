@@ -107,14 +107,18 @@ export class StrictGrammar {
   private parseValue(): JsonValue {
     const parents: Container[] = [];
     const parentKeys: string[] = [];
+    // Where each open object began: a repeated key is refused with where it first appeared.
+    const parentOpens: number[] = [];
     let current: Container | undefined;
     let currentKey = '';
+    let currentOpen = 0;
     let value: JsonValue;
     for (;;) {
       let c = this.skipWhitespace();
       if (c === OPEN_BRACKET || c === OPEN_BRACE) {
         const depth = current === undefined ? 1 : parents.length + 2;
         if (depth > this.limits.maxDepth) throw this.refuseAt('json_too_deep', this.pos);
+        const open = this.pos;
         this.pos++;
         const isArray = c === OPEN_BRACKET;
         const opened: Container = isArray ? [] : (Object.create(null) as JsonRecord);
@@ -125,9 +129,11 @@ export class StrictGrammar {
           if (current !== undefined) {
             parents.push(current);
             parentKeys.push(currentKey);
+            parentOpens.push(currentOpen);
           }
           current = opened;
-          currentKey = Array.isArray(opened) ? '' : this.parseKey(opened);
+          currentOpen = open;
+          currentKey = Array.isArray(opened) ? '' : this.parseKey(opened, open);
           continue;
         }
       } else {
@@ -150,7 +156,7 @@ export class StrictGrammar {
           current[currentKey] = value;
           if (c === COMMA) {
             this.pos++;
-            currentKey = this.parseKey(current);
+            currentKey = this.parseKey(current, currentOpen);
             break;
           }
           if (c !== CLOSE_BRACE) throw this.malformedAt(this.pos, HINTS.objectNext);
@@ -159,12 +165,16 @@ export class StrictGrammar {
         value = current;
         current = parents.pop();
         currentKey = parentKeys.pop() ?? '';
+        currentOpen = parentOpens.pop() ?? 0;
       }
     }
   }
 
-  /** Reads `"key" :` and refuses a key the object already holds (compared after unescaping). */
-  private parseKey(target: JsonRecord): string {
+  /**
+   * Reads `"key" :` and refuses a key the object opened at `open` already
+   * holds (compared after unescaping), saying where it first appeared.
+   */
+  private parseKey(target: JsonRecord, open: number): string {
     const c = this.skipWhitespace();
     if (c !== QUOTE) {
       throw this.malformedAt(this.pos, c === CLOSE_BRACE ? HINTS.trailingComma : HINTS.key);
@@ -172,10 +182,34 @@ export class StrictGrammar {
     const start = this.pos;
     const key = this.parseString();
     // The object has a null prototype, so `in` sees own keys only.
-    if (key in target) throw this.refuseAt('json_duplicate_key', start);
+    if (key in target) throw this.refuseAt('json_duplicate_key', start, this.firstKeyHint(open, key));
     if (this.skipWhitespace() !== COLON) throw this.malformedAt(this.pos, HINTS.colon);
     this.pos++;
     return key;
+  }
+
+  /**
+   * Where `key` first appears in the object opened at `open`, as a hint
+   * (line and column only: a key of a private document is never printed).
+   * Computed only on failure, by reading the object's members again: each
+   * was already read without fault.
+   */
+  private firstKeyHint(open: number, key: string): string {
+    const scan = new StrictGrammar(this.text, this.limits);
+    scan.pos = open + 1;
+    for (;;) {
+      scan.skipWhitespace();
+      const at = scan.pos;
+      if (scan.parseString() === key) {
+        const { line, column } = positionOf(this.text, at);
+        return `the key first appears at line ${line}, column ${column}: keep one of the two`;
+      }
+      scan.skipWhitespace();
+      scan.pos++;
+      scan.parseValue();
+      scan.skipWhitespace();
+      scan.pos++;
+    }
   }
 
   private parseScalar(c: number): JsonValue {

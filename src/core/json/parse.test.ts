@@ -249,6 +249,24 @@ describe('parseStrict: where the first error is', () => {
     expect(placeOfRefusal(utf8(text))).toBe(expected);
   });
 
+  it.each([
+    ['in a flat object', '{\n  "id": 1,\n  "name": "x",\n  "id": 2\n}', 'line 2, column 3'],
+    ['spelt with an escape', '{"b": 1, "\\u0062": 2}', 'line 1, column 2'],
+    [
+      'in the object that repeats it, not in one nested before',
+      '{"x": {"a": [1, {"a": 2}], "b": {"a": 0},\n "a": 3}}',
+      'line 1, column 8',
+    ],
+    ['in a later object of an array', '[{"k": 1}, {"j": 2,\n "k": 3,\n "k": 4}]', 'line 2, column 2'],
+  ])(
+    'regression: a repeated key %s says where it first appears (was the repeat only)',
+    (_label, text, first) => {
+      const refusal = refusalOf(() => parse(text));
+      expect(refusal.code).toBe('json_duplicate_key');
+      expect(refusal.hint).toBe(`the key first appears at ${first}: keep one of the two`);
+    },
+  );
+
   it('reports nesting too deep at the opening bracket one level past the limit', () => {
     expect(placeOfRefusal(utf8('[\n [\n  {"a":\n   [1]}]]'), { maxDepth: 3 })).toBe('json_too_deep 4:4');
   });
