@@ -6,6 +6,7 @@ import { snapshotTree } from '../../../test/helpers/edition-trees.js';
 import { FAULTS_ENV } from '../../../test/helpers/scaffold-child.js';
 import { ScaffoldScratch, SOURCE_ID } from '../../../test/helpers/scaffold-workspace.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
+import { fromSpec, retailSpec } from '../../migration/testing/bundles.js';
 
 const scratch = new ScaffoldScratch('cli');
 afterAll(() => scratch.dispose());
@@ -239,6 +240,30 @@ describe('sealkit scaffold', () => {
         `error[staging_exists]: ${String(oneObject(dry.stdout).message)}\n` +
           `  = staging: ${staging}\n` +
           `  = repair, from the workspace folder: ${repair}\n`,
+      );
+    });
+
+    it('an input rule refused names its canonical table on stderr (= table:), as on stdout; exit 2', () => {
+      const spec = retailSpec({ destination: 'bigquery' });
+      const bundle = fromSpec({
+        ...spec,
+        tables: spec.tables.map((table) =>
+          table.table === 'products'
+            ? { ...table, columns: table.columns.filter((column) => column.rule?.target !== 'category') }
+            : table,
+        ),
+      });
+      const run = runCli(scratch.fixture('bigquery', { bundle }).cliArgs());
+      expect(run.status).toBe(2);
+      expect(oneObject(run.stdout)).toMatchObject({
+        reason_codes: ['missing_contract_column'],
+        table: 'products',
+      });
+      expect(run.stderr.toString()).toBe(
+        'error[missing_contract_column]: a canonical column of a table resolves to no mapping rule or Bronze column\n' +
+          '  = in: mapping\n' +
+          '  = field: tables[].target\n' +
+          '  = table: products\n',
       );
     });
 
