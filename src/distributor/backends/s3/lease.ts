@@ -93,6 +93,8 @@ export class Lease {
   #lost = false;
   /** When this run last wrote the marker (clock milliseconds). */
   #written = 0;
+  /** When the marker this run wrote last stops holding the bundle. */
+  #heldUntil: Instant | undefined;
   /** Why the lease was lost: `LeaseLost` for a takeover, else the renewal's own failure. */
   #lossReason: unknown;
 
@@ -180,9 +182,11 @@ export class Lease {
    * now, so the next run converges at once instead of waiting for the lease.
    * `claims` may shrink the claim by keys this run found taken by someone
    * else. Best effort: a failure here leaves the lease to expire on its own.
+   * True when the marker now holds nothing.
    */
-  async release(claims: readonly PendingClaim[]): Promise<void> {
+  async release(claims: readonly PendingClaim[]): Promise<boolean> {
     this.#stopTimer();
+    let released = false;
     await this.#serialized(async () => {
       if (this.#etag === undefined || this.#lost) return;
       try {
@@ -190,10 +194,20 @@ export class Lease {
           kind: 'etag',
           etag: this.#etag,
         });
+        released = true;
       } catch {
         // the lease expires on its own
       }
     });
+    return released;
+  }
+
+  /**
+   * Until when the marker this run wrote last holds the bundle, while this
+   * run holds the marker; undefined when it wrote none or lost it.
+   */
+  get heldUntil(): Instant | undefined {
+    return this.#lost ? undefined : this.#heldUntil;
   }
 
   /**
@@ -220,6 +234,7 @@ export class Lease {
         { abortSignal: this.#abandoned.signal },
       );
       this.#etag = undefined;
+      this.#heldUntil = undefined;
     });
   }
 
@@ -273,6 +288,7 @@ export class Lease {
       this.#abandoned.signal,
     );
     this.#written = started;
+    this.#heldUntil = expires;
     return etag;
   }
 

@@ -3,7 +3,7 @@ import { Refusal } from '../../../core/refusal/index.js';
 import type { AppliedOutcome, ApplyContext, OutputSource, StepKind } from '../../backend.js';
 import { compareInstants, instantOf } from '../../model/instant.js';
 import { STATE_FILE, serializeState } from '../../model/state.js';
-import type { OutputRecord } from '../../model/types.js';
+import type { Instant, OutputRecord } from '../../model/types.js';
 import type { PlannedOutput, PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { uploadDigests } from './digests.js';
@@ -177,14 +177,18 @@ async function publishHeld(
     // run that lost every key to another run (create-only uploads refused)
     // removes it instead of leaving it in a published bundle.
     const keep = progress.claims.length > 0 && (progress.wrote || inspected.marker !== undefined);
-    await settleAfterFailure(lease, progress.claims, keep);
+    const heldUntil = await settleAfterFailure(lease, progress.claims, keep);
     // After the commit the publication stands; what is left is residue the marker names.
     return progress.committed
       ? applied(write)
       : refused(
-          failureRefusal(lease.lossReason ?? error, interrupted, keys, {
-            overwriting: write.previous !== undefined && progress.wrote,
-          }),
+          stillHeld(
+            failureRefusal(lease.lossReason ?? error, interrupted, keys, {
+              overwriting: write.previous !== undefined && progress.wrote,
+            }),
+            heldUntil,
+            instantOf(settings.clock.now()),
+          ),
         );
   } finally {
     lease.stop();
@@ -309,7 +313,11 @@ async function requirePlannedState(run: PublishRun): Promise<void> {
 /**
  * Step 3: a key that is neither verified residue nor an old output is
  * written with `If-None-Match: *`, so content that appeared since planning
- * is never overwritten.
+ * is never overwritten. The pages go last, once every other output is
+ * stored: a bucket served as a site shows each object as soon as it is
+ * written, and a first publication stopped half-way then leaves no page
+ * whose charts or downloads are not there yet (docs/distributor.md, "What
+ * a visitor of the bucket sees").
  */
 async function putOutputs(run: PublishRun, source: OutputSource, progress: Progress): Promise<void> {
   const { settings, keys, lease, interrupted } = run;
@@ -318,7 +326,7 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
     run.sent?.(output.size);
     return false;
   });
-  await forEachLimited(toSend, PARALLEL_REQUESTS, async (output) => {
+  const put = async (output: PlannedOutput): Promise<void> => {
     lease.check();
     if (interrupted.aborted) throw interruptedRefusal();
     const condition: PutCondition = run.claimed.mayOverwrite.has(output.path)
@@ -344,7 +352,22 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
       progress.claims = claimsAfterFailedPut(progress.claims, output.path, condition, error);
       throw error;
     }
-  });
+  };
+  await forEachLimited(
+    toSend.filter((output) => !isPage(output.path)),
+    PARALLEL_REQUESTS,
+    put,
+  );
+  await forEachLimited(
+    toSend.filter((output) => isPage(output.path)),
+    PARALLEL_REQUESTS,
+    put,
+  );
+}
+
+/** What a browser opens as a page: `.html` or `.htm`, in any letter case. */
+function isPage(path: string): boolean {
+  return /\.html?$/i.test(path);
 }
 
 function digestsOf(
@@ -433,13 +456,26 @@ async function settleAfterFailure(
   lease: Lease,
   claims: readonly PendingClaim[],
   keep: boolean,
-): Promise<void> {
+): Promise<Instant | undefined> {
   try {
-    if (keep) await lease.release(claims);
-    else await lease.remove();
+    if (keep ? await lease.release(claims) : (await lease.remove(), true)) return undefined;
   } catch {
     // the lease expires on its own
   }
+  return lease.heldUntil;
+}
+
+/**
+ * A refusal whose run could not end its own claim on the bundle (the store
+ * refused that write too: a full quota, the store gone): until `until` the
+ * next run finds the bundle held as by another run, and would otherwise be
+ * told so with no word that the run holding it was this one.
+ */
+function stillHeld(refusal: Refusal, until: Instant | undefined, now: Instant): Refusal {
+  if (until === undefined || compareInstants(until, now) <= 0) return refusal;
+  const seconds = Math.max(1, Math.ceil((Date.parse(until) - Date.parse(now)) / 1000));
+  const held = `this run could not end its claim on the bundle (the store refused that write too): a run before ${until} (in ${seconds} s) finds the bundle held as by another run; run again after that, or with --wait ${seconds + 10}`;
+  return refusal.at({}, refusal.hint === undefined ? held : `${refusal.hint}; ${held}`);
 }
 
 /** This run's `--wait` as `destination_locked`'s advice states it; `spent`: it ran out while the bundle was held. */
