@@ -1,4 +1,4 @@
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Refusal } from '../../core/refusal/index.js';
 import { shellWord } from '../../core/shell/index.js';
 import {
@@ -528,7 +528,8 @@ export const distributeManifestCommand: Command = {
     const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
     return {
       text:
-        `${verb} manifest.json: ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
+        // The folder and id on the line: a loop writing many manifests logs which line is which.
+        `${verb} ${escapedBytes(Buffer.from(join(dir, 'manifest.json'), 'utf8'))} (id ${manifest.id}): ${counted(manifest.files.length, 'file')}, ${counted(bytes, 'byte')}, digest ${manifest.digest}\n` +
         (dryRun
           ? manifest.files.map((file) => `  ${file.path} (${counted(file.size, 'byte')})\n`).join('')
           : '') +

@@ -447,7 +447,9 @@ describe('sealkit distribute manifest (CLI)', () => {
     ]);
     expect(first.status).toBe(0);
     expect(first.stdout.toString()).toMatch(
-      /^wrote manifest.json: 6 files, \d+ bytes, digest sha256:[0-9a-f]{64}\n/,
+      new RegExp(
+        `^wrote ${join(bundle, 'manifest.json')} \\(id w22\\): 6 files, \\d+ bytes, digest sha256:[0-9a-f]{64}\n`,
+      ),
     );
     expect(first.stdout.toString()).toContain(
       'left out: .DS_Store (hidden), .git/ (hidden), .ipynb_checkpoints/ (hidden), data/.hidden.csv (hidden), run.log (excluded), sub/deep/run.log (excluded), tmp/ (excluded)\n',

@@ -120,7 +120,7 @@ describe('s3Refusal of a DNS failure', () => {
     );
     // and, with the bucket put before it (no force_path_style), says so as for endpoint:.
     expect(s3Refusal(dns('ENOTFOUND', 'reports.localhost'), 'read', aws).hint).toMatch(
-      /^DNS does not know '<bucket>\.<endpoint host>', the host name the SDK looked up: .*set force_path_style: true for such a store, else check the endpoint's spelling \(ENOTFOUND\)$/,
+      /^DNS does not know the host name the SDK looked up, the bucket's name followed by a dot and the endpoint's host name: .*set force_path_style: true for such a store, else check the endpoint's spelling \(ENOTFOUND\)$/,
     );
     expect(
       s3Refusal(dns('ENOTFOUND', 'reports.localhost'), 'read', { ...aws, forcePathStyle: true }).hint,

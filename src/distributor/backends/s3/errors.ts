@@ -163,10 +163,11 @@ export function endpointHostOf(endpoint: string | undefined): string | undefined
  * endpoint's host name (virtual-hosted style), which a store that takes the
  * bucket in the path (Ceph RGW, MinIO) has no DNS name for. Blaming the
  * endpoint's host name sent users to check a name spelt right. The host is
- * told by its parts, since a refusal shows no S3 setting.
+ * told by its parts, in words (placeholders read as a template left
+ * unfilled), since a refusal shows no S3 setting.
  */
 const BUCKET_HOST_UNKNOWN =
-  "DNS does not know '<bucket>.<endpoint host>', the host name the SDK looked up: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling";
+  "DNS does not know the host name the SDK looked up, the bucket's name followed by a dot and the endpoint's host name: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling";
 
 /**
  * Why nothing usable answered, from the HTTP status or the socket error's

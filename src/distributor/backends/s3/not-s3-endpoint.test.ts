@@ -120,7 +120,7 @@ describe('an S3 endpoint that answers HTTP but not as S3', () => {
     expect([outcome, code]).toEqual(['refused', 'destination_unreachable']);
     // ENOTFOUND where a resolver answers, EAI_AGAIN where none can be asked.
     expect([
-      "destination 'archive', bundle 'weather': DNS does not know '<bucket>.<endpoint host>', the host name the SDK looked up: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling (ENOTFOUND)",
+      "destination 'archive', bundle 'weather': DNS does not know the host name the SDK looked up, the bucket's name followed by a dot and the endpoint's host name: without force_path_style it puts the bucket in front of the endpoint's host name, and a store that takes the bucket in the path (Ceph RGW, MinIO, most self-hosted stores) has no such name; set force_path_style: true for such a store, else check the endpoint's spelling (ENOTFOUND)",
       "destination 'archive', bundle 'weather': DNS did not answer for the endpoint's host name: check the network (EAI_AGAIN)",
     ]).toContain(hint);
     // Told by its parts: a refusal shows no S3 setting.
