@@ -36,7 +36,18 @@ export interface InterruptionOptions {
    * A second signal while the command works ends the process at once
    * (`distribute run`), after one line on this stream saying so.
    */
-  readonly secondSignalEnds?: { readonly stderr: NodeJS.WritableStream; readonly left: string };
+  readonly secondSignalEnds?: {
+    readonly stderr: NodeJS.WritableStream;
+    readonly left: string;
+    /**
+     * Under `--json`: the refusal printed on stdout as the command's one
+     * JSON object, so that a caller parsing stdout still finds one.
+     */
+    readonly json?: {
+      readonly stdout: NodeJS.WritableStream;
+      readonly object: (signal: StopSignal) => unknown;
+    };
+  };
 }
 
 /**
@@ -120,6 +131,7 @@ export class Interruption {
       const ends = this.#options.secondSignalEnds;
       if (ends === undefined || performance.now() - this.#receivedAt < REPEAT_WINDOW_MS) return;
       ends.stderr.write(`sealkit: a second ${name}: stopped at once; ${ends.left}\n`);
+      if (ends.json !== undefined) ends.json.stdout.write(`${JSON.stringify(ends.json.object(name))}\n`);
       process.exit(SIGNAL_EXIT[name]);
     }
     this.#late += 1;

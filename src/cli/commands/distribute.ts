@@ -28,7 +28,7 @@ import {
 import { escapedBytes } from '../argv-text.js';
 import type { CliIo, Command, CommandResult } from '../command.js';
 import { type FaultVariable, faultsFromVariable } from '../fault-hooks.js';
-import { Interruption, interruptedBy } from '../interruption.js';
+import { Interruption, interruptedBy, type StopSignal } from '../interruption.js';
 import { counted, formatRefusal, type JsonObjectOut, jsonOut, refusalJson } from '../output.js';
 import { nonEmptyOption, parseCommandArgs, pathOption, requireArgument } from '../parse.js';
 import { quotedValue } from '../quote-value.js';
@@ -226,7 +226,23 @@ export const distributeRunCommand: Command = {
       note: quiet || values.json === true ? undefined : io.stderr,
       secondSignalEnds: {
         stderr: io.stderr,
-        left: 'bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)',
+        left: SECOND_SIGNAL_LEFT,
+        ...(values.json === true
+          ? {
+              json: {
+                stdout: io.stdout,
+                object: (signal: StopSignal) => ({
+                  status: 'refused',
+                  ...refusalJson(
+                    refuseDistributor('run_interrupted', {
+                      hint: `a second ${signal}: stopped at once, with no report; ${SECOND_SIGNAL_LEFT}`,
+                    }),
+                    'located',
+                  ),
+                }),
+              },
+            }
+          : {}),
       },
     });
     // Heard at once on a terminal: a bundle of gigabytes being hashed can take seconds to let the run stop.
@@ -386,6 +402,10 @@ function topLevelRefusal(refusal: Refusal): JsonObjectOut {
     ...(hint === undefined ? {} : { hint }),
   };
 }
+
+/** What a run ended by a second signal leaves, said on stderr (and in the JSON under `--json`). */
+const SECOND_SIGNAL_LEFT =
+  'bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)';
 
 /**
  * The test-only fault variable of `distribute run`

@@ -46,19 +46,35 @@ function setUp() {
 interface Finished {
   readonly code: number | null;
   readonly stderr: string;
+  readonly stdout: string;
 }
 
-function startCli(dir: string, temp: string): { child: ChildProcess; finished: Promise<Finished> } {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sealkit.js'), 'distribute', 'run'], {
-    cwd: dir,
-    env: { ...process.env, ...ctx.rgw.awsEnv, TMPDIR: temp },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startCli(
+  dir: string,
+  temp: string,
+  args: readonly string[] = [],
+): { child: ChildProcess; finished: Promise<Finished> } {
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'bin', 'sealkit.js'), 'distribute', 'run', ...args],
+    {
+      cwd: dir,
+      env: { ...process.env, ...ctx.rgw.awsEnv, TMPDIR: temp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const err: Buffer[] = [];
+  const out: Buffer[] = [];
   child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
-  child.stdout?.resume();
+  child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
   const finished = new Promise<Finished>((resolve) => {
-    child.once('exit', (code) => resolve({ code, stderr: Buffer.concat(err).toString('utf8') }));
+    child.once('close', (code) =>
+      resolve({
+        code,
+        stderr: Buffer.concat(err).toString('utf8'),
+        stdout: Buffer.concat(out).toString('utf8'),
+      }),
+    );
   });
   return { child, finished };
 }
@@ -104,11 +120,11 @@ async function terminateWhileHeld(dir: string, temp: string, match: Parameters<t
  */
 async function interruptAtMarker(
   pauses: readonly number[],
-  options: { readonly releaseBeforeExit: boolean },
+  options: { readonly releaseBeforeExit: boolean; readonly args?: readonly string[] },
 ) {
   const setup = setUp();
   const hold = holdFirst((req) => isObjectPut(req, '/daily/.distributor.pending.json'));
-  const { child, finished } = startCli(setup.dir, setup.temp);
+  const { child, finished } = startCli(setup.dir, setup.temp, options.args);
   await hold.seen;
   for (const pause of pauses) {
     child.kill('SIGINT');
@@ -225,6 +241,22 @@ describe('signals stop a run cleanly', () => {
     expect(result.stderr).toBe(
       'sealkit: a second SIGINT: stopped at once; bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)\n',
     );
+  }, 60_000);
+
+  it('regression: a second SIGINT under --json still prints one JSON object on stdout (printed none)', async () => {
+    const { result } = await interruptAtMarker([300, 0], { releaseBeforeExit: false, args: ['--json'] });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('sealkit: a second SIGINT: stopped at once;');
+    const lines = result.stdout.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      status: 'refused',
+      reason_code: 'run_interrupted',
+      category: 'unavailable',
+      message:
+        'the run was stopped by a signal: no new write was started; a bundle whose state was not written is not published',
+      hint: 'a second SIGINT: stopped at once, with no report; bundles committed stay published; the next run removes what this one left (on S3 once its pending markers expire, at most 2 minutes)',
+    });
   }, 60_000);
 
   it('regression: SIGTERM leaves no run directory in a local destination’s work area (where the bundle copy lives)', async () => {
