@@ -739,6 +739,36 @@ describe('sealkit distribute run', () => {
     });
   });
 
+  it('regression: a file named like Markdown but not .md in lower case is named as not rendered (was published raw without a word)', () => {
+    makeBundle(
+      source,
+      'weather/b1',
+      [
+        REPORT,
+        { path: 'notes.MD', content: '# Notes\n' },
+        { path: 'method.markdown', content: '# Method\n' },
+      ],
+      { id: 'b1', created: '2026-05-30T11:10:00Z' },
+    );
+    const note = `not rendered: 2 files are named like Markdown but not *.md in lower case ('${join(source, 'weather/b1/method.markdown')}', '${join(source, 'weather/b1/notes.MD')}'), so no page is made from them (source: true or assets: true publish them only as files); to publish them as pages, rename them to .md and write the manifest again\n`;
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run']);
+    expect(dry.stdout.toString()).toContain(`\n\n${note}`);
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain(`\n\n${note}`);
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.plan.pipelines[0].files_not_rendered).toEqual({
+      total: 2,
+      first: [join(source, 'weather/b1/method.markdown'), join(source, 'weather/b1/notes.MD')],
+    });
+    // No destination renders pages: nothing to say.
+    const plain = writeConfig(work, [
+      { id: 'weather', source, destinations: [{ id: 'files', root: join(work, 'files'), html: false }] },
+    ]);
+    mkdirSync(join(work, 'files'));
+    expect(runCli(['distribute', 'run', '--config', plain]).stdout.toString()).not.toContain('not rendered');
+  });
+
   it('regression: names in a note are quoted, so a name holding a comma reads as one', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     const bundle = join(source, 'weather', 'b1');
@@ -1648,8 +1678,12 @@ describe('sealkit distribute verify and manifest', () => {
     const before = describeTree(bundle);
     const dry = runCli([...args, '--dry-run']);
     expect(dry.status).toBe(0);
+    // The folder and the id on the line: a loop over many bundles logs which line is which.
+    expect(
+      dry.stdout.toString().startsWith(`would write ${join(bundle, 'manifest.json')} (id weather.r): `),
+    ).toBe(true);
     expect(dry.stdout.toString()).toMatch(
-      /^would write manifest\.json: 2 files, 6 bytes, digest sha256:[0-9a-f]{64}\n {2}data\/b\.csv \(2 bytes\)\n {2}report\.md \(4 bytes\)\n$/,
+      /\(id weather\.r\): 2 files, 6 bytes, digest sha256:[0-9a-f]{64}\n {2}data\/b\.csv \(2 bytes\)\n {2}report\.md \(4 bytes\)\n$/,
     );
     expect(describeTree(bundle)).toEqual(before);
     const planned = JSON.parse(runCli([...args, '--dry-run', '--json']).stdout.toString());

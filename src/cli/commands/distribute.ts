@@ -868,7 +868,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${waitedNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${notRenderedNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
         ? // No table, as a failure stopped the run; a folder left without its manifest is still said.
           looseNote(report)
@@ -1111,6 +1111,23 @@ function unlistedNote(report: RunReport): string {
 }
 
 /**
+ * Files named like Markdown (`report.MD`, `notes.markdown`) in pipelines
+ * that render pages: only a lowercase `.md` file becomes a page, and a
+ * user who saved one from an editor that capitalizes the extension found
+ * the page missing (or the raw text published as an asset) without a word.
+ */
+function notRenderedNote(report: RunReport): string {
+  const all = report.plan.pipelines;
+  const total = all.reduce((sum, pipeline) => sum + pipeline.files_not_rendered.total, 0);
+  if (total === 0) return '';
+  const shown = namesInNote(
+    all.flatMap((pipeline) => pipeline.files_not_rendered.first),
+    total,
+  );
+  return `not rendered: ${counted(total, 'file')} ${total === 1 ? 'is' : 'are'} named like Markdown but not *.md in lower case (${shown}), so no page is made from ${total === 1 ? 'it' : 'them'} (source: true or assets: true publish ${total === 1 ? 'it' : 'them'} only as ${total === 1 ? 'a file' : 'files'}); to publish ${total === 1 ? 'it as a page, rename it' : 'them as pages, rename them'} to .md and write the manifest again\n\n`;
+}
+
+/**
  * Why a run found nothing to publish, and where a manifest was most likely
  * forgotten: the folders outside every bundle that hold files, and files
  * lying directly in a source root (never published: a bundle is a folder
@@ -1205,6 +1222,7 @@ function planText(report: RunReport): string {
       linkNote(report, false),
       looseNote(report),
       unlistedNote(report),
+      notRenderedNote(report),
     ])
       if (note !== '') lines.push('', note.trimEnd());
   }

@@ -4,6 +4,7 @@ import type { ObjectLimits } from '../backend.js';
 import type { BundleDir, BundlePath, SourceManifest } from '../model/types.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import type { DistributorReasonCode } from '../refusals.js';
+import { htmlSidecarPath } from '../transform/sidecar.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
 import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
@@ -63,6 +64,25 @@ const LOOSE_SHOWN = 10;
 function shownUnderRoot(shownRoot: string | undefined, dir: string): string {
   const shown = shownRoot === undefined ? dir : join(shownRoot, dir);
   return shown.startsWith('-') ? `./${shown}` : shown;
+}
+
+/** A name a reader takes for Markdown that no page is rendered from (only a lowercase `.md` is). */
+const LIKE_MARKDOWN = /\.(md|markdown|mdown|mkd)$/i;
+
+/** Files named like Markdown that a pipeline rendering pages leaves unrendered (see `files_not_rendered`). */
+function notRendered(pipeline: PlanPipelineInput): PipelinePlan['files_not_rendered'] {
+  if (!pipeline.destinations.some((destination) => destination.outputs.html)) return { total: 0, first: [] };
+  const files = pipeline.bundles
+    .flatMap((bundle) =>
+      bundle.manifest.files
+        .filter((file) => LIKE_MARKDOWN.test(file.path) && htmlSidecarPath(file.path) === undefined)
+        .map((file) => `${bundle.dir}/${file.path}`),
+    )
+    .sort(compareUtf8);
+  return {
+    total: files.length,
+    first: files.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
+  };
 }
 
 /**
@@ -201,6 +221,7 @@ export function planRun(
         total: atRoot.length,
         first: atRoot.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
       },
+      files_not_rendered: notRendered(pipeline),
       files_after_manifest: {
         total: unlisted.length,
         first: unlisted.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),

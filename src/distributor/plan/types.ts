@@ -240,6 +240,14 @@ export interface PipelinePlan {
    * the first ten: folder under the source root as the configuration gives
    * it, and id), for the command that writes their manifests again.
    */
+  /**
+   * Files of the pipeline's bundles named like Markdown but not `*.md` in
+   * lower case (`report.MD`, `notes.markdown`), when a destination of the
+   * pipeline renders pages: no page is rendered from them (with `assets`
+   * they are published as they are). How many, and the first ten by UTF-8
+   * bytes, each under the source root as the configuration gives it.
+   */
+  readonly files_not_rendered: { readonly total: number; readonly first: readonly string[] };
   readonly files_after_manifest: {
     readonly total: number;
     readonly first: readonly string[];
