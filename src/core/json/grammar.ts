@@ -202,7 +202,7 @@ export class StrictGrammar {
       const at = scan.pos;
       if (scan.parseString() === key) {
         const { line, column } = positionOf(this.text, at);
-        return `the key first appears at line ${line}, column ${column}: keep one of the two`;
+        return `the object already holds this key, at line ${line}, column ${column}: keep one of the two`;
       }
       scan.skipWhitespace();
       scan.pos++;

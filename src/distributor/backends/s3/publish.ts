@@ -353,16 +353,21 @@ async function putOutputs(run: PublishRun, source: OutputSource, progress: Progr
       throw error;
     }
   };
-  await forEachLimited(
-    toSend.filter((output) => !isPage(output.path)),
-    PARALLEL_REQUESTS,
-    put,
-  );
-  await forEachLimited(
-    toSend.filter((output) => isPage(output.path)),
-    PARALLEL_REQUESTS,
-    put,
-  );
+  const pages = toSend.filter((output) => isPage(output.path));
+  try {
+    await forEachLimited(
+      toSend.filter((output) => !isPage(output.path)),
+      PARALLEL_REQUESTS,
+      put,
+    );
+  } catch (error) {
+    // No page was sent: this run wrote nothing at their keys, so its marker
+    // claims none of them (a marker left claiming nothing is removed).
+    const unsent = new Set<string>(pages.map((output) => output.path));
+    progress.claims = progress.claims.filter((claim) => !unsent.has(claim.path));
+    throw error;
+  }
+  await forEachLimited(pages, PARALLEL_REQUESTS, put);
 }
 
 /** What a browser opens as a page: `.html` or `.htm`, in any letter case. */
@@ -458,7 +463,11 @@ async function settleAfterFailure(
   keep: boolean,
 ): Promise<Instant | undefined> {
   try {
-    if (keep ? await lease.release(claims) : (await lease.remove(), true)) return undefined;
+    if (!keep) {
+      await lease.remove();
+      return undefined;
+    }
+    if (await lease.release(claims)) return undefined;
   } catch {
     // the lease expires on its own
   }
@@ -466,15 +475,15 @@ async function settleAfterFailure(
 }
 
 /**
- * A refusal whose run could not end its own claim on the bundle (the store
- * refused that write too: a full quota, the store gone): until `until` the
+ * A refusal whose run could not end its own claim on the bundle (that write
+ * failed too: a full quota, a store gone): until `until` the
  * next run finds the bundle held as by another run, and would otherwise be
  * told so with no word that the run holding it was this one.
  */
 function stillHeld(refusal: Refusal, until: Instant | undefined, now: Instant): Refusal {
   if (until === undefined || compareInstants(until, now) <= 0) return refusal;
   const seconds = Math.max(1, Math.ceil((Date.parse(until) - Date.parse(now)) / 1000));
-  const held = `this run could not end its claim on the bundle (the store refused that write too): a run before ${until} (in ${seconds} s) finds the bundle held as by another run; run again after that, or with --wait ${seconds + 10}`;
+  const held = `this run could not end its claim on the bundle (that write failed too): a run before ${until} (in ${seconds} s) finds the bundle held as by another run; run again after that, or with --wait ${seconds + 10}`;
   return refusal.at({}, refusal.hint === undefined ? held : `${refusal.hint}; ${held}`);
 }
 

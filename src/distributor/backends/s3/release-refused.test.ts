@@ -45,7 +45,7 @@ describe('a claim the run could not end', () => {
       expect(markerWrites).toBeGreaterThan(1);
       expect(refusal?.hint).toContain('a quota is used up (QuotaExceeded)');
       const held =
-        /this run could not end its claim on the bundle \(the store refused that write too\): a run before (\S+) \(in (\d+) s\) finds the bundle held as by another run; run again after that, or with --wait (\d+)$/.exec(
+        /this run could not end its claim on the bundle \(that write failed too\): a run before (\S+) \(in (\d+) s\) finds the bundle held as by another run; run again after that, or with --wait (\d+)$/.exec(
           refusal?.hint ?? '',
         );
       expect(held).not.toBeNull();
