@@ -12,21 +12,24 @@ import { distributeRun } from '../../run/run.js';
 
 const ctx = useRgwFixture({ work: 's3-release-refused-', bucket: 'release', proxy: true, awsEnv: true });
 
+/** A configuration publishing one bundle `name` of one CSV to `prefix`, through the proxy. */
+function oneBundleThroughProxy(name: string, prefix: string) {
+  const dir = mkdtempSync(join(ctx.work, `${prefix}-`));
+  writeBundle(join(dir, 'out'), name, {
+    id: name,
+    created: '2026-05-30T11:10:00Z',
+    files: { 'data.csv': 'day,n\n1,2\n' },
+  });
+  const config = s3Config(ctx.rgw, join(dir, 'out'), { bucket: ctx.bucket, prefix, html: false });
+  const [pipeline] = config.pipelines;
+  const [destination] = pipeline?.destinations ?? [];
+  if (pipeline === undefined || destination === undefined) throw new Error('config');
+  return { pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }] };
+}
+
 describe('a claim the run could not end', () => {
   it('regression: after a used-up quota refused the marker’s release too, the refusal says the next run finds the bundle held until when (it blamed another run)', async () => {
-    const dir = mkdtempSync(join(ctx.work, 'quota-'));
-    writeBundle(join(dir, 'out'), 'b', {
-      id: 'b',
-      created: '2026-05-30T11:10:00Z',
-      files: { 'data.csv': 'day,n\n1,2\n' },
-    });
-    const config = s3Config(ctx.rgw, join(dir, 'out'), { bucket: ctx.bucket, prefix: 'site', html: false });
-    const [pipeline] = config.pipelines;
-    const [destination] = pipeline?.destinations ?? [];
-    if (pipeline === undefined || destination === undefined) throw new Error('config');
-    const proxied = {
-      pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
-    };
+    const proxied = oneBundleThroughProxy('b', 'site');
     let markerWrites = 0;
     ctx.proxy.decide((req) => {
       if (isObjectPut(req, '/site/b/data.csv')) return { kind: 'answer', status: 403, code: 'QuotaExceeded' };
@@ -65,19 +68,7 @@ describe('a claim the run could not end', () => {
   }, 60_000);
 
   it('a release the store takes adds nothing: the next run publishes at once', async () => {
-    const dir = mkdtempSync(join(ctx.work, 'once-'));
-    writeBundle(join(dir, 'out'), 'c', {
-      id: 'c',
-      created: '2026-05-30T11:10:00Z',
-      files: { 'data.csv': 'day,n\n1,2\n' },
-    });
-    const config = s3Config(ctx.rgw, join(dir, 'out'), { bucket: ctx.bucket, prefix: 'once', html: false });
-    const [pipeline] = config.pipelines;
-    const [destination] = pipeline?.destinations ?? [];
-    if (pipeline === undefined || destination === undefined) throw new Error('config');
-    const proxied = {
-      pipelines: [{ ...pipeline, destinations: [{ ...destination, endpoint: ctx.proxy.endpoint }] }],
-    };
+    const proxied = oneBundleThroughProxy('c', 'once');
     ctx.proxy.decide((req) =>
       isObjectPut(req, '/once/c/data.csv')
         ? { kind: 'answer', status: 403, code: 'QuotaExceeded' }
