@@ -2,7 +2,7 @@
 // writing only under a temporary folder that it prints first. Every step is
 // printed as a command you can paste (after the `DEMO=…` line and the `cd`
 // lines), with its input shown before it is used. The tour stays short enough
-// to read (under 300 lines): long outputs are cut to the lines that matter and
+// to read (about 320 lines): long outputs are cut to the lines that matter and
 // each cut says how many lines it left out (blank lines are simply dropped); a
 // SHA-256 printed a second time is shortened to its first 12 digits and "…";
 // values a later command reuses are set once as shell variables. Each part

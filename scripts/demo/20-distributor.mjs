@@ -116,8 +116,10 @@ export async function run(ctx) {
     join(week23, 'report.md'),
     '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads ([method](../week-22/notse.md)).\n\n![Forecast](forecast.svg)\n',
   );
+  // Notes saved by an editor that capitalizes the extension: no page is made from them.
+  writeFileSync(join(week23, 'Notes.MD'), '# Notes\n\nThe north counts two new stores.\n');
   ctx.say(
-    'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest:',
+    'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest. Notes saved as Notes.MD are named too: only a lowercase .md becomes a page:',
   );
   ctx.show(join(week23, 'report.md'));
   manifest(ctx, 'week-23', '2026-06-06T11:10:00Z');
@@ -125,7 +127,7 @@ export async function run(ctx) {
   ctx.sealkit(['distribute', 'run'], {
     pick: nonBlank,
     comment:
-      'the chart is named twice: as a link that will not load, and as a file its manifest does not list',
+      'the chart is named twice: as a link that will not load, and as a file its manifest does not list; Notes.MD as no page',
     status: 0,
   });
 
