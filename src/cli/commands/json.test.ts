@@ -75,7 +75,7 @@ describe('sealkit json', () => {
     expect(human.status).toBe(2);
     expect(human.stdout.length).toBe(0);
     expect(human.stderr.toString()).toBe(
-      `error[json_duplicate_key]: a JSON object repeats a key\n  --> ${path}:2:2\n  = help: the object already holds this key, at line 1, column 2: keep one of the two\n`,
+      `error[json_duplicate_key]: a JSON object repeats a key\n  --> ${path}:2:2\n  = help: this key is first set on line 1, column 2; keep one of the two\n`,
     );
     const json = runCli(['json', 'digest', '--json', path]);
     expect(json.status).toBe(2);
@@ -85,7 +85,7 @@ describe('sealkit json', () => {
       category: 'malformed',
       message: 'a JSON object repeats a key',
       location: { path, line: 2, column: 2 },
-      hint: 'the object already holds this key, at line 1, column 2: keep one of the two',
+      hint: 'this key is first set on line 1, column 2; keep one of the two',
     });
     for (const run of [human, json]) {
       expect(scanForSentinels(run, [], ['SECRET_COLUMN_ZQ', 'VALUE_ZQ_1'])).toEqual([]);

@@ -202,7 +202,7 @@ export class StrictGrammar {
       const at = scan.pos;
       if (scan.parseString() === key) {
         const { line, column } = positionOf(this.text, at);
-        return `the object already holds this key, at line ${line}, column ${column}: keep one of the two`;
+        return `this key is first set on line ${line}, column ${column}; keep one of the two`;
       }
       scan.skipWhitespace();
       scan.pos++;

@@ -263,7 +263,7 @@ describe('parseStrict: where the first error is', () => {
     (_label, text, first) => {
       const refusal = refusalOf(() => parse(text));
       expect(refusal.code).toBe('json_duplicate_key');
-      expect(refusal.hint).toBe(`the object already holds this key, at ${first}: keep one of the two`);
+      expect(refusal.hint).toBe(`this key is first set on ${first}; keep one of the two`);
     },
   );
 

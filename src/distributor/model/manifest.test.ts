@@ -159,7 +159,7 @@ describe('source manifest', () => {
     expect([duplicate?.code, duplicate?.location, duplicate?.hint]).toEqual([
       'manifest_not_json',
       { line: 2, column: 2 },
-      'the object already holds this key, at line 1, column 2: keep one of the two',
+      'this key is first set on line 1, column 2; keep one of the two',
     ]);
     // The fixed text of the parser's code, never the document's bytes.
     expect(refusalOf('{"secret_zq": tru}')?.hint).not.toContain('secret_zq');
