@@ -19,10 +19,11 @@ type Path = readonly (string | number)[];
  * and `tests:` (the older name of the same key), as dbt-core refuses it
  * when it parses the project ("cannot have both 'tests' and 'data_tests'
  * defined"), so the check must not pass it (docs/editions.md#finding-codes).
- * dbt-core's two rules (dbt's resource kinds): a model, seed or snapshot, a version
- * of a model, and their columns are refused when `tests:` holds something
- * and `data_tests:` is written at all; a source, its tables and their
- * columns when both hold something. A `tests` key under `meta:` or
+ * dbt-core decides it two ways (both in docs/editions.md#finding-codes,
+ * at `tests_and_data_tests`): a model, seed or snapshot, a version of a
+ * model, and their columns are refused when `tests:` holds something and
+ * `data_tests:` is written at all; a source, its tables and their columns
+ * when both hold something. A `tests` key under `meta:` or
  * `config:` is the operator's own and is not looked at.
  */
 export function entriesWithBothTestKeys(root: YamlNode | undefined): BothTestKeys[] {
