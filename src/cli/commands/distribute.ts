@@ -1037,20 +1037,15 @@ function sameFilesNote(report: RunReport, applied: boolean): string {
 function looseNote(report: RunReport): string {
   const lines: string[] = [];
   const all = report.plan.pipelines;
-  const folders = all.reduce((sum, pipeline) => sum + pipeline.dirs_without_manifest.total, 0);
-  const files = all.reduce((sum, pipeline) => sum + pipeline.files_at_source_root.total, 0);
-  const shown = (pick: (pipeline: PipelinePlan) => PipelinePlan['dirs_without_manifest'], total: number) =>
-    namesInNote(
-      all.flatMap((pipeline) => pick(pipeline).first),
-      total,
-    );
-  if (folders > 0)
+  const folders = namesAcross(all, (pipeline) => pipeline.dirs_without_manifest);
+  const files = namesAcross(all, (pipeline) => pipeline.files_at_source_root);
+  if (folders.total > 0)
     lines.push(
-      `not published: ${counted(folders, 'folder')} ${folders === 1 ? 'holds' : 'hold'} files but no manifest.json (${shown((pipeline) => pipeline.dirs_without_manifest, folders)}); write one with: sealkit distribute manifest ${oneFolder(all) ?? '<folder>'} --id <id>`,
+      `not published: ${counted(folders.total, 'folder')} ${folders.total === 1 ? 'holds' : 'hold'} files but no manifest.json (${folders.shown}); write one with: sealkit distribute manifest ${oneFolder(all) ?? '<folder>'} --id <id>`,
     );
-  if (files > 0)
+  if (files.total > 0)
     lines.push(
-      `not published: ${counted(files, 'file')} directly in a source root (${shown((pipeline) => pipeline.files_at_source_root, files)}); a bundle is a folder below the root`,
+      `not published: ${counted(files.total, 'file')} directly in a source root (${files.shown}); a bundle is a folder below the root`,
     );
   return lines.length === 0 ? '' : `${lines.join('\n')}\n\n`;
 }
@@ -1060,6 +1055,21 @@ function oneFolder(pipelines: readonly PipelinePlan[]): string | undefined {
   const folders = pipelines.flatMap((pipeline) => pipeline.dirs_without_manifest.first);
   const total = pipelines.reduce((sum, pipeline) => sum + pipeline.dirs_without_manifest.total, 0);
   return total === 1 && folders[0] !== undefined ? shellWord(folders[0]) : undefined;
+}
+
+/** One list of the plan's pipelines, summed: how many names in all, and the first of them for a note. */
+function namesAcross(
+  pipelines: readonly PipelinePlan[],
+  pick: (pipeline: PipelinePlan) => { readonly total: number; readonly first: readonly string[] },
+): { readonly total: number; readonly shown: string } {
+  const total = pipelines.reduce((sum, pipeline) => sum + pick(pipeline).total, 0);
+  return {
+    total,
+    shown: namesInNote(
+      pipelines.flatMap((pipeline) => pick(pipeline).first),
+      total,
+    ),
+  };
 }
 
 /**
@@ -1090,12 +1100,8 @@ function quotedName(name: string): string {
  */
 function unlistedNote(report: RunReport): string {
   const all = report.plan.pipelines;
-  const total = all.reduce((sum, pipeline) => sum + pipeline.files_after_manifest.total, 0);
+  const { total, shown } = namesAcross(all, (pipeline) => pipeline.files_after_manifest);
   if (total === 0) return '';
-  const shown = namesInNote(
-    all.flatMap((pipeline) => pipeline.files_after_manifest.first),
-    total,
-  );
   const bundles = all.flatMap((pipeline) => pipeline.files_after_manifest.bundles.first);
   const bundleTotal = all.reduce((sum, pipeline) => sum + pipeline.files_after_manifest.bundles.total, 0);
   const head = `not published: ${counted(total, 'file')} ${total === 1 ? 'in a bundle folder was written after its manifest and is' : 'in bundle folders were written after their manifest and are'} not in it (${shown})`;
@@ -1117,13 +1123,8 @@ function unlistedNote(report: RunReport): string {
  * the page missing (or the raw text published as an asset) without a word.
  */
 function notRenderedNote(report: RunReport): string {
-  const all = report.plan.pipelines;
-  const total = all.reduce((sum, pipeline) => sum + pipeline.files_not_rendered.total, 0);
+  const { total, shown } = namesAcross(report.plan.pipelines, (pipeline) => pipeline.files_not_rendered);
   if (total === 0) return '';
-  const shown = namesInNote(
-    all.flatMap((pipeline) => pipeline.files_not_rendered.first),
-    total,
-  );
   return `not rendered: ${counted(total, 'file')} ${total === 1 ? 'is' : 'are'} named like Markdown but not *.md in lower case (${shown}), so no page is made from ${total === 1 ? 'it' : 'them'} (source: true or assets: true publish ${total === 1 ? 'it' : 'them'} only as ${total === 1 ? 'a file' : 'files'}); to publish ${total === 1 ? 'it as a page, rename it' : 'them as pages, rename them'} to .md and write the manifest again\n\n`;
 }
 
