@@ -336,7 +336,7 @@ export const refuseDistributor = defineRefusals<DistributorRefusalCode, Distribu
   },
   markdown_not_utf8: {
     category: 'malformed',
-    message: 'a Markdown file to render as HTML is not valid UTF-8',
+    message: 'a Markdown file to render as HTML is not valid UTF-8 without a byte order mark',
   },
   markdown_front_matter_invalid: {
     category: 'malformed',

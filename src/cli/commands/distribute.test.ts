@@ -451,7 +451,7 @@ describe('sealkit distribute run', () => {
         message: 'the destination holds a publication of a different bundle id',
         location: { path: config, pointer: 'pipelines[0].destinations[0]' },
       });
-      expect(json.hint).toContain("destination 'site', bundle 'b': it holds bundle id 'b'");
+      expect(json.hint).toContain(`destination 'site', bundle 'b': the bundle path '${join(dest, 'b')}' holds bundle id 'b'`);
       expect(json.outcomes.map((o: { reason_code?: string }) => o.reason_code ?? null)).toEqual([
         null,
         'conflict_different_id',
@@ -470,7 +470,7 @@ describe('sealkit distribute run', () => {
     const human = runCli(['distribute', 'run', '--config', config]);
     expect(human.status).toBe(2);
     expect(human.stderr.toString()).toContain(
-      "= help: destination 'site', bundle 'weather/b1': it holds bundle id 'b1', the source bundle is 'b2': one bundle path keeps one id",
+      `= help: destination 'site', bundle 'weather/b1': the bundle path '${join(dest, 'weather', 'b1')}' holds bundle id 'b1', the source bundle is 'b2': one bundle path keeps one id`,
     );
     const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
     expect(json.outcomes).toEqual([
@@ -822,6 +822,19 @@ describe('sealkit distribute run', () => {
       category: 'conflict',
       message: 'nothing was written: part of the run (a pipeline or a bundle) failed validation or planning',
       hint: "bundle 'weather/b' passed its checks; nothing was written because 1 failure stopped the run (failures[]): fix it, or move a failing bundle out of the source root, and run again",
+    });
+  });
+
+  it('regression: an aborted run names its first failure in the top-level hint of --json (was none)', () => {
+    makeBundle(source, 'weather/a', [REPORT], { id: 'a', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'weather/b', [REPORT], { id: 'b', created: '2026-05-30T11:10:00Z' });
+    writeFileSync(join(source, 'weather', 'a', 'report.md'), '# Edited later\n');
+    rmSync(join(source, 'weather', 'b', 'report.md'));
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json).toMatchObject({
+      status: 'refused',
+      reason_code: 'run_aborted',
+      hint: `2 failures stopped the run (failures[]); the first: file_size_mismatch at ${join(source, 'weather', 'a', 'report.md')} (bundle 'weather/a'): fix them, or move a failing bundle out of the source root, and run again`,
     });
   });
 
@@ -1810,7 +1823,7 @@ describe('sealkit distribute verify and manifest', () => {
           message: 'a file the manifest lists does not exist',
           role: 'bundle',
           location: { path: 'v/b.txt' },
-          hint: 'manifest.json lists it as files[1]',
+          hint: 'manifest.json lists it as files[1]: restore it, or, if it was removed on purpose, write the manifest again with sealkit distribute manifest v --id secret_id_zq --replace',
         },
       ],
     });

@@ -349,6 +349,32 @@ function abortedRefusal(
 }
 
 /**
+ * The whole run's `run_aborted`, its hint naming the first failure, so that
+ * a job that logs `.reason_code` and `.hint` of `--json` says what stopped
+ * the run without reading `failures[]`.
+ */
+function abortedRunRefusal(report: RunReport): Refusal {
+  const first = report.failures[0];
+  if (first === undefined) return refuseDistributor('run_aborted');
+  const location = first.refusal?.location;
+  const at =
+    location?.path === undefined
+      ? ''
+      : ` at ${location.path}${location.line === undefined ? '' : `:${location.line}:${location.column ?? 1}`}`;
+  const whose =
+    first.bundle_dir === null ? `pipeline '${first.pipeline_id}'` : `bundle '${first.bundle_dir}'`;
+  const count = report.failures.length;
+  const fix = count === 1 ? 'fix it' : 'fix them';
+  // A pipeline's failure (its source root, say) is not moved out of the way.
+  const remedy = report.failures.every((failure) => failure.bundle_dir !== null)
+    ? `${fix}, or move a failing bundle out of the source root, and run again`
+    : `${fix} and run again`;
+  return refuseDistributor('run_aborted', {
+    hint: `${counted(count, 'failure')} stopped the run (failures[]); the first: ${first.reason_code}${at} (${whose}): ${remedy}`,
+  });
+}
+
+/**
  * The refusal `--fail-on-skipped-newer` makes of the run's `skipped_newer`
  * items, naming the first few; undefined when there is none.
  */
@@ -814,7 +840,7 @@ function reportJson(report: RunReport): JsonObjectOut {
   const failures = report.failures.map(({ refusal, ...failure }) => ({ ...failure, ...where(refusal) }));
   // An aborted run is one refusal of the whole run: said at the top as on
   // every other refusal (docs/cli.md#output), the causes in failures[].
-  const aborted = report.aborted ? refusalJson(refuseDistributor('run_aborted'), 'located') : undefined;
+  const aborted = report.aborted ? refusalJson(abortedRunRefusal(report), 'located') : undefined;
   // Any other refused run says at the top the first refusal it prints on
   // stderr (a conflict, a locked or unwritable destination…), so that a job
   // reading `.reason_code` never finds it missing beside `status: refused`.
@@ -836,7 +862,12 @@ function reportJson(report: RunReport): JsonObjectOut {
       ? first === undefined
         ? {}
         : topLevelRefusal(first)
-      : { reason_code: aborted.reason_code, category: aborted.category, message: aborted.message }),
+      : {
+          reason_code: aborted.reason_code,
+          category: aborted.category,
+          message: aborted.message,
+          ...(aborted.hint === undefined ? {} : { hint: aborted.hint }),
+        }),
   };
 }
 

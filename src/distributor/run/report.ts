@@ -464,7 +464,7 @@ function adviceFor(item: ItemOutcome, place?: PublishedPlace, detail?: string): 
         return `the bundle path${named} holds objects that no .distributor.json lists${firstOf(item.entry_path)}, and sealkit never takes over a prefix it did not publish: move them to keys outside it, or publish under another prefix`;
       return `the bundle path${named} holds entries that no .distributor.json lists${firstOf(item.entry_path)}, and sealkit never takes over a folder it did not publish: move them away, or publish to another root or prefix`;
     case 'conflict_different_id':
-      return `it holds bundle id '${item.destination_bundle_id ?? '?'}', the source bundle is '${item.bundle_id ?? '?'}': one bundle path keeps one id; move the published bundle away, or give the source its old id`;
+      return `the bundle path${named} holds bundle id '${item.destination_bundle_id ?? '?'}', the source bundle is '${item.bundle_id ?? '?'}': one bundle path keeps one id; move the published bundle away, or give the source its old id`;
     case 'conflict_same_created':
       return 'the same id and created, but other content: a new version of a bundle needs a later created (sealkit distribute manifest --created)';
     case 'conflict_other_destination':

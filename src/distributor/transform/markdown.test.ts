@@ -769,6 +769,9 @@ describe('Markdown to HTML', () => {
     const bom = refusalOf(Buffer.from('\ufeff# Title\n', 'utf8'));
     expect(bom.code).toBe('markdown_not_utf8');
     expect(bom.location).toEqual({ line: 1, column: 1 });
+    // A BOM is valid UTF-8: the message and hint say it is the mark that is refused.
+    expect(bom.message).toContain('without a byte order mark');
+    expect(bom.hint).toContain('it starts with a byte order mark (the bytes EF BB BF');
     const bad = refusalOf(Buffer.from([0x23, 0x20, 0x41, 0x0a, 0x62, 0xff]));
     expect(bad.location).toEqual({ line: 2, column: 2 });
   });

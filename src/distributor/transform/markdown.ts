@@ -192,7 +192,7 @@ export function renderMarkdown(
       location: { line: decoded.line, column: decoded.column },
       hint:
         decoded.reason === 'bom'
-          ? 'save the file as UTF-8 without a byte order mark'
+          ? 'it starts with a byte order mark (the bytes EF BB BF, which some Windows editors write), which sealkit never strips: save the file as UTF-8 without one, then write the manifest again'
           : 'save the file as UTF-8',
     });
   }

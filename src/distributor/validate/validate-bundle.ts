@@ -278,7 +278,9 @@ function startFile(
   if (!opened.ok)
     throw refuse(
       FILE_PROBLEMS[opened.problem],
-      `manifest.json lists it as ${listed}${opened.problem === 'unreadable' && opened.errno !== undefined ? `; ${readFailureCause(opened.errno)}` : ''}`,
+      opened.problem === 'missing'
+        ? `manifest.json lists it as ${listed}: restore it, or, if it was removed on purpose, write the manifest again with ${MANIFEST_COMMAND} --replace`
+        : `manifest.json lists it as ${listed}${opened.problem === 'unreadable' && opened.errno !== undefined ? `; ${readFailureCause(opened.errno)}` : ''}`,
     );
   let handed = false;
   try {
