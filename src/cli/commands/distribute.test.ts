@@ -239,6 +239,53 @@ describe('sealkit distribute run', () => {
     ]);
   });
 
+  it("regression: a run names an image from another site and a .md named from the site's root (both were silent)", () => {
+    const work = mkdtempSync(join(tmpdir(), 'sealkit-remote-img-'));
+    const source = join(work, 'src');
+    makeBundle(source, 's/W01', [{ path: 'report.md', content: '# W01\n' }], {
+      id: 's.W01',
+      created: '2026-05-30T11:10:00Z',
+    });
+    makeBundle(
+      source,
+      's/W02',
+      [
+        {
+          path: 'report.md',
+          content:
+            '# W02\n\n[last week](/s/W01/report.md)\n\n![logo](https://example.com/logo.png)\n\n![badge](//img.example.com/b.svg)\n\n![ours](/img/logo.png) [their page](https://example.com/x) [site page](/about.html)\n',
+        },
+      ],
+      { id: 's.W02', created: '2026-05-30T11:10:00Z' },
+    );
+    mkdirSync(join(work, 'site'));
+    mkdirSync(join(work, 'copies'));
+    writeConfig(work, [
+      {
+        id: 'reports',
+        source,
+        destinations: [
+          { id: 'site', root: join(work, 'site'), source: false, assets: true },
+          // Where the .md files are copied too, the one named from the site's root may load.
+          { id: 'copies', root: join(work, 'copies'), source: true },
+        ],
+      },
+    ]);
+    const run = runCli(['distribute', 'run'], { cwd: work });
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toContain(
+      [
+        '5 links in these pages will not load at their destination (the pages are published as written):',
+        "  site: s/W02/report.md:3: link /s/W01/report.md leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page (../2026-W01/report.md), which a run points at that bundle's page and checks",
+        '  site: s/W02/report.md:5: image https://example.com/logo.png is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
+        '  site: s/W02/report.md:7: image //img.example.com/b.svg is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
+        '  copies: s/W02/report.md:5: image https://example.com/logo.png is an image from another site',
+      ].join('\n'),
+    );
+    expect(run.stdout.toString()).not.toContain('copies: s/W02/report.md:3');
+    rmSync(work, { recursive: true, force: true });
+  });
+
   it('regression: the hint to write a manifest again is a command to paste, the bundle folder as written (quoted) and its id (was BUNDLE_DIR --id ID)', () => {
     makeBundle(source, "weather/week 22's", [REPORT], { id: 'weather.w22', created: '2026-05-30T11:10:00Z' });
     writeFileSync(join(source, "weather/week 22's", 'report.md'), '# Daily\n\nSunny, then rain.\n');

@@ -26,7 +26,12 @@ import type { PlannedOutput } from './types.js';
  *   that is no bundle of the run (one published earlier and since removed
  *   from the source) is not checked;
  * - `raw_html_image`: an HTML `<img>` tag written in the Markdown, which
- *   the page shows escaped, as text, whatever the destination holds.
+ *   the page shows escaped, as text, whatever the destination holds;
+ * - `remote_image`: an image from another site, which the page's
+ *   Content-Security-Policy does not load, whatever the destination holds;
+ * - `markdown_from_site_root`: a `.md` file named from the site's root
+ *   (`/sales/2026-W01/report.md`) where no `.md` is published; sealkit
+ *   cannot tell which bundle that is, so the link is kept as written.
  */
 export type LinkProblem =
   | 'not_in_manifest'
@@ -34,7 +39,9 @@ export type LinkProblem =
   | 'markdown_outside_bundle'
   | 'folder_without_index'
   | 'not_in_other_bundle'
-  | 'raw_html_image';
+  | 'raw_html_image'
+  | 'remote_image'
+  | 'markdown_from_site_root';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -96,13 +103,13 @@ export function linkWarnings(
     if (page.lang !== categories.lang) continue;
     const source = manifest.files[page.source_index]?.path ?? page.path;
     for (const link of page.links ?? []) {
-      if (link.raw === true) {
+      if (link.raw === true || link.remote === true) {
         warnings.push({
           page: source,
           line: link.line,
           href: link.href,
           image: true,
-          problem: 'raw_html_image',
+          problem: link.raw === true ? 'raw_html_image' : 'remote_image',
         });
         continue;
       }
@@ -140,6 +147,9 @@ export function linkWarnings(
   return warnings;
 }
 
+/** A link to a `.md` file, before its query or fragment. */
+const MARKDOWN_HREF = /\.md(?:[?#]|$)/;
+
 interface Held {
   readonly listed: ReadonlySet<string>;
   readonly written: ReadonlySet<string>;
@@ -153,9 +163,13 @@ type Found =
   | { readonly problem: 'not_published_here'; readonly file: string };
 
 function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found | undefined {
+  if (link.rooted === true)
+    return !copiesSources && MARKDOWN_HREF.test(link.href)
+      ? { problem: 'markdown_from_site_root' }
+      : undefined;
   // Where sources are copied, another bundle's `.md` is published too: only unchecked.
   if (link.leaves === true)
-    return !copiesSources && /\.md(?:[?#]|$)/.test(link.href)
+    return !copiesSources && MARKDOWN_HREF.test(link.href)
       ? { problem: 'markdown_outside_bundle' }
       : undefined;
   const target = link.target;

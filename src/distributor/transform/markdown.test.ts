@@ -784,7 +784,7 @@ describe('Markdown to HTML', () => {
     expect(htmlSidecarPath('a/.md')).toBeUndefined();
   });
 
-  it('records each relative link and image with its line, where it points in the bundle, or that it leaves it', () => {
+  it('records each relative link and image with its line, where it points in the bundle, or that it leaves it; an image from another site; a path from the site root', () => {
     const markdown = [
       '---',
       'title: W03',
@@ -799,7 +799,7 @@ describe('Markdown to HTML', () => {
       '| - |',
       '| [d](data/x%20y.csv) |',
       '',
-      '[anchor](#w03) [root](/index.html)',
+      '[anchor](#w03) [root](/index.html) ![remote](https://example.org/a.png) ![data](data:image/png;base64,AA==)',
     ].join('\n');
     const { links } = renderMarkdown(Buffer.from(markdown), 'report', {
       path: 'report.md',
@@ -810,6 +810,8 @@ describe('Markdown to HTML', () => {
       { line: 6, href: 'notes.html#top', image: false, target: 'notes.html' },
       { line: 8, href: 'charts/late.png', image: true, target: 'charts/late.png' },
       { line: 12, href: 'data/x%20y.csv', image: false, target: 'data/x y.csv' },
+      { line: 14, href: '/index.html', image: false, rooted: true },
+      { line: 14, href: 'https://example.org/a.png', image: true, remote: true },
     ]);
     // Regression: a link on the second line of a paragraph or list item was placed on its first.
     const wrapped = renderMarkdown(

@@ -128,8 +128,9 @@ export function renderMarkdownPage(
 /**
  * A relative link or image of a page, as the page was rendered from its
  * Markdown (docs/distributor.md#pages): where it points inside the bundle,
- * or that it leaves the bundle. Absolute URLs, site-root paths and
- * fragments are not recorded. The plan checks these against what a
+ * or that it leaves the bundle; also an image from another site and a path
+ * from the site's root. Other absolute URLs and fragments are not
+ * recorded. The plan checks these against what a
  * destination receives, to warn of a page pointing at a file that will not
  * be there.
  */
@@ -166,6 +167,18 @@ export interface PageLink {
    * at its page (`href` ends in `.html`).
    */
   readonly other?: string;
+  /**
+   * An image from another site (`https://…`, `//…`): the page's
+   * Content-Security-Policy loads images only from the site itself and
+   * `data:` URLs, so it never shows (docs/distributor.md#pages).
+   */
+  readonly remote?: true;
+  /**
+   * A path from the site's root (`/sales/2026-W01/report.md`): where it
+   * lands depends on where the destination sits in the site, so it is not
+   * resolved; only a `.md` there is reported, where none is published.
+   */
+  readonly rooted?: true;
 }
 
 /** A page and the relative links it holds. */
@@ -295,7 +308,11 @@ function adjustTokens(
     if (written !== null && options.path !== undefined) {
       const href = String(written);
       const place = placeOf(href, options.path, options.bundleDir);
-      if (place !== undefined)
+      const image = token.type === 'image';
+      if (place === undefined) {
+        if (image && REMOTE_URL.test(href)) found.links.push({ line: found.line, href, image, remote: true });
+        else if (SITE_ROOT_PATH.test(href)) found.links.push({ line: found.line, href, image, rooted: true });
+      } else
         found.links.push({
           line: found.line,
           href,
@@ -315,6 +332,11 @@ function adjustTokens(
     }
   }
 }
+
+// An image another site serves: `https://…`, `http://…` or scheme-relative `//…`.
+const REMOTE_URL = /^(?:https?:)?\/\//i;
+// A path from the site's root (one slash, not a scheme-relative `//host`).
+const SITE_ROOT_PATH = /^\/(?!\/)/;
 
 // An `<img …>` tag with a `src` attribute, quoted or not, in any case.
 const RAW_IMAGE = /<img\s(?:[^>]*?\s)?src\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))[^>]*>/gi;
