@@ -498,7 +498,9 @@ describe('sealkit distribute run', () => {
         message: 'the destination holds a publication of a different bundle id',
         location: { path: config, pointer: 'pipelines[0].destinations[0]' },
       });
-      expect(json.hint).toContain(`destination 'site', bundle 'b': the bundle path '${join(dest, 'b')}' holds bundle id 'b'`);
+      expect(json.hint).toContain(
+        `destination 'site', bundle 'b': the bundle path '${join(dest, 'b')}' holds bundle id 'b'`,
+      );
       expect(json.outcomes.map((o: { reason_code?: string }) => o.reason_code ?? null)).toEqual([
         null,
         'conflict_different_id',
