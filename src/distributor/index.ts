@@ -77,6 +77,7 @@ export type { LinkProblem, LinkWarning } from './plan/links.js';
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
   LateFilesBundle,
+  SharedId,
   Outcome,
   PipelinePlan,
   PlanItem,

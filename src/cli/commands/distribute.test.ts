@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -816,6 +817,31 @@ describe('sealkit distribute run', () => {
     ]);
     mkdirSync(join(work, 'files'));
     expect(runCli(['distribute', 'run', '--config', plain]).stdout.toString()).not.toContain('not rendered');
+  });
+
+  it('regression: a folder copied with its manifest, so two folders carry one id, is named (was published as a second copy without a word)', () => {
+    makeBundle(source, 'weather/W02', [REPORT], { id: 'w.W02', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'weather/W01', [REPORT], { id: 'w.W01', created: '2026-05-30T11:10:00Z' });
+    cpSync(join(source, 'weather', 'W02'), join(source, 'weather', 'W03'), { recursive: true });
+    const note = `same id: a bundle id is carried by more than one folder: 'w.W02' ('${join(source, 'weather/W02')}', '${join(source, 'weather/W03')}'); a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give the copy its own id (sealkit distribute manifest ${join(source, 'weather/W03')} --id NEW_ID --replace)\n`;
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).toContain(
+      `\n\n${note}`,
+    );
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain(`\n\n${note}`);
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(json.plan.pipelines[0].ids_shared).toEqual({
+      total: 1,
+      first: [{ id: 'w.W02', folders: [join(source, 'weather/W02'), join(source, 'weather/W03')] }],
+    });
+    // Given its own id, the copy is one bundle of its own: nothing to say.
+    expect(
+      runCli(['distribute', 'manifest', join(source, 'weather', 'W03'), '--id', 'w.W03', '--replace']).status,
+    ).toBe(0);
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).not.toContain(
+      'same id',
+    );
   });
 
   it('regression: names in a note are quoted, so a name holding a comma reads as one', () => {

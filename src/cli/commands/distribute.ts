@@ -899,7 +899,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${notRenderedNote(report)}${waitedNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${notRenderedNote(report)}${sharedIdsNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
         ? // No table, as a failure stopped the run; a folder left without its manifest is still said.
           looseNote(report)
@@ -1164,6 +1164,26 @@ function notRenderedNote(report: RunReport): string {
 }
 
 /**
+ * Bundle ids that several folders carry: most often a folder copied to
+ * start the next issue, published as a second copy of the old bundle.
+ * The command gives the later folder its own id (which id is the
+ * operator's to choose).
+ */
+function sharedIdsNote(report: RunReport): string {
+  const shared = report.plan.pipelines.flatMap((pipeline) => pipeline.ids_shared.first);
+  const total = report.plan.pipelines.reduce((sum, pipeline) => sum + pipeline.ids_shared.total, 0);
+  const first = shared[0];
+  if (first === undefined) return '';
+  const named = shared
+    .slice(0, 3)
+    .map((one) => `'${one.id}' (${namesInNote(one.folders, one.folders.length)})`)
+    .join(', ');
+  const more = total > 3 ? ` and ${total - 3} more` : '';
+  const copy = first.folders[first.folders.length - 1] ?? '';
+  return `same id: ${total === 1 ? 'a bundle id is' : `${total} bundle ids are`} carried by more than one folder: ${named}${more}; a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give the copy its own id (sealkit distribute manifest ${shellWord(copy)} --id NEW_ID --replace)\n\n`;
+}
+
+/**
  * Why a run found nothing to publish, and where a manifest was most likely
  * forgotten: the folders outside every bundle that hold files, and files
  * lying directly in a source root (never published: a bundle is a folder
@@ -1259,6 +1279,7 @@ function planText(report: RunReport): string {
       looseNote(report),
       unlistedNote(report),
       notRenderedNote(report),
+      sharedIdsNote(report),
     ])
       if (note !== '') lines.push('', note.trimEnd());
   }

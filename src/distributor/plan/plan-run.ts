@@ -85,6 +85,27 @@ function notRendered(pipeline: PlanPipelineInput): PipelinePlan['files_not_rende
   };
 }
 
+/** The ids two or more bundle folders of the pipeline carry (see `ids_shared`). */
+function sharedIds(pipeline: PlanPipelineInput): PipelinePlan['ids_shared'] {
+  const folders = new Map<string, string[]>();
+  for (const bundle of pipeline.bundles) {
+    const carrying = folders.get(bundle.manifest.id);
+    if (carrying === undefined) folders.set(bundle.manifest.id, [bundle.dir]);
+    else carrying.push(bundle.dir);
+  }
+  const shared = [...folders]
+    .filter(([, dirs]) => dirs.length > 1)
+    .map(([id, dirs]) => ({ id, dirs: [...dirs].sort(compareUtf8) }))
+    .sort((a, b) => compareUtf8(a.id, b.id));
+  return {
+    total: shared.length,
+    first: shared.slice(0, LOOSE_SHOWN).map(({ id, dirs }) => ({
+      id,
+      folders: dirs.map((dir) => shownUnderRoot(pipeline.shownRoot, dir)),
+    })),
+  };
+}
+
 /**
  * The bundles of the plan that hold `files` (bundle-relative paths, sorted),
  * in the same order: each file's bundle is the one folder above it that is a
@@ -222,6 +243,7 @@ export function planRun(
         first: atRoot.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),
       },
       files_not_rendered: notRendered(pipeline),
+      ids_shared: sharedIds(pipeline),
       files_after_manifest: {
         total: unlisted.length,
         first: unlisted.slice(0, LOOSE_SHOWN).map((file) => shownUnderRoot(pipeline.shownRoot, file)),

@@ -213,6 +213,13 @@ export interface LateFilesBundle {
   readonly id: string;
 }
 
+/** One bundle id that several folders of a pipeline carry, with those folders. */
+export interface SharedId {
+  readonly id: string;
+  /** Under the source root as the configuration gives it, by UTF-8 bytes. */
+  readonly folders: readonly string[];
+}
+
 export interface PipelinePlan {
   readonly id: string;
   readonly destinations: readonly PlannedDestination[];
@@ -248,6 +255,13 @@ export interface PipelinePlan {
    * bytes, each under the source root as the configuration gives it.
    */
   readonly files_not_rendered: { readonly total: number; readonly first: readonly string[] };
+  /**
+   * Bundle ids that two or more folders of the pipeline carry: a folder
+   * copied to start the next issue keeps the manifest it was copied with,
+   * and is published as a second copy of the old bundle. How many ids,
+   * and the first ten by UTF-8 bytes with their folders.
+   */
+  readonly ids_shared: { readonly total: number; readonly first: readonly SharedId[] };
   readonly files_after_manifest: {
     readonly total: number;
     readonly first: readonly string[];
