@@ -24,7 +24,8 @@ import {
   writeConfig,
 } from '../../../test/helpers/distributor-fixtures.js';
 import { scanForSentinels } from '../../../test/helpers/sentinels.js';
-import { progressLine } from './distribute.js';
+import type { ProgressEvent } from '../../distributor/index.js';
+import { progressLine, sentAgain } from './distribute.js';
 
 let work: string;
 let source: string;
@@ -2127,5 +2128,28 @@ describe('the progress line of an upload', () => {
   it('counts megabytes from one megabyte on', () => {
     expect(apply(12_345_678, 20_000_000)).toBe('apply 0/1, 12.3/20.0 MB to destination bucket');
     expect(apply(0, 999_950)).toBe('apply 0/1, 0.0/1.0 MB to destination bucket');
+  });
+
+  it('regression: bytes that go back at one count say an upload is sent again (the count fell without a word)', () => {
+    const at = (done: number, bytes: number): ProgressEvent => ({
+      phase: 'apply',
+      done,
+      total: 2,
+      destination_id: 'bucket',
+      bytes_done: bytes,
+      bytes_total: 230_900_000,
+    });
+    expect(sentAgain(at(0, 100_000_000), at(0, 120_000_000), false)).toBe(false);
+    expect(sentAgain(at(0, 230_900_000), at(0, 200_000), false)).toBe(true);
+    // Still said while the new attempt climbs back, until the count moves on.
+    expect(sentAgain(at(0, 200_000), at(0, 134_400_000), true)).toBe(true);
+    expect(sentAgain(at(0, 230_900_000), at(1, 230_900_000), true)).toBe(false);
+    expect(sentAgain(undefined, at(0, 10), true)).toBe(false);
+    expect(progressLine(at(0, 134_400_000), 0, true, true)).toBe(
+      'apply 0/2, 134.4/230.9 MB to destination bucket (an upload failed and is sent again)',
+    );
+    expect(progressLine(at(0, 230_900_000), 12, false, true)).toBe(
+      'apply 0/2, 230.9/230.9 MB sent, waiting 12 s for destination bucket (an upload failed and is sent again)',
+    );
   });
 });

@@ -704,7 +704,7 @@ export function worthDrawing(event: ProgressEvent, drawn: ProgressEvent | undefi
 
 interface ProgressPrinter {
   readonly onProgress: (event: ProgressEvent) => void;
-  /** Ends the line: no more redrawing, and the cursor on a line of its own. */
+  /** Ends the progress: no more redrawing, and the line cleared for the report. */
   readonly end: () => void;
   /**
    * A signal came while the run works: the line ends with a note that it
@@ -731,10 +731,12 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
   let drawn = false;
   // The count the line shows; a count between two steps is not drawn (worthDrawing).
   let shown: ProgressEvent | undefined;
+  // The bytes sent went back at this count: an upload failed and is sent again.
+  let resent = false;
   const draw = (event: ProgressEvent, waited: number, sending = false): void => {
     drawn = true;
     shown = event;
-    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited, sending)}`);
+    io.stderr.write(`\r\u001b[2Ksealkit distribute: ${progressLine(event, waited, sending, resent)}`);
   };
   // When the count last changed; `lastAt` is when anything last moved (also bytes sent).
   let countAt = 0;
@@ -752,6 +754,7 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
       if (ended) return;
       // Only more bytes sent: the line changes when the timer next looks.
       const sending = last !== undefined && sameCount(last, event);
+      resent = sentAgain(last, event, resent);
       last = event;
       lastAt = performance.now();
       if (sending) return;
@@ -762,7 +765,8 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
       if (ended) return;
       ended = true;
       clearInterval(timer);
-      if (drawn) io.stderr.write('\n');
+      // Cleared: a last 'apply 3/3' (or 'apply 0/0' on a rerun) above the report read as a step left hanging.
+      if (drawn) io.stderr.write('\r\u001b[2K');
     },
     stopping: (signal) => {
       if (ended) return;
@@ -776,11 +780,28 @@ function progressPrinter(io: CliIo): ProgressPrinter | undefined {
 }
 
 /**
+ * Whether the line says an upload is sent again: from the moment the bytes
+ * sent at one count go back (an attempt failed; the next sends its bytes
+ * anew) until the count moves on.
+ */
+export function sentAgain(last: ProgressEvent | undefined, event: ProgressEvent, resent: boolean): boolean {
+  if (last === undefined || !sameCount(last, event)) return false;
+  return resent || (event.bytes_done ?? 0) < (last.bytes_done ?? 0);
+}
+
+/**
  * One progress line: the phase's count, the destination, and after a still
  * while how long the run waited for it — or, while bytes are still being
- * sent (`sending`), how many of the apply's output bytes have gone.
+ * sent (`sending`), how many of the apply's output bytes have gone, and
+ * (`resent`) that a failed upload is being sent again, so that the count
+ * going back does not read as bytes lost.
  */
-export function progressLine(event: ProgressEvent, waitedSeconds: number, sending = false): string {
+export function progressLine(
+  event: ProgressEvent,
+  waitedSeconds: number,
+  sending = false,
+  resent = false,
+): string {
   const destination = event.destination_id;
   if (event.phase === 'wait')
     return `waiting for destination ${destination ?? ''}, held by another run: ${event.done}/${event.total} s`;
@@ -790,10 +811,11 @@ export function progressLine(event: ProgressEvent, waitedSeconds: number, sendin
     event.bytes_done === undefined || event.bytes_total === undefined || event.bytes_total === 0
       ? undefined
       : sizePair(event.bytes_done, event.bytes_total);
-  if (sending && bytes !== undefined) return `${count}, ${bytes} to destination ${destination}`;
+  const again = resent ? ' (an upload failed and is sent again)' : '';
+  if (sending && bytes !== undefined) return `${count}, ${bytes} to destination ${destination}${again}`;
   // Still for a while: said apart from an upload, with what was sent before the stillness.
   if (waitedSeconds >= STALLED_AFTER_SECONDS)
-    return `${count}, ${bytes === undefined ? '' : `${bytes} sent, `}waiting ${waitedSeconds} s for destination ${destination}`;
+    return `${count}, ${bytes === undefined ? '' : `${bytes} sent, `}waiting ${waitedSeconds} s for destination ${destination}${again}`;
   return `${count}, destination ${destination}`;
 }
 

@@ -43,6 +43,7 @@ import {
   type SourceBundle,
   type SourcePipeline,
   stopIfInterrupted,
+  sweepKilledRunCopies,
   type TemporaryArea,
   verifyAll,
 } from './sources.js';
@@ -183,7 +184,10 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
     // A dry run takes no lock but asks whether it could: a held lock or a
     // work area that cannot be made refuses it as it would refuse the run.
     if (dryRun) await peekAll(opened.flat(), options.waitMs ?? 0);
-    else await lockForRun(opened.flat(), options);
+    else {
+      await lockForRun(opened.flat(), options);
+      sweepKilledRunCopies();
+    }
     await stopIfInterrupted(signal);
     for (const [index, pipeline] of selected.entries())
       pipelines.push(readManifests(pipeline, opened[index] ?? []));

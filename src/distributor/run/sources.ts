@@ -1051,14 +1051,7 @@ const TEMPORARY_LOCK = '.sealkit-run.lock';
 /** Created once the lock is held: a directory without it is never swept. */
 const TEMPORARY_ARMED = '.sealkit-run.locked';
 
-/**
- * Creates the run's temporary directory (0700, under TMPDIR) and locks it,
- * then removes the copies that killed runs of this user left: directories
- * named like it, owned by this user, marked as locked, whose lock is free
- * (its holder died; the kernel released the flock). A directory without the
- * mark (a run between creating and locking it), or whose lock is held, is
- * another run's and stays.
- */
+/** Creates the run's temporary directory (0700, under TMPDIR) and locks it (see `sweepKilledRunCopies`). */
 function openTemporary(temporary: TemporaryArea): void {
   const path = mkdtempSync(join(tmpdir(), TEMPORARY_PREFIX));
   temporary.path = path;
@@ -1074,7 +1067,20 @@ function openTemporary(temporary: TemporaryArea): void {
   } finally {
     own.close();
   }
-  sweepStaleTemporaries(dirname(path), basename(path));
+}
+
+/**
+ * Removes the copies that killed runs of this user left under TMPDIR:
+ * directories named like a run's temporary directory, owned by this user,
+ * marked as locked, whose lock is free (its holder died; the kernel
+ * released the flock). A directory without the mark (a run between
+ * creating and locking it), or whose lock is held, is another run's and
+ * stays. Every real run does this at its start, also one that copies
+ * nothing: a night of reruns that skip every bundle would otherwise keep a
+ * killed run's copy, as large as its bundles, for good.
+ */
+export function sweepKilledRunCopies(): void {
+  sweepStaleTemporaries(tmpdir(), '');
 }
 
 export function sweepStaleTemporaries(parentPath: string, keep: string): void {

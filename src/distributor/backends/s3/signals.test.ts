@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../../test/helpers/cli.js';
+import { REPO_ROOT, runCli } from '../../../../test/helpers/cli.js';
 import {
   listKeys,
   s3Config,
@@ -309,6 +309,22 @@ describe('signals stop a run cleanly', () => {
     expect(left[0]).toMatch(/^sealkit-distributor-/);
     // Someone else's directory with the same kind of name, without a lock, stays.
     mkdirSync(join(temp, 'sealkit-distributor-notours'));
+    // Regression: a run that copies nothing (here: an empty source, to a local folder) removes it too;
+    // it was left to the next run that made a copy, which a night of skipped bundles never is.
+    const other = join(dir, 'other');
+    mkdirSync(join(other, 'empty'), { recursive: true });
+    mkdirSync(join(other, 'site'));
+    writeFileSync(
+      join(other, 'sealkit.distributor.yaml'),
+      'pipelines:\n  - id: p\n    source: {root: empty}\n    destinations:\n      - {id: site, kind: local, root: site, outputs: {source: true, html: false}}\n',
+    );
+    const tempEnv = { ...process.env, TMPDIR: temp };
+    // A dry run writes nothing, so it removes nothing either.
+    expect(runCli(['distribute', 'run', '--dry-run'], { cwd: other, env: tempEnv }).status).toBe(0);
+    expect(readdirSync(temp)).toHaveLength(2);
+    const nothing = runCli(['distribute', 'run'], { cwd: other, env: tempEnv });
+    expect(nothing.status, nothing.stderr.toString()).toBe(0);
+    expect(readdirSync(temp)).toEqual(['sealkit-distributor-notours']);
     const { finished } = startCli(dir, temp);
     const result = await finished;
     expect(result.code, result.stderr).toBe(0);
