@@ -820,6 +820,44 @@ describe('sealkit distribute run', () => {
     expect(runCli(['distribute', 'run', '--config', plain]).stdout.toString()).not.toContain('not rendered');
   });
 
+  it('regression: files put by hand into a published bundle are named while it is skipped (were silent until its next version was refused)', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
+    makeBundle(source, 'weather/b2', [REPORT], { id: 'b2', created: '2026-05-30T11:10:00Z' });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    writeFileSync(join(dest, 'weather', 'b1', '.htaccess'), 'Options -Indexes\n');
+    writeFileSync(join(dest, 'weather', 'b1', 'notes.txt'), 'x\n');
+    const note =
+      "not sealkit's: 2 entries in 1 published bundle are listed by no .distributor.json (the first: 'site: weather/b1/.htaccess'), put there by hand or by another tool; they are left where they are, but the next version of that bundle is refused (destination_unlisted_entry) until they are moved out\n";
+    const human = runCli(['distribute', 'run', '--config', config]);
+    expect(human.status).toBe(0);
+    expect(human.stdout.toString()).toContain(`\n\n${note}`);
+    expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).toContain(
+      `\n\n${note}`,
+    );
+    const json = JSON.parse(runCli(['distribute', 'run', '--config', config, '--json']).stdout.toString());
+    expect(
+      json.plan.items.map((item: { bundle_dir: string; outcome: string; unlisted_path?: string }) => [
+        item.bundle_dir,
+        item.outcome,
+        item.unlisted_path ?? null,
+      ]),
+    ).toEqual([
+      ['weather/b1', 'skipped_same', '.htaccess'],
+      ['weather/b2', 'skipped_same', null],
+    ]);
+    // What the note foretells: the next version of that bundle is refused for them.
+    writeFileSync(join(source, 'weather', 'b1', 'report.md'), '# Daily, corrected\n');
+    expect(
+      runCli(['distribute', 'manifest', join(source, 'weather', 'b1'), '--id', 'b1', '--replace']).status,
+    ).toBe(0);
+    const next = runCli(['distribute', 'run', '--config', config, '--json']);
+    expect(next.status).toBe(2);
+    expect(JSON.parse(next.stdout.toString()).outcomes[0]).toMatchObject({
+      bundle_dir: 'weather/b1',
+      reason_code: 'destination_unlisted_entry',
+    });
+  });
+
   it('regression: a folder copied with its manifest, so two folders carry one id, is named (was published as a second copy without a word)', () => {
     makeBundle(source, 'weather/W02', [REPORT], { id: 'w.W02', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'weather/W01', [REPORT], { id: 'w.W01', created: '2026-05-30T11:10:00Z' });

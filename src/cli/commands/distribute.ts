@@ -921,7 +921,7 @@ function summaryText(report: RunReport): string {
   // Without a single outcome there is no table to print: say why instead.
   const body =
     report.outcomes.length > 0
-      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${notRenderedNote(report)}${sharedIdsNote(report)}${waitedNote(report)}`
+      ? `${table(rows)}\n\n${sameFilesNote(report, true)}${linkNote(report, true)}${looseNote(report)}${unlistedNote(report)}${notRenderedNote(report)}${sharedIdsNote(report)}${unlistedBesideNote(report)}${waitedNote(report)}`
       : report.failures.length > 0
         ? // No table, as a failure stopped the run; a folder left without its manifest is still said.
           looseNote(report)
@@ -1186,6 +1186,28 @@ function notRenderedNote(report: RunReport): string {
 }
 
 /**
+ * Skipped bundles whose published folder (or prefix) holds entries that no
+ * state lists: nothing fails tonight, but the bundle's next version is
+ * refused for them (`destination_unlisted_entry`), so the run says so while
+ * there is time to move them.
+ */
+function unlistedBesideNote(report: RunReport): string {
+  let entries = 0;
+  const names = report.plan.items.flatMap((item) => {
+    if (
+      (item.outcome !== 'skipped_same' && item.outcome !== 'skipped_newer') ||
+      item.unlisted_path === undefined
+    )
+      return [];
+    entries += item.unlisted_count ?? 1;
+    return [`${item.destination_id}: ${item.bundle_dir}/${item.unlisted_path}`];
+  });
+  if (names.length === 0) return '';
+  const one = names.length === 1;
+  return `not sealkit's: ${counted(entries, 'entry', 'entries')} in ${counted(names.length, 'published bundle')} ${entries === 1 ? 'is' : 'are'} listed by no .distributor.json (${one ? 'the first' : 'the first of each'}: ${namesInNote(names, names.length)}), put there by hand or by another tool; they are left where they are, but the next version of ${one ? 'that bundle' : 'those bundles'} is refused (destination_unlisted_entry) until they are moved out\n\n`;
+}
+
+/**
  * Bundle ids that several folders carry: most often a folder copied to
  * start the next issue, published as a second copy of the old bundle.
  * The command gives the later folder its own id (which id is the
@@ -1302,6 +1324,7 @@ function planText(report: RunReport): string {
       unlistedNote(report),
       notRenderedNote(report),
       sharedIdsNote(report),
+      unlistedBesideNote(report),
     ])
       if (note !== '') lines.push('', note.trimEnd());
   }

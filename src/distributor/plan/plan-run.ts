@@ -282,7 +282,7 @@ function planItem(
   });
   switch (decision.outcome) {
     case 'skipped_same':
-      return { ...head, outcome: decision.outcome };
+      return { ...head, outcome: decision.outcome, ...unlistedBeside(view) };
     case 'skipped_newer':
       return {
         ...head,
@@ -293,6 +293,7 @@ function planItem(
               source_created: bundle.manifest.created,
             }
           : {}),
+        ...unlistedBeside(view),
       };
     case 'conflict':
     case 'refused':
@@ -379,6 +380,18 @@ function keptOutputs(outputs: readonly PlannedOutput[], view: SnapshotView): rea
  * when it is no file), with how many there are, and beside missing outputs
  * the first foreign entry; or the output a refused inspection could not read.
  */
+/** A skipped bundle's entries that no state lists, which its next replacement will be refused for. */
+function unlistedBeside(view: SnapshotView): {
+  readonly unlisted_path?: string;
+  readonly unlisted_count?: number;
+} {
+  if (view.kind !== 'managed' || !view.unlisted || view.firstUnlisted === undefined) return {};
+  return {
+    unlisted_path: view.firstUnlisted,
+    ...(view.unlistedCount === undefined ? {} : { unlisted_count: view.unlistedCount }),
+  };
+}
+
 function entryOf(code: DistributorReasonCode, view: SnapshotView): EntryFields {
   if (view.kind === 'unmanaged')
     return code === 'destination_unmanaged' && view.firstEntry !== undefined

@@ -127,6 +127,16 @@ export interface PlannedSkip extends PlanItemBase {
    */
   readonly destination_created?: Instant;
   readonly source_created?: Instant;
+  /**
+   * The first entry (in UTF-8 order, its path in the bundle) at the bundle
+   * path that no state lists — put there by hand, or by another tool. It is
+   * left alone now, but the next replacement of the bundle is refused
+   * (`destination_unlisted_entry`) until it is moved out; said now, while
+   * nothing fails.
+   */
+  readonly unlisted_path?: string;
+  /** How many such entries there are (names that are not UTF-8 included). */
+  readonly unlisted_count?: number;
 }
 
 /**
