@@ -341,6 +341,13 @@ export interface DestinationBackend {
    */
   dryRunCaveats?(options?: ReadOptions): Promise<readonly DryRunCaveat[]>;
   /**
+   * Which of `paths` (below the destination's root or prefix, as below the
+   * source root) the destination holds, for links of pages into no bundle
+   * of the run: true held, false not; a path it could not answer for is
+   * left out (never reported missing on a doubt). Reads only.
+   */
+  holds?(paths: readonly string[], options?: ReadOptions): Promise<ReadonlyMap<string, boolean>>;
+  /**
    * Executes one planned publication or replacement; state last. It returns
    * once the state is committed; cleanup a backend batches across bundles
    * (S3: deleting pending markers) is done by `close` at the latest.

@@ -77,7 +77,6 @@ export type { LinkProblem, LinkWarning } from './plan/links.js';
 export { type PlanBundleInput, type PlanPipelineInput, planRun } from './plan/plan-run.js';
 export type {
   LateFilesBundle,
-  SharedId,
   Outcome,
   PipelinePlan,
   PlanItem,
@@ -85,6 +84,7 @@ export type {
   PlannedWrite,
   RunFailure,
   RunPlan,
+  SharedId,
   StateToken,
 } from './plan/types.js';
 export {

@@ -820,6 +820,41 @@ describe('sealkit distribute run', () => {
     expect(runCli(['distribute', 'run', '--config', plain]).stdout.toString()).not.toContain('not rendered');
   });
 
+  it('regression: a link into a folder in no bundle of the run is named when the destination holds nothing there either (was never checked)', () => {
+    makeBundle(source, 's/W01', [{ path: 'report.md', content: '# W01\n' }], {
+      id: 's.W01',
+      created: '2026-05-30T11:10:00Z',
+    });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    // Last week's bundle leaves the source and stays published; this week's links to it, and mistypes one.
+    rmSync(join(source, 's', 'W01'), { recursive: true });
+    mkdirSync(join(dest, 's', '2025-W52'), { recursive: true });
+    writeFileSync(join(dest, 's', '2025-W52', 'report.html'), '<!DOCTYPE html>\n');
+    makeBundle(
+      source,
+      's/W02',
+      [
+        {
+          path: 'report.md',
+          content:
+            '# W02\n\n[prev](../W01/report.md) [typo](../W0/report.md)\n\n[old](../2025-W52/report.md) ![chart](../W0/chart.png)\n',
+        },
+      ],
+      { id: 's.W02', created: '2026-05-30T11:10:00Z' },
+    );
+    const told =
+      'leads into no bundle of this run, and the destination holds no such file either (a bundle published before would): check the name';
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.toString()).toContain(
+      [
+        '2 links in these pages will not load at their destination (the pages are published as written):',
+        `  site: s/W02/report.md:3: link ../W0/report.html ${told}`,
+        `  site: s/W02/report.md:5: image ../W0/chart.png ${told}`,
+      ].join('\n'),
+    );
+  });
+
   it('regression: files put by hand into a published bundle are named while it is skipped (were silent until its next version was refused)', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'weather/b2', [REPORT], { id: 'b2', created: '2026-05-30T11:10:00Z' });

@@ -1001,6 +1001,8 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
     'is in an HTML <img> tag, which the page shows as text (raw HTML is escaped): write it as a Markdown image, ![text](path)',
   remote_image:
     'is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
+  not_at_destination:
+    'leads into no bundle of this run, and the destination holds no such file either (a bundle published before would): check the name',
   markdown_from_site_root:
     "leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page (../2026-W01/report.md), which a run points at that bundle's page and checks",
 };

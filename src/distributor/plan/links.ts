@@ -22,9 +22,12 @@ import type { PlannedOutput } from './types.js';
  * - `not_in_other_bundle`: a file of another bundle of the same run
  *   (`../2026-W02/report.html`, written so or as `report.md`) that this
  *   destination will not hold for that bundle: its manifest does not list
- *   it (or its `.md`), or the outputs leave it out. A link into a folder
- *   that is no bundle of the run (one published earlier and since removed
- *   from the source) is not checked;
+ *   it (or its `.md`), or the outputs leave it out;
+ * - `not_at_destination`: a file below the source root in no bundle of the
+ *   run, which the destination does not hold either (a typo in last week's
+ *   folder name). A bundle published earlier and since removed from the
+ *   source is still there and loads; only what the destination was asked
+ *   about (`OutsideLinks`) is checked;
  * - `raw_html_image`: an HTML `<img>` tag written in the Markdown, which
  *   the page shows escaped, as text, whatever the destination holds;
  * - `remote_image`: an image from another site, which the page's
@@ -41,7 +44,8 @@ export type LinkProblem =
   | 'not_in_other_bundle'
   | 'raw_html_image'
   | 'remote_image'
-  | 'markdown_from_site_root';
+  | 'markdown_from_site_root'
+  | 'not_at_destination';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -74,6 +78,40 @@ export interface LinkWarning {
 export type SiblingBundles = ReadonlyMap<string, SourceManifest>;
 
 /**
+ * What a destination holds of the paths its pages link to outside every
+ * bundle of the run (below the source root, as at the destination's root):
+ * true when it holds the path, false when it does not; a path it was not
+ * asked about, or could not answer for, is absent and not checked.
+ */
+export type OutsideLinks = ReadonlyMap<string, boolean>;
+
+/**
+ * The destination path a link that leaves its bundle for no bundle of the
+ * run must find to load, or undefined when it leads into a bundle of the
+ * run (checked against that bundle) or nowhere below the source root. A
+ * link to a `.md` file already points at its page, and a folder is answered
+ * with its `index.html`.
+ */
+export function outsideTarget(link: PageLink, siblings: SiblingBundles): string | undefined {
+  const other = link.other;
+  if (other === undefined || other === '' || link.raw === true) return undefined;
+  if (siblings.has(other) || siblingOf(other, siblings) !== undefined) return undefined;
+  if (link.folder === true) return `${other}/index.html`;
+  return other.endsWith('.md') ? `${other.slice(0, -3)}.html` : other;
+}
+
+/** Every path `outsideTarget` gives for the pages of `pages` (a destination that renders them asks its store). */
+export function outsideTargets(pages: readonly PageInfo[], siblings: SiblingBundles): readonly string[] {
+  const targets = new Set<string>();
+  for (const page of pages)
+    for (const link of page.links ?? []) {
+      const target = outsideTarget(link, siblings);
+      if (target !== undefined) targets.add(target);
+    }
+  return [...targets];
+}
+
+/**
  * The links of the pages a destination receives that point at a file it
  * will not hold, in page and line order. A warning, never a refusal: the
  * page is published as written, and the report says what will not load.
@@ -84,6 +122,7 @@ export function linkWarnings(
   categories: OutputCategories,
   outputs: readonly PlannedOutput[],
   siblings?: SiblingBundles,
+  outside?: OutsideLinks,
 ): readonly LinkWarning[] {
   if (!categories.html) return [];
   const listed = new Set<string>(manifest.files.map((file) => file.path));
@@ -114,6 +153,18 @@ export function linkWarnings(
         continue;
       }
       if (link.other !== undefined) {
+        const target = siblings === undefined ? undefined : outsideTarget(link, siblings);
+        if (target !== undefined) {
+          if (outside?.get(target) === false)
+            warnings.push({
+              page: source,
+              line: link.line,
+              href: link.href,
+              image: link.image,
+              problem: 'not_at_destination',
+            });
+          continue;
+        }
         const problem = siblings === undefined ? undefined : otherBundleProblem(link, siblings, heldBy);
         if (problem !== undefined)
           warnings.push({

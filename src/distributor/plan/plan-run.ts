@@ -8,7 +8,7 @@ import { htmlSidecarPath } from '../transform/sidecar.js';
 import { DISTRIBUTOR_VERSION } from '../version.js';
 import { outputCollision } from './collision.js';
 import { decide, type SnapshotView } from './compare.js';
-import { linkWarnings, type SiblingBundles } from './links.js';
+import { linkWarnings, type OutsideLinks, type SiblingBundles } from './links.js';
 import { type PageInfo, plannedOutputs } from './outputs.js';
 import type {
   LateFilesBundle,
@@ -37,6 +37,8 @@ export interface PlanPipelineInput {
   readonly destinations: readonly PlannedDestination[];
   /** Per destination (same order), the object limits its backend states; absent: no limit. */
   readonly limits?: readonly (ObjectLimits | undefined)[];
+  /** Per destination (same order), what it holds of the paths pages link to outside the run's bundles; absent: not asked. */
+  readonly outside?: readonly (OutsideLinks | undefined)[];
   readonly bundles: readonly PlanBundleInput[];
   /** Folders below the source root, outside every bundle, that hold files (absent: none known). */
   readonly dirsWithoutManifest?: readonly string[];
@@ -177,7 +179,11 @@ export function planRun(
           kind: 'refused',
           reason_code: 'destination_unreachable',
         };
-        const item = planItem(pipeline.id, destination, bundle, view, pipeline.limits?.[index], siblings);
+        const item = planItem(pipeline.id, destination, bundle, view, {
+          limits: pipeline.limits?.[index],
+          siblings,
+          outside: pipeline.outside?.[index],
+        });
         if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
           const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
           const base = pipeline.shownRoot === undefined ? bundle.dir : join(pipeline.shownRoot, bundle.dir);
@@ -265,9 +271,13 @@ function planItem(
   destination: PlannedDestination,
   bundle: PlanBundleInput,
   view: SnapshotView,
-  limits: ObjectLimits | undefined,
-  siblings: SiblingBundles,
+  around: {
+    readonly limits: ObjectLimits | undefined;
+    readonly siblings: SiblingBundles;
+    readonly outside: OutsideLinks | undefined;
+  },
 ): PlanItem {
+  const { limits, siblings, outside } = around;
   const head = {
     pipeline_id: pipelineId,
     destination_id: destination.id,
@@ -330,7 +340,14 @@ function planItem(
     outputs: outputs.map(({ source_index: _index, ...record }) => record),
   };
   const residue = view.kind === 'empty' || view.kind === 'managed' ? view.residue : [];
-  const warnings = linkWarnings(bundle.manifest, bundle.pages, destination.outputs, outputs, siblings);
+  const warnings = linkWarnings(
+    bundle.manifest,
+    bundle.pages,
+    destination.outputs,
+    outputs,
+    siblings,
+    outside,
+  );
   const warned = warnings.length === 0 ? {} : { link_warnings: warnings };
   if (decision.outcome === 'published')
     return { ...head, outcome: 'published', outputs, state, residue, ...warned };

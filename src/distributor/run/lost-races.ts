@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { OutsideLinks } from '../plan/links.js';
 import { planRun } from '../plan/plan-run.js';
 import type { PlanItem, RunPlan } from '../plan/types.js';
 import { inspectDestination } from './destinations.js';
@@ -40,6 +41,8 @@ export async function retryLostRaces(
   pipelines: readonly SourcePipeline[],
   until: { readonly deadline: number; readonly signal?: AbortSignal | undefined },
   apply: ApplyItems,
+  /** What each pipeline's destinations hold of its pages' links out of the run (see askOutsideLinks). */
+  outside: readonly (readonly (OutsideLinks | undefined)[])[] = [],
 ): Promise<{ readonly plan: RunPlan; readonly outcomes: readonly ItemOutcome[] }> {
   let items = plan.items;
   let current = outcomes;
@@ -68,7 +71,12 @@ export async function retryLostRaces(
     );
     // A signal during the wait: the bundles keep their refusals, and the run stops.
     if (stopped(until.signal)) break;
-    const again = new Map(planRun(pipelines.map(planInput)).items.map((item) => [keyOf(item), item]));
+    const again = new Map(
+      planRun(pipelines.map((pipeline, index) => planInput(pipeline, outside[index]))).items.map((item) => [
+        keyOf(item),
+        item,
+      ]),
+    );
     const retried = lost.flatMap((index) => {
       const item = items[index];
       const next = item === undefined ? undefined : again.get(keyOf(item));

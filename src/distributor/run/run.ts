@@ -26,6 +26,7 @@ import {
 } from './destinations.js';
 import { loadConfig } from './load-config.js';
 import { retryLostRaces } from './lost-races.js';
+import { askOutsideLinks } from './outside-links.js';
 import { overlapRefusals, placeDestinations, sourceOverlapRefusals } from './overlap.js';
 import {
   buildReport,
@@ -209,7 +210,15 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       });
     }
     await stopIfInterrupted(signal);
-    const plan = planRun(pipelines.map(planInput), options.checksum === true ? 'sha256' : 'size');
+    // Reads only; an aborted run writes nothing, so its links are not asked about.
+    const outside = pipelines.some((pipeline) => pipeline.failures.length > 0)
+      ? []
+      : await askOutsideLinks(pipelines, signal);
+    await stopIfInterrupted(signal);
+    const plan = planRun(
+      pipelines.map((pipeline, index) => planInput(pipeline, outside[index])),
+      options.checksum === true ? 'sha256' : 'size',
+    );
     if (dryRun || plan.aborted) {
       const predicted = withWriteFailures(plan.items.map(predictedOutcome), pipelines);
       const report = locateReport(buildReport(plan, predicted, dryRun), selected);
@@ -226,6 +235,7 @@ export async function distributeRun(options: DistributeRunOptions = {}): Promise
       pipelines,
       { deadline: waitDeadline, signal },
       (items) => applyPlan(items, pipelines, options),
+      outside,
     );
     const outcomes = withWriteFailures(settled.outcomes, pipelines);
     return withWaits(locateReport(buildReport(settled.plan, outcomes, false), selected), selected, opened);

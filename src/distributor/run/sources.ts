@@ -18,6 +18,7 @@ import type { BundleDir, OutputCategories, SourceManifest } from '../model/types
 import { removeOwnTree } from '../own-tree.js';
 import { compareUtf8 } from '../path/bundle-path.js';
 import { decide, type SnapshotView } from '../plan/compare.js';
+import type { OutsideLinks } from '../plan/links.js';
 import { expectedOutputs, type PageInfo, plannedOutputs } from '../plan/outputs.js';
 import { limitProblem, type PlanPipelineInput } from '../plan/plan-run.js';
 import { type DistributorReasonCode, reasonCodeOf, refuseDistributor } from '../refusals.js';
@@ -953,7 +954,10 @@ function destinationLocation(config: DestinationConfig): string {
 }
 
 /** The planner's input for a pipeline whose phases all ran. */
-export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
+export function planInput(
+  pipeline: SourcePipeline,
+  outside?: readonly (OutsideLinks | undefined)[],
+): PlanPipelineInput {
   const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
   return {
     id: pipeline.config.id,
@@ -965,6 +969,7 @@ export function planInput(pipeline: SourcePipeline): PlanPipelineInput {
       location: destinationLocation(d.config),
     })),
     limits: pipeline.destinations.map((d) => d.backend?.limits),
+    ...(outside === undefined ? {} : { outside }),
     bundles: pipeline.bundles
       .filter((bundle) => !failed.has(bundle.dir))
       .map((bundle) => ({

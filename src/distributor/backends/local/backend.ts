@@ -21,6 +21,7 @@ import type { PlannedWrite } from '../../plan/types.js';
 import { refuseDistributor } from '../../refusals.js';
 import { destinationWriteFailed } from '../../write-failure.js';
 import { applyLocalBatch } from './apply.js';
+import { holdsPath } from './holds.js';
 import { startInspectLocal } from './inspect.js';
 import { publishedBundleAroundRoot } from './nested-root.js';
 import type { StepHook } from './tree.js';
@@ -198,6 +199,17 @@ class LocalBackend implements DestinationBackend {
     );
     await inspection.settled();
     return inspection.finish();
+  }
+
+  async holds(paths: readonly string[]): Promise<ReadonlyMap<string, boolean>> {
+    const found = new Map<string, boolean>();
+    const root = this.#root;
+    if (root === undefined) return found;
+    for (const path of paths) {
+      const held = holdsPath(root.root, path);
+      if (held !== undefined) found.set(path, held);
+    }
+    return found;
   }
 
   async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {

@@ -44,6 +44,8 @@ export function createS3Backend(
       (await backend()).inspect(bundleDir, options),
     dryRunCaveats: async (options?: ReadOptions): Promise<readonly DryRunCaveat[]> =>
       (await (await backend()).dryRunCaveats?.(options)) ?? [],
+    holds: async (paths: readonly string[], options?: ReadOptions): Promise<ReadonlyMap<string, boolean>> =>
+      (await (await backend()).holds?.(paths, options)) ?? new Map(),
     apply: async (
       write: PlannedWrite,
       source: OutputSource,

@@ -75,6 +75,26 @@ const daily = (created: string, summary = 'all clear\n'): BundleSpec => ({
 });
 
 describe('S3 destination: the six outcomes on a real radosgw', () => {
+  it('regression: a page linking into a folder in no bundle of the run is named when the bucket holds nothing there (was never checked)', async () => {
+    const { source, prefix, run } = fixture({ source: false, html: true });
+    writeBundle(source, 'sales/W02', {
+      id: 'W02',
+      created: '2026-05-30T11:10:00Z',
+      files: {
+        'report.md': '# W02\n\n[last week](../W01/report.md), [typo](../W0/report.md), [older](../W00/)\n',
+      },
+    });
+    // Last week's bundle was published before and has left the source since: its page is there.
+    await putMany(ctx.rgw.client(), ctx.bucket, [[`${prefix}/sales/W01/report.html`, '<!DOCTYPE html>']]);
+    const report = await run({ dryRun: true });
+    expect(report.plan.items[0]?.outcome).toBe('published');
+    const warnings = report.plan.items[0]?.outcome === 'published' ? report.plan.items[0].link_warnings : [];
+    expect(warnings?.map((warning) => [warning.href, warning.problem])).toEqual([
+      ['../W0/report.html', 'not_at_destination'],
+      ['../W00/', 'not_at_destination'],
+    ]);
+  });
+
   it('publishes outputs first and .distributor.json last, leaves no marker, then skips the same manifest', async () => {
     const { source, prefix, run } = fixture();
     writeBundle(source, 'brentwood/2026-05-30', daily('2026-05-30T11:10:00Z'));

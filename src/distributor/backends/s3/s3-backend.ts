@@ -40,7 +40,7 @@ import {
   listDestination,
 } from './listing.js';
 import { NestedBundleCheck } from './nested.js';
-import { ObjectTooLarge } from './objects.js';
+import { headEtag, ObjectTooLarge } from './objects.js';
 import { bucketVersioning, probeStore, type StoreCapabilities } from './probe.js';
 import { AFTER_SIGNAL_GRACE_MS, publishToPrefix } from './publish.js';
 import { markFailedRequests } from './requests.js';
@@ -88,6 +88,9 @@ const REGION_FOR_ENDPOINT_HINT =
 /** A bundle whose inspection a signal stopped; the run reports it stopped before any write. */
 const interrupted = (): Refusal => refuseDistributor('run_interrupted');
 const stopped = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+/** HEAD requests `holds` makes at once. */
+const HOLDS_AT_ONCE = 8;
 
 /** A bundle's write refused so says nothing about that bundle: every request of the destination would fail alike. */
 const DESTINATION_WIDE_WRITE_FAILURES: ReadonlySet<string> = new Set([
@@ -389,6 +392,26 @@ export function createS3BackendNow(
           ? await bucketVersioning(getClient(), config.bucket, options.signal)
           : 'unknown';
       return [{ check: 'conditional_writes', bucket_versioning: versioning }];
+    },
+    async holds(paths: readonly string[], options: ReadOptions = {}): Promise<ReadonlyMap<string, boolean>> {
+      const found = new Map<string, boolean>();
+      if (destinationFailure !== undefined) return found;
+      const client = getClient();
+      const queue = [...paths];
+      // A few HEADs at a time: a site's cross-links are few, and each is one round trip.
+      const worker = async (): Promise<void> => {
+        for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+          if (stopped(options.signal)) return;
+          try {
+            const key = config.prefix === '' ? path : `${config.prefix}/${path}`;
+            found.set(path, (await headEtag(client, config.bucket, key)) !== undefined);
+          } catch {
+            // A doubt (denied, unreachable): not asked, never reported missing.
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(HOLDS_AT_ONCE, queue.length) }, worker));
+      return found;
     },
     async apply(write: PlannedWrite, source: OutputSource, context: ApplyContext): Promise<AppliedOutcome> {
       if (write.destination_id !== config.id) {
