@@ -1001,6 +1001,8 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
     'is in an HTML <img> tag, which the page shows as text (raw HTML is escaped): write it as a Markdown image, ![text](path)',
   remote_image:
     'is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
+  query_in_name:
+    'names a listed file whose name holds ? or #, which a link reads as the start of a query or fragment, so the page asks for another file: write them as %3F and %23 in the link (or rename the file)',
   not_at_destination:
     'leads into no bundle of this run, and the destination holds no such file either (a bundle published before would): check the name',
   markdown_from_site_root:

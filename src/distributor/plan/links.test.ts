@@ -50,6 +50,30 @@ describe('links of pages that a destination will not hold', () => {
     ]);
   });
 
+  it('regression: a listed file whose name holds ? or #, linked as written, is said so (was: not in the manifest)', () => {
+    const named: SourceManifest = {
+      ...manifest,
+      files: [
+        { path: 'Q1?.csv' as BundlePath, sha256: sha('1'), size: 3 },
+        { path: 'a#b.csv' as BundlePath, sha256: sha('2'), size: 3 },
+        { path: 'report.md' as BundlePath, sha256: sha('3'), size: 3 },
+      ],
+    };
+    const rendered = renderMarkdown(
+      Buffer.from('# R\n\n[q](<Q1?.csv>) [escaped](Q1%3F.csv) [h](a#b.csv) [gone](Q2?.csv)\n'),
+      'report',
+      { path: 'report.md', listed: new Set(named.files.map((file) => file.path)) },
+    );
+    const withLinks = [page(2, 'report.html', rendered.links)];
+    const categories = { source: false, html: true, assets: true };
+    const outputs = plannedOutputs(named, withLinks, categories) ?? [];
+    expect(linkWarnings(named, withLinks, categories, outputs).map((w) => [w.href, w.problem])).toEqual([
+      ['Q1?.csv', 'query_in_name'],
+      ['a#b.csv', 'query_in_name'],
+      ['Q2?.csv', 'not_in_manifest'],
+    ]);
+  });
+
   it('is quiet about what the destination holds: assets copied, sources copied (another bundle’s .md too)', () => {
     expect(warningsFor({ source: false, html: true, assets: true })).toEqual([
       [4, 'not_in_manifest'],

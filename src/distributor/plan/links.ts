@@ -23,6 +23,9 @@ import type { PlannedOutput } from './types.js';
  *   (`../2026-W02/report.html`, written so or as `report.md`) that this
  *   destination will not hold for that bundle: its manifest does not list
  *   it (or its `.md`), or the outputs leave it out;
+ * - `query_in_name`: a listed file whose name holds `?` or `#`, linked
+ *   with that character as written: the link reads it as the start of a
+ *   query or fragment and asks for another name (`Q1?.csv` asks for `Q1`);
  * - `not_at_destination`: a file below the source root in no bundle of the
  *   run, which the destination does not hold either (a typo in last week's
  *   folder name). A bundle published earlier and since removed from the
@@ -45,7 +48,8 @@ export type LinkProblem =
   | 'raw_html_image'
   | 'remote_image'
   | 'markdown_from_site_root'
-  | 'not_at_destination';
+  | 'not_at_destination'
+  | 'query_in_name';
 
 /** One link of one page that will point at nothing at this destination. */
 export interface LinkWarning {
@@ -198,6 +202,20 @@ export function linkWarnings(
   return warnings;
 }
 
+/**
+ * Whether the link, its `?` or `#` read as part of the name, names a listed
+ * file: `Q1?.csv` for a file named so, whose link asks for `Q1`.
+ */
+function namedWithQuery(href: string, target: string, listed: ReadonlySet<string>): boolean {
+  const cut = href.search(/[?#]/);
+  if (cut === -1) return false;
+  try {
+    return listed.has(`${target}${decodeURIComponent(href.slice(cut))}`);
+  } catch {
+    return false;
+  }
+}
+
 /** A link to a `.md` file, before its query or fragment. */
 const MARKDOWN_HREF = /\.md(?:[?#]|$)/;
 
@@ -230,7 +248,10 @@ function linkProblem(link: PageLink, copiesSources: boolean, held: Held): Found 
     if (held.written.has(target)) return undefined;
     if (held.listed.has(target)) return { problem: 'not_published_here', file: target };
     // `guide` without its slash: a web server redirects to `guide/`, then answers with its index.
-    if (!held.folders.has(target)) return { problem: 'not_in_manifest' };
+    if (!held.folders.has(target))
+      return {
+        problem: namedWithQuery(link.href, target, held.listed) ? 'query_in_name' : 'not_in_manifest',
+      };
   }
   // A folder is answered with its index.html (docs/distributor.md#pages).
   const index = target === '' ? 'index.html' : `${target}/index.html`;
