@@ -69,6 +69,13 @@ describe('the nearest sibling', () => {
     );
   });
 
+  it('regression: a number written without its leading zero is the same number (W5 finds W05)', () => {
+    expect(nearestSibling('W5', [folder('W05'), folder('W06')], 'folder')).toBe('W05');
+    expect(nearestSibling('2024-6-01.json', [file('2024-06-01.json')], 'file')).toBe('2024-06-01.json');
+    // Another value is still another entry of the series.
+    expect(nearestSibling('W5', [folder('W50')], 'folder')).toBeUndefined();
+  });
+
   it('offers nothing when the name itself is listed or none is near', () => {
     expect(nearestSibling('doc.json', [file('doc.json'), file('doc.jsn')], 'file')).toBeUndefined();
     expect(nearestSibling('zzz', [file('doc.json')], 'file')).toBeUndefined();

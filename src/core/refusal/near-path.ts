@@ -91,10 +91,11 @@ export function nearestSibling(
  * The numbers a name holds, in order. Names in a series differ in their
  * numbers alone (`w22`, `w23`; `2024-06-01.json`, `2024-06-02.json`): one
  * that is missing has usually not been made yet, and its neighbour in the
- * series is another entry, not the one meant.
+ * series is another entry, not the one meant. Compared by value: `W5`
+ * for `W05` is the same number written without its zero.
  */
 function numbersIn(name: string): string {
-  return (name.match(/[0-9]+/g) ?? []).join(' ');
+  return (name.match(/[0-9]+/g) ?? []).map((digits) => digits.replace(/^0+(?=[0-9])/, '')).join(' ');
 }
 
 /**
