@@ -74,12 +74,19 @@ export function takeFrontMatter(text: string): PageText {
   // The parser's position, one line down for the opening `---`; its message
   // is not passed on (it quotes the text).
   const at = document.errors[0]?.linePos?.[0];
+  const colon = COLON_IN_VALUE.exec(lines[(at?.line ?? 1) - 1]?.replace(/\r$/, '') ?? '');
   throw refuseDistributor('markdown_front_matter_invalid', {
     role: 'bundle',
     location: { line: (at?.line ?? 1) + 1, column: at?.col ?? 1 },
-    hint: 'fix the YAML between its first two --- lines (metadata, never shown on the page), or begin the file with something other than a --- line',
+    hint:
+      colon === null
+        ? 'fix the YAML between its first two --- lines (metadata, never shown on the page), or begin the file with something other than a --- line'
+        : `the value of '${colon[1]}' holds a colon and a space, which YAML reads as another key: write the value in quotes, ${colon[1]}: ${JSON.stringify(colon[2])}`,
   });
 }
+
+// `title: Q1: results`: a plain value holding `: `, which YAML takes for a nested key.
+const COLON_IN_VALUE = /^([A-Za-z_][\w-]*):[ \t]+([^'"\s[{#|>&*!%@`][^#]*?: .*?)[ \t]*$/;
 
 /**
  * The page's language from the front matter's `lang` (`lang: de`), checked

@@ -344,6 +344,13 @@ describe('Markdown to HTML', () => {
     const twice = refusalOf('---\ntitle: a\ntitle: b\n---\n');
     expect(twice.code).toBe('markdown_front_matter_invalid');
     expect(twice.location).toEqual({ line: 3, column: 1 });
+    // Regression: a colon and a space in a plain value got the general advice; it now says to quote it.
+    const colon = refusalOf('---\ntitle: Q1: results\n---\n# x\n');
+    expect(colon.location).toEqual({ line: 2, column: 8 });
+    expect(colon.hint).toBe(
+      'the value of \'title\' holds a colon and a space, which YAML reads as another key: write the value in quotes, title: "Q1: results"',
+    );
+    expect(render('---\ntitle: "Q1: results"\n---\n# x\n')).toContain('<title>Q1: results</title>');
   });
 
   it('regression: a quote opening with [!NOTE] is a callout as on GitHub, not [!NOTE] shown as text', () => {
