@@ -109,17 +109,19 @@ export async function run(ctx) {
 
   screenshot(ctx, 'site/sales/week-22/report.html', join(base, 'report.png'));
 
-  // Week 23's page links last week's Markdown (its page on this site), a misspelt note and a chart drawn after its manifest.
+  // Week 23's page links last week's Markdown (its page on this site), a misspelt note, a folder of a
+  // week no bundle holds and the site lacks too (a typo), a logo from another site and a chart drawn
+  // after its manifest.
   const week23 = join(base, 'reports', 'sales', 'week-23');
   mkdirSync(week23);
   writeFileSync(
     join(week23, 'report.md'),
-    '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads ([method](../week-22/notse.md)).\n\n![Forecast](forecast.svg)\n',
+    '# Sales by region — week 23\n\nAs [last week](../week-22/report.md), the north leads ([method](../week-22/notse.md)); see also [week 12](../week-12/report.md).\n\n![Forecast](forecast.svg) ![Logo](https://example.com/logo.png)\n',
   );
   // Notes saved by an editor that capitalizes the extension: no page is made from them.
   writeFileSync(join(week23, 'Notes.MD'), '# Notes\n\nThe north counts two new stores.\n');
   ctx.say(
-    'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week and a chart drawn after the manifest. Notes saved as Notes.MD are named too: only a lowercase .md becomes a page:',
+    'A link to last week\u2019s .md points at its page on this site (it gets pages only). A page whose links will not load is published as written, and the run names each link with its line: a misspelt note of last week, a week the site does not hold (looked up there: an older week published before would load), a logo from another site, which the page never loads, and a chart drawn after the manifest. Notes saved as Notes.MD are named too: only a lowercase .md becomes a page:',
   );
   ctx.show(join(week23, 'report.md'));
   manifest(ctx, 'week-23', '2026-06-06T11:10:00Z');
