@@ -134,6 +134,16 @@ export async function run(ctx) {
   });
 
   ctx.say(
+    'Someone drops a file into the published week 22. The run leaves it where it is, and says now what it will cost later: the next version of that bundle is refused until the file is moved out:',
+  );
+  ctx.shell('echo "Options -Indexes" > site/sales/week-22/.htaccess');
+  ctx.sealkit(['distribute', 'run'], {
+    pick: (line) => line.startsWith("not sealkit's"),
+    status: 0,
+  });
+  ctx.shell('rm site/sales/week-22/.htaccess');
+
+  ctx.say(
     'A nightly job writes week 22\u2019s manifest again over the same files: the manifest command says only created changed, and the run says it of the replacement, with how to keep the bundle as published:',
   );
   manifest(ctx, 'week-22', '2026-05-31T02:00:00Z', '--replace');
