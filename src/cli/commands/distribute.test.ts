@@ -790,6 +790,20 @@ describe('sealkit distribute run', () => {
     });
   });
 
+  it('regression: a file written after the manifest of a bundle refused for another file gets its command with folder and id (was <folder> --id <id>)', () => {
+    makeBundle(source, 'weather/b1', [REPORT], { id: 'w.b1', created: '2026-05-30T11:10:00Z' });
+    const late = join(source, 'weather', 'b1', 'late.csv');
+    writeFileSync(late, 'x\n');
+    const future = new Date(Date.now() + 60_000);
+    utimesSync(late, future, future);
+    writeFileSync(join(source, 'weather', 'b1', 'report.md'), '# Edited later\n');
+    const run = runCli(['distribute', 'run', '--config', config]);
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString()).toContain(
+      `write its manifest again (with the --exclude it was written with, if any): sealkit distribute manifest ${join(source, 'weather', 'b1')} --id w.b1 --replace\n`,
+    );
+  });
+
   it('regression: a file named like Markdown but not .md in lower case is named as not rendered (was published raw without a word)', () => {
     makeBundle(
       source,

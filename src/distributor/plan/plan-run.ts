@@ -117,7 +117,15 @@ function lateFilesBundles(
   pipeline: PlanPipelineInput,
   files: readonly string[],
 ): PipelinePlan['files_after_manifest']['bundles'] {
-  const ids = new Map<string, string>(pipeline.bundles.map((bundle) => [bundle.dir, bundle.manifest.id]));
+  // A bundle refused in validation (a file of it changed) is still the one whose manifest to write again.
+  const ids = new Map<string, string>([
+    ...pipeline.bundles.map((bundle): [string, string] => [bundle.dir, bundle.manifest.id]),
+    ...pipeline.failures.flatMap((failure): [string, string][] =>
+      failure.bundle_dir !== null && failure.bundle_id !== null
+        ? [[failure.bundle_dir, failure.bundle_id]]
+        : [],
+    ),
+  ]);
   const found: LateFilesBundle[] = [];
   const seen = new Set<string>();
   for (const file of files) {
