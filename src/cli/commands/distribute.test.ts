@@ -278,7 +278,7 @@ describe('sealkit distribute run', () => {
     expect(run.stdout.toString()).toContain(
       [
         '5 links in these pages will not load at their destination (the pages are published as written):',
-        "  site: s/W02/report.md:3: link /s/W01/report.md leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page (../2026-W01/report.md), which a run points at that bundle's page and checks",
+        "  site: s/W02/report.md:3: link /s/W01/report.md leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page instead (each ../ climbs one folder), which a run points at that bundle's page and checks",
         '  site: s/W02/report.md:5: image https://example.com/logo.png is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
         '  site: s/W02/report.md:7: image //img.example.com/b.svg is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
         '  copies: s/W02/report.md:5: image https://example.com/logo.png is an image from another site',
@@ -869,6 +869,36 @@ describe('sealkit distribute run', () => {
     );
   });
 
+  it('regression: links of bundles the destination already holds do not use up the lookups of a new one (a typo went unnamed past 256)', () => {
+    const many = Array.from({ length: 1001 }, (_, index) => `[x${index}](../../ext/f${index}.png)`).join(
+      '\n',
+    );
+    makeBundle(source, 's/A', [{ path: 'report.md', content: `# A\n\n${many}\n` }], {
+      id: 's.A',
+      created: '2026-05-30T11:10:00Z',
+    });
+    expect(runCli(['distribute', 'run', '--config', config]).status).toBe(0);
+    makeBundle(
+      source,
+      's/B',
+      [{ path: 'report.md', content: '# B\n\n[typo](../W0/report.md) [folder](../B)\n' }],
+      {
+        id: 's.B',
+        created: '2026-05-30T11:10:00Z',
+      },
+    );
+    const dry = runCli(['distribute', 'run', '--config', config, '--dry-run', '--json']);
+    const items = JSON.parse(dry.stdout.toString()).plan.items as {
+      bundle_dir: string;
+      link_warnings?: { href: string; problem: string }[];
+    }[];
+    // ../B (itself, without its slash) is the bundle's own folder, checked against the bundle, not looked up.
+    expect(items.find((item) => item.bundle_dir === 's/B')?.link_warnings).toEqual([
+      expect.objectContaining({ href: '../W0/report.html', problem: 'not_at_destination' }),
+      expect.objectContaining({ href: '../B', problem: 'folder_without_index' }),
+    ]);
+  });
+
   it('regression: files put by hand into a published bundle are named while it is skipped (were silent until its next version was refused)', () => {
     makeBundle(source, 'weather/b1', [REPORT], { id: 'b1', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'weather/b2', [REPORT], { id: 'b2', created: '2026-05-30T11:10:00Z' });
@@ -911,7 +941,7 @@ describe('sealkit distribute run', () => {
     makeBundle(source, 'weather/W02', [REPORT], { id: 'w.W02', created: '2026-05-30T11:10:00Z' });
     makeBundle(source, 'weather/W01', [REPORT], { id: 'w.W01', created: '2026-05-30T11:10:00Z' });
     cpSync(join(source, 'weather', 'W02'), join(source, 'weather', 'W03'), { recursive: true });
-    const note = `same id: a bundle id is carried by more than one folder: 'w.W02' ('${join(source, 'weather/W02')}', '${join(source, 'weather/W03')}'); a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give the copy its own id (sealkit distribute manifest ${join(source, 'weather/W03')} --id NEW_ID --replace)\n`;
+    const note = `same id: a bundle id is carried by more than one folder: 'w.W02' ('${join(source, 'weather/W02')}', '${join(source, 'weather/W03')}'); a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give each copy its own id (sealkit distribute manifest ${join(source, 'weather/W03')} --id NEW_ID --replace), and where a copy was published already, move its published folder away first (a bundle path keeps one id)\n`;
     expect(runCli(['distribute', 'run', '--config', config, '--dry-run']).stdout.toString()).toContain(
       `\n\n${note}`,
     );

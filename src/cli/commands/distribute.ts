@@ -981,6 +981,9 @@ function linkProblemText(warning: LinkWarning): string {
     return `${subject}, but not among this destination's outputs (source: true copies it as it is; assets: true copies charts and data only)`;
   if (warning.problem === 'not_published_here')
     return `${subject}${LINK_PROBLEMS.not_published_here.slice('is listed'.length)}`;
+  // A folder is answered with its index.html: that is what is missing, whatever else the folder holds.
+  if (warning.problem === 'not_at_destination' && /\/(?:[?#].*)?$/.test(warning.href))
+    return 'leads into no bundle of this run, and the destination holds no index.html there either (a web server answers a folder with it; a bundle published before would have one): check the name';
   return LINK_PROBLEMS[warning.problem];
 }
 
@@ -1006,7 +1009,7 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
   not_at_destination:
     'leads into no bundle of this run, and the destination holds no such file either (a bundle published before would): check the name',
   markdown_from_site_root:
-    "leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page (../2026-W01/report.md), which a run points at that bundle's page and checks",
+    "leads to a .md file from the site's root, and no .md file is published here: write the link relative to this page instead (each ../ climbs one folder), which a run points at that bundle's page and checks",
 };
 
 /**
@@ -1228,7 +1231,7 @@ function sharedIdsNote(report: RunReport): string {
     .join(', ');
   const more = total > 3 ? ` and ${total - 3} more` : '';
   const copy = first.folders[first.folders.length - 1] ?? '';
-  return `same id: ${total === 1 ? 'a bundle id is' : `${total} bundle ids are`} carried by more than one folder: ${named}${more}; a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give the copy its own id (sealkit distribute manifest ${shellWord(copy)} --id NEW_ID --replace)\n\n`;
+  return `same id: ${total === 1 ? 'a bundle id is' : `${total} bundle ids are`} carried by more than one folder: ${named}${more}; a copied folder keeps the manifest it was copied with, so it is published as another copy of that bundle: give each copy its own id (sealkit distribute manifest ${shellWord(copy)} --id NEW_ID --replace), and where a copy was published already, move its published folder away first (a bundle path keeps one id)\n\n`;
 }
 
 /**

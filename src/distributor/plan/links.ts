@@ -90,29 +90,29 @@ export type SiblingBundles = ReadonlyMap<string, SourceManifest>;
 export type OutsideLinks = ReadonlyMap<string, boolean>;
 
 /**
- * The destination path a link that leaves its bundle for no bundle of the
- * run must find to load, or undefined when it leads into a bundle of the
- * run (checked against that bundle) or nowhere below the source root. A
- * link to a `.md` file already points at its page, and a folder is answered
- * with its `index.html`.
+ * The destination paths a link that leaves its bundle for no bundle of the
+ * run loads from (any one of them), or undefined when it leads into a
+ * bundle of the run (checked against that bundle) or nowhere below the
+ * source root. A link to a `.md` file already points at its page; a folder
+ * is answered with its `index.html`, and a name without its slash may be a
+ * folder too (a web server redirects `guide` to `guide/`).
  */
-export function outsideTarget(link: PageLink, siblings: SiblingBundles): string | undefined {
+export function outsideTargets(link: PageLink, siblings: SiblingBundles): readonly string[] | undefined {
   const other = link.other;
   if (other === undefined || other === '' || link.raw === true) return undefined;
   if (siblings.has(other) || siblingOf(other, siblings) !== undefined) return undefined;
-  if (link.folder === true) return `${other}/index.html`;
-  return other.endsWith('.md') ? `${other.slice(0, -3)}.html` : other;
+  if (link.folder === true) return [`${other}/index.html`];
+  if (other.endsWith('.md')) return [`${other.slice(0, -3)}.html`];
+  return [other, `${other}/index.html`];
 }
 
-/** Every path `outsideTarget` gives for the pages of `pages` (a destination that renders them asks its store). */
-export function outsideTargets(pages: readonly PageInfo[], siblings: SiblingBundles): readonly string[] {
-  const targets = new Set<string>();
+/** Every path `outsideTargets` gives for the links of `pages` (a destination that renders them asks its store). */
+export function outsideLinkPaths(pages: readonly PageInfo[], siblings: SiblingBundles): readonly string[] {
+  const paths = new Set<string>();
   for (const page of pages)
-    for (const link of page.links ?? []) {
-      const target = outsideTarget(link, siblings);
-      if (target !== undefined) targets.add(target);
-    }
-  return [...targets];
+    for (const link of page.links ?? [])
+      for (const path of outsideTargets(link, siblings) ?? []) paths.add(path);
+  return [...paths];
 }
 
 /**
@@ -157,9 +157,10 @@ export function linkWarnings(
         continue;
       }
       if (link.other !== undefined) {
-        const target = siblings === undefined ? undefined : outsideTarget(link, siblings);
-        if (target !== undefined) {
-          if (outside?.get(target) === false)
+        const targets = siblings === undefined ? undefined : outsideTargets(link, siblings);
+        if (targets !== undefined) {
+          // Named only when the destination said of every place it could load from that it holds nothing.
+          if (targets.every((target) => outside?.get(target) === false))
             warnings.push({
               page: source,
               line: link.line,

@@ -1,13 +1,15 @@
+import type { SnapshotView } from '../plan/compare.js';
 import type { OutsideLinks, SiblingBundles } from '../plan/links.js';
-import { outsideTargets } from '../plan/links.js';
-import type { SourcePipeline } from './sources.js';
+import { outsideLinkPaths } from '../plan/links.js';
+import type { SourceBundle, SourcePipeline } from './sources.js';
 
 /**
- * Paths a destination is asked about at most, per run: a site's links out
- * of the run's bundles (to last week's report) are few; past this many,
- * the rest are not checked rather than cost a round trip each.
+ * Paths a destination is asked about at most, per run, for the bundles it
+ * will be sent: a site's links out of the run's bundles (to last week's
+ * report) are few; past this many, the rest are not checked rather than
+ * cost a round trip each.
  */
-export const OUTSIDE_LINKS_ASKED = 256;
+export const OUTSIDE_LINKS_ASKED = 1000;
 
 /**
  * For each pipeline and each of its destinations that renders pages, what
@@ -26,13 +28,16 @@ export async function askOutsideLinks(
       const failed = new Set(pipeline.failures.map((failure) => failure.bundle_dir));
       const bundles = pipeline.bundles.filter((bundle) => !failed.has(bundle.dir));
       const siblings: SiblingBundles = new Map(bundles.map((bundle) => [bundle.dir, bundle.manifest]));
-      const targets = outsideTargets(
-        bundles.flatMap((bundle) => bundle.pages),
-        siblings,
-      ).slice(0, OUTSIDE_LINKS_ASKED);
       return Promise.all(
-        pipeline.destinations.map(async (destination) => {
+        pipeline.destinations.map(async (destination, index) => {
           const backend = destination.backend;
+          // Only the pages this destination will be sent are reported: a bundle it already holds as
+          // it is would spend the lookups of the ones that change (a site of 300 weeks).
+          const sent = bundles.filter((bundle) => !heldAlready(bundle, bundle.views[index]));
+          const targets = outsideLinkPaths(
+            sent.flatMap((bundle) => bundle.pages),
+            siblings,
+          ).slice(0, OUTSIDE_LINKS_ASKED);
           if (targets.length === 0 || destination.config.outputs.html === false) return undefined;
           if (destination.refusal !== undefined || backend?.holds === undefined) return undefined;
           try {
@@ -44,5 +49,14 @@ export async function askOutsideLinks(
         }),
       );
     }),
+  );
+}
+
+/** The destination holds this very bundle already (same id and digest): it will be skipped, and its links are not reported. */
+function heldAlready(bundle: SourceBundle, view: SnapshotView | undefined): boolean {
+  return (
+    view?.kind === 'managed' &&
+    view.state.source.manifest.id === bundle.manifest.id &&
+    view.state.source.manifest.digest === bundle.manifest.digest
   );
 }

@@ -333,8 +333,8 @@ function adjustTokens(
   }
 }
 
-// An image another site serves: `https://…`, `http://…` or scheme-relative `//…`.
-const REMOTE_URL = /^(?:https?:)?\/\//i;
+// An image another site serves: `https://…`, `http://…`, `ftp://…` or scheme-relative `//…`.
+const REMOTE_URL = /^(?:(?:https?|ftp):)?\/\//i;
 // A path from the site's root (one slash, not a scheme-relative `//host`).
 const SITE_ROOT_PATH = /^\/(?!\/)/;
 

@@ -81,11 +81,16 @@ describe('S3 destination: the six outcomes on a real radosgw', () => {
       id: 'W02',
       created: '2026-05-30T11:10:00Z',
       files: {
-        'report.md': '# W02\n\n[last week](../W01/report.md), [typo](../W0/report.md), [older](../W00/)\n',
+        'report.md':
+          '# W02\n\n[last week](../W01/report.md), [typo](../W0/report.md), [older](../W00/), [guide](../W01/guide)\n',
       },
     });
     // Last week's bundle was published before and has left the source since: its page is there.
-    await putMany(ctx.rgw.client(), ctx.bucket, [[`${prefix}/sales/W01/report.html`, '<!DOCTYPE html>']]);
+    // Regression: its folder linked without the slash (guide) was looked up as an object alone, and named.
+    await putMany(ctx.rgw.client(), ctx.bucket, [
+      [`${prefix}/sales/W01/report.html`, '<!DOCTYPE html>'],
+      [`${prefix}/sales/W01/guide/index.html`, '<!DOCTYPE html>'],
+    ]);
     const report = await run({ dryRun: true });
     expect(report.plan.items[0]?.outcome).toBe('published');
     const warnings = report.plan.items[0]?.outcome === 'published' ? report.plan.items[0].link_warnings : [];
