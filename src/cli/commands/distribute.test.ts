@@ -851,20 +851,24 @@ describe('sealkit distribute run', () => {
         {
           path: 'report.md',
           content:
-            '# W02\n\n[prev](../W01/report.md) [typo](../W0/report.md)\n\n[old](../2025-W52/report.md) ![chart](../W0/chart.png)\n',
+            '# W02\n\n[prev](../W01/report.md) [typo](../W0/report.md)\n\n[old](../2025-W52/report.md) ![chart](../W0/chart.png)\n\n![logo](../../shared/logo.png)\n',
         },
       ],
       { id: 's.W02', created: '2026-05-30T11:10:00Z' },
     );
+    // A logo beside the bundles, in a folder without a manifest: the name is right, the folder is never published.
+    mkdirSync(join(source, 'shared'));
+    writeFileSync(join(source, 'shared', 'logo.png'), 'png');
     const told =
       'leads into no bundle of this run, and the destination holds no such file either (a bundle published before would): check the name';
     const run = runCli(['distribute', 'run', '--config', config]);
     expect(run.status).toBe(0);
     expect(run.stdout.toString()).toContain(
       [
-        '2 links in these pages will not load at their destination (the pages are published as written):',
+        '3 links in these pages will not load at their destination (the pages are published as written):',
         `  site: s/W02/report.md:3: link ../W0/report.html ${told}`,
         `  site: s/W02/report.md:5: image ../W0/chart.png ${told}`,
+        '  site: s/W02/report.md:7: image ../../shared/logo.png leads into shared below the source root, a folder that holds files but no manifest.json, so no run publishes it: write its manifest, or put the file in a bundle',
       ].join('\n'),
     );
   });

@@ -960,6 +960,8 @@ function linkPlace(folder: string, warning: LinkWarning): string {
  * is `source: true`, which copies every listed file as it is.
  */
 function linkProblemText(warning: LinkWarning): string {
+  if (warning.problem === 'in_folder_without_manifest' && warning.target_bundle_dir !== undefined)
+    return `leads into ${escapedBytes(Buffer.from(warning.target_bundle_dir, 'utf8'))} below the source root, a folder that holds files but no manifest.json, so no run publishes it: write its manifest, or put the file in a bundle`;
   if (warning.problem === 'not_in_other_bundle' && warning.target_bundle_dir !== undefined) {
     const bundle = `leads into bundle ${escapedBytes(Buffer.from(warning.target_bundle_dir, 'utf8'))} of this run`;
     // A file that bundle lists: the name is right, this destination's outputs leave it out.
@@ -1004,6 +1006,8 @@ const LINK_PROBLEMS: { readonly [P in LinkProblem]: string } = {
     'is in an HTML <img> tag, which the page shows as text (raw HTML is escaped): write it as a Markdown image, ![text](path)',
   remote_image:
     'is an image from another site, which the page never loads (its Content-Security-Policy allows images from the site itself and data: URLs only): save the image in the bundle and link it by its path',
+  in_folder_without_manifest:
+    'leads into a folder below the source root that holds files but no manifest.json, so no run publishes it: write its manifest, or put the file in a bundle',
   query_in_name:
     'names a listed file whose name holds ? or #, which a link reads as the start of a query or fragment, so the page asks for another file: write them as %3F and %23 in the link (or rename the file)',
   not_at_destination:

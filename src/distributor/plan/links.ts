@@ -23,6 +23,10 @@ import type { PlannedOutput } from './types.js';
  *   (`../2026-W02/report.html`, written so or as `report.md`) that this
  *   destination will not hold for that bundle: its manifest does not list
  *   it (or its `.md`), or the outputs leave it out;
+ * - `in_folder_without_manifest`: a `not_at_destination` link into a
+ *   folder below the source root that holds files but no `manifest.json`
+ *   (a shared `logo.png` beside the bundles): the name is right, but no
+ *   run publishes that folder;
  * - `query_in_name`: a listed file whose name holds `?` or `#`, linked
  *   with that character as written: the link reads it as the start of a
  *   query or fragment and asks for another name (`Q1?.csv` asks for `Q1`);
@@ -49,6 +53,7 @@ export type LinkProblem =
   | 'remote_image'
   | 'markdown_from_site_root'
   | 'not_at_destination'
+  | 'in_folder_without_manifest'
   | 'query_in_name';
 
 /** One link of one page that will point at nothing at this destination. */
@@ -74,7 +79,11 @@ export interface LinkWarning {
    * that would answer it (`kit/index.html`).
    */
   readonly file?: string;
-  /** For `not_in_other_bundle`, the folder (below the source root) of the bundle the link leads into. */
+  /**
+   * For `not_in_other_bundle`, the folder (below the source root) of the
+   * bundle the link leads into; for `in_folder_without_manifest`, the
+   * folder without a manifest it leads into.
+   */
   readonly target_bundle_dir?: string;
 }
 
@@ -127,6 +136,8 @@ export function linkWarnings(
   outputs: readonly PlannedOutput[],
   siblings?: SiblingBundles,
   outside?: OutsideLinks,
+  /** Folders below the source root that hold files but no manifest (the run's `dirs_without_manifest`). */
+  loose?: readonly string[],
 ): readonly LinkWarning[] {
   if (!categories.html) return [];
   const listed = new Set<string>(manifest.files.map((file) => file.path));
@@ -160,14 +171,18 @@ export function linkWarnings(
         const targets = siblings === undefined ? undefined : outsideTargets(link, siblings);
         if (targets !== undefined) {
           // Named only when the destination said of every place it could load from that it holds nothing.
-          if (targets.every((target) => outside?.get(target) === false))
+          if (targets.every((target) => outside?.get(target) === false)) {
+            const folder = loose?.find((dir) => (link.other ?? '').startsWith(`${dir}/`));
             warnings.push({
               page: source,
               line: link.line,
               href: link.href,
               image: link.image,
-              problem: 'not_at_destination',
+              ...(folder === undefined
+                ? { problem: 'not_at_destination' as const }
+                : { problem: 'in_folder_without_manifest' as const, target_bundle_dir: folder }),
             });
+          }
           continue;
         }
         const problem = siblings === undefined ? undefined : otherBundleProblem(link, siblings, heldBy);

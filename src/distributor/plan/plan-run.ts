@@ -191,6 +191,7 @@ export function planRun(
           limits: pipeline.limits?.[index],
           siblings,
           outside: pipeline.outside?.[index],
+          loose: pipeline.dirsWithoutManifest,
         });
         if (item.outcome === 'refused' && item.reason_code === 'output_collision') {
           const refusal = outputCollision(bundle.manifest, bundle.pages, destination.outputs);
@@ -283,9 +284,10 @@ function planItem(
     readonly limits: ObjectLimits | undefined;
     readonly siblings: SiblingBundles;
     readonly outside: OutsideLinks | undefined;
+    readonly loose: readonly string[] | undefined;
   },
 ): PlanItem {
-  const { limits, siblings, outside } = around;
+  const { limits, siblings, outside, loose } = around;
   const head = {
     pipeline_id: pipelineId,
     destination_id: destination.id,
@@ -355,6 +357,7 @@ function planItem(
     outputs,
     siblings,
     outside,
+    loose,
   );
   const warned = warnings.length === 0 ? {} : { link_warnings: warnings };
   if (decision.outcome === 'published')
