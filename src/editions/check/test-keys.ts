@@ -16,15 +16,14 @@ type Path = readonly (string | number)[];
 
 /**
  * Every entry of a properties file that lists tests under both `data_tests:`
- * and `tests:` (the older name of the same key), as dbt-core refuses it
- * when it parses the project ("cannot have both 'tests' and 'data_tests'
- * defined"), so the check must not pass it (docs/editions.md#finding-codes).
- * dbt-core decides it two ways (both in docs/editions.md#finding-codes,
- * at `tests_and_data_tests`): a model, seed or snapshot, a version of a
- * model, and their columns are refused when `tests:` holds something and
- * `data_tests:` is written at all; a source, its tables and their columns
- * when both hold something. A `tests` key under `meta:` or
- * `config:` is the operator's own and is not looked at.
+ * and `tests:` (the older name of the same key). `dbt parse` refuses such a
+ * project, so the check must not pass it. The two rules it follows are
+ * restated in the guide's table of finding codes (docs/editions.md): a
+ * model, seed or snapshot, a version of a model, and their columns are
+ * refused when `tests:` holds something and `data_tests:` is written at
+ * all; a source, its tables and their columns when both hold something. A
+ * `tests` key under `meta:` or `config:` is the operator's own and is not
+ * looked at.
  */
 export function entriesWithBothTestKeys(root: YamlNode | undefined): BothTestKeys[] {
   const found: BothTestKeys[] = [];
